@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// cli is the command-line grammar.
+type cli struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Inspect inspectCmd `cmd:"" help:"Summarize transcripts: messages, calls, tools, recorded usage, skipped events."`
+	Convert convertCmd `cmd:"" help:"Convert transcripts to openai-chat or anthropic JSON Lines."`
+	Gen     genCmd     `cmd:"" help:"Write a deterministic synthetic transcript."`
+}
+
+// env is what commands read from and write to.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitVerdict = 1 // a check failed
+	exitError   = 2 // a usage or input error
+)
+
+// errVerdict marks an error that is a failed verdict (exit 1) rather than
+// a usage or input error (exit 2).
+var errVerdict = errors.New("verdict failed")
+
+func run(args []string, stdout, stderr io.Writer) int {
+	return runEnv(args, &env{stdin: os.Stdin, stdout: stdout, stderr: stderr})
+}
+
+func runEnv(args []string, e *env) int {
+	var c cli
+	exited := -1
+	parser, err := kong.New(&c,
+		kong.Name("ctxbench"),
+		kong.Description("Replay recorded LLM-agent transcripts through context-window policies."),
+		kong.Writers(e.stdout, e.stderr),
+		kong.Exit(func(code int) {
+			if exited < 0 {
+				exited = code
+			}
+		}),
+		kong.Vars{"version": "ctxbench " + version, "formats": formatNames()},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "ctxbench: error: %v\n", err)
+		return exitError
+	}
+	ctx, err := parser.Parse(args)
+	if exited >= 0 { // --help or --version
+		return exited
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "ctxbench: error: %v\n", err)
+		fmt.Fprintf(e.stderr, "ctxbench: hint: run 'ctxbench --help' for usage\n")
+		return exitError
+	}
+	if err := ctx.Run(e); err != nil {
+		if errors.Is(err, errVerdict) {
+			return exitVerdict
+		}
+		fmt.Fprintf(e.stderr, "ctxbench: error: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func formatNames() string {
+	var names []string
+	for _, f := range transcript.Formats() {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ",")
+}
+
+// inputFlags are the flags of every command that reads transcripts.
+type inputFlags struct {
+	Lenient bool   `help:"Skip malformed records (counted and listed) instead of stopping at the first."`
+	Format  string `help:"Read every input as this format instead of detecting it (${formats})." placeholder:"F"`
+}
+
+func (f inputFlags) options() (transcript.Options, error) {
+	opt := transcript.Options{Lenient: f.Lenient}
+	if f.Format != "" {
+		var err error
+		if opt.Format, err = transcript.ParseFormat(f.Format); err != nil {
+			return opt, fmt.Errorf("--format: %w", err)
+		}
+	}
+	return opt, nil
+}
+
+// readInputs calls fn with every transcript of paths, or of the embedded
+// samples when paths is empty and samples is true. It warns on e.stderr
+// about malformed records a lenient read skipped.
+func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*transcript.Transcript) error) ([]transcript.SkippedFile, error) {
+	opt, err := f.options()
+	if err != nil {
+		return nil, err
+	}
+	each := func(t *transcript.Transcript) error {
+		if n := len(t.Bad); n > 0 {
+			lines := make([]string, 0, min(n, 10))
+			for _, b := range t.Bad[:min(n, 10)] {
+				lines = append(lines, fmt.Sprint(b.Line))
+			}
+			more := ""
+			if n > 10 {
+				more = ", …"
+			}
+			fmt.Fprintf(e.stderr, "ctxbench: warning: %s: skipped %d malformed record(s) (line %s%s)\n", t.File, n, strings.Join(lines, ", "), more)
+		}
+		return fn(t)
+	}
+	if len(paths) == 0 {
+		if !samples {
+			return nil, errors.New("no PATH given")
+		}
+		return nil, fixtures.ReadSamples(opt, each)
+	}
+	return transcript.Walk(paths, opt, e.stdin, each)
+}
+
+// writeJSON writes v to w as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

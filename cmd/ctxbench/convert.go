@@ -1,0 +1,37 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+type convertCmd struct {
+	inputFlags
+	To     string   `required:"" enum:"openai-chat,anthropic" help:"Target format: openai-chat or anthropic."`
+	Output string   `short:"o" placeholder:"FILE" help:"Write to FILE (atomically) instead of standard output."`
+	Paths  []string `arg:"" name:"path" help:"Transcript files, directories, or - for standard input."`
+}
+
+func (c *convertCmd) Run(e *env) error {
+	convert := func(w io.Writer) error {
+		skipped, err := readInputs(e, c.Paths, c.inputFlags, false, func(t *transcript.Transcript) error {
+			return transcript.Write(w, t, transcript.Format(c.To))
+		})
+		for _, s := range skipped {
+			fmt.Fprintf(e.stderr, "ctxbench: warning: skipped %s: %s\n", s.File, s.Reason)
+		}
+		return err
+	}
+	if c.Output == "" {
+		bw := bufio.NewWriter(e.stdout)
+		if err := convert(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	return reports.WriteFile(c.Output, func(w *bufio.Writer) error { return convert(w) })
+}

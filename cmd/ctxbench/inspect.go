@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+type inspectCmd struct {
+	inputFlags
+	JSON  bool     `help:"Print one JSON document instead of tables."`
+	Paths []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
+}
+
+// inspectResult is the --json document.
+type inspectResult struct {
+	Transcripts  []transcript.Stats       `json:"transcripts"`
+	SkippedFiles []transcript.SkippedFile `json:"skipped_files"`
+}
+
+func (c *inspectCmd) Run(e *env) error {
+	res := inspectResult{Transcripts: []transcript.Stats{}, SkippedFiles: []transcript.SkippedFile{}}
+	skipped, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
+		s := t.Summary()
+		if c.JSON {
+			res.Transcripts = append(res.Transcripts, s)
+			return nil
+		}
+		return writeInspectText(e.stdout, s)
+	})
+	if err != nil {
+		return err
+	}
+	res.SkippedFiles = append(res.SkippedFiles, skipped...)
+	if c.JSON {
+		return writeJSON(e.stdout, res)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(e.stdout, "skipped %s: %s\n", s.File, s.Reason)
+	}
+	return nil
+}
+
+// writeInspectText writes one transcript's statistics as a titled table.
+func writeInspectText(w io.Writer, s transcript.Stats) error {
+	models := strings.Join(s.Models, ", ")
+	if models == "" {
+		models = "model not recorded"
+	}
+	fmt.Fprintf(w, "%s\n%s · %s · %s\n", s.File, s.Format, s.ID, models)
+	u := s.Usage
+	cacheNote := ""
+	if u.CacheWrite1h > 0 {
+		cacheNote = "1-hour: " + reports.Int(u.CacheWrite1h)
+	}
+	outNote := ""
+	if u.Reasoning > 0 {
+		outNote = "reasoning: " + reports.Int(u.Reasoning)
+	}
+	var skippedTotal int
+	for _, n := range s.Skipped {
+		skippedTotal += n
+	}
+	t := reports.Table{
+		Header: []string{"", "count", "detail"},
+		Right:  []bool{false, true, false},
+		Rows: [][]string{
+			{"messages", reports.Int(s.Messages), roleDetail(s.Roles)},
+			{"calls", reports.Int(s.Calls), reports.Int(s.CallsWithUsage) + " with recorded usage"},
+			{"tool uses", reports.Int(s.ToolUses), ""},
+			{"tool results", reports.Int(s.ToolResults), ""},
+			{"thinking blocks", reports.Int(s.Thinking), ""},
+			{"characters", reports.Int(s.Characters), ""},
+			{"input tokens", reports.Int(u.Input), "uncached"},
+			{"cache read tokens", reports.Int(u.CacheRead), ""},
+			{"cache write tokens", reports.Int(u.CacheWrite), cacheNote},
+			{"output tokens", reports.Int(u.Output), outNote},
+			{"compactions", reports.Int(s.Compactions), ""},
+			{"skipped events", reports.Int(skippedTotal), countDetail(s.Skipped)},
+		},
+	}
+	if r := s.Reported; r != nil {
+		t.Rows = append(t.Rows, []string{"agent-reported prompt", reports.Int(r.Prompt()),
+			fmt.Sprintf("output %s, $%.4f", reports.Int(r.Output), s.ReportedCostUSD)})
+	}
+	if s.BadRecords > 0 {
+		t.Rows = append(t.Rows, []string{"malformed records", reports.Int(s.BadRecords), "skipped (--lenient)"})
+	}
+	if s.InvalidUTF8 > 0 {
+		t.Rows = append(t.Rows, []string{"invalid UTF-8 records", reports.Int(s.InvalidUTF8), "read as U+FFFD"})
+	}
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// roleDetail lists message counts by role: the known roles in a fixed
+// order, then any others by name.
+func roleDetail(roles map[string]int) string {
+	order := []string{"system", "user", "assistant", "tool"}
+	var parts []string
+	for _, r := range order {
+		if n := roles[r]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", r, reports.Int(n)))
+		}
+	}
+	var other []string
+	for r := range roles {
+		if !transcript.Role(r).Known() {
+			other = append(other, r)
+		}
+	}
+	sort.Strings(other)
+	for _, r := range other {
+		parts = append(parts, fmt.Sprintf("%s %s", r, reports.Int(roles[r])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// countDetail lists counts by name, largest first, then by name.
+func countDetail(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %s", k, reports.Int(m[k]))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,72 @@
+package reports
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Int formats n with comma thousands separators: 1234567 → "1,234,567".
+func Int[T ~int | ~int64](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3+1)
+	if neg {
+		out = append(out, '-')
+	}
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+// A Table is a header and rows of cells already formatted as text; Align
+// says, per column, whether it is right-aligned (numbers).
+type Table struct {
+	Header []string
+	Rows   [][]string
+	Right  []bool
+}
+
+// WriteText renders t as an ASCII table with the header as given (no
+// automatic upper-casing).
+func (t *Table) WriteText(w io.Writer) error {
+	aligns := make([]tw.Align, len(t.Header))
+	for i := range aligns {
+		aligns[i] = tw.AlignLeft
+		if i < len(t.Right) && t.Right[i] {
+			aligns[i] = tw.AlignRight
+		}
+	}
+	tbl := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+	tbl.Header(anySlice(t.Header)...)
+	for _, r := range t.Rows {
+		if err := tbl.Append(anySlice(r)...); err != nil {
+			return err
+		}
+	}
+	return tbl.Render()
+}
+
+func anySlice(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}

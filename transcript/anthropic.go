@@ -1,0 +1,293 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// anthropicUsage is the Messages API usage object.
+type anthropicUsage struct {
+	InputTokens   int64 `json:"input_tokens"`
+	CacheCreation int64 `json:"cache_creation_input_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens"`
+	OutputTokens  int64 `json:"output_tokens"`
+	CacheDetail   *struct {
+		Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
+}
+
+func (a *anthropicUsage) usage() *Usage {
+	if a == nil {
+		return nil
+	}
+	u := &Usage{Input: a.InputTokens, CacheRead: a.CacheRead, CacheWrite: a.CacheCreation, Output: a.OutputTokens}
+	if a.CacheDetail != nil {
+		u.CacheWrite1h = a.CacheDetail.Ephemeral1h
+	}
+	return u
+}
+
+// anthropicMessage is a Messages-API message, as a request holds it or as a
+// response (with id, model and usage) returns it.
+type anthropicMessage struct {
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Model   string          `json:"model"`
+	Content json.RawMessage `json:"content"`
+	Usage   *anthropicUsage `json:"usage"`
+}
+
+type anthropicBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// anthropicContent converts Messages-API content (a string or a list of
+// blocks) into blocks.
+func anthropicContent(raw json.RawMessage) ([]Block, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return []Block{{Type: BlockText, Text: s}}, nil
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, fmt.Errorf("content: expected a string or a list of blocks")
+	}
+	blocks := make([]Block, 0, len(parts))
+	for i, p := range parts {
+		var ab anthropicBlock
+		if err := json.Unmarshal(p, &ab); err != nil {
+			return nil, fmt.Errorf("content block %d: expected an object", i)
+		}
+		b := Block{Type: BlockType(ab.Type)}
+		switch ab.Type {
+		case "text":
+			b.Text = ab.Text
+		case "thinking":
+			b.Text = ab.Thinking
+		case "redacted_thinking":
+			b.Type, b.Raw = BlockThinking, compactJSON(p)
+		case "tool_use":
+			b.ID, b.Name, b.Input = ab.ID, ab.Name, compactJSON(ab.Input)
+		case "tool_result":
+			b.ID, b.IsError = ab.ToolUseID, ab.IsError
+			text, rich, err := resultContent(ab.Content)
+			if err != nil {
+				return nil, fmt.Errorf("content block %d: %w", i, err)
+			}
+			b.Text = text
+			if rich {
+				b.Raw = compactJSON(ab.Content)
+			}
+		case "image":
+			b.Raw = compactJSON(p)
+		default:
+			b.Type, b.Raw = BlockOther, compactJSON(p)
+		}
+		blocks = append(blocks, b)
+	}
+	return blocks, nil
+}
+
+// resultContent reads a tool result's content: a string, or a list of
+// blocks whose texts are joined by newlines. rich reports that the list held
+// something other than text (kept raw by the caller).
+func resultContent(raw json.RawMessage) (text string, rich bool, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false, nil
+	}
+	if raw[0] == '"' {
+		err = json.Unmarshal(raw, &text)
+		return text, false, err
+	}
+	var parts []anthropicBlock
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", false, fmt.Errorf("tool result content: expected a string or a list of blocks")
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		} else {
+			rich = true
+		}
+	}
+	return strings.Join(texts, "\n"), rich, nil
+}
+
+// compactJSON returns raw without insignificant white space; nil stays nil.
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return raw
+	}
+	return buf.Bytes()
+}
+
+// anthropicRequest is one line of an anthropic file: a request with its
+// messages, or one message.
+type anthropicRequest struct {
+	Model    string          `json:"model"`
+	System   json.RawMessage `json:"system"`
+	Messages json.RawMessage `json:"messages"`
+	ID       string          `json:"id"`
+	Role     string          `json:"role"`
+	Content  json.RawMessage `json:"content"`
+	Usage    *anthropicUsage `json:"usage"`
+}
+
+// readAnthropic reads JSON Lines of Messages-API messages (one transcript
+// per file) or of requests {"system", "messages"} (one transcript per line).
+func readAnthropic(s *source) ([]*Transcript, error) {
+	var out []*Transcript
+	flat := &Transcript{ID: baseID(s.file)} // the messages written one per line
+	for _, r := range s.recs {
+		var req anthropicRequest
+		ok, err := s.decode(flat, r, &req)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if req.Messages == nil && req.System == nil {
+			m := anthropicMessage{ID: req.ID, Role: req.Role, Model: req.Model, Content: req.Content, Usage: req.Usage}
+			if err := anthropicAppend(s, flat, r, m); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		t := &Transcript{ID: lineID(s, r)}
+		t.addModel(req.Model)
+		if err := anthropicSystem(t, req.System, Pos{s.file, r.line}); err != nil {
+			if err := s.bad(t, r.line, "%v", err); err != nil {
+				return nil, err
+			}
+		}
+		recs, err := messageRecords(r, "messages")
+		if err != nil {
+			if err := s.bad(t, r.line, "%v", err); err != nil {
+				return nil, err
+			}
+		}
+		for _, mr := range recs {
+			var m anthropicMessage
+			ok, err := s.decode(t, mr, &m)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				if err := anthropicAppend(s, t, mr, m); err != nil {
+					return nil, err
+				}
+			}
+		}
+		countAssistantCalls(t)
+		out = append(out, t)
+	}
+	if len(flat.Messages) > 0 || len(flat.Bad) > 0 || len(out) == 0 {
+		countAssistantCalls(flat)
+		out = append([]*Transcript{flat}, out...)
+	}
+	return out, nil
+}
+
+// anthropicAppend adds message m, read from record r, to t.
+func anthropicAppend(s *source, t *Transcript, r record, m anthropicMessage) error {
+	if m.Role == "" {
+		return s.bad(t, r.line, "message has no role")
+	}
+	blocks, err := anthropicContent(m.Content)
+	if err != nil {
+		return s.bad(t, r.line, "%v", err)
+	}
+	msg := Message{Role: Role(m.Role), Blocks: blocks, Pos: Pos{s.file, r.line}, CallID: m.ID}
+	if msg.Role == RoleAssistant {
+		msg.Model, msg.Usage = m.Model, m.Usage.usage()
+		t.addModel(m.Model)
+	}
+	t.Messages = append(t.Messages, msg)
+	return nil
+}
+
+// anthropicSystem adds the request's system prompt (a string or a list of
+// text blocks) as a system message.
+func anthropicSystem(t *Transcript, raw json.RawMessage, pos Pos) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+		return nil
+	}
+	blocks, err := anthropicContent(raw)
+	if err != nil {
+		return fmt.Errorf("system: %w", err)
+	}
+	t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: blocks, Pos: pos})
+	return nil
+}
+
+// countAssistantCalls sets t.Calls to the number of assistant messages: the
+// rule for formats that record one message per call.
+func countAssistantCalls(t *Transcript) {
+	t.Calls = 0
+	for i := range t.Messages {
+		if t.Messages[i].Role == RoleAssistant {
+			t.Calls++
+		}
+	}
+}
+
+// messageRecords returns the elements of the key array of the object
+// record r, with their lines.
+func messageRecords(r record, key string) ([]record, error) {
+	raw, line, ok := member(r.raw, r.line, key)
+	if !ok {
+		return nil, fmt.Errorf("no %q array", key)
+	}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	recs, err := elems(raw, line)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", key, err)
+	}
+	return recs, nil
+}
+
+// baseID makes a transcript id from a file name: its base name without
+// extension.
+func baseID(file string) string {
+	b := filepath.Base(file)
+	if i := strings.Index(b, "."); i > 0 {
+		b = b[:i]
+	}
+	return b
+}
+
+// lineID makes the id of a transcript that one line of a file holds.
+func lineID(s *source, r record) string {
+	if s.doc {
+		return baseID(s.file)
+	}
+	return baseID(s.file) + ":" + strconv.Itoa(r.line)
+}

@@ -1,0 +1,455 @@
+package transcript
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// codexLine is one line of a Codex rollout file or of a `codex exec --json`
+// stream; the two share the "type" field.
+type codexLine struct {
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+	// codex exec
+	ThreadID string          `json:"thread_id"`
+	Item     json.RawMessage `json:"item"`
+	Usage    *codexUsage     `json:"usage"`
+}
+
+type codexUsage struct {
+	InputTokens           int64 `json:"input_tokens"`
+	CachedInputTokens     int64 `json:"cached_input_tokens"`
+	OutputTokens          int64 `json:"output_tokens"`
+	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
+	TotalTokens           int64 `json:"total_tokens"`
+}
+
+// usage converts Codex usage, whose input_tokens include the cached ones.
+func (c codexUsage) usage() Usage {
+	return Usage{Input: c.InputTokens - c.CachedInputTokens, CacheRead: c.CachedInputTokens,
+		Output: c.OutputTokens, Reasoning: c.ReasoningOutputTokens}
+}
+
+type codexPayload struct {
+	Type string `json:"type"`
+	// session_meta
+	ID               string `json:"id"`
+	Instructions     string `json:"instructions"`
+	BaseInstructions *struct {
+		Text string `json:"text"`
+	} `json:"base_instructions"`
+	// turn_context
+	Model string `json:"model"`
+	// response_item message
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	// reasoning
+	Summary []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
+	// function_call, custom_tool_call, local_shell_call and their outputs
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     json.RawMessage `json:"input"`
+	Action    json.RawMessage `json:"action"`
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+	// event_msg
+	Message string `json:"message"`
+	Info    *struct {
+		Total *codexUsage `json:"total_token_usage"`
+		Last  *codexUsage `json:"last_token_usage"`
+	} `json:"info"`
+}
+
+// readCodex reads a Codex rollout file or a `codex exec --json` stream into
+// one transcript.
+//
+// Rollouts: the session's base instructions become a system message;
+// response items become messages, consecutive model-side items (reasoning,
+// assistant text, tool calls) forming one assistant message per model
+// response; function_call → tool_use, function_call_output → a tool message
+// with a tool_result; developer messages are system messages. A token_count
+// event carries last_token_usage, attached to the assistant message before
+// it; Codex repeats the event when nothing changed, so an event whose
+// total_token_usage equals the previous one is counted once (as
+// "event_msg/token_count (repeat)" in Skipped). Calls is the number of
+// distinct token-count updates, or the number of assistant messages when
+// none are recorded. A `compacted` item is a [Compaction] whose summary is a
+// user message. User prompts are read from response items; a rollout that
+// records them only as event_msg user_message (Codex Desktop) has those read
+// instead. Other event_msg records duplicate response items and are counted
+// in Skipped.
+//
+// exec streams: item.completed events become messages (agent_message →
+// text, reasoning → thinking, command_execution, file_change and
+// mcp_tool_call → a tool_use and its tool_result, web_search and others →
+// other blocks). The prompt is not part of the stream. turn.completed usage
+// covers every call of the turn, so it is kept as Unattributed usage.
+func readCodex(s *source) ([]*Transcript, error) {
+	t := &Transcript{}
+	lines := make([]codexLine, 0, len(s.recs))
+	recs := make([]record, 0, len(s.recs))
+	responseUsers := false
+	for _, r := range s.recs {
+		var l codexLine
+		ok, err := s.decode(t, r, &l)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if l.Type == "response_item" && strings.Contains(string(l.Payload), `"user"`) {
+			var p codexPayload
+			if json.Unmarshal(l.Payload, &p) == nil && p.Type == "message" && p.Role == "user" {
+				responseUsers = true
+			}
+		}
+		lines = append(lines, l)
+		recs = append(recs, r)
+	}
+	c := codexReader{s: s, t: t, responseUsers: responseUsers, open: -1}
+	for i, l := range lines {
+		if err := c.line(recs[i], l); err != nil {
+			return nil, err
+		}
+	}
+	if c.tokenUpdates > 0 {
+		t.Calls = c.tokenUpdates
+	} else {
+		countAssistantCalls(t)
+	}
+	if t.ID == "" {
+		t.ID = baseID(s.file)
+	}
+	return []*Transcript{t}, nil
+}
+
+type codexReader struct {
+	s             *source
+	t             *Transcript
+	responseUsers bool
+	// open is the index of the assistant message that model-side items are
+	// being added to, or -1.
+	open         int
+	lastTotal    *codexUsage
+	tokenUpdates int
+	model        string
+}
+
+func (c *codexReader) line(r record, l codexLine) error {
+	t, pos := c.t, Pos{c.s.file, r.line}
+	switch l.Type {
+	case "session_meta", "turn_context", "response_item", "event_msg", "compacted":
+		var p codexPayload
+		if ok, err := c.s.decode(t, record{line: r.line, raw: l.Payload}, &p); !ok {
+			return err
+		}
+		return c.rollout(l.Type, p, l.Payload, pos)
+	case "thread.started":
+		if t.ID == "" {
+			t.ID = l.ThreadID
+		}
+	case "item.completed":
+		return c.execItem(r, l.Item, pos)
+	case "turn.completed":
+		if l.Usage != nil {
+			if t.Unattributed == nil {
+				t.Unattributed = &Usage{}
+			}
+			t.Unattributed.Add(l.Usage.usage())
+		}
+		c.open = -1
+	case "turn.started":
+		c.open = -1
+	case "":
+		return c.s.bad(t, r.line, "record has no type")
+	default:
+		t.skip(l.Type)
+	}
+	return nil
+}
+
+func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, pos Pos) error {
+	t := c.t
+	switch typ {
+	case "session_meta":
+		if t.ID == "" {
+			t.ID = p.ID
+		}
+		instr := p.Instructions
+		if p.BaseInstructions != nil && p.BaseInstructions.Text != "" {
+			instr = p.BaseInstructions.Text
+		}
+		if instr != "" {
+			t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: instr}}, Pos: pos})
+		}
+		return nil
+	case "turn_context":
+		c.model = p.Model
+		t.addModel(p.Model)
+		return nil
+	case "compacted":
+		sum := Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: p.Message}}, Pos: pos}
+		t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Summary: &sum, Pos: pos})
+		c.open = -1
+		return nil
+	case "event_msg":
+		return c.event(p, pos)
+	}
+	// response_item
+	switch p.Type {
+	case "message":
+		blocks, err := codexContent(p.Content)
+		if err != nil {
+			return c.s.bad(t, pos.Line, "%v", err)
+		}
+		role := Role(p.Role)
+		if p.Role == "developer" {
+			role = RoleSystem
+		}
+		if role == RoleAssistant {
+			c.assistant(pos).Blocks = append(c.assistant(pos).Blocks, blocks...)
+			return nil
+		}
+		c.open = -1
+		t.Messages = append(t.Messages, Message{Role: role, Blocks: blocks, Pos: pos})
+	case "reasoning":
+		var texts []string
+		for _, s := range p.Summary {
+			texts = append(texts, s.Text)
+		}
+		if rt, err := codexContent(p.Content); err == nil {
+			for _, b := range rt {
+				texts = append(texts, b.Text)
+			}
+		}
+		m := c.assistant(pos)
+		m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: strings.Join(texts, "\n")})
+	case "function_call":
+		m := c.assistant(pos)
+		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: p.Name, Input: argumentsJSON(p.Arguments)})
+	case "custom_tool_call":
+		m := c.assistant(pos)
+		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: p.Name, Input: compactJSON(p.Input)})
+	case "local_shell_call":
+		m := c.assistant(pos)
+		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: "local_shell", Input: compactJSON(p.Action)})
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		c.open = -1
+		text, isErr := codexOutput(p.Output)
+		t.Messages = append(t.Messages, Message{Role: RoleTool, Pos: pos,
+			Blocks: []Block{{Type: BlockToolResult, ID: p.CallID, Text: text, IsError: isErr}}})
+	default:
+		// Server-side items (web_search_call, …) are part of the response
+		// but have no result the client sends back.
+		m := c.assistant(pos)
+		m.Blocks = append(m.Blocks, Block{Type: BlockOther, Name: p.Type, Raw: compactJSON(raw)})
+	}
+	return nil
+}
+
+func (c *codexReader) event(p codexPayload, pos Pos) error {
+	t := c.t
+	switch p.Type {
+	case "token_count":
+		if p.Info == nil || (p.Info.Last == nil && p.Info.Total == nil) {
+			t.skip("event_msg/token_count (empty)")
+			return nil
+		}
+		if p.Info.Total != nil && c.lastTotal != nil && *p.Info.Total == *c.lastTotal {
+			t.skip("event_msg/token_count (repeat)")
+			return nil
+		}
+		var u Usage
+		switch {
+		case p.Info.Last != nil:
+			u = p.Info.Last.usage()
+		case c.lastTotal != nil:
+			d := *p.Info.Total
+			d.InputTokens -= c.lastTotal.InputTokens
+			d.CachedInputTokens -= c.lastTotal.CachedInputTokens
+			d.OutputTokens -= c.lastTotal.OutputTokens
+			d.ReasoningOutputTokens -= c.lastTotal.ReasoningOutputTokens
+			u = d.usage()
+		default:
+			u = p.Info.Total.usage()
+		}
+		if p.Info.Total != nil {
+			tot := *p.Info.Total
+			c.lastTotal = &tot
+		}
+		c.tokenUpdates++
+		if i := lastRole(t.Messages, RoleAssistant); i >= 0 {
+			m := &t.Messages[i]
+			if m.Usage == nil {
+				m.Usage = &Usage{}
+			}
+			m.Usage.Add(u)
+		} else {
+			if t.Unattributed == nil {
+				t.Unattributed = &Usage{}
+			}
+			t.Unattributed.Add(u)
+		}
+	case "user_message":
+		if c.responseUsers {
+			t.skip("event_msg/user_message")
+			return nil
+		}
+		c.open = -1
+		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: p.Message}}, Pos: pos})
+	default:
+		t.skip("event_msg/" + p.Type)
+	}
+	return nil
+}
+
+// assistant returns the open assistant message, opening one at pos if none
+// is.
+func (c *codexReader) assistant(pos Pos) *Message {
+	if c.open < 0 {
+		c.t.Messages = append(c.t.Messages, Message{Role: RoleAssistant, Model: c.model, Pos: pos})
+		c.open = len(c.t.Messages) - 1
+	}
+	return &c.t.Messages[c.open]
+}
+
+type codexItem struct {
+	ID               string          `json:"id"`
+	Type             string          `json:"type"`
+	Text             string          `json:"text"`
+	Command          string          `json:"command"`
+	AggregatedOutput string          `json:"aggregated_output"`
+	ExitCode         *int            `json:"exit_code"`
+	Status           string          `json:"status"`
+	Changes          json.RawMessage `json:"changes"`
+	Server           string          `json:"server"`
+	Tool             string          `json:"tool"`
+	Arguments        json.RawMessage `json:"arguments"`
+	Result           json.RawMessage `json:"result"`
+	Error            *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+	Message string `json:"message"`
+}
+
+// execItem reads a completed item of a `codex exec --json` stream.
+func (c *codexReader) execItem(r record, raw json.RawMessage, pos Pos) error {
+	var it codexItem
+	if ok, err := c.s.decode(c.t, record{line: r.line, raw: raw}, &it); !ok {
+		return err
+	}
+	var use Block
+	var result string
+	failed := it.Status == "failed"
+	switch it.Type {
+	case "agent_message":
+		m := c.assistant(pos)
+		m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: it.Text})
+		return nil
+	case "reasoning":
+		m := c.assistant(pos)
+		m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: it.Text})
+		return nil
+	case "command_execution":
+		input, _ := json.Marshal(map[string]string{"command": it.Command})
+		use = Block{Type: BlockToolUse, ID: it.ID, Name: "command_execution", Input: input}
+		result = it.AggregatedOutput
+		failed = failed || (it.ExitCode != nil && *it.ExitCode != 0)
+	case "file_change":
+		input, _ := json.Marshal(map[string]json.RawMessage{"changes": compactJSON(it.Changes)})
+		use = Block{Type: BlockToolUse, ID: it.ID, Name: "file_change", Input: input}
+		result = it.Status
+	case "mcp_tool_call":
+		use = Block{Type: BlockToolUse, ID: it.ID, Name: it.Server + "." + it.Tool, Input: compactJSON(it.Arguments)}
+		result = string(compactJSON(it.Result))
+		if it.Error != nil {
+			result, failed = it.Error.Message, true
+		}
+	default:
+		m := c.assistant(pos)
+		m.Blocks = append(m.Blocks, Block{Type: BlockOther, Name: it.Type, Raw: compactJSON(raw)})
+		return nil
+	}
+	m := c.assistant(pos)
+	m.Blocks = append(m.Blocks, use)
+	c.open = -1
+	c.t.Messages = append(c.t.Messages, Message{Role: RoleTool, Pos: pos,
+		Blocks: []Block{{Type: BlockToolResult, ID: it.ID, Text: result, IsError: failed}}})
+	return nil
+}
+
+// codexContent reads Responses-API content parts (input_text, output_text,
+// input_image, …).
+func codexContent(raw json.RawMessage) ([]Block, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return []Block{{Type: BlockText, Text: s}}, err
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, err
+	}
+	blocks := make([]Block, 0, len(parts))
+	for _, p := range parts {
+		var part struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(p, &part); err != nil {
+			return nil, err
+		}
+		switch part.Type {
+		case "input_text", "output_text", "text", "reasoning_text", "summary_text":
+			blocks = append(blocks, Block{Type: BlockText, Text: part.Text})
+		case "input_image":
+			blocks = append(blocks, Block{Type: BlockImage, Raw: compactJSON(p)})
+		default:
+			blocks = append(blocks, Block{Type: BlockOther, Raw: compactJSON(p)})
+		}
+	}
+	return blocks, nil
+}
+
+// codexOutput reads a tool output: a string, or (older Codex) an object
+// {"content": ..., "success": ...}.
+func codexOutput(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, false
+	}
+	var o struct {
+		Content string `json:"content"`
+		Success *bool  `json:"success"`
+	}
+	if json.Unmarshal(raw, &o) == nil {
+		return o.Content, o.Success != nil && !*o.Success
+	}
+	return string(compactJSON(raw)), false
+}
+
+// argumentsJSON returns a function call's arguments string as JSON: itself
+// when it is valid JSON, compacted, otherwise as a JSON string.
+func argumentsJSON(args string) json.RawMessage {
+	if json.Valid([]byte(args)) {
+		return compactJSON(json.RawMessage(args))
+	}
+	b, _ := json.Marshal(args)
+	return b
+}
+
+// lastRole returns the index of the last message with role r, or -1.
+func lastRole(msgs []Message, r Role) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == r {
+			return i
+		}
+	}
+	return -1
+}

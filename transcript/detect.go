@@ -1,0 +1,197 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// A Format names a recorded transcript format.
+type Format string
+
+// The formats ctxbench reads.
+const (
+	// FormatClaudeCode is a Claude Code session JSONL file
+	// (~/.claude/projects/*/*.jsonl) or an Agent SDK stream-json log.
+	FormatClaudeCode Format = "claude-code"
+	// FormatCodex is a Codex CLI rollout JSONL file or a `codex exec --json`
+	// event stream.
+	FormatCodex Format = "codex"
+	// FormatOpenAIChat is JSON Lines of chat messages (one per line) or of
+	// conversations ({"messages": [...]} per line), or a JSON file holding
+	// such a conversation (mini-swe-agent .traj.json) or a message array.
+	FormatOpenAIChat Format = "openai-chat"
+	// FormatAnthropic is JSON Lines of Messages-API messages, or of requests
+	// ({"system": ..., "messages": [...]} per line).
+	FormatAnthropic Format = "anthropic"
+	// FormatGeminiCLI is a Gemini CLI session JSON file.
+	FormatGeminiCLI Format = "gemini-cli"
+	// FormatOpenHands is an OpenHands event-list JSON file.
+	FormatOpenHands Format = "openhands"
+)
+
+// Formats returns every format, in a fixed order.
+func Formats() []Format {
+	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands}
+}
+
+var readers = map[Format]func(*source) ([]*Transcript, error){
+	FormatClaudeCode: readClaudeCode,
+	FormatCodex:      readCodex,
+	FormatOpenAIChat: readOpenAIChat,
+	FormatAnthropic:  readAnthropic,
+	FormatGeminiCLI:  readGemini,
+	FormatOpenHands:  readOpenHands,
+}
+
+// detectProbe is how many records detection looks at.
+const detectProbe = 64
+
+var claudeTypes = map[string]bool{
+	"user": true, "assistant": true, "system": true, "summary": true, "result": true,
+	"progress": true, "file-history-snapshot": true, "queue-operation": true,
+}
+
+var codexRolloutTypes = map[string]bool{
+	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true,
+}
+
+var codexExecTypes = map[string]bool{
+	"thread.started": true, "turn.started": true, "turn.completed": true, "turn.failed": true,
+	"item.started": true, "item.updated": true, "item.completed": true,
+}
+
+// detect names the format of s from its content.
+func detect(s *source) (Format, error) {
+	if s.doc {
+		var v any
+		_ = json.Unmarshal(s.recs[0].raw, &v)
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v[:min(len(v), detectProbe)] {
+				if m, ok := e.(map[string]any); ok {
+					if _, ok := m["source"]; ok && (m["action"] != nil || m["observation"] != nil) {
+						return FormatOpenHands, nil
+					}
+				}
+			}
+			return chatFlavour(v), nil
+		case map[string]any:
+			if f := detectObject(v); f != "" {
+				return f, nil
+			}
+		}
+		return "", &NotTranscriptError{s.file, "JSON document in no known format"}
+	}
+	for _, r := range s.recs[:min(len(s.recs), detectProbe)] {
+		var m map[string]any
+		if json.Unmarshal(r.raw, &m) != nil {
+			continue
+		}
+		if f := detectObject(m); f != "" {
+			return f, nil
+		}
+	}
+	return "", &NotTranscriptError{s.file, "JSON Lines in no known format"}
+}
+
+// detectObject names the format a single top-level object belongs to, or
+// returns "".
+func detectObject(m map[string]any) Format {
+	typ, _ := m["type"].(string)
+	switch {
+	case claudeTypes[typ] && hasAny(m, "message", "uuid", "sessionId", "session_id", "subtype", "leafUuid", "snapshot"):
+		return FormatClaudeCode
+	case codexRolloutTypes[typ] && hasAny(m, "payload"):
+		return FormatCodex
+	case codexExecTypes[typ]:
+		return FormatCodex
+	case hasAny(m, "source") && hasAny(m, "action", "observation"):
+		return FormatOpenHands
+	}
+	if msgs, ok := m["messages"].([]any); ok {
+		if hasAny(m, "sessionId") && hasAny(m, "projectHash", "startTime", "lastUpdated") {
+			return FormatGeminiCLI
+		}
+		openai, anthropic := chatScores(msgs)
+		if _, ok := m["system"]; ok && openai == 0 {
+			// Only Anthropic requests carry the system prompt apart.
+			return FormatAnthropic
+		}
+		return flavour(openai, anthropic)
+	}
+	if _, ok := m["role"].(string); ok {
+		return chatFlavour([]any{m})
+	}
+	return ""
+}
+
+// chatFlavour tells OpenAI chat messages from Anthropic ones by the
+// features only one of them has; plain text messages read the same either
+// way and are taken as openai-chat.
+func chatFlavour(msgs []any) Format { return flavour(chatScores(msgs)) }
+
+func flavour(openai, anthropic int) Format {
+	if anthropic > openai {
+		return FormatAnthropic
+	}
+	return FormatOpenAIChat
+}
+
+// chatScores counts the features of msgs that only OpenAI chat messages,
+// or only Anthropic ones, have.
+func chatScores(msgs []any) (openai, anthropic int) {
+	for _, e := range msgs[:min(len(msgs), detectProbe)] {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		if r, _ := m["role"].(string); r == "tool" || r == "function" {
+			openai++
+		}
+		if hasAny(m, "tool_calls", "tool_call_id", "function_call", "reasoning_content") {
+			openai++
+		}
+		if hasAny(m, "stop_reason") {
+			anthropic++
+		}
+		parts, _ := m["content"].([]any)
+		for _, p := range parts {
+			pm, _ := p.(map[string]any)
+			t, _ := pm["type"].(string)
+			switch {
+			case t == "tool_use" || t == "tool_result" || t == "thinking" || t == "redacted_thinking" || t == "document":
+				anthropic++
+			case t == "image" && pm["source"] != nil:
+				anthropic++
+			case strings.HasPrefix(t, "image_url") || t == "input_audio" || t == "refusal":
+				openai++
+			}
+		}
+	}
+	return openai, anthropic
+}
+
+func hasAny(m map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseFormat returns the format named s, or an error that lists the
+// known ones.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats() {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, 0, len(Formats()))
+	for _, f := range Formats() {
+		names = append(names, string(f))
+	}
+	return "", fmt.Errorf("unknown format %q (known: %s)", s, strings.Join(names, ", "))
+}

@@ -1,0 +1,189 @@
+package transcript
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+type geminiSession struct {
+	SessionID string `json:"sessionId"`
+}
+
+type geminiMessage struct {
+	ID       string          `json:"id"`
+	Type     string          `json:"type"`
+	Content  json.RawMessage `json:"content"`
+	Model    string          `json:"model"`
+	Thoughts []struct {
+		Subject     string `json:"subject"`
+		Description string `json:"description"`
+	} `json:"thoughts"`
+	ToolCalls []struct {
+		ID     string          `json:"id"`
+		Name   string          `json:"name"`
+		Args   json.RawMessage `json:"args"`
+		Result json.RawMessage `json:"result"`
+		Status string          `json:"status"`
+	} `json:"toolCalls"`
+	Tokens *struct {
+		Input    int64 `json:"input"`
+		Output   int64 `json:"output"`
+		Cached   int64 `json:"cached"`
+		Thoughts int64 `json:"thoughts"`
+		Tool     int64 `json:"tool"`
+	} `json:"tokens"`
+}
+
+// readGemini reads Gemini CLI session files ({"sessionId", "messages"}),
+// one transcript per session.
+//
+// A "user" message is a user message. A "gemini" message is an assistant
+// message: its thoughts become thinking blocks, then its text, then a
+// tool_use per tool call; the calls' results follow as one user message of
+// tool_result blocks, the role Gemini sends function responses with.
+// Messages of other types (info, error, warning) are counted in Skipped.
+// tokens map to usage: Input = input − cached + tool (the prompt count
+// includes the cached tokens; tool-use prompt tokens are counted apart),
+// CacheRead = cached, Output = output + thoughts. Calls is the number of
+// gemini messages.
+func readGemini(s *source) ([]*Transcript, error) {
+	var out []*Transcript
+	for _, r := range s.recs {
+		t := &Transcript{ID: lineID(s, r)}
+		var sess geminiSession
+		ok, err := s.decode(t, r, &sess)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			out = append(out, t)
+			continue
+		}
+		if sess.SessionID != "" {
+			t.ID = sess.SessionID
+		}
+		recs, err := messageRecords(r, "messages")
+		if err != nil {
+			if err := s.bad(t, r.line, "%v", err); err != nil {
+				return nil, err
+			}
+		}
+		for _, mr := range recs {
+			var m geminiMessage
+			ok, err := s.decode(t, mr, &m)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			if err := geminiAppend(s, t, mr, m); err != nil {
+				return nil, err
+			}
+		}
+		countAssistantCalls(t)
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func geminiAppend(s *source, t *Transcript, r record, m geminiMessage) error {
+	pos := Pos{s.file, r.line}
+	content, err := geminiContent(m.Content)
+	if err != nil {
+		return s.bad(t, r.line, "%v", err)
+	}
+	switch m.Type {
+	case "user":
+		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: content, Pos: pos})
+		return nil
+	case "gemini":
+	default:
+		t.skip(m.Type)
+		return nil
+	}
+	msg := Message{Role: RoleAssistant, Model: m.Model, CallID: m.ID, Pos: pos}
+	t.addModel(m.Model)
+	for _, th := range m.Thoughts {
+		msg.Blocks = append(msg.Blocks, Block{Type: BlockThinking, Text: strings.TrimSpace(th.Subject + "\n" + th.Description)})
+	}
+	msg.Blocks = append(msg.Blocks, content...)
+	var results []Block
+	for _, tc := range m.ToolCalls {
+		msg.Blocks = append(msg.Blocks, Block{Type: BlockToolUse, ID: tc.ID, Name: tc.Name, Input: compactJSON(tc.Args)})
+		results = append(results, Block{Type: BlockToolResult, ID: tc.ID, Text: geminiResult(tc.Result),
+			IsError: tc.Status == "error" || tc.Status == "cancelled"})
+	}
+	if k := m.Tokens; k != nil {
+		msg.Usage = &Usage{Input: k.Input - k.Cached + k.Tool, CacheRead: k.Cached, Output: k.Output + k.Thoughts, Reasoning: k.Thoughts}
+	}
+	t.Messages = append(t.Messages, msg)
+	if len(results) > 0 {
+		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: results, Pos: pos})
+	}
+	return nil
+}
+
+// geminiContent reads content: a string or a list of parts ({"text": …}).
+func geminiContent(raw json.RawMessage) ([]Block, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return []Block{{Type: BlockText, Text: s}}, err
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, errContent
+	}
+	var blocks []Block
+	for _, p := range parts {
+		var part struct {
+			Text *string `json:"text"`
+		}
+		if json.Unmarshal(p, &part) == nil && part.Text != nil {
+			blocks = append(blocks, Block{Type: BlockText, Text: *part.Text})
+		} else {
+			blocks = append(blocks, Block{Type: BlockOther, Raw: compactJSON(p)})
+		}
+	}
+	return blocks, nil
+}
+
+// geminiResult returns the text of a tool call's result parts: each
+// functionResponse's response.output (or error), or its response as JSON.
+func geminiResult(raw json.RawMessage) string {
+	var parts []struct {
+		FunctionResponse *struct {
+			Response json.RawMessage `json:"response"`
+		} `json:"functionResponse"`
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return string(compactJSON(raw))
+	}
+	var texts []string
+	for _, p := range parts {
+		switch {
+		case p.FunctionResponse != nil:
+			var resp struct {
+				Output *string `json:"output"`
+				Error  *string `json:"error"`
+			}
+			_ = json.Unmarshal(p.FunctionResponse.Response, &resp)
+			switch {
+			case resp.Output != nil:
+				texts = append(texts, *resp.Output)
+			case resp.Error != nil:
+				texts = append(texts, *resp.Error)
+			default:
+				texts = append(texts, string(compactJSON(p.FunctionResponse.Response)))
+			}
+		case p.Text != nil:
+			texts = append(texts, *p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}

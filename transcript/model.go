@@ -1,0 +1,265 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// A Role is who speaks a message. The four known roles are the constants
+// below; a role a recorded format uses that ctxbench does not know (such as
+// mini-swe-agent's "exit") is kept verbatim rather than dropped.
+type Role string
+
+// The known roles.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Known reports whether r is one of the four known roles.
+func (r Role) Known() bool {
+	switch r {
+	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+		return true
+	}
+	return false
+}
+
+// A BlockType says what a [Block] holds.
+type BlockType string
+
+// The block types.
+const (
+	BlockText       BlockType = "text"
+	BlockThinking   BlockType = "thinking"
+	BlockToolUse    BlockType = "tool_use"
+	BlockToolResult BlockType = "tool_result"
+	BlockImage      BlockType = "image"
+	// BlockOther holds anything else (server-side tool calls, documents,
+	// unknown block types) with its raw JSON, so nothing is lost.
+	BlockOther BlockType = "other"
+)
+
+// A Block is one piece of a message's content.
+type Block struct {
+	Type BlockType `json:"type"`
+	// Text is the text of a text, thinking or tool_result block.
+	Text string `json:"text,omitempty"`
+	// ID is a tool_use block's call id, or the id of the tool_use a
+	// tool_result block answers.
+	ID string `json:"id,omitempty"`
+	// Name is a tool_use block's tool name.
+	Name string `json:"name,omitempty"`
+	// Input is a tool_use block's input as compact JSON.
+	Input json.RawMessage `json:"input,omitempty"`
+	// IsError marks a tool_result that reports a failure.
+	IsError bool `json:"is_error,omitempty"`
+	// Raw is the original JSON of image and other blocks, and of tool_result
+	// content that is not plain text.
+	Raw json.RawMessage `json:"raw,omitempty"`
+}
+
+// Usage is the token usage an API reported for one call, or a sum of such.
+// The same meaning holds for every format:
+//
+//   - Input is the uncached prompt tokens;
+//   - CacheRead is the prompt tokens read from the provider's prompt cache;
+//   - CacheWrite is the prompt tokens written to it;
+//   - Output is the generated tokens, reasoning included.
+//
+// The whole prompt is Input + CacheRead + CacheWrite ([Usage.Prompt]).
+type Usage struct {
+	Input      int64 `json:"input"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	Output     int64 `json:"output"`
+	// CacheWrite1h is the part of CacheWrite written with the one-hour
+	// lifetime (Anthropic), which is priced higher than the five-minute one.
+	CacheWrite1h int64 `json:"cache_write_1h,omitempty"`
+	// Reasoning is the part of Output spent on reasoning, where reported.
+	Reasoning int64 `json:"reasoning,omitempty"`
+}
+
+// Prompt returns the whole prompt size: Input + CacheRead + CacheWrite.
+func (u Usage) Prompt() int64 { return u.Input + u.CacheRead + u.CacheWrite }
+
+// Add adds v to u field by field.
+func (u *Usage) Add(v Usage) {
+	u.Input += v.Input
+	u.CacheRead += v.CacheRead
+	u.CacheWrite += v.CacheWrite
+	u.Output += v.Output
+	u.CacheWrite1h += v.CacheWrite1h
+	u.Reasoning += v.Reasoning
+}
+
+// IsZero reports whether every field of u is zero.
+func (u Usage) IsZero() bool { return u == Usage{} }
+
+// A Pos is where a record stands in its source: a file name and a 1-based
+// line number (0 when unknown).
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return p.File + ":" + strconv.Itoa(p.Line)
+}
+
+// A Message is one message of the normalized conversation.
+type Message struct {
+	Role   Role    `json:"role"`
+	Blocks []Block `json:"blocks"`
+	// Usage is what the API reported for the call that produced this
+	// assistant message; nil when the transcript does not record it.
+	Usage *Usage `json:"usage,omitempty"`
+	// Model is the model that produced an assistant message, where recorded.
+	Model string `json:"model,omitempty"`
+	// CallID is the provider's id for the response (Claude's message.id,
+	// an OpenAI completion id), where recorded.
+	CallID string `json:"call_id,omitempty"`
+	// Name is the OpenAI chat "name" field, where present.
+	Name string `json:"name,omitempty"`
+	// Pos is the record the message starts at.
+	Pos Pos `json:"pos"`
+}
+
+// Text returns the concatenated text of the message's text blocks.
+func (m *Message) Text() string {
+	var s string
+	for _, b := range m.Blocks {
+		if b.Type == BlockText {
+			s += b.Text
+		}
+	}
+	return s
+}
+
+// Count returns how many blocks of type t the message has.
+func (m *Message) Count(t BlockType) int {
+	n := 0
+	for _, b := range m.Blocks {
+		if b.Type == t {
+			n++
+		}
+	}
+	return n
+}
+
+// Chars returns the number of characters (Unicode code points) of the
+// message's content: block texts, tool names, tool inputs and raw blocks.
+func (m *Message) Chars() int {
+	n := 0
+	for _, b := range m.Blocks {
+		n += utf8.RuneCountInString(b.Text) + utf8.RuneCountInString(b.Name) +
+			utf8.RuneCount(b.Input) + utf8.RuneCount(b.Raw)
+	}
+	return n
+}
+
+// A Compaction is a compaction the agent itself recorded (Claude Code's
+// compact_boundary, Codex's compacted item). It is a marker, not history:
+// the summary that replaced the history is kept here, not in
+// [Transcript.Messages].
+type Compaction struct {
+	// Index is the number of messages of [Transcript.Messages] that came
+	// before the compaction: from then on the agent sent Summary followed
+	// by Messages[Index:].
+	Index int `json:"index"`
+	// Trigger is "auto" or "manual" where recorded.
+	Trigger string `json:"trigger,omitempty"`
+	// PreTokens is the context size the agent measured before compacting.
+	PreTokens int64 `json:"pre_tokens,omitempty"`
+	// Summary is the message that replaced the history; nil if the
+	// transcript did not record it.
+	Summary *Message `json:"summary,omitempty"`
+	Pos     Pos      `json:"pos"`
+}
+
+// A Transcript is one recorded conversation, normalized.
+type Transcript struct {
+	// ID is the session id the format records, or one made from the file
+	// name (and line, for files with a conversation per line).
+	ID     string `json:"id"`
+	File   string `json:"file"`
+	Format Format `json:"format"`
+	// Models lists the models seen, in first-seen order.
+	Models      []string     `json:"models,omitempty"`
+	Messages    []Message    `json:"messages"`
+	Compactions []Compaction `json:"compactions,omitempty"`
+	// Calls is the number of recorded API calls, counted as the format
+	// records them (see the package documentation).
+	Calls int `json:"calls"`
+	// Skipped counts the records that carry no message, by type.
+	Skipped map[string]int `json:"skipped,omitempty"`
+	// Bad lists the records skipped as malformed in lenient mode.
+	Bad []*SyntaxError `json:"bad,omitempty"`
+	// InvalidUTF8 counts the records holding invalid UTF-8, which was read
+	// as U+FFFD.
+	InvalidUTF8 int `json:"invalid_utf8,omitempty"`
+	// Unattributed is usage recorded for a group of calls that no single
+	// message can claim (codex exec's per-turn usage).
+	Unattributed *Usage `json:"unattributed,omitempty"`
+	// Reported is the session total the agent itself reported (the Agent SDK
+	// stream-json "result" event), kept for cross-checks; it is not added to
+	// any message.
+	Reported        *Usage  `json:"reported,omitempty"`
+	ReportedCostUSD float64 `json:"reported_cost_usd,omitempty"`
+}
+
+// Usage returns the total recorded usage: every message's plus the
+// unattributed usage. The agent's own reported total is not included.
+func (t *Transcript) Usage() Usage {
+	var u Usage
+	for i := range t.Messages {
+		if t.Messages[i].Usage != nil {
+			u.Add(*t.Messages[i].Usage)
+		}
+	}
+	if t.Unattributed != nil {
+		u.Add(*t.Unattributed)
+	}
+	return u
+}
+
+// MessageID returns the trace id of message i: "m<i>".
+func MessageID(i int) string { return "m" + strconv.Itoa(i) }
+
+func (t *Transcript) skip(kind string) {
+	if t.Skipped == nil {
+		t.Skipped = make(map[string]int)
+	}
+	t.Skipped[kind]++
+}
+
+func (t *Transcript) addModel(m string) {
+	if m == "" {
+		return
+	}
+	for _, x := range t.Models {
+		if x == m {
+			return
+		}
+	}
+	t.Models = append(t.Models, m)
+}
+
+// A SyntaxError is a malformed record: the file, the 1-based line and what
+// is wrong with it.
+type SyntaxError struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Msg  string `json:"error"`
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s: %s", Pos{e.File, e.Line}, e.Msg)
+}

@@ -1,0 +1,278 @@
+package transcript
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// openaiMessage is a Chat Completions message, as logged by agents: the
+// standard fields plus the usage some logs attach (top level, or
+// mini-swe-agent's extra.response). A line holding "messages" instead is a
+// whole conversation.
+type openaiMessage struct {
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Name      string          `json:"name"`
+	ToolCalls []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+	FunctionCall *struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function_call"`
+	ToolCallID       string       `json:"tool_call_id"`
+	ReasoningContent *string      `json:"reasoning_content"`
+	Usage            *openaiUsage `json:"usage"`
+	Model            string       `json:"model"`
+	ID               string       `json:"id"`
+	Extra            *struct {
+		Response *struct {
+			ID    string       `json:"id"`
+			Model string       `json:"model"`
+			Usage *openaiUsage `json:"usage"`
+		} `json:"response"`
+	} `json:"extra"`
+
+	Messages   json.RawMessage `json:"messages"`
+	InstanceID string          `json:"instance_id"`
+}
+
+// openaiUsage is the Chat Completions usage object, with the cache fields
+// that LiteLLM (Anthropic models) and DeepSeek add.
+type openaiUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	PromptDetails    *struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	CacheCreation       int64  `json:"cache_creation_input_tokens"`
+	CacheReadInput      *int64 `json:"cache_read_input_tokens"`
+	PromptCacheHitToken *int64 `json:"prompt_cache_hit_tokens"`
+}
+
+// usage converts OpenAI-style usage: prompt_tokens counts the whole prompt,
+// so the uncached input is prompt_tokens − cached_tokens −
+// cache_creation_input_tokens (the last is LiteLLM's report of Anthropic
+// cache writes, which prompt_tokens includes).
+func (o *openaiUsage) usage() *Usage {
+	if o == nil {
+		return nil
+	}
+	var cached int64
+	switch {
+	case o.PromptDetails != nil && o.PromptDetails.CachedTokens > 0:
+		cached = o.PromptDetails.CachedTokens
+	case o.CacheReadInput != nil:
+		cached = *o.CacheReadInput
+	case o.PromptCacheHitToken != nil:
+		cached = *o.PromptCacheHitToken
+	}
+	u := &Usage{CacheRead: cached, CacheWrite: o.CacheCreation, Output: o.CompletionTokens}
+	u.Input = o.PromptTokens - cached - o.CacheCreation
+	if u.Input < 0 {
+		// prompt_tokens did not include the cache writes.
+		u.Input = o.PromptTokens - cached
+	}
+	if o.CompletionDetails != nil {
+		u.Reasoning = o.CompletionDetails.ReasoningTokens
+	}
+	return u
+}
+
+// readOpenAIChat reads OpenAI chat messages: JSON Lines of messages (one
+// transcript), JSON Lines of conversations (a transcript per line), a JSON
+// array of messages, or a JSON object holding "messages" (mini-swe-agent
+// .traj.json).
+//
+// tool_calls become tool_use blocks after the message's text,
+// reasoning_content (DeepSeek, and ctxbench's own writer) a thinking block
+// before it; a "tool" message is a tool_result. A "developer" message is a
+// system message. Roles ctxbench does not know (mini-swe-agent's "exit")
+// are kept as they are. Calls is the number of assistant messages.
+func readOpenAIChat(s *source) ([]*Transcript, error) {
+	if s.doc && s.recs[0].raw[0] == '[' {
+		t := &Transcript{ID: baseID(s.file)}
+		recs, err := elems(s.recs[0].raw, s.recs[0].line)
+		if err != nil {
+			return nil, &SyntaxError{File: s.file, Line: s.recs[0].line, Msg: err.Error()}
+		}
+		if err := openaiMessages(s, t, recs); err != nil {
+			return nil, err
+		}
+		return []*Transcript{t}, nil
+	}
+	var out []*Transcript
+	flat := &Transcript{ID: baseID(s.file)}
+	var flatRecs []record
+	for _, r := range s.recs {
+		var m openaiMessage
+		ok, err := s.decode(flat, r, &m)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if m.Messages == nil {
+			flatRecs = append(flatRecs, r)
+			continue
+		}
+		t := &Transcript{ID: lineID(s, r)}
+		if m.InstanceID != "" {
+			t.ID = m.InstanceID
+		}
+		recs, err := messageRecords(r, "messages")
+		if err != nil {
+			if err := s.bad(t, r.line, "%v", err); err != nil {
+				return nil, err
+			}
+		}
+		if err := openaiMessages(s, t, recs); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if len(flatRecs) > 0 || len(flat.Bad) > 0 || len(out) == 0 {
+		if err := openaiMessages(s, flat, flatRecs); err != nil {
+			return nil, err
+		}
+		out = append([]*Transcript{flat}, out...)
+	}
+	return out, nil
+}
+
+func openaiMessages(s *source, t *Transcript, recs []record) error {
+	for _, r := range recs {
+		var m openaiMessage
+		ok, err := s.decode(t, r, &m)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if m.Role == "" {
+			if err := s.bad(t, r.line, "message has no role"); err != nil {
+				return err
+			}
+			continue
+		}
+		msg, err := openaiMessageOf(m)
+		if err != nil {
+			if err := s.bad(t, r.line, "%v", err); err != nil {
+				return err
+			}
+			continue
+		}
+		msg.Pos = Pos{s.file, r.line}
+		t.addModel(msg.Model)
+		t.Messages = append(t.Messages, msg)
+	}
+	countAssistantCalls(t)
+	return nil
+}
+
+func openaiMessageOf(m openaiMessage) (Message, error) {
+	msg := Message{Role: Role(m.Role), Name: m.Name}
+	if m.Role == "developer" {
+		msg.Role = RoleSystem
+	}
+	content, err := openaiContent(m.Content)
+	if err != nil {
+		return msg, err
+	}
+	switch m.Role {
+	case "tool", "function":
+		var texts []string
+		var rich bool
+		for _, b := range content {
+			if b.Type == BlockText {
+				texts = append(texts, b.Text)
+			} else {
+				rich = true
+			}
+		}
+		b := Block{Type: BlockToolResult, ID: m.ToolCallID, Text: strings.Join(texts, "\n")}
+		if rich {
+			b.Raw = compactJSON(m.Content)
+		}
+		msg.Role = RoleTool
+		msg.Blocks = []Block{b}
+		return msg, nil
+	}
+	if m.ReasoningContent != nil && *m.ReasoningContent != "" {
+		msg.Blocks = append(msg.Blocks, Block{Type: BlockThinking, Text: *m.ReasoningContent})
+	}
+	msg.Blocks = append(msg.Blocks, content...)
+	for _, tc := range m.ToolCalls {
+		msg.Blocks = append(msg.Blocks, Block{Type: BlockToolUse, ID: tc.ID, Name: tc.Function.Name, Input: argumentsJSON(tc.Function.Arguments)})
+	}
+	if fc := m.FunctionCall; fc != nil {
+		msg.Blocks = append(msg.Blocks, Block{Type: BlockToolUse, Name: fc.Name, Input: argumentsJSON(fc.Arguments)})
+	}
+	if msg.Role == RoleAssistant {
+		msg.Model, msg.CallID, msg.Usage = m.Model, m.ID, m.Usage.usage()
+		if e := m.Extra; e != nil && e.Response != nil {
+			if msg.Model == "" {
+				msg.Model = e.Response.Model
+			}
+			if msg.CallID == "" {
+				msg.CallID = e.Response.ID
+			}
+			if msg.Usage == nil {
+				msg.Usage = e.Response.Usage.usage()
+			}
+		}
+	}
+	return msg, nil
+}
+
+// openaiContent reads chat content: a string, null, or a list of parts.
+func openaiContent(raw json.RawMessage) ([]Block, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return []Block{{Type: BlockText, Text: s}}, nil
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, errContent
+	}
+	blocks := make([]Block, 0, len(parts))
+	for _, p := range parts {
+		var part struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(p, &part); err != nil {
+			return nil, errContent
+		}
+		switch part.Type {
+		case "text", "input_text", "output_text":
+			blocks = append(blocks, Block{Type: BlockText, Text: part.Text})
+		case "image_url", "image":
+			blocks = append(blocks, Block{Type: BlockImage, Raw: compactJSON(p)})
+		default:
+			blocks = append(blocks, Block{Type: BlockOther, Raw: compactJSON(p)})
+		}
+	}
+	return blocks, nil
+}
+
+type contentError struct{}
+
+func (contentError) Error() string { return "content: expected a string, null or a list of parts" }
+
+var errContent error = contentError{}

@@ -1,0 +1,135 @@
+package transcript
+
+import "encoding/json"
+
+type ohEvent struct {
+	Source      string `json:"source"`
+	Message     string `json:"message"`
+	Action      string `json:"action"`
+	Observation string `json:"observation"`
+	Content     string `json:"content"`
+	Args        *struct {
+		Content string `json:"content"`
+	} `json:"args"`
+	Meta *struct {
+		FunctionName  string      `json:"function_name"`
+		ToolCallID    string      `json:"tool_call_id"`
+		ModelResponse *ohResponse `json:"model_response"`
+	} `json:"tool_call_metadata"`
+}
+
+// ohResponse is the LiteLLM (OpenAI-shaped) response OpenHands records.
+type ohResponse struct {
+	ID      string `json:"id"`
+	Model   string `json:"model"`
+	Choices []struct {
+		Message openaiMessage `json:"message"`
+	} `json:"choices"`
+	Usage *openaiUsage `json:"usage"`
+}
+
+// readOpenHands reads an OpenHands event list (a JSON array of events).
+//
+// Actions carrying tool_call_metadata are tool calls: the actions of one
+// model response (same model_response.id) form one assistant message — the
+// response's text, then a tool_use per action, with the response's usage —
+// and the observations answering them are tool messages. A user "message"
+// action is a user message, an agent "message" action without tool
+// metadata an assistant message, a "system" action a system message. Every
+// other event (state changes, null observations) is counted in Skipped as
+// "action/<name>" or "observation/<name>". Calls is the number of assistant
+// messages.
+func readOpenHands(s *source) ([]*Transcript, error) {
+	t := &Transcript{ID: baseID(s.file)}
+	var recs []record
+	for _, r := range s.recs {
+		if s.doc {
+			var err error
+			if recs, err = elems(r.raw, r.line); err != nil {
+				return nil, &SyntaxError{File: s.file, Line: r.line, Msg: err.Error()}
+			}
+			break
+		}
+		recs = append(recs, r) // one event per line
+	}
+	open := -1 // the assistant message of the current model response
+	for _, r := range recs {
+		var e ohEvent
+		ok, err := s.decode(t, r, &e)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		pos := Pos{s.file, r.line}
+		text := e.Message
+		if e.Args != nil && e.Args.Content != "" {
+			text = e.Args.Content
+		}
+		switch {
+		case e.Action != "" && e.Meta != nil && e.Meta.FunctionName != "":
+			mr := e.Meta.ModelResponse
+			respID := ""
+			if mr != nil {
+				respID = mr.ID
+			}
+			if open < 0 || respID == "" || t.Messages[open].CallID != respID {
+				msg := Message{Role: RoleAssistant, CallID: respID, Pos: pos}
+				if mr != nil {
+					msg.Model, msg.Usage = mr.Model, mr.Usage.usage()
+					t.addModel(mr.Model)
+					if len(mr.Choices) > 0 {
+						if c, err := openaiContent(mr.Choices[0].Message.Content); err == nil {
+							msg.Blocks = c
+						}
+					}
+				}
+				t.Messages = append(t.Messages, msg)
+				open = len(t.Messages) - 1
+			}
+			input := ohArguments(e.Meta.ToolCallID, mr)
+			m := &t.Messages[open]
+			m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: e.Meta.ToolCallID, Name: e.Meta.FunctionName, Input: input})
+		case e.Observation != "" && e.Meta != nil && e.Meta.ToolCallID != "":
+			open = -1
+			t.Messages = append(t.Messages, Message{Role: RoleTool, Pos: pos, Blocks: []Block{{
+				Type: BlockToolResult, ID: e.Meta.ToolCallID, Text: e.Content, IsError: e.Observation == "error"}}})
+		case e.Action == "message" && e.Source == "user":
+			open = -1
+			t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+		case e.Action == "message" && e.Source == "agent":
+			open = -1
+			t.Messages = append(t.Messages, Message{Role: RoleAssistant, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+		case e.Action == "system":
+			open = -1
+			t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+		case e.Action != "":
+			t.skip("action/" + e.Action)
+		case e.Observation != "":
+			t.skip("observation/" + e.Observation)
+		default:
+			if err := s.bad(t, r.line, "event is neither an action nor an observation"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	countAssistantCalls(t)
+	return []*Transcript{t}, nil
+}
+
+// ohArguments returns the arguments of tool call id as the model response
+// recorded them.
+func ohArguments(id string, mr *ohResponse) json.RawMessage {
+	if mr == nil {
+		return nil
+	}
+	for _, c := range mr.Choices {
+		for _, tc := range c.Message.ToolCalls {
+			if tc.ID == id {
+				return argumentsJSON(tc.Function.Arguments)
+			}
+		}
+	}
+	return nil
+}

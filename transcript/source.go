@@ -1,0 +1,286 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// DefaultMaxBytes bounds how much of one input is read (1 GiB). A single
+// line may be as long as the input.
+const DefaultMaxBytes = 1 << 30
+
+// Options controls reading.
+type Options struct {
+	// Format, when set, overrides detection from content.
+	Format Format
+	// Lenient skips malformed records, recording each in [Transcript.Bad],
+	// instead of stopping at the first one.
+	Lenient bool
+	// MaxBytes bounds the size of one input; 0 means [DefaultMaxBytes].
+	MaxBytes int64
+}
+
+// A NotTranscriptError says that an input holds no transcript ctxbench can
+// read: it is empty, binary, or in no known format. Directory walks list
+// such files as skipped; a file named explicitly is an error.
+type NotTranscriptError struct {
+	File   string
+	Reason string
+}
+
+func (e *NotTranscriptError) Error() string {
+	return fmt.Sprintf("%s: not a transcript: %s", e.File, e.Reason)
+}
+
+// Read reads every transcript in r, whose name (used in positions and error
+// messages) is file. The whole input is read first (up to opt.MaxBytes), so
+// lines of any length are accepted.
+func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
+	limit := opt.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("reading %s: larger than %d bytes", file, limit)
+	}
+	return Parse(data, file, opt)
+}
+
+// Parse reads every transcript in data, as [Read] does.
+func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
+	s, err := newSource(data, file, opt)
+	if err != nil {
+		return nil, err
+	}
+	f := opt.Format
+	if f == "" {
+		if f, err = detect(s); err != nil {
+			return nil, err
+		}
+	}
+	rd, ok := readers[f]
+	if !ok {
+		return nil, fmt.Errorf("unknown format %q (known: %v)", f, Formats())
+	}
+	ts, err := rd(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		t.File = file
+		t.Format = f
+	}
+	return ts, nil
+}
+
+// A record is one JSON value of the input and the line it starts at.
+type record struct {
+	line int
+	raw  []byte
+	// last marks the final line of an input that does not end in a newline.
+	last bool
+}
+
+// A source is one input prepared for a reader.
+type source struct {
+	file string
+	opt  Options
+	// recs are the input's records: its non-blank lines for JSON Lines, or
+	// a single record holding the whole document.
+	recs []record
+	doc  bool
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+func newSource(data []byte, file string, opt Options) (*source, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	head := data[:min(len(data), 8192)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, &NotTranscriptError{file, "empty"}
+	}
+	s := &source{file: file, opt: opt}
+	switch trimmed[0] {
+	case '[':
+		s.doc = true
+	case '{':
+		// One JSON object per line, or one (pretty-printed) document?
+		first, _, _ := bytes.Cut(trimmed, []byte{'\n'})
+		first = bytes.TrimSpace(first)
+		if !json.Valid(first) && (json.Valid(trimmed) || !bytes.HasSuffix(first, []byte{'}'})) {
+			s.doc = true
+		}
+	default:
+		if !utf8.Valid(head) {
+			return nil, &NotTranscriptError{file, "binary content"}
+		}
+		return nil, &NotTranscriptError{file, "not JSON or JSON Lines"}
+	}
+	if s.doc {
+		line := 1 + bytes.Count(data[:len(data)-len(bytes.TrimLeft(data, " \t\r\n"))], []byte{'\n'})
+		var v any
+		if err := validate(trimmed, &v); err != nil {
+			// A document cannot be read in part: this is an error even when
+			// reading leniently.
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				line += bytes.Count(trimmed[:min(int(se.Offset), len(trimmed))], []byte{'\n'})
+			}
+			return nil, &SyntaxError{File: file, Line: line, Msg: describeJSONError(err, record{last: true})}
+		}
+		s.recs = []record{{line: line, raw: trimmed}}
+		return s, nil
+	}
+	s.recs = splitLines(data)
+	return s, nil
+}
+
+// splitLines returns the non-blank lines of data with their line numbers,
+// without line ends (LF or CRLF).
+func splitLines(data []byte) []record {
+	var recs []record
+	line := 0
+	for len(data) > 0 {
+		line++
+		i := bytes.IndexByte(data, '\n')
+		var l []byte
+		last := false
+		if i < 0 {
+			l, data, last = data, nil, true
+		} else {
+			l, data = data[:i], data[i+1:]
+		}
+		l = bytes.TrimSuffix(l, []byte{'\r'})
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		recs = append(recs, record{line: line, raw: l, last: last})
+	}
+	return recs
+}
+
+// bad handles a malformed record: in strict mode it returns the error that
+// stops the read; in lenient mode it records it in t and returns nil.
+func (s *source) bad(t *Transcript, line int, format string, args ...any) error {
+	e := &SyntaxError{File: s.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+	if !s.opt.Lenient {
+		return e
+	}
+	t.Bad = append(t.Bad, e)
+	return nil
+}
+
+// decode unmarshals a record into v. A malformed record is reported through
+// s.bad, and decode returns ok=false so that the caller skips it.
+func (s *source) decode(t *Transcript, r record, v any) (ok bool, err error) {
+	if !utf8.Valid(r.raw) {
+		t.InvalidUTF8++
+	}
+	if e := json.Unmarshal(r.raw, v); e != nil {
+		return false, s.bad(t, r.line, "%s", describeJSONError(e, r))
+	}
+	return true, nil
+}
+
+func describeJSONError(err error, r record) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se) && se.Error() == "unexpected end of JSON input" && r.last:
+		return "truncated record: the input ends inside it"
+	case errors.As(err, &se) || err.Error() == "unexpected end of JSON input":
+		return "invalid JSON: " + err.Error()
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Sprintf("field %q: expected %s, found JSON %s", te.Field, te.Type, te.Value)
+		}
+		return fmt.Sprintf("expected %s, found JSON %s", te.Type, te.Value)
+	}
+	return err.Error()
+}
+
+// elems returns the elements of the JSON array raw, each with the line it
+// starts at, raw itself starting at line base.
+func elems(raw []byte, base int) ([]record, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("expected a JSON array, found %v", tok)
+	}
+	var out []record
+	line, pos := base, 0
+	for dec.More() {
+		off := int(dec.InputOffset())
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		start := skipSep(raw, off)
+		line += bytes.Count(raw[pos:start], []byte{'\n'})
+		pos = start
+		out = append(out, record{line: line, raw: v})
+	}
+	return out, nil
+}
+
+// member returns the raw value of key in the JSON object raw and the line
+// it starts at, raw itself starting at line base.
+func member(raw []byte, base int, key string) (json.RawMessage, int, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, 0, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, 0, false
+		}
+		off := int(dec.InputOffset())
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, 0, false
+		}
+		if k, _ := tok.(string); k == key {
+			start := skipSep(raw, off)
+			return v, base + bytes.Count(raw[:start], []byte{'\n'}), true
+		}
+	}
+	return nil, 0, false
+}
+
+// skipSep skips white space, commas and colons from raw[i:].
+func skipSep(raw []byte, i int) int {
+	for i < len(raw) {
+		switch raw[i] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// validate returns nil if raw is valid JSON, and otherwise the error
+// json.Unmarshal gives for it (which carries the offset).
+func validate(raw []byte, v *any) error {
+	if json.Valid(raw) {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
+}

@@ -1,0 +1,67 @@
+package transcript
+
+// Stats summarizes a transcript: what `ctxbench inspect` prints.
+type Stats struct {
+	File     string         `json:"file"`
+	ID       string         `json:"id"`
+	Format   Format         `json:"format"`
+	Models   []string       `json:"models"`
+	Messages int            `json:"messages"`
+	Roles    map[string]int `json:"roles"`
+	// Calls is the number of recorded API calls (see [Transcript.Calls]).
+	Calls int `json:"calls"`
+	// CallsWithUsage is the number of assistant messages that carry usage.
+	CallsWithUsage int            `json:"calls_with_usage"`
+	ToolUses       int            `json:"tool_uses"`
+	ToolResults    int            `json:"tool_results"`
+	Thinking       int            `json:"thinking_blocks"`
+	Characters     int            `json:"characters"`
+	Usage          Usage          `json:"usage"`
+	Compactions    int            `json:"compactions"`
+	Skipped        map[string]int `json:"skipped"`
+	// BadRecords is the number of malformed records skipped (lenient mode);
+	// Bad says where and why.
+	BadRecords  int            `json:"bad_records"`
+	Bad         []*SyntaxError `json:"bad,omitempty"`
+	InvalidUTF8 int            `json:"invalid_utf8_records"`
+	// Reported is the session total the agent reported, where it did.
+	Reported        *Usage  `json:"reported,omitempty"`
+	ReportedCostUSD float64 `json:"reported_cost_usd,omitempty"`
+}
+
+// Summary returns the statistics of t.
+func (t *Transcript) Summary() Stats {
+	s := Stats{
+		File: t.File, ID: t.ID, Format: t.Format, Models: t.Models,
+		Messages: len(t.Messages), Calls: t.Calls, Usage: t.Usage(),
+		Roles:       map[string]int{string(RoleUser): 0, string(RoleAssistant): 0},
+		Skipped:     map[string]int{},
+		Compactions: len(t.Compactions), BadRecords: len(t.Bad), Bad: t.Bad,
+		InvalidUTF8: t.InvalidUTF8, Reported: t.Reported, ReportedCostUSD: t.ReportedCostUSD,
+	}
+	if s.Models == nil {
+		s.Models = []string{}
+	}
+	for k, v := range t.Skipped {
+		s.Skipped[k] = v
+	}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		s.Roles[string(m.Role)]++
+		if m.Usage != nil {
+			s.CallsWithUsage++
+		}
+		for _, b := range m.Blocks {
+			switch b.Type {
+			case BlockToolUse:
+				s.ToolUses++
+			case BlockToolResult:
+				s.ToolResults++
+			case BlockThinking:
+				s.Thinking++
+			}
+		}
+		s.Characters += m.Chars()
+	}
+	return s
+}
