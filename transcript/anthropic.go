@@ -180,6 +180,9 @@ func readAnthropic(s *source) ([]*Transcript, error) {
 			continue
 		}
 		t := &Transcript{ID: lineID(s, r)}
+		if req.ID != "" {
+			t.ID = req.ID // ctxbench's own writer
+		}
 		t.addModel(req.Model)
 		if err := anthropicSystem(t, req.System, Pos{s.file, r.line}); err != nil {
 			if err := s.bad(t, r.line, "%v", err); err != nil {
@@ -241,6 +244,9 @@ func anthropicSystem(t *Transcript, raw json.RawMessage, pos Pos) error {
 	blocks, err := anthropicContent(raw)
 	if err != nil {
 		return fmt.Errorf("system: %w", err)
+	}
+	if len(blocks) == 0 {
+		return nil
 	}
 	t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: blocks, Pos: pos})
 	return nil

@@ -79,7 +79,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 				continue
 			}
 			var m anthropicMessage
-			if ok, err := s.decode(t, record{line: r.line, raw: l.Message}, &m); !ok {
+			if ok, err := s.decode(t, record{line: r.line, raw: l.Message, nested: true}, &m); !ok {
 				if err != nil {
 					return nil, err
 				}

@@ -43,10 +43,8 @@ type codexPayload struct {
 	// response_item message
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
-	// reasoning
-	Summary []struct {
-		Text string `json:"text"`
-	} `json:"summary"`
+	// reasoning: a list of {"text"} parts (turn_context has a string here)
+	Summary json.RawMessage `json:"summary"`
 	// function_call, custom_tool_call, local_shell_call and their outputs
 	Name      string          `json:"name"`
 	Arguments string          `json:"arguments"`
@@ -143,7 +141,7 @@ func (c *codexReader) line(r record, l codexLine) error {
 	switch l.Type {
 	case "session_meta", "turn_context", "response_item", "event_msg", "compacted":
 		var p codexPayload
-		if ok, err := c.s.decode(t, record{line: r.line, raw: l.Payload}, &p); !ok {
+		if ok, err := c.s.decode(t, record{line: r.line, raw: l.Payload, nested: true}, &p); !ok {
 			return err
 		}
 		return c.rollout(l.Type, p, l.Payload, pos)
@@ -217,8 +215,10 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 		t.Messages = append(t.Messages, Message{Role: role, Blocks: blocks, Pos: pos})
 	case "reasoning":
 		var texts []string
-		for _, s := range p.Summary {
-			texts = append(texts, s.Text)
+		if sum, err := codexContent(p.Summary); err == nil {
+			for _, b := range sum {
+				texts = append(texts, b.Text)
+			}
 		}
 		if rt, err := codexContent(p.Content); err == nil {
 			for _, b := range rt {
@@ -338,7 +338,7 @@ type codexItem struct {
 // execItem reads a completed item of a `codex exec --json` stream.
 func (c *codexReader) execItem(r record, raw json.RawMessage, pos Pos) error {
 	var it codexItem
-	if ok, err := c.s.decode(c.t, record{line: r.line, raw: raw}, &it); !ok {
+	if ok, err := c.s.decode(c.t, record{line: r.line, raw: raw, nested: true}, &it); !ok {
 		return err
 	}
 	var use Block

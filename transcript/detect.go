@@ -83,14 +83,24 @@ func detect(s *source) (Format, error) {
 		}
 		return "", &NotTranscriptError{s.file, "JSON document in no known format"}
 	}
+	// Chat messages one per line are told apart by the features of all the
+	// probed lines, not of the first alone.
+	var chat []any
 	for _, r := range s.recs[:min(len(s.recs), detectProbe)] {
 		var m map[string]any
 		if json.Unmarshal(r.raw, &m) != nil {
 			continue
 		}
+		if _, ok := m["role"].(string); ok && m["messages"] == nil {
+			chat = append(chat, m)
+			continue
+		}
 		if f := detectObject(m); f != "" {
 			return f, nil
 		}
+	}
+	if len(chat) > 0 {
+		return chatFlavour(chat), nil
 	}
 	return "", &NotTranscriptError{s.file, "JSON Lines in no known format"}
 }

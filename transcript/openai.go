@@ -78,7 +78,7 @@ func (o *openaiUsage) usage() *Usage {
 	u.Input = o.PromptTokens - cached - o.CacheCreation
 	if u.Input < 0 {
 		// prompt_tokens did not include the cache writes.
-		u.Input = o.PromptTokens - cached
+		u.Input = max(0, o.PromptTokens-cached)
 	}
 	if o.CompletionDetails != nil {
 		u.Reasoning = o.CompletionDetails.ReasoningTokens
@@ -125,8 +125,11 @@ func readOpenAIChat(s *source) ([]*Transcript, error) {
 			continue
 		}
 		t := &Transcript{ID: lineID(s, r)}
-		if m.InstanceID != "" {
-			t.ID = m.InstanceID
+		switch {
+		case m.ID != "":
+			t.ID = m.ID // ctxbench's own writer
+		case m.InstanceID != "":
+			t.ID = m.InstanceID // mini-swe-agent
 		}
 		recs, err := messageRecords(r, "messages")
 		if err != nil {

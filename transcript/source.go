@@ -78,6 +78,14 @@ func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
 		t.File = file
 		t.Format = f
 	}
+	if s.doc && len(ts) > 0 {
+		// A document is one transcript: count its lines with invalid UTF-8.
+		for _, l := range bytes.Split(s.recs[0].raw, []byte{'\n'}) {
+			if !utf8.Valid(l) {
+				ts[0].InvalidUTF8++
+			}
+		}
+	}
 	return ts, nil
 }
 
@@ -87,6 +95,9 @@ type record struct {
 	raw  []byte
 	// last marks the final line of an input that does not end in a newline.
 	last bool
+	// nested marks a value inside a record already counted (a line's
+	// message, a document's elements).
+	nested bool
 }
 
 // A source is one input prepared for a reader.
@@ -185,7 +196,7 @@ func (s *source) bad(t *Transcript, line int, format string, args ...any) error 
 // decode unmarshals a record into v. A malformed record is reported through
 // s.bad, and decode returns ok=false so that the caller skips it.
 func (s *source) decode(t *Transcript, r record, v any) (ok bool, err error) {
-	if !utf8.Valid(r.raw) {
+	if !r.nested && !s.doc && !utf8.Valid(r.raw) {
 		t.InvalidUTF8++
 	}
 	if e := json.Unmarshal(r.raw, v); e != nil {
@@ -233,7 +244,7 @@ func elems(raw []byte, base int) ([]record, error) {
 		start := skipSep(raw, off)
 		line += bytes.Count(raw[pos:start], []byte{'\n'})
 		pos = start
-		out = append(out, record{line: line, raw: v})
+		out = append(out, record{line: line, raw: v, nested: true})
 	}
 	return out, nil
 }

@@ -19,8 +19,9 @@ import (
 //     before the rest of it;
 //   - anthropic puts leading system messages in "system", and a run of tool
 //     messages becomes one user message of tool_result blocks;
-//   - neither keeps compaction markers, skipped-record counts or the
-//     1-hour share of cache writes (openai-chat).
+//   - neither keeps compaction markers or skipped-record counts; openai-chat
+//     has no field for the 1-hour share of cache writes, anthropic none for
+//     reasoning tokens.
 //
 // Recorded usage is written on assistant messages in the target's own
 // fields, so it reads back unchanged.
@@ -193,14 +194,14 @@ type anUsage struct {
 func anthropicDoc(t *Transcript) outDoc {
 	d := outDoc{ID: t.ID, Model: firstModel(t), Messages: []any{}}
 	msgs := t.Messages
-	var system []any
+	system := []any{}
 	for len(msgs) > 0 && msgs[0].Role == RoleSystem {
 		system = append(system, anthropicBlocks(msgs[0].Blocks)...)
 		msgs = msgs[1:]
 	}
-	if len(system) > 0 {
-		d.System, _ = json.Marshal(system)
-	}
+	// "system" is always written, [] when empty: it is what marks the line
+	// as an Anthropic request when no message has an Anthropic-only block.
+	d.System, _ = json.Marshal(system)
 	prevTool := false
 	for i := range msgs {
 		m := &msgs[i]

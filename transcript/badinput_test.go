@@ -1,0 +1,179 @@
+package transcript_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+
+	. "github.com/ctxbench/ctxbench/transcript"
+)
+
+const (
+	ccUser = `{"type":"user","sessionId":"s","message":{"role":"user","content":"hello"}}`
+	ccAsst = `{"type":"assistant","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1,"output_tokens":2}}}`
+)
+
+func TestBadInput(t *testing.T) {
+	type want struct {
+		err      string // the error's text, "" for none
+		notTr    bool   // the error is a NotTranscriptError
+		messages int
+		bad      []int // lines of the records skipped (lenient)
+		badUTF8  int
+	}
+	for _, tc := range []struct {
+		name    string
+		in      string
+		lenient bool
+		want    want
+	}{
+		{name: "empty", in: "", want: want{err: "f: not a transcript: empty", notTr: true}},
+		{name: "blank lines", in: "\n \r\n\t\n", want: want{err: "f: not a transcript: empty", notTr: true}},
+		{name: "binary", in: "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", want: want{err: "f: not a transcript: binary content (NUL bytes)", notTr: true}},
+		{name: "plain text", in: "hello world\n", want: want{err: "f: not a transcript: not JSON or JSON Lines", notTr: true}},
+		{name: "unknown JSON Lines", in: `{"a":1}` + "\n" + `{"b":2}` + "\n", want: want{err: "f: not a transcript: JSON Lines in no known format", notTr: true}},
+		{name: "BOM", in: "\xEF\xBB\xBF" + ccUser + "\n" + ccAsst + "\n", want: want{messages: 2}},
+		{name: "CRLF", in: ccUser + "\r\n" + ccAsst + "\r\n", want: want{messages: 2}},
+		{name: "no final newline", in: ccUser + "\n" + ccAsst, want: want{messages: 2}},
+		{name: "blank lines between", in: ccUser + "\n\n\n" + ccAsst + "\n", want: want{messages: 2}},
+		{name: "truncated last line", in: ccUser + "\n" + ccAsst + "\n" + ccUser[:30],
+			want: want{err: "f:3: truncated record: the input ends inside it"}},
+		{name: "truncated last line lenient", in: ccUser + "\n" + ccAsst + "\n" + ccUser[:30], lenient: true,
+			want: want{messages: 2, bad: []int{3}}},
+		{name: "invalid JSON", in: ccUser + "\n{\"type\":\"user\",,}\n" + ccAsst + "\n",
+			want: want{err: "f:2: invalid JSON: invalid character ',' looking for beginning of object key string"}},
+		{name: "invalid JSON lenient", in: ccUser + "\n{\"type\":\"user\",,}\n" + ccAsst + "\n{oops\n", lenient: true,
+			want: want{messages: 2, bad: []int{2, 4}}},
+		{name: "array record", in: ccUser + "\n[1,2]\n", want: want{err: "f:2: expected transcript.ccLine, found JSON array"}},
+		{name: "no type", in: ccUser + "\n{\"sessionId\":\"s\"}\n", want: want{err: "f:2: record has no type"}},
+		{name: "no message", in: ccUser + "\n{\"type\":\"assistant\",\"uuid\":\"u\"}\n", want: want{err: "f:2: assistant line has no message"}},
+		{name: "bad content", in: ccUser + "\n" + `{"type":"user","sessionId":"s","message":{"role":"user","content":7}}` + "\n",
+			want: want{err: "f:2: message content: expected a string or a list of blocks"}},
+		{name: "invalid UTF-8", in: strings.Replace(ccUser, "hello", "hel\xff\xfelo", 1) + "\n", want: want{messages: 1, badUTF8: 1}},
+		{name: "truncated document", in: "[\n  {\"source\": \"user\", \"action\": \"message\",\n   \"message\": \"hi\"},\n  {\"source\": ",
+			want: want{err: "f:4: truncated record: the input ends inside it"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, err := Parse([]byte(tc.in), "f", Options{Lenient: tc.lenient})
+			var got want
+			if err != nil {
+				got.err = err.Error()
+				var nt *NotTranscriptError
+				got.notTr = errors.As(err, &nt)
+			}
+			for _, tr := range ts {
+				got.messages += len(tr.Messages)
+				got.badUTF8 += tr.InvalidUTF8
+				for _, b := range tr.Bad {
+					got.bad = append(got.bad, b.Line)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestInvalidUTF8Replaced(t *testing.T) {
+	ts, err := Parse([]byte(strings.Replace(ccUser, "hello", "hel\xfflo", 1)), "f", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ts[0].Messages[0].Text(); got != "hel\uFFFDlo" {
+		t.Errorf("text %q, want the invalid byte read as U+FFFD", got)
+	}
+}
+
+// TestLongLine reads a line far beyond bufio.Scanner's 64 KiB default.
+func TestLongLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a 65 MiB line")
+	}
+	long := strings.Repeat("x", 65<<20)
+	in := strings.Replace(ccUser, "hello", long, 1) + "\n" + ccAsst + "\n"
+	ts, err := Parse([]byte(in), "f", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(ts[0].Messages[0].Text()); got != len(long) {
+		t.Errorf("read %d characters of a %d-character line", got, len(long))
+	}
+	if n := len(ts[0].Messages); n != 2 {
+		t.Errorf("%d messages after the long line, want 2", n)
+	}
+}
+
+// TestReadInPieces feeds a real file all at once, byte by byte and in
+// halves: the result is the same.
+func TestReadInPieces(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(corpusDir, "spotter/tool_heavy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Read(bytes.NewReader(raw), "f", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		rd   func() (*Transcript, error)
+	}{
+		{"byte by byte", func() (*Transcript, error) {
+			ts, err := Read(iotest.OneByteReader(bytes.NewReader(raw)), "f", Options{})
+			if err != nil {
+				return nil, err
+			}
+			return ts[0], nil
+		}},
+		{"halves", func() (*Transcript, error) {
+			ts, err := Read(iotest.HalfReader(bytes.NewReader(raw)), "f", Options{})
+			if err != nil {
+				return nil, err
+			}
+			return ts[0], nil
+		}},
+	} {
+		got, err := tc.rd()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if diff := cmp.Diff(whole[0], got, transcriptOpts); diff != "" {
+			t.Errorf("%s differs from reading at once (-whole +%s):\n%s", tc.name, tc.name, diff)
+		}
+	}
+	if _, err := Read(iotest.TimeoutReader(bytes.NewReader(raw)), "f", Options{}); err == nil {
+		t.Error("a read error was not reported")
+	}
+}
+
+func TestReadLimit(t *testing.T) {
+	_, err := Read(strings.NewReader(ccUser+"\n"+ccAsst+"\n"), "f", Options{MaxBytes: 10})
+	if err == nil || !strings.Contains(err.Error(), "larger than 10 bytes") {
+		t.Errorf("error %v, want the size limit named", err)
+	}
+}
+
+func TestFormatOverride(t *testing.T) {
+	in := ccUser + "\n" + ccAsst + "\n"
+	_, err := Parse([]byte(in), "f", Options{Format: FormatOpenAIChat})
+	if err == nil || err.Error() != "f:1: message has no role" {
+		t.Errorf("reading Claude Code lines as openai-chat: error %v, want f:1: message has no role", err)
+	}
+	_, err = Parse([]byte(in), "f", Options{Format: "nope"})
+	if err == nil || !strings.Contains(err.Error(), `unknown format "nope"`) {
+		t.Errorf("unknown format: error %v", err)
+	}
+	if _, err := ParseFormat("gemini-cli"); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseFormat("gemini"); err == nil || !strings.Contains(err.Error(), "claude-code, codex") {
+		t.Errorf("ParseFormat(gemini): %v, want the known formats listed", err)
+	}
+}

@@ -1,0 +1,225 @@
+package transcript_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	. "github.com/ctxbench/ctxbench/transcript"
+)
+
+// Helpers that keep the expected transcripts readable.
+
+func text(s string) Block     { return Block{Type: BlockText, Text: s} }
+func thinking(s string) Block { return Block{Type: BlockThinking, Text: s} }
+func use(id, name, input string) Block {
+	return Block{Type: BlockToolUse, ID: id, Name: name, Input: json.RawMessage(input)}
+}
+func result(id, s string) Block { return Block{Type: BlockToolResult, ID: id, Text: s} }
+func failed(id, s string) Block { return Block{Type: BlockToolResult, ID: id, Text: s, IsError: true} }
+
+func msg(file string, line int, role Role, blocks ...Block) Message {
+	return Message{Role: role, Blocks: blocks, Pos: Pos{File: file, Line: line}}
+}
+
+func withUsage(m Message, model string, u Usage) Message {
+	m.Model, m.Usage = model, &u
+	return m
+}
+
+func readTestdata(t *testing.T, name string) []*Transcript {
+	t.Helper()
+	ts, err := ReadFile(filepath.Join("testdata", name), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// rawEqual compares raw JSON as bytes: fast, and diffs print it whole.
+var rawEqual = cmp.Comparer(func(a, b json.RawMessage) bool { return bytes.Equal(a, b) })
+
+// equateEmpty equates nil and empty slices and maps, raw JSON aside.
+var equateEmpty = cmp.FilterPath(func(p cmp.Path) bool {
+	return p.Last().Type() != reflect.TypeFor[json.RawMessage]()
+}, cmpopts.EquateEmpty())
+
+// transcriptOpts compares transcripts field by field.
+var transcriptOpts = cmp.Options{equateEmpty, rawEqual}
+
+func TestCodexRollout(t *testing.T) {
+	f := "testdata/codex-rollout-tokens.jsonl"
+	ts := readTestdata(t, "codex-rollout-tokens.jsonl")
+	asst := func(line int, u Usage, blocks ...Block) Message {
+		return withUsage(msg(f, line, RoleAssistant, blocks...), "gpt-5.1-codex", u)
+	}
+	want := []*Transcript{{
+		ID: "0199a000-0000-7000-8000-000000000001", File: f, Format: FormatCodex,
+		Models: []string{"gpt-5.1-codex"},
+		Messages: []Message{
+			msg(f, 1, RoleSystem, text("You are Codex.")),
+			msg(f, 2, RoleUser, text("<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>")),
+			msg(f, 4, RoleUser, text("fix the build")),
+			asst(7, Usage{Input: 4000, CacheRead: 1000, Output: 120, Reasoning: 64},
+				thinking("**Checking the build**"),
+				use("call_1", "shell", `{"command":["bash","-lc","go build ./..."]}`)),
+			msg(f, 10, RoleTool, result("call_1", `{"output":"main.go:3: undefined: x\n","metadata":{"exit_code":1}}`)),
+			asst(12, Usage{Input: 400, CacheRead: 4900, Output: 80},
+				use("call_2", "apply_patch", `"*** Begin Patch\n*** Update File: main.go\n@@\n-x\n+1\n*** End Patch\n"`)),
+			msg(f, 14, RoleTool, result("call_2", "Success. Updated the following files:\nM main.go\n")),
+			asst(16, Usage{Input: 1000, CacheRead: 1000, Output: 30}, text("Fixed: the build passes.")),
+		},
+		Compactions: []Compaction{{Index: 7, Pos: Pos{f, 15},
+			Summary: &Message{Role: RoleUser, Blocks: []Block{text("The user asked to fix the build; main.go was patched.")}, Pos: Pos{f, 15}}}},
+		Calls: 3,
+		Skipped: map[string]int{"event_msg/user_message": 1, "event_msg/token_count (empty)": 1,
+			"event_msg/token_count (repeat)": 1, "event_msg/agent_message": 1},
+	}}
+	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
+		t.Errorf("codex rollout (-want +got):\n%s", diff)
+	}
+}
+
+func TestCodexExec(t *testing.T) {
+	f := "testdata/codex-exec.jsonl"
+	ts := readTestdata(t, "codex-exec.jsonl")
+	want := []*Transcript{{
+		ID: "0199a213-81c0-7800-8aa1-bbab2a035a53", File: f, Format: FormatCodex,
+		Messages: []Message{
+			msg(f, 3, RoleAssistant, thinking("**Listing files**"), use("item_1", "command_execution", `{"command":"bash -lc ls"}`)),
+			msg(f, 5, RoleTool, result("item_1", "README.md\nmain.go\n")),
+			msg(f, 6, RoleAssistant, use("item_2", "command_execution", `{"command":"bash -lc 'go test ./...'"}`)),
+			msg(f, 6, RoleTool, failed("item_2", "FAIL\n")),
+			msg(f, 7, RoleAssistant, use("item_3", "file_change", `{"changes":[{"path":"main.go","kind":"update"}]}`)),
+			msg(f, 7, RoleTool, result("item_3", "completed")),
+			msg(f, 8, RoleAssistant,
+				Block{Type: BlockOther, Name: "web_search", Raw: json.RawMessage(`{"id":"item_4","type":"web_search","query":"go test flags"}`)},
+				text("Done: main.go fixed.")),
+		},
+		Calls:        4,
+		Skipped:      map[string]int{"item.started": 1},
+		Unattributed: &Usage{Input: 315, CacheRead: 24448, Output: 122},
+	}}
+	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
+		t.Errorf("codex exec (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnthropicMessages(t *testing.T) {
+	f := "testdata/anthropic-messages.jsonl"
+	ts := readTestdata(t, "anthropic-messages.jsonl")
+	a1 := withUsage(msg(f, 2, RoleAssistant, thinking("Read the file."), use("toolu_1", "Read", `{"file_path":"main.go"}`)),
+		"claude-sonnet-4-5", Usage{Input: 10, CacheWrite: 200, CacheRead: 3000, Output: 40})
+	a1.CallID = "msg_01A"
+	a2 := withUsage(msg(f, 4, RoleAssistant, text("An empty main function.")),
+		"claude-sonnet-4-5", Usage{Input: 5, CacheRead: 3250, Output: 8})
+	a2.CallID = "msg_01B"
+	want := []*Transcript{{
+		ID: "anthropic-messages", File: f, Format: FormatAnthropic, Models: []string{"claude-sonnet-4-5"},
+		Messages: []Message{
+			msg(f, 1, RoleUser, text("What is in main.go?")),
+			a1,
+			msg(f, 3, RoleUser, result("toolu_1", "package main\nfunc main() {}")),
+			a2,
+		},
+		Calls: 2,
+	}}
+	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
+		t.Errorf("anthropic messages (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnthropicRequests(t *testing.T) {
+	f := "testdata/anthropic-requests.jsonl"
+	ts := readTestdata(t, "anthropic-requests.jsonl")
+	want := []*Transcript{
+		{ID: "anthropic-requests:1", File: f, Format: FormatAnthropic, Models: []string{"claude-haiku-4-5"}, Calls: 1,
+			Messages: []Message{
+				msg(f, 1, RoleSystem, text("Summarize.")),
+				msg(f, 1, RoleUser, text("first conversation")),
+				withUsage(msg(f, 1, RoleAssistant, text("ok")), "", Usage{}),
+			}},
+		{ID: "anthropic-requests:2", File: f, Format: FormatAnthropic, Models: []string{"claude-haiku-4-5"},
+			Messages: []Message{
+				msg(f, 2, RoleSystem, text("Be brief.")),
+				msg(f, 2, RoleUser, text("second"), Block{Type: BlockImage,
+					Raw: json.RawMessage(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBOR"}}`)}),
+			}},
+	}
+	want[0].Messages[2].Usage = nil
+	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
+		t.Errorf("anthropic requests (-want +got):\n%s", diff)
+	}
+}
+
+func TestOpenAIMessages(t *testing.T) {
+	f := "testdata/openai-messages.jsonl"
+	ts := readTestdata(t, "openai-messages.jsonl")
+	want := []*Transcript{{
+		ID: "openai-messages", File: f, Format: FormatOpenAIChat, Models: []string{"gpt-4o"}, Calls: 2,
+		Messages: []Message{
+			msg(f, 1, RoleSystem, text("You are helpful.")),
+			msg(f, 2, RoleUser, text("List files"), Block{Type: BlockImage,
+				Raw: json.RawMessage(`{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}`)}),
+			withUsage(msg(f, 3, RoleAssistant, use("call_a", "ls", `{"path":"."}`)), "gpt-4o", Usage{Input: 36, CacheRead: 64, Output: 12}),
+			msg(f, 4, RoleTool, result("call_a", "a.txt\nb.txt")),
+			withUsage(msg(f, 5, RoleAssistant, text("Two files.")), "gpt-4o", Usage{Input: 30, CacheRead: 100, Output: 4}),
+		},
+	}}
+	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
+		t.Errorf("openai messages (-want +got):\n%s", diff)
+	}
+}
+
+func TestOpenAIConversations(t *testing.T) {
+	f := "testdata/openai-conversations.jsonl"
+	ts := readTestdata(t, "openai-conversations.jsonl")
+	want := []*Transcript{
+		{ID: "openai-conversations:1", File: f, Format: FormatOpenAIChat, Calls: 1, Messages: []Message{
+			msg(f, 1, RoleUser, text("hi")), msg(f, 1, RoleAssistant, text("hello"))}},
+		{ID: "openai-conversations:2", File: f, Format: FormatOpenAIChat, Calls: 1, Messages: []Message{
+			msg(f, 2, RoleSystem, text("Be terse.")), msg(f, 2, RoleUser, text("2+2?")), msg(f, 2, RoleAssistant, text("4"))}},
+	}
+	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
+		t.Errorf("openai conversations (-want +got):\n%s", diff)
+	}
+}
+
+// TestClaudeCodeMerge checks the merge of one response's lines: by
+// message.id, across the tool results Claude Code writes between them,
+// with the input side of the usage counted once and the largest output.
+func TestClaudeCodeMerge(t *testing.T) {
+	const f = "merge.jsonl"
+	in := `{"type":"user","sessionId":"s1","message":{"role":"user","content":"go"}}
+{"type":"assistant","sessionId":"s1","message":{"id":"msg_1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}],"usage":{"input_tokens":3,"cache_read_input_tokens":100,"cache_creation_input_tokens":20,"output_tokens":2}}}
+{"type":"progress","sessionId":"s1","data":{}}
+{"type":"user","sessionId":"s1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a"}]}}
+{"type":"assistant","sessionId":"s1","message":{"id":"msg_1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"pwd"}}],"usage":{"input_tokens":3,"cache_read_input_tokens":100,"cache_creation_input_tokens":20,"output_tokens":57}}}
+{"type":"user","sessionId":"s1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"/"}]}}
+{"type":"assistant","sessionId":"s1","isSidechain":true,"message":{"id":"msg_9","role":"assistant","content":[{"type":"text","text":"subagent"}]}}
+`
+	ts, err := Parse([]byte(in), f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := withUsage(msg(f, 2, RoleAssistant, use("t1", "Bash", `{"command":"ls"}`), use("t2", "Bash", `{"command":"pwd"}`)),
+		"claude-opus-4-6", Usage{Input: 3, CacheRead: 100, CacheWrite: 20, Output: 57})
+	a.CallID = "msg_1"
+	want := []*Transcript{{ID: "s1", File: f, Format: FormatClaudeCode, Models: []string{"claude-opus-4-6"}, Calls: 1,
+		Messages: []Message{
+			msg(f, 1, RoleUser, text("go")),
+			a,
+			msg(f, 4, RoleUser, result("t1", "a")),
+			msg(f, 6, RoleUser, result("t2", "/")),
+		},
+		Skipped: map[string]int{"progress": 1, "sidechain": 1},
+	}}
+	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
+		t.Errorf("merge (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,104 @@
+package transcript_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	. "github.com/ctxbench/ctxbench/transcript"
+)
+
+// ignorePos compares messages without their source positions, which a
+// conversion changes by design.
+var ignorePos = cmp.Options{equateEmpty, rawEqual, cmpopts.IgnoreFields(Message{}, "Pos")}
+
+func convert(t *testing.T, tr *Transcript, f Format) (*Transcript, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, tr, f); err != nil {
+		t.Fatal(err)
+	}
+	out := bytes.Clone(buf.Bytes())
+	ts, err := Parse(buf.Bytes(), "converted", Options{})
+	if err != nil {
+		t.Fatalf("reading the %s output back: %v\n%.500s", f, err, out)
+	}
+	if len(ts) != 1 {
+		t.Fatalf("%d transcripts read back, want 1", len(ts))
+	}
+	if ts[0].Format != f {
+		t.Errorf("%s output detected as %s", f, ts[0].Format)
+	}
+	return ts[0], out
+}
+
+// shape is what every conversion keeps: the tool calls and results in
+// order, the recorded usage, the id and the models.
+type shape struct {
+	ID, Models        string
+	Uses, Results     []string
+	Usage             Usage
+	AssistantMessages int
+}
+
+func shapeOf(tr *Transcript) shape {
+	s := shape{ID: tr.ID, Models: strings.Join(tr.Models, ","), Usage: tr.Usage()}
+	for _, m := range tr.Messages {
+		if m.Role == RoleAssistant {
+			s.AssistantMessages++
+		}
+		for _, b := range m.Blocks {
+			switch b.Type {
+			case BlockToolUse:
+				s.Uses = append(s.Uses, b.ID+" "+b.Name+" "+string(b.Input))
+			case BlockToolResult:
+				s.Results = append(s.Results, b.ID+" "+b.Text)
+			}
+		}
+	}
+	return s
+}
+
+func TestConvertRoundTrip(t *testing.T) {
+	for _, path := range corpusFiles(t) {
+		src := readOne(t, path, Options{})
+		for _, f := range []Format{FormatOpenAIChat, FormatAnthropic} {
+			t.Run(strings.TrimPrefix(path, corpusDir+"/")+"/"+string(f), func(t *testing.T) {
+				once, out1 := convert(t, src, f)
+				twice, out2 := convert(t, once, f)
+				if diff := cmp.Diff(once.Messages, twice.Messages, ignorePos); diff != "" {
+					t.Errorf("convert → read is not stable (-once +twice):\n%s", diff)
+				}
+				if !bytes.Equal(out1, out2) {
+					t.Errorf("writing the read-back transcript changed its bytes")
+				}
+				want := shapeOf(src)
+				if f == FormatOpenAIChat {
+					want.Usage.CacheWrite1h = 0 // openai-chat has no field for it
+				} else {
+					want.Usage.Reasoning = 0 // nor anthropic for this
+				}
+				if diff := cmp.Diff(want, shapeOf(once), cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("conversion lost tool calls, results or usage (-source +converted):\n%s", diff)
+				}
+				exact := (f == FormatAnthropic && src.Format == FormatClaudeCode) ||
+					(f == FormatOpenAIChat && src.Format == FormatOpenAIChat)
+				if exact {
+					if diff := cmp.Diff(src.Messages, once.Messages, ignorePos); diff != "" {
+						t.Errorf("%s → %s → read changed the messages (-source +converted):\n%s", src.Format, f, diff)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestWriteUnknownFormat(t *testing.T) {
+	err := Write(&bytes.Buffer{}, &Transcript{ID: "x"}, FormatGeminiCLI)
+	if err == nil || !strings.Contains(err.Error(), "cannot write format") {
+		t.Errorf("error %v, want cannot write format", err)
+	}
+}
