@@ -35,7 +35,7 @@ bench:
 
 # Rewrite the golden files from the current output; review the diff.
 golden:
-	$(GO) test ./... -run Golden -update
+	$(GO) test ./fixtures ./cmd/ctxbench -run Golden -update
 
 # A short fuzzing pass over every reader (FUZZTIME=1m for longer).
 FUZZTIME ?= 10s

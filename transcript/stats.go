@@ -24,6 +24,9 @@ type Stats struct {
 	BadRecords  int            `json:"bad_records"`
 	Bad         []*SyntaxError `json:"bad,omitempty"`
 	InvalidUTF8 int            `json:"invalid_utf8_records"`
+	// Unattributed is the part of Usage recorded per group of calls
+	// rather than per call (see [Transcript.Unattributed]).
+	Unattributed *Usage `json:"unattributed,omitempty"`
 	// Reported is the session total the agent reported, where it did.
 	Reported        *Usage  `json:"reported,omitempty"`
 	ReportedCostUSD float64 `json:"reported_cost_usd,omitempty"`
@@ -37,7 +40,7 @@ func (t *Transcript) Summary() Stats {
 		Roles:       map[string]int{string(RoleUser): 0, string(RoleAssistant): 0},
 		Skipped:     map[string]int{},
 		Compactions: len(t.Compactions), BadRecords: len(t.Bad), Bad: t.Bad,
-		InvalidUTF8: t.InvalidUTF8, Reported: t.Reported, ReportedCostUSD: t.ReportedCostUSD,
+		InvalidUTF8: t.InvalidUTF8, Unattributed: t.Unattributed, Reported: t.Reported, ReportedCostUSD: t.ReportedCostUSD,
 	}
 	if s.Models == nil {
 		s.Models = []string{}

@@ -47,6 +47,10 @@ func Walk(paths []string, opt Options, stdin io.Reader, fn func(*Transcript) err
 		}
 		info, err := os.Stat(p)
 		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = fmt.Errorf("%s: %w", p, pe.Err)
+			}
 			return skipped, err
 		}
 		if !info.IsDir() {

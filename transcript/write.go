@@ -162,11 +162,11 @@ func openaiParts(bs []Block) any {
 	for _, b := range bs {
 		switch {
 		case b.Type == BlockText:
-			parts = append(parts, map[string]string{"type": "text", "text": b.Text})
+			parts = append(parts, textPart{"text", b.Text})
 		case len(b.Raw) > 0:
 			parts = append(parts, b.Raw)
 		default: // a thinking block outside an assistant message
-			parts = append(parts, map[string]string{"type": "text", "text": b.Text})
+			parts = append(parts, textPart{"text", b.Text})
 		}
 	}
 	return parts
@@ -237,12 +237,15 @@ func anthropicBlocks(bs []Block) []any {
 	for _, b := range bs {
 		switch b.Type {
 		case BlockText:
-			out = append(out, map[string]string{"type": "text", "text": b.Text})
+			out = append(out, textPart{"text", b.Text})
 		case BlockThinking:
 			if len(b.Raw) > 0 {
 				out = append(out, b.Raw)
 			} else {
-				out = append(out, map[string]string{"type": "thinking", "thinking": b.Text})
+				out = append(out, struct {
+					Type     string `json:"type"`
+					Thinking string `json:"thinking"`
+				}{"thinking", b.Text})
 			}
 		case BlockToolUse:
 			input := b.Input
@@ -270,9 +273,17 @@ func anthropicBlocks(bs []Block) []any {
 			if len(b.Raw) > 0 {
 				out = append(out, b.Raw)
 			} else {
-				out = append(out, map[string]string{"type": string(b.Type)})
+				out = append(out, struct {
+					Type string `json:"type"`
+				}{string(b.Type)})
 			}
 		}
 	}
 	return out
+}
+
+// textPart is a text block or part, fields in the order the APIs use.
+type textPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }

@@ -70,7 +70,7 @@ func writeInspectText(w io.Writer, s transcript.Stats) error {
 		Right:  []bool{false, true, false},
 		Rows: [][]string{
 			{"messages", reports.Int(s.Messages), roleDetail(s.Roles)},
-			{"calls", reports.Int(s.Calls), reports.Int(s.CallsWithUsage) + " with recorded usage"},
+			{"calls", reports.Int(s.Calls), callsDetail(s)},
 			{"tool uses", reports.Int(s.ToolUses), ""},
 			{"tool results", reports.Int(s.ToolResults), ""},
 			{"thinking blocks", reports.Int(s.Thinking), ""},
@@ -140,4 +140,12 @@ func countDetail(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%s %s", k, reports.Int(m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+func callsDetail(s transcript.Stats) string {
+	d := reports.Int(s.CallsWithUsage) + " with recorded usage"
+	if u := s.Unattributed; u != nil {
+		d += fmt.Sprintf("; %s prompt tokens recorded per turn, not per call", reports.Int(u.Prompt()))
+	}
+	return d
 }

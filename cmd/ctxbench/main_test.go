@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+const corpus = "../../fixtures/corpus/"
+
+// ctxbench runs the command in-process with stdin as its standard input.
+func ctxbench(stdin string, args ...string) (stdout, stderr string, code int) {
+	var out, errOut bytes.Buffer
+	code = runEnv(args, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+// TestGolden runs commands and compares their output with
+// testdata/golden/NAME.stdout and NAME.stderr. Run go test -update to
+// rewrite them after an intended change, then review the diff.
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"inspect-samples", []string{"inspect"}, 0},
+		{"inspect-short", []string{"inspect", corpus + "spotter/short.jsonl"}, 0},
+		{"inspect-stream-json", []string{"inspect", corpus + "ai-workflow-agent/issue-113/04_implementation/execute/agent_log_raw.txt"}, 0},
+		{"inspect-json-gemini", []string{"inspect", "--json", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
+		{"inspect-json-traj", []string{"inspect", "--json", corpus + "mini-swe-agent/output/deepseek_reasoner_dev/sqlfluff__sqlfluff-1517/sqlfluff__sqlfluff-1517.traj.json"}, 0},
+		{"inspect-dir", []string{"inspect", "testdata/mixed"}, 0},
+		{"inspect-bad", []string{"inspect", "testdata/bad.jsonl"}, 2},
+		{"inspect-bad-lenient", []string{"inspect", "--lenient", "--json", "testdata/bad.jsonl"}, 0},
+		{"inspect-bad-format", []string{"inspect", "--format", "claude", "testdata/bad.jsonl"}, 2},
+		{"inspect-missing", []string{"inspect", "testdata/no-such-file.jsonl"}, 2},
+		{"inspect-not-transcript", []string{"inspect", "testdata/mixed/README.md"}, 2},
+		{"convert-anthropic", []string{"convert", "--to", "anthropic", corpus + "spotter/short.jsonl"}, 0},
+		{"convert-openai", []string{"convert", "--to", "openai-chat", "testdata/mixed"}, 0},
+		{"convert-no-to", []string{"convert", "testdata/mixed"}, 2},
+		{"gen-claude", []string{"gen", "--calls", "3", "--seed", "5"}, 0},
+		{"gen-openai", []string{"gen", "--calls", "3", "--seed", "5", "--to", "openai-chat", "--non-ascii", "0.5"}, 0},
+		{"gen-bad-ratio", []string{"gen", "--tool-ratio", "2"}, 2},
+		{"unknown-command", []string{"frobnicate"}, 2},
+		{"version", []string{"--version"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := ctxbench("", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, tc.code, stderr)
+			}
+			golden(t, tc.name+".stdout", stdout)
+			golden(t, tc.name+".stderr", stderr)
+		})
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if got == "" {
+			os.Remove(path)
+			return
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if string(want) != got {
+		gotPath := path + ".got"
+		os.WriteFile(gotPath, []byte(got), 0o644)
+		t.Errorf("%s differs from the golden file; compare with diff -u %s %s, or run go test -update if intended", name, path, gotPath)
+	}
+}
+
+// TestInspectJSONContract checks the documented shape of inspect --json,
+// which scripts depend on.
+func TestInspectJSONContract(t *testing.T) {
+	stdout, stderr, code := ctxbench("", "inspect", "--json", corpus+"spotter")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Transcripts []map[string]json.RawMessage `json:"transcripts"`
+		Skipped     []struct {
+			File, Reason string
+		} `json:"skipped_files"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Transcripts) != 6 || len(doc.Skipped) != 2 {
+		t.Fatalf("%d transcripts and %d skipped files, want 6 and 2 (LICENSE, README.md)", len(doc.Transcripts), len(doc.Skipped))
+	}
+	for _, tr := range doc.Transcripts {
+		for key, kind := range map[string]string{
+			"file": "string", "id": "string", "format": "string", "messages": "number", "roles": "object",
+			"calls": "number", "tool_uses": "number", "tool_results": "number", "usage": "object",
+			"compactions": "number", "skipped": "object",
+		} {
+			raw, ok := tr[key]
+			if !ok {
+				t.Fatalf("transcript lacks %q", key)
+			}
+			if got := jsonKind(raw); got != kind {
+				t.Errorf("%q is a JSON %s, want %s", key, got, kind)
+			}
+		}
+		var u map[string]int64
+		if err := json.Unmarshal(tr["usage"], &u); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"input", "cache_read", "cache_write", "output"} {
+			if _, ok := u[k]; !ok {
+				t.Errorf("usage lacks %q", k)
+			}
+		}
+	}
+}
+
+func jsonKind(raw json.RawMessage) string {
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	default:
+		return "number"
+	}
+}
+
+// TestConvertThenInspect pipes convert's output into inspect through
+// standard input: the recorded calls and usage survive.
+func TestConvertThenInspect(t *testing.T) {
+	src := corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"
+	before, _, code := ctxbench("", "inspect", "--json", src)
+	if code != 0 {
+		t.Fatal("inspect failed")
+	}
+	for _, to := range []string{"anthropic", "openai-chat"} {
+		converted, stderr, code := ctxbench("", "convert", "--to", to, src)
+		if code != 0 {
+			t.Fatalf("convert: %s", stderr)
+		}
+		after, stderr, code := ctxbench(converted, "inspect", "--json", "-")
+		if code != 0 {
+			t.Fatalf("inspect -: %s", stderr)
+		}
+		pick := func(s string) any {
+			var doc struct {
+				Transcripts []struct {
+					ID    string
+					Calls int
+					Usage struct{ Input, CacheRead, CacheWrite, Output int64 }
+				}
+			}
+			if err := json.Unmarshal([]byte(s), &doc); err != nil {
+				t.Fatal(err)
+			}
+			return doc.Transcripts
+		}
+		if diff := cmp.Diff(pick(before), pick(after)); diff != "" {
+			t.Errorf("%s: (-before +after convert):\n%s", to, diff)
+		}
+	}
+}
+
+// TestOutputFiles checks -o: written whole on success, not at all on
+// failure, and an existing file left untouched when a run fails.
+func TestOutputFiles(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "gen.jsonl")
+	if _, stderr, code := ctxbench("", "gen", "--calls", "20", "-o", out); code != 0 {
+		t.Fatal(stderr)
+	}
+	want, _, _ := ctxbench("", "gen", "--calls", "20")
+	if got, _ := os.ReadFile(out); string(got) != want {
+		t.Errorf("gen -o wrote %d bytes, stdout has %d", len(got), len(want))
+	}
+
+	conv := filepath.Join(dir, "conv.jsonl")
+	if err := os.WriteFile(conv, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The first input converts, the second is malformed: nothing is written.
+	_, stderr, code := ctxbench("", "convert", "--to", "openai-chat", "-o", conv, corpus+"spotter/short.jsonl", "testdata/bad.jsonl")
+	if code != 2 || !strings.Contains(stderr, "testdata/bad.jsonl:3:") {
+		t.Errorf("convert of a bad file: exit %d, stderr %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(conv); string(got) != "keep me\n" {
+		t.Errorf("a failed convert changed the existing output: %q", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("temporary files left behind: %v", names)
+	}
+	if _, _, code := ctxbench("", "gen", "-o", filepath.Join(dir, "missing", "x.jsonl")); code != 2 {
+		t.Errorf("gen into a missing directory: exit %d, want 2", code)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	stdout, _, code := ctxbench("", "--help")
+	if code != 0 || !strings.Contains(stdout, "inspect") || !strings.Contains(stdout, "convert") {
+		t.Errorf("--help: exit %d, output:\n%s", code, stdout)
+	}
+}

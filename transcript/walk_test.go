@@ -1,0 +1,103 @@
+package transcript_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	. "github.com/ctxbench/ctxbench/transcript"
+)
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestWalkDirectory(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"b/session.jsonl":      ccUser + "\n" + ccAsst + "\n",
+		"a/notes.md":           "# notes\n",
+		"a/empty.jsonl":        "",
+		"a/image.png":          "\x89PNG\r\n\x1a\n\x00\x00",
+		"c/convs.jsonl":        `{"messages":[{"role":"user","content":"a"}]}` + "\n" + `{"messages":[{"role":"user","content":"b"}]}` + "\n",
+		".git/objects/x.jsonl": ccUser + "\n",
+	})
+	var got []string
+	skipped, err := Walk([]string{dir}, Options{}, nil, func(tr *Transcript) error {
+		got = append(got, strings.TrimPrefix(tr.File, dir+"/")+" "+tr.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"b/session.jsonl s", "c/convs.jsonl convs:1", "c/convs.jsonl convs:2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("transcripts (-want +got):\n%s", diff)
+	}
+	for i := range skipped {
+		skipped[i].File = strings.TrimPrefix(skipped[i].File, dir+"/")
+	}
+	wantSkipped := []SkippedFile{
+		{"a/empty.jsonl", "empty"},
+		{"a/image.png", "binary content (NUL bytes)"},
+		{"a/notes.md", "not JSON or JSON Lines"},
+	}
+	if diff := cmp.Diff(wantSkipped, skipped); diff != "" {
+		t.Errorf("skipped files (-want +got):\n%s", diff)
+	}
+}
+
+func TestWalkErrors(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"notes.md":  "# notes\n",
+		"bad.jsonl": ccUser + "\n{broken\n",
+	})
+	// A file named explicitly that holds no transcript is an error.
+	_, err := Walk([]string{filepath.Join(dir, "notes.md")}, Options{}, nil, func(*Transcript) error { return nil })
+	var nt *NotTranscriptError
+	if !errors.As(err, &nt) {
+		t.Errorf("explicit non-transcript: error %v, want a NotTranscriptError", err)
+	}
+	// A malformed record in a walked directory stops the walk, naming file and line.
+	_, err = Walk([]string{dir}, Options{}, nil, func(*Transcript) error { return nil })
+	if err == nil || err.Error() != filepath.Join(dir, "bad.jsonl")+":2: invalid JSON: invalid character 'b' looking for beginning of object key string" {
+		t.Errorf("malformed record: error %v", err)
+	}
+	_, err = Walk([]string{filepath.Join(dir, "missing")}, Options{}, nil, func(*Transcript) error { return nil })
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing path: error %v, want not exist", err)
+	}
+	stop := errors.New("stop")
+	_, err = Walk([]string{filepath.Join(corpusDir, "spotter")}, Options{}, nil, func(*Transcript) error { return stop })
+	if !errors.Is(err, stop) {
+		t.Errorf("callback error: got %v, want it returned", err)
+	}
+}
+
+func TestWalkStdin(t *testing.T) {
+	var got []*Transcript
+	_, err := Walk([]string{Stdin}, Options{}, strings.NewReader(ccUser+"\n"+ccAsst+"\n"), func(tr *Transcript) error {
+		got = append(got, tr)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].File != "<stdin>" || len(got[0].Messages) != 2 {
+		t.Errorf("stdin: got %d transcripts, file %q", len(got), got[0].File)
+	}
+}
