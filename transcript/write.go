@@ -287,3 +287,17 @@ type textPart struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
+
+// ContentJSON returns blocks as compact JSON in the Anthropic Messages
+// shape ([{"type":"text","text":…}, {"type":"tool_use",…}, …]): the form
+// in which the seed systems measure structured content (JSON.stringify of
+// the content blocks).
+func ContentJSON(blocks []Block) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(anthropicBlocks(blocks)); err != nil {
+		return nil // blocks hold only valid JSON values
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+}

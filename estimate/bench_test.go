@@ -1,0 +1,92 @@
+package estimate_test
+
+import (
+	"strings"
+	"testing"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
+
+	"github.com/ctxbench/ctxbench/estimate"
+)
+
+// BenchmarkEstimators counts every message of a real session (MB/s of
+// message text) with each estimator, and with pkoukk's Encode as the
+// baseline for the exact encodings.
+func BenchmarkEstimators(b *testing.B) {
+	tr := readCorpus(b, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	var texts []string
+	size := 0
+	for _, m := range tr.Messages {
+		for _, bl := range m.Blocks {
+			for _, s := range []string{bl.Text, bl.Name, string(bl.Input)} {
+				if s != "" {
+					texts = append(texts, s)
+					size += len(s)
+				}
+			}
+		}
+	}
+	for _, name := range estimate.Names() {
+		e := estimate.MustNew(name, estimate.OverheadNone)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for i := range tr.Messages {
+					e.CountMessage(&tr.Messages[i])
+				}
+			}
+		})
+	}
+	estimate.OfflineTiktoken()
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		ref, err := tiktoken.GetEncoding(enc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("pkoukk-"+enc, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, s := range texts {
+					ref.Encode(s, nil, nil)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCachedRecount is a replay's common case: counts of messages
+// already seen.
+func BenchmarkCachedRecount(b *testing.B) {
+	tr := readCorpus(b, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	c := estimate.NewCache()
+	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
+	c.Counts(e, tr)
+	b.ResetTimer()
+	for b.Loop() {
+		c.Counts(e, tr)
+	}
+}
+
+// BenchmarkLongPiece counts 20,000 repeated letters, one pre-tokenizer
+// piece: ctxbench's heap merge against pkoukk's quadratic one.
+func BenchmarkLongPiece(b *testing.B) {
+	s := strings.Repeat("a", 20_000)
+	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
+	b.Run("ctxbench", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			e.Count(s)
+		}
+	})
+	estimate.OfflineTiktoken()
+	ref, err := tiktoken.GetEncoding("cl100k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("pkoukk", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			ref.Encode(s, nil, nil)
+		}
+	})
+}

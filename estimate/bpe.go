@@ -1,0 +1,284 @@
+package estimate
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/dlclark/regexp2"
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// The encodings' pre-tokenizer patterns, as OpenAI's tiktoken defines
+// them (in the form pkoukk/tiktoken-go compiles with regexp2).
+var patterns = map[string]string{
+	"cl100k_base": `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+	"o200k_base": `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+}
+
+// rankFiles are the names under which the offline loader finds the
+// encodings' merge ranks (it embeds them; it never downloads).
+var rankFiles = map[string]string{
+	"cl100k_base": "cl100k_base.tiktoken",
+	"o200k_base":  "o200k_base.tiktoken",
+}
+
+var useOfflineLoader sync.Once
+
+// OfflineTiktoken makes pkoukk/tiktoken-go load its encodings from the
+// ranks embedded in github.com/pkoukk/tiktoken-go-loader instead of
+// downloading them, which its default loader does. ctxbench calls it
+// before any encoding is loaded; tests that use the reference tokenizer
+// call it too.
+func OfflineTiktoken() {
+	useOfflineLoader.Do(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
+}
+
+// encoding is a BPE encoding: its merge ranks and pre-tokenizer.
+type encoding struct {
+	name  string
+	ranks map[string]int
+	re    *regexp2.Regexp
+}
+
+var (
+	encodingsMu sync.Mutex
+	encodings   = map[string]*encoding{}
+)
+
+func loadEncoding(name string) (*encoding, error) {
+	encodingsMu.Lock()
+	defer encodingsMu.Unlock()
+	if e, ok := encodings[name]; ok {
+		return e, nil
+	}
+	OfflineTiktoken()
+	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(rankFiles[name])
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", name, err)
+	}
+	re, err := regexp2.Compile(patterns[name], regexp2.None)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the %s pattern: %w", name, err)
+	}
+	e := &encoding{name: name, ranks: ranks, re: re}
+	encodings[name] = e
+	return e, nil
+}
+
+// count returns the number of tokens of text: the text is split by the
+// encoding's pattern, and each piece is merged by rank. Text that looks
+// like a special token (<|endoftext|>) is ordinary text.
+func (e *encoding) count(text string) int {
+	if text == "" {
+		return 0
+	}
+	n := 0
+	m, _ := e.re.FindStringMatch(text)
+	for m != nil {
+		n += e.pieceTokens(m.String())
+		m, _ = e.re.FindNextMatch(m)
+	}
+	return n
+}
+
+// heapMergeMin is the piece length from which merging uses a heap: the
+// plain scan is faster for the short pieces that make up most text, and
+// quadratic on long ones.
+const heapMergeMin = 128
+
+// pieceTokens returns the number of tokens BPE merges piece into.
+func (e *encoding) pieceTokens(piece string) int {
+	if len(piece) <= 1 {
+		return len(piece)
+	}
+	if _, ok := e.ranks[piece]; ok {
+		return 1
+	}
+	if len(piece) < heapMergeMin {
+		return e.scanMerge(piece)
+	}
+	return e.heapMerge(piece)
+}
+
+// rank returns the rank of piece[a:b], or math.MaxInt if it has none.
+func (e *encoding) rank(piece string, a, b int) int {
+	if r, ok := e.ranks[piece[a:b]]; ok {
+		return r
+	}
+	return math.MaxInt
+}
+
+// scanMerge is tiktoken's byte-pair merge: repeatedly merge the adjacent
+// pair of lowest rank (the leftmost on ties) until no pair has a rank.
+// starts holds the parts' start offsets; ranks[i] the rank of parts i and
+// i+1 merged.
+func (e *encoding) scanMerge(piece string) int {
+	var buf [heapMergeMin + 1]int
+	var rbuf [heapMergeMin]int
+	starts := buf[:len(piece)+1]
+	ranks := rbuf[:len(piece)]
+	for i := range starts {
+		starts[i] = i
+	}
+	for i := 0; i < len(piece)-1; i++ {
+		ranks[i] = e.rank(piece, i, i+2)
+	}
+	ranks[len(piece)-1] = math.MaxInt
+	parts := len(piece)
+	for parts > 1 {
+		best, at := math.MaxInt, -1
+		for i := 0; i < parts-1; i++ {
+			if ranks[i] < best {
+				best, at = ranks[i], i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		// Merge parts at and at+1.
+		copy(starts[at+1:], starts[at+2:parts+1])
+		copy(ranks[at+1:], ranks[at+2:parts])
+		parts--
+		ranks[parts-1] = math.MaxInt
+		if at+1 < parts {
+			ranks[at] = e.rank(piece, starts[at], starts[at+2])
+		} else {
+			ranks[at] = math.MaxInt
+		}
+		if at > 0 {
+			ranks[at-1] = e.rank(piece, starts[at-1], starts[at+1])
+		}
+	}
+	return parts
+}
+
+// heapMerge gives the same result as scanMerge in O(n log n): the parts
+// form a linked list, and a heap holds each adjacent pair's rank, ordered
+// by rank then position (so the leftmost pair wins ties, as in the scan).
+// Entries made stale by a merge are skipped when popped.
+func (e *encoding) heapMerge(piece string) int {
+	n := len(piece)
+	start := make([]int, n+1) // start[i]: where part i starts; parts are nodes 0..n-1
+	next := make([]int, n)
+	prev := make([]int, n)
+	version := make([]int, n)
+	alive := n
+	for i := range n {
+		start[i], next[i], prev[i] = i, i+1, i-1
+	}
+	start[n] = n
+	end := func(i int) int { // where the part after i ends
+		j := next[i]
+		if j >= n {
+			return -1
+		}
+		if k := next[j]; k < n {
+			return start[k]
+		}
+		return n
+	}
+	h := make(pairHeap, 0, n)
+	for i := 0; i < n-1; i++ {
+		if r := e.rank(piece, i, i+2); r != math.MaxInt {
+			h = append(h, pair{rank: r, pos: i, node: i})
+		}
+	}
+	heap.Init(&h)
+	for h.Len() > 0 {
+		p := heap.Pop(&h).(pair)
+		if p.version != version[p.node] || next[p.node] >= n {
+			continue // stale
+		}
+		i := p.node
+		j := next[i]
+		// Merge j into i.
+		next[i] = next[j]
+		if next[j] < n {
+			prev[next[j]] = i
+		}
+		next[j] = n + 1 // dead
+		alive--
+		version[i]++
+		if b := end(i); b > 0 {
+			if r := e.rank(piece, start[i], b); r != math.MaxInt {
+				heap.Push(&h, pair{rank: r, pos: start[i], node: i, version: version[i]})
+			}
+		}
+		if k := prev[i]; k >= 0 {
+			version[k]++
+			if r := e.rank(piece, start[k], end(k)); r != math.MaxInt {
+				heap.Push(&h, pair{rank: r, pos: start[k], node: k, version: version[k]})
+			}
+		}
+	}
+	return alive
+}
+
+type pair struct{ rank, pos, node, version int }
+
+type pairHeap []pair
+
+func (h pairHeap) Len() int { return len(h) }
+func (h pairHeap) Less(i, j int) bool {
+	if h[i].rank != h[j].rank {
+		return h[i].rank < h[j].rank
+	}
+	return h[i].pos < h[j].pos
+}
+func (h pairHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pair)) }
+func (h *pairHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// bpeEstimator counts with an exact BPE encoding.
+type bpeEstimator struct {
+	enc          *encoding
+	overheadRule Overhead
+}
+
+func (b *bpeEstimator) Name() string       { return b.enc.name }
+func (*bpeEstimator) Exact() bool          { return true }
+func (b *bpeEstimator) Overhead() Overhead { return b.overheadRule }
+
+func (b *bpeEstimator) Count(text string) int { return b.enc.count(text) }
+
+// CountMessage counts each block's text apart and sums: text, thinking and
+// tool results by their text (non-text result content by its JSON), a tool
+// call by its name and its JSON input, other blocks by their JSON. Images
+// count 0: their tokens depend on the provider and the pixels.
+func (b *bpeEstimator) CountMessage(m *transcript.Message) int {
+	n := 0
+	for _, bl := range m.Blocks {
+		n += b.blockTokens(bl)
+	}
+	return n + overhead(b.overheadRule, m, b.Count)
+}
+
+func (b *bpeEstimator) blockTokens(bl transcript.Block) int {
+	switch bl.Type {
+	case transcript.BlockText, transcript.BlockThinking:
+		return b.enc.count(bl.Text)
+	case transcript.BlockToolUse:
+		return b.enc.count(bl.Name) + b.enc.count(string(bl.Input))
+	case transcript.BlockToolResult:
+		if len(bl.Raw) > 0 {
+			return b.enc.count(string(bl.Raw))
+		}
+		return b.enc.count(bl.Text)
+	case transcript.BlockImage:
+		return 0
+	default:
+		return b.enc.count(string(bl.Raw))
+	}
+}
