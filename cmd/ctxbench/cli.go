@@ -24,6 +24,9 @@ type cli struct {
 	Inspect inspectCmd `cmd:"" help:"Summarize transcripts: messages, calls, tools, recorded usage, skipped events."`
 	Convert convertCmd `cmd:"" help:"Convert transcripts to openai-chat or anthropic JSON Lines."`
 	Gen     genCmd     `cmd:"" help:"Write a deterministic synthetic transcript."`
+
+	Tokens   tokensCmd   `cmd:"" help:"Count the tokens of text files or standard input."`
+	Estimate estimateCmd `cmd:"" help:"Measure how far token heuristics are from exact counts and from billed usage."`
 }
 
 // env is what commands read from and write to.

@@ -51,6 +51,11 @@ func TestGolden(t *testing.T) {
 		{"gen-bad-ratio", []string{"gen", "--tool-ratio", "2"}, 2},
 		{"unknown-command", []string{"frobnicate"}, 2},
 		{"version", []string{"--version"}, 0},
+		{"tokens-one", []string{"tokens", corpus + "spotter/short.jsonl"}, 0},
+		{"tokens-table", []string{"tokens", "-e", "chars4", "-e", "gemini", "-e", "o200k_base", "testdata/bad.jsonl", corpus + "spotter/LICENSE"}, 0},
+		{"tokens-bad-estimator", []string{"tokens", "-e", "chars3", "x"}, 2},
+		{"estimate-gemini", []string{"estimate", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
+		{"estimate-json-short", []string{"estimate", "--json", corpus + "spotter/short.jsonl"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := ctxbench("", tc.args...)
@@ -223,5 +228,32 @@ func TestHelp(t *testing.T) {
 	stdout, _, code := ctxbench("", "--help")
 	if code != 0 || !strings.Contains(stdout, "inspect") || !strings.Contains(stdout, "convert") {
 		t.Errorf("--help: exit %d, output:\n%s", code, stdout)
+	}
+}
+
+func TestTokensStdin(t *testing.T) {
+	stdout, stderr, code := ctxbench("日本語のテキスト and some English", "tokens", "-e", "o200k_base")
+	if code != 0 || stdout != "9\n" {
+		t.Errorf("tokens of stdin: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestEstimatePlots(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := ctxbench("", "estimate", "--plot", dir, corpus+"spotter/tool_heavy.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"estimate-scatter.png", "estimate-scatter.svg", "estimate-error.png", "estimate-error.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Errorf("%s is not a PNG", name)
+		}
+		if strings.HasSuffix(name, ".svg") && (!bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("@font-face"))) {
+			t.Errorf("%s is not an SVG with embedded fonts", name)
+		}
 	}
 }

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+type estimateCmd struct {
+	inputFlags
+	JSON  bool     `help:"Print one JSON document instead of tables."`
+	Plot  string   `placeholder:"DIR" help:"Write plots (PNG and SVG) of chars4 and gemini against cl100k_base, per message, and of their error distribution into DIR."`
+	Paths []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
+}
+
+// estimateResult is the --json document.
+type estimateResult struct {
+	Heuristics   []string                 `json:"heuristics"`
+	Exact        []string                 `json:"exact"`
+	Transcripts  []transcriptAccuracy     `json:"transcripts"`
+	Overall      *estimate.Accuracy       `json:"overall"`
+	ByModel      []modelAccuracy          `json:"billed_by_model"`
+	SkippedFiles []transcript.SkippedFile `json:"skipped_files"`
+	Notes        []string                 `json:"notes"`
+}
+
+type transcriptAccuracy struct {
+	File     string             `json:"file"`
+	ID       string             `json:"id"`
+	Format   transcript.Format  `json:"format"`
+	Models   []string           `json:"models"`
+	Accuracy *estimate.Accuracy `json:"accuracy"`
+}
+
+type modelAccuracy struct {
+	Family      string           `json:"family"`
+	Transcripts int              `json:"transcripts"`
+	Billed      *estimate.Billed `json:"billed"`
+}
+
+var (
+	heuristicNames = []string{"chars4", "gemini", "gemini-2025-11", "gemini-2026-05"}
+	exactNames     = []string{"cl100k_base", "o200k_base"}
+)
+
+// estimateNotes explain what the numbers mean; they are printed with the
+// tables and included in the JSON.
+var estimateNotes = []string{
+	"Errors are (heuristic - exact) / exact per message, in percent; negative means the heuristic under-counts. Messages whose exact count is 0 are left out of the percentages.",
+	"Exact counts are content only: no role markers, per-message overhead, system prompt or tool schemas.",
+	"Billed comparison: the prompt the API billed for call k minus that of call k-1 is what the messages appended in between cost; calls after a recorded compaction, and the first call, are not compared.",
+	"Claude, Gemini and DeepSeek models use their own tokenizers, not tiktoken: their billed-per-estimated ratio measures that difference too.",
+}
+
+func (c *estimateCmd) Run(e *env) error {
+	var ests []estimate.Estimator
+	for _, n := range append(append([]string(nil), heuristicNames...), exactNames...) {
+		est, err := estimate.New(n, estimate.OverheadNone)
+		if err != nil {
+			return err
+		}
+		ests = append(ests, est)
+	}
+	res := estimateResult{Heuristics: heuristicNames, Exact: exactNames, SkippedFiles: []transcript.SkippedFile{}, Notes: estimateNotes}
+	var all []*estimate.Counts
+	families := map[string][]*estimate.Counts{}
+	var familyOrder []string
+	skipped, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
+		counts := estimate.Analyze(t, ests)
+		all = append(all, counts)
+		res.Transcripts = append(res.Transcripts, transcriptAccuracy{File: t.File, ID: t.ID, Format: t.Format, Models: nonNil(t.Models),
+			Accuracy: estimate.Summarize([]*estimate.Counts{counts}, heuristicNames, exactNames, true)})
+		f := modelFamily(t.Models)
+		if _, ok := families[f]; !ok {
+			familyOrder = append(familyOrder, f)
+		}
+		families[f] = append(families[f], counts)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	res.SkippedFiles = append(res.SkippedFiles, skipped...)
+	res.Overall = estimate.Summarize(all, heuristicNames, exactNames, false)
+	for _, f := range familyOrder {
+		if b := estimate.Summarize(families[f], nil, nil, false).Billed; b != nil {
+			res.ByModel = append(res.ByModel, modelAccuracy{Family: f, Transcripts: len(families[f]), Billed: b})
+		}
+	}
+	if c.Plot != "" {
+		// The Gemini CLI variants overlap the current rule: plot two series.
+		paths, err := reports.EstimatePlots(c.Plot, all, []string{"chars4", "gemini"}, exactNames[0])
+		if err != nil {
+			return err
+		}
+		if !c.JSON {
+			for _, p := range paths {
+				fmt.Fprintf(e.stderr, "ctxbench: wrote %s\n", p)
+			}
+		}
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, res)
+	}
+	return writeEstimateText(e.stdout, &res)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// modelFamily groups transcripts by the tokenizer their model uses.
+func modelFamily(models []string) string {
+	if len(models) == 0 {
+		return "unknown model"
+	}
+	m := strings.ToLower(models[0])
+	for _, f := range []string{"claude", "gemini", "deepseek"} {
+		if strings.Contains(m, f) {
+			return f
+		}
+	}
+	if strings.HasPrefix(m, "gpt") || strings.HasPrefix(m, "o1") || strings.HasPrefix(m, "o3") || strings.HasPrefix(m, "o4") || strings.Contains(m, "codex") {
+		return "openai"
+	}
+	return m
+}
+
+func pct(v float64) string { return fmt.Sprintf("%+.1f%%", v) }
+func abs(v float64) string { return fmt.Sprintf("%.1f%%", v) }
+
+func writeEstimateText(w io.Writer, res *estimateResult) error {
+	o := res.Overall
+	fmt.Fprintf(w, "Token estimates: %d transcripts, %s messages; heuristics against exact BPE counts\n\n", len(res.Transcripts), reports.Int(o.Messages))
+
+	totals := reports.Table{Header: []string{"estimator", "tokens"}, Right: []bool{false, true}}
+	for _, x := range res.Exact {
+		totals.Header = append(totals.Header, "vs "+x)
+		totals.Right = append(totals.Right, true)
+	}
+	for _, n := range append(append([]string(nil), res.Heuristics...), res.Exact...) {
+		row := []string{n, reports.Int(o.Totals[n])}
+		for _, x := range res.Exact {
+			row = append(row, pct(float64(o.Totals[n]-o.Totals[x])/float64(max(1, o.Totals[x]))*100))
+		}
+		totals.Rows = append(totals.Rows, row)
+	}
+	fmt.Fprintln(w, "Totals over all messages")
+	if err := totals.WriteText(w); err != nil {
+		return err
+	}
+
+	errs := reports.Table{
+		Header: []string{"heuristic", "exact", "messages", "mean signed", "mean abs", "p50 abs", "p90 abs", "p99 abs", "max abs", "whole set"},
+		Right:  []bool{false, false, true, true, true, true, true, true, true, true},
+	}
+	for _, s := range o.Errors {
+		errs.Rows = append(errs.Rows, []string{s.Heuristic, s.Exact, reports.Int(s.Samples), pct(s.MeanPct), abs(s.MeanAbs),
+			abs(s.P50Abs), abs(s.P90Abs), abs(s.P99Abs), abs(s.MaxAbs), pct(s.TotalPct)})
+	}
+	fmt.Fprintln(w, "\nError per message")
+	if err := errs.WriteText(w); err != nil {
+		return err
+	}
+
+	x0 := res.Exact[0]
+	kinds := reports.Table{Header: []string{"block kind", "heuristic", "blocks", "mean signed", "mean abs", "p90 abs", "whole set"},
+		Right: []bool{false, false, true, true, true, true, true}}
+	for _, s := range o.ByKind {
+		if s.Exact == x0 {
+			kinds.Rows = append(kinds.Rows, []string{s.Kind, s.Heuristic, reports.Int(s.Samples), pct(s.MeanPct), abs(s.MeanAbs), abs(s.P90Abs), pct(s.TotalPct)})
+		}
+	}
+	fmt.Fprintf(w, "\nError per block, by kind (against %s)\n", x0)
+	if err := kinds.WriteText(w); err != nil {
+		return err
+	}
+
+	scripts := reports.Table{Header: []string{"script", "heuristic", "messages", "mean signed", "mean abs", "whole set"},
+		Right: []bool{false, false, true, true, true, true}}
+	for _, s := range o.ByScript {
+		if s.Exact == x0 {
+			scripts.Rows = append(scripts.Rows, []string{s.Bucket, s.Heuristic, reports.Int(s.Samples), pct(s.MeanPct), abs(s.MeanAbs), pct(s.TotalPct)})
+		}
+	}
+	fmt.Fprintf(w, "\nError per message, by share of non-ASCII characters (against %s)\n", x0)
+	if err := scripts.WriteText(w); err != nil {
+		return err
+	}
+
+	if len(res.ByModel) > 0 {
+		billed := reports.Table{Header: []string{"model family", "transcripts", "calls", "billed tokens", "estimator", "estimated", "billed per estimated", "mean abs per call"},
+			Right: []bool{false, true, true, true, false, true, true, true}}
+		for _, m := range res.ByModel {
+			for _, be := range m.Billed.Estimators {
+				billed.Rows = append(billed.Rows, []string{m.Family, reports.Int(m.Transcripts), reports.Int(m.Billed.Calls),
+					reports.Int(m.Billed.BilledTokens), be.Estimator, reports.Int(be.Tokens), fmt.Sprintf("%.3f", be.Ratio), abs(be.MeanAbsPct)})
+			}
+		}
+		fmt.Fprintln(w, "\nAgainst billed usage: prompt growth between consecutive calls")
+		if err := billed.WriteText(w); err != nil {
+			return err
+		}
+		for _, m := range res.ByModel {
+			for _, be := range m.Billed.Estimators {
+				if be.Estimator == x0 && m.Family != "openai" && be.Ratio > 0 {
+					fmt.Fprintf(w, "%s models do not use tiktoken: on these %s calls they billed %.3f tokens per %s token (%s).\n",
+						m.Family, reports.Int(m.Billed.Calls), be.Ratio, x0, pct((be.Ratio-1)*100))
+				}
+			}
+		}
+	}
+
+	per := reports.Table{Header: []string{"transcript", "format", "messages", x0, "chars4 vs " + x0, "billed calls", "billed per " + x0, "constant (" + x0 + ")"},
+		Right: []bool{false, false, true, true, true, true, true, true}}
+	for _, t := range res.Transcripts {
+		a := t.Accuracy
+		row := []string{shortName(t.File), string(t.Format), reports.Int(a.Messages), reports.Int(a.Totals[x0])}
+		row = append(row, pct(a.Errors[0].TotalPct))
+		if a.Billed != nil {
+			for _, be := range a.Billed.Estimators {
+				if be.Estimator == x0 {
+					row = append(row, reports.Int(a.Billed.Calls), fmt.Sprintf("%.3f", be.Ratio), reports.Int(*be.Constant))
+				}
+			}
+		} else {
+			row = append(row, "0", "-", "-")
+		}
+		per.Rows = append(per.Rows, row)
+	}
+	fmt.Fprintln(w, "\nPer transcript (the constant is the system prompt and tool schemas the transcript does not hold)")
+	if err := per.WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, n := range res.Notes {
+		fmt.Fprintln(w, "Note: "+n)
+	}
+	for _, s := range res.SkippedFiles {
+		fmt.Fprintf(w, "skipped %s: %s\n", s.File, s.Reason)
+	}
+	return nil
+}
+
+// shortName keeps the last two elements of a path, which are enough to
+// tell transcripts apart in a table.
+func shortName(p string) string {
+	dir, file := filepath.Split(p)
+	dir = filepath.Base(filepath.Clean(dir))
+	if dir == "." || dir == "/" {
+		return file
+	}
+	return dir + "/" + file
+}

@@ -1,0 +1,415 @@
+package estimate
+
+import (
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Counts holds one transcript's token counts by estimator, message by
+// message and block by block: the input of the accuracy statistics.
+type Counts struct {
+	File   string
+	ID     string
+	Format transcript.Format
+	// Estimators names the columns of every Counts slice below.
+	Estimators []string
+	Messages   []MessageCounts
+	// Calls are the recorded API calls that carry usage, with the counts
+	// of what each appended to the prompt (see [Analyze]).
+	Calls []CallCounts
+}
+
+// MessageCounts is one message's counts.
+type MessageCounts struct {
+	Index int
+	Role  transcript.Role
+	// NonASCII is the share of the message's characters (code points)
+	// above U+007F.
+	NonASCII float64
+	// Counts is each estimator's count of the whole message (no overhead).
+	Counts []int
+	Blocks []BlockCounts
+}
+
+// BlockCounts is one block's counts, each estimator counting the block as
+// a message of its own.
+type BlockCounts struct {
+	Kind   string // text, thinking, tool_use, tool_result, other
+	Counts []int
+}
+
+// CallCounts compares one call's billed prompt growth with the estimates.
+type CallCounts struct {
+	// Message is the index of the call's assistant message.
+	Message int
+	// Prompt is the whole prompt the API billed (input + cache read +
+	// cache write).
+	Prompt int64
+	// Delta is Prompt minus the previous call's prompt: what the messages
+	// appended since cost (the previous response and this turn).
+	Delta int64
+	// Appended holds each estimator's count of those messages.
+	Appended []int
+	// Prefix holds each estimator's count of every message before the
+	// call: Prompt − Prefix is what the transcript does not contain
+	// (system prompt, tool schemas).
+	Prefix []int
+}
+
+// Analyze counts every message and block of t with each estimator (the
+// exact ones in parallel). A call whose prompt cannot be compared with the
+// previous one — the first call, a call after a compaction the agent
+// recorded, a call whose prompt shrank — keeps its Prefix but has Delta 0
+// and is left out of the per-call comparison.
+func Analyze(t *transcript.Transcript, ests []Estimator) *Counts {
+	c := &Counts{File: t.File, ID: t.ID, Format: t.Format, Messages: make([]MessageCounts, len(t.Messages))}
+	for _, e := range ests {
+		c.Estimators = append(c.Estimators, e.Name())
+	}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		mc := MessageCounts{Index: i, Role: m.Role, NonASCII: nonASCIIShare(m), Counts: make([]int, len(ests)),
+			Blocks: make([]BlockCounts, len(m.Blocks))}
+		for j, b := range m.Blocks {
+			mc.Blocks[j] = BlockCounts{Kind: blockKind(b.Type), Counts: make([]int, len(ests))}
+		}
+		c.Messages[i] = mc
+	}
+	var wg sync.WaitGroup
+	for k, e := range ests {
+		count := func() {
+			for i := range t.Messages {
+				m := &t.Messages[i]
+				c.Messages[i].Counts[k] = countNoOverhead(e, m)
+				for j := range m.Blocks {
+					one := transcript.Message{Role: m.Role, Blocks: m.Blocks[j : j+1]}
+					c.Messages[i].Blocks[j].Counts[k] = countNoOverhead(e, &one)
+				}
+			}
+		}
+		if e.Exact() {
+			wg.Add(1)
+			go func() { defer wg.Done(); count() }()
+		} else {
+			count()
+		}
+	}
+	wg.Wait()
+	// What each compaction's summary counts, for the prefix after it.
+	summaries := map[int][]int{}
+	for _, cp := range t.Compactions {
+		n := make([]int, len(ests))
+		if cp.Summary != nil {
+			for k, e := range ests {
+				n[k] = countNoOverhead(e, cp.Summary)
+			}
+		}
+		summaries[cp.Index] = n
+	}
+	c.Calls = calls(t, c, summaries)
+	return c
+}
+
+func countNoOverhead(e Estimator, m *transcript.Message) int {
+	if o, ok := e.(interface{ Overhead() Overhead }); ok && o.Overhead() != OverheadNone {
+		e = MustNew(e.Name(), OverheadNone)
+	}
+	return e.CountMessage(m)
+}
+
+// calls pairs each call that carries usage with the counts of what its
+// prompt holds. After a compaction the agent sent the summary instead of
+// the history, so the prefix restarts from the summary's counts.
+func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallCounts {
+	var out []CallCounts
+	n := len(c.Estimators)
+	prefix := make([]int, n)
+	var prev *CallCounts
+	prevEnd := 0 // messages before prevEnd are in the previous call's prompt or response
+	compacted := false
+	for i := range t.Messages {
+		if s, ok := summaries[i]; ok {
+			compacted = true
+			copy(prefix, s)
+		}
+		m := &t.Messages[i]
+		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 {
+			cc := CallCounts{Message: i, Prompt: m.Usage.Prompt(), Prefix: slices.Clone(prefix)}
+			if prev != nil && !compacted && cc.Prompt > prev.Prompt {
+				cc.Delta = cc.Prompt - prev.Prompt
+				cc.Appended = make([]int, n)
+				for j := prevEnd; j < i; j++ {
+					for k := range n {
+						cc.Appended[k] += c.Messages[j].Counts[k]
+					}
+				}
+			}
+			out = append(out, cc)
+			prev, prevEnd, compacted = &out[len(out)-1], i, false
+		}
+		for k := range n {
+			prefix[k] += c.Messages[i].Counts[k]
+		}
+	}
+	return out
+}
+
+func blockKind(t transcript.BlockType) string {
+	switch t {
+	case transcript.BlockText, transcript.BlockThinking, transcript.BlockToolUse, transcript.BlockToolResult:
+		return string(t)
+	}
+	return "other"
+}
+
+func nonASCIIShare(m *transcript.Message) float64 {
+	all, non := 0, 0
+	for _, b := range m.Blocks {
+		for _, s := range []string{b.Text, string(b.Input)} {
+			for _, r := range s {
+				all++
+				if r > 127 {
+					non++
+				}
+			}
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(non) / float64(all)
+}
+
+// ErrorStats summarizes a heuristic's relative error against an exact
+// count, over the samples (messages or blocks) whose exact count is not 0.
+// Percentages are (heuristic − exact) / exact × 100: negative means the
+// heuristic under-counts.
+type ErrorStats struct {
+	Heuristic string  `json:"heuristic"`
+	Exact     string  `json:"exact"`
+	Samples   int     `json:"samples"`
+	MeanPct   float64 `json:"mean_signed_pct"`
+	MeanAbs   float64 `json:"mean_abs_pct"`
+	P50Abs    float64 `json:"p50_abs_pct"`
+	P90Abs    float64 `json:"p90_abs_pct"`
+	P99Abs    float64 `json:"p99_abs_pct"`
+	MaxAbs    float64 `json:"max_abs_pct"`
+	// TotalPct is the error of the sums: what a whole context would be off
+	// by.
+	TotalPct       float64 `json:"total_pct"`
+	HeuristicTotal int64   `json:"heuristic_tokens"`
+	ExactTotal     int64   `json:"exact_tokens"`
+}
+
+// errorStats computes the statistics of pairs (heuristic, exact).
+func errorStats(h, x string, pairs [][2]int) ErrorStats {
+	s := ErrorStats{Heuristic: h, Exact: x}
+	var abs []float64
+	var sum, sumAbs float64
+	for _, p := range pairs {
+		s.HeuristicTotal += int64(p[0])
+		s.ExactTotal += int64(p[1])
+		if p[1] == 0 {
+			continue
+		}
+		e := float64(p[0]-p[1]) / float64(p[1]) * 100
+		sum += e
+		sumAbs += math.Abs(e)
+		abs = append(abs, math.Abs(e))
+	}
+	s.Samples = len(abs)
+	if s.ExactTotal > 0 {
+		s.TotalPct = float64(s.HeuristicTotal-s.ExactTotal) / float64(s.ExactTotal) * 100
+	}
+	if len(abs) == 0 {
+		return s
+	}
+	slices.Sort(abs)
+	s.MeanPct = sum / float64(len(abs))
+	s.MeanAbs = sumAbs / float64(len(abs))
+	s.P50Abs, s.P90Abs, s.P99Abs, s.MaxAbs = percentile(abs, 50), percentile(abs, 90), percentile(abs, 99), abs[len(abs)-1]
+	return s
+}
+
+// percentile returns the nearest-rank p-th percentile of sorted values.
+func percentile(sorted []float64, p float64) float64 {
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[max(0, min(len(sorted)-1, rank-1))]
+}
+
+// ScriptBuckets are the non-ASCII shares messages are grouped by: chars/4
+// under-counts CJK text several-fold, so the error depends on the script.
+var ScriptBuckets = []struct {
+	Name   string
+	Lo, Hi float64
+}{
+	{"ascii (<1% non-ASCII)", 0, 0.01},
+	{"1-10% non-ASCII", 0.01, 0.10},
+	{"10-30% non-ASCII", 0.10, 0.30},
+	{">=30% non-ASCII", 0.30, 1.01},
+}
+
+// Accuracy is the accuracy report of a set of transcripts (or of one).
+type Accuracy struct {
+	Messages int `json:"messages"`
+	// Totals is each estimator's count of every message.
+	Totals map[string]int64 `json:"totals"`
+	// Errors compares each heuristic with each exact encoding, message by
+	// message.
+	Errors []ErrorStats `json:"errors"`
+	// ByKind compares them block by block, per kind of block.
+	ByKind []KindStats `json:"by_kind"`
+	// ByScript compares them message by message, per share of non-ASCII.
+	ByScript []ScriptStats `json:"by_script"`
+	// Billed compares each estimator with the prompt growth the API billed.
+	Billed *Billed `json:"billed,omitempty"`
+}
+
+// KindStats is ErrorStats over one kind of block.
+type KindStats struct {
+	Kind string `json:"kind"`
+	ErrorStats
+}
+
+// ScriptStats is ErrorStats over messages of one script bucket.
+type ScriptStats struct {
+	Bucket string `json:"bucket"`
+	ErrorStats
+}
+
+// Billed compares estimates with billed usage over the calls that can be
+// compared (see [Analyze]).
+type Billed struct {
+	Calls int `json:"calls"`
+	// BilledTokens is the sum of the calls' prompt growth.
+	BilledTokens int64            `json:"billed_tokens"`
+	Estimators   []BilledEstimate `json:"estimators"`
+}
+
+// BilledEstimate is one estimator against billed usage.
+type BilledEstimate struct {
+	Estimator string `json:"estimator"`
+	// Tokens is the estimator's count of the appended messages.
+	Tokens int64 `json:"tokens"`
+	// Ratio is BilledTokens / Tokens: how many billed tokens one estimated
+	// token stands for.
+	Ratio float64 `json:"billed_per_estimated"`
+	// MeanAbsPct is the mean over calls of |estimate − billed| / billed.
+	MeanAbsPct float64 `json:"mean_abs_pct"`
+	// Constant is the fitted per-session constant: the median over calls of
+	// the billed prompt minus the estimate of the transcript's messages
+	// before the call — the system prompt and tool schemas the transcript
+	// does not contain. It is reported per transcript only.
+	Constant *int64 `json:"constant_tokens,omitempty"`
+}
+
+// Summarize computes the accuracy report of cs; heuristics and exact name
+// the estimators to compare (columns of cs). perSession adds the fitted
+// constant, which only means something for one session.
+func Summarize(cs []*Counts, heuristics, exact []string, perSession bool) *Accuracy {
+	a := &Accuracy{Totals: map[string]int64{}}
+	if len(cs) == 0 {
+		return a
+	}
+	col := map[string]int{}
+	for k, name := range cs[0].Estimators {
+		col[name] = k
+	}
+	type key struct{ group, h, x string }
+	pairs := map[key][][2]int{}
+	for _, c := range cs {
+		for _, m := range c.Messages {
+			a.Messages++
+			for name, k := range col {
+				a.Totals[name] += int64(m.Counts[k])
+			}
+			bucket := ""
+			for _, b := range ScriptBuckets {
+				if m.NonASCII >= b.Lo && m.NonASCII < b.Hi {
+					bucket = b.Name
+				}
+			}
+			for _, h := range heuristics {
+				for _, x := range exact {
+					p := [2]int{m.Counts[col[h]], m.Counts[col[x]]}
+					pairs[key{"", h, x}] = append(pairs[key{"", h, x}], p)
+					pairs[key{"script:" + bucket, h, x}] = append(pairs[key{"script:" + bucket, h, x}], p)
+					for _, b := range m.Blocks {
+						kk := key{"kind:" + b.Kind, h, x}
+						pairs[kk] = append(pairs[kk], [2]int{b.Counts[col[h]], b.Counts[col[x]]})
+					}
+				}
+			}
+		}
+	}
+	for _, h := range heuristics {
+		for _, x := range exact {
+			a.Errors = append(a.Errors, errorStats(h, x, pairs[key{"", h, x}]))
+		}
+	}
+	for _, kind := range []string{"text", "thinking", "tool_use", "tool_result", "other"} {
+		for _, h := range heuristics {
+			for _, x := range exact {
+				if p := pairs[key{"kind:" + kind, h, x}]; len(p) > 0 {
+					a.ByKind = append(a.ByKind, KindStats{kind, errorStats(h, x, p)})
+				}
+			}
+		}
+	}
+	for _, b := range ScriptBuckets {
+		for _, h := range heuristics {
+			for _, x := range exact {
+				if p := pairs[key{"script:" + b.Name, h, x}]; len(p) > 0 {
+					a.ByScript = append(a.ByScript, ScriptStats{b.Name, errorStats(h, x, p)})
+				}
+			}
+		}
+	}
+	a.Billed = billed(cs, col, perSession)
+	return a
+}
+
+func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
+	b := &Billed{}
+	names := cs[0].Estimators
+	tokens := make([]int64, len(names))
+	absSum := make([]float64, len(names))
+	consts := make([][]int64, len(names))
+	for _, c := range cs {
+		for _, call := range c.Calls {
+			for k := range names {
+				consts[k] = append(consts[k], call.Prompt-int64(call.Prefix[k]))
+			}
+			if call.Delta <= 0 {
+				continue
+			}
+			b.Calls++
+			b.BilledTokens += call.Delta
+			for k := range names {
+				tokens[k] += int64(call.Appended[k])
+				absSum[k] += math.Abs(float64(int64(call.Appended[k])-call.Delta)) / float64(call.Delta) * 100
+			}
+		}
+	}
+	if b.Calls == 0 {
+		return nil
+	}
+	for _, name := range names {
+		k := col[name]
+		be := BilledEstimate{Estimator: name, Tokens: tokens[k], MeanAbsPct: absSum[k] / float64(b.Calls)}
+		if tokens[k] > 0 {
+			be.Ratio = float64(b.BilledTokens) / float64(tokens[k])
+		}
+		if perSession && len(consts[k]) > 0 {
+			v := slices.Clone(consts[k])
+			slices.Sort(v)
+			m := v[len(v)/2]
+			be.Constant = &m
+		}
+		b.Estimators = append(b.Estimators, be)
+	}
+	return b
+}

@@ -1,0 +1,192 @@
+package reports
+
+import (
+	"bufio"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/ctxbench/ctxbench/estimate"
+)
+
+// Plot size and resolution.
+const (
+	plotW   = 8 * vg.Inch
+	plotH   = 5.5 * vg.Inch
+	plotDPI = 120
+)
+
+// palette are distinguishable colours, in series order.
+var palette = []color.Color{
+	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // blue
+	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // red
+	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, // green
+	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, // orange
+	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, // purple
+	color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, // brown
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	return p
+}
+
+// savePlot writes p as name.png and name.svg (fonts embedded) in dir, each
+// atomically, and returns the paths.
+func savePlot(p *plot.Plot, dir, name string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ext := range []string{"png", "svg"} {
+		path := filepath.Join(dir, name+"."+ext)
+		err := WriteFile(path, func(w *bufio.Writer) error {
+			if ext == "png" {
+				c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(plotW, plotH), vgimg.UseDPI(plotDPI))}
+				p.Draw(draw.New(c))
+				_, err := c.WriteTo(w)
+				return err
+			}
+			c := vgsvg.NewWith(vgsvg.UseWH(plotW, plotH), vgsvg.EmbedFonts(true))
+			p.Draw(draw.New(c))
+			_, err := c.WriteTo(w)
+			return err
+		})
+		if err != nil {
+			return out, fmt.Errorf("plotting %s: %w", path, err)
+		}
+		out = append(out, path)
+	}
+	return out, nil
+}
+
+// EstimatePlots writes two plots of the estimators' accuracy into dir:
+// estimate-scatter (each heuristic's count against the exact count, per
+// message, on log axes, with the line y = x) and estimate-error (the
+// distribution of the per-message relative error). It returns the files
+// written.
+func EstimatePlots(dir string, cs []*estimate.Counts, heuristics []string, exact string) ([]string, error) {
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("plotting: no transcripts")
+	}
+	col := map[string]int{}
+	for k, n := range cs[0].Estimators {
+		col[n] = k
+	}
+	x, ok := col[exact]
+	if !ok {
+		return nil, fmt.Errorf("plotting: no counts for %s", exact)
+	}
+
+	scatter := newPlot("Token estimates against exact counts, per message", exact+" tokens (log scale)", "estimated tokens (log scale)")
+	scatter.X.Scale, scatter.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	scatter.X.Tick.Marker, scatter.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	lo, hi := math.Inf(1), 0.0
+	errs := make([][]float64, len(heuristics))
+	for i, h := range heuristics {
+		var pts plotter.XYs
+		for _, c := range cs {
+			for _, m := range c.Messages {
+				ex, est := float64(m.Counts[x]), float64(m.Counts[col[h]])
+				if ex <= 0 {
+					continue
+				}
+				errs[i] = append(errs[i], (est-ex)/ex*100)
+				if est <= 0 {
+					continue
+				}
+				pts = append(pts, plotter.XY{X: ex, Y: est})
+				lo, hi = math.Min(lo, math.Min(ex, est)), math.Max(hi, math.Max(ex, est))
+			}
+		}
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plotting %s: %w", h, err)
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: withAlpha(palette[i%len(palette)], 0x90), Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
+		scatter.Add(s)
+		scatter.Legend.Add(fmt.Sprintf("%s (%d messages)", h, len(pts)), s)
+	}
+	scatter.X.Min, scatter.Y.Min = lo, lo
+	scatter.X.Max, scatter.Y.Max = hi, hi
+	scatter.Legend.Top, scatter.Legend.Left = false, false // the corner below the diagonal's far end is empty
+	scatter.Legend.XOffs, scatter.Legend.YOffs = -vg.Points(8), vg.Points(8)
+	if hi > 0 {
+		diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+		if err != nil {
+			return nil, err
+		}
+		diag.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		scatter.Add(diag)
+		scatter.Legend.Add("y = x (exact)", diag)
+	}
+	files, err := savePlot(scatter, dir, "estimate-scatter")
+	if err != nil {
+		return files, err
+	}
+
+	// The error distribution as frequency polygons over 10-point bins,
+	// clipped to [-100%, +200%] (the edges collect what lies beyond).
+	const binW, minE, maxE = 10.0, -100.0, 200.0
+	nb := int((maxE - minE) / binW)
+	hist := newPlot("Relative error of token estimates, per message", "(estimate - "+exact+") / "+exact+" (%; beyond +200% counted at +200%)", "share of messages (%)")
+	var ticks []plot.Tick
+	for v := minE; v <= maxE; v += 50 {
+		ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("%+.0f%%", v)})
+	}
+	hist.X.Tick.Marker = plot.ConstantTicks(ticks)
+	hist.X.Min, hist.X.Max = minE, maxE
+	top := 0.0
+	for i, h := range heuristics {
+		if len(errs[i]) == 0 {
+			continue
+		}
+		bins := make([]float64, nb)
+		for _, e := range errs[i] {
+			b := int((math.Max(minE, math.Min(maxE-1e-9, e)) - minE) / binW)
+			bins[b]++
+		}
+		pts := make(plotter.XYs, nb)
+		for b := range bins {
+			pts[b] = plotter.XY{X: minE + (float64(b)+0.5)*binW, Y: bins[b] / float64(len(errs[i])) * 100}
+			top = math.Max(top, pts[b].Y)
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return files, err
+		}
+		l.LineStyle = draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1.5)}
+		hist.Add(l)
+		hist.Legend.Add(h, l)
+	}
+	hist.Y.Min, hist.Y.Max = 0, top*1.3 // room for the legend above the curves
+	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 0, Y: hist.Y.Max}})
+	if err == nil && top > 0 {
+		zero.LineStyle = draw.LineStyle{Color: color.Gray{Y: 0x60}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(3)}}
+		hist.Add(zero)
+	}
+	hist.Legend.Left = false
+	more, err := savePlot(hist, dir, "estimate-error")
+	return append(files, more...), err
+}
+
+func withAlpha(c color.Color, a uint8) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
+}
