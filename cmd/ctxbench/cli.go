@@ -27,6 +27,8 @@ type cli struct {
 
 	Tokens   tokensCmd   `cmd:"" help:"Count the tokens of text files or standard input."`
 	Estimate estimateCmd `cmd:"" help:"Measure how far token heuristics are from exact counts and from billed usage."`
+
+	Summarize summarizeCmd `cmd:"" help:"Summarize a transcript's messages with a summarization provider."`
 }
 
 // env is what commands read from and write to.

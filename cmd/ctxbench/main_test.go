@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,6 +60,9 @@ func TestGolden(t *testing.T) {
 		{"tokens-bad-estimator", []string{"tokens", "-e", "chars3", "x"}, 2},
 		{"estimate-gemini", []string{"estimate", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
 		{"estimate-json-short", []string{"estimate", "--json", corpus + "spotter/short.jsonl"}, 0},
+		{"summarize-mock", []string{"summarize", "--template", "aidf", corpus + "spotter/tool_heavy.jsonl"}, 0},
+		{"summarize-heuristic-json", []string{"summarize", "--provider", "heuristic", "--json", corpus + "spotter/tool_heavy.jsonl"}, 0},
+		{"summarize-bad-template", []string{"summarize", "--template", "short", corpus + "spotter/tool_heavy.jsonl"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := ctxbench("", tc.args...)
@@ -255,5 +262,52 @@ func TestEstimatePlots(t *testing.T) {
 		if strings.HasSuffix(name, ".svg") && (!bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("@font-face"))) {
 			t.Errorf("%s is not an SVG with embedded fonts", name)
 		}
+	}
+}
+
+// TestSummarizeEndToEnd runs the anthropic provider against a fake
+// Messages API: the key comes from the environment, a second run is served
+// from the cache, and --offline works from it alone.
+func TestSummarizeEndToEnd(t *testing.T) {
+	var mu sync.Mutex
+	var keys []string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys = append(keys, r.Header.Get("x-api-key"))
+		mu.Unlock()
+		if r.URL.Path != "/v1/messages" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("content-type", "application/json")
+		io.WriteString(w, `{"model":"claude-haiku-4-5-20251001","content":[{"type":"text","text":"A short summary."}],"usage":{"input_tokens":900,"output_tokens":5}}`)
+	}))
+	defer api.Close()
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test-e2e")
+	cache := t.TempDir()
+	args := []string{"summarize", "--provider", "anthropic", "--base-url", api.URL, "--cache-dir", cache, "--max-summary-usd", "0.5", corpus + "spotter/short.jsonl"}
+	for i, wantCached := range []bool{false, true} {
+		stdout, stderr, code := ctxbench("", args...)
+		if code != 0 || stdout != "A short summary.\n" {
+			t.Fatalf("run %d: exit %d, stdout %q, stderr %q", i, code, stdout, stderr)
+		}
+		if got := strings.Contains(stderr, "from the cache"); got != wantCached {
+			t.Errorf("run %d: cached %v, want %v; stderr %q", i, got, wantCached, stderr)
+		}
+		if strings.Contains(stdout+stderr, "sk-test-e2e") {
+			t.Errorf("the key was printed")
+		}
+	}
+	if len(keys) != 1 || keys[0] != "sk-test-e2e" {
+		t.Errorf("requests with keys %q, want one with the environment's key", keys)
+	}
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	offline := []string{"summarize", "--offline", "--provider", "anthropic", "--base-url", api.URL, "--cache-dir", cache, corpus + "spotter/short.jsonl"}
+	if stdout, stderr, code := ctxbench("", offline...); code != 0 || stdout != "A short summary.\n" {
+		t.Errorf("offline: exit %d, %q, %q", code, stdout, stderr)
+	}
+	_, stderr, code := ctxbench("", "summarize", "--provider", "anthropic", "--offline", "--cache-dir", cache, corpus+"spotter/tool_heavy.jsonl")
+	if code != 2 || !strings.Contains(stderr, "not in the response cache (offline)") {
+		t.Errorf("offline miss: exit %d, stderr %q", code, stderr)
 	}
 }

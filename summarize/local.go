@@ -1,0 +1,265 @@
+package summarize
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync/atomic"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Mock is a deterministic summarizer for offline replays and tests: the
+// same request gives the same summary, it never sleeps, and it can be told
+// to fail. Its summary is the heuristic extraction (tools, files,
+// commands), cut to the requested length or completed to it with an
+// excerpt of the conversation's first words; its usage is what a real call
+// of that size would report: the prompt's and the summary's cl100k_base
+// token counts.
+type Mock struct {
+	// Tokens is the summary's length when Ratio is 0 (default 200).
+	Tokens int
+	// Ratio, when above 0, makes the summary Ratio × the prompt's tokens
+	// long, at least 1 token.
+	Ratio float64
+	// FailCall makes the n-th call (counting from 1) fail; FailAll makes
+	// every call fail. Err is the error returned (default ErrInjected).
+	FailCall int
+	FailAll  bool
+	Err      error
+	// Model is the model name in results (default "mock").
+	Model string
+
+	calls atomic.Int64
+}
+
+// ErrInjected is the mock's default injected failure.
+var ErrInjected = errors.New("mock: injected failure")
+
+// Name returns "mock".
+func (*Mock) Name() string { return "mock" }
+
+// Calls returns how many calls the mock has answered or failed.
+func (m *Mock) Calls() int { return int(m.calls.Load()) }
+
+var counter = estimate.MustNew("cl100k_base", estimate.OverheadNone)
+
+// Summarize returns the mock summary of req.
+func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
+	n := m.calls.Add(1)
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if m.FailAll || (m.FailCall > 0 && int(n) == m.FailCall) {
+		if m.Err != nil {
+			return Result{}, m.Err
+		}
+		return Result{}, fmt.Errorf("%w (call %d)", ErrInjected, n)
+	}
+	p, err := Render(req)
+	if err != nil {
+		return Result{}, err
+	}
+	in := counter.Count(p.System) + counter.Count(p.User)
+	want := m.Tokens
+	if want <= 0 {
+		want = 200
+	}
+	if m.Ratio > 0 {
+		want = max(1, int(m.Ratio*float64(in)))
+	}
+	if p.MaxTokens > 0 {
+		want = min(want, p.MaxTokens)
+	}
+	sum := sha256.Sum256([]byte(p.System + "\x00" + p.User))
+	text := fmt.Sprintf("[mock summary %x] %s", sum[:4], extract(req.Messages, req.Previous).text())
+	text = fitTokens(text, Conversation(req.Messages), want)
+	model := m.Model
+	if model == "" {
+		model = "mock"
+	}
+	return Result{Text: text, Model: model,
+		Usage: transcript.Usage{Input: int64(in), Output: int64(counter.Count(text))}}, nil
+}
+
+// fitTokens cuts text to at most n tokens, or pads it to about n with the
+// conversation's own words, in order, as an excerpt.
+func fitTokens(text, conversation string, n int) string {
+	c := counter.Count(text)
+	if c > n {
+		return cutTokens(text, n)
+	}
+	if c == n {
+		return text
+	}
+	words := strings.Join(strings.Fields(conversation), " ")
+	for budget := n - c - 3; budget > 0; budget-- {
+		excerpt := cutTokens(words, budget)
+		if excerpt == "" {
+			break
+		}
+		if out := text + "\nExcerpt: " + excerpt; counter.Count(out) <= n {
+			return out
+		}
+	}
+	return text
+}
+
+// cutTokens returns the longest prefix of text, in whole words, of at most
+// n tokens.
+func cutTokens(text string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if counter.Count(text) <= n {
+		return text
+	}
+	words := strings.Fields(text)
+	lo, hi := 0, len(words)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if counter.Count(strings.Join(words[:mid], " ")) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return strings.Join(words[:lo], " ")
+}
+
+// Heuristic is seed 001's tier-1 summary, made without a model: the tools
+// used (with counts), the files explored and the commands run, extracted by
+// rules from tool inputs and message text. It is deterministic and free.
+type Heuristic struct{}
+
+// Name returns "heuristic".
+func (Heuristic) Name() string { return "heuristic" }
+
+// Summarize returns the extraction of req's messages; the template and
+// output limit do not apply.
+func (Heuristic) Summarize(ctx context.Context, req Request) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	return Result{Text: extract(req.Messages, req.Previous).text(), Model: "heuristic"}, nil
+}
+
+// extraction is what the heuristic finds in messages.
+type extraction struct {
+	messages int
+	previous string
+	tools    []string
+	toolN    map[string]int
+	files    []string
+	commands []string
+}
+
+// Caps on what the extraction lists.
+const (
+	maxFiles    = 30
+	maxCommands = 20
+	maxCommand  = 200 // characters
+)
+
+var pathInText = regexp.MustCompile(`(?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*\.\w{1,8})\b`)
+
+// fileKeys and commandKeys are the tool-input fields that name files and
+// hold shell commands in the agents ctxbench reads.
+var (
+	fileKeys    = []string{"file_path", "path", "filePath", "notebook_path", "filename", "dir_path", "absolute_path"}
+	commandKeys = []string{"command", "cmd"}
+)
+
+func extract(msgs []transcript.Message, previous string) *extraction {
+	x := &extraction{messages: len(msgs), previous: previous, toolN: map[string]int{}}
+	seenFile, seenCmd := map[string]bool{}, map[string]bool{}
+	addFile := func(f string) {
+		if f != "" && !seenFile[f] && len(x.files) < maxFiles {
+			seenFile[f] = true
+			x.files = append(x.files, f)
+		}
+	}
+	for _, m := range msgs {
+		for _, b := range m.Blocks {
+			switch b.Type {
+			case transcript.BlockToolUse:
+				if x.toolN[b.Name] == 0 {
+					x.tools = append(x.tools, b.Name)
+				}
+				x.toolN[b.Name]++
+				var in map[string]any
+				if json.Unmarshal(b.Input, &in) != nil {
+					continue
+				}
+				for _, k := range fileKeys {
+					if s, ok := in[k].(string); ok {
+						addFile(s)
+					}
+				}
+				for _, k := range commandKeys {
+					cmd := commandString(in[k])
+					if cmd != "" && !seenCmd[cmd] && len(x.commands) < maxCommands {
+						seenCmd[cmd] = true
+						x.commands = append(x.commands, cmd)
+					}
+				}
+			case transcript.BlockText:
+				for _, mm := range pathInText.FindAllStringSubmatch(b.Text, -1) {
+					addFile(mm[1])
+				}
+			}
+		}
+	}
+	return x
+}
+
+// commandString returns a command input as one line: a string as it is,
+// an argument list joined by spaces; cut to maxCommand characters.
+func commandString(v any) string {
+	var s string
+	switch v := v.(type) {
+	case string:
+		s = v
+	case []any:
+		parts := make([]string, 0, len(v))
+		for _, p := range v {
+			parts = append(parts, fmt.Sprint(p))
+		}
+		s = strings.Join(parts, " ")
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxCommand {
+		s = string(r[:maxCommand]) + "…"
+	}
+	return s
+}
+
+func (x *extraction) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Summary of %d earlier messages.", x.messages)
+	if x.previous != "" {
+		b.WriteString("\nEarlier: " + x.previous)
+	}
+	if len(x.tools) > 0 {
+		parts := make([]string, len(x.tools))
+		for i, t := range x.tools {
+			parts[i] = fmt.Sprintf("%s (%d)", t, x.toolN[t])
+		}
+		b.WriteString("\nTools used: " + strings.Join(parts, ", "))
+	}
+	if len(x.files) > 0 {
+		b.WriteString("\nFiles explored: " + strings.Join(x.files, ", "))
+	}
+	if len(x.commands) > 0 {
+		b.WriteString("\nCommands run:")
+		for _, c := range x.commands {
+			b.WriteString("\n- " + c)
+		}
+	}
+	return b.String()
+}

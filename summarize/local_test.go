@@ -1,0 +1,179 @@
+package summarize
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+func corpusMessages(t *testing.T, name string) []transcript.Message {
+	t.Helper()
+	ts, err := transcript.ReadFile(filepath.Join("../fixtures/corpus", name), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0].Messages
+}
+
+func TestMockDeterministicAndSized(t *testing.T) {
+	msgs := corpusMessages(t, "spotter/tool_heavy.jsonl")
+	ctx := context.Background()
+	m := &Mock{Tokens: 120}
+	a, err := m.Summarize(ctx, Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := (&Mock{Tokens: 120}).Summarize(ctx, Request{Messages: msgs})
+	if a.Text != b.Text || a.Usage != b.Usage {
+		t.Errorf("two mocks gave different summaries of the same request")
+	}
+	if a.Usage.Output < 110 || a.Usage.Output > 120 {
+		t.Errorf("summary of %d tokens, want about 120", a.Usage.Output)
+	}
+	p, _ := Render(Request{Messages: msgs})
+	if want := int64(counter.Count(p.User)); a.Usage.Input != want {
+		t.Errorf("input usage %d, want the prompt's %d tokens", a.Usage.Input, want)
+	}
+	c, _ := (&Mock{Tokens: 120}).Summarize(ctx, Request{Messages: msgs[:5]})
+	if c.Text == a.Text {
+		t.Error("different requests gave the same summary")
+	}
+	// Ratio of the input, bounded by the template's limit.
+	r, _ := (&Mock{Ratio: 0.1}).Summarize(ctx, Request{Messages: msgs, Template: CrossTurn})
+	if want := min(int64(0.1*float64(r.Usage.Input)), 500); r.Usage.Output > want || r.Usage.Output < want-10 {
+		t.Errorf("ratio 0.1 of %d input tokens (limit 500): %d output tokens", r.Usage.Input, r.Usage.Output)
+	}
+	if !strings.Contains(a.Text, "Bash") {
+		t.Errorf("the mock summary does not carry the extraction: %q", a.Text)
+	}
+	if m.Calls() != 1 {
+		t.Errorf("calls %d, want 1", m.Calls())
+	}
+}
+
+func TestMockFaults(t *testing.T) {
+	ctx := context.Background()
+	req := Request{Messages: messages}
+	m := &Mock{FailCall: 2}
+	for i, wantErr := range []bool{false, true, false} {
+		_, err := m.Summarize(ctx, req)
+		if (err != nil) != wantErr {
+			t.Errorf("call %d: error %v, want failure %v", i+1, err, wantErr)
+		}
+		if err != nil && !errors.Is(err, ErrInjected) {
+			t.Errorf("call %d: error %v, want ErrInjected", i+1, err)
+		}
+	}
+	boom := errors.New("boom")
+	all := &Mock{FailAll: true, Err: boom}
+	for range 3 {
+		if _, err := all.Summarize(ctx, req); !errors.Is(err, boom) {
+			t.Errorf("error %v, want boom", err)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := (&Mock{}).Summarize(cctx, req); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func TestHeuristic(t *testing.T) {
+	msgs := corpusMessages(t, "spotter/tool_heavy.jsonl")
+	a, err := Heuristic{}.Summarize(context.Background(), Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Heuristic{}.Summarize(context.Background(), Request{Messages: msgs})
+	if a.Text != b.Text || a.Usage != (transcript.Usage{}) || a.Model != "heuristic" {
+		t.Errorf("heuristic: not deterministic or not free: %+v", a)
+	}
+	// What the session's tool calls hold, counted independently.
+	tools := map[string]int{}
+	for _, m := range msgs {
+		for _, bl := range m.Blocks {
+			if bl.Type == transcript.BlockToolUse {
+				tools[bl.Name]++
+			}
+		}
+	}
+	for name := range tools {
+		if !strings.Contains(a.Text, name+" (") {
+			t.Errorf("tool %s missing from:\n%s", name, a.Text)
+		}
+	}
+	for _, want := range []string{"Summary of 17 earlier messages.", "Files explored:", "Commands run:"} {
+		if !strings.Contains(a.Text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, a.Text)
+		}
+	}
+}
+
+func TestExtract(t *testing.T) {
+	use := func(name, input string) transcript.Block {
+		return transcript.Block{Type: transcript.BlockToolUse, Name: name, Input: []byte(input)}
+	}
+	msgs := []transcript.Message{
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{
+			use("Read", `{"file_path":"/repo/main.go"}`),
+			use("Bash", `{"command":"go   test ./..."}`),
+			use("shell", `{"command":["bash","-lc","ls -la"]}`),
+			use("Read", `{"file_path":"/repo/main.go"}`),
+			{Type: transcript.BlockText, Text: "I looked at ./internal/store.go and (/tmp/x.log)."},
+		}},
+	}
+	got := extract(msgs, "").text()
+	want := "Summary of 1 earlier messages.\nTools used: Read (2), Bash (1), shell (1)\n" +
+		"Files explored: /repo/main.go, ./internal/store.go, /tmp/x.log\nCommands run:\n- go test ./...\n- bash -lc ls -la"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestTemplates(t *testing.T) {
+	p, err := Render(Request{Messages: messages, Template: CrossTurn, Previous: "Earlier they set up the repo."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.User, "Previous summary: Earlier they set up the repo.") || p.MaxTokens != 500 {
+		t.Errorf("cross-turn with a previous summary: %q, max %d", p.User, p.MaxTokens)
+	}
+	p, _ = Render(Request{Messages: messages, Template: TwoTier, MaxTokens: 77})
+	if !strings.Contains(p.User, "6. Important Context") || p.MaxTokens != 77 {
+		t.Errorf("two-tier: max %d, prompt %q", p.MaxTokens, p.User)
+	}
+	// A template without a with-previous form gets the previous summary first.
+	p, _ = Render(Request{Messages: messages, Template: AIDF, Previous: "old"})
+	if !strings.Contains(p.User, "Previous summary: old\n\n[User]") {
+		t.Errorf("aidf with previous: %q", p.User)
+	}
+	if _, err := TemplateByName("nope"); err == nil || !strings.Contains(err.Error(), "aidf, two-tier, cross-turn, generic") {
+		t.Errorf("unknown template: %v", err)
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.tmpl")
+	os.WriteFile(good, []byte("Sum up:\n{{.Conversation}}"), 0o644)
+	tm, err := LoadTemplate(good, AIDF)
+	if err != nil || tm.MaxTokens != 1024 {
+		t.Fatalf("LoadTemplate: %v, %+v", err, tm)
+	}
+	p, _ = Render(Request{Messages: messages, Template: tm})
+	if !strings.HasPrefix(p.User, "Sum up:\n[User] ") {
+		t.Errorf("file template: %q", p.User)
+	}
+	bad := filepath.Join(dir, "bad.tmpl")
+	os.WriteFile(bad, []byte("no placeholder"), 0o644)
+	if _, err := LoadTemplate(bad, AIDF); err == nil {
+		t.Error("a template without {{.Conversation}} was accepted")
+	}
+	broken := filepath.Join(dir, "broken.tmpl")
+	os.WriteFile(broken, []byte("{{.Conversation"), 0o644)
+	if _, err := LoadTemplate(broken, AIDF); err == nil {
+		t.Error("a template that does not parse was accepted")
+	}
+}

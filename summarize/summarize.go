@@ -1,0 +1,240 @@
+package summarize
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/template"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// A Summarizer turns messages into a summary. Every Summarizer is safe for
+// concurrent use.
+type Summarizer interface {
+	// Name is the provider's name: mock, heuristic, anthropic or openai.
+	Name() string
+	Summarize(ctx context.Context, req Request) (Result, error)
+}
+
+// A Request asks for a summary of Messages, folding in Previous (an
+// earlier summary) when it is not empty.
+type Request struct {
+	Messages []transcript.Message
+	Previous string
+	// Template is the prompt; nil means [Generic].
+	Template *Template
+	// MaxTokens limits the summary's length; 0 means the template's.
+	MaxTokens int
+}
+
+// A Result is a summary and what it cost.
+type Result struct {
+	Text string
+	// Usage is what the provider reported (Input, the cache fields and
+	// Output); zero for summaries made without a model.
+	Usage transcript.Usage
+	// Cached reports that the result came from the response cache, at no
+	// cost.
+	Cached bool
+	// Model is the model that wrote the summary.
+	Model string
+	// CostUSD is what the call cost at the summarizer's prices (0 when
+	// cached or unpriced).
+	CostUSD float64
+}
+
+// ErrSpendCap is returned, wrapped, when a call would exceed the spend cap.
+// Policies treat it as any summarizer failure: the way their source
+// handles a failed summary.
+var ErrSpendCap = errors.New("summary spend cap reached")
+
+// ErrOffline is returned, wrapped, when an offline summarizer has no cached
+// response for a request.
+var ErrOffline = errors.New("not in the response cache (offline)")
+
+// A Template is a summarization prompt.
+type Template struct {
+	// Name identifies the template; Source says where it comes from.
+	Name, Source string
+	// System is the system prompt, if any.
+	System string
+	// Prompt is a text/template executed with .Conversation (the messages
+	// as text) and .Previous (the previous summary, possibly empty).
+	Prompt string
+	// PromptWithPrevious, if set, is used instead of Prompt when there is
+	// a previous summary to fold in.
+	PromptWithPrevious string
+	// MaxTokens is the output limit the source sets.
+	MaxTokens int
+}
+
+// The seeds' templates. Seed 000 gives its prompt word for word; seeds 001
+// and 003 describe theirs (the sections to produce, the length, the
+// previous summary's place), which these templates follow.
+var (
+	// AIDF is seed 000's summarization prompt (max_tokens 1024).
+	AIDF = &Template{
+		Name: "aidf", Source: "seed 000 (AIDF v0.8.0, task 118)", MaxTokens: 1024,
+		Prompt: "Summarize the following conversation history concisely. Focus on: what files were read/written, " +
+			"what decisions were made, what problems were encountered, and what the current state of the task is. " +
+			"Be factual and brief.\n\n{{.Conversation}}",
+	}
+	// TwoTier is seed 001's AI tier: a six-section structured summary of
+	// at most 2000 tokens.
+	TwoTier = &Template{
+		Name: "two-tier", Source: "seed 001 (two-tier summarization, AI tier)", MaxTokens: 2000,
+		Prompt: "Here is the earlier part of an agent's conversation:\n\n{{.Conversation}}\n\n" +
+			"Create a detailed, structured summary that includes:\n" +
+			"1. Task Progress: What has been accomplished so far?\n" +
+			"2. Key Decisions: Important choices made and why\n" +
+			"3. Files & Changes: What files were created, modified, or read?\n" +
+			"4. Errors & Solutions: Any errors and how they were resolved\n" +
+			"5. Current Focus: What was the agent working on most recently?\n" +
+			"6. Important Context: Domain-specific knowledge discovered",
+	}
+	// CrossTurn is seed 003's Haiku summary: 2–3 sentences, at most 500
+	// tokens, folding in the previous summary when there is one.
+	CrossTurn = &Template{
+		Name: "cross-turn", Source: "seed 003 (auto-summarization and proposed re-summarization)", MaxTokens: 500,
+		Prompt: "Summarize this conversation in 2-3 sentences, keeping what is needed to continue it.\n\n{{.Conversation}}",
+		PromptWithPrevious: "Previous summary: {{.Previous}}\n\n" +
+			"Produce an updated summary in 2-3 sentences that incorporates both the previous summary and these newer messages:\n\n{{.Conversation}}",
+	}
+	// Generic is the summary seed 004's compression service asks for
+	// (generateSummary of the compressed history), in gemini-cli's manner.
+	Generic = &Template{
+		Name: "generic", Source: "seed 004 (Dexto compression service)", MaxTokens: 1024,
+		Prompt: "Summarize the conversation below so that an agent can continue the task from the summary alone. " +
+			"Keep the goal, what was done, files and commands involved, errors and their fixes, and what remains.\n\n{{.Conversation}}",
+		PromptWithPrevious: "Earlier summary:\n{{.Previous}}\n\n" +
+			"Update it with the conversation below so that an agent can continue the task from the summary alone.\n\n{{.Conversation}}",
+	}
+)
+
+// Templates returns the named templates.
+func Templates() []*Template { return []*Template{AIDF, TwoTier, CrossTurn, Generic} }
+
+// TemplateByName returns the template called name.
+func TemplateByName(name string) (*Template, error) {
+	var names []string
+	for _, t := range Templates() {
+		if t.Name == name {
+			return t, nil
+		}
+		names = append(names, t.Name)
+	}
+	return nil, fmt.Errorf("unknown template %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// LoadTemplate reads a prompt from a file, to use in place of base's: the
+// file is a text/template using {{.Conversation}} and, optionally,
+// {{.Previous}}. The result keeps base's output limit.
+func LoadTemplate(path string, base *Template) (*Template, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &Template{Name: "file:" + path, Source: path, Prompt: string(b), MaxTokens: base.MaxTokens}
+	if _, err := t.render("", ""); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !strings.Contains(t.Prompt, "{{.Conversation}}") {
+		return nil, fmt.Errorf("%s: the template never uses {{.Conversation}}", path)
+	}
+	return t, nil
+}
+
+// render executes the template.
+func (t *Template) render(conversation, previous string) (string, error) {
+	src := t.Prompt
+	if previous != "" && t.PromptWithPrevious != "" {
+		src = t.PromptWithPrevious
+	} else if previous != "" {
+		conversation = "Previous summary: " + previous + "\n\n" + conversation
+	}
+	tmpl, err := template.New(t.Name).Option("missingkey=error").Parse(src)
+	if err != nil {
+		return "", fmt.Errorf("template %s: %w", t.Name, err)
+	}
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, struct{ Conversation, Previous string }{conversation, previous}); err != nil {
+		return "", fmt.Errorf("template %s: %w", t.Name, err)
+	}
+	return buf.String(), nil
+}
+
+// Prompt is a rendered request: what a provider sends.
+type Prompt struct {
+	System    string
+	User      string
+	MaxTokens int
+}
+
+// Render renders req into the prompt a provider sends.
+func Render(req Request) (Prompt, error) {
+	t := req.Template
+	if t == nil {
+		t = Generic
+	}
+	user, err := t.render(Conversation(req.Messages), req.Previous)
+	if err != nil {
+		return Prompt{}, err
+	}
+	p := Prompt{System: t.System, User: user, MaxTokens: req.MaxTokens}
+	if p.MaxTokens <= 0 {
+		p.MaxTokens = t.MaxTokens
+	}
+	return p, nil
+}
+
+// Conversation renders messages as plain text, one paragraph per block:
+// "[User] …", "[Assistant] …", "[Tool call Name] {input}", "[Tool result]
+// …", "[Thinking] …".
+func Conversation(msgs []transcript.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		role := "[" + roleLabel(m.Role) + "]"
+		for _, bl := range m.Blocks {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			switch bl.Type {
+			case transcript.BlockText:
+				b.WriteString(role + " " + bl.Text)
+			case transcript.BlockThinking:
+				b.WriteString("[Thinking] " + bl.Text)
+			case transcript.BlockToolUse:
+				b.WriteString("[Tool call " + bl.Name + "] " + string(bl.Input))
+			case transcript.BlockToolResult:
+				if bl.IsError {
+					b.WriteString("[Tool error] " + bl.Text)
+				} else {
+					b.WriteString("[Tool result] " + bl.Text)
+				}
+			case transcript.BlockImage:
+				b.WriteString(role + " [image]")
+			default:
+				b.WriteString(role + " " + string(bl.Raw))
+			}
+		}
+	}
+	return b.String()
+}
+
+func roleLabel(r transcript.Role) string {
+	switch r {
+	case transcript.RoleSystem:
+		return "System"
+	case transcript.RoleUser:
+		return "User"
+	case transcript.RoleAssistant:
+		return "Assistant"
+	case transcript.RoleTool:
+		return "Tool"
+	}
+	return string(r)
+}
