@@ -1,0 +1,229 @@
+package window
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Conformance of aidf with seed 002's Definition of Done and seed 000.
+
+func applyAIDF(t *testing.T, spec string, n int, sum summarize.Summarizer) (Step, *transcript.Transcript) {
+	t.Helper()
+	tr := textTranscript(n)
+	env := &Env{Transcript: tr, Next: n, Summarizer: sum}
+	step, err := mustPolicy(t, spec).Apply(context.Background(), env, &State{}, items(tr, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return step, tr
+}
+
+func TestAIDFDefaults(t *testing.T) {
+	// seed 002 DoD: "Default values are applied for omitted config fields
+	// (max_messages: 100, summarize_on_trim: false, preserve_first_n: 1,
+	// preserve_last_n: 20)".
+	want := Values{"max_messages": "100", "summarize_on_trim": "false", "preserve_first_n": "1", "preserve_last_n": "20",
+		"summarize_every": "10", "pair_safe": "false"}
+	if diff := cmp.Diff(want, mustPolicy(t, "aidf").Params()); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestAIDFTrim(t *testing.T) {
+	for _, tc := range []struct {
+		name    string // the seed 002 line it checks
+		spec    string
+		n       int
+		sent    []int // indices sent
+		evicted []int
+		warn    bool
+	}{
+		{"DoD: unchanged when under the cap", "aidf:max_messages=10,preserve_last_n=3", 9, seq(0, 9), nil, false},
+		{"DoD: exactly at the cap (no trimming needed)", "aidf:max_messages=10,preserve_last_n=3", 10, seq(0, 10), nil, false},
+		{"DoD: empty message array", "aidf:max_messages=10,preserve_last_n=3", 0, nil, nil, false},
+		{"step 2-5: head, newest middle, tail; oldest middle evicted first", "aidf:max_messages=10,preserve_first_n=2,preserve_last_n=3", 15,
+			append(seq(0, 2), seq(7, 15)...), seq(2, 7), false},
+		{"step 3 / DoD: head + tail >= max keeps only them, with a warning", "aidf:max_messages=8,preserve_first_n=3,preserve_last_n=5", 12,
+			append(seq(0, 3), seq(7, 12)...), seq(3, 7), true},
+		{"DoD: fewer messages than preserve_first_n + preserve_last_n", "aidf:max_messages=4,preserve_first_n=3,preserve_last_n=4", 5,
+			append(seq(0, 3), seq(3, 5)...), nil, true},
+		{"max_messages 0 disables trimming", "aidf:max_messages=0", 300, seq(0, 300), nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			step, _ := applyAIDF(t, tc.spec, tc.n, nil)
+			if diff := cmp.Diff(names(tc.sent), ids(step.History), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("sent (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(names(tc.evicted), step.Evicted, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("evicted (-want +got):\n%s", diff)
+			}
+			if (len(step.Warnings) > 0) != tc.warn {
+				t.Errorf("warnings %q, want warning: %v", step.Warnings, tc.warn)
+			}
+		})
+	}
+}
+
+func seq(lo, hi int) []int {
+	var out []int
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+func names(idx []int) []string {
+	var out []string
+	for _, i := range idx {
+		out = append(out, transcript.MessageID(i))
+	}
+	return out
+}
+
+// TestAIDFSuccessCriterion is seed 000's success criterion: a task with
+// 50+ tool calls and max_messages: 30 never exceeds the cap by more than one
+// turn (here: a 120-call generated session and a real one).
+func TestAIDFSuccessCriterion(t *testing.T) {
+	for _, tr := range []*transcript.Transcript{generated(t, 120, 3), readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")} {
+		for _, spec := range []string{"aidf:max_messages=30", "aidf:max_messages=30,summarize_on_trim=true"} {
+			calls := drive(t, mustPolicy(t, spec), tr, &summarize.Mock{})
+			if len(calls) < 50 {
+				t.Fatalf("only %d calls", len(calls))
+			}
+			summaries := 0
+			for k, c := range calls {
+				limit := 30 + c.turn
+				if strings.Contains(spec, "summarize") {
+					limit++ // the summary message is part of the design
+				}
+				if len(c.sent) > limit {
+					t.Errorf("%s %s call %d: %d messages sent, cap 30 + turn %d", tr.ID, spec, k, len(c.sent), c.turn)
+				}
+				if c.step.Summary != nil && c.step.Summary.ID != "" {
+					summaries++
+				}
+			}
+			if strings.Contains(spec, "summarize") && summaries == 0 {
+				t.Errorf("%s: no summary made", spec)
+			}
+		}
+	}
+}
+
+func TestAIDFSummary(t *testing.T) {
+	// seed 000 task 118 / 122: the summary replaces the evicted messages
+	// with a single synthetic assistant message "[Conversation Summary] …"
+	// between head and the rest; the prompt is the seed's.
+	rec := &recorder{}
+	step, _ := applyAIDF(t, "aidf:max_messages=10,preserve_first_n=2,preserve_last_n=3,summarize_on_trim=true", 25, rec)
+	got := ids(step.History)
+	want := append(append(names(seq(0, 2)), "s1"), names(seq(17, 25))...)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	s := step.History[2]
+	if s.Msg.Role != transcript.RoleAssistant || !strings.HasPrefix(s.Msg.Text(), "[Conversation Summary] summary 1 of 15 messages") || !s.Summary {
+		t.Errorf("summary message: %+v %q", s.Msg.Role, s.Msg.Text())
+	}
+	if step.Summary == nil || step.Summary.ID != "s1" || len(step.Summary.Covers) != 15 {
+		t.Errorf("summary event %+v", step.Summary)
+	}
+	if len(rec.reqs) != 1 || rec.reqs[0].Template != summarize.AIDF || summarize.AIDF.MaxTokens != 1024 {
+		t.Errorf("summarizer requests %d, template %v", len(rec.reqs), rec.reqs[0].Template.Name)
+	}
+	p, _ := summarize.Render(rec.reqs[0])
+	if !strings.HasPrefix(p.User, "Summarize the following conversation history concisely. Focus on: what files were read/written") {
+		t.Errorf("prompt %q", p.User)
+	}
+}
+
+func TestAIDFSummaryFallbacks(t *testing.T) {
+	spec := "aidf:max_messages=10,preserve_first_n=2,preserve_last_n=3,summarize_on_trim=true"
+	// "If summarization fails (API error, timeout), fall back to plain eviction."
+	step, _ := applyAIDF(t, spec, 25, &recorder{fail: true})
+	if cmp.Diff(append(names(seq(0, 2)), names(seq(17, 25))...), ids(step.History)) != "" || step.Summary == nil || step.Summary.Error == "" {
+		t.Errorf("failed summary: history %v, event %+v", ids(step.History), step.Summary)
+	}
+	for _, it := range step.History {
+		if strings.Contains(it.Msg.Text(), "failing as told") {
+			t.Errorf("the error became history: %q", it.Msg.Text())
+		}
+	}
+	// "If evicted messages contain only tool results with no meaningful
+	// text, skip summarization."
+	tr := &transcript.Transcript{}
+	for i := range 30 {
+		m := transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse(strconv.Itoa(i))}}
+		if i%2 == 1 {
+			m = transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult(strconv.Itoa(i-1), "out")}}
+		}
+		tr.Messages = append(tr.Messages, m)
+	}
+	rec := &recorder{}
+	step, err := mustPolicy(t, spec).Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, items(tr, 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.reqs) != 0 || step.Summary != nil || len(step.Warnings) == 0 {
+		t.Errorf("summarized %d times tool-only messages; warnings %q", len(rec.reqs), step.Warnings)
+	}
+}
+
+// TestAIDFRateLimit: "at most once every 10 messages evicted (don't
+// summarize on every trim)".
+func TestAIDFRateLimit(t *testing.T) {
+	tr := textTranscript(60)
+	rec := &recorder{}
+	calls := drive(t, mustPolicy(t, "aidf:max_messages=12,preserve_last_n=4,summarize_on_trim=true"), tr, rec)
+	evicted := 0
+	for k, c := range calls {
+		evicted += len(c.step.Evicted)
+		if c.step.Summary != nil {
+			if evicted < 10 {
+				t.Errorf("call %d: a summary after %d evictions", k, evicted)
+			}
+			evicted = 0
+		}
+	}
+	if len(rec.reqs) == 0 || len(rec.reqs) > 60/10 {
+		t.Errorf("%d summaries for 60 messages", len(rec.reqs))
+	}
+}
+
+// TestAIDFOrphans shows what the message-count window does to tool pairs,
+// and what pair_safe changes.
+func TestAIDFOrphans(t *testing.T) {
+	tr := generated(t, 80, 9)
+	count := func(spec string) int {
+		n := 0
+		for _, c := range drive(t, mustPolicy(t, spec), tr, nil) {
+			n += orphans(tr, itemsOf(tr, c.sent))
+		}
+		return n
+	}
+	if n := count("aidf:max_messages=15,preserve_last_n=5"); n == 0 {
+		t.Errorf("the plain window orphaned no tool result on a tool-heavy session: the test cannot show the difference")
+	}
+	if n := count("aidf:max_messages=15,preserve_last_n=5,pair_safe=true"); n != 0 {
+		t.Errorf("pair_safe sent %d orphaned tool results", n)
+	}
+}
+
+func itemsOf(tr *transcript.Transcript, sent []string) []Item {
+	var out []Item
+	for _, id := range sent {
+		it := Item{ID: id}
+		if i := it.Index(); i >= 0 {
+			out = append(out, Original(tr, i))
+		}
+	}
+	return out
+}

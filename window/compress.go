@@ -1,0 +1,87 @@
+package window
+
+import (
+	"context"
+
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Seed 004 (Dexto's CompressionService.compressIfNeeded): when the history
+// reaches threshold (0.8) × max_tokens, everything before a split point is
+// summarized and replaced by a system message "Previous context
+// summary:\n…"; the rest is kept.
+//
+// findSplitPoint: the target is floor(len × (1 − preserve_ratio)) with
+// preserve_ratio 0.3; from there it walks back to an assistant message with
+// no pending tool calls and splits after it, so a tool-call chain is never
+// cut; if none is found it splits at the target itself, as the seed's code
+// does (which can cut a chain: ctxbench shows it). An assistant message has
+// pending tools when it calls any: their results follow it.
+//
+// The seed counts tokens with the model's tokenizer (actualTokens when the
+// API reported them); the replay counts the working history with
+// estimator (cl100k_base by default). The seed's generateSummary prompt is
+// not given; ctxbench uses [summarize.Generic]. A failed summary leaves
+// the history as it was.
+type compressPolicy struct {
+	base
+	maxTokens       int
+	threshold, keep float64
+}
+
+func init() {
+	register(&Spec{
+		Name: "compress", Source: "seed 004 (Dexto CompressionService)",
+		Summary: "at 80% of max_tokens, summarize all but the newest 30% of messages, splitting only after a complete turn; summary as a system message",
+		Params: []Param{
+			intParam("max_tokens", 128000, 1, none, "the model's context budget"),
+			floatParam("threshold", 0.8, 0, 1, true, "compress at this share of max_tokens"),
+			floatParam("preserve_ratio", 0.3, 0, 1, true, "share of messages kept"),
+			estimatorParam("cl100k_base", "how the history's tokens are counted"),
+		},
+		build: func(v Values) Policy {
+			return &compressPolicy{base: base{"compress", v}, maxTokens: v.Int("max_tokens"), threshold: v.Float("threshold"), keep: v.Float("preserve_ratio")}
+		},
+	})
+}
+
+const compressPrefix = "Previous context summary:\n"
+
+func (p *compressPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	step := Step{History: hist}
+	if float64(tokens(env, estimatorOf(p.values), hist)) < float64(p.maxTokens)*p.threshold {
+		return step, nil
+	}
+	split := findSplitPoint(hist, p.keep)
+	if split <= 0 {
+		warnf(&step, "over the threshold, but no split point: nothing to compress")
+		return step, nil
+	}
+	toCompress := hist[:split]
+	text, ev, err := summarizeItems(ctx, env, toCompress, "", summarize.Generic)
+	if err != nil {
+		return Step{}, err
+	}
+	step.Summary = ev
+	if ev.Error != "" {
+		warnf(&step, "summary failed, history kept: %s", ev.Error)
+		return step, nil
+	}
+	s := st.newItem(transcript.RoleSystem, compressPrefix+text, true)
+	ev.ID = s.ID
+	step.Evicted = ids(toCompress)
+	step.History = append([]Item{s}, hist[split:]...)
+	return step, nil
+}
+
+// findSplitPoint is the seed's: the index of the first message kept.
+func findSplitPoint(hist []Item, preserveRatio float64) int {
+	target := int(float64(len(hist)) * (1 - preserveRatio))
+	for i := min(target, len(hist)-1); i >= 0; i-- {
+		if hist[i].Msg.Role == transcript.RoleAssistant && !pendingTools(hist[i]) {
+			return i + 1
+		}
+	}
+	return target
+}

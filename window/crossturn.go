@@ -1,0 +1,175 @@
+package window
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Seed 003, layers 2 and 3: the history a chat client sends with a new
+// prompt, and its automatic summary.
+//
+// Layer 2: only role and text are sent — no tool calls, file contents or
+// structured data — and system and empty messages are left out. Without a
+// summary the last 20 messages are sent (last_n); with one, the summary and
+// the last 6 (last_n_with_summary). The summary is injected as a user
+// message "[Earlier conversation summary: …]" followed by an assistant
+// message "Understood, I have context from our earlier conversation."
+//
+// Layer 3: once more than 10 text messages exist (summarize_after) and
+// there is no summary, the messages except the last 6 are summarized
+// (prompt: [summarize.CrossTurn], at most 500 tokens), once. With
+// resummarize_threshold > 0 (the seed's proposal, off by default as in
+// the seed's current behaviour), the previous summary and the unsummarized
+// middle — from summaryMessageCount to the last 6 — are folded into a new
+// summary whenever that middle holds resummarize_threshold messages, and
+// summaryMessageCount advances to total − 6. This is the rule the seed's
+// "Example Flow" table follows (summaries at the 11th, 21st and 31st
+// message); the seed's pseudo-code ("unsummarized = total −
+// summaryMessageCount > threshold") would fire at the 16th message and
+// contradicts the table, so the table wins.
+//
+// A text message is a user or assistant message with non-empty text. The
+// agent's current turn — from its last user prompt on, tool calls and
+// results included — is sent whole, as the generation in progress is; the
+// layers apply to the turns before it. The summary is made "after a
+// generation completes": before the first call of the next turn.
+type crossTurnPolicy struct {
+	base
+	lastN, lastNWithSummary, after, threshold int
+}
+
+func init() {
+	register(&Spec{
+		Name: "cross-turn", Source: "seed 003 layers 2 and 3 (chat.component.ts, ai.routes.ts)",
+		Summary: "text-only history of earlier turns: the last 20 messages, or a summary + the last 6; one automatic summary after 10 text messages; optional re-summarization",
+		Params: []Param{
+			intParam("last_n", 20, 1, none, "text messages sent when there is no summary"),
+			intParam("last_n_with_summary", 6, 0, none, "text messages sent after the summary"),
+			intParam("summarize_after", 10, 0, none, "summarize once more than this many text messages exist"),
+			intParam("resummarize_threshold", 0, 0, none, "fold the old summary and this many unsummarized messages into a new one (the seed's proposal: 10; 0: off)"),
+		},
+		build: func(v Values) Policy {
+			return &crossTurnPolicy{base: base{"cross-turn", v}, lastN: v.Int("last_n"), lastNWithSummary: v.Int("last_n_with_summary"),
+				after: v.Int("summarize_after"), threshold: v.Int("resummarize_threshold")}
+		},
+	})
+}
+
+// Seed 003's injected messages.
+const (
+	crossTurnSummaryPrefix = "[Earlier conversation summary: "
+	crossTurnAck           = "Understood, I have context from our earlier conversation."
+)
+
+type crossTurnState struct {
+	summary      string
+	summaryItems []Item // the summary and the acknowledgement
+	// covered is summaryMessageCount: how many text messages the summary
+	// stands for.
+	covered int
+}
+
+// plan says what the state machine does when n text messages exist: the
+// span [from, to) of text messages to summarize, or ok=false.
+func (p *crossTurnPolicy) plan(cs *crossTurnState, n int) (from, to int, ok bool) {
+	keep := p.lastNWithSummary
+	switch {
+	case cs.summary == "" && n > p.after:
+		return 0, max(0, n-keep), n-keep > 0
+	case cs.summary != "" && p.threshold > 0 && n-keep-cs.covered >= p.threshold:
+		return cs.covered, n - keep, true
+	}
+	return 0, 0, false
+}
+
+func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	cs, _ := st.data.(*crossTurnState)
+	if cs == nil {
+		cs = &crossTurnState{}
+		st.data = cs
+	}
+	step := Step{}
+	msgs := env.Transcript.Messages[:env.Next]
+	turn := currentTurnStart(msgs)
+	var texts []Item // the text view of the earlier turns
+	for i := range msgs[:turn] {
+		if it, ok := textOnly(env.Transcript, i); ok {
+			texts = append(texts, it)
+		}
+	}
+	if from, to, ok := p.plan(cs, len(texts)); ok {
+		text, ev, err := summarizeItems(ctx, env, texts[from:to], cs.summary, summarize.CrossTurn)
+		if err != nil {
+			return Step{}, err
+		}
+		step.Summary = ev
+		if ev.Error == "" {
+			s := st.newItem(transcript.RoleUser, crossTurnSummaryPrefix+text+"]", true)
+			ack := st.newItem(transcript.RoleAssistant, crossTurnAck, false)
+			ev.ID = s.ID
+			if cs.summary != "" {
+				ev.Covers = append(ids(cs.summaryItems[:1]), ev.Covers...)
+			}
+			cs.summary, cs.summaryItems, cs.covered = text, []Item{s, ack}, to
+		} else {
+			warnf(&step, "summary failed: %s", ev.Error)
+		}
+	}
+	var view []Item
+	if cs.summary != "" {
+		view = append(view, cs.summaryItems...)
+		view = append(view, texts[max(0, len(texts)-p.lastNWithSummary):]...)
+	} else {
+		view = append(view, texts[max(0, len(texts)-p.lastN):]...)
+	}
+	for i := turn; i < len(msgs); i++ {
+		view = append(view, Original(env.Transcript, i))
+	}
+	step.History = view
+	sent := map[string]bool{}
+	for _, it := range view {
+		sent[it.ID] = true
+		if it.Truncated {
+			step.Truncated = append(step.Truncated, it.ID)
+		}
+	}
+	for _, it := range hist {
+		if !sent[it.ID] {
+			step.Evicted = append(step.Evicted, it.ID)
+		}
+	}
+	return step, nil
+}
+
+// currentTurnStart returns the index of the last user prompt (a user
+// message with text, not only tool results), or 0.
+func currentTurnStart(msgs []transcript.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := &msgs[i]
+		if m.Role == transcript.RoleUser && strings.TrimSpace(m.Text()) != "" {
+			return i
+		}
+	}
+	return 0
+}
+
+// textOnly returns message i as role and text only, or false when it is a
+// system message or has no text.
+func textOnly(t *transcript.Transcript, i int) (Item, bool) {
+	m := &t.Messages[i]
+	if m.Role != transcript.RoleUser && m.Role != transcript.RoleAssistant {
+		return Item{}, false
+	}
+	text := m.Text()
+	if strings.TrimSpace(text) == "" {
+		return Item{}, false
+	}
+	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
+		return Original(t, i), true
+	}
+	c := &transcript.Message{Role: m.Role, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: text}}, Pos: m.Pos}
+	return Item{ID: transcript.MessageID(i), Msg: c, Truncated: true}, true
+}

@@ -1,0 +1,26 @@
+// Package window holds the context-window policies ctxbench replays: each
+// one a faithful model of a real system's context management — the seed
+// systems (aidf, two-tier, prune, cross-turn, compress) and public agents
+// (gemini-cli, opencode, codex, langchain-trim) — plus none (send
+// everything) and recorded (what the agent really sent).
+//
+// A [Policy] is a value: its name, its resolved parameters and an Apply
+// method that, before each call, turns the working history (the previous
+// step's output plus the latest turn) into what is sent — evicting,
+// truncating, inserting or updating a summary — and reports what it did as
+// a [Step]. Per-replay state lives in a [State] the replay engine creates,
+// so one policy value serves many replays at once. Items are identified as
+// in the trace contract: "m<i>" for message i of the transcript, "s<k>"
+// for the k-th synthetic message (a summary, an acknowledgement).
+//
+// The registry ([Specs], [Lookup], [New], [Parse]) lists every policy with
+// its parameters (the source's own names), defaults, valid ranges and the
+// source it models; a SPEC is NAME or NAME:key=value,…. Each policy's doc
+// comment says which source lines it follows and what it chose where the
+// source is silent.
+//
+// Policies are replayed as designed: a message-count window that can cut
+// between a tool call and its result does so, and the replay's invariants
+// show it. Where a safe variant exists it is a parameter (pair_safe), off
+// unless the source has the rule.
+package window

@@ -1,0 +1,160 @@
+package window
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// call is one replayed call: what was sent and what the policy did.
+type call struct {
+	turn int
+	sent []string
+	step Step
+}
+
+// drive replays t through p as DESIGN.md §4 describes (append the turn,
+// apply the policy, send, append the response): the loop the replay engine
+// runs, kept minimal for testing policies alone.
+func drive(t *testing.T, p Policy, tr *transcript.Transcript, sum summarize.Summarizer) []call {
+	t.Helper()
+	env := &Env{Transcript: tr, Summarizer: sum, Counts: estimate.NewCache()}
+	st := &State{}
+	var hist []Item
+	var out []call
+	next := 0
+	for i, m := range tr.Messages {
+		if m.Role != transcript.RoleAssistant {
+			continue
+		}
+		turn := 0
+		for j := next; j < i; j++ {
+			hist = append(hist, Original(tr, j))
+			turn++
+		}
+		env.Next, env.Turn = i, turn
+		step, err := p.Apply(context.Background(), env, st, hist)
+		if err != nil {
+			t.Fatalf("call %d: %v", env.Call, err)
+		}
+		out = append(out, call{turn: turn, sent: ids(step.History), step: step})
+		hist = append(step.History, Original(tr, i))
+		next = i + 1
+		env.Call++
+	}
+	return out
+}
+
+func readCorpus(t *testing.T, name string) *transcript.Transcript {
+	t.Helper()
+	ts, err := transcript.ReadFile(filepath.Join("../fixtures/corpus", name), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0]
+}
+
+func generated(t *testing.T, calls int, seed uint64) *transcript.Transcript {
+	t.Helper()
+	var b strings.Builder
+	o := fixtures.DefaultGenOptions
+	o.Calls, o.Seed = calls, seed
+	if err := fixtures.Generate(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := transcript.Parse([]byte(b.String()), "gen.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0]
+}
+
+func mustPolicy(t *testing.T, spec string) Policy {
+	t.Helper()
+	p, err := Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// recorder is a summarizer that records its requests and answers a fixed
+// text, or fails when told.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []summarize.Request
+	fail bool
+}
+
+func (r *recorder) Name() string { return "recorder" }
+
+func (r *recorder) Summarize(_ context.Context, req summarize.Request) (summarize.Result, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reqs = append(r.reqs, req)
+	if r.fail {
+		return summarize.Result{}, fmt.Errorf("recorder: failing as told")
+	}
+	return summarize.Result{Text: fmt.Sprintf("summary %d of %d messages", len(r.reqs), len(req.Messages)), Model: "rec"}, nil
+}
+
+// textTranscript builds a transcript of alternating user and assistant
+// text messages, n in all.
+func textTranscript(n int) *transcript.Transcript {
+	tr := &transcript.Transcript{ID: "text"}
+	for i := range n {
+		role := transcript.RoleUser
+		if i%2 == 1 {
+			role = transcript.RoleAssistant
+		}
+		tr.Messages = append(tr.Messages, transcript.Message{Role: role,
+			Blocks: []transcript.Block{{Type: transcript.BlockText, Text: fmt.Sprintf("message %d", i+1)}}})
+	}
+	return tr
+}
+
+// items makes items for messages 0..n-1 of tr.
+func items(tr *transcript.Transcript, n int) []Item {
+	out := make([]Item, n)
+	for i := range n {
+		out[i] = Original(tr, i)
+	}
+	return out
+}
+
+func toolUse(id string) transcript.Block {
+	return transcript.Block{Type: transcript.BlockToolUse, ID: id, Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}
+}
+
+func toolResult(id, text string) transcript.Block {
+	return transcript.Block{Type: transcript.BlockToolResult, ID: id, Text: text}
+}
+
+func text(s string) transcript.Block { return transcript.Block{Type: transcript.BlockText, Text: s} }
+
+// orphans counts the sent tool results whose tool_use was not sent before
+// them.
+func orphans(tr *transcript.Transcript, sent []Item) int {
+	seen := map[string]bool{}
+	n := 0
+	for _, it := range sent {
+		for _, id := range toolResults(it) {
+			if !seen[id] {
+				n++
+			}
+		}
+		for _, id := range toolUses(it) {
+			seen[id] = true
+		}
+	}
+	return n
+}

@@ -1,0 +1,409 @@
+package window
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// bytes4 is Codex's APPROX_BYTES_PER_TOKEN estimate: UTF-8 bytes / 4,
+// rounded up, of a message's text (or its content JSON when it is not a
+// single text).
+func bytes4(m *transcript.Message) int {
+	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
+		return (len(m.Blocks[0].Text) + 3) / 4
+	}
+	return (len(transcript.ContentJSON(m.Blocks)) + 3) / 4
+}
+
+// Codex's compaction (openai/codex e06dd0e5 core/src/compact.rs,
+// templates/compact/{prompt,summary_prefix}.md,
+// context_manager/normalize.rs).
+//
+// Trigger: the tokens in use reach auto_compact_ratio (0.9) of the context
+// window, counted here as Codex approximates them, UTF-8 bytes / 4. The
+// compacted history keeps the initial context (leading system and
+// developer messages, and user messages that carry environment context or
+// instructions: <environment_context>, <user_instructions>, AGENTS.md),
+// then the earlier real user messages chosen newest first within
+// user_message_tokens (20,000; the last one chosen is cut to fit), in
+// their original order, then the summary as a user message starting with
+// Codex's summary prefix. Every assistant message and tool item is dropped.
+// Where the summary goes relative to the latest user message mid-turn could
+// not be pinned to the source; the summary comes last, as compact.rs
+// builds it. The prompt is [summarize.Generic], not Codex's checkpoint
+// prompt.
+type codexPolicy struct {
+	base
+	window, userTokens int
+	ratio              float64
+}
+
+func init() {
+	register(&Spec{
+		Name: "codex", Source: "openai/codex e06dd0e5 core/src/compact.rs",
+		Summary: "at 90% of the window, keep the initial context and the newest real user messages (≤20k tokens), drop assistant and tool items, add the summary as a user message",
+		Params: []Param{
+			intParam("context_window", 272_000, 1, none, "the model's context window"),
+			floatParam("auto_compact_ratio", 0.9, 0, 1, true, "compact at this share of the window"),
+			intParam("user_message_tokens", 20_000, 0, none, "budget for the real user messages kept"),
+		},
+		build: func(v Values) Policy {
+			return &codexPolicy{base: base{"codex", v}, window: v.Int("context_window"), ratio: v.Float("auto_compact_ratio"),
+				userTokens: v.Int("user_message_tokens")}
+		},
+	})
+}
+
+// codexSummaryPrefix is templates/compact/summary_prefix.md.
+const codexSummaryPrefix = "Another language model started to solve this problem and produced a summary of its thinking process. " +
+	"You also have access to the state of the tools that were used by that language model. Use this to build on the work " +
+	"that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use " +
+	"the information in this summary to assist with your own analysis:\n"
+
+func isInitialContext(it Item) bool {
+	if it.Msg.Role == transcript.RoleSystem {
+		return true
+	}
+	t := strings.TrimSpace(it.Msg.Text())
+	return it.Msg.Role == transcript.RoleUser && (strings.HasPrefix(t, "<environment_context>") ||
+		strings.HasPrefix(t, "<user_instructions>") || strings.HasPrefix(t, "# AGENTS.md"))
+}
+
+func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	step := Step{History: hist}
+	total := 0
+	for _, it := range hist {
+		total += bytes4(it.Msg)
+	}
+	if float64(total) < p.ratio*float64(p.window) {
+		return step, nil
+	}
+	var initial, users []Item
+	for _, it := range hist {
+		switch {
+		case !it.Synthetic() && isInitialContext(it) && len(users) == 0:
+			initial = append(initial, it)
+		case it.Msg.Role == transcript.RoleUser && !it.Summary && len(toolResults(it)) == 0 && strings.TrimSpace(it.Msg.Text()) != "":
+			users = append(users, it)
+		}
+	}
+	// The newest real user messages within the budget, the last one cut.
+	var kept []Item
+	budget := p.userTokens
+	for i := len(users) - 1; i >= 0 && budget > 0; i-- {
+		n := bytes4(users[i].Msg)
+		if n <= budget {
+			kept = append([]Item{users[i]}, kept...)
+			budget -= n
+			continue
+		}
+		text := users[i].Msg.Text()
+		cut := text[:min(len(text), budget*4)]
+		for len(cut) > 0 && !utf8Valid(cut) {
+			cut = cut[:len(cut)-1]
+		}
+		c := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: cut}}, Pos: users[i].Msg.Pos}
+		kept = append([]Item{{ID: users[i].ID, Msg: c, Truncated: true}}, kept...)
+		step.Truncated = append(step.Truncated, users[i].ID)
+		break
+	}
+	text, ev, err := summarizeItems(ctx, env, hist, "", summarize.Generic)
+	if err != nil {
+		return Step{}, err
+	}
+	step.Summary = ev
+	if ev.Error != "" {
+		warnf(&step, "compaction failed, history kept: %s", ev.Error)
+		step.Truncated = nil
+		return step, nil
+	}
+	s := st.newItem(transcript.RoleUser, codexSummaryPrefix+text, true)
+	ev.ID = s.ID
+	out := append(append(append([]Item{}, initial...), kept...), s)
+	keep := map[string]bool{}
+	for _, it := range out {
+		keep[it.ID] = true
+	}
+	for _, it := range hist {
+		if !keep[it.ID] {
+			step.Evicted = append(step.Evicted, it.ID)
+		}
+	}
+	step.History = out
+	return step, nil
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// opencode's session management (sst/opencode 31e22f65
+// packages/opencode/src/session/compaction.ts and overflow.ts).
+//
+// Prune (after each turn; on by default in older code, opt-in on current
+// main: the prune parameter): going back from the newest message, past the
+// last 2 user turns, tool outputs are summed (length/4); those beyond the
+// newest 40,000 tokens (PRUNE_PROTECT) are cleared to "[Old tool result
+// content cleared]", but only when that clears more than 20,000 tokens
+// (PRUNE_MINIMUM). Pruning stops at the previous compaction summary.
+//
+// Compaction: when the prompt reaches the usable window — context_limit −
+// max_output − min(20,000, max_output) — the history is summarized except
+// a tail of the newest messages within preserve_recent_tokens =
+// clamp(25% of usable, 2,000, 15,000), and replaced by a user message
+// asking for the summary and the assistant's summary (summary: true).
+// Earlier compactions are hidden. Tokens are counted as length/4 over the
+// messages' JSON (chars4). The summary prompt is [summarize.Generic]
+// rather than opencode's five-section template.
+type opencodePolicy struct {
+	base
+	prune                                         bool
+	protect, minimum, limit, output, protectTurns int
+}
+
+func init() {
+	register(&Spec{
+		Name: "opencode", Source: "sst/opencode 31e22f65 packages/opencode/src/session/compaction.ts",
+		Summary: "clear old tool outputs beyond the newest 40k tokens when that saves over 20k; at overflow, summarize all but a recent tail",
+		Params: []Param{
+			boolParam("prune", true, "clear old tool outputs (opt-in on current main, on in older code)"),
+			intParam("prune_protect", 40_000, 0, none, "PRUNE_PROTECT: newest tool-output tokens kept"),
+			intParam("prune_minimum", 20_000, 0, none, "PRUNE_MINIMUM: prune only when it clears more than this"),
+			intParam("protect_turns", 2, 0, none, "latest user turns never pruned"),
+			intParam("context_limit", 200_000, 1, none, "the model's context window"),
+			intParam("max_output", 32_000, 0, none, "the model's output limit"),
+		},
+		build: func(v Values) Policy {
+			return &opencodePolicy{base: base{"opencode", v}, prune: v.Bool("prune"), protect: v.Int("prune_protect"),
+				minimum: v.Int("prune_minimum"), protectTurns: v.Int("protect_turns"), limit: v.Int("context_limit"), output: v.Int("max_output")}
+		},
+	})
+}
+
+const (
+	opencodeCleared    = "[Old tool result content cleared]"
+	opencodeCompaction = "What did we do so far?"
+)
+
+func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	step := Step{History: hist}
+	if p.prune {
+		step.History, step.Truncated = p.pruneOutputs(hist)
+	}
+	reserved := min(20_000, p.output)
+	usable := p.limit - p.output - reserved
+	est := chars4Estimator()
+	if tokens(env, est, step.History) < usable {
+		return step, nil
+	}
+	budget := max(2_000, min(15_000, usable/4))
+	h := step.History
+	tail := len(h)
+	for used := 0; tail > 0; tail-- {
+		n := count(env, est, h[tail-1])
+		if used+n > budget {
+			break
+		}
+		used += n
+	}
+	if tail == 0 {
+		return step, nil
+	}
+	text, ev, err := summarizeItems(ctx, env, h[:tail], "", summarize.Generic)
+	if err != nil {
+		return Step{}, err
+	}
+	step.Summary = ev
+	if ev.Error != "" {
+		warnf(&step, "compaction failed, history kept: %s", ev.Error)
+		return step, nil
+	}
+	ask := st.newItem(transcript.RoleUser, opencodeCompaction, false)
+	s := st.newItem(transcript.RoleAssistant, text, true)
+	ev.ID = s.ID
+	step.Evicted = ids(h[:tail])
+	step.History = append([]Item{ask, s}, h[tail:]...)
+	return step, nil
+}
+
+// pruneOutputs clears old tool outputs, newest PRUNE_PROTECT tokens and the
+// latest user turns protected, stopping at a summary.
+func (p *opencodePolicy) pruneOutputs(hist []Item) ([]Item, []string) {
+	turns, protected := 0, 0
+	var candidates []int
+	cleared := 0
+	for i := len(hist) - 1; i >= 0; i-- {
+		it := hist[i]
+		if it.Summary {
+			break
+		}
+		if it.Msg.Role == transcript.RoleUser && len(toolResults(it)) == 0 {
+			turns++
+		}
+		if turns < p.protectTurns {
+			continue
+		}
+		for _, b := range it.Msg.Blocks {
+			if b.Type != transcript.BlockToolResult || b.Text == opencodeCleared {
+				continue
+			}
+			n := int(math.Round(float64(utf16Len(b.Text)) / 4))
+			protected += n
+			if protected > p.protect {
+				candidates = append(candidates, i)
+				cleared += n
+			}
+		}
+	}
+	if cleared <= p.minimum {
+		return hist, nil
+	}
+	out := append([]Item(nil), hist...)
+	var truncated []string
+	seen := map[int]bool{}
+	for _, i := range candidates {
+		if seen[i] {
+			continue
+		}
+		seen[i] = true
+		c := *hist[i].Msg
+		c.Blocks = append([]transcript.Block(nil), c.Blocks...)
+		for j := range c.Blocks {
+			if c.Blocks[j].Type == transcript.BlockToolResult {
+				c.Blocks[j].Text, c.Blocks[j].Raw = opencodeCleared, nil
+			}
+		}
+		out[i] = Item{ID: hist[i].ID, Msg: &c, Truncated: true}
+		truncated = append(truncated, hist[i].ID)
+	}
+	return out, truncated
+}
+
+// LangChain's trim_messages (langchain 911f4d4e
+// libs/core/langchain_core/messages/utils.py), strategy "last": keep the
+// newest messages whose count fits max_tokens; include_system keeps the
+// first message when it is a system message (its tokens count against the
+// budget); start_on drops kept messages from the oldest until one of that
+// type (human: a user message that is not a tool result); allow_partial
+// keeps the newest lines of the first message that does not fit whole.
+// Tokens are count_tokens_approximately: per message, ceil(characters / 4)
+// of its content, tool calls, tool_call_id, role and name, plus 3. The
+// defaults are LangChain's own (include_system false, start_on unset), so
+// a leading orphaned tool result (langchain-ai/langchain #33245) shows.
+type langchainPolicy struct {
+	base
+	maxTokens              int
+	includeSystem, partial bool
+	startOn                string
+}
+
+func init() {
+	register(&Spec{
+		Name: "langchain-trim", Source: "langchain-ai/langchain 911f4d4e libs/core/langchain_core/messages/utils.py (trim_messages)",
+		Summary: "keep the newest messages within a token budget (strategy last), optionally the system message, starting on a human message",
+		Params: []Param{
+			intParam("max_tokens", 32_000, 1, none, "the token budget"),
+			boolParam("include_system", false, "keep the leading system message"),
+			enumParam("start_on", "", []string{"", "human"}, "drop kept messages until one of this type (empty: no rule)"),
+			boolParam("allow_partial", false, "keep the newest lines of the first message that does not fit"),
+		},
+		build: func(v Values) Policy {
+			return &langchainPolicy{base: base{"langchain-trim", v}, maxTokens: v.Int("max_tokens"), includeSystem: v.Bool("include_system"),
+				partial: v.Bool("allow_partial"), startOn: v.String("start_on")}
+		},
+	})
+}
+
+// approxTokens is count_tokens_approximately for one message.
+func approxTokens(m *transcript.Message) int {
+	chars := len(m.Role) + len([]rune(m.Name))
+	for _, b := range m.Blocks {
+		switch b.Type {
+		case transcript.BlockText, transcript.BlockThinking:
+			chars += utf16Len(b.Text)
+		case transcript.BlockToolUse:
+			chars += utf16Len(b.Name) + utf16Len(string(b.Input)) + len(b.ID)
+		case transcript.BlockToolResult:
+			chars += utf16Len(b.Text) + len(b.ID)
+		default:
+			chars += utf16Len(string(b.Raw))
+		}
+	}
+	return int(math.Ceil(float64(chars)/4)) + 3
+}
+
+func (p *langchainPolicy) Apply(_ context.Context, env *Env, _ *State, hist []Item) (Step, error) {
+	step := Step{History: hist}
+	// Trim from the originals, so a partial message can grow back to what
+	// fits.
+	var sys []Item
+	rest := hist
+	budget := p.maxTokens
+	if p.includeSystem && len(hist) > 0 && hist[0].Msg.Role == transcript.RoleSystem {
+		sys, rest = hist[:1], hist[1:]
+		budget -= approxTokens(hist[0].Msg)
+	}
+	start := len(rest)
+	for start > 0 {
+		n := approxTokens(original(env, rest[start-1]).Msg)
+		if n > budget {
+			break
+		}
+		budget -= n
+		start--
+	}
+	var kept []Item
+	if p.partial && start > 0 && budget > 0 {
+		if it, ok := partialLines(original(env, rest[start-1]), budget); ok {
+			kept = append(kept, it)
+			step.Truncated = append(step.Truncated, it.ID)
+		}
+	}
+	for _, it := range rest[start:] {
+		kept = append(kept, original(env, it))
+	}
+	if p.startOn == "human" {
+		for len(kept) > 0 && !(kept[0].Msg.Role == transcript.RoleUser && len(toolResults(kept[0])) == 0) {
+			kept = kept[1:]
+		}
+	}
+	out := append(append([]Item{}, sys...), kept...)
+	keep := map[string]bool{}
+	for _, it := range out {
+		keep[it.ID] = true
+	}
+	for _, it := range hist {
+		if !keep[it.ID] {
+			step.Evicted = append(step.Evicted, it.ID)
+		}
+	}
+	step.History = out
+	return step, nil
+}
+
+// original returns the untruncated item for an original message.
+func original(env *Env, it Item) Item {
+	if i := it.Index(); i >= 0 && env != nil && env.Transcript != nil && i < len(env.Transcript.Messages) {
+		return Original(env.Transcript, i)
+	}
+	return it
+}
+
+// partialLines keeps the newest lines of a single-text message that fit
+// the budget.
+func partialLines(it Item, budget int) (Item, bool) {
+	if len(it.Msg.Blocks) != 1 || it.Msg.Blocks[0].Type != transcript.BlockText {
+		return Item{}, false
+	}
+	lines := strings.Split(it.Msg.Blocks[0].Text, "\n")
+	for k := 1; k < len(lines); k++ {
+		c := &transcript.Message{Role: it.Msg.Role, Name: it.Msg.Name, Pos: it.Msg.Pos,
+			Blocks: []transcript.Block{{Type: transcript.BlockText, Text: strings.Join(lines[k:], "\n")}}}
+		if approxTokens(c) <= budget {
+			return Item{ID: it.ID, Msg: c, Truncated: true}, true
+		}
+	}
+	return Item{}, false
+}

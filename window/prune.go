@@ -1,0 +1,184 @@
+package window
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Seed 003, layer 1 (pruneMessages in base.ts), run before every call: the
+// first message and the last 6 are kept whole; in the middle,
+//
+//   - write_files tool calls keep their file paths, their contents become
+//     "[truncated]";
+//   - a write_file content over 2000 characters becomes "[truncated]";
+//   - a tool_result over 2000 characters is cut to its first 200;
+//   - a text block over 2000 characters is cut to its first 200;
+//   - read_file, read_files and run_command inputs are kept as they are.
+//
+// Characters are UTF-16 code units (the source is TypeScript). The tool
+// names are the seed's; write_files_tools and write_file_tools let a
+// transcript's own names be used (Claude Code's Write, say). The seed says
+// "cut to first 200 chars" and nothing more, so nothing is appended unless
+// cut_marker is set.
+type prunePolicy struct {
+	base
+	keepFirst, keepLast, limit, cutTo int
+	writeFiles, writeFile             []string
+	marker                            string
+}
+
+func init() {
+	register(&Spec{
+		Name: "prune", Source: "seed 003 layer 1 (pruneMessages in base.ts)",
+		Summary: "first message and last 6 kept whole; in the middle, file-write contents → [truncated], tool results and text over 2000 characters cut to 200",
+		Params: []Param{
+			intParam("preserve_first_n", 1, 0, none, "messages at the start kept whole"),
+			intParam("preserve_last_n", 6, 0, none, "messages at the end kept whole"),
+			intParam("max_chars", 2000, 1, none, "longer contents are truncated (UTF-16 units)"),
+			intParam("truncate_to", 200, 0, none, "tool results and texts are cut to this many characters"),
+			stringParam("write_files_tools", "write_files", "comma-separated tools whose file contents always become [truncated]"),
+			stringParam("write_file_tools", "write_file", "comma-separated tools whose content over max_chars becomes [truncated]"),
+			stringParam("cut_marker", "", "text appended to a cut content (the seed appends nothing)"),
+		},
+		build: func(v Values) Policy {
+			return &prunePolicy{base: base{"prune", v}, keepFirst: v.Int("preserve_first_n"), keepLast: v.Int("preserve_last_n"),
+				limit: v.Int("max_chars"), cutTo: v.Int("truncate_to"), writeFiles: splitList(v.String("write_files_tools")),
+				writeFile: splitList(v.String("write_file_tools")), marker: v.String("cut_marker")}
+		},
+	})
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+const truncatedMarker = "[truncated]"
+
+func (p *prunePolicy) Apply(_ context.Context, _ *Env, _ *State, hist []Item) (Step, error) {
+	step := Step{History: hist}
+	lo, hi := min(p.keepFirst, len(hist)), max(0, len(hist)-p.keepLast)
+	if lo >= hi {
+		return step, nil
+	}
+	out := slices.Clone(hist)
+	for i := lo; i < hi; i++ {
+		if m, ok := p.prune(hist[i].Msg); ok {
+			out[i] = Item{ID: hist[i].ID, Msg: m, Truncated: true, Summary: hist[i].Summary}
+			step.Truncated = append(step.Truncated, hist[i].ID)
+		}
+	}
+	step.History = out
+	return step, nil
+}
+
+// prune returns a pruned copy of m, or false when nothing changes.
+func (p *prunePolicy) prune(m *transcript.Message) (*transcript.Message, bool) {
+	var blocks []transcript.Block
+	changed := false
+	for i, b := range m.Blocks {
+		nb := b
+		switch b.Type {
+		case transcript.BlockToolUse:
+			if in, ok := p.pruneInput(b.Name, b.Input); ok {
+				nb.Input = in
+			}
+		case transcript.BlockToolResult, transcript.BlockText:
+			if utf16Len(b.Text) > p.limit {
+				nb.Text = cutUTF16(b.Text, p.cutTo) + p.marker
+			}
+		}
+		if !changed && !blockEqual(nb, b) {
+			changed = true
+			blocks = slices.Clone(m.Blocks[:i])
+		}
+		if changed {
+			blocks = append(blocks, nb)
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	c := *m
+	c.Blocks = blocks
+	return &c, true
+}
+
+func blockEqual(a, b transcript.Block) bool {
+	return a.Text == b.Text && string(a.Input) == string(b.Input)
+}
+
+// pruneInput applies the write rules to a tool call's input.
+func (p *prunePolicy) pruneInput(name string, input json.RawMessage) (json.RawMessage, bool) {
+	all := slices.Contains(p.writeFiles, name)
+	long := slices.Contains(p.writeFile, name)
+	if !all && !long {
+		return nil, false
+	}
+	var v any
+	if json.Unmarshal(input, &v) != nil {
+		return nil, false
+	}
+	changed := false
+	var walk func(x any) any
+	walk = func(x any) any {
+		switch x := x.(type) {
+		case map[string]any:
+			for k, val := range x {
+				if s, ok := val.(string); ok && k == "content" && (all || utf16Len(s) > p.limit) && s != truncatedMarker {
+					x[k] = truncatedMarker
+					changed = true
+					continue
+				}
+				x[k] = walk(val)
+			}
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		}
+		return x
+	}
+	v = walk(v)
+	if !changed {
+		return nil, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// utf16Len is the length of s as JavaScript counts it.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// cutUTF16 returns the first n UTF-16 units of s, never half a surrogate
+// pair (JavaScript's slice would keep the half; Go strings cannot).
+func cutUTF16(s string, n int) string {
+	units := 0
+	for i, r := range s {
+		u := utf16.RuneLen(r)
+		if units+u > n {
+			return s[:i]
+		}
+		units += u
+	}
+	return s
+}

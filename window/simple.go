@@ -1,0 +1,76 @@
+package window
+
+import (
+	"context"
+
+	"github.com/ctxbench/ctxbench/estimate"
+)
+
+func init() {
+	register(&Spec{
+		Name: "none", Source: "-", Summary: "send everything: the baseline",
+		build: func(v Values) Policy { return &nonePolicy{base{"none", v}} },
+	})
+	register(&Spec{
+		Name: "recorded", Source: "the transcript",
+		Summary: "what the agent actually sent: the history, replaced by the agent's own summary at each compaction it recorded",
+		build:   func(v Values) Policy { return &recordedPolicy{base{"recorded", v}} },
+	})
+}
+
+type nonePolicy struct{ base }
+
+// Apply sends the history unchanged.
+func (p *nonePolicy) Apply(_ context.Context, _ *Env, _ *State, hist []Item) (Step, error) {
+	return Step{History: hist}, nil
+}
+
+type recordedPolicy struct{ base }
+
+type recordedState struct{ applied int }
+
+// Apply honours the compaction markers of the transcript: when the agent
+// compacted before this call, every earlier item is replaced by the
+// summary it recorded (a user message, as Claude Code and Codex send it).
+func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	rs, _ := st.data.(*recordedState)
+	if rs == nil {
+		rs = &recordedState{}
+		st.data = rs
+	}
+	step := Step{History: hist}
+	cs := env.Transcript.Compactions
+	for rs.applied < len(cs) && cs[rs.applied].Index < env.Next {
+		c := cs[rs.applied]
+		rs.applied++
+		var kept, dropped []Item
+		for _, it := range step.History {
+			if i := it.Index(); i >= 0 && i >= c.Index {
+				kept = append(kept, it)
+			} else {
+				dropped = append(dropped, it)
+			}
+		}
+		step.Evicted = append(step.Evicted, ids(dropped)...)
+		if c.Summary != nil {
+			s := st.newItem(c.Summary.Role, c.Summary.Text(), true)
+			s.Msg = c.Summary
+			step.Summary = &SummaryEvent{ID: s.ID, Covers: ids(dropped), Model: "recorded"}
+			kept = append([]Item{s}, kept...)
+		}
+		step.History = kept
+	}
+	return step, nil
+}
+
+// estimatorParam is the parameter that chooses how a policy counts tokens.
+func estimatorParam(def, help string) Param {
+	return enumParam("estimator", def, estimate.Names(), help)
+}
+
+// estimatorOf returns the policy's estimator (its names are validated).
+func estimatorOf(v Values) estimate.Estimator {
+	return estimate.MustNew(v.String("estimator"), estimate.OverheadNone)
+}
+
+func chars4Estimator() estimate.Estimator { return estimate.MustNew("chars4", estimate.OverheadNone) }

@@ -1,0 +1,251 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// An Item is one message of the working history: an original message of
+// the transcript, possibly truncated, or a synthetic one (a summary, an
+// acknowledgement) that a policy inserted.
+type Item struct {
+	// ID is "m<i>" for message i of the transcript and "s<k>" for the k-th
+	// synthetic message of the replay, as in the trace contract.
+	ID string
+	// Msg is the content sent: the original message, a truncated copy, or
+	// the synthetic message. Policies never modify a Msg in place.
+	Msg *transcript.Message
+	// Truncated marks an original message whose content a policy cut.
+	Truncated bool
+	// Summary marks a synthetic message that holds a summary (as opposed
+	// to an acknowledgement or a continuation prompt).
+	Summary bool
+}
+
+// Synthetic reports whether the item is not an original message.
+func (it Item) Synthetic() bool { return strings.HasPrefix(it.ID, "s") }
+
+// Index returns the transcript index of an original item, or -1.
+func (it Item) Index() int {
+	if !strings.HasPrefix(it.ID, "m") {
+		return -1
+	}
+	n, err := strconv.Atoi(it.ID[1:])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// Original returns the item for message i of t.
+func Original(t *transcript.Transcript, i int) Item {
+	return Item{ID: transcript.MessageID(i), Msg: &t.Messages[i]}
+}
+
+// Env is what a policy may consult before a call. The replay engine fills
+// it; it is read-only for policies.
+type Env struct {
+	// Transcript is the transcript being replayed.
+	Transcript *transcript.Transcript
+	// Call is the 0-based number of the call being prepared, and Next the
+	// index of the assistant message that call produced: every message
+	// before Next has been appended to the working history.
+	Call, Next int
+	// Turn is how many items at the end of the history were appended since
+	// the previous call (the latest turn).
+	Turn int
+	// Summarizer makes summaries (nil: policies that need one evict
+	// without summarizing and say so).
+	Summarizer summarize.Summarizer
+	// Counts caches token counts across steps and replays (may be nil).
+	Counts *estimate.Cache
+}
+
+// State is one replay's state: a policy value keeps nothing between
+// calls, so that it can serve many replays at once. The engine creates a
+// State per replay and passes it to every call.
+type State struct {
+	synthetic int // synthetic items made so far
+	// data is the policy's own state, set on first use.
+	data any
+}
+
+// newItem returns a synthetic item with the next s<k> id.
+func (st *State) newItem(role transcript.Role, text string, summary bool) Item {
+	st.synthetic++
+	return Item{ID: "s" + strconv.Itoa(st.synthetic), Summary: summary,
+		Msg: &transcript.Message{Role: role, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: text}}}}
+}
+
+// Step is what a policy did before one call.
+type Step struct {
+	// History is the working history after the policy: what is sent.
+	History []Item
+	// Evicted and Truncated are the ids dropped or cut at this step.
+	Evicted, Truncated []string
+	// Summary is the summary made (or attempted) at this step, if any.
+	Summary *SummaryEvent
+	// Warnings are things a person should know (a configuration the
+	// source warns about, a summary skipped, a fallback taken).
+	Warnings []string
+}
+
+// SummaryEvent describes a summarization at one step.
+type SummaryEvent struct {
+	// ID is the summary item's id ("" when it failed).
+	ID string
+	// Covers lists the ids of the items the summary stands for.
+	Covers []string
+	Usage  transcript.Usage
+	Cached bool
+	Model  string
+	// CostUSD is what the call cost, where the summarizer prices it.
+	CostUSD float64
+	// Error is the summarizer's error when it failed: the policy then did
+	// what its source does on failure.
+	Error string
+}
+
+// A Policy transforms the working history before each call. Apply gets the
+// history with the latest turn appended and returns what to send. Its only
+// errors are the context's; a failed summary is handled as the policy's
+// source handles it and reported in the Step.
+type Policy interface {
+	// Name is the registered name; Params the resolved parameter values.
+	Name() string
+	Params() Values
+	Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error)
+}
+
+// tokens returns e's count of the items, through env's cache.
+func tokens(env *Env, e estimate.Estimator, items []Item) int {
+	n := 0
+	for _, it := range items {
+		n += count(env, e, it)
+	}
+	return n
+}
+
+func count(env *Env, e estimate.Estimator, it Item) int {
+	if env != nil && env.Counts != nil {
+		return env.Counts.Count(e, it.Msg)
+	}
+	return e.CountMessage(it.Msg)
+}
+
+// ids returns the ids of items.
+func ids(items []Item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
+}
+
+// messages returns the messages of items.
+func messages(items []Item) []transcript.Message {
+	out := make([]transcript.Message, len(items))
+	for i, it := range items {
+		out[i] = *it.Msg
+	}
+	return out
+}
+
+// summarizeItems asks env's summarizer for a summary of items. On success
+// it returns the text and the event (without ID, which the caller sets when
+// it places the summary); on failure the text is "" and the event holds
+// the error.
+func summarizeItems(ctx context.Context, env *Env, items []Item, previous string, tmpl *summarize.Template) (string, *SummaryEvent, error) {
+	ev := &SummaryEvent{Covers: ids(items)}
+	if env.Summarizer == nil {
+		ev.Error = "no summarizer configured"
+		return "", ev, nil
+	}
+	res, err := env.Summarizer.Summarize(ctx, summarize.Request{Messages: messages(items), Previous: previous, Template: tmpl})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", nil, ctx.Err()
+		}
+		ev.Error = err.Error()
+		return "", ev, nil
+	}
+	ev.Usage, ev.Cached, ev.Model, ev.CostUSD = res.Usage, res.Cached, res.Model, res.CostUSD
+	return res.Text, ev, nil
+}
+
+// hasText reports whether any item holds non-blank text.
+func hasText(items []Item) bool {
+	for _, it := range items {
+		for _, b := range it.Msg.Blocks {
+			if b.Type == transcript.BlockText && strings.TrimSpace(b.Text) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// toolUses returns the tool_use ids an item holds.
+func toolUses(it Item) []string {
+	var out []string
+	for _, b := range it.Msg.Blocks {
+		if b.Type == transcript.BlockToolUse {
+			out = append(out, b.ID)
+		}
+	}
+	return out
+}
+
+// toolResults returns the tool_use ids the item's tool results answer.
+func toolResults(it Item) []string {
+	var out []string
+	for _, b := range it.Msg.Blocks {
+		if b.Type == transcript.BlockToolResult {
+			out = append(out, b.ID)
+		}
+	}
+	return out
+}
+
+// isToolResultOnly reports whether the item's content is tool results.
+func isToolResultOnly(it Item) bool {
+	return len(it.Msg.Blocks) > 0 && len(toolResults(it)) == len(it.Msg.Blocks)
+}
+
+// pairSafeCut moves a cut so that no kept item answers a tool_use that is
+// dropped: it returns the smallest c' ≥ c such that no item of
+// hist[c':] holds a tool_result whose tool_use is in hist[:c'].
+func pairSafeCut(hist []Item, c int) int {
+	for c < len(hist) {
+		dropped := map[string]bool{}
+		for _, it := range hist[:c] {
+			for _, id := range toolUses(it) {
+				dropped[id] = true
+			}
+		}
+		orphan := false
+		for _, id := range toolResults(hist[c]) {
+			if dropped[id] {
+				orphan = true
+			}
+		}
+		if !orphan {
+			return c
+		}
+		c++
+	}
+	return c
+}
+
+// pendingTools reports whether hist[i] calls tools (whose results follow).
+func pendingTools(it Item) bool { return len(toolUses(it)) > 0 }
+
+func warnf(s *Step, format string, args ...any) {
+	s.Warnings = append(s.Warnings, fmt.Sprintf(format, args...))
+}
