@@ -36,17 +36,13 @@ type Param struct {
 func (p Param) Range() string {
 	switch {
 	case len(p.Enum) > 0:
-		return "one of " + strings.Join(p.Enum, ", ")
+		return "one of " + strings.Join(quoteEmpty(p.Enum), ", ")
 	case p.Kind == Bool:
 		return "true or false"
 	case p.Kind == String:
 		return "any text"
 	}
 	lo, hi := "-inf", "+inf"
-	open := "["
-	if p.MinOpen {
-		open = "("
-	}
 	if !math.IsNaN(p.Min) {
 		lo = strconv.FormatFloat(p.Min, 'g', -1, 64)
 	}
@@ -56,7 +52,26 @@ func (p Param) Range() string {
 	if p.Kind == Int && math.IsNaN(p.Max) {
 		return "an integer ≥ " + lo
 	}
-	return open + lo + ", " + hi + "]"
+	open := "["
+	if p.MinOpen {
+		open = "("
+	}
+	kind := "a number"
+	if p.Kind == Int {
+		kind = "an integer"
+	}
+	return kind + " in " + open + lo + ", " + hi + "]"
+}
+
+func quoteEmpty(enum []string) []string {
+	out := make([]string, len(enum))
+	for i, e := range enum {
+		out[i] = e
+		if e == "" {
+			out[i] = `""`
+		}
+	}
+	return out
 }
 
 func (p Param) check(v string) error {
@@ -82,19 +97,12 @@ func (p Param) check(v string) error {
 		f, err = strconv.ParseFloat(v, 64)
 	}
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Errorf("%s=%s: want %s %s", p.Name, v, article(p.Kind), p.Range())
+		return fmt.Errorf("%s=%s: want %s", p.Name, v, p.Range())
 	}
 	if (!math.IsNaN(p.Min) && (f < p.Min || p.MinOpen && f == p.Min)) || (!math.IsNaN(p.Max) && f > p.Max) {
 		return fmt.Errorf("%s=%s: want %s", p.Name, v, p.Range())
 	}
 	return nil
-}
-
-func article(k Kind) string {
-	if k == Int {
-		return "an integer in"
-	}
-	return "a number in"
 }
 
 // Parameter constructors for the registry.
@@ -151,13 +159,28 @@ var registry []*Spec
 
 func register(s *Spec) { registry = append(registry, s) }
 
-// Specs returns every registered policy, in registration order.
-func Specs() []*Spec { return append([]*Spec(nil), registry...) }
+// order is the order policies are listed in: the baselines, the seeds,
+// the public agents.
+var order = []string{"none", "recorded", "aidf", "two-tier", "prune", "cross-turn", "compress", "gemini-cli", "opencode", "codex", "langchain-trim"}
+
+// Specs returns every registered policy: the baselines, the seed systems,
+// then the public agents.
+func Specs() []*Spec {
+	out := append([]*Spec(nil), registry...)
+	rank := func(s *Spec) int {
+		if i := slices.Index(order, s.Name); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(out, func(a, b *Spec) int { return rank(a) - rank(b) })
+	return out
+}
 
 // Names returns the registered policy names.
 func Names() []string {
 	var out []string
-	for _, s := range registry {
+	for _, s := range Specs() {
 		out = append(out, s.Name)
 	}
 	return out

@@ -213,36 +213,6 @@ func toolResults(it Item) []string {
 	return out
 }
 
-// isToolResultOnly reports whether the item's content is tool results.
-func isToolResultOnly(it Item) bool {
-	return len(it.Msg.Blocks) > 0 && len(toolResults(it)) == len(it.Msg.Blocks)
-}
-
-// pairSafeCut moves a cut so that no kept item answers a tool_use that is
-// dropped: it returns the smallest c' ≥ c such that no item of
-// hist[c':] holds a tool_result whose tool_use is in hist[:c'].
-func pairSafeCut(hist []Item, c int) int {
-	for c < len(hist) {
-		dropped := map[string]bool{}
-		for _, it := range hist[:c] {
-			for _, id := range toolUses(it) {
-				dropped[id] = true
-			}
-		}
-		orphan := false
-		for _, id := range toolResults(hist[c]) {
-			if dropped[id] {
-				orphan = true
-			}
-		}
-		if !orphan {
-			return c
-		}
-		c++
-	}
-	return c
-}
-
 // pendingTools reports whether hist[i] calls tools (whose results follow).
 func pendingTools(it Item) bool { return len(toolUses(it)) > 0 }
 

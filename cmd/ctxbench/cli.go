@@ -29,6 +29,7 @@ type cli struct {
 	Estimate estimateCmd `cmd:"" help:"Measure how far token heuristics are from exact counts and from billed usage."`
 
 	Summarize summarizeCmd `cmd:"" help:"Summarize a transcript's messages with a summarization provider."`
+	Policies  policiesCmd  `cmd:"" help:"List the context-window policies, their parameters, defaults and sources."`
 }
 
 // env is what commands read from and write to.

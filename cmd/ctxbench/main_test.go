@@ -62,6 +62,8 @@ func TestGolden(t *testing.T) {
 		{"estimate-json-short", []string{"estimate", "--json", corpus + "spotter/short.jsonl"}, 0},
 		{"summarize-mock", []string{"summarize", "--template", "aidf", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"summarize-heuristic-json", []string{"summarize", "--provider", "heuristic", "--json", corpus + "spotter/tool_heavy.jsonl"}, 0},
+		{"policies", []string{"policies"}, 0},
+		{"policies-json", []string{"policies", "--json"}, 0},
 		{"summarize-bad-template", []string{"summarize", "--template", "short", corpus + "spotter/tool_heavy.jsonl"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

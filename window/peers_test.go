@@ -1,0 +1,210 @@
+package window
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+func msgs(ms ...transcript.Message) *transcript.Transcript {
+	return &transcript.Transcript{Messages: ms}
+}
+
+func user(s string) transcript.Message {
+	return transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{text(s)}}
+}
+
+func asst(s string) transcript.Message {
+	return transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text(s)}}
+}
+
+func callTool(id string) transcript.Message {
+	return transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse(id)}}
+}
+
+func result(id, s string) transcript.Message {
+	return transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult(id, s)}}
+}
+
+// TestGeminiSplitPoint follows findCompressSplitPoint
+// (chatCompressionService.ts): the first user content that is not a
+// function response at or after the target share of characters; all of
+// it when the last content is a model message without a function call;
+// else the last such user content.
+func TestGeminiSplitPoint(t *testing.T) {
+	long := strings.Repeat("x", 1000)
+	tr := msgs(user(long), asst(long), callTool("a"), result("a", long), asst("ok"), user("next"), asst("done"))
+	// 70% of the characters lies inside the function response; the next
+	// plain user content is message 5.
+	if got := geminiSplitPoint(items(tr, 7), 0.7); got != 5 {
+		t.Errorf("split %d, want 5", got)
+	}
+	// No user content after the target, last is a model text: compress all.
+	tr2 := msgs(user("a"), asst(long), callTool("b"), result("b", long), asst(long))
+	if got := geminiSplitPoint(items(tr2, 5), 0.7); got != 5 {
+		t.Errorf("split %d, want 5 (everything)", got)
+	}
+	// Same, but the last content calls a function: the last split point (0).
+	tr3 := msgs(user("a"), asst(long), callTool("c"))
+	if got := geminiSplitPoint(items(tr3, 3), 0.7); got != 0 {
+		t.Errorf("split %d, want 0", got)
+	}
+	// Placement: [user summary, model ack, kept…, turn].
+	tr4 := msgs(user(long), asst(long), user(long), asst(long), user("latest"))
+	p := mustPolicy(t, "gemini-cli:token_limit=100")
+	step, err := p.Apply(context.Background(), &Env{Transcript: tr4, Summarizer: &recorder{}, Turn: 1}, &State{}, items(tr4, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := step.History
+	if len(h) < 3 || h[0].Msg.Role != transcript.RoleUser || !strings.Contains(h[0].Msg.Text(), "<state_snapshot>") ||
+		h[1].Msg.Text() != "Got it. Thanks for the additional context!" || h[len(h)-1].ID != "m4" {
+		t.Errorf("gemini-cli placement: %v", ids(h))
+	}
+}
+
+// TestCodexCompaction: the initial context and the real user messages are
+// kept, assistant and tool items dropped, the summary last as a user
+// message with Codex's prefix.
+func TestCodexCompaction(t *testing.T) {
+	tr := msgs(
+		transcript.Message{Role: transcript.RoleSystem, Blocks: []transcript.Block{text("You are Codex.")}},
+		user("<environment_context>\n<cwd>/repo</cwd>\n</environment_context>"),
+		user("fix the build"), callTool("a"), result("a", strings.Repeat("log ", 5000)), asst("fixed"),
+		user("now add tests"), callTool("b"), result("b", "ok"))
+	p := mustPolicy(t, "codex:context_window=1000")
+	step, err := p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: &recorder{}}, &State{}, items(tr, 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"m0", "m1", "m2", "m6", "s1"}, ids(step.History)); diff != "" {
+		t.Errorf("compacted history (-want +got):\n%s", diff)
+	}
+	s := step.History[4].Msg
+	if s.Role != transcript.RoleUser || !strings.HasPrefix(s.Text(), "Another language model started to solve this problem") {
+		t.Errorf("summary: %v %q", s.Role, s.Text()[:60])
+	}
+	// The user-message budget keeps the newest first and cuts the last one.
+	p = mustPolicy(t, "codex:context_window=1000,user_message_tokens=4")
+	step, _ = p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: &recorder{}}, &State{}, items(tr, 9))
+	if diff := cmp.Diff([]string{"m0", "m1", "m6", "s1"}, ids(step.History)); diff != "" {
+		t.Errorf("with a 4-token budget (-want +got):\n%s", diff)
+	}
+}
+
+// TestOpencodePrune: outputs beyond the newest PRUNE_PROTECT tokens are
+// cleared, only when that clears more than PRUNE_MINIMUM, and never in the
+// last 2 user turns.
+func TestOpencodePrune(t *testing.T) {
+	big := strings.Repeat("y", 40_000) // 10,000 tokens at length/4
+	var ms []transcript.Message
+	ms = append(ms, user("start"))
+	for i := range 8 {
+		id := string(rune('a' + i))
+		ms = append(ms, callTool(id), result(id, big))
+	}
+	ms = append(ms, user("turn 2"), callTool("z"), result("z", big), user("turn 3"))
+	tr := msgs(ms...)
+	p := &opencodePolicy{protect: 20_000, minimum: 20_000, protectTurns: 2}
+	out, truncated := p.pruneOutputs(items(tr, len(ms)))
+	// Outputs older than the last 2 user turns: 8 × 10,000 tokens; the
+	// newest 2 are protected (20,000), 6 cleared (60,000 > 20,000).
+	if len(truncated) != 6 {
+		t.Fatalf("cleared %v", truncated)
+	}
+	for _, id := range truncated {
+		i := Item{ID: id}.Index()
+		if out[i].Msg.Blocks[0].Text != "[Old tool result content cleared]" || i > 12 {
+			t.Errorf("%s: %q", id, out[i].Msg.Blocks[0].Text[:20])
+		}
+	}
+	if tr.Messages[2].Blocks[0].Text != big {
+		t.Error("the transcript was modified")
+	}
+	// Clearing less than PRUNE_MINIMUM: nothing.
+	p.minimum = 70_000
+	if _, truncated := p.pruneOutputs(items(tr, len(ms))); len(truncated) != 0 {
+		t.Errorf("cleared %d outputs below the minimum", len(truncated))
+	}
+}
+
+// TestLangchainTrim shows trim_messages' leading orphan ToolMessage
+// (langchain-ai/langchain #33245) and start_on="human" removing it.
+func TestLangchainTrim(t *testing.T) {
+	tr := msgs(
+		transcript.Message{Role: transcript.RoleSystem, Blocks: []transcript.Block{text("sys")}},
+		user("q1"), callTool("a"), result("a", strings.Repeat("r", 40)), asst("a1"), user("q2"), callTool("b"), result("b", "rb"))
+	h := items(tr, len(tr.Messages))
+	budget := 0
+	for _, it := range h[3:] {
+		budget += approxTokens(it.Msg)
+	}
+	run := func(spec string) []string {
+		step, err := mustPolicy(t, spec).Apply(context.Background(), &Env{Transcript: tr}, &State{}, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(step.History)
+	}
+	plain := run("langchain-trim:max_tokens=" + strconv.Itoa(budget))
+	if diff := cmp.Diff([]string{"m3", "m4", "m5", "m6", "m7"}, plain); diff != "" {
+		t.Errorf("strategy last (-want +got):\n%s", diff)
+	}
+	if orphans(tr, itemsOf(tr, plain)) != 1 {
+		t.Errorf("the leading tool result should be orphaned, as in #33245")
+	}
+	fixed := run("langchain-trim:start_on=human,include_system=true,max_tokens=" + strconv.Itoa(budget+approxTokens(h[0].Msg)))
+	if diff := cmp.Diff([]string{"m0", "m5", "m6", "m7"}, fixed); diff != "" {
+		t.Errorf("start_on=human, include_system (-want +got):\n%s", diff)
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	want := []string{"none", "recorded", "aidf", "two-tier", "prune", "cross-turn", "compress", "gemini-cli", "opencode", "codex", "langchain-trim"}
+	if diff := cmp.Diff(want, Names(), cmp.Transformer("sort", func(s []string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range s {
+			m[x] = true
+		}
+		return m
+	})); diff != "" {
+		t.Errorf("policies (-want +got):\n%s", diff)
+	}
+	for _, s := range Specs() {
+		if _, err := New(s.Name, nil); err != nil {
+			t.Errorf("%s with defaults: %v", s.Name, err)
+		}
+		if s.Source == "" || s.Summary == "" {
+			t.Errorf("%s: no source or summary", s.Name)
+		}
+	}
+	for _, tc := range []struct{ spec, err string }{
+		{"aidf:max_messages=30,preserve_last_n=8", ""},
+		{"nope", `unknown policy "nope" (known: none, recorded, aidf,`},
+		{"aidf:max=3", `policy aidf: unknown parameter "max" (valid: max_messages, preserve_first_n, preserve_last_n, summarize_on_trim, summarize_every, pair_safe)`},
+		{"aidf:max_messages=-1", "policy aidf: max_messages=-1: want an integer ≥ 0"},
+		{"aidf:max_messages=ten", "policy aidf: max_messages=ten: want an integer ≥ 0"},
+		{"aidf:max_messages=10,preserve_last_n=20", "policy aidf: preserve_last_n=20 exceeds max_messages=10"},
+		{"aidf:summarize_on_trim=yes", "policy aidf: summarize_on_trim=yes: want true or false"},
+		{"compress:preserve_ratio=0", "policy compress: preserve_ratio=0: want a number in (0, 1]"},
+		{"compress:threshold=1.5", "policy compress: threshold=1.5: want a number in (0, 1]"},
+		{"compress:estimator=chars3", "policy compress: estimator=chars3: want one of chars4,"},
+		{"gemini-cli:preserve=1", "policy gemini-cli: preserve must be below 1"},
+		{"none:x=1", `policy none: unknown parameter "x" (it takes none)`},
+		{"aidf:max_messages", `policy aidf: "max_messages" is not key=value`},
+		{"aidf:max_messages=1,max_messages=2", "policy aidf: max_messages given twice"},
+	} {
+		_, err := Parse(tc.spec)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.spec, err)
+		case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
+			t.Errorf("%s: error %v, want %q", tc.spec, err, tc.err)
+		}
+	}
+}

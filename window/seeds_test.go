@@ -1,0 +1,332 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// TestCrossTurnExampleFlow reproduces seed 003's "Example Flow" table row
+// by row: with resummarize_threshold 10, after N text messages, what the
+// summary covers and what the AI sees.
+func TestCrossTurnExampleFlow(t *testing.T) {
+	p := mustPolicy(t, "cross-turn:resummarize_threshold=10").(*crossTurnPolicy)
+	cs := &crossTurnState{}
+	type row struct {
+		n          int
+		covers     int    // messages 1..covers are in the summary (0: no summary)
+		sees       [2]int // the verbatim messages the AI sees, from..to (1-based)
+		resummary  bool
+		folded     [2]int // for a (re-)summary: the messages folded in
+		hasSummary bool
+	}
+	rows := map[int]row{
+		10: {n: 10, sees: [2]int{1, 10}},                                                                         // "1–10 | (none) | Last 20 messages verbatim"
+		11: {n: 11, covers: 5, sees: [2]int{6, 11}, resummary: true, folded: [2]int{1, 5}, hasSummary: true},     // "11th msg generated | Summary of msgs 1–5 | Summary + msgs 6–11"
+		20: {n: 20, covers: 5, sees: [2]int{15, 20}, hasSummary: true},                                           // "12–20 | msgs 1–5 | Summary + msgs 15–20"
+		21: {n: 21, covers: 15, sees: [2]int{16, 21}, resummary: true, folded: [2]int{6, 15}, hasSummary: true},  // "21st | old summary + msgs 6–15 | msgs 16–21"
+		30: {n: 30, covers: 15, sees: [2]int{25, 30}, hasSummary: true},                                          // "22–30 | msgs 1–15 | Summary + msgs 25–30"
+		31: {n: 31, covers: 25, sees: [2]int{26, 31}, resummary: true, folded: [2]int{16, 25}, hasSummary: true}, // "31st | old summary + msgs 16–25 | msgs 26–31"
+	}
+	for n := 1; n <= 31; n++ {
+		from, to, ok := p.plan(cs, n)
+		if ok {
+			cs.summary, cs.covered = fmt.Sprintf("summary at %d", n), to
+		}
+		r, check := rows[n]
+		if !check {
+			if ok {
+				t.Errorf("after %d messages: a summary of %d–%d, the table has none", n, from+1, to)
+			}
+			continue
+		}
+		if ok != r.resummary || (ok && [2]int{from + 1, to} != r.folded) {
+			t.Errorf("after %d messages: summarize %v (%d–%d), want %v (%v)", n, ok, from+1, to, r.resummary, r.folded)
+		}
+		if cs.covered != r.covers || (cs.summary != "") != r.hasSummary {
+			t.Errorf("after %d messages: summary covers 1–%d, want 1–%d", n, cs.covered, r.covers)
+		}
+		keep := p.lastN
+		if cs.summary != "" {
+			keep = p.lastNWithSummary
+		}
+		if sees := [2]int{max(1, n-keep+1), n}; sees != r.sees {
+			t.Errorf("after %d messages: the AI sees %v, want %v", n, sees, r.sees)
+		}
+	}
+}
+
+// TestCrossTurnPlacement: "Injected as a synthetic user message: [Earlier
+// conversation summary: ...], followed by a synthetic assistant ack:
+// Understood, I have context from our earlier conversation. Then the
+// recent history messages follow."
+func TestCrossTurnPlacement(t *testing.T) {
+	tr := textTranscript(30)
+	rec := &recorder{}
+	calls := drive(t, mustPolicy(t, "cross-turn"), tr, rec)
+	last := calls[len(calls)-1]
+	h := last.step.History
+	// 28 earlier text messages: summary + ack + the last 6, then the turn.
+	if len(h) != 2+6+1 {
+		t.Fatalf("sent %v", ids(h))
+	}
+	if h[0].Msg.Role != transcript.RoleUser || !strings.HasPrefix(h[0].Msg.Text(), "[Earlier conversation summary: summary 1 of") ||
+		!strings.HasSuffix(h[0].Msg.Text(), "]") || h[1].Msg.Role != transcript.RoleAssistant || h[1].Msg.Text() != crossTurnAck {
+		t.Errorf("summary placement: %q / %q", h[0].Msg.Text(), h[1].Msg.Text())
+	}
+	if diff := cmp.Diff(names(seq(22, 29)), ids(h[2:])); diff != "" {
+		t.Errorf("recent history (-want +got):\n%s", diff)
+	}
+	// Once only (resummarize_threshold 0, the seed's current behaviour).
+	if len(rec.reqs) != 1 || rec.reqs[0].Template != summarize.CrossTurn {
+		t.Errorf("%d summaries, want 1 with the cross-turn template", len(rec.reqs))
+	}
+	// The first summary covers "messages [0..N-6]": at the call where the
+	// 11th text message exists.
+	if got := len(rec.reqs[0].Messages); got != 12-6 {
+		t.Errorf("the first summary covers %d messages, want 6 (12 earlier text messages minus the last 6)", got)
+	}
+}
+
+// TestCrossTurnTextOnly: "Only role and text are sent — no tool calls, file
+// contents, or structured data. System messages and empty messages are
+// excluded." The current turn is sent whole.
+func TestCrossTurnTextOnly(t *testing.T) {
+	tr := readCorpus(t, "spotter/tool_heavy.jsonl")
+	for _, c := range drive(t, mustPolicy(t, "cross-turn"), tr, &summarize.Mock{}) {
+		turn := currentTurnStart(tr.Messages[:indexOf(c.sent[len(c.sent)-1])+1])
+		for _, id := range c.sent {
+			i := indexOf(id)
+			if i < 0 || i >= turn {
+				continue
+			}
+			for _, b := range c.step.History[position(c.sent, id)].Msg.Blocks {
+				if b.Type != transcript.BlockText {
+					t.Errorf("%s of an earlier turn sent with a %s block", id, b.Type)
+				}
+			}
+		}
+	}
+}
+
+func indexOf(id string) int { return Item{ID: id}.Index() }
+
+func position(ids []string, id string) int {
+	for i, x := range ids {
+		if x == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestCompressSafeSplit: findSplitPoint "walks backwards to find safe split
+// (not in middle of tool call chain)": a target inside a chain moves back
+// to after the last assistant message without tool calls.
+func TestCompressSafeSplit(t *testing.T) {
+	tr := &transcript.Transcript{Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{text("task")}},         // 0
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text("plan")}},    // 1: safe
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{text("go on")}},        // 2
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse("a")}},    // 3: pending
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult("a", "x")}}, // 4
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse("b")}},    // 5: pending
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult("b", "y")}}, // 6
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text("done")}},    // 7
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{text("next")}},         // 8
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text("ok")}},      // 9
+	}}
+	// target floor(10 × 0.3) … with preserve_ratio 0.4: floor(10 × 0.6) = 6,
+	// inside the chain 3–6; the walk back stops at message 1.
+	if got := findSplitPoint(items(tr, 10), 0.4); got != 2 {
+		t.Errorf("split %d, want 2 (after the assistant message 1)", got)
+	}
+	// No safe message at all: the seed splits at the target.
+	chain := &transcript.Transcript{Messages: tr.Messages[3:7]}
+	if got := findSplitPoint(items(chain, 4), 0.5); got != 2 {
+		t.Errorf("split %d, want the target 2", got)
+	}
+	// Through Apply: over the threshold, a system summary first.
+	p := mustPolicy(t, "compress:max_tokens=10,threshold=0.5,preserve_ratio=0.4,estimator=chars4")
+	step, err := p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: &recorder{}}, &State{}, items(tr, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := step.History; h[0].Msg.Role != transcript.RoleSystem || !strings.HasPrefix(h[0].Msg.Text(), "Previous context summary:\n") ||
+		cmp.Diff(append([]string{"s1"}, names(seq(2, 10))...), ids(h)) != "" {
+		t.Errorf("compressed history %v, first %q", ids(h), h[0].Msg.Text())
+	}
+	// Under the threshold nothing happens.
+	p = mustPolicy(t, "compress:max_tokens=100000")
+	step, _ = p.Apply(context.Background(), &Env{Transcript: tr}, &State{}, items(tr, 10))
+	if len(step.History) != 10 || step.Summary != nil {
+		t.Errorf("compressed under the threshold")
+	}
+}
+
+// TestPruneRules checks seed 003 layer 1's rules one by one.
+func TestPruneRules(t *testing.T) {
+	long := strings.Repeat("x", 2001)
+	tr := &transcript.Transcript{Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{text(long)}}, // first: kept whole
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{
+			{Type: transcript.BlockToolUse, ID: "w", Name: "write_files", Input: []byte(`{"files":[{"path":"a.go","content":"short"},{"path":"b.go","content":"also"}]}`)},
+			{Type: transcript.BlockToolUse, ID: "v", Name: "write_file", Input: []byte(`{"path":"c.go","content":"` + long + `"}`)},
+			{Type: transcript.BlockToolUse, ID: "u", Name: "write_file", Input: []byte(`{"path":"d.go","content":"small"}`)},
+			{Type: transcript.BlockToolUse, ID: "r", Name: "read_file", Input: []byte(`{"path":"` + long + `"}`)},
+		}},
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult("w", long), toolResult("v", "ok")}},
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text(long), text("short")}},
+	}}
+	for range 6 { // the last 6: kept whole
+		tr.Messages = append(tr.Messages, transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{text(long)}})
+	}
+	step, _ := mustPolicy(t, "prune").Apply(context.Background(), &Env{Transcript: tr}, &State{}, items(tr, len(tr.Messages)))
+	h := step.History
+	if h[0].Msg.Text() != long || h[len(h)-1].Msg.Text() != long {
+		t.Error("the first or last messages were changed")
+	}
+	in := func(i int) string { return string(h[1].Msg.Blocks[i].Input) }
+	if in(0) != `{"files":[{"content":"[truncated]","path":"a.go"},{"content":"[truncated]","path":"b.go"}]}` {
+		t.Errorf("write_files: %s", in(0))
+	}
+	if in(1) != `{"content":"[truncated]","path":"c.go"}` || in(2) != `{"path":"d.go","content":"small"}` {
+		t.Errorf("write_file: %s / %s", in(1), in(2))
+	}
+	if !strings.Contains(in(3), long) {
+		t.Error("read_file input was changed")
+	}
+	if got := h[2].Msg.Blocks[0].Text; got != long[:200] {
+		t.Errorf("tool result cut to %d characters, want 200", len(got))
+	}
+	if h[3].Msg.Blocks[0].Text != long[:200] || h[3].Msg.Blocks[1].Text != "short" {
+		t.Errorf("text blocks: %d, %q", len(h[3].Msg.Blocks[0].Text), h[3].Msg.Blocks[1].Text)
+	}
+	if diff := cmp.Diff([]string{"m1", "m2", "m3"}, step.Truncated); diff != "" {
+		t.Errorf("truncated (-want +got):\n%s", diff)
+	}
+	if tr.Messages[1].Blocks[1].Input[0] != '{' || !strings.Contains(string(tr.Messages[1].Blocks[1].Input), long) {
+		t.Error("the transcript's own message was modified")
+	}
+}
+
+func TestTwoTier(t *testing.T) {
+	tr := textTranscript(40)
+	big := strings.Repeat("word ", 100_000) // 500,000 characters: 125,000 chars4 tokens
+	tr.Messages[2].Blocks[0].Text = big
+	rec := &recorder{}
+	p := mustPolicy(t, "two-tier")
+	env := &Env{Transcript: tr, Summarizer: rec}
+	st := &State{}
+	step, err := p.Apply(context.Background(), env, st, items(tr, 40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Tier 2: an AI summary of all but the last 8, with the six-section prompt.
+	if len(rec.reqs) != 1 || rec.reqs[0].Template != summarize.TwoTier || len(rec.reqs[0].Messages) != 32 {
+		t.Fatalf("AI summary requests: %d", len(rec.reqs))
+	}
+	if diff := cmp.Diff(append([]string{"s1"}, names(seq(32, 40))...), ids(step.History)); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	// The same span again is served from the policy's cache.
+	step2, _ := p.Apply(context.Background(), env, st, items(tr, 40))
+	if len(rec.reqs) != 1 || !step2.Summary.Cached {
+		t.Errorf("the unchanged span was summarized again")
+	}
+	// Tier 1 (between 80k and 120k): the heuristic summary, no model call.
+	tr.Messages[2].Blocks[0].Text = strings.Repeat("word ", 70_000) // 87,500 tokens
+	step3, _ := p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, items(tr, 40))
+	if len(rec.reqs) != 1 || step3.Summary == nil || step3.Summary.Model != "heuristic" {
+		t.Errorf("tier 1: %d model calls, summary %+v", len(rec.reqs), step3.Summary)
+	}
+	// "There are >8 messages to summarize": 16 messages leave 8, no summary.
+	step4, _ := p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, items(tr, 16))
+	if step4.Summary != nil || len(step4.History) != 16 {
+		t.Errorf("summarized only 8 messages")
+	}
+}
+
+func TestRecorded(t *testing.T) {
+	tr := readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	c := tr.Compactions[0]
+	calls := drive(t, mustPolicy(t, "recorded"), tr, nil)
+	found := false
+	for _, call := range calls {
+		if call.step.Summary == nil {
+			continue
+		}
+		found = true
+		h := call.step.History
+		if h[0].ID != "s1" || h[0].Msg != c.Summary {
+			t.Errorf("the compaction summary is not first: %v", ids(h[:3]))
+		}
+		for _, it := range h[1:] {
+			if it.Index() < c.Index {
+				t.Errorf("%s, from before the compaction at m%d, still sent", it.ID, c.Index)
+			}
+		}
+		if len(call.step.Evicted) != c.Index {
+			t.Errorf("%d evicted, want the %d messages before the compaction", len(call.step.Evicted), c.Index)
+		}
+	}
+	if !found {
+		t.Fatal("the recorded compaction was never applied")
+	}
+	// none sends everything, always.
+	for k, call := range drive(t, mustPolicy(t, "none"), tr, nil) {
+		if len(call.step.Evicted)+len(call.step.Truncated) > 0 {
+			t.Fatalf("none changed call %d", k)
+		}
+	}
+}
+
+func TestPolicyValuesServeConcurrentReplays(t *testing.T) {
+	tr := generated(t, 60, 5)
+	for _, spec := range []string{"aidf:max_messages=20,summarize_on_trim=true", "cross-turn:resummarize_threshold=10", "compress:max_tokens=6000",
+		"gemini-cli:token_limit=8000", "codex:context_window=8000", "opencode:context_limit=60000,max_output=4000,prune_protect=2000,prune_minimum=1000",
+		"langchain-trim:max_tokens=3000", "two-tier:basic_threshold=3000,ai_threshold=6000", "prune"} {
+		p := mustPolicy(t, spec)
+		calls := drive(t, p, tr, &summarize.Mock{})
+		acted := 0
+		for _, c := range calls {
+			acted += len(c.step.Evicted) + len(c.step.Truncated)
+		}
+		if acted == 0 {
+			t.Errorf("%s never acted on a 60-call session: the settings test nothing", spec)
+		}
+		want := render(calls)
+		done := make(chan string, 4)
+		for range 4 {
+			go func() { done <- render(drive(t, p, tr, &summarize.Mock{})) }()
+		}
+		for range 4 {
+			if got := <-done; got != want {
+				t.Errorf("%s: concurrent replays differ", spec)
+			}
+		}
+	}
+}
+
+// render prints a replay by value: what was sent (synthetic items with
+// their text), evicted and truncated at each call.
+func render(calls []call) string {
+	var b strings.Builder
+	for _, c := range calls {
+		for _, it := range c.step.History {
+			b.WriteString(it.ID)
+			if it.Synthetic() || it.Truncated {
+				b.WriteString("=" + it.Msg.Text())
+			}
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "| %v %v\n", c.step.Evicted, c.step.Truncated)
+	}
+	return b.String()
+}
