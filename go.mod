@@ -9,6 +9,8 @@ require (
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
+	go.yaml.in/yaml/v3 v3.0.4
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -32,5 +34,4 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )

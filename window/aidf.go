@@ -53,6 +53,21 @@ func init() {
 			boolParam("summarize_on_trim", false, "summarize evicted messages into a [Conversation Summary] assistant message"),
 			intParam("summarize_every", 10, 1, none, "summarize at most once per this many evicted messages"),
 			boolParam("pair_safe", false, "never cut between a tool call and its result (not in the source)"),
+			stringParam("config", "", "an AIDF config.yml whose execution settings set the parameters above (explicit ones win)"),
+		},
+		expand: func(params map[string]string) (map[string]string, error) {
+			path := params["config"]
+			if path == "" {
+				return params, nil
+			}
+			fromFile, err := AIDFConfigParams(path)
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range params {
+				fromFile[k] = v
+			}
+			return fromFile, nil
 		},
 		check: func(v Values) error {
 			max := v.Int("max_messages")

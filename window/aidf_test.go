@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestAIDFDefaults(t *testing.T) {
 	// (max_messages: 100, summarize_on_trim: false, preserve_first_n: 1,
 	// preserve_last_n: 20)".
 	want := Values{"max_messages": "100", "summarize_on_trim": "false", "preserve_first_n": "1", "preserve_last_n": "20",
-		"summarize_every": "10", "pair_safe": "false"}
+		"summarize_every": "10", "pair_safe": "false", "config": ""}
 	if diff := cmp.Diff(want, mustPolicy(t, "aidf").Params()); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
@@ -226,4 +227,31 @@ func itemsOf(tr *transcript.Transcript, sent []string) []Item {
 		}
 	}
 	return out
+}
+
+// TestAIDFConfig reads AIDF's config.yml, in both forms task 120 shows.
+func TestAIDFConfig(t *testing.T) {
+	dir := t.TempDir()
+	full := dir + "/config.yml"
+	os.WriteFile(full, []byte("execution:\n  max_iterations: 50\n  conversation:\n    max_messages: 40\n    summarize_on_trim: true\n    preserve_first_n: 2\n    preserve_last_n: 10\n"), 0o644)
+	short := dir + "/short.yml"
+	os.WriteFile(short, []byte("execution:\n  max_conversation_messages: 60\n"), 0o644)
+	for _, tc := range []struct {
+		spec string
+		want map[string]string
+	}{
+		{"aidf:config=" + full, map[string]string{"max_messages": "40", "summarize_on_trim": "true", "preserve_first_n": "2", "preserve_last_n": "10"}},
+		{"aidf:config=" + short, map[string]string{"max_messages": "60", "summarize_on_trim": "false", "preserve_first_n": "1", "preserve_last_n": "20"}},
+		{"aidf:preserve_last_n=5,config=" + full, map[string]string{"max_messages": "40", "summarize_on_trim": "true", "preserve_first_n": "2", "preserve_last_n": "5"}},
+	} {
+		v := mustPolicy(t, tc.spec).Params()
+		for k, want := range tc.want {
+			if v[k] != want {
+				t.Errorf("%s: %s=%s, want %s", tc.spec, k, v[k], want)
+			}
+		}
+	}
+	if _, err := Parse("aidf:config=" + dir + "/missing.yml"); err == nil {
+		t.Error("a missing config was accepted")
+	}
 }

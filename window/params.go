@@ -150,6 +150,9 @@ type Spec struct {
 	Source  string  `json:"source"`
 	Summary string  `json:"summary"`
 	Params  []Param `json:"params"`
+	// expand, if set, turns parameters into others before validation
+	// (aidf's config reads AIDF's config.yml).
+	expand func(map[string]string) (map[string]string, error)
 	// check validates parameters against each other.
 	check func(Values) error
 	build func(Values) Policy
@@ -203,6 +206,11 @@ func New(name string, params map[string]string) (Policy, error) {
 	s, err := Lookup(name)
 	if err != nil {
 		return nil, err
+	}
+	if s.expand != nil {
+		if params, err = s.expand(params); err != nil {
+			return nil, fmt.Errorf("policy %s: %w", name, err)
+		}
 	}
 	v := Values{}
 	for _, p := range s.Params {

@@ -1,0 +1,58 @@
+package window
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// aidfConfig is the part of AIDF's config.yml the window reads (seed 000,
+// task 114 and 120): execution.max_conversation_messages, the shorthand,
+// and the execution.conversation block.
+type aidfConfig struct {
+	Execution struct {
+		MaxConversationMessages *int `yaml:"max_conversation_messages"`
+		Conversation            struct {
+			MaxMessages     *int  `yaml:"max_messages"`
+			SummarizeOnTrim *bool `yaml:"summarize_on_trim"`
+			PreserveFirstN  *int  `yaml:"preserve_first_n"`
+			PreserveLastN   *int  `yaml:"preserve_last_n"`
+		} `yaml:"conversation"`
+	} `yaml:"execution"`
+}
+
+// AIDFConfigParams reads an AIDF config.yml and returns the aidf policy
+// parameters it sets. The conversation block's max_messages wins over the
+// max_conversation_messages shorthand; fields the file omits keep their
+// defaults.
+func AIDFConfigParams(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c aidfConfig
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := map[string]string{}
+	e := c.Execution
+	if e.MaxConversationMessages != nil {
+		out["max_messages"] = strconv.Itoa(*e.MaxConversationMessages)
+	}
+	cv := e.Conversation
+	if cv.MaxMessages != nil {
+		out["max_messages"] = strconv.Itoa(*cv.MaxMessages)
+	}
+	if cv.SummarizeOnTrim != nil {
+		out["summarize_on_trim"] = strconv.FormatBool(*cv.SummarizeOnTrim)
+	}
+	if cv.PreserveFirstN != nil {
+		out["preserve_first_n"] = strconv.Itoa(*cv.PreserveFirstN)
+	}
+	if cv.PreserveLastN != nil {
+		out["preserve_last_n"] = strconv.Itoa(*cv.PreserveLastN)
+	}
+	return out, nil
+}
