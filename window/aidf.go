@@ -35,7 +35,9 @@ import (
 // result; that is the design, and ctxbench replays it. pair_safe (off by
 // default: the seeds have no such rule) moves the cut forward past results
 // whose calls were evicted, evicting them too, or, when that would reach
-// the preserved tail, back before their calls.
+// the preserved tail, back before their calls — which can send a few
+// messages more than max_messages: with pair_safe the pairs are kept and
+// the cap is soft.
 type aidfPolicy struct {
 	base
 	max, first, last, every int
@@ -110,7 +112,7 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 		cut = max(cut, nHead)
 	}
 	if p.pairSafe {
-		cut = p.safeCut(hist, nHead, cut, tailStart)
+		nHead, cut = p.safeCut(hist, nHead, cut, tailStart)
 	}
 	evicted := hist[nHead:cut]
 	kept := make([]Item, 0, len(hist)-len(evicted)+1)
@@ -144,21 +146,38 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 	return step, nil
 }
 
-// safeCut moves the cut so that no kept item answers an evicted tool call:
-// forward through the middle, or, if the preserved tail would be reached,
-// back before the calls.
-func (p *aidfPolicy) safeCut(hist []Item, nHead, cut, tailStart int) int {
-	evictedUses := func(c int) map[string]bool {
-		m := map[string]bool{}
-		for _, it := range hist[nHead:c] {
-			for _, id := range toolUses(it) {
-				m[id] = true
+// safeCut returns the span [lo, hi) to evict so that no tool call and its
+// result are separated: the head is extended over the results of its own
+// calls, then the cut moves forward past results whose calls would be
+// evicted, or, when that would reach the preserved tail, back before the
+// calls.
+func (p *aidfPolicy) safeCut(hist []Item, nHead, cut, tailStart int) (int, int) {
+	resultAt := map[string]int{}
+	for i, it := range hist {
+		for _, id := range toolResults(it) {
+			if _, ok := resultAt[id]; !ok {
+				resultAt[id] = i
 			}
 		}
-		return m
+	}
+	lo := nHead
+	for changed := true; changed; {
+		changed = false
+		for _, it := range hist[:lo] {
+			for _, id := range toolUses(it) {
+				if r, ok := resultAt[id]; ok && r >= lo && r < tailStart {
+					lo, changed = r+1, true
+				}
+			}
+		}
 	}
 	orphanAfter := func(c int) bool {
-		used := evictedUses(c)
+		used := map[string]bool{}
+		for _, it := range hist[lo:c] {
+			for _, id := range toolUses(it) {
+				used[id] = true
+			}
+		}
 		for _, it := range hist[c:] {
 			for _, id := range toolResults(it) {
 				if used[id] {
@@ -168,15 +187,16 @@ func (p *aidfPolicy) safeCut(hist []Item, nHead, cut, tailStart int) int {
 		}
 		return false
 	}
+	cut = max(cut, lo)
 	for c := cut; c <= tailStart; c++ {
 		if !orphanAfter(c) {
-			return c
+			return lo, c
 		}
 	}
-	for c := cut - 1; c >= nHead; c-- {
+	for c := cut - 1; c > lo; c-- {
 		if !orphanAfter(c) {
-			return c
+			return lo, c
 		}
 	}
-	return nHead
+	return lo, lo
 }

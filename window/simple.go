@@ -20,6 +20,9 @@ func init() {
 
 type nonePolicy struct{ base }
 
+// Guarantees: sending everything keeps every pair the transcript has.
+func (p *nonePolicy) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
+
 // Apply sends the history unchanged.
 func (p *nonePolicy) Apply(_ context.Context, _ *Env, _ *State, hist []Item) (Step, error) {
 	return Step{History: hist}, nil

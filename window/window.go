@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -99,17 +100,29 @@ type Step struct {
 // SummaryEvent describes a summarization at one step.
 type SummaryEvent struct {
 	// ID is the summary item's id ("" when it failed).
-	ID string
+	ID string `json:"id"`
 	// Covers lists the ids of the items the summary stands for.
-	Covers []string
-	Usage  transcript.Usage
-	Cached bool
-	Model  string
+	Covers []string `json:"covers"`
+	// InputTokens and OutputTokens are what the summary call used.
+	Usage  transcript.Usage `json:"-"`
+	Cached bool             `json:"cached"`
+	Model  string           `json:"model,omitempty"`
 	// CostUSD is what the call cost, where the summarizer prices it.
-	CostUSD float64
+	CostUSD float64 `json:"cost_usd,omitempty"`
 	// Error is the summarizer's error when it failed: the policy then did
 	// what its source does on failure.
-	Error string
+	Error string `json:"error"`
+}
+
+// MarshalJSON writes the event as the trace contract has it: input_tokens
+// and output_tokens beside id, covers, cached and error.
+func (e SummaryEvent) MarshalJSON() ([]byte, error) {
+	type plain SummaryEvent
+	return json.Marshal(struct {
+		plain
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+	}{plain(e), e.Usage.Prompt(), e.Usage.Output})
 }
 
 // A Policy transforms the working history before each call. Apply gets the
@@ -218,4 +231,80 @@ func pendingTools(it Item) bool { return len(toolUses(it)) > 0 }
 
 func warnf(s *Step, format string, args ...any) {
 	s.Warnings = append(s.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Guarantees are what a policy promises by design, for the replay's
+// invariant checks. A zero field promises nothing.
+type Guarantees struct {
+	// MaxMessages caps the messages sent: at most MaxMessages plus the
+	// latest turn plus SummaryExtra.
+	MaxMessages, SummaryExtra int
+	// Head and Tail are the messages at the start and the end of the
+	// history that are always sent, verbatim.
+	Head, Tail int
+	// PairSafe promises that no tool result is sent without its call, and
+	// no call without its result.
+	PairSafe bool
+	// SummaryRole is the role a summary has; SummaryFirst says it comes
+	// first (after a leading system message) when it is made.
+	SummaryRole  transcript.Role
+	SummaryFirst bool
+	// Compacts says the policy's summaries replace history to save tokens:
+	// the context after one must count fewer tokens than before.
+	Compacts bool
+}
+
+// A Guarantor declares its guarantees; policies that do not implement it
+// promise nothing beyond the invariants that hold for every policy
+// (order, conservation, at most one summary).
+type Guarantor interface {
+	Guarantees() Guarantees
+}
+
+// Guarantees: the cap, the head and the tail; with pair_safe, tool pairs
+// instead of the cap (keeping a pair can take a few messages more).
+func (p *aidfPolicy) Guarantees() Guarantees {
+	g := Guarantees{MaxMessages: p.max, Head: p.first, Tail: p.last, PairSafe: p.pairSafe, SummaryRole: transcript.RoleAssistant}
+	if p.pairSafe {
+		g.MaxMessages = 0
+	}
+	if p.summarize {
+		g.SummaryExtra = 1
+	}
+	return g
+}
+
+func (p *prunePolicy) Guarantees() Guarantees {
+	return Guarantees{Head: p.keepFirst, Tail: p.keepLast}
+}
+
+func (p *crossTurnPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
+}
+
+func (p *compressPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleSystem, SummaryFirst: true, Compacts: true}
+}
+
+func (p *twoTierPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true, Compacts: true}
+}
+
+// Guarantees: gemini-cli discards a compression only when it inflates the
+// count, so one that saves nothing (re-summarizing its own summary) is
+// kept: shrinking is not guaranteed (google-gemini/gemini-cli #6563).
+func (p *geminiPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
+}
+
+func (p *codexPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleUser, Compacts: true}
+}
+
+func (p *opencodePolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleAssistant, Compacts: true}
+}
+
+func (p *recordedPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryFirst: true}
 }

@@ -1,0 +1,230 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// The invariants (DESIGN.md §8), checked at every step.
+const (
+	// InvCap: messages sent ≤ the cap + the latest turn (+ the summary
+	// messages the design adds).
+	InvCap = "cap"
+	// InvAnchors: the preserved head and tail are the original messages,
+	// verbatim.
+	InvAnchors = "anchors"
+	// InvOrder: original messages are sent in their order, and nothing
+	// evicted comes back.
+	InvOrder = "order"
+	// InvToolPairing: every tool result sent has its call sent before it,
+	// and every call sent whose result is recorded has it sent too.
+	InvToolPairing = "tool_pairing"
+	// InvSummary: at most one summary, in the documented role and place; a
+	// failed summary never becomes history.
+	InvSummary = "summary"
+	// InvShrinks: a compaction lowers the token count, and does not fire
+	// again with no new input.
+	InvShrinks = "shrinks"
+	// InvConservation: every message appended is sent, evicted or
+	// truncated.
+	InvConservation = "conservation"
+)
+
+// Invariants lists the invariant names, in report order.
+func Invariants() []string {
+	return []string{InvCap, InvAnchors, InvOrder, InvToolPairing, InvSummary, InvShrinks, InvConservation}
+}
+
+// checker checks one run's steps.
+type checker struct {
+	t      *transcript.Transcript
+	g      window.Guarantees
+	result map[string]int // tool_use id → index of the message with its result
+	// evicted holds every id evicted so far.
+	evicted map[string]bool
+	// prevSummary is the context of the previous step when it made a
+	// summary, else nil.
+	prevSummary map[string]bool
+}
+
+func newChecker(t *transcript.Transcript, p window.Policy) *checker {
+	c := &checker{t: t, result: map[string]int{}, evicted: map[string]bool{}}
+	if g, ok := p.(window.Guarantor); ok {
+		c.g = g.Guarantees()
+	}
+	for i := range t.Messages {
+		for _, b := range t.Messages[i].Blocks {
+			if b.Type == transcript.BlockToolResult {
+				if _, ok := c.result[b.ID]; !ok {
+					c.result[b.ID] = i
+				}
+			}
+		}
+	}
+	return c
+}
+
+func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, counts *estimate.Cache) []Violation {
+	var out []Violation
+	add := func(inv string, ids []string, format string, args ...any) {
+		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
+	}
+	sent := s.sent
+	sentIDs := map[string]bool{}
+	for _, it := range sent {
+		sentIDs[it.ID] = true
+	}
+
+	// cap
+	if m := c.g.MaxMessages; m > 0 {
+		if limit := m + s.turn + c.g.SummaryExtra; len(sent) > limit {
+			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(sent), m, s.turn, c.g.SummaryExtra)
+		}
+	}
+
+	// anchors
+	for j := 0; j < c.g.Head && j < len(before); j++ {
+		want := before[j]
+		if want.Synthetic() {
+			break
+		}
+		if j >= len(sent) || sent[j].ID != want.ID || sent[j].Msg != want.Msg {
+			add(InvAnchors, []string{want.ID}, "%s is in the preserved head but was not sent in place, verbatim", want.ID)
+		}
+	}
+	if t := c.g.Tail; t > 0 {
+		tail := before[max(0, len(before)-t):]
+		for _, want := range tail {
+			found := false
+			for _, it := range sent {
+				if it.ID == want.ID && it.Msg == want.Msg {
+					found = true
+				}
+			}
+			if !found {
+				add(InvAnchors, []string{want.ID}, "%s is in the preserved tail but was not sent verbatim", want.ID)
+			}
+		}
+	}
+
+	// order
+	last := -1
+	for _, it := range sent {
+		if c.evicted[it.ID] {
+			add(InvOrder, []string{it.ID}, "%s was evicted at an earlier step and is sent again", it.ID)
+		}
+		if i := it.Index(); i >= 0 {
+			if i <= last {
+				add(InvOrder, []string{it.ID}, "%s is sent after m%d, out of the original order", it.ID, last)
+			}
+			last = i
+		}
+	}
+
+	// tool pairing
+	used := map[string]bool{}
+	resultsSent := map[string]bool{}
+	for _, it := range sent {
+		for _, b := range it.Msg.Blocks {
+			if b.Type == transcript.BlockToolResult {
+				resultsSent[b.ID] = true
+			}
+		}
+	}
+	for _, it := range sent {
+		for _, b := range it.Msg.Blocks {
+			switch b.Type {
+			case transcript.BlockToolUse:
+				used[b.ID] = true
+				if r, ok := c.result[b.ID]; ok && r < s.next && !resultsSent[b.ID] {
+					add(InvToolPairing, []string{it.ID, transcript.MessageID(r)}, "the tool call %s in %s is sent without its result (in %s)", b.ID, it.ID, transcript.MessageID(r))
+				}
+			case transcript.BlockToolResult:
+				if !used[b.ID] {
+					add(InvToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, b.ID)
+				}
+			}
+		}
+	}
+
+	// summary
+	var summaries []window.Item
+	for i, it := range sent {
+		if !it.Summary {
+			continue
+		}
+		summaries = append(summaries, it)
+		if r := c.g.SummaryRole; r != "" && it.Msg.Role != r {
+			add(InvSummary, []string{it.ID}, "the summary %s is a %s message; the design makes it %s", it.ID, it.Msg.Role, r)
+		}
+		if ev := s.Summary; ev != nil && ev.ID == it.ID && c.g.SummaryFirst {
+			first := 0
+			if len(sent) > 0 && !sent[0].Synthetic() && sent[0].Msg.Role == transcript.RoleSystem {
+				first = 1
+			}
+			if i != first {
+				add(InvSummary, []string{it.ID}, "the summary %s is at position %d; the design puts it first", it.ID, i)
+			}
+		}
+	}
+	if len(summaries) > 1 {
+		var ids []string
+		for _, it := range summaries {
+			ids = append(ids, it.ID)
+		}
+		add(InvSummary, ids, "%d summaries are sent at once: %s", len(ids), strings.Join(ids, ", "))
+	}
+	if ev := s.Summary; ev != nil && ev.Error != "" {
+		for _, it := range sent {
+			if it.Synthetic() && strings.Contains(it.Msg.Text(), ev.Error) {
+				add(InvSummary, []string{it.ID}, "the failed summary's error became history in %s", it.ID)
+			}
+		}
+	}
+
+	// shrinks
+	made := s.Summary != nil && s.Summary.ID != ""
+	if c.g.Compacts && made {
+		after := sum(counts, e, sent)
+		if after >= s.before {
+			add(InvShrinks, []string{s.Summary.ID}, "compaction into %s left %d %s tokens, not fewer than the %d before it", s.Summary.ID, after, e.Name(), s.before)
+		}
+		if c.prevSummary != nil {
+			fresh := false
+			for _, id := range s.Summary.Covers {
+				if !c.prevSummary[id] {
+					fresh = true
+				}
+			}
+			if !fresh {
+				add(InvShrinks, []string{s.Summary.ID}, "compaction fired again on the previous step's context with no new input")
+			}
+		}
+	}
+	c.prevSummary = nil
+	if made {
+		c.prevSummary = sentIDs
+	}
+
+	// conservation
+	had := map[string]bool{}
+	for _, it := range before {
+		had[it.ID] = true
+	}
+	for _, id := range s.Evicted {
+		if !had[id] {
+			add(InvConservation, []string{id}, "%s is reported evicted but was not in the history", id)
+		}
+		c.evicted[id] = true
+	}
+	for _, it := range before {
+		if !sentIDs[it.ID] && !c.evicted[it.ID] {
+			add(InvConservation, []string{it.ID}, "%s is neither sent nor evicted", it.ID)
+		}
+	}
+	return out
+}

@@ -1,0 +1,216 @@
+// Package replay runs a transcript through a context-window policy, call by
+// call, and measures what would have been sent.
+//
+// For each call k (DESIGN.md §4): the turn before it — the messages
+// recorded since call k−1 — is appended to the working history; the policy
+// transforms the history (it may evict, truncate, insert or update a
+// summary); the context that would have been sent is recorded and counted
+// with each estimator; the invariants are checked; then the recorded
+// assistant message k is appended. Responses are never regenerated: the
+// replay is a counterfactual on what is sent, not on what comes back.
+//
+// A [Run] holds a [Step] per call and a [Summary] of the run. Invariant
+// violations are values ([Violation]), never log lines.
+package replay
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// Options configure a replay.
+type Options struct {
+	// Estimators count every context sent; the first is the primary one
+	// (used by the shrinks invariant). Default: cl100k_base.
+	Estimators []estimate.Estimator
+	// Summarizer makes the summaries policies ask for (nil: none).
+	Summarizer summarize.Summarizer
+	// Counts caches message counts across runs (nil: a cache per run).
+	Counts *estimate.Cache
+}
+
+// A Step is one call of a run. Its JSON form is a line of the trace (see
+// [WriteTrace]).
+type Step struct {
+	Step int `json:"step"`
+	// Appended are the ids appended before the call (the turn).
+	Appended []string `json:"appended"`
+	// Context is what was sent, in order.
+	Context   []string             `json:"context"`
+	Evicted   []string             `json:"evicted"`
+	Truncated []string             `json:"truncated"`
+	Summary   *window.SummaryEvent `json:"summary,omitempty"`
+	Messages  int                  `json:"messages"`
+	Tokens    map[string]int       `json:"tokens"`
+	Recorded  *transcript.Usage    `json:"recorded,omitempty"`
+	Warnings  []string             `json:"warnings,omitempty"`
+	Violation []Violation          `json:"violations"`
+	turn      int                  // items appended at this step
+	next      int                  // index of the call's assistant message
+	sent      []window.Item        // the context, for checks
+	before    int                  // primary tokens before the policy
+}
+
+// A Violation is a broken invariant.
+type Violation struct {
+	Step      int      `json:"step"`
+	Invariant string   `json:"invariant"`
+	IDs       []string `json:"ids,omitempty"`
+	Detail    string   `json:"detail"`
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("step %d: %s: %s", v.Step, v.Invariant, v.Detail)
+}
+
+// A Run is one transcript replayed under one policy.
+type Run struct {
+	Transcript string        `json:"transcript"`
+	File       string        `json:"file"`
+	Policy     string        `json:"policy"`
+	Params     window.Values `json:"params"`
+	Steps      []Step        `json:"steps"`
+	Summary    Summary       `json:"summary"`
+}
+
+// Summary aggregates a run.
+type Summary struct {
+	Calls        int                `json:"calls"`
+	PeakMessages int                `json:"peak_messages"`
+	MeanMessages float64            `json:"mean_messages"`
+	PeakTokens   map[string]int     `json:"peak_tokens"`
+	MeanTokens   map[string]float64 `json:"mean_tokens"`
+	// InputTokens is the sum over calls of the tokens sent.
+	InputTokens map[string]int64 `json:"input_tokens"`
+	Evictions   int              `json:"evictions"`
+	Truncations int              `json:"truncations"`
+	// Summaries counts the summaries made; SummaryFailures the attempts
+	// that failed; SummaryUsage what the summary calls used.
+	Summaries       int              `json:"summaries"`
+	SummaryFailures int              `json:"summary_failures"`
+	SummaryUsage    transcript.Usage `json:"summary_usage"`
+	SummaryCostUSD  float64          `json:"summary_cost_usd"`
+	// Violations counts broken invariants by name.
+	Violations map[string]int `json:"violations"`
+}
+
+// Replay runs t through p. Its only errors are ctx's.
+func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options) (*Run, error) {
+	ests := opt.Estimators
+	if len(ests) == 0 {
+		ests = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
+	}
+	counts := opt.Counts
+	if counts == nil {
+		counts = estimate.NewCache()
+	}
+	run := &Run{Transcript: t.ID, File: t.File, Policy: p.Name(), Params: p.Params()}
+	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts}
+	st := &window.State{}
+	chk := newChecker(t, p)
+	var hist []window.Item
+	next := 0
+	for i := range t.Messages {
+		if t.Messages[i].Role != transcript.RoleAssistant {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		step := Step{Step: len(run.Steps), Appended: []string{}, Tokens: map[string]int{}, Violation: []Violation{}}
+		for j := next; j < i; j++ {
+			hist = append(hist, window.Original(t, j))
+			step.Appended = append(step.Appended, transcript.MessageID(j))
+		}
+		step.turn, step.next = len(step.Appended), i
+		env.Next, env.Turn = i, step.turn
+		step.before = sum(counts, ests[0], hist)
+		ps, err := p.Apply(ctx, env, st, hist)
+		if err != nil {
+			return nil, err
+		}
+		step.sent = ps.History
+		step.Context = ids(ps.History)
+		step.Evicted, step.Truncated = orEmpty(ps.Evicted), orEmpty(ps.Truncated)
+		step.Summary, step.Warnings = ps.Summary, ps.Warnings
+		step.Messages = len(ps.History)
+		for _, e := range ests {
+			step.Tokens[e.Name()] = sum(counts, e, ps.History)
+		}
+		if u := t.Messages[i].Usage; u != nil {
+			uc := *u
+			step.Recorded = &uc
+		}
+		step.Violation = chk.check(&step, hist, ests[0], counts)
+		run.Steps = append(run.Steps, step)
+		hist = append(ps.History, window.Original(t, i))
+		next = i + 1
+		env.Call++
+	}
+	run.Summary = summarizeRun(run, ests)
+	return run, nil
+}
+
+func sum(c *estimate.Cache, e estimate.Estimator, items []window.Item) int {
+	n := 0
+	for _, it := range items {
+		n += c.Count(e, it.Msg)
+	}
+	return n
+}
+
+func ids(items []window.Item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func summarizeRun(run *Run, ests []estimate.Estimator) Summary {
+	s := Summary{Calls: len(run.Steps), PeakTokens: map[string]int{}, MeanTokens: map[string]float64{},
+		InputTokens: map[string]int64{}, Violations: map[string]int{}}
+	msgs := 0
+	for _, st := range run.Steps {
+		s.PeakMessages = max(s.PeakMessages, st.Messages)
+		msgs += st.Messages
+		for _, e := range ests {
+			n := st.Tokens[e.Name()]
+			s.PeakTokens[e.Name()] = max(s.PeakTokens[e.Name()], n)
+			s.InputTokens[e.Name()] += int64(n)
+		}
+		s.Evictions += len(st.Evicted)
+		s.Truncations += len(st.Truncated)
+		if sm := st.Summary; sm != nil {
+			if sm.Error != "" {
+				s.SummaryFailures++
+			} else {
+				s.Summaries++
+			}
+			s.SummaryUsage.Add(sm.Usage)
+			s.SummaryCostUSD += sm.CostUSD
+		}
+		for _, v := range st.Violation {
+			s.Violations[v.Invariant]++
+		}
+	}
+	if s.Calls > 0 {
+		s.MeanMessages = float64(msgs) / float64(s.Calls)
+		for _, e := range ests {
+			s.MeanTokens[e.Name()] = float64(s.InputTokens[e.Name()]) / float64(s.Calls)
+		}
+	}
+	return s
+}

@@ -1,0 +1,167 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+func corpus(t testing.TB) []*transcript.Transcript {
+	t.Helper()
+	var out []*transcript.Transcript
+	err := filepath.WalkDir("../fixtures/corpus", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		ts, err := transcript.ReadFile(p, transcript.Options{})
+		if err != nil {
+			return nil // licenses and notes
+		}
+		out = append(out, ts...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 17 {
+		t.Fatalf("%d corpus transcripts", len(out))
+	}
+	return out
+}
+
+func generated(t testing.TB, calls int) *transcript.Transcript {
+	t.Helper()
+	var b bytes.Buffer
+	o := fixtures.DefaultGenOptions
+	o.Calls = calls
+	if err := fixtures.Generate(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := transcript.Parse(b.Bytes(), "gen.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0]
+}
+
+// specs replay every registered policy, with settings small enough to act
+// on the corpus.
+var specs = []string{
+	"none", "recorded", "aidf:max_messages=30", "aidf:max_messages=30,summarize_on_trim=true", "aidf:max_messages=20,pair_safe=true",
+	"two-tier:basic_threshold=20000,ai_threshold=40000", "prune", "cross-turn", "cross-turn:resummarize_threshold=10",
+	"compress:max_tokens=40000", "gemini-cli:token_limit=60000", "opencode:context_limit=80000,max_output=8000",
+	"codex:context_window=60000", "langchain-trim:max_tokens=20000", "langchain-trim:max_tokens=20000,start_on=human",
+}
+
+// TestEveryPolicyOverTheCorpus: the invariants each design guarantees hold
+// on every real transcript; the others are reported, never crashed on.
+func TestEveryPolicyOverTheCorpus(t *testing.T) {
+	trs := corpus(t)
+	counts := estimate.NewCache()
+	for _, spec := range specs {
+		p, err := window.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := window.Guarantees{}
+		if gg, ok := p.(window.Guarantor); ok {
+			g = gg.Guarantees()
+		}
+		reported := map[string]int{}
+		for _, tr := range trs {
+			run, err := Replay(context.Background(), tr, p, Options{Summarizer: &summarize.Mock{}, Counts: counts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Summary.Calls != tr.Calls && tr.Format != transcript.FormatClaudeCode {
+				t.Errorf("%s %s: %d steps for %d calls", spec, tr.ID, run.Summary.Calls, tr.Calls)
+			}
+			for _, st := range run.Steps {
+				for _, v := range st.Violation {
+					reported[v.Invariant]++
+					guaranteed := v.Invariant == InvOrder || v.Invariant == InvConservation ||
+						(v.Invariant == InvSummary && !strings.Contains(v.Detail, "position")) ||
+						(v.Invariant == InvCap && g.MaxMessages > 0) || (v.Invariant == InvAnchors && g.Head+g.Tail > 0) ||
+						(v.Invariant == InvToolPairing && g.PairSafe) || (v.Invariant == InvShrinks && g.Compacts)
+					if guaranteed {
+						t.Errorf("%s on %s: %s", spec, tr.ID, v)
+					}
+				}
+			}
+		}
+		t.Logf("%-50s reported (not guaranteed): %v", spec, reported)
+	}
+}
+
+// TestNoneAndRecorded: none sends every message; recorded replays the
+// transcript's own compactions.
+func TestNoneAndRecorded(t *testing.T) {
+	for _, tr := range corpus(t) {
+		run, _ := Replay(context.Background(), tr, must(t, "none"), Options{})
+		for _, st := range run.Steps {
+			if st.Messages != st.next {
+				t.Fatalf("%s step %d: none sent %d of %d messages", tr.ID, st.Step, st.Messages, st.next)
+			}
+		}
+		rec, _ := Replay(context.Background(), tr, must(t, "recorded"), Options{})
+		if rec.Summary.Summaries != len(tr.Compactions) {
+			t.Errorf("%s: recorded made %d summaries for %d compactions", tr.ID, rec.Summary.Summaries, len(tr.Compactions))
+		}
+	}
+}
+
+func must(t testing.TB, spec string) window.Policy {
+	t.Helper()
+	p, err := window.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSeed000Criterion: 60 tool calls, aidf:max_messages=30, never more
+// than 30 plus one turn.
+func TestSeed000Criterion(t *testing.T) {
+	tr := generated(t, 60)
+	run, err := Replay(context.Background(), tr, must(t, "aidf:max_messages=30"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range run.Steps {
+		if st.Messages > 30+len(st.Appended) {
+			t.Errorf("step %d: %d messages", st.Step, st.Messages)
+		}
+	}
+	if run.Summary.Violations[InvCap] != 0 || run.Summary.Evictions == 0 {
+		t.Errorf("cap violations %d, evictions %d", run.Summary.Violations[InvCap], run.Summary.Evictions)
+	}
+}
+
+func TestDeterministicTrace(t *testing.T) {
+	tr := generated(t, 200)
+	var a, b bytes.Buffer
+	for _, w := range []*bytes.Buffer{&a, &b} {
+		for _, spec := range []string{"aidf:max_messages=30,summarize_on_trim=true", "compress:max_tokens=20000"} {
+			run, err := Replay(context.Background(), tr, must(t, spec), Options{Summarizer: &summarize.Mock{},
+				Estimators: []estimate.Estimator{estimate.MustNew("cl100k_base", 0), estimate.MustNew("chars4", 0)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteTrace(w, run); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if a.Len() == 0 || !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Errorf("two replays wrote different traces (%d and %d bytes)", a.Len(), b.Len())
+	}
+}
