@@ -68,7 +68,7 @@ func newChecker(t *transcript.Transcript, p window.Policy) *checker {
 	return c
 }
 
-func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, counts *estimate.Cache) []Violation {
+func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, counts *counter) []Violation {
 	var out []Violation
 	add := func(inv string, ids []string, format string, args ...any) {
 		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
@@ -189,7 +189,7 @@ func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, cou
 	// shrinks
 	made := s.Summary != nil && s.Summary.ID != ""
 	if c.g.Compacts && made {
-		after := sum(counts, e, sent)
+		after := counts.sum(e, sent)
 		if after >= s.before {
 			add(InvShrinks, []string{s.Summary.ID}, "compaction into %s left %d %s tokens, not fewer than the %d before it", s.Summary.ID, after, e.Name(), s.before)
 		}

@@ -109,6 +109,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	if counts == nil {
 		counts = estimate.NewCache()
 	}
+	cnt := &counter{shared: counts, local: map[counterKey]int{}}
 	run := &Run{Transcript: t.ID, File: t.File, Policy: p.Name(), Params: p.Params()}
 	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts}
 	st := &window.State{}
@@ -129,7 +130,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		}
 		step.turn, step.next = len(step.Appended), i
 		env.Next, env.Turn = i, step.turn
-		step.before = sum(counts, ests[0], hist)
+		step.before = cnt.sum(ests[0], hist)
 		ps, err := p.Apply(ctx, env, st, hist)
 		if err != nil {
 			return nil, err
@@ -140,13 +141,13 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		step.Summary, step.Warnings = ps.Summary, ps.Warnings
 		step.Messages = len(ps.History)
 		for _, e := range ests {
-			step.Tokens[e.Name()] = sum(counts, e, ps.History)
+			step.Tokens[e.Name()] = cnt.sum(e, ps.History)
 		}
 		if u := t.Messages[i].Usage; u != nil {
 			uc := *u
 			step.Recorded = &uc
 		}
-		step.Violation = chk.check(&step, hist, ests[0], counts)
+		step.Violation = chk.check(&step, hist, ests[0], cnt)
 		run.Steps = append(run.Steps, step)
 		hist = append(ps.History, window.Original(t, i))
 		next = i + 1
@@ -156,10 +157,33 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	return run, nil
 }
 
-func sum(c *estimate.Cache, e estimate.Estimator, items []window.Item) int {
+// counter counts messages for one run: a lock-free local map in front of
+// the shared cache, so a message is tokenized once across runs and looked
+// up cheaply within one.
+type counter struct {
+	shared *estimate.Cache
+	local  map[counterKey]int
+}
+
+type counterKey struct {
+	msg *transcript.Message
+	est estimate.Estimator
+}
+
+func (c *counter) count(e estimate.Estimator, m *transcript.Message) int {
+	k := counterKey{m, e}
+	if n, ok := c.local[k]; ok {
+		return n
+	}
+	n := c.shared.Count(e, m)
+	c.local[k] = n
+	return n
+}
+
+func (c *counter) sum(e estimate.Estimator, items []window.Item) int {
 	n := 0
 	for _, it := range items {
-		n += c.Count(e, it.Msg)
+		n += c.count(e, it.Msg)
 	}
 	return n
 }

@@ -65,14 +65,28 @@ func splitList(s string) []string {
 
 const truncatedMarker = "[truncated]"
 
-func (p *prunePolicy) Apply(_ context.Context, _ *Env, _ *State, hist []Item) (Step, error) {
+// pruneState remembers the items already looked at: a message that has
+// entered the middle stays there, and pruning is idempotent, so each is
+// pruned once.
+type pruneState struct{ done map[string]bool }
+
+func (p *prunePolicy) Apply(_ context.Context, _ *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
 	lo, hi := min(p.keepFirst, len(hist)), max(0, len(hist)-p.keepLast)
 	if lo >= hi {
 		return step, nil
 	}
+	ps, _ := st.data.(*pruneState)
+	if ps == nil {
+		ps = &pruneState{done: map[string]bool{}}
+		st.data = ps
+	}
 	out := slices.Clone(hist)
 	for i := lo; i < hi; i++ {
+		if hist[i].Truncated || ps.done[hist[i].ID] {
+			continue
+		}
+		ps.done[hist[i].ID] = true
 		if m, ok := p.prune(hist[i].Msg); ok {
 			out[i] = Item{ID: hist[i].ID, Msg: m, Truncated: true, Summary: hist[i].Summary}
 			step.Truncated = append(step.Truncated, hist[i].ID)

@@ -30,6 +30,8 @@ type cli struct {
 
 	Summarize summarizeCmd `cmd:"" help:"Summarize a transcript's messages with a summarization provider."`
 	Policies  policiesCmd  `cmd:"" help:"List the context-window policies, their parameters, defaults and sources."`
+	Replay    replayCmd    `cmd:"" help:"Replay transcripts through policies: what each call would have sent, and the invariants."`
+	Sweep     sweepCmd     `cmd:"" help:"Replay a policy over a grid of parameters, in parallel."`
 }
 
 // env is what commands read from and write to.

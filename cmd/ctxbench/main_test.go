@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -63,6 +64,11 @@ func TestGolden(t *testing.T) {
 		{"summarize-mock", []string{"summarize", "--template", "aidf", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"summarize-heuristic-json", []string{"summarize", "--provider", "heuristic", "--json", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"policies", []string{"policies"}, 0},
+		{"replay-short", []string{"replay", "--policy", "none", "--policy", "prune", "--policy", "aidf:max_messages=10,preserve_last_n=4,pair_safe=true", "-e", "cl100k_base", "-e", "chars4", corpus + "spotter/tool_heavy.jsonl"}, 0},
+		{"replay-violations", []string{"replay", "--policy", "aidf:max_messages=12,preserve_last_n=6", corpus + "mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"}, 1},
+		{"replay-bad-spec", []string{"replay", "--policy", "aidf:max_messages=-3", corpus + "spotter/short.jsonl"}, 2},
+		{"sweep-aidf", []string{"sweep", "--policy", "aidf:pair_safe=true", "--grid", "max_messages=10:30:10", "--grid", "summarize_on_trim=false,true", corpus + "spotter/tool_heavy.jsonl", corpus + "spotter/subagent.jsonl"}, 0},
+		{"sweep-bad-grid", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=30:10:10", corpus + "spotter/short.jsonl"}, 2},
 		{"policies-json", []string{"policies", "--json"}, 0},
 		{"summarize-bad-template", []string{"summarize", "--template", "short", corpus + "spotter/tool_heavy.jsonl"}, 2},
 	} {
@@ -311,5 +317,67 @@ func TestSummarizeEndToEnd(t *testing.T) {
 	_, stderr, code := ctxbench("", "summarize", "--provider", "anthropic", "--offline", "--cache-dir", cache, corpus+"spotter/tool_heavy.jsonl")
 	if code != 2 || !strings.Contains(stderr, "not in the response cache (offline)") {
 		t.Errorf("offline miss: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestReplaySeed000 runs seed 000's success criterion through the command
+// line: 60 tool calls, aidf:max_messages=30, never more than 30 plus one
+// turn; and two runs write byte-identical traces and JSON.
+func TestReplaySeed000(t *testing.T) {
+	dir := t.TempDir()
+	session := filepath.Join(dir, "s.jsonl")
+	if _, stderr, code := ctxbench("", "gen", "--calls", "60", "--tool-ratio", "1", "-o", session); code != 0 {
+		t.Fatal(stderr)
+	}
+	var outs, traces []string
+	for i := range 2 {
+		trace := filepath.Join(dir, fmt.Sprintf("trace%d.jsonl", i))
+		stdout, stderr, code := ctxbench("", "replay", "--json", "--policy", "aidf:max_messages=30", "--trace", trace, session)
+		if code != 0 && code != 1 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, _ := os.ReadFile(trace)
+		outs, traces = append(outs, stdout), append(traces, string(b))
+	}
+	if outs[0] != outs[1] || traces[0] != traces[1] || traces[0] == "" {
+		t.Error("two replays differ")
+	}
+	lines := strings.Split(strings.TrimSpace(traces[0]), "\n")
+	if len(lines) != 60 {
+		t.Fatalf("%d trace lines for 60 calls", len(lines))
+	}
+	for _, l := range lines {
+		var step struct {
+			Step     int
+			Appended []string
+			Context  []string
+			Messages int
+			Tokens   map[string]int
+		}
+		if err := json.Unmarshal([]byte(l), &step); err != nil {
+			t.Fatal(err)
+		}
+		if step.Messages != len(step.Context) || step.Messages > 30+len(step.Appended) || step.Tokens["cl100k_base"] == 0 {
+			t.Errorf("step %d: %d messages sent for a turn of %d", step.Step, step.Messages, len(step.Appended))
+		}
+	}
+	for _, key := range []string{`"transcript":`, `"policy":"aidf"`, `"params":{`, `"appended":`, `"context":["m0"`, `"evicted":`, `"truncated":`, `"messages":`, `"tokens":{"cl100k_base":`, `"recorded":{"input":`, `"violations":`} {
+		if !strings.Contains(lines[59], key) {
+			t.Errorf("the trace line lacks %s: %.300s", key, lines[59])
+		}
+	}
+}
+
+func TestReplayConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ctxbench.yaml")
+	abs, _ := filepath.Abs(corpus + "spotter/tool_heavy.jsonl")
+	os.WriteFile(cfg, []byte("transcripts: [\""+abs+"\"]\npolicies:\n  - none\n  - name: aidf\n    label: tight\n    params: {max_messages: 6, preserve_last_n: 2}\nestimators: [chars4]\n"), 0o644)
+	stdout, stderr, code := ctxbench("", "replay", "--config", cfg)
+	if code != 1 && code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "| tight ") || !strings.Contains(stdout, "tokens are chars4 counts") {
+		t.Errorf("config not applied:\n%s", stdout)
 	}
 }

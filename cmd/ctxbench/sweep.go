@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+type sweepCmd struct {
+	inputFlags
+	summarizerFlags
+	Policy    string   `required:"" placeholder:"SPEC" help:"The policy to sweep: NAME, or NAME:key=value,… for the fixed parameters."`
+	Grid      []string `required:"" sep:"none" placeholder:"KEY=LO:HI:STEP|KEY=V1,V2" help:"A parameter and its values, repeatable; every combination is replayed."`
+	Estimator string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the token columns."`
+	Workers   int      `help:"Parallel workers (default: one per CPU); the result does not depend on it."`
+	JSON      bool     `help:"Print one JSON document."`
+	CSV       string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
+	Paths     []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
+}
+
+func (c *sweepCmd) Run(e *env) error {
+	name, rest, _ := strings.Cut(c.Policy, ":")
+	base := map[string]string{}
+	if rest != "" {
+		p, err := window.Parse(c.Policy)
+		if err != nil {
+			return fmt.Errorf("--policy: %w", err)
+		}
+		s, _ := window.Lookup(name)
+		for _, pa := range s.Params {
+			if v := p.Params()[pa.Name]; v != pa.Default {
+				base[pa.Name] = v
+			}
+		}
+	} else if _, err := window.Lookup(name); err != nil {
+		return fmt.Errorf("--policy: %w", err)
+	}
+	var grid []replay.GridKey
+	for _, g := range c.Grid {
+		k, err := replay.ParseGrid(g)
+		if err != nil {
+			return fmt.Errorf("--grid: %w", err)
+		}
+		grid = append(grid, k)
+	}
+	est, err := estimate.New(c.Estimator, estimate.OverheadNone)
+	if err != nil {
+		return fmt.Errorf("--estimator: %w", err)
+	}
+	sum, _, err := c.build()
+	if err != nil {
+		return err
+	}
+	var trs []*transcript.Transcript
+	if _, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
+		trs = append(trs, t)
+		return nil
+	}); err != nil {
+		return err
+	}
+	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache()}
+	progress, stop := progressBar(e.stderr)
+	res, err := replay.Sweep(context.Background(), trs, name, base, grid, opt, c.Workers, progress)
+	stop()
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	replay.SortPoints(res.Points, grid)
+	rows := sweepRows(res)
+	if c.CSV != "" {
+		err := reports.WriteFile(c.CSV, func(w *bufio.Writer) error {
+			cw := csv.NewWriter(w)
+			if err := cw.WriteAll(append([][]string{sweepHeader(res)}, rows...)); err != nil {
+				return err
+			}
+			cw.Flush()
+			return cw.Error()
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if c.JSON {
+		return writeJSON(e.stdout, res)
+	}
+	return writeSweepText(e.stdout, res, len(trs))
+}
+
+func sweepHeader(res *replay.SweepResult) []string {
+	var h []string
+	for _, g := range res.Grid {
+		h = append(h, g.Key)
+	}
+	return append(h, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "evictions", "truncations", "summaries", "violations")
+}
+
+// sweepRows are the table's rows with plain numbers (CSV); the text table
+// formats them for people.
+func sweepRows(res *replay.SweepResult) [][]string {
+	var rows [][]string
+	for _, p := range res.Points {
+		var row []string
+		for _, g := range res.Grid {
+			row = append(row, p.Params[g.Key])
+		}
+		nv := 0
+		for _, v := range p.Violations {
+			nv += v
+		}
+		row = append(row, fmt.Sprint(p.Calls), fmt.Sprint(p.PeakMessages), fmt.Sprint(p.PeakTokens), fmt.Sprint(p.InputTokens),
+			fmt.Sprintf("%.4f", p.ShareOfNone), fmt.Sprint(p.Evictions), fmt.Sprint(p.Truncations), fmt.Sprint(p.Summaries), fmt.Sprint(nv))
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error {
+	fmt.Fprintf(w, "sweep of %s: %d points over %d transcripts (tokens: %s)\n", res.Policy, len(res.Points), transcripts, res.Estimator)
+	t := reports.Table{}
+	for _, g := range res.Grid {
+		t.Header = append(t.Header, g.Key)
+		t.Right = append(t.Right, true)
+	}
+	t.Header = append(t.Header, "peak msgs", "peak tokens", "input tokens", "of none", "evicted", "truncated", "summaries", "violations")
+	t.Right = append(t.Right, true, true, true, true, true, true, true, false)
+	for _, p := range res.Points {
+		var row []string
+		for _, g := range res.Grid {
+			row = append(row, p.Params[g.Key])
+		}
+		row = append(row, reports.Int(p.PeakMessages), reports.Int(p.PeakTokens), reports.Int(p.InputTokens),
+			fmt.Sprintf("%.1f%%", p.ShareOfNone*100), reports.Int(p.Evictions), reports.Int(p.Truncations), reports.Int(p.Summaries),
+			violationSummary(p.Violations))
+		t.Rows = append(t.Rows, row)
+	}
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	for _, inv := range res.Invalid {
+		fmt.Fprintf(w, "skipped an invalid combination: %s\n", inv)
+	}
+	return nil
+}
+
+// progressBar returns a progress callback that draws on w when w is a
+// terminal and the work has taken more than a second, and a stop function.
+func progressBar(w io.Writer) (func(done, total int), func()) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil, func() {}
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil, func() {}
+	}
+	start := time.Now()
+	var mu sync.Mutex
+	drawn := false
+	return func(done, total int) {
+			if time.Since(start) < time.Second {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(f, "\rctxbench: sweep %d/%d replays", done, total)
+			drawn = true
+		}, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if drawn {
+				fmt.Fprint(f, "\r\033[K")
+			}
+		}
+}

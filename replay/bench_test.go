@@ -1,0 +1,83 @@
+package replay
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// BenchmarkReplay replays a 2,000-call generated session under several
+// policies, with the token counts cached across iterations (the common
+// case: a message is tokenized once). BenchmarkTokenizeOnce is the
+// baseline: one exact tokenization of the same session.
+func BenchmarkReplay(b *testing.B) {
+	tr := generated(b, 2000)
+	counts := estimate.NewCache()
+	e := estimate.MustNew("cl100k_base", 0)
+	counts.Counts(e, tr)
+	for _, spec := range []string{"aidf:max_messages=30", "aidf:max_messages=100,summarize_on_trim=true", "prune", "compress:max_tokens=50000", "langchain-trim:max_tokens=30000"} {
+		p := must(b, spec)
+		b.Run(spec, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Replay(context.Background(), tr, p, Options{Counts: counts, Summarizer: &summarize.Mock{Tokens: 50}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkTokenizeOnce(b *testing.B) {
+	tr := generated(b, 2000)
+	e := estimate.MustNew("cl100k_base", 0)
+	for b.Loop() {
+		estimate.NewCache().Counts(e, tr)
+	}
+}
+
+// BenchmarkReplay20k replays a 20,000-call session under the policies
+// whose window is bounded; BenchmarkTokenize20k is its baseline. (Policies
+// that never evict — none, prune — cost time quadratic in the calls: every
+// step lists and checks the whole context.)
+func BenchmarkReplay20k(b *testing.B) {
+	tr := generated(b, 20_000)
+	counts := estimate.NewCache()
+	counts.Counts(estimate.MustNew("cl100k_base", 0), tr)
+	for _, spec := range []string{"aidf:max_messages=100", "langchain-trim:max_tokens=30000", "compress:max_tokens=60000"} {
+		p := must(b, spec)
+		b.Run(spec, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Replay(context.Background(), tr, p, Options{Counts: counts, Summarizer: &summarize.Mock{Tokens: 50}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkTokenize20k(b *testing.B) {
+	tr := generated(b, 20_000)
+	e := estimate.MustNew("cl100k_base", 0)
+	for b.Loop() {
+		estimate.NewCache().Counts(e, tr)
+	}
+}
+
+// BenchmarkSweep sweeps 1,000 points over a 100-call session.
+func BenchmarkSweep(b *testing.B) {
+	tr := generated(b, 100)
+	grid := []GridKey{{Key: "max_messages", Values: nil}}
+	for m := 10; m < 1010; m++ {
+		grid[0].Values = append(grid[0].Values, strconv.Itoa(m))
+	}
+	counts := estimate.NewCache()
+	for b.Loop() {
+		if _, err := Sweep(context.Background(), []*transcript.Transcript{tr}, "aidf", map[string]string{"preserve_last_n": "5"}, grid, Options{Counts: counts}, 0, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

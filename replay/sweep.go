@@ -1,0 +1,262 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// A GridKey is one swept parameter and its values, in order.
+type GridKey struct {
+	Key    string   `json:"key"`
+	Values []string `json:"values"`
+}
+
+// ParseGrid reads KEY=LO:HI:STEP (numbers, both ends included) or
+// KEY=V1,V2,….
+func ParseGrid(s string) (GridKey, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" || v == "" {
+		return GridKey{}, fmt.Errorf("grid %q: want KEY=LO:HI:STEP or KEY=V1,V2,…", s)
+	}
+	g := GridKey{Key: k}
+	if parts := strings.Split(v, ":"); len(parts) == 3 {
+		var f [3]float64
+		isInt := true
+		for i, p := range parts {
+			x, err := strconv.ParseFloat(p, 64)
+			if err != nil {
+				return GridKey{}, fmt.Errorf("grid %q: %q is not a number", s, p)
+			}
+			f[i] = x
+			isInt = isInt && !strings.ContainsAny(p, ".eE")
+		}
+		lo, hi, step := f[0], f[1], f[2]
+		if step <= 0 || hi < lo {
+			return GridKey{}, fmt.Errorf("grid %q: want LO ≤ HI and STEP > 0", s)
+		}
+		n := int(math.Floor((hi-lo)/step+1e-9)) + 1
+		if n > 100_000 {
+			return GridKey{}, fmt.Errorf("grid %q: %d values, more than 100,000", s, n)
+		}
+		for i := range n {
+			x := lo + float64(i)*step
+			if isInt {
+				g.Values = append(g.Values, strconv.FormatInt(int64(math.Round(x)), 10))
+			} else {
+				g.Values = append(g.Values, strconv.FormatFloat(math.Round(x*1e9)/1e9, 'g', -1, 64))
+			}
+		}
+		return g, nil
+	}
+	for _, x := range strings.Split(v, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			g.Values = append(g.Values, x)
+		}
+	}
+	return g, nil
+}
+
+// A Point is one grid point's result over every transcript.
+type Point struct {
+	Params       map[string]string `json:"params"`
+	Transcripts  int               `json:"transcripts"`
+	Calls        int               `json:"calls"`
+	PeakMessages int               `json:"peak_messages"`
+	PeakTokens   int               `json:"peak_tokens"`
+	InputTokens  int64             `json:"input_tokens"`
+	ShareOfNone  float64           `json:"share_of_none"`
+	Evictions    int               `json:"evictions"`
+	Truncations  int               `json:"truncations"`
+	Summaries    int               `json:"summaries"`
+	SummaryUsage transcript.Usage  `json:"summary_usage"`
+	Violations   map[string]int    `json:"violations"`
+}
+
+// SweepResult is a sweep: the points in grid order (the first key
+// varying slowest), and the combinations the policy rejected.
+type SweepResult struct {
+	Policy    string    `json:"policy"`
+	Estimator string    `json:"estimator"`
+	Grid      []GridKey `json:"grid"`
+	Points    []Point   `json:"points"`
+	Invalid   []string  `json:"invalid_points"`
+}
+
+// Sweep replays every transcript under policy name at every grid point,
+// on workers goroutines (0: one per CPU), sharing opt.Counts. The result
+// is the same whatever the number of workers. progress, if not nil, is
+// called with the number of jobs done and the total.
+func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base map[string]string, grid []GridKey,
+	opt Options, workers int, progress func(done, total int)) (*SweepResult, error) {
+	res := &SweepResult{Policy: name, Grid: grid, Points: []Point{}, Invalid: []string{}}
+	if len(opt.Estimators) > 0 {
+		res.Estimator = opt.Estimators[0].Name()
+	} else {
+		res.Estimator = "cl100k_base"
+	}
+	var policies []window.Policy
+	for _, params := range product(grid) {
+		all := map[string]string{}
+		for k, v := range base {
+			all[k] = v
+		}
+		for k, v := range params {
+			all[k] = v
+		}
+		p, err := window.New(name, all)
+		if err != nil {
+			if strings.Contains(err.Error(), "unknown") {
+				return nil, err
+			}
+			res.Invalid = append(res.Invalid, err.Error())
+			continue
+		}
+		policies = append(policies, p)
+		res.Points = append(res.Points, Point{Params: params, Violations: map[string]int{}})
+	}
+	none, _ := window.New("none", nil)
+	// Jobs: the none baseline of each transcript, then every point ×
+	// transcript; results land by index, so the order is fixed.
+	type job struct{ p, t int } // p = -1: baseline
+	var jobs []job
+	for t := range trs {
+		jobs = append(jobs, job{-1, t})
+	}
+	for p := range policies {
+		for t := range trs {
+			jobs = append(jobs, job{p, t})
+		}
+	}
+	runs := make([]*Run, len(jobs))
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) || ctx.Err() != nil {
+					return
+				}
+				j := jobs[i]
+				p := none
+				if j.p >= 0 {
+					p = policies[j.p]
+				}
+				r, err := Replay(ctx, trs[j.t], p, opt)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				runs[i] = r
+				if progress != nil {
+					progress(int(done.Add(1)), len(jobs))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	baseline := make([]int64, len(trs))
+	for t := range trs {
+		baseline[t] = runs[t].Summary.InputTokens[res.Estimator]
+	}
+	for i, j := range jobs {
+		if j.p < 0 {
+			continue
+		}
+		pt := &res.Points[j.p]
+		s := runs[i].Summary
+		pt.Transcripts++
+		pt.Calls += s.Calls
+		pt.PeakMessages = max(pt.PeakMessages, s.PeakMessages)
+		pt.PeakTokens = max(pt.PeakTokens, s.PeakTokens[res.Estimator])
+		pt.InputTokens += s.InputTokens[res.Estimator]
+		pt.Evictions += s.Evictions
+		pt.Truncations += s.Truncations
+		pt.Summaries += s.Summaries
+		pt.SummaryUsage.Add(s.SummaryUsage)
+		for k, v := range s.Violations {
+			pt.Violations[k] += v
+		}
+	}
+	var total int64
+	for _, b := range baseline {
+		total += b
+	}
+	for i := range res.Points {
+		if total > 0 {
+			res.Points[i].ShareOfNone = float64(res.Points[i].InputTokens) / float64(total)
+		}
+	}
+	return res, nil
+}
+
+// product returns every combination of the grid's values, the first key
+// varying slowest.
+func product(grid []GridKey) []map[string]string {
+	out := []map[string]string{{}}
+	for _, g := range grid {
+		var next []map[string]string
+		for _, m := range out {
+			for _, v := range g.Values {
+				c := map[string]string{g.Key: v}
+				for k, x := range m {
+					c[k] = x
+				}
+				next = append(next, c)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// SortPoints orders points by the grid keys' values, numerically where
+// they are numbers.
+func SortPoints(points []Point, grid []GridKey) {
+	less := func(a, b string) int {
+		fa, ea := strconv.ParseFloat(a, 64)
+		fb, eb := strconv.ParseFloat(b, 64)
+		if ea == nil && eb == nil {
+			switch {
+			case fa < fb:
+				return -1
+			case fa > fb:
+				return 1
+			}
+			return 0
+		}
+		return strings.Compare(a, b)
+	}
+	sort.SliceStable(points, func(i, j int) bool {
+		for _, g := range grid {
+			if c := less(points[i].Params[g.Key], points[j].Params[g.Key]); c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+}

@@ -1,0 +1,113 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+func TestParseGrid(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{"max_messages=10:30:10", []string{"10", "20", "30"}, false},
+		{"threshold=0.5:0.8:0.1", []string{"0.5", "0.6", "0.7", "0.8"}, false},
+		{"summarize_on_trim=true,false", []string{"true", "false"}, false},
+		{"max_messages=30:10:10", nil, true},
+		{"max_messages=1:2:0", nil, true},
+		{"max_messages", nil, true},
+	} {
+		g, err := ParseGrid(tc.in)
+		if (err != nil) != tc.err {
+			t.Errorf("%s: error %v", tc.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, g.Values); !tc.err && diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// TestSweepDeterministic: one worker and eight give the same bytes.
+func TestSweepDeterministic(t *testing.T) {
+	trs := []*transcript.Transcript{generated(t, 80), corpus(t)[0]}
+	grid := []GridKey{{Key: "max_messages", Values: []string{"5", "10", "20", "40"}}, {Key: "summarize_on_trim", Values: []string{"false", "true"}},
+		{Key: "preserve_last_n", Values: []string{"4", "30"}}}
+	var out []string
+	for _, w := range []int{1, 8} {
+		opt := Options{Summarizer: &summarize.Mock{}, Counts: estimate.NewCache()}
+		res, err := Sweep(context.Background(), trs, "aidf", map[string]string{"preserve_first_n": "1"}, grid, opt, w, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		out = append(out, string(b))
+		if len(res.Points) != 10 || len(res.Invalid) != 6 {
+			t.Errorf("%d points, %d invalid; want 10 and 6 (preserve_last_n=30 exceeds max_messages 5, 10 and 20)", len(res.Points), len(res.Invalid))
+		}
+	}
+	if out[0] != out[1] {
+		t.Error("1 and 8 workers gave different results")
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	good := write("ctxbench.yaml", `transcripts: ["sessions/*.jsonl", "more/"]
+policies:
+  - aidf:max_messages=30,preserve_last_n=8
+  - compress
+  - name: aidf
+    label: aidf-summarizing
+    params: {max_messages: 30, summarize_on_trim: true}
+estimators: [chars4, cl100k_base]
+provider: {name: mock}
+model: claude-sonnet-4-5
+budgets: {max_context_tokens: 150000, max_messages: 120, max_cost_usd: 2.50, min_retention: 0.6}
+tolerance: {default: {relative: 0.02}, peak_tokens: {relative: 0.05, absolute: 50}}
+baseline: ctxbench.baseline.json
+`)
+	c, err := LoadConfig(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, p := range c.Policies {
+		labels = append(labels, p.Label)
+	}
+	if diff := cmp.Diff([]string{"aidf:max_messages=30,preserve_last_n=8", "compress", "aidf-summarizing"}, labels); diff != "" {
+		t.Errorf("policies (-want +got):\n%s", diff)
+	}
+	if c.Policies[2].Policy.Params()["summarize_on_trim"] != "true" || c.Transcripts[0] != filepath.Join(dir, "sessions/*.jsonl") ||
+		c.Budgets["max_cost_usd"] != 2.5 || c.Baseline != filepath.Join(dir, "ctxbench.baseline.json") {
+		t.Errorf("config: %+v", c)
+	}
+	for _, tc := range []struct{ body, err string }{
+		{"transcripts: [a]\npolicies: [none]\nbudget: {}\n", `:3: unknown key "budget" (valid: transcripts, policies,`},
+		{"policies: [none]\n", `"transcripts" is required`},
+		{"transcripts: [a]\npolicies: [aidf:max=1]\n", `unknown parameter "max"`},
+		{"transcripts: [a]\npolicies:\n  - name: aidf\n    params: {max_messages: [1]}\n", "max_messages: want a number"},
+		{"transcripts: [a\n", "bad.yaml: yaml: line 1"},
+	} {
+		_, err := LoadConfig(write("bad.yaml", tc.body))
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%q: error %v, want %q", tc.body, err, tc.err)
+		}
+	}
+}
