@@ -384,37 +384,15 @@ func (c *codexReader) execItem(r record, raw json.RawMessage, pos Pos) error {
 // codexContent reads Responses-API content parts (input_text, output_text,
 // input_image, …).
 func codexContent(raw json.RawMessage) ([]Block, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	if raw[0] == '"' {
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return []Block{{Type: BlockText, Text: s}}, err
-	}
-	var parts []json.RawMessage
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return nil, err
-	}
-	blocks := make([]Block, 0, len(parts))
-	for _, p := range parts {
-		var part struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(p, &part); err != nil {
-			return nil, err
-		}
-		switch part.Type {
+	return typedParts(raw, func(typ, text string, p json.RawMessage) Block {
+		switch typ {
 		case "input_text", "output_text", "text", "reasoning_text", "summary_text":
-			blocks = append(blocks, Block{Type: BlockText, Text: part.Text})
+			return Block{Type: BlockText, Text: text}
 		case "input_image":
-			blocks = append(blocks, Block{Type: BlockImage, Raw: compactJSON(p)})
-		default:
-			blocks = append(blocks, Block{Type: BlockOther, Raw: compactJSON(p)})
+			return Block{Type: BlockImage, Raw: compactJSON(p)}
 		}
-	}
-	return blocks, nil
+		return Block{Type: BlockOther, Raw: compactJSON(p)}
+	})
 }
 
 // codexOutput reads a tool output: a string, or (older Codex) an object

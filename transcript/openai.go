@@ -239,6 +239,20 @@ func openaiMessageOf(m openaiMessage) (Message, error) {
 
 // openaiContent reads chat content: a string, null, or a list of parts.
 func openaiContent(raw json.RawMessage) ([]Block, error) {
+	return typedParts(raw, func(typ, text string, p json.RawMessage) Block {
+		switch typ {
+		case "text", "input_text", "output_text":
+			return Block{Type: BlockText, Text: text}
+		case "image_url", "image":
+			return Block{Type: BlockImage, Raw: compactJSON(p)}
+		}
+		return Block{Type: BlockOther, Raw: compactJSON(p)}
+	})
+}
+
+// typedParts reads content that is a string, null, or a list of
+// {"type", "text", …} parts, each turned into a block by block.
+func typedParts(raw json.RawMessage, block func(typ, text string, part json.RawMessage) Block) ([]Block, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -262,14 +276,7 @@ func openaiContent(raw json.RawMessage) ([]Block, error) {
 		if err := json.Unmarshal(p, &part); err != nil {
 			return nil, errContent
 		}
-		switch part.Type {
-		case "text", "input_text", "output_text":
-			blocks = append(blocks, Block{Type: BlockText, Text: part.Text})
-		case "image_url", "image":
-			blocks = append(blocks, Block{Type: BlockImage, Raw: compactJSON(p)})
-		default:
-			blocks = append(blocks, Block{Type: BlockOther, Raw: compactJSON(p)})
-		}
+		blocks = append(blocks, block(part.Type, part.Text, p))
 	}
 	return blocks, nil
 }

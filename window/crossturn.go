@@ -129,18 +129,12 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 		view = append(view, Original(env.Transcript, i))
 	}
 	step.History = view
-	sent := map[string]bool{}
 	for _, it := range view {
-		sent[it.ID] = true
 		if it.Truncated {
 			step.Truncated = append(step.Truncated, it.ID)
 		}
 	}
-	for _, it := range hist {
-		if !sent[it.ID] {
-			step.Evicted = append(step.Evicted, it.ID)
-		}
-	}
+	step.Evicted = evictedFrom(hist, view)
 	return step, nil
 }
 

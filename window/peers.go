@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -103,7 +104,7 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		}
 		text := users[i].Msg.Text()
 		cut := text[:min(len(text), budget*4)]
-		for len(cut) > 0 && !utf8Valid(cut) {
+		for len(cut) > 0 && !utf8.ValidString(cut) {
 			cut = cut[:len(cut)-1]
 		}
 		c := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: cut}}, Pos: users[i].Msg.Pos}
@@ -124,20 +125,10 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	s := st.newItem(transcript.RoleUser, codexSummaryPrefix+text, true)
 	ev.ID = s.ID
 	out := append(append(append([]Item{}, initial...), kept...), s)
-	keep := map[string]bool{}
-	for _, it := range out {
-		keep[it.ID] = true
-	}
-	for _, it := range hist {
-		if !keep[it.ID] {
-			step.Evicted = append(step.Evicted, it.ID)
-		}
-	}
+	step.Evicted = evictedFrom(hist, out)
 	step.History = out
 	return step, nil
 }
-
-func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 // opencode's session management (sst/opencode 31e22f65
 // packages/opencode/src/session/compaction.ts and overflow.ts).
@@ -370,15 +361,7 @@ func (p *langchainPolicy) Apply(_ context.Context, env *Env, _ *State, hist []It
 		}
 	}
 	out := append(append([]Item{}, sys...), kept...)
-	keep := map[string]bool{}
-	for _, it := range out {
-		keep[it.ID] = true
-	}
-	for _, it := range hist {
-		if !keep[it.ID] {
-			step.Evicted = append(step.Evicted, it.ID)
-		}
-	}
+	step.Evicted = evictedFrom(hist, out)
 	step.History = out
 	return step, nil
 }

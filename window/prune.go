@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -175,13 +176,7 @@ func (p *prunePolicy) pruneInput(name string, input json.RawMessage) (json.RawMe
 }
 
 // utf16Len is the length of s as JavaScript counts it.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
+func utf16Len(s string) int { return estimate.UTF16Len(s) }
 
 // cutUTF16 returns the first n UTF-16 units of s, never half a surrogate
 // pair (JavaScript's slice would keep the half; Go strings cannot).

@@ -161,6 +161,21 @@ func ids(items []Item) []string {
 	return out
 }
 
+// evictedFrom returns the ids of hist that out does not send.
+func evictedFrom(hist, out []Item) []string {
+	keep := make(map[string]bool, len(out))
+	for _, it := range out {
+		keep[it.ID] = true
+	}
+	var ev []string
+	for _, it := range hist {
+		if !keep[it.ID] {
+			ev = append(ev, it.ID)
+		}
+	}
+	return ev
+}
+
 // messages returns the messages of items.
 func messages(items []Item) []transcript.Message {
 	out := make([]transcript.Message, len(items))
