@@ -34,11 +34,12 @@ func (a *anthropicUsage) usage() *Usage {
 // anthropicMessage is a Messages-API message, as a request holds it or as a
 // response (with id, model and usage) returns it.
 type anthropicMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"`
-	Usage   *anthropicUsage `json:"usage"`
+	Timestamp string          `json:"timestamp"`
+	ID        string          `json:"id"`
+	Role      string          `json:"role"`
+	Model     string          `json:"model"`
+	Content   json.RawMessage `json:"content"`
+	Usage     *anthropicUsage `json:"usage"`
 }
 
 type anthropicBlock struct {
@@ -149,13 +150,14 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 // anthropicRequest is one line of an anthropic file: a request with its
 // messages, or one message.
 type anthropicRequest struct {
-	Model    string          `json:"model"`
-	System   json.RawMessage `json:"system"`
-	Messages json.RawMessage `json:"messages"`
-	ID       string          `json:"id"`
-	Role     string          `json:"role"`
-	Content  json.RawMessage `json:"content"`
-	Usage    *anthropicUsage `json:"usage"`
+	Timestamp string          `json:"timestamp"`
+	Model     string          `json:"model"`
+	System    json.RawMessage `json:"system"`
+	Messages  json.RawMessage `json:"messages"`
+	ID        string          `json:"id"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Usage     *anthropicUsage `json:"usage"`
 }
 
 // readAnthropic reads JSON Lines of Messages-API messages (one transcript
@@ -173,7 +175,7 @@ func readAnthropic(s *source) ([]*Transcript, error) {
 			continue
 		}
 		if req.Messages == nil && req.System == nil {
-			m := anthropicMessage{ID: req.ID, Role: req.Role, Model: req.Model, Content: req.Content, Usage: req.Usage}
+			m := anthropicMessage{ID: req.ID, Role: req.Role, Model: req.Model, Content: req.Content, Usage: req.Usage, Timestamp: req.Timestamp}
 			if err := anthropicAppend(s, flat, r, m); err != nil {
 				return nil, err
 			}
@@ -226,7 +228,7 @@ func anthropicAppend(s *source, t *Transcript, r record, m anthropicMessage) err
 	if err != nil {
 		return s.bad(t, r.line, "%v", err)
 	}
-	msg := Message{Role: Role(m.Role), Blocks: blocks, Pos: Pos{s.file, r.line}, CallID: m.ID}
+	msg := Message{Role: Role(m.Role), Blocks: blocks, Pos: Pos{s.file, r.line}, CallID: m.ID, Time: parseTime(m.Timestamp)}
 	if msg.Role == RoleAssistant {
 		msg.Model, msg.Usage = m.Model, m.Usage.usage()
 		t.addModel(m.Model)

@@ -20,6 +20,7 @@ type ccLine struct {
 		PreTokens int64  `json:"pre_tokens"`
 	} `json:"compact_metadata"`
 	Model        string          `json:"model"`
+	Timestamp    string          `json:"timestamp"`
 	Usage        *anthropicUsage `json:"usage"`
 	TotalCostUSD float64         `json:"total_cost_usd"`
 }
@@ -92,7 +93,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 				}
 				continue
 			}
-			msg := Message{Role: Role(l.Type), Blocks: blocks, Pos: pos}
+			msg := Message{Role: Role(l.Type), Blocks: blocks, Pos: pos, Time: parseTime(l.Timestamp)}
 			if l.Type == "user" {
 				if l.IsCompactSummary || (pending >= 0 && msg.Count(BlockToolResult) == 0) {
 					if pending < 0 {

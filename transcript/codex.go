@@ -8,8 +8,9 @@ import (
 // codexLine is one line of a Codex rollout file or of a `codex exec --json`
 // stream; the two share the "type" field.
 type codexLine struct {
-	Type    string          `json:"type"`
-	Payload json.RawMessage `json:"payload"`
+	Type      string          `json:"type"`
+	Timestamp string          `json:"timestamp"`
+	Payload   json.RawMessage `json:"payload"`
 	// codex exec
 	ThreadID string          `json:"thread_id"`
 	Item     json.RawMessage `json:"item"`
@@ -109,8 +110,16 @@ func readCodex(s *source) ([]*Transcript, error) {
 	}
 	c := codexReader{s: s, t: t, responseUsers: responseUsers, open: -1}
 	for i, l := range lines {
+		n := len(t.Messages)
 		if err := c.line(recs[i], l); err != nil {
 			return nil, err
+		}
+		if ts := parseTime(l.Timestamp); !ts.IsZero() {
+			for j := n; j < len(t.Messages); j++ {
+				if t.Messages[j].Time.IsZero() {
+					t.Messages[j].Time = ts
+				}
+			}
 		}
 	}
 	if c.tokenUpdates > 0 {

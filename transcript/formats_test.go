@@ -49,8 +49,9 @@ var equateEmpty = cmp.FilterPath(func(p cmp.Path) bool {
 	return p.Last().Type() != reflect.TypeFor[json.RawMessage]()
 }, cmpopts.EquateEmpty())
 
-// transcriptOpts compares transcripts field by field.
-var transcriptOpts = cmp.Options{equateEmpty, rawEqual}
+// transcriptOpts compares transcripts field by field; times have a test
+// of their own (TestTimes).
+var transcriptOpts = cmp.Options{equateEmpty, rawEqual, cmpopts.IgnoreFields(Message{}, "Time")}
 
 func TestCodexRollout(t *testing.T) {
 	f := "testdata/codex-rollout-tokens.jsonl"
@@ -221,5 +222,39 @@ func TestClaudeCodeMerge(t *testing.T) {
 	}}
 	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
 		t.Errorf("merge (-want +got):\n%s", diff)
+	}
+}
+
+// TestTimes checks the recorded times of the first and last messages of a
+// file per format.
+func TestTimes(t *testing.T) {
+	for _, tc := range []struct {
+		file        string
+		first, last string
+	}{
+		{"spotter/short.jsonl", "2026-02-10T21:11:56.846Z", "2026-02-10T21:12:02.48Z"},
+		{"ai-workflow-agent/issue-113/04_implementation/execute/agent_log_raw.txt", "", ""},
+		{"codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl", "2026-05-11T10:29:40.15Z", "2026-05-11T11:47:56.074Z"},
+		{"codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json", "2025-12-01T21:45:34.362Z", "2025-12-01T21:50:10.837Z"},
+		{"OpenHands/tests/runtime/trajs/basic_gui_mode.json", "2025-01-20T20:29:32.262843Z", "2025-01-20T20:30:35.414886Z"},
+	} {
+		tr := readOne(t, filepath.Join(corpusDir, tc.file), Options{})
+		format := func(m Message) string {
+			if m.Time.IsZero() {
+				return ""
+			}
+			return m.Time.Format("2006-01-02T15:04:05.999999999Z")
+		}
+		if got := format(tr.Messages[0]); got != tc.first {
+			t.Errorf("%s: first message at %q, want %q", tc.file, got, tc.first)
+		}
+		if got := format(tr.Messages[len(tr.Messages)-1]); got != tc.last {
+			t.Errorf("%s: last message at %q, want %q", tc.file, got, tc.last)
+		}
+	}
+	// mini-swe-agent: the response's creation time (Unix seconds) on assistant messages.
+	tr := readOne(t, filepath.Join(corpusDir, "mini-swe-agent/output/deepseek_reasoner_dev/sqlfluff__sqlfluff-1517/sqlfluff__sqlfluff-1517.traj.json"), Options{})
+	if got := tr.Messages[2].Time.Unix(); got != 1776073880 {
+		t.Errorf("traj assistant time %d, want 1776073880", got)
 	}
 }

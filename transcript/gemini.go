@@ -10,11 +10,12 @@ type geminiSession struct {
 }
 
 type geminiMessage struct {
-	ID       string          `json:"id"`
-	Type     string          `json:"type"`
-	Content  json.RawMessage `json:"content"`
-	Model    string          `json:"model"`
-	Thoughts []struct {
+	ID        string          `json:"id"`
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Content   json.RawMessage `json:"content"`
+	Model     string          `json:"model"`
+	Thoughts  []struct {
 		Subject     string `json:"subject"`
 		Description string `json:"description"`
 	} `json:"thoughts"`
@@ -89,6 +90,13 @@ func readGemini(s *source) ([]*Transcript, error) {
 
 func geminiAppend(s *source, t *Transcript, r record, m geminiMessage) error {
 	pos := Pos{s.file, r.line}
+	at := parseTime(m.Timestamp)
+	n := len(t.Messages)
+	defer func() {
+		for j := n; j < len(t.Messages); j++ {
+			t.Messages[j].Time = at
+		}
+	}()
 	content, err := geminiContent(m.Content)
 	if err != nil {
 		return s.bad(t, r.line, "%v", err)

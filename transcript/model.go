@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -130,6 +131,24 @@ type Message struct {
 	Name string `json:"name,omitempty"`
 	// Pos is the record the message starts at.
 	Pos Pos `json:"pos"`
+	// Time is when the message was recorded, where the format says (zero
+	// otherwise). The cost model's prompt-cache simulation uses it.
+	Time time.Time `json:"time,omitzero"`
+}
+
+// parseTime reads a recorded timestamp: RFC 3339, or the same without a
+// zone (read as UTC, as OpenHands writes them). Unreadable gives zero.
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC()
+	}
+	if t, err := time.Parse("2006-01-02T15:04:05.999999999", s); err == nil {
+		return t
+	}
+	return time.Time{}
 }
 
 // Text returns the concatenated text of the message's text blocks.

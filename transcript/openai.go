@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"strings"
+	"time"
 )
 
 // openaiMessage is a Chat Completions message, as logged by agents: the
@@ -29,11 +30,13 @@ type openaiMessage struct {
 	Usage            *openaiUsage `json:"usage"`
 	Model            string       `json:"model"`
 	ID               string       `json:"id"`
+	Timestamp        string       `json:"timestamp"`
 	Extra            *struct {
 		Response *struct {
-			ID    string       `json:"id"`
-			Model string       `json:"model"`
-			Usage *openaiUsage `json:"usage"`
+			Created int64        `json:"created"`
+			ID      string       `json:"id"`
+			Model   string       `json:"model"`
+			Usage   *openaiUsage `json:"usage"`
 		} `json:"response"`
 	} `json:"extra"`
 
@@ -183,7 +186,10 @@ func openaiMessages(s *source, t *Transcript, recs []record) error {
 }
 
 func openaiMessageOf(m openaiMessage) (Message, error) {
-	msg := Message{Role: Role(m.Role), Name: m.Name}
+	msg := Message{Role: Role(m.Role), Name: m.Name, Time: parseTime(m.Timestamp)}
+	if e := m.Extra; e != nil && e.Response != nil && e.Response.Created > 0 && msg.Time.IsZero() {
+		msg.Time = time.Unix(e.Response.Created, 0).UTC()
+	}
 	if m.Role == "developer" {
 		msg.Role = RoleSystem
 	}

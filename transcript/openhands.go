@@ -3,6 +3,7 @@ package transcript
 import "encoding/json"
 
 type ohEvent struct {
+	Timestamp   string `json:"timestamp"`
 	Source      string `json:"source"`
 	Message     string `json:"message"`
 	Action      string `json:"action"`
@@ -63,6 +64,8 @@ func readOpenHands(s *source) ([]*Transcript, error) {
 			continue
 		}
 		pos := Pos{s.file, r.line}
+		n := len(t.Messages)
+		at := parseTime(e.Timestamp)
 		text := e.Message
 		if e.Args != nil && e.Args.Content != "" {
 			text = e.Args.Content
@@ -112,6 +115,9 @@ func readOpenHands(s *source) ([]*Transcript, error) {
 			if err := s.bad(t, r.line, "event is neither an action nor an observation"); err != nil {
 				return nil, err
 			}
+		}
+		for j := n; j < len(t.Messages); j++ {
+			t.Messages[j].Time = at
 		}
 	}
 	countAssistantCalls(t)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // Write writes t to w as one JSON line in format f, which is
@@ -78,6 +79,7 @@ type oaMessage struct {
 	ID               string       `json:"id,omitempty"`
 	Model            string       `json:"model,omitempty"`
 	Usage            *oaUsage     `json:"usage,omitempty"`
+	Timestamp        string       `json:"timestamp,omitempty"`
 }
 
 type oaUsage struct {
@@ -110,7 +112,7 @@ func openaiDoc(t *Transcript) outDoc {
 				if len(b.Raw) > 0 {
 					content = b.Raw
 				}
-				d.Messages = append(d.Messages, oaMessage{Role: "tool", Name: m.Name, ToolCallID: b.ID, Content: content})
+				d.Messages = append(d.Messages, oaMessage{Role: "tool", Name: m.Name, ToolCallID: b.ID, Content: content, Timestamp: timestamp(m.Time)})
 			case b.Type == BlockThinking && m.Role == RoleAssistant && len(b.Raw) == 0:
 				thinking = append(thinking, b.Text)
 			case b.Type == BlockToolUse:
@@ -133,7 +135,7 @@ func openaiDoc(t *Transcript) outDoc {
 			role = string(RoleUser) // tool messages with content besides results
 		}
 		om := oaMessage{Role: role, Name: m.Name, Content: openaiParts(rest),
-			ReasoningContent: strings.Join(thinking, "\n"), ToolCalls: calls}
+			ReasoningContent: strings.Join(thinking, "\n"), ToolCalls: calls, Timestamp: timestamp(m.Time)}
 		if m.Role == RoleAssistant {
 			om.ID, om.Model = m.CallID, m.Model
 			if u := m.Usage; u != nil {
@@ -173,11 +175,20 @@ func openaiParts(bs []Block) any {
 }
 
 type anMessage struct {
-	Role    string   `json:"role"`
-	Content []any    `json:"content"`
-	ID      string   `json:"id,omitempty"`
-	Model   string   `json:"model,omitempty"`
-	Usage   *anUsage `json:"usage,omitempty"`
+	Role      string   `json:"role"`
+	Content   []any    `json:"content"`
+	ID        string   `json:"id,omitempty"`
+	Model     string   `json:"model,omitempty"`
+	Usage     *anUsage `json:"usage,omitempty"`
+	Timestamp string   `json:"timestamp,omitempty"`
+}
+
+// timestamp writes a message time as RFC 3339 ("" when unknown).
+func timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339Nano)
 }
 
 type anUsage struct {
@@ -211,7 +222,7 @@ func anthropicDoc(t *Transcript) outDoc {
 			continue
 		}
 		prevTool = m.Role == RoleTool
-		am := &anMessage{Role: string(m.Role), Content: anthropicBlocks(m.Blocks)}
+		am := &anMessage{Role: string(m.Role), Content: anthropicBlocks(m.Blocks), Timestamp: timestamp(m.Time)}
 		if m.Role == RoleTool {
 			am.Role = string(RoleUser)
 		}
