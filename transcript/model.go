@@ -229,7 +229,8 @@ type Transcript struct {
 	Unattributed *Usage `json:"unattributed,omitempty"`
 	// Reported is the session total the agent itself reported (the Agent SDK
 	// stream-json "result" event), kept for cross-checks; it is not added to
-	// any message.
+	// any message. ReportedCostUSD is the cost the agent reported (that
+	// event, or mini-swe-agent's model_stats.instance_cost).
 	Reported        *Usage  `json:"reported,omitempty"`
 	ReportedCostUSD float64 `json:"reported_cost_usd,omitempty"`
 }

@@ -42,6 +42,11 @@ type openaiMessage struct {
 
 	Messages   json.RawMessage `json:"messages"`
 	InstanceID string          `json:"instance_id"`
+	Info       *struct {
+		ModelStats *struct {
+			InstanceCost float64 `json:"instance_cost"`
+		} `json:"model_stats"`
+	} `json:"info"`
 }
 
 // openaiUsage is the Chat Completions usage object, with the cache fields
@@ -133,6 +138,9 @@ func readOpenAIChat(s *source) ([]*Transcript, error) {
 			t.ID = m.ID // ctxbench's own writer
 		case m.InstanceID != "":
 			t.ID = m.InstanceID // mini-swe-agent
+		}
+		if m.Info != nil && m.Info.ModelStats != nil {
+			t.ReportedCostUSD = m.Info.ModelStats.InstanceCost // mini-swe-agent's LiteLLM cost
 		}
 		recs, err := messageRecords(r, "messages")
 		if err != nil {
