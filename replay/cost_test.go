@@ -1,10 +1,13 @@
 package replay
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/estimate"
 
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -98,5 +101,57 @@ func TestRecordedCostMatchesMiniSweAgent(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("%d mini-swe-agent runs", n)
+	}
+}
+
+// TestBilledCrossCheck replays the recorded policy of every corpus
+// transcript with usage, prices it with the cache simulation, and compares
+// with the bill. The errors measured when the model was written are pinned
+// here (±5 points), so that a change that moves them shows:
+//
+//   - the spotter sessions (Claude Code 2.1, 1-hour cache) and the
+//     mini-swe-agent runs are within 10%;
+//   - the codemie-code sessions are under-estimated by about 60%: their
+//     recorded usage shows Claude Code rewriting ~30,000 tokens of cache
+//     at almost every call, three minutes apart — a prefix that changed
+//     between calls, which a stable-prefix simulation cannot see;
+//   - agent_log_raw.txt (stream-json, no times, a compaction) and
+//     tool_heavy.jsonl (4 calls) are off by about a third.
+func TestBilledCrossCheck(t *testing.T) {
+	measured := map[string]float64{
+		"agent_log_raw.txt": -33.4, "session-196820da.jsonl": -63.7, "session-3fe1b6bc.jsonl": -63.0, "session-9eda1058.jsonl": -57.8,
+		"pvlib__pvlib-python-1072.traj.json": -8.4, "django__django-11910.traj.json": 6.8, "sqlfluff__sqlfluff-1517.traj.json": 0.2,
+		"agent-a7be2f0.jsonl": -4.2, "agent-acompact-f46190.jsonl": 0, "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl": -2.1,
+		"short.jsonl": 0, "subagent.jsonl": -2.0, "tool_heavy.jsonl": -34.9,
+	}
+	e := estimate.MustNew("cl100k_base", 0)
+	counts := estimate.NewCache()
+	rec := must(t, "recorded")
+	checked := 0
+	for _, tr := range corpus(t) {
+		want, ok := measured[filepath.Base(tr.File)]
+		if !ok {
+			continue // no usage, or a model the table does not price
+		}
+		run, err := Replay(context.Background(), tr, rec, Options{Estimators: []estimate.Estimator{e}, Counts: counts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := PriceRun(run, tr, Constant(run, e.Name()), CostOptions{Prices: DefaultPrices(), Estimator: e, Counts: counts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		billed, err := RecordedCost(tr, DefaultPrices(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := (sim.Calls.Total().USD() - billed.Total().USD()) / billed.Total().USD() * 100
+		if math.Abs(got-want) > 5 {
+			t.Errorf("%s: simulated cost off the bill by %+.1f%%, measured %+.1f%% before", filepath.Base(tr.File), got, want)
+		}
+		checked++
+	}
+	if checked != len(measured) {
+		t.Errorf("checked %d transcripts of %d", checked, len(measured))
 	}
 }

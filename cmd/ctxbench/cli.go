@@ -32,6 +32,7 @@ type cli struct {
 	Policies  policiesCmd  `cmd:"" help:"List the context-window policies, their parameters, defaults and sources."`
 	Replay    replayCmd    `cmd:"" help:"Replay transcripts through policies: what each call would have sent, and the invariants."`
 	Sweep     sweepCmd     `cmd:"" help:"Replay a policy over a grid of parameters, in parallel."`
+	Cost      costCmd      `cmd:"" help:"What each policy would have cost, prompt cache included, against the bill."`
 }
 
 // env is what commands read from and write to.

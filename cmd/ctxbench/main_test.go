@@ -68,6 +68,13 @@ func TestGolden(t *testing.T) {
 		{"replay-violations", []string{"replay", "--policy", "aidf:max_messages=12,preserve_last_n=6", corpus + "mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"}, 1},
 		{"replay-bad-spec", []string{"replay", "--policy", "aidf:max_messages=-3", corpus + "spotter/short.jsonl"}, 2},
 		{"sweep-aidf", []string{"sweep", "--policy", "aidf:pair_safe=true", "--grid", "max_messages=10:30:10", "--grid", "summarize_on_trim=false,true", corpus + "spotter/tool_heavy.jsonl", corpus + "spotter/subagent.jsonl"}, 0},
+		{"cost-claude", []string{"cost", "--policy", "none", "--policy", "recorded", "--policy", "aidf:max_messages=10,preserve_last_n=4,pair_safe=true", corpus + "spotter/subagent.jsonl"}, 0},
+		{"cost-projection", []string{"cost", "--sessions-per-day", "250", "--policy", "none", "--policy", "aidf:max_messages=30,preserve_last_n=8", corpus + "mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"}, 0},
+		{"cost-model-override", []string{"cost", "--model", "gpt-4.1", "--cache-sim", "none", "--policy", "none", corpus + "codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"}, 0},
+		{"cost-unknown-model", []string{"cost", "--model", "gpt-9", corpus + "spotter/short.jsonl"}, 2},
+		{"cost-unpriced", []string{"cost", corpus + "OpenHands/tests/runtime/trajs/wrong_initial_state.json"}, 0},
+		{"cost-list-models", []string{"cost", "--list-models"}, 0},
+		{"cost-litellm", []string{"cost", "--prices", "../../replay/testdata/litellm-sample.json", "--policy", "none", corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"}, 0},
 		{"sweep-bad-grid", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=30:10:10", corpus + "spotter/short.jsonl"}, 2},
 		{"policies-json", []string{"policies", "--json"}, 0},
 		{"summarize-bad-template", []string{"summarize", "--template", "short", corpus + "spotter/tool_heavy.jsonl"}, 2},
@@ -379,5 +386,52 @@ func TestReplayConfig(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "| tight ") || !strings.Contains(stdout, "tokens are chars4 counts") {
 		t.Errorf("config not applied:\n%s", stdout)
+	}
+}
+
+// TestCostJSON checks that the money adds up: per policy, the components
+// sum to the total, exactly, in pico-dollars.
+func TestCostJSON(t *testing.T) {
+	stdout, stderr, code := ctxbench("", "cost", "--json", "--policy", "none", "--policy", "aidf:max_messages=20,summarize_on_trim=true", corpus+"spotter/subagent.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Transcripts []struct {
+			Policies []struct {
+				Label string
+				Calls struct {
+					Input      int64 `json:"input_pusd"`
+					CacheRead  int64 `json:"cache_read_pusd"`
+					CacheWrite int64 `json:"cache_write_pusd"`
+					Output     int64 `json:"output_pusd"`
+				}
+				Summaries struct {
+					Input  int64 `json:"input_pusd"`
+					Output int64 `json:"output_pusd"`
+				}
+				Total   int64   `json:"total_pusd"`
+				PerStep []int64 `json:"per_step_pusd"`
+			}
+			Billed struct {
+				TotalUSD float64 `json:"total_usd"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc.Transcripts[0].Policies {
+		c := p.Calls
+		steps := int64(0)
+		for _, s := range p.PerStep {
+			steps += s
+		}
+		if c.Input+c.CacheRead+c.CacheWrite+c.Output+p.Summaries.Input+p.Summaries.Output != p.Total || steps != c.Input+c.CacheRead+c.CacheWrite+c.Output {
+			t.Errorf("%s: components do not add up to the total", p.Label)
+		}
+	}
+	if doc.Transcripts[0].Billed.TotalUSD <= 0 {
+		t.Error("no billed cost for a session with usage")
 	}
 }
