@@ -49,11 +49,14 @@ type Step struct {
 	Tokens    map[string]int       `json:"tokens"`
 	Recorded  *transcript.Usage    `json:"recorded,omitempty"`
 	Warnings  []string             `json:"warnings,omitempty"`
-	Violation []Violation          `json:"violations"`
-	turn      int                  // items appended at this step
-	next      int                  // index of the call's assistant message
-	sent      []window.Item        // the context, for checks
-	before    int                  // primary tokens before the policy
+	// Retention is the share of the artifacts seen so far that the context
+	// still holds (see retention.go).
+	Retention float64       `json:"retention"`
+	Violation []Violation   `json:"violations"`
+	turn      int           // items appended at this step
+	next      int           // index of the call's assistant message
+	sent      []window.Item // the context, for checks
+	before    int           // primary tokens before the policy
 }
 
 // A Violation is a broken invariant.
@@ -97,6 +100,9 @@ type Summary struct {
 	SummaryCostUSD  float64          `json:"summary_cost_usd"`
 	// Violations counts broken invariants by name.
 	Violations map[string]int `json:"violations"`
+	// MeanRetention and MinRetention summarize the steps' retention.
+	MeanRetention float64 `json:"mean_retention"`
+	MinRetention  float64 `json:"min_retention"`
 }
 
 // Replay runs t through p. Its only errors are ctx's.
@@ -114,6 +120,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts}
 	st := &window.State{}
 	chk := newChecker(t, p)
+	ret := newRetention(t)
 	var hist []window.Item
 	next := 0
 	for i := range t.Messages {
@@ -148,6 +155,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			step.Recorded = &uc
 		}
 		step.Violation = chk.check(&step, hist, ests[0], cnt)
+		step.Retention = ret.step(i, ps.History)
 		run.Steps = append(run.Steps, step)
 		hist = append(ps.History, window.Original(t, i))
 		next = i + 1
@@ -207,7 +215,10 @@ func summarizeRun(run *Run, ests []estimate.Estimator) Summary {
 	s := Summary{Calls: len(run.Steps), PeakTokens: map[string]int{}, MeanTokens: map[string]float64{},
 		InputTokens: map[string]int64{}, Violations: map[string]int{}}
 	msgs := 0
+	s.MinRetention = 1
 	for _, st := range run.Steps {
+		s.MeanRetention += st.Retention
+		s.MinRetention = min(s.MinRetention, st.Retention)
 		s.PeakMessages = max(s.PeakMessages, st.Messages)
 		msgs += st.Messages
 		for _, e := range ests {
@@ -231,6 +242,7 @@ func summarizeRun(run *Run, ests []estimate.Estimator) Summary {
 		}
 	}
 	if s.Calls > 0 {
+		s.MeanRetention /= float64(s.Calls)
 		s.MeanMessages = float64(msgs) / float64(s.Calls)
 		for _, e := range ests {
 			s.MeanTokens[e.Name()] = float64(s.InputTokens[e.Name()]) / float64(s.Calls)

@@ -216,8 +216,8 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	}
 	fmt.Fprintf(w, "%s (%s, %s calls)\n", tr.File, tr.ID, reports.Int(calls))
 	t := reports.Table{
-		Header: []string{"policy", "peak msgs", "peak tokens", "input tokens sent", "of none", "evicted", "truncated", "summaries", "violations"},
-		Right:  []bool{false, true, true, true, true, true, true, true, false},
+		Header: []string{"policy", "peak msgs", "peak tokens", "input tokens sent", "of none", "evicted", "truncated", "summaries", "retention", "violations"},
+		Right:  []bool{false, true, true, true, true, true, true, true, true, false},
 	}
 	for _, r := range tr.Runs {
 		s := r.Summary
@@ -227,12 +227,12 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 		}
 		t.Rows = append(t.Rows, []string{r.Label, reports.Int(s.PeakMessages), reports.Int(s.PeakTokens[primary]),
 			reports.Int(s.InputTokens[primary]), fmt.Sprintf("%.1f%%", r.ShareOfNone*100), reports.Int(s.Evictions),
-			reports.Int(s.Truncations), sums, violationSummary(s.Violations)})
+			reports.Int(s.Truncations), sums, fmt.Sprintf("%.1f%%", s.MeanRetention*100), violationSummary(s.Violations)})
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "tokens are %s counts of what each policy sends\n\n", primary)
+	_, err := fmt.Fprintf(w, "tokens are %s counts of what each policy sends; retention is the mean share of the files, commands, URLs, errors and tool calls seen so far that the context still holds (a proxy)\n\n", primary)
 	return err
 }
 

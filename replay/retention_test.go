@@ -1,0 +1,61 @@
+package replay
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+func TestArtifacts(t *testing.T) {
+	m := &transcript.Message{Blocks: []transcript.Block{
+		{Type: transcript.BlockToolUse, Name: "Bash", Input: []byte(`{"command":"go test ./..."}`)},
+		{Type: transcript.BlockToolUse, Name: "Read", Input: []byte(`{"file_path":"/repo/main.go"}`)},
+		{Type: transcript.BlockToolResult, Text: "ok\nmain.go:3: undefined: x (error)\nsee https://go.dev/doc."},
+		{Type: transcript.BlockText, Text: "I changed ./internal/store.go"},
+	}}
+	var got []string
+	for _, a := range artifacts(m) {
+		got = append(got, strings.Replace(a, "\x00", ": ", 1))
+	}
+	want := []string{"command: go test ./...", "error: main.go:3: undefined: x (error)", "path: ./internal/store.go", "path: /repo/main.go",
+		"tool: Bash go test ./...", "tool: Read /repo/main.go", "url: https://go.dev/doc"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("artifacts (-want +got):\n%s", diff)
+	}
+}
+
+func TestRetention(t *testing.T) {
+	// none keeps everything: retention 1 at every call.
+	tr := generated(t, 60)
+	run, err := Replay(context.Background(), tr, must(t, "none"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Summary.MinRetention != 1 {
+		t.Errorf("none: min retention %v, want 1", run.Summary.MinRetention)
+	}
+	// A tight window loses artifacts.
+	tight, _ := Replay(context.Background(), tr, must(t, "aidf:max_messages=10,preserve_last_n=4"), Options{})
+	if r := tight.Summary.MeanRetention; r >= 0.9 || r <= 0 {
+		t.Errorf("aidf 10: mean retention %.3f, want well below 1", r)
+	}
+	// By hand: two messages with one artifact each, the first evicted,
+	// then summarized with its path in the text.
+	tr2 := &transcript.Transcript{Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "look at /repo/a.go"}}},
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "and /repo/b.go"}}},
+	}}
+	r := newRetention(tr2)
+	if got := r.step(2, []window.Item{window.Original(tr2, 1)}); got != 0.5 {
+		t.Errorf("one of two artifacts sent: retention %v", got)
+	}
+	s := window.Item{ID: "s1", Summary: true, Msg: &transcript.Message{Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "Read /repo/a.go."}}}}
+	if got := r.step(2, []window.Item{s, window.Original(tr2, 1)}); got != 1 {
+		t.Errorf("the summary names the evicted path: retention %v, want 1", got)
+	}
+}
