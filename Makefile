@@ -6,11 +6,12 @@ BIN             := $(CURDIR)/.bin
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(BIN)/staticcheck-$(STATICCHECK_VER)
 
-.PHONY: run test vet lint staticcheck bench golden fuzz clean
+.PHONY: run test vet lint staticcheck bench golden fuzz screenshots clean
 
-# The main job on the embedded sample transcripts.
+# The main job on the embedded sample transcripts: the report, in
+# ./ctxbench-report (open index.html).
 run:
-	$(GO) run ./cmd/ctxbench inspect
+	$(GO) run ./cmd/ctxbench report
 
 # What CI runs: vet, staticcheck, and every test with the race detector.
 test: vet staticcheck
@@ -35,7 +36,16 @@ bench:
 
 # Rewrite the golden files from the current output; review the diff.
 golden:
-	$(GO) test ./fixtures ./cmd/ctxbench -run Golden -update
+	$(GO) test ./fixtures ./cmd/ctxbench ./reports -run Golden -update
+
+# The README's pictures, made by the project's own command (needs chromium).
+screenshots:
+	rm -rf docs/report && $(GO) run ./cmd/ctxbench report --out docs/report >/dev/null
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run \
+		--user-data-dir=$$(mktemp -d) --virtual-time-budget=10000 --window-size=1280,1400 \
+		--screenshot=docs/report.png file://$(CURDIR)/docs/report/index.html
+	cp docs/report/cost-2.png docs/cost.png
+	rm -rf docs/report
 
 # A short fuzzing pass over every reader (FUZZTIME=1m for longer).
 FUZZTIME ?= 10s

@@ -101,3 +101,26 @@ func TestCacheSimulation(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheSimTruncation: a message truncated between calls is new
+// content: what follows it is written again, never read at the old size.
+func TestCacheSimTruncation(t *testing.T) {
+	run, tr, opt := simRun(t, [][]int{{0, 1, 2}, {0, 1, 2}}, []time.Duration{0, time.Minute})
+	opt.CacheSim = CacheAnthropic
+	cut := window.Item{ID: "m1", Truncated: true, Msg: &transcript.Message{Role: transcript.RoleUser,
+		Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "abcd"}}}}
+	s := &run.Steps[1]
+	s.sent[1] = cut
+	s.Tokens["chars4"] = 100 + 1 + 300
+	cache := newPrefixCache()
+	times := callTimes(tr)
+	for i, st := range run.Steps {
+		u := simulate(CacheAnthropic, cache, st, opt, 0, times[i], false)
+		if u.CacheWrite < 0 || u.CacheRead > int64(st.Tokens["chars4"]) {
+			t.Errorf("step %d: %+v", i, u)
+		}
+		if i == 1 && (u.CacheRead != 100 || u.CacheWrite != 301) {
+			t.Errorf("after the truncation: read %d, wrote %d; want 100 and 301", u.CacheRead, u.CacheWrite)
+		}
+	}
+}

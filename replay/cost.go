@@ -234,13 +234,17 @@ func simulate(sim string, cache *prefixCache, s Step, opt CostOptions, constant 
 	}
 	// The constant part (system prompt, tools) leads every request: it is
 	// an item of its own at the front of the prefix.
-	ids := append([]string{"#constant"}, s.Context...)
-	cum := make([]int, len(ids)+1)
+	// A prefix item is a message as sent: its id and its content (a
+	// truncated copy keeps the id of the original but not its content).
+	ids := make([]string, 1, len(s.sent)+1)
+	ids[0] = "#constant"
+	cum := make([]int, len(s.sent)+2)
 	cum[1] = constant
 	for j, it := range s.sent {
+		ids = append(ids, fmt.Sprintf("%s@%p", it.ID, it.Msg))
 		cum[j+2] = cum[j+1] + opt.Counts.Count(opt.Estimator, it.Msg)
 	}
-	read := cache.lookup(ids, at)
+	read := min(cache.lookup(ids, at), total)
 	if first && s.Recorded != nil {
 		// What was cached before the session began (a parent session's
 		// prefix, a previous run) is unknown: the first call is taken to

@@ -79,17 +79,22 @@ type Point struct {
 	Truncations  int               `json:"truncations"`
 	Summaries    int               `json:"summaries"`
 	SummaryUsage transcript.Usage  `json:"summary_usage"`
-	Violations   map[string]int    `json:"violations"`
+	// MeanRetention is the mean over transcripts of the runs' mean
+	// retention.
+	MeanRetention float64        `json:"mean_retention"`
+	Violations    map[string]int `json:"violations"`
 }
 
 // SweepResult is a sweep: the points in grid order (the first key
 // varying slowest), and the combinations the policy rejected.
 type SweepResult struct {
-	Policy    string    `json:"policy"`
-	Estimator string    `json:"estimator"`
-	Grid      []GridKey `json:"grid"`
-	Points    []Point   `json:"points"`
-	Invalid   []string  `json:"invalid_points"`
+	Policy string `json:"policy"`
+	// Base holds the fixed parameters every point shares.
+	Base      map[string]string `json:"base"`
+	Estimator string            `json:"estimator"`
+	Grid      []GridKey         `json:"grid"`
+	Points    []Point           `json:"points"`
+	Invalid   []string          `json:"invalid_points"`
 }
 
 // Sweep replays every transcript under policy name at every grid point,
@@ -98,7 +103,10 @@ type SweepResult struct {
 // called with the number of jobs done and the total.
 func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base map[string]string, grid []GridKey,
 	opt Options, workers int, progress func(done, total int)) (*SweepResult, error) {
-	res := &SweepResult{Policy: name, Grid: grid, Points: []Point{}, Invalid: []string{}}
+	res := &SweepResult{Policy: name, Base: map[string]string{}, Grid: grid, Points: []Point{}, Invalid: []string{}}
+	for k, v := range base {
+		res.Base[k] = v
+	}
 	if len(opt.Estimators) > 0 {
 		res.Estimator = opt.Estimators[0].Name()
 	} else {
@@ -198,6 +206,7 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 		pt.Truncations += s.Truncations
 		pt.Summaries += s.Summaries
 		pt.SummaryUsage.Add(s.SummaryUsage)
+		pt.MeanRetention += s.MeanRetention / float64(len(trs))
 		for k, v := range s.Violations {
 			pt.Violations[k] += v
 		}

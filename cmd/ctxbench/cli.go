@@ -33,6 +33,7 @@ type cli struct {
 	Replay    replayCmd    `cmd:"" help:"Replay transcripts through policies: what each call would have sent, and the invariants."`
 	Sweep     sweepCmd     `cmd:"" help:"Replay a policy over a grid of parameters, in parallel."`
 	Cost      costCmd      `cmd:"" help:"What each policy would have cost, prompt cache included, against the bill."`
+	Report    reportCmd    `cmd:"" help:"The main job: replay, cost and plots of every policy in one folder with an index page."`
 }
 
 // env is what commands read from and write to.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -433,5 +434,87 @@ func TestCostJSON(t *testing.T) {
 	}
 	if doc.Transcripts[0].Billed.TotalUSD <= 0 {
 		t.Error("no billed cost for a session with usage")
+	}
+}
+
+// TestReportEndToEnd runs the default report, on the embedded samples.
+func TestReportEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the full report takes seconds")
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	stdout, stderr, code := ctxbench("", "report", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "report: "+filepath.Join(out, "index.html")) || !strings.Contains(stdout, "| codex ") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	for _, f := range []string{"index.html", "report.md", "results.json", "summary.csv", "steps.csv", "sweep.csv", "pareto.png",
+		"sweep-heatmap.png", "estimate-scatter.png", "growth-tokens-6.png", "cost-1.png"} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	var doc struct {
+		Policies    []string
+		Transcripts []struct {
+			Runs []struct {
+				Label string
+				Cost  []float64 `json:"cost_per_call_usd"`
+			}
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != 8 || len(doc.Transcripts) != 6 {
+		t.Errorf("results.json: %v, %d policies, %d transcripts", err, len(doc.Policies), len(doc.Transcripts))
+	}
+	for _, tr := range doc.Transcripts {
+		for _, r := range tr.Runs {
+			for i, c := range r.Cost {
+				if c < 0 {
+					t.Errorf("%s: call %d costs %v", r.Label, i+1, c)
+				}
+			}
+		}
+	}
+	testBrowser(t, filepath.Join(out, "index.html"))
+}
+
+// testBrowser loads the report in headless Chromium: the page must render
+// its title and table, and every image must load with a size. Without
+// Chromium it is skipped, except in CI, where .ci/run installs it.
+func testBrowser(t *testing.T, index string) {
+	bin := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("Chromium is not installed; .ci/run installs Debian's chromium package")
+		}
+		t.Skip("Chromium is not installed: the browser test is skipped (apt-get install chromium runs it)")
+	}
+	abs, _ := filepath.Abs(index)
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--user-data-dir=" + t.TempDir(), "--virtual-time-budget=10000"}
+	dom, err := exec.Command(bin, append(args, "--dump-dom", "file://"+abs)...).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	for _, want := range []string{"<title>ctxbench report</title>", `<table id="summary">`, `data-images="loaded"`} {
+		if !strings.Contains(string(dom), want) {
+			t.Errorf("the rendered page lacks %s", want)
+		}
+	}
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	if err := exec.Command(bin, append(args, "--window-size=1280,1600", "--screenshot="+shot, "file://"+abs)...).Run(); err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
+		t.Errorf("screenshot: %v", err)
 	}
 }

@@ -1,0 +1,465 @@
+package reports
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Report is what `ctxbench report` shows: every transcript replayed under
+// every policy, with costs where the model is priced, the estimators'
+// accuracy and a sweep.
+type Report struct {
+	Estimator   string             `json:"estimator"`
+	Policies    []string           `json:"policies"`
+	Transcripts []TranscriptResult `json:"transcripts"`
+	// Sweep is a two-key sweep for the heatmap (nil: none).
+	Sweep *replay.SweepResult `json:"sweep,omitempty"`
+	Notes []string            `json:"notes"`
+	// Counts feed the estimator plots; they are not written to JSON.
+	Counts []*estimate.Counts `json:"-"`
+}
+
+// TranscriptResult is one transcript's replays.
+type TranscriptResult struct {
+	File   string            `json:"file"`
+	ID     string            `json:"id"`
+	Format transcript.Format `json:"format"`
+	Calls  int               `json:"calls"`
+	// Model is the priced model ("" when not priced) and BilledUSD the
+	// recorded usage at its prices (nil without usage).
+	Model     string         `json:"model,omitempty"`
+	BilledUSD *float64       `json:"billed_usd,omitempty"`
+	Billed    []float64      `json:"billed_per_call_usd,omitempty"`
+	Runs      []PolicyResult `json:"runs"`
+}
+
+// PolicyResult is one replay, with its per-call series.
+type PolicyResult struct {
+	Label       string         `json:"label"`
+	Summary     replay.Summary `json:"summary"`
+	ShareOfNone float64        `json:"share_of_none"`
+	CostUSD     *float64       `json:"cost_usd,omitempty"`
+	// MessageCap is the policy's cap on messages (0: none).
+	MessageCap int       `json:"message_cap,omitempty"`
+	Messages   []int     `json:"messages_per_call"`
+	Tokens     []int     `json:"tokens_per_call"`
+	Retention  []float64 `json:"retention_per_call"`
+	Cost       []float64 `json:"cost_per_call_usd,omitempty"`
+}
+
+// MarkerFile marks a folder as a ctxbench report, which a later report may
+// replace.
+const MarkerFile = ".ctxbench-report"
+
+// WriteReport writes the report into dir: index.html, report.md,
+// results.json, summary.csv, steps.csv, sweep.csv and the plots. It builds
+// everything in a new folder beside dir and swaps it in at the end; an
+// existing dir is replaced only if it holds MarkerFile. It returns the
+// index page's path.
+func WriteReport(dir string, r *Report) (string, error) {
+	if info, err := os.Stat(dir); err == nil {
+		if !info.IsDir() {
+			return "", fmt.Errorf("%s exists and is not a folder", dir)
+		}
+		if _, err := os.Stat(filepath.Join(dir, MarkerFile)); err != nil {
+			return "", fmt.Errorf("not replacing %s: it was not made by ctxbench (no %s in it); choose another --out", dir, MarkerFile)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := build(tmp, r); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(dir); err == nil {
+		old := tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(old)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", err
+	}
+	ok = true
+	return filepath.Join(dir, "index.html"), nil
+}
+
+// figure is a plot in the report.
+type figure struct {
+	file, caption string
+}
+
+func build(dir string, r *Report) error {
+	if err := os.WriteFile(filepath.Join(dir, MarkerFile), []byte("made by ctxbench report\n"), 0o644); err != nil {
+		return err
+	}
+	var figs []figure
+	// add(caption)(files, err) records a plot's PNG under its caption.
+	add := func(caption string) func([]string, error) error {
+		return func(files []string, err error) error {
+			if err != nil {
+				return err
+			}
+			figs = append(figs, figure{filepath.Base(files[0]), caption})
+			return nil
+		}
+	}
+	for i, t := range r.Transcripts {
+		var msgs, toks, cost []Series
+		var caps []Level
+		for _, p := range t.Runs {
+			msgs = append(msgs, Series{p.Label, ints(p.Messages)})
+			toks = append(toks, Series{p.Label, ints(p.Tokens)})
+			if p.Cost != nil {
+				cost = append(cost, Series{p.Label, cumulative(p.Cost)})
+			}
+			if p.MessageCap > 0 {
+				caps = append(caps, Level{fmt.Sprintf("cap of %s (%d)", p.Label, p.MessageCap), float64(p.MessageCap)})
+			}
+		}
+		name := shortLabel(t.File)
+		n := strconv.Itoa(i + 1)
+		if err := add("Messages sent per call, " + name)(LineChart(dir, "growth-messages-"+n, "Messages sent per call: "+name, "messages", msgs, caps)); err != nil {
+			return err
+		}
+		if err := add("Tokens sent per call, " + name)(LineChart(dir, "growth-tokens-"+n, "Tokens sent per call: "+name, r.Estimator+" tokens", toks, nil)); err != nil {
+			return err
+		}
+		if len(cost) > 0 {
+			if t.Billed != nil {
+				cost = append(cost, Series{"billed (recorded usage)", cumulative(t.Billed)})
+			}
+			if err := add("Cumulative cost, " + name)(LineChart(dir, "cost-"+n, "Cumulative cost: "+name+" ("+t.Model+")", "USD", cost, nil)); err != nil {
+				return err
+			}
+		}
+	}
+	if pts := paretoPoints(r); len(pts) > 1 {
+		if err := add("Cost against retention, the Pareto front dashed")(ParetoChart(dir, "pareto", pts)); err != nil {
+			return err
+		}
+	}
+	if len(r.Counts) > 0 {
+		if _, err := EstimatePlots(dir, r.Counts, []string{"chars4", "gemini"}, "cl100k_base"); err != nil {
+			return err
+		}
+		figs = append(figs, figure{"estimate-scatter.png", "Token estimates against exact counts"}, figure{"estimate-error.png", "Relative error of the estimates"})
+	}
+	if s := r.Sweep; s != nil && len(s.Grid) == 2 {
+		xs, ys, z, err := sweepGrid(s)
+		if err == nil {
+			if err := add("Sweep of " + s.Policy + ": mean retention")(Heatmap(dir, "sweep-heatmap", "Sweep of "+s.Policy+baseText(s.Base)+" over the transcripts: mean retention", s.Grid[0].Key, s.Grid[1].Key, "mean retention (%)", xs, ys, z)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range []struct {
+		name  string
+		write func(w *bufio.Writer) error
+	}{
+		{"results.json", func(w *bufio.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			return enc.Encode(r)
+		}},
+		{"summary.csv", func(w *bufio.Writer) error { return writeCSV(w, summaryRows(r, false)) }},
+		{"steps.csv", func(w *bufio.Writer) error { return writeCSV(w, stepRows(r)) }},
+		{"report.md", func(w *bufio.Writer) error { return writeMarkdown(w, r, figs) }},
+		{"index.html", func(w *bufio.Writer) error { return writeHTML(w, r, figs) }},
+	} {
+		if err := WriteFile(filepath.Join(dir, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	if r.Sweep != nil {
+		return WriteFile(filepath.Join(dir, "sweep.csv"), func(w *bufio.Writer) error { return writeCSV(w, sweepCSV(r.Sweep)) })
+	}
+	return nil
+}
+
+func ints(v []int) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+func cumulative(v []float64) []float64 {
+	out := make([]float64, len(v))
+	s := 0.0
+	for i, x := range v {
+		s += x
+		out[i] = s
+	}
+	return out
+}
+
+func shortLabel(p string) string {
+	p = strings.TrimPrefix(p, "embedded:")
+	dir, file := filepath.Split(p)
+	d := filepath.Base(filepath.Clean(dir))
+	if d == "." || d == "/" {
+		return file
+	}
+	return d + "/" + file
+}
+
+// paretoPoints are the policies' mean cost and retention over the priced
+// transcripts.
+func paretoPoints(r *Report) []Point {
+	var pts []Point
+	for k, label := range r.Policies {
+		var cost, ret float64
+		n := 0
+		for _, t := range r.Transcripts {
+			if k >= len(t.Runs) || t.Runs[k].CostUSD == nil {
+				continue
+			}
+			cost += *t.Runs[k].CostUSD
+			ret += t.Runs[k].Summary.MeanRetention
+			n++
+		}
+		if n > 0 {
+			pts = append(pts, Point{label, cost / float64(n), ret / float64(n)})
+		}
+	}
+	return pts
+}
+
+func sweepGrid(s *replay.SweepResult) (xs, ys []float64, z [][]float64, err error) {
+	parse := func(v []string) ([]float64, error) {
+		out := make([]float64, len(v))
+		for i, x := range v {
+			f, err := strconv.ParseFloat(x, 64)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = f
+		}
+		return out, nil
+	}
+	if xs, err = parse(s.Grid[0].Values); err != nil {
+		return
+	}
+	if ys, err = parse(s.Grid[1].Values); err != nil {
+		return
+	}
+	z = make([][]float64, len(ys))
+	for i := range z {
+		z[i] = make([]float64, len(xs))
+		for j := range z[i] {
+			z[i][j] = math.NaN() // an invalid combination: no cell
+		}
+	}
+	for _, p := range s.Points {
+		for i, y := range s.Grid[1].Values {
+			for j, x := range s.Grid[0].Values {
+				if p.Params[s.Grid[0].Key] == x && p.Params[s.Grid[1].Key] == y {
+					z[i][j] = p.MeanRetention * 100
+				}
+			}
+		}
+	}
+	return
+}
+
+func writeCSV(w io.Writer, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// summaryRows is the summary table; human formats numbers for people.
+func summaryRows(r *Report, human bool) [][]string {
+	rows := [][]string{{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "mean retention", "violations", "cost (USD)"}}
+	num := func(n int64) string {
+		if human {
+			return Int(n)
+		}
+		return strconv.FormatInt(n, 10)
+	}
+	for _, t := range r.Transcripts {
+		for _, p := range t.Runs {
+			s := p.Summary
+			nv := 0
+			for _, v := range s.Violations {
+				nv += v
+			}
+			cost := ""
+			if p.CostUSD != nil {
+				cost = fmt.Sprintf("%.4f", *p.CostUSD)
+			}
+			rows = append(rows, []string{shortLabel(t.File), p.Label, num(int64(s.Calls)), num(int64(s.PeakMessages)), num(int64(s.PeakTokens[r.Estimator])),
+				num(s.InputTokens[r.Estimator]), fmt.Sprintf("%.3f", p.ShareOfNone), num(int64(s.Evictions)), num(int64(s.Truncations)),
+				num(int64(s.Summaries)), fmt.Sprintf("%.3f", s.MeanRetention), num(int64(nv)), cost})
+		}
+	}
+	return rows
+}
+
+func stepRows(r *Report) [][]string {
+	rows := [][]string{{"transcript", "policy", "call", "messages", "tokens", "retention", "cost (USD)"}}
+	for _, t := range r.Transcripts {
+		for _, p := range t.Runs {
+			for i := range p.Messages {
+				cost := ""
+				if i < len(p.Cost) {
+					cost = fmt.Sprintf("%.6f", p.Cost[i])
+				}
+				rows = append(rows, []string{shortLabel(t.File), p.Label, strconv.Itoa(i + 1), strconv.Itoa(p.Messages[i]),
+					strconv.Itoa(p.Tokens[i]), fmt.Sprintf("%.4f", p.Retention[i]), cost})
+			}
+		}
+	}
+	return rows
+}
+
+func sweepCSV(s *replay.SweepResult) [][]string {
+	head := []string{}
+	for _, g := range s.Grid {
+		head = append(head, g.Key)
+	}
+	rows := [][]string{append(head, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "evictions", "summaries", "mean_retention")}
+	for _, p := range s.Points {
+		row := []string{}
+		for _, g := range s.Grid {
+			row = append(row, p.Params[g.Key])
+		}
+		rows = append(rows, append(row, strconv.Itoa(p.Calls), strconv.Itoa(p.PeakMessages), strconv.Itoa(p.PeakTokens),
+			strconv.FormatInt(p.InputTokens, 10), fmt.Sprintf("%.4f", p.ShareOfNone), strconv.Itoa(p.Evictions), strconv.Itoa(p.Summaries),
+			fmt.Sprintf("%.4f", p.MeanRetention)))
+	}
+	return rows
+}
+
+func writeMarkdown(w io.Writer, r *Report, figs []figure) error {
+	fmt.Fprintf(w, "# ctxbench report\n\n%d transcripts replayed under %d policies; tokens are %s counts.\n\n", len(r.Transcripts), len(r.Policies), r.Estimator)
+	rows := summaryRows(r, true)
+	aligns := make([]tw.Align, len(rows[0]))
+	for i := range aligns {
+		aligns[i] = tw.AlignRight
+		if i < 2 {
+			aligns[i] = tw.AlignLeft
+		}
+	}
+	tbl := tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()), tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone), tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: aligns}))
+	tbl.Header(anySlice(rows[0])...)
+	for _, row := range rows[1:] {
+		for i := range row {
+			row[i] = strings.ReplaceAll(row[i], "|", `\|`)
+		}
+		if err := tbl.Append(anySlice(row)...); err != nil {
+			return err
+		}
+	}
+	if err := tbl.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "- %s\n", n)
+	}
+	fmt.Fprintln(w)
+	for _, f := range figs {
+		fmt.Fprintf(w, "![%s](%s)\n\n", f.caption, f.file)
+	}
+	return nil
+}
+
+const css = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f2f2f2}figure{display:inline-block;margin:1em;max-width:560px}figure img{width:100%}figcaption{font-size:13px;color:#555}
+.notes li{margin:.3em 0;color:#444}`
+
+func writeHTML(w io.Writer, r *Report, figs []figure) error {
+	e := html.EscapeString
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ctxbench report</title><style>%s</style></head><body>\n", css)
+	fmt.Fprintf(w, "<h1>ctxbench report</h1>\n<p>%d transcripts replayed under %d policies; tokens are %s counts. Files beside this page: results.json, summary.csv, steps.csv, report.md.</p>\n",
+		len(r.Transcripts), len(r.Policies), e(r.Estimator))
+	rows := summaryRows(r, true)
+	fmt.Fprint(w, "<table id=\"summary\"><thead><tr>")
+	for _, h := range rows[0] {
+		fmt.Fprintf(w, "<th>%s</th>", e(h))
+	}
+	fmt.Fprint(w, "</tr></thead><tbody>\n")
+	for _, row := range rows[1:] {
+		fmt.Fprint(w, "<tr>")
+		for i, c := range row {
+			if i >= 2 {
+				fmt.Fprintf(w, "<td class=\"n\">%s</td>", e(c))
+			} else {
+				fmt.Fprintf(w, "<td>%s</td>", e(c))
+			}
+		}
+		fmt.Fprint(w, "</tr>\n")
+	}
+	fmt.Fprint(w, "</tbody></table>\n<ul class=\"notes\">")
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "<li>%s</li>", e(n))
+	}
+	fmt.Fprint(w, "</ul>\n")
+	for _, f := range figs {
+		fmt.Fprintf(w, "<figure><img src=\"%s\" alt=\"%s\"><figcaption>%s (also as SVG)</figcaption></figure>\n", e(f.file), e(f.caption), e(f.caption))
+	}
+	// The browser test reads data-images: every image loaded, with a size.
+	fmt.Fprint(w, "<script>window.addEventListener('load',function(){var ok=Array.prototype.every.call(document.images,function(i){return i.complete&&i.naturalWidth>0});document.body.setAttribute('data-images',ok?'loaded':'broken')})</script>\n")
+	_, err := fmt.Fprint(w, "</body></html>\n")
+	return err
+}
+
+// baseText renders a sweep's fixed parameters: " (k=v, …)", or "".
+func baseText(base map[string]string) string {
+	if len(base) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(base))
+	for k := range base {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + base[k]
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,108 @@
+package reports
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/replay"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func fixtureReport() *Report {
+	cost := func(v float64) *float64 { return &v }
+	billed := 0.5
+	return &Report{
+		Estimator: "cl100k_base",
+		Policies:  []string{"none", "aidf:max_messages=3"},
+		Notes:     []string{"a note"},
+		Transcripts: []TranscriptResult{{
+			File: "embedded:spotter/short.jsonl", ID: "s1", Format: "claude-code", Calls: 4, Model: "claude-opus-4-6",
+			BilledUSD: &billed, Billed: []float64{0.1, 0.1, 0.1, 0.2},
+			Runs: []PolicyResult{
+				{Label: "none", ShareOfNone: 1, CostUSD: cost(0.6), Messages: []int{1, 3, 5, 7}, Tokens: []int{10, 30, 50, 70},
+					Retention: []float64{1, 1, 1, 1}, Cost: []float64{0.1, 0.1, 0.2, 0.2},
+					Summary: replay.Summary{Calls: 4, PeakMessages: 7, PeakTokens: map[string]int{"cl100k_base": 70}, InputTokens: map[string]int64{"cl100k_base": 160},
+						MeanRetention: 1, MinRetention: 1, Violations: map[string]int{}}},
+				{Label: "aidf:max_messages=3", ShareOfNone: 0.6875, CostUSD: cost(0.4), MessageCap: 3, Messages: []int{1, 3, 3, 3}, Tokens: []int{10, 30, 30, 40},
+					Retention: []float64{1, 1, 0.75, 0.5}, Cost: []float64{0.1, 0.1, 0.1, 0.1},
+					Summary: replay.Summary{Calls: 4, PeakMessages: 3, PeakTokens: map[string]int{"cl100k_base": 40}, InputTokens: map[string]int64{"cl100k_base": 110},
+						Evictions: 4, MeanRetention: 0.8125, MinRetention: 0.5, Violations: map[string]int{"tool_pairing": 2}}},
+			},
+		}},
+	}
+}
+
+func TestReportGolden(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	index, err := WriteReport(dir, fixtureReport())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if index != filepath.Join(dir, "index.html") {
+		t.Errorf("index %s", index)
+	}
+	for _, name := range []string{"report.md", "summary.csv", "steps.csv", "results.json"} {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden := filepath.Join("testdata", "report-"+name)
+		if *update {
+			os.MkdirAll("testdata", 0o755)
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (go test ./reports -update creates it)", err)
+		}
+		if string(want) != string(got) {
+			t.Errorf("%s differs from %s; run go test ./reports -update if intended", name, golden)
+		}
+	}
+	html, _ := os.ReadFile(index)
+	for _, want := range []string{"<title>ctxbench report</title>", `<table id="summary">`, `<img src="growth-messages-1.png"`, `<img src="cost-1.png"`, "aidf:max_messages=3"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("index.html lacks %s", want)
+		}
+	}
+	for _, f := range []string{"growth-messages-1.png", "growth-tokens-1.svg", "cost-1.png", "pareto.png", MarkerFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestReportReplaces only what ctxbench made.
+func TestReportReplaces(t *testing.T) {
+	base := t.TempDir()
+	mine := filepath.Join(base, "mine")
+	os.MkdirAll(mine, 0o755)
+	os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("keep"), 0o644)
+	if _, err := WriteReport(mine, fixtureReport()); err == nil || !strings.Contains(err.Error(), "not made by ctxbench") {
+		t.Errorf("a user's folder was not protected: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(mine, "notes.txt")); string(b) != "keep" {
+		t.Error("the user's file changed")
+	}
+	out := filepath.Join(base, "out")
+	for range 2 {
+		if _, err := WriteReport(out, fixtureReport()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, _ := os.ReadDir(base)
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left behind: %v", names)
+	}
+}
