@@ -34,6 +34,7 @@ type cli struct {
 	Sweep     sweepCmd     `cmd:"" help:"Replay a policy over a grid of parameters, in parallel."`
 	Cost      costCmd      `cmd:"" help:"What each policy would have cost, prompt cache included, against the bill."`
 	Report    reportCmd    `cmd:"" help:"The main job: replay, cost and plots of every policy in one folder with an index page."`
+	Check     checkCmd     `cmd:"" help:"Regression-test trimming in CI: invariants, budgets and a baseline."`
 }
 
 // env is what commands read from and write to.

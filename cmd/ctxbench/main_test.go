@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"flag"
 	"fmt"
 	"io"
@@ -76,6 +77,8 @@ func TestGolden(t *testing.T) {
 		{"cost-unpriced", []string{"cost", corpus + "OpenHands/tests/runtime/trajs/wrong_initial_state.json"}, 0},
 		{"cost-list-models", []string{"cost", "--list-models"}, 0},
 		{"cost-litellm", []string{"cost", "--prices", "../../replay/testdata/litellm-sample.json", "--policy", "none", corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"}, 0},
+		{"check-github", []string{"check", "--format", "github", "--config", "testdata/check-fail/ctxbench.yaml"}, 1},
+		{"check-no-baseline", []string{"check", "--config", "testdata/check/ctxbench.yaml", "--baseline", "testdata/check/missing.json"}, 2},
 		{"sweep-bad-grid", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=30:10:10", corpus + "spotter/short.jsonl"}, 2},
 		{"policies-json", []string{"policies", "--json"}, 0},
 		{"summarize-bad-template", []string{"summarize", "--template", "short", corpus + "spotter/tool_heavy.jsonl"}, 2},
@@ -516,5 +519,104 @@ func testBrowser(t *testing.T, index string) {
 	}
 	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
 		t.Errorf("screenshot: %v", err)
+	}
+}
+
+// TestSelfCheck is ctxbench's own regression suite: every policy's
+// behaviour on real transcripts, against the committed baseline.
+func TestSelfCheck(t *testing.T) {
+	stdout, stderr, code := ctxbench("", "check", "--config", "testdata/check/ctxbench.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s\nif the change is intended: go run ./cmd/ctxbench check --config cmd/ctxbench/testdata/check/ctxbench.yaml --update", code, stdout, stderr)
+	}
+}
+
+// checkSuite copies a suite into a temporary folder, with absolute
+// transcript paths, and returns the config's path.
+func checkSuite(t *testing.T, body string) string {
+	t.Helper()
+	dir := t.TempDir()
+	abs, _ := filepath.Abs(corpus + "spotter/tool_heavy.jsonl")
+	cfg := filepath.Join(dir, "ctxbench.yaml")
+	if err := os.WriteFile(cfg, []byte(strings.ReplaceAll(body, "TRANSCRIPT", abs)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestCheckFailures(t *testing.T) {
+	cfg := checkSuite(t, "transcripts: [TRANSCRIPT]\npolicies: [none]\ntolerance: {input_tokens: {relative: 0.01}}\n")
+	base := filepath.Join(filepath.Dir(cfg), "ctxbench.baseline.json")
+	// Without --update nothing is written: a missing baseline is exit 2.
+	if _, stderr, code := ctxbench("", "check", "--config", cfg); code != 2 || !strings.Contains(stderr, "--update") {
+		t.Fatalf("missing baseline: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(base); err == nil {
+		t.Fatal("check wrote a baseline without --update")
+	}
+	if _, stderr, code := ctxbench("", "check", "--config", cfg, "--update"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, _, code := ctxbench("", "check", "--config", cfg); code != 0 {
+		t.Fatal("an unchanged baseline fails")
+	}
+	// The tolerance boundary: input_tokens is 1,469; 1% of the baseline.
+	setInput := func(v int) {
+		b, _ := os.ReadFile(base)
+		var doc map[string]any
+		json.Unmarshal(b, &doc)
+		for _, e := range doc["entries"].(map[string]any) {
+			e.(map[string]any)["input_tokens"] = v
+		}
+		b, _ = json.MarshalIndent(doc, "", "  ")
+		os.WriteFile(base, b, 0o644)
+	}
+	setInput(1455) // 1,469 is 0.96% above: inside
+	if stdout, _, code := ctxbench("", "check", "--config", cfg); code != 0 {
+		t.Errorf("just inside the tolerance fails:\n%s", stdout)
+	}
+	setInput(1454) // 1.03% above: outside
+	stdout, _, code := ctxbench("", "check", "--config", cfg)
+	if code != 1 || !strings.Contains(stdout, "regression: input_tokens moved from 1,454 to 1,469") {
+		t.Errorf("just outside the tolerance: exit %d\n%s", code, stdout)
+	}
+	before, _ := os.ReadFile(base)
+	ctxbench("", "check", "--config", cfg)
+	if after, _ := os.ReadFile(base); string(after) != string(before) {
+		t.Error("a failing check rewrote the baseline")
+	}
+	// Budgets and invariants.
+	for _, tc := range []struct{ body, want string }{
+		{"transcripts: [TRANSCRIPT]\npolicies: [none]\nbudgets: {max_context_tokens: 500}\n", "budget max_context_tokens: 1,090 over the limit 500"},
+		{"transcripts: [TRANSCRIPT]\npolicies: [none]\nbudgets: {min_retention: 1.5}\n", "budget min_retention"},
+		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=3,preserve_last_n=1\"]\n", "invariant step"},
+		{"transcripts: [TRANSCRIPT]\npolicies: [none]\nbudgets: {max_cost: 1}\n", "unknown budget"},
+	} {
+		cfg := checkSuite(t, tc.body)
+		if _, stderr, code := ctxbench("", "check", "--config", cfg, "--update"); code != 0 {
+			if strings.Contains(stderr, tc.want) && code == 2 {
+				continue // a config error is reported as one
+			}
+			t.Fatal(stderr)
+		}
+		stdout, stderr, code := ctxbench("", "check", "--config", cfg, "--junit", filepath.Join(filepath.Dir(cfg), "junit.xml"))
+		if code != 1 || !strings.Contains(stdout+stderr, tc.want) {
+			t.Errorf("%q: exit %d, want 1 and %q:\n%s%s", tc.body, code, tc.want, stdout, stderr)
+		}
+		var suites struct {
+			XMLName xml.Name `xml:"testsuites"`
+			Suites  []struct {
+				Cases []struct {
+					Name    string `xml:"name,attr"`
+					Failure *struct {
+						Message string `xml:"message,attr"`
+					} `xml:"failure"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		b, _ := os.ReadFile(filepath.Join(filepath.Dir(cfg), "junit.xml"))
+		if err := xml.Unmarshal(b, &suites); err != nil || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 1 || suites.Suites[0].Cases[0].Failure == nil {
+			t.Errorf("junit: %v\n%s", err, b)
+		}
 	}
 }
