@@ -371,10 +371,13 @@ func (b *Budget) settle(model string, p Prompt, r Result, err error) float64 {
 	return cost
 }
 
-// DefaultPrice is a small price table for summarization models, in USD per
-// million tokens (input, output, cache read, 5-minute cache write), from
-// the providers' price pages as of November 2026. Models are matched by
-// prefix, so dated names match too.
+// DefaultPrice is a small fallback price table for summarization models,
+// in USD per million tokens (input, output, cache read, 5-minute cache
+// write): the providers' list prices as the author knew them, not checked
+// against a source in this project. The command line prices summaries
+// with the cost model's table (replay.DefaultPrices, sourced and dated)
+// first and falls back to this one. Models are matched by prefix, so dated
+// names match too.
 func DefaultPrice(model string) (Price, bool) {
 	m := strings.ToLower(model)
 	m = m[strings.LastIndex(m, "/")+1:]

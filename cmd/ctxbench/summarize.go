@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -42,7 +43,15 @@ func (f summarizerFlags) build() (summarize.Summarizer, *summarize.Budget, error
 	c.Cache = &summarize.Cache{Dir: dir}
 	c.Offline = f.Offline
 	if f.MaxSummaryUSD > 0 {
-		c.Budget = &summarize.Budget{MaxUSD: f.MaxSummaryUSD}
+		// Price summaries with the cost model's table; the summarizer's own
+		// small table covers what it lacks.
+		table := replay.DefaultPrices()
+		c.Budget = &summarize.Budget{MaxUSD: f.MaxSummaryUSD, Prices: func(model string) (summarize.Price, bool) {
+			if p, _, err := table.Lookup(model); err == nil {
+				return summarize.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite5m}, true
+			}
+			return summarize.DefaultPrice(model)
+		}}
 	}
 	switch f.Provider {
 	case "anthropic":
