@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unicode/utf8"
 
-	"github.com/dlclark/regexp2"
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
@@ -14,7 +14,9 @@ import (
 )
 
 // The encodings' pre-tokenizer patterns, as OpenAI's tiktoken defines
-// them (in the form pkoukk/tiktoken-go compiles with regexp2).
+// them (in the form pkoukk/tiktoken-go compiles with regexp2). ctxbench
+// splits with the hand-written equivalents of pretokenize.go, which tests
+// hold to these patterns.
 var patterns = map[string]string{
 	"cl100k_base": `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
 	"o200k_base": `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
@@ -44,7 +46,12 @@ func OfflineTiktoken() {
 type encoding struct {
 	name  string
 	ranks map[string]int
-	re    *regexp2.Regexp
+	next  func(text string, i int) int // where the piece at i ends
+}
+
+var splitters = map[string]func(string, int) int{
+	"cl100k_base": nextCL100K,
+	"o200k_base":  nextO200K,
 }
 
 var (
@@ -63,11 +70,8 @@ func loadEncoding(name string) (*encoding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", name, err)
 	}
-	re, err := regexp2.Compile(patterns[name], regexp2.None)
-	if err != nil {
-		return nil, fmt.Errorf("compiling the %s pattern: %w", name, err)
-	}
-	e := &encoding{name: name, ranks: ranks, re: re}
+	loadClasses()
+	e := &encoding{name: name, ranks: ranks, next: splitters[name]}
 	encodings[name] = e
 	return e, nil
 }
@@ -79,11 +83,14 @@ func (e *encoding) count(text string) int {
 	if text == "" {
 		return 0
 	}
+	if !utf8.ValidString(text) {
+		text = string([]rune(text)) // each invalid byte becomes U+FFFD
+	}
 	n := 0
-	m, _ := e.re.FindStringMatch(text)
-	for m != nil {
-		n += e.pieceTokens(m.String())
-		m, _ = e.re.FindNextMatch(m)
+	for i := 0; i < len(text); {
+		j := e.next(text, i)
+		n += e.pieceTokens(text[i:j])
+		i = j
 	}
 	return n
 }
