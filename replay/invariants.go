@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
@@ -49,6 +50,7 @@ type checker struct {
 	// prevSummary is the context of the previous step when it made a
 	// summary, else nil.
 	prevSummary map[string]bool
+	sets        [4]map[string]bool // scratch sets of check
 }
 
 func newChecker(t *transcript.Transcript, p window.Policy) *checker {
@@ -68,13 +70,28 @@ func newChecker(t *transcript.Transcript, p window.Policy) *checker {
 	return c
 }
 
+// scratch returns the checker's reusable sets, empty.
+func (c *checker) scratch() (sent, used, resultsSent, had map[string]bool) {
+	if c.sets[0] == nil {
+		for i := range c.sets {
+			c.sets[i] = map[string]bool{}
+		}
+	}
+	for _, m := range c.sets {
+		clear(m)
+	}
+	return c.sets[0], c.sets[1], c.sets[2], c.sets[3]
+}
+
 func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, counts *counter) []Violation {
 	var out []Violation
 	add := func(inv string, ids []string, format string, args ...any) {
 		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
 	}
 	sent := s.sent
-	sentIDs := map[string]bool{}
+	// The sets are the checker's, cleared and reused: allocating them at
+	// every step was a third of a bounded replay's time.
+	sentIDs, used, resultsSent, had := c.scratch()
 	for _, it := range sent {
 		sentIDs[it.ID] = true
 	}
@@ -126,8 +143,6 @@ func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, cou
 	}
 
 	// tool pairing
-	used := map[string]bool{}
-	resultsSent := map[string]bool{}
 	for _, it := range sent {
 		for _, b := range it.Msg.Blocks {
 			if b.Type == transcript.BlockToolResult {
@@ -207,11 +222,10 @@ func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, cou
 	}
 	c.prevSummary = nil
 	if made {
-		c.prevSummary = sentIDs
+		c.prevSummary = maps.Clone(sentIDs)
 	}
 
 	// conservation
-	had := map[string]bool{}
 	for _, it := range before {
 		had[it.ID] = true
 	}

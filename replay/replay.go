@@ -32,6 +32,9 @@ type Options struct {
 	Summarizer summarize.Summarizer
 	// Counts caches message counts across runs (nil: a cache per run).
 	Counts *estimate.Cache
+	// Artifacts caches the messages' retention artifacts across runs
+	// (nil: a cache per run).
+	Artifacts *ArtifactCache
 }
 
 // A Step is one call of a run. Its JSON form is a line of the trace (see
@@ -120,7 +123,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts}
 	st := &window.State{}
 	chk := newChecker(t, p)
-	ret := newRetention(t)
+	ret := newRetention(t, opt.Artifacts)
 	var hist []window.Item
 	next := 0
 	for i := range t.Messages {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -97,73 +98,160 @@ func textArtifacts(s string, add func(kind, s string)) {
 	}
 }
 
-// retention tracks one run's artifacts.
-type retention struct {
-	t        *transcript.Transcript
-	of       map[int][]string                 // artifacts of message i, computed once
-	cut      map[*transcript.Message][]string // artifacts of truncated copies
-	seen     map[string]bool                  // artifacts of every message appended so far
-	appended int
+// An ArtifactCache remembers the artifacts of transcript messages, keyed
+// by message identity, so that each message is scanned once however many
+// policies and sweep points replay it (as [estimate.Cache] does for
+// counts). Artifacts are interned: a run works with small integers, not
+// strings. It is safe for concurrent use.
+type ArtifactCache struct {
+	mu    sync.RWMutex
+	of    map[*transcript.Message][]int32
+	ids   map[string]int32
+	names []string // names[id]: kind, NUL, text
 }
 
-func newRetention(t *transcript.Transcript) *retention {
-	return &retention{t: t, of: map[int][]string{}, cut: map[*transcript.Message][]string{}, seen: map[string]bool{}}
+// NewArtifactCache returns an empty cache.
+func NewArtifactCache() *ArtifactCache {
+	return &ArtifactCache{of: map[*transcript.Message][]int32{}, ids: map[string]int32{}}
 }
 
-func (r *retention) message(i int) []string {
-	a, ok := r.of[i]
-	if !ok {
-		a = artifacts(&r.t.Messages[i])
-		r.of[i] = a
+// artifacts returns the ids of m's artifacts; keep caches m's, which a
+// run does for the transcript's own messages and not for its truncated
+// copies, made afresh by every run.
+func (c *ArtifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
+	c.mu.RLock()
+	a, ok := c.of[m]
+	c.mu.RUnlock()
+	if ok {
+		return a
+	}
+	names := artifacts(m)
+	a = make([]int32, len(names))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, n := range names {
+		id, ok := c.ids[n]
+		if !ok {
+			id = int32(len(c.names))
+			c.ids[n] = id
+			c.names = append(c.names, n)
+		}
+		a[i] = id
+	}
+	if keep {
+		c.of[m] = a
 	}
 	return a
 }
 
+// text returns the text of artifact id, without its kind.
+func (c *ArtifactCache) text(id int32) string {
+	c.mu.RLock()
+	n := c.names[id]
+	c.mu.RUnlock()
+	return n[strings.IndexByte(n, 0)+1:]
+}
+
+// retention tracks one run's artifacts. seen and mark grow as ids appear.
+type retention struct {
+	t        *transcript.Transcript
+	of       *ArtifactCache
+	cut      map[*transcript.Message][]int32 // artifacts of truncated copies
+	seen     []bool                          // seen[id]: in a message appended so far
+	seenList []int32                         // the ids seen, in order
+	mark     []uint32                        // mark[id] == gen: present at this step
+	gen      uint32
+	appended int
+	// sumText is the summary text of the last step that sent one;
+	// sumIn[id] whether artifact id is in it (0 not looked for yet, 1 yes,
+	// 2 no): a summary is searched once per artifact, not at every step.
+	sumText string
+	sumIn   []int8
+}
+
+func newRetention(t *transcript.Transcript, of *ArtifactCache) *retention {
+	if of == nil {
+		of = NewArtifactCache()
+	}
+	return &retention{t: t, of: of, cut: map[*transcript.Message][]int32{}}
+}
+
+func grow[T any](s []T, id int32) []T {
+	if int(id) < len(s) {
+		return s
+	}
+	return append(s, make([]T, int(id)+1-len(s))...)
+}
+
 // step returns the retention of a context, after the messages before next
-// have been seen.
+// have been seen: the share of the seen artifacts the context holds. It
+// costs the artifacts of the context, with no hashing, plus, when the
+// context holds a summary, a search of the summary for each seen artifact
+// not otherwise present.
 func (r *retention) step(next int, sent []window.Item) float64 {
 	for ; r.appended < next; r.appended++ {
-		for _, a := range r.message(r.appended) {
-			r.seen[a] = true
+		for _, id := range r.of.artifacts(&r.t.Messages[r.appended], true) {
+			r.seen = grow(r.seen, id)
+			if !r.seen[id] {
+				r.seen[id] = true
+				r.seenList = append(r.seenList, id)
+			}
 		}
 	}
-	if len(r.seen) == 0 {
+	if len(r.seenList) == 0 {
 		return 1
 	}
-	present := map[string]bool{}
+	r.gen++
+	n := 0
+	present := func(ids []int32) {
+		for _, id := range ids {
+			r.mark = grow(r.mark, id)
+			if r.mark[id] != r.gen {
+				r.mark[id] = r.gen
+				if int(id) < len(r.seen) && r.seen[id] {
+					n++
+				}
+			}
+		}
+	}
 	var synthetic []string
 	for _, it := range sent {
 		switch i := it.Index(); {
 		case i >= 0 && !it.Truncated:
-			for _, a := range r.message(i) {
-				present[a] = true
-			}
+			present(r.of.artifacts(&r.t.Messages[i], true))
 		case i >= 0:
 			a, ok := r.cut[it.Msg]
 			if !ok {
-				a = artifacts(it.Msg)
+				a = r.of.artifacts(it.Msg, false)
 				r.cut[it.Msg] = a
 			}
-			for _, x := range a {
-				present[x] = true
-			}
+			present(a)
 		default: // a summary paraphrases: look for each artifact's text in it
 			synthetic = append(synthetic, it.Msg.Text())
 		}
 	}
 	if len(synthetic) > 0 {
-		text := strings.Join(synthetic, "\n")
-		for a := range r.seen {
-			if !present[a] && strings.Contains(text, a[strings.IndexByte(a, 0)+1:]) {
-				present[a] = true
+		if text := strings.Join(synthetic, "\n"); text != r.sumText {
+			r.sumText = text
+			clear(r.sumIn)
+		}
+		for _, id := range r.seenList {
+			r.mark = grow(r.mark, id)
+			if r.mark[id] == r.gen {
+				continue
+			}
+			r.sumIn = grow(r.sumIn, id)
+			if r.sumIn[id] == 0 {
+				r.sumIn[id] = 2
+				if strings.Contains(r.sumText, r.of.text(id)) {
+					r.sumIn[id] = 1
+				}
+			}
+			if r.sumIn[id] == 1 {
+				r.mark[id] = r.gen
+				n++
 			}
 		}
 	}
-	n := 0
-	for a := range present {
-		if r.seen[a] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(r.seen))
+	return float64(n) / float64(len(r.seenList))
 }

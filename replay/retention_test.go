@@ -50,7 +50,7 @@ func TestRetention(t *testing.T) {
 		{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "look at /repo/a.go"}}},
 		{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "and /repo/b.go"}}},
 	}}
-	r := newRetention(tr2)
+	r := newRetention(tr2, nil)
 	if got := r.step(2, []window.Item{window.Original(tr2, 1)}); got != 0.5 {
 		t.Errorf("one of two artifacts sent: retention %v", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -13,12 +14,23 @@ import (
 // bytes4 is Codex's APPROX_BYTES_PER_TOKEN estimate: UTF-8 bytes / 4,
 // rounded up, of a message's text (or its content JSON when it is not a
 // single text).
-func bytes4(m *transcript.Message) int {
+// It is an estimator so that env.Counts caches it: computing the content
+// JSON of the whole history at every step was half of a Codex replay.
+type bytes4Estimator struct{}
+
+var codexBytes4 estimate.Estimator = bytes4Estimator{}
+
+func (bytes4Estimator) Name() string          { return "codex-bytes4" }
+func (bytes4Estimator) Exact() bool           { return false }
+func (bytes4Estimator) Count(text string) int { return (len(text) + 3) / 4 }
+func (bytes4Estimator) CountMessage(m *transcript.Message) int {
 	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
 		return (len(m.Blocks[0].Text) + 3) / 4
 	}
 	return (len(transcript.ContentJSON(m.Blocks)) + 3) / 4
 }
+
+func bytes4(env *Env, it Item) int { return count(env, codexBytes4, it) }
 
 // Codex's compaction (openai/codex e06dd0e5 core/src/compact.rs,
 // templates/compact/{prompt,summary_prefix}.md,
@@ -78,7 +90,7 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	step := Step{History: hist}
 	total := 0
 	for _, it := range hist {
-		total += bytes4(it.Msg)
+		total += bytes4(env, it)
 	}
 	if float64(total) < p.ratio*float64(p.window) {
 		return step, nil
@@ -96,7 +108,7 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	var kept []Item
 	budget := p.userTokens
 	for i := len(users) - 1; i >= 0 && budget > 0; i-- {
-		n := bytes4(users[i].Msg)
+		n := bytes4(env, users[i])
 		if n <= budget {
 			kept = append([]Item{users[i]}, kept...)
 			budget -= n

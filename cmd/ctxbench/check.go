@@ -84,7 +84,7 @@ func (c *checkCmd) Run(e *env) error {
 		paths = append(paths, m...)
 	}
 	counts := estimate.NewCache()
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: counts}
+	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: counts, Artifacts: replay.NewArtifactCache()}
 	prices := replay.DefaultPrices()
 	recorded, _ := window.Parse("recorded")
 	var cases []checkCase

@@ -115,7 +115,7 @@ func (c *costCmd) Run(e *env) error {
 		return err
 	}
 	counts := estimate.NewCache()
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: counts}
+	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: counts, Artifacts: replay.NewArtifactCache()}
 	copt := replay.CostOptions{Prices: prices, Model: c.ModelName, CacheSim: c.CacheSim, Estimator: est, Counts: counts}
 	none, _ := window.Parse("none")
 	recorded, _ := window.Parse("recorded")

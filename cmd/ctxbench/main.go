@@ -60,8 +60,36 @@
 // Exit status: 0 all good; 1 a verdict failed; 2 a usage or input error.
 package main
 
-import "os"
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+)
 
+// CTXBENCH_CPUPROFILE=FILE writes a CPU profile of the run to FILE (go
+// tool pprof reads it); docs/performance.md was made with it.
 func main() {
+	if path := os.Getenv("CTXBENCH_CPUPROFILE"); path != "" {
+		stop, err := startProfile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ctxbench: error:", err)
+			os.Exit(2)
+		}
+		code := run(os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

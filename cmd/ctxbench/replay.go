@@ -126,7 +126,7 @@ func (c *replayCmd) Run(e *env) error {
 	}
 	none, _ := window.Parse("none")
 	counts := estimate.NewCache()
-	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Counts: counts}
+	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Counts: counts, Artifacts: replay.NewArtifactCache()}
 	res := replayResult{Transcripts: []transcriptRuns{}, SkippedFiles: []transcript.SkippedFile{}}
 	var violations []string
 	nViolations := 0

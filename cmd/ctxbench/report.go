@@ -54,7 +54,7 @@ func (c *reportCmd) Run(e *env) error {
 	}
 	est := estimate.MustNew("cl100k_base", estimate.OverheadNone)
 	counts := estimate.NewCache()
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: counts}
+	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: counts, Artifacts: replay.NewArtifactCache()}
 	prices := replay.DefaultPrices()
 	rep := &reports.Report{Estimator: est.Name(), Notes: reportNotes}
 	for _, p := range pols {

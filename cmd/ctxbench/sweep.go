@@ -70,7 +70,7 @@ func (c *sweepCmd) Run(e *env) error {
 	}); err != nil {
 		return err
 	}
-	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache()}
+	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()}
 	progress, stop := progressBar(e.stderr)
 	res, err := replay.Sweep(context.Background(), trs, name, base, grid, opt, c.Workers, progress)
 	stop()
