@@ -118,7 +118,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	if counts == nil {
 		counts = estimate.NewCache()
 	}
-	cnt := &counter{shared: counts, local: map[counterKey]int{}}
+	cnt := newCounter(counts, t)
 	run := &Run{Transcript: t.ID, File: t.File, Policy: p.Name(), Params: p.Params()}
 	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts}
 	st := &window.State{}
@@ -171,14 +171,24 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 // counter counts messages for one run: a lock-free local map in front of
 // the shared cache, so a message is tokenized once across runs and looked
 // up cheaply within one.
+// counter is a run's view of the shared count cache: the counts of the
+// transcript's own messages sit in a slice per estimator, indexed by
+// message, so a step sums its context with no hashing or locking; other
+// messages (summaries, truncated copies) go through a local map.
 type counter struct {
-	shared *estimate.Cache
-	local  map[counterKey]int
+	shared  *estimate.Cache
+	t       *transcript.Transcript
+	byIndex map[estimate.Estimator][]int32 // -1: not counted yet
+	local   map[counterKey]int
 }
 
 type counterKey struct {
 	msg *transcript.Message
 	est estimate.Estimator
+}
+
+func newCounter(shared *estimate.Cache, t *transcript.Transcript) *counter {
+	return &counter{shared: shared, t: t, byIndex: map[estimate.Estimator][]int32{}, local: map[counterKey]int{}}
 }
 
 func (c *counter) count(e estimate.Estimator, m *transcript.Message) int {
@@ -192,9 +202,25 @@ func (c *counter) count(e estimate.Estimator, m *transcript.Message) int {
 }
 
 func (c *counter) sum(e estimate.Estimator, items []window.Item) int {
+	idx := c.byIndex[e]
+	if idx == nil {
+		idx = make([]int32, len(c.t.Messages))
+		for i := range idx {
+			idx[i] = -1
+		}
+		c.byIndex[e] = idx
+	}
 	n := 0
 	for _, it := range items {
-		n += c.count(e, it.Msg)
+		i := it.Index()
+		if i < 0 || it.Truncated || it.Msg != &c.t.Messages[i] {
+			n += c.count(e, it.Msg)
+			continue
+		}
+		if idx[i] < 0 {
+			idx[i] = int32(c.shared.Count(e, it.Msg))
+		}
+		n += int(idx[i])
 	}
 	return n
 }
@@ -252,4 +278,23 @@ func summarizeRun(run *Run, ests []estimate.Estimator) Summary {
 		}
 	}
 	return s
+}
+
+// NoneInputTokens returns the input tokens e counts when every call sends
+// the whole history — what a replay under the none policy reports as
+// Summary.InputTokens[e.Name()] — in one pass over the transcript instead
+// of a replay, whose steps list and check contexts that grow with every
+// call. It is the baseline of "share of none".
+func NoneInputTokens(t *transcript.Transcript, e estimate.Estimator, counts *estimate.Cache) int64 {
+	if counts == nil {
+		counts = estimate.NewCache()
+	}
+	var total, prefix int64
+	for i := range t.Messages {
+		if t.Messages[i].Role == transcript.RoleAssistant {
+			total += prefix
+		}
+		prefix += int64(counts.Count(e, &t.Messages[i]))
+	}
+	return total
 }

@@ -165,3 +165,30 @@ func TestDeterministicTrace(t *testing.T) {
 		t.Errorf("two replays wrote different traces (%d and %d bytes)", a.Len(), b.Len())
 	}
 }
+
+// TestNoneInputTokens holds the one-pass baseline to what a none replay
+// reports, on every corpus transcript, for an exact estimator with and
+// without the chat overhead and for chars4.
+func TestNoneInputTokens(t *testing.T) {
+	none := must(t, "none")
+	for _, e := range []estimate.Estimator{
+		estimate.MustNew("cl100k_base", estimate.OverheadNone),
+		estimate.MustNew("o200k_base", estimate.OverheadOpenAI),
+		estimate.MustNew("chars4", estimate.OverheadNone),
+	} {
+		counts := estimate.NewCache()
+		for _, tr := range corpus(t) {
+			run, err := Replay(context.Background(), tr, none, Options{Estimators: []estimate.Estimator{e}, Counts: counts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := run.Summary.InputTokens[e.Name()]
+			if want == 0 && run.Summary.Calls > 0 {
+				t.Fatalf("%s: a none replay sent no %s tokens", tr.File, e.Name())
+			}
+			if got := NoneInputTokens(tr, e, counts); got != want {
+				t.Errorf("%s, %s: NoneInputTokens = %d, a none replay sends %d", tr.File, e.Name(), got, want)
+			}
+		}
+	}
+}

@@ -167,13 +167,27 @@ type retention struct {
 	// 2 no): a summary is searched once per artifact, not at every step.
 	sumText string
 	sumIn   []int8
+	// byIndex[i] holds the artifacts of message i once fetched from the
+	// shared cache, so that a step reads them without locking.
+	byIndex [][]int32
+	fetched []bool
 }
 
 func newRetention(t *transcript.Transcript, of *ArtifactCache) *retention {
 	if of == nil {
 		of = NewArtifactCache()
 	}
-	return &retention{t: t, of: of, cut: map[*transcript.Message][]int32{}}
+	return &retention{t: t, of: of, cut: map[*transcript.Message][]int32{},
+		byIndex: make([][]int32, len(t.Messages)), fetched: make([]bool, len(t.Messages))}
+}
+
+// message returns the artifacts of the transcript's message i.
+func (r *retention) message(i int) []int32 {
+	if !r.fetched[i] {
+		r.byIndex[i] = r.of.artifacts(&r.t.Messages[i], true)
+		r.fetched[i] = true
+	}
+	return r.byIndex[i]
 }
 
 func grow[T any](s []T, id int32) []T {
@@ -190,7 +204,7 @@ func grow[T any](s []T, id int32) []T {
 // not otherwise present.
 func (r *retention) step(next int, sent []window.Item) float64 {
 	for ; r.appended < next; r.appended++ {
-		for _, id := range r.of.artifacts(&r.t.Messages[r.appended], true) {
+		for _, id := range r.message(r.appended) {
 			r.seen = grow(r.seen, id)
 			if !r.seen[id] {
 				r.seen[id] = true
@@ -218,7 +232,7 @@ func (r *retention) step(next int, sent []window.Item) float64 {
 	for _, it := range sent {
 		switch i := it.Index(); {
 		case i >= 0 && !it.Truncated:
-			present(r.of.artifacts(&r.t.Messages[i], true))
+			present(r.message(i))
 		case i >= 0:
 			a, ok := r.cut[it.Msg]
 			if !ok {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -132,20 +133,18 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 		policies = append(policies, p)
 		res.Points = append(res.Points, Point{Params: params, Violations: map[string]int{}})
 	}
-	none, _ := window.New("none", nil)
-	// Jobs: the none baseline of each transcript, then every point ×
-	// transcript; results land by index, so the order is fixed.
-	type job struct{ p, t int } // p = -1: baseline
+	// Jobs: every point × transcript; results land by index, so the order
+	// is fixed.
+	type job struct{ p, t int }
 	var jobs []job
-	for t := range trs {
-		jobs = append(jobs, job{-1, t})
-	}
 	for p := range policies {
 		for t := range trs {
 			jobs = append(jobs, job{p, t})
 		}
 	}
-	runs := make([]*Run, len(jobs))
+	// Only each run's summary is kept: a sweep's memory is its points, not
+	// its points × steps.
+	runs := make([]Summary, len(jobs))
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -162,16 +161,12 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 					return
 				}
 				j := jobs[i]
-				p := none
-				if j.p >= 0 {
-					p = policies[j.p]
-				}
-				r, err := Replay(ctx, trs[j.t], p, opt)
+				r, err := Replay(ctx, trs[j.t], policies[j.p], opt)
 				if err != nil {
 					errs[w] = err
 					return
 				}
-				runs[i] = r
+				runs[i] = r.Summary
 				if progress != nil {
 					progress(int(done.Add(1)), len(jobs))
 				}
@@ -187,16 +182,17 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	est := estimate.MustNew("cl100k_base", estimate.OverheadNone)
+	if len(opt.Estimators) > 0 {
+		est = opt.Estimators[0]
+	}
 	baseline := make([]int64, len(trs))
-	for t := range trs {
-		baseline[t] = runs[t].Summary.InputTokens[res.Estimator]
+	for t, tr := range trs {
+		baseline[t] = NoneInputTokens(tr, est, opt.Counts)
 	}
 	for i, j := range jobs {
-		if j.p < 0 {
-			continue
-		}
 		pt := &res.Points[j.p]
-		s := runs[i].Summary
+		s := runs[i]
 		pt.Transcripts++
 		pt.Calls += s.Calls
 		pt.PeakMessages = max(pt.PeakMessages, s.PeakMessages)

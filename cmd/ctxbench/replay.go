@@ -124,7 +124,6 @@ func (c *replayCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	none, _ := window.Parse("none")
 	counts := estimate.NewCache()
 	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Counts: counts, Artifacts: replay.NewArtifactCache()}
 	res := replayResult{Transcripts: []transcriptRuns{}, SkippedFiles: []transcript.SkippedFile{}}
@@ -134,10 +133,7 @@ func (c *replayCmd) Run(e *env) error {
 	var runs []*replay.Run
 	primary := s.estimators[0].Name()
 	skipped, err := readInputs(e, s.paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		base, err := replay.Replay(context.Background(), t, none, opt)
-		if err != nil {
-			return err
-		}
+		base := replay.NoneInputTokens(t, s.estimators[0], counts)
 		tr := transcriptRuns{File: t.File, ID: t.ID}
 		for _, lp := range s.policies {
 			run, err := replay.Replay(context.Background(), t, lp.Policy, opt)
@@ -145,11 +141,10 @@ func (c *replayCmd) Run(e *env) error {
 				return err
 			}
 			lr := labeledRun{Label: lp.Label, Run: run}
-			if b := base.Summary.InputTokens[primary]; b > 0 {
+			if b := base; b > 0 {
 				lr.ShareOfNone = float64(run.Summary.InputTokens[primary]) / float64(b)
 			}
 			tr.Runs = append(tr.Runs, lr)
-			runs = append(runs, run)
 			for _, st := range run.Steps {
 				for _, v := range st.Violation {
 					nViolations++
@@ -157,6 +152,13 @@ func (c *replayCmd) Run(e *env) error {
 						violations = append(violations, fmt.Sprintf("%s, %s, %s", t.File, lp.Label, v))
 					}
 				}
+			}
+			if c.Trace != "" {
+				runs = append(runs, run)
+			} else if !c.JSON {
+				// Only the summary is printed: the steps, which grow with
+				// calls × context, are not kept.
+				run.Steps = nil
 			}
 		}
 		if !c.JSON {

@@ -1,0 +1,330 @@
+// Command perf measures ctxbench's five performance ratios (issue
+// "Performance") and prints them as Markdown; with -o it writes the whole
+// of docs/performance.md, figures and profile findings.
+//
+//	go run ./scripts/perf                        # print the figures
+//	go run ./scripts/perf -o docs/performance.md # rewrite the document
+//
+// Every ratio compares two measurements made in the same run, on the same
+// machine, since absolute times on shared machines are noise. Replay,
+// sweep and memory figures time the ctxbench binary itself (built once
+// into a temporary directory), as a user runs it; the tokenizer figure is
+// measured in process, on the text of every message of the public corpus
+// (fixtures/corpus), against pkoukk/tiktoken-go's Encode.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+var (
+	out    = flag.String("o", "", "write docs/performance.md here (atomically) instead of printing the figures")
+	reps   = flag.Int("reps", 3, "repetitions of each timing; the fastest counts")
+	corpus = flag.String("corpus", "fixtures/corpus", "the public corpus")
+)
+
+// The eight policies of the replay figure: every policy whose window is
+// bounded. none, recorded (on a generated session, that is none) and
+// prune never evict, so the context listed at each step — the trace
+// contract — grows with the calls, and their replay is quadratic.
+var policies = []string{
+	"aidf:max_messages=100", "two-tier", "cross-turn", "compress",
+	"langchain-trim:max_tokens=30000", "opencode", "codex", "gemini-cli",
+}
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "perf:", err)
+		os.Exit(1)
+	}
+}
+
+type figure struct {
+	name, measured, target string
+	ok                     bool
+	commands               []string
+}
+
+func run() error {
+	tmp, err := os.MkdirTemp("", "ctxbench-perf-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "ctxbench")
+	if err := sh("go", "build", "-o", bin, "./cmd/ctxbench"); err != nil {
+		return err
+	}
+	var figs []figure
+
+	// 1. Tokenizer.
+	fig, err := tokenizer()
+	if err != nil {
+		return err
+	}
+	figs = append(figs, fig)
+
+	// 2 and 4. Replay against one tokenization; linearity.
+	g5k, g20k := filepath.Join(tmp, "5k.jsonl"), filepath.Join(tmp, "20k.jsonl")
+	for _, g := range []struct {
+		calls string
+		file  string
+	}{{"5000", g5k}, {"20000", g20k}} {
+		if err := sh(bin, "gen", "--calls", g.calls, "-o", g.file); err != nil {
+			return err
+		}
+	}
+	var pflags []string
+	for _, p := range policies {
+		pflags = append(pflags, "--policy", p)
+	}
+	est, _, err := timeCmd(*reps, bin, "estimate", g20k)
+	if err != nil {
+		return err
+	}
+	rep20, _, err := timeCmd(*reps, bin, append(append([]string{"replay"}, pflags...), g20k)...)
+	if err != nil {
+		return err
+	}
+	r := rep20.Seconds() / est.Seconds()
+	figs = append(figs, figure{
+		name:     "Replay of a 20,000-call generated session under 8 policies, against `ctxbench estimate` of it",
+		measured: fmt.Sprintf("%.2f× (%.1f s against %.1f s)", r, rep20.Seconds(), est.Seconds()),
+		target:   "≤ 1.2×", ok: r <= 1.2,
+		commands: []string{"ctxbench gen --calls 20000 -o 20k.jsonl", "ctxbench estimate 20k.jsonl",
+			"ctxbench replay " + strings.Join(pflags, " ") + " 20k.jsonl"},
+	})
+
+	// 3. Sweep against one replay of the corpus.
+	one, _, err := timeCmd(*reps, bin, "replay", "--policy", "aidf:max_messages=30", *corpus)
+	if err != nil {
+		return err
+	}
+	sweep, sweepRSS, err := timeCmd(1, bin, "sweep", "--policy", "aidf", "--grid", "max_messages=10:1009:1", *corpus)
+	if err != nil {
+		return err
+	}
+	r = sweep.Seconds() / one.Seconds()
+	figs = append(figs, figure{
+		name:     "A 1,000-point sweep over the public corpus, against one replay of it",
+		measured: fmt.Sprintf("%.1f× (%.1f s against %.2f s; sweep peak RSS %d MB)", r, sweep.Seconds(), one.Seconds(), sweepRSS>>20),
+		target:   "≤ 2×", ok: r <= 2,
+		commands: []string{"ctxbench replay --policy aidf:max_messages=30 fixtures/corpus",
+			"ctxbench sweep --policy aidf --grid max_messages=10:1009:1 fixtures/corpus"},
+	})
+
+	// 4. Linearity.
+	rep5, _, err := timeCmd(*reps, bin, append(append([]string{"replay"}, pflags...), g5k)...)
+	if err != nil {
+		return err
+	}
+	r = rep20.Seconds() / rep5.Seconds()
+	figs = append(figs, figure{
+		name:     "Replay time for 4× the calls (20,000 against 5,000, the same 8 policies)",
+		measured: fmt.Sprintf("%.2f× (%.1f s against %.1f s)", r, rep20.Seconds(), rep5.Seconds()),
+		target:   "≤ 4.5×", ok: r <= 4.5,
+		commands: []string{"ctxbench gen --calls 5000 -o 5k.jsonl", "ctxbench replay " + strings.Join(pflags, " ") + " 5k.jsonl"},
+	})
+
+	// 5. Memory on a 100 MB corpus of ten files.
+	dir := filepath.Join(tmp, "corpus100")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	var total, largest int64
+	for seed := 1; seed <= 10; seed++ {
+		f := filepath.Join(dir, fmt.Sprintf("s%02d.jsonl", seed))
+		if err := sh(bin, "gen", "--calls", "2400", "--seed", fmt.Sprint(seed), "-o", f); err != nil {
+			return err
+		}
+		st, err := os.Stat(f)
+		if err != nil {
+			return err
+		}
+		total += st.Size()
+		largest = max(largest, st.Size())
+	}
+	_, rss, err := timeCmd(1, bin, "replay", "--policy", "aidf:max_messages=100", dir)
+	if err != nil {
+		return err
+	}
+	limit := 3*largest + 100<<20
+	figs = append(figs, figure{
+		name: fmt.Sprintf("Peak RSS replaying a %d MB corpus (ten generated sessions, the largest %d MB)", total>>20, largest>>20),
+		measured: fmt.Sprintf("%d MB (%.2f of the limit)", rss>>20, float64(rss)/float64(limit)),
+		target:   fmt.Sprintf("< 3 × largest + 100 MB = %d MB", limit>>20), ok: rss < limit,
+		commands: []string{"ctxbench gen --calls 2400 --seed N -o corpus100/sN.jsonl (N = 1…10)", "ctxbench replay --policy aidf:max_messages=100 corpus100"},
+	})
+
+	var b bytes.Buffer
+	table(&b, figs)
+	if *out == "" {
+		_, err := os.Stdout.Write(b.Bytes())
+		return err
+	}
+	doc := strings.NewReplacer("{{FIGURES}}", b.String(), "{{REPS}}", fmt.Sprint(*reps)).Replace(document)
+	return writeAtomic(*out, []byte(doc))
+}
+
+// tokenizer times ctxbench's exact counters and pkoukk's Encode on every
+// text of the corpus, and checks that the counts agree.
+func tokenizer() (figure, error) {
+	var texts []string
+	size := 0
+	err := filepath.WalkDir(*corpus, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		trs, err := transcript.ReadFile(path, transcript.Options{Lenient: true})
+		if err != nil {
+			return nil // not a transcript (MANIFEST, metadata)
+		}
+		for _, t := range trs {
+			for _, m := range t.Messages {
+				for _, bl := range m.Blocks {
+					for _, s := range []string{bl.Text, bl.Name, string(bl.Input)} {
+						if s != "" {
+							texts = append(texts, s)
+							size += len(s)
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return figure{}, err
+	}
+	estimate.OfflineTiktoken()
+	var parts []string
+	ok := true
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		ours := estimate.MustNew(enc, estimate.OverheadNone)
+		ref, err := tiktoken.GetEncoding(enc)
+		if err != nil {
+			return figure{}, err
+		}
+		var oursN, refN []int
+		tOurs := best(*reps, func() {
+			oursN = oursN[:0]
+			for _, s := range texts {
+				oursN = append(oursN, ours.Count(s))
+			}
+		})
+		tRef := best(*reps, func() {
+			refN = refN[:0]
+			for _, s := range texts {
+				refN = append(refN, len(ref.Encode(s, nil, nil)))
+			}
+		})
+		if !slices.Equal(oursN, refN) {
+			return figure{}, fmt.Errorf("%s: counts differ from pkoukk's on the corpus", enc)
+		}
+		r := tRef.Seconds() / tOurs.Seconds()
+		ok = ok && r >= 2
+		parts = append(parts, fmt.Sprintf("%s %.1f× (%.1f MB/s against %.1f MB/s)", enc, r,
+			float64(size)/1e6/tOurs.Seconds(), float64(size)/1e6/tRef.Seconds()))
+	}
+	return figure{
+		name:     fmt.Sprintf("Exact token counts: throughput against pkoukk/tiktoken-go's Encode on the corpus text (%d texts, %.1f MB; every count equal)", len(texts), float64(size)/1e6),
+		measured: strings.Join(parts, "; "),
+		target:   "≥ 2×", ok: ok,
+		commands: []string{"go run ./scripts/perf (in process)"},
+	}, nil
+}
+
+func best(n int, f func()) time.Duration {
+	var b time.Duration
+	for i := range max(n, 1) {
+		t0 := time.Now()
+		f()
+		if d := time.Since(t0); i == 0 || d < b {
+			b = d
+		}
+	}
+	return b
+}
+
+// timeCmd runs the command n times and returns its fastest wall time and
+// its largest peak RSS in bytes. Exit status 1 (a verdict, such as
+// invariant violations) is not an error; 2 is.
+func timeCmd(n int, name string, args ...string) (time.Duration, int64, error) {
+	var b time.Duration
+	var rss int64
+	for i := range max(n, 1) {
+		cmd := exec.Command(name, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		t0 := time.Now()
+		err := cmd.Run()
+		d := time.Since(t0)
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+			err = nil
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, stderr.String())
+		}
+		if u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = max(rss, u.Maxrss<<10)
+		}
+		if i == 0 || d < b {
+			b = d
+		}
+	}
+	return b, rss, nil
+}
+
+func sh(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+func table(b *bytes.Buffer, figs []figure) {
+	fmt.Fprintf(b, "| # | Figure | Measured | Target | Met |\n|---|---|---|---|---|\n")
+	for i, f := range figs {
+		met := "yes"
+		if !f.ok {
+			met = "**no**"
+		}
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s |\n", i+1, f.name, f.measured, f.target, met)
+	}
+	fmt.Fprintf(b, "\nCommands behind each figure:\n\n")
+	for i, f := range figs {
+		fmt.Fprintf(b, "%d. `%s`\n", i+1, strings.Join(f.commands, "` · `"))
+	}
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".perf-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
