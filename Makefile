@@ -6,7 +6,7 @@ BIN             := $(CURDIR)/.bin
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(BIN)/staticcheck-$(STATICCHECK_VER)
 
-.PHONY: run test vet lint staticcheck bench golden fuzz screenshots clean
+.PHONY: run test vet lint staticcheck bench perf exact golden fuzz screenshots clean
 
 # The main job on the embedded sample transcripts: the report, in
 # ./ctxbench-report (open index.html).
@@ -30,9 +30,21 @@ $(STATICCHECK):
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 	mv $(BIN)/staticcheck $(STATICCHECK)
 
-# Benchmarks; compare ratios within one run, these machines are noisy.
+# Benchmarks, then the five performance ratios of docs/performance.md
+# with the commands behind them; compare ratios within one run, these
+# machines are noisy.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./scripts/perf
+
+# Rewrite docs/performance.md from a fresh measurement.
+perf:
+	$(GO) run ./scripts/perf -o docs/performance.md
+
+# The pre-tokenizers against the patterns on two million random texts
+# (make test runs 20,000).
+exact:
+	$(GO) test ./estimate -run TestPretokenizersMatchPatterns -random-texts 2000000 -timeout 30m
 
 # Rewrite the golden files from the current output; review the diff.
 golden:

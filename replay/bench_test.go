@@ -81,3 +81,26 @@ func BenchmarkSweep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNoneBaseline is the "share of none" baseline of a 2,000-call
+// session: a none replay, whose steps list and check the whole history at
+// every call, against NoneInputTokens, one pass over cached counts.
+func BenchmarkNoneBaseline(b *testing.B) {
+	tr := generated(b, 2000)
+	counts := estimate.NewCache()
+	e := estimate.MustNew("cl100k_base", 0)
+	counts.Counts(e, tr)
+	none := must(b, "none")
+	b.Run("replay", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Replay(context.Background(), tr, none, Options{Counts: counts}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("one-pass", func(b *testing.B) {
+		for b.Loop() {
+			NoneInputTokens(tr, e, counts)
+		}
+	})
+}

@@ -165,8 +165,11 @@ type retention struct {
 	// sumText is the summary text of the last step that sent one;
 	// sumIn[id] whether artifact id is in it (0 not looked for yet, 1 yes,
 	// 2 no): a summary is searched once per artifact, not at every step.
-	sumText string
-	sumIn   []int8
+	sumText    string
+	sumValid   bool
+	sumIn      []int8 // 1: in sumText, 2: not; for every seen id once sumChecked passes it
+	sumCount   int    // seen ids in sumText
+	sumChecked int    // seenList[:sumChecked] have been searched for
 	// byIndex[i] holds the artifacts of message i once fetched from the
 	// shared cache, so that a step reads them without locking.
 	byIndex [][]int32
@@ -215,20 +218,46 @@ func (r *retention) step(next int, sent []window.Item) float64 {
 	if len(r.seenList) == 0 {
 		return 1
 	}
+	// A summary paraphrases: an artifact is in it when its text is. Each
+	// seen artifact is searched once per summary text, and the count of
+	// those found is kept, so a step does not walk every artifact seen.
+	var synthetic []string
+	for _, it := range sent {
+		if it.Index() < 0 {
+			synthetic = append(synthetic, it.Msg.Text())
+		}
+	}
+	useSum := len(synthetic) > 0
+	if useSum {
+		if text := strings.Join(synthetic, "\n"); text != r.sumText || !r.sumValid {
+			r.sumText, r.sumValid = text, true
+			clear(r.sumIn)
+			r.sumCount, r.sumChecked = 0, 0
+		}
+		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
+			id := r.seenList[r.sumChecked]
+			r.sumIn = grow(r.sumIn, id)
+			r.sumIn[id] = 2
+			if strings.Contains(r.sumText, r.of.text(id)) {
+				r.sumIn[id] = 1
+				r.sumCount++
+			}
+		}
+	}
 	r.gen++
 	n := 0
 	present := func(ids []int32) {
 		for _, id := range ids {
 			r.mark = grow(r.mark, id)
-			if r.mark[id] != r.gen {
-				r.mark[id] = r.gen
-				if int(id) < len(r.seen) && r.seen[id] {
-					n++
-				}
+			if r.mark[id] == r.gen {
+				continue
+			}
+			r.mark[id] = r.gen
+			if int(id) < len(r.seen) && r.seen[id] && !(useSum && r.sumIn[id] == 1) {
+				n++ // artifacts also in the summary are counted with it
 			}
 		}
 	}
-	var synthetic []string
 	for _, it := range sent {
 		switch i := it.Index(); {
 		case i >= 0 && !it.Truncated:
@@ -240,32 +269,10 @@ func (r *retention) step(next int, sent []window.Item) float64 {
 				r.cut[it.Msg] = a
 			}
 			present(a)
-		default: // a summary paraphrases: look for each artifact's text in it
-			synthetic = append(synthetic, it.Msg.Text())
 		}
 	}
-	if len(synthetic) > 0 {
-		if text := strings.Join(synthetic, "\n"); text != r.sumText {
-			r.sumText = text
-			clear(r.sumIn)
-		}
-		for _, id := range r.seenList {
-			r.mark = grow(r.mark, id)
-			if r.mark[id] == r.gen {
-				continue
-			}
-			r.sumIn = grow(r.sumIn, id)
-			if r.sumIn[id] == 0 {
-				r.sumIn[id] = 2
-				if strings.Contains(r.sumText, r.of.text(id)) {
-					r.sumIn[id] = 1
-				}
-			}
-			if r.sumIn[id] == 1 {
-				r.mark[id] = r.gen
-				n++
-			}
-		}
+	if useSum {
+		n += r.sumCount
 	}
 	return float64(n) / float64(len(r.seenList))
 }

@@ -166,7 +166,7 @@ func run() error {
 	}
 	limit := 3*largest + 100<<20
 	figs = append(figs, figure{
-		name: fmt.Sprintf("Peak RSS replaying a %d MB corpus (ten generated sessions, the largest %d MB)", total>>20, largest>>20),
+		name:     fmt.Sprintf("Peak RSS replaying a %d MB corpus (ten generated sessions, the largest %d MB)", total>>20, largest>>20),
 		measured: fmt.Sprintf("%d MB (%.2f of the limit)", rss>>20, float64(rss)/float64(limit)),
 		target:   fmt.Sprintf("< 3 × largest + 100 MB = %d MB", limit>>20), ok: rss < limit,
 		commands: []string{"ctxbench gen --calls 2400 --seed N -o corpus100/sN.jsonl (N = 1…10)", "ctxbench replay --policy aidf:max_messages=100 corpus100"},
