@@ -124,8 +124,7 @@ func (c *replayCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	counts := estimate.NewCache()
-	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Counts: counts, Artifacts: replay.NewArtifactCache()}
+	opt := replay.Options{Estimators: s.estimators, Summarizer: sum}
 	res := replayResult{Transcripts: []transcriptRuns{}, SkippedFiles: []transcript.SkippedFile{}}
 	var violations []string
 	nViolations := 0
@@ -133,6 +132,11 @@ func (c *replayCmd) Run(e *env) error {
 	var runs []*replay.Run
 	primary := s.estimators[0].Name()
 	skipped, err := readInputs(e, s.paths, c.inputFlags, true, func(t *transcript.Transcript) error {
+		// Caches per transcript: shared by its policies, and let go with
+		// it, so memory is one transcript's, not the corpus's.
+		counts := estimate.NewCache()
+		opt := opt
+		opt.Counts, opt.Artifacts = counts, replay.NewArtifactCache()
 		base := replay.NoneInputTokens(t, s.estimators[0], counts)
 		tr := transcriptRuns{File: t.File, ID: t.ID}
 		for _, lp := range s.policies {

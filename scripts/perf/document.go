@@ -51,6 +51,25 @@ with ` + "`go tool pprof -top -cum`" + `.
    cache holds (5.5 s → 1.5 s on 1,000 calls).
 5. **Sweeps kept every run's steps** (317 MB for 100 points over the
    corpus): they keep each run's summary only (58 MB).
+6. **The "share of none" baseline was a none replay** for every
+   transcript of ` + "`ctxbench replay`" + ` and ` + "`ctxbench sweep`" + `: quadratic in
+   the calls (a 20,000-call session passed 4.7 GB and 5 minutes before it
+   was stopped). ` + "`replay.NoneInputTokens`" + ` computes it in one pass over
+   the cached counts; ` + "`TestNoneInputTokens`" + ` holds it equal to a none
+   replay on the corpus (` + "`BenchmarkNoneBaseline`" + ` shows the gain).
+7. **` + "`ctxbench replay`" + ` kept every step of every run, and the count caches
+   held every transcript of the corpus**: a plain replay (no ` + "`--json`" + `,
+   no ` + "`--trace`" + `) drops the steps once summarized, and the caches are
+   made per transcript.
+8. **cross-turn rebuilt its text view of the whole history at every call**
+   (quadratic; 6.2 s on 5,000 calls, over a minute on 20,000): the view is
+   extended as turns end (2.4 s on 5,000 calls). Its text-only copies now
+   keep their identity between calls, so the prompt-cache simulation sees
+   the identical bytes as cached, as a provider would.
+9. **Retention walked every artifact seen at every step that sends a
+   summary**: the count of seen artifacts found in the current summary is
+   kept and extended (small gain: the seed policies' summaries change
+   often).
 
 ## What is still slow, and why
 
@@ -61,6 +80,11 @@ with ` + "`go tool pprof -top -cum`" + `.
   policies pay their window at every step. Targets 2–4 need steps that
   record and check only what changed (a context as the previous one plus
   a delta), which the engine does not do yet.
-- **` + "`ctxbench replay`" + ` keeps every step of every run in memory** to print
-  and write them, so its memory grows with calls × window × policies.
+- **With ` + "`--json`" + ` or ` + "`--trace`" + `, ` + "`ctxbench replay`" + ` keeps every step of
+  every run** to write them at the end, so its memory grows with calls ×
+  window × policies; the trace could be streamed run by run.
+- Policies with large windows (gemini-cli's 70% of 1M tokens, codex's 90%
+  of 272K, opencode) send thousands of messages per call on long
+  sessions, and each step counts, checks and measures retention over all
+  of them.
 `
