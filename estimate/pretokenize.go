@@ -32,8 +32,8 @@ const (
 	clLower                         // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
 )
 
-// clOther is [^\s\p{L}\p{N}]'s complement mask: a character is "other"
-// when it has none of these.
+// clNotOther: a character is in [^\s\p{L}\p{N}] ("other") when it has
+// none of these classes.
 const clNotOther = clLetter | clNumber | clSpace
 
 func classify(r rune) charClass {
@@ -233,14 +233,11 @@ func nextO200K(text string, i int) int {
 	if isPrefix(c) {
 		starts = [2]int{i + size, i}
 	}
-	for _, s := range starts {
-		if j := o200kLowerWord(text, s); j > 0 {
-			return j
-		}
-	}
-	for _, s := range starts {
-		if j := o200kUpperWord(text, s); j > 0 {
-			return j
+	for _, word := range [...]func(string, int) int{o200kLowerWord, o200kUpperWord} {
+		for _, s := range starts {
+			if j := word(text, s); j > 0 {
+				return j
+			}
 		}
 	}
 	if c&clNumber != 0 {

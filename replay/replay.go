@@ -37,6 +37,14 @@ type Options struct {
 	Artifacts *ArtifactCache
 }
 
+// estimators returns opt.Estimators, or the default: cl100k_base.
+func (opt Options) estimators() []estimate.Estimator {
+	if len(opt.Estimators) > 0 {
+		return opt.Estimators
+	}
+	return []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
+}
+
 // A Step is one call of a run. Its JSON form is a line of the trace (see
 // [WriteTrace]).
 type Step struct {
@@ -110,10 +118,7 @@ type Summary struct {
 
 // Replay runs t through p. Its only errors are ctx's.
 func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options) (*Run, error) {
-	ests := opt.Estimators
-	if len(ests) == 0 {
-		ests = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
-	}
+	ests := opt.estimators()
 	counts := opt.Counts
 	if counts == nil {
 		counts = estimate.NewCache()
@@ -168,9 +173,6 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	return run, nil
 }
 
-// counter counts messages for one run: a lock-free local map in front of
-// the shared cache, so a message is tokenized once across runs and looked
-// up cheaply within one.
 // counter is a run's view of the shared count cache: the counts of the
 // transcript's own messages sit in a slice per estimator, indexed by
 // message, so a step sums its context with no hashing or locking; other

@@ -162,18 +162,17 @@ type retention struct {
 	mark     []uint32                        // mark[id] == gen: present at this step
 	gen      uint32
 	appended int
-	// sumText is the summary text of the last step that sent one;
-	// sumIn[id] whether artifact id is in it (0 not looked for yet, 1 yes,
-	// 2 no): a summary is searched once per artifact, not at every step.
+	// sumText is the summary text of the last step that sent one, and
+	// seenList[:sumChecked] have been searched for in it: inSum[id] says
+	// whether artifact id was found, sumCount how many were. A summary is
+	// searched once per artifact, not at every step.
 	sumText    string
-	sumValid   bool
-	sumIn      []int8 // 1: in sumText, 2: not; for every seen id once sumChecked passes it
-	sumCount   int    // seen ids in sumText
-	sumChecked int    // seenList[:sumChecked] have been searched for
+	sumChecked int
+	inSum      []bool
+	sumCount   int
 	// byIndex[i] holds the artifacts of message i once fetched from the
-	// shared cache, so that a step reads them without locking.
+	// shared cache (never nil then), so a step reads them without locking.
 	byIndex [][]int32
-	fetched []bool
 }
 
 func newRetention(t *transcript.Transcript, of *ArtifactCache) *retention {
@@ -181,14 +180,13 @@ func newRetention(t *transcript.Transcript, of *ArtifactCache) *retention {
 		of = NewArtifactCache()
 	}
 	return &retention{t: t, of: of, cut: map[*transcript.Message][]int32{},
-		byIndex: make([][]int32, len(t.Messages)), fetched: make([]bool, len(t.Messages))}
+		byIndex: make([][]int32, len(t.Messages))}
 }
 
 // message returns the artifacts of the transcript's message i.
 func (r *retention) message(i int) []int32 {
-	if !r.fetched[i] {
+	if r.byIndex[i] == nil {
 		r.byIndex[i] = r.of.artifacts(&r.t.Messages[i], true)
-		r.fetched[i] = true
 	}
 	return r.byIndex[i]
 }
@@ -229,17 +227,14 @@ func (r *retention) step(next int, sent []window.Item) float64 {
 	}
 	useSum := len(synthetic) > 0
 	if useSum {
-		if text := strings.Join(synthetic, "\n"); text != r.sumText || !r.sumValid {
-			r.sumText, r.sumValid = text, true
-			clear(r.sumIn)
-			r.sumCount, r.sumChecked = 0, 0
+		if text := strings.Join(synthetic, "\n"); text != r.sumText {
+			r.sumText, r.sumChecked, r.sumCount = text, 0, 0
 		}
 		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
 			id := r.seenList[r.sumChecked]
-			r.sumIn = grow(r.sumIn, id)
-			r.sumIn[id] = 2
-			if strings.Contains(r.sumText, r.of.text(id)) {
-				r.sumIn[id] = 1
+			r.inSum = grow(r.inSum, id)
+			r.inSum[id] = strings.Contains(r.sumText, r.of.text(id))
+			if r.inSum[id] {
 				r.sumCount++
 			}
 		}
@@ -253,7 +248,7 @@ func (r *retention) step(next int, sent []window.Item) float64 {
 				continue
 			}
 			r.mark[id] = r.gen
-			if int(id) < len(r.seen) && r.seen[id] && !(useSum && r.sumIn[id] == 1) {
+			if int(id) < len(r.seen) && r.seen[id] && !(useSum && r.inSum[id]) {
 				n++ // artifacts also in the summary are counted with it
 			}
 		}

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -108,11 +107,8 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 	for k, v := range base {
 		res.Base[k] = v
 	}
-	if len(opt.Estimators) > 0 {
-		res.Estimator = opt.Estimators[0].Name()
-	} else {
-		res.Estimator = "cl100k_base"
-	}
+	est := opt.estimators()[0]
+	res.Estimator = est.Name()
 	var policies []window.Policy
 	for _, params := range product(grid) {
 		all := map[string]string{}
@@ -181,10 +177,6 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	est := estimate.MustNew("cl100k_base", estimate.OverheadNone)
-	if len(opt.Estimators) > 0 {
-		est = opt.Estimators[0]
 	}
 	baseline := make([]int64, len(trs))
 	for t, tr := range trs {

@@ -71,7 +71,7 @@ type crossTurnState struct {
 	// stands for.
 	covered int
 	// texts is the text view of messages [0, scanned), extended as turns
-	// end, so a step does not rebuild it from the start (which made the
+	// end (the start of the current turn never moves back), so a step does not rebuild it from the start (which made the
 	// replay quadratic) and its text-only copies keep their identity (and
 	// their cached counts) from step to step.
 	texts   []Item
@@ -100,15 +100,12 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 	step := Step{}
 	msgs := env.Transcript.Messages[:env.Next]
 	turn := currentTurnStart(msgs)
-	if turn < cs.scanned { // a replay never moves back; start over if asked to
-		cs.texts, cs.scanned = nil, 0
-	}
 	for ; cs.scanned < turn; cs.scanned++ {
 		if it, ok := textOnly(env.Transcript, cs.scanned); ok {
 			cs.texts = append(cs.texts, it)
 		}
 	}
-	texts := cs.texts[:len(cs.texts):len(cs.texts)] // the text view of the earlier turns
+	texts := cs.texts // the text view of the earlier turns
 	if from, to, ok := p.plan(cs, len(texts)); ok {
 		text, ev, err := summarizeItems(ctx, env, texts[from:to], cs.summary, summarize.CrossTurn)
 		if err != nil {

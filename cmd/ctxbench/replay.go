@@ -145,8 +145,8 @@ func (c *replayCmd) Run(e *env) error {
 				return err
 			}
 			lr := labeledRun{Label: lp.Label, Run: run}
-			if b := base; b > 0 {
-				lr.ShareOfNone = float64(run.Summary.InputTokens[primary]) / float64(b)
+			if base > 0 {
+				lr.ShareOfNone = float64(run.Summary.InputTokens[primary]) / float64(base)
 			}
 			tr.Runs = append(tr.Runs, lr)
 			for _, st := range run.Steps {

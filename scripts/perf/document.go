@@ -18,6 +18,10 @@ run).
 
 Profiles are taken with ` + "`CTXBENCH_CPUPROFILE=cpu.out ctxbench …`" + ` and read
 with ` + "`go tool pprof -top -cum`" + `.
+The before → after times in this list were taken once, when each change
+was made, with ` + "`ctxbench gen --calls N -o gN.jsonl`" + ` and
+` + "`/usr/bin/time ctxbench replay --policy P gN.jsonl`" + ` on the commits before and
+after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 
 1. **Tokenizer: the regular-expression pre-tokenizer was the whole cost.**
    Before, ctxbench split text with the encodings' patterns compiled by

@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,22 +186,15 @@ func run() error {
 func tokenizer() (figure, error) {
 	var texts []string
 	size := 0
-	err := filepath.WalkDir(*corpus, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".json") {
-			return err
-		}
-		trs, err := transcript.ReadFile(path, transcript.Options{Lenient: true})
-		if err != nil {
-			return nil // not a transcript (MANIFEST, metadata)
-		}
-		for _, t := range trs {
-			for _, m := range t.Messages {
-				for _, bl := range m.Blocks {
-					for _, s := range []string{bl.Text, bl.Name, string(bl.Input)} {
-						if s != "" {
-							texts = append(texts, s)
-							size += len(s)
-						}
+	// Walk reads every transcript of the corpus and lists the other files
+	// (the manifest, licenses) as skipped.
+	_, err := transcript.Walk([]string{*corpus}, transcript.Options{}, nil, func(t *transcript.Transcript) error {
+		for _, m := range t.Messages {
+			for _, bl := range m.Blocks {
+				for _, s := range []string{bl.Text, bl.Name, string(bl.Input)} {
+					if s != "" {
+						texts = append(texts, s)
+						size += len(s)
 					}
 				}
 			}
