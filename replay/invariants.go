@@ -51,10 +51,20 @@ type checker struct {
 	// summary, else nil.
 	prevSummary map[string]bool
 	sets        [4]map[string]bool // scratch sets of check
+	// After a check, used and resultsSent (sets[1] and sets[2]) hold the
+	// tool calls and results of the context, last is the index of its last
+	// original message, and clean says that the step broke no invariant
+	// but the cap and evicted nothing: the next step, if it sends this
+	// context plus its turn, is checked on the turn alone.
+	last  int
+	clean bool
 }
 
 func newChecker(t *transcript.Transcript, p window.Policy) *checker {
-	c := &checker{t: t, result: map[string]int{}, evicted: map[string]bool{}}
+	c := &checker{t: t, result: map[string]int{}, evicted: map[string]bool{}, last: -1, clean: true}
+	for i := range c.sets {
+		c.sets[i] = map[string]bool{}
+	}
 	if g, ok := p.(window.Guarantor); ok {
 		c.g = g.Guarantees()
 	}
@@ -72,22 +82,26 @@ func newChecker(t *transcript.Transcript, p window.Policy) *checker {
 
 // scratch returns the checker's reusable sets, empty.
 func (c *checker) scratch() (sent, used, resultsSent, had map[string]bool) {
-	if c.sets[0] == nil {
-		for i := range c.sets {
-			c.sets[i] = map[string]bool{}
-		}
-	}
 	for _, m := range c.sets {
 		clear(m)
 	}
 	return c.sets[0], c.sets[1], c.sets[2], c.sets[3]
 }
 
-func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, counts *counter) []Violation {
+// check returns the invariants s breaks; before is the history the policy
+// was given. unchanged says that s sent it as it was: the previous step's
+// context, then fresh, the messages appended since (the previous call's
+// assistant message and the turn).
+func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, e estimate.Estimator, counts *counter) []Violation {
 	var out []Violation
 	add := func(inv string, ids []string, format string, args ...any) {
 		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
 	}
+	if unchanged && c.turnOnly(s, fresh) {
+		c.checkCap(s, add)
+		return out
+	}
+	defer c.settle(s, &out)
 	sent := s.sent
 	// The sets are the checker's, cleared and reused: allocating them at
 	// every step was a third of a bounded replay's time.
@@ -96,12 +110,7 @@ func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, cou
 		sentIDs[it.ID] = true
 	}
 
-	// cap
-	if m := c.g.MaxMessages; m > 0 {
-		if limit := m + s.turn + c.g.SummaryExtra; len(sent) > limit {
-			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(sent), m, s.turn, c.g.SummaryExtra)
-		}
-	}
+	c.checkCap(s, add)
 
 	// anchors
 	for j := 0; j < c.g.Head && j < len(before); j++ {
@@ -241,4 +250,81 @@ func (c *checker) check(s *Step, before []window.Item, e estimate.Estimator, cou
 		}
 	}
 	return out
+}
+
+func (c *checker) checkCap(s *Step, add func(inv string, ids []string, format string, args ...any)) {
+	if m := c.g.MaxMessages; m > 0 {
+		if limit := m + s.turn + c.g.SummaryExtra; len(s.sent) > limit {
+			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(s.sent), m, s.turn, c.g.SummaryExtra)
+		}
+	}
+}
+
+// settle records, after a whole check, what the next step's check on its
+// turn alone needs.
+func (c *checker) settle(s *Step, out *[]Violation) {
+	c.last = -1
+	for _, it := range s.sent {
+		if i := it.Index(); i >= 0 {
+			c.last = i
+		}
+	}
+	c.clean = len(s.Evicted) == 0
+	for _, v := range *out {
+		if v.Invariant != InvCap {
+			c.clean = false
+		}
+	}
+}
+
+// turnOnly checks a step that sent its history unchanged — the previous
+// context, whose check found nothing but the cap, then the turn — on the
+// turn alone, and reports whether it found nothing; when it finds
+// something, the step is checked whole, which lists what. Against the
+// previous step, only the turn is new: its messages follow the context's
+// in order; none was evicted (a policy may report an id before it is
+// appended); their tool results answer calls sent, their calls have
+// their results sent once recorded (the results recorded since the
+// previous call are in the turn); no summary was made, so a summary's
+// place, count and shrinking cannot change; nothing was evicted, so
+// everything appended is sent.
+func (c *checker) turnOnly(s *Step, fresh []window.Item) bool {
+	if !c.clean || len(s.Evicted) > 0 || len(s.Truncated) > 0 || s.Summary != nil {
+		return false
+	}
+	used, resultsSent := c.sets[1], c.sets[2]
+	last := c.last
+	for _, it := range fresh {
+		if it.Summary || c.evicted[it.ID] {
+			return false
+		}
+		if i := it.Index(); i >= 0 {
+			if i <= last {
+				return false
+			}
+			last = i
+		}
+		for _, b := range it.Msg.Blocks {
+			if b.Type == transcript.BlockToolResult {
+				resultsSent[b.ID] = true
+			}
+		}
+	}
+	for _, it := range fresh {
+		for _, b := range it.Msg.Blocks {
+			switch b.Type {
+			case transcript.BlockToolUse:
+				used[b.ID] = true
+				if r, ok := c.result[b.ID]; ok && r < s.next && !resultsSent[b.ID] {
+					return false
+				}
+			case transcript.BlockToolResult:
+				if !used[b.ID] {
+					return false
+				}
+			}
+		}
+	}
+	c.last, c.prevSummary = last, nil
+	return true
 }

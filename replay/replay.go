@@ -35,6 +35,9 @@ type Options struct {
 	// Artifacts caches the messages' retention artifacts across runs
 	// (nil: a cache per run).
 	Artifacts *ArtifactCache
+	// recompute measures and checks every step's context whole, the
+	// reference the incremental steps are tested against.
+	recompute bool
 }
 
 // estimators returns opt.Estimators, or the default: cl100k_base.
@@ -117,6 +120,14 @@ type Summary struct {
 }
 
 // Replay runs t through p. Its only errors are ctx's.
+//
+// A step's measures are kept up to date from the previous step's rather
+// than recomputed: the context sent is compared with the previous one
+// (pointers, no hashing), and only the items that left or came in are
+// counted, measured for retention and listed; a step that sends the
+// previous context plus the latest turn is checked on the turn alone.
+// So a step costs what changed, not the size of its context, and
+// replaying a policy costs about one pass over the transcript.
 func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options) (*Run, error) {
 	ests := opt.estimators()
 	counts := opt.Counts
@@ -125,11 +136,19 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	}
 	cnt := newCounter(counts, t)
 	run := &Run{Transcript: t.ID, File: t.File, Policy: p.Name(), Params: p.Params()}
-	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts}
+	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts, Counter: cnt}
 	st := &window.State{}
 	chk := newChecker(t, p)
 	ret := newRetention(t, opt.Artifacts)
-	var hist []window.Item
+	var (
+		hist []window.Item
+		// sent is the previous step's context as the engine measured it
+		// (its own copy: a policy may reuse what it returned); tok its
+		// counts, one per estimator; ctxIDs its ids.
+		sent   []window.Item
+		tok    = make([]int, len(ests))
+		ctxIDs []string
+	)
 	next := 0
 	for i := range t.Messages {
 		if t.Messages[i].Role != transcript.RoleAssistant {
@@ -138,32 +157,57 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		step := Step{Step: len(run.Steps), Appended: []string{}, Tokens: map[string]int{}, Violation: []Violation{}}
+		step := Step{Step: len(run.Steps), Appended: make([]string, 0, i-next), Tokens: make(map[string]int, len(ests)), Violation: []Violation{}}
 		for j := next; j < i; j++ {
 			hist = append(hist, window.Original(t, j))
 			step.Appended = append(step.Appended, transcript.MessageID(j))
 		}
 		step.turn, step.next = len(step.Appended), i
 		env.Next, env.Turn = i, step.turn
-		step.before = cnt.sum(ests[0], hist)
+		// hist is sent, then the call's assistant message, then the turn.
+		step.before = tok[0] + cnt.sum(ests[0], hist[len(sent):])
+		if opt.recompute {
+			step.before = cnt.sum(ests[0], hist)
+		}
 		ps, err := p.Apply(ctx, env, st, hist)
 		if err != nil {
 			return nil, err
 		}
+		same := 0
+		if !opt.recompute {
+			same = commonPrefix(sent, ps.History)
+		}
+		gone, came := sent[same:], ps.History[same:]
+		for k, e := range ests {
+			if opt.recompute {
+				tok[k] = cnt.sum(e, ps.History)
+			} else {
+				tok[k] += cnt.sum(e, came) - cnt.sum(e, gone)
+			}
+			step.Tokens[e.Name()] = tok[k]
+		}
+		step.Retention = ret.step(i, gone, came, ps.History)
+		if same == len(ctxIDs) {
+			ctxIDs = appendIDs(ctxIDs, came)
+		} else {
+			ctxIDs = appendIDs(append(make([]string, 0, len(ps.History)+len(ps.History)/4), ctxIDs[:same]...), came)
+		}
+		// The full slice expression keeps a caller's append from writing
+		// into the ids of the next step, which share the array.
+		step.Context = ctxIDs[:len(ctxIDs):len(ctxIDs)]
+		// unchanged: the policy sent the history as it was given.
+		fresh := hist[len(sent):]
+		unchanged := same == len(sent) && len(ps.History) == len(hist) && sameItems(came, fresh)
+		sent = append(sent[:same], came...)
 		step.sent = ps.History
-		step.Context = ids(ps.History)
 		step.Evicted, step.Truncated = orEmpty(ps.Evicted), orEmpty(ps.Truncated)
 		step.Summary, step.Warnings = ps.Summary, ps.Warnings
 		step.Messages = len(ps.History)
-		for _, e := range ests {
-			step.Tokens[e.Name()] = cnt.sum(e, ps.History)
-		}
 		if u := t.Messages[i].Usage; u != nil {
 			uc := *u
 			step.Recorded = &uc
 		}
-		step.Violation = chk.check(&step, hist, ests[0], cnt)
-		step.Retention = ret.step(i, ps.History)
+		step.Violation = chk.check(&step, hist, fresh, unchanged && !opt.recompute, ests[0], cnt)
 		run.Steps = append(run.Steps, step)
 		hist = append(ps.History, window.Original(t, i))
 		next = i + 1
@@ -173,14 +217,42 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	return run, nil
 }
 
+// commonPrefix returns how many items a and b share at their start.
+func commonPrefix(a, b []window.Item) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if !sameItem(a[i], b[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+func sameItem(a, b window.Item) bool {
+	return a.Msg == b.Msg && a.ID == b.ID && a.Truncated == b.Truncated && a.Summary == b.Summary
+}
+
+func sameItems(a, b []window.Item) bool {
+	return len(a) == len(b) && commonPrefix(a, b) == len(a)
+}
+
+func appendIDs(out []string, items []window.Item) []string {
+	for _, it := range items {
+		out = append(out, it.ID)
+	}
+	return out
+}
+
 // counter is a run's view of the shared count cache: the counts of the
 // transcript's own messages sit in a slice per estimator, indexed by
 // message, so a step sums its context with no hashing or locking; other
-// messages (summaries, truncated copies) go through a local map.
+// messages (summaries, truncated copies) go through a local map. It is the
+// policies' [window.Counter] too.
 type counter struct {
 	shared  *estimate.Cache
 	t       *transcript.Transcript
-	byIndex map[estimate.Estimator][]int32 // -1: not counted yet
+	ests    []estimate.Estimator
+	byIndex [][]int32 // byIndex[k][i]: ests[k]'s count of message i; -1: not counted yet
 	local   map[counterKey]int
 }
 
@@ -190,39 +262,55 @@ type counterKey struct {
 }
 
 func newCounter(shared *estimate.Cache, t *transcript.Transcript) *counter {
-	return &counter{shared: shared, t: t, byIndex: map[estimate.Estimator][]int32{}, local: map[counterKey]int{}}
+	return &counter{shared: shared, t: t, local: map[counterKey]int{}}
 }
 
-func (c *counter) count(e estimate.Estimator, m *transcript.Message) int {
-	k := counterKey{m, e}
-	if n, ok := c.local[k]; ok {
+// counts returns e's slice of counts by message index.
+func (c *counter) counts(e estimate.Estimator) []int32 {
+	for k, x := range c.ests {
+		if x == e {
+			return c.byIndex[k]
+		}
+	}
+	idx := make([]int32, len(c.t.Messages))
+	for i := range idx {
+		idx[i] = -1
+	}
+	c.ests = append(c.ests, e)
+	c.byIndex = append(c.byIndex, idx)
+	return idx
+}
+
+func (c *counter) count(e estimate.Estimator, idx []int32, it window.Item) int {
+	i := it.Index()
+	if i < 0 || i >= len(idx) || it.Truncated || it.Msg != &c.t.Messages[i] {
+		k := counterKey{it.Msg, e}
+		if n, ok := c.local[k]; ok {
+			return n
+		}
+		n := c.shared.Count(e, it.Msg)
+		c.local[k] = n
 		return n
 	}
-	n := c.shared.Count(e, m)
-	c.local[k] = n
-	return n
+	if idx[i] < 0 {
+		idx[i] = int32(c.shared.Count(e, it.Msg))
+	}
+	return int(idx[i])
+}
+
+// Count implements [window.Counter].
+func (c *counter) Count(e estimate.Estimator, it window.Item) int {
+	return c.count(e, c.counts(e), it)
 }
 
 func (c *counter) sum(e estimate.Estimator, items []window.Item) int {
-	idx := c.byIndex[e]
-	if idx == nil {
-		idx = make([]int32, len(c.t.Messages))
-		for i := range idx {
-			idx[i] = -1
-		}
-		c.byIndex[e] = idx
+	if len(items) == 0 {
+		return 0
 	}
+	idx := c.counts(e)
 	n := 0
 	for _, it := range items {
-		i := it.Index()
-		if i < 0 || it.Truncated || it.Msg != &c.t.Messages[i] {
-			n += c.count(e, it.Msg)
-			continue
-		}
-		if idx[i] < 0 {
-			idx[i] = int32(c.shared.Count(e, it.Msg))
-		}
-		n += int(idx[i])
+		n += c.count(e, idx, it)
 	}
 	return n
 }

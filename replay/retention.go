@@ -152,24 +152,33 @@ func (c *ArtifactCache) text(id int32) string {
 	return n[strings.IndexByte(n, 0)+1:]
 }
 
-// retention tracks one run's artifacts. seen and mark grow as ids appear.
+// retention tracks one run's artifacts. seen, held and inSum grow as ids
+// appear. A step updates it with the items that left the context and the
+// items that came in, so it costs what changed, not the context.
 type retention struct {
 	t        *transcript.Transcript
 	of       *ArtifactCache
 	cut      map[*transcript.Message][]int32 // artifacts of truncated copies
 	seen     []bool                          // seen[id]: in a message appended so far
 	seenList []int32                         // the ids seen, in order
-	mark     []uint32                        // mark[id] == gen: present at this step
-	gen      uint32
 	appended int
-	// sumText is the summary text of the last step that sent one, and
-	// seenList[:sumChecked] have been searched for in it: inSum[id] says
-	// whether artifact id was found, sumCount how many were. A summary is
-	// searched once per artifact, not at every step.
+	// held[id] is how many items of the context hold artifact id, and
+	// present how many seen ids are held.
+	held    []int32
+	present int
+	// synthetic is how many items of the context are not original
+	// messages; their text, joined, is sumText, the summary.
+	synthetic int
+	// seenList[:sumChecked] have been searched for in sumText: inSum[id]
+	// says whether artifact id was found, sumCount how many were, and
+	// overlap how many of those are also held. A summary is searched once
+	// per artifact, not at every step.
 	sumText    string
 	sumChecked int
 	inSum      []bool
 	sumCount   int
+	overlap    int
+	grams      gramFilter // of sumText
 	// byIndex[i] holds the artifacts of message i once fetched from the
 	// shared cache (never nil then), so a step reads them without locking.
 	byIndex [][]int32
@@ -198,76 +207,171 @@ func grow[T any](s []T, id int32) []T {
 	return append(s, make([]T, int(id)+1-len(s))...)
 }
 
-// step returns the retention of a context, after the messages before next
-// have been seen: the share of the seen artifacts the context holds. It
-// costs the artifacts of the context, with no hashing, plus, when the
-// context holds a summary, a search of the summary for each seen artifact
-// not otherwise present.
-func (r *retention) step(next int, sent []window.Item) float64 {
+// itemArtifacts returns the artifacts an item holds itself: an original's,
+// a truncated copy's, none for a synthetic item (its text is searched as
+// the summary).
+func (r *retention) itemArtifacts(it window.Item) []int32 {
+	switch i := it.Index(); {
+	case i < 0:
+		return nil
+	case !it.Truncated && i < len(r.t.Messages) && it.Msg == &r.t.Messages[i]:
+		return r.message(i)
+	default:
+		a, ok := r.cut[it.Msg]
+		if !ok {
+			a = r.of.artifacts(it.Msg, false)
+			r.cut[it.Msg] = a
+		}
+		return a
+	}
+}
+
+// hold adds d (1 or −1) to the holders of the item's artifacts.
+func (r *retention) hold(it window.Item, d int32) {
+	if it.Index() < 0 {
+		r.synthetic += int(d)
+		return
+	}
+	for _, id := range r.itemArtifacts(it) {
+		r.held = grow(r.held, id)
+		was := r.held[id] > 0
+		r.held[id] += d
+		if now := r.held[id] > 0; now != was && r.isSeen(id) {
+			r.count(id, now)
+		}
+	}
+}
+
+func (r *retention) isSeen(id int32) bool { return int(id) < len(r.seen) && r.seen[id] }
+
+// count records that seen artifact id became held (or stopped being).
+func (r *retention) count(id int32, held bool) {
+	d := -1
+	if held {
+		d = 1
+	}
+	r.present += d
+	if int(id) < len(r.inSum) && r.inSum[id] {
+		r.overlap += d
+	}
+}
+
+// step returns the retention of the context sent at the call whose
+// assistant message is next: the share of the artifacts seen so far (in
+// the messages before next) that the context holds. gone and came are
+// the items that left the previous step's context and came into this
+// one; sent is the whole context, read only when a synthetic item comes
+// or goes, for the summary text.
+func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 	for ; r.appended < next; r.appended++ {
 		for _, id := range r.message(r.appended) {
 			r.seen = grow(r.seen, id)
 			if !r.seen[id] {
 				r.seen[id] = true
 				r.seenList = append(r.seenList, id)
+				if int(id) < len(r.held) && r.held[id] > 0 {
+					r.count(id, true)
+				}
+			}
+		}
+	}
+	synthetic := false
+	for _, it := range gone {
+		synthetic = synthetic || it.Index() < 0
+		r.hold(it, -1)
+	}
+	for _, it := range came {
+		synthetic = synthetic || it.Index() < 0
+		r.hold(it, 1)
+	}
+	// A summary paraphrases: an artifact is in it when its text is.
+	if synthetic && r.synthetic > 0 {
+		var texts []string
+		for _, it := range sent {
+			if it.Index() < 0 {
+				texts = append(texts, it.Msg.Text())
+			}
+		}
+		if text := strings.Join(texts, "\n"); text != r.sumText {
+			for _, id := range r.seenList[:r.sumChecked] {
+				r.inSum[id] = false
+			}
+			r.sumText, r.sumChecked, r.sumCount, r.overlap = text, 0, 0, 0
+		}
+	}
+	useSum := r.synthetic > 0
+	if useSum {
+		if r.sumChecked < len(r.seenList) && r.grams.text != r.sumText {
+			r.grams.index(r.sumText)
+		}
+		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
+			id := r.seenList[r.sumChecked]
+			r.inSum = grow(r.inSum, id)
+			if a := r.of.text(id); r.grams.mayContain(a) && strings.Contains(r.sumText, a) {
+				r.inSum[id] = true
+				r.sumCount++
+				if int(id) < len(r.held) && r.held[id] > 0 {
+					r.overlap++
+				}
 			}
 		}
 	}
 	if len(r.seenList) == 0 {
 		return 1
 	}
-	// A summary paraphrases: an artifact is in it when its text is. Each
-	// seen artifact is searched once per summary text, and the count of
-	// those found is kept, so a step does not walk every artifact seen.
-	var synthetic []string
-	for _, it := range sent {
-		if it.Index() < 0 {
-			synthetic = append(synthetic, it.Msg.Text())
-		}
-	}
-	useSum := len(synthetic) > 0
+	n := r.present
 	if useSum {
-		if text := strings.Join(synthetic, "\n"); text != r.sumText {
-			r.sumText, r.sumChecked, r.sumCount = text, 0, 0
-		}
-		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
-			id := r.seenList[r.sumChecked]
-			r.inSum = grow(r.inSum, id)
-			r.inSum[id] = strings.Contains(r.sumText, r.of.text(id))
-			if r.inSum[id] {
-				r.sumCount++
-			}
-		}
-	}
-	r.gen++
-	n := 0
-	present := func(ids []int32) {
-		for _, id := range ids {
-			r.mark = grow(r.mark, id)
-			if r.mark[id] == r.gen {
-				continue
-			}
-			r.mark[id] = r.gen
-			if int(id) < len(r.seen) && r.seen[id] && !(useSum && r.inSum[id]) {
-				n++ // artifacts also in the summary are counted with it
-			}
-		}
-	}
-	for _, it := range sent {
-		switch i := it.Index(); {
-		case i >= 0 && !it.Truncated:
-			present(r.message(i))
-		case i >= 0:
-			a, ok := r.cut[it.Msg]
-			if !ok {
-				a = r.of.artifacts(it.Msg, false)
-				r.cut[it.Msg] = a
-			}
-			present(a)
-		}
-	}
-	if useSum {
-		n += r.sumCount
+		n += r.sumCount - r.overlap // artifacts also in the summary are counted with it
 	}
 	return float64(n) / float64(len(r.seenList))
+}
+
+// A gramFilter answers "may text contain s?" for many s at a few bit
+// lookups each: it holds a bit per hash of each 4-byte window of text.
+// A window of s missing from the filter proves s absent; a summary is
+// searched for every artifact seen, most of which it does not hold, and a
+// substring search of each was most of a replay's time.
+type gramFilter struct {
+	text string
+	bits []uint64
+}
+
+const gramBits = 1 << 18
+
+func gramHash(s string, i int) uint32 {
+	w := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+	return (w * 2654435761) >> (32 - 18)
+}
+
+// index makes the filter of text.
+func (f *gramFilter) index(text string) {
+	if f.bits == nil {
+		f.bits = make([]uint64, gramBits/64)
+	} else {
+		clear(f.bits)
+	}
+	f.text = text
+	for i := 0; i+4 <= len(text); i++ {
+		h := gramHash(text, i)
+		f.bits[h/64] |= 1 << (h % 64)
+	}
+}
+
+// mayContain reports false only when f's text cannot contain s.
+func (f *gramFilter) mayContain(s string) bool {
+	if len(s) < 4 {
+		return true
+	}
+	for i := 0; ; i += 4 {
+		if i+4 > len(s) {
+			i = len(s) - 4
+		}
+		h := gramHash(s, i)
+		if f.bits[h/64]&(1<<(h%64)) == 0 {
+			return false
+		}
+		if i == len(s)-4 {
+			return true
+		}
+	}
 }

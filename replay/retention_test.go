@@ -51,11 +51,53 @@ func TestRetention(t *testing.T) {
 		{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "and /repo/b.go"}}},
 	}}
 	r := newRetention(tr2, nil)
-	if got := r.step(2, []window.Item{window.Original(tr2, 1)}); got != 0.5 {
+	b := window.Original(tr2, 1)
+	if got := r.step(2, nil, []window.Item{b}, []window.Item{b}); got != 0.5 {
 		t.Errorf("one of two artifacts sent: retention %v", got)
 	}
 	s := window.Item{ID: "s1", Summary: true, Msg: &transcript.Message{Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "Read /repo/a.go."}}}}
-	if got := r.step(2, []window.Item{s, window.Original(tr2, 1)}); got != 1 {
+	if got := r.step(2, []window.Item{b}, []window.Item{s, b}, []window.Item{s, b}); got != 1 {
 		t.Errorf("the summary names the evicted path: retention %v, want 1", got)
 	}
+	if got := r.step(2, []window.Item{s, b}, nil, nil); got != 0 {
+		t.Errorf("nothing sent: retention %v, want 0", got)
+	}
+}
+
+// TestGramFilter: the filter never rules out a text that is there, and
+// rules out most that are not.
+func TestGramFilter(t *testing.T) {
+	text := "Read /repo/src/main.go and ran `go test ./...`: FAIL TestX (0.01s) see https://example.com/a?b=c"
+	var f gramFilter
+	f.index(text)
+	for i := 0; i < len(text); i++ {
+		for j := i + 1; j <= len(text); j++ {
+			if !f.mayContain(text[i:j]) {
+				t.Fatalf("%q is in the text but the filter rules it out", text[i:j])
+			}
+		}
+	}
+	absent := 0
+	for _, s := range []string{"/repo/src/other.go", "npm install", "https://example.org/", "Traceback (most recent call last)", "xyz"} {
+		if !f.mayContain(s) {
+			absent++
+		}
+	}
+	if absent < 4 {
+		t.Errorf("the filter ruled out %d of 5 absent texts", absent)
+	}
+}
+
+func FuzzGramFilter(f *testing.F) {
+	f.Add("error: /a/b/c.go failed", 3, 12)
+	f.Fuzz(func(t *testing.T, text string, i, j int) {
+		if i < 0 || j < i || j > len(text) {
+			return
+		}
+		var g gramFilter
+		g.index(text)
+		if !g.mayContain(text[i:j]) {
+			t.Fatalf("%q is in %q but the filter rules it out", text[i:j], text)
+		}
+	})
 }

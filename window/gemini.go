@@ -139,7 +139,7 @@ func geminiSplitPoint(items []Item, fraction float64) int {
 }
 
 func isGeminiUserTurn(it Item) bool {
-	return it.Msg.Role == transcript.RoleUser && len(toolResults(it)) == 0
+	return it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult)
 }
 
 // geminiContentLen approximates JSON.stringify(content).length for a

@@ -100,7 +100,7 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		switch {
 		case !it.Synthetic() && isInitialContext(it) && len(users) == 0:
 			initial = append(initial, it)
-		case it.Msg.Role == transcript.RoleUser && !it.Summary && len(toolResults(it)) == 0 && strings.TrimSpace(it.Msg.Text()) != "":
+		case it.Msg.Role == transcript.RoleUser && !it.Summary && !has(it, transcript.BlockToolResult) && strings.TrimSpace(it.Msg.Text()) != "":
 			users = append(users, it)
 		}
 	}
@@ -193,7 +193,7 @@ const (
 func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
 	if p.prune {
-		step.History, step.Truncated = p.pruneOutputs(hist)
+		step.History, step.Truncated = p.pruneOutputs(env, hist)
 	}
 	reserved := min(20_000, p.output)
 	usable := p.limit - p.output - reserved
@@ -232,8 +232,10 @@ func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []
 }
 
 // pruneOutputs clears old tool outputs, newest PRUNE_PROTECT tokens and the
-// latest user turns protected, stopping at a summary.
-func (p *opencodePolicy) pruneOutputs(hist []Item) ([]Item, []string) {
+// latest user turns protected, stopping at a summary. A message's output
+// tokens come from the count cache; only the message where the protected
+// budget runs out is walked block by block.
+func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item) ([]Item, []string) {
 	turns, protected := 0, 0
 	var candidates []int
 	cleared := 0
@@ -242,17 +244,25 @@ func (p *opencodePolicy) pruneOutputs(hist []Item) ([]Item, []string) {
 		if it.Summary {
 			break
 		}
-		if it.Msg.Role == transcript.RoleUser && len(toolResults(it)) == 0 {
+		if it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult) {
 			turns++
 		}
-		if turns < p.protectTurns {
+		if turns < p.protectTurns || !hasOutput(it) {
+			continue
+		}
+		if n := count(env, opencodeOutputs, it); protected+n <= p.protect || protected > p.protect {
+			// Wholly protected, or wholly past the budget.
+			if protected += n; protected > p.protect {
+				candidates = append(candidates, i)
+				cleared += n
+			}
 			continue
 		}
 		for _, b := range it.Msg.Blocks {
 			if b.Type != transcript.BlockToolResult || b.Text == opencodeCleared {
 				continue
 			}
-			n := int(math.Round(float64(utf16Len(b.Text)) / 4))
+			n := opencodeOutputs.Count(b.Text)
 			protected += n
 			if protected > p.protect {
 				candidates = append(candidates, i)
@@ -282,6 +292,37 @@ func (p *opencodePolicy) pruneOutputs(hist []Item) ([]Item, []string) {
 		truncated = append(truncated, hist[i].ID)
 	}
 	return out, truncated
+}
+
+// outputsEstimator counts a message's tool outputs as opencode's prune
+// does, length / 4 rounded per output, leaving out those already cleared.
+// It is an estimator so that the replay's count cache holds it: prune
+// walks the whole history at every call.
+type outputsEstimator struct{}
+
+var opencodeOutputs estimate.Estimator = outputsEstimator{}
+
+func (outputsEstimator) Name() string          { return "opencode-outputs" }
+func (outputsEstimator) Exact() bool           { return false }
+func (outputsEstimator) Count(text string) int { return int(math.Round(float64(utf16Len(text)) / 4)) }
+func (outputsEstimator) CountMessage(m *transcript.Message) int {
+	n := 0
+	for _, b := range m.Blocks {
+		if b.Type == transcript.BlockToolResult && b.Text != opencodeCleared {
+			n += opencodeOutputs.Count(b.Text)
+		}
+	}
+	return n
+}
+
+// hasOutput reports whether the item holds a tool output not yet cleared.
+func hasOutput(it Item) bool {
+	for _, b := range it.Msg.Blocks {
+		if b.Type == transcript.BlockToolResult && b.Text != opencodeCleared {
+			return true
+		}
+	}
+	return false
 }
 
 // LangChain's trim_messages (langchain 911f4d4e
@@ -319,6 +360,18 @@ func init() {
 	})
 }
 
+// langchainApprox is count_tokens_approximately as an estimator, so that
+// the replay's count cache holds it: trimming measures the newest messages
+// at every call, and measuring meant walking their text in UTF-16.
+type approxEstimator struct{}
+
+var langchainApprox estimate.Estimator = approxEstimator{}
+
+func (approxEstimator) Name() string                           { return "langchain-approx" }
+func (approxEstimator) Exact() bool                            { return false }
+func (approxEstimator) Count(text string) int                  { return int(math.Ceil(float64(utf16Len(text)) / 4)) }
+func (approxEstimator) CountMessage(m *transcript.Message) int { return approxTokens(m) }
+
 // approxTokens is count_tokens_approximately for one message.
 func approxTokens(m *transcript.Message) int {
 	chars := len(m.Role) + len([]rune(m.Name))
@@ -346,11 +399,11 @@ func (p *langchainPolicy) Apply(_ context.Context, env *Env, _ *State, hist []It
 	budget := p.maxTokens
 	if p.includeSystem && len(hist) > 0 && hist[0].Msg.Role == transcript.RoleSystem {
 		sys, rest = hist[:1], hist[1:]
-		budget -= approxTokens(hist[0].Msg)
+		budget -= count(env, langchainApprox, hist[0])
 	}
 	start := len(rest)
 	for start > 0 {
-		n := approxTokens(original(env, rest[start-1]).Msg)
+		n := count(env, langchainApprox, original(env, rest[start-1]))
 		if n > budget {
 			break
 		}
@@ -368,7 +421,7 @@ func (p *langchainPolicy) Apply(_ context.Context, env *Env, _ *State, hist []It
 		kept = append(kept, original(env, it))
 	}
 	if p.startOn == "human" {
-		for len(kept) > 0 && !(kept[0].Msg.Role == transcript.RoleUser && len(toolResults(kept[0])) == 0) {
+		for len(kept) > 0 && !(kept[0].Msg.Role == transcript.RoleUser && !has(kept[0], transcript.BlockToolResult)) {
 			kept = kept[1:]
 		}
 	}

@@ -111,7 +111,7 @@ func TestOpencodePrune(t *testing.T) {
 	ms = append(ms, user("turn 2"), callTool("z"), result("z", big), user("turn 3"))
 	tr := msgs(ms...)
 	p := &opencodePolicy{protect: 20_000, minimum: 20_000, protectTurns: 2}
-	out, truncated := p.pruneOutputs(items(tr, len(ms)))
+	out, truncated := p.pruneOutputs(nil, items(tr, len(ms)))
 	// Outputs older than the last 2 user turns: 8 × 10,000 tokens; the
 	// newest 2 are protected (20,000), 6 cleared (60,000 > 20,000).
 	if len(truncated) != 6 {
@@ -128,7 +128,7 @@ func TestOpencodePrune(t *testing.T) {
 	}
 	// Clearing less than PRUNE_MINIMUM: nothing.
 	p.minimum = 70_000
-	if _, truncated := p.pruneOutputs(items(tr, len(ms))); len(truncated) != 0 {
+	if _, truncated := p.pruneOutputs(nil, items(tr, len(ms))); len(truncated) != 0 {
 		t.Errorf("cleared %d outputs below the minimum", len(truncated))
 	}
 }

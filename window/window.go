@@ -27,6 +27,10 @@ type Item struct {
 	// Summary marks a synthetic message that holds a summary (as opposed
 	// to an acknowledgement or a continuation prompt).
 	Summary bool
+	// index is the transcript index + 1 when [Original] made the item (0:
+	// parse ID), so that Index, called for every item of every step, does
+	// not parse.
+	index int32
 }
 
 // Synthetic reports whether the item is not an original message.
@@ -34,6 +38,9 @@ func (it Item) Synthetic() bool { return strings.HasPrefix(it.ID, "s") }
 
 // Index returns the transcript index of an original item, or -1.
 func (it Item) Index() int {
+	if it.index > 0 {
+		return int(it.index - 1)
+	}
 	if !strings.HasPrefix(it.ID, "m") {
 		return -1
 	}
@@ -46,7 +53,7 @@ func (it Item) Index() int {
 
 // Original returns the item for message i of t.
 func Original(t *transcript.Transcript, i int) Item {
-	return Item{ID: transcript.MessageID(i), Msg: &t.Messages[i]}
+	return Item{ID: transcript.MessageID(i), Msg: &t.Messages[i], index: int32(i + 1)}
 }
 
 // Env is what a policy may consult before a call. The replay engine fills
@@ -66,6 +73,16 @@ type Env struct {
 	Summarizer summarize.Summarizer
 	// Counts caches token counts across steps and replays (may be nil).
 	Counts *estimate.Cache
+	// Counter, when set, counts items in place of Counts: the replay
+	// engine's reads the counts of the transcript's messages from an
+	// array, with no hashing, which matters to policies that count their
+	// whole history at every call.
+	Counter Counter
+}
+
+// A Counter counts the tokens of an item with an estimator.
+type Counter interface {
+	Count(e estimate.Estimator, it Item) int
 }
 
 // State is one replay's state: a policy value keeps nothing between
@@ -146,6 +163,9 @@ func tokens(env *Env, e estimate.Estimator, items []Item) int {
 }
 
 func count(env *Env, e estimate.Estimator, it Item) int {
+	if env != nil && env.Counter != nil {
+		return env.Counter.Count(e, it)
+	}
 	if env != nil && env.Counts != nil {
 		return env.Counts.Count(e, it.Msg)
 	}
@@ -241,8 +261,18 @@ func toolResults(it Item) []string {
 	return out
 }
 
+// has reports whether the item holds a block of type t.
+func has(it Item, t transcript.BlockType) bool {
+	for _, b := range it.Msg.Blocks {
+		if b.Type == t {
+			return true
+		}
+	}
+	return false
+}
+
 // pendingTools reports whether hist[i] calls tools (whose results follow).
-func pendingTools(it Item) bool { return len(toolUses(it)) > 0 }
+func pendingTools(it Item) bool { return has(it, transcript.BlockToolUse) }
 
 func warnf(s *Step, format string, args ...any) {
 	s.Warnings = append(s.Warnings, fmt.Sprintf(format, args...))

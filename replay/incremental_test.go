@@ -1,0 +1,226 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// misbehaving are policies that mostly send the history unchanged, the
+// steps the engine checks on the turn alone, and now and then break an
+// invariant whose violation outlives the step that caused it.
+func misbehaving() []window.Policy {
+	return []window.Policy{
+		// Evicts every fifth call's assistant messages: their tool results
+		// stay, orphaned, in every later context.
+		&broken{name: "orphans", apply: func(env *window.Env, h []window.Item) window.Step {
+			if env.Call%5 != 4 {
+				return window.Step{History: h}
+			}
+			var kept []window.Item
+			var ev []string
+			for _, it := range h {
+				if it.Msg.Role == transcript.RoleAssistant && it.Index() > 0 {
+					ev = append(ev, it.ID)
+					continue
+				}
+				kept = append(kept, it)
+			}
+			return window.Step{History: kept, Evicted: ev}
+		}},
+		// Reports a message evicted before it is appended: it is sent
+		// again (an order violation) once it comes.
+		&broken{name: "early-evict", apply: func(env *window.Env, h []window.Item) window.Step {
+			s := window.Step{History: h}
+			if env.Call%7 == 3 && env.Next+3 < len(env.Transcript.Messages) {
+				s.Evicted = []string{transcript.MessageID(env.Next + 3)}
+			}
+			return s
+		}},
+		// Sends one message twice at every tenth call.
+		&broken{name: "repeats", apply: func(env *window.Env, h []window.Item) window.Step {
+			if env.Call%10 != 9 || len(h) < 2 {
+				return window.Step{History: h}
+			}
+			return window.Step{History: append(append([]window.Item{}, h...), h[1])}
+		}},
+	}
+}
+
+// latePairs is a transcript whose tool results come calls after their
+// calls, and one result before its call, with a policy that evicts a
+// pending call and, later, that early result, each followed by clean
+// steps: the orphans then arrive in turns the engine checks alone.
+func latePairs() (*transcript.Transcript, window.Policy) {
+	text := func(r transcript.Role, s string) transcript.Message {
+		return transcript.Message{Role: r, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: s}}}
+	}
+	call := func(id string) transcript.Message {
+		return transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Type: transcript.BlockToolUse, ID: id, Name: "Bash", Input: []byte(`{"command":"ls /repo/src"}`)}}}
+	}
+	result := func(id string) transcript.Message {
+		return transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockToolResult, ID: id, Text: "ok"}}}
+	}
+	u, a := transcript.RoleUser, transcript.RoleAssistant
+	tr := &transcript.Transcript{ID: "late-pairs", Messages: []transcript.Message{
+		text(u, "start"), call("X"), text(u, "go on"), text(a, "waiting"), text(u, "go on"), text(a, "still"),
+		result("X"), text(a, "got X"), result("Z"), text(a, "early"), text(u, "go on"), text(a, "ok"),
+		text(u, "go on"), call("Z"), text(u, "go on"), text(a, "done"),
+	}}
+	evict := map[int][]string{1: {"m1"}, 4: {"m6", "m8"}}
+	p := &broken{name: "evicts-pending", apply: func(env *window.Env, h []window.Item) window.Step {
+		drop := map[string]bool{}
+		for _, id := range evict[env.Call] {
+			drop[id] = true
+		}
+		s := window.Step{}
+		for _, it := range h {
+			if drop[it.ID] {
+				s.Evicted = append(s.Evicted, it.ID)
+				continue
+			}
+			s.History = append(s.History, it)
+		}
+		return s
+	}}
+	return tr, p
+}
+
+// TestIncrementalStepsMatchWhole: a replay that updates each step from the
+// previous one (counts, retention, ids, checks on the turn alone) gives
+// exactly the steps of a replay that measures and checks every context
+// whole, for every policy on the whole corpus, violations included; and
+// its retention is the share an independent, set-based computation gives.
+func TestIncrementalStepsMatchWhole(t *testing.T) {
+	trs := corpus(t)
+	trs = append(trs, generated(t, 300))
+	var policies []window.Policy
+	for _, spec := range specs {
+		policies = append(policies, must(t, spec))
+	}
+	policies = append(policies, misbehaving()...)
+	ests := []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone), estimate.MustNew("chars4", estimate.OverheadNone)}
+	counts, arts := estimate.NewCache(), NewArtifactCache()
+	unchanged, violations := 0, 0
+	type pair struct {
+		p  window.Policy
+		tr *transcript.Transcript
+	}
+	var pairs []pair
+	for _, p := range policies {
+		for _, tr := range trs {
+			pairs = append(pairs, pair{p, tr})
+		}
+	}
+	late, evicts := latePairs()
+	for _, p := range append(policies, evicts) {
+		pairs = append(pairs, pair{p, late})
+	}
+	for _, pt := range pairs {
+		p, tr := pt.p, pt.tr
+		if p == evicts {
+			// The orphans of latePairs are found where they arrive.
+			run, _ := Replay(context.Background(), tr, p, Options{})
+			var at []string
+			for _, st := range run.Steps {
+				for _, v := range st.Violation {
+					at = append(at, fmt.Sprintf("%d %s %v", v.Step, v.Invariant, v.IDs))
+				}
+			}
+			if diff := cmp.Diff([]string{"3 tool_pairing [m6]", "7 tool_pairing [m13 m8]"}, at); diff != "" {
+				t.Errorf("late pairs: violations (-want +got):\n%s", diff)
+			}
+		}
+		{
+			opt := Options{Estimators: ests, Summarizer: &summarize.Mock{}, Counts: counts, Artifacts: arts}
+			inc, err := Replay(context.Background(), tr, p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt.recompute = true
+			whole, err := Replay(context.Background(), tr, p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(whole, inc, cmpopts.IgnoreUnexported(Step{})); diff != "" {
+				t.Fatalf("%s on %s: incremental steps differ from whole ones (-whole +incremental):\n%s", p.Name(), tr.ID, diff)
+			}
+			stride := max(1, len(inc.Steps)/40)
+			for k := 0; k < len(inc.Steps); k += stride {
+				st := &inc.Steps[k]
+				if want := setRetention(tr, arts, st.next, st.sent); st.Retention != want {
+					t.Fatalf("%s on %s step %d: retention %v, the sets give %v", p.Name(), tr.ID, k, st.Retention, want)
+				}
+			}
+			for k := 1; k < len(inc.Steps); k++ {
+				if len(inc.Steps[k].Context) == len(inc.Steps[k-1].Context)+1+len(inc.Steps[k].Appended) && len(inc.Steps[k].Evicted) == 0 {
+					unchanged++
+				}
+				violations += len(inc.Steps[k].Violation)
+			}
+		}
+	}
+	// The comparison means something only if both kinds of step occur.
+	if unchanged < 1000 || violations < 100 {
+		t.Errorf("%d steps sent their history unchanged and %d violations were found: too few to compare", unchanged, violations)
+	}
+	t.Logf("%d unchanged steps, %d violations compared", unchanged, violations)
+}
+
+// setRetention computes a step's retention from sets: the artifacts of the
+// messages before next, those the context's originals and truncated
+// copies hold, and those the text of its synthetic items contains.
+func setRetention(tr *transcript.Transcript, arts *ArtifactCache, next int, sent []window.Item) float64 {
+	seen := map[int32]bool{}
+	for i := range next {
+		for _, id := range arts.artifacts(&tr.Messages[i], true) {
+			seen[id] = true
+		}
+	}
+	if len(seen) == 0 {
+		return 1
+	}
+	held := map[int32]bool{}
+	var texts []string
+	for _, it := range sent {
+		i := it.Index()
+		if i < 0 {
+			texts = append(texts, it.Msg.Text())
+			continue
+		}
+		for _, id := range arts.artifacts(it.Msg, !it.Truncated && it.Msg == &tr.Messages[i]) {
+			held[id] = true
+		}
+	}
+	summary := strings.Join(texts, "\n")
+	n := 0
+	for id := range seen {
+		if held[id] || (len(texts) > 0 && strings.Contains(summary, arts.text(id))) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(seen))
+}
+
+// TestStepContextsDoNotAlias: steps share the array of their context ids,
+// and appending to one step's context never changes another's.
+func TestStepContextsDoNotAlias(t *testing.T) {
+	run, err := Replay(context.Background(), generated(t, 50), must(t, "none"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprint(run.Steps[20].Context)
+	_ = append(run.Steps[19].Context, "x")
+	if got := fmt.Sprint(run.Steps[20].Context); got != want {
+		t.Errorf("appending to step 19's context changed step 20's:\n%s\n%s", want, got)
+	}
+}
