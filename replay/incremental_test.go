@@ -46,6 +46,13 @@ func misbehaving() []window.Policy {
 			}
 			return s
 		}},
+		// Drops an early message without reporting it at every sixth call.
+		&broken{name: "forgets", apply: func(env *window.Env, h []window.Item) window.Step {
+			if env.Call%6 != 5 || len(h) < 5 {
+				return window.Step{History: h}
+			}
+			return window.Step{History: append(append([]window.Item{}, h[:3]...), h[4:]...)}
+		}},
 		// Sends one message twice at every tenth call.
 		&broken{name: "repeats", apply: func(env *window.Env, h []window.Item) window.Step {
 			if env.Call%10 != 9 || len(h) < 2 {
@@ -98,8 +105,9 @@ func latePairs() (*transcript.Transcript, window.Policy) {
 // TestIncrementalStepsMatchWhole: a replay that updates each step from the
 // previous one (counts, retention, ids, checks on the turn alone) gives
 // exactly the steps of a replay that measures and checks every context
-// whole, for every policy on the whole corpus, violations included; and
-// its retention is the share an independent, set-based computation gives.
+// whole, for every policy on the whole corpus, violations included; its
+// retention is the share an independent, set-based computation gives; and
+// a replay that keeps no steps has the same summary and violations.
 func TestIncrementalStepsMatchWhole(t *testing.T) {
 	trs := corpus(t)
 	trs = append(trs, generated(t, 300))
@@ -154,6 +162,24 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 			if diff := cmp.Diff(whole, inc, cmpopts.IgnoreUnexported(Step{})); diff != "" {
 				t.Fatalf("%s on %s: incremental steps differ from whole ones (-whole +incremental):\n%s", p.Name(), tr.ID, diff)
 			}
+			if diff := cmp.Diff(refViolations(tr, p, whole, ests[0], counts), whole.Violations); diff != "" {
+				t.Fatalf("%s on %s: violations differ from the reference checks' (-reference +engine):\n%s", p.Name(), tr.ID, diff)
+			}
+			opt.recompute, opt.SummaryOnly = false, true
+			lean, err := Replay(context.Background(), tr, p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(inc.Summary, lean.Summary); diff != "" || lean.Steps != nil {
+				t.Fatalf("%s on %s: a summary-only run (%d steps kept) summarizes differently (-steps +summary only):\n%s", p.Name(), tr.ID, len(lean.Steps), diff)
+			}
+			var stepViolations []Violation
+			for _, st := range inc.Steps {
+				stepViolations = append(stepViolations, st.Violation...)
+			}
+			if diff := cmp.Diff(stepViolations, lean.Violations); diff != "" {
+				t.Fatalf("%s on %s: a summary-only run's violations differ (-steps +summary only):\n%s", p.Name(), tr.ID, diff)
+			}
 			stride := max(1, len(inc.Steps)/40)
 			for k := 0; k < len(inc.Steps); k += stride {
 				st := &inc.Steps[k]
@@ -174,6 +200,30 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 		t.Errorf("%d steps sent their history unchanged and %d violations were found: too few to compare", unchanged, violations)
 	}
 	t.Logf("%d unchanged steps, %d violations compared", unchanged, violations)
+}
+
+// refViolations checks the steps of run with the reference checks,
+// rebuilding each step's history as the engine does: the previous
+// context, the call's assistant message, the turn.
+func refViolations(tr *transcript.Transcript, p window.Policy, run *Run, e estimate.Estimator, counts *estimate.Cache) []Violation {
+	ref := newRefChecker(tr, p)
+	cnt := newCounter(counts, tr)
+	var out []Violation
+	var prev []window.Item
+	next := 0
+	for k := range run.Steps {
+		st := run.Steps[k]
+		before := append([]window.Item(nil), prev...)
+		if k > 0 {
+			before = append(before, window.Original(tr, next-1))
+		}
+		for j := next; j < st.next; j++ {
+			before = append(before, window.Original(tr, j))
+		}
+		out = append(out, ref.check(&st, before, e, cnt)...)
+		prev, next = st.sent, st.next+1
+	}
+	return out
 }
 
 // setRetention computes a step's retention from sets: the artifacts of the
@@ -204,7 +254,7 @@ func setRetention(tr *transcript.Transcript, arts *ArtifactCache, next int, sent
 	summary := strings.Join(texts, "\n")
 	n := 0
 	for id := range seen {
-		if held[id] || (len(texts) > 0 && strings.Contains(summary, arts.text(id))) {
+		if held[id] || (len(texts) > 0 && strings.Contains(summary, arts.textsNow()[id])) {
 			n++
 		}
 	}

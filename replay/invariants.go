@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"maps"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
@@ -40,52 +39,169 @@ func Invariants() []string {
 	return []string{InvCap, InvAnchors, InvOrder, InvToolPairing, InvSummary, InvShrinks, InvConservation}
 }
 
-// checker checks one run's steps.
+// checker checks one run's steps. Ids are interned: items by key (see
+// keyOf), tools by their index in the transcript's toolIndex, so the sets
+// of a check are arrays stamped with a generation, not string maps.
 type checker struct {
-	t      *transcript.Transcript
-	g      window.Guarantees
-	result map[string]int // tool_use id → index of the message with its result
-	// evicted holds every id evicted so far.
-	evicted map[string]bool
+	t     *transcript.Transcript
+	g     window.Guarantees
+	tools *toolIndex
+	// extra interns tool ids the transcript does not hold (in copies a
+	// policy made), after the transcript's.
+	extra      map[string]int32
+	extraNames []string
+	refs       map[*transcript.Message][]toolRef // of messages not the transcript's
+	// evicted[key] says the item was evicted at some step; evictedOther
+	// holds the ids that have no key.
+	evicted      []bool
+	evictedOther map[string]bool
 	// prevSummary is the context of the previous step when it made a
 	// summary, else nil.
 	prevSummary map[string]bool
-	sets        [4]map[string]bool // scratch sets of check
-	// After a check, used and resultsSent (sets[1] and sets[2]) hold the
-	// tool calls and results of the context, last is the index of its last
-	// original message, and clean says that the step broke no invariant
-	// but the cap and evicted nothing: the next step, if it sends this
-	// context plus its turn, is checked on the turn alone.
+	// The sets of a check: an entry is in a set when it holds gen.
+	gen                  uint32
+	sentMark, hadMark    []uint32 // by item key
+	sentOther, hadOther  map[string]bool
+	usedMark, resultMark []uint32 // by tool
+	sentKeys, beforeKeys []int    // scratch: the keys of sent and before
+	// After a check, usedMark and resultMark hold the tool calls and
+	// results of the context, last is the index of its last original
+	// message, and clean says that the step broke no invariant but the
+	// cap and evicted nothing: the next step, if it sends this context
+	// plus its turn, is checked on the turn alone.
 	last  int
 	clean bool
 }
 
-func newChecker(t *transcript.Transcript, p window.Policy) *checker {
-	c := &checker{t: t, result: map[string]int{}, evicted: map[string]bool{}, last: -1, clean: true}
-	for i := range c.sets {
-		c.sets[i] = map[string]bool{}
-	}
+func newChecker(t *transcript.Transcript, p window.Policy, tools *toolIndex) *checker {
+	c := &checker{t: t, tools: tools, extra: map[string]int32{}, refs: map[*transcript.Message][]toolRef{},
+		evictedOther: map[string]bool{}, sentOther: map[string]bool{}, hadOther: map[string]bool{}, last: -1, clean: true}
 	if g, ok := p.(window.Guarantor); ok {
 		c.g = g.Guarantees()
-	}
-	for i := range t.Messages {
-		for _, b := range t.Messages[i].Blocks {
-			if b.Type == transcript.BlockToolResult {
-				if _, ok := c.result[b.ID]; !ok {
-					c.result[b.ID] = i
-				}
-			}
-		}
 	}
 	return c
 }
 
-// scratch returns the checker's reusable sets, empty.
-func (c *checker) scratch() (sent, used, resultsSent, had map[string]bool) {
-	for _, m := range c.sets {
-		clear(m)
+// A toolRef is a tool block of a message: the tool's index and whether
+// the block calls it (else it answers it).
+type toolRef struct {
+	tool int32
+	use  bool
+}
+
+// toolIndex interns the tool ids of a transcript, once for all its runs.
+type toolIndex struct {
+	ids      map[string]int32
+	names    []string
+	resultAt []int32     // by tool: the first message holding its result, or -1
+	refs     [][]toolRef // by message: its tool blocks, in order
+}
+
+func newToolIndex(t *transcript.Transcript) *toolIndex {
+	x := &toolIndex{ids: map[string]int32{}, refs: make([][]toolRef, len(t.Messages))}
+	for i := range t.Messages {
+		for _, b := range t.Messages[i].Blocks {
+			if b.Type != transcript.BlockToolUse && b.Type != transcript.BlockToolResult {
+				continue
+			}
+			id, ok := x.ids[b.ID]
+			if !ok {
+				id = int32(len(x.names))
+				x.ids[b.ID] = id
+				x.names = append(x.names, b.ID)
+				x.resultAt = append(x.resultAt, -1)
+			}
+			use := b.Type == transcript.BlockToolUse
+			if !use && x.resultAt[id] < 0 {
+				x.resultAt[id] = int32(i)
+			}
+			x.refs[i] = append(x.refs[i], toolRef{id, use})
+		}
 	}
-	return c.sets[0], c.sets[1], c.sets[2], c.sets[3]
+	return x
+}
+
+// toolRefs returns the tool blocks of an item's message.
+func (c *checker) toolRefs(it window.Item) []toolRef {
+	if i := it.Index(); i >= 0 && i < len(c.t.Messages) && it.Msg == &c.t.Messages[i] {
+		return c.tools.refs[i]
+	}
+	if r, ok := c.refs[it.Msg]; ok {
+		return r
+	}
+	var r []toolRef
+	for _, b := range it.Msg.Blocks {
+		if b.Type != transcript.BlockToolUse && b.Type != transcript.BlockToolResult {
+			continue
+		}
+		id, ok := c.tools.ids[b.ID]
+		if !ok {
+			if id, ok = c.extra[b.ID]; !ok {
+				id = int32(len(c.tools.names) + len(c.extraNames))
+				c.extra[b.ID] = id
+				c.extraNames = append(c.extraNames, b.ID)
+			}
+		}
+		r = append(r, toolRef{id, b.Type == transcript.BlockToolUse})
+	}
+	c.refs[it.Msg] = r
+	return r
+}
+
+func (c *checker) toolName(id int32) string {
+	if int(id) < len(c.tools.names) {
+		return c.tools.names[id]
+	}
+	return c.extraNames[int(id)-len(c.tools.names)]
+}
+
+// resultAt returns the index of the message with the tool's result, or −1.
+func (c *checker) resultAt(id int32) int {
+	if int(id) < len(c.tools.resultAt) {
+		return int(c.tools.resultAt[id])
+	}
+	return -1
+}
+
+// keyOf returns the key of an item id: i for "m<i>" when the transcript
+// has message i, n + k for "s<k>" (n messages), or −1 for any other id,
+// which the sets hold by string. Only the canonical spelling has a key,
+// so two ids share a key exactly when they are equal.
+func keyOf(id string, n int) int {
+	if len(id) < 2 || (id[0] != 'm' && id[0] != 's') || (id[1] == '0' && len(id) > 2) || len(id) > 9 {
+		return -1
+	}
+	v := 0
+	for i := 1; i < len(id); i++ {
+		if id[i] < '0' || id[i] > '9' {
+			return -1
+		}
+		v = v*10 + int(id[i]-'0')
+	}
+	if id[0] == 's' {
+		return n + v
+	}
+	if v >= n {
+		return -1
+	}
+	return v
+}
+
+// stamp marks key in set with the current generation.
+func (c *checker) stamp(set *[]uint32, key int) {
+	if key >= len(*set) {
+		*set = append(*set, make([]uint32, key+1-len(*set)+len(*set)/4)...)
+	}
+	(*set)[key] = c.gen
+}
+
+func (c *checker) marked(set []uint32, key int) bool { return key < len(set) && set[key] == c.gen }
+
+func (c *checker) wasEvicted(key int, id string) bool {
+	if key < 0 {
+		return c.evictedOther[id]
+	}
+	return key < len(c.evicted) && c.evicted[key]
 }
 
 // check returns the invariants s breaks; before is the history the policy
@@ -103,11 +219,25 @@ func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, e 
 	}
 	defer c.settle(s, &out)
 	sent := s.sent
-	// The sets are the checker's, cleared and reused: allocating them at
-	// every step was a third of a bounded replay's time.
-	sentIDs, used, resultsSent, had := c.scratch()
+	n := len(c.t.Messages)
+	c.gen++
+	clear(c.sentOther)
+	clear(c.hadOther)
+	c.sentKeys = c.sentKeys[:0]
 	for _, it := range sent {
-		sentIDs[it.ID] = true
+		k := keyOf(it.ID, n)
+		c.sentKeys = append(c.sentKeys, k)
+		if k < 0 {
+			c.sentOther[it.ID] = true
+		} else {
+			c.stamp(&c.sentMark, k)
+		}
+	}
+	isSent := func(k int, id string) bool {
+		if k < 0 {
+			return c.sentOther[id]
+		}
+		return c.marked(c.sentMark, k)
 	}
 
 	c.checkCap(s, add)
@@ -129,6 +259,7 @@ func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, e 
 			for _, it := range sent {
 				if it.ID == want.ID && it.Msg == want.Msg {
 					found = true
+					break
 				}
 			}
 			if !found {
@@ -139,8 +270,8 @@ func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, e 
 
 	// order
 	last := -1
-	for _, it := range sent {
-		if c.evicted[it.ID] {
+	for j, it := range sent {
+		if c.wasEvicted(c.sentKeys[j], it.ID) {
 			add(InvOrder, []string{it.ID}, "%s was evicted at an earlier step and is sent again", it.ID)
 		}
 		if i := it.Index(); i >= 0 {
@@ -153,24 +284,21 @@ func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, e 
 
 	// tool pairing
 	for _, it := range sent {
-		for _, b := range it.Msg.Blocks {
-			if b.Type == transcript.BlockToolResult {
-				resultsSent[b.ID] = true
+		for _, r := range c.toolRefs(it) {
+			if !r.use {
+				c.stamp(&c.resultMark, int(r.tool))
 			}
 		}
 	}
 	for _, it := range sent {
-		for _, b := range it.Msg.Blocks {
-			switch b.Type {
-			case transcript.BlockToolUse:
-				used[b.ID] = true
-				if r, ok := c.result[b.ID]; ok && r < s.next && !resultsSent[b.ID] {
-					add(InvToolPairing, []string{it.ID, transcript.MessageID(r)}, "the tool call %s in %s is sent without its result (in %s)", b.ID, it.ID, transcript.MessageID(r))
+		for _, r := range c.toolRefs(it) {
+			if r.use {
+				c.stamp(&c.usedMark, int(r.tool))
+				if at := c.resultAt(r.tool); at >= 0 && at < s.next && !c.marked(c.resultMark, int(r.tool)) {
+					add(InvToolPairing, []string{it.ID, transcript.MessageID(at)}, "the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))
 				}
-			case transcript.BlockToolResult:
-				if !used[b.ID] {
-					add(InvToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, b.ID)
-				}
+			} else if !c.marked(c.usedMark, int(r.tool)) {
+				add(InvToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, c.toolName(r.tool))
 			}
 		}
 	}
@@ -231,21 +359,43 @@ func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, e 
 	}
 	c.prevSummary = nil
 	if made {
-		c.prevSummary = maps.Clone(sentIDs)
+		c.prevSummary = make(map[string]bool, len(sent))
+		for _, it := range sent {
+			c.prevSummary[it.ID] = true
+		}
 	}
 
 	// conservation
+	c.beforeKeys = c.beforeKeys[:0]
 	for _, it := range before {
-		had[it.ID] = true
+		k := keyOf(it.ID, n)
+		c.beforeKeys = append(c.beforeKeys, k)
+		if k < 0 {
+			c.hadOther[it.ID] = true
+		} else {
+			c.stamp(&c.hadMark, k)
+		}
 	}
 	for _, id := range s.Evicted {
-		if !had[id] {
+		k := keyOf(id, n)
+		had := c.hadOther[id]
+		if k >= 0 {
+			had = c.marked(c.hadMark, k)
+		}
+		if !had {
 			add(InvConservation, []string{id}, "%s is reported evicted but was not in the history", id)
 		}
-		c.evicted[id] = true
+		if k < 0 {
+			c.evictedOther[id] = true
+		} else {
+			if k >= len(c.evicted) {
+				c.evicted = append(c.evicted, make([]bool, k+1-len(c.evicted)+len(c.evicted)/4)...)
+			}
+			c.evicted[k] = true
+		}
 	}
-	for _, it := range before {
-		if !sentIDs[it.ID] && !c.evicted[it.ID] {
+	for j, it := range before {
+		if k := c.beforeKeys[j]; !isSent(k, it.ID) && !c.wasEvicted(k, it.ID) {
 			add(InvConservation, []string{it.ID}, "%s is neither sent nor evicted", it.ID)
 		}
 	}
@@ -292,10 +442,10 @@ func (c *checker) turnOnly(s *Step, fresh []window.Item) bool {
 	if !c.clean || len(s.Evicted) > 0 || len(s.Truncated) > 0 || s.Summary != nil {
 		return false
 	}
-	used, resultsSent := c.sets[1], c.sets[2]
+	n := len(c.t.Messages)
 	last := c.last
 	for _, it := range fresh {
-		if it.Summary || c.evicted[it.ID] {
+		if it.Summary || c.wasEvicted(keyOf(it.ID, n), it.ID) {
 			return false
 		}
 		if i := it.Index(); i >= 0 {
@@ -304,24 +454,21 @@ func (c *checker) turnOnly(s *Step, fresh []window.Item) bool {
 			}
 			last = i
 		}
-		for _, b := range it.Msg.Blocks {
-			if b.Type == transcript.BlockToolResult {
-				resultsSent[b.ID] = true
+		for _, r := range c.toolRefs(it) {
+			if !r.use {
+				c.stamp(&c.resultMark, int(r.tool))
 			}
 		}
 	}
 	for _, it := range fresh {
-		for _, b := range it.Msg.Blocks {
-			switch b.Type {
-			case transcript.BlockToolUse:
-				used[b.ID] = true
-				if r, ok := c.result[b.ID]; ok && r < s.next && !resultsSent[b.ID] {
+		for _, r := range c.toolRefs(it) {
+			if r.use {
+				c.stamp(&c.usedMark, int(r.tool))
+				if at := c.resultAt(r.tool); at >= 0 && at < s.next && !c.marked(c.resultMark, int(r.tool)) {
 					return false
 				}
-			case transcript.BlockToolResult:
-				if !used[b.ID] {
-					return false
-				}
+			} else if !c.marked(c.usedMark, int(r.tool)) {
+				return false
 			}
 		}
 	}

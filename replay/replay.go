@@ -35,6 +35,10 @@ type Options struct {
 	// Artifacts caches the messages' retention artifacts across runs
 	// (nil: a cache per run).
 	Artifacts *ArtifactCache
+	// SummaryOnly keeps no steps: the run has its Summary and its
+	// Violations, and memory does not grow with the calls. Sweeps and
+	// replays that print summaries set it.
+	SummaryOnly bool
 	// recompute measures and checks every step's context whole, the
 	// reference the incremental steps are tested against.
 	recompute bool
@@ -93,6 +97,9 @@ type Run struct {
 	Params     window.Values `json:"params"`
 	Steps      []Step        `json:"steps"`
 	Summary    Summary       `json:"summary"`
+	// Violations are the steps' violations, in order (also with
+	// [Options.SummaryOnly], which keeps no steps).
+	Violations []Violation `json:"-"`
 }
 
 // Summary aggregates a run.
@@ -138,8 +145,12 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	run := &Run{Transcript: t.ID, File: t.File, Policy: p.Name(), Params: p.Params()}
 	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts, Counter: cnt}
 	st := &window.State{}
-	chk := newChecker(t, p)
-	ret := newRetention(t, opt.Artifacts)
+	arts := opt.Artifacts
+	if arts == nil {
+		arts = NewArtifactCache()
+	}
+	chk := newChecker(t, p, arts.toolsOf(t))
+	ret := newRetention(t, arts)
 	var (
 		hist []window.Item
 		// sent is the previous step's context as the engine measured it
@@ -150,6 +161,8 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		ctxIDs []string
 	)
 	next := 0
+	sum := newSummarizer(ests)
+	keep := !opt.SummaryOnly
 	for i := range t.Messages {
 		if t.Messages[i].Role != transcript.RoleAssistant {
 			continue
@@ -157,12 +170,17 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		step := Step{Step: len(run.Steps), Appended: make([]string, 0, i-next), Tokens: make(map[string]int, len(ests)), Violation: []Violation{}}
+		step := Step{Step: sum.s.Calls, Violation: []Violation{}}
+		if keep {
+			step.Appended, step.Tokens = make([]string, 0, i-next), make(map[string]int, len(ests))
+		}
 		for j := next; j < i; j++ {
 			hist = append(hist, window.Original(t, j))
-			step.Appended = append(step.Appended, transcript.MessageID(j))
+			if keep {
+				step.Appended = append(step.Appended, transcript.MessageID(j))
+			}
 		}
-		step.turn, step.next = len(step.Appended), i
+		step.turn, step.next = i-next, i
 		env.Next, env.Turn = i, step.turn
 		// hist is sent, then the call's assistant message, then the turn.
 		step.before = tok[0] + cnt.sum(ests[0], hist[len(sent):])
@@ -184,17 +202,21 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			} else {
 				tok[k] += cnt.sum(e, came) - cnt.sum(e, gone)
 			}
-			step.Tokens[e.Name()] = tok[k]
+			if keep {
+				step.Tokens[e.Name()] = tok[k]
+			}
 		}
 		step.Retention = ret.step(i, gone, came, ps.History)
-		if same == len(ctxIDs) {
-			ctxIDs = appendIDs(ctxIDs, came)
-		} else {
-			ctxIDs = appendIDs(append(make([]string, 0, len(ps.History)+len(ps.History)/4), ctxIDs[:same]...), came)
+		if keep {
+			if same == len(ctxIDs) {
+				ctxIDs = appendIDs(ctxIDs, came)
+			} else {
+				ctxIDs = appendIDs(append(make([]string, 0, len(ps.History)+len(ps.History)/4), ctxIDs[:same]...), came)
+			}
+			// The full slice expression keeps a caller's append from
+			// writing into the ids of the next step, which share the array.
+			step.Context = ctxIDs[:len(ctxIDs):len(ctxIDs)]
 		}
-		// The full slice expression keeps a caller's append from writing
-		// into the ids of the next step, which share the array.
-		step.Context = ctxIDs[:len(ctxIDs):len(ctxIDs)]
 		// unchanged: the policy sent the history as it was given.
 		fresh := hist[len(sent):]
 		unchanged := same == len(sent) && len(ps.History) == len(hist) && sameItems(came, fresh)
@@ -208,12 +230,16 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			step.Recorded = &uc
 		}
 		step.Violation = chk.check(&step, hist, fresh, unchanged && !opt.recompute, ests[0], cnt)
-		run.Steps = append(run.Steps, step)
+		run.Violations = append(run.Violations, step.Violation...)
+		sum.add(&step, tok)
+		if keep {
+			run.Steps = append(run.Steps, step)
+		}
 		hist = append(ps.History, window.Original(t, i))
 		next = i + 1
 		env.Call++
 	}
-	run.Summary = summarizeRun(run, ests)
+	run.Summary = sum.summary()
 	return run, nil
 }
 
@@ -330,40 +356,53 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-func summarizeRun(run *Run, ests []estimate.Estimator) Summary {
-	s := Summary{Calls: len(run.Steps), PeakTokens: map[string]int{}, MeanTokens: map[string]float64{},
-		InputTokens: map[string]int64{}, Violations: map[string]int{}}
-	msgs := 0
-	s.MinRetention = 1
-	for _, st := range run.Steps {
-		s.MeanRetention += st.Retention
-		s.MinRetention = min(s.MinRetention, st.Retention)
-		s.PeakMessages = max(s.PeakMessages, st.Messages)
-		msgs += st.Messages
-		for _, e := range ests {
-			n := st.Tokens[e.Name()]
-			s.PeakTokens[e.Name()] = max(s.PeakTokens[e.Name()], n)
-			s.InputTokens[e.Name()] += int64(n)
-		}
-		s.Evictions += len(st.Evicted)
-		s.Truncations += len(st.Truncated)
-		if sm := st.Summary; sm != nil {
-			if sm.Error != "" {
-				s.SummaryFailures++
-			} else {
-				s.Summaries++
-			}
-			s.SummaryUsage.Add(sm.Usage)
-			s.SummaryCostUSD += sm.CostUSD
-		}
-		for _, v := range st.Violation {
-			s.Violations[v.Invariant]++
-		}
+// summarizer builds a run's Summary step by step, so that a run that
+// keeps no steps summarizes the same way.
+type summarizer struct {
+	s    Summary
+	ests []estimate.Estimator
+	msgs int
+}
+
+func newSummarizer(ests []estimate.Estimator) *summarizer {
+	return &summarizer{ests: ests, s: Summary{PeakTokens: map[string]int{}, MeanTokens: map[string]float64{},
+		InputTokens: map[string]int64{}, Violations: map[string]int{}, MinRetention: 1}}
+}
+
+// add counts a step; tok are its counts, one per estimator.
+func (z *summarizer) add(st *Step, tok []int) {
+	s := &z.s
+	s.Calls++
+	s.MeanRetention += st.Retention
+	s.MinRetention = min(s.MinRetention, st.Retention)
+	s.PeakMessages = max(s.PeakMessages, st.Messages)
+	z.msgs += st.Messages
+	for k, e := range z.ests {
+		s.PeakTokens[e.Name()] = max(s.PeakTokens[e.Name()], tok[k])
+		s.InputTokens[e.Name()] += int64(tok[k])
 	}
+	s.Evictions += len(st.Evicted)
+	s.Truncations += len(st.Truncated)
+	if sm := st.Summary; sm != nil {
+		if sm.Error != "" {
+			s.SummaryFailures++
+		} else {
+			s.Summaries++
+		}
+		s.SummaryUsage.Add(sm.Usage)
+		s.SummaryCostUSD += sm.CostUSD
+	}
+	for _, v := range st.Violation {
+		s.Violations[v.Invariant]++
+	}
+}
+
+func (z *summarizer) summary() Summary {
+	s := z.s
 	if s.Calls > 0 {
 		s.MeanRetention /= float64(s.Calls)
-		s.MeanMessages = float64(msgs) / float64(s.Calls)
-		for _, e := range ests {
+		s.MeanMessages = float64(z.msgs) / float64(s.Calls)
+		for _, e := range z.ests {
 			s.MeanTokens[e.Name()] = float64(s.InputTokens[e.Name()]) / float64(s.Calls)
 		}
 	}

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -84,35 +83,169 @@ func artifacts(m *transcript.Message) []string {
 	return out
 }
 
-var (
-	urlRe  = regexp.MustCompile(`https?://[^\s"'<>)\]]+`)
-	pathRe = regexp.MustCompile(`(?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+)`)
-)
-
+// textArtifacts adds the URLs and paths of s. The scanners find what the
+// regular expressions
+//
+//	https?://[^\s"'<>)\]]+
+//	(?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+)
+//
+// find with FindAll (the second's group), which
+// TestScannersMatchPatterns and FuzzScanners hold them to; regexp made
+// this scan most of the cost of a transcript's artifacts.
 func textArtifacts(s string, add func(kind, s string)) {
-	for _, u := range urlRe.FindAllString(s, -1) {
-		add("url", strings.TrimRight(u, ".,;:"))
+	scanURLs(s, func(u string) { add("url", strings.TrimRight(u, ".,;:")) })
+	scanPaths(s, func(p string) { add("path", strings.TrimRight(p, ".,;:")) })
+}
+
+// scanURLs calls f with each match of https?://[^\s"'<>)\]]+ in s, left
+// to right, not overlapping.
+func scanURLs(s string, f func(string)) {
+	for i := 0; ; {
+		k := strings.Index(s[i:], "http")
+		if k < 0 {
+			return
+		}
+		start := i + k
+		j := start + 4
+		if j < len(s) && s[j] == 's' && strings.HasPrefix(s[j+1:], "://") {
+			j += 4
+		} else if strings.HasPrefix(s[j:], "://") {
+			j += 3
+		} else {
+			i = start + 1
+			continue
+		}
+		end := j
+		for end < len(s) && !urlStop(s[end]) {
+			end++
+		}
+		if end == j {
+			i = start + 1
+			continue
+		}
+		f(s[start:end])
+		i = end
 	}
-	for _, m := range pathRe.FindAllStringSubmatch(s, -1) {
-		add("path", strings.TrimRight(m[1], ".,;:"))
+}
+
+func urlStop(c byte) bool {
+	switch c {
+	case '\t', '\n', '\f', '\r', ' ', '"', '\'', '<', '>', ')', ']':
+		return true
 	}
+	return false
+}
+
+// scanPaths calls f with the path of each match of
+// (?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+) in s, left
+// to right, not overlapping.
+func scanPaths(s string, f func(string)) {
+	for p := 0; p < len(s); p++ {
+		// A match starts at p: at the start of s, a path there or after
+		// a delimiter; elsewhere, a delimiter at p and a path after it.
+		start, end := -1, -1
+		if p == 0 {
+			if e := pathAt(s, 0); e > 0 {
+				start, end = 0, e
+			}
+		}
+		if start < 0 && pathDelim(s[p]) {
+			if e := pathAt(s, p+1); e > 0 {
+				start, end = p+1, e
+			}
+		}
+		if start < 0 {
+			continue
+		}
+		f(s[start:end])
+		p = end - 1
+	}
+}
+
+func pathDelim(c byte) bool {
+	switch c {
+	case '\t', '\n', '\f', '\r', ' ', '"', '\'', '(', '`':
+		return true
+	}
+	return false
+}
+
+func pathChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '@' || c == '+' || c == '-'
+}
+
+// pathAt returns the end of (?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+
+// matched at i, or -1. The prefix is tried as the pattern does: ~, then
+// two dots, one dot, none.
+func pathAt(s string, i int) int {
+	for _, pre := range [...]string{"~", "..", ".", ""} {
+		if !strings.HasPrefix(s[i:], pre) {
+			continue
+		}
+		if e := segments(s, i+len(pre)); e > 0 {
+			return e
+		}
+	}
+	return -1
+}
+
+// segments returns the end of /seg(/seg)+ at i, or -1; segments are
+// maximal runs, so the greedy match needs no backtracking.
+func segments(s string, i int) int {
+	n, end := 0, -1
+	for i < len(s) && s[i] == '/' {
+		j := i + 1
+		for j < len(s) && pathChar(s[j]) {
+			j++
+		}
+		if j == i+1 {
+			break
+		}
+		n++
+		i, end = j, j
+	}
+	if n < 2 {
+		return -1
+	}
+	return end
 }
 
 // An ArtifactCache remembers the artifacts of transcript messages, keyed
 // by message identity, so that each message is scanned once however many
 // policies and sweep points replay it (as [estimate.Cache] does for
 // counts). Artifacts are interned: a run works with small integers, not
-// strings. It is safe for concurrent use.
+// strings. It also holds each transcript's interned tool ids, which the
+// invariant checks use. It is safe for concurrent use.
 type ArtifactCache struct {
 	mu    sync.RWMutex
+	tools map[*transcript.Transcript]*toolIndex
 	of    map[*transcript.Message][]int32
 	ids   map[string]int32
 	names []string // names[id]: kind, NUL, text
+	texts []string // texts[id]: the text alone
 }
 
 // NewArtifactCache returns an empty cache.
 func NewArtifactCache() *ArtifactCache {
-	return &ArtifactCache{of: map[*transcript.Message][]int32{}, ids: map[string]int32{}}
+	return &ArtifactCache{of: map[*transcript.Message][]int32{}, ids: map[string]int32{}, tools: map[*transcript.Transcript]*toolIndex{}}
+}
+
+// toolsOf returns t's tool index, made on first use.
+func (c *ArtifactCache) toolsOf(t *transcript.Transcript) *toolIndex {
+	c.mu.RLock()
+	x := c.tools[t]
+	c.mu.RUnlock()
+	if x != nil {
+		return x
+	}
+	x = newToolIndex(t)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if y := c.tools[t]; y != nil {
+		return y
+	}
+	c.tools[t] = x
+	return x
 }
 
 // artifacts returns the ids of m's artifacts; keep caches m's, which a
@@ -135,6 +268,7 @@ func (c *ArtifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
 			id = int32(len(c.names))
 			c.ids[n] = id
 			c.names = append(c.names, n)
+			c.texts = append(c.texts, n[strings.IndexByte(n, 0)+1:])
 		}
 		a[i] = id
 	}
@@ -144,12 +278,12 @@ func (c *ArtifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
 	return a
 }
 
-// text returns the text of artifact id, without its kind.
-func (c *ArtifactCache) text(id int32) string {
+// textsNow returns the texts of the artifacts known so far, by id. Ids
+// only grow, so the slice stays valid for every id seen before the call.
+func (c *ArtifactCache) textsNow() []string {
 	c.mu.RLock()
-	n := c.names[id]
-	c.mu.RUnlock()
-	return n[strings.IndexByte(n, 0)+1:]
+	defer c.mu.RUnlock()
+	return c.texts
 }
 
 // retention tracks one run's artifacts. seen, held and inSum grow as ids
@@ -301,13 +435,17 @@ func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 	}
 	useSum := r.synthetic > 0
 	if useSum {
-		if r.sumChecked < len(r.seenList) && r.grams.text != r.sumText {
-			r.grams.index(r.sumText)
+		var texts []string
+		if r.sumChecked < len(r.seenList) {
+			texts = r.of.textsNow()
+			if r.grams.text != r.sumText {
+				r.grams.index(r.sumText)
+			}
 		}
 		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
 			id := r.seenList[r.sumChecked]
 			r.inSum = grow(r.inSum, id)
-			if a := r.of.text(id); r.grams.mayContain(a) && strings.Contains(r.sumText, a) {
+			if a := texts[id]; r.grams.mayContain(a) && strings.Contains(r.sumText, a) {
 				r.inSum[id] = true
 				r.sumCount++
 				if int(id) < len(r.held) && r.held[id] > 0 {

@@ -141,6 +141,7 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 	// Only each run's summary is kept: a sweep's memory is its points, not
 	// its points × steps.
 	runs := make([]Summary, len(jobs))
+	opt.SummaryOnly = true
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}

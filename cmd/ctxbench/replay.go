@@ -137,6 +137,9 @@ func (c *replayCmd) Run(e *env) error {
 		counts := estimate.NewCache()
 		opt := opt
 		opt.Counts, opt.Artifacts = counts, replay.NewArtifactCache()
+		// Only the summary is printed without --json or --trace: the
+		// steps, which grow with calls × context, are not kept.
+		opt.SummaryOnly = c.Trace == "" && !c.JSON
 		base := replay.NoneInputTokens(t, s.estimators[0], counts)
 		tr := transcriptRuns{File: t.File, ID: t.ID}
 		for _, lp := range s.policies {
@@ -149,20 +152,14 @@ func (c *replayCmd) Run(e *env) error {
 				lr.ShareOfNone = float64(run.Summary.InputTokens[primary]) / float64(base)
 			}
 			tr.Runs = append(tr.Runs, lr)
-			for _, st := range run.Steps {
-				for _, v := range st.Violation {
-					nViolations++
-					if len(violations) < 20 {
-						violations = append(violations, fmt.Sprintf("%s, %s, %s", t.File, lp.Label, v))
-					}
+			for _, v := range run.Violations {
+				nViolations++
+				if len(violations) < 20 {
+					violations = append(violations, fmt.Sprintf("%s, %s, %s", t.File, lp.Label, v))
 				}
 			}
 			if c.Trace != "" {
 				runs = append(runs, run)
-			} else if !c.JSON {
-				// Only the summary is printed: the steps, which grow with
-				// calls × context, are not kept.
-				run.Steps = nil
 			}
 		}
 		if !c.JSON {

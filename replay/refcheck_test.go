@@ -1,0 +1,218 @@
+package replay
+
+// The invariant checks as they were before steps were checked
+// incrementally and with interned ids: string sets, every step whole. The
+// tests hold the engine's checks to them.
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// refChecker checks one run's steps.
+type refChecker struct {
+	t      *transcript.Transcript
+	g      window.Guarantees
+	result map[string]int // tool_use id → index of the message with its result
+	// evicted holds every id evicted so far.
+	evicted map[string]bool
+	// prevSummary is the context of the previous step when it made a
+	// summary, else nil.
+	prevSummary map[string]bool
+	sets        [4]map[string]bool // scratch sets of check
+}
+
+func newRefChecker(t *transcript.Transcript, p window.Policy) *refChecker {
+	c := &refChecker{t: t, result: map[string]int{}, evicted: map[string]bool{}}
+	if g, ok := p.(window.Guarantor); ok {
+		c.g = g.Guarantees()
+	}
+	for i := range t.Messages {
+		for _, b := range t.Messages[i].Blocks {
+			if b.Type == transcript.BlockToolResult {
+				if _, ok := c.result[b.ID]; !ok {
+					c.result[b.ID] = i
+				}
+			}
+		}
+	}
+	return c
+}
+
+// scratch returns the refChecker's reusable sets, empty.
+func (c *refChecker) scratch() (sent, used, resultsSent, had map[string]bool) {
+	if c.sets[0] == nil {
+		for i := range c.sets {
+			c.sets[i] = map[string]bool{}
+		}
+	}
+	for _, m := range c.sets {
+		clear(m)
+	}
+	return c.sets[0], c.sets[1], c.sets[2], c.sets[3]
+}
+
+func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, counts *counter) []Violation {
+	var out []Violation
+	add := func(inv string, ids []string, format string, args ...any) {
+		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
+	}
+	sent := s.sent
+	// The sets are the refChecker's, cleared and reused: allocating them at
+	// every step was a third of a bounded replay's time.
+	sentIDs, used, resultsSent, had := c.scratch()
+	for _, it := range sent {
+		sentIDs[it.ID] = true
+	}
+
+	// cap
+	if m := c.g.MaxMessages; m > 0 {
+		if limit := m + s.turn + c.g.SummaryExtra; len(sent) > limit {
+			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(sent), m, s.turn, c.g.SummaryExtra)
+		}
+	}
+
+	// anchors
+	for j := 0; j < c.g.Head && j < len(before); j++ {
+		want := before[j]
+		if want.Synthetic() {
+			break
+		}
+		if j >= len(sent) || sent[j].ID != want.ID || sent[j].Msg != want.Msg {
+			add(InvAnchors, []string{want.ID}, "%s is in the preserved head but was not sent in place, verbatim", want.ID)
+		}
+	}
+	if t := c.g.Tail; t > 0 {
+		tail := before[max(0, len(before)-t):]
+		for _, want := range tail {
+			found := false
+			for _, it := range sent {
+				if it.ID == want.ID && it.Msg == want.Msg {
+					found = true
+				}
+			}
+			if !found {
+				add(InvAnchors, []string{want.ID}, "%s is in the preserved tail but was not sent verbatim", want.ID)
+			}
+		}
+	}
+
+	// order
+	last := -1
+	for _, it := range sent {
+		if c.evicted[it.ID] {
+			add(InvOrder, []string{it.ID}, "%s was evicted at an earlier step and is sent again", it.ID)
+		}
+		if i := it.Index(); i >= 0 {
+			if i <= last {
+				add(InvOrder, []string{it.ID}, "%s is sent after m%d, out of the original order", it.ID, last)
+			}
+			last = i
+		}
+	}
+
+	// tool pairing
+	for _, it := range sent {
+		for _, b := range it.Msg.Blocks {
+			if b.Type == transcript.BlockToolResult {
+				resultsSent[b.ID] = true
+			}
+		}
+	}
+	for _, it := range sent {
+		for _, b := range it.Msg.Blocks {
+			switch b.Type {
+			case transcript.BlockToolUse:
+				used[b.ID] = true
+				if r, ok := c.result[b.ID]; ok && r < s.next && !resultsSent[b.ID] {
+					add(InvToolPairing, []string{it.ID, transcript.MessageID(r)}, "the tool call %s in %s is sent without its result (in %s)", b.ID, it.ID, transcript.MessageID(r))
+				}
+			case transcript.BlockToolResult:
+				if !used[b.ID] {
+					add(InvToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, b.ID)
+				}
+			}
+		}
+	}
+
+	// summary
+	var summaries []window.Item
+	for i, it := range sent {
+		if !it.Summary {
+			continue
+		}
+		summaries = append(summaries, it)
+		if r := c.g.SummaryRole; r != "" && it.Msg.Role != r {
+			add(InvSummary, []string{it.ID}, "the summary %s is a %s message; the design makes it %s", it.ID, it.Msg.Role, r)
+		}
+		if ev := s.Summary; ev != nil && ev.ID == it.ID && c.g.SummaryFirst {
+			first := 0
+			if len(sent) > 0 && !sent[0].Synthetic() && sent[0].Msg.Role == transcript.RoleSystem {
+				first = 1
+			}
+			if i != first {
+				add(InvSummary, []string{it.ID}, "the summary %s is at position %d; the design puts it first", it.ID, i)
+			}
+		}
+	}
+	if len(summaries) > 1 {
+		var ids []string
+		for _, it := range summaries {
+			ids = append(ids, it.ID)
+		}
+		add(InvSummary, ids, "%d summaries are sent at once: %s", len(ids), strings.Join(ids, ", "))
+	}
+	if ev := s.Summary; ev != nil && ev.Error != "" {
+		for _, it := range sent {
+			if it.Synthetic() && strings.Contains(it.Msg.Text(), ev.Error) {
+				add(InvSummary, []string{it.ID}, "the failed summary's error became history in %s", it.ID)
+			}
+		}
+	}
+
+	// shrinks
+	made := s.Summary != nil && s.Summary.ID != ""
+	if c.g.Compacts && made {
+		after := counts.sum(e, sent)
+		if after >= s.before {
+			add(InvShrinks, []string{s.Summary.ID}, "compaction into %s left %d %s tokens, not fewer than the %d before it", s.Summary.ID, after, e.Name(), s.before)
+		}
+		if c.prevSummary != nil {
+			fresh := false
+			for _, id := range s.Summary.Covers {
+				if !c.prevSummary[id] {
+					fresh = true
+				}
+			}
+			if !fresh {
+				add(InvShrinks, []string{s.Summary.ID}, "compaction fired again on the previous step's context with no new input")
+			}
+		}
+	}
+	c.prevSummary = nil
+	if made {
+		c.prevSummary = maps.Clone(sentIDs)
+	}
+
+	// conservation
+	for _, it := range before {
+		had[it.ID] = true
+	}
+	for _, id := range s.Evicted {
+		if !had[id] {
+			add(InvConservation, []string{id}, "%s is reported evicted but was not in the history", id)
+		}
+		c.evicted[id] = true
+	}
+	for _, it := range before {
+		if !sentIDs[it.ID] && !c.evicted[it.ID] {
+			add(InvConservation, []string{it.ID}, "%s is neither sent nor evicted", it.ID)
+		}
+	}
+	return out
+}
