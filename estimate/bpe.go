@@ -3,8 +3,11 @@ package estimate
 import (
 	"container/heap"
 	"fmt"
+	"hash/maphash"
 	"math"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
@@ -42,11 +45,39 @@ func OfflineTiktoken() {
 	useOfflineLoader.Do(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
 }
 
-// encoding is a BPE encoding: its merge ranks and pre-tokenizer.
+// encoding is a BPE encoding: its merge ranks and pre-tokenizer, and a
+// cache of piece counts.
 type encoding struct {
-	name  string
-	ranks map[string]int
-	next  func(text string, i int) int // where the piece at i ends
+	name   string
+	ranks  map[string]int
+	next   func(text string, i int) int // where the piece at i ends
+	pieces pieceCache
+}
+
+// pieceCache remembers the token counts of pre-tokenizer pieces. BPE
+// merges each piece on its own, and agent transcripts repeat the same
+// words, paths and identifiers endlessly (and a summary prompt repeats the
+// messages it summarizes), so most pieces are counted once. It is a
+// direct-mapped table of immutable entries: a collision replaces the
+// entry, a lookup compares the whole piece, so a count is always the
+// piece's own; entries are swapped atomically, so it is safe for
+// concurrent use, and its size is fixed.
+type pieceCache struct {
+	seed  maphash.Seed
+	slots [1 << 16]atomic.Pointer[pieceCount]
+}
+
+type pieceCount struct {
+	piece string
+	n     int
+}
+
+// maxCachedPiece is the longest piece cached: longer ones are rare, and
+// copying them costs more than it saves.
+const maxCachedPiece = 64
+
+func (c *pieceCache) slot(piece string) *atomic.Pointer[pieceCount] {
+	return &c.slots[maphash.String(c.seed, piece)&(uint64(len(c.slots))-1)]
 }
 
 var splitters = map[string]func(string, int) int{
@@ -72,6 +103,7 @@ func loadEncoding(name string) (*encoding, error) {
 	}
 	loadClasses()
 	e := &encoding{name: name, ranks: ranks, next: splitters[name]}
+	e.pieces.seed = maphash.MakeSeed()
 	encodings[name] = e
 	return e, nil
 }
@@ -89,9 +121,23 @@ func (e *encoding) count(text string) int {
 	n := 0
 	for i := 0; i < len(text); {
 		j := e.next(text, i)
-		n += e.pieceTokens(text[i:j])
+		n += e.cachedPieceTokens(text[i:j])
 		i = j
 	}
+	return n
+}
+
+// cachedPieceTokens is pieceTokens through the piece cache.
+func (e *encoding) cachedPieceTokens(piece string) int {
+	if len(piece) <= 1 || len(piece) > maxCachedPiece {
+		return e.pieceTokens(piece)
+	}
+	slot := e.pieces.slot(piece)
+	if pc := slot.Load(); pc != nil && pc.piece == piece {
+		return pc.n
+	}
+	n := e.pieceTokens(piece)
+	slot.Store(&pieceCount{piece: strings.Clone(piece), n: n})
 	return n
 }
 

@@ -50,7 +50,7 @@ const compressPrefix = "Previous context summary:\n"
 
 func (p *compressPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	if float64(tokens(env, estimatorOf(p.values), hist)) < float64(p.maxTokens)*p.threshold {
+	if float64(st.historyTokens(env, estimatorOf(p.values), hist)) < float64(p.maxTokens)*p.threshold {
 		return step, nil
 	}
 	split := findSplitPoint(hist, p.keep)

@@ -75,7 +75,7 @@ func (p *geminiPolicy) Apply(ctx context.Context, env *Env, st *State, hist []It
 		st.data = gs
 	}
 	est := estimatorOf(p.values)
-	before := tokens(env, est, hist)
+	before := st.historyTokens(env, est, hist)
 	if gs.failed || float64(before) < p.threshold*float64(p.limit) {
 		return step, nil
 	}

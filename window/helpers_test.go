@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -157,4 +158,46 @@ func orphans(tr *transcript.Transcript, sent []Item) int {
 		}
 	}
 	return n
+}
+
+// TestHistoryTokens: the State's running count equals a fresh count of
+// every history, whether the next history extends the previous one, drops
+// or replaces items in it, shrinks, or is counted with another estimator.
+func TestHistoryTokens(t *testing.T) {
+	var ms []transcript.Message
+	for i := range 60 {
+		ms = append(ms, user(strings.Repeat("word ", i+1)))
+	}
+	tr := msgs(ms...)
+	all := items(tr, len(ms))
+	cl := estimate.MustNew("cl100k_base", estimate.OverheadNone)
+	c4 := estimate.MustNew("chars4", estimate.OverheadNone)
+	rng := rand.New(rand.NewPCG(3, 4))
+	st := &State{}
+	hist := all[:5]
+	for step := range 400 {
+		e := cl
+		if step%50 == 49 {
+			e = c4
+		}
+		if got, want := st.historyTokens(nil, e, hist), tokens(nil, e, hist); got != want {
+			t.Fatalf("step %d (%d items): running count %d, fresh count %d", step, len(hist), got, want)
+		}
+		next := append([]Item(nil), hist...)
+		switch rng.IntN(4) {
+		case 0: // the turn appended
+			next = append(next, all[rng.IntN(len(all))])
+		case 1: // an item replaced by a copy, as truncation does
+			if len(next) > 0 {
+				k := rng.IntN(len(next))
+				c := *next[k].Msg
+				next[k] = Item{ID: next[k].ID, Msg: &c, Truncated: true}
+			}
+		case 2: // evicted from the front
+			next = next[min(len(next), rng.IntN(3)):]
+		case 3: // the same slice, extended in place
+			next = append(hist, all[rng.IntN(len(all))])
+		}
+		hist = next
+	}
 }

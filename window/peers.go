@@ -88,10 +88,7 @@ func isInitialContext(it Item) bool {
 
 func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	total := 0
-	for _, it := range hist {
-		total += bytes4(env, it)
-	}
+	total := st.historyTokens(env, codexBytes4, hist)
 	if float64(total) < p.ratio*float64(p.window) {
 		return step, nil
 	}
@@ -198,7 +195,7 @@ func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []
 	reserved := min(20_000, p.output)
 	usable := p.limit - p.output - reserved
 	est := chars4Estimator()
-	if tokens(env, est, step.History) < usable {
+	if st.historyTokens(env, est, step.History) < usable {
 		return step, nil
 	}
 	budget := max(2_000, min(15_000, usable/4))

@@ -53,7 +53,7 @@ type twoTierState struct {
 
 func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	total := tokens(env, estimatorOf(p.values), hist)
+	total := st.historyTokens(env, estimatorOf(p.values), hist)
 	if total <= p.basic {
 		return step, nil
 	}

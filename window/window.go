@@ -92,6 +92,43 @@ type State struct {
 	synthetic int // synthetic items made so far
 	// data is the policy's own state, set on first use.
 	data any
+	// tally is the count of the history given at the previous call.
+	tally tally
+}
+
+// tally remembers a history and its count with one estimator.
+type tally struct {
+	est   estimate.Estimator
+	items []Item // a copy: the engine and the policy may reuse the slices
+	n     int
+}
+
+// historyTokens returns e's count of hist, the history the policy is
+// given. That history starts, item for item, with the one given at the
+// previous call unless the policy changed it, so the State keeps the
+// previous history and its count, and counts only the items from the
+// first that differs: comparing items by identity costs far less than
+// counting them, which made policies that measure their whole history at
+// every call quadratic in practice.
+func (st *State) historyTokens(env *Env, e estimate.Estimator, hist []Item) int {
+	t := &st.tally
+	if t.est != e {
+		*t = tally{est: e}
+	}
+	same := 0
+	for same < len(t.items) && same < len(hist) && sameItem(t.items[same], hist[same]) {
+		same++
+	}
+	if same < len(t.items) {
+		t.n -= tokens(env, e, t.items[same:])
+	}
+	t.n += tokens(env, e, hist[same:])
+	t.items = append(t.items[:same], hist[same:]...)
+	return t.n
+}
+
+func sameItem(a, b Item) bool {
+	return a.Msg == b.Msg && a.ID == b.ID && a.Truncated == b.Truncated && a.Summary == b.Summary
 }
 
 // newItem returns a synthetic item with the next s<k> id.

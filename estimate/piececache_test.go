@@ -1,0 +1,75 @@
+package estimate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+// uncachedCount counts text as count does, without the piece cache.
+func uncachedCount(e *encoding, text string) int {
+	if !utf8.ValidString(text) {
+		text = string([]rune(text))
+	}
+	n := 0
+	for i := 0; i < len(text); {
+		j := e.next(text, i)
+		n += e.pieceTokens(text[i:j])
+		i = j
+	}
+	return n
+}
+
+// TestPieceCache: counts through the piece cache equal counts without it,
+// on the corpus read by four goroutines at once (go test -race checks the
+// sharing), and when every piece collides in a one-slot-sized space.
+func TestPieceCache(t *testing.T) {
+	var texts []string
+	err := filepath.WalkDir("../fixtures/corpus", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		texts = append(texts, strings.SplitAfter(string(raw[:min(len(raw), 256<<10)]), "\n")...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"cl100k_base", "o200k_base"} {
+		e, err := loadEncoding(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]int, len(texts))
+		for i, s := range texts {
+			want[i] = uncachedCount(e, s)
+		}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				for k := range texts {
+					i := (k*(g+1) + g) % len(texts) // each goroutine its own order
+					if got := e.count(texts[i]); got != want[i] {
+						t.Errorf("%s: text %d: %d tokens through the cache, %d without", name, i, got, want[i])
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		// Collisions: pieces that share a slot replace each other; a
+		// lookup must never return another piece's count.
+		slot := e.pieces.slot("collide")
+		slot.Store(&pieceCount{piece: "other", n: 99})
+		if got := e.cachedPieceTokens("collide"); got != e.pieceTokens("collide") {
+			t.Errorf("%s: a slot holding another piece gave %d", name, got)
+		}
+	}
+}
