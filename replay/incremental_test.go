@@ -53,6 +53,33 @@ func misbehaving() []window.Policy {
 			}
 			return window.Step{History: append(append([]window.Item{}, h[:3]...), h[4:]...)}
 		}},
+		// Replaces, in place, the oldest message with tool calls by a copy
+		// without them at every eighth call: its results are orphaned.
+		&broken{name: "cuts-calls", apply: func(env *window.Env, h []window.Item) window.Step {
+			if env.Call%8 != 7 {
+				return window.Step{History: h}
+			}
+			out := append([]window.Item{}, h...)
+			for k, it := range out {
+				if it.Msg.Role == transcript.RoleAssistant && len(it.Msg.Blocks) > 0 && it.Msg.Blocks[len(it.Msg.Blocks)-1].Type == transcript.BlockToolUse && !it.Truncated {
+					c := *it.Msg
+					c.Blocks = []transcript.Block{{Type: transcript.BlockText, Text: "(calls cut)"}}
+					out[k] = window.Item{ID: it.ID, Msg: &c, Truncated: true}
+					return window.Step{History: out, Truncated: []string{it.ID}}
+				}
+			}
+			return window.Step{History: h}
+		}},
+		// Truncates, in place, a message of the head it promises to keep.
+		&broken{name: "cuts-head", g: window.Guarantees{Head: 2}, apply: func(env *window.Env, h []window.Item) window.Step {
+			if env.Call%9 != 8 || len(h) < 2 || h[1].Truncated {
+				return window.Step{History: h}
+			}
+			out := append([]window.Item{}, h...)
+			c := *h[1].Msg
+			out[1] = window.Item{ID: h[1].ID, Msg: &c, Truncated: true}
+			return window.Step{History: out, Truncated: []string{h[1].ID}}
+		}},
 		// Sends one message twice at every tenth call.
 		&broken{name: "repeats", apply: func(env *window.Env, h []window.Item) window.Step {
 			if env.Call%10 != 9 || len(h) < 2 {
@@ -252,9 +279,10 @@ func setRetention(tr *transcript.Transcript, arts *ArtifactCache, next int, sent
 		}
 	}
 	summary := strings.Join(texts, "\n")
+	artTexts, _ := arts.textsNow()
 	n := 0
 	for id := range seen {
-		if held[id] || (len(texts) > 0 && strings.Contains(summary, arts.textsNow()[id])) {
+		if held[id] || (len(texts) > 0 && strings.Contains(summary, artTexts[id])) {
 			n++
 		}
 	}

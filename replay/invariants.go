@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
@@ -207,13 +208,15 @@ func (c *checker) wasEvicted(key int, id string) bool {
 // check returns the invariants s breaks; before is the history the policy
 // was given. unchanged says that s sent it as it was: the previous step's
 // context, then fresh, the messages appended since (the previous call's
-// assistant message and the turn).
-func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, e estimate.Estimator, counts *counter) []Violation {
+// assistant message and the turn), but for the items at the positions
+// replaced, which copies with the same ids replaced (old are the items
+// they replaced).
+func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, replaced []int, old []window.Item, e estimate.Estimator, counts *counter) []Violation {
 	var out []Violation
 	add := func(inv string, ids []string, format string, args ...any) {
 		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
 	}
-	if unchanged && c.turnOnly(s, fresh) {
+	if unchanged && c.turnOnly(s, fresh, replaced, old, len(before)) {
 		c.checkCap(s, add)
 		return out
 	}
@@ -437,10 +440,19 @@ func (c *checker) settle(s *Step, out *[]Violation) {
 // their results sent once recorded (the results recorded since the
 // previous call are in the turn); no summary was made, so a summary's
 // place, count and shrinking cannot change; nothing was evicted, so
-// everything appended is sent.
-func (c *checker) turnOnly(s *Step, fresh []window.Item) bool {
-	if !c.clean || len(s.Evicted) > 0 || len(s.Truncated) > 0 || s.Summary != nil {
+// everything appended is sent. An item replaced in place by a copy (a
+// truncation) changes nothing either when it is outside the preserved
+// head and tail and keeps its role, its summary flag and its tool blocks.
+func (c *checker) turnOnly(s *Step, fresh []window.Item, replaced []int, old []window.Item, before int) bool {
+	if !c.clean || len(s.Evicted) > 0 || s.Summary != nil {
 		return false
+	}
+	for k, j := range replaced {
+		o, n := old[k], s.sent[j]
+		if j < c.g.Head || (c.g.Tail > 0 && j >= before-c.g.Tail) || o.Msg.Role != n.Msg.Role || o.Summary != n.Summary ||
+			!slices.Equal(c.toolRefs(o), c.toolRefs(n)) {
+			return false
+		}
 	}
 	n := len(c.t.Messages)
 	last := c.last

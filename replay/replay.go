@@ -160,6 +160,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		tok    = make([]int, len(ests))
 		ctxIDs []string
 	)
+	var d delta
 	next := 0
 	sum := newSummarizer(ests)
 	keep := !opt.SummaryOnly
@@ -191,36 +192,40 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if err != nil {
 			return nil, err
 		}
-		same := 0
-		if !opt.recompute {
-			same = commonPrefix(sent, ps.History)
+		if opt.recompute {
+			d.whole(sent, ps.History)
+		} else {
+			d.diff(sent, ps.History)
 		}
-		gone, came := sent[same:], ps.History[same:]
 		for k, e := range ests {
 			if opt.recompute {
 				tok[k] = cnt.sum(e, ps.History)
 			} else {
-				tok[k] += cnt.sum(e, came) - cnt.sum(e, gone)
+				tok[k] += cnt.sum(e, d.came) - cnt.sum(e, d.gone)
 			}
 			if keep {
 				step.Tokens[e.Name()] = tok[k]
 			}
 		}
-		step.Retention = ret.step(i, gone, came, ps.History)
+		step.Retention = ret.step(i, d.gone, d.came, ps.History)
 		if keep {
-			if same == len(ctxIDs) {
-				ctxIDs = appendIDs(ctxIDs, came)
+			if d.kept == len(ctxIDs) {
+				ctxIDs = appendIDs(ctxIDs, ps.History[d.kept:])
 			} else {
-				ctxIDs = appendIDs(append(make([]string, 0, len(ps.History)+len(ps.History)/4), ctxIDs[:same]...), came)
+				ctxIDs = appendIDs(append(make([]string, 0, len(ps.History)+len(ps.History)/4), ctxIDs[:d.kept]...), ps.History[d.kept:])
 			}
 			// The full slice expression keeps a caller's append from
 			// writing into the ids of the next step, which share the array.
 			step.Context = ctxIDs[:len(ctxIDs):len(ctxIDs)]
 		}
-		// unchanged: the policy sent the history as it was given.
+		// unchanged: the policy sent the history as it was given, but for
+		// items replaced in place by copies (d.replaced).
 		fresh := hist[len(sent):]
-		unchanged := same == len(sent) && len(ps.History) == len(hist) && sameItems(came, fresh)
-		sent = append(sent[:same], came...)
+		unchanged := !opt.recompute && d.kept == len(sent) && len(ps.History) == len(hist) && sameItems(ps.History[len(sent):], fresh)
+		for _, j := range d.replaced {
+			sent[j] = ps.History[j]
+		}
+		sent = append(sent[:d.kept], ps.History[d.kept:]...)
 		step.sent = ps.History
 		step.Evicted, step.Truncated = orEmpty(ps.Evicted), orEmpty(ps.Truncated)
 		step.Summary, step.Warnings = ps.Summary, ps.Warnings
@@ -229,7 +234,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			uc := *u
 			step.Recorded = &uc
 		}
-		step.Violation = chk.check(&step, hist, fresh, unchanged && !opt.recompute, ests[0], cnt)
+		step.Violation = chk.check(&step, hist, fresh, unchanged, d.replaced, d.old, ests[0], cnt)
 		run.Violations = append(run.Violations, step.Violation...)
 		sum.add(&step, tok)
 		if keep {
@@ -241,6 +246,63 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	}
 	run.Summary = sum.summary()
 	return run, nil
+}
+
+// A delta is how a step's context differs from the previous one.
+type delta struct {
+	// gone and came are the items that left the context and the items
+	// that came in (as multisets: retention and counts need no order).
+	gone, came []window.Item
+	// kept is how many ids, from the start, the contexts share in place:
+	// the new context lists the previous one's ids from 0 to kept.
+	kept int
+	// replaced are the positions, all below kept, where the item is a
+	// different one with the same id (a truncated copy, say); old holds
+	// room for what they replaced.
+	replaced []int
+	old      []window.Item
+	// buffers of gone and came when they are not slices of the contexts
+	goneBuf, cameBuf []window.Item
+}
+
+// diff finds how cur differs from prev: a common prefix, then either the
+// same ids in place (items replaced where they stand, items appended), or
+// anything else after the prefix. It compares items by identity.
+func (d *delta) diff(prev, cur []window.Item) {
+	same := commonPrefix(prev, cur)
+	d.replaced = d.replaced[:0]
+	if same < len(prev) && len(cur) >= len(prev) {
+		inPlace := true
+		for j := same; j < len(prev); j++ {
+			if sameItem(prev[j], cur[j]) {
+				continue
+			}
+			if prev[j].ID != cur[j].ID {
+				inPlace = false
+				break
+			}
+			d.replaced = append(d.replaced, j)
+		}
+		if inPlace {
+			d.goneBuf, d.cameBuf = d.goneBuf[:0], d.cameBuf[:0]
+			for _, j := range d.replaced {
+				d.goneBuf = append(d.goneBuf, prev[j])
+				d.cameBuf = append(d.cameBuf, cur[j])
+			}
+			d.cameBuf = append(d.cameBuf, cur[len(prev):]...)
+			d.gone, d.came, d.kept = d.goneBuf, d.cameBuf, len(prev)
+			d.old = append(d.old[:0], d.goneBuf...)
+			return
+		}
+		d.replaced = d.replaced[:0]
+	}
+	d.gone, d.came, d.kept = prev[same:], cur[same:], same
+}
+
+// whole is the delta that treats every item as new: the reference the
+// incremental steps are tested against.
+func (d *delta) whole(prev, cur []window.Item) {
+	d.gone, d.came, d.kept, d.replaced = prev, cur, 0, d.replaced[:0]
 }
 
 // commonPrefix returns how many items a and b share at their start.

@@ -223,6 +223,7 @@ type ArtifactCache struct {
 	ids   map[string]int32
 	names []string // names[id]: kind, NUL, text
 	texts []string // texts[id]: the text alone
+	sigs  []gramSig // sigs[id]: grams of the text, for gramFilter
 }
 
 // NewArtifactCache returns an empty cache.
@@ -268,7 +269,9 @@ func (c *ArtifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
 			id = int32(len(c.names))
 			c.ids[n] = id
 			c.names = append(c.names, n)
-			c.texts = append(c.texts, n[strings.IndexByte(n, 0)+1:])
+			text := n[strings.IndexByte(n, 0)+1:]
+			c.texts = append(c.texts, text)
+			c.sigs = append(c.sigs, signature(text))
 		}
 		a[i] = id
 	}
@@ -278,12 +281,13 @@ func (c *ArtifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
 	return a
 }
 
-// textsNow returns the texts of the artifacts known so far, by id. Ids
-// only grow, so the slice stays valid for every id seen before the call.
-func (c *ArtifactCache) textsNow() []string {
+// textsNow returns the texts of the artifacts known so far and their
+// signatures, by id. Ids only grow, so the slices stay valid for every id
+// seen before the call.
+func (c *ArtifactCache) textsNow() ([]string, []gramSig) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.texts
+	return c.texts, c.sigs
 }
 
 // retention tracks one run's artifacts. seen, held and inSum grow as ids
@@ -436,8 +440,9 @@ func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 	useSum := r.synthetic > 0
 	if useSum {
 		var texts []string
+		var sigs []gramSig
 		if r.sumChecked < len(r.seenList) {
-			texts = r.of.textsNow()
+			texts, sigs = r.of.textsNow()
 			if r.grams.text != r.sumText {
 				r.grams.index(r.sumText)
 			}
@@ -445,7 +450,7 @@ func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
 			id := r.seenList[r.sumChecked]
 			r.inSum = grow(r.inSum, id)
-			if a := texts[id]; r.grams.mayContain(a) && strings.Contains(r.sumText, a) {
+			if r.grams.mayHold(sigs[id]) && r.grams.mayContain(texts[id]) && strings.Contains(r.sumText, texts[id]) {
 				r.inSum[id] = true
 				r.sumCount++
 				if int(id) < len(r.held) && r.held[id] > 0 {
@@ -495,21 +500,43 @@ func (f *gramFilter) index(text string) {
 	}
 }
 
-// mayContain reports false only when f's text cannot contain s.
+// mayContain reports false only when f's text cannot contain s: when a
+// 4-byte window of s is not in the filter.
 func (f *gramFilter) mayContain(s string) bool {
-	if len(s) < 4 {
-		return true
-	}
-	for i := 0; ; i += 4 {
-		if i+4 > len(s) {
-			i = len(s) - 4
-		}
+	for i := 0; i+4 <= len(s); i++ {
 		h := gramHash(s, i)
 		if f.bits[h/64]&(1<<(h%64)) == 0 {
 			return false
 		}
-		if i == len(s)-4 {
-			return true
+	}
+	return true
+}
+
+// A gramSig is the hashes of four 4-byte windows of a text, spread over
+// it (the first, the last and two between), or all zero for a text
+// shorter than 4 bytes, which the filter cannot rule out. Checking a
+// signature reads a few bytes laid out by artifact id, where checking the
+// text itself meant fetching each text from memory.
+type gramSig [4]uint32
+
+func signature(s string) gramSig {
+	if len(s) < 4 {
+		return gramSig{}
+	}
+	last := len(s) - 4
+	return gramSig{gramHash(s, 0) | 1<<31, gramHash(s, last/3), gramHash(s, 2*last/3), gramHash(s, last)}
+}
+
+// mayHold reports false only when f's text cannot contain the text of sig.
+func (f *gramFilter) mayHold(sig gramSig) bool {
+	if sig[0] == 0 {
+		return true
+	}
+	for _, h := range [4]uint32{sig[0] &^ (1 << 31), sig[1], sig[2], sig[3]} {
+		if f.bits[h/64]&(1<<(h%64)) == 0 {
+			return false
 		}
 	}
+	return true
 }
+

@@ -68,8 +68,14 @@ const truncatedMarker = "[truncated]"
 
 // pruneState remembers the items already looked at: a message that has
 // entered the middle stays there, and pruning is idempotent, so each is
-// pruned once.
-type pruneState struct{ done map[string]bool }
+// pruned once. The history only grows (prune evicts nothing), so a call
+// looks at the middle from where the previous one stopped: next, whose
+// item before it had the id at.
+type pruneState struct {
+	done map[string]bool
+	next int
+	at   string
+}
 
 func (p *prunePolicy) Apply(_ context.Context, _ *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
@@ -82,18 +88,28 @@ func (p *prunePolicy) Apply(_ context.Context, _ *Env, st *State, hist []Item) (
 		ps = &pruneState{done: map[string]bool{}}
 		st.data = ps
 	}
-	out := slices.Clone(hist)
-	for i := lo; i < hi; i++ {
+	from := lo
+	if ps.next > lo && ps.next <= hi && hist[ps.next-1].ID == ps.at {
+		from = ps.next
+	}
+	var out []Item
+	for i := from; i < hi; i++ {
 		if hist[i].Truncated || ps.done[hist[i].ID] {
 			continue
 		}
 		ps.done[hist[i].ID] = true
 		if m, ok := p.prune(hist[i].Msg); ok {
+			if out == nil {
+				out = slices.Clone(hist)
+			}
 			out[i] = Item{ID: hist[i].ID, Msg: m, Truncated: true, Summary: hist[i].Summary}
 			step.Truncated = append(step.Truncated, hist[i].ID)
 		}
 	}
-	step.History = out
+	ps.next, ps.at = hi, hist[hi-1].ID
+	if out != nil {
+		step.History = out
+	}
 	return step, nil
 }
 
