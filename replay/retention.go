@@ -221,8 +221,8 @@ type ArtifactCache struct {
 	tools map[*transcript.Transcript]*toolIndex
 	of    map[*transcript.Message][]int32
 	ids   map[string]int32
-	names []string // names[id]: kind, NUL, text
-	texts []string // texts[id]: the text alone
+	names []string  // names[id]: kind, NUL, text
+	texts []string  // texts[id]: the text alone
 	sigs  []gramSig // sigs[id]: grams of the text, for gramFilter
 }
 
@@ -539,4 +539,3 @@ func (f *gramFilter) mayHold(sig gramSig) bool {
 	}
 	return true
 }
-
