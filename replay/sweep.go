@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -257,4 +258,64 @@ func SortPoints(points []Point, grid []GridKey) {
 		}
 		return false
 	})
+}
+
+// ReplayAll replays t under each policy on workers goroutines (0: one per
+// CPU) and returns the runs in the policies' order: the same runs as one
+// Replay after another, whatever the number of workers. opt's caches are
+// shared; its summarizer must be safe for concurrent use, as every
+// summarizer of package summarize is.
+func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy, opt Options, workers int) ([]*Run, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.Counts == nil {
+		opt.Counts = estimate.NewCache()
+	}
+	if opt.Artifacts == nil {
+		opt.Artifacts = NewArtifactCache()
+	}
+	warm(t, opt, workers)
+	runs := make([]*Run, len(ps))
+	errs := make([]error, len(ps))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(ps)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(ps) {
+					return
+				}
+				runs[i], errs[i] = Replay(ctx, t, ps[i], opt)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return runs, nil
+}
+
+// warm fills opt's caches with the counts and artifacts of t's messages,
+// on workers goroutines, each taking every workers-th message: the runs
+// then find them, instead of computing the same ones at once.
+func warm(t *transcript.Transcript, opt Options, workers int) {
+	ests := opt.estimators()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(t.Messages); i += workers {
+				m := &t.Messages[i]
+				for _, e := range ests {
+					opt.Counts.Count(e, m)
+				}
+				opt.Artifacts.artifacts(m, true)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
 )
 
 func TestParseGrid(t *testing.T) {
@@ -108,6 +110,34 @@ baseline: ctxbench.baseline.json
 		_, err := LoadConfig(write("bad.yaml", tc.body))
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%q: error %v, want %q", tc.body, err, tc.err)
+		}
+	}
+}
+
+// TestReplayAllMatchesReplay: runs made side by side, sharing caches,
+// are the runs made one after another, whatever the number of workers.
+func TestReplayAllMatchesReplay(t *testing.T) {
+	tr := generated(t, 200)
+	var ps []window.Policy
+	for _, spec := range specs {
+		ps = append(ps, must(t, spec))
+	}
+	opt := Options{Summarizer: &summarize.Mock{}}
+	var want []*Run
+	for _, p := range ps {
+		r, err := Replay(context.Background(), tr, p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, r)
+	}
+	for _, workers := range []int{1, 3, 8} {
+		got, err := ReplayAll(context.Background(), tr, ps, opt, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Step{})); diff != "" {
+			t.Fatalf("%d workers (-one after another +side by side):\n%s", workers, diff)
 		}
 	}
 }

@@ -431,7 +431,9 @@ func (p *langchainPolicy) Apply(_ context.Context, env *Env, _ *State, hist []It
 // original returns the untruncated item for an original message.
 func original(env *Env, it Item) Item {
 	if i := it.Index(); i >= 0 && env != nil && env.Transcript != nil && i < len(env.Transcript.Messages) {
-		return Original(env.Transcript, i)
+		if m := &env.Transcript.Messages[i]; it.Msg != m || it.Truncated || it.Summary {
+			return Original(env.Transcript, i)
+		}
 	}
 	return it
 }

@@ -140,13 +140,18 @@ func (c *replayCmd) Run(e *env) error {
 		// Only the summary is printed without --json or --trace: the
 		// steps, which grow with calls × context, are not kept.
 		opt.SummaryOnly = c.Trace == "" && !c.JSON
-		base := replay.NoneInputTokens(t, s.estimators[0], counts)
 		tr := transcriptRuns{File: t.File, ID: t.ID}
-		for _, lp := range s.policies {
-			run, err := replay.Replay(context.Background(), t, lp.Policy, opt)
-			if err != nil {
-				return err
-			}
+		ps := make([]window.Policy, len(s.policies))
+		for k, lp := range s.policies {
+			ps[k] = lp.Policy
+		}
+		done, err := replay.ReplayAll(context.Background(), t, ps, opt, 0)
+		if err != nil {
+			return err
+		}
+		base := replay.NoneInputTokens(t, s.estimators[0], counts)
+		for k, lp := range s.policies {
+			run := done[k]
 			lr := labeledRun{Label: lp.Label, Run: run}
 			if base > 0 {
 				lr.ShareOfNone = float64(run.Summary.InputTokens[primary]) / float64(base)
