@@ -14,8 +14,14 @@ import (
 type Cache struct {
 	mu     sync.RWMutex
 	counts map[cacheKey]int
+	tables map[tableKey]*Table
 	hits   atomic.Int64
 	misses atomic.Int64
+}
+
+type tableKey struct {
+	t   *transcript.Transcript
+	est Estimator
 }
 
 type cacheKey struct {
@@ -24,7 +30,49 @@ type cacheKey struct {
 }
 
 // NewCache returns an empty cache.
-func NewCache() *Cache { return &Cache{counts: make(map[cacheKey]int)} }
+func NewCache() *Cache {
+	return &Cache{counts: make(map[cacheKey]int), tables: make(map[tableKey]*Table)}
+}
+
+// A Table holds one estimator's counts of a transcript's messages by
+// index, for the runs that read them at every step: an array read
+// instead of a hashed lookup. Every run of the transcript shares it; it
+// is safe for concurrent use.
+type Table struct {
+	c      *Cache
+	e      Estimator
+	t      *transcript.Transcript
+	counts []atomic.Int32 // count + 1; 0: not counted yet
+}
+
+// Table returns the cache's table of e's counts of t's messages, made on
+// first use.
+func (c *Cache) Table(e Estimator, t *transcript.Transcript) *Table {
+	k := tableKey{t, e}
+	c.mu.RLock()
+	tb := c.tables[k]
+	c.mu.RUnlock()
+	if tb != nil {
+		return tb
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if tb = c.tables[k]; tb == nil {
+		tb = &Table{c: c, e: e, t: t, counts: make([]atomic.Int32, len(t.Messages))}
+		c.tables[k] = tb
+	}
+	return tb
+}
+
+// Count returns the count of message i, through the cache on first use.
+func (tb *Table) Count(i int) int {
+	if n := tb.counts[i].Load(); n > 0 {
+		return int(n - 1)
+	}
+	n := tb.c.Count(tb.e, &tb.t.Messages[i])
+	tb.counts[i].Store(int32(n + 1))
+	return n
+}
 
 // Count returns e's count of m, computing it on first use.
 func (c *Cache) Count(e Estimator, m *transcript.Message) int {

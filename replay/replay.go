@@ -161,6 +161,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		ctxIDs []string
 	)
 	var d delta
+	var bufs historyBuffers
 	next := 0
 	sum := newSummarizer(ests)
 	keep := !opt.SummaryOnly
@@ -240,12 +241,36 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if keep {
 			run.Steps = append(run.Steps, step)
 		}
-		hist = append(ps.History, window.Original(t, i))
+		hist = nextHistory(hist, ps.History, window.Original(t, i), &bufs, keep)
 		next = i + 1
 		env.Call++
 	}
 	run.Summary = sum.summary()
 	return run, nil
+}
+
+// historyBuffers are the two arrays a summary-only run builds its
+// histories in, alternately.
+type historyBuffers struct {
+	b   [2][]window.Item
+	cur int
+}
+
+// nextHistory returns the history of the next call: what the policy sent,
+// then the call's assistant message. When the policy sent the history it
+// was given, the message is appended in place. Otherwise a run that keeps
+// its steps appends to what was sent (the step holds it), and a
+// summary-only run copies it into the buffer the current history is not
+// in, instead of allocating at every call (no step, and no policy, keeps
+// a history past its call).
+func nextHistory(hist, sent []window.Item, asst window.Item, bufs *historyBuffers, keep bool) []window.Item {
+	if keep || len(sent) == 0 || len(hist) == 0 || &sent[0] == &hist[0] {
+		return append(sent, asst)
+	}
+	bufs.cur ^= 1
+	b := append(append(bufs.b[bufs.cur][:0], sent...), asst)
+	bufs.b[bufs.cur] = b
+	return b
 }
 
 // A delta is how a step's context differs from the previous one.
@@ -332,16 +357,17 @@ func appendIDs(out []string, items []window.Item) []string {
 }
 
 // counter is a run's view of the shared count cache: the counts of the
-// transcript's own messages sit in a slice per estimator, indexed by
-// message, so a step sums its context with no hashing or locking; other
-// messages (summaries, truncated copies) go through a local map. It is the
-// policies' [window.Counter] too.
+// transcript's own messages come from the cache's tables (arrays by
+// message index, shared by every run of the transcript), so a step sums
+// its context with no hashing or locking; other messages (summaries,
+// truncated copies) go through a local map. It is the policies'
+// [window.Counter] too.
 type counter struct {
-	shared  *estimate.Cache
-	t       *transcript.Transcript
-	ests    []estimate.Estimator
-	byIndex [][]int32 // byIndex[k][i]: ests[k]'s count of message i; -1: not counted yet
-	local   map[counterKey]int
+	shared *estimate.Cache
+	t      *transcript.Transcript
+	ests   []estimate.Estimator
+	tables []*estimate.Table // tables[k]: ests[k]'s
+	local  map[counterKey]int
 }
 
 type counterKey struct {
@@ -353,25 +379,22 @@ func newCounter(shared *estimate.Cache, t *transcript.Transcript) *counter {
 	return &counter{shared: shared, t: t, local: map[counterKey]int{}}
 }
 
-// counts returns e's slice of counts by message index.
-func (c *counter) counts(e estimate.Estimator) []int32 {
+// table returns e's table.
+func (c *counter) table(e estimate.Estimator) *estimate.Table {
 	for k, x := range c.ests {
 		if x == e {
-			return c.byIndex[k]
+			return c.tables[k]
 		}
 	}
-	idx := make([]int32, len(c.t.Messages))
-	for i := range idx {
-		idx[i] = -1
-	}
+	tb := c.shared.Table(e, c.t)
 	c.ests = append(c.ests, e)
-	c.byIndex = append(c.byIndex, idx)
-	return idx
+	c.tables = append(c.tables, tb)
+	return tb
 }
 
-func (c *counter) count(e estimate.Estimator, idx []int32, it window.Item) int {
+func (c *counter) count(e estimate.Estimator, tb *estimate.Table, it window.Item) int {
 	i := it.Index()
-	if i < 0 || i >= len(idx) || it.Truncated || it.Msg != &c.t.Messages[i] {
+	if i < 0 || i >= len(c.t.Messages) || it.Truncated || it.Msg != &c.t.Messages[i] {
 		k := counterKey{it.Msg, e}
 		if n, ok := c.local[k]; ok {
 			return n
@@ -380,25 +403,22 @@ func (c *counter) count(e estimate.Estimator, idx []int32, it window.Item) int {
 		c.local[k] = n
 		return n
 	}
-	if idx[i] < 0 {
-		idx[i] = int32(c.shared.Count(e, it.Msg))
-	}
-	return int(idx[i])
+	return tb.Count(i)
 }
 
 // Count implements [window.Counter].
 func (c *counter) Count(e estimate.Estimator, it window.Item) int {
-	return c.count(e, c.counts(e), it)
+	return c.count(e, c.table(e), it)
 }
 
 func (c *counter) sum(e estimate.Estimator, items []window.Item) int {
 	if len(items) == 0 {
 		return 0
 	}
-	idx := c.counts(e)
+	tb := c.table(e)
 	n := 0
 	for _, it := range items {
-		n += c.count(e, idx, it)
+		n += c.count(e, tb, it)
 	}
 	return n
 }

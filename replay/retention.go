@@ -217,18 +217,20 @@ func segments(s string, i int) int {
 // strings. It also holds each transcript's interned tool ids, which the
 // invariant checks use. It is safe for concurrent use.
 type ArtifactCache struct {
-	mu    sync.RWMutex
-	tools map[*transcript.Transcript]*toolIndex
-	of    map[*transcript.Message][]int32
-	ids   map[string]int32
-	names []string  // names[id]: kind, NUL, text
-	texts []string  // texts[id]: the text alone
-	sigs  []gramSig // sigs[id]: grams of the text, for gramFilter
+	mu     sync.RWMutex
+	tools  map[*transcript.Transcript]*toolIndex
+	locals map[*transcript.Transcript]*transcriptArtifacts
+	of     map[*transcript.Message][]int32
+	ids    map[string]int32
+	names  []string  // names[id]: kind, NUL, text
+	texts  []string  // texts[id]: the text alone
+	sigs   []gramSig // sigs[id]: grams of the text, for gramFilter
 }
 
 // NewArtifactCache returns an empty cache.
 func NewArtifactCache() *ArtifactCache {
-	return &ArtifactCache{of: map[*transcript.Message][]int32{}, ids: map[string]int32{}, tools: map[*transcript.Transcript]*toolIndex{}}
+	return &ArtifactCache{of: map[*transcript.Message][]int32{}, ids: map[string]int32{}, tools: map[*transcript.Transcript]*toolIndex{},
+		locals: map[*transcript.Transcript]*transcriptArtifacts{}}
 }
 
 // toolsOf returns t's tool index, made on first use.
@@ -290,13 +292,62 @@ func (c *ArtifactCache) textsNow() ([]string, []gramSig) {
 	return c.texts, c.sigs
 }
 
-// retention tracks one run's artifacts. seen, held and inSum grow as ids
-// appear. A step updates it with the items that left the context and the
-// items that came in, so it costs what changed, not the context.
+// transcriptArtifacts number the artifacts of one transcript's messages
+// densely, for its runs: a run's arrays are the size of its transcript's
+// artifacts, not of every artifact the cache has interned.
+type transcriptArtifacts struct {
+	of    [][]int32       // by message: the local ids of its artifacts
+	local map[int32]int32 // cache id → local id
+	texts []string        // by local id
+	sigs  []gramSig       // by local id
+}
+
+// ofTranscript returns t's artifacts numbered for its runs, made on first
+// use (the messages' artifacts are computed then, if not yet).
+func (c *ArtifactCache) ofTranscript(t *transcript.Transcript) *transcriptArtifacts {
+	c.mu.RLock()
+	x := c.locals[t]
+	c.mu.RUnlock()
+	if x != nil {
+		return x
+	}
+	x = &transcriptArtifacts{of: make([][]int32, len(t.Messages)), local: map[int32]int32{}}
+	global := make([][]int32, len(t.Messages))
+	for i := range t.Messages {
+		global[i] = c.artifacts(&t.Messages[i], true)
+	}
+	texts, sigs := c.textsNow()
+	for i, ids := range global {
+		x.of[i] = make([]int32, len(ids))
+		for k, g := range ids {
+			l, ok := x.local[g]
+			if !ok {
+				l = int32(len(x.texts))
+				x.local[g] = l
+				x.texts = append(x.texts, texts[g])
+				x.sigs = append(x.sigs, sigs[g])
+			}
+			x.of[i][k] = l
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if y := c.locals[t]; y != nil {
+		return y
+	}
+	c.locals[t] = x
+	return x
+}
+
+// retention tracks one run's artifacts, by local id (see
+// transcriptArtifacts). A step updates it with the items that left the
+// context and the items that came in, so it costs what changed, not the
+// context.
 type retention struct {
 	t        *transcript.Transcript
 	of       *ArtifactCache
-	cut      map[*transcript.Message][]int32 // artifacts of truncated copies
+	arts     *transcriptArtifacts
+	cut      map[*transcript.Message][]int32 // local artifacts of truncated copies
 	seen     []bool                          // seen[id]: in a message appended so far
 	seenList []int32                         // the ids seen, in order
 	appended int
@@ -317,33 +368,20 @@ type retention struct {
 	sumCount   int
 	overlap    int
 	grams      gramFilter // of sumText
-	// byIndex[i] holds the artifacts of message i once fetched from the
-	// shared cache (never nil then), so a step reads them without locking.
-	byIndex [][]int32
 }
 
 func newRetention(t *transcript.Transcript, of *ArtifactCache) *retention {
 	if of == nil {
 		of = NewArtifactCache()
 	}
-	return &retention{t: t, of: of, cut: map[*transcript.Message][]int32{},
-		byIndex: make([][]int32, len(t.Messages))}
+	arts := of.ofTranscript(t)
+	n := len(arts.texts)
+	return &retention{t: t, of: of, arts: arts, cut: map[*transcript.Message][]int32{},
+		seen: make([]bool, n), held: make([]int32, n), inSum: make([]bool, n)}
 }
 
 // message returns the artifacts of the transcript's message i.
-func (r *retention) message(i int) []int32 {
-	if r.byIndex[i] == nil {
-		r.byIndex[i] = r.of.artifacts(&r.t.Messages[i], true)
-	}
-	return r.byIndex[i]
-}
-
-func grow[T any](s []T, id int32) []T {
-	if int(id) < len(s) {
-		return s
-	}
-	return append(s, make([]T, int(id)+1-len(s))...)
-}
+func (r *retention) message(i int) []int32 { return r.arts.of[i] }
 
 // itemArtifacts returns the artifacts an item holds itself: an original's,
 // a truncated copy's, none for a synthetic item (its text is searched as
@@ -357,7 +395,13 @@ func (r *retention) itemArtifacts(it window.Item) []int32 {
 	default:
 		a, ok := r.cut[it.Msg]
 		if !ok {
-			a = r.of.artifacts(it.Msg, false)
+			// Artifacts no message of the transcript holds are never
+			// seen, so they never count: they are left out.
+			for _, g := range r.of.artifacts(it.Msg, false) {
+				if l, ok := r.arts.local[g]; ok {
+					a = append(a, l)
+				}
+			}
 			r.cut[it.Msg] = a
 		}
 		return a
@@ -371,7 +415,6 @@ func (r *retention) hold(it window.Item, d int32) {
 		return
 	}
 	for _, id := range r.itemArtifacts(it) {
-		r.held = grow(r.held, id)
 		was := r.held[id] > 0
 		r.held[id] += d
 		if now := r.held[id] > 0; now != was && r.isSeen(id) {
@@ -380,7 +423,7 @@ func (r *retention) hold(it window.Item, d int32) {
 	}
 }
 
-func (r *retention) isSeen(id int32) bool { return int(id) < len(r.seen) && r.seen[id] }
+func (r *retention) isSeen(id int32) bool { return r.seen[id] }
 
 // count records that seen artifact id became held (or stopped being).
 func (r *retention) count(id int32, held bool) {
@@ -389,7 +432,7 @@ func (r *retention) count(id int32, held bool) {
 		d = 1
 	}
 	r.present += d
-	if int(id) < len(r.inSum) && r.inSum[id] {
+	if r.inSum[id] {
 		r.overlap += d
 	}
 }
@@ -403,11 +446,10 @@ func (r *retention) count(id int32, held bool) {
 func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 	for ; r.appended < next; r.appended++ {
 		for _, id := range r.message(r.appended) {
-			r.seen = grow(r.seen, id)
 			if !r.seen[id] {
 				r.seen[id] = true
 				r.seenList = append(r.seenList, id)
-				if int(id) < len(r.held) && r.held[id] > 0 {
+				if r.held[id] > 0 {
 					r.count(id, true)
 				}
 			}
@@ -439,21 +481,16 @@ func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 	}
 	useSum := r.synthetic > 0
 	if useSum {
-		var texts []string
-		var sigs []gramSig
-		if r.sumChecked < len(r.seenList) {
-			texts, sigs = r.of.textsNow()
-			if r.grams.text != r.sumText {
-				r.grams.index(r.sumText)
-			}
+		if r.sumChecked < len(r.seenList) && r.grams.text != r.sumText {
+			r.grams.index(r.sumText)
 		}
+		texts, sigs := r.arts.texts, r.arts.sigs
 		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
 			id := r.seenList[r.sumChecked]
-			r.inSum = grow(r.inSum, id)
 			if r.grams.mayHold(sigs[id]) && r.grams.mayContain(texts[id]) && strings.Contains(r.sumText, texts[id]) {
 				r.inSum[id] = true
 				r.sumCount++
-				if int(id) < len(r.held) && r.held[id] > 0 {
+				if r.held[id] > 0 {
 					r.overlap++
 				}
 			}

@@ -143,8 +143,43 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 	// its points × steps.
 	runs := make([]Summary, len(jobs))
 	opt.SummaryOnly = true
+	if opt.Counts == nil {
+		opt.Counts = estimate.NewCache()
+	}
+	if opt.Artifacts == nil {
+		opt.Artifacts = NewArtifactCache()
+	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	// A point whose policy is inert on a transcript replays it as none
+	// does: that run is made once per transcript, when first needed.
+	none, err := window.Parse("none")
+	if err != nil {
+		return nil, err
+	}
+	noneRuns := make([]struct {
+		once sync.Once
+		sum  Summary
+		err  error
+	}, len(trs))
+	replayJob := func(j job) (Summary, error) {
+		if in, ok := policies[j.p].(window.Inert); ok && in.InertOn(trs[j.t]) {
+			nr := &noneRuns[j.t]
+			nr.once.Do(func() {
+				r, err := Replay(ctx, trs[j.t], none, opt)
+				if err == nil {
+					nr.sum = r.Summary
+				}
+				nr.err = err
+			})
+			return nr.sum, nr.err
+		}
+		r, err := Replay(ctx, trs[j.t], policies[j.p], opt)
+		if err != nil {
+			return Summary{}, err
+		}
+		return r.Summary, nil
 	}
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
@@ -158,13 +193,12 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 				if i >= len(jobs) || ctx.Err() != nil {
 					return
 				}
-				j := jobs[i]
-				r, err := Replay(ctx, trs[j.t], policies[j.p], opt)
+				s, err := replayJob(jobs[i])
 				if err != nil {
 					errs[w] = err
 					return
 				}
-				runs[i] = r.Summary
+				runs[i] = s
 				if progress != nil {
 					progress(int(done.Add(1)), len(jobs))
 				}

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,4 +141,44 @@ func TestReplayAllMatchesReplay(t *testing.T) {
 			t.Fatalf("%d workers (-one after another +side by side):\n%s", workers, diff)
 		}
 	}
+}
+
+// TestInertRunsAreNoneRuns: a policy that says it is inert on a
+// transcript replays it exactly as none does (the summary a sweep takes
+// from the none run), and says so only when the cap cannot be reached.
+func TestInertRunsAreNoneRuns(t *testing.T) {
+	trs := append(corpus(t), generated(t, 50))
+	opt := Options{Summarizer: &summarize.Mock{}, Counts: estimate.NewCache(), Artifacts: NewArtifactCache()}
+	inert := 0
+	for _, tr := range trs {
+		none, err := Replay(context.Background(), tr, must(t, "none"), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(tr.Messages)
+		for _, spec := range []string{
+			fmt.Sprintf("aidf:max_messages=%d,preserve_last_n=2", n), fmt.Sprintf("aidf:max_messages=%d,pair_safe=true,preserve_first_n=3,preserve_last_n=1", n+5),
+			fmt.Sprintf("aidf:max_messages=%d,summarize_on_trim=true,preserve_last_n=2", n+100), "aidf:max_messages=0",
+		} {
+			p := must(t, spec)
+			if !p.(window.Inert).InertOn(tr) {
+				t.Errorf("%s on %s (%d messages): not inert", spec, tr.ID, n)
+				continue
+			}
+			run, err := Replay(context.Background(), tr, p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(none.Summary, run.Summary); diff != "" {
+				t.Fatalf("%s on %s: an inert run differs from none's (-none +inert):\n%s", spec, tr.ID, diff)
+			}
+			inert++
+		}
+		if n > 3 {
+			if below := must(t, fmt.Sprintf("aidf:max_messages=%d,preserve_last_n=1", n-1)); below.(window.Inert).InertOn(tr) {
+				t.Errorf("aidf at %d on %s (%d messages): inert below the transcript's length", n-1, tr.ID, n)
+			}
+		}
+	}
+	t.Logf("%d inert runs equal to none's", inert)
 }

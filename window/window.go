@@ -336,6 +336,21 @@ type Guarantees struct {
 	Compacts bool
 }
 
+// An Inert policy can tell, before a replay, that it will send every
+// history of a transcript as given: no eviction, truncation, summary or
+// warning at any call. A replay under it is then a replay under none —
+// the same contexts, counts, retention and violations — which a sweep
+// makes once per transcript for all such points.
+type Inert interface {
+	InertOn(t *transcript.Transcript) bool
+}
+
+// InertOn: the cap is never reached when the transcript has no more
+// messages than it (or there is no cap).
+func (p *aidfPolicy) InertOn(t *transcript.Transcript) bool {
+	return p.max == 0 || p.max >= len(t.Messages)
+}
+
 // A Guarantor declares its guarantees; policies that do not implement it
 // promise nothing beyond the invariants that hold for every policy
 // (order, conservation, at most one summary).
