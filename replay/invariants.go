@@ -258,9 +258,10 @@ func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, re
 	if t := c.g.Tail; t > 0 {
 		tail := before[max(0, len(before)-t):]
 		for _, want := range tail {
+			// The tail is sent at the end, if anywhere: search from there.
 			found := false
-			for _, it := range sent {
-				if it.ID == want.ID && it.Msg == want.Msg {
+			for j := len(sent) - 1; j >= 0; j-- {
+				if it := sent[j]; it.Msg == want.Msg && it.ID == want.ID {
 					found = true
 					break
 				}

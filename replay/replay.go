@@ -286,6 +286,10 @@ type delta struct {
 	// room for what they replaced.
 	replaced []int
 	old      []window.Item
+	// cut is the block [cut[0], cut[1]) of the previous context that was
+	// removed when the rest of it is kept, in order, after cut[0] (empty
+	// otherwise).
+	cut [2]int
 	// buffers of gone and came when they are not slices of the contexts
 	goneBuf, cameBuf []window.Item
 }
@@ -317,9 +321,25 @@ func (d *delta) diff(prev, cur []window.Item) {
 			d.cameBuf = append(d.cameBuf, cur[len(prev):]...)
 			d.gone, d.came, d.kept = d.goneBuf, d.cameBuf, len(prev)
 			d.old = append(d.old[:0], d.goneBuf...)
+			d.cut = [2]int{len(prev), len(prev)}
 			return
 		}
 		d.replaced = d.replaced[:0]
+	}
+	d.cut = [2]int{same, same}
+	// A block removed after the prefix, the rest of the previous context
+	// kept in place behind it, items appended: a sliding window.
+	if same < len(prev) && same < len(cur) {
+		for b := same + 1; b < len(prev); b++ {
+			if !sameItem(prev[b], cur[same]) {
+				continue
+			}
+			if k := len(prev) - b; len(cur)-same >= k && commonPrefix(prev[b:], cur[same:same+k]) == k {
+				d.gone, d.came, d.kept, d.cut = prev[same:b], cur[same+k:], same, [2]int{same, b}
+				return
+			}
+			break
+		}
 	}
 	d.gone, d.came, d.kept = prev[same:], cur[same:], same
 }
@@ -327,7 +347,7 @@ func (d *delta) diff(prev, cur []window.Item) {
 // whole is the delta that treats every item as new: the reference the
 // incremental steps are tested against.
 func (d *delta) whole(prev, cur []window.Item) {
-	d.gone, d.came, d.kept, d.replaced = prev, cur, 0, d.replaced[:0]
+	d.gone, d.came, d.kept, d.replaced, d.cut = prev, cur, 0, d.replaced[:0], [2]int{}
 }
 
 // commonPrefix returns how many items a and b share at their start.
