@@ -80,6 +80,22 @@ func misbehaving() []window.Policy {
 			out[1] = window.Item{ID: h[1].ID, Msg: &c, Truncated: true}
 			return window.Step{History: out, Truncated: []string{h[1].ID}}
 		}},
+		// Evicts (and reports) a message of the head it promises to keep.
+		&broken{name: "evicts-head", g: window.Guarantees{Head: 2}, apply: func(env *window.Env, h []window.Item) window.Step {
+			if env.Call%9 != 8 || len(h) < 3 {
+				return window.Step{History: h}
+			}
+			return window.Step{History: append(append([]window.Item{}, h[:1]...), h[2:]...), Evicted: []string{h[1].ID}}
+		}},
+		// Evicts (and reports) a message of the tail it promises to keep,
+		// just before the turn.
+		&broken{name: "evicts-tail", g: window.Guarantees{Tail: 4}, apply: func(env *window.Env, h []window.Item) window.Step {
+			k := len(h) - env.Turn - 2
+			if env.Call%11 != 10 || k < 1 {
+				return window.Step{History: h}
+			}
+			return window.Step{History: append(append([]window.Item{}, h[:k]...), h[k+1:]...), Evicted: []string{h[k].ID}}
+		}},
 		// Sends one message twice at every tenth call.
 		&broken{name: "repeats", apply: func(env *window.Env, h []window.Item) window.Step {
 			if env.Call%10 != 9 || len(h) < 2 {

@@ -63,15 +63,42 @@ type checker struct {
 	gen                  uint32
 	sentMark, hadMark    []uint32 // by item key
 	sentOther, hadOther  map[string]bool
-	usedMark, resultMark []uint32 // by tool
+	used, results        toolCount // by tool: calls and results sent
 	sentKeys, beforeKeys []int    // scratch: the keys of sent and before
-	// After a check, usedMark and resultMark hold the tool calls and
-	// results of the context, last is the index of its last original
-	// message, and clean says that the step broke no invariant but the
-	// cap and evicted nothing: the next step, if it sends this context
-	// plus its turn, is checked on the turn alone.
-	last  int
-	clean bool
+	// After a check, used and results count the tool calls and results
+	// of the context, sentMark holds its keys, last is the index of its
+	// last original message, and clean says that the step broke no
+	// invariant but the cap, that its items have distinct keys, and that
+	// none of them is evicted: the next step, if it sends this context
+	// changed only at its edges, is checked on what changed.
+	last            int
+	clean, distinct bool
+}
+
+// A toolCount counts tools by index, in arrays stamped with the check's
+// generation: an entry of another generation counts 0.
+type toolCount struct {
+	gen []uint32
+	n   []int32
+}
+
+func (t *toolCount) of(gen uint32, tool int32) int32 {
+	if int(tool) < len(t.gen) && t.gen[tool] == gen {
+		return t.n[tool]
+	}
+	return 0
+}
+
+func (t *toolCount) add(gen uint32, tool int32, d int32) {
+	if int(tool) >= len(t.gen) {
+		more := int(tool) + 1 - len(t.gen) + len(t.gen)/4
+		t.gen = append(t.gen, make([]uint32, more)...)
+		t.n = append(t.n, make([]int32, more)...)
+	}
+	if t.gen[tool] != gen {
+		t.gen[tool], t.n[tool] = gen, 0
+	}
+	t.n[tool] += d
 }
 
 func newChecker(t *transcript.Transcript, p window.Policy, tools *toolIndex) *checker {
@@ -206,17 +233,14 @@ func (c *checker) wasEvicted(key int, id string) bool {
 }
 
 // check returns the invariants s breaks; before is the history the policy
-// was given. unchanged says that s sent it as it was: the previous step's
-// context, then fresh, the messages appended since (the previous call's
-// assistant message and the turn), but for the items at the positions
-// replaced, which copies with the same ids replaced (old are the items
-// they replaced).
-func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, replaced []int, old []window.Item, e estimate.Estimator, counts *counter) []Violation {
+// was given. edges, when not nil, says that s sent the previous step's
+// context changed only at its edges (see edgesOnly).
+func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.Estimator, counts *counter) []Violation {
 	var out []Violation
 	add := func(inv string, ids []string, format string, args ...any) {
 		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
 	}
-	if unchanged && c.turnOnly(s, fresh, replaced, old, len(before)) {
+	if edges != nil && c.edgesOnly(s, len(before), *edges) {
 		c.checkCap(s, add)
 		return out
 	}
@@ -227,12 +251,15 @@ func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, re
 	clear(c.sentOther)
 	clear(c.hadOther)
 	c.sentKeys = c.sentKeys[:0]
+	c.distinct = true
 	for _, it := range sent {
 		k := keyOf(it.ID, n)
 		c.sentKeys = append(c.sentKeys, k)
 		if k < 0 {
 			c.sentOther[it.ID] = true
+			c.distinct = false
 		} else {
+			c.distinct = c.distinct && !c.marked(c.sentMark, k)
 			c.stamp(&c.sentMark, k)
 		}
 	}
@@ -290,18 +317,18 @@ func (c *checker) check(s *Step, before, fresh []window.Item, unchanged bool, re
 	for _, it := range sent {
 		for _, r := range c.toolRefs(it) {
 			if !r.use {
-				c.stamp(&c.resultMark, int(r.tool))
+				c.results.add(c.gen, r.tool, 1)
 			}
 		}
 	}
 	for _, it := range sent {
 		for _, r := range c.toolRefs(it) {
 			if r.use {
-				c.stamp(&c.usedMark, int(r.tool))
-				if at := c.resultAt(r.tool); at >= 0 && at < s.next && !c.marked(c.resultMark, int(r.tool)) {
+				c.used.add(c.gen, r.tool, 1)
+				if at := c.resultAt(r.tool); at >= 0 && at < s.next && c.results.of(c.gen, r.tool) == 0 {
 					add(InvToolPairing, []string{it.ID, transcript.MessageID(at)}, "the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))
 				}
-			} else if !c.marked(c.usedMark, int(r.tool)) {
+			} else if c.used.of(c.gen, r.tool) == 0 {
 				add(InvToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, c.toolName(r.tool))
 			}
 		}
@@ -423,42 +450,93 @@ func (c *checker) settle(s *Step, out *[]Violation) {
 			c.last = i
 		}
 	}
-	c.clean = len(s.Evicted) == 0
+	c.clean = c.distinct
 	for _, v := range *out {
 		if v.Invariant != InvCap {
 			c.clean = false
 		}
 	}
+	for _, id := range s.Evicted {
+		if k := keyOf(id, len(c.t.Messages)); k < 0 || c.marked(c.sentMark, k) {
+			c.clean = false
+		}
+	}
 }
 
-// turnOnly checks a step that sent its history unchanged — the previous
-// context, whose check found nothing but the cap, then the turn — on the
-// turn alone, and reports whether it found nothing; when it finds
-// something, the step is checked whole, which lists what. Against the
-// previous step, only the turn is new: its messages follow the context's
-// in order; none was evicted (a policy may report an id before it is
-// appended); their tool results answer calls sent, their calls have
-// their results sent once recorded (the results recorded since the
-// previous call are in the turn); no summary was made, so a summary's
-// place, count and shrinking cannot change; nothing was evicted, so
-// everything appended is sent. An item replaced in place by a copy (a
-// truncation) changes nothing either when it is outside the preserved
-// head and tail and keeps its role, its summary flag and its tool blocks.
-func (c *checker) turnOnly(s *Step, fresh []window.Item, replaced []int, old []window.Item, before int) bool {
-	if !c.clean || len(s.Evicted) > 0 || s.Summary != nil {
+// An edit is how a step's context differs from the previous one, when it
+// differs only at its edges: items replaced in place by copies with the
+// same ids (replaced, the positions; old, what they replaced), or a block
+// removed (removed, the items) with the rest kept in order; then the
+// messages appended since the previous call (fresh), all sent.
+type edit struct {
+	fresh    []window.Item
+	replaced []int
+	old      []window.Item
+	removed  []window.Item
+	cut      int // where the removed block started
+}
+
+// edgesOnly checks a step whose context is the previous one, checked
+// clean, changed only as e says, on what changed alone, and reports
+// whether it found nothing; when it finds something, or cannot tell, the
+// step is checked whole, which lists what. Against the previous step:
+// the fresh messages follow the context's in order, none was evicted (a
+// policy may report an id before it is appended) or is sent twice, their
+// tool results answer calls sent, their calls have their results sent
+// once recorded (the results recorded since the previous call are
+// fresh); no summary was made, so a summary's place, count and shrinking
+// cannot change. An item replaced in place changes nothing when it is
+// outside the preserved head and tail and keeps its role, its summary
+// flag and its tool blocks. A block removed changes nothing when it is
+// outside the preserved head and tail, is what the step reports evicted,
+// and leaves no call without its result nor result without its call.
+func (c *checker) edgesOnly(s *Step, before int, e edit) bool {
+	if !c.clean || s.Summary != nil {
 		return false
 	}
-	for k, j := range replaced {
-		o, n := old[k], s.sent[j]
-		if j < c.g.Head || (c.g.Tail > 0 && j >= before-c.g.Tail) || o.Msg.Role != n.Msg.Role || o.Summary != n.Summary ||
-			!slices.Equal(c.toolRefs(o), c.toolRefs(n)) {
+	n := len(c.t.Messages)
+	for k, j := range e.replaced {
+		o, r := e.old[k], s.sent[j]
+		if j < c.g.Head || (c.g.Tail > 0 && j >= before-c.g.Tail) || o.Msg.Role != r.Msg.Role || o.Summary != r.Summary ||
+			!slices.Equal(c.toolRefs(o), c.toolRefs(r)) {
 			return false
 		}
 	}
-	n := len(c.t.Messages)
+	if len(e.removed) != len(s.Evicted) {
+		return false
+	}
+	if len(e.removed) > 0 {
+		end := e.cut + len(e.removed)
+		if e.cut < c.g.Head || (c.g.Tail > 0 && end > before-c.g.Tail) {
+			return false
+		}
+		for k, it := range e.removed {
+			if s.Evicted[k] != it.ID {
+				return false
+			}
+			for _, r := range c.toolRefs(it) {
+				if r.use {
+					c.used.add(c.gen, r.tool, -1)
+				} else {
+					c.results.add(c.gen, r.tool, -1)
+				}
+			}
+		}
+		for _, it := range e.removed {
+			for _, r := range c.toolRefs(it) {
+				switch {
+				case r.use && c.used.of(c.gen, r.tool) == 0 && c.results.of(c.gen, r.tool) > 0:
+					return false // a result sent without its call
+				case !r.use && c.results.of(c.gen, r.tool) == 0 && c.used.of(c.gen, r.tool) > 0:
+					return false // a call sent without its result, recorded before
+				}
+			}
+		}
+	}
 	last := c.last
-	for _, it := range fresh {
-		if it.Summary || c.wasEvicted(keyOf(it.ID, n), it.ID) {
+	for _, it := range e.fresh {
+		k := keyOf(it.ID, n)
+		if it.Summary || k < 0 || c.marked(c.sentMark, k) || c.wasEvicted(k, it.ID) {
 			return false
 		}
 		if i := it.Index(); i >= 0 {
@@ -469,21 +547,34 @@ func (c *checker) turnOnly(s *Step, fresh []window.Item, replaced []int, old []w
 		}
 		for _, r := range c.toolRefs(it) {
 			if !r.use {
-				c.stamp(&c.resultMark, int(r.tool))
+				c.results.add(c.gen, r.tool, 1)
 			}
 		}
 	}
-	for _, it := range fresh {
+	for _, it := range e.fresh {
 		for _, r := range c.toolRefs(it) {
 			if r.use {
-				c.stamp(&c.usedMark, int(r.tool))
-				if at := c.resultAt(r.tool); at >= 0 && at < s.next && !c.marked(c.resultMark, int(r.tool)) {
+				c.used.add(c.gen, r.tool, 1)
+				if at := c.resultAt(r.tool); at >= 0 && at < s.next && c.results.of(c.gen, r.tool) == 0 {
 					return false
 				}
-			} else if !c.marked(c.usedMark, int(r.tool)) {
+			} else if c.used.of(c.gen, r.tool) == 0 {
 				return false
 			}
 		}
+	}
+	// Nothing broke: the removed are evicted, and the keys are the new
+	// context's.
+	for _, it := range e.removed {
+		k := keyOf(it.ID, n)
+		c.sentMark[k] = 0
+		if k >= len(c.evicted) {
+			c.evicted = append(c.evicted, make([]bool, k+1-len(c.evicted)+len(c.evicted)/4)...)
+		}
+		c.evicted[k] = true
+	}
+	for _, it := range e.fresh {
+		c.stamp(&c.sentMark, keyOf(it.ID, n))
 	}
 	c.last, c.prevSummary = last, nil
 	return true

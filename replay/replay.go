@@ -219,10 +219,19 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			// writing into the ids of the next step, which share the array.
 			step.Context = ctxIDs[:len(ctxIDs):len(ctxIDs)]
 		}
-		// unchanged: the policy sent the history as it was given, but for
-		// items replaced in place by copies (d.replaced).
+		// edges: the policy sent the history as it was given but for its
+		// edges — items replaced in place by copies, or a block removed —
+		// so the checks look at those and at the fresh messages alone.
 		fresh := hist[len(sent):]
-		unchanged := !opt.recompute && d.kept == len(sent) && len(ps.History) == len(hist) && sameItems(ps.History[len(sent):], fresh)
+		var edges *edit
+		switch {
+		case opt.recompute:
+		case d.kept == len(sent) && len(ps.History) == len(hist) && sameItems(ps.History[len(sent):], fresh):
+			edges = &edit{fresh: fresh, replaced: d.replaced, old: d.old}
+		case d.cut[1] > d.cut[0] && sameItems(d.came, fresh):
+			d.removed = append(d.removed[:0], d.gone...)
+			edges = &edit{fresh: fresh, removed: d.removed, cut: d.cut[0]}
+		}
 		for _, j := range d.replaced {
 			sent[j] = ps.History[j]
 		}
@@ -235,7 +244,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			uc := *u
 			step.Recorded = &uc
 		}
-		step.Violation = chk.check(&step, hist, fresh, unchanged, d.replaced, d.old, ests[0], cnt)
+		step.Violation = chk.check(&step, hist, edges, ests[0], cnt)
 		run.Violations = append(run.Violations, step.Violation...)
 		sum.add(&step, tok)
 		if keep {
@@ -290,8 +299,9 @@ type delta struct {
 	// removed when the rest of it is kept, in order, after cut[0] (empty
 	// otherwise).
 	cut [2]int
-	// buffers of gone and came when they are not slices of the contexts
-	goneBuf, cameBuf []window.Item
+	// buffers of gone and came when they are not slices of the contexts,
+	// and of the removed block for the checks
+	goneBuf, cameBuf, removed []window.Item
 }
 
 // diff finds how cur differs from prev: a common prefix, then either the
