@@ -64,7 +64,7 @@ type checker struct {
 	sentMark, hadMark    []uint32 // by item key
 	sentOther, hadOther  map[string]bool
 	used, results        toolCount // by tool: calls and results sent
-	sentKeys, beforeKeys []int    // scratch: the keys of sent and before
+	sentKeys, beforeKeys []int     // scratch: the keys of sent and before
 	// After a check, used and results count the tool calls and results
 	// of the context, sentMark holds its keys, last is the index of its
 	// last original message, and clean says that the step broke no
