@@ -16,6 +16,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/summarize"
@@ -189,13 +190,25 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if opt.recompute {
 			step.before = cnt.sum(ests[0], hist)
 		}
+		var given []window.Item
+		if opt.recompute {
+			given = slices.Clone(hist)
+		}
 		ps, err := p.Apply(ctx, env, st, hist)
 		if err != nil {
 			return nil, err
 		}
-		if opt.recompute {
+		if opt.recompute && !sameItems(given, hist) {
+			return nil, fmt.Errorf("%s modified the history it was given at call %d", p.Name(), sum.s.Calls)
+		}
+		switch {
+		case opt.recompute:
 			d.whole(sent, ps.History)
-		} else {
+		case len(ps.History) > 0 && len(ps.History) <= len(hist) && &ps.History[0] == &hist[0]:
+			// The history given back, or a part of it from its start:
+			// items Apply does not modify, sent then fresh.
+			d.prefix(sent, ps.History)
+		default:
 			d.diff(sent, ps.History)
 		}
 		for k, e := range ests {
@@ -352,6 +365,14 @@ func (d *delta) diff(prev, cur []window.Item) {
 		}
 	}
 	d.gone, d.came, d.kept = prev[same:], cur[same:], same
+}
+
+// prefix is the delta of cur, a prefix of the history prev then the
+// fresh items: what cur holds beyond prev came, what prev holds beyond
+// cur went.
+func (d *delta) prefix(prev, cur []window.Item) {
+	same := min(len(prev), len(cur))
+	d.gone, d.came, d.kept, d.replaced, d.cut = prev[same:], cur[same:], same, d.replaced[:0], [2]int{same, same}
 }
 
 // whole is the delta that treats every item as new: the reference the

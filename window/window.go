@@ -183,6 +183,12 @@ func (e SummaryEvent) MarshalJSON() ([]byte, error) {
 // history with the latest turn appended and returns what to send. Its only
 // errors are the context's; a failed summary is handled as the policy's
 // source handles it and reported in the Step.
+//
+// Apply must not modify the elements of hist, nor keep hist past the
+// call: it may return hist itself, a part of it, or a new slice. The
+// replay engine relies on it to see, without comparing them item by
+// item, that a history it is given back is the one it gave (the engine's
+// tests hold every policy to it).
 type Policy interface {
 	// Name is the registered name; Params the resolved parameter values.
 	Name() string
