@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -62,9 +63,8 @@ func artifacts(m *transcript.Message) []string {
 				}
 			}
 		case transcript.BlockToolResult:
-			for _, line := range strings.Split(b.Text, "\n") {
-				l := strings.ToLower(line)
-				if b.IsError || strings.Contains(l, "error") || strings.Contains(l, "exception") || strings.Contains(l, "traceback") || strings.Contains(l, "failed") {
+			for line := range strings.SplitSeq(b.Text, "\n") {
+				if b.IsError || errorLine(line) {
 					if len(strings.TrimSpace(line)) >= 8 {
 						add("error", line)
 					}
@@ -81,6 +81,53 @@ func artifacts(m *transcript.Message) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// errorWords are the words that make a line of a tool result an error
+// line, in any case.
+var errorWords = []string{"error", "exception", "traceback", "failed"}
+
+// errorLine reports whether the lowercased line contains an error word.
+// An ASCII line is searched in place, ignoring case, without the copy
+// strings.ToLower makes (most of the lines of a transcript); another is
+// lowercased, since a few non-ASCII letters lowercase to ASCII ones (the
+// Kelvin sign to k).
+func errorLine(line string) bool {
+	for i := 0; i < len(line); i++ {
+		if line[i] >= utf8.RuneSelf {
+			l := strings.ToLower(line)
+			for _, w := range errorWords {
+				if strings.Contains(l, w) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	for _, w := range errorWords {
+		if containsFoldASCII(line, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFoldASCII reports whether s contains w, a lowercase ASCII word,
+// in any case; s is ASCII.
+func containsFoldASCII(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 != w[0] {
+			continue
+		}
+		j := 1
+		for j < len(w) && s[i+j]|0x20 == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // textArtifacts adds the URLs and paths of s. The scanners find what the

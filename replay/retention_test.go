@@ -166,3 +166,44 @@ func FuzzScanners(f *testing.F) {
 		}
 	})
 }
+
+// TestErrorLine: the error-line test equals lowercasing the line and
+// searching it, on every line of the corpus and on lines made of the
+// letters of the words in both cases, non-ASCII letters that lowercase to
+// ASCII (the Kelvin sign), and others.
+func TestErrorLine(t *testing.T) {
+	want := func(line string) bool {
+		l := strings.ToLower(line)
+		return strings.Contains(l, "error") || strings.Contains(l, "exception") || strings.Contains(l, "traceback") || strings.Contains(l, "failed")
+	}
+	n := 0
+	for _, tr := range corpus(t) {
+		for _, m := range tr.Messages {
+			for _, b := range m.Blocks {
+				for line := range strings.SplitSeq(b.Text, "\n") {
+					if errorLine(line) != want(line) {
+						t.Fatalf("%q: errorLine %v", line, errorLine(line))
+					}
+					n++
+				}
+			}
+		}
+	}
+	for _, line := range []string{"ErRoR: x", "TRACEBAC\u212a (most recent call last)", "FAILED", "fail ed", "an Exception", "erro r", "é error", "İFAILED", ""} {
+		if errorLine(line) != want(line) {
+			t.Errorf("%q: errorLine %v", line, errorLine(line))
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	parts := []string{"error", "ERROR", "failed", "FaIlEd", "e", "E", "r", "R", "o", "x", "c", "p", "t", "i", "n", "a", "b", "k", "K", "\u212a", "f", "F", "l", "d", "D", "@", "`", " ", "é", "İ"}
+	for range 200_000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		if line := b.String(); errorLine(line) != want(line) {
+			t.Fatalf("%q: errorLine %v", line, errorLine(line))
+		}
+	}
+	t.Logf("%d corpus lines", n)
+}

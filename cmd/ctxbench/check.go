@@ -92,15 +92,18 @@ func (c *checkCmd) Run(e *env) error {
 	_, err = readInputs(e, paths, inputFlags{}, false, func(t *transcript.Transcript) error {
 		ctx := context.Background()
 		rel := relPath(c.Config, t.File)
-		var constant int
-		if rec, err := replay.Replay(ctx, t, recorded, ropt); err == nil {
-			constant = replay.Constant(rec, est.Name())
-		}
+		// recorded (for the prompt constant) and the policies, side by side.
+		ps := []window.Policy{recorded}
 		for _, lp := range cfg.Policies {
-			run, err := replay.Replay(ctx, t, lp.Policy, ropt)
-			if err != nil {
-				return err
-			}
+			ps = append(ps, lp.Policy)
+		}
+		runs, err := replay.ReplayAll(ctx, t, ps, ropt, 0)
+		if err != nil {
+			return err
+		}
+		constant := replay.Constant(runs[0], est.Name())
+		for k, lp := range cfg.Policies {
+			run := runs[1+k]
 			model := cfg.Model
 			cost := 0.0
 			if rc, err := replay.PriceRun(run, t, constant, replay.CostOptions{Prices: prices, Model: model, Estimator: est, Counts: counts}); err == nil {

@@ -144,12 +144,21 @@ func (c *costCmd) Run(e *env) error {
 			return nil
 		}
 		ct := costTranscript{File: t.File, ID: t.ID}
-		for _, lp := range pols {
-			run := noneRun
-			if lp.p.Name() != "none" {
-				if run, err = replay.Replay(ctx, t, lp.p, ropt); err != nil {
-					return err
-				}
+		ps := make([]window.Policy, len(pols))
+		for k, lp := range pols {
+			ps[k] = lp.p
+			if lp.p.Name() == "none" {
+				ps[k] = nil // the none run above serves
+			}
+		}
+		runs, err := replayPolicies(ctx, t, ps, ropt)
+		if err != nil {
+			return err
+		}
+		for k, lp := range pols {
+			run := runs[k]
+			if run == nil {
+				run = noneRun
 			}
 			rc, err := replay.PriceRun(run, t, constant, copt)
 			if err != nil {
@@ -275,4 +284,28 @@ func listModels(w io.Writer, prices replay.Prices) error {
 	}
 	fmt.Fprintln(w, "USD per million tokens")
 	return t.WriteText(w)
+}
+
+// replayPolicies replays t under the policies that are not nil, side by
+// side, and returns the runs in their places (nil where the policy is).
+func replayPolicies(ctx context.Context, t *transcript.Transcript, ps []window.Policy, opt replay.Options) ([]*replay.Run, error) {
+	var some []window.Policy
+	for _, p := range ps {
+		if p != nil {
+			some = append(some, p)
+		}
+	}
+	done, err := replay.ReplayAll(ctx, t, some, opt, 0)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]*replay.Run, len(ps))
+	k := 0
+	for i, p := range ps {
+		if p != nil {
+			runs[i] = done[k]
+			k++
+		}
+	}
+	return runs, nil
 }

@@ -71,14 +71,17 @@ func (c *reportCmd) Run(e *env) error {
 		ctx := context.Background()
 		all = append(all, t)
 		rep.Counts = append(rep.Counts, estimate.Analyze(t, ests))
-		base, err := replay.Replay(ctx, t, none, ropt)
+		// Every run of the transcript at once, side by side: none (the
+		// baseline), recorded (the prompt constant), then the policies.
+		ps := []window.Policy{none, recorded}
+		for _, lp := range pols {
+			ps = append(ps, lp.Policy)
+		}
+		runs, err := replay.ReplayAll(ctx, t, ps, ropt, 0)
 		if err != nil {
 			return err
 		}
-		recRun, err := replay.Replay(ctx, t, recorded, ropt)
-		if err != nil {
-			return err
-		}
+		base, recRun := runs[0], runs[1]
 		constant := replay.Constant(recRun, est.Name())
 		copt := replay.CostOptions{Prices: prices, Estimator: est, Counts: counts}
 		tr := reports.TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls}
@@ -98,11 +101,8 @@ func (c *reportCmd) Run(e *env) error {
 				}
 			}
 		}
-		for _, lp := range pols {
-			run, err := replay.Replay(ctx, t, lp.Policy, ropt)
-			if err != nil {
-				return err
-			}
+		for k, lp := range pols {
+			run := runs[2+k]
 			pr := reports.PolicyResult{Label: lp.Label, Summary: run.Summary}
 			if b := base.Summary.InputTokens[est.Name()]; b > 0 {
 				pr.ShareOfNone = float64(run.Summary.InputTokens[est.Name()]) / float64(b)
