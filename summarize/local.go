@@ -77,7 +77,7 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 	}
 	sum := sha256.Sum256([]byte(p.System + "\x00" + p.User))
 	text := fmt.Sprintf("[mock summary %x] %s", sum[:4], extract(req.Messages, req.Previous).text())
-	text = fitTokens(text, Conversation(req.Messages), want)
+	text = fitTokens(text, req.Messages, want)
 	model := m.Model
 	if model == "" {
 		model = "mock"
@@ -88,7 +88,7 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 
 // fitTokens cuts text to at most n tokens, or pads it to about n with the
 // conversation's own words, in order, as an excerpt.
-func fitTokens(text, conversation string, n int) string {
+func fitTokens(text string, msgs []transcript.Message, n int) string {
 	c := counter.Count(text)
 	if c > n {
 		return cutTokens(text, n)
@@ -96,7 +96,7 @@ func fitTokens(text, conversation string, n int) string {
 	if c == n {
 		return text
 	}
-	words := strings.Join(strings.Fields(conversation), " ")
+	words := firstWords(msgs, n+1)
 	for budget := n - c - 3; budget > 0; budget-- {
 		excerpt := cutTokens(words, budget)
 		if excerpt == "" {
@@ -107,6 +107,26 @@ func fitTokens(text, conversation string, n int) string {
 		}
 	}
 	return text
+}
+
+// firstWords returns the first k words of the conversation of msgs,
+// joined by spaces: all that an excerpt of fewer than k tokens can hold.
+// Every word is a token at least, and the tokens of words joined by
+// spaces add up (no pre-tokenizer piece spans a space but at its start),
+// so cutTokens of the first k words equals cutTokens of them all for any
+// budget below k; rendering and splitting the whole conversation, which
+// can be megabytes, at every summary was most of the mock's time.
+func firstWords(msgs []transcript.Message, k int) string {
+	var words []string
+	for i := range msgs {
+		for w := range strings.FieldsSeq(Conversation(msgs[i : i+1])) {
+			if len(words) == k {
+				return strings.Join(words, " ")
+			}
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // cutTokens returns the longest prefix of text, in whole words, of at most

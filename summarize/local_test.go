@@ -245,3 +245,51 @@ func FuzzScanFiles(f *testing.F) {
 		}
 	})
 }
+
+// fitWhole is fitTokens as it was: the excerpt cut from every word of the
+// whole conversation.
+func fitWhole(text, conversation string, n int) string {
+	c := counter.Count(text)
+	if c > n {
+		return cutTokens(text, n)
+	}
+	if c == n {
+		return text
+	}
+	words := strings.Join(strings.Fields(conversation), " ")
+	for budget := n - c - 3; budget > 0; budget-- {
+		excerpt := cutTokens(words, budget)
+		if excerpt == "" {
+			break
+		}
+		if out := text + "\nExcerpt: " + excerpt; counter.Count(out) <= n {
+			return out
+		}
+	}
+	return text
+}
+
+// TestFitTokensFirstWords: padding from the conversation's first words
+// gives the summary padding from all of them gives, on corpus sessions of
+// every format, for short and long texts and budgets.
+func TestFitTokensFirstWords(t *testing.T) {
+	cases := 0
+	for _, name := range []string{"spotter/tool_heavy.jsonl", "spotter/subagent.jsonl",
+		"mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json",
+		"OpenHands/tests/runtime/trajs/basic_gui_mode.json"} {
+		msgs := corpusMessages(t, name)
+		for _, k := range []int{1, 3, 10, len(msgs)} {
+			k = min(k, len(msgs))
+			for _, n := range []int{5, 40, 200, 1024} {
+				for _, text := range []string{"", "[mock summary 1a2b] files: /repo/a.go", strings.Repeat("word ", 300)} {
+					want := fitWhole(text, Conversation(msgs[:k]), n)
+					if got := fitTokens(text, msgs[:k], n); got != want {
+						t.Fatalf("%s, %d messages, %d tokens, text %.20q:\ngot  %.200q\nwant %.200q", name, k, n, text, got, want)
+					}
+					cases++
+				}
+			}
+		}
+	}
+	t.Logf("%d cases", cases)
+}
