@@ -194,12 +194,20 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if opt.recompute {
 			given = slices.Clone(hist)
 		}
+		if !opt.recompute {
+			// (The reference run leaves the policies to compare their
+			// histories item by item.)
+			st.Given(hist)
+		}
 		ps, err := p.Apply(ctx, env, st, hist)
 		if err != nil {
 			return nil, err
 		}
 		if opt.recompute && !sameItems(given, hist) {
 			return nil, fmt.Errorf("%s modified the history it was given at call %d", p.Name(), sum.s.Calls)
+		}
+		if !opt.recompute {
+			st.Returned(ps.History)
 		}
 		switch {
 		case opt.recompute:

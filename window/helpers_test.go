@@ -161,8 +161,9 @@ func orphans(tr *transcript.Transcript, sent []Item) int {
 }
 
 // TestHistoryTokens: the State's running count equals a fresh count of
-// every history, whether the next history extends the previous one, drops
-// or replaces items in it, shrinks, or is counted with another estimator.
+// every history, whether the next history extends the previous one (sent
+// as given, as the engine reports with Returned, or not), drops or
+// replaces items in it, shrinks, or is counted with another estimator.
 func TestHistoryTokens(t *testing.T) {
 	var ms []transcript.Message
 	for i := range 60 {
@@ -180,17 +181,21 @@ func TestHistoryTokens(t *testing.T) {
 		if step%50 == 49 {
 			e = c4
 		}
+		st.Given(hist)
 		if got, want := st.historyTokens(nil, e, hist), tokens(nil, e, hist); got != want {
 			t.Fatalf("step %d (%d items): running count %d, fresh count %d", step, len(hist), got, want)
 		}
 		next := append([]Item(nil), hist...)
-		switch rng.IntN(4) {
+		switch rng.IntN(5) {
 		case 0: // the turn appended
 			next = append(next, all[rng.IntN(len(all))])
+		case 4: // sent as given, as the engine reports it, then extended
+			st.Returned(hist)
+			next = append(hist, all[rng.IntN(len(all))])
 		case 1: // an item replaced by a copy, as truncation does
 			if len(next) > 0 {
 				k := rng.IntN(len(next))
-				c := *next[k].Msg
+				c := *all[rng.IntN(len(all))].Msg // other content, as a truncation has
 				next[k] = Item{ID: next[k].ID, Msg: &c, Truncated: true}
 			}
 		case 2: // evicted from the front

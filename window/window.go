@@ -101,6 +101,26 @@ type tally struct {
 	est   estimate.Estimator
 	items []Item // a copy: the engine and the policy may reuse the slices
 	n     int
+	// counted is the slice last counted; sent says that the policy sent
+	// it (see Returned), so the next history given starts with it; given
+	// is the history given at this call (see Given).
+	counted, given []Item
+	sent           bool
+}
+
+// Given and Returned tell the State what the policy was given and what
+// it sent at a call; the replay engine calls them around every call. The
+// next history given starts with what was sent, so when the policy
+// counted the history it was given and sent it, its next count of the
+// history it is given needs no comparing.
+func (st *State) Given(hist []Item) { st.tally.given = hist }
+
+// Returned: see Given.
+func (st *State) Returned(sent []Item) {
+	t := &st.tally
+	t.sent = len(sent) > 0 && len(sent) == len(t.counted) && &sent[0] == &t.counted[0] &&
+		len(t.given) == len(t.counted) && &t.given[0] == &t.counted[0]
+	t.given = nil
 }
 
 // historyTokens returns e's count of hist, the history the policy is
@@ -116,9 +136,14 @@ func (st *State) historyTokens(env *Env, e estimate.Estimator, hist []Item) int 
 		*t = tally{est: e}
 	}
 	same := 0
-	for same < len(t.items) && same < len(hist) && sameItem(t.items[same], hist[same]) {
-		same++
+	if t.sent && len(hist) >= len(t.items) && len(t.given) == len(hist) && len(hist) > 0 && &t.given[0] == &hist[0] {
+		same = len(t.items) // the history sent, then what came since
+	} else {
+		for same < len(t.items) && same < len(hist) && sameItem(t.items[same], hist[same]) {
+			same++
+		}
 	}
+	t.counted, t.sent = hist, false
 	if same < len(t.items) {
 		t.n -= tokens(env, e, t.items[same:])
 	}
