@@ -347,6 +347,10 @@ type transcriptArtifacts struct {
 	local map[int32]int32 // cache id → local id
 	texts []string        // by local id
 	sigs  []gramSig       // by local id
+	// byKey and short index the artifacts for a summary's search (see
+	// keyArtifacts).
+	byKey map[uint32][]int32
+	short []int32
 }
 
 // ofTranscript returns t's artifacts numbered for its runs, made on first
@@ -377,6 +381,7 @@ func (c *ArtifactCache) ofTranscript(t *transcript.Transcript) *transcriptArtifa
 			x.of[i][k] = l
 		}
 	}
+	x.keyArtifacts()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if y := c.locals[t]; y != nil {
@@ -412,9 +417,13 @@ type retention struct {
 	sumText    string
 	sumChecked int
 	inSum      []bool
+	inSumList  []int32 // the ids with inSum set
 	sumCount   int
 	overlap    int
 	grams      gramFilter // of sumText
+	// triedAt[id] == tried: searched for in this summary already.
+	triedAt []uint32
+	tried   uint32
 }
 
 func newRetention(t *transcript.Transcript, of *ArtifactCache) *retention {
@@ -424,7 +433,7 @@ func newRetention(t *transcript.Transcript, of *ArtifactCache) *retention {
 	arts := of.ofTranscript(t)
 	n := len(arts.texts)
 	return &retention{t: t, of: of, arts: arts, cut: map[*transcript.Message][]int32{},
-		seen: make([]bool, n), held: make([]int32, n), inSum: make([]bool, n)}
+		seen: make([]bool, n), held: make([]int32, n), inSum: make([]bool, n), triedAt: make([]uint32, n)}
 }
 
 // message returns the artifacts of the transcript's message i.
@@ -520,14 +529,21 @@ func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 			}
 		}
 		if text := strings.Join(texts, "\n"); text != r.sumText {
-			for _, id := range r.seenList[:r.sumChecked] {
+			for _, id := range r.inSumList {
 				r.inSum[id] = false
 			}
+			r.inSumList = r.inSumList[:0]
 			r.sumText, r.sumChecked, r.sumCount, r.overlap = text, 0, 0, 0
 		}
 	}
 	useSum := r.synthetic > 0
 	if useSum {
+		if r.sumChecked == 0 && len(r.seenList) > 0 {
+			// A new summary: the seen artifacts it holds, found from its
+			// own windows (see transcriptArtifacts.key), not by searching
+			// it for every artifact seen.
+			r.searchSummary()
+		}
 		if r.sumChecked < len(r.seenList) && r.grams.text != r.sumText {
 			r.grams.index(r.sumText)
 		}
@@ -535,11 +551,7 @@ func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
 			id := r.seenList[r.sumChecked]
 			if r.grams.mayHold(sigs[id]) && r.grams.mayContain(texts[id]) && strings.Contains(r.sumText, texts[id]) {
-				r.inSum[id] = true
-				r.sumCount++
-				if r.held[id] > 0 {
-					r.overlap++
-				}
+				r.inSummary(id)
 			}
 		}
 	}
@@ -596,19 +608,26 @@ func (f *gramFilter) mayContain(s string) bool {
 	return true
 }
 
-// A gramSig is the hashes of four 4-byte windows of a text, spread over
-// it (the first, the last and two between), or all zero for a text
+// A gramSig is the hashes of eight 4-byte windows of a text, spread over
+// it (the first, the last and six between), or all zero for a text
 // shorter than 4 bytes, which the filter cannot rule out. Checking a
 // signature reads a few bytes laid out by artifact id, where checking the
-// text itself meant fetching each text from memory.
-type gramSig [4]uint32
+// text itself meant fetching each text from memory; artifacts that share
+// most of their text (the paths of one project) need windows all over
+// it to be told apart.
+type gramSig [8]uint32
 
 func signature(s string) gramSig {
+	var g gramSig
 	if len(s) < 4 {
-		return gramSig{}
+		return g
 	}
 	last := len(s) - 4
-	return gramSig{gramHash(s, 0) | 1<<31, gramHash(s, last/3), gramHash(s, 2*last/3), gramHash(s, last)}
+	for k := range g {
+		g[k] = gramHash(s, k*last/(len(g)-1))
+	}
+	g[0] |= 1 << 31
+	return g
 }
 
 // mayHold reports false only when f's text cannot contain the text of sig.
@@ -616,10 +635,96 @@ func (f *gramFilter) mayHold(sig gramSig) bool {
 	if sig[0] == 0 {
 		return true
 	}
-	for _, h := range [4]uint32{sig[0] &^ (1 << 31), sig[1], sig[2], sig[3]} {
+	for k, h := range sig {
+		if k == 0 {
+			h &^= 1 << 31
+		}
 		if f.bits[h/64]&(1<<(h%64)) == 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// inSummary records that seen artifact id is in the summary.
+func (r *retention) inSummary(id int32) {
+	r.inSum[id] = true
+	r.inSumList = append(r.inSumList, id)
+	r.sumCount++
+	if r.held[id] > 0 {
+		r.overlap++
+	}
+}
+
+// searchSummary finds the seen artifacts the summary holds: those keyed
+// by a window of the summary, and the short ones, each searched for once.
+func (r *retention) searchSummary() {
+	a, text := r.arts, r.sumText
+	if r.grams.text != text {
+		r.grams.index(text)
+	}
+	r.tried++
+	try := func(id int32) {
+		if !r.seen[id] || r.inSum[id] || r.triedAt[id] == r.tried {
+			return
+		}
+		r.triedAt[id] = r.tried
+		if r.grams.mayHold(a.sigs[id]) && r.grams.mayContain(a.texts[id]) && strings.Contains(text, a.texts[id]) {
+			r.inSummary(id)
+		}
+	}
+	for i := 0; i+keyLen <= len(text); i++ {
+		for _, id := range a.byKey[keyHash(text, i)] {
+			try(id)
+		}
+	}
+	for _, id := range a.short {
+		try(id)
+	}
+	r.sumChecked = len(r.seenList)
+}
+
+// keyLen is the window of an artifact's key: long enough that the
+// paths of one project, which share most 4-byte windows, seldom share it.
+const keyLen = 8
+
+func keyHash(s string, i int) uint32 {
+	h := uint32(2166136261)
+	for _, c := range []byte(s[i : i+keyLen]) {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
+}
+
+// keyArtifacts gives every artifact of x a key: the hash of its
+// keyLen-byte window that is rarest among the transcript's artifacts
+// (texts shorter than that go to short). A text that contains an
+// artifact contains its key window, so the artifacts a summary may hold
+// are those keyed by one of its windows: few, since keys are rare.
+func (x *transcriptArtifacts) keyArtifacts() {
+	freq := map[uint32]int32{}
+	seen := map[uint32]bool{}
+	for _, t := range x.texts {
+		clear(seen)
+		for i := 0; i+keyLen <= len(t); i++ {
+			if h := keyHash(t, i); !seen[h] {
+				seen[h] = true
+				freq[h]++
+			}
+		}
+	}
+	x.byKey = map[uint32][]int32{}
+	for id, t := range x.texts {
+		if len(t) < keyLen {
+			x.short = append(x.short, int32(id))
+			continue
+		}
+		best := keyHash(t, 0)
+		for i := 1; i+keyLen <= len(t); i++ {
+			if h := keyHash(t, i); freq[h] < freq[best] {
+				best = h
+			}
+		}
+		x.byKey[best] = append(x.byKey[best], int32(id))
+	}
 }
