@@ -41,9 +41,7 @@ var (
 )
 
 // The eight policies of the replay figure: every policy whose window is
-// bounded. none, recorded (on a generated session, that is none) and
-// prune never evict, so the context listed at each step — the trace
-// contract — grows with the calls, and their replay is quadratic.
+// bounded (none, recorded and prune send the whole growing history).
 var policies = []string{
 	"aidf:max_messages=100", "two-tier", "cross-turn", "compress",
 	"langchain-trim:max_tokens=30000", "opencode", "codex", "gemini-cli",
