@@ -482,14 +482,6 @@ func (c *counter) sum(e estimate.Estimator, items []window.Item) int {
 	return n
 }
 
-func ids(items []window.Item) []string {
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = it.ID
-	}
-	return out
-}
-
 func orEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
