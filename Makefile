@@ -62,8 +62,10 @@ screenshots:
 # A short fuzzing pass over every reader (FUZZTIME=1m for longer).
 FUZZTIME ?= 10s
 fuzz:
-	for f in $$($(GO) test -list '^Fuzz' ./transcript | grep ^Fuzz); do \
-		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./transcript || exit 1; \
+	for p in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$p | grep ^Fuzz); do \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
+		done; \
 	done
 
 clean:

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -76,7 +77,20 @@ func anthropicContent(raw json.RawMessage) ([]Block, error) {
 	for i, p := range parts {
 		var ab anthropicBlock
 		if err := json.Unmarshal(p, &ab); err != nil {
-			return nil, fmt.Errorf("content block %d: expected an object", i)
+			// An object of another type whose fields do not fit these
+			// (another format's part, written back as it was) is kept as
+			// it is; a block of a known type with a field of the wrong
+			// type is an error.
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(p, &obj) != nil {
+				return nil, fmt.Errorf("content block %d: expected an object", i)
+			}
+			switch typ := stringField(obj, "type"); typ {
+			case "text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image":
+				return nil, fmt.Errorf("content block %d: %s block: %s", i, typ, wrongField(err))
+			}
+			blocks = append(blocks, Block{Type: BlockOther, Raw: compactJSON(p)})
+			continue
 		}
 		b := Block{Type: BlockType(ab.Type)}
 		switch ab.Type {
@@ -298,4 +312,14 @@ func lineID(s *source, r record) string {
 		return baseID(s.file)
 	}
 	return baseID(s.file) + ":" + strconv.Itoa(r.line)
+}
+
+// wrongField describes a JSON value of the wrong type in a block: the
+// field, what it holds and what it should.
+func wrongField(err error) string {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		return fmt.Sprintf("%q holds a %s, not a %s", ute.Field, ute.Value, ute.Type)
+	}
+	return err.Error()
 }

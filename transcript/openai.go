@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -288,11 +289,31 @@ func typedParts(raw json.RawMessage, block func(typ, text string, part json.RawM
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(p, &part); err != nil {
-			return nil, errContent
+			// An object of another type whose fields do not fit these
+			// (another format's part, written back as it was) is kept as
+			// it is, an other block; a text part whose text is not a
+			// string is an error.
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(p, &obj) != nil {
+				return nil, errContent
+			}
+			if typ := stringField(obj, "type"); typ == "text" || typ == "input_text" || typ == "output_text" {
+				return nil, fmt.Errorf("content: %s part: %s", typ, wrongField(err))
+			}
+			part.Type, part.Text = "", ""
 		}
 		blocks = append(blocks, block(part.Type, part.Text, p))
 	}
 	return blocks, nil
+}
+
+// stringField returns the string value of key in obj, or "".
+func stringField(obj map[string]json.RawMessage, key string) string {
+	var s string
+	if raw, ok := obj[key]; ok && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
 }
 
 type contentError struct{}
