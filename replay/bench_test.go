@@ -104,3 +104,27 @@ func BenchmarkNoneBaseline(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDeltaSteps replays a 2,000-call session with steps updated
+// from the previous one (delta) and with every context measured and
+// checked whole (whole, the reference run of the tests): the gain of the
+// delta steps, in one run.
+func BenchmarkDeltaSteps(b *testing.B) {
+	tr := generated(b, 2000)
+	counts := estimate.NewCache()
+	counts.Counts(estimate.MustNew("cl100k_base", 0), tr)
+	arts := NewArtifactCache()
+	for _, spec := range []string{"none", "aidf:max_messages=100", "gemini-cli:token_limit=200000"} {
+		p := must(b, spec)
+		for _, mode := range []string{"whole", "delta"} {
+			b.Run(spec+"/"+mode, func(b *testing.B) {
+				opt := Options{Counts: counts, Artifacts: arts, Summarizer: &summarize.Mock{}, recompute: mode == "whole"}
+				for b.Loop() {
+					if _, err := Replay(context.Background(), tr, p, opt); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
