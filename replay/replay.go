@@ -187,26 +187,25 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		env.Next, env.Turn = i, step.turn
 		// hist is sent, then the call's assistant message, then the turn.
 		step.before = tok[0] + cnt.sum(ests[0], hist[len(sent):])
-		if opt.recompute {
-			step.before = cnt.sum(ests[0], hist)
-		}
 		var given []window.Item
 		if opt.recompute {
+			// The reference run counts whole, keeps a copy of the history
+			// to verify the policy's contract, and leaves the policy to
+			// compare its histories item by item (no Given/Returned).
+			step.before = cnt.sum(ests[0], hist)
 			given = slices.Clone(hist)
-		}
-		if !opt.recompute {
-			// (The reference run leaves the policies to compare their
-			// histories item by item.)
+		} else {
 			st.Given(hist)
 		}
 		ps, err := p.Apply(ctx, env, st, hist)
 		if err != nil {
 			return nil, err
 		}
-		if opt.recompute && !sameItems(given, hist) {
-			return nil, fmt.Errorf("%s modified the history it was given at call %d", p.Name(), sum.s.Calls)
-		}
-		if !opt.recompute {
+		if opt.recompute {
+			if !sameItems(given, hist) {
+				return nil, fmt.Errorf("%s modified the history it was given at call %d", p.Name(), sum.s.Calls)
+			}
+		} else {
 			st.Returned(ps.History)
 		}
 		switch {
