@@ -313,26 +313,17 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 		}
 	}
 
+	c.last = last
+
 	// tool pairing
-	for _, it := range sent {
-		for _, r := range c.toolRefs(it) {
-			if !r.use {
-				c.results.add(c.gen, r.tool, 1)
-			}
+	c.pairTools(sent, s.next, func(it window.Item, r toolRef, at int) bool {
+		if r.use {
+			add(InvToolPairing, []string{it.ID, transcript.MessageID(at)}, "the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))
+		} else {
+			add(InvToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, c.toolName(r.tool))
 		}
-	}
-	for _, it := range sent {
-		for _, r := range c.toolRefs(it) {
-			if r.use {
-				c.used.add(c.gen, r.tool, 1)
-				if at := c.resultAt(r.tool); at >= 0 && at < s.next && c.results.of(c.gen, r.tool) == 0 {
-					add(InvToolPairing, []string{it.ID, transcript.MessageID(at)}, "the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))
-				}
-			} else if c.used.of(c.gen, r.tool) == 0 {
-				add(InvToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, c.toolName(r.tool))
-			}
-		}
-	}
+		return true
+	})
 
 	// summary
 	var summaries []window.Item
@@ -416,14 +407,7 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 		if !had {
 			add(InvConservation, []string{id}, "%s is reported evicted but was not in the history", id)
 		}
-		if k < 0 {
-			c.evictedOther[id] = true
-		} else {
-			if k >= len(c.evicted) {
-				c.evicted = append(c.evicted, make([]bool, k+1-len(c.evicted)+len(c.evicted)/4)...)
-			}
-			c.evicted[k] = true
-		}
+		c.markEvicted(k, id)
 	}
 	for j, it := range before {
 		if k := c.beforeKeys[j]; !isSent(k, it.ID) && !c.wasEvicted(k, it.ID) {
@@ -431,6 +415,47 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 		}
 	}
 	return out
+}
+
+// pairTools adds the tool calls and results of items to the context's
+// counts, results first, and reports to bad each call sent without its
+// result though the result was recorded before the call at next (at: the
+// result's message), and each result sent with no call before it (at:
+// −1); it stops, and returns false, when bad does.
+func (c *checker) pairTools(items []window.Item, next int, bad func(it window.Item, r toolRef, at int) bool) bool {
+	for _, it := range items {
+		for _, r := range c.toolRefs(it) {
+			if !r.use {
+				c.results.add(c.gen, r.tool, 1)
+			}
+		}
+	}
+	for _, it := range items {
+		for _, r := range c.toolRefs(it) {
+			if r.use {
+				c.used.add(c.gen, r.tool, 1)
+				if at := c.resultAt(r.tool); at >= 0 && at < next && c.results.of(c.gen, r.tool) == 0 && !bad(it, r, at) {
+					return false
+				}
+			} else if c.used.of(c.gen, r.tool) == 0 && !bad(it, r, -1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// markEvicted records that the item of key (or, without a key, of id)
+// was evicted.
+func (c *checker) markEvicted(k int, id string) {
+	if k < 0 {
+		c.evictedOther[id] = true
+		return
+	}
+	if k >= len(c.evicted) {
+		c.evicted = append(c.evicted, make([]bool, k+1-len(c.evicted)+len(c.evicted)/4)...)
+	}
+	c.evicted[k] = true
 }
 
 func (c *checker) checkCap(s *Step, add func(inv string, ids []string, format string, args ...any)) {
@@ -444,12 +469,6 @@ func (c *checker) checkCap(s *Step, add func(inv string, ids []string, format st
 // settle records, after a whole check, what the next step's check on its
 // turn alone needs.
 func (c *checker) settle(s *Step, out *[]Violation) {
-	c.last = -1
-	for _, it := range s.sent {
-		if i := it.Index(); i >= 0 {
-			c.last = i
-		}
-	}
 	c.clean = c.distinct
 	for _, v := range *out {
 		if v.Invariant != InvCap {
@@ -545,33 +564,16 @@ func (c *checker) edgesOnly(s *Step, before int, e edit) bool {
 			}
 			last = i
 		}
-		for _, r := range c.toolRefs(it) {
-			if !r.use {
-				c.results.add(c.gen, r.tool, 1)
-			}
-		}
 	}
-	for _, it := range e.fresh {
-		for _, r := range c.toolRefs(it) {
-			if r.use {
-				c.used.add(c.gen, r.tool, 1)
-				if at := c.resultAt(r.tool); at >= 0 && at < s.next && c.results.of(c.gen, r.tool) == 0 {
-					return false
-				}
-			} else if c.used.of(c.gen, r.tool) == 0 {
-				return false
-			}
-		}
+	if !c.pairTools(e.fresh, s.next, func(window.Item, toolRef, int) bool { return false }) {
+		return false
 	}
 	// Nothing broke: the removed are evicted, and the keys are the new
 	// context's.
 	for _, it := range e.removed {
 		k := keyOf(it.ID, n)
 		c.sentMark[k] = 0
-		if k >= len(c.evicted) {
-			c.evicted = append(c.evicted, make([]bool, k+1-len(c.evicted)+len(c.evicted)/4)...)
-		}
-		c.evicted[k] = true
+		c.markEvicted(k, it.ID)
 	}
 	for _, it := range e.fresh {
 		c.stamp(&c.sentMark, keyOf(it.ID, n))

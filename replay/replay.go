@@ -247,15 +247,10 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		switch {
 		case opt.recompute:
 		case d.kept == len(sent) && len(ps.History) == len(hist) && sameItems(ps.History[len(sent):], fresh):
-			edges = &edit{fresh: fresh, replaced: d.replaced, old: d.old}
-		case d.cut[1] > d.cut[0] && sameItems(d.came, fresh):
-			d.removed = append(d.removed[:0], d.gone...)
-			edges = &edit{fresh: fresh, removed: d.removed, cut: d.cut[0]}
+			edges = &edit{fresh: fresh, replaced: d.replaced, old: d.gone}
+		case d.block && sameItems(d.came, fresh):
+			edges = &edit{fresh: fresh, removed: d.gone, cut: d.kept}
 		}
-		for _, j := range d.replaced {
-			sent[j] = ps.History[j]
-		}
-		sent = append(sent[:d.kept], ps.History[d.kept:]...)
 		step.sent = ps.History
 		step.Evicted, step.Truncated = orEmpty(ps.Evicted), orEmpty(ps.Truncated)
 		step.Summary, step.Warnings = ps.Summary, ps.Warnings
@@ -265,6 +260,12 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			step.Recorded = &uc
 		}
 		step.Violation = chk.check(&step, hist, edges, ests[0], cnt)
+		// The engine's copy of the context, updated last: d.gone may be a
+		// slice of it.
+		for _, j := range d.replaced {
+			sent[j] = ps.History[j]
+		}
+		sent = append(sent[:d.kept], ps.History[d.kept:]...)
 		run.Violations = append(run.Violations, step.Violation...)
 		sum.add(&step, tok)
 		if keep {
@@ -311,25 +312,23 @@ type delta struct {
 	// the new context lists the previous one's ids from 0 to kept.
 	kept int
 	// replaced are the positions, all below kept, where the item is a
-	// different one with the same id (a truncated copy, say); old holds
-	// room for what they replaced.
+	// different one with the same id (a truncated copy, say); gone holds
+	// what they replaced, in the same order.
 	replaced []int
-	old      []window.Item
-	// cut is the block [cut[0], cut[1]) of the previous context that was
-	// removed when the rest of it is kept, in order, after cut[0] (empty
-	// otherwise).
-	cut [2]int
-	// buffers of gone and came when they are not slices of the contexts,
-	// and of the removed block for the checks
-	goneBuf, cameBuf, removed []window.Item
+	// block says that gone is a block removed at kept, the rest of the
+	// previous context kept in order behind it (a sliding window).
+	block bool
+	// buffers of gone and came when they are not slices of the contexts
+	goneBuf, cameBuf []window.Item
 }
 
 // diff finds how cur differs from prev: a common prefix, then either the
-// same ids in place (items replaced where they stand, items appended), or
-// anything else after the prefix. It compares items by identity.
+// same ids in place (items replaced where they stand, items appended), a
+// block removed, or anything else after the prefix. It compares items by
+// identity.
 func (d *delta) diff(prev, cur []window.Item) {
 	same := commonPrefix(prev, cur)
-	d.replaced = d.replaced[:0]
+	d.replaced, d.block = d.replaced[:0], false
 	if same < len(prev) && len(cur) >= len(prev) {
 		inPlace := true
 		for j := same; j < len(prev); j++ {
@@ -350,22 +349,17 @@ func (d *delta) diff(prev, cur []window.Item) {
 			}
 			d.cameBuf = append(d.cameBuf, cur[len(prev):]...)
 			d.gone, d.came, d.kept = d.goneBuf, d.cameBuf, len(prev)
-			d.old = append(d.old[:0], d.goneBuf...)
-			d.cut = [2]int{len(prev), len(prev)}
 			return
 		}
 		d.replaced = d.replaced[:0]
 	}
-	d.cut = [2]int{same, same}
-	// A block removed after the prefix, the rest of the previous context
-	// kept in place behind it, items appended: a sliding window.
 	if same < len(prev) && same < len(cur) {
 		for b := same + 1; b < len(prev); b++ {
 			if !sameItem(prev[b], cur[same]) {
 				continue
 			}
 			if k := len(prev) - b; len(cur)-same >= k && commonPrefix(prev[b:], cur[same:same+k]) == k {
-				d.gone, d.came, d.kept, d.cut = prev[same:b], cur[same+k:], same, [2]int{same, b}
+				d.gone, d.came, d.kept, d.block = prev[same:b], cur[same+k:], same, true
 				return
 			}
 			break
@@ -379,13 +373,13 @@ func (d *delta) diff(prev, cur []window.Item) {
 // cur went.
 func (d *delta) prefix(prev, cur []window.Item) {
 	same := min(len(prev), len(cur))
-	d.gone, d.came, d.kept, d.replaced, d.cut = prev[same:], cur[same:], same, d.replaced[:0], [2]int{same, same}
+	d.gone, d.came, d.kept, d.replaced, d.block = prev[same:], cur[same:], same, d.replaced[:0], false
 }
 
 // whole is the delta that treats every item as new: the reference the
 // incremental steps are tested against.
 func (d *delta) whole(prev, cur []window.Item) {
-	d.gone, d.came, d.kept, d.replaced, d.cut = prev, cur, 0, d.replaced[:0], [2]int{}
+	d.gone, d.came, d.kept, d.replaced, d.block = prev, cur, 0, d.replaced[:0], false
 }
 
 // commonPrefix returns how many items a and b share at their start.

@@ -269,8 +269,7 @@ type ArtifactCache struct {
 	locals map[*transcript.Transcript]*transcriptArtifacts
 	of     map[*transcript.Message][]int32
 	ids    map[string]int32
-	names  []string  // names[id]: kind, NUL, text
-	texts  []string  // texts[id]: the text alone
+	texts  []string  // texts[id]: the text, without its kind
 	sigs   []gramSig // sigs[id]: grams of the text, for gramFilter
 }
 
@@ -280,22 +279,28 @@ func NewArtifactCache() *ArtifactCache {
 		locals: map[*transcript.Transcript]*transcriptArtifacts{}}
 }
 
-// toolsOf returns t's tool index, made on first use.
-func (c *ArtifactCache) toolsOf(t *transcript.Transcript) *toolIndex {
+// perTranscript returns m[t], made by mk on first use (outside the lock:
+// two runs of t may both make it, and the first stored wins).
+func perTranscript[V any](c *ArtifactCache, m map[*transcript.Transcript]*V, t *transcript.Transcript, mk func() *V) *V {
 	c.mu.RLock()
-	x := c.tools[t]
+	x := m[t]
 	c.mu.RUnlock()
 	if x != nil {
 		return x
 	}
-	x = newToolIndex(t)
+	x = mk()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if y := c.tools[t]; y != nil {
+	if y := m[t]; y != nil {
 		return y
 	}
-	c.tools[t] = x
+	m[t] = x
 	return x
+}
+
+// toolsOf returns t's tool index, made on first use.
+func (c *ArtifactCache) toolsOf(t *transcript.Transcript) *toolIndex {
+	return perTranscript(c, c.tools, t, func() *toolIndex { return newToolIndex(t) })
 }
 
 // artifacts returns the ids of m's artifacts; keep caches m's, which a
@@ -315,9 +320,8 @@ func (c *ArtifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
 	for i, n := range names {
 		id, ok := c.ids[n]
 		if !ok {
-			id = int32(len(c.names))
+			id = int32(len(c.texts))
 			c.ids[n] = id
-			c.names = append(c.names, n)
 			text := n[strings.IndexByte(n, 0)+1:]
 			c.texts = append(c.texts, text)
 			c.sigs = append(c.sigs, signature(text))
@@ -356,13 +360,13 @@ type transcriptArtifacts struct {
 // ofTranscript returns t's artifacts numbered for its runs, made on first
 // use (the messages' artifacts are computed then, if not yet).
 func (c *ArtifactCache) ofTranscript(t *transcript.Transcript) *transcriptArtifacts {
-	c.mu.RLock()
-	x := c.locals[t]
-	c.mu.RUnlock()
-	if x != nil {
-		return x
-	}
-	x = &transcriptArtifacts{of: make([][]int32, len(t.Messages)), local: map[int32]int32{}}
+	return perTranscript(c, c.locals, t, func() *transcriptArtifacts { return c.number(t) })
+}
+
+// number numbers t's artifacts (computing the messages' artifacts, if
+// not yet) and keys them.
+func (c *ArtifactCache) number(t *transcript.Transcript) *transcriptArtifacts {
+	x := &transcriptArtifacts{of: make([][]int32, len(t.Messages)), local: map[int32]int32{}}
 	global := make([][]int32, len(t.Messages))
 	for i := range t.Messages {
 		global[i] = c.artifacts(&t.Messages[i], true)
@@ -382,12 +386,6 @@ func (c *ArtifactCache) ofTranscript(t *transcript.Transcript) *transcriptArtifa
 		}
 	}
 	x.keyArtifacts()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if y := c.locals[t]; y != nil {
-		return y
-	}
-	c.locals[t] = x
 	return x
 }
 
@@ -473,13 +471,11 @@ func (r *retention) hold(it window.Item, d int32) {
 	for _, id := range r.itemArtifacts(it) {
 		was := r.held[id] > 0
 		r.held[id] += d
-		if now := r.held[id] > 0; now != was && r.isSeen(id) {
+		if now := r.held[id] > 0; now != was && r.seen[id] {
 			r.count(id, now)
 		}
 	}
 }
-
-func (r *retention) isSeen(id int32) bool { return r.seen[id] }
 
 // count records that seen artifact id became held (or stopped being).
 func (r *retention) count(id int32, held bool) {

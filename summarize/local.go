@@ -89,6 +89,12 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 // fitTokens cuts text to at most n tokens, or pads it to about n with the
 // conversation's own words, in order, as an excerpt.
 func fitTokens(text string, msgs []transcript.Message, n int) string {
+	return fitWords(text, func() string { return firstWords(msgs, n+1) }, n)
+}
+
+// fitWords is fitTokens with the conversation's words, joined by spaces,
+// from words (called only when text is too short).
+func fitWords(text string, words func() string, n int) string {
 	c := counter.Count(text)
 	if c > n {
 		return cutTokens(text, n)
@@ -96,9 +102,9 @@ func fitTokens(text string, msgs []transcript.Message, n int) string {
 	if c == n {
 		return text
 	}
-	words := firstWords(msgs, n+1)
+	pad := words()
 	for budget := n - c - 3; budget > 0; budget-- {
-		excerpt := cutTokens(words, budget)
+		excerpt := cutTokens(pad, budget)
 		if excerpt == "" {
 			break
 		}

@@ -249,24 +249,7 @@ func FuzzScanFiles(f *testing.F) {
 // fitWhole is fitTokens as it was: the excerpt cut from every word of the
 // whole conversation.
 func fitWhole(text, conversation string, n int) string {
-	c := counter.Count(text)
-	if c > n {
-		return cutTokens(text, n)
-	}
-	if c == n {
-		return text
-	}
-	words := strings.Join(strings.Fields(conversation), " ")
-	for budget := n - c - 3; budget > 0; budget-- {
-		excerpt := cutTokens(words, budget)
-		if excerpt == "" {
-			break
-		}
-		if out := text + "\nExcerpt: " + excerpt; counter.Count(out) <= n {
-			return out
-		}
-	}
-	return text
+	return fitWords(text, func() string { return strings.Join(strings.Fields(conversation), " ") }, n)
 }
 
 // TestFitTokensFirstWords: padding from the conversation's first words
