@@ -64,7 +64,7 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	in := counter.Count(p.System) + counter.Count(p.User)
+	in := counter.Count(p.System) + promptTokens(p.User)
 	want := m.Tokens
 	if want <= 0 {
 		want = 200
@@ -75,8 +75,7 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 	if p.MaxTokens > 0 {
 		want = min(want, p.MaxTokens)
 	}
-	sum := sha256.Sum256([]byte(p.System + "\x00" + p.User))
-	text := fmt.Sprintf("[mock summary %x] %s", sum[:4], extract(req.Messages, req.Previous).text())
+	text := fmt.Sprintf("[mock summary %x] %s", promptHash(p), extract(req.Messages, req.Previous).text())
 	text = fitTokens(text, req.Messages, want)
 	model := m.Model
 	if model == "" {
@@ -84,6 +83,22 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 	}
 	return Result{Text: text, Model: model,
 		Usage: transcript.Usage{Input: int64(in), Output: int64(counter.Count(text))}}, nil
+}
+
+// promptHash returns the first 4 bytes of the SHA-256 of the prompt's
+// system and user parts joined by a NUL, hashed through a small buffer
+// rather than a copy of the prompt.
+func promptHash(p Prompt) []byte {
+	h := sha256.New()
+	var buf [32 << 10]byte
+	for _, s := range []string{p.System, "\x00", p.User} {
+		for s != "" {
+			n := copy(buf[:], s)
+			h.Write(buf[:n])
+			s = s[n:]
+		}
+	}
+	return h.Sum(nil)[:4]
 }
 
 // fitTokens cuts text to at most n tokens, or pads it to about n with the

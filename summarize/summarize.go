@@ -1,12 +1,12 @@
 package summarize
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/ctxbench/ctxbench/transcript"
@@ -156,15 +156,37 @@ func (t *Template) render(conversation, previous string) (string, error) {
 	} else if previous != "" {
 		conversation = "Previous summary: " + previous + "\n\n" + conversation
 	}
-	tmpl, err := template.New(t.Name).Option("missingkey=error").Parse(src)
+	tmpl, err := parseTemplate(t.Name, src)
 	if err != nil {
 		return "", fmt.Errorf("template %s: %w", t.Name, err)
 	}
-	var buf bytes.Buffer
+	// The prompt is mostly the conversation, often megabytes: written
+	// into a buffer of about its final size, it is copied once.
+	var buf strings.Builder
+	buf.Grow(len(src) + len(conversation) + len(previous))
 	if err := tmpl.Execute(&buf, struct{ Conversation, Previous string }{conversation, previous}); err != nil {
 		return "", fmt.Errorf("template %s: %w", t.Name, err)
 	}
 	return buf.String(), nil
+}
+
+// parsedTemplates holds the templates parsed so far, by name and source:
+// a policy renders the same one at every summary.
+var parsedTemplates sync.Map // templateKey → *template.Template
+
+type templateKey struct{ name, src string }
+
+func parseTemplate(name, src string) (*template.Template, error) {
+	k := templateKey{name, src}
+	if t, ok := parsedTemplates.Load(k); ok {
+		return t.(*template.Template), nil
+	}
+	t, err := template.New(name).Option("missingkey=error").Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	parsedTemplates.Store(k, t)
+	return t, nil
 }
 
 // Prompt is a rendered request: what a provider sends.
@@ -196,6 +218,7 @@ func Render(req Request) (Prompt, error) {
 // …", "[Thinking] …".
 func Conversation(msgs []transcript.Message) string {
 	var b strings.Builder
+	b.Grow(conversationLen(msgs))
 	for _, m := range msgs {
 		role := "[" + roleLabel(m.Role) + "]"
 		for _, bl := range m.Blocks {
@@ -223,6 +246,18 @@ func Conversation(msgs []transcript.Message) string {
 		}
 	}
 	return b.String()
+}
+
+// conversationLen returns about the length of Conversation(msgs), a
+// little more: the size to reserve for it.
+func conversationLen(msgs []transcript.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for _, bl := range m.Blocks {
+			n += len("\n\n[") + len(m.Role) + len("Tool call ] ") + len(bl.Name) + len(bl.Text) + len(bl.Input) + len(bl.Raw)
+		}
+	}
+	return n
 }
 
 func roleLabel(r transcript.Role) string {
