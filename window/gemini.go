@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"errors"
+	"github.com/ctxbench/ctxbench/estimate"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/summarize"
@@ -80,7 +81,7 @@ func (p *geminiPolicy) Apply(ctx context.Context, env *Env, st *State, hist []It
 		return step, nil
 	}
 	curated, turn := hist[:len(hist)-env.Turn], hist[len(hist)-env.Turn:]
-	split := geminiSplitPoint(curated, 1-p.keep)
+	split := geminiSplitPoint(env, curated, 1-p.keep)
 	if split == 0 {
 		return step, nil
 	}
@@ -114,11 +115,11 @@ func (p *geminiPolicy) Apply(ctx context.Context, env *Env, st *State, hist []It
 }
 
 // geminiSplitPoint is findCompressSplitPoint over the items.
-func geminiSplitPoint(items []Item, fraction float64) int {
+func geminiSplitPoint(env *Env, items []Item, fraction float64) int {
 	chars := make([]int, len(items))
 	total := 0
 	for i, it := range items {
-		chars[i] = geminiContentLen(it.Msg)
+		chars[i] = count(env, geminiChars, it)
 		total += chars[i]
 	}
 	target := float64(total) * fraction
@@ -141,6 +142,18 @@ func geminiSplitPoint(items []Item, fraction float64) int {
 func isGeminiUserTurn(it Item) bool {
 	return it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult)
 }
+
+// geminiChars is geminiContentLen as an estimator, so that the replay's
+// count cache holds it: every compression measures the whole history, and
+// measuring meant encoding each message as JSON.
+type geminiCharsEstimator struct{}
+
+var geminiChars estimate.Estimator = geminiCharsEstimator{}
+
+func (geminiCharsEstimator) Name() string                           { return "gemini-content-chars" }
+func (geminiCharsEstimator) Exact() bool                            { return false }
+func (geminiCharsEstimator) Count(text string) int                  { return utf16Len(text) }
+func (geminiCharsEstimator) CountMessage(m *transcript.Message) int { return geminiContentLen(m) }
 
 // geminiContentLen approximates JSON.stringify(content).length for a
 // Gemini Content: {"role":…,"parts":[…]}.

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/summarize"
@@ -204,5 +206,46 @@ func TestHistoryTokens(t *testing.T) {
 			next = append(hist, all[rng.IntN(len(all))])
 		}
 		hist = next
+	}
+}
+
+// TestEvictedFrom holds evictedFrom equal to a set difference for
+// subsequences of a history (its one-walk path) and for sends that are not
+// (reordered, or holding new items: its set path).
+func TestEvictedFrom(t *testing.T) {
+	hist := items(textTranscript(12), 12)
+	setDiff := func(out []Item) []string {
+		keep := map[string]bool{}
+		for _, it := range out {
+			keep[it.ID] = true
+		}
+		var ev []string
+		for _, it := range hist {
+			if !keep[it.ID] {
+				ev = append(ev, it.ID)
+			}
+		}
+		return ev
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	fresh := Item{ID: "s1", Msg: &transcript.Message{Role: transcript.RoleUser}}
+	for trial := range 500 {
+		var out []Item
+		for _, it := range hist {
+			if rng.IntN(3) > 0 {
+				out = append(out, it)
+			}
+		}
+		switch trial % 4 {
+		case 1:
+			out = append([]Item{fresh}, out...)
+		case 2:
+			out = append(out, fresh)
+		case 3:
+			rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		}
+		if diff := cmp.Diff(setDiff(out), evictedFrom(hist, out)); diff != "" {
+			t.Fatalf("trial %d, sent %v (-set difference +evictedFrom):\n%s", trial, ids(out), diff)
+		}
 	}
 }

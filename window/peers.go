@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -102,12 +103,12 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		}
 	}
 	// The newest real user messages within the budget, the last one cut.
-	var kept []Item
+	var kept []Item // newest first, reversed below
 	budget := p.userTokens
 	for i := len(users) - 1; i >= 0 && budget > 0; i-- {
 		n := bytes4(env, users[i])
 		if n <= budget {
-			kept = append([]Item{users[i]}, kept...)
+			kept = append(kept, users[i])
 			budget -= n
 			continue
 		}
@@ -117,10 +118,11 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 			cut = cut[:len(cut)-1]
 		}
 		c := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: cut}}, Pos: users[i].Msg.Pos}
-		kept = append([]Item{{ID: users[i].ID, Msg: c, Truncated: true}}, kept...)
+		kept = append(kept, Item{ID: users[i].ID, Msg: c, Truncated: true})
 		step.Truncated = append(step.Truncated, users[i].ID)
 		break
 	}
+	slices.Reverse(kept)
 	text, ev, err := summarizeItems(ctx, env, hist, "", summarize.Generic)
 	if err != nil {
 		return Step{}, err
@@ -407,22 +409,25 @@ func (p *langchainPolicy) Apply(_ context.Context, env *Env, _ *State, hist []It
 		budget -= n
 		start--
 	}
-	var kept []Item
+	out := make([]Item, 0, len(sys)+1+len(rest)-start)
+	out = append(out, sys...)
 	if p.partial && start > 0 && budget > 0 {
 		if it, ok := partialLines(original(env, rest[start-1]), budget); ok {
-			kept = append(kept, it)
+			out = append(out, it)
 			step.Truncated = append(step.Truncated, it.ID)
 		}
 	}
 	for _, it := range rest[start:] {
-		kept = append(kept, original(env, it))
+		out = append(out, original(env, it))
 	}
 	if p.startOn == "human" {
-		for len(kept) > 0 && !(kept[0].Msg.Role == transcript.RoleUser && !has(kept[0], transcript.BlockToolResult)) {
-			kept = kept[1:]
+		kept := out[len(sys):]
+		drop := 0
+		for drop < len(kept) && !(kept[drop].Msg.Role == transcript.RoleUser && !has(kept[drop], transcript.BlockToolResult)) {
+			drop++
 		}
+		out = append(out[:len(sys)], kept[drop:]...)
 	}
-	out := append(append([]Item{}, sys...), kept...)
 	step.Evicted = evictedFrom(hist, out)
 	step.History = out
 	return step, nil

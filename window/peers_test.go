@@ -41,17 +41,17 @@ func TestGeminiSplitPoint(t *testing.T) {
 	tr := msgs(user(long), asst(long), callTool("a"), result("a", long), asst("ok"), user("next"), asst("done"))
 	// 70% of the characters lies inside the function response; the next
 	// plain user content is message 5.
-	if got := geminiSplitPoint(items(tr, 7), 0.7); got != 5 {
+	if got := geminiSplitPoint(nil, items(tr, 7), 0.7); got != 5 {
 		t.Errorf("split %d, want 5", got)
 	}
 	// No user content after the target, last is a model text: compress all.
 	tr2 := msgs(user("a"), asst(long), callTool("b"), result("b", long), asst(long))
-	if got := geminiSplitPoint(items(tr2, 5), 0.7); got != 5 {
+	if got := geminiSplitPoint(nil, items(tr2, 5), 0.7); got != 5 {
 		t.Errorf("split %d, want 5 (everything)", got)
 	}
 	// Same, but the last content calls a function: the last split point (0).
 	tr3 := msgs(user("a"), asst(long), callTool("c"))
-	if got := geminiSplitPoint(items(tr3, 3), 0.7); got != 0 {
+	if got := geminiSplitPoint(nil, items(tr3, 3), 0.7); got != 0 {
 		t.Errorf("split %d, want 0", got)
 	}
 	// Placement: [user summary, model ack, kept…, turn].

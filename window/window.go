@@ -249,13 +249,28 @@ func ids(items []Item) []string {
 	return out
 }
 
-// evictedFrom returns the ids of hist that out does not send.
+// evictedFrom returns the ids of hist that out does not send. The ids of
+// hist are distinct (it is the engine's history).
 func evictedFrom(hist, out []Item) []string {
+	// Most policies send a subsequence of their history: then one walk
+	// over both finds what is left out, without a set.
+	var ev []string
+	j := 0
+	for _, it := range hist {
+		if j < len(out) && out[j].ID == it.ID {
+			j++
+		} else {
+			ev = append(ev, it.ID)
+		}
+	}
+	if j == len(out) {
+		return ev
+	}
 	keep := make(map[string]bool, len(out))
 	for _, it := range out {
 		keep[it.ID] = true
 	}
-	var ev []string
+	ev = nil
 	for _, it := range hist {
 		if !keep[it.ID] {
 			ev = append(ev, it.ID)
