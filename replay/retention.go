@@ -697,16 +697,16 @@ func keyHash(s string, i int) uint32 {
 // (texts shorter than that go to short). A text that contains an
 // artifact contains its key window, so the artifacts a summary may hold
 // are those keyed by one of its windows: few, since keys are rare.
+//
+// Any window would be a correct key; rarity only makes the search
+// cheaper, so the windows are counted approximately, in a fixed table by
+// hash (windows sharing a slot add up), which costs a fraction of a map.
 func (x *transcriptArtifacts) keyArtifacts() {
-	freq := map[uint32]int32{}
-	seen := map[uint32]bool{}
+	freq := make([]int32, keyFreqSlots)
+	slot := func(h uint32) uint32 { return h & (keyFreqSlots - 1) }
 	for _, t := range x.texts {
-		clear(seen)
 		for i := 0; i+keyLen <= len(t); i++ {
-			if h := keyHash(t, i); !seen[h] {
-				seen[h] = true
-				freq[h]++
-			}
+			freq[slot(keyHash(t, i))]++
 		}
 	}
 	x.byKey = map[uint32][]int32{}
@@ -717,10 +717,13 @@ func (x *transcriptArtifacts) keyArtifacts() {
 		}
 		best := keyHash(t, 0)
 		for i := 1; i+keyLen <= len(t); i++ {
-			if h := keyHash(t, i); freq[h] < freq[best] {
+			if h := keyHash(t, i); freq[slot(h)] < freq[slot(best)] {
 				best = h
 			}
 		}
 		x.byKey[best] = append(x.byKey[best], int32(id))
 	}
 }
+
+// keyFreqSlots is the size of keyArtifacts' table (a power of two).
+const keyFreqSlots = 1 << 20

@@ -352,4 +352,8 @@ func warm(t *transcript.Transcript, opt Options, workers int) {
 		})
 	}
 	wg.Wait()
+	// What every run of t starts from, made once here rather than by
+	// each of the first runs at once.
+	opt.Artifacts.ofTranscript(t)
+	opt.Artifacts.toolsOf(t)
 }
