@@ -73,6 +73,25 @@ type checker struct {
 	// changed only at its edges, is checked on what changed.
 	last            int
 	clean, distinct bool
+	// orphans are the tool results of the context sent without their
+	// calls, in order: a clean step may have them (they stay until the
+	// item leaves), and the next step, checked on what changed, reports
+	// them again.
+	orphans []orphan
+}
+
+// An orphan is a tool result sent without its call: the item and the
+// tool.
+type orphan struct {
+	id   string
+	key  int
+	tool int32
+}
+
+// orphanViolation is the violation an orphan result makes at step s.
+func (c *checker) orphanViolation(s *Step, o orphan) Violation {
+	return Violation{Step: s.Step, Invariant: InvToolPairing, IDs: []string{o.id},
+		Detail: fmt.Sprintf("the tool result in %s answers the call %s, which is not sent before it", o.id, c.toolName(o.tool))}
 }
 
 // A toolCount counts tools by index, in arrays stamped with the check's
@@ -242,6 +261,9 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 	}
 	if edges != nil && c.edgesOnly(s, len(before), *edges) {
 		c.checkCap(s, add)
+		for _, o := range c.orphans {
+			out = append(out, c.orphanViolation(s, o))
+		}
 		return out
 	}
 	defer c.settle(s, &out)
@@ -316,11 +338,14 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 	c.last = last
 
 	// tool pairing
+	c.orphans = c.orphans[:0]
 	c.pairTools(sent, s.next, func(it window.Item, r toolRef, at int) bool {
 		if r.use {
 			add(InvToolPairing, []string{it.ID, transcript.MessageID(at)}, "the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))
 		} else {
-			add(InvToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, c.toolName(r.tool))
+			o := orphan{it.ID, keyOf(it.ID, n), r.tool}
+			c.orphans = append(c.orphans, o)
+			out = append(out, c.orphanViolation(s, o))
 		}
 		return true
 	})
@@ -470,10 +495,14 @@ func (c *checker) checkCap(s *Step, add func(inv string, ids []string, format st
 // turn alone needs.
 func (c *checker) settle(s *Step, out *[]Violation) {
 	c.clean = c.distinct
+	others := 0 // violations but the cap's and the orphans'
 	for _, v := range *out {
 		if v.Invariant != InvCap {
-			c.clean = false
+			others++
 		}
+	}
+	if others != len(c.orphans) {
+		c.clean = false
 	}
 	for _, id := range s.Evicted {
 		if k := keyOf(id, len(c.t.Messages)); k < 0 || c.marked(c.sentMark, k) {
@@ -577,6 +606,16 @@ func (c *checker) edgesOnly(s *Step, before int, e edit) bool {
 	}
 	for _, it := range e.fresh {
 		c.stamp(&c.sentMark, keyOf(it.ID, n))
+	}
+	if len(e.removed) > 0 {
+		// The orphans removed are gone; the others are still sent.
+		kept := c.orphans[:0]
+		for _, o := range c.orphans {
+			if o.key >= 0 && c.marked(c.sentMark, o.key) {
+				kept = append(kept, o)
+			}
+		}
+		c.orphans = kept
 	}
 	c.last, c.prevSummary = last, nil
 	return true
