@@ -163,6 +163,34 @@ type opencodePolicy struct {
 	base
 	prune                                         bool
 	protect, minimum, limit, output, protectTurns int
+	// walkAll makes prune walk the whole history at every call (the
+	// tests' reference for the walk that stops at the quiet prefix).
+	walkAll bool
+}
+
+// opencodeState remembers the quiet prefix of the history opencode sent:
+// items that hold no tool output still to clear, or lie behind a summary.
+// Prune clears outputs and never restores them, and the next history
+// given starts with the one sent, so while it does, prune's walk from
+// the newest item can stop where the quiet prefix ends: the items there
+// add nothing to what is protected or cleared. quiet holds the prefix's
+// messages, to tell that it does.
+type opencodeState struct {
+	quiet []*transcript.Message
+}
+
+// quietPrefix returns how many of hist's first items are the quiet
+// prefix of the history sent last.
+func (os *opencodeState) quietPrefix(hist []Item) int {
+	if len(os.quiet) > len(hist) {
+		return 0
+	}
+	for i, m := range os.quiet {
+		if hist[i].Msg != m {
+			return 0
+		}
+	}
+	return len(os.quiet)
 }
 
 func init() {
@@ -191,9 +219,35 @@ const (
 
 func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	if p.prune {
-		step.History, step.Truncated = p.pruneOutputs(env, hist)
+	os, _ := st.data.(*opencodeState)
+	if os == nil {
+		os = &opencodeState{}
+		st.data = os
 	}
+	quiet := 0
+	if p.prune {
+		from := 0
+		if !p.walkAll {
+			from = os.quietPrefix(hist)
+		}
+		step.History, step.Truncated, quiet = p.pruneOutputs(env, hist, from)
+	}
+	pruned := step.History
+	step, err := p.compact(ctx, env, st, step)
+	// The quiet prefix holds while the pruned history is what is sent; a
+	// compaction replaces it.
+	os.quiet = os.quiet[:0]
+	if err == nil && len(step.History) == len(pruned) && (len(pruned) == 0 || &step.History[0] == &pruned[0]) {
+		for _, it := range pruned[:quiet] {
+			os.quiet = append(os.quiet, it.Msg)
+		}
+	}
+	return step, err
+}
+
+// compact summarizes all but a recent tail of step's history when it
+// overflows the usable context.
+func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step Step) (Step, error) {
 	reserved := min(20_000, p.output)
 	usable := p.limit - p.output - reserved
 	est := chars4Estimator()
@@ -231,14 +285,18 @@ func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []
 }
 
 // pruneOutputs clears old tool outputs, newest PRUNE_PROTECT tokens and the
-// latest user turns protected, stopping at a summary. A message's output
-// tokens come from the count cache; only the message where the protected
-// budget runs out is walked block by block.
-func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item) ([]Item, []string) {
+// latest user turns protected, stopping at a summary, or at from, where
+// the quiet prefix of the history ends (see opencodeState). A message's
+// output tokens come from the count cache; only the message where the
+// protected budget runs out is walked block by block. It returns the
+// history, the items cut, and the length of its quiet prefix: the
+// history's items before the oldest that still holds an output.
+func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item, from int) ([]Item, []string, int) {
 	turns, protected := 0, 0
 	var candidates []int
 	cleared := 0
-	for i := len(hist) - 1; i >= 0; i-- {
+	oldest, oldestKept := len(hist), len(hist) // the oldest items holding an output: any, and not a candidate
+	for i := len(hist) - 1; i >= from; i-- {
 		it := hist[i]
 		if it.Summary {
 			break
@@ -246,7 +304,12 @@ func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item) ([]Item, []string) 
 		if it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult) {
 			turns++
 		}
-		if turns < p.protectTurns || !hasOutput(it) {
+		if !hasOutput(it) {
+			continue
+		}
+		oldest = i
+		if turns < p.protectTurns {
+			oldestKept = i
 			continue
 		}
 		if n := count(env, opencodeOutputs, it); protected+n <= p.protect || protected > p.protect {
@@ -254,9 +317,12 @@ func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item) ([]Item, []string) 
 			if protected += n; protected > p.protect {
 				candidates = append(candidates, i)
 				cleared += n
+			} else {
+				oldestKept = i
 			}
 			continue
 		}
+		kept := true
 		for _, b := range it.Msg.Blocks {
 			if b.Type != transcript.BlockToolResult || b.Text == opencodeCleared {
 				continue
@@ -266,11 +332,15 @@ func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item) ([]Item, []string) 
 			if protected > p.protect {
 				candidates = append(candidates, i)
 				cleared += n
+				kept = false
 			}
+		}
+		if kept {
+			oldestKept = i
 		}
 	}
 	if cleared <= p.minimum {
-		return hist, nil
+		return hist, nil, oldest
 	}
 	out := append([]Item(nil), hist...)
 	var truncated []string
@@ -290,7 +360,7 @@ func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item) ([]Item, []string) 
 		out[i] = Item{ID: hist[i].ID, Msg: &c, Truncated: true}
 		truncated = append(truncated, hist[i].ID)
 	}
-	return out, truncated
+	return out, truncated, oldestKept
 }
 
 // outputsEstimator counts a message's tool outputs as opencode's prune

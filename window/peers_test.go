@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -111,7 +112,7 @@ func TestOpencodePrune(t *testing.T) {
 	ms = append(ms, user("turn 2"), callTool("z"), result("z", big), user("turn 3"))
 	tr := msgs(ms...)
 	p := &opencodePolicy{protect: 20_000, minimum: 20_000, protectTurns: 2}
-	out, truncated := p.pruneOutputs(nil, items(tr, len(ms)))
+	out, truncated, _ := p.pruneOutputs(nil, items(tr, len(ms)), 0)
 	// Outputs older than the last 2 user turns: 8 × 10,000 tokens; the
 	// newest 2 are protected (20,000), 6 cleared (60,000 > 20,000).
 	if len(truncated) != 6 {
@@ -128,7 +129,7 @@ func TestOpencodePrune(t *testing.T) {
 	}
 	// Clearing less than PRUNE_MINIMUM: nothing.
 	p.minimum = 70_000
-	if _, truncated := p.pruneOutputs(nil, items(tr, len(ms))); len(truncated) != 0 {
+	if _, truncated, _ := p.pruneOutputs(nil, items(tr, len(ms)), 0); len(truncated) != 0 {
 		t.Errorf("cleared %d outputs below the minimum", len(truncated))
 	}
 }
@@ -206,5 +207,48 @@ func TestRegistry(t *testing.T) {
 		case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
 			t.Errorf("%s: error %v, want %q", tc.spec, err, tc.err)
 		}
+	}
+}
+
+// TestOpencodeQuietPrefix holds opencode, whose prune walk stops at the
+// quiet prefix of the history it sent, equal at every call to opencode
+// walking the whole history: on generated sessions with settings that
+// prune and compact often, and on the corpus sessions.
+func TestOpencodeQuietPrefix(t *testing.T) {
+	trs := []*transcript.Transcript{generated(t, 800, 1), generated(t, 800, 7),
+		readCorpus(t, "spotter/tool_heavy.jsonl"), readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")}
+	settings := []*opencodePolicy{
+		{prune: true, protect: 4_000, minimum: 2_000, protectTurns: 2, limit: 60_000, output: 8_000},
+		{prune: true, protect: 40_000, minimum: 20_000, protectTurns: 2, limit: 200_000, output: 32_000},
+		{prune: true, protect: 1_000, minimum: 0, protectTurns: 0, limit: 30_000, output: 4_000},
+	}
+	type stepView struct {
+		Sent, Evicted, Truncated []string
+		Summary                  bool
+	}
+	view := func(calls []call) []stepView {
+		var out []stepView
+		for _, c := range calls {
+			out = append(out, stepView{c.sent, c.step.Evicted, c.step.Truncated, c.step.Summary != nil})
+		}
+		return out
+	}
+	pruned := 0
+	for i, tr := range trs {
+		for k, p := range settings {
+			p.base = base{"opencode", nil}
+			ref := *p
+			ref.walkAll = true
+			got, want := drive(t, p, tr, &summarize.Mock{}), drive(t, &ref, tr, &summarize.Mock{})
+			if diff := cmp.Diff(view(want), view(got)); diff != "" {
+				t.Errorf("transcript %d, setting %d (-whole walk +quiet prefix):\n%s", i, k, diff)
+			}
+			for _, c := range got {
+				pruned += len(c.step.Truncated)
+			}
+		}
+	}
+	if pruned < 100 {
+		t.Errorf("only %d items pruned in all: the test does not exercise prune", pruned)
 	}
 }

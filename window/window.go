@@ -144,11 +144,19 @@ func (st *State) historyTokens(env *Env, e estimate.Estimator, hist []Item) int 
 		}
 	}
 	t.counted, t.sent = hist, false
-	if same < len(t.items) {
-		t.n -= tokens(env, e, t.items[same:])
+	// Items replaced in place (a policy clearing old outputs) change the
+	// count by their difference; the rest of either history is
+	// subtracted or added whole.
+	both := min(len(t.items), len(hist))
+	for i := same; i < both; i++ {
+		if old := t.items[i]; !sameItem(old, hist[i]) {
+			t.n += count(env, e, hist[i]) - count(env, e, old)
+			t.items[i] = hist[i]
+		}
 	}
-	t.n += tokens(env, e, hist[same:])
-	t.items = append(t.items[:same], hist[same:]...)
+	t.n -= tokens(env, e, t.items[both:])
+	t.n += tokens(env, e, hist[both:])
+	t.items = append(t.items[:both], hist[both:]...)
 	return t.n
 }
 
