@@ -114,7 +114,7 @@ func BenchmarkDeltaSteps(b *testing.B) {
 	counts := estimate.NewCache()
 	counts.Counts(estimate.MustNew("cl100k_base", 0), tr)
 	arts := NewArtifactCache()
-	for _, spec := range []string{"none", "aidf:max_messages=100", "gemini-cli:token_limit=200000"} {
+	for _, spec := range []string{"none", "aidf:max_messages=100", "gemini-cli:token_limit=200000", "opencode:context_limit=60000,max_output=8000"} {
 		p := must(b, spec)
 		for _, mode := range []string{"whole", "delta"} {
 			b.Run(spec+"/"+mode, func(b *testing.B) {

@@ -177,20 +177,44 @@ type opencodePolicy struct {
 // messages, to tell that it does.
 type opencodeState struct {
 	quiet []*transcript.Message
+	// split is the last message prune walked block by block, where the
+	// protected budget ran out (mostly the same from call to call), and
+	// splitCounts its outputCounts.
+	split       *transcript.Message
+	splitCounts []int
+}
+
+// outputCounts returns opencodeOutputs' count of each block of m, or −1
+// for a block that is not an output to clear; oc may be nil.
+func (oc *opencodeState) outputCounts(m *transcript.Message) []int {
+	if oc != nil && oc.split == m {
+		return oc.splitCounts
+	}
+	counts := make([]int, len(m.Blocks))
+	for i, b := range m.Blocks {
+		counts[i] = -1
+		if b.Type == transcript.BlockToolResult && b.Text != opencodeCleared {
+			counts[i] = opencodeOutputs.Count(b.Text)
+		}
+	}
+	if oc != nil {
+		oc.split, oc.splitCounts = m, counts
+	}
+	return counts
 }
 
 // quietPrefix returns how many of hist's first items are the quiet
 // prefix of the history sent last.
-func (os *opencodeState) quietPrefix(hist []Item) int {
-	if len(os.quiet) > len(hist) {
+func (oc *opencodeState) quietPrefix(hist []Item) int {
+	if len(oc.quiet) > len(hist) {
 		return 0
 	}
-	for i, m := range os.quiet {
+	for i, m := range oc.quiet {
 		if hist[i].Msg != m {
 			return 0
 		}
 	}
-	return len(os.quiet)
+	return len(oc.quiet)
 }
 
 func init() {
@@ -219,27 +243,29 @@ const (
 
 func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	os, _ := st.data.(*opencodeState)
-	if os == nil {
-		os = &opencodeState{}
-		st.data = os
+	oc, _ := st.data.(*opencodeState)
+	if oc == nil {
+		oc = &opencodeState{}
+		st.data = oc
 	}
 	quiet := 0
 	if p.prune {
-		from := 0
-		if !p.walkAll {
-			from = os.quietPrefix(hist)
+		from, memo := 0, oc
+		if p.walkAll {
+			memo = nil
+		} else {
+			from = oc.quietPrefix(hist)
 		}
-		step.History, step.Truncated, quiet = p.pruneOutputs(env, hist, from)
+		step.History, step.Truncated, quiet = p.pruneOutputs(env, memo, hist, from)
 	}
 	pruned := step.History
 	step, err := p.compact(ctx, env, st, step)
 	// The quiet prefix holds while the pruned history is what is sent; a
 	// compaction replaces it.
-	os.quiet = os.quiet[:0]
+	oc.quiet = oc.quiet[:0]
 	if err == nil && len(step.History) == len(pruned) && (len(pruned) == 0 || &step.History[0] == &pruned[0]) {
 		for _, it := range pruned[:quiet] {
-			os.quiet = append(os.quiet, it.Msg)
+			oc.quiet = append(oc.quiet, it.Msg)
 		}
 	}
 	return step, err
@@ -288,10 +314,11 @@ func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step 
 // latest user turns protected, stopping at a summary, or at from, where
 // the quiet prefix of the history ends (see opencodeState). A message's
 // output tokens come from the count cache; only the message where the
-// protected budget runs out is walked block by block. It returns the
+// protected budget runs out is walked block by block, its counts kept in
+// oc when oc is not nil. It returns the
 // history, the items cut, and the length of its quiet prefix: the
 // history's items before the oldest that still holds an output.
-func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item, from int) ([]Item, []string, int) {
+func (p *opencodePolicy) pruneOutputs(env *Env, oc *opencodeState, hist []Item, from int) ([]Item, []string, int) {
 	turns, protected := 0, 0
 	var candidates []int
 	cleared := 0
@@ -323,11 +350,10 @@ func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item, from int) ([]Item, 
 			continue
 		}
 		kept := true
-		for _, b := range it.Msg.Blocks {
-			if b.Type != transcript.BlockToolResult || b.Text == opencodeCleared {
+		for _, n := range oc.outputCounts(it.Msg) {
+			if n < 0 {
 				continue
 			}
-			n := opencodeOutputs.Count(b.Text)
 			protected += n
 			if protected > p.protect {
 				candidates = append(candidates, i)

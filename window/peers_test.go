@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -112,7 +114,7 @@ func TestOpencodePrune(t *testing.T) {
 	ms = append(ms, user("turn 2"), callTool("z"), result("z", big), user("turn 3"))
 	tr := msgs(ms...)
 	p := &opencodePolicy{protect: 20_000, minimum: 20_000, protectTurns: 2}
-	out, truncated, _ := p.pruneOutputs(nil, items(tr, len(ms)), 0)
+	out, truncated, _ := p.pruneOutputs(nil, nil, items(tr, len(ms)), 0)
 	// Outputs older than the last 2 user turns: 8 × 10,000 tokens; the
 	// newest 2 are protected (20,000), 6 cleared (60,000 > 20,000).
 	if len(truncated) != 6 {
@@ -129,7 +131,7 @@ func TestOpencodePrune(t *testing.T) {
 	}
 	// Clearing less than PRUNE_MINIMUM: nothing.
 	p.minimum = 70_000
-	if _, truncated, _ := p.pruneOutputs(nil, items(tr, len(ms)), 0); len(truncated) != 0 {
+	if _, truncated, _ := p.pruneOutputs(nil, nil, items(tr, len(ms)), 0); len(truncated) != 0 {
 		t.Errorf("cleared %d outputs below the minimum", len(truncated))
 	}
 }
@@ -250,5 +252,50 @@ func TestOpencodeQuietPrefix(t *testing.T) {
 	}
 	if pruned < 100 {
 		t.Errorf("only %d items pruned in all: the test does not exercise prune", pruned)
+	}
+}
+
+// BenchmarkOpencodePrune replays opencode over a 2,000-call generated
+// session with prune walking the whole history at every call and with
+// the walk stopping at the quiet prefix: the gain of opencodeState.
+func BenchmarkOpencodePrune(b *testing.B) {
+	var buf strings.Builder
+	o := fixtures.DefaultGenOptions
+	o.Calls = 2000
+	if err := fixtures.Generate(&buf, o); err != nil {
+		b.Fatal(err)
+	}
+	ts, err := transcript.Parse([]byte(buf.String()), "gen.jsonl", transcript.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr := ts[0]
+	counts := estimate.NewCache()
+	for _, mode := range []string{"whole", "quiet"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				p := &opencodePolicy{base: base{"opencode", nil}, prune: true, protect: 40_000, minimum: 20_000, protectTurns: 2,
+					limit: 200_000, output: 32_000, walkAll: mode == "whole"}
+				env := &Env{Transcript: tr, Summarizer: &summarize.Mock{}, Counts: counts}
+				st := &State{}
+				var hist []Item
+				next := 0
+				for i, m := range tr.Messages {
+					if m.Role != transcript.RoleAssistant {
+						continue
+					}
+					for j := next; j < i; j++ {
+						hist = append(hist, Original(tr, j))
+					}
+					env.Next = i
+					step, err := p.Apply(context.Background(), env, st, hist)
+					if err != nil {
+						b.Fatal(err)
+					}
+					hist = append(step.History, Original(tr, i))
+					next = i + 1
+				}
+			}
+		})
 	}
 }
