@@ -319,6 +319,9 @@ func extract(msgs []transcript.Message, previous string) *extraction {
 					x.tools = append(x.tools, b.Name)
 				}
 				x.toolN[b.Name]++
+				if len(x.files) == maxFiles && len(x.commands) == maxCommands {
+					continue // the lists are full: nothing more to find
+				}
 				var in map[string]any
 				if json.Unmarshal(b.Input, &in) != nil {
 					continue
@@ -336,7 +339,9 @@ func extract(msgs []transcript.Message, previous string) *extraction {
 					}
 				}
 			case transcript.BlockText:
-				scanFiles(b.Text, addFile)
+				if len(x.files) < maxFiles {
+					scanFiles(b.Text, addFile)
+				}
 			}
 		}
 	}

@@ -98,14 +98,12 @@ func run() error {
 	for _, p := range policies {
 		pflags = append(pflags, "--policy", p)
 	}
-	est, _, err := timeCmd(*reps, bin, "estimate", g20k)
+	replayCmd := append([]string{bin, "replay"}, pflags...)
+	times, _, err := timeRounds(*reps, []string{bin, "estimate", g20k}, slices.Concat(replayCmd, []string{g20k}), slices.Concat(replayCmd, []string{g5k}))
 	if err != nil {
 		return err
 	}
-	rep20, _, err := timeCmd(*reps, bin, append(append([]string{"replay"}, pflags...), g20k)...)
-	if err != nil {
-		return err
-	}
+	est, rep20, rep5 := times[0], times[1], times[2]
 	r := rep20.Seconds() / est.Seconds()
 	figs = append(figs, figure{
 		name:     "Replay of a 20,000-call generated session under 8 policies, against `ctxbench estimate` of it",
@@ -116,14 +114,12 @@ func run() error {
 	})
 
 	// 3. Sweep against one replay of the corpus.
-	one, _, err := timeCmd(*reps, bin, "replay", "--policy", "aidf:max_messages=30", *corpus)
+	times, rss, err := timeRounds(*reps, []string{bin, "replay", "--policy", "aidf:max_messages=30", *corpus},
+		[]string{bin, "sweep", "--policy", "aidf", "--grid", "max_messages=10:1009:1", *corpus})
 	if err != nil {
 		return err
 	}
-	sweep, sweepRSS, err := timeCmd(1, bin, "sweep", "--policy", "aidf", "--grid", "max_messages=10:1009:1", *corpus)
-	if err != nil {
-		return err
-	}
+	one, sweep, sweepRSS := times[0], times[1], rss[1]
 	r = sweep.Seconds() / one.Seconds()
 	figs = append(figs, figure{
 		name:     "A 1,000-point sweep over the public corpus, against one replay of it",
@@ -134,10 +130,6 @@ func run() error {
 	})
 
 	// 4. Linearity.
-	rep5, _, err := timeCmd(*reps, bin, append(append([]string{"replay"}, pflags...), g5k)...)
-	if err != nil {
-		return err
-	}
 	r = rep20.Seconds() / rep5.Seconds()
 	figs = append(figs, figure{
 		name:     "Replay time for 4× the calls (20,000 against 5,000, the same 8 policies)",
@@ -164,15 +156,15 @@ func run() error {
 		total += st.Size()
 		largest = max(largest, st.Size())
 	}
-	_, rss, err := timeCmd(1, bin, "replay", "--policy", "aidf:max_messages=100", dir)
+	_, peak, err := timeCmd(1, bin, "replay", "--policy", "aidf:max_messages=100", dir)
 	if err != nil {
 		return err
 	}
 	limit := 3*largest + 100<<20
 	figs = append(figs, figure{
 		name:     fmt.Sprintf("Peak RSS replaying a %d MB corpus (ten generated sessions, the largest %d MB)", total>>20, largest>>20),
-		measured: fmt.Sprintf("%d MB (%.2f of the limit)", rss>>20, float64(rss)/float64(limit)),
-		target:   fmt.Sprintf("< 3 × largest + 100 MB = %d MB", limit>>20), ok: rss < limit,
+		measured: fmt.Sprintf("%d MB (%.2f of the limit)", peak>>20, float64(peak)/float64(limit)),
+		target:   fmt.Sprintf("< 3 × largest + 100 MB = %d MB", limit>>20), ok: peak < limit,
 		commands: []string{"ctxbench gen --calls 2400 --seed N -o corpus100/sN.jsonl (N = 1…10)", "ctxbench replay --policy aidf:max_messages=100 corpus100"},
 	})
 
@@ -312,29 +304,43 @@ func best(n int, f func()) time.Duration {
 // its largest peak RSS in bytes. Exit status 1 (a verdict, such as
 // invariant violations) is not an error; 2 is.
 func timeCmd(n int, name string, args ...string) (time.Duration, int64, error) {
-	var b time.Duration
-	var rss int64
+	d, rss, err := timeRounds(n, append([]string{name}, args...))
+	if err != nil {
+		return 0, 0, err
+	}
+	return d[0], rss[0], nil
+}
+
+// timeRounds runs the commands n times in turn, one of each per round,
+// and returns each one's fastest time and largest peak RSS: on a machine
+// whose speed drifts, the commands of a ratio are timed under the same
+// conditions. Exit status 1 (violations found) is not an error.
+func timeRounds(n int, cmds ...[]string) ([]time.Duration, []int64, error) {
+	best := make([]time.Duration, len(cmds))
+	rss := make([]int64, len(cmds))
 	for i := range max(n, 1) {
-		cmd := exec.Command(name, args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		t0 := time.Now()
-		err := cmd.Run()
-		d := time.Since(t0)
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-			err = nil
-		}
-		if err != nil {
-			return 0, 0, fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, stderr.String())
-		}
-		if u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = max(rss, u.Maxrss<<10)
-		}
-		if i == 0 || d < b {
-			b = d
+		for k, c := range cmds {
+			cmd := exec.Command(c[0], c[1:]...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			t0 := time.Now()
+			err := cmd.Run()
+			d := time.Since(t0)
+			if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+				err = nil
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %v: %s", strings.Join(c, " "), err, stderr.String())
+			}
+			if u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				rss[k] = max(rss[k], u.Maxrss<<10)
+			}
+			if i == 0 || d < best[k] {
+				best[k] = d
+			}
 		}
 	}
-	return b, rss, nil
+	return best, rss, nil
 }
 
 func sh(name string, args ...string) error {
