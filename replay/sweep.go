@@ -294,14 +294,17 @@ func SortPoints(points []Point, grid []GridKey) {
 	})
 }
 
-// ReplayAll replays t under each policy on workers goroutines (0: one per
-// CPU) and returns the runs in the policies' order: the same runs as one
-// Replay after another, whatever the number of workers. opt's caches are
-// shared; its summarizer must be safe for concurrent use, as every
-// summarizer of package summarize is.
+// ReplayAll replays t under each policy, workers runs at a time, and
+// returns the runs in the policies' order: the same runs as one Replay
+// after another, whatever the number of workers. workers 0 means up to
+// four runs per CPU at once: the runs then share the CPUs, so a long run
+// started last does not finish alone on one (how long each run takes is
+// not known beforehand). opt's caches are shared; its summarizer must be
+// safe for concurrent use, as every summarizer of package summarize is.
 func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy, opt Options, workers int) ([]*Run, error) {
+	cpus := runtime.GOMAXPROCS(0)
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = runsPerCPU * cpus
 	}
 	if opt.Counts == nil {
 		opt.Counts = estimate.NewCache()
@@ -309,7 +312,7 @@ func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy
 	if opt.Artifacts == nil {
 		opt.Artifacts = NewArtifactCache()
 	}
-	warm(t, opt, workers)
+	warm(t, opt, min(workers, cpus))
 	runs := make([]*Run, len(ps))
 	errs := make([]error, len(ps))
 	var next atomic.Int64
@@ -333,6 +336,11 @@ func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy
 	}
 	return runs, nil
 }
+
+// runsPerCPU bounds how many runs ReplayAll keeps at once per CPU by
+// default: enough to share the CPUs among the runs of a usual replay, few
+// enough that many policies do not hold all their runs' state at once.
+const runsPerCPU = 4
 
 // warm fills opt's caches with the counts and artifacts of t's messages,
 // on workers goroutines, each taking every workers-th message: the runs

@@ -132,7 +132,7 @@ func TestReplayAllMatchesReplay(t *testing.T) {
 		}
 		want = append(want, r)
 	}
-	for _, workers := range []int{1, 3, 8} {
+	for _, workers := range []int{1, 3, 8, 0} { // 0: the default, every run at once here
 		got, err := ReplayAll(context.Background(), tr, ps, opt, workers)
 		if err != nil {
 			t.Fatal(err)
