@@ -2,39 +2,53 @@ package summarize
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// BenchmarkPromptTokens counts the prompts a summarizing policy sends
-// over a 600-call generated session — each summary covers the 300
-// messages before its call, so consecutive prompts share most of their
-// paragraphs — whole (counter.Count) and by paragraph through a cache
-// made cold at every iteration: the gain of counting a paragraph once.
-func BenchmarkPromptTokens(b *testing.B) {
+// BenchmarkMeasure measures the prompts a summarizing policy sends over
+// a 600-call generated session — each summary covers the 300 messages
+// before its call, so consecutive prompts share most of their paragraphs
+// — three ways: rendered and counted whole (render), rendered and counted
+// by paragraph through a cache (paragraphs), and streamed without
+// rendering (streamed, the mock's way); the caches are cold at every
+// iteration.
+func BenchmarkMeasure(b *testing.B) {
 	msgs := generatedMessages(b, 600)
-	var prompts []string
+	var reqs []Request
 	for end := 300; end < len(msgs); end += 25 {
-		p, err := Render(Request{Messages: msgs[end-300 : end]})
-		if err != nil {
-			b.Fatal(err)
-		}
-		prompts = append(prompts, p.User)
+		reqs = append(reqs, Request{Messages: msgs[end-300 : end]})
 	}
-	b.Run("whole", func(b *testing.B) {
+	b.Run("render", func(b *testing.B) {
 		for b.Loop() {
-			for _, p := range prompts {
-				counter.Count(p)
+			for _, r := range reqs {
+				p, _ := Render(r)
+				counter.Count(p.User)
+				sha256.Sum256([]byte(p.System + "\x00" + p.User))
 			}
 		}
 	})
 	b.Run("paragraphs", func(b *testing.B) {
 		for b.Loop() {
 			c := newParagraphCache()
-			for _, p := range prompts {
-				c.promptTokens(p)
+			for _, r := range reqs {
+				p, _ := Render(r)
+				m := &promptMeter{cache: c, sha: sha256.New()}
+				m.WriteString(p.User)
+				m.tokens()
+			}
+		}
+	})
+	b.Run("streamed", func(b *testing.B) {
+		for b.Loop() {
+			c := newParagraphCache()
+			for _, r := range reqs {
+				if _, _, _, err := measure(r, c); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync/atomic"
 
@@ -60,11 +61,10 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 		}
 		return Result{}, fmt.Errorf("%w (call %d)", ErrInjected, n)
 	}
-	p, err := Render(req)
+	in, sum, maxTokens, err := measure(req, paragraphs())
 	if err != nil {
 		return Result{}, err
 	}
-	in := counter.Count(p.System) + promptTokens(p.User)
 	want := m.Tokens
 	if want <= 0 {
 		want = 200
@@ -72,10 +72,10 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 	if m.Ratio > 0 {
 		want = max(1, int(m.Ratio*float64(in)))
 	}
-	if p.MaxTokens > 0 {
-		want = min(want, p.MaxTokens)
+	if maxTokens > 0 {
+		want = min(want, maxTokens)
 	}
-	text := fmt.Sprintf("[mock summary %x] %s", promptHash(p), extract(req.Messages, req.Previous).text())
+	text := fmt.Sprintf("[mock summary %x] %s", sum, extract(req.Messages, req.Previous).text())
 	text = fitTokens(text, req.Messages, want)
 	model := m.Model
 	if model == "" {
@@ -85,20 +85,42 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 		Usage: transcript.Usage{Input: int64(in), Output: int64(counter.Count(text))}}, nil
 }
 
-// promptHash returns the first 4 bytes of the SHA-256 of the prompt's
-// system and user parts joined by a NUL, hashed through a small buffer
-// rather than a copy of the prompt.
-func promptHash(p Prompt) []byte {
-	h := sha256.New()
-	var buf [32 << 10]byte
-	for _, s := range []string{p.System, "\x00", p.User} {
-		for s != "" {
-			n := copy(buf[:], s)
-			h.Write(buf[:n])
-			s = s[n:]
-		}
+// measure returns what the mock takes from the prompt of req, counting
+// its paragraphs through cache: its input
+// tokens (the cl100k_base counts of its system and user parts), the first
+// 4 bytes of the SHA-256 of the system and user parts joined by a NUL,
+// and its output limit; all as Render's prompt gives them
+// (TestMeasureEqualsRender), without making the prompt when the template
+// prints the conversation plainly.
+func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens int, err error) {
+	t := req.Template
+	if t == nil {
+		t = Generic
 	}
-	return h.Sum(nil)[:4]
+	maxTokens = req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = t.MaxTokens
+	}
+	before, after, plain, err := t.around(req.Previous)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	sha := sha256.New()
+	io.WriteString(sha, t.System)
+	sha.Write([]byte{0})
+	m := &promptMeter{cache: cache, sha: sha}
+	if plain {
+		m.WriteString(before)
+		writeConversation(m, req.Messages)
+		m.WriteString(after)
+	} else {
+		p, err := Render(req)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		m.WriteString(p.User)
+	}
+	return counter.Count(t.System) + m.tokens(), sha.Sum(nil)[:4], maxTokens, nil
 }
 
 // fitTokens cuts text to at most n tokens, or pads it to about n with the

@@ -1,51 +1,12 @@
 package summarize
 
 import (
+	"bytes"
+	"hash"
 	"hash/maphash"
-	"iter"
 	"strings"
 	"sync"
 )
-
-// promptTokens returns the cl100k_base count of a rendered prompt, equal
-// to counter.Count(text), counting each of its paragraphs once for the
-// whole process.
-//
-// A summarizing policy renders the conversation it summarizes again at
-// every summary, so most of each prompt is paragraphs the previous
-// prompts held; counting them again was most of the mock's time. A
-// paragraph here ends before each "[" that follows a "\n": that is where
-// every paragraph of [Conversation] begins, and no piece of the encoding's
-// pre-tokenizer holds a newline followed by "[" (its pieces end at their
-// last newline, or hold one only before more whitespace or, in o200k_base,
-// a "/"), so the pieces, and so the tokens, of the prompt are those of its
-// paragraphs counted apart (TestPromptTokensAddUp, FuzzPromptTokens).
-func promptTokens(text string) int { return paragraphs().promptTokens(text) }
-
-func (c *paragraphCache) promptTokens(text string) int {
-	n := 0
-	for p := range paragraphsOf(text) {
-		n += c.count(p)
-	}
-	return n
-}
-
-// paragraphsOf yields the paragraphs of text, in order: text cut before
-// each "[" that follows a "\n".
-func paragraphsOf(text string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for text != "" {
-			end := len(text)
-			if i := strings.Index(text, "\n["); i >= 0 {
-				end = i + 1
-			}
-			if !yield(text[:end]) {
-				return
-			}
-			text = text[end:]
-		}
-	}
-}
 
 // A paragraphCache holds the counts of paragraphs by two 64-bit hashes of
 // independent random seeds and the length: a wrong count would need two
@@ -83,19 +44,99 @@ func (c *paragraphCache) count(p string) int {
 	if len(p) < minCachedParagraph {
 		return counter.Count(p)
 	}
-	h0, h1 := maphash.String(c.seeds[0], p), maphash.String(c.seeds[1], p)
+	return c.lookup(maphash.String(c.seeds[0], p), maphash.String(c.seeds[1], p), len(p), func() int { return counter.Count(p) })
+}
+
+// countBytes is count of string(p), made only when p is not cached.
+func (c *paragraphCache) countBytes(p []byte) int {
+	if len(p) < minCachedParagraph {
+		return counter.Count(string(p))
+	}
+	return c.lookup(maphash.Bytes(c.seeds[0], p), maphash.Bytes(c.seeds[1], p), len(p), func() int { return counter.Count(string(p)) })
+}
+
+// lookup returns the count cached for the paragraph of hashes h0, h1 and
+// length size, or computes it with count and caches it.
+func (c *paragraphCache) lookup(h0, h1 uint64, size int, count func() int) int {
 	slot := &c.slots[h0&(uint64(len(c.slots))-1)]
-	want := paragraphCount{h0: h0, h1: h1, size: int32(len(p) + 1)}
+	want := paragraphCount{h0: h0, h1: h1, size: int32(size + 1)}
 	c.mu.Lock()
 	got := *slot
 	c.mu.Unlock()
 	if got.h0 == want.h0 && got.h1 == want.h1 && got.size == want.size {
 		return int(got.n)
 	}
-	n := counter.Count(p)
+	n := count()
 	want.n = int32(n)
 	c.mu.Lock()
 	*slot = want
 	c.mu.Unlock()
 	return n
+}
+
+// A promptMeter takes a prompt's user part in pieces and measures it as
+// the mock needs: its cl100k_base count, equal to counter.Count of the
+// whole, and its SHA-256, continuing sha. The prompt is never one string:
+// the conversation, often megabytes, was rendered at every summary only
+// to be measured.
+//
+// Each paragraph is counted once for the whole process (see
+// paragraphCache): a summarizing policy renders the conversation it
+// summarizes again at every summary, so most of a prompt is paragraphs
+// earlier prompts held. A paragraph ends before each "[" that follows a
+// "\n", across pieces too: that is where every paragraph of
+// [Conversation] begins, and no piece of the encoding's pre-tokenizer
+// holds a newline followed by "[" (its pieces end at their last newline,
+// or hold one only before more whitespace or, in o200k_base, a "/"), so
+// the pieces, and so the tokens, of the prompt are those of its
+// paragraphs counted apart (TestPromptTokensAddUp, FuzzPromptTokens).
+type promptMeter struct {
+	cache *paragraphCache
+	sha   hash.Hash
+	para  []byte // the paragraph being written
+	n     int    // the count of the paragraphs ended
+}
+
+func (m *promptMeter) Write(b []byte) (int, error)       { meterWrite(m, b); return len(b), nil }
+func (m *promptMeter) WriteString(s string) (int, error) { meterWrite(m, s); return len(s), nil }
+
+func meterWrite[T string | []byte](m *promptMeter, s T) {
+	if len(s) > 0 && s[0] == '[' && len(m.para) > 0 && m.para[len(m.para)-1] == '\n' {
+		m.end()
+	}
+	for len(s) > 0 {
+		var i int
+		switch v := any(s).(type) {
+		case string:
+			i = strings.Index(v, "\n[")
+		case []byte:
+			i = bytes.Index(v, []byte("\n["))
+		}
+		end := len(s)
+		if i >= 0 {
+			end = i + 1
+		}
+		k := len(m.para)
+		m.para = append(m.para, s[:end]...)
+		m.sha.Write(m.para[k:])
+		if i < 0 {
+			return
+		}
+		m.end()
+		s = s[end:]
+	}
+}
+
+// end counts the paragraph written so far.
+func (m *promptMeter) end() {
+	if len(m.para) > 0 {
+		m.n += m.cache.countBytes(m.para)
+		m.para = m.para[:0]
+	}
+}
+
+// tokens ends the last paragraph and returns the prompt's count.
+func (m *promptMeter) tokens() int {
+	m.end()
+	return m.n
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
 	"text/template"
+	"text/template/parse"
 
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -170,6 +172,68 @@ func (t *Template) render(conversation, previous string) (string, error) {
 	return buf.String(), nil
 }
 
+// conversationMarker stands for the conversation when a template is
+// rendered around one (see around).
+const conversationMarker = "\x00ctxbench:conversation\x00"
+
+// around renders the template for a request whose previous summary is
+// previous, around the conversation: the prompt is before, then the
+// conversation, then after, whatever the conversation. ok is false when
+// the template does anything but print {{.Conversation}} once, as it is
+// (then only rendering the prompt tells what it is).
+func (t *Template) around(previous string) (before, after string, ok bool, err error) {
+	src := t.Prompt
+	if previous != "" && t.PromptWithPrevious != "" {
+		src = t.PromptWithPrevious
+	}
+	tmpl, err := parseTemplate(t.Name, src)
+	if err != nil {
+		return "", "", false, fmt.Errorf("template %s: %w", t.Name, err)
+	}
+	if !printsConversationOnce(tmpl) {
+		return "", "", false, nil
+	}
+	out, err := t.render(conversationMarker, previous)
+	if err != nil {
+		return "", "", false, err
+	}
+	if strings.Count(out, conversationMarker) != 1 {
+		return "", "", false, nil // the marker is in the previous summary too
+	}
+	before, after, _ = strings.Cut(out, conversationMarker)
+	return before, after, true, nil
+}
+
+// printsConversationOnce reports whether tmpl is text and plain
+// {{.Conversation}} and {{.Previous}} actions only, with one
+// {{.Conversation}}: its output is then its text and the two values,
+// in place.
+func printsConversationOnce(tmpl *template.Template) bool {
+	if len(tmpl.Templates()) > 1 || tmpl.Tree == nil {
+		return false
+	}
+	n := 0
+	for _, node := range tmpl.Tree.Root.Nodes {
+		switch x := node.(type) {
+		case *parse.TextNode:
+		case *parse.ActionNode:
+			if len(x.Pipe.Decl) > 0 || len(x.Pipe.Cmds) != 1 || len(x.Pipe.Cmds[0].Args) != 1 {
+				return false
+			}
+			f, ok := x.Pipe.Cmds[0].Args[0].(*parse.FieldNode)
+			if !ok || len(f.Ident) != 1 || f.Ident[0] != "Conversation" && f.Ident[0] != "Previous" {
+				return false
+			}
+			if f.Ident[0] == "Conversation" {
+				n++
+			}
+		default:
+			return false
+		}
+	}
+	return n == 1
+}
+
 // parsedTemplates holds the templates parsed so far, by name and source:
 // a policy renders the same one at every summary.
 var parsedTemplates sync.Map // templateKey → *template.Template
@@ -219,33 +283,59 @@ func Render(req Request) (Prompt, error) {
 func Conversation(msgs []transcript.Message) string {
 	var b strings.Builder
 	b.Grow(conversationLen(msgs))
+	writeConversation(&b, msgs)
+	return b.String()
+}
+
+// A textWriter takes text in pieces: a strings.Builder, or a promptMeter.
+type textWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
+// writeConversation writes Conversation(msgs) to w, piece by piece.
+func writeConversation(w textWriter, msgs []transcript.Message) {
+	first := true
 	for _, m := range msgs {
-		role := "[" + roleLabel(m.Role) + "]"
+		role := roleLabel(m.Role)
 		for _, bl := range m.Blocks {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
+			if !first {
+				w.WriteString("\n\n")
 			}
+			first = false
 			switch bl.Type {
 			case transcript.BlockText:
-				b.WriteString(role + " " + bl.Text)
+				w.WriteString("[")
+				w.WriteString(role)
+				w.WriteString("] ")
+				w.WriteString(bl.Text)
 			case transcript.BlockThinking:
-				b.WriteString("[Thinking] " + bl.Text)
+				w.WriteString("[Thinking] ")
+				w.WriteString(bl.Text)
 			case transcript.BlockToolUse:
-				b.WriteString("[Tool call " + bl.Name + "] " + string(bl.Input))
+				w.WriteString("[Tool call ")
+				w.WriteString(bl.Name)
+				w.WriteString("] ")
+				w.Write(bl.Input)
 			case transcript.BlockToolResult:
 				if bl.IsError {
-					b.WriteString("[Tool error] " + bl.Text)
+					w.WriteString("[Tool error] ")
 				} else {
-					b.WriteString("[Tool result] " + bl.Text)
+					w.WriteString("[Tool result] ")
 				}
+				w.WriteString(bl.Text)
 			case transcript.BlockImage:
-				b.WriteString(role + " [image]")
+				w.WriteString("[")
+				w.WriteString(role)
+				w.WriteString("] [image]")
 			default:
-				b.WriteString(role + " " + string(bl.Raw))
+				w.WriteString("[")
+				w.WriteString(role)
+				w.WriteString("] ")
+				w.Write(bl.Raw)
 			}
 		}
 	}
-	return b.String()
 }
 
 // conversationLen returns about the length of Conversation(msgs), a
