@@ -8,25 +8,7 @@ import (
 
 // UTF16Len returns the length of s in UTF-16 code units, as JavaScript's
 // String.length counts it: one per code point, two above U+FFFF.
-func UTF16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			n++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if r > 0xFFFF {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
+func UTF16Len(s string) int { return transcript.UTF16Len(s) }
 
 // jsonStringLen returns the UTF-16 length of JSON.stringify(s): the quotes,
 // two-character escapes for " \ and \b \f \n \r \t, six for the other
@@ -69,7 +51,7 @@ func (c *chars4) CountMessage(m *transcript.Message) int {
 	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
 		n = UTF16Len(m.Blocks[0].Text)
 	} else {
-		n = UTF16Len(string(transcript.ContentJSON(m.Blocks)))
+		_, n = transcript.ContentJSONSize(m.Blocks)
 	}
 	return ceilDiv4(n) + overhead(c.overheadRule, m, c.Count)
 }

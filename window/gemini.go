@@ -145,7 +145,7 @@ func isGeminiUserTurn(it Item) bool {
 
 // geminiChars is geminiContentLen as an estimator, so that the replay's
 // count cache holds it: every compression measures the whole history, and
-// measuring meant encoding each message as JSON.
+// measuring meant walking each message's JSON.
 type geminiCharsEstimator struct{}
 
 var geminiChars estimate.Estimator = geminiCharsEstimator{}
@@ -158,5 +158,6 @@ func (geminiCharsEstimator) CountMessage(m *transcript.Message) int { return gem
 // geminiContentLen approximates JSON.stringify(content).length for a
 // Gemini Content: {"role":…,"parts":[…]}.
 func geminiContentLen(m *transcript.Message) int {
-	return len(`{"role":"user","parts":`) + 1 + utf16Len(string(transcript.ContentJSON(m.Blocks)))
+	_, units := transcript.ContentJSONSize(m.Blocks)
+	return len(`{"role":"user","parts":`) + 1 + units
 }

@@ -28,7 +28,8 @@ func (bytes4Estimator) CountMessage(m *transcript.Message) int {
 	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
 		return (len(m.Blocks[0].Text) + 3) / 4
 	}
-	return (len(transcript.ContentJSON(m.Blocks)) + 3) / 4
+	size, _ := transcript.ContentJSONSize(m.Blocks)
+	return (size + 3) / 4
 }
 
 func bytes4(env *Env, it Item) int { return count(env, codexBytes4, it) }
