@@ -63,10 +63,15 @@ func artifacts(m *transcript.Message) []string {
 				}
 			}
 		case transcript.BlockToolResult:
-			for line := range strings.SplitSeq(b.Text, "\n") {
-				if b.IsError || errorLine(line) {
-					if len(strings.TrimSpace(line)) >= 8 {
-						add("error", line)
+			// A line holds an error word only if the text does (words
+			// hold no newline, and lowercasing maps rune by rune): most
+			// results hold none, and need no splitting.
+			if b.IsError || errorLine(b.Text) {
+				for line := range strings.SplitSeq(b.Text, "\n") {
+					if b.IsError || errorLine(line) {
+						if len(strings.TrimSpace(line)) >= 8 {
+							add("error", line)
+						}
 					}
 				}
 			}

@@ -180,11 +180,18 @@ func TestErrorLine(t *testing.T) {
 	for _, tr := range corpus(t) {
 		for _, m := range tr.Messages {
 			for _, b := range m.Blocks {
+				anyLine := false
 				for line := range strings.SplitSeq(b.Text, "\n") {
 					if errorLine(line) != want(line) {
 						t.Fatalf("%q: errorLine %v", line, errorLine(line))
 					}
+					anyLine = anyLine || want(line)
 					n++
+				}
+				// artifacts splits a text only when the whole text holds an
+				// error word: exactly when a line does.
+				if errorLine(b.Text) != anyLine {
+					t.Fatalf("%.200q: errorLine of the text %v, of a line %v", b.Text, errorLine(b.Text), anyLine)
 				}
 			}
 		}
@@ -203,6 +210,16 @@ func TestErrorLine(t *testing.T) {
 		}
 		if line := b.String(); errorLine(line) != want(line) {
 			t.Fatalf("%q: errorLine %v", line, errorLine(line))
+		}
+		// Lines joined: the text holds an error word exactly when a line
+		// does.
+		text := b.String() + "\n" + parts[rng.IntN(len(parts))] + "\n" + parts[rng.IntN(len(parts))]
+		anyLine := false
+		for line := range strings.SplitSeq(text, "\n") {
+			anyLine = anyLine || want(line)
+		}
+		if errorLine(text) != anyLine {
+			t.Fatalf("%q: errorLine of the text %v, of a line %v", text, errorLine(text), anyLine)
 		}
 	}
 	t.Logf("%d corpus lines", n)
