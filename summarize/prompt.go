@@ -40,33 +40,22 @@ func newParagraphCache() *paragraphCache {
 // less to count than to look up.
 const minCachedParagraph = 64
 
-func (c *paragraphCache) count(p string) int {
-	if len(p) < minCachedParagraph {
-		return counter.Count(p)
-	}
-	return c.lookup(maphash.String(c.seeds[0], p), maphash.String(c.seeds[1], p), len(p), func() int { return counter.Count(p) })
-}
-
-// countBytes is count of string(p), made only when p is not cached.
+// countBytes returns the count of the paragraph p, counted only when it
+// is not cached.
 func (c *paragraphCache) countBytes(p []byte) int {
 	if len(p) < minCachedParagraph {
 		return counter.Count(string(p))
 	}
-	return c.lookup(maphash.Bytes(c.seeds[0], p), maphash.Bytes(c.seeds[1], p), len(p), func() int { return counter.Count(string(p)) })
-}
-
-// lookup returns the count cached for the paragraph of hashes h0, h1 and
-// length size, or computes it with count and caches it.
-func (c *paragraphCache) lookup(h0, h1 uint64, size int, count func() int) int {
+	h0, h1 := maphash.Bytes(c.seeds[0], p), maphash.Bytes(c.seeds[1], p)
 	slot := &c.slots[h0&(uint64(len(c.slots))-1)]
-	want := paragraphCount{h0: h0, h1: h1, size: int32(size + 1)}
+	want := paragraphCount{h0: h0, h1: h1, size: int32(len(p) + 1)}
 	c.mu.Lock()
 	got := *slot
 	c.mu.Unlock()
 	if got.h0 == want.h0 && got.h1 == want.h1 && got.size == want.size {
 		return int(got.n)
 	}
-	n := count()
+	n := counter.Count(string(p))
 	want.n = int32(n)
 	c.mu.Lock()
 	*slot = want
