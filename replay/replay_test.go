@@ -40,17 +40,13 @@ func corpus(t testing.TB) []*transcript.Transcript {
 
 func generated(t testing.TB, calls int) *transcript.Transcript {
 	t.Helper()
-	var b bytes.Buffer
 	o := fixtures.DefaultGenOptions
 	o.Calls = calls
-	if err := fixtures.Generate(&b, o); err != nil {
-		t.Fatal(err)
-	}
-	ts, err := transcript.Parse(b.Bytes(), "gen.jsonl", transcript.Options{})
+	tr, err := fixtures.GenerateTranscript(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ts[0]
+	return tr
 }
 
 // specs replay every registered policy, with settings small enough to act

@@ -1,7 +1,6 @@
 package summarize
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"testing"
 
@@ -56,15 +55,11 @@ func BenchmarkMeasure(b *testing.B) {
 
 func generatedMessages(b *testing.B, calls int) []transcript.Message {
 	b.Helper()
-	var buf bytes.Buffer
 	o := fixtures.DefaultGenOptions
 	o.Calls = calls
-	if err := fixtures.Generate(&buf, o); err != nil {
-		b.Fatal(err)
-	}
-	ts, err := transcript.Parse(buf.Bytes(), "gen.jsonl", transcript.Options{})
+	tr, err := fixtures.GenerateTranscript(o)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return ts[0].Messages
+	return tr.Messages
 }

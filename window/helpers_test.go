@@ -66,19 +66,15 @@ func readCorpus(t *testing.T, name string) *transcript.Transcript {
 	return ts[0]
 }
 
-func generated(t *testing.T, calls int, seed uint64) *transcript.Transcript {
+func generated(t testing.TB, calls int, seed uint64) *transcript.Transcript {
 	t.Helper()
-	var b strings.Builder
 	o := fixtures.DefaultGenOptions
 	o.Calls, o.Seed = calls, seed
-	if err := fixtures.Generate(&b, o); err != nil {
-		t.Fatal(err)
-	}
-	ts, err := transcript.Parse([]byte(b.String()), "gen.jsonl", transcript.Options{})
+	tr, err := fixtures.GenerateTranscript(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ts[0]
+	return tr
 }
 
 func mustPolicy(t *testing.T, spec string) Policy {

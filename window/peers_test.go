@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -259,17 +258,7 @@ func TestOpencodeQuietPrefix(t *testing.T) {
 // session with prune walking the whole history at every call and with
 // the walk stopping at the quiet prefix: the gain of opencodeState.
 func BenchmarkOpencodePrune(b *testing.B) {
-	var buf strings.Builder
-	o := fixtures.DefaultGenOptions
-	o.Calls = 2000
-	if err := fixtures.Generate(&buf, o); err != nil {
-		b.Fatal(err)
-	}
-	ts, err := transcript.Parse([]byte(buf.String()), "gen.jsonl", transcript.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr := ts[0]
+	tr := generated(b, 2000, 1)
 	counts := estimate.NewCache()
 	for _, mode := range []string{"whole", "quiet"} {
 		b.Run(mode, func(b *testing.B) {
