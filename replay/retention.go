@@ -357,8 +357,10 @@ type transcriptArtifacts struct {
 	texts []string        // by local id
 	sigs  []gramSig       // by local id
 	// byKey and short index the artifacts for a summary's search (see
-	// keyArtifacts).
+	// keyArtifacts); keyAt[id] is where the key window of texts[id]
+	// starts.
 	byKey map[uint32][]int32
+	keyAt []int32
 	short []int32
 }
 
@@ -658,7 +660,8 @@ func (r *retention) inSummary(id int32) {
 }
 
 // searchSummary finds the seen artifacts the summary holds: those keyed
-// by a window of the summary, and the short ones, each searched for once.
+// by a window of the summary, compared where their key would put them,
+// and the short ones, each searched for once.
 func (r *retention) searchSummary() {
 	a, text := r.arts, r.sumText
 	if r.grams.text != text {
@@ -674,9 +677,17 @@ func (r *retention) searchSummary() {
 			r.inSummary(id)
 		}
 	}
+	// An artifact the summary holds has its key window in place at some
+	// window of the summary: comparing it there is the whole search.
 	for i := 0; i+keyLen <= len(text); i++ {
 		for _, id := range a.byKey[keyHash(text, i)] {
-			try(id)
+			if !r.seen[id] || r.inSum[id] {
+				continue
+			}
+			t := a.texts[id]
+			if start := i - int(a.keyAt[id]); start >= 0 && start+len(t) <= len(text) && text[start:start+len(t)] == t {
+				r.inSummary(id)
+			}
 		}
 	}
 	for _, id := range a.short {
@@ -715,18 +726,20 @@ func (x *transcriptArtifacts) keyArtifacts() {
 		}
 	}
 	x.byKey = map[uint32][]int32{}
+	x.keyAt = make([]int32, len(x.texts))
 	for id, t := range x.texts {
 		if len(t) < keyLen {
 			x.short = append(x.short, int32(id))
 			continue
 		}
-		best := keyHash(t, 0)
+		best, at := keyHash(t, 0), 0
 		for i := 1; i+keyLen <= len(t); i++ {
 			if h := keyHash(t, i); freq[slot(h)] < freq[slot(best)] {
-				best = h
+				best, at = h, i
 			}
 		}
 		x.byKey[best] = append(x.byKey[best], int32(id))
+		x.keyAt[id] = int32(at)
 	}
 }
 
