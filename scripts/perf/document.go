@@ -163,7 +163,9 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     (0.05 s, the same candidates tried within 0.1%). The first two runs
     both numbered the transcript's artifacts at once; warm does it once.
     Tool results are split into lines for error lines only when they hold
-    an error word.
+    an error word. A summary's candidate artifacts are compared where
+    their key window puts them instead of searched for in the whole
+    summary (a third of retention).
 21. **Steps with orphan tool results were checked whole**: after a
     compaction, a result whose call was summarized stays, and breaks
     tool_pairing at every later step. The checker carries those
@@ -196,6 +198,5 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   by run.
 - The figures move by 20–30% from run to run on this shared machine
   (the same binary's CPU time varies that much): targets 2, 3 and 4 sit
-  near their limits and can land on either side in a given run; target
-  2 measured between 1.18× and 1.24× over this session's last runs.
+  near their limits and can land on either side in a given run.
 `

@@ -35,7 +35,7 @@ import (
 
 var (
 	out    = flag.String("o", "", "write docs/performance.md here (atomically) instead of printing the figures")
-	reps   = flag.Int("reps", 3, "repetitions of each timing; the fastest counts")
+	reps   = flag.Int("reps", 5, "repetitions of each timing; the fastest counts")
 	corpus = flag.String("corpus", "fixtures/corpus", "the public corpus")
 	cold   = flag.String("cold-count", "", "internal: count the corpus text once with this encoding, in this fresh process, and print the time and the counts as JSON")
 )
