@@ -68,9 +68,10 @@ type checker struct {
 	// After a check, used and results count the tool calls and results
 	// of the context, sentMark holds its keys, last is the index of its
 	// last original message, and clean says that the step broke no
-	// invariant but the cap, that its items have distinct keys, and that
-	// none of them is evicted: the next step, if it sends this context
-	// changed only at its edges, is checked on what changed.
+	// invariant but the cap and, by its orphans, tool pairing, that its
+	// items have distinct keys, and that none of them is evicted: the
+	// next step, if it sends this context changed only at its edges, is
+	// checked on what changed.
 	last            int
 	clean, distinct bool
 	// orphans are the tool results of the context sent without their
@@ -495,7 +496,7 @@ func (c *checker) checkCap(s *Step, add func(inv string, ids []string, format st
 // turn alone needs.
 func (c *checker) settle(s *Step, out *[]Violation) {
 	c.clean = c.distinct
-	others := 0 // violations but the cap's and the orphans'
+	others := 0 // violations but the cap's: clean if all are orphans'
 	for _, v := range *out {
 		if v.Invariant != InvCap {
 			others++

@@ -85,13 +85,12 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 		Usage: transcript.Usage{Input: int64(in), Output: int64(counter.Count(text))}}, nil
 }
 
-// measure returns what the mock takes from the prompt of req, counting
-// its paragraphs through cache: its input
-// tokens (the cl100k_base counts of its system and user parts), the first
-// 4 bytes of the SHA-256 of the system and user parts joined by a NUL,
-// and its output limit; all as Render's prompt gives them
-// (TestMeasureEqualsRender), without making the prompt when the template
-// prints the conversation plainly.
+// measure returns what the mock takes from the prompt of req: its input
+// tokens (the cl100k_base counts of its system and user parts, the
+// paragraphs counted through cache), the first 4 bytes of the SHA-256 of
+// the system and user parts joined by a NUL, and its output limit; all as
+// Render's prompt gives them (TestMeasureEqualsRender), without making
+// the prompt when the template prints the conversation plainly.
 func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens int, err error) {
 	t := req.Template
 	if t == nil {
