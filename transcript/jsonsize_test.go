@@ -65,3 +65,23 @@ func FuzzContentJSONSize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUTF16Len holds UTF16Len equal to counting the UTF-16 units of each
+// code point (an invalid byte one) on any text.
+func FuzzUTF16Len(f *testing.F) {
+	for _, s := range []string{"", "plain ascii text, longer than eight", "é 日本 😀 \xff\xfe mixed with ascii runs of text", "\x7f\x80abcdefgh"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := 0
+		for _, r := range s { // an invalid byte decodes as one U+FFFD
+			want++
+			if r > 0xFFFF {
+				want++
+			}
+		}
+		if got := transcript.UTF16Len(s); got != want {
+			t.Errorf("%q: UTF16Len %d, want %d", s, got, want)
+		}
+	})
+}
