@@ -126,10 +126,10 @@ func (st *State) Returned(sent []Item) {
 // historyTokens returns e's count of hist, the history the policy is
 // given. That history starts, item for item, with the one given at the
 // previous call unless the policy changed it, so the State keeps the
-// previous history and its count, and counts only the items from the
-// first that differs: comparing items by identity costs far less than
-// counting them, which made policies that measure their whole history at
-// every call quadratic in practice.
+// previous history and its count, and counts only the items that differ
+// at their place, and those past the shorter of the two: comparing items
+// by identity costs far less than counting them, which made policies
+// that measure their whole history at every call quadratic in practice.
 func (st *State) historyTokens(env *Env, e estimate.Estimator, hist []Item) int {
 	t := &st.tally
 	if t.est != e {
