@@ -66,23 +66,36 @@ import (
 	"runtime/pprof"
 )
 
-// CTXBENCH_CPUPROFILE=FILE writes a CPU profile of the run to FILE (go
-// tool pprof reads it); docs/performance.md was made with it.
+// CTXBENCH_CPUPROFILE=FILE writes a CPU profile of the run to FILE, and
+// CTXBENCH_MEMPROFILE=FILE an allocation profile at its end (go tool
+// pprof reads both; -sample_index=alloc_space for what was allocated);
+// docs/performance.md was made with them.
 func main() {
-	if path := os.Getenv("CTXBENCH_CPUPROFILE"); path != "" {
-		stop, err := startProfile(path)
-		if err != nil {
+	cpu, mem := os.Getenv("CTXBENCH_CPUPROFILE"), os.Getenv("CTXBENCH_MEMPROFILE")
+	if cpu == "" && mem == "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	stop := func() error { return nil }
+	if cpu != "" {
+		var err error
+		if stop, err = startProfile(cpu); err != nil {
 			fmt.Fprintln(os.Stderr, "ctxbench: error:", err)
 			os.Exit(2)
 		}
-		code := run(os.Args[1:], os.Stdout, os.Stderr)
-		stop()
-		os.Exit(code)
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	err := stop()
+	if mem != "" && err == nil {
+		err = writeAllocs(mem)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ctxbench: error:", err)
+		code = max(code, 2)
+	}
+	os.Exit(code)
 }
 
-func startProfile(path string) (stop func(), err error) {
+func startProfile(path string) (stop func() error, err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
@@ -91,5 +104,18 @@ func startProfile(path string) (stop func(), err error) {
 		f.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
+}
+
+// writeAllocs writes the allocation profile to path.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -18,7 +18,9 @@ state (the memory figure: one run).
 ## What the profiles found, and what changed
 
 Profiles are taken with ` + "`CTXBENCH_CPUPROFILE=cpu.out ctxbench …`" + ` and read
-with ` + "`go tool pprof -top -cum`" + `.
+with ` + "`go tool pprof -top -cum`" + `; allocations with
+` + "`CTXBENCH_MEMPROFILE=mem.out`" + ` and ` + "`go tool pprof -sample_index=alloc_space`" + `,
+collections with ` + "`GODEBUG=gctrace=1`" + `.
 The before → after times in this list were taken once, when each change
 was made, with ` + "`ctxbench gen --calls N -o gN.jsonl`" + ` and
 ` + "`/usr/bin/time ctxbench replay --policy P gN.jsonl`" + ` on the commits before and
@@ -152,8 +154,8 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     38 times: the mock's renders (1.15 GB), langchain's per-call copies
     (0.5 GB), codex prepending in a loop, ` + "`evictedFrom`" + `'s set (now one
     walk when the send is a subsequence; ` + "`TestEvictedFrom`" + `), gemini-cli
-    encoding every message to JSON at each compression. Now 0.3 GB, 19
-    collections.
+    encoding every message to JSON at each compression. Now 0.3 GB (the
+    run phase of an allocation profile), 19 collections in all.
 19. **Measuring structured content encoded it to JSON** (chars4, codex's
     bytes/4, gemini-cli's split point): ` + "`transcript.ContentJSONSize`" + ` adds up
     the lengths encoding/json would write (` + "`TestContentJSONSizeCorpus`" + `,
