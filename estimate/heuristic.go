@@ -6,10 +6,6 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// UTF16Len returns the length of s in UTF-16 code units, as JavaScript's
-// String.length counts it: one per code point, two above U+FFFF.
-func UTF16Len(s string) int { return transcript.UTF16Len(s) }
-
 // jsonStringLen returns the UTF-16 length of JSON.stringify(s): the quotes,
 // two-character escapes for " \ and \b \f \n \r \t, six for the other
 // control characters, everything else as it is.
@@ -39,7 +35,7 @@ func (*chars4) Name() string         { return "chars4" }
 func (*chars4) Exact() bool          { return false }
 func (c *chars4) Overhead() Overhead { return c.overheadRule }
 
-func (*chars4) Count(text string) int { return ceilDiv4(UTF16Len(text)) }
+func (*chars4) Count(text string) int { return ceilDiv4(transcript.UTF16Len(text)) }
 
 func ceilDiv4(n int) int { return (n + 3) / 4 }
 
@@ -49,7 +45,7 @@ func ceilDiv4(n int) int { return (n + 3) / 4 }
 func (c *chars4) CountMessage(m *transcript.Message) int {
 	var n int
 	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
-		n = UTF16Len(m.Blocks[0].Text)
+		n = transcript.UTF16Len(m.Blocks[0].Text)
 	} else {
 		_, n = transcript.ContentJSONSize(m.Blocks)
 	}
@@ -87,8 +83,8 @@ func (g *geminiHeuristic) Overhead() Overhead { return g.overheadRule }
 // the ASCII rate or the other rate, summed in order as the source does;
 // above 100,000 UTF-16 units, length/4.
 func (g *geminiHeuristic) text(s string) float64 {
-	if len(s) > geminiMaxHeuristic && UTF16Len(s) > geminiMaxHeuristic {
-		return float64(UTF16Len(s)) / 4
+	if len(s) > geminiMaxHeuristic && transcript.UTF16Len(s) > geminiMaxHeuristic {
+		return float64(transcript.UTF16Len(s)) / 4
 	}
 	var t float64
 	for _, r := range s {
@@ -119,19 +115,19 @@ func (g *geminiHeuristic) CountMessage(m *transcript.Message) int {
 			if args == 0 {
 				args = 2 // {}
 			} else {
-				args = UTF16Len(string(b.Input))
+				args = transcript.UTF16Len(string(b.Input))
 			}
 			t += float64(geminiFunctionCallN+jsonStringLen(b.Name)+args) / 4
 		case transcript.BlockToolResult:
 			if len(b.Raw) > 0 {
-				t += float64(geminiOutputN+UTF16Len(string(b.Raw))) / 4
+				t += float64(geminiOutputN+transcript.UTF16Len(string(b.Raw))) / 4
 			} else {
 				t += float64(geminiOutputN+jsonStringLen(b.Text)) / 4
 			}
 		case transcript.BlockImage:
 			t += geminiImageTokens
 		default:
-			t += float64(UTF16Len(string(b.Raw))) / 4
+			t += float64(transcript.UTF16Len(string(b.Raw))) / 4
 		}
 	}
 	return int(t) + overhead(g.overheadRule, m, g.Count)

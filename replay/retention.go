@@ -718,8 +718,18 @@ func keyHash(s string, i int) uint32 {
 // cheaper, so the windows are counted approximately, in a fixed table by
 // hash (windows sharing a slot add up), which costs a fraction of a map.
 func (x *transcriptArtifacts) keyArtifacts() {
-	freq := make([]int32, keyFreqSlots)
-	slot := func(h uint32) uint32 { return h & (keyFreqSlots - 1) }
+	windows := 0
+	for _, t := range x.texts {
+		windows += max(0, len(t)-keyLen+1)
+	}
+	// About two slots a window, up to keyFreqSlots: a short transcript's
+	// table is small (a corpus of many is numbered one by one).
+	slots := uint32(64)
+	for slots < keyFreqSlots && int(slots) < 2*windows {
+		slots <<= 1
+	}
+	freq := make([]int32, slots)
+	slot := func(h uint32) uint32 { return h & (slots - 1) }
 	for _, t := range x.texts {
 		for i := 0; i+keyLen <= len(t); i++ {
 			freq[slot(keyHash(t, i))]++
@@ -743,5 +753,6 @@ func (x *transcriptArtifacts) keyArtifacts() {
 	}
 }
 
-// keyFreqSlots is the size of keyArtifacts' table (a power of two).
+// keyFreqSlots is the largest size of keyArtifacts' table (a power of
+// two).
 const keyFreqSlots = 1 << 20

@@ -152,7 +152,7 @@ var geminiChars estimate.Estimator = geminiCharsEstimator{}
 
 func (geminiCharsEstimator) Name() string                           { return "gemini-content-chars" }
 func (geminiCharsEstimator) Exact() bool                            { return false }
-func (geminiCharsEstimator) Count(text string) int                  { return utf16Len(text) }
+func (geminiCharsEstimator) Count(text string) int                  { return transcript.UTF16Len(text) }
 func (geminiCharsEstimator) CountMessage(m *transcript.Message) int { return geminiContentLen(m) }
 
 // geminiContentLen approximates JSON.stringify(content).length for a

@@ -194,7 +194,7 @@ func (oc *opencodeState) outputCounts(m *transcript.Message) []int {
 	counts := make([]int, len(m.Blocks))
 	for i, b := range m.Blocks {
 		counts[i] = -1
-		if b.Type == transcript.BlockToolResult && b.Text != opencodeCleared {
+		if isOutput(b) {
 			counts[i] = opencodeOutputs.Count(b.Text)
 		}
 	}
@@ -398,28 +398,28 @@ type outputsEstimator struct{}
 
 var opencodeOutputs estimate.Estimator = outputsEstimator{}
 
-func (outputsEstimator) Name() string          { return "opencode-outputs" }
-func (outputsEstimator) Exact() bool           { return false }
-func (outputsEstimator) Count(text string) int { return int(math.Round(float64(utf16Len(text)) / 4)) }
+func (outputsEstimator) Name() string { return "opencode-outputs" }
+func (outputsEstimator) Exact() bool  { return false }
+func (outputsEstimator) Count(text string) int {
+	return int(math.Round(float64(transcript.UTF16Len(text)) / 4))
+}
 func (outputsEstimator) CountMessage(m *transcript.Message) int {
 	n := 0
 	for _, b := range m.Blocks {
-		if b.Type == transcript.BlockToolResult && b.Text != opencodeCleared {
+		if isOutput(b) {
 			n += opencodeOutputs.Count(b.Text)
 		}
 	}
 	return n
 }
 
-// hasOutput reports whether the item holds a tool output not yet cleared.
-func hasOutput(it Item) bool {
-	for _, b := range it.Msg.Blocks {
-		if b.Type == transcript.BlockToolResult && b.Text != opencodeCleared {
-			return true
-		}
-	}
-	return false
+// isOutput reports whether b is a tool output not yet cleared.
+func isOutput(b transcript.Block) bool {
+	return b.Type == transcript.BlockToolResult && b.Text != opencodeCleared
 }
+
+// hasOutput reports whether the item holds a tool output not yet cleared.
+func hasOutput(it Item) bool { return slices.ContainsFunc(it.Msg.Blocks, isOutput) }
 
 // LangChain's trim_messages (langchain 911f4d4e
 // libs/core/langchain_core/messages/utils.py), strategy "last": keep the
@@ -463,9 +463,11 @@ type approxEstimator struct{}
 
 var langchainApprox estimate.Estimator = approxEstimator{}
 
-func (approxEstimator) Name() string                           { return "langchain-approx" }
-func (approxEstimator) Exact() bool                            { return false }
-func (approxEstimator) Count(text string) int                  { return int(math.Ceil(float64(utf16Len(text)) / 4)) }
+func (approxEstimator) Name() string { return "langchain-approx" }
+func (approxEstimator) Exact() bool  { return false }
+func (approxEstimator) Count(text string) int {
+	return int(math.Ceil(float64(transcript.UTF16Len(text)) / 4))
+}
 func (approxEstimator) CountMessage(m *transcript.Message) int { return approxTokens(m) }
 
 // approxTokens is count_tokens_approximately for one message.
@@ -474,13 +476,13 @@ func approxTokens(m *transcript.Message) int {
 	for _, b := range m.Blocks {
 		switch b.Type {
 		case transcript.BlockText, transcript.BlockThinking:
-			chars += utf16Len(b.Text)
+			chars += transcript.UTF16Len(b.Text)
 		case transcript.BlockToolUse:
-			chars += utf16Len(b.Name) + utf16Len(string(b.Input)) + len(b.ID)
+			chars += transcript.UTF16Len(b.Name) + transcript.UTF16Len(string(b.Input)) + len(b.ID)
 		case transcript.BlockToolResult:
-			chars += utf16Len(b.Text) + len(b.ID)
+			chars += transcript.UTF16Len(b.Text) + len(b.ID)
 		default:
-			chars += utf16Len(string(b.Raw))
+			chars += transcript.UTF16Len(string(b.Raw))
 		}
 	}
 	return int(math.Ceil(float64(chars)/4)) + 3

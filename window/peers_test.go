@@ -288,3 +288,36 @@ func BenchmarkOpencodePrune(b *testing.B) {
 		})
 	}
 }
+
+// TestOpencodeQuietPrefixChecked: a history that does not start with the
+// quiet prefix of what opencode sent (here the originals again, outputs
+// not cleared) is walked whole, as the reference walk does.
+func TestOpencodeQuietPrefixChecked(t *testing.T) {
+	tr := generated(t, 300, 3)
+	var hist []Item
+	for j := range tr.Messages {
+		hist = append(hist, Original(tr, j))
+	}
+	run := func(walkAll bool) [][]string {
+		p := &opencodePolicy{base: base{"opencode", nil}, prune: true, protect: 2_000, minimum: 0, protectTurns: 1,
+			limit: 10_000_000, output: 32_000, walkAll: walkAll}
+		env := &Env{Transcript: tr, Counts: estimate.NewCache()}
+		st := &State{}
+		var out [][]string
+		for range 2 { // the second call is given the originals again
+			step, err := p.Apply(context.Background(), env, st, hist)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, step.Truncated)
+		}
+		return out
+	}
+	want, got := run(true), run(false)
+	if len(want[1]) == 0 {
+		t.Fatal("the second call prunes nothing: the test does not exercise the check")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("truncated per call (-whole walk +quiet prefix):\n%s", diff)
+	}
+}

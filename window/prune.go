@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -125,7 +124,7 @@ func (p *prunePolicy) prune(m *transcript.Message) (*transcript.Message, bool) {
 				nb.Input = in
 			}
 		case transcript.BlockToolResult, transcript.BlockText:
-			if utf16Len(b.Text) > p.limit {
+			if transcript.UTF16Len(b.Text) > p.limit {
 				nb.Text = cutUTF16(b.Text, p.cutTo) + p.marker
 			}
 		}
@@ -166,7 +165,7 @@ func (p *prunePolicy) pruneInput(name string, input json.RawMessage) (json.RawMe
 		switch x := x.(type) {
 		case map[string]any:
 			for k, val := range x {
-				if s, ok := val.(string); ok && k == "content" && (all || utf16Len(s) > p.limit) && s != truncatedMarker {
+				if s, ok := val.(string); ok && k == "content" && (all || transcript.UTF16Len(s) > p.limit) && s != truncatedMarker {
 					x[k] = truncatedMarker
 					changed = true
 					continue
@@ -190,9 +189,6 @@ func (p *prunePolicy) pruneInput(name string, input json.RawMessage) (json.RawMe
 	}
 	return b, true
 }
-
-// utf16Len is the length of s as JavaScript counts it.
-func utf16Len(s string) int { return estimate.UTF16Len(s) }
 
 // cutUTF16 returns the first n UTF-16 units of s, never half a surrogate
 // pair (JavaScript's slice would keep the half; Go strings cannot).

@@ -162,7 +162,7 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     ` + "`FuzzContentJSONSize`" + `).
 20. **Artifact keys** counted every 8-byte window in maps (0.39 s); any
     window is a correct key, so a fixed table of approximate counts does
-    (0.05 s, the same candidates tried within 0.1%). The first two runs
+    (0.05 s of CPU in the 20,000-call replay). The first two runs
     both numbered the transcript's artifacts at once; warm does it once.
     Tool results are split into lines for error lines only when they hold
     an error word. A summary's candidate artifacts are compared where
