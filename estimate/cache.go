@@ -64,12 +64,16 @@ func (c *Cache) Table(e Estimator, t *transcript.Transcript) *Table {
 	return tb
 }
 
-// Count returns the count of message i, through the cache on first use.
+// Count returns the count of message i, computed on first use. The table
+// holds its own counts: a count made through it is not found by
+// [Cache.Count], which is keyed by address, so a caller that knows a
+// message's index counts it through the table.
 func (tb *Table) Count(i int) int {
 	if n := tb.counts[i].Load(); n > 0 {
 		return int(n - 1)
 	}
-	n := tb.c.Count(tb.e, &tb.t.Messages[i])
+	n := tb.e.CountMessage(&tb.t.Messages[i])
+	tb.c.misses.Add(1)
 	tb.counts[i].Store(int32(n + 1))
 	return n
 }

@@ -291,6 +291,43 @@ func TestCacheCountsOnce(t *testing.T) {
 	}
 }
 
+// TestTableCountsOnce: a table's counts, read by eight goroutines at once,
+// are the estimator's, each message counted at least once and at most
+// once per reader; a table made again for the same transcript and
+// estimator is the same table.
+func TestTableCountsOnce(t *testing.T) {
+	tr := readCorpus(t, "spotter/tool_heavy.jsonl")
+	c := estimate.NewCache()
+	n := int64(len(tr.Messages))
+	for _, name := range []string{"chars4", "cl100k_base"} {
+		e := estimate.MustNew(name, estimate.OverheadNone)
+		_, before := c.Stats()
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				tb := c.Table(e, tr)
+				for i := range tr.Messages {
+					if got, want := tb.Count(i), e.CountMessage(&tr.Messages[i]); got != want {
+						t.Errorf("%s message %d: table %d, direct %d", name, i, got, want)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if _, after := c.Stats(); after-before < n || after-before > 8*n {
+			t.Errorf("%s: %d counts computed for %d messages × 8 readers", name, after-before, n)
+		}
+		_, before = c.Stats()
+		tb := c.Table(e, tr)
+		for i := range tr.Messages {
+			tb.Count(i)
+		}
+		if _, after := c.Stats(); after != before {
+			t.Errorf("%s: %d messages counted again by a later reader", name, after-before)
+		}
+	}
+}
+
 func readCorpus(t testing.TB, name string) *transcript.Transcript {
 	t.Helper()
 	ts, err := transcript.ReadFile(filepath.Join("../fixtures/corpus", name), transcript.Options{})

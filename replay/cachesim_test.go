@@ -49,7 +49,7 @@ func TestCacheSimulation(t *testing.T) {
 		cache := newPrefixCache()
 		times := callTimes(tr)
 		for i, s := range run.Steps {
-			u := simulate(opt.CacheSim, cache, s, opt, rc.Constant, times[i], i == 0)
+			u := simulate(opt.CacheSim, cache, s, opt, newCounter(opt.Counts, tr), rc.Constant, times[i], i == 0)
 			out = append(out, split{u.Input, u.CacheRead, u.CacheWrite})
 		}
 		return out
@@ -115,7 +115,7 @@ func TestCacheSimTruncation(t *testing.T) {
 	cache := newPrefixCache()
 	times := callTimes(tr)
 	for i, st := range run.Steps {
-		u := simulate(CacheAnthropic, cache, st, opt, 0, times[i], false)
+		u := simulate(CacheAnthropic, cache, st, opt, newCounter(opt.Counts, tr), 0, times[i], false)
 		if u.CacheWrite < 0 || u.CacheRead > int64(st.Tokens["chars4"]) {
 			t.Errorf("step %d: %+v", i, u)
 		}

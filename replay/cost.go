@@ -134,12 +134,13 @@ func PriceRun(run *Run, t *transcript.Transcript, constant int, opt CostOptions)
 	if len(run.Steps) > 0 && run.Steps[0].Recorded != nil && run.Steps[0].Recorded.CacheRead > 0 {
 		rc.Assumptions = append(rc.Assumptions, "the first call reads from the cache what it recorded reading (the cache before the session is unknown)")
 	}
+	counts := newCounter(opt.Counts, t)
 	for i, s := range run.Steps {
 		var at time.Time
 		if i < len(times) {
 			at = times[i]
 		}
-		u := simulate(sim, cache, s, opt, constant, at, i == 0)
+		u := simulate(sim, cache, s, opt, counts, constant, at, i == 0)
 		if s.Recorded != nil {
 			u.Output = s.Recorded.Output
 		}
@@ -226,8 +227,8 @@ func (c *prefixCache) store(ids []string, cum []int, at time.Time) {
 }
 
 // simulate splits one call's prompt into uncached input, cache reads and
-// cache writes.
-func simulate(sim string, cache *prefixCache, s Step, opt CostOptions, constant int, at time.Time, first bool) transcript.Usage {
+// cache writes, counting what was sent through counts.
+func simulate(sim string, cache *prefixCache, s Step, opt CostOptions, counts *counter, constant int, at time.Time, first bool) transcript.Usage {
 	total := s.Tokens[opt.Estimator.Name()] + constant
 	if sim == CacheNone {
 		return transcript.Usage{Input: int64(total)}
@@ -242,7 +243,7 @@ func simulate(sim string, cache *prefixCache, s Step, opt CostOptions, constant 
 	cum[1] = constant
 	for j, it := range s.sent {
 		ids = append(ids, fmt.Sprintf("%s@%p", it.ID, it.Msg))
-		cum[j+2] = cum[j+1] + opt.Counts.Count(opt.Estimator, it.Msg)
+		cum[j+2] = cum[j+1] + counts.Count(opt.Estimator, it)
 	}
 	read := min(cache.lookup(ids, at), total)
 	if first && s.Recorded != nil {

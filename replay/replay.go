@@ -544,12 +544,13 @@ func NoneInputTokens(t *transcript.Transcript, e estimate.Estimator, counts *est
 	if counts == nil {
 		counts = estimate.NewCache()
 	}
+	tb := counts.Table(e, t)
 	var total, prefix int64
 	for i := range t.Messages {
 		if t.Messages[i].Role == transcript.RoleAssistant {
 			total += prefix
 		}
-		prefix += int64(counts.Count(e, &t.Messages[i]))
+		prefix += int64(tb.Count(i))
 	}
 	return total
 }

@@ -346,16 +346,18 @@ const runsPerCPU = 4
 // on workers goroutines, each taking every workers-th message: the runs
 // then find them, instead of computing the same ones at once.
 func warm(t *transcript.Transcript, opt Options, workers int) {
-	ests := opt.estimators()
+	tables := make([]*estimate.Table, 0, len(opt.estimators()))
+	for _, e := range opt.estimators() {
+		tables = append(tables, opt.Counts.Table(e, t))
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(t.Messages); i += workers {
-				m := &t.Messages[i]
-				for _, e := range ests {
-					opt.Counts.Count(e, m)
+				for _, tb := range tables {
+					tb.Count(i)
 				}
-				opt.Artifacts.artifacts(m, true)
+				opt.Artifacts.artifacts(&t.Messages[i], true)
 			}
 		})
 	}
