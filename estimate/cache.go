@@ -96,19 +96,20 @@ func (c *Cache) Count(e Estimator, m *transcript.Message) int {
 	return n
 }
 
-// Stats returns how many counts were served from the cache and how many
-// were computed (two goroutines missing the same message at once both
-// compute it).
+// Stats returns how many counts [Cache.Count] served from the cache, and
+// how many counts were computed, through it or a table (two goroutines
+// missing the same message at once both compute it).
 func (c *Cache) Stats() (hits, misses int64) {
 	return c.hits.Load(), c.misses.Load()
 }
 
-// Counts returns e's count of every message of t, in order, computing each
-// at most once.
+// Counts returns e's count of every message of t, in order, through t's
+// table: each is computed at most once.
 func (c *Cache) Counts(e Estimator, t *transcript.Transcript) []int {
+	tb := c.Table(e, t)
 	out := make([]int, len(t.Messages))
 	for i := range t.Messages {
-		out[i] = c.Count(e, &t.Messages[i])
+		out[i] = tb.Count(i)
 	}
 	return out
 }

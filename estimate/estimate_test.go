@@ -266,10 +266,9 @@ func TestCacheCountsOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				got := c.Counts(e, tr)
 				for i := range tr.Messages {
-					if want := e.CountMessage(&tr.Messages[i]); got[i] != want {
-						t.Errorf("%s message %d: cached %d, direct %d", name, i, got[i], want)
+					if got, want := c.Count(e, &tr.Messages[i]), e.CountMessage(&tr.Messages[i]); got != want {
+						t.Errorf("%s message %d: cached %d, direct %d", name, i, got, want)
 					}
 				}
 			}()
@@ -284,7 +283,9 @@ func TestCacheCountsOnce(t *testing.T) {
 	c2 := estimate.NewCache()
 	e := estimate.MustNew("o200k_base", estimate.OverheadNone)
 	for range 3 {
-		c2.Counts(e, tr)
+		for i := range tr.Messages {
+			c2.Count(e, &tr.Messages[i])
+		}
 	}
 	if hits, misses := c2.Stats(); misses != int64(len(tr.Messages)) || hits != 2*int64(len(tr.Messages)) {
 		t.Errorf("sequential: %d hits, %d misses, want %d and %d", hits, misses, 2*len(tr.Messages), len(tr.Messages))
@@ -293,8 +294,8 @@ func TestCacheCountsOnce(t *testing.T) {
 
 // TestTableCountsOnce: a table's counts, read by eight goroutines at once,
 // are the estimator's, each message counted at least once and at most
-// once per reader; a table made again for the same transcript and
-// estimator is the same table.
+// once per reader; Counts and a table made again for the same transcript
+// and estimator read the same counts without computing them again.
 func TestTableCountsOnce(t *testing.T) {
 	tr := readCorpus(t, "spotter/tool_heavy.jsonl")
 	c := estimate.NewCache()
@@ -318,9 +319,11 @@ func TestTableCountsOnce(t *testing.T) {
 			t.Errorf("%s: %d counts computed for %d messages × 8 readers", name, after-before, n)
 		}
 		_, before = c.Stats()
-		tb := c.Table(e, tr)
+		got := c.Counts(e, tr)
 		for i := range tr.Messages {
-			tb.Count(i)
+			if want := c.Table(e, tr).Count(i); got[i] != want {
+				t.Errorf("%s message %d: Counts %d, table %d", name, i, got[i], want)
+			}
 		}
 		if _, after := c.Stats(); after != before {
 			t.Errorf("%s: %d messages counted again by a later reader", name, after-before)

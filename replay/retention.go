@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -93,46 +92,53 @@ func artifacts(m *transcript.Message) []string {
 var errorWords = []string{"error", "exception", "traceback", "failed"}
 
 // errorLine reports whether the lowercased line contains an error word.
-// An ASCII line is searched in place, ignoring case, without the copy
-// strings.ToLower makes (most of the lines of a transcript); another is
-// lowercased, since a few non-ASCII letters lowercase to ASCII ones (the
-// Kelvin sign to k).
+// Only two non-ASCII letters lowercase to ASCII ones (the Kelvin sign to
+// k, the dotted capital I to i): a line holding neither is searched in
+// place, ignoring the case of its ASCII letters, in one pass for the four
+// words; another is lowercased first.
 func errorLine(line string) bool {
-	for i := 0; i < len(line); i++ {
-		if line[i] >= utf8.RuneSelf {
-			l := strings.ToLower(line)
-			for _, w := range errorWords {
-				if strings.Contains(l, w) {
-					return true
-				}
+	if strings.Contains(line, "\u212a") || strings.Contains(line, "\u0130") {
+		l := strings.ToLower(line)
+		for _, w := range errorWords {
+			if strings.Contains(l, w) {
+				return true
 			}
-			return false
 		}
+		return false
 	}
-	for _, w := range errorWords {
-		if containsFoldASCII(line, w) {
-			return true
+	for i := 0; i < len(line); i++ {
+		// c|0x20 is a lowercase letter only for that letter in either
+		// case: bytes of other runes never match.
+		switch line[i] | 0x20 {
+		case 'e':
+			if hasFoldASCII(line, i, "error") || hasFoldASCII(line, i, "exception") {
+				return true
+			}
+		case 't':
+			if hasFoldASCII(line, i, "traceback") {
+				return true
+			}
+		case 'f':
+			if hasFoldASCII(line, i, "failed") {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// containsFoldASCII reports whether s contains w, a lowercase ASCII word,
-// in any case; s is ASCII.
-func containsFoldASCII(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		if s[i]|0x20 != w[0] {
-			continue
-		}
-		j := 1
-		for j < len(w) && s[i+j]|0x20 == w[j] {
-			j++
-		}
-		if j == len(w) {
-			return true
+// hasFoldASCII reports whether s holds w, a lowercase ASCII word, at i, in
+// any case.
+func hasFoldASCII(s string, i int, w string) bool {
+	if len(s)-i < len(w) {
+		return false
+	}
+	for j := range len(w) {
+		if s[i+j]|0x20 != w[j] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // textArtifacts adds the URLs and paths of s. The scanners find what the

@@ -202,7 +202,7 @@ func TestErrorLine(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	parts := []string{"error", "ERROR", "failed", "FaIlEd", "e", "E", "r", "R", "o", "x", "c", "p", "t", "i", "n", "a", "b", "k", "K", "\u212a", "f", "F", "l", "d", "D", "@", "`", " ", "é", "İ"}
+	parts := []string{"error", "ERROR", "failed", "FaIlEd", "e", "E", "r", "R", "o", "x", "c", "p", "t", "i", "n", "a", "b", "k", "K", "\u212a", "f", "F", "l", "d", "D", "@", "`", " ", "é", "İ", "\xff", "\xc5", "T", "s", "h", "exception", "EXCEPTIO", "traceback", "TraceBac", "Tracebac"}
 	for range 200_000 {
 		var b strings.Builder
 		for range rng.IntN(12) {
