@@ -163,3 +163,14 @@ func BenchmarkErrorLine(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkArtifacts finds the artifacts of every message of a 2,000-call
+// generated session (what warm does once per message).
+func BenchmarkArtifacts(b *testing.B) {
+	tr := generated(b, 2000)
+	for b.Loop() {
+		for i := range tr.Messages {
+			artifacts(&tr.Messages[i])
+		}
+	}
+}

@@ -93,19 +93,10 @@ var errorWords = []string{"error", "exception", "traceback", "failed"}
 
 // errorLine reports whether the lowercased line contains an error word.
 // Only two non-ASCII letters lowercase to ASCII ones (the Kelvin sign to
-// k, the dotted capital I to i): a line holding neither is searched in
-// place, ignoring the case of its ASCII letters, in one pass for the four
-// words; another is lowercased first.
+// k, the dotted capital I to i): a line is searched in place, in one pass
+// for the four words, its ASCII letters folded, until one of those two
+// appears; a line holding one is lowercased and searched again.
 func errorLine(line string) bool {
-	if strings.Contains(line, "\u212a") || strings.Contains(line, "\u0130") {
-		l := strings.ToLower(line)
-		for _, w := range errorWords {
-			if strings.Contains(l, w) {
-				return true
-			}
-		}
-		return false
-	}
 	for i := 0; i < len(line); i++ {
 		// c|0x20 is a lowercase letter only for that letter in either
 		// case: bytes of other runes never match.
@@ -121,6 +112,16 @@ func errorLine(line string) bool {
 		case 'f':
 			if hasFoldASCII(line, i, "failed") {
 				return true
+			}
+		case 0xe2, 0xe4: // lead bytes of U+212A (E2) and U+0130 (C4)
+			if rest := line[i:]; strings.HasPrefix(rest, "\u212a") || strings.HasPrefix(rest, "\u0130") {
+				l := strings.ToLower(line)
+				for _, w := range errorWords {
+					if strings.Contains(l, w) {
+						return true
+					}
+				}
+				return false
 			}
 		}
 	}
@@ -199,6 +200,17 @@ func urlStop(c byte) bool {
 // to right, not overlapping.
 func scanPaths(s string, f func(string)) {
 	for p := 0; p < len(s); p++ {
+		if p > 0 {
+			// A path's first slash follows its delimiter by at most
+			// three bytes (a prefix is ~, . or ..), and its prefix holds
+			// none: no match starts more than three bytes before the
+			// next slash after p.
+			q := strings.IndexByte(s[p+1:], '/')
+			if q < 0 {
+				return
+			}
+			p = max(p, p+1+q-3)
+		}
 		// A match starts at p: at the start of s, a path there or after
 		// a delimiter; elsewhere, a delimiter at p and a path after it.
 		start, end := -1, -1

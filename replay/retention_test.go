@@ -196,7 +196,7 @@ func TestErrorLine(t *testing.T) {
 			}
 		}
 	}
-	for _, line := range []string{"ErRoR: x", "TRACEBAC\u212a (most recent call last)", "FAILED", "fail ed", "an Exception", "erro r", "é error", "İFAILED", ""} {
+	for _, line := range []string{"ErRoR: x", "TRACEBAC\u212a (most recent call last)", "FAILED", "fail ed", "an Exception", "erro r", "é error", "İFAILED", "FAİLED", "exceptİon", "Fa\u0130led", "\u0130", "\u212a", "k\u212a", "日本語 error", ""} {
 		if errorLine(line) != want(line) {
 			t.Errorf("%q: errorLine %v", line, errorLine(line))
 		}
