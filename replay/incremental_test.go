@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,15 +127,16 @@ func latePairs() (*transcript.Transcript, window.Policy) {
 		result("X"), text(a, "got X"), result("Z"), text(a, "early"), text(u, "go on"), text(a, "ok"),
 		text(u, "go on"), call("Z"), text(u, "go on"), text(a, "done"),
 	}}
-	evict := map[int][]string{1: {"m1"}, 4: {"m6", "m8"}}
-	p := &broken{name: "evicts-pending", apply: func(env *window.Env, h []window.Item) window.Step {
-		drop := map[string]bool{}
-		for _, id := range evict[env.Call] {
-			drop[id] = true
-		}
+	return tr, evicting("evicts-pending", map[int][]string{1: {"m1"}, 4: {"m6", "m8"}})
+}
+
+// evicting is a policy that, at call c, evicts the items evict[c] names
+// and sends the rest.
+func evicting(name string, evict map[int][]string) window.Policy {
+	return &broken{name: name, apply: func(env *window.Env, h []window.Item) window.Step {
 		s := window.Step{}
 		for _, it := range h {
-			if drop[it.ID] {
+			if slices.Contains(evict[env.Call], it.ID) {
 				s.Evicted = append(s.Evicted, it.ID)
 				continue
 			}
@@ -142,7 +144,35 @@ func latePairs() (*transcript.Transcript, window.Policy) {
 		}
 		return s
 	}}
-	return tr, p
+}
+
+// removedCalls is a session whose calls a policy evicts from the middle
+// of what it sends, as a sliding window does, orphaning their results in
+// steps the engine checks on what changed: m4 answers the calls of m1 (P)
+// and m3 (Q) and m6 the call of m5 (S). Evicting m5 orphans m6; evicting
+// the block m1 then orphans m4's result of P before m6 (the orphans stay
+// in the context's order); evicting the block m2, m3 orphans m4's result
+// of Q after its result of P (an item's orphans in block order).
+func removedCalls() (*transcript.Transcript, window.Policy) {
+	text := func(r transcript.Role, s string) transcript.Message {
+		return transcript.Message{Role: r, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: s}}}
+	}
+	call := func(id string) transcript.Message {
+		return transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Type: transcript.BlockToolUse, ID: id, Name: "Read", Input: []byte(`{"file_path":"/repo/a.go"}`)}}}
+	}
+	result := func(ids ...string) transcript.Message {
+		m := transcript.Message{Role: transcript.RoleUser}
+		for _, id := range ids {
+			m.Blocks = append(m.Blocks, transcript.Block{Type: transcript.BlockToolResult, ID: id, Text: "package a"})
+		}
+		return m
+	}
+	u, a := transcript.RoleUser, transcript.RoleAssistant
+	tr := &transcript.Transcript{ID: "removed-calls", Messages: []transcript.Message{
+		text(u, "start"), call("P"), text(u, "go on"), call("Q"), result("P", "Q"), call("S"), result("S"),
+		text(a, "a"), text(u, "go on"), text(a, "b"), text(u, "go on"), text(a, "c"), text(u, "go on"), text(a, "d"),
+	}}
+	return tr, evicting("evicts-calls", map[int][]string{3: {"m5"}, 4: {"m1"}, 5: {"m2", "m3"}})
 }
 
 // TestIncrementalStepsMatchWhole: a replay that updates each step from the
@@ -178,19 +208,33 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 	for _, p := range append(policies, evicts) {
 		pairs = append(pairs, pair{p, late})
 	}
+	removed, evictsCalls := removedCalls()
+	pairs = append(pairs, pair{evictsCalls, removed})
+	// The orphans of the scripted sessions are found where they arrive.
+	wantViolations := map[window.Policy][]string{
+		evicts: {"3 tool_pairing [m6]", "7 tool_pairing [m13 m8]"},
+		evictsCalls: {"3 tool_pairing [m6] S", "4 tool_pairing [m4] P", "4 tool_pairing [m6] S",
+			"5 tool_pairing [m4] P", "5 tool_pairing [m4] Q", "5 tool_pairing [m6] S",
+			"6 tool_pairing [m4] P", "6 tool_pairing [m4] Q", "6 tool_pairing [m6] S"},
+	}
 	for _, pt := range pairs {
 		p, tr := pt.p, pt.tr
-		if p == evicts {
-			// The orphans of latePairs are found where they arrive.
+		if want, ok := wantViolations[p]; ok {
 			run, _ := Replay(context.Background(), tr, p, Options{})
 			var at []string
 			for _, st := range run.Steps {
 				for _, v := range st.Violation {
-					at = append(at, fmt.Sprintf("%d %s %v", v.Step, v.Invariant, v.IDs))
+					s := fmt.Sprintf("%d %s %v", v.Step, v.Invariant, v.IDs)
+					if p == evictsCalls {
+						_, call, _ := strings.Cut(v.Detail, "answers the call ")
+						call, _, _ = strings.Cut(call, ",")
+						s += " " + call
+					}
+					at = append(at, s)
 				}
 			}
-			if diff := cmp.Diff([]string{"3 tool_pairing [m6]", "7 tool_pairing [m13 m8]"}, at); diff != "" {
-				t.Errorf("late pairs: violations (-want +got):\n%s", diff)
+			if diff := cmp.Diff(want, at); diff != "" {
+				t.Errorf("%s: violations (-want +got):\n%s", p.Name(), diff)
 			}
 		}
 		{
