@@ -162,7 +162,6 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		ctxIDs []string
 	)
 	var d delta
-	var bufs historyBuffers
 	next := 0
 	sum := newSummarizer(ests)
 	keep := !opt.SummaryOnly
@@ -271,36 +270,23 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if keep {
 			run.Steps = append(run.Steps, step)
 		}
-		hist = nextHistory(hist, ps.History, window.Original(t, i), &bufs, keep)
+		// The next history: what was sent, then the call's assistant
+		// message. A run that keeps its steps appends to what was sent
+		// (the step holds it); a summary-only run continues its copy of
+		// the context, just made equal to what was sent, instead of
+		// copying what was sent again (no step, and no policy, keeps a
+		// history past its call, and the copy is next written after the
+		// next call's checks, when that history is no longer read).
+		if keep {
+			hist = append(ps.History, window.Original(t, i))
+		} else {
+			hist = append(sent, window.Original(t, i))
+		}
 		next = i + 1
 		env.Call++
 	}
 	run.Summary = sum.summary()
 	return run, nil
-}
-
-// historyBuffers are the two arrays a summary-only run builds its
-// histories in, alternately.
-type historyBuffers struct {
-	b   [2][]window.Item
-	cur int
-}
-
-// nextHistory returns the history of the next call: what the policy sent,
-// then the call's assistant message. When the policy sent the history it
-// was given, the message is appended in place. Otherwise a run that keeps
-// its steps appends to what was sent (the step holds it), and a
-// summary-only run copies it into the buffer the current history is not
-// in, instead of allocating at every call (no step, and no policy, keeps
-// a history past its call).
-func nextHistory(hist, sent []window.Item, asst window.Item, bufs *historyBuffers, keep bool) []window.Item {
-	if keep || len(sent) == 0 || len(hist) == 0 || &sent[0] == &hist[0] {
-		return append(sent, asst)
-	}
-	bufs.cur ^= 1
-	b := append(append(bufs.b[bufs.cur][:0], sent...), asst)
-	bufs.b[bufs.cur] = b
-	return b
 }
 
 // A delta is how a step's context differs from the previous one.
