@@ -144,7 +144,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	}
 	cnt := newCounter(counts, t)
 	run := &Run{Transcript: t.ID, File: t.File, Policy: p.Name(), Params: p.Params()}
-	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts, Counter: cnt}
+	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts, Counter: cnt, ReuseSent: opt.SummaryOnly}
 	st := &window.State{}
 	arts := opt.Artifacts
 	if arts == nil {

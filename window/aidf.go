@@ -87,7 +87,12 @@ func init() {
 	})
 }
 
-type aidfState struct{ evictedSinceSummary int }
+type aidfState struct {
+	evictedSinceSummary int
+	// sent is the array of the history last sent, reused when the
+	// engine allows it (Env.ReuseSent).
+	sent []Item
+}
 
 // SummaryPrefix starts AIDF's summary message.
 const aidfSummaryPrefix = "[Conversation Summary] "
@@ -115,7 +120,12 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 		nHead, cut = p.safeCut(hist, nHead, cut, tailStart)
 	}
 	evicted := hist[nHead:cut]
-	kept := make([]Item, 0, len(hist)-len(evicted)+1)
+	var kept []Item
+	if env != nil && env.ReuseSent {
+		kept = as.sent[:0]
+	} else {
+		kept = make([]Item, 0, len(hist)-len(evicted)+1)
+	}
 	kept = append(kept, hist[:nHead]...)
 	step.Evicted = ids(evicted)
 	if p.summarize && len(evicted) > 0 {
@@ -142,6 +152,9 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 		}
 	}
 	kept = append(kept, hist[cut:]...)
+	if env != nil && env.ReuseSent {
+		as.sent = kept
+	}
 	step.History = kept
 	return step, nil
 }

@@ -255,3 +255,28 @@ func TestAIDFConfig(t *testing.T) {
 		t.Error("a missing config was accepted")
 	}
 }
+
+// TestAidfReuseSent: building each history in the array of the previous
+// one (Env.ReuseSent) sends, evicts and summarizes exactly what building
+// each in a new array does, on a corpus session, with and without
+// summaries and pair-safe cuts.
+func TestAidfReuseSent(t *testing.T) {
+	tr := readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	for _, spec := range []string{"aidf:max_messages=30", "aidf:max_messages=12,preserve_first_n=2,preserve_last_n=4,summarize_on_trim=true,summarize_every=3",
+		"aidf:max_messages=10,preserve_last_n=4,pair_safe=true"} {
+		p := mustPolicy(t, spec)
+		want := driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: &summarize.Mock{}})
+		got := driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: &summarize.Mock{}, ReuseSent: true})
+		evicting := 0
+		for _, c := range want {
+			evicting += len(c.step.Evicted)
+		}
+		if evicting == 0 {
+			t.Fatalf("%s evicts nothing from %s", spec, tr.ID)
+		}
+		ignore := cmpopts.IgnoreFields(Step{}, "History")
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(call{}), ignore); diff != "" {
+			t.Errorf("%s: (-new arrays +reused)\n%s", spec, diff)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +31,13 @@ type call struct {
 // runs, kept minimal for testing policies alone.
 func drive(t *testing.T, p Policy, tr *transcript.Transcript, sum summarize.Summarizer) []call {
 	t.Helper()
-	env := &Env{Transcript: tr, Summarizer: sum, Counts: estimate.NewCache()}
+	return driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: sum, Counts: estimate.NewCache()})
+}
+
+// driveIn is drive in env; when env.ReuseSent, the next history is a copy
+// of what was sent, as the engine's summary-only runs make it.
+func driveIn(t *testing.T, p Policy, tr *transcript.Transcript, env *Env) []call {
+	t.Helper()
 	st := &State{}
 	var hist []Item
 	var out []call
@@ -50,7 +57,11 @@ func drive(t *testing.T, p Policy, tr *transcript.Transcript, sum summarize.Summ
 			t.Fatalf("call %d: %v", env.Call, err)
 		}
 		out = append(out, call{turn: turn, sent: ids(step.History), step: step})
-		hist = append(step.History, Original(tr, i))
+		sent := step.History
+		if env.ReuseSent {
+			sent = slices.Clone(sent)
+		}
+		hist = append(sent, Original(tr, i))
 		next = i + 1
 		env.Call++
 	}

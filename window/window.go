@@ -78,6 +78,10 @@ type Env struct {
 	// array, with no hashing, which matters to policies that count their
 	// whole history at every call.
 	Counter Counter
+	// ReuseSent says that nothing reads the history Apply returns after
+	// the call (a replay that keeps no steps copies it): the policy may
+	// build the history of its next call in the same array.
+	ReuseSent bool
 }
 
 // A Counter counts the tokens of an item with an estimator.
