@@ -471,14 +471,21 @@ func (c *checker) pairTools(items []window.Item, next int, bad func(it window.It
 	return true
 }
 
+// A madeOrphan is an orphan a removed block made, and where its item is
+// in the context sent.
+type madeOrphan struct {
+	orphan
+	at int
+}
+
 // orphaned notes, for edgesOnly, that the block e removed takes away the
 // only call of tool while a result of it is sent: the original message
-// holding that result becomes an orphan (its key and the tool are added
-// to o). It reports false, for a check of the whole context, when the
-// case is not the plain one: the result is not the context's only one
-// for the tool, its item, searched from the cut on, is not an original
-// message, or an orphan already listed is not one.
-func (c *checker) orphaned(s *Step, e edit, tool int32, o *[]orphan) bool {
+// holding that result becomes an orphan (added to made). It reports
+// false, for a check of the whole context, when the case is not the
+// plain one: the result is not the context's only one for the tool, its
+// item, searched from the cut on, is not an original message, or an
+// orphan already listed is not one.
+func (c *checker) orphaned(s *Step, e edit, tool int32, made *[]madeOrphan) bool {
 	n := len(c.t.Messages)
 	if c.results.of(c.gen, tool) != 1 || slices.ContainsFunc(c.orphans, func(o orphan) bool { return o.key < 0 || o.key >= n }) {
 		return false
@@ -491,7 +498,7 @@ func (c *checker) orphaned(s *Step, e edit, tool int32, o *[]orphan) bool {
 				if k < 0 || k >= n {
 					return false
 				}
-				*o = append(*o, orphan{it.ID, k, tool})
+				*made = append(*made, madeOrphan{orphan{it.ID, k, tool}, j})
 				return true
 			}
 		}
@@ -500,23 +507,17 @@ func (c *checker) orphaned(s *Step, e edit, tool int32, o *[]orphan) bool {
 }
 
 // addOrphans adds to the orphans those a removed block made (see
-// orphaned), whose items follow cut in sent. An item's orphans are its
-// results, in block order, that were orphans before or whose call the
-// block removed; the orphans stay in the context's order: by key, since a
-// clean context sends original messages in their order and holds no
-// other orphans.
-func (c *checker) addOrphans(sent []window.Item, cut int, made []orphan) {
-	slices.SortStableFunc(made, func(a, b orphan) int { return a.key - b.key })
-	n := len(c.t.Messages)
-	j := cut
+// orphaned). An item's orphans are its results, in block order, that
+// were orphans before or whose call the block removed; the orphans stay
+// in the context's order: by key, since a clean context sends original
+// messages in their order and holds no other orphans.
+func (c *checker) addOrphans(sent []window.Item, made []madeOrphan) {
+	slices.SortStableFunc(made, func(a, b madeOrphan) int { return a.key - b.key })
 	for i := 0; i < len(made); {
-		k := made[i].key
+		k, it := made[i].key, sent[made[i].at]
 		end := i + 1
 		for end < len(made) && made[end].key == k {
 			end++
-		}
-		for j < len(sent) && keyOf(sent[j].ID, n) != k {
-			j++
 		}
 		lo, _ := slices.BinarySearchFunc(c.orphans, k, func(o orphan, k int) int { return o.key - k })
 		hi := lo
@@ -524,14 +525,14 @@ func (c *checker) addOrphans(sent []window.Item, cut int, made []orphan) {
 			hi++
 		}
 		var item []orphan
-		for _, r := range c.toolRefs(sent[j]) {
+		for _, r := range c.toolRefs(it) {
 			if r.use {
 				continue
 			}
 			was := slices.ContainsFunc(c.orphans[lo:hi], func(o orphan) bool { return o.tool == r.tool })
-			now := slices.ContainsFunc(made[i:end], func(o orphan) bool { return o.tool == r.tool })
+			now := slices.ContainsFunc(made[i:end], func(o madeOrphan) bool { return o.tool == r.tool })
 			if was || now {
-				item = append(item, orphan{sent[j].ID, k, r.tool})
+				item = append(item, orphan{it.ID, k, r.tool})
 			}
 		}
 		c.orphans = slices.Replace(c.orphans, lo, hi, item...)
@@ -612,7 +613,7 @@ func (c *checker) edgesOnly(s *Step, before int, e edit) bool {
 		return false
 	}
 	n := len(c.t.Messages)
-	var orphaned []orphan // the results the removed block orphans
+	var orphaned []madeOrphan // the results the removed block orphans
 	for k, j := range e.replaced {
 		o, r := e.old[k], s.sent[j]
 		if j < c.g.Head || (c.g.Tail > 0 && j >= before-c.g.Tail) || o.Msg.Role != r.Msg.Role || o.Summary != r.Summary ||
@@ -693,7 +694,7 @@ func (c *checker) edgesOnly(s *Step, before int, e edit) bool {
 		c.orphans = kept
 	}
 	if len(orphaned) > 0 {
-		c.addOrphans(s.sent, e.cut, orphaned)
+		c.addOrphans(s.sent, orphaned)
 	}
 	c.last, c.prevSummary = last, nil
 	return true

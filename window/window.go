@@ -222,7 +222,8 @@ func (e SummaryEvent) MarshalJSON() ([]byte, error) {
 // source handles it and reported in the Step.
 //
 // Apply must not modify the elements of hist, nor keep hist past the
-// call: it may return hist itself, a part of it, or a new slice. The
+// call: it may return hist itself, a part of it, or a new slice (when
+// env.ReuseSent, one in the array of what it returned before). The
 // replay engine relies on it to see, without comparing them item by
 // item, that a history it is given back is the one it gave (the engine's
 // tests hold every policy to it).

@@ -183,6 +183,47 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     started last finished alone on one CPU: ` + "`ReplayAll`" + ` now runs up to four
     per CPU at once and lets the scheduler share the CPUs (20,000 calls:
     5.9 s → 5.2 s against estimate's 4.4 s, fastest of 5 in turn).
+24. **Every first count of a message went through one locked map**: a
+    table's miss asked ` + "`estimate.Cache.Count`" + `, which took a read lock,
+    missed, computed and took the write lock to insert, eight runs at once,
+    into a map that grew to 360,000 entries (eight estimators on the
+    20,000-call session). A ` + "`Table`" + ` now keeps its own counts (an atomic
+    array; ` + "`TestTableCountsOnce`" + `), warm fills the tables of the
+    replay's estimators, and the none baseline and the cost simulation
+    read them. ` + "`BenchmarkFirstCounts`" + ` (5,000 calls, 8 goroutines, the
+    four heuristics): map 155 ms, table 85 ms. The runs of the
+    20,000-call replay went from about 1.8 s to 1.2–1.5 s of wall time
+    (temporary timers), and the replay from 1.22× estimate's time to
+    about 1.0× (fastest of 5, in turn).
+25. **Error words were searched by lowercasing**: the 5% of Japanese
+    lines put most tool results on the path that lowercases the whole
+    text (0.29 s of CPU). Only U+212A and U+0130 lowercase to ASCII
+    letters (checked over every rune), so ` + "`errorLine`" + ` folds ASCII in
+    place, looks for the four words in one pass and lowercases only a line
+    holding one of the two (` + "`TestErrorLine`" + `; ` + "`BenchmarkErrorLine`" + `:
+    lowercased 10.6 ms, in place 0.52 ms).
+26. **The path scanner tried four prefixes at every delimiter**: no path
+    starts more than three bytes before the next slash, so it jumps there
+    (` + "`TestScannersMatchPatterns`" + `, ` + "`FuzzScanners`" + `).
+    ` + "`BenchmarkArtifacts`" + ` (every message of 2,000 calls) with 25 and 26:
+    51–55 ms → 31–37 ms.
+27. **A sliding window's steps were checked whole**: aidf's window passes
+    between a call and its result at most steps, and a removed block that
+    left a result without its call made the engine check the whole
+    context (the sweep's checks: 0.22 s of CPU per 1,000-point sweep).
+    The result's message now becomes an orphan listed in context order
+    and the step is checked on what changed (` + "`TestIncrementalStepsMatchWhole`" + `
+    with a scripted session, ` + "`removedCalls`" + `; ` + "`BenchmarkDeltaSteps`" + `
+    aidf:max_messages=100: 23.8 → 19.7 ms; checks 0.10 s per sweep).
+28. **A summary-only run copied what was sent twice**: into its copy of
+    the context, then into a history buffer. The next history now
+    continues the copy (0.07 s of CPU per sweep in the profile).
+29. **aidf allocated every history it sent** (0.11 s of CPU per sweep, and
+    the collections that followed). ` + "`Env.ReuseSent`" + ` tells a policy that
+    nothing reads what it returns after the call (runs that keep no
+    steps); aidf then builds each history in the array of the previous
+    one (` + "`TestAidfReuseSent`" + `). The sweep over the corpus, 8 runs of each
+    in turn: fastest 0.61 → 0.52 s.
 
 ## What is still slow, and why
 
@@ -198,7 +239,15 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 - **With ` + "`--json`" + ` or ` + "`--trace`" + `, ` + "`ctxbench replay`" + ` keeps every step of
   every run** to write them at the end; the trace could be streamed run
   by run.
+- **Warm** finds each message's artifacts on both CPUs but interns them
+  under one lock; it does not start before the transcript is read.
+- **A sweep's points** copy their window at every call (aidf builds the
+  new context, the engine updates its copy), so a point costs its calls
+  times its window; reading the corpus and starting the process are
+  about half of a replay of it, which is why the sweep's figure moves
+  most with the machine.
 - The figures move by 20–30% from run to run on this shared machine
-  (the same binary's CPU time varies that much): targets 2, 3 and 4 sit
-  near their limits and can land on either side in a given run.
+  (the same binary's CPU time varies that much): targets 3 and 4 sit
+  within 10–15% of their limits and could land on either side in a
+  given run.
 `
