@@ -227,8 +227,9 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 
 ## What is still slow, and why
 
-- **Reading** a transcript (encoding/json) is sequential and is a third of
-  both a replay's and an estimate's time on the 20,000-call session.
+- **Reading** a transcript (encoding/json) is sequential and is about
+  half of both a replay's and an estimate's time on the 20,000-call
+  session.
 - **The mock summarizer** still counts each new paragraph of a prompt
   and hashes every prompt whole (the summary's id is the prompt's
   SHA-256), so it costs what the policies summarize: gemini-cli and
@@ -243,11 +244,9 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   under one lock; it does not start before the transcript is read.
 - **A sweep's points** copy their window at every call (aidf builds the
   new context, the engine updates its copy), so a point costs its calls
-  times its window; reading the corpus and starting the process are
-  about half of a replay of it, which is why the sweep's figure moves
-  most with the machine.
+  times its window. Starting the process and reading the corpus are
+  most of a replay of it, and the sweep's figure is a ratio of two
+  short times, so it moves most with the machine.
 - The figures move by 20–30% from run to run on this shared machine
-  (the same binary's CPU time varies that much): targets 3 and 4 sit
-  within 10–15% of their limits and could land on either side in a
-  given run.
+  (the same binary's CPU time varies that much).
 `
