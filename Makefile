@@ -42,9 +42,10 @@ perf:
 	$(GO) run ./scripts/perf -o docs/performance.md
 
 # The pre-tokenizers against the patterns on two million random texts
-# (make test runs 20,000).
+# (make test runs 20,000), and the counts against pkoukk/tiktoken-go on a
+# million random texts and a million corpus slices (make test: 2,000 each).
 exact:
-	$(GO) test ./estimate -run TestPretokenizersMatchPatterns -random-texts 2000000 -timeout 30m
+	$(GO) test ./estimate -run 'TestPretokenizersMatchPatterns|TestCountsMatchPkoukk' -random-texts 2000000 -pkoukk-texts 1000000 -timeout 60m -v
 
 # Rewrite the golden files from the current output; review the diff.
 golden:

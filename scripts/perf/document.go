@@ -40,8 +40,11 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
    built from the characters where the pattern classes meet, the 626
    reference texts, the first 64 KB of every corpus file, split by both
    and compared piece by piece; ` + "`make exact`" + ` runs 2,000,000 random
-   texts), ` + "`FuzzPretokenizers`" + `, ` + "`FuzzBPE`" + ` (differential against
-   pkoukk), and the reference counts from OpenAI's tiktoken. Long pieces
+   texts), ` + "`TestCountsMatchPkoukk`" + ` (counts against pkoukk's ` + "`Encode`" + `
+   on random texts and random corpus slices: 2,000 of each in ` + "`make test`" + `,
+   a million of each in ` + "`make exact`" + `), ` + "`FuzzPretokenizers`" + `, ` + "`FuzzBPE`" + `
+   (differential against pkoukk), and the reference counts from OpenAI's
+   tiktoken. Long pieces
    merge with a heap (` + "`BenchmarkLongPiece`" + `: 20,000 repeated letters).
    A cache of piece counts came later (item 15).
 2. **Replay: retention recomputed artifacts per run and hashed strings
