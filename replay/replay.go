@@ -258,7 +258,9 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			uc := *u
 			step.Recorded = &uc
 		}
-		step.Violation = chk.check(&step, hist, edges, ests[0], cnt)
+		if v := chk.check(&step, hist, edges, ests[0], cnt); v != nil {
+			step.Violation = v // else the empty list: the trace has [], not null
+		}
 		// The engine's copy of the context, updated last: d.gone may be a
 		// slice of it.
 		for _, j := range d.replaced {

@@ -152,7 +152,7 @@ func TestDeterministicTrace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteTrace(w, run); err != nil {
+			if err := WriteTrace(w, run, nil); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -3,29 +3,41 @@ package replay
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/ctxbench/ctxbench/window"
 )
 
 // traceLine is one line of the trace, the contract of DESIGN.md §4: the
-// transcript, the policy and its parameters, then the step's fields.
-// Fields may be added, none may change meaning; cost_usd and retention are
-// added by the cost and report work, and until then are absent, not zero.
+// transcript, the policy and its parameters, then the step's fields, and
+// the call's cost. Fields may be added, none may change meaning; cost_usd
+// is absent, not zero, when the run is not priced.
 type traceLine struct {
 	Transcript string        `json:"transcript"`
 	Policy     string        `json:"policy"`
 	Params     window.Values `json:"params"`
 	*Step
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
-// WriteTrace writes one JSON object per call of run, one per line.
-func WriteTrace(w io.Writer, run *Run) error {
+// WriteTrace writes one JSON object per call of run, one per line. cost,
+// if not nil, is the run's price (see [PriceRun]): each line's cost_usd is
+// its call's, without the summary call its step may make.
+func WriteTrace(w io.Writer, run *Run, cost *RunCost) error {
+	if cost != nil && len(cost.PerStep) != len(run.Steps) {
+		return fmt.Errorf("tracing %s: %d calls priced for %d steps", run.Transcript, len(cost.PerStep), len(run.Steps))
+	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for i := range run.Steps {
-		if err := enc.Encode(traceLine{Transcript: run.Transcript, Policy: run.Policy, Params: run.Params, Step: &run.Steps[i]}); err != nil {
+		l := traceLine{Transcript: run.Transcript, Policy: run.Policy, Params: run.Params, Step: &run.Steps[i]}
+		if cost != nil {
+			usd := cost.PerStep[i].USD()
+			l.CostUSD = &usd
+		}
+		if err := enc.Encode(l); err != nil {
 			return err
 		}
 	}

@@ -372,10 +372,60 @@ func TestReplaySeed000(t *testing.T) {
 			t.Errorf("step %d: %d messages sent for a turn of %d", step.Step, step.Messages, len(step.Appended))
 		}
 	}
-	for _, key := range []string{`"transcript":`, `"policy":"aidf"`, `"params":{`, `"appended":`, `"context":["m0"`, `"evicted":`, `"truncated":`, `"messages":`, `"tokens":{"cl100k_base":`, `"recorded":{"input":`, `"violations":`} {
+	for _, key := range []string{`"transcript":`, `"policy":"aidf"`, `"params":{`, `"appended":`, `"context":["m0"`, `"evicted":`, `"truncated":`, `"messages":`, `"tokens":{"cl100k_base":`, `"recorded":{"input":`, `"violations":[`, `"retention":`, `"cost_usd":`} {
 		if !strings.Contains(lines[59], key) {
 			t.Errorf("the trace line lacks %s: %.300s", key, lines[59])
 		}
+	}
+	// Each call's cost_usd is the price ctxbench cost gives that call.
+	stdout, stderr, code := ctxbench("", "cost", "--json", "--policy", "aidf:max_messages=30", session)
+	if code != 0 {
+		t.Fatalf("cost: exit %d: %s", code, stderr)
+	}
+	var cost struct {
+		Transcripts []struct {
+			Policies []struct {
+				PerStep []int64 `json:"per_step_pusd"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &cost); err != nil || len(cost.Transcripts) != 1 || len(cost.Transcripts[0].Policies) != 1 {
+		t.Fatalf("cost --json: %v\n%.300s", err, stdout)
+	}
+	perStep := cost.Transcripts[0].Policies[0].PerStep
+	if len(perStep) != len(lines) {
+		t.Fatalf("%d calls priced by cost, %d traced", len(perStep), len(lines))
+	}
+	for i, l := range lines {
+		var step struct {
+			CostUSD *float64 `json:"cost_usd"`
+		}
+		if err := json.Unmarshal([]byte(l), &step); err != nil {
+			t.Fatal(err)
+		}
+		if want := float64(perStep[i]) / 1e12; step.CostUSD == nil || *step.CostUSD != want || want == 0 {
+			t.Errorf("step %d: cost_usd %v, cost prices it %v", i, step.CostUSD, want)
+		}
+	}
+}
+
+// TestTraceUnpriced: a transcript whose model has no price gets a trace
+// without cost_usd, and one warning that says why.
+func TestTraceUnpriced(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	_, stderr, code := ctxbench("", "replay", "--policy", "aidf:max_messages=30", "--trace", trace, corpus+"OpenHands/tests/runtime/trajs/basic_gui_mode.json")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil || len(b) == 0 {
+		t.Fatalf("no trace: %v", err)
+	}
+	if strings.Contains(string(b), "cost_usd") {
+		t.Errorf("an unpriced trace has cost_usd: %.300s", b)
+	}
+	if strings.Count(stderr, "the trace has no cost_usd: no price for model") != 1 {
+		t.Errorf("want one warning naming the unpriced model, got:\n%s", stderr)
 	}
 }
 

@@ -26,7 +26,8 @@ type replayCmd struct {
 	Policies   []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policy to replay, repeatable: NAME or NAME:key=value,… (default: none, recorded, aidf:max_messages=30). See ctxbench policies."`
 	Config     string   `placeholder:"FILE" help:"ctxbench.yaml: transcripts, policies, estimators, provider (flags override it)."`
 	Estimators []string `name:"estimator" short:"e" placeholder:"NAME" help:"Estimators to count what is sent with, repeatable (default cl100k_base)."`
-	Trace      string   `placeholder:"FILE" help:"Write the trace: one JSON object per call, per transcript and policy (DESIGN.md §4)."`
+	Trace      string   `placeholder:"FILE" help:"Write the trace: one JSON object per call, per transcript and policy (DESIGN.md §4); cost_usd prices each call at the transcript's model, as ctxbench cost does."`
+	Prices     string   `placeholder:"FILE" help:"Prices for the trace's cost_usd: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	JSON       bool     `help:"Print one JSON document with every run and step."`
 	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the config's transcripts, else the embedded samples."`
 }
@@ -125,11 +126,18 @@ func (c *replayCmd) Run(e *env) error {
 		return err
 	}
 	opt := replay.Options{Estimators: s.estimators, Summarizer: sum}
+	prices := replay.DefaultPrices()
+	if c.Prices != "" {
+		if prices, err = replay.LoadPrices(c.Prices); err != nil {
+			return err
+		}
+	}
 	res := replayResult{Transcripts: []transcriptRuns{}, SkippedFiles: []transcript.SkippedFile{}}
 	var violations []string
 	nViolations := 0
 	var trace func(w *bufio.Writer) error
 	var runs []*replay.Run
+	var costs []*replay.RunCost // by run, for the trace; nil: not priced
 	primary := s.estimators[0].Name()
 	skipped, err := readInputs(e, s.paths, c.inputFlags, true, func(t *transcript.Transcript) error {
 		// Caches per transcript: shared by its policies, and let go with
@@ -150,6 +158,12 @@ func (c *replayCmd) Run(e *env) error {
 			return err
 		}
 		base := replay.NoneInputTokens(t, s.estimators[0], counts)
+		var price func(*replay.Run) *replay.RunCost
+		if c.Trace != "" {
+			if price, err = tracePrices(e, t, opt, prices); err != nil {
+				return err
+			}
+		}
 		for k, lp := range s.policies {
 			run := done[k]
 			lr := labeledRun{Label: lp.Label, Run: run}
@@ -164,7 +178,7 @@ func (c *replayCmd) Run(e *env) error {
 				}
 			}
 			if c.Trace != "" {
-				runs = append(runs, run)
+				runs, costs = append(runs, run), append(costs, price(run))
 			}
 		}
 		if !c.JSON {
@@ -181,8 +195,8 @@ func (c *replayCmd) Run(e *env) error {
 	}
 	if c.Trace != "" {
 		trace = func(w *bufio.Writer) error {
-			for _, r := range runs {
-				if err := replay.WriteTrace(w, r); err != nil {
+			for k, r := range runs {
+				if err := replay.WriteTrace(w, r, costs[k]); err != nil {
 					return err
 				}
 			}
@@ -258,4 +272,35 @@ func violationSummary(v map[string]int) string {
 		parts[i] = fmt.Sprintf("%s %d", k, v[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tracePrices returns the function that prices a run of t for the trace,
+// as ctxbench cost does: at t's model, with prices, the prompt constant
+// fitted on the recorded run and the provider's cache simulated. When t
+// cannot be priced (no model recorded, or no price for it) it warns once,
+// and the function returns nil: the trace's lines then have no cost_usd.
+func tracePrices(e *env, t *transcript.Transcript, opt replay.Options, prices replay.Prices) (func(*replay.Run) *replay.RunCost, error) {
+	recorded, err := window.Parse("recorded")
+	if err != nil {
+		return nil, err
+	}
+	rec, err := replay.Replay(context.Background(), t, recorded, opt)
+	if err != nil {
+		return nil, err
+	}
+	est := opt.Estimators[0]
+	constant := replay.Constant(rec, est.Name())
+	copt := replay.CostOptions{Prices: prices, Estimator: est, Counts: opt.Counts}
+	warned := false
+	return func(run *replay.Run) *replay.RunCost {
+		rc, err := replay.PriceRun(run, t, constant, copt)
+		if err != nil {
+			if !warned {
+				fmt.Fprintf(e.stderr, "ctxbench: warning: %s: the trace has no cost_usd: %v\n", t.File, err)
+				warned = true
+			}
+			return nil
+		}
+		return rc
+	}, nil
 }
