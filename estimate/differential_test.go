@@ -3,9 +3,6 @@ package estimate
 import (
 	"flag"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"unicode/utf8"
 
@@ -23,16 +20,8 @@ var pkoukkTexts = flag.Int("pkoukk-texts", 2_000, "how many random texts, and as
 func TestCountsMatchPkoukk(t *testing.T) {
 	OfflineTiktoken()
 	var corpus []byte
-	err := filepath.WalkDir("../fixtures/corpus", func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		raw, err := os.ReadFile(path)
-		corpus = append(corpus, raw...)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range corpusFiles(t) {
+		corpus = append(corpus, f.raw...)
 	}
 	type pair struct {
 		name string
@@ -68,5 +57,5 @@ func TestCountsMatchPkoukk(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%s random texts and as many corpus slices", strconv.Itoa(*pkoukkTexts))
+	t.Logf("%d random texts and as many corpus slices", *pkoukkTexts)
 }

@@ -1,8 +1,6 @@
 package estimate
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,19 +11,8 @@ import (
 // sharing), and when every piece collides in a one-slot-sized space.
 func TestPieceCache(t *testing.T) {
 	var texts []string
-	err := filepath.WalkDir("../fixtures/corpus", func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		texts = append(texts, strings.SplitAfter(string(raw[:min(len(raw), 256<<10)]), "\n")...)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range corpusFiles(t) {
+		texts = append(texts, strings.SplitAfter(string(f.raw[:min(len(f.raw), 256<<10)]), "\n")...)
 	}
 	for _, name := range []string{"cl100k_base", "o200k_base"} {
 		e, err := loadEncoding(name)

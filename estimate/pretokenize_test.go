@@ -127,20 +127,33 @@ func TestPretokenizersMatchPatterns(t *testing.T) {
 		compareSplits(t, pairs, "reference text "+strconv.Itoa(i), text)
 	}
 	const head = 64 << 10
-	err = filepath.WalkDir("../fixtures/corpus", func(path string, d os.DirEntry, err error) error {
+	for _, f := range corpusFiles(t) {
+		compareSplits(t, pairs, f.path, string(f.raw[:min(len(f.raw), head)]))
+	}
+}
+
+// A corpusFile is a file of the public corpus and its bytes.
+type corpusFile struct {
+	path string
+	raw  []byte
+}
+
+// corpusFiles reads every file of the public corpus, in walk order.
+func corpusFiles(t testing.TB) []corpusFile {
+	t.Helper()
+	var out []corpusFile
+	err := filepath.WalkDir("../fixtures/corpus", func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		raw, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		compareSplits(t, pairs, path, string(raw[:min(len(raw), head)]))
-		return nil
+		out = append(out, corpusFile{path, raw})
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
 }
 
 // FuzzPretokenizers is the differential test against the patterns under

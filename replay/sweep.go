@@ -346,9 +346,10 @@ const runsPerCPU = 4
 // on workers goroutines, each taking every workers-th message: the runs
 // then find them, instead of computing the same ones at once.
 func warm(t *transcript.Transcript, opt Options, workers int) {
-	tables := make([]*estimate.Table, 0, len(opt.estimators()))
-	for _, e := range opt.estimators() {
-		tables = append(tables, opt.Counts.Table(e, t))
+	ests := opt.estimators()
+	tables := make([]*estimate.Table, len(ests))
+	for k, e := range ests {
+		tables[k] = opt.Counts.Table(e, t)
 	}
 	var wg sync.WaitGroup
 	for w := range workers {

@@ -407,6 +407,16 @@ func TestReplaySeed000(t *testing.T) {
 			t.Errorf("step %d: cost_usd %v, cost prices it %v", i, step.CostUSD, want)
 		}
 	}
+	// A replay that lists recorded prices with that run: the same lines.
+	withRec := filepath.Join(dir, "trace-recorded.jsonl")
+	if _, stderr, code := ctxbench("", "replay", "--policy", "recorded", "--policy", "aidf:max_messages=30", "--trace", withRec, session); code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(withRec)
+	all := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(all) != 120 || strings.Join(all[60:], "\n") != strings.Join(lines, "\n") {
+		t.Errorf("with recorded listed, the aidf lines differ (%d lines)", len(all))
+	}
 }
 
 // TestTraceUnpriced: a transcript whose model has no price gets a trace

@@ -126,10 +126,13 @@ func (c *replayCmd) Run(e *env) error {
 		return err
 	}
 	opt := replay.Options{Estimators: s.estimators, Summarizer: sum}
-	prices := replay.DefaultPrices()
-	if c.Prices != "" {
-		if prices, err = replay.LoadPrices(c.Prices); err != nil {
-			return err
+	var prices replay.Prices // for the trace's cost_usd
+	if c.Trace != "" {
+		prices = replay.DefaultPrices()
+		if c.Prices != "" {
+			if prices, err = replay.LoadPrices(c.Prices); err != nil {
+				return err
+			}
 		}
 	}
 	res := replayResult{Transcripts: []transcriptRuns{}, SkippedFiles: []transcript.SkippedFile{}}
@@ -160,7 +163,7 @@ func (c *replayCmd) Run(e *env) error {
 		base := replay.NoneInputTokens(t, s.estimators[0], counts)
 		var price func(*replay.Run) *replay.RunCost
 		if c.Trace != "" {
-			if price, err = tracePrices(e, t, opt, prices); err != nil {
+			if price, err = tracePrices(e, t, done, opt, prices); err != nil {
 				return err
 			}
 		}
@@ -276,17 +279,25 @@ func violationSummary(v map[string]int) string {
 
 // tracePrices returns the function that prices a run of t for the trace,
 // as ctxbench cost does: at t's model, with prices, the prompt constant
-// fitted on the recorded run and the provider's cache simulated. When t
-// cannot be priced (no model recorded, or no price for it) it warns once,
-// and the function returns nil: the trace's lines then have no cost_usd.
-func tracePrices(e *env, t *transcript.Transcript, opt replay.Options, prices replay.Prices) (func(*replay.Run) *replay.RunCost, error) {
-	recorded, err := window.Parse("recorded")
-	if err != nil {
-		return nil, err
+// fitted on the recorded run (one of runs, when the replay has it) and
+// the provider's cache simulated. When t cannot be priced (no model
+// recorded, or no price for it) it warns once, and the function returns
+// nil: the trace's lines then have no cost_usd.
+func tracePrices(e *env, t *transcript.Transcript, runs []*replay.Run, opt replay.Options, prices replay.Prices) (func(*replay.Run) *replay.RunCost, error) {
+	var rec *replay.Run
+	for _, r := range runs {
+		if r.Policy == "recorded" {
+			rec = r
+		}
 	}
-	rec, err := replay.Replay(context.Background(), t, recorded, opt)
-	if err != nil {
-		return nil, err
+	if rec == nil {
+		recorded, err := window.Parse("recorded")
+		if err != nil {
+			return nil, err
+		}
+		if rec, err = replay.Replay(context.Background(), t, recorded, opt); err != nil {
+			return nil, err
+		}
 	}
 	est := opt.Estimators[0]
 	constant := replay.Constant(rec, est.Name())

@@ -194,10 +194,10 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     array; ` + "`TestTableCountsOnce`" + `), warm fills the tables of the
     replay's estimators, and the none baseline and the cost simulation
     read them. ` + "`BenchmarkFirstCounts`" + ` (5,000 calls, 8 goroutines, the
-    four heuristics): map 155 ms, table 85 ms. The runs of the
-    20,000-call replay went from about 1.8 s to 1.2–1.5 s of wall time
-    (temporary timers), and the replay from 1.22× estimate's time to
-    about 1.0× (fastest of 5, in turn).
+    four heuristics): map 155 ms, table 85 ms. The replay of the
+    20,000-call session went from 1.22× estimate's time to about 1.0×
+    (/usr/bin/time on the commits before and after, fastest of 5, in
+    turn).
 25. **Error words were searched by lowercasing**: the 5% of Japanese
     lines put most tool results on the path that lowercases the whole
     text (0.29 s of CPU). Only U+212A and U+0130 lowercase to ASCII
