@@ -3,6 +3,7 @@ package estimate
 import (
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ctxbench/ctxbench/transcript"
@@ -306,10 +307,11 @@ type BilledEstimate struct {
 	Constant *int64 `json:"constant_tokens,omitempty"`
 }
 
-// Summarize computes the accuracy report of cs; heuristics and exact name
-// the estimators to compare (columns of cs). perSession adds the fitted
-// constant, which only means something for one session.
-func Summarize(cs []*Counts, heuristics, exact []string, perSession bool) *Accuracy {
+// AccuracyOf measures how far the heuristics' counts in cs are from the
+// exact ones, and every estimator from the billed usage; heuristics and
+// exact name the estimators to compare (columns of cs). perSession adds
+// the fitted constant, which only means something for one session.
+func AccuracyOf(cs []*Counts, heuristics, exact []string, perSession bool) *Accuracy {
 	a := &Accuracy{Totals: map[string]int64{}}
 	if len(cs) == 0 {
 		return a
@@ -412,4 +414,24 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 		b.Estimators = append(b.Estimators, be)
 	}
 	return b
+}
+
+// Family names the tokenizer family of a transcript's models (its first
+// model's): claude, gemini, deepseek or openai, which billed usage is
+// grouped by; the model's own name for any other, and "unknown model"
+// without one.
+func Family(models []string) string {
+	if len(models) == 0 {
+		return "unknown model"
+	}
+	m := strings.ToLower(models[0])
+	for _, f := range []string{"claude", "gemini", "deepseek"} {
+		if strings.Contains(m, f) {
+			return f
+		}
+	}
+	if strings.HasPrefix(m, "gpt") || strings.HasPrefix(m, "o1") || strings.HasPrefix(m, "o3") || strings.HasPrefix(m, "o4") || strings.Contains(m, "codex") {
+		return "openai"
+	}
+	return m
 }

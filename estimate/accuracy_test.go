@@ -44,7 +44,7 @@ func TestSummarizeByHand(t *testing.T) {
 	exact := fixedEstimator{"exact", 1, true}
 	double := fixedEstimator{"double", 2, false}
 	c := estimate.Analyze(tr, []estimate.Estimator{double, exact})
-	a := estimate.Summarize([]*estimate.Counts{c}, []string{"double"}, []string{"exact"}, true)
+	a := estimate.AccuracyOf([]*estimate.Counts{c}, []string{"double"}, []string{"exact"}, true)
 	// Every message is over-counted by 100%.
 	want := estimate.ErrorStats{Heuristic: "double", Exact: "exact", Samples: 4, MeanPct: 100, MeanAbs: 100,
 		P50Abs: 100, P90Abs: 100, P99Abs: 100, MaxAbs: 100, TotalPct: 100, HeuristicTotal: 26, ExactTotal: 13}
@@ -76,7 +76,7 @@ func TestPercentiles(t *testing.T) {
 	for k := 1; k <= 10; k++ {
 		c.Messages = append(c.Messages, estimate.MessageCounts{Counts: []int{10 + k, 10}})
 	}
-	a := estimate.Summarize([]*estimate.Counts{c}, []string{"h"}, []string{"x"}, false)
+	a := estimate.AccuracyOf([]*estimate.Counts{c}, []string{"h"}, []string{"x"}, false)
 	s := a.Errors[0]
 	got := []float64{s.P50Abs, s.P90Abs, s.P99Abs, s.MaxAbs, s.MeanPct}
 	if diff := cmp.Diff([]float64{50, 90, 100, 100, 55}, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
@@ -111,7 +111,7 @@ func TestAnalyzeCorpus(t *testing.T) {
 	if compared < 30 || compared > 37 {
 		t.Errorf("%d calls compared out of %d", compared, len(c.Calls))
 	}
-	a := estimate.Summarize([]*estimate.Counts{c}, []string{"chars4", "gemini"}, []string{"cl100k_base", "o200k_base"}, true)
+	a := estimate.AccuracyOf([]*estimate.Counts{c}, []string{"chars4", "gemini"}, []string{"cl100k_base", "o200k_base"}, true)
 	raw, err := json.Marshal(a)
 	if err != nil {
 		t.Fatal(err)

@@ -223,7 +223,7 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 			run, _ := Replay(context.Background(), tr, p, Options{})
 			var at []string
 			for _, st := range run.Steps {
-				for _, v := range st.Violation {
+				for _, v := range st.Violations {
 					s := fmt.Sprintf("%d %s %v", v.Step, v.Invariant, v.IDs)
 					if p == evictsCalls {
 						_, call, _ := strings.Cut(v.Detail, "answers the call ")
@@ -264,7 +264,7 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 			}
 			var stepViolations []Violation
 			for _, st := range inc.Steps {
-				stepViolations = append(stepViolations, st.Violation...)
+				stepViolations = append(stepViolations, st.Violations...)
 			}
 			if diff := cmp.Diff(stepViolations, lean.Violations); diff != "" {
 				t.Fatalf("%s on %s: a summary-only run's violations differ (-steps +summary only):\n%s", p.Name(), tr.ID, diff)
@@ -280,7 +280,7 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 				if len(inc.Steps[k].Context) == len(inc.Steps[k-1].Context)+1+len(inc.Steps[k].Appended) && len(inc.Steps[k].Evicted) == 0 {
 					unchanged++
 				}
-				violations += len(inc.Steps[k].Violation)
+				violations += len(inc.Steps[k].Violations)
 			}
 		}
 	}

@@ -97,7 +97,7 @@ func TestEachInvariantFires(t *testing.T) {
 				t.Fatalf("%s never reported %s: %v", tc.policy.name, tc.invariant, run.Summary.Violations)
 			}
 			for _, st := range run.Steps {
-				for _, v := range st.Violation {
+				for _, v := range st.Violations {
 					if v.Invariant == tc.invariant {
 						if v.Step != st.Step || v.Detail == "" {
 							t.Errorf("violation without step or sentence: %+v", v)

@@ -70,13 +70,18 @@ type Step struct {
 	Warnings  []string             `json:"warnings,omitempty"`
 	// Retention is the share of the artifacts seen so far that the context
 	// still holds (see retention.go).
-	Retention float64       `json:"retention"`
-	Violation []Violation   `json:"violations"`
-	turn      int           // items appended at this step
-	next      int           // index of the call's assistant message
-	sent      []window.Item // the context, for checks
-	before    int           // primary tokens before the policy
+	Retention  float64       `json:"retention"`
+	Violations []Violation   `json:"violations"`
+	turn       int           // items appended at this step
+	next       int           // index of the call's assistant message
+	sent       []window.Item // the context, for checks
+	before     int           // primary tokens before the policy
 }
+
+// Sent returns the items the step sent, in order: what [Step.Context]
+// lists, with each item's message. Pricing a step needs them (a truncated
+// copy has its original's id but not its content).
+func (s *Step) Sent() []window.Item { return s.sent }
 
 // A Violation is a broken invariant.
 type Violation struct {
@@ -163,7 +168,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	)
 	var d delta
 	next := 0
-	sum := newSummarizer(ests)
+	sum := newSummaryBuilder(ests)
 	keep := !opt.SummaryOnly
 	for i := range t.Messages {
 		if t.Messages[i].Role != transcript.RoleAssistant {
@@ -172,7 +177,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		step := Step{Step: sum.s.Calls, Violation: []Violation{}}
+		step := Step{Step: sum.s.Calls, Violations: []Violation{}}
 		if keep {
 			step.Appended, step.Tokens = make([]string, 0, i-next), make(map[string]int, len(ests))
 		}
@@ -259,7 +264,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			step.Recorded = &uc
 		}
 		if v := chk.check(&step, hist, edges, ests[0], cnt); v != nil {
-			step.Violation = v // else the empty list: the trace has [], not null
+			step.Violations = v // else the empty list: the trace has [], not null
 		}
 		// The engine's copy of the context, updated last: d.gone may be a
 		// slice of it.
@@ -267,7 +272,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			sent[j] = ps.History[j]
 		}
 		sent = append(sent[:d.kept], ps.History[d.kept:]...)
-		run.Violations = append(run.Violations, step.Violation...)
+		run.Violations = append(run.Violations, step.Violations...)
 		sum.add(&step, tok)
 		if keep {
 			run.Steps = append(run.Steps, step)
@@ -419,6 +424,14 @@ func newCounter(shared *estimate.Cache, t *transcript.Transcript) *counter {
 	return &counter{shared: shared, t: t, local: map[counterKey]int{}}
 }
 
+// NewCounter returns a counter of t's items through shared, the counts a
+// replay of t with shared as its [Options.Counts] uses: the transcript's
+// messages by index, other items (summaries, truncated copies) by
+// message. A counter is not safe for concurrent use.
+func NewCounter(shared *estimate.Cache, t *transcript.Transcript) window.Counter {
+	return newCounter(shared, t)
+}
+
 // table returns e's table.
 func (c *counter) table(e estimate.Estimator) *estimate.Table {
 	for k, x := range c.ests {
@@ -470,21 +483,21 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-// summarizer builds a run's Summary step by step, so that a run that
-// keeps no steps summarizes the same way.
-type summarizer struct {
+// A summaryBuilder aggregates a run's steps into its Summary, step by
+// step, so that a run that keeps no steps is summarized the same way.
+type summaryBuilder struct {
 	s    Summary
 	ests []estimate.Estimator
 	msgs int
 }
 
-func newSummarizer(ests []estimate.Estimator) *summarizer {
-	return &summarizer{ests: ests, s: Summary{PeakTokens: map[string]int{}, MeanTokens: map[string]float64{},
+func newSummaryBuilder(ests []estimate.Estimator) *summaryBuilder {
+	return &summaryBuilder{ests: ests, s: Summary{PeakTokens: map[string]int{}, MeanTokens: map[string]float64{},
 		InputTokens: map[string]int64{}, Violations: map[string]int{}, MinRetention: 1}}
 }
 
 // add counts a step; tok are its counts, one per estimator.
-func (z *summarizer) add(st *Step, tok []int) {
+func (z *summaryBuilder) add(st *Step, tok []int) {
 	s := &z.s
 	s.Calls++
 	s.MeanRetention += st.Retention
@@ -506,12 +519,12 @@ func (z *summarizer) add(st *Step, tok []int) {
 		s.SummaryUsage.Add(sm.Usage)
 		s.SummaryCostUSD += sm.CostUSD
 	}
-	for _, v := range st.Violation {
+	for _, v := range st.Violations {
 		s.Violations[v.Invariant]++
 	}
 }
 
-func (z *summarizer) summary() Summary {
+func (z *summaryBuilder) summary() Summary {
 	s := z.s
 	if s.Calls > 0 {
 		s.MeanRetention /= float64(s.Calls)

@@ -82,7 +82,7 @@ func TestEveryPolicyOverTheCorpus(t *testing.T) {
 				t.Errorf("%s %s: %d steps for %d calls", spec, tr.ID, run.Summary.Calls, tr.Calls)
 			}
 			for _, st := range run.Steps {
-				for _, v := range st.Violation {
+				for _, v := range st.Violations {
 					reported[v.Invariant]++
 					guaranteed := v.Invariant == InvOrder || v.Invariant == InvConservation ||
 						(v.Invariant == InvSummary && !strings.Contains(v.Detail, "position")) ||

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -120,12 +121,13 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 			all[k] = v
 		}
 		p, err := window.New(name, all)
-		if err != nil {
-			if strings.Contains(err.Error(), "unknown") {
-				return nil, err
-			}
+		var invalid *window.ParamError
+		if errors.As(err, &invalid) {
 			res.Invalid = append(res.Invalid, err.Error())
 			continue
+		}
+		if err != nil {
+			return nil, err
 		}
 		policies = append(policies, p)
 		res.Points = append(res.Points, Point{Params: params, Violations: map[string]int{}})

@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,56 +59,6 @@ func TestSweepDeterministic(t *testing.T) {
 	}
 	if out[0] != out[1] {
 		t.Error("1 and 8 workers gave different results")
-	}
-}
-
-func TestLoadConfig(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, s string) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(s), 0o644)
-		return p
-	}
-	good := write("ctxbench.yaml", `transcripts: ["sessions/*.jsonl", "more/"]
-policies:
-  - aidf:max_messages=30,preserve_last_n=8
-  - compress
-  - name: aidf
-    label: aidf-summarizing
-    params: {max_messages: 30, summarize_on_trim: true}
-estimators: [chars4, cl100k_base]
-provider: {name: mock}
-model: claude-sonnet-4-5
-budgets: {max_context_tokens: 150000, max_messages: 120, max_cost_usd: 2.50, min_retention: 0.6}
-tolerance: {default: {relative: 0.02}, peak_tokens: {relative: 0.05, absolute: 50}}
-baseline: ctxbench.baseline.json
-`)
-	c, err := LoadConfig(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var labels []string
-	for _, p := range c.Policies {
-		labels = append(labels, p.Label)
-	}
-	if diff := cmp.Diff([]string{"aidf:max_messages=30,preserve_last_n=8", "compress", "aidf-summarizing"}, labels); diff != "" {
-		t.Errorf("policies (-want +got):\n%s", diff)
-	}
-	if c.Policies[2].Policy.Params()["summarize_on_trim"] != "true" || c.Transcripts[0] != filepath.Join(dir, "sessions/*.jsonl") ||
-		c.Budgets["max_cost_usd"] != 2.5 || c.Baseline != filepath.Join(dir, "ctxbench.baseline.json") {
-		t.Errorf("config: %+v", c)
-	}
-	for _, tc := range []struct{ body, err string }{
-		{"transcripts: [a]\npolicies: [none]\nbudget: {}\n", `:3: unknown key "budget" (valid: transcripts, policies,`},
-		{"policies: [none]\n", `"transcripts" is required`},
-		{"transcripts: [a]\npolicies: [aidf:max=1]\n", `unknown parameter "max"`},
-		{"transcripts: [a]\npolicies:\n  - name: aidf\n    params: {max_messages: [1]}\n", "max_messages: want a number"},
-		{"transcripts: [a\n", "bad.yaml: yaml: line 1"},
-	} {
-		_, err := LoadConfig(write("bad.yaml", tc.body))
-		if err == nil || !strings.Contains(err.Error(), tc.err) {
-			t.Errorf("%q: error %v, want %q", tc.body, err, tc.err)
-		}
 	}
 }
 

@@ -21,21 +21,21 @@ type traceLine struct {
 	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
-// WriteTrace writes one JSON object per call of run, one per line. cost,
-// if not nil, is the run's price (see [PriceRun]): each line's cost_usd is
-// its call's, without the summary call its step may make.
-func WriteTrace(w io.Writer, run *Run, cost *RunCost) error {
-	if cost != nil && len(cost.PerStep) != len(run.Steps) {
-		return fmt.Errorf("tracing %s: %d calls priced for %d steps", run.Transcript, len(cost.PerStep), len(run.Steps))
+// WriteTrace writes one JSON object per call of run, one per line.
+// costUSD, if not nil, is each call's cost in dollars, in step order (the
+// engine does not price: package cost does); a line's cost_usd is its
+// call's, without the summary call its step may make.
+func WriteTrace(w io.Writer, run *Run, costUSD []float64) error {
+	if costUSD != nil && len(costUSD) != len(run.Steps) {
+		return fmt.Errorf("tracing %s: %d calls priced for %d steps", run.Transcript, len(costUSD), len(run.Steps))
 	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for i := range run.Steps {
 		l := traceLine{Transcript: run.Transcript, Policy: run.Policy, Params: run.Params, Step: &run.Steps[i]}
-		if cost != nil {
-			usd := cost.PerStep[i].USD()
-			l.CostUSD = &usd
+		if costUSD != nil {
+			l.CostUSD = &costUSD[i]
 		}
 		if err := enc.Encode(l); err != nil {
 			return err

@@ -9,10 +9,11 @@ import (
 	"html"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,6 +68,10 @@ type PolicyResult struct {
 	Cost       []float64 `json:"cost_per_call_usd,omitempty"`
 }
 
+// ErrNotAReport is the error of writing a report over a folder that
+// ctxbench did not make: it is never replaced.
+var ErrNotAReport = errors.New("it was not made by ctxbench")
+
 // MarkerFile marks a folder as a ctxbench report, which a later report may
 // replace.
 const MarkerFile = ".ctxbench-report"
@@ -82,7 +87,7 @@ func WriteReport(dir string, r *Report) (string, error) {
 			return "", fmt.Errorf("%s exists and is not a folder", dir)
 		}
 		if _, err := os.Stat(filepath.Join(dir, MarkerFile)); err != nil {
-			return "", fmt.Errorf("not replacing %s: it was not made by ctxbench (no %s in it); choose another --out", dir, MarkerFile)
+			return "", fmt.Errorf("not replacing %s: %w (no %s in it)", dir, ErrNotAReport, MarkerFile)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", err
@@ -452,11 +457,7 @@ func baseText(base map[string]string) string {
 	if len(base) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(base))
-	for k := range base {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(base))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + base[k]

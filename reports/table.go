@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
@@ -27,6 +29,18 @@ func Int[T ~int | ~int64](n T) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// USD formats dollars to 4 decimals with thousands separators:
+// 1234.56789 → "$1,234.5679".
+func USD(v float64) string {
+	whole := math.Trunc(v)
+	frac := fmt.Sprintf("%.4f", v-whole)
+	if frac == "1.0000" {
+		whole++
+		frac = "0.0000"
+	}
+	return "$" + Int(int64(whole)) + frac[1:]
 }
 
 // A Table is a header and rows of cells already formatted as text; Align

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -315,18 +316,16 @@ func jsonRequest(ctx context.Context, url string, body []byte, headers map[strin
 // which over-counts most text, all of it uncached, and the whole output
 // limit), and refused if that would take the spending past MaxUSD; after
 // the call the reservation is replaced by the real cost of the usage the
-// API reported (nothing for a failed call).
+// API reported (nothing for a failed call). A model the price table does
+// not know is refused: the cap could not be kept.
 type Budget struct {
 	MaxUSD float64
-	// Prices gives a model's prices; nil means [DefaultPrice].
-	Prices func(model string) (Price, bool)
+	// Prices is the price table (nil: [pricing.Default]).
+	Prices pricing.Prices
 
 	mu    sync.Mutex
 	spent float64
 }
-
-// Price is a model's price in USD per million tokens.
-type Price struct{ Input, Output, CacheRead, CacheWrite float64 }
 
 // Spent returns what the calls so far cost.
 func (b *Budget) Spent() float64 {
@@ -335,80 +334,46 @@ func (b *Budget) Spent() float64 {
 	return b.spent
 }
 
-func (b *Budget) price(model string) (Price, bool) {
-	if b.Prices != nil {
-		return b.Prices(model)
+func (b *Budget) price(model string) (pricing.Price, error) {
+	prices := b.Prices
+	if prices == nil {
+		prices = pricing.Default()
 	}
-	return DefaultPrice(model)
+	p, _, err := prices.Lookup(model)
+	return p, err
+}
+
+// worst is the most a call of prompt p can cost at price pr.
+func worst(pr pricing.Price, p Prompt) float64 {
+	in := int64(float64(len(p.System)+len(p.User)) / 3)
+	return pr.CallCost(transcript.Usage{Input: in, Output: int64(p.MaxTokens)}).Total().USD()
 }
 
 func (b *Budget) reserve(model string, p Prompt) error {
-	pr, ok := b.price(model)
-	if !ok {
-		return fmt.Errorf("%w: no price known for model %q, so the cap cannot be enforced", ErrSpendCap, model)
+	pr, err := b.price(model)
+	if err != nil {
+		return fmt.Errorf("%w: %w, so the cap cannot be enforced", ErrSpendCap, err)
 	}
-	worst := (float64(len(p.System)+len(p.User))/3*pr.Input + float64(p.MaxTokens)*pr.Output) / 1e6
+	w := worst(pr, p)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.spent+worst > b.MaxUSD {
-		return fmt.Errorf("%w: this call may cost up to $%.4f and $%.4f of the $%.2f cap is spent", ErrSpendCap, worst, b.spent, b.MaxUSD)
+	if b.spent+w > b.MaxUSD {
+		return fmt.Errorf("%w: this call may cost up to $%.4f and $%.4f of the $%.2f cap is spent", ErrSpendCap, w, b.spent, b.MaxUSD)
 	}
-	b.spent += worst
+	b.spent += w
 	return nil
 }
 
 func (b *Budget) settle(model string, p Prompt, r Result, err error) float64 {
 	pr, _ := b.price(model)
-	worst := (float64(len(p.System)+len(p.User))/3*pr.Input + float64(p.MaxTokens)*pr.Output) / 1e6
 	cost := 0.0
 	if err == nil {
-		u := r.Usage
-		cost = (float64(u.Input)*pr.Input + float64(u.CacheRead)*pr.CacheRead + float64(u.CacheWrite)*pr.CacheWrite + float64(u.Output)*pr.Output) / 1e6
+		cost = pr.CallCost(r.Usage).Total().USD()
 	}
 	b.mu.Lock()
-	b.spent += cost - worst
+	b.spent += cost - worst(pr, p)
 	b.mu.Unlock()
 	return cost
-}
-
-// DefaultPrice is a small fallback price table for summarization models,
-// in USD per million tokens (input, output, cache read, 5-minute cache
-// write): the providers' list prices as the author knew them, not checked
-// against a source in this project. The command line prices summaries
-// with the cost model's table (replay.DefaultPrices, sourced and dated)
-// first and falls back to this one. Models are matched by prefix, so dated
-// names match too.
-func DefaultPrice(model string) (Price, bool) {
-	m := strings.ToLower(model)
-	m = m[strings.LastIndex(m, "/")+1:]
-	for _, e := range defaultPrices {
-		if strings.HasPrefix(m, e.prefix) {
-			return e.price, true
-		}
-	}
-	return Price{}, false
-}
-
-var defaultPrices = []struct {
-	prefix string
-	price  Price
-}{
-	{"claude-haiku-4", Price{1, 5, 0.1, 1.25}},
-	{"claude-3-5-haiku", Price{0.8, 4, 0.08, 1}},
-	{"claude-sonnet-4", Price{3, 15, 0.3, 3.75}},
-	{"claude-3-7-sonnet", Price{3, 15, 0.3, 3.75}},
-	{"claude-opus-4-1", Price{15, 75, 1.5, 18.75}},
-	{"claude-opus-4-0", Price{15, 75, 1.5, 18.75}},
-	{"claude-opus-4-2", Price{15, 75, 1.5, 18.75}}, // claude-opus-4-20250514 (Opus 4)
-	{"claude-opus-4", Price{5, 25, 0.5, 6.25}},     // Opus 4.5 and later
-	{"gpt-4o-mini", Price{0.15, 0.6, 0.075, 0}},
-	{"gpt-4o", Price{2.5, 10, 1.25, 0}},
-	{"gpt-4.1-nano", Price{0.1, 0.4, 0.025, 0}},
-	{"gpt-4.1-mini", Price{0.4, 1.6, 0.1, 0}},
-	{"gpt-4.1", Price{2, 8, 0.5, 0}},
-	{"gpt-5-nano", Price{0.05, 0.4, 0.005, 0}},
-	{"gpt-5-mini", Price{0.25, 2, 0.025, 0}},
-	{"gpt-5", Price{1.25, 10, 0.125, 0}},
 }
 
 // usageOf is a helper for providers' parse functions.

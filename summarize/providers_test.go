@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -393,7 +394,9 @@ func TestConcurrentCalls(t *testing.T) {
 		var s sleeps
 		c := testClient(&s)
 		c.Cache = &Cache{Dir: t.TempDir()}
-		c.Budget = &Budget{MaxUSD: 10}
+		// The table prices both providers' default models.
+		c.Budget = &Budget{MaxUSD: 10, Prices: pricing.Prices{
+			"claude-haiku-4-5": {Provider: "anthropic", Input: 1, Output: 5}, "gpt-4o-mini": {Provider: "openai", Input: 0.15, Output: 0.6}}}
 		sum := pc.make(api.URL, c)
 		var wg sync.WaitGroup
 		errs := make(chan error, 16)
@@ -448,7 +451,7 @@ func TestBudget(t *testing.T) {
 	}
 	// A model with no price cannot be capped.
 	a3 := &Anthropic{Client: c, BaseURL: api.URL, APIKey: testKey, Model: "my-finetune"}
-	if _, err := a3.Summarize(context.Background(), Request{Messages: messages}); !errors.Is(err, ErrSpendCap) || !strings.Contains(err.Error(), "no price known") {
+	if _, err := a3.Summarize(context.Background(), Request{Messages: messages}); !errors.Is(err, ErrSpendCap) || !strings.Contains(err.Error(), "no price for model") {
 		t.Errorf("unpriced model: %v", err)
 	}
 }

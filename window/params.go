@@ -13,10 +13,10 @@ type Kind string
 
 // The parameter kinds.
 const (
-	Int    Kind = "int"
-	Float  Kind = "float"
-	Bool   Kind = "bool"
-	String Kind = "string"
+	KindInt    Kind = "int"
+	KindFloat  Kind = "float"
+	KindBool   Kind = "bool"
+	KindString Kind = "string"
 )
 
 // A Param describes one policy parameter.
@@ -37,9 +37,9 @@ func (p Param) Range() string {
 	switch {
 	case len(p.Enum) > 0:
 		return "one of " + strings.Join(quoteEmpty(p.Enum), ", ")
-	case p.Kind == Bool:
+	case p.Kind == KindBool:
 		return "true or false"
-	case p.Kind == String:
+	case p.Kind == KindString:
 		return "any text"
 	}
 	lo, hi := "-inf", "+inf"
@@ -49,7 +49,7 @@ func (p Param) Range() string {
 	if !math.IsNaN(p.Max) {
 		hi = strconv.FormatFloat(p.Max, 'g', -1, 64)
 	}
-	if p.Kind == Int && math.IsNaN(p.Max) {
+	if p.Kind == KindInt && math.IsNaN(p.Max) {
 		return "an integer ≥ " + lo
 	}
 	open := "["
@@ -57,7 +57,7 @@ func (p Param) Range() string {
 		open = "("
 	}
 	kind := "a number"
-	if p.Kind == Int {
+	if p.Kind == KindInt {
 		kind = "an integer"
 	}
 	return kind + " in " + open + lo + ", " + hi + "]"
@@ -76,12 +76,12 @@ func quoteEmpty(enum []string) []string {
 
 func (p Param) check(v string) error {
 	switch p.Kind {
-	case Bool:
+	case KindBool:
 		if _, err := strconv.ParseBool(v); err != nil {
 			return fmt.Errorf("%s=%s: want true or false", p.Name, v)
 		}
 		return nil
-	case String:
+	case KindString:
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, v) {
 			return fmt.Errorf("%s=%s: want %s", p.Name, v, p.Range())
 		}
@@ -89,7 +89,7 @@ func (p Param) check(v string) error {
 	}
 	var f float64
 	var err error
-	if p.Kind == Int {
+	if p.Kind == KindInt {
 		var n int64
 		n, err = strconv.ParseInt(v, 10, 64)
 		f = float64(n)
@@ -107,23 +107,23 @@ func (p Param) check(v string) error {
 
 // Parameter constructors for the registry.
 func intParam(name string, def int, min, max float64, help string) Param {
-	return Param{Name: name, Kind: Int, Default: strconv.Itoa(def), Min: min, Max: max, Help: help}
+	return Param{Name: name, Kind: KindInt, Default: strconv.Itoa(def), Min: min, Max: max, Help: help}
 }
 
 func floatParam(name string, def, min, max float64, minOpen bool, help string) Param {
-	return Param{Name: name, Kind: Float, Default: strconv.FormatFloat(def, 'g', -1, 64), Min: min, Max: max, MinOpen: minOpen, Help: help}
+	return Param{Name: name, Kind: KindFloat, Default: strconv.FormatFloat(def, 'g', -1, 64), Min: min, Max: max, MinOpen: minOpen, Help: help}
 }
 
 func boolParam(name string, def bool, help string) Param {
-	return Param{Name: name, Kind: Bool, Default: strconv.FormatBool(def), Min: math.NaN(), Max: math.NaN(), Help: help}
+	return Param{Name: name, Kind: KindBool, Default: strconv.FormatBool(def), Min: math.NaN(), Max: math.NaN(), Help: help}
 }
 
 func enumParam(name, def string, enum []string, help string) Param {
-	return Param{Name: name, Kind: String, Default: def, Enum: enum, Min: math.NaN(), Max: math.NaN(), Help: help}
+	return Param{Name: name, Kind: KindString, Default: def, Enum: enum, Min: math.NaN(), Max: math.NaN(), Help: help}
 }
 
 func stringParam(name, def, help string) Param {
-	return Param{Name: name, Kind: String, Default: def, Min: math.NaN(), Max: math.NaN(), Help: help}
+	return Param{Name: name, Kind: KindString, Default: def, Min: math.NaN(), Max: math.NaN(), Help: help}
 }
 
 var none = math.NaN()
@@ -199,6 +199,20 @@ func Lookup(name string) (*Spec, error) {
 	return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 
+// A ParamError is a parameter value a policy rejects: out of the
+// parameter's range, or at odds with another parameter (a preserved tail
+// longer than the cap). An unknown policy or parameter is another error:
+// a sweep skips the grid points that are ParamErrors and stops at any
+// other.
+type ParamError struct {
+	Policy string
+	Err    error
+}
+
+func (e *ParamError) Error() string { return "policy " + e.Policy + ": " + e.Err.Error() }
+
+func (e *ParamError) Unwrap() error { return e.Err }
+
 // New builds the policy named name with the given parameters (the others
 // take their defaults). An unknown parameter or an invalid value is an
 // error that says what is valid.
@@ -234,16 +248,69 @@ func New(name string, params map[string]string) (Policy, error) {
 			return nil, fmt.Errorf("policy %s: unknown parameter %q (valid: %s)", name, k, strings.Join(names, ", "))
 		}
 		if err := s.Params[i].check(params[k]); err != nil {
-			return nil, fmt.Errorf("policy %s: %w", name, err)
+			return nil, &ParamError{Policy: name, Err: err}
 		}
 		v[k] = params[k]
 	}
 	if s.check != nil {
 		if err := s.check(v); err != nil {
-			return nil, fmt.Errorf("policy %s: %w", name, err)
+			return nil, &ParamError{Policy: name, Err: err}
 		}
 	}
 	return s.build(v), nil
+}
+
+// Format renders p as the SPEC that builds it, the inverse of [Parse]:
+// its name and the parameters that differ from the defaults, in the
+// registry's order.
+func Format(p Policy) string {
+	s, err := Lookup(p.Name())
+	if err != nil {
+		return p.Name()
+	}
+	var kv []string
+	for _, pa := range s.Params {
+		if v := p.Params()[pa.Name]; v != pa.Default {
+			kv = append(kv, pa.Name+"="+v)
+		}
+	}
+	if len(kv) == 0 {
+		return p.Name()
+	}
+	return p.Name() + ":" + strings.Join(kv, ",")
+}
+
+// Changed returns the parameters of p that differ from its defaults.
+func Changed(p Policy) map[string]string {
+	out := map[string]string{}
+	if s, err := Lookup(p.Name()); err == nil {
+		for _, pa := range s.Params {
+			if v := p.Params()[pa.Name]; v != pa.Default {
+				out[pa.Name] = v
+			}
+		}
+	}
+	return out
+}
+
+// A Labeled is a policy and the name reports show for it: by default its
+// SPEC ([Format]), or a label a config gives it.
+type Labeled struct {
+	Label  string
+	Policy Policy
+}
+
+// ParseLabeled parses each SPEC and labels the policy with its [Format].
+func ParseLabeled(specs []string) ([]Labeled, error) {
+	out := make([]Labeled, 0, len(specs))
+	for _, spec := range specs {
+		p, err := Parse(spec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Labeled{Label: Format(p), Policy: p})
+	}
+	return out, nil
 }
 
 // Parse builds a policy from a SPEC: NAME or NAME:key=value,key=value.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,10 +38,15 @@ type cli struct {
 	Check     checkCmd     `cmd:"" help:"Regression-test trimming in CI: invariants, budgets and a baseline."`
 }
 
-// env is what commands read from and write to.
+// env is what commands read from and write to, and the context that
+// cancels them (Ctrl-C).
 type env struct {
+	ctx            context.Context
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	getenv         func(string) string
+	// hinted are the hints already printed: each is printed once.
+	hinted map[string]bool
 }
 
 // Exit statuses.
@@ -54,11 +60,36 @@ const (
 // a usage or input error (exit 2).
 var errVerdict = errors.New("verdict failed")
 
-func run(args []string, stdout, stderr io.Writer) int {
-	return runEnv(args, &env{stdin: os.Stdin, stdout: stdout, stderr: stderr})
+// hinted is an error with what to do about it, printed after it as
+// "ctxbench: hint: …". Library errors say what went wrong; the command
+// knows which of its flags mends it.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+
+// withHint attaches hint to err (nothing when hint is "").
+func withHint(err error, hint string) error {
+	if err == nil || hint == "" {
+		return err
+	}
+	return &hinted{err, hint}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runEnv(args, &env{ctx: ctx, stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv})
 }
 
 func runEnv(args []string, e *env) int {
+	if e.ctx == nil {
+		e.ctx = context.Background()
+	}
+	if e.getenv == nil {
+		e.getenv = func(string) string { return "" }
+	}
 	var c cli
 	exited := -1
 	parser, err := kong.New(&c,
@@ -90,10 +121,31 @@ func runEnv(args []string, e *env) int {
 		if errors.Is(err, errVerdict) {
 			return exitVerdict
 		}
+		if errors.Is(err, context.Canceled) && e.ctx.Err() != nil {
+			fmt.Fprintln(e.stderr, "ctxbench: error: interrupted")
+			return exitError
+		}
 		fmt.Fprintf(e.stderr, "ctxbench: error: %v\n", err)
+		var h *hinted
+		if errors.As(err, &h) {
+			fmt.Fprintf(e.stderr, "ctxbench: hint: %s\n", h.hint)
+		}
 		return exitError
 	}
 	return exitOK
+}
+
+// warn prints a warning on standard error, and its hint the first time.
+func (e *env) warn(err error) {
+	fmt.Fprintf(e.stderr, "ctxbench: warning: %v\n", err)
+	var h *hinted
+	if errors.As(err, &h) && !e.hinted[h.hint] {
+		if e.hinted == nil {
+			e.hinted = map[string]bool{}
+		}
+		e.hinted[h.hint] = true
+		fmt.Fprintf(e.stderr, "ctxbench: hint: %s\n", h.hint)
+	}
 }
 
 func formatNames() string {
@@ -123,13 +175,17 @@ func (f inputFlags) options() (transcript.Options, error) {
 
 // readInputs calls fn with every transcript of paths, or of the embedded
 // samples when paths is empty and samples is true. It warns on e.stderr
-// about malformed records a lenient read skipped.
+// about the files it skipped (in no known format) and the malformed
+// records a lenient read skipped.
 func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*transcript.Transcript) error) ([]transcript.SkippedFile, error) {
 	opt, err := f.options()
 	if err != nil {
 		return nil, err
 	}
 	each := func(t *transcript.Transcript) error {
+		if err := e.ctx.Err(); err != nil {
+			return err
+		}
 		if n := len(t.Bad); n > 0 {
 			lines := make([]string, 0, min(n, 10))
 			for _, b := range t.Bad[:min(n, 10)] {
@@ -139,7 +195,7 @@ func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*tra
 			if n > 10 {
 				more = ", …"
 			}
-			fmt.Fprintf(e.stderr, "ctxbench: warning: %s: skipped %d malformed record(s) (line %s%s)\n", t.File, n, strings.Join(lines, ", "), more)
+			e.warn(fmt.Errorf("%s: skipped %d malformed record(s) (line %s%s)", t.File, n, strings.Join(lines, ", "), more))
 		}
 		return fn(t)
 	}
@@ -149,7 +205,11 @@ func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*tra
 		}
 		return nil, fixtures.ReadSamples(opt, each)
 	}
-	return transcript.Walk(paths, opt, e.stdin, each)
+	skipped, err := transcript.Walk(paths, opt, e.stdin, each)
+	for _, s := range skipped {
+		e.warn(fmt.Errorf("skipped %s: %s", s.File, s.Reason))
+	}
+	return skipped, err
 }
 
 // writeJSON writes v to w as one indented JSON document.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 
 	"github.com/ctxbench/ctxbench/reports"
@@ -18,12 +17,9 @@ type convertCmd struct {
 
 func (c *convertCmd) Run(e *env) error {
 	convert := func(w io.Writer) error {
-		skipped, err := readInputs(e, c.Paths, c.inputFlags, false, func(t *transcript.Transcript) error {
+		_, err := readInputs(e, c.Paths, c.inputFlags, false, func(t *transcript.Transcript) error {
 			return transcript.Write(w, t, transcript.Format(c.To))
 		})
-		for _, s := range skipped {
-			fmt.Fprintf(e.stderr, "ctxbench: warning: skipped %s: %s\n", s.File, s.Reason)
-		}
 		return err
 	}
 	if c.Output == "" {

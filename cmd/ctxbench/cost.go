@@ -1,13 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"math"
-	"sort"
+	"maps"
+	"slices"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -28,214 +29,106 @@ type costCmd struct {
 	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
 }
 
-type costTranscript struct {
-	File       string       `json:"file"`
-	ID         string       `json:"id"`
-	Policies   []policyCost `json:"policies"`
-	Billed     *billedCost  `json:"billed,omitempty"`
-	CrossCheck *crossCheck  `json:"cross_check,omitempty"`
+// costResult is the --json document.
+type costResult struct {
+	NotPriced   []unpriced         `json:"not_priced"`
+	Projection  []cost.Projection  `json:"projection"`
+	Transcripts []*cost.Comparison `json:"transcripts"`
 }
 
-type policyCost struct {
-	Label string `json:"label"`
-	*replay.RunCost
-	TotalUSD float64 `json:"total_usd"`
-	// SavingVsNone is 1 − this total / none's total.
-	SavingVsNone float64 `json:"saving_vs_none"`
-}
-
-type billedCost struct {
-	replay.Cost
-	TotalUSD float64 `json:"total_usd"`
-	// ReportedUSD is the cost the agent itself reported, where it did.
-	ReportedUSD float64 `json:"reported_usd,omitempty"`
-}
-
-// crossCheck compares the recorded policy's simulation with the bill.
-type crossCheck struct {
-	SimulatedUSD    float64 `json:"simulated_usd"`
-	BilledUSD       float64 `json:"billed_usd"`
-	ErrorPct        float64 `json:"error_pct"`
-	CacheReadSim    int64   `json:"cache_read_simulated"`
-	CacheReadBilled int64   `json:"cache_read_billed"`
-	CacheWriteSim   int64   `json:"cache_write_simulated"`
-	CacheWriteBill  int64   `json:"cache_write_billed"`
-}
-
-type unpricedTranscript struct {
+type unpriced struct {
 	File   string `json:"file"`
 	Reason string `json:"reason"`
 }
 
-type projection struct {
-	Label      string  `json:"label"`
-	SessionUSD float64 `json:"per_session_usd"`
-	DayUSD     float64 `json:"per_day_usd"`
-	MonthUSD   float64 `json:"per_30_days_usd"`
-}
-
 func (c *costCmd) Run(e *env) error {
-	prices := replay.DefaultPrices()
-	if c.Prices != "" {
-		var err error
-		if prices, err = replay.LoadPrices(c.Prices); err != nil {
-			return fmt.Errorf("--prices: %w", err)
-		}
+	prices, err := loadPrices(c.Prices)
+	if err != nil {
+		return err
 	}
 	if c.ListModels {
 		return listModels(e.stdout, prices)
 	}
 	if c.ModelName != "" {
 		if _, _, err := prices.Lookup(c.ModelName); err != nil {
-			return fmt.Errorf("--model: %w", err)
+			return notPriced(fmt.Errorf("--model: %w", err), "--prices")
 		}
 	}
 	est, err := estimate.New(c.Estimator, estimate.OverheadNone)
 	if err != nil {
 		return fmt.Errorf("--estimator: %w", err)
 	}
-	specs := c.Policies
-	if len(specs) == 0 {
-		specs = defaultPolicies
+	pols, err := window.ParseLabeled(orDefault(c.Policies, defaultPolicies))
+	if err != nil {
+		return fmt.Errorf("--policy: %w", err)
 	}
-	type labeled struct {
-		label string
-		p     window.Policy
-	}
-	var pols []labeled
-	for _, s := range specs {
-		p, err := window.Parse(s)
-		if err != nil {
-			return fmt.Errorf("--policy: %w", err)
-		}
-		pols = append(pols, labeled{replay.Spec(p), p})
-	}
-	sum, _, err := c.build()
+	sum, _, err := c.build(e)
 	if err != nil {
 		return err
 	}
-	counts := estimate.NewCache()
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: counts, Artifacts: replay.NewArtifactCache()}
-	copt := replay.CostOptions{Prices: prices, Model: c.ModelName, CacheSim: c.CacheSim, Estimator: est, Counts: counts}
-	none, _ := window.Parse("none")
-	recorded, _ := window.Parse("recorded")
-	out := []costTranscript{}
-	unpriced := []unpricedTranscript{}
-	totals := map[string]replay.Money{}
-	sessions := 0
+	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()}
+	copt := cost.Options{Prices: prices, Model: c.ModelName, CacheSim: c.CacheSim}
+	res := costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}
+	totals := map[string]pricing.Money{}
 	_, err = readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		ctx := context.Background()
-		recRun, err := replay.Replay(ctx, t, recorded, ropt)
+		cmpr, s, err := cost.Compare(e.ctx, t, pols, ropt, copt)
 		if err != nil {
 			return err
 		}
-		constant := replay.Constant(recRun, est.Name())
-		noneRun, err := replay.Replay(ctx, t, none, ropt)
-		if err != nil {
-			return err
-		}
-		noneCost, err := replay.PriceRun(noneRun, t, constant, copt)
-		if err != nil {
-			// No model recorded, or no price for it: say so and go on.
-			unpriced = append(unpriced, unpricedTranscript{File: t.File, Reason: err.Error()})
-			if !c.JSON {
-				fmt.Fprintf(e.stdout, "%s: not priced: %v\n\n", t.File, err)
-			}
+		if s.NotPriced != nil {
+			res.NotPriced = append(res.NotPriced, unpriced{File: t.File, Reason: s.NotPriced.Error()})
+			e.warn(notPriced(fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced), "--model", "--prices"))
 			return nil
 		}
-		ct := costTranscript{File: t.File, ID: t.ID}
-		ps := make([]window.Policy, len(pols))
-		for k, lp := range pols {
-			ps[k] = lp.p
-			if lp.p.Name() == "none" {
-				ps[k] = nil // the none run above serves
-			}
+		if s.BillNotPriced != nil {
+			e.warn(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced), "--prices"))
 		}
-		runs, err := replayPolicies(ctx, t, ps, ropt)
-		if err != nil {
-			return err
+		for _, p := range cmpr.Policies {
+			totals[p.Label] += p.Total
 		}
-		for k, lp := range pols {
-			run := runs[k]
-			if run == nil {
-				run = noneRun
-			}
-			rc, err := replay.PriceRun(run, t, constant, copt)
-			if err != nil {
-				return err
-			}
-			pc := policyCost{Label: lp.label, RunCost: rc, TotalUSD: rc.Total.USD()}
-			if n := noneCost.Total; n > 0 {
-				pc.SavingVsNone = 1 - float64(rc.Total)/float64(n)
-			}
-			ct.Policies = append(ct.Policies, pc)
-			totals[lp.label] += rc.Total
+		res.Transcripts = append(res.Transcripts, cmpr)
+		if c.JSON {
+			return nil
 		}
-		if t.Usage().Prompt() > 0 {
-			model := c.ModelName
-			if model == "" && len(t.Models) > 0 {
-				model = t.Models[0]
-			}
-			billed, err := replay.RecordedCost(t, prices, model)
-			if err != nil {
-				return err
-			}
-			ct.Billed = &billedCost{Cost: billed, TotalUSD: billed.Total().USD(), ReportedUSD: t.ReportedCostUSD}
-			sim, err := replay.PriceRun(recRun, t, constant, copt)
-			if err != nil {
-				return err
-			}
-			u := t.Usage()
-			ct.CrossCheck = &crossCheck{SimulatedUSD: sim.Calls.Total().USD(), BilledUSD: billed.Total().USD(),
-				CacheReadSim: sim.Usage.CacheRead, CacheReadBilled: u.CacheRead, CacheWriteSim: sim.Usage.CacheWrite, CacheWriteBill: u.CacheWrite}
-			if b := billed.Total(); b > 0 {
-				ct.CrossCheck.ErrorPct = (float64(sim.Calls.Total()) - float64(b)) / float64(b) * 100
-			}
-		}
-		sessions++
-		out = append(out, ct)
-		if !c.JSON {
-			return writeCostText(e.stdout, ct)
-		}
-		return nil
+		return writeCostText(e.stdout, cmpr)
 	})
 	if err != nil {
 		return err
 	}
-	var proj []projection
-	if c.SessionsPerDay > 0 && sessions > 0 {
+	if n := len(res.Transcripts); c.SessionsPerDay > 0 && n > 0 {
 		for _, lp := range pols {
-			per := totals[lp.label].USD() / float64(sessions)
-			proj = append(proj, projection{Label: lp.label, SessionUSD: per, DayUSD: per * c.SessionsPerDay, MonthUSD: per * c.SessionsPerDay * 30})
+			res.Projection = append(res.Projection, cost.Project(lp.Label, totals[lp.Label], n, c.SessionsPerDay))
 		}
 	}
 	if c.JSON {
-		return writeJSON(e.stdout, map[string]any{"transcripts": out, "not_priced": unpriced, "projection": proj})
+		return writeJSON(e.stdout, res)
 	}
-	if len(proj) > 0 {
-		t := reports.Table{Header: []string{"policy", "per session (mean)", fmt.Sprintf("per day (%g sessions)", c.SessionsPerDay), "per 30 days"},
-			Right: []bool{false, true, true, true}}
-		for _, p := range proj {
-			t.Rows = append(t.Rows, []string{p.Label, usd(p.SessionUSD), usd(p.DayUSD), usd(p.MonthUSD)})
-		}
-		fmt.Fprintf(e.stdout, "Projection over the %d sessions above\n", sessions)
-		return t.WriteText(e.stdout)
-	}
-	return nil
+	return writeProjection(e.stdout, res.Projection, len(res.Transcripts), c.SessionsPerDay)
 }
 
-// usd formats dollars to 4 decimals with thousands separators.
-func usd(v float64) string {
-	whole := math.Trunc(v)
-	frac := fmt.Sprintf("%.4f", v-whole)
-	if frac == "1.0000" {
-		whole++
-		frac = "0.0000"
+// orDefault returns list, or def when list is empty.
+func orDefault(list, def []string) []string {
+	if len(list) == 0 {
+		return def
 	}
-	return "$" + reports.Int(int64(whole)) + frac[1:]
+	return list
 }
 
-func writeCostText(w io.Writer, ct costTranscript) error {
+func writeProjection(w io.Writer, proj []cost.Projection, sessions int, perDay float64) error {
+	if len(proj) == 0 {
+		return nil
+	}
+	t := reports.Table{Header: []string{"policy", "per session (mean)", fmt.Sprintf("per day (%g sessions)", perDay), "per 30 days"},
+		Right: []bool{false, true, true, true}}
+	for _, p := range proj {
+		t.Rows = append(t.Rows, []string{p.Label, reports.USD(p.SessionUSD), reports.USD(p.DayUSD), reports.USD(p.MonthUSD)})
+	}
+	fmt.Fprintf(w, "Projection over the %d sessions above\n", sessions)
+	return t.WriteText(w)
+}
+
+func writeCostText(w io.Writer, ct *cost.Comparison) error {
+	usd := reports.USD
 	head := ct.Policies[0]
 	fmt.Fprintf(w, "%s (%s; priced as %s; cache: %s; %s tokens per call not in the transcript)\n", ct.File, ct.ID, head.Model, head.CacheSim, reports.Int(head.Constant))
 	t := reports.Table{Header: []string{"policy", "input", "cache read", "cache write", "output", "summaries", "total", "saving vs none"},
@@ -265,15 +158,10 @@ func writeCostText(w io.Writer, ct costTranscript) error {
 	return err
 }
 
-func listModels(w io.Writer, prices replay.Prices) error {
-	names := make([]string, 0, len(prices))
-	for k := range prices {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+func listModels(w io.Writer, prices pricing.Prices) error {
 	t := reports.Table{Header: []string{"model", "provider", "input", "output", "cache read", "cache write", "max input", "source"},
 		Right: []bool{false, false, true, true, true, true, true, false}}
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(prices)) {
 		p := prices[n]
 		src := p.Source
 		if p.Date != "" {
@@ -284,28 +172,4 @@ func listModels(w io.Writer, prices replay.Prices) error {
 	}
 	fmt.Fprintln(w, "USD per million tokens")
 	return t.WriteText(w)
-}
-
-// replayPolicies replays t under the policies that are not nil, side by
-// side, and returns the runs in their places (nil where the policy is).
-func replayPolicies(ctx context.Context, t *transcript.Transcript, ps []window.Policy, opt replay.Options) ([]*replay.Run, error) {
-	var some []window.Policy
-	for _, p := range ps {
-		if p != nil {
-			some = append(some, p)
-		}
-	}
-	done, err := replay.ReplayAll(ctx, t, some, opt, 0)
-	if err != nil {
-		return nil, err
-	}
-	runs := make([]*replay.Run, len(ps))
-	k := 0
-	for i, p := range ps {
-		if p != nil {
-			runs[i] = done[k]
-			k++
-		}
-	}
-	return runs, nil
 }

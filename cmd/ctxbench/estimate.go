@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/reports"
@@ -74,8 +73,8 @@ func (c *estimateCmd) Run(e *env) error {
 		counts := estimate.Analyze(t, ests)
 		all = append(all, counts)
 		res.Transcripts = append(res.Transcripts, transcriptAccuracy{File: t.File, ID: t.ID, Format: t.Format, Models: nonNil(t.Models),
-			Accuracy: estimate.Summarize([]*estimate.Counts{counts}, heuristicNames, exactNames, true)})
-		f := modelFamily(t.Models)
+			Accuracy: estimate.AccuracyOf([]*estimate.Counts{counts}, heuristicNames, exactNames, true)})
+		f := estimate.Family(t.Models)
 		if _, ok := families[f]; !ok {
 			familyOrder = append(familyOrder, f)
 		}
@@ -86,9 +85,9 @@ func (c *estimateCmd) Run(e *env) error {
 		return err
 	}
 	res.SkippedFiles = append(res.SkippedFiles, skipped...)
-	res.Overall = estimate.Summarize(all, heuristicNames, exactNames, false)
+	res.Overall = estimate.AccuracyOf(all, heuristicNames, exactNames, false)
 	for _, f := range familyOrder {
-		if b := estimate.Summarize(families[f], nil, nil, false).Billed; b != nil {
+		if b := estimate.AccuracyOf(families[f], nil, nil, false).Billed; b != nil {
 			res.ByModel = append(res.ByModel, modelAccuracy{Family: f, Transcripts: len(families[f]), Billed: b})
 		}
 	}
@@ -115,23 +114,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// modelFamily groups transcripts by the tokenizer their model uses.
-func modelFamily(models []string) string {
-	if len(models) == 0 {
-		return "unknown model"
-	}
-	m := strings.ToLower(models[0])
-	for _, f := range []string{"claude", "gemini", "deepseek"} {
-		if strings.Contains(m, f) {
-			return f
-		}
-	}
-	if strings.HasPrefix(m, "gpt") || strings.HasPrefix(m, "o1") || strings.HasPrefix(m, "o3") || strings.HasPrefix(m, "o4") || strings.Contains(m, "codex") {
-		return "openai"
-	}
-	return m
 }
 
 func pct(v float64) string { return fmt.Sprintf("%+.1f%%", v) }
@@ -243,9 +225,6 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 	fmt.Fprintln(w)
 	for _, n := range res.Notes {
 		fmt.Fprintln(w, "Note: "+n)
-	}
-	for _, s := range res.SkippedFiles {
-		fmt.Fprintf(w, "skipped %s: %s\n", s.File, s.Reason)
 	}
 	return nil
 }

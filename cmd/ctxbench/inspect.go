@@ -39,9 +39,6 @@ func (c *inspectCmd) Run(e *env) error {
 	if c.JSON {
 		return writeJSON(e.stdout, res)
 	}
-	for _, s := range skipped {
-		fmt.Fprintf(e.stdout, "skipped %s: %s\n", s.File, s.Reason)
-	}
 	return nil
 }
 

@@ -61,40 +61,46 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime/pprof"
+	"syscall"
 )
 
 // CTXBENCH_CPUPROFILE=FILE writes a CPU profile of the run to FILE, and
 // CTXBENCH_MEMPROFILE=FILE an allocation profile at its end (go tool
 // pprof reads both; -sample_index=alloc_space for what was allocated);
-// docs/performance.md was made with them.
+// docs/performance.md was made with them. Ctrl-C (or SIGTERM) cancels
+// the run: what it was writing is not left half-written.
 func main() {
+	os.Exit(mainCode())
+}
+
+func mainCode() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	cpu, mem := os.Getenv("CTXBENCH_CPUPROFILE"), os.Getenv("CTXBENCH_MEMPROFILE")
-	if cpu == "" && mem == "" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	stop := func() error { return nil }
+	stopProfile := func() error { return nil }
 	if cpu != "" {
 		var err error
-		if stop, err = startProfile(cpu); err != nil {
+		if stopProfile, err = startProfile(cpu); err != nil {
 			fmt.Fprintln(os.Stderr, "ctxbench: error:", err)
-			os.Exit(2)
+			return exitError
 		}
 	}
-	code := run(os.Args[1:], os.Stdout, os.Stderr)
-	err := stop()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	err := stopProfile()
 	if mem != "" && err == nil {
 		err = writeAllocs(mem)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ctxbench: error:", err)
-		code = max(code, 2)
+		code = max(code, exitError)
 	}
-	os.Exit(code)
+	return code
 }
-
 func startProfile(path string) (stop func() error, err error) {
 	f, err := os.Create(path)
 	if err != nil {

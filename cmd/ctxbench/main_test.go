@@ -26,7 +26,7 @@ const corpus = "../../fixtures/corpus/"
 // ctxbench runs the command in-process with stdin as its standard input.
 func ctxbench(stdin string, args ...string) (stdout, stderr string, code int) {
 	var out, errOut bytes.Buffer
-	code = runEnv(args, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut})
+	code = runEnv(args, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, getenv: os.Getenv})
 	return out.String(), errOut.String(), code
 }
 
@@ -76,7 +76,7 @@ func TestGolden(t *testing.T) {
 		{"cost-unknown-model", []string{"cost", "--model", "gpt-9", corpus + "spotter/short.jsonl"}, 2},
 		{"cost-unpriced", []string{"cost", corpus + "OpenHands/tests/runtime/trajs/wrong_initial_state.json"}, 0},
 		{"cost-list-models", []string{"cost", "--list-models"}, 0},
-		{"cost-litellm", []string{"cost", "--prices", "../../replay/testdata/litellm-sample.json", "--policy", "none", corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"}, 0},
+		{"cost-litellm", []string{"cost", "--prices", "../../pricing/testdata/litellm-sample.json", "--policy", "none", corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"}, 0},
 		{"check-github", []string{"check", "--format", "github", "--config", "testdata/check-fail/ctxbench.yaml"}, 1},
 		{"check-no-baseline", []string{"check", "--config", "testdata/check/ctxbench.yaml", "--baseline", "testdata/check/missing.json"}, 2},
 		{"sweep-bad-grid", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=30:10:10", corpus + "spotter/short.jsonl"}, 2},

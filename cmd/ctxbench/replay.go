@@ -2,16 +2,19 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/suite"
+	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -26,58 +29,46 @@ type replayCmd struct {
 	Policies   []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policy to replay, repeatable: NAME or NAME:key=value,… (default: none, recorded, aidf:max_messages=30). See ctxbench policies."`
 	Config     string   `placeholder:"FILE" help:"ctxbench.yaml: transcripts, policies, estimators, provider (flags override it)."`
 	Estimators []string `name:"estimator" short:"e" placeholder:"NAME" help:"Estimators to count what is sent with, repeatable (default cl100k_base)."`
-	Trace      string   `placeholder:"FILE" help:"Write the trace: one JSON object per call, per transcript and policy (DESIGN.md §4); cost_usd prices each call at the transcript's model, as ctxbench cost does."`
+	Trace      string   `placeholder:"FILE" help:"Write the trace: one JSON object per call, per transcript and policy (go doc ./replay WriteTrace); cost_usd prices each call at the transcript's model, as ctxbench cost does."`
 	Prices     string   `placeholder:"FILE" help:"Prices for the trace's cost_usd: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	JSON       bool     `help:"Print one JSON document with every run and step."`
 	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the config's transcripts, else the embedded samples."`
 }
 
-// replaySetup is what replay and sweep resolve from flags and config.
+// replaySetup is what replay resolves from its flags and config.
 type replaySetup struct {
-	policies   []replay.LabeledPolicy
+	policies   []window.Labeled
 	estimators []estimate.Estimator
 	paths      []string
+	sum        summarizerFlags
 }
 
 func (c *replayCmd) setup() (*replaySetup, error) {
-	s := &replaySetup{paths: c.Paths}
-	var cfg *replay.Config
+	s := &replaySetup{paths: c.Paths, sum: c.summarizerFlags}
+	var cfg *suite.Config
 	if c.Config != "" {
 		var err error
-		if cfg, err = replay.LoadConfig(c.Config); err != nil {
+		if cfg, err = suite.LoadConfig(c.Config); err != nil {
 			return nil, err
 		}
 		if len(s.paths) == 0 {
-			for _, g := range cfg.Transcripts {
-				m, err := filepath.Glob(g)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", c.Config, err)
-				}
-				if len(m) == 0 {
-					return nil, fmt.Errorf("%s: %q matches no file", c.Config, g)
-				}
-				s.paths = append(s.paths, m...)
+			if s.paths, err = cfg.Paths(); err != nil {
+				return nil, err
 			}
 		}
-		if c.Provider == "mock" && cfg.Provider.Name != "" {
-			c.Provider, c.Model, c.BaseURL = cfg.Provider.Name, cfg.Provider.Model, cfg.Provider.BaseURL
-		}
+		s.sum = s.sum.withConfig(cfg.Provider)
 	}
+	var err error
 	switch {
 	case len(c.Policies) > 0:
-		for _, spec := range c.Policies {
-			p, err := window.Parse(spec)
-			if err != nil {
-				return nil, fmt.Errorf("--policy: %w", err)
-			}
-			s.policies = append(s.policies, replay.LabeledPolicy{Label: replay.Spec(p), Policy: p})
+		if s.policies, err = window.ParseLabeled(c.Policies); err != nil {
+			return nil, fmt.Errorf("--policy: %w", err)
 		}
 	case cfg != nil:
 		s.policies = cfg.Policies
 	default:
-		for _, spec := range defaultPolicies {
-			p, _ := window.Parse(spec)
-			s.policies = append(s.policies, replay.LabeledPolicy{Label: spec, Policy: p})
+		if s.policies, err = window.ParseLabeled(defaultPolicies); err != nil {
+			return nil, err
 		}
 	}
 	names := c.Estimators
@@ -114,6 +105,8 @@ type labeledRun struct {
 	*replay.Run
 	// ShareOfNone is the input tokens sent as a share of sending everything.
 	ShareOfNone float64 `json:"share_of_none"`
+	// costUSD is each call's cost for the trace (nil: not priced).
+	costUSD []float64
 }
 
 func (c *replayCmd) Run(e *env) error {
@@ -121,91 +114,37 @@ func (c *replayCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	sum, budget, err := c.build()
+	sum, budget, err := s.sum.build(e)
 	if err != nil {
 		return err
 	}
-	opt := replay.Options{Estimators: s.estimators, Summarizer: sum}
-	var prices replay.Prices // for the trace's cost_usd
+	var prices pricing.Prices // for the trace's cost_usd
 	if c.Trace != "" {
-		prices = replay.DefaultPrices()
-		if c.Prices != "" {
-			if prices, err = replay.LoadPrices(c.Prices); err != nil {
-				return err
-			}
+		if prices, err = loadPrices(c.Prices); err != nil {
+			return err
 		}
 	}
 	res := replayResult{Transcripts: []transcriptRuns{}, SkippedFiles: []transcript.SkippedFile{}}
-	var violations []string
-	nViolations := 0
-	var trace func(w *bufio.Writer) error
-	var runs []*replay.Run
-	var costs []*replay.RunCost // by run, for the trace; nil: not priced
-	primary := s.estimators[0].Name()
+	var violations violationList
 	skipped, err := readInputs(e, s.paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		// Caches per transcript: shared by its policies, and let go with
-		// it, so memory is one transcript's, not the corpus's.
-		counts := estimate.NewCache()
-		opt := opt
-		opt.Counts, opt.Artifacts = counts, replay.NewArtifactCache()
-		// Only the summary is printed without --json or --trace: the
-		// steps, which grow with calls × context, are not kept.
-		opt.SummaryOnly = c.Trace == "" && !c.JSON
-		tr := transcriptRuns{File: t.File, ID: t.ID}
-		ps := make([]window.Policy, len(s.policies))
-		for k, lp := range s.policies {
-			ps[k] = lp.Policy
-		}
-		done, err := replay.ReplayAll(context.Background(), t, ps, opt, 0)
+		tr, err := c.replay(e, t, s, sum, prices)
 		if err != nil {
 			return err
 		}
-		base := replay.NoneInputTokens(t, s.estimators[0], counts)
-		var price func(*replay.Run) *replay.RunCost
-		if c.Trace != "" {
-			if price, err = tracePrices(e, t, done, opt, prices); err != nil {
-				return err
-			}
-		}
-		for k, lp := range s.policies {
-			run := done[k]
-			lr := labeledRun{Label: lp.Label, Run: run}
-			if base > 0 {
-				lr.ShareOfNone = float64(run.Summary.InputTokens[primary]) / float64(base)
-			}
-			tr.Runs = append(tr.Runs, lr)
-			for _, v := range run.Violations {
-				nViolations++
-				if len(violations) < 20 {
-					violations = append(violations, fmt.Sprintf("%s, %s, %s", t.File, lp.Label, v))
-				}
-			}
-			if c.Trace != "" {
-				runs, costs = append(runs, run), append(costs, price(run))
-			}
-		}
-		if !c.JSON {
-			if err := writeReplayTable(e.stdout, tr, primary); err != nil {
-				return err
-			}
-		} else {
+		violations.add(tr)
+		if c.JSON || c.Trace != "" {
 			res.Transcripts = append(res.Transcripts, tr)
 		}
-		return nil
+		if c.JSON {
+			return nil
+		}
+		return writeReplayTable(e.stdout, tr, s.estimators[0].Name())
 	})
 	if err != nil {
 		return err
 	}
 	if c.Trace != "" {
-		trace = func(w *bufio.Writer) error {
-			for k, r := range runs {
-				if err := replay.WriteTrace(w, r, costs[k]); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if err := reports.WriteFile(c.Trace, trace); err != nil {
+		if err := reports.WriteFile(c.Trace, func(w *bufio.Writer) error { return writeTrace(w, res.Transcripts) }); err != nil {
 			return err
 		}
 	}
@@ -215,23 +154,99 @@ func (c *replayCmd) Run(e *env) error {
 			return err
 		}
 	} else {
-		for _, sf := range skipped {
-			fmt.Fprintf(e.stdout, "skipped %s: %s\n", sf.File, sf.Reason)
-		}
 		if budget != nil {
 			fmt.Fprintf(e.stderr, "ctxbench: summaries cost $%.4f of the $%.2f cap\n", budget.Spent(), budget.MaxUSD)
 		}
-		if nViolations > 0 {
-			fmt.Fprintf(e.stdout, "%d invariant violations; the first %d:\n", nViolations, len(violations))
-			for _, v := range violations {
-				fmt.Fprintln(e.stdout, "  "+v)
-			}
-		}
+		violations.write(e.stdout)
 	}
-	if nViolations > 0 {
+	if violations.n > 0 {
 		return errVerdict
 	}
 	return nil
+}
+
+// replay replays t under the policies; with --trace, the runs are priced
+// as ctxbench cost prices them ([cost.Replay]), and a transcript that
+// cannot be priced is a warning.
+func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum summarize.Summarizer, prices pricing.Prices) (transcriptRuns, error) {
+	// Caches per transcript: shared by its policies, and let go with it,
+	// so memory is one transcript's, not the corpus's. Only the summary is
+	// printed without --json or --trace: the steps are not kept.
+	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(),
+		SummaryOnly: c.Trace == "" && !c.JSON}
+	ps := make([]window.Policy, len(s.policies))
+	for k, lp := range s.policies {
+		ps[k] = lp.Policy
+	}
+	tr := transcriptRuns{File: t.File, ID: t.ID}
+	var runs []*replay.Run
+	var costs []*cost.RunCost
+	if c.Trace != "" {
+		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices})
+		if err != nil {
+			return tr, err
+		}
+		if sess.NotPriced != nil {
+			e.warn(notPriced(fmt.Errorf("%s: the trace has no cost_usd: %w", t.File, sess.NotPriced), "--prices"))
+		}
+		runs, costs = sess.Runs, sess.Costs
+	} else {
+		var err error
+		if runs, err = replay.ReplayAll(e.ctx, t, ps, opt, 0); err != nil {
+			return tr, err
+		}
+	}
+	none := replay.NoneInputTokens(t, s.estimators[0], opt.Counts)
+	for k, lp := range s.policies {
+		lr := labeledRun{Label: lp.Label, Run: runs[k]}
+		if none > 0 {
+			lr.ShareOfNone = float64(runs[k].Summary.InputTokens[s.estimators[0].Name()]) / float64(none)
+		}
+		if costs != nil {
+			lr.costUSD = costs[k].PerStepUSD()
+		}
+		tr.Runs = append(tr.Runs, lr)
+	}
+	return tr, nil
+}
+
+func writeTrace(w io.Writer, trs []transcriptRuns) error {
+	for _, tr := range trs {
+		for _, r := range tr.Runs {
+			if err := replay.WriteTrace(w, r.Run, r.costUSD); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// A violationList counts the violations of the runs and keeps the first
+// 20, with their transcript and policy.
+type violationList struct {
+	n     int
+	first []string
+}
+
+func (l *violationList) add(tr transcriptRuns) {
+	for _, r := range tr.Runs {
+		for _, v := range r.Violations {
+			l.n++
+			if len(l.first) < 20 {
+				l.first = append(l.first, fmt.Sprintf("%s, %s, %s", tr.File, r.Label, v))
+			}
+		}
+	}
+}
+
+func (l *violationList) write(w io.Writer) {
+	if l.n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d invariant violations; the first %d:\n", l.n, len(l.first))
+	for _, v := range l.first {
+		fmt.Fprintln(w, "  "+v)
+	}
 }
 
 func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
@@ -265,53 +280,9 @@ func violationSummary(v map[string]int) string {
 	if len(v) == 0 {
 		return "none"
 	}
-	keys := make([]string, 0, len(v))
-	for k := range v {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, v[k])
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, v[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// tracePrices returns the function that prices a run of t for the trace,
-// as ctxbench cost does: at t's model, with prices, the prompt constant
-// fitted on the recorded run (one of runs, when the replay has it) and
-// the provider's cache simulated. When t cannot be priced (no model
-// recorded, or no price for it) it warns once, and the function returns
-// nil: the trace's lines then have no cost_usd.
-func tracePrices(e *env, t *transcript.Transcript, runs []*replay.Run, opt replay.Options, prices replay.Prices) (func(*replay.Run) *replay.RunCost, error) {
-	var rec *replay.Run
-	for _, r := range runs {
-		if r.Policy == "recorded" {
-			rec = r
-		}
-	}
-	if rec == nil {
-		recorded, err := window.Parse("recorded")
-		if err != nil {
-			return nil, err
-		}
-		if rec, err = replay.Replay(context.Background(), t, recorded, opt); err != nil {
-			return nil, err
-		}
-	}
-	est := opt.Estimators[0]
-	constant := replay.Constant(rec, est.Name())
-	copt := replay.CostOptions{Prices: prices, Estimator: est, Counts: opt.Counts}
-	warned := false
-	return func(run *replay.Run) *replay.RunCost {
-		rc, err := replay.PriceRun(run, t, constant, copt)
-		if err != nil {
-			if !warned {
-				fmt.Fprintf(e.stderr, "ctxbench: warning: %s: the trace has no cost_usd: %v\n", t.File, err)
-				warned = true
-			}
-			return nil
-		}
-		return rc
-	}, nil
 }

@@ -1,32 +1,50 @@
 package main
 
 import (
-	"context"
+	"cmp"
 	"fmt"
-	"os"
 
-	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// summarizerFlags choose and configure the summarization provider; replay
-// will share them.
+// summarizerFlags choose and configure the summarization provider. A
+// flag given on the command line always wins over a config's provider
+// block; the config's fills only what the flags leave unset.
 type summarizerFlags struct {
-	Provider      string  `default:"mock" enum:"mock,heuristic,anthropic,openai" help:"Summarization provider: mock, heuristic, anthropic or openai."`
-	Model         string  `help:"Model for anthropic (default claude-haiku-4-5) or openai (default gpt-4o-mini)."`
-	BaseURL       string  `name:"base-url" placeholder:"URL" help:"API base URL: an OpenAI-compatible server such as llama.cpp (http://127.0.0.1:8080/v1), Ollama (http://localhost:11434/v1) or vLLM (http://localhost:8000/v1)."`
+	Provider      string  `enum:",mock,heuristic,anthropic,openai" default:"" help:"Summarization provider: mock (the default), heuristic, anthropic or openai."`
+	Model         string  `help:"Summarizer model for anthropic (default claude-haiku-4-5) or openai (default gpt-4o-mini)."`
+	BaseURL       string  `name:"base-url" placeholder:"URL" help:"API base URL (default: $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL, else the provider's): an OpenAI-compatible server such as llama.cpp (http://127.0.0.1:8080/v1), Ollama (http://localhost:11434/v1) or vLLM (http://localhost:8000/v1)."`
 	CacheDir      string  `name:"cache-dir" placeholder:"DIR" help:"Response cache directory (default: ctxbench/ in the user cache directory)."`
 	Offline       bool    `help:"Serve summaries from the response cache only; a miss is an error."`
 	MaxSummaryUSD float64 `name:"max-summary-usd" placeholder:"X" help:"Refuse summarization calls that could take spending past X dollars (0: no cap)."`
 	MaxTokensOld  bool    `name:"legacy-max-tokens" help:"Send max_tokens instead of max_completion_tokens (older OpenAI-compatible servers)."`
 }
 
+// withConfig fills what the flags leave unset from a config's provider
+// block.
+func (f summarizerFlags) withConfig(p suite.ProviderConfig) summarizerFlags {
+	if f.Provider == "" && p.Name != "" {
+		f.Provider = p.Name
+		if f.Model == "" {
+			f.Model = p.Model
+		}
+		if f.BaseURL == "" {
+			f.BaseURL = p.BaseURL
+		}
+	}
+	return f
+}
+
 // build returns the summarizer the flags describe. API keys come from the
-// environment only: ANTHROPIC_API_KEY and OPENAI_API_KEY.
-func (f summarizerFlags) build() (summarize.Summarizer, *summarize.Budget, error) {
+// environment only (ANTHROPIC_API_KEY, OPENAI_API_KEY), as do the
+// providers' SDKs' base URL variables (ANTHROPIC_BASE_URL,
+// OPENAI_BASE_URL) when --base-url is not given.
+func (f summarizerFlags) build(e *env) (summarize.Summarizer, *summarize.Budget, error) {
 	switch f.Provider {
-	case "mock":
+	case "", "mock":
 		return &summarize.Mock{}, nil, nil
 	case "heuristic":
 		return summarize.Heuristic{}, nil, nil
@@ -43,25 +61,17 @@ func (f summarizerFlags) build() (summarize.Summarizer, *summarize.Budget, error
 	c.Cache = &summarize.Cache{Dir: dir}
 	c.Offline = f.Offline
 	if f.MaxSummaryUSD > 0 {
-		// Price summaries with the cost model's table; the summarizer's own
-		// small table covers what it lacks.
-		table := replay.DefaultPrices()
-		c.Budget = &summarize.Budget{MaxUSD: f.MaxSummaryUSD, Prices: func(model string) (summarize.Price, bool) {
-			if p, _, err := table.Lookup(model); err == nil {
-				return summarize.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite5m}, true
-			}
-			return summarize.DefaultPrice(model)
-		}}
+		c.Budget = &summarize.Budget{MaxUSD: f.MaxSummaryUSD, Prices: pricing.Default()}
 	}
 	switch f.Provider {
 	case "anthropic":
-		key := os.Getenv(summarize.AnthropicKeyEnv)
+		key := e.getenv(summarize.AnthropicKeyEnv)
 		if key == "" && !f.Offline {
 			return nil, nil, fmt.Errorf("the anthropic provider needs %s in the environment", summarize.AnthropicKeyEnv)
 		}
-		return &summarize.Anthropic{Client: c, BaseURL: f.BaseURL, APIKey: key, Model: f.Model}, c.Budget, nil
+		return &summarize.Anthropic{Client: c, BaseURL: cmp.Or(f.BaseURL, e.getenv("ANTHROPIC_BASE_URL")), APIKey: key, Model: f.Model}, c.Budget, nil
 	default:
-		return &summarize.OpenAI{Client: c, BaseURL: f.BaseURL, APIKey: os.Getenv(summarize.OpenAIKeyEnv), Model: f.Model,
+		return &summarize.OpenAI{Client: c, BaseURL: cmp.Or(f.BaseURL, e.getenv("OPENAI_BASE_URL")), APIKey: e.getenv(summarize.OpenAIKeyEnv), Model: f.Model,
 			LegacyMaxTokens: f.MaxTokensOld}, c.Budget, nil
 	}
 }
@@ -98,13 +108,13 @@ func (c *summarizeCmd) Run(e *env) error {
 			return fmt.Errorf("--template-file: %w", err)
 		}
 	}
-	sum, budget, err := c.build()
+	sum, budget, err := c.build(e)
 	if err != nil {
 		return err
 	}
 	var outs []summarizeOutput
 	_, err = readInputs(e, c.Paths, c.inputFlags, false, func(t *transcript.Transcript) error {
-		res, err := sum.Summarize(context.Background(), summarize.Request{Messages: t.Messages, Template: tmpl, MaxTokens: c.MaxTokens})
+		res, err := sum.Summarize(e.ctx, summarize.Request{Messages: t.Messages, Template: tmpl, MaxTokens: c.MaxTokens})
 		if err != nil {
 			return fmt.Errorf("%s: summarizing: %w", t.File, err)
 		}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -31,20 +29,8 @@ type sweepCmd struct {
 }
 
 func (c *sweepCmd) Run(e *env) error {
-	name, rest, _ := strings.Cut(c.Policy, ":")
-	base := map[string]string{}
-	if rest != "" {
-		p, err := window.Parse(c.Policy)
-		if err != nil {
-			return fmt.Errorf("--policy: %w", err)
-		}
-		s, _ := window.Lookup(name)
-		for _, pa := range s.Params {
-			if v := p.Params()[pa.Name]; v != pa.Default {
-				base[pa.Name] = v
-			}
-		}
-	} else if _, err := window.Lookup(name); err != nil {
+	p, err := window.Parse(c.Policy)
+	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
 	}
 	var grid []replay.GridKey
@@ -59,7 +45,7 @@ func (c *sweepCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("--estimator: %w", err)
 	}
-	sum, _, err := c.build()
+	sum, _, err := c.build(e)
 	if err != nil {
 		return err
 	}
@@ -72,7 +58,7 @@ func (c *sweepCmd) Run(e *env) error {
 	}
 	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()}
 	progress, stop := progressBar(e.stderr)
-	res, err := replay.Sweep(context.Background(), trs, name, base, grid, opt, c.Workers, progress)
+	res, err := replay.Sweep(e.ctx, trs, p.Name(), window.Changed(p), grid, opt, c.Workers, progress)
 	stop()
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)

@@ -1,17 +1,16 @@
-package replay
+package pricing
 
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
-
-	"github.com/ctxbench/ctxbench/transcript"
 )
 
 // A Price is a model's price, in USD per million tokens.
@@ -38,25 +37,25 @@ type Prices map[string]Price
 //go:embed prices.json
 var embeddedPrices []byte
 
-// DefaultPrices returns the embedded table (prices.json, each entry with
-// its source and date).
-func DefaultPrices() Prices {
-	p, err := parsePrices(embeddedPrices, "prices.json")
+// Default returns the embedded table (prices.json, each entry with its
+// source and date).
+func Default() Prices {
+	p, err := parse(embeddedPrices, "prices.json")
 	if err != nil {
 		panic(err) // the embedded table is tested
 	}
 	return p
 }
 
-// LoadPrices reads a price file: ctxbench's own format ({"models": {…}},
-// USD per million tokens) or LiteLLM's model_prices_and_context_window.json
+// Load reads a price file: ctxbench's own format ({"models": {…}}, USD
+// per million tokens) or LiteLLM's model_prices_and_context_window.json
 // as it is (USD per token).
-func LoadPrices(path string) (Prices, error) {
+func Load(path string) (Prices, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return parsePrices(b, path)
+	return parse(b, path)
 }
 
 type litellmEntry struct {
@@ -74,7 +73,7 @@ type litellmEntry struct {
 	MaxInput     any      `json:"max_input_tokens"`
 }
 
-func parsePrices(b []byte, name string) (Prices, error) {
+func parse(b []byte, name string) (Prices, error) {
 	var own struct {
 		Models map[string]Price `json:"models"`
 	}
@@ -112,6 +111,30 @@ func parsePrices(b []byte, name string) (Prices, error) {
 	return out, nil
 }
 
+// ErrNoModel is the error of a price asked for with no model name: a
+// transcript that records no model, priced without one given.
+var ErrNoModel = errors.New("the transcript records no model")
+
+// An UnknownModelError is a model the table has no price for; Closest
+// are the table's nearest names, for a hint.
+type UnknownModelError struct {
+	Model   string
+	Closest []string
+}
+
+func (e *UnknownModelError) Error() string {
+	return fmt.Sprintf("no price for model %q (closest: %s)", e.Model, strings.Join(e.Closest, ", "))
+}
+
+// NotPriced reports whether err says that a model has no price: it is
+// [ErrNoModel] or an [*UnknownModelError], possibly wrapped. Callers that
+// price many transcripts go on without the one that is not priced; any
+// other error is a failure.
+func NotPriced(err error) bool {
+	var u *UnknownModelError
+	return errors.Is(err, ErrNoModel) || errors.As(err, &u)
+}
+
 var dateSuffix = regexp.MustCompile(`(-\d{8}|-\d{4}-\d{2}-\d{2}|-latest|@.*)$`)
 
 // normalize strips what varies in a model's name: case, a provider prefix
@@ -122,20 +145,20 @@ func normalize(model string) string {
 	return dateSuffix.ReplaceAllString(m, "")
 }
 
-// Lookup returns the price of model: an exact entry, else the entry that
-// matches once provider prefixes and date suffixes are stripped, else the
-// longest entry the model's name extends. An unknown model is an error
+// Lookup returns the price of model and the table's name for it: an exact
+// entry, else the entry that matches once provider prefixes and date
+// suffixes are stripped, else the longest entry the model's name extends.
+// An empty model is [ErrNoModel]; an unknown one an [*UnknownModelError]
 // that names the closest entries.
 func (p Prices) Lookup(model string) (Price, string, error) {
+	if model == "" {
+		return Price{}, "", ErrNoModel
+	}
 	if pr, ok := p[model]; ok {
 		return pr, model, nil
 	}
 	want := normalize(model)
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(p))
 	best := ""
 	for _, k := range keys {
 		n := normalize(k)
@@ -150,7 +173,7 @@ func (p Prices) Lookup(model string) (Price, string, error) {
 		return p[best], best, nil
 	}
 	slices.SortStableFunc(keys, func(a, b string) int { return distance(want, normalize(a)) - distance(want, normalize(b)) })
-	return Price{}, "", fmt.Errorf("no price for model %q (closest: %s); pass --prices FILE", model, strings.Join(keys[:min(3, len(keys))], ", "))
+	return Price{}, "", &UnknownModelError{Model: model, Closest: keys[:min(3, len(keys))]}
 }
 
 // distance is the Levenshtein distance between a and b.
@@ -172,91 +195,4 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// Money is an amount in pico-dollars (10⁻¹² USD): prices per million tokens
-// are whole pico-dollars per token to six decimals, so sums are exact.
-type Money int64
-
-// USD returns the amount in dollars.
-func (m Money) USD() float64 { return float64(m) / 1e12 }
-
-// String formats the amount in dollars to 4 decimals.
-func (m Money) String() string { return fmt.Sprintf("$%.4f", m.USD()) }
-
-// perToken converts USD per million tokens to pico-dollars per token.
-func perToken(usdPerM float64) Money { return Money(math.Round(usdPerM * 1e6)) }
-
-// A Cost is a call's (or a sum of calls') cost by component.
-type Cost struct {
-	Input      Money `json:"input_pusd"`
-	CacheRead  Money `json:"cache_read_pusd"`
-	CacheWrite Money `json:"cache_write_pusd"`
-	Output     Money `json:"output_pusd"`
-}
-
-// Total returns the sum of the components.
-func (c Cost) Total() Money { return c.Input + c.CacheRead + c.CacheWrite + c.Output }
-
-// Add adds d to c.
-func (c *Cost) Add(d Cost) {
-	c.Input += d.Input
-	c.CacheRead += d.CacheRead
-	c.CacheWrite += d.CacheWrite
-	c.Output += d.Output
-}
-
-// longContext is the prompt size above which the above-200k rates apply.
-const longContext = 200_000
-
-// CallCost prices one call's usage. When the prompt (input + cache read +
-// cache write) exceeds 200,000 tokens and the model has long-context
-// rates, every token of the call is priced at them, as Anthropic and
-// Google bill. Cache writes are at the 5-minute rate, the 1-hour share at
-// its own.
-func (p Price) CallCost(u transcript.Usage) Cost {
-	in, out, read, w5, w1 := p.Input, p.Output, p.CacheRead, p.CacheWrite5m, p.CacheWrite1h
-	if u.Prompt() > longContext && p.InputAbove > 0 {
-		in, out = p.InputAbove, pick(p.OutputAbove, out)
-		read, w5, w1 = pick(p.ReadAbove, read), pick(p.Write5mAbove, w5), pick(p.Write1hAbove, w1)
-	}
-	if w1 == 0 {
-		w1 = w5
-	}
-	return Cost{
-		Input:      Money(u.Input) * perToken(in),
-		CacheRead:  Money(u.CacheRead) * perToken(read),
-		CacheWrite: Money(u.CacheWrite-u.CacheWrite1h)*perToken(w5) + Money(u.CacheWrite1h)*perToken(w1),
-		Output:     Money(u.Output) * perToken(out),
-	}
-}
-
-func pick(v, def float64) float64 {
-	if v > 0 {
-		return v
-	}
-	return def
-}
-
-// RecordedCost prices the usage a transcript recorded, call by call, as
-// ccusage does (input, cache reads, cache writes and output at the model's
-// prices), each call with its own model where recorded, else model.
-func RecordedCost(t *transcript.Transcript, prices Prices, model string) (Cost, error) {
-	var c Cost
-	for i := range t.Messages {
-		m := &t.Messages[i]
-		if m.Usage == nil {
-			continue
-		}
-		name := m.Model
-		if name == "" || name == "<synthetic>" {
-			name = model
-		}
-		p, _, err := prices.Lookup(name)
-		if err != nil {
-			return Cost{}, err
-		}
-		c.Add(p.CallCost(*m.Usage))
-	}
-	return c, nil
 }

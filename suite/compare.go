@@ -1,72 +1,12 @@
-package replay
+package suite
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"os"
-	"sort"
+	"slices"
 	"strings"
 )
-
-// Metrics are what `ctxbench check` watches for one transcript under one
-// policy.
-type Metrics struct {
-	PeakTokens   int     `json:"peak_tokens"`
-	PeakMessages int     `json:"peak_messages"`
-	InputTokens  int64   `json:"input_tokens"`
-	CostUSD      float64 `json:"cost_usd"`
-	Evictions    int     `json:"evictions"`
-	Summaries    int     `json:"summaries"`
-	Retention    float64 `json:"retention"`
-	// Violations counts broken invariants by name.
-	Violations map[string]int `json:"violations"`
-}
-
-// MetricsOf summarizes a run (cost from its pricing, 0 when not priced).
-func MetricsOf(run *Run, estimator string, cost float64) Metrics {
-	s := run.Summary
-	v := map[string]int{}
-	for k, n := range s.Violations {
-		v[k] = n
-	}
-	return Metrics{PeakTokens: s.PeakTokens[estimator], PeakMessages: s.PeakMessages, InputTokens: s.InputTokens[estimator],
-		CostUSD: math.Round(cost*1e6) / 1e6, Evictions: s.Evictions, Summaries: s.Summaries,
-		Retention: math.Round(s.MeanRetention*1e4) / 1e4, Violations: v}
-}
-
-// Baseline is the checked-in record of the metrics, one entry per
-// transcript × policy, keyed "FILE | POLICY".
-type Baseline struct {
-	Estimator string             `json:"estimator"`
-	Entries   map[string]Metrics `json:"entries"`
-}
-
-// Key names a baseline entry.
-func Key(file, policy string) string { return file + " | " + policy }
-
-// LoadBaseline reads a baseline file.
-func LoadBaseline(path string) (*Baseline, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var bl Baseline
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&bl); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &bl, nil
-}
-
-// Encode returns the baseline as indented JSON with sorted keys: small and
-// stable enough to review in a pull request.
-func (b *Baseline) Encode() []byte {
-	out, _ := json.MarshalIndent(b, "", "  ")
-	return append(out, '\n')
-}
 
 // A Tol is a tolerance: a change passes when it is within Relative × the
 // baseline value or within Absolute, whichever is larger.
@@ -84,42 +24,6 @@ var DefaultTolerance = Tol{Relative: 0.02}
 
 // Tolerances are per metric, with a default.
 type Tolerances map[string]Tol
-
-// ToleranceFrom reads the config's tolerance block ({default: {relative:
-// …}, peak_tokens: {relative: …, absolute: …}}).
-func ToleranceFrom(cfg map[string]map[string]float64) (Tolerances, error) {
-	t := Tolerances{}
-	for name, v := range cfg {
-		if name != "default" && !contains(checkedMetrics, name) {
-			return nil, fmt.Errorf("tolerance: unknown metric %q (valid: default, %s)", name, strings.Join(checkedMetrics, ", "))
-		}
-		var tol Tol
-		for k, x := range v {
-			switch k {
-			case "relative":
-				tol.Relative = x
-			case "absolute":
-				tol.Absolute = x
-			default:
-				return nil, fmt.Errorf("tolerance %s: unknown field %q (valid: relative, absolute)", name, k)
-			}
-			if x < 0 {
-				return nil, fmt.Errorf("tolerance %s.%s: %v is negative", name, k, x)
-			}
-		}
-		t[name] = tol
-	}
-	return t, nil
-}
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
 
 func (t Tolerances) of(metric string) Tol {
 	if metric == "violations" {
@@ -180,19 +84,12 @@ func Compare(key string, want, got Metrics, tol Tolerances) []Regression {
 	} {
 		check(m.name, m.name, m.w, m.g)
 	}
-	names := map[string]bool{}
-	for k := range want.Violations {
-		names[k] = true
+	names := maps.Clone(want.Violations)
+	if names == nil {
+		names = map[string]int{}
 	}
-	for k := range got.Violations {
-		names[k] = true
-	}
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	maps.Copy(names, got.Violations)
+	for _, k := range slices.Sorted(maps.Keys(names)) {
 		check("violations", "violations."+k, float64(want.Violations[k]), float64(got.Violations[k]))
 	}
 	return out
@@ -213,15 +110,11 @@ func (b BudgetFailure) String() string {
 // Budgets lists the budgets a config may set.
 var Budgets = []string{"max_context_tokens", "max_messages", "max_cost_usd", "min_retention"}
 
-// CheckBudgets returns the budgets m exceeds.
+// CheckBudgets returns the budgets m exceeds. A budget not in [Budgets]
+// is an error ([LoadConfig] rejects it first).
 func CheckBudgets(key string, m Metrics, budgets map[string]float64) ([]BudgetFailure, error) {
 	var out []BudgetFailure
-	names := make([]string, 0, len(budgets))
-	for k := range budgets {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(budgets)) {
 		limit := budgets[name]
 		var got float64
 		over := false

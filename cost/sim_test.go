@@ -1,6 +1,7 @@
-package replay
+package cost
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -8,13 +9,38 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// simRun builds a run whose steps send the given message indices; message
-// i has 100×(i+1) chars4 tokens. Call k happens at times[k].
-func simRun(t *testing.T, steps [][]int, times []time.Duration) (*Run, *transcript.Transcript, CostOptions) {
+// script is a test policy that sends, at call k, the items steps[k]
+// gives (message indices), with the item of cut[k], if any, in place of
+// its original.
+type script struct {
+	steps [][]int
+	cut   map[int]window.Item
+}
+
+func (*script) Name() string          { return "script" }
+func (*script) Params() window.Values { return window.Values{} }
+func (s *script) Apply(_ context.Context, env *window.Env, _ *window.State, _ []window.Item) (window.Step, error) {
+	var h []window.Item
+	for _, i := range s.steps[env.Call] {
+		it := window.Original(env.Transcript, i)
+		if c, ok := s.cut[env.Call]; ok && c.ID == it.ID {
+			it = c
+		}
+		h = append(h, it)
+	}
+	return window.Step{History: h}, nil
+}
+
+// simRun replays a transcript of 10 user messages, message i of
+// 100×(i+1) chars4 tokens, then a call at each of times, under a policy
+// that sends the messages steps gives.
+func simRun(t *testing.T, steps [][]int, times []time.Duration, cut map[int]window.Item) (*replay.Run, *transcript.Transcript, Options) {
 	t.Helper()
 	tr := &transcript.Transcript{ID: "sim", Models: []string{"claude-sonnet-4-5"}}
 	for i := range 10 {
@@ -28,28 +54,21 @@ func simRun(t *testing.T, steps [][]int, times []time.Duration) (*Run, *transcri
 	}
 	e := estimate.MustNew("chars4", 0)
 	counts := estimate.NewCache()
-	run := &Run{}
-	for k, idx := range steps {
-		s := Step{Step: k, Tokens: map[string]int{}}
-		for _, i := range idx {
-			it := window.Original(tr, i)
-			s.sent = append(s.sent, it)
-			s.Context = append(s.Context, it.ID)
-			s.Tokens["chars4"] += counts.Count(e, it.Msg)
-		}
-		run.Steps = append(run.Steps, s)
+	run, err := replay.Replay(context.Background(), tr, &script{steps, cut}, replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return run, tr, CostOptions{Prices: DefaultPrices(), Estimator: e, Counts: counts}
+	return run, tr, Options{Prices: pricing.Default(), Estimator: e, Counts: counts}
 }
 
 func TestCacheSimulation(t *testing.T) {
 	type split struct{ in, read, write int64 }
-	usages := func(rc *RunCost, run *Run, tr *transcript.Transcript, opt CostOptions) []split {
+	usages := func(rc *RunCost, run *replay.Run, tr *transcript.Transcript, opt Options) []split {
 		var out []split
 		cache := newPrefixCache()
 		times := callTimes(tr)
-		for i, s := range run.Steps {
-			u := simulate(opt.CacheSim, cache, s, opt, newCounter(opt.Counts, tr), rc.Constant, times[i], i == 0)
+		for i := range run.Steps {
+			u := simulate(opt.CacheSim, cache, &run.Steps[i], opt.Estimator, replay.NewCounter(opt.Counts, tr), rc.Constant, times[i], i == 0)
 			out = append(out, split{u.Input, u.CacheRead, u.CacheWrite})
 		}
 		return out
@@ -79,7 +98,7 @@ func TestCacheSimulation(t *testing.T) {
 		{"none", CacheNone, [][]int{{0}, {0, 1}}, []time.Duration{0, time.Minute}, []split{{1100, 0, 0}, {1300, 0, 0}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run, tr, opt := simRun(t, tc.steps, tc.times)
+			run, tr, opt := simRun(t, tc.steps, tc.times, nil)
 			opt.CacheSim = tc.sim
 			rc := &RunCost{Constant: 1000}
 			if diff := cmp.Diff(tc.want, usages(rc, run, tr, opt), cmp.AllowUnexported(split{})); diff != "" {
@@ -90,7 +109,7 @@ func TestCacheSimulation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want Cost
+			var want pricing.Cost
 			p, _, _ := opt.Prices.Lookup("claude-sonnet-4-5")
 			for _, s := range tc.want {
 				want.Add(p.CallCost(transcript.Usage{Input: s.in, CacheRead: s.read, CacheWrite: s.write}))
@@ -105,17 +124,17 @@ func TestCacheSimulation(t *testing.T) {
 // TestCacheSimTruncation: a message truncated between calls is new
 // content: what follows it is written again, never read at the old size.
 func TestCacheSimTruncation(t *testing.T) {
-	run, tr, opt := simRun(t, [][]int{{0, 1, 2}, {0, 1, 2}}, []time.Duration{0, time.Minute})
-	opt.CacheSim = CacheAnthropic
 	cut := window.Item{ID: "m1", Truncated: true, Msg: &transcript.Message{Role: transcript.RoleUser,
 		Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "abcd"}}}}
-	s := &run.Steps[1]
-	s.sent[1] = cut
-	s.Tokens["chars4"] = 100 + 1 + 300
+	run, tr, opt := simRun(t, [][]int{{0, 1, 2}, {0, 1, 2}}, []time.Duration{0, time.Minute}, map[int]window.Item{1: cut})
+	if got := run.Steps[1].Tokens["chars4"]; got != 100+1+300 {
+		t.Fatalf("the step with the truncated copy counts %d tokens, want 401", got)
+	}
 	cache := newPrefixCache()
 	times := callTimes(tr)
-	for i, st := range run.Steps {
-		u := simulate(CacheAnthropic, cache, st, opt, newCounter(opt.Counts, tr), 0, times[i], false)
+	for i := range run.Steps {
+		st := &run.Steps[i]
+		u := simulate(CacheAnthropic, cache, st, opt.Estimator, replay.NewCounter(opt.Counts, tr), 0, times[i], false)
 		if u.CacheWrite < 0 || u.CacheRead > int64(st.Tokens["chars4"]) {
 			t.Errorf("step %d: %+v", i, u)
 		}

@@ -1,0 +1,78 @@
+package cost
+
+import (
+	"context"
+	"slices"
+
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// A Comparison is what each policy would have cost on one transcript,
+// against sending everything and against the bill: `ctxbench cost`'s
+// result for a transcript.
+type Comparison struct {
+	File     string       `json:"file"`
+	ID       string       `json:"id"`
+	Policies []PolicyCost `json:"policies"`
+	// Billed is the recorded usage priced (nil: none recorded), and
+	// CrossCheck the recorded policy's simulation against it.
+	Billed     *Bill       `json:"billed,omitempty"`
+	CrossCheck *CrossCheck `json:"cross_check,omitempty"`
+}
+
+// A PolicyCost is one policy's cost on a transcript.
+type PolicyCost struct {
+	Label string `json:"label"`
+	*RunCost
+	TotalUSD float64 `json:"total_usd"`
+	// SavingVsNone is 1 − this total / none's total.
+	SavingVsNone float64 `json:"saving_vs_none"`
+}
+
+// A Bill is a transcript's recorded usage priced, and the cost the agent
+// itself reported, where it did.
+type Bill struct {
+	pricing.Cost
+	TotalUSD    float64 `json:"total_usd"`
+	ReportedUSD float64 `json:"reported_usd,omitempty"`
+}
+
+// Compare prices the policies on t ([Replay]) beside none, the baseline
+// of each policy's saving (replayed once, whether or not the policies
+// list it). A transcript that cannot be priced returns a nil Comparison
+// and the Session, whose NotPriced says why.
+func Compare(ctx context.Context, t *transcript.Transcript, policies []window.Labeled, ropt replay.Options, opt Options) (*Comparison, *Session, error) {
+	ps := make([]window.Policy, 0, len(policies)+1)
+	for _, lp := range policies {
+		ps = append(ps, lp.Policy)
+	}
+	none := slices.IndexFunc(ps, func(p window.Policy) bool { return p.Name() == "none" })
+	if none < 0 {
+		p, err := window.Parse("none")
+		if err != nil {
+			return nil, nil, err
+		}
+		ps, none = append(ps, p), len(ps)
+	}
+	s, err := Replay(ctx, t, ps, ropt, opt)
+	if err != nil || s.NotPriced != nil {
+		return nil, s, err
+	}
+	c := &Comparison{File: t.File, ID: t.ID, CrossCheck: s.CrossCheck}
+	base := s.Costs[none].Total
+	for k, lp := range policies {
+		rc := s.Costs[k]
+		pc := PolicyCost{Label: lp.Label, RunCost: rc, TotalUSD: rc.Total.USD()}
+		if base > 0 {
+			pc.SavingVsNone = 1 - float64(rc.Total)/float64(base)
+		}
+		c.Policies = append(c.Policies, pc)
+	}
+	if s.Billed != nil {
+		c.Billed = &Bill{Cost: *s.Billed, TotalUSD: s.Billed.Total().USD(), ReportedUSD: t.ReportedCostUSD}
+	}
+	return c, s, nil
+}

@@ -1,0 +1,30 @@
+// Package cost says what a replayed policy would have cost, with the
+// provider's prompt cache simulated, and how far that is from the bill.
+//
+// The steps, in the order [Replay] takes them:
+//
+//  1. Replay the policies, and the recorded policy beside them (what the
+//     agent really sent), over one transcript ([replay.ReplayAll]).
+//  2. Fit the prompt constant ([Constant]): the system prompt and tool
+//     schemas every request carries but no transcript holds, the median
+//     of the recorded prompt minus the estimate of what was sent.
+//  3. Price each run ([PriceRun]): each call's prompt, the estimate of
+//     what the policy sent plus the constant, is split by the cache
+//     simulation into uncached input, cache reads and cache writes
+//     ([CacheAnthropic]: the longest prefix shared with a request still
+//     alive is read, the rest written; [CacheOpenAI]: automatic from
+//     1,024 tokens, in 128-token steps), priced at the model's rates
+//     ([pricing.Price.CallCost]); the output is the recorded output, and
+//     summary calls are priced apart.
+//  4. Bill the recorded usage call by call, each call at its own model
+//     ([Billed], as ccusage does), and cross-check the recorded policy's
+//     simulation against it ([CrossCheck]).
+//
+// A transcript that cannot be priced (no model recorded and none given,
+// or no price for its model) is not an error: the [Session] says so
+// ([Session.NotPriced]), and the commands report it and go on. That is
+// the one rule every command follows.
+//
+// [Project] scales the mean session cost to sessions per day and per 30
+// days.
+package cost

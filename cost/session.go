@@ -1,0 +1,159 @@
+package cost
+
+import (
+	"context"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// A Session is one transcript replayed under a list of policies and
+// priced: what every command that shows money starts from.
+type Session struct {
+	Transcript *transcript.Transcript
+	// Runs are the policies' runs, in the policies' order.
+	Runs []*replay.Run
+	// Recorded is the recorded policy's run, on which Constant is fitted:
+	// one of Runs when the policies include recorded.
+	Recorded *replay.Run
+	Constant int
+	// Costs are the runs' costs, in the same order; nil when NotPriced.
+	Costs []*RunCost
+	// NotPriced says why the runs are not priced: the transcript records
+	// no model and none was given, or the model has no price
+	// ([pricing.NotPriced] is true of it). Nil when they are.
+	NotPriced error
+	// Billed is the usage the transcript recorded, priced call by call at
+	// each call's own model ([Billed]), with BilledPerCall its calls'
+	// costs and CrossCheck the recorded policy's simulation against it.
+	// They are nil when nothing is recorded, or when BillNotPriced says
+	// which call's model has no price.
+	Billed        *pricing.Cost
+	BilledPerCall []pricing.Money
+	CrossCheck    *CrossCheck
+	BillNotPriced error
+
+	recorded int // Recorded's index in Runs, or len(Runs)
+}
+
+// Replay replays t under each policy, fits the prompt constant on the
+// recorded policy's run, and prices every run, with the provider's cache
+// simulated, at opt's model or t's own; it bills t's recorded usage and
+// cross-checks the recorded run against it.
+//
+// The runs keep their steps (ropt.SummaryOnly is ignored: a call is
+// priced from what it sent). opt.Counts and opt.Estimator default to
+// ropt's count cache and primary estimator, which the runs share.
+//
+// Its one error rule, which every command shares: a transcript that
+// cannot be priced — no model, or a model with no price — is not an
+// error: the Session says so in NotPriced (or, for the bill alone, in
+// BillNotPriced), and the caller reports it and goes on. Any other
+// failure (a cancelled ctx, a run that cannot be priced for another
+// reason) is returned.
+func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Policy, ropt replay.Options, opt Options) (*Session, error) {
+	ropt.SummaryOnly = false
+	if ropt.Counts == nil {
+		ropt.Counts = estimate.NewCache()
+	}
+	if ropt.Artifacts == nil {
+		ropt.Artifacts = replay.NewArtifactCache()
+	}
+	if len(ropt.Estimators) == 0 {
+		ropt.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
+	}
+	if opt.Counts == nil {
+		opt.Counts = ropt.Counts
+	}
+	if opt.Estimator == nil {
+		opt.Estimator = ropt.Estimators[0]
+	}
+	rec := -1
+	ps := policies
+	for k, p := range policies {
+		if p.Name() == "recorded" {
+			rec = k
+			break
+		}
+	}
+	if rec < 0 {
+		recorded, err := window.Parse("recorded")
+		if err != nil {
+			return nil, err
+		}
+		ps, rec = append(append(make([]window.Policy, 0, len(policies)+1), policies...), recorded), len(policies)
+	}
+	runs, err := replay.ReplayAll(ctx, t, ps, ropt, 0)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Transcript: t, Runs: runs[:len(policies)], Recorded: runs[rec], recorded: rec}
+	s.Constant = Constant(s.Recorded, opt.Estimator.Name())
+	if err := s.price(opt); err != nil {
+		return nil, err
+	}
+	return s, s.bill(opt)
+}
+
+// price prices every run, or sets NotPriced.
+func (s *Session) price(opt Options) error {
+	costs := make([]*RunCost, len(s.Runs))
+	for k, run := range s.Runs {
+		rc, err := PriceRun(run, s.Transcript, s.Constant, opt)
+		if pricing.NotPriced(err) {
+			s.NotPriced = err
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		costs[k] = rc
+	}
+	s.Costs = costs
+	return nil
+}
+
+// bill prices the recorded usage, or sets BillNotPriced.
+func (s *Session) bill(opt Options) error {
+	t := s.Transcript
+	if t.Usage().Prompt() == 0 {
+		return nil
+	}
+	prices, model := opt.prices(), opt.model(t)
+	billed, err := Billed(t, prices, model)
+	if err == nil {
+		s.BilledPerCall, err = BilledPerCall(t, prices, model)
+	}
+	if pricing.NotPriced(err) {
+		s.BillNotPriced, s.BilledPerCall = err, nil
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.Billed = &billed
+	if s.NotPriced == nil {
+		var sim *RunCost
+		if s.recorded < len(s.Runs) {
+			sim = s.Costs[s.recorded]
+		} else if sim, err = PriceRun(s.Recorded, t, s.Constant, opt); err != nil {
+			return err
+		}
+		s.CrossCheck = NewCrossCheck(sim, billed, t.Usage())
+	}
+	return nil
+}
+
+// Cost returns the cost of the run of the policy named name (the first
+// such run), or nil when the session is not priced or has no such run.
+func (s *Session) Cost(name string) *RunCost {
+	for k, r := range s.Runs {
+		if r.Policy == name && s.Costs != nil {
+			return s.Costs[k]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,32 @@
+// Package pricing owns what a model costs: the one price table ctxbench
+// ships, the money it counts in, and how a model's name finds its price.
+//
+// # The table
+//
+// [Default] is the embedded table (prices.json): for each model its
+// provider, its prices in USD per million tokens — input, output, cache
+// read, cache write at the 5-minute and the 1-hour lifetime, and the
+// long-context rates some providers charge above 200,000 prompt tokens —
+// its context window, and the source and date each price was read from.
+// [Load] reads a table of the same form, or LiteLLM's
+// model_prices_and_context_window.json as it is (USD per token), so a
+// user can price with the file ccusage and LiteLLM use.
+//
+// # Names
+//
+// [Prices.Lookup] finds a model's price: the exact name, else the name
+// with its provider prefix and date suffix stripped, else the longest
+// entry the name extends. A model with no price is an
+// [*UnknownModelError] naming the closest entries, and a transcript that
+// records no model is [ErrNoModel]: [NotPriced] tells both apart from
+// other failures, so that a caller pricing many transcripts says "not
+// priced" for one and goes on, and never prices it as another model.
+//
+// # Money
+//
+// Amounts are [Money], whole pico-dollars (10⁻¹² USD): a price per
+// million tokens to six decimals is a whole number of pico-dollars per
+// token, so sums over millions of calls are exact. [Price.CallCost]
+// prices one call's usage as the providers bill it, by component
+// ([Cost]): uncached input, cache reads, cache writes and output.
+package pricing

@@ -1,0 +1,72 @@
+package pricing
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Money is an amount in pico-dollars (10⁻¹² USD): prices per million tokens
+// are whole pico-dollars per token to six decimals, so sums are exact.
+type Money int64
+
+// USD returns the amount in dollars.
+func (m Money) USD() float64 { return float64(m) / 1e12 }
+
+// String formats the amount in dollars to 4 decimals.
+func (m Money) String() string { return fmt.Sprintf("$%.4f", m.USD()) }
+
+// perToken converts USD per million tokens to pico-dollars per token.
+func perToken(usdPerM float64) Money { return Money(math.Round(usdPerM * 1e6)) }
+
+// A Cost is a call's (or a sum of calls') cost by component.
+type Cost struct {
+	Input      Money `json:"input_pusd"`
+	CacheRead  Money `json:"cache_read_pusd"`
+	CacheWrite Money `json:"cache_write_pusd"`
+	Output     Money `json:"output_pusd"`
+}
+
+// Total returns the sum of the components.
+func (c Cost) Total() Money { return c.Input + c.CacheRead + c.CacheWrite + c.Output }
+
+// Add adds d to c.
+func (c *Cost) Add(d Cost) {
+	c.Input += d.Input
+	c.CacheRead += d.CacheRead
+	c.CacheWrite += d.CacheWrite
+	c.Output += d.Output
+}
+
+// LongContext is the prompt size above which the above-200k rates apply.
+const LongContext = 200_000
+
+// CallCost prices one call's usage. When the prompt (input + cache read +
+// cache write) exceeds [LongContext] tokens and the model has
+// long-context rates, every token of the call is priced at them, as
+// Anthropic and Google bill. Cache writes are at the 5-minute rate, the
+// 1-hour share at its own.
+func (p Price) CallCost(u transcript.Usage) Cost {
+	in, out, read, w5, w1 := p.Input, p.Output, p.CacheRead, p.CacheWrite5m, p.CacheWrite1h
+	if u.Prompt() > LongContext && p.InputAbove > 0 {
+		in, out = p.InputAbove, pick(p.OutputAbove, out)
+		read, w5, w1 = pick(p.ReadAbove, read), pick(p.Write5mAbove, w5), pick(p.Write1hAbove, w1)
+	}
+	if w1 == 0 {
+		w1 = w5
+	}
+	return Cost{
+		Input:      Money(u.Input) * perToken(in),
+		CacheRead:  Money(u.CacheRead) * perToken(read),
+		CacheWrite: Money(u.CacheWrite-u.CacheWrite1h)*perToken(w5) + Money(u.CacheWrite1h)*perToken(w1),
+		Output:     Money(u.Output) * perToken(out),
+	}
+}
+
+func pick(v, def float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,141 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// A SweepSpec is the sweep a report draws as a heatmap: a policy, its
+// fixed parameters and a grid of two keys.
+type SweepSpec struct {
+	Policy string
+	Base   map[string]string
+	Grid   []replay.GridKey
+}
+
+// A Builder assembles a [Report] transcript by transcript: [Builder.Add]
+// measures a transcript's estimators, replays it under the policies and
+// prices the runs ([cost.Replay]); [Builder.Finish] runs the sweep over
+// every transcript added.
+type Builder struct {
+	// Policies are the policies replayed, in the report's order.
+	Policies []window.Labeled
+	// Replay configures the replays; its first estimator counts the
+	// report's tokens (default cl100k_base).
+	Replay replay.Options
+	// Cost configures the pricing.
+	Cost cost.Options
+	// Estimators are measured against each other for the accuracy plots.
+	Estimators []estimate.Estimator
+	// Sweep, if not nil, is swept at the end.
+	Sweep *SweepSpec
+	// Notes are printed under the summary table.
+	Notes []string
+	// Warnings are what the report could not show: transcripts not
+	// priced, each as an error naming the file.
+	Warnings []error
+
+	report *Report
+	all    []*transcript.Transcript
+}
+
+func (b *Builder) init() {
+	if b.report != nil {
+		return
+	}
+	if len(b.Replay.Estimators) == 0 {
+		b.Replay.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
+	}
+	if b.Replay.Counts == nil {
+		b.Replay.Counts = estimate.NewCache()
+	}
+	if b.Replay.Artifacts == nil {
+		b.Replay.Artifacts = replay.NewArtifactCache()
+	}
+	b.report = &Report{Estimator: b.Replay.Estimators[0].Name(), Notes: b.Notes}
+	for _, p := range b.Policies {
+		b.report.Policies = append(b.report.Policies, p.Label)
+	}
+}
+
+// Add replays t under every policy and adds its results.
+func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
+	b.init()
+	r := b.report
+	b.all = append(b.all, t)
+	if len(b.Estimators) > 0 {
+		r.Counts = append(r.Counts, estimate.Analyze(t, b.Estimators))
+	}
+	ps := make([]window.Policy, len(b.Policies))
+	for k, lp := range b.Policies {
+		ps[k] = lp.Policy
+	}
+	s, err := cost.Replay(ctx, t, ps, b.Replay, b.Cost)
+	if err != nil {
+		return err
+	}
+	if s.NotPriced != nil {
+		b.Warnings = append(b.Warnings, fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced))
+	} else if s.BillNotPriced != nil {
+		b.Warnings = append(b.Warnings, fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced))
+	}
+	est := r.Estimator
+	none := replay.NoneInputTokens(t, b.Replay.Estimators[0], b.Replay.Counts)
+	tr := TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls}
+	if len(s.Costs) > 0 {
+		tr.Model = s.Costs[0].Model
+	}
+	if s.Billed != nil && s.NotPriced == nil {
+		v := s.Billed.Total().USD()
+		tr.BilledUSD = &v
+		for _, m := range s.BilledPerCall {
+			tr.Billed = append(tr.Billed, m.USD())
+		}
+	}
+	for k, lp := range b.Policies {
+		run := s.Runs[k]
+		pr := PolicyResult{Label: lp.Label, Summary: run.Summary}
+		if none > 0 {
+			pr.ShareOfNone = float64(run.Summary.InputTokens[est]) / float64(none)
+		}
+		if g, ok := lp.Policy.(window.Guarantor); ok {
+			pr.MessageCap = g.Guarantees().MaxMessages
+		}
+		for _, st := range run.Steps {
+			pr.Messages = append(pr.Messages, st.Messages)
+			pr.Tokens = append(pr.Tokens, st.Tokens[est])
+			pr.Retention = append(pr.Retention, st.Retention)
+		}
+		if s.Costs != nil {
+			v := s.Costs[k].Total.USD()
+			pr.CostUSD = &v
+			pr.Cost = s.Costs[k].PerStepUSD()
+		}
+		tr.Runs = append(tr.Runs, pr)
+	}
+	r.Transcripts = append(r.Transcripts, tr)
+	return nil
+}
+
+// Finish runs the sweep over the transcripts added and returns the
+// report.
+func (b *Builder) Finish(ctx context.Context) (*Report, error) {
+	b.init()
+	if b.Sweep != nil && len(b.all) > 0 {
+		opt := b.Replay
+		opt.Estimators = opt.Estimators[:1]
+		s, err := replay.Sweep(ctx, b.all, b.Sweep.Policy, b.Sweep.Base, b.Sweep.Grid, opt, 0, nil)
+		if err != nil {
+			return nil, err
+		}
+		replay.SortPoints(s.Points, b.Sweep.Grid)
+		b.report.Sweep = s
+	}
+	return b.report, nil
+}

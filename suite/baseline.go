@@ -1,0 +1,104 @@
+package suite
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"reflect"
+	"slices"
+
+	"github.com/ctxbench/ctxbench/replay"
+)
+
+// Metrics are what `ctxbench check` watches for one transcript under one
+// policy.
+type Metrics struct {
+	PeakTokens   int     `json:"peak_tokens"`
+	PeakMessages int     `json:"peak_messages"`
+	InputTokens  int64   `json:"input_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	Evictions    int     `json:"evictions"`
+	Summaries    int     `json:"summaries"`
+	Retention    float64 `json:"retention"`
+	// Violations counts broken invariants by name.
+	Violations map[string]int `json:"violations"`
+}
+
+// MetricsOf summarizes a run (cost from its pricing, 0 when not priced).
+func MetricsOf(run *replay.Run, estimator string, cost float64) Metrics {
+	s := run.Summary
+	return Metrics{PeakTokens: s.PeakTokens[estimator], PeakMessages: s.PeakMessages, InputTokens: s.InputTokens[estimator],
+		CostUSD: math.Round(cost*1e6) / 1e6, Evictions: s.Evictions, Summaries: s.Summaries,
+		Retention: math.Round(s.MeanRetention*1e4) / 1e4, Violations: maps.Clone(s.Violations)}
+}
+
+// Baseline is the checked-in record of the metrics, one entry per
+// transcript × policy, keyed "FILE | POLICY" ([Key]).
+type Baseline struct {
+	Estimator string             `json:"estimator"`
+	Entries   map[string]Metrics `json:"entries"`
+}
+
+// Key names a baseline entry: the transcript's path relative to the
+// config, and the policy's label.
+func Key(file, policy string) string { return file + " | " + policy }
+
+// LoadBaseline reads a baseline file.
+func LoadBaseline(path string) (*Baseline, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var bl Baseline
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&bl); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &bl, nil
+}
+
+// Encode returns the baseline as indented JSON with sorted keys: small and
+// stable enough to review in a pull request.
+func (b *Baseline) Encode() []byte {
+	out, _ := json.MarshalIndent(b, "", "  ")
+	return append(out, '\n')
+}
+
+// A Change is an entry that differs between two baselines: Old is nil
+// when it was added, New when it was removed.
+type Change struct {
+	Key      string
+	Old, New *Metrics
+}
+
+// Changes lists what differs from old to now, in key order: the entries
+// added or changed, then those removed. A nil old has every entry added.
+func Changes(old, now *Baseline) []Change {
+	var out, removed []Change
+	for _, k := range slices.Sorted(maps.Keys(now.Entries)) {
+		n := now.Entries[k]
+		var o *Metrics
+		if old != nil {
+			if w, ok := old.Entries[k]; ok {
+				if reflect.DeepEqual(w, n) {
+					continue
+				}
+				o = &w
+			}
+		}
+		out = append(out, Change{Key: k, Old: o, New: &n})
+	}
+	if old != nil {
+		for _, k := range slices.Sorted(maps.Keys(old.Entries)) {
+			if _, ok := now.Entries[k]; !ok {
+				w := old.Entries[k]
+				removed = append(removed, Change{Key: k, Old: &w})
+			}
+		}
+	}
+	return append(out, removed...)
+}

@@ -1,0 +1,254 @@
+package suite
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// Config is ctxbench.yaml: the suite `ctxbench check` runs. Paths in it
+// are relative to the file. Only transcripts and policies are required;
+// every value is checked when the file is loaded, so a mistake is
+// reported with its line before anything is replayed.
+type Config struct {
+	// Path is the file the config was read from, and Dir its folder, to
+	// which the baseline's transcript paths are relative.
+	Path, Dir string
+	// Transcripts are globs and folders.
+	Transcripts []string
+	// Policies are the policies to replay, each with a label.
+	Policies []window.Labeled
+	// Estimators name the token estimators (default cl100k_base); the
+	// first one's counts are compared and budgeted.
+	Estimators []string
+	// Provider is the summarization provider (default mock).
+	Provider ProviderConfig
+	// Model prices the calls (default: each transcript's own model).
+	Model string
+	// Budgets are limits on each case's metrics, by name ([Budgets]).
+	Budgets map[string]float64
+	// Tolerance is how far each metric may move from the baseline.
+	Tolerance Tolerances
+	// Baseline is the baseline file ("": ctxbench.baseline.json beside
+	// the config).
+	Baseline string
+}
+
+// ProviderConfig is the provider block.
+type ProviderConfig struct {
+	Name    string `yaml:"name"`
+	Model   string `yaml:"model"`
+	BaseURL string `yaml:"base_url"`
+}
+
+var configKeys = []string{"transcripts", "policies", "estimators", "provider", "model", "budgets", "tolerance", "baseline"}
+
+// LoadConfig reads a ctxbench.yaml. Any problem — an unknown key, a
+// policy or parameter, estimator, budget or tolerance that does not
+// exist, a value out of range — is an error that names the file and line.
+func LoadConfig(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]yaml.Node
+	if err := yaml.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if !slices.Contains(configKeys, k) {
+			n := raw[k]
+			return nil, fmt.Errorf("%s:%d: unknown key %q (valid: %s)", path, n.Line, k, strings.Join(configKeys, ", "))
+		}
+	}
+	for _, k := range []string{"transcripts", "policies"} {
+		if _, ok := raw[k]; !ok {
+			return nil, fmt.Errorf("%s: %q is required", path, k)
+		}
+	}
+	c := &Config{Path: path, Dir: filepath.Dir(path)}
+	at := func(n *yaml.Node, err error) error { return fmt.Errorf("%s:%d: %w", path, n.Line, err) }
+	decode := func(key string, v any) error {
+		n, ok := raw[key]
+		if !ok {
+			return nil
+		}
+		if err := n.Decode(v); err != nil {
+			return at(&n, fmt.Errorf("%s: %w", key, err))
+		}
+		return nil
+	}
+	var policies []yaml.Node
+	for _, d := range []struct {
+		key string
+		v   any
+	}{{"transcripts", &c.Transcripts}, {"policies", &policies}, {"estimators", &c.Estimators}, {"provider", &c.Provider},
+		{"model", &c.Model}, {"budgets", &c.Budgets}, {"baseline", &c.Baseline}} {
+		if err := decode(d.key, d.v); err != nil {
+			return nil, err
+		}
+	}
+	for i, t := range c.Transcripts {
+		if !filepath.IsAbs(t) {
+			c.Transcripts[i] = filepath.Join(c.Dir, t)
+		}
+	}
+	if c.Baseline != "" && !filepath.IsAbs(c.Baseline) {
+		c.Baseline = filepath.Join(c.Dir, c.Baseline)
+	}
+	for _, n := range policies {
+		lp, err := policyNode(n)
+		if err != nil {
+			return nil, at(&n, err)
+		}
+		c.Policies = append(c.Policies, lp)
+	}
+	if len(c.Policies) == 0 {
+		return nil, fmt.Errorf("%s: no policies", path)
+	}
+	if n, ok := raw["estimators"]; ok {
+		for _, name := range c.Estimators {
+			if _, err := estimate.New(name, estimate.OverheadNone); err != nil {
+				return nil, at(&n, fmt.Errorf("estimators: %w", err))
+			}
+		}
+	}
+	if n, ok := raw["budgets"]; ok {
+		if err := checkBudgets(c.Budgets); err != nil {
+			return nil, at(&n, err)
+		}
+	}
+	if n, ok := raw["tolerance"]; ok {
+		if c.Tolerance, err = tolerances(&n); err != nil {
+			return nil, fmt.Errorf("%s:%w", path, err)
+		}
+	}
+	return c, nil
+}
+
+// BaselinePath returns the baseline file: the config's, else
+// ctxbench.baseline.json beside the config.
+func (c *Config) BaselinePath() string {
+	if c.Baseline != "" {
+		return c.Baseline
+	}
+	return filepath.Join(c.Dir, "ctxbench.baseline.json")
+}
+
+// Estimator returns the estimator whose counts are compared and budgeted:
+// the first of Estimators, else cl100k_base.
+func (c *Config) Estimator() estimate.Estimator {
+	if len(c.Estimators) > 0 {
+		return estimate.MustNew(c.Estimators[0], estimate.OverheadNone)
+	}
+	return estimate.MustNew("cl100k_base", estimate.OverheadNone)
+}
+
+// checkBudgets rejects a budget that does not exist or a limit that is
+// not a finite number ≥ 0.
+func checkBudgets(b map[string]float64) error {
+	for _, name := range slices.Sorted(maps.Keys(b)) {
+		if !slices.Contains(Budgets, name) {
+			return fmt.Errorf("budgets: unknown budget %q (valid: %s)", name, strings.Join(Budgets, ", "))
+		}
+		if v := b[name]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("budgets: %s is %v; want a number ≥ 0", name, v)
+		}
+	}
+	return nil
+}
+
+// tolerances reads the tolerance block ({default: {relative: …},
+// peak_tokens: {relative: …, absolute: …}}); its errors start with the
+// line.
+func tolerances(n *yaml.Node) (Tolerances, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%d: tolerance: want a mapping of metrics to {relative, absolute}", n.Line)
+	}
+	t := Tolerances{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		name := key.Value
+		if name != "default" && !slices.Contains(checkedMetrics, name) {
+			return nil, fmt.Errorf("%d: tolerance: unknown metric %q (valid: default, %s)", key.Line, name, strings.Join(checkedMetrics, ", "))
+		}
+		var fields map[string]yaml.Node
+		if err := val.Decode(&fields); err != nil {
+			return nil, fmt.Errorf("%d: tolerance %s: want {relative: X, absolute: Y}", val.Line, name)
+		}
+		var tol Tol
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			f := fields[k]
+			x, err := strconv.ParseFloat(f.Value, 64)
+			if f.Kind != yaml.ScalarNode || err != nil {
+				return nil, fmt.Errorf("%d: tolerance %s.%s: %q is not a number", f.Line, name, k, f.Value)
+			}
+			switch k {
+			case "relative":
+				tol.Relative = x
+			case "absolute":
+				tol.Absolute = x
+			default:
+				return nil, fmt.Errorf("%d: tolerance %s: unknown field %q (valid: relative, absolute)", f.Line, name, k)
+			}
+			if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("%d: tolerance %s.%s: %v; want a number ≥ 0", f.Line, name, k, x)
+			}
+		}
+		t[name] = tol
+	}
+	return t, nil
+}
+
+// policyNode reads a policy: a SPEC string, or {name, label, params}.
+func policyNode(n yaml.Node) (window.Labeled, error) {
+	if n.Kind == yaml.ScalarNode {
+		p, err := window.Parse(n.Value)
+		if err != nil {
+			return window.Labeled{}, err
+		}
+		return window.Labeled{Label: n.Value, Policy: p}, nil
+	}
+	var m struct {
+		Name   string         `yaml:"name"`
+		Label  string         `yaml:"label"`
+		Params map[string]any `yaml:"params"`
+	}
+	if err := n.Decode(&m); err != nil {
+		return window.Labeled{}, err
+	}
+	params := map[string]string{}
+	for k, v := range m.Params {
+		switch v := v.(type) {
+		case string:
+			params[k] = v
+		case int:
+			params[k] = strconv.Itoa(v)
+		case float64:
+			params[k] = strconv.FormatFloat(v, 'g', -1, 64)
+		case bool:
+			params[k] = strconv.FormatBool(v)
+		default:
+			return window.Labeled{}, fmt.Errorf("policy %s: %s: want a number, a boolean or text", m.Name, k)
+		}
+	}
+	p, err := window.New(m.Name, params)
+	if err != nil {
+		return window.Labeled{}, err
+	}
+	label := m.Label
+	if label == "" {
+		label = window.Format(p)
+	}
+	return window.Labeled{Label: label, Policy: p}, nil
+}
