@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxbench/ctxbench/internal/pathscan"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -154,7 +155,7 @@ func hasFoldASCII(s string, i int, w string) bool {
 // this scan most of the cost of a transcript's artifacts.
 func textArtifacts(s string, add func(kind, s string)) {
 	scanURLs(s, func(u string) { add("url", strings.TrimRight(u, ".,;:")) })
-	scanPaths(s, func(p string) { add("path", strings.TrimRight(p, ".,;:")) })
+	pathscan.Paths(s, func(p string) { add("path", strings.TrimRight(p, ".,;:")) })
 }
 
 // scanURLs calls f with each match of https?://[^\s"'<>)\]]+ in s, left
@@ -194,91 +195,6 @@ func urlStop(c byte) bool {
 		return true
 	}
 	return false
-}
-
-// scanPaths calls f with the path of each match of
-// (?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+) in s, left
-// to right, not overlapping.
-func scanPaths(s string, f func(string)) {
-	for p := 0; p < len(s); p++ {
-		if p > 0 {
-			// A path's first slash follows its delimiter by at most
-			// three bytes (a prefix is ~, . or ..), and its prefix holds
-			// none: no match starts more than three bytes before the
-			// next slash after p.
-			q := strings.IndexByte(s[p+1:], '/')
-			if q < 0 {
-				return
-			}
-			p = max(p, p+1+q-3)
-		}
-		// A match starts at p: at the start of s, a path there or after
-		// a delimiter; elsewhere, a delimiter at p and a path after it.
-		start, end := -1, -1
-		if p == 0 {
-			if e := pathAt(s, 0); e > 0 {
-				start, end = 0, e
-			}
-		}
-		if start < 0 && pathDelim(s[p]) {
-			if e := pathAt(s, p+1); e > 0 {
-				start, end = p+1, e
-			}
-		}
-		if start < 0 {
-			continue
-		}
-		f(s[start:end])
-		p = end - 1
-	}
-}
-
-func pathDelim(c byte) bool {
-	switch c {
-	case '\t', '\n', '\f', '\r', ' ', '"', '\'', '(', '`':
-		return true
-	}
-	return false
-}
-
-func pathChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '@' || c == '+' || c == '-'
-}
-
-// pathAt returns the end of (?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+
-// matched at i, or -1. The prefix is tried as the pattern does: ~, then
-// two dots, one dot, none.
-func pathAt(s string, i int) int {
-	for _, pre := range [...]string{"~", "..", ".", ""} {
-		if !strings.HasPrefix(s[i:], pre) {
-			continue
-		}
-		if e := segments(s, i+len(pre)); e > 0 {
-			return e
-		}
-	}
-	return -1
-}
-
-// segments returns the end of /seg(/seg)+ at i, or -1; segments are
-// maximal runs, so the greedy match needs no backtracking.
-func segments(s string, i int) int {
-	n, end := 0, -1
-	for i < len(s) && s[i] == '/' {
-		j := i + 1
-		for j < len(s) && pathChar(s[j]) {
-			j++
-		}
-		if j == i+1 {
-			break
-		}
-		n++
-		i, end = j, j
-	}
-	if n < 2 {
-		return -1
-	}
-	return end
 }
 
 // An ArtifactCache remembers the artifacts of transcript messages, keyed

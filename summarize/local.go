@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/pathscan"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -227,95 +228,6 @@ const (
 	maxCommand  = 200 // characters
 )
 
-// scanFiles calls f with each file path of s: the group of each match of
-//
-//	(?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*\.\w{1,8})\b
-//
-// left to right, not overlapping, as regexp's FindAll finds them
-// (TestScanFilesMatchesPattern, FuzzScanFiles); the regular expression,
-// run over every message at every summary, was most of the mock's time.
-func scanFiles(s string, f func(string)) {
-	for p := 0; p < len(s); p++ {
-		start, end := -1, -1
-		if p == 0 {
-			if e := fileAt(s, 0); e > 0 {
-				start, end = 0, e
-			}
-		}
-		if start < 0 && fileDelim(s[p]) {
-			if e := fileAt(s, p+1); e > 0 {
-				start, end = p+1, e
-			}
-		}
-		if start < 0 {
-			continue
-		}
-		f(s[start:end])
-		p = end - 1
-	}
-}
-
-func fileDelim(c byte) bool {
-	switch c {
-	case '\t', '\n', '\f', '\r', ' ', '"', '\'', '(', '`':
-		return true
-	}
-	return false
-}
-
-func wordChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
-}
-
-func pathChar(c byte) bool { return wordChar(c) || c == '.' || c == '@' || c == '+' || c == '-' }
-
-// fileAt returns the end of (?:~|\.{1,2})?/segments\.\w{1,8}\b at i, or
-// −1, trying the prefixes in the pattern's order: ~, two dots, one, none.
-func fileAt(s string, i int) int {
-	for _, pre := range [...]string{"~", "..", ".", ""} {
-		if strings.HasPrefix(s[i:], pre) {
-			if e := fileChain(s, i+len(pre)); e > 0 {
-				return e
-			}
-		}
-	}
-	return -1
-}
-
-// fileChain matches /seg(/seg)*\.\w{1,8}\b at i. The segments may stop
-// anywhere inside a segment (backtracking), and the extension's \w{1,8}
-// must reach a word boundary, so it is the whole word run after the dot:
-// the match ends after the last dot of the chain, inside a segment, that
-// is followed by one to eight word characters and then no word
-// character.
-func fileChain(s string, i int) int {
-	best := -1
-	for i < len(s) && s[i] == '/' {
-		j := i + 1
-		for j < len(s) && pathChar(s[j]) {
-			j++
-		}
-		if j == i+1 {
-			break
-		}
-		// Dots of this segment after its first character.
-		for e := i + 2; e < j; e++ {
-			if s[e] != '.' {
-				continue
-			}
-			w := 0
-			for e+1+w < len(s) && wordChar(s[e+1+w]) {
-				w++
-			}
-			if w >= 1 && w <= 8 {
-				best = e + 1 + w
-			}
-		}
-		i = j
-	}
-	return best
-}
-
 // fileKeys and commandKeys are the tool-input fields that name files and
 // hold shell commands in the agents ctxbench reads.
 var (
@@ -361,7 +273,7 @@ func extract(msgs []transcript.Message, previous string) *extraction {
 				}
 			case transcript.BlockText:
 				if len(x.files) < maxFiles {
-					scanFiles(b.Text, addFile)
+					pathscan.Files(b.Text, addFile)
 				}
 			}
 		}

@@ -3,16 +3,10 @@ package summarize
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -182,68 +176,6 @@ func TestTemplates(t *testing.T) {
 	if _, err := LoadTemplate(broken, AIDF); err == nil {
 		t.Error("a template that does not parse was accepted")
 	}
-}
-
-// filePattern is the regular expression scanFiles replaces.
-var filePattern = regexp.MustCompile(`(?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*\.\w{1,8})\b`)
-
-func scanFilesDiff(s string) string {
-	var want, got []string
-	for _, m := range filePattern.FindAllStringSubmatch(s, -1) {
-		want = append(want, m[1])
-	}
-	scanFiles(s, func(f string) { got = append(got, f) })
-	return cmp.Diff(want, got, cmpopts.EquateEmpty())
-}
-
-// TestScanFilesMatchesPattern: the scanner finds the paths the regular
-// expression finds, in the corpus and in random texts made of the
-// characters where its classes meet.
-func TestScanFilesMatchesPattern(t *testing.T) {
-	n := 0
-	err := filepath.WalkDir("../fixtures/corpus", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, line := range strings.SplitAfter(string(raw), "\n") {
-			if diff := scanFilesDiff(line); diff != "" {
-				t.Fatalf("%s: (-pattern +scanner)\n%s", path, diff)
-			}
-			n++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	parts := []string{"/", "~", ".", "..", "a", "Z", "9", "_", "@", "+", "-", " ", "\n", "\"", "'", "(", "`", ")", ":", "é",
-		".go", ".tar", ".gz", ".verylongext", "/src", "x.y", "\xff"}
-	for range 50_000 {
-		var b strings.Builder
-		for range rng.IntN(20) {
-			b.WriteString(parts[rng.IntN(len(parts))])
-		}
-		if diff := scanFilesDiff(b.String()); diff != "" {
-			t.Fatalf("%q: (-pattern +scanner)\n%s", b.String(), diff)
-		}
-	}
-	t.Logf("%d corpus lines and 50,000 random texts", n)
-}
-
-func FuzzScanFiles(f *testing.F) {
-	for _, s := range []string{"see ./a/b.go and ~/x.tar.gz", "(/a.b/c /d/e.verylongext", "../x.y_z"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if diff := scanFilesDiff(s); diff != "" {
-			t.Fatalf("%q: (-pattern +scanner)\n%s", s, diff)
-		}
-	})
 }
 
 // fitWhole is fitTokens as it was: the excerpt cut from every word of the
