@@ -122,8 +122,11 @@ func (t *toolCount) add(gen uint32, tool int32, d int32) {
 }
 
 func newChecker(t *transcript.Transcript, p window.Policy, tools *toolIndex) *checker {
+	// gen starts at 1: a set's zero entries are of no generation, so a
+	// run whose first steps are checked on what changed (which keeps the
+	// generation) finds in its sets only what it put there.
 	c := &checker{t: t, tools: tools, extra: map[string]int32{}, refs: map[*transcript.Message][]toolRef{},
-		evictedOther: map[string]bool{}, sentOther: map[string]bool{}, hadOther: map[string]bool{}, last: -1, clean: true}
+		evictedOther: map[string]bool{}, sentOther: map[string]bool{}, hadOther: map[string]bool{}, last: -1, clean: true, gen: 1}
 	if g, ok := p.(window.Guarantor); ok {
 		c.g = g.Guarantees()
 	}
@@ -254,21 +257,44 @@ func (c *checker) wasEvicted(key int, id string) bool {
 
 // check returns the invariants s breaks; before is the history the policy
 // was given. edges, when not nil, says that s sent the previous step's
-// context changed only at its edges (see edgesOnly).
+// context changed only at its edges: each invariant's incremental form
+// then vouches for what changed (see edgesOnly), and when one cannot, the
+// step is checked whole, which lists what broke.
+//
+// Each invariant below has its whole-context form (…Whole: the rule on
+// the context sent) and its incremental form (…Edges: the conditions
+// under which an edit of a clean context cannot break the rule) side by
+// side; the test reference (refcheck_test.go) writes the rules again,
+// independently.
 func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.Estimator, counts *counter) []Violation {
 	var out []Violation
 	add := func(inv string, ids []string, format string, args ...any) {
 		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
 	}
 	if edges != nil && c.edgesOnly(s, len(before), *edges) {
-		c.checkCap(s, add)
+		c.capWhole(s, add)
 		for _, o := range c.orphans {
 			out = append(out, c.orphanViolation(s, o))
 		}
 		return out
 	}
 	defer c.settle(s, &out)
-	sent := s.sent
+	c.markSent(s.sent)
+	c.capWhole(s, add)
+	c.anchorsWhole(s, before, add)
+	c.orderWhole(s, add)
+	c.pairingWhole(s, &out)
+	c.summaryWhole(s, add)
+	c.shrinksWhole(s, e, counts, add)
+	c.conservationWhole(s, before, add)
+	return out
+}
+
+// adder records a violation.
+type adder func(inv string, ids []string, format string, args ...any)
+
+// markSent fills the sets of a whole check with the context's keys.
+func (c *checker) markSent(sent []window.Item) {
 	n := len(c.t.Messages)
 	c.gen++
 	clear(c.sentOther)
@@ -286,16 +312,75 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 			c.stamp(&c.sentMark, k)
 		}
 	}
-	isSent := func(k int, id string) bool {
-		if k < 0 {
-			return c.sentOther[id]
-		}
-		return c.marked(c.sentMark, k)
+}
+
+func (c *checker) isSent(k int, id string) bool {
+	if k < 0 {
+		return c.sentOther[id]
 	}
+	return c.marked(c.sentMark, k)
+}
 
-	c.checkCap(s, add)
+// edgesOnly checks a step whose context is the previous one, checked
+// clean, changed only as e says, on what changed alone, and reports
+// whether it found nothing; when it finds something, or cannot tell, the
+// step is checked whole, which lists what. The cap is checked on every
+// step as it is (it needs the length alone). Only when every invariant's
+// incremental form vouches for the edit is the checker's state moved on.
+func (c *checker) edgesOnly(s *Step, before int, e edit) bool {
+	if !c.clean {
+		return false
+	}
+	last := c.last
+	var orphaned []madeOrphan // the results the removed block orphans
+	if !c.summaryEdges(s, e) || !c.anchorsEdges(s, before, e) || !c.conservationEdges(s, e) ||
+		!c.orderEdges(e, &last) || !c.pairingEdges(s, e, &orphaned) {
+		return false
+	}
+	// Nothing broke: the removed are evicted (order, conservation), the
+	// keys are the new context's, the orphans move with it (pairing), and
+	// no compaction was made (shrinks).
+	n := len(c.t.Messages)
+	for _, it := range e.removed {
+		k := keyOf(it.ID, n)
+		c.sentMark[k] = 0
+		c.markEvicted(k, it.ID)
+	}
+	for _, it := range e.fresh {
+		c.stamp(&c.sentMark, keyOf(it.ID, n))
+	}
+	if len(e.removed) > 0 {
+		// The orphans removed are gone; the others are still sent.
+		kept := c.orphans[:0]
+		for _, o := range c.orphans {
+			if o.key >= 0 && c.marked(c.sentMark, o.key) {
+				kept = append(kept, o)
+			}
+		}
+		c.orphans = kept
+	}
+	if len(orphaned) > 0 {
+		c.addOrphans(s.sent, orphaned)
+	}
+	c.last, c.prevSummary = last, nil
+	return true
+}
 
-	// anchors
+// cap: messages sent ≤ the cap + the latest turn + the summary messages
+// the design adds. It needs the context's length alone, so both forms are
+// this one.
+func (c *checker) capWhole(s *Step, add adder) {
+	if m := c.g.MaxMessages; m > 0 {
+		if limit := m + s.turn + c.g.SummaryExtra; len(s.sent) > limit {
+			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(s.sent), m, s.turn, c.g.SummaryExtra)
+		}
+	}
+}
+
+// anchors: the preserved head is sent in place, and the preserved tail at
+// the end, both verbatim.
+func (c *checker) anchorsWhole(s *Step, before []window.Item, add adder) {
+	sent := s.sent
 	for j := 0; j < c.g.Head && j < len(before); j++ {
 		want := before[j]
 		if want.Synthetic() {
@@ -321,10 +406,26 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 			}
 		}
 	}
+}
 
-	// order
+// anchorsEdges: an edit keeps the anchors when the items it replaces and
+// the block it removes are outside the preserved head and tail (the fresh
+// messages are sent, at the end).
+func (c *checker) anchorsEdges(s *Step, before int, e edit) bool {
+	outside := func(from, to int) bool { return from >= c.g.Head && (c.g.Tail == 0 || to <= before-c.g.Tail) }
+	for _, j := range e.replaced {
+		if !outside(j, j+1) {
+			return false
+		}
+	}
+	return len(e.removed) == 0 || outside(e.cut, e.cut+len(e.removed))
+}
+
+// order: original messages are sent in their order, and nothing evicted
+// comes back.
+func (c *checker) orderWhole(s *Step, add adder) {
 	last := -1
-	for j, it := range sent {
+	for j, it := range s.sent {
 		if c.wasEvicted(c.sentKeys[j], it.ID) {
 			add(InvOrder, []string{it.ID}, "%s was evicted at an earlier step and is sent again", it.ID)
 		}
@@ -335,23 +436,91 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 			last = i
 		}
 	}
-
 	c.last = last
+}
 
-	// tool pairing
+// orderEdges: the fresh messages follow the context's last in order, and
+// none was evicted (a policy may report an id before it is appended) or
+// is sent already; *last moves to the last fresh message.
+func (c *checker) orderEdges(e edit, last *int) bool {
+	n := len(c.t.Messages)
+	for _, it := range e.fresh {
+		k := keyOf(it.ID, n)
+		if k < 0 || c.marked(c.sentMark, k) || c.wasEvicted(k, it.ID) {
+			return false
+		}
+		if i := it.Index(); i >= 0 {
+			if i <= *last {
+				return false
+			}
+			*last = i
+		}
+	}
+	return true
+}
+
+// tool pairing: every tool result sent has its call sent before it, and
+// every call sent whose result was recorded before the call has it sent.
+// A result sent without its call is an orphan: it is reported at every
+// step that sends it.
+func (c *checker) pairingWhole(s *Step, out *[]Violation) {
+	n := len(c.t.Messages)
 	c.orphans = c.orphans[:0]
-	c.pairTools(sent, s.next, func(it window.Item, r toolRef, at int) bool {
+	c.pairTools(s.sent, s.next, func(it window.Item, r toolRef, at int) bool {
 		if r.use {
-			add(InvToolPairing, []string{it.ID, transcript.MessageID(at)}, "the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))
+			*out = append(*out, Violation{Step: s.Step, Invariant: InvToolPairing, IDs: []string{it.ID, transcript.MessageID(at)},
+				Detail: fmt.Sprintf("the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))})
 		} else {
 			o := orphan{it.ID, keyOf(it.ID, n), r.tool}
 			c.orphans = append(c.orphans, o)
-			out = append(out, c.orphanViolation(s, o))
+			*out = append(*out, c.orphanViolation(s, o))
 		}
 		return true
 	})
+}
 
-	// summary
+// pairingEdges: an item replaced keeps its tool blocks; a block removed
+// leaves no call without its result, and no result without its call but
+// as an orphan of the plain kind (see orphaned), added to *orphaned; the
+// fresh messages' results answer calls sent, and their calls have their
+// results sent once recorded (the results recorded since the previous
+// call are fresh).
+func (c *checker) pairingEdges(s *Step, e edit, orphaned *[]madeOrphan) bool {
+	for k, j := range e.replaced {
+		if !slices.Equal(c.toolRefs(e.old[k]), c.toolRefs(s.sent[j])) {
+			return false
+		}
+	}
+	for _, it := range e.removed {
+		for _, r := range c.toolRefs(it) {
+			if r.use {
+				c.used.add(c.gen, r.tool, -1)
+			} else {
+				c.results.add(c.gen, r.tool, -1)
+			}
+		}
+	}
+	for _, it := range e.removed {
+		for _, r := range c.toolRefs(it) {
+			switch {
+			case r.use && c.used.of(c.gen, r.tool) == 0 && c.results.of(c.gen, r.tool) > 0:
+				// A result sent without its call: an orphan, as when a
+				// sliding window passes between a call and its result.
+				if !c.orphaned(s, e, r.tool, orphaned) {
+					return false
+				}
+			case !r.use && c.results.of(c.gen, r.tool) == 0 && c.used.of(c.gen, r.tool) > 0:
+				return false // a call sent without its result, recorded before
+			}
+		}
+	}
+	return c.pairTools(e.fresh, s.next, func(window.Item, toolRef, int) bool { return false })
+}
+
+// summary: at most one summary is sent, in the role and place the design
+// documents, and a failed summary's error never becomes history.
+func (c *checker) summaryWhole(s *Step, add adder) {
+	sent := s.sent
 	var summaries []window.Item
 	for i, it := range sent {
 		if !it.Summary {
@@ -385,11 +554,36 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 			}
 		}
 	}
+}
 
-	// shrinks
+// summaryEdges: no summary was made or attempted (nor, then, a
+// compaction to shrink), the items replaced keep their role and their
+// summary flag, and no fresh item is a summary: the summaries sent, their
+// roles and places are the clean context's.
+func (c *checker) summaryEdges(s *Step, e edit) bool {
+	if s.Summary != nil {
+		return false
+	}
+	for k, j := range e.replaced {
+		if o, r := e.old[k], s.sent[j]; o.Msg.Role != r.Msg.Role || o.Summary != r.Summary {
+			return false
+		}
+	}
+	for _, it := range e.fresh {
+		if it.Summary {
+			return false
+		}
+	}
+	return true
+}
+
+// shrinks: a compaction leaves fewer tokens than the history it was
+// given, and does not fire again on the previous step's context with no
+// new input.
+func (c *checker) shrinksWhole(s *Step, e estimate.Estimator, counts *counter, add adder) {
 	made := s.Summary != nil && s.Summary.ID != ""
 	if c.g.Compacts && made {
-		after := counts.sum(e, sent)
+		after := counts.sum(e, s.sent)
 		if after >= s.before {
 			add(InvShrinks, []string{s.Summary.ID}, "compaction into %s left %d %s tokens, not fewer than the %d before it", s.Summary.ID, after, e.Name(), s.before)
 		}
@@ -407,13 +601,21 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 	}
 	c.prevSummary = nil
 	if made {
-		c.prevSummary = make(map[string]bool, len(sent))
-		for _, it := range sent {
+		c.prevSummary = make(map[string]bool, len(s.sent))
+		for _, it := range s.sent {
 			c.prevSummary[it.ID] = true
 		}
 	}
+}
 
-	// conservation
+// Shrinking has no incremental form of its own: a compaction makes a
+// summary, and a step that makes or attempts one is checked whole
+// (summaryEdges).
+
+// conservation: every message of the history is sent, evicted or
+// truncated, and what is reported evicted was in the history.
+func (c *checker) conservationWhole(s *Step, before []window.Item, add adder) {
+	n := len(c.t.Messages)
 	c.beforeKeys = c.beforeKeys[:0]
 	for _, it := range before {
 		k := keyOf(it.ID, n)
@@ -436,11 +638,25 @@ func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.E
 		c.markEvicted(k, id)
 	}
 	for j, it := range before {
-		if k := c.beforeKeys[j]; !isSent(k, it.ID) && !c.wasEvicted(k, it.ID) {
+		if k := c.beforeKeys[j]; !c.isSent(k, it.ID) && !c.wasEvicted(k, it.ID) {
 			add(InvConservation, []string{it.ID}, "%s is neither sent nor evicted", it.ID)
 		}
 	}
-	return out
+}
+
+// conservationEdges: what the step reports evicted is exactly the block
+// removed, in order (the items replaced keep their ids, and the fresh
+// messages are all sent).
+func (c *checker) conservationEdges(s *Step, e edit) bool {
+	if len(e.removed) != len(s.Evicted) {
+		return false
+	}
+	for k, it := range e.removed {
+		if s.Evicted[k] != it.ID {
+			return false
+		}
+	}
+	return true
 }
 
 // pairTools adds the tool calls and results of items to the context's
@@ -553,14 +769,6 @@ func (c *checker) markEvicted(k int, id string) {
 	c.evicted[k] = true
 }
 
-func (c *checker) checkCap(s *Step, add func(inv string, ids []string, format string, args ...any)) {
-	if m := c.g.MaxMessages; m > 0 {
-		if limit := m + s.turn + c.g.SummaryExtra; len(s.sent) > limit {
-			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(s.sent), m, s.turn, c.g.SummaryExtra)
-		}
-	}
-}
-
 // settle records, after a whole check, what the next step's check on its
 // turn alone needs.
 func (c *checker) settle(s *Step, out *[]Violation) {
@@ -592,110 +800,4 @@ type edit struct {
 	old      []window.Item
 	removed  []window.Item
 	cut      int // where the removed block started
-}
-
-// edgesOnly checks a step whose context is the previous one, checked
-// clean, changed only as e says, on what changed alone, and reports
-// whether it found nothing; when it finds something, or cannot tell, the
-// step is checked whole, which lists what. Against the previous step:
-// the fresh messages follow the context's in order, none was evicted (a
-// policy may report an id before it is appended) or is sent twice, their
-// tool results answer calls sent, their calls have their results sent
-// once recorded (the results recorded since the previous call are
-// fresh); no summary was made, so a summary's place, count and shrinking
-// cannot change. An item replaced in place changes nothing when it is
-// outside the preserved head and tail and keeps its role, its summary
-// flag and its tool blocks. A block removed changes nothing when it is
-// outside the preserved head and tail, is what the step reports evicted,
-// and leaves no call without its result nor result without its call.
-func (c *checker) edgesOnly(s *Step, before int, e edit) bool {
-	if !c.clean || s.Summary != nil {
-		return false
-	}
-	n := len(c.t.Messages)
-	var orphaned []madeOrphan // the results the removed block orphans
-	for k, j := range e.replaced {
-		o, r := e.old[k], s.sent[j]
-		if j < c.g.Head || (c.g.Tail > 0 && j >= before-c.g.Tail) || o.Msg.Role != r.Msg.Role || o.Summary != r.Summary ||
-			!slices.Equal(c.toolRefs(o), c.toolRefs(r)) {
-			return false
-		}
-	}
-	if len(e.removed) != len(s.Evicted) {
-		return false
-	}
-	if len(e.removed) > 0 {
-		end := e.cut + len(e.removed)
-		if e.cut < c.g.Head || (c.g.Tail > 0 && end > before-c.g.Tail) {
-			return false
-		}
-		for k, it := range e.removed {
-			if s.Evicted[k] != it.ID {
-				return false
-			}
-			for _, r := range c.toolRefs(it) {
-				if r.use {
-					c.used.add(c.gen, r.tool, -1)
-				} else {
-					c.results.add(c.gen, r.tool, -1)
-				}
-			}
-		}
-		for _, it := range e.removed {
-			for _, r := range c.toolRefs(it) {
-				switch {
-				case r.use && c.used.of(c.gen, r.tool) == 0 && c.results.of(c.gen, r.tool) > 0:
-					// A result sent without its call: an orphan, as when
-					// a sliding window passes between a call and its
-					// result.
-					if !c.orphaned(s, e, r.tool, &orphaned) {
-						return false
-					}
-				case !r.use && c.results.of(c.gen, r.tool) == 0 && c.used.of(c.gen, r.tool) > 0:
-					return false // a call sent without its result, recorded before
-				}
-			}
-		}
-	}
-	last := c.last
-	for _, it := range e.fresh {
-		k := keyOf(it.ID, n)
-		if it.Summary || k < 0 || c.marked(c.sentMark, k) || c.wasEvicted(k, it.ID) {
-			return false
-		}
-		if i := it.Index(); i >= 0 {
-			if i <= last {
-				return false
-			}
-			last = i
-		}
-	}
-	if !c.pairTools(e.fresh, s.next, func(window.Item, toolRef, int) bool { return false }) {
-		return false
-	}
-	// Nothing broke: the removed are evicted, and the keys are the new
-	// context's.
-	for _, it := range e.removed {
-		k := keyOf(it.ID, n)
-		c.sentMark[k] = 0
-		c.markEvicted(k, it.ID)
-	}
-	for _, it := range e.fresh {
-		c.stamp(&c.sentMark, keyOf(it.ID, n))
-	}
-	if len(e.removed) > 0 {
-		// The orphans removed are gone; the others are still sent.
-		kept := c.orphans[:0]
-		for _, o := range c.orphans {
-			if o.key >= 0 && c.marked(c.sentMark, o.key) {
-				kept = append(kept, o)
-			}
-		}
-		c.orphans = kept
-	}
-	if len(orphaned) > 0 {
-		c.addOrphans(s.sent, orphaned)
-	}
-	c.last, c.prevSummary = last, nil
-	return true
 }

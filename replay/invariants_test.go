@@ -2,10 +2,13 @@ package replay
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -107,5 +110,239 @@ func TestEachInvariantFires(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// ruleTranscript is a session of 5 calls: a task, a tool call and its
+// result, then text turns.
+//
+//	m0 user · m1 assistant (call 0, tool use t1) · m2 user (result t1)
+//	m3 assistant (call 1) · m4 user · m5 assistant (call 2) · m6 user
+//	m7 assistant (call 3) · m8 user · m9 assistant (call 4)
+func ruleTranscript() *transcript.Transcript {
+	text := func(r transcript.Role, s string) transcript.Message {
+		return transcript.Message{Role: r, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: s}}}
+	}
+	tr := &transcript.Transcript{ID: "rules", File: "rules.jsonl", Messages: []transcript.Message{
+		text(transcript.RoleUser, "fix the build in /src/main.go"),
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Type: transcript.BlockToolUse, ID: "t1", Name: "Bash", Input: []byte(`{"command":"go build ./..."}`)}}},
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockToolResult, ID: "t1", Text: "ok"}}},
+	}}
+	for i := range 7 {
+		role := transcript.RoleAssistant
+		if i%2 == 1 {
+			role = transcript.RoleUser
+		}
+		tr.Messages = append(tr.Messages, text(role, fmt.Sprintf("turn %d", i)))
+	}
+	for i := range tr.Messages {
+		if tr.Messages[i].Role == transcript.RoleAssistant {
+			tr.Calls++
+		}
+	}
+	return tr
+}
+
+// without returns h without the items whose ids are given, and those ids.
+func without(h []window.Item, ids ...string) ([]window.Item, []string) {
+	var kept []window.Item
+	var gone []string
+	for _, it := range h {
+		if slices.Contains(ids, it.ID) {
+			gone = append(gone, it.ID)
+			continue
+		}
+		kept = append(kept, it)
+	}
+	return kept, gone
+}
+
+// TestEachRuleFires: every rule of every invariant, broken alone by a
+// policy, is reported — with its own sentence, at the call that broke it —
+// both when every step is checked whole and when steps are checked on
+// what changed. Where the engine can check the breaking step on what
+// changed (an edit of a clean context: a block removed or items replaced
+// in place, then the fresh messages), the case is shaped so that it
+// would, so that the invariant's incremental form must see the break.
+// Disabling any one rule, in either form, fails its case.
+func TestEachRuleFires(t *testing.T) {
+	tr := ruleTranscript()
+	sum := func(id string, role transcript.Role, text string) window.Item { return summaryItem(id, role, text) }
+	// at returns a policy that sends the history as given but at call k,
+	// where it applies f.
+	at := func(k int, f func(env *window.Env, h []window.Item) window.Step) func(*window.Env, []window.Item) window.Step {
+		return func(env *window.Env, h []window.Item) window.Step {
+			if env.Call != k {
+				return window.Step{History: h}
+			}
+			return f(env, h)
+		}
+	}
+	evict := func(ids ...string) func(*window.Env, []window.Item) window.Step {
+		return func(_ *window.Env, h []window.Item) window.Step {
+			kept, gone := without(h, ids...)
+			return window.Step{History: kept, Evicted: gone}
+		}
+	}
+	for _, tc := range []struct {
+		rule, invariant, detail string
+		step                    int // the first call that breaks it
+		g                       window.Guarantees
+		apply                   func(env *window.Env, h []window.Item) window.Step
+	}{
+		{"cap", InvCap, "7 messages sent; the cap is 4 + 1 of the latest turn", 3, window.Guarantees{MaxMessages: 4},
+			func(_ *window.Env, h []window.Item) window.Step { return window.Step{History: h} }},
+		// m0 removed as a block at the head.
+		{"head anchor", InvAnchors, "m0 is in the preserved head", 3, window.Guarantees{Head: 1}, at(3, evict("m0"))},
+		// m3 removed as a block inside the tail of 4 (m3..m6).
+		{"tail anchor", InvAnchors, "m3 is in the preserved tail", 3, window.Guarantees{Tail: 4}, at(3, evict("m3"))},
+		// m8 reported evicted before it is appended, and sent when it is.
+		{"evicted comes back", InvOrder, "m8 was evicted at an earlier step and is sent again", 4, window.Guarantees{},
+			at(1, func(_ *window.Env, h []window.Item) window.Step {
+				return window.Step{History: h, Evicted: []string{"m8"}}
+			})},
+		// m9 sent early, at call 3: the fresh m7 then follows it.
+		{"original order", InvOrder, "m7 is sent after m9, out of the original order", 4, window.Guarantees{},
+			at(3, func(env *window.Env, h []window.Item) window.Step {
+				return window.Step{History: append(slices.Clone(h), window.Original(env.Transcript, 9))}
+			})},
+		{"original order, whole", InvOrder, "m3 is sent after m4, out of the original order", 2, window.Guarantees{},
+			at(2, func(_ *window.Env, h []window.Item) window.Step {
+				r := slices.Clone(h)
+				r[len(r)-2], r[len(r)-1] = r[len(r)-1], r[len(r)-2]
+				return window.Step{History: r}
+			})},
+		// The result m2 removed as a block, its call m1 kept.
+		{"call without its result", InvToolPairing, "the tool call t1 in m1 is sent without its result (in m2)", 3, window.Guarantees{}, at(3, evict("m2"))},
+		// The call m1 removed as a block: its result is an orphan.
+		{"result without its call", InvToolPairing, "the tool result in m2 answers the call t1, which is not sent before it", 3, window.Guarantees{}, at(3, evict("m1"))},
+		// m1 replaced in place by a copy without its call.
+		{"result without its call, replaced", InvToolPairing, "the tool result in m2 answers the call t1, which is not sent before it", 2, window.Guarantees{},
+			at(2, func(_ *window.Env, h []window.Item) window.Step {
+				r := slices.Clone(h)
+				r[1] = window.Item{ID: "m1", Truncated: true, Msg: &transcript.Message{Role: transcript.RoleAssistant,
+					Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "ran the build"}}}}
+				return window.Step{History: r, Truncated: []string{"m1"}}
+			})},
+		{"summary role", InvSummary, "the summary s1 is a user message; the design makes it system", 1, window.Guarantees{SummaryRole: transcript.RoleSystem},
+			at(1, func(_ *window.Env, h []window.Item) window.Step {
+				return window.Step{History: append([]window.Item{sum("s1", transcript.RoleUser, "summary")}, h...)}
+			})},
+		{"summary first", InvSummary, "the summary s1 is at position 3; the design puts it first", 1, window.Guarantees{SummaryFirst: true},
+			at(1, func(_ *window.Env, h []window.Item) window.Step {
+				return window.Step{History: append(slices.Clone(h), sum("s1", transcript.RoleUser, "summary")), Summary: &window.SummaryEvent{ID: "s1"}}
+			})},
+		{"one summary", InvSummary, "2 summaries are sent at once: s1, s2", 1, window.Guarantees{},
+			at(1, func(_ *window.Env, h []window.Item) window.Step {
+				return window.Step{History: append([]window.Item{sum("s1", transcript.RoleUser, "a"), sum("s2", transcript.RoleUser, "b")}, h...)}
+			})},
+		// s1, sent since call 1, holds the text of the error of the
+		// summary that fails at call 2, which otherwise sends the history
+		// as given.
+		{"failed summary", InvSummary, "the failed summary's error became history in s1", 2, window.Guarantees{},
+			func(env *window.Env, h []window.Item) window.Step {
+				switch env.Call {
+				case 1:
+					return window.Step{History: append([]window.Item{sum("s1", transcript.RoleUser, "error: quota exceeded")}, h...)}
+				case 2:
+					return window.Step{History: h, Summary: &window.SummaryEvent{Error: "quota exceeded"}}
+				}
+				return window.Step{History: h}
+			}},
+		{"compaction shrinks", InvShrinks, "compaction into s1 left", 1, window.Guarantees{Compacts: true},
+			at(1, func(_ *window.Env, h []window.Item) window.Step {
+				return window.Step{History: append([]window.Item{sum("s1", transcript.RoleUser, strings.Repeat("long ", 200))}, h...),
+					Summary: &window.SummaryEvent{ID: "s1", Covers: []string{"m0"}}}
+			})},
+		{"compaction fires once", InvShrinks, "compaction fired again on the previous step's context with no new input", 2, window.Guarantees{Compacts: true},
+			func(env *window.Env, h []window.Item) window.Step {
+				switch env.Call {
+				case 1:
+					return window.Step{History: []window.Item{sum("s1", transcript.RoleUser, "s")}, Evicted: ids(h), Summary: &window.SummaryEvent{ID: "s1", Covers: ids(h)}}
+				case 2:
+					return window.Step{History: []window.Item{sum("s2", transcript.RoleUser, "s")}, Evicted: ids(h), Summary: &window.SummaryEvent{ID: "s2", Covers: []string{"s1"}}}
+				}
+				return window.Step{History: h}
+			}},
+		{"evicted was in the history", InvConservation, "m7 is reported evicted but was not in the history", 2, window.Guarantees{},
+			at(2, func(_ *window.Env, h []window.Item) window.Step {
+				return window.Step{History: h, Evicted: []string{"m7"}}
+			})},
+		// m3 removed as a block, unreported.
+		{"sent or evicted", InvConservation, "m3 is neither sent nor evicted", 3, window.Guarantees{},
+			at(3, func(_ *window.Env, h []window.Item) window.Step {
+				kept, _ := without(h, "m3")
+				return window.Step{History: kept}
+			})},
+		// m3 removed as a block, m4 reported in its place.
+		{"sent or evicted, another reported", InvConservation, "m3 is neither sent nor evicted", 3, window.Guarantees{},
+			at(3, func(_ *window.Env, h []window.Item) window.Step {
+				kept, _ := without(h, "m3")
+				return window.Step{History: kept, Evicted: []string{"m4"}}
+			})},
+	} {
+		for _, whole := range []bool{false, true} {
+			name := tc.rule
+			if whole {
+				name += "/whole"
+			}
+			t.Run(name, func(t *testing.T) {
+				p := &broken{name: tc.rule, g: tc.g, apply: tc.apply}
+				run, err := Replay(context.Background(), tr, p, Options{recompute: whole})
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := -1
+				for _, v := range run.Violations {
+					if v.Invariant == tc.invariant && strings.Contains(v.Detail, tc.detail) {
+						first = v.Step
+						break
+					}
+				}
+				if first != tc.step {
+					t.Errorf("%q first reported at call %d, want %d; violations: %v", tc.detail, first, tc.step, run.Violations)
+				}
+			})
+		}
+	}
+}
+
+func ids(h []window.Item) []string {
+	var out []string
+	for _, it := range h {
+		out = append(out, it.ID)
+	}
+	return out
+}
+
+// TestOrphanLeaves: a result orphaned by a block removed at a step
+// checked on what changed is reported while it is sent, and no longer
+// once it leaves the context, as the whole check says.
+func TestOrphanLeaves(t *testing.T) {
+	tr := ruleTranscript()
+	p := &broken{name: "slides", apply: func(env *window.Env, h []window.Item) window.Step {
+		switch env.Call {
+		case 3:
+			kept, gone := without(h, "m1")
+			return window.Step{History: kept, Evicted: gone}
+		case 4:
+			kept, gone := without(h, "m2")
+			return window.Step{History: kept, Evicted: gone}
+		}
+		return window.Step{History: h}
+	}}
+	var got [2][]Violation
+	for k, whole := range []bool{false, true} {
+		run, err := Replay(context.Background(), tr, p, Options{recompute: whole})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[k] = run.Violations
+	}
+	if diff := cmp.Diff(got[1], got[0]); diff != "" {
+		t.Errorf("checked on what changed (+) against whole (-):\n%s", diff)
+	}
+	if len(got[1]) != 1 || got[1][0].Step != 3 || got[1][0].Invariant != InvToolPairing {
+		t.Errorf("violations %v, want the orphan m2 at call 3 only", got[1])
 	}
 }

@@ -2,7 +2,8 @@ package replay
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -80,12 +81,7 @@ func artifacts(m *transcript.Message) []string {
 			textArtifacts(b.Text, add)
 		}
 	}
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // errorWords are the words that make a line of a tool result an error

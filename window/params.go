@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -230,12 +231,7 @@ func New(name string, params map[string]string) (Policy, error) {
 	for _, p := range s.Params {
 		v[p.Name] = p.Default
 	}
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		i := slices.IndexFunc(s.Params, func(p Param) bool { return p.Name == k })
 		if i < 0 {
 			var names []string

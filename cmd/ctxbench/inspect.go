@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/reports"
@@ -107,14 +109,10 @@ func roleDetail(roles map[string]int) string {
 			parts = append(parts, fmt.Sprintf("%s %s", r, reports.Int(n)))
 		}
 	}
-	var other []string
-	for r := range roles {
-		if !transcript.Role(r).Known() {
-			other = append(other, r)
+	for _, r := range slices.Sorted(maps.Keys(roles)) {
+		if transcript.Role(r).Known() {
+			continue
 		}
-	}
-	sort.Strings(other)
-	for _, r := range other {
 		parts = append(parts, fmt.Sprintf("%s %s", r, reports.Int(roles[r])))
 	}
 	return strings.Join(parts, ", ")
@@ -122,15 +120,8 @@ func roleDetail(roles map[string]int) string {
 
 // countDetail lists counts by name, largest first, then by name.
 func countDetail(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		return cmp.Or(m[b]-m[a], strings.Compare(a, b))
 	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
