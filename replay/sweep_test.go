@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -59,6 +60,22 @@ func TestSweepDeterministic(t *testing.T) {
 	}
 	if out[0] != out[1] {
 		t.Error("1 and 8 workers gave different results")
+	}
+}
+
+// TestSweepRejects: a grid point whose values the policy rejects
+// (window.ParamError) is skipped and listed; an unknown parameter or
+// policy stops the sweep, whatever its error's words.
+func TestSweepRejects(t *testing.T) {
+	trs := []*transcript.Transcript{generated(t, 10)}
+	res, err := Sweep(context.Background(), trs, "aidf", map[string]string{"preserve_last_n": "4"}, []GridKey{{Key: "max_messages", Values: []string{"-1", "10"}}}, Options{}, 1, nil)
+	if err != nil || len(res.Points) != 1 || len(res.Invalid) != 1 || !strings.Contains(res.Invalid[0], "max_messages=-1") {
+		t.Errorf("an out-of-range value: %v, %+v", err, res)
+	}
+	for _, tc := range []struct{ policy, key string }{{"aidf", "max_mesages"}, {"aidff", "max_messages"}} {
+		if _, err := Sweep(context.Background(), trs, tc.policy, nil, []GridKey{{Key: tc.key, Values: []string{"10"}}}, Options{}, 1, nil); err == nil {
+			t.Errorf("%s %s: no error", tc.policy, tc.key)
+		}
 	}
 }
 

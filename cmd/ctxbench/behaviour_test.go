@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestFlagsOverConfig: a provider flag given on the command line wins over
+// the config's provider block, even when it names the default (mock); the
+// config's block applies when no flag is given.
+func TestFlagsOverConfig(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	body := "transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=6,preserve_last_n=2,summarize_on_trim=true\"]\nprovider: {name: anthropic}\n"
+	cfg := checkSuite(t, body)
+	// The config's anthropic provider needs a key: no flag, so it applies.
+	for _, cmd := range [][]string{{"replay", "--config", cfg}, {"check", "--config", cfg, "--update"}} {
+		if _, stderr, code := ctxbench("", cmd...); code != 2 || !strings.Contains(stderr, "the anthropic provider needs ANTHROPIC_API_KEY") {
+			t.Errorf("%s without --provider: exit %d, %s", cmd[0], code, stderr)
+		}
+		// --provider mock, the default's value, given explicitly, wins.
+		if _, stderr, code := ctxbench("", append(cmd, "--provider", "mock")...); code == 2 {
+			t.Errorf("%s --provider mock: exit 2, the config's provider was used: %s", cmd[0], stderr)
+		}
+	}
+}
+
+// TestInterrupted: a cancelled run (Ctrl-C) stops with exit 2, says so,
+// and leaves none of its output files.
+func TestInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	cfg := checkSuite(t, "transcripts: [TRANSCRIPT]\npolicies: [none]\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"replay", "--trace", filepath.Join(dir, "trace.jsonl"), corpus + "spotter/tool_heavy.jsonl"},
+		{"report", "--out", filepath.Join(dir, "report"), corpus + "spotter/tool_heavy.jsonl"},
+		{"sweep", "--policy", "aidf", "--grid", "max_messages=10,20", "--csv", filepath.Join(dir, "sweep.csv"), corpus + "spotter/tool_heavy.jsonl"},
+		{"convert", "--to", "anthropic", "-o", filepath.Join(dir, "out.jsonl"), corpus + "spotter/tool_heavy.jsonl"},
+		{"check", "--config", cfg, "--update"},
+	} {
+		var out, errOut strings.Builder
+		code := runEnv(args, &env{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: os.Getenv})
+		if code != 2 || !strings.Contains(errOut.String(), "ctxbench: error: interrupted") {
+			t.Errorf("%s: exit %d, stderr %q", args[0], code, errOut.String())
+		}
+	}
+	for _, d := range []string{dir, filepath.Dir(cfg)} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name() != "ctxbench.yaml" {
+				t.Errorf("an interrupted run left %s", filepath.Join(d, e.Name()))
+			}
+		}
+	}
+}
+
+// TestLibraryErrorsNameNoFlags: no error a library package makes names a
+// command-line flag (its text has no "--"); the command adds the hint
+// that does.
+func TestLibraryErrorsNameNoFlags(t *testing.T) {
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir("../..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "cmd" || d.Name() == "scripts" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != "../.." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || !(sel.Sel.Name == "Errorf" || sel.Sel.Name == "New") {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); !ok || (x.Name != "fmt" && x.Name != "errors") {
+				return true
+			}
+			checked++
+			if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, _ := strconv.Unquote(lit.Value); strings.Contains(s, "--") {
+					t.Errorf("%s: a library error names a flag: %s", fset.Position(lit.Pos()), s)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Errorf("%d error constructors found; the walk missed the library", checked)
+	}
+}

@@ -1,0 +1,118 @@
+package cost
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+func policies(t *testing.T, specs ...string) []window.Policy {
+	t.Helper()
+	var out []window.Policy
+	for _, s := range specs {
+		p, err := window.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func corpusFile(t *testing.T, name string) *transcript.Transcript {
+	t.Helper()
+	ts, err := transcript.ReadFile("../fixtures/corpus/"+name, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0]
+}
+
+// TestSessionPriced: a session prices every run at the transcript's model,
+// reuses the recorded run when the policies include it, and its
+// cross-check is the recorded run's cost against the bill.
+func TestSessionPriced(t *testing.T) {
+	tr := corpusFile(t, "spotter/subagent.jsonl")
+	s, err := Replay(context.Background(), tr, policies(t, "none", "recorded", "aidf:max_messages=10,preserve_last_n=4"), replay.Options{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NotPriced != nil || len(s.Costs) != 3 || len(s.Runs) != 3 {
+		t.Fatalf("not priced: %v, %d costs, %d runs", s.NotPriced, len(s.Costs), len(s.Runs))
+	}
+	if s.Recorded != s.Runs[1] {
+		t.Error("the recorded run listed was replayed again")
+	}
+	if s.Costs[0].Model != "claude-opus-4-6" || s.Constant <= 0 {
+		t.Errorf("model %q, constant %d", s.Costs[0].Model, s.Constant)
+	}
+	bill, err := Billed(tr, pricing.Default(), "")
+	if err != nil || s.Billed == nil || *s.Billed != bill {
+		t.Fatalf("bill %+v, want %+v (%v)", s.Billed, bill, err)
+	}
+	if s.CrossCheck == nil || s.CrossCheck.SimulatedUSD != s.Costs[1].Calls.Total().USD() {
+		t.Errorf("cross-check %+v against the recorded run's %v", s.CrossCheck, s.Costs[1].Calls.Total())
+	}
+	if len(s.BilledPerCall) != tr.Calls {
+		t.Errorf("%d calls billed of %d", len(s.BilledPerCall), tr.Calls)
+	}
+	var sum pricing.Money
+	for _, m := range s.BilledPerCall {
+		sum += m
+	}
+	if sum != bill.Total() {
+		t.Errorf("the calls' bills sum to %v, the bill is %v", sum, bill.Total())
+	}
+	if got := s.Cost("aidf"); got != s.Costs[2] {
+		t.Error("Cost(aidf) is not aidf's run's cost")
+	}
+}
+
+// TestSessionNotPriced: a transcript whose model has no price, or that
+// records none, is not an error: the session says why, prices nothing,
+// and keeps its runs; a model given prices it.
+func TestSessionNotPriced(t *testing.T) {
+	ps := policies(t, "none")
+	unknown := corpusFile(t, "OpenHands/tests/runtime/trajs/wrong_initial_state.json")
+	s, err := Replay(context.Background(), unknown, ps, replay.Options{}, Options{})
+	var u *pricing.UnknownModelError
+	if err != nil || !errors.As(s.NotPriced, &u) || s.Costs != nil || len(s.Runs) != 1 || s.CrossCheck != nil {
+		t.Errorf("unknown model: err %v, NotPriced %v, costs %v", err, s.NotPriced, s.Costs)
+	}
+	noModel := corpusFile(t, "codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl")
+	s, err = Replay(context.Background(), noModel, ps, replay.Options{}, Options{})
+	if err != nil || !errors.Is(s.NotPriced, pricing.ErrNoModel) || s.Costs != nil {
+		t.Errorf("no model: err %v, NotPriced %v", err, s.NotPriced)
+	}
+	s, err = Replay(context.Background(), noModel, ps, replay.Options{}, Options{Model: "gpt-5"})
+	if err != nil || s.NotPriced != nil || s.Costs[0].Model != "gpt-5" {
+		t.Errorf("a model given: err %v, NotPriced %v", err, s.NotPriced)
+	}
+	// Any other failure is an error: a cancelled context.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Replay(ctx, unknown, ps, replay.Options{}, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestPriceRunNeedsSteps: a run that kept no steps cannot be priced: an
+// error, never $0.
+func TestPriceRunNeedsSteps(t *testing.T) {
+	tr := corpusFile(t, "spotter/tool_heavy.jsonl")
+	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
+	counts := estimate.NewCache()
+	run, err := replay.Replay(context.Background(), tr, policies(t, "none")[0], replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts, SummaryOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PriceRun(run, tr, 0, Options{Estimator: e, Counts: counts}); !errors.Is(err, ErrNoSteps) || pricing.NotPriced(err) {
+		t.Errorf("a summary-only run priced: %v", err)
+	}
+}
