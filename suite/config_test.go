@@ -68,4 +68,3 @@ baseline: ctxbench.baseline.json
 		}
 	}
 }
-
