@@ -10,7 +10,7 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// The invariants (DESIGN.md §8), checked at every step.
+// The invariants, checked at every step.
 const (
 	// InvCap: messages sent ≤ the cap + the latest turn (+ the summary
 	// messages the design adds).

@@ -1,16 +1,38 @@
 // Package replay runs a transcript through a context-window policy, call by
-// call, and measures what would have been sent.
+// call, and measures what would have been sent: the step engine, the steps
+// and their trace, the invariants, retention, and sweeps over a grid of
+// parameters. It does not price: package cost prices a replayed run.
 //
-// For each call k (DESIGN.md §4): the turn before it — the messages
-// recorded since call k−1 — is appended to the working history; the policy
-// transforms the history (it may evict, truncate, insert or update a
-// summary); the context that would have been sent is recorded and counted
-// with each estimator; the invariants are checked; then the recorded
-// assistant message k is appended. Responses are never regenerated: the
-// replay is a counterfactual on what is sent, not on what comes back.
+// # The engine
 //
-// A [Run] holds a [Step] per call and a [Summary] of the run. Invariant
-// violations are values ([Violation]), never log lines.
+// For each call k: the turn before it — the messages recorded since call
+// k−1 — is appended to the working history; the policy transforms the
+// history (it may evict, truncate, insert or update a summary); the
+// context that would have been sent is recorded and counted with each
+// estimator; the invariants are checked; then the recorded assistant
+// message k is appended. Responses are never regenerated: the replay is a
+// counterfactual on what is sent, not on what comes back. [Replay] runs
+// one policy, [ReplayAll] several side by side on shared caches, [Sweep]
+// a grid of one policy's parameters over many transcripts.
+//
+// A [Run] holds a [Step] per call and a [Summary] of the run; [WriteTrace]
+// writes the steps as the trace, one JSON object per call.
+//
+// # Invariants
+//
+// Every step is checked against the invariants ([Invariants]): the cap,
+// the preserved head and tail (anchors), the original order, tool pairing,
+// the summary's count, role and place, shrinking compactions, and
+// conservation. A violation is a value ([Violation]), never a log line; a
+// policy that breaks one by design is replayed as designed, and the
+// violation shown.
+//
+// # Retention
+//
+// A step's retention is the share of the artifacts seen so far — file
+// paths, shell commands, URLs, error lines and tool calls — that the
+// context still holds, summary text included: a proxy for what the agent
+// can still see.
 package replay
 
 import (

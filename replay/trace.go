@@ -9,10 +9,9 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// traceLine is one line of the trace, the contract of DESIGN.md §4: the
-// transcript, the policy and its parameters, then the step's fields, and
-// the call's cost. Fields may be added, none may change meaning; cost_usd
-// is absent, not zero, when the run is not priced.
+// traceLine is one line of the trace (see [WriteTrace]): the transcript,
+// the policy and its parameters, then the step's fields, and the call's
+// cost.
 type traceLine struct {
 	Transcript string        `json:"transcript"`
 	Policy     string        `json:"policy"`
@@ -25,6 +24,27 @@ type traceLine struct {
 // costUSD, if not nil, is each call's cost in dollars, in step order (the
 // engine does not price: package cost does); a line's cost_usd is its
 // call's, without the summary call its step may make.
+//
+// The trace is a stable contract: fields may be added, none may change
+// meaning. A line is
+//
+//	{"transcript": "…", "policy": "aidf", "params": {…}, "step": 12,
+//	 "appended": ["m30", "m31"],
+//	 "context": ["m0", "s1", "m24", "m25", …],   what is sent, in order
+//	 "evicted": ["m5", "m6"],                    dropped at this step
+//	 "truncated": ["m9"],                        content cut at this step
+//	 "summary": {"id": "s1", "covers": ["m1", …], "cached": false, "model": "…", "cost_usd": 0.001,
+//	             "error": "", "input_tokens": 0, "output_tokens": 0},
+//	 "messages": 31, "tokens": {"cl100k_base": 9120},
+//	 "recorded": {"input": 0, "cache_read": 0, "cache_write": 0, "output": 0},
+//	 "retention": 0.93, "violations": [{"step": 12, "invariant": "cap", "detail": "…"}],
+//	 "cost_usd": 0.0123}
+//
+// where m<i> is message i of the transcript (0-based) and s<k> the k-th
+// synthetic message (a summary). summary is absent when the step made
+// none, recorded when the call recorded no usage, cost_usd when the run is
+// not priced (never zero for "not priced"); violations is [] on a clean
+// step.
 func WriteTrace(w io.Writer, run *Run, costUSD []float64) error {
 	if costUSD != nil && len(costUSD) != len(run.Steps) {
 		return fmt.Errorf("tracing %s: %d calls priced for %d steps", run.Transcript, len(costUSD), len(run.Steps))

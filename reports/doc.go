@@ -1,8 +1,19 @@
-// Package reports renders ctxbench results for people: terminal tables
-// (tablewriter), and, as the report command grows, markdown, CSV and plots.
+// Package reports renders ctxbench's results for people: terminal tables
+// (tablewriter), Markdown, CSV and JSON, PNG and SVG plots (gonum/plot),
+// JUnit XML, and the report folder with its index page.
+//
+// A [Builder] assembles a [Report] transcript by transcript — the
+// estimators measured ([estimate.Analyze]), the policies replayed and
+// priced ([cost.Replay]), the per-call series kept — and runs a sweep over
+// them at the end; [WriteReport] writes the folder (index.html, report.md,
+// results.json, summary.csv, steps.csv, sweep.csv and the plots), built
+// beside the target and swapped in whole, and never over a folder
+// ctxbench did not make ([ErrNotAReport]). [Report.WriteSummary] prints
+// the totals per policy.
 //
 // Numbers are formatted here, by hand, never with %v: integers with
-// thousands separators, right-aligned. Output carries no colour and no
-// terminal-dependent width, so it is the same bytes on every machine and
-// can be kept in golden files.
+// thousands separators ([Int]), dollars to 4 decimals ([USD]),
+// right-aligned. Output carries no colour and no terminal-dependent width,
+// so it is the same bytes on every machine and can be kept in golden
+// files. [WriteFile] writes any output atomically.
 package reports

@@ -15,7 +15,10 @@
 //
 // The registry ([Specs], [Lookup], [New], [Parse]) lists every policy with
 // its parameters (the source's own names), defaults, valid ranges and the
-// source it models; a SPEC is NAME or NAME:key=value,…. Each policy's doc
+// source it models; a SPEC is NAME or NAME:key=value,…, and [Format] writes
+// a policy back as its SPEC. A value out of range, or at odds with another
+// parameter, is a [*ParamError]; an unknown policy or parameter is another
+// error (a sweep skips the first and stops at the second). Each policy's doc
 // comment says which source lines it follows and what it chose where the
 // source is silent.
 //

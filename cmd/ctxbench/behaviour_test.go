@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,5 +113,55 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Errorf("%d error constructors found; the walk missed the library", checked)
+	}
+}
+
+// TestImportChain holds the layout: each library package imports, of the
+// project's, only those the chain allows (transcript ← estimate, pricing ←
+// summarize ← window ← replay ← cost ← suite; reports above them), so no
+// arrow runs back up; kong is the command's alone, tablewriter and
+// gonum/plot reports'.
+func TestImportChain(t *testing.T) {
+	const mod = "github.com/ctxbench/ctxbench/"
+	allowed := map[string][]string{
+		"transcript":        {},
+		"estimate":          {"transcript"},
+		"pricing":           {"transcript"},
+		"summarize":         {"transcript", "estimate", "pricing", "internal/pathscan"},
+		"window":            {"transcript", "estimate", "summarize"},
+		"replay":            {"transcript", "estimate", "summarize", "window", "internal/pathscan"},
+		"cost":              {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
+		"suite":             {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost"},
+		"reports":           {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite"},
+		"fixtures":          {"transcript"},
+		"internal/pathscan": {},
+	}
+	fset := token.NewFileSet()
+	for pkg, ok := range allowed {
+		files, err := filepath.Glob(filepath.Join("../..", pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no files (%v)", pkg, err)
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if dep, own := strings.CutPrefix(p, mod); own && !slices.Contains(ok, dep) {
+					t.Errorf("%s imports %s, against the layout", file, p)
+				}
+				// Only the command parses flags; only reports draws tables
+				// and plots.
+				if strings.HasPrefix(p, "github.com/alecthomas/kong") ||
+					pkg != "reports" && (strings.HasPrefix(p, "github.com/olekukonko/tablewriter") || strings.HasPrefix(p, "gonum.org/v1/plot")) {
+					t.Errorf("%s imports %s", file, p)
+				}
+			}
+		}
 	}
 }

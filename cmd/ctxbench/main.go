@@ -4,43 +4,52 @@
 //
 // Usage:
 //
-//	ctxbench inspect  [--json] [--lenient] [--format F] [PATH...]
-//	ctxbench convert  --to openai-chat|anthropic [-o FILE] [--lenient] [--format F] PATH...
-//	ctxbench gen      [--calls N] [--seed S] [--tool-ratio R] [--non-ascii R] [--to F] [-o FILE]
+//	ctxbench inspect   [--json] [--lenient] [--format F] [PATH...]
+//	ctxbench convert   --to openai-chat|anthropic [-o FILE] PATH...
+//	ctxbench gen       [--calls N] [--seed S] [--tool-ratio R] [--non-ascii R] [--to F] [-o FILE]
+//	ctxbench tokens    [-e ENCODING]... [--json] [FILE|-]...
+//	ctxbench estimate  [--json] [--plot DIR] [PATH...]
+//	ctxbench summarize [--provider P] [--model M] [--base-url URL] [--template T] PATH...
+//	ctxbench policies  [--json]
+//	ctxbench replay    [--policy SPEC]... [--config FILE] [-e E]... [--trace FILE] [--prices FILE] [--json] [PATH...]
+//	ctxbench sweep     --policy SPEC --grid KEY=LO:HI:STEP|KEY=V1,V2 [--grid ...] [--csv FILE] [--json] [PATH...]
+//	ctxbench cost      [--model M] [--prices FILE] [--cache-sim S] [--sessions-per-day N] [--policy SPEC]... [PATH...]
+//	ctxbench report    [--out DIR] [--policy SPEC]... [PATH...]
+//	ctxbench check     [--config FILE] [--baseline FILE] [--update] [--format text|github] [--junit FILE]
 //
 // A PATH is a file, a directory (walked; every file whose content is a
-// known transcript format is read, the others are listed as skipped) or -
-// for standard input. The format of each file is detected from its
-// content: claude-code (Claude Code sessions and Agent SDK stream-json
-// logs), codex (Codex rollouts and `codex exec --json` streams),
-// openai-chat, anthropic, gemini-cli and openhands. --format overrides the
-// detection.
+// known transcript format is read, the others are skipped with a warning)
+// or - for standard input; with no PATH, the commands that replay read the
+// sample transcripts embedded in ctxbench. The format of each file is
+// detected from its content: claude-code (Claude Code sessions and Agent
+// SDK stream-json logs), codex (Codex rollouts and `codex exec --json`
+// streams), openai-chat, anthropic, gemini-cli and openhands. --format
+// overrides the detection.
 //
 // Reading is strict: the first malformed record stops it with
 // "ctxbench: error: FILE:LINE: what is wrong" and exit status 2. --lenient
 // skips malformed records instead, and says how many it skipped and where.
+//
+// A policy SPEC is NAME or NAME:key=value,key=value, for example
+// aidf:max_messages=30,preserve_last_n=8; `ctxbench policies` lists them.
+//
+// Warnings (a transcript not priced, a file skipped) go to standard error
+// as "ctxbench: warning: …", with a "ctxbench: hint: …" that says which
+// flag mends it. Ctrl-C stops a run; the files it was writing are not
+// left half-written.
 //
 // # inspect
 //
 // Inspect prints, for each transcript, its messages by role, the API calls
 // it records, tool uses and results, thinking blocks, characters, the usage
 // the API reported, compactions and the non-message events it skipped.
-// With no PATH it inspects the sample transcripts embedded in ctxbench:
-//
-//	$ ctxbench inspect
-//	$ ctxbench inspect --json ~/.claude/projects/my-project/
-//
-// --json prints one JSON document:
-//
-//	{"transcripts": [{"file": …, "id": …, "format": …, "messages": …,
-//	  "roles": {…}, "calls": …, "tool_uses": …, "tool_results": …,
-//	  "usage": {"input": …, "cache_read": …, "cache_write": …, "output": …},
-//	  "compactions": …, "skipped": {…}, …}],
-//	 "skipped_files": [{"file": …, "reason": …}]}
-//
-// Usage means the same for every format: input is the uncached prompt
-// tokens, cache_read and cache_write the prompt tokens read from and
+// --json prints one JSON document ({"transcripts": […], "skipped_files":
+// […]}). Usage means the same for every format: input is the uncached
+// prompt tokens, cache_read and cache_write the prompt tokens read from and
 // written to the provider's cache, output the generated tokens.
+//
+//	$ ctxbench inspect session.jsonl
+//	$ ctxbench inspect --json ~/.claude/projects/my-project/
 //
 // # convert
 //
@@ -48,7 +57,7 @@
 // form, one conversation per line, recorded usage included; reading the
 // output back gives the same messages.
 //
-//	$ ctxbench convert --to openai-chat session.jsonl > session.openai.jsonl
+//	$ ctxbench convert --to openai-chat -o session.openai.jsonl session.jsonl
 //
 // # gen
 //
@@ -57,7 +66,104 @@
 //
 //	$ ctxbench gen --calls 2000 --seed 7 -o long.jsonl
 //
-// Exit status: 0 all good; 1 a verdict failed; 2 a usage or input error.
+// # tokens
+//
+// Tokens counts the tokens of text: one number for one input (standard
+// input by default), a table for several. cl100k_base (the default) and
+// o200k_base are exact, equal to OpenAI's tiktoken; chars4 and the gemini
+// estimators are the heuristics agents use. echo's newline is a token:
+//
+//	$ echo "hello world" | ctxbench tokens
+//	3
+//
+// # estimate
+//
+// Estimate measures how far the heuristics (chars/4, Gemini CLI's) are
+// from exact counts, per message, by block kind and by script, and every
+// estimator against the prompt growth the API billed between calls;
+// --plot DIR draws it.
+//
+//	$ ctxbench estimate --plot plots session.jsonl
+//
+// # summarize
+//
+// Summarize summarizes each transcript's messages with a seed system's
+// prompt (--template aidf, two-tier, cross-turn or generic) and says what
+// it cost. The providers are mock (the default: deterministic and
+// offline), heuristic, anthropic and openai; their keys come from the
+// environment only (ANTHROPIC_API_KEY, OPENAI_API_KEY), and so may their
+// base URLs (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) when --base-url is not
+// given. Responses are cached on disk; --offline serves from the cache
+// alone, --max-summary-usd caps the spending.
+//
+//	$ ctxbench summarize --template aidf session.jsonl
+//	$ ANTHROPIC_API_KEY=… ctxbench summarize --provider anthropic --template aidf session.jsonl
+//
+// # policies
+//
+// Policies lists every context-window policy with its parameters,
+// defaults, valid values and the source it models.
+//
+//	$ ctxbench policies
+//
+// # replay
+//
+// Replay replays each transcript call by call under each policy (default
+// none, recorded and aidf:max_messages=30) and prints the peak messages and
+// tokens sent, the input tokens sent and their share of sending
+// everything, evictions, truncations, summaries, retention and invariant
+// violations (exit status 1 when one breaks). --trace FILE writes one JSON
+// object per call, priced as ctxbench cost prices it (go doc
+// github.com/ctxbench/ctxbench/replay.WriteTrace); --config reads
+// transcripts, policies, estimators and provider from a ctxbench.yaml, and
+// flags given on the command line win over it.
+//
+//	$ ctxbench replay --policy aidf:max_messages=30,preserve_last_n=8 --policy compress:max_tokens=60000 session.jsonl
+//	$ ctxbench replay --trace trace.jsonl --policy aidf:max_messages=10,preserve_last_n=4 session.jsonl
+//
+// # sweep
+//
+// Sweep replays every combination of a grid of parameters over every
+// transcript, in parallel; the result does not depend on the number of
+// workers. Combinations the policy rejects are listed as skipped.
+//
+//	$ ctxbench sweep --policy aidf:pair_safe=true --grid max_messages=10:40:10 --grid summarize_on_trim=false,true --csv sweep.csv session.jsonl
+//
+// # cost
+//
+// Cost prices every call each policy would have made, with the provider's
+// prompt cache simulated, at each transcript's model (--model for another,
+// --prices for another table, --list-models for the embedded one), sets
+// the bill of the recorded usage beside it and cross-checks the recorded
+// policy's simulation against it. --sessions-per-day N projects the cost
+// per day and per 30 days.
+//
+//	$ ctxbench cost --sessions-per-day 200 --policy none --policy aidf:max_messages=30 ~/.claude/projects/my-project/
+//	$ ctxbench cost --list-models
+//
+// # report
+//
+// Report replays, prices and plots every transcript under every policy and
+// writes the tables, CSVs, JSON and plots into one folder with an index
+// page (default ctxbench-report; an existing folder is replaced only if
+// ctxbench made it).
+//
+//	$ ctxbench report --out report session.jsonl
+//
+// # check
+//
+// Check regression-tests a suite (ctxbench.yaml: transcripts, policies,
+// budgets, tolerances) in CI: it fails, with exit status 1, when an
+// invariant breaks, a budget is exceeded or a metric moved from the
+// checked-in baseline beyond its tolerance. Only --update writes the
+// baseline.
+//
+//	$ ctxbench check --config ctxbench.yaml --update
+//	$ ctxbench check --config ctxbench.yaml --format github --junit ctxbench-junit.xml
+//
+// Exit status: 0 all good; 1 a verdict failed (an invariant violated, a
+// regression against the baseline); 2 a usage or input error, or an
+// interrupted run.
 package main
 
 import (
