@@ -8,32 +8,18 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
-
-// corpus reads every transcript of the test corpus.
-func corpus(t testing.TB) []*transcript.Transcript {
-	t.Helper()
-	var out []*transcript.Transcript
-	_, err := transcript.Walk([]string{"../fixtures/corpus"}, transcript.Options{}, nil, func(tr *transcript.Transcript) error {
-		out = append(out, tr)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // TestRecordedCostMatchesMiniSweAgent: the mini-swe-agent runs recorded the
 // cost LiteLLM computed; the recorded usage at the embedded DeepSeek prices
 // gives the same amount.
 func TestRecordedCostMatchesMiniSweAgent(t *testing.T) {
 	n := 0
-	for _, tr := range corpus(t) {
+	for _, tr := range must(fixtures.Corpus("../fixtures/corpus"))(t) {
 		if !strings.HasSuffix(tr.File, ".traj.json") {
 			continue
 		}
@@ -78,7 +64,7 @@ func TestBilledCrossCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked := 0
-	for _, tr := range corpus(t) {
+	for _, tr := range must(fixtures.Corpus("../fixtures/corpus"))(t) {
 		want, ok := measured[filepath.Base(tr.File)]
 		if !ok {
 			continue // no usage, or a model the table does not price
@@ -111,5 +97,16 @@ func TestBilledCrossCheck(t *testing.T) {
 	}
 	if checked != len(measured) {
 		t.Errorf("checked %d transcripts of %d", checked, len(measured))
+	}
+}
+
+// must returns a function that gives v, or fails the test with err.
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
 }

@@ -3,8 +3,6 @@ package replay
 import (
 	"bytes"
 	"context"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,18 +15,7 @@ import (
 
 func corpus(t testing.TB) []*transcript.Transcript {
 	t.Helper()
-	var out []*transcript.Transcript
-	err := filepath.WalkDir("../fixtures/corpus", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		ts, err := transcript.ReadFile(p, transcript.Options{})
-		if err != nil {
-			return nil // licenses and notes
-		}
-		out = append(out, ts...)
-		return nil
-	})
+	out, err := fixtures.Corpus("../fixtures/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ctxbench/ctxbench/internal/pathscan"
+	"github.com/ctxbench/ctxbench/internal/scan"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -140,57 +140,12 @@ func hasFoldASCII(s string, i int, w string) bool {
 	return true
 }
 
-// textArtifacts adds the URLs and paths of s. The scanners find what the
-// regular expressions
-//
-//	https?://[^\s"'<>)\]]+
-//	(?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+)
-//
-// find with FindAll (the second's group), which
-// TestScannersMatchPatterns and FuzzScanners hold them to; regexp made
-// this scan most of the cost of a transcript's artifacts.
+// textArtifacts adds the URLs and paths of s, found as their regular
+// expressions would find them ([scan.URLs], [scan.Paths]), without a
+// trailing punctuation mark.
 func textArtifacts(s string, add func(kind, s string)) {
-	scanURLs(s, func(u string) { add("url", strings.TrimRight(u, ".,;:")) })
-	pathscan.Paths(s, func(p string) { add("path", strings.TrimRight(p, ".,;:")) })
-}
-
-// scanURLs calls f with each match of https?://[^\s"'<>)\]]+ in s, left
-// to right, not overlapping.
-func scanURLs(s string, f func(string)) {
-	for i := 0; ; {
-		k := strings.Index(s[i:], "http")
-		if k < 0 {
-			return
-		}
-		start := i + k
-		j := start + 4
-		if j < len(s) && s[j] == 's' && strings.HasPrefix(s[j+1:], "://") {
-			j += 4
-		} else if strings.HasPrefix(s[j:], "://") {
-			j += 3
-		} else {
-			i = start + 1
-			continue
-		}
-		end := j
-		for end < len(s) && !urlStop(s[end]) {
-			end++
-		}
-		if end == j {
-			i = start + 1
-			continue
-		}
-		f(s[start:end])
-		i = end
-	}
-}
-
-func urlStop(c byte) bool {
-	switch c {
-	case '\t', '\n', '\f', '\r', ' ', '"', '\'', '<', '>', ')', ']':
-		return true
-	}
-	return false
+	scan.URLs(s, func(u string) { add("url", strings.TrimRight(u, ".,;:")) })
+	scan.Paths(s, func(p string) { add("path", strings.TrimRight(p, ".,;:")) })
 }
 
 // An ArtifactCache remembers the artifacts of transcript messages, keyed

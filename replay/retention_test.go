@@ -3,12 +3,10 @@ package replay
 import (
 	"context"
 	"math/rand/v2"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -101,62 +99,6 @@ func FuzzGramFilter(f *testing.F) {
 		g.index(text)
 		if !g.mayHold(signature(text[i:j])) || !g.mayContain(text[i:j]) {
 			t.Fatalf("%q is in %q but the filter rules it out", text[i:j], text)
-		}
-	})
-}
-
-// The patterns the scanners replace.
-var (
-	urlPattern = regexp.MustCompile(`https?://[^\s"'<>)\]]+`)
-)
-
-// scanDiff returns how the URL scanner's matches in s differ from the
-// pattern's, or "". The path scanner is package pathscan's, tested there.
-func scanDiff(s string) string {
-	var urls []string
-	scanURLs(s, func(u string) { urls = append(urls, u) })
-	return cmp.Diff(urlPattern.FindAllString(s, -1), urls, cmpopts.EquateEmpty())
-}
-
-// TestScannersMatchPatterns: the URL scanner finds what the regular
-// expression finds, on every text of the corpus and on random
-// texts made of the characters where the patterns' classes meet.
-func TestScannersMatchPatterns(t *testing.T) {
-	texts := 0
-	for _, tr := range corpus(t) {
-		for _, m := range tr.Messages {
-			for _, b := range m.Blocks {
-				for _, s := range []string{b.Text, string(b.Input)} {
-					if d := scanDiff(s); d != "" {
-						t.Fatalf("%s: (-pattern +scanner)\n%s", tr.ID, d)
-					}
-					texts++
-				}
-			}
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	parts := []string{"/", "//", "~", ".", "..", "...", "a", "Z", "9", "_", "@", "+", "-", " ", "\t", "\n", "\"", "'", "(", ")", "`",
-		"http", "https", "://", ":", "s", "<", ">", "]", ",", ";", "é", "\xff", "/usr/lib", "~/.config", "../x"}
-	for range 50_000 {
-		var b strings.Builder
-		for range rng.IntN(24) {
-			b.WriteString(parts[rng.IntN(len(parts))])
-		}
-		if d := scanDiff(b.String()); d != "" {
-			t.Fatalf("%q: (-pattern +scanner)\n%s", b.String(), d)
-		}
-	}
-	t.Logf("%d corpus texts and 50,000 random ones", texts)
-}
-
-func FuzzScanners(f *testing.F) {
-	for _, s := range []string{"see /a/b and https://x.y/z).", "(~/.cfg/x ../a/b ./c/d .../e/f", "http:// https://a"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if d := scanDiff(s); d != "" {
-			t.Fatalf("%q: (-pattern +scanner)\n%s", s, d)
 		}
 	})
 }

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/internal/pathscan"
+	"github.com/ctxbench/ctxbench/internal/scan"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -273,7 +273,7 @@ func extract(msgs []transcript.Message, previous string) *extraction {
 				}
 			case transcript.BlockText:
 				if len(x.files) < maxFiles {
-					pathscan.Files(b.Text, addFile)
+					scan.Files(b.Text, addFile)
 				}
 			}
 		}

@@ -127,14 +127,14 @@ func TestImportChain(t *testing.T) {
 		"transcript":        {},
 		"estimate":          {"transcript"},
 		"pricing":           {"transcript"},
-		"summarize":         {"transcript", "estimate", "pricing", "internal/pathscan"},
+		"summarize":         {"transcript", "estimate", "pricing", "internal/scan"},
 		"window":            {"transcript", "estimate", "summarize"},
-		"replay":            {"transcript", "estimate", "summarize", "window", "internal/pathscan"},
+		"replay":            {"transcript", "estimate", "summarize", "window", "internal/scan"},
 		"cost":              {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
 		"suite":             {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost"},
 		"reports":           {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite"},
 		"fixtures":          {"transcript"},
-		"internal/pathscan": {},
+		"internal/scan": {},
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {

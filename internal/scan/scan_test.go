@@ -1,4 +1,4 @@
-package pathscan
+package scan
 
 import (
 	"math/rand/v2"
@@ -16,6 +16,7 @@ import (
 var (
 	pathPattern = regexp.MustCompile(`(?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)+)`)
 	filePattern = regexp.MustCompile(`(?:^|[\s"'(\x60])((?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]+)*\.\w{1,8})\b`)
+	urlPattern  = regexp.MustCompile(`(https?://[^\s"'<>)\]]+)`)
 )
 
 // diff returns how the scanners' matches in s differ from the patterns',
@@ -25,7 +26,7 @@ func diff(s string) string {
 	for _, sc := range []struct {
 		scan    func(string, func(string))
 		pattern *regexp.Regexp
-	}{{Paths, pathPattern}, {Files, filePattern}} {
+	}{{Paths, pathPattern}, {Files, filePattern}, {URLs, urlPattern}} {
 		var want, got []string
 		for _, m := range sc.pattern.FindAllStringSubmatch(s, -1) {
 			want = append(want, m[1])
@@ -36,8 +37,8 @@ func diff(s string) string {
 	return out
 }
 
-// TestScannersMatchPatterns: Paths and Files find what their regular
-// expressions find, on every text and tool input of the corpus and on
+// TestScannersMatchPatterns: Paths, Files and URLs find what their
+// regular expressions find, on every text and tool input of the corpus and on
 // random texts made of the characters where the patterns' classes meet.
 func TestScannersMatchPatterns(t *testing.T) {
 	texts := 0
@@ -62,7 +63,8 @@ func TestScannersMatchPatterns(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	parts := []string{"/", "//", "~", ".", "..", "...", "a", "Z", "9", "_", "@", "+", "-", " ", "\t", "\n", "\"", "'", "(", ")", "`",
-		":", "é", "\xff", "/usr/lib", "~/.config", "../x", ".go", ".tar", ".gz", ".verylongext", "/src", "x.y"}
+		":", "é", "\xff", "/usr/lib", "~/.config", "../x", ".go", ".tar", ".gz", ".verylongext", "/src", "x.y",
+		"http", "https", "://", "s", "<", ">", "]", ",", ";"}
 	for range 30_000 {
 		var b strings.Builder
 		for range rng.IntN(24) {
@@ -76,7 +78,8 @@ func TestScannersMatchPatterns(t *testing.T) {
 }
 
 func FuzzScanners(f *testing.F) {
-	for _, s := range []string{"see /a/b and ./a/b.go", "(~/.cfg/x ../a/b ./c/d .../e/f", "(/a.b/c /d/e.verylongext", "../x.y_z ~/x.tar.gz"} {
+	for _, s := range []string{"see /a/b and ./a/b.go", "(~/.cfg/x ../a/b ./c/d .../e/f", "(/a.b/c /d/e.verylongext", "../x.y_z ~/x.tar.gz",
+		"see https://x.y/z).", "http:// https://a"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -87,10 +90,11 @@ func FuzzScanners(f *testing.F) {
 }
 
 func BenchmarkScanners(b *testing.B) {
-	text := strings.Repeat("edit ./src/main.go then run go test ./... in /home/u/proj; see ~/.config/x.toml (and /a/b).\n", 200)
+	text := strings.Repeat("edit ./src/main.go then run go test ./... in /home/u/proj; see ~/.config/x.toml (and /a/b), https://go.dev/doc.\n", 200)
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		Paths(text, func(string) {})
 		Files(text, func(string) {})
+		URLs(text, func(string) {})
 	}
 }

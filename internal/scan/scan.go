@@ -1,15 +1,16 @@
-// Package pathscan finds file paths in text, as two regular expressions
-// would, in one pass and without them: the replay's retention measure
-// looks for the paths a context still holds, and the heuristic summary
-// lists the files a conversation touched, in every message of every
-// policy's every step, where the regular expressions were most of the
-// time spent.
+// Package scan finds paths, file names and URLs in text as regular
+// expressions would, in one pass and without them: the replay's retention
+// measure looks for the paths and URLs a context still holds, and the
+// heuristic summary lists the files a conversation touched, in every
+// message of every policy's every step, where the regular expressions
+// were most of the time spent. Each function is tested against its
+// pattern.
 //
-// Both patterns share their start: a path begins at the start of the text
-// or after a delimiter (white space, a quote, a parenthesis or a
+// The path patterns share their start: a path begins at the start of the
+// text or after a delimiter (white space, a quote, a parenthesis or a
 // backquote), with an optional prefix (~, .. or .), then a slash. They
 // differ in what follows ([Paths], [Files]).
-package pathscan
+package scan
 
 import "strings"
 
@@ -99,10 +100,7 @@ func prefixed(s string, i int, chain func(string, int) int) int {
 func segments(s string, i int) int {
 	n, end := 0, -1
 	for i < len(s) && s[i] == '/' {
-		j := i + 1
-		for j < len(s) && pathChar(s[j]) {
-			j++
-		}
+		j := segmentEnd(s, i)
 		if j == i+1 {
 			break
 		}
@@ -115,6 +113,16 @@ func segments(s string, i int) int {
 	return end
 }
 
+// segmentEnd returns the end of the run of path characters after the
+// slash at i.
+func segmentEnd(s string, i int) int {
+	j := i + 1
+	for j < len(s) && pathChar(s[j]) {
+		j++
+	}
+	return j
+}
+
 // fileChain matches /seg(/seg)*\.\w{1,8}\b at i. The segments may stop
 // anywhere inside a segment (backtracking), and the extension's \w{1,8}
 // must reach a word boundary, so it is the whole word run after the dot:
@@ -124,10 +132,7 @@ func segments(s string, i int) int {
 func fileChain(s string, i int) int {
 	best := -1
 	for i < len(s) && s[i] == '/' {
-		j := i + 1
-		for j < len(s) && pathChar(s[j]) {
-			j++
-		}
+		j := segmentEnd(s, i)
 		if j == i+1 {
 			break
 		}
@@ -147,4 +152,43 @@ func fileChain(s string, i int) int {
 		i = j
 	}
 	return best
+}
+
+// URLs calls f with each match of https?://[^\s"'<>)\]]+ in s, left to
+// right, not overlapping.
+func URLs(s string, f func(string)) {
+	for i := 0; ; {
+		k := strings.Index(s[i:], "http")
+		if k < 0 {
+			return
+		}
+		start := i + k
+		j := start + 4
+		if j < len(s) && s[j] == 's' && strings.HasPrefix(s[j+1:], "://") {
+			j += 4
+		} else if strings.HasPrefix(s[j:], "://") {
+			j += 3
+		} else {
+			i = start + 1
+			continue
+		}
+		end := j
+		for end < len(s) && !urlStop(s[end]) {
+			end++
+		}
+		if end == j {
+			i = start + 1
+			continue
+		}
+		f(s[start:end])
+		i = end
+	}
+}
+
+func urlStop(c byte) bool {
+	switch c {
+	case '\t', '\n', '\f', '\r', ' ', '"', '\'', '<', '>', ')', ']':
+		return true
+	}
+	return false
 }
