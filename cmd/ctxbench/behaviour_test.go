@@ -124,16 +124,16 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
-		"transcript":        {},
-		"estimate":          {"transcript"},
-		"pricing":           {"transcript"},
-		"summarize":         {"transcript", "estimate", "pricing", "internal/scan"},
-		"window":            {"transcript", "estimate", "summarize"},
-		"replay":            {"transcript", "estimate", "summarize", "window", "internal/scan"},
-		"cost":              {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
-		"suite":             {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost"},
-		"reports":           {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite"},
-		"fixtures":          {"transcript"},
+		"transcript":    {},
+		"estimate":      {"transcript"},
+		"pricing":       {"transcript"},
+		"summarize":     {"transcript", "estimate", "pricing", "internal/scan"},
+		"window":        {"transcript", "estimate", "summarize"},
+		"replay":        {"transcript", "estimate", "summarize", "window", "internal/scan"},
+		"cost":          {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
+		"suite":         {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost"},
+		"reports":       {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite"},
+		"fixtures":      {"transcript"},
 		"internal/scan": {},
 	}
 	fset := token.NewFileSet()
