@@ -7,48 +7,59 @@ import (
 
 // Billed prices the usage a transcript recorded, call by call, as ccusage
 // does (input, cache reads, cache writes and output at the model's
-// prices), each call at its own model where recorded, else at model.
-func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (pricing.Cost, error) {
-	var total pricing.Cost
-	err := billCalls(t, prices, model, func(c pricing.Cost, _ bool) { total.Add(c) })
-	return total, err
+// prices), each call at its own model where recorded, else at model (by
+// default the transcript's first), at the price in effect when the call
+// was made. The usage recorded for a group of calls rather than one
+// ([transcript.Transcript.Unattributed]) is priced at model, at its last
+// call's date. ByModel is the bill by the calls' models, as ccusage's
+// modelBreakdowns.
+func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (total pricing.Cost, byModel []ModelCost, err error) {
+	l := Ledger{Prices: prices, Model: model}
+	if err := l.Add(t); err != nil {
+		return pricing.Cost{}, nil, err
+	}
+	return l.Sessions[0].Cost, l.Sessions[0].ByModel, nil
 }
 
 // BilledPerCall returns the cost of each call's recorded usage, priced as
-// [Billed] prices it, in call order: 0 for a call that recorded none.
+// [Billed] prices it, in call order: 0 for a call that recorded none. The
+// unattributed usage is in no call's.
 func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Money, error) {
+	model = fallbackModel(t, model)
 	var out []pricing.Money
-	err := billCalls(t, prices, model, func(c pricing.Cost, call bool) {
-		if call {
-			out = append(out, c.Total())
-		}
-	})
-	return out, err
-}
-
-// billCalls calls fn with the cost of each message of t that is a call
-// (an assistant message, call true) or records usage.
-func billCalls(t *transcript.Transcript, prices pricing.Prices, model string, fn func(c pricing.Cost, call bool)) error {
+	seen := map[string]pricing.Price{}
 	for i := range t.Messages {
 		m := &t.Messages[i]
-		call := m.Role == transcript.RoleAssistant
+		if m.Role != transcript.RoleAssistant {
+			continue
+		}
 		if m.Usage == nil {
-			if call {
-				fn(pricing.Cost{}, true)
-			}
+			out = append(out, 0)
 			continue
 		}
 		name := m.Model
 		if name == "" || name == "<synthetic>" {
 			name = model
 		}
-		p, _, err := prices.Lookup(name)
-		if err != nil {
-			return err
+		p, ok := seen[name]
+		if !ok {
+			var err error
+			if p, _, err = prices.Lookup(name); err != nil {
+				return nil, err
+			}
+			seen[name] = p
 		}
-		fn(p.CallCost(*m.Usage), call)
+		out = append(out, p.At(m.Time).CallCost(*m.Usage).Total())
 	}
-	return nil
+	return out, nil
+}
+
+// fallbackModel returns model, or t's first model when model is "".
+func fallbackModel(t *transcript.Transcript, model string) string {
+	if model == "" && len(t.Models) > 0 {
+		return t.Models[0]
+	}
+	return model
 }
 
 // A CrossCheck compares the simulation of what the agent really sent (the

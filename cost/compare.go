@@ -38,6 +38,8 @@ type Bill struct {
 	pricing.Cost
 	TotalUSD    float64 `json:"total_usd"`
 	ReportedUSD float64 `json:"reported_usd,omitempty"`
+	// ByModel is the bill by the model of the calls.
+	ByModel []ModelCost `json:"by_model"`
 }
 
 // Compare prices the policies on t ([Replay]) beside none, the baseline
@@ -72,7 +74,7 @@ func Compare(ctx context.Context, t *transcript.Transcript, policies []window.La
 		c.Policies = append(c.Policies, pc)
 	}
 	if s.Billed != nil {
-		c.Billed = &Bill{Cost: *s.Billed, TotalUSD: s.Billed.Total().USD(), ReportedUSD: t.ReportedCostUSD}
+		c.Billed = &Bill{Cost: *s.Billed, TotalUSD: s.Billed.Total().USD(), ReportedUSD: t.ReportedCostUSD, ByModel: s.BilledByModel}
 	}
 	return c, s, nil
 }

@@ -16,9 +16,11 @@ import (
 type Options struct {
 	// Prices is the price table (nil: [pricing.Default]).
 	Prices pricing.Prices
-	// Model prices the calls (default: the transcript's first model).
+	// Model, when set, prices every call, a what-if (--pricing-model);
+	// by default each call is priced at the model that made it, and a
+	// call that records no model at the transcript's first model.
 	Model string
-	// CacheSim is CacheAnthropic, CacheOpenAI or CacheNone (default: the
+	// CacheSim is CacheAnthropic, CacheOpenAI or CacheNone (default: each
 	// model's provider's).
 	CacheSim string
 	// Estimator counts the prompts; it must be one of the runs'
@@ -35,20 +37,30 @@ func (o Options) prices() pricing.Prices {
 	return o.Prices
 }
 
-// model returns the model that prices t's calls.
-func (o Options) model(t *transcript.Transcript) string {
-	if o.Model == "" && len(t.Models) > 0 {
+// callModel returns the model that prices message m of t: o.Model when
+// set, else m's own, else (no model recorded, or Claude Code's
+// "<synthetic>") the transcript's first.
+func (o Options) callModel(t *transcript.Transcript, m *transcript.Message) string {
+	switch {
+	case o.Model != "":
+		return o.Model
+	case m != nil && m.Model != "" && m.Model != "<synthetic>":
+		return m.Model
+	case len(t.Models) > 0:
 		return t.Models[0]
 	}
-	return o.Model
+	return ""
 }
 
 // RunCost is what one run would have cost.
 type RunCost struct {
+	// Model is the model that priced the calls, or, when several did, the
+	// one that priced the most; ByModel has each.
 	Model    string `json:"model"`
 	CacheSim string `json:"cache_sim"`
 	// Constant is the per-call prompt the transcript does not hold (system
-	// prompt, tool schemas), fitted on the recorded usage; 0 without.
+	// prompt, tool schemas), fitted on the recorded usage; 0 without. It
+	// is Model's; ByModel has each model's.
 	Constant int `json:"constant_tokens"`
 	// Usage is the simulated usage summed over calls.
 	Usage transcript.Usage `json:"usage"`
@@ -57,9 +69,23 @@ type RunCost struct {
 	Calls     pricing.Cost  `json:"calls"`
 	Summaries pricing.Cost  `json:"summaries"`
 	Total     pricing.Money `json:"total_pusd"`
+	// ByModel is the calls' usage and cost by the model that priced them,
+	// in the order the models first appear.
+	ByModel []ModelCost `json:"by_model"`
 	// PerStep is each call's cost, in step order.
 	PerStep     []pricing.Money `json:"per_step_pusd"`
 	Assumptions []string        `json:"assumptions,omitempty"`
+}
+
+// A ModelCost is what one model's calls of a run cost.
+type ModelCost struct {
+	Model string `json:"model"`
+	Calls int    `json:"calls"`
+	// Constant and CacheSim are the simulation's (absent in a bill).
+	Constant int              `json:"constant_tokens,omitempty"`
+	CacheSim string           `json:"cache_sim,omitempty"`
+	Usage    transcript.Usage `json:"usage"`
+	Cost     pricing.Cost     `json:"cost"`
 }
 
 // PerStepUSD returns each call's cost in dollars, in step order: the
@@ -77,12 +103,22 @@ func (rc *RunCost) PerStepUSD() []float64 {
 // estimate of what the agent sent (run must be the recorded policy's, or
 // none's). It returns 0 when nothing is recorded.
 func Constant(run *replay.Run, estimator string) int {
+	return median(promptGaps(run, estimator, func(int) bool { return true }))
+}
+
+// promptGaps returns, for the steps of run that keep says, the recorded
+// prompt minus the estimate of what was sent.
+func promptGaps(run *replay.Run, estimator string, keep func(step int) bool) []int {
 	var d []int
-	for _, s := range run.Steps {
-		if s.Recorded != nil && s.Recorded.Prompt() > 0 {
+	for i, s := range run.Steps {
+		if s.Recorded != nil && s.Recorded.Prompt() > 0 && keep(i) {
 			d = append(d, int(s.Recorded.Prompt())-s.Tokens[estimator])
 		}
 	}
+	return d
+}
+
+func median(d []int) int {
 	if len(d) == 0 {
 		return 0
 	}
@@ -94,71 +130,210 @@ func Constant(run *replay.Run, estimator string) int {
 // ([replay.Options.SummaryOnly]): its calls cannot be priced.
 var ErrNoSteps = errors.New("the run kept no steps to price")
 
-// PriceRun prices a run: each call's prompt is the estimate of what the
-// policy sent plus constant, split by the cache simulation into uncached
-// input, cache reads and cache writes; its output is the recorded output
+// PriceRun prices a run call by call: each call at the model that made it
+// (or opt.Model, for a what-if), at the price in effect when it was made.
+// Its prompt is the estimate of what the policy sent plus its model's
+// constant, fitted on rec, the recorded policy's run of t, over that
+// model's calls (a side call to a smaller model has another system
+// prompt); the prompt is split by the model's cache simulation into
+// uncached input, cache reads and cache writes (each model has its own
+// cache, as providers keep them). Its output is the recorded output
 // (responses are not regenerated); summary calls are priced at their own
-// model's input and output rates (a mock summary at the session model's).
-// A model with no price is an error [pricing.NotPriced] recognizes.
-func PriceRun(run *replay.Run, t *transcript.Transcript, constant int, opt Options) (*RunCost, error) {
-	prices := opt.prices()
-	price, name, err := prices.Lookup(opt.model(t))
-	if err != nil {
-		return nil, err
-	}
+// model's input and output rates (a mock summary at the call's model's). A
+// call whose model has no price makes the run not priced: an error
+// [pricing.NotPriced] recognizes, never another model's price. The output
+// the transcript records for no call in particular (its Unattributed
+// output) is priced at its first model, for every run alike.
+func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*RunCost, error) {
 	if opt.Estimator == nil || opt.Counts == nil {
 		return nil, fmt.Errorf("pricing %s: no estimator", t.File)
 	}
-	if len(run.Steps) != run.Summary.Calls {
+	if len(run.Steps) != run.Summary.Calls || len(rec.Steps) != rec.Summary.Calls {
 		return nil, fmt.Errorf("pricing %s under %s: %w", t.File, run.Policy, ErrNoSteps)
 	}
-	sim := opt.CacheSim
-	if sim == "" {
-		sim = CacheSimFor(price.Provider)
+	pr := newPricer(t, rec, opt)
+	if len(run.Steps) == 0 {
+		if _, err := pr.group(nil); err != nil {
+			return nil, err
+		}
 	}
-	rc := &RunCost{Model: name, CacheSim: sim, Constant: constant}
-	cache := newPrefixCache()
-	// Claude Code writes with the 1-hour lifetime: simulate the lifetime
-	// the transcript's writes used, at its price.
-	rec := t.Usage()
-	oneHour := sim == CacheAnthropic && rec.CacheWrite1h*2 > rec.CacheWrite
-	if oneHour {
-		cache.ttl = time.Hour
-		rc.Assumptions = append(rc.Assumptions, "cache writes use the 1-hour lifetime and price, as the transcript's did")
-	}
-	times := callTimes(t)
-	if len(times) == 0 || times[0].IsZero() {
-		rc.Assumptions = append(rc.Assumptions, "the transcript records no times: the cache is assumed never to expire")
-	}
-	if len(run.Steps) > 0 && run.Steps[0].Recorded != nil && run.Steps[0].Recorded.CacheRead > 0 {
-		rc.Assumptions = append(rc.Assumptions, "the first call reads from the cache what it recorded reading (the cache before the session is unknown)")
-	}
+	rc := &RunCost{}
 	counts := replay.NewCounter(opt.Counts, t)
 	for i := range run.Steps {
 		s := &run.Steps[i]
-		var at time.Time
-		if i < len(times) {
-			at = times[i]
+		m := pr.call(i)
+		g, err := pr.group(m)
+		if err != nil {
+			return nil, err
 		}
-		u := simulate(sim, cache, s, opt.Estimator, counts, constant, at, i == 0)
+		var at time.Time
+		if m != nil {
+			at = m.Time
+		}
+		u := simulate(g.sim, g.cache, s, opt.Estimator, counts, g.constant, at, g.calls == 0)
 		if s.Recorded != nil {
 			u.Output = s.Recorded.Output
 		}
-		if oneHour {
+		if pr.oneHour && g.sim == CacheAnthropic {
 			u.CacheWrite1h = u.CacheWrite
 		}
+		price := g.price.At(at)
 		c := price.CallCost(u)
+		g.calls++
+		g.usage.Add(u)
+		g.cost.Add(c)
 		rc.Usage.Add(u)
 		rc.Calls.Add(c)
 		rc.PerStep = append(rc.PerStep, c.Total())
 		if ev := s.Summary; ev != nil && (ev.Usage.Prompt() > 0 || ev.Usage.Output > 0) {
 			sp := price
-			if p2, _, err := prices.Lookup(ev.Model); err == nil {
-				sp = p2
+			if p2, _, err := pr.prices.Lookup(ev.Model); err == nil {
+				sp = p2.At(at)
 			}
 			rc.Summaries.Add(sp.CallCost(transcript.Usage{Input: ev.Usage.Prompt(), Output: ev.Usage.Output}))
 		}
 	}
+	// Output the transcript records for its calls but no call carries (a
+	// stream-json log's unstreamed output) is every policy's: responses
+	// are not regenerated.
+	if u := t.Unattributed; u != nil && u.Output > 0 {
+		g, err := pr.group(nil)
+		if err != nil {
+			return nil, err
+		}
+		c := g.price.CallCost(transcript.Usage{Output: u.Output})
+		g.usage.Output += u.Output
+		g.cost.Add(c)
+		rc.Usage.Output += u.Output
+		rc.Calls.Add(c)
+	}
 	rc.Total = rc.Calls.Total() + rc.Summaries.Total()
+	pr.finish(rc, run)
 	return rc, nil
+}
+
+// callMessages returns the index of each call's assistant message in t.
+func callMessages(t *transcript.Transcript) []int {
+	var out []int
+	for i := range t.Messages {
+		if t.Messages[i].Role == transcript.RoleAssistant {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// A pricer groups a transcript's calls by the model that prices them —
+// each call's own, resolved once per name, or the what-if model for all —
+// and keeps each group's constant, cache and totals.
+type pricer struct {
+	t        *transcript.Transcript
+	rec      *replay.Run
+	opt      Options
+	prices   pricing.Prices
+	calls    []int
+	oneHour  bool
+	resolved map[string]resolution
+	groups   map[string]*modelGroup // by the table's name
+	order    []*modelGroup          // in first use
+}
+
+type resolution struct {
+	name  string
+	price pricing.Price
+	err   error
+}
+
+type modelGroup struct {
+	name     string // the table's
+	price    pricing.Price
+	sim      string
+	cache    *prefixCache
+	constant int
+	calls    int
+	usage    transcript.Usage
+	cost     pricing.Cost
+}
+
+func newPricer(t *transcript.Transcript, rec *replay.Run, opt Options) *pricer {
+	u := t.Usage()
+	return &pricer{t: t, rec: rec, opt: opt, prices: opt.prices(), calls: callMessages(t), resolved: map[string]resolution{},
+		groups: map[string]*modelGroup{},
+		// Claude Code writes with the 1-hour lifetime: simulate the
+		// lifetime the transcript's writes used, at its price.
+		oneHour: u.CacheWrite1h*2 > u.CacheWrite}
+}
+
+// call returns the assistant message of call i, or nil.
+func (p *pricer) call(i int) *transcript.Message {
+	if i < len(p.calls) {
+		return &p.t.Messages[p.calls[i]]
+	}
+	return nil
+}
+
+// resolve looks the model of call m up, once per name.
+func (p *pricer) resolve(m *transcript.Message) resolution {
+	name := p.opt.callModel(p.t, m)
+	r, ok := p.resolved[name]
+	if !ok {
+		pr, table, err := p.prices.Lookup(name)
+		r = resolution{table, pr, err}
+		p.resolved[name] = r
+	}
+	return r
+}
+
+// group returns the group of call m's model.
+func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
+	r := p.resolve(m)
+	if r.err != nil {
+		return nil, r.err
+	}
+	if g, ok := p.groups[r.name]; ok {
+		return g, nil
+	}
+	sim := p.opt.CacheSim
+	if sim == "" {
+		sim = CacheSimFor(r.price.Provider)
+	}
+	// The group's constant: over the recorded run's calls of its model.
+	gaps := promptGaps(p.rec, p.opt.Estimator.Name(), func(i int) bool { return p.resolve(p.call(i)).name == r.name })
+	constant := median(gaps)
+	if len(gaps) == 0 {
+		constant = Constant(p.rec, p.opt.Estimator.Name())
+	}
+	g := &modelGroup{name: r.name, price: r.price, sim: sim, cache: newPrefixCache(), constant: constant}
+	if p.oneHour && sim == CacheAnthropic {
+		g.cache.ttl = time.Hour
+	}
+	p.groups[r.name] = g
+	p.order = append(p.order, g)
+	return g, nil
+}
+
+// finish fills rc's model fields and assumptions.
+func (p *pricer) finish(rc *RunCost, run *replay.Run) {
+	if len(p.order) == 0 {
+		if _, err := p.group(nil); err != nil {
+			return
+		}
+	}
+	most := p.order[0]
+	for _, g := range p.order {
+		rc.ByModel = append(rc.ByModel, ModelCost{Model: g.name, Calls: g.calls, Constant: g.constant, CacheSim: g.sim, Usage: g.usage, Cost: g.cost})
+		if g.calls > most.calls {
+			most = g
+		}
+	}
+	rc.Model, rc.CacheSim, rc.Constant = most.name, most.sim, most.constant
+	if p.oneHour && rc.CacheSim == CacheAnthropic {
+		rc.Assumptions = append(rc.Assumptions, "cache writes use the 1-hour lifetime and price, as the transcript's did")
+	}
+	if times := callTimes(p.t); len(times) == 0 || times[0].IsZero() {
+		rc.Assumptions = append(rc.Assumptions, "the transcript records no times: the cache is assumed never to expire")
+	}
+	if len(run.Steps) > 0 && run.Steps[0].Recorded != nil && run.Steps[0].Recorded.CacheRead > 0 {
+		rc.Assumptions = append(rc.Assumptions, "the first call reads from the cache what it recorded reading (the cache before the session is unknown)")
+	}
 }

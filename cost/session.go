@@ -33,6 +33,7 @@ type Session struct {
 	// which call's model has no price.
 	Billed        *pricing.Cost
 	BilledPerCall []pricing.Money
+	BilledByModel []ModelCost
 	CrossCheck    *CrossCheck
 	BillNotPriced error
 
@@ -102,7 +103,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 func (s *Session) price(opt Options) error {
 	costs := make([]*RunCost, len(s.Runs))
 	for k, run := range s.Runs {
-		rc, err := PriceRun(run, s.Transcript, s.Constant, opt)
+		rc, err := PriceRun(run, s.Recorded, s.Transcript, opt)
 		if pricing.NotPriced(err) {
 			s.NotPriced = err
 			return nil
@@ -122,13 +123,20 @@ func (s *Session) bill(opt Options) error {
 	if t.Usage().Prompt() == 0 {
 		return nil
 	}
-	prices, model := opt.prices(), opt.model(t)
-	billed, err := Billed(t, prices, model)
+	// The bill is what the calls cost at their own models; a call that
+	// records none is priced at the transcript's first model, or, with
+	// none recorded at all, at the what-if model.
+	prices, model := opt.prices(), opt.Model
+	if len(t.Models) > 0 {
+		model = t.Models[0]
+	}
+	billed, byModel, err := Billed(t, prices, model)
 	if err == nil {
 		s.BilledPerCall, err = BilledPerCall(t, prices, model)
 	}
+	s.BilledByModel = byModel
 	if pricing.NotPriced(err) {
-		s.BillNotPriced, s.BilledPerCall = err, nil
+		s.BillNotPriced, s.BilledPerCall, s.BilledByModel = err, nil, nil
 		return nil
 	}
 	if err != nil {
@@ -139,7 +147,7 @@ func (s *Session) bill(opt Options) error {
 		var sim *RunCost
 		if s.recorded < len(s.Runs) {
 			sim = s.Costs[s.recorded]
-		} else if sim, err = PriceRun(s.Recorded, t, s.Constant, opt); err != nil {
+		} else if sim, err = PriceRun(s.Recorded, s.Recorded, t, opt); err != nil {
 			return err
 		}
 		s.CrossCheck = NewCrossCheck(sim, billed, t.Usage())

@@ -52,7 +52,7 @@ func TestSessionPriced(t *testing.T) {
 	if s.Costs[0].Model != "claude-opus-4-6" || s.Constant <= 0 {
 		t.Errorf("model %q, constant %d", s.Costs[0].Model, s.Constant)
 	}
-	bill, err := Billed(tr, pricing.Default(), "")
+	bill, _, err := Billed(tr, pricing.Default(), "")
 	if err != nil || s.Billed == nil || *s.Billed != bill {
 		t.Fatalf("bill %+v, want %+v (%v)", s.Billed, bill, err)
 	}
@@ -79,7 +79,7 @@ func TestSessionPriced(t *testing.T) {
 // and keeps its runs; a model given prices it.
 func TestSessionNotPriced(t *testing.T) {
 	ps := policies(t, "none")
-	unknown := corpusFile(t, "OpenHands/tests/runtime/trajs/wrong_initial_state.json")
+	unknown := corpusFile(t, "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json")
 	s, err := Replay(context.Background(), unknown, ps, replay.Options{}, Options{})
 	var u *pricing.UnknownModelError
 	if err != nil || !errors.As(s.NotPriced, &u) || s.Costs != nil || len(s.Runs) != 1 || s.CrossCheck != nil {
@@ -112,7 +112,55 @@ func TestPriceRunNeedsSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := PriceRun(run, tr, 0, Options{Estimator: e, Counts: counts}); !errors.Is(err, ErrNoSteps) || pricing.NotPriced(err) {
+	if _, err := PriceRun(run, run, tr, Options{Estimator: e, Counts: counts}); !errors.Is(err, ErrNoSteps) || pricing.NotPriced(err) {
 		t.Errorf("a summary-only run priced: %v", err)
+	}
+}
+
+// TestMixedModels: a Claude Code session whose calls go to two models —
+// derived from a corpus Opus session that switches to Haiku (/model) for
+// its last third, its usage as recorded — is billed and simulated call by
+// call at each call's model, each model with its own cache. The recorded
+// policy's simulation stays within 5% of the bill; priced at one model for
+// all calls, as ctxbench once priced every session, it is far off.
+func TestMixedModels(t *testing.T) {
+	tr := corpusFile(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	haiku := 0
+	calls := callMessages(tr)
+	for i, k := range calls {
+		if i >= 2*len(calls)/3 {
+			tr.Messages[k].Model = "claude-haiku-4-5-20251001"
+			haiku++
+		}
+	}
+	tr.Models = append(tr.Models, "claude-haiku-4-5-20251001")
+	rec := policies(t, "recorded")
+	s, err := Replay(context.Background(), tr, rec, replay.Options{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := s.CrossCheck
+	t.Logf("%d of %d calls to Haiku: simulated $%.4f, billed $%.4f (%+.1f%%)", haiku, tr.Calls, x.SimulatedUSD, x.BilledUSD, x.ErrorPct)
+	if x.ErrorPct < -5 || x.ErrorPct > 5 {
+		t.Errorf("priced call by call, the simulation is %+.1f%% off the bill", x.ErrorPct)
+	}
+	rc := s.Costs[0]
+	if len(rc.ByModel) != 2 || rc.ByModel[0].Model != "claude-opus-4-6" || rc.ByModel[1].Model != "claude-haiku-4-5" || rc.ByModel[1].Calls != haiku {
+		t.Errorf("by model: %+v", rc.ByModel)
+	}
+	var sum pricing.Money
+	for _, m := range rc.ByModel {
+		sum += m.Cost.Total()
+	}
+	if sum != rc.Calls.Total() {
+		t.Errorf("the models' costs sum to %v, the calls' to %v", sum, rc.Calls.Total())
+	}
+	// One model for every call is the wrong bill's twin.
+	one, err := Replay(context.Background(), tr, rec, replay.Options{}, Options{Model: "claude-opus-4-6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := (one.Costs[0].Calls.Total().USD() - x.BilledUSD) / x.BilledUSD * 100; e < 20 {
+		t.Errorf("every call at Opus: %+.1f%% off the bill, want the error per-call pricing removes", e)
 	}
 }

@@ -48,9 +48,15 @@ func simRun(t *testing.T, steps [][]int, times []time.Duration, cut map[int]wind
 			Blocks: []transcript.Block{{Type: transcript.BlockText, Text: strings.Repeat("abcd", 100*(i+1))}}})
 	}
 	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	for _, d := range times {
+	for k, d := range times {
+		// Each call records a prompt 1,000 tokens over what it sends: the
+		// constant the pricing fits.
+		sent := int64(1000)
+		for _, i := range steps[k] {
+			sent += int64(100 * (i + 1))
+		}
 		tr.Messages = append(tr.Messages, transcript.Message{Role: transcript.RoleAssistant, Time: start.Add(d),
-			Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "ok"}}})
+			Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "ok"}}, Usage: &transcript.Usage{Input: sent}})
 	}
 	e := estimate.MustNew("chars4", 0)
 	counts := estimate.NewCache()
@@ -104,8 +110,9 @@ func TestCacheSimulation(t *testing.T) {
 			if diff := cmp.Diff(tc.want, usages(rc, run, tr, opt), cmp.AllowUnexported(split{})); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			// PriceRun agrees with the splits, priced.
-			priced, err := PriceRun(run, tr, 1000, opt)
+			// PriceRun agrees with the splits, priced, with the constant
+			// it fits: 1,000.
+			priced, err := PriceRun(run, run, tr, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,8 +121,8 @@ func TestCacheSimulation(t *testing.T) {
 			for _, s := range tc.want {
 				want.Add(p.CallCost(transcript.Usage{Input: s.in, CacheRead: s.read, CacheWrite: s.write}))
 			}
-			if priced.Calls != want {
-				t.Errorf("priced %+v, want %+v", priced.Calls, want)
+			if priced.Calls != want || priced.Constant != 1000 {
+				t.Errorf("priced %+v with constant %d, want %+v and 1000", priced.Calls, priced.Constant, want)
 			}
 		})
 	}

@@ -39,17 +39,24 @@ func (c *Cost) Add(d Cost) {
 	c.Output += d.Output
 }
 
-// LongContext is the prompt size above which the above-200k rates apply.
+// LongContext is the prompt size above which the long-context rates
+// apply, where a price does not say.
 const LongContext = 200_000
 
 // CallCost prices one call's usage. When the prompt (input + cache read +
-// cache write) exceeds [LongContext] tokens and the model has
-// long-context rates, every token of the call is priced at them, as
-// Anthropic and Google bill. Cache writes are at the 5-minute rate, the
-// 1-hour share at its own.
+// cache write) exceeds the price's long-context threshold
+// ([LongContext] by default) and the model has long-context rates, every
+// token of the call is priced at them, as Anthropic, Google and OpenAI
+// bill. Cache writes are at the 5-minute rate, the 1-hour share at its
+// own. The price is the one in effect when the call was made: see
+// [Price.At].
 func (p Price) CallCost(u transcript.Usage) Cost {
 	in, out, read, w5, w1 := p.Input, p.Output, p.CacheRead, p.CacheWrite5m, p.CacheWrite1h
-	if u.Prompt() > LongContext && p.InputAbove > 0 {
+	above := int64(p.LongContextAbove)
+	if above == 0 {
+		above = LongContext
+	}
+	if u.Prompt() > above && p.InputAbove > 0 {
 		in, out = p.InputAbove, pick(p.OutputAbove, out)
 		read, w5, w1 = pick(p.ReadAbove, read), pick(p.Write5mAbove, w5), pick(p.Write1hAbove, w1)
 	}

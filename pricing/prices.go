@@ -8,12 +8,16 @@ import (
 	"maps"
 	"math"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
-// A Price is a model's price, in USD per million tokens.
+// A Price is a model's price, in USD per million tokens, and its context
+// window.
 type Price struct {
 	Provider     string  `json:"provider"`
 	Input        float64 `json:"input"`
@@ -21,14 +25,45 @@ type Price struct {
 	CacheRead    float64 `json:"cache_read"`
 	CacheWrite5m float64 `json:"cache_write_5m"`
 	CacheWrite1h float64 `json:"cache_write_1h"`
-	InputAbove   float64 `json:"input_above_200k,omitempty"`
-	OutputAbove  float64 `json:"output_above_200k,omitempty"`
-	ReadAbove    float64 `json:"cache_read_above_200k,omitempty"`
-	Write5mAbove float64 `json:"cache_write_5m_above_200k,omitempty"`
-	Write1hAbove float64 `json:"cache_write_1h_above_200k,omitempty"`
-	MaxInput     int     `json:"max_input_tokens,omitempty"`
-	Source       string  `json:"source,omitempty"`
-	Date         string  `json:"date,omitempty"`
+	// The long-context rates apply to every token of a call whose prompt
+	// exceeds LongContextAbove tokens (200,000 when not given).
+	InputAbove       float64 `json:"input_above,omitempty"`
+	OutputAbove      float64 `json:"output_above,omitempty"`
+	ReadAbove        float64 `json:"cache_read_above,omitempty"`
+	Write5mAbove     float64 `json:"cache_write_5m_above,omitempty"`
+	Write1hAbove     float64 `json:"cache_write_1h_above,omitempty"`
+	LongContextAbove int     `json:"long_context_above,omitempty"`
+	// MaxInput is the context window: the most prompt tokens a call may
+	// send.
+	MaxInput int    `json:"max_input_tokens,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Date     string `json:"date,omitempty"`
+	// Aliases are other names of the model (snapshots, spellings).
+	Aliases []string `json:"aliases,omitempty"`
+	// Before are the model's earlier prices, in date order: a call made
+	// before an entry's Until is priced by the first such entry.
+	Before []EarlierPrice `json:"before,omitempty"`
+}
+
+// An EarlierPrice is a model's price until a date (YYYY-MM-DD, UTC).
+type EarlierPrice struct {
+	Until string `json:"until"`
+	Price
+}
+
+// At returns the price in effect at t: an earlier price when t is before
+// its date, else p. A zero t is now.
+func (p Price) At(t time.Time) Price {
+	if t.IsZero() {
+		return p
+	}
+	day := t.UTC().Format(time.DateOnly)
+	for _, e := range p.Before {
+		if day < e.Until {
+			return e.Price
+		}
+	}
+	return p
 }
 
 // Prices is a price table by model name.
@@ -66,19 +101,41 @@ type litellmEntry struct {
 	CacheRead    *float64 `json:"cache_read_input_token_cost"`
 	CacheWrite   *float64 `json:"cache_creation_input_token_cost"`
 	CacheWrite1h *float64 `json:"cache_creation_input_token_cost_above_1hr"`
-	InputAbove   *float64 `json:"input_cost_per_token_above_200k_tokens"`
-	OutputAbove  *float64 `json:"output_cost_per_token_above_200k_tokens"`
-	ReadAbove    *float64 `json:"cache_read_input_token_cost_above_200k_tokens"`
-	WriteAbove   *float64 `json:"cache_creation_input_token_cost_above_200k_tokens"`
 	MaxInput     any      `json:"max_input_tokens"`
+}
+
+// litellmAbove matches LiteLLM's long-context fields, such as
+// input_cost_per_token_above_200k_tokens: the field and the threshold.
+var litellmAbove = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost)_above_(\d+)k_tokens$`)
+
+// ownLegacy are the long-context fields of ctxbench's table before it
+// named its threshold: *_above_200k.
+type ownLegacy struct {
+	InputAbove   float64 `json:"input_above_200k"`
+	OutputAbove  float64 `json:"output_above_200k"`
+	ReadAbove    float64 `json:"cache_read_above_200k"`
+	Write5mAbove float64 `json:"cache_write_5m_above_200k"`
+	Write1hAbove float64 `json:"cache_write_1h_above_200k"`
 }
 
 func parse(b []byte, name string) (Prices, error) {
 	var own struct {
-		Models map[string]Price `json:"models"`
+		Models map[string]json.RawMessage `json:"models"`
 	}
 	if err := json.Unmarshal(b, &own); err == nil && len(own.Models) > 0 {
-		return Prices(own.Models), nil
+		out := Prices{}
+		for model, raw := range own.Models {
+			var p Price
+			var old ownLegacy
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return nil, fmt.Errorf("%s: model %s: %w", name, model, err)
+			}
+			if json.Unmarshal(raw, &old) == nil && old.InputAbove > 0 && p.InputAbove == 0 {
+				p.InputAbove, p.OutputAbove, p.ReadAbove, p.Write5mAbove, p.Write1hAbove = old.InputAbove, old.OutputAbove, old.ReadAbove, old.Write5mAbove, old.Write1hAbove
+			}
+			out[model] = p
+		}
+		return out, nil
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -98,10 +155,33 @@ func parse(b []byte, name string) (Prices, error) {
 			continue // the spec, image, audio and embedding models
 		}
 		p := Price{Provider: e.Provider, Input: perM(e.Input), Output: perM(e.Output), CacheRead: perM(e.CacheRead),
-			CacheWrite5m: perM(e.CacheWrite), CacheWrite1h: perM(e.CacheWrite1h), InputAbove: perM(e.InputAbove),
-			OutputAbove: perM(e.OutputAbove), ReadAbove: perM(e.ReadAbove), Write5mAbove: perM(e.WriteAbove), Source: name}
+			CacheWrite5m: perM(e.CacheWrite), CacheWrite1h: perM(e.CacheWrite1h), Source: name}
 		if f, ok := e.MaxInput.(float64); ok {
 			p.MaxInput = int(f)
+		}
+		var fields map[string]json.RawMessage
+		json.Unmarshal(r, &fields)
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			m := litellmAbove.FindStringSubmatch(k)
+			var v float64
+			if m == nil || json.Unmarshal(fields[k], &v) != nil {
+				continue
+			}
+			n, _ := strconv.Atoi(m[2])
+			if p.LongContextAbove != 0 && p.LongContextAbove != n*1000 {
+				continue // one threshold: the first, in name order
+			}
+			p.LongContextAbove = n * 1000
+			switch m[1] {
+			case "input_cost_per_token":
+				p.InputAbove = perM(&v)
+			case "output_cost_per_token":
+				p.OutputAbove = perM(&v)
+			case "cache_read_input_token_cost":
+				p.ReadAbove = perM(&v)
+			case "cache_creation_input_token_cost":
+				p.Write5mAbove = perM(&v)
+			}
 		}
 		out[model] = p
 	}
@@ -135,45 +215,84 @@ func NotPriced(err error) bool {
 	return errors.Is(err, ErrNoModel) || errors.As(err, &u)
 }
 
-var dateSuffix = regexp.MustCompile(`(-\d{8}|-\d{4}-\d{2}-\d{2}|-latest|@.*)$`)
-
-// normalize strips what varies in a model's name: case, a provider prefix
-// (anthropic/, openai/, bedrock/…), a date or version suffix.
-func normalize(model string) string {
-	m := strings.ToLower(strings.TrimSpace(model))
-	m = m[strings.LastIndex(m, "/")+1:]
-	return dateSuffix.ReplaceAllString(m, "")
-}
-
-// Lookup returns the price of model and the table's name for it: an exact
-// entry, else the entry that matches once provider prefixes and date
-// suffixes are stripped, else the longest entry the model's name extends.
-// An empty model is [ErrNoModel]; an unknown one an [*UnknownModelError]
-// that names the closest entries.
+// Lookup returns the price of model and the table's name for it. The
+// model is found by its name or an alias, as given or lowercased, then
+// with what varies around the same model removed, one step at a time: a
+// provider path (anthropic/, openai/, vertex_ai/…), a Vertex AI version
+// (@20250929), a Bedrock region and vendor (us.anthropic.) and version
+// (-v1:0), a snapshot date (-20250929, -2024-08-06). Nothing else: a name
+// that is not found is an [*UnknownModelError] naming the closest
+// entries — never the price of another model, so gpt-4o-mini is never
+// priced as gpt-4o. An empty model is [ErrNoModel].
 func (p Prices) Lookup(model string) (Price, string, error) {
 	if model == "" {
 		return Price{}, "", ErrNoModel
 	}
-	if pr, ok := p[model]; ok {
-		return pr, model, nil
-	}
-	want := normalize(model)
 	keys := slices.Sorted(maps.Keys(p))
-	best := ""
+	want := candidates(model)
+	for _, c := range want {
+		if pr, ok := p[c]; ok {
+			return pr, c, nil
+		}
+		for _, k := range keys {
+			if slices.Contains(p[k].Aliases, c) {
+				return p[k], k, nil
+			}
+		}
+	}
+	// A table of dated or provider-prefixed names (LiteLLM's) is searched
+	// by the same steps taken on its names: the entries that are the
+	// model, if they agree on its price.
+	canon := want[len(want)-1]
+	var same []string
 	for _, k := range keys {
-		n := normalize(k)
-		if n == want {
-			return p[k], k, nil
-		}
-		if strings.HasPrefix(want, n+"-") && len(n) > len(normalize(best)) {
-			best = k
+		if c := candidates(k); c[len(c)-1] == canon {
+			same = append(same, k)
 		}
 	}
-	if best != "" {
-		return p[best], best, nil
+	if len(same) > 0 && !slices.ContainsFunc(same[1:], func(k string) bool { return !samePrice(p[k], p[same[0]]) }) {
+		return p[same[0]], same[0], nil
 	}
-	slices.SortStableFunc(keys, func(a, b string) int { return distance(want, normalize(a)) - distance(want, normalize(b)) })
-	return Price{}, "", &UnknownModelError{Model: model, Closest: keys[:min(3, len(keys))]}
+	if len(same) == 0 {
+		slices.SortStableFunc(keys, func(a, b string) int { return distance(canon, a) - distance(canon, b) })
+		same = keys[:min(3, len(keys))]
+	}
+	return Price{}, "", &UnknownModelError{Model: model, Closest: same}
+}
+
+// samePrice reports whether a and b price every call alike.
+func samePrice(a, b Price) bool {
+	a.Source, a.Date, a.Aliases, a.MaxInput = "", "", nil, 0
+	b.Source, b.Date, b.Aliases, b.MaxInput = "", "", nil, 0
+	return reflect.DeepEqual(a, b)
+}
+
+var (
+	bedrockRegion  = regexp.MustCompile(`^(us|eu|apac|global|jp|au|us-gov|ca)\.`)
+	bedrockVendor  = regexp.MustCompile(`^(anthropic|openai|mistral|deepseek|google)\.`)
+	bedrockVersion = regexp.MustCompile(`-v\d+(:\d+)?$`)
+	snapshotDate   = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+)
+
+// candidates returns the names model is looked up by, in order: as given,
+// then each step of removing what varies around one model.
+func candidates(model string) []string {
+	out := []string{model}
+	add := func(s string) string {
+		if s != out[len(out)-1] {
+			out = append(out, s)
+		}
+		return s
+	}
+	m := add(strings.ToLower(strings.TrimSpace(model)))
+	m = add(m[strings.LastIndex(m, "/")+1:])
+	if i := strings.IndexByte(m, '@'); i > 0 {
+		m = add(m[:i])
+	}
+	m = add(bedrockVendor.ReplaceAllString(bedrockRegion.ReplaceAllString(m, ""), ""))
+	m = add(bedrockVersion.ReplaceAllString(m, ""))
+	add(snapshotDate.ReplaceAllString(m, ""))
+	return out
 }
 
 // distance is the Levenshtein distance between a and b.

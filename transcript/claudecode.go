@@ -1,6 +1,9 @@
 package transcript
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // ccLine is one line of a Claude Code session or Agent SDK stream-json log.
 type ccLine struct {
@@ -9,6 +12,11 @@ type ccLine struct {
 	Message          json.RawMessage `json:"message"`
 	SessionID        string          `json:"sessionId"`
 	SessionIDSDK     string          `json:"session_id"`
+	UUID             string          `json:"uuid"`
+	ParentUUID       string          `json:"parentUuid"`
+	RequestID        string          `json:"requestId"`
+	AgentID          string          `json:"agentId"`
+	ParentToolUseID  string          `json:"parent_tool_use_id"`
 	IsSidechain      bool            `json:"isSidechain"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
 	CompactMetadata  *struct {
@@ -26,7 +34,8 @@ type ccLine struct {
 }
 
 // readClaudeCode reads a Claude Code session JSONL file or an Agent SDK
-// stream-json log into one transcript.
+// stream-json log: the session's own conversation first, then, each as a
+// transcript of its own, the subagents' conversations the file holds.
 //
 // Claude Code writes one line per content block of a response and repeats
 // the call's usage on each. Lines with the same message.id are merged into
@@ -37,132 +46,247 @@ type ccLine struct {
 // output_tokens of its lines is kept, since output grows as the response
 // streams.
 //
+// Subagents: a stream-json line with a parent_tool_use_id belongs to the
+// subagent the Task (Agent) tool call of that id started; older Claude
+// Code wrote subagents inline in the session file as sidechain lines, each
+// subagent a chain of lines linked by parentUuid (or marked with its
+// agentId); newer versions write each to a file of its own
+// (subagents/agent-<id>.jsonl), whose lines are all sidechain lines. Each
+// subagent is a transcript whose Parent is the session's id and whose ID
+// is the session's, a slash, and the tool call's id or agent-<agentId>:
+// two subagents are never replayed as one conversation, nor as the
+// session's.
+//
 // Lines that are not messages (progress, file-history-snapshot, …) are
-// counted by type in Skipped, system lines by "system/<subtype>". In a main
-// session, sidechain lines (a subagent's conversation, written inline by
-// older Claude Code versions) are skipped and counted as "sidechain"; a
-// file whose first message is a sidechain is a subagent's own transcript
-// and is read whole. A compact_boundary and the summary message after it
-// become a [Compaction]. The stream-json "result" event's usage and cost
-// are kept in Reported and ReportedCostUSD.
+// counted by type in Skipped, system lines by "system/<subtype>". A
+// compact_boundary and the summary message after it become a
+// [Compaction]. The stream-json "result" event's usage and cost are kept
+// in Reported and ReportedCostUSD. Its output_tokens is the calls' final
+// output, while each assistant event's output_tokens is only what was
+// streamed when the event was written; when the result's input side
+// equals the calls' (it covers exactly these calls), the output it counts
+// beyond theirs is the calls' output that no event carried, kept as the
+// session's Unattributed output.
 func readClaudeCode(s *source) ([]*Transcript, error) {
-	t := &Transcript{}
-	pending := -1 // index in t.Compactions of a boundary still waiting for its summary
+	main := newCCBuilder()
+	var subs []*ccBuilder
+	byKey := map[string]*ccBuilder{}
+	chain := map[string]string{} // sidechain line uuid → its subagent's key
 	seenMessage, sidechainFile := false, false
-	byID := map[string]int{} // message.id → the message that carries its usage
-	lastAssistant := -1
+	agentID := ""
 	for _, r := range s.recs {
 		var l ccLine
-		ok, err := s.decode(t, r, &l)
+		ok, err := s.decode(main.t, r, &l)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		if t.ID == "" {
-			t.ID = l.SessionID + l.SessionIDSDK
+		if main.t.ID == "" {
+			main.t.ID = l.SessionID + l.SessionIDSDK
 		}
-		pos := Pos{s.file, r.line}
-		switch l.Type {
-		case "user", "assistant":
+		if l.Type == "user" || l.Type == "assistant" {
 			if !seenMessage {
 				seenMessage, sidechainFile = true, l.IsSidechain
 			}
-			if l.IsSidechain && !sidechainFile {
-				t.skip("sidechain")
-				continue
+			if sidechainFile && agentID == "" {
+				agentID = l.AgentID
 			}
-			if len(l.Message) == 0 {
-				if err := s.bad(t, r.line, "%s line has no message", l.Type); err != nil {
-					return nil, err
-				}
-				continue
+		}
+		// The transcript the line belongs to.
+		b := main
+		if key := subagentKey(&l, sidechainFile, chain); key != "" {
+			if b = byKey[key]; b == nil {
+				b = newCCBuilder()
+				b.t.Subagent = key
+				byKey[key] = b
+				subs = append(subs, b)
 			}
-			var m anthropicMessage
-			if ok, err := s.decode(t, record{line: r.line, raw: l.Message, nested: true}, &m); !ok {
-				if err != nil {
-					return nil, err
-				}
-				continue
-			}
-			blocks, err := anthropicContent(m.Content)
-			if err != nil {
-				if err := s.bad(t, r.line, "message %v", err); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			msg := Message{Role: Role(l.Type), Blocks: blocks, Pos: pos, Time: parseTime(l.Timestamp)}
-			if l.Type == "user" {
-				if l.IsCompactSummary || (pending >= 0 && msg.Count(BlockToolResult) == 0) {
-					if pending < 0 {
-						t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Pos: pos})
-						pending = len(t.Compactions) - 1
-					}
-					t.Compactions[pending].Summary = &msg
-					pending = -1
-					continue
-				}
-				t.Messages = append(t.Messages, msg)
-				continue
-			}
-			msg.Model, msg.CallID = m.Model, m.ID
-			t.addModel(m.Model)
-			u := m.Usage.usage()
-			if i, seen := byID[m.ID]; seen && m.ID != "" {
-				if prev := t.Messages[i].Usage; u != nil && prev != nil && u.Output > prev.Output {
-					prev.Output = u.Output
-				} else if u != nil && prev == nil {
-					t.Messages[i].Usage = u
-				}
-				if i == lastAssistant && onlyToolResultsAfter(t.Messages, i) {
-					t.Messages[i].Blocks = append(t.Messages[i].Blocks, blocks...)
-					continue
-				}
-				// The same response again after other messages: its usage
-				// stays with the first message that carried it.
-				u = nil
-			} else {
-				byID[m.ID] = len(t.Messages)
-				t.Calls++
-			}
-			msg.Usage = u
-			t.Messages = append(t.Messages, msg)
-			lastAssistant = len(t.Messages) - 1
-		case "system":
-			switch l.Subtype {
-			case "compact_boundary":
-				c := Compaction{Index: len(t.Messages), Pos: pos}
-				if md := l.CompactMetadata; md != nil {
-					c.Trigger, c.PreTokens = md.Trigger, md.PreTokens
-				} else if md := l.CompactMetadataSDK; md != nil {
-					c.Trigger, c.PreTokens = md.Trigger, md.PreTokens
-				}
-				t.Compactions = append(t.Compactions, c)
-				pending = len(t.Compactions) - 1
-			case "init":
-				t.addModel(l.Model)
-			case "":
-				t.skip("system")
-			default:
-				t.skip("system/" + l.Subtype)
-			}
-		case "result":
-			t.Reported = l.Usage.usage()
-			t.ReportedCostUSD = l.TotalCostUSD
-		case "":
-			if err := s.bad(t, r.line, "record has no type"); err != nil {
-				return nil, err
-			}
-		default:
-			t.skip(l.Type)
+		}
+		if err := b.line(s, r, &l); err != nil {
+			return nil, err
 		}
 	}
+	t := main.t
 	if t.ID == "" {
 		t.ID = baseID(s.file)
 	}
-	return []*Transcript{t}, nil
+	if sidechainFile {
+		// A subagent's own file: its session is the parent.
+		t.Parent, t.Subagent = t.ID, "agent-"+agentID
+		if agentID == "" {
+			t.Subagent = "agent-" + baseID(s.file)
+		}
+		t.ID += "/" + t.Subagent
+	}
+	out := []*Transcript{t}
+	for _, b := range subs {
+		b.t.Parent = t.ID
+		b.t.ID = t.ID + "/" + b.t.Subagent
+		out = append(out, b.t)
+	}
+	unstreamedOutput(t, out)
+	return out, nil
+}
+
+// subagentKey returns the key of the subagent line l belongs to, or "" for
+// the session's own lines: the stream-json parent_tool_use_id, or, for an
+// inline sidechain line of a session file, agent-<agentId>, else the
+// chain of parentUuid links it continues (recorded in chain).
+func subagentKey(l *ccLine, sidechainFile bool, chain map[string]string) string {
+	if l.ParentToolUseID != "" {
+		return l.ParentToolUseID
+	}
+	if !l.IsSidechain || sidechainFile {
+		return ""
+	}
+	key := chain[l.ParentUUID]
+	switch {
+	case l.AgentID != "":
+		key = "agent-" + l.AgentID
+	case key == "":
+		key = "sidechain-" + strconv.Itoa(len(chain)+1)
+		if l.UUID != "" {
+			key = "sidechain-" + l.UUID
+		}
+	}
+	if l.UUID != "" {
+		chain[l.UUID] = key
+	}
+	return key
+}
+
+// unstreamedOutput attributes to the session the output the stream-json
+// result counts beyond the calls' events (see [readClaudeCode]), when the
+// result's input side is exactly the calls'.
+func unstreamedOutput(t *Transcript, all []*Transcript) {
+	rep := t.Reported
+	if rep == nil {
+		return
+	}
+	var calls Usage
+	for _, x := range all {
+		for i := range x.Messages {
+			if u := x.Messages[i].Usage; u != nil {
+				calls.Add(*u)
+			}
+		}
+	}
+	if calls.Input != rep.Input || calls.CacheRead != rep.CacheRead || calls.CacheWrite != rep.CacheWrite || rep.Output <= calls.Output {
+		return
+	}
+	if t.Unattributed == nil {
+		t.Unattributed = &Usage{}
+	}
+	t.Unattributed.Output += rep.Output - calls.Output
+}
+
+// A ccBuilder builds one transcript of a Claude Code file.
+type ccBuilder struct {
+	t             *Transcript
+	pending       int            // index in t.Compactions of a boundary still waiting for its summary
+	byID          map[string]int // message.id → the message that carries its usage
+	lastAssistant int
+}
+
+func newCCBuilder() *ccBuilder {
+	return &ccBuilder{t: &Transcript{}, pending: -1, byID: map[string]int{}, lastAssistant: -1}
+}
+
+// line adds line l to the transcript.
+func (b *ccBuilder) line(s *source, r record, l *ccLine) error {
+	t := b.t
+	pos := Pos{s.file, r.line}
+	switch l.Type {
+	case "user", "assistant":
+		if len(l.Message) == 0 {
+			return s.bad(t, r.line, "%s line has no message", l.Type)
+		}
+		var m anthropicMessage
+		if ok, err := s.decode(t, record{line: r.line, raw: l.Message, nested: true}, &m); !ok {
+			return err
+		}
+		blocks, err := anthropicContent(m.Content)
+		if err != nil {
+			return s.bad(t, r.line, "message %v", err)
+		}
+		msg := Message{Role: Role(l.Type), Blocks: blocks, Pos: pos, Time: parseTime(l.Timestamp)}
+		if l.Type == "user" {
+			b.user(msg, l.IsCompactSummary, pos)
+			return nil
+		}
+		msg.Model, msg.CallID, msg.RequestID = m.Model, m.ID, l.RequestID
+		b.assistant(msg, m.Usage.usage())
+	case "system":
+		switch l.Subtype {
+		case "compact_boundary":
+			c := Compaction{Index: len(t.Messages), Pos: pos}
+			if md := l.CompactMetadata; md != nil {
+				c.Trigger, c.PreTokens = md.Trigger, md.PreTokens
+			} else if md := l.CompactMetadataSDK; md != nil {
+				c.Trigger, c.PreTokens = md.Trigger, md.PreTokens
+			}
+			t.Compactions = append(t.Compactions, c)
+			b.pending = len(t.Compactions) - 1
+		case "init":
+			t.addModel(l.Model)
+		case "":
+			t.skip("system")
+		default:
+			t.skip("system/" + l.Subtype)
+		}
+	case "result":
+		t.Reported = l.Usage.usage()
+		t.ReportedCostUSD = l.TotalCostUSD
+	case "":
+		return s.bad(t, r.line, "record has no type")
+	default:
+		t.skip(l.Type)
+	}
+	return nil
+}
+
+// user adds a user message, or the summary of a compaction.
+func (b *ccBuilder) user(msg Message, compactSummary bool, pos Pos) {
+	t := b.t
+	if compactSummary || (b.pending >= 0 && msg.Count(BlockToolResult) == 0) {
+		if b.pending < 0 {
+			t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Pos: pos})
+			b.pending = len(t.Compactions) - 1
+		}
+		t.Compactions[b.pending].Summary = &msg
+		b.pending = -1
+		return
+	}
+	t.Messages = append(t.Messages, msg)
+}
+
+// assistant adds an assistant line: a new call, or another block of the
+// call of the same message.id.
+func (b *ccBuilder) assistant(msg Message, u *Usage) {
+	t := b.t
+	t.addModel(msg.Model)
+	if i, seen := b.byID[msg.CallID]; seen && msg.CallID != "" {
+		if prev := t.Messages[i].Usage; u != nil && prev != nil && u.Output > prev.Output {
+			prev.Output = u.Output
+		} else if u != nil && prev == nil {
+			t.Messages[i].Usage = u
+		}
+		if i == b.lastAssistant && onlyToolResultsAfter(t.Messages, i) {
+			t.Messages[i].Blocks = append(t.Messages[i].Blocks, msg.Blocks...)
+			return
+		}
+		// The same response again after other messages: its usage stays
+		// with the first message that carried it.
+		u = nil
+	} else {
+		b.byID[msg.CallID] = len(t.Messages)
+		t.Calls++
+	}
+	msg.Usage = u
+	t.Messages = append(t.Messages, msg)
+	b.lastAssistant = len(t.Messages) - 1
 }
 
 // onlyToolResultsAfter reports whether every message after msgs[i] is a

@@ -120,7 +120,11 @@ func independentWalk(t *testing.T, path string, raw []byte) truth {
 		w.Format = transcript.FormatClaudeCode
 		seen := map[string]*transcript.Usage{}
 		var order []string
+		var result map[string]any
 		for _, m := range lines() {
+			if m["type"] == "result" {
+				result, _ = m["usage"].(map[string]any)
+			}
 			if m["type"] != "assistant" {
 				continue
 			}
@@ -139,6 +143,13 @@ func independentWalk(t *testing.T, path string, raw []byte) truth {
 		w.Calls = len(order)
 		for _, id := range order {
 			w.Usage.Add(*seen[id])
+		}
+		// A stream-json result whose input side is the calls' counts their
+		// final output: the events carry only what was streamed when they
+		// were written.
+		if result != nil && num(result, "input_tokens") == w.Usage.Input && num(result, "cache_read_input_tokens") == w.Usage.CacheRead &&
+			num(result, "cache_creation_input_tokens") == w.Usage.CacheWrite {
+			w.Usage.Output = max(w.Usage.Output, num(result, "output_tokens"))
 		}
 	case strings.Contains(path, "rollout-"):
 		w.Format = transcript.FormatCodex

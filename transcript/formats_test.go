@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -193,7 +195,8 @@ func TestOpenAIConversations(t *testing.T) {
 
 // TestClaudeCodeMerge checks the merge of one response's lines: by
 // message.id, across the tool results Claude Code writes between them,
-// with the input side of the usage counted once and the largest output.
+// with the input side of the usage counted once and the largest output;
+// an inline sidechain line is a subagent's transcript of its own.
 func TestClaudeCodeMerge(t *testing.T) {
 	const f = "merge.jsonl"
 	in := `{"type":"user","sessionId":"s1","message":{"role":"user","content":"go"}}
@@ -218,7 +221,9 @@ func TestClaudeCodeMerge(t *testing.T) {
 			msg(f, 4, RoleUser, result("t1", "a")),
 			msg(f, 6, RoleUser, result("t2", "/")),
 		},
-		Skipped: map[string]int{"progress": 1, "sidechain": 1},
+		Skipped: map[string]int{"progress": 1},
+	}, {ID: "s1/sidechain-1", Parent: "s1", Subagent: "sidechain-1", File: f, Format: FormatClaudeCode, Calls: 1,
+		Messages: []Message{{Role: RoleAssistant, Blocks: []Block{text("subagent")}, CallID: "msg_9", Pos: Pos{f, 7}}},
 	}}
 	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
 		t.Errorf("merge (-want +got):\n%s", diff)
@@ -256,5 +261,92 @@ func TestTimes(t *testing.T) {
 	tr := readOne(t, filepath.Join(corpusDir, "mini-swe-agent/output/deepseek_reasoner_dev/sqlfluff__sqlfluff-1517/sqlfluff__sqlfluff-1517.traj.json"), Options{})
 	if got := tr.Messages[2].Time.Unix(); got != 1776073880 {
 		t.Errorf("traj assistant time %d, want 1776073880", got)
+	}
+}
+
+// TestStreamJSONSubagents: a stream-json log's subagents are transcripts
+// of their own, one per Task call, with the calls each made; the session
+// keeps its own; the result's output beyond the events' is the session's
+// unattributed output.
+func TestStreamJSONSubagents(t *testing.T) {
+	ts := readTestdata(t, "stream-json-subagents.jsonl")
+	type got struct {
+		ID, Parent string
+		Calls      int
+		CallIDs    []string
+		Models     []string
+	}
+	var all []got
+	for _, tr := range ts {
+		g := got{ID: tr.ID, Parent: tr.Parent, Calls: tr.Calls, Models: tr.Models}
+		for _, m := range tr.Messages {
+			if m.Role == RoleAssistant {
+				g.CallIDs = append(g.CallIDs, m.CallID)
+			}
+		}
+		all = append(all, g)
+	}
+	want := []got{
+		{ID: "s2", Calls: 2, CallIDs: []string{"msg_m1", "msg_m2"}, Models: []string{"claude-opus-4-6"}},
+		{ID: "s2/toolu_A", Parent: "s2", Calls: 2, CallIDs: []string{"msg_a1", "msg_a2"}, Models: []string{"claude-haiku-4-5-20251001"}},
+		{ID: "s2/toolu_B", Parent: "s2", Calls: 2, CallIDs: []string{"msg_b1", "msg_b2"}, Models: []string{"claude-haiku-4-5-20251001"}},
+	}
+	if diff := cmp.Diff(want, all); diff != "" {
+		t.Fatalf("transcripts (-want +got):\n%s", diff)
+	}
+	// The subagent's conversation is its prompt, its calls and results.
+	if a := ts[1].Messages; len(a) != 4 || a[0].Text() != "Find the failing test." || a[2].Blocks[0].Type != BlockToolResult {
+		t.Errorf("subagent A's messages: %+v", a)
+	}
+	// The calls' events carry 3+2+2+1+1+2 = 11 output tokens; the result
+	// counts 412: the other 401 are the session's, unattributed.
+	var out int64
+	for _, tr := range ts {
+		out += tr.Usage().Output
+	}
+	if u := ts[0].Unattributed; u == nil || u.Output != 401 || out != ts[0].Reported.Output {
+		t.Errorf("unattributed %+v; the transcripts' output sums to %d, the result says %d", u, out, ts[0].Reported.Output)
+	}
+}
+
+// TestInlineSidechains: older Claude Code wrote subagents into the session
+// file as sidechain lines; each subagent, a chain of lines linked by
+// parentUuid, is a transcript of its own, its calls billed as its own,
+// even when two run interleaved.
+func TestInlineSidechains(t *testing.T) {
+	const f = "inline.jsonl"
+	line := func(uuid, parent, typ, content string, side bool) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		msg := `{"role":"user","content":"` + content + `"}`
+		if typ == "assistant" {
+			msg = `{"id":"msg_` + uuid + `","model":"claude-haiku-4-5","role":"assistant","content":[{"type":"text","text":"` + content + `"}],"usage":{"input_tokens":1,"output_tokens":1}}`
+		}
+		return `{"type":"` + typ + `","sessionId":"s3","uuid":"` + uuid + `","parentUuid":` + p + `,"isSidechain":` + strconv.FormatBool(side) + `,"message":` + msg + "}\n"
+	}
+	in := line("u1", "", "user", "go", false) +
+		line("x1", "", "user", "task one", true) + line("y1", "", "user", "task two", true) +
+		line("x2", "x1", "assistant", "one done", true) + line("y2", "y1", "assistant", "two done", true) +
+		line("a1", "u1", "assistant", "both done", false)
+	ts, err := Parse([]byte(in), f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tr := range ts {
+		var texts []string
+		for _, m := range tr.Messages {
+			texts = append(texts, m.Text())
+		}
+		got = append(got, tr.ID+" "+tr.Parent+": "+strings.Join(texts, " / "))
+	}
+	want := []string{"s3 : go / both done", "s3/sidechain-x1 s3: task one / one done", "s3/sidechain-y1 s3: task two / two done"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("transcripts (-want +got):\n%s", diff)
+	}
+	if ts[1].Usage().Prompt() != 1 || ts[2].Calls != 1 {
+		t.Errorf("sidechain usage %+v, calls %d", ts[1].Usage(), ts[2].Calls)
 	}
 }

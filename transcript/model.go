@@ -127,6 +127,10 @@ type Message struct {
 	// CallID is the provider's id for the response (Claude's message.id,
 	// an OpenAI completion id), where recorded.
 	CallID string `json:"call_id,omitempty"`
+	// RequestID is the API request's id (Claude Code's requestId), where
+	// recorded: with CallID, it names a call across files, as a resumed
+	// session's file copies the calls before it.
+	RequestID string `json:"request_id,omitempty"`
 	// Name is the OpenAI chat "name" field, where present.
 	Name string `json:"name,omitempty"`
 	// Pos is the record the message starts at.
@@ -210,6 +214,11 @@ type Transcript struct {
 	ID     string `json:"id"`
 	File   string `json:"file"`
 	Format Format `json:"format"`
+	// Parent is, for a subagent's conversation, the id of the session
+	// that started it, and Subagent names the subagent within it (the
+	// tool call's id, or agent-<id>); both are empty for a session's own.
+	Parent   string `json:"parent,omitempty"`
+	Subagent string `json:"subagent,omitempty"`
 	// Models lists the models seen, in first-seen order.
 	Models      []string     `json:"models,omitempty"`
 	Messages    []Message    `json:"messages"`

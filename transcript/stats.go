@@ -4,6 +4,7 @@ package transcript
 type Stats struct {
 	File     string         `json:"file"`
 	ID       string         `json:"id"`
+	Parent   string         `json:"parent,omitempty"`
 	Format   Format         `json:"format"`
 	Models   []string       `json:"models"`
 	Messages int            `json:"messages"`
@@ -35,7 +36,7 @@ type Stats struct {
 // Summary returns the statistics of t.
 func (t *Transcript) Summary() Stats {
 	s := Stats{
-		File: t.File, ID: t.ID, Format: t.Format, Models: t.Models,
+		File: t.File, ID: t.ID, Parent: t.Parent, Format: t.Format, Models: t.Models,
 		Messages: len(t.Messages), Calls: t.Calls, Usage: t.Usage(),
 		Roles:       map[string]int{string(RoleUser): 0, string(RoleAssistant): 0},
 		Skipped:     map[string]int{},

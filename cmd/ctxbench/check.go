@@ -16,11 +16,13 @@ import (
 
 type checkCmd struct {
 	summarizerFlags
-	Config   string `default:"ctxbench.yaml" placeholder:"FILE" help:"The suite: transcripts, policies, estimators, provider, budgets, tolerance, baseline."`
-	Baseline string `placeholder:"FILE" help:"Baseline file (default: the config's baseline, else ctxbench.baseline.json beside the config)."`
-	Update   bool   `help:"Rewrite the baseline from this run (atomically) and say what changed; without it the baseline is never written."`
-	Format   string `default:"text" enum:"text,github" help:"Output: text, or github (workflow annotations)."`
-	JUnit    string `name:"junit" placeholder:"FILE" help:"Also write JUnit XML, one test case per transcript × policy."`
+	Config       string `default:"ctxbench.yaml" placeholder:"FILE" help:"The suite: transcripts, policies, estimators, provider, budgets, tolerance, baseline."`
+	Baseline     string `placeholder:"FILE" help:"Baseline file (default: the config's baseline, else ctxbench.baseline.json beside the config)."`
+	Update       bool   `help:"Rewrite the baseline from this run (atomically) and say what changed; without it the baseline is never written."`
+	Format       string `default:"text" enum:"text,github" help:"Output: text, or github (workflow annotations)."`
+	JUnit        string `name:"junit" placeholder:"FILE" help:"Also write JUnit XML, one test case per transcript × policy."`
+	Prices       string `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	PricingModel string `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: the config's model, else each call at the model that made it)."`
 }
 
 func (c *checkCmd) Run(e *env) error {
@@ -43,12 +45,18 @@ func (c *checkCmd) Run(e *env) error {
 	if opts.Summarizer, _, err = c.summarizerFlags.withConfig(cfg.Provider).build(e); err != nil {
 		return err
 	}
+	if opts.Prices, err = loadPrices(c.Prices); err != nil {
+		return err
+	}
+	if c.PricingModel != "" {
+		cfg.Model = c.PricingModel
+	}
 	res, err := suite.Run(e.ctx, cfg, opts)
 	if err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {
-		e.warn(w)
+		e.warn(notPriced(w, "--pricing-model", "--prices"))
 	}
 	if c.Update {
 		return writeBaseline(e.stdout, basePath, res.Current)

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
@@ -18,15 +24,17 @@ import (
 type costCmd struct {
 	inputFlags
 	summarizerFlags `embed:"" prefix:"summary-"`
-	ModelName       string   `name:"model" placeholder:"M" help:"Price every call as this model (default: each transcript's own)."`
+	PricingModel    string   `name:"pricing-model" aliases:"model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
 	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	CacheSim        string   `name:"cache-sim" enum:",anthropic,openai,none" default:"" help:"Prompt-cache simulation: anthropic, openai or none (default: the model's provider's)."`
 	SessionsPerDay  float64  `name:"sessions-per-day" placeholder:"N" help:"Project the cost per day and per 30 days for N sessions a day."`
 	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to price, repeatable (default: none, recorded, aidf:max_messages=30)."`
 	Estimator       string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the prompt sizes."`
+	Since           string   `placeholder:"DAY" help:"Only the calls made on DAY (YYYY-MM-DD or YYYYMMDD, UTC) or after."`
+	Until           string   `placeholder:"DAY" help:"Only the calls made on DAY or before."`
 	ListModels      bool     `name:"list-models" help:"List the models of the price table and exit."`
 	JSON            bool     `help:"Print one JSON document."`
-	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
+	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: ~/.claude/projects if it exists, else the embedded samples."`
 }
 
 // costResult is the --json document.
@@ -34,6 +42,14 @@ type costResult struct {
 	NotPriced   []unpriced         `json:"not_priced"`
 	Projection  []cost.Projection  `json:"projection"`
 	Transcripts []*cost.Comparison `json:"transcripts"`
+	// The bill of the recorded usage, totalled: by session (subagents
+	// rolled in), by model, by day; duplicate calls are counted once.
+	Sessions   []*cost.SessionBill `json:"sessions"`
+	ByModel    []cost.ModelCost    `json:"by_model"`
+	ByDay      []cost.DayBill      `json:"by_day"`
+	Duplicates int                 `json:"duplicate_calls"`
+	// OutOfRange counts the transcripts with no call in --since/--until.
+	OutOfRange int `json:"out_of_range,omitempty"`
 }
 
 type unpriced struct {
@@ -41,69 +57,147 @@ type unpriced struct {
 	Reason string `json:"reason"`
 }
 
+// costRun is one run of the cost command: its options and what it found.
+type costRun struct {
+	c      *costCmd
+	e      *env
+	pols   []window.Labeled
+	ropt   replay.Options
+	copt   cost.Options
+	ledger cost.Ledger
+	res    costResult
+	totals map[string]pricing.Money
+}
+
 func (c *costCmd) Run(e *env) error {
 	prices, err := loadPrices(c.Prices)
+	if err != nil || c.ListModels {
+		if err == nil {
+			err = listModels(e.stdout, prices)
+		}
+		return err
+	}
+	r, err := c.setup(e, prices)
 	if err != nil {
 		return err
 	}
-	if c.ListModels {
-		return listModels(e.stdout, prices)
+	if _, err = readInputs(e, c.paths(e), c.inputFlags, true, r.transcript); err != nil {
+		return err
 	}
-	if c.ModelName != "" {
-		if _, _, err := prices.Lookup(c.ModelName); err != nil {
-			return notPriced(fmt.Errorf("--model: %w", err), "--prices")
+	if n := len(r.res.Transcripts); c.SessionsPerDay > 0 && n > 0 {
+		for _, lp := range r.pols {
+			r.res.Projection = append(r.res.Projection, cost.Project(lp.Label, r.totals[lp.Label], n, c.SessionsPerDay))
 		}
+	}
+	r.res.Sessions, r.res.ByModel, r.res.ByDay, r.res.Duplicates = r.ledger.Sessions, r.ledger.ByModel, r.ledger.ByDay, r.ledger.Duplicates
+	if c.JSON {
+		return writeJSON(e.stdout, r.res)
+	}
+	if r.res.OutOfRange > 0 {
+		e.warn(fmt.Errorf("left out %d transcripts with no call in --since/--until", r.res.OutOfRange))
+	}
+	if err := writeLedger(e.stdout, &r.res); err != nil {
+		return err
+	}
+	return writeProjection(e.stdout, r.res.Projection, len(r.res.Transcripts), c.SessionsPerDay)
+}
+
+// setup checks the flags and makes the run's options.
+func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
+	if c.PricingModel != "" {
+		if _, _, err := prices.Lookup(c.PricingModel); err != nil {
+			return nil, notPriced(fmt.Errorf("--pricing-model: %w", err), "--prices")
+		}
+	}
+	since, err := parseDay("--since", c.Since)
+	if err != nil {
+		return nil, err
+	}
+	until, err := parseDay("--until", c.Until)
+	if err != nil {
+		return nil, err
 	}
 	est, err := estimate.New(c.Estimator, estimate.OverheadNone)
 	if err != nil {
-		return fmt.Errorf("--estimator: %w", err)
+		return nil, fmt.Errorf("--estimator: %w", err)
 	}
 	pols, err := window.ParseLabeled(orDefault(c.Policies, defaultPolicies))
 	if err != nil {
-		return fmt.Errorf("--policy: %w", err)
+		return nil, fmt.Errorf("--policy: %w", err)
 	}
 	sum, _, err := c.build(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()}
-	copt := cost.Options{Prices: prices, Model: c.ModelName, CacheSim: c.CacheSim}
-	res := costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}
-	totals := map[string]pricing.Money{}
-	_, err = readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		cmpr, s, err := cost.Compare(e.ctx, t, pols, ropt, copt)
-		if err != nil {
-			return err
-		}
-		if s.NotPriced != nil {
-			res.NotPriced = append(res.NotPriced, unpriced{File: t.File, Reason: s.NotPriced.Error()})
-			e.warn(notPriced(fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced), "--model", "--prices"))
-			return nil
-		}
-		if s.BillNotPriced != nil {
-			e.warn(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced), "--prices"))
-		}
-		for _, p := range cmpr.Policies {
-			totals[p.Label] += p.Total
-		}
-		res.Transcripts = append(res.Transcripts, cmpr)
-		if c.JSON {
-			return nil
-		}
-		return writeCostText(e.stdout, cmpr)
-	})
+	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{},
+		ropt:   replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()},
+		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim},
+		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},
+		res:    costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}}, nil
+}
+
+// transcript prices t's policies and adds its bill to the ledger.
+func (r *costRun) transcript(t *transcript.Transcript) error {
+	e := r.e
+	if !r.ledger.InRange(t) {
+		r.res.OutOfRange++
+		return nil
+	}
+	cmpr, s, err := cost.Compare(e.ctx, t, r.pols, r.ropt, r.copt)
 	if err != nil {
 		return err
 	}
-	if n := len(res.Transcripts); c.SessionsPerDay > 0 && n > 0 {
-		for _, lp := range pols {
-			res.Projection = append(res.Projection, cost.Project(lp.Label, totals[lp.Label], n, c.SessionsPerDay))
+	if err := r.ledger.Add(t); err != nil && !pricing.NotPriced(err) {
+		return err
+	}
+	if s.NotPriced != nil {
+		r.res.NotPriced = append(r.res.NotPriced, unpriced{File: t.File, Reason: s.NotPriced.Error()})
+		e.warn(notPriced(fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced), "--pricing-model", "--prices"))
+		return nil
+	}
+	if s.BillNotPriced != nil {
+		e.warn(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced), "--prices"))
+	}
+	for _, p := range cmpr.Policies {
+		r.totals[p.Label] += p.Total
+	}
+	r.res.Transcripts = append(r.res.Transcripts, cmpr)
+	if r.c.JSON {
+		return nil
+	}
+	return writeCostText(e.stdout, cmpr)
+}
+
+// paths returns the paths to read: the command line's; without any, Claude
+// Code's sessions (~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects)
+// when they exist, else none (the embedded samples).
+func (c *costCmd) paths(e *env) []string {
+	if len(c.Paths) > 0 {
+		return c.Paths
+	}
+	dir := e.getenv("CLAUDE_CONFIG_DIR")
+	if dir == "" && e.getenv("HOME") != "" {
+		dir = filepath.Join(e.getenv("HOME"), ".claude")
+	}
+	projects := filepath.Join(dir, "projects")
+	if fi, err := os.Stat(projects); dir != "" && err == nil && fi.IsDir() {
+		fmt.Fprintf(e.stderr, "ctxbench: reading Claude Code's sessions in %s (pass a PATH for others)\n", projects)
+		return []string{projects}
+	}
+	return nil
+}
+
+// parseDay reads a day as ccusage takes it: YYYY-MM-DD or YYYYMMDD.
+func parseDay(flag, s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	for _, layout := range []string{time.DateOnly, "20060102"} {
+		if d, err := time.Parse(layout, s); err == nil {
+			return d.Format(time.DateOnly), nil
 		}
 	}
-	if c.JSON {
-		return writeJSON(e.stdout, res)
-	}
-	return writeProjection(e.stdout, res.Projection, len(res.Transcripts), c.SessionsPerDay)
+	return "", fmt.Errorf("%s %q: want YYYY-MM-DD or YYYYMMDD", flag, s)
 }
 
 // orDefault returns list, or def when list is empty.
@@ -130,7 +224,7 @@ func writeProjection(w io.Writer, proj []cost.Projection, sessions int, perDay f
 func writeCostText(w io.Writer, ct *cost.Comparison) error {
 	usd := reports.USD
 	head := ct.Policies[0]
-	fmt.Fprintf(w, "%s (%s; priced as %s; cache: %s; %s tokens per call not in the transcript)\n", ct.File, ct.ID, head.Model, head.CacheSim, reports.Int(head.Constant))
+	fmt.Fprintf(w, "%s (%s; %s)\n", ct.File, ct.ID, pricedAs(head.RunCost))
 	t := reports.Table{Header: []string{"policy", "input", "cache read", "cache write", "output", "summaries", "total", "saving vs none"},
 		Right: []bool{false, true, true, true, true, true, true, true}}
 	for _, p := range ct.Policies {
@@ -143,6 +237,13 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
+	}
+	if b := ct.Billed; b != nil && len(b.ByModel) > 1 {
+		var parts []string
+		for _, m := range b.ByModel {
+			parts = append(parts, fmt.Sprintf("%s %s calls %s", m.Model, reports.Int(m.Calls), usd(m.Cost.Total().USD())))
+		}
+		fmt.Fprintf(w, "billed by model: %s\n", strings.Join(parts, "; "))
 	}
 	for _, a := range head.Assumptions {
 		fmt.Fprintf(w, "assumption: %s\n", a)
@@ -158,18 +259,116 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 	return err
 }
 
+// pricedAs says which models priced a run's calls, with which cache and
+// constant.
+func pricedAs(rc *cost.RunCost) string {
+	if len(rc.ByModel) == 1 {
+		return fmt.Sprintf("priced as %s; cache: %s; %s tokens per call not in the transcript", rc.Model, rc.CacheSim, reports.Int(rc.Constant))
+	}
+	var parts []string
+	for _, m := range rc.ByModel {
+		parts = append(parts, fmt.Sprintf("%s %s calls (cache: %s; %s tokens per call not in the transcript)", m.Model, reports.Int(m.Calls), m.CacheSim, reports.Int(m.Constant)))
+	}
+	return "priced per call: " + strings.Join(parts, ", ")
+}
+
 func listModels(w io.Writer, prices pricing.Prices) error {
-	t := reports.Table{Header: []string{"model", "provider", "input", "output", "cache read", "cache write", "max input", "source"},
-		Right: []bool{false, false, true, true, true, true, true, false}}
+	t := reports.Table{Header: []string{"model", "provider", "input", "output", "cache read", "cache write", "window", "long context, earlier prices", "source"},
+		Right: []bool{false, false, true, true, true, true, true, false, false}}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, n := range slices.Sorted(maps.Keys(prices)) {
 		p := prices[n]
 		src := p.Source
 		if p.Date != "" {
 			src += ", " + p.Date
 		}
-		t.Rows = append(t.Rows, []string{n, p.Provider, fmt.Sprintf("%g", p.Input), fmt.Sprintf("%g", p.Output), fmt.Sprintf("%g", p.CacheRead),
-			fmt.Sprintf("%g", p.CacheWrite5m), reports.Int(p.MaxInput), src})
+		var notes []string
+		if p.InputAbove > 0 {
+			notes = append(notes, fmt.Sprintf("above %s: %s/%s", reports.Int(cmp.Or(p.LongContextAbove, pricing.LongContext)), g(p.InputAbove), g(p.OutputAbove)))
+		}
+		for _, e := range p.Before {
+			notes = append(notes, fmt.Sprintf("until %s: %s/%s", e.Until, g(e.Input), g(e.Output)))
+		}
+		t.Rows = append(t.Rows, []string{n, p.Provider, g(p.Input), g(p.Output), g(p.CacheRead), g(p.CacheWrite5m), reports.Int(p.MaxInput),
+			strings.Join(notes, "; "), src})
 	}
-	fmt.Fprintln(w, "USD per million tokens")
+	fmt.Fprintln(w, "USD per million tokens (input/output where two are given); cache write is the 5-minute one")
 	return t.WriteText(w)
+}
+
+// writeLedger writes the bill of the recorded usage, totalled by session
+// (subagents beneath), by model and by day, when more than one transcript
+// was read.
+func writeLedger(w io.Writer, res *costResult) error {
+	if len(res.Transcripts) < 2 {
+		return nil
+	}
+	fmt.Fprintln(w, "Recorded usage and its bill, by session")
+	if err := writeSessions(w, res.Sessions, res.Duplicates, true); err != nil {
+		return err
+	}
+	models := usageTable("model", true)
+	for _, m := range res.ByModel {
+		models.Rows = append(models.Rows, usageRow(m.Model, m.Calls, m.Usage, &m.Cost))
+	}
+	fmt.Fprintln(w, "\nBy model")
+	if err := models.WriteText(w); err != nil {
+		return err
+	}
+	days := usageTable("day (UTC)", true)
+	for _, d := range res.ByDay {
+		days.Rows = append(days.Rows, usageRow(d.Day, d.Calls, d.Usage, &d.Cost))
+	}
+	fmt.Fprintln(w, "\nBy day")
+	if err := days.WriteText(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// writeSessions writes the sessions' usage, and their cost when priced,
+// each session's transcripts beneath it when it has subagents.
+func writeSessions(w io.Writer, sessions []*cost.SessionBill, duplicates int, priced bool) error {
+	t := usageTable("session (subagents beneath)", priced)
+	c := func(c *pricing.Cost) *pricing.Cost {
+		if priced {
+			return c
+		}
+		return nil
+	}
+	for _, s := range sessions {
+		t.Rows = append(t.Rows, usageRow(s.ID, s.Calls, s.Usage, c(&s.Cost)))
+		if len(s.Transcripts) > 1 {
+			for _, tb := range s.Transcripts {
+				t.Rows = append(t.Rows, usageRow("└ "+cmp.Or(tb.Subagent, "the session's own"), tb.Calls, tb.Usage, c(&tb.Cost)))
+			}
+		}
+	}
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	if duplicates > 0 {
+		_, err := fmt.Fprintf(w, "%s calls copied from an earlier file (a resumed session) were counted once\n", reports.Int(duplicates))
+		return err
+	}
+	return nil
+}
+
+// usageTable is a table of usage by what first names, with cost when
+// priced.
+func usageTable(first string, priced bool) reports.Table {
+	t := reports.Table{Header: []string{first, "calls", "input", "output", "cache read", "cache write"}, Right: []bool{false, true, true, true, true, true}}
+	if priced {
+		t.Header, t.Right = append(t.Header, "cost"), append(t.Right, true)
+	}
+	return t
+}
+
+func usageRow(name string, calls int, u transcript.Usage, c *pricing.Cost) []string {
+	row := []string{name, reports.Int(calls), reports.Int(u.Input), reports.Int(u.Output), reports.Int(u.CacheRead), reports.Int(u.CacheWrite)}
+	if c != nil {
+		row = append(row, reports.USD(c.Total().USD()))
+	}
+	return row
 }

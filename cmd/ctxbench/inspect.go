@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -22,14 +23,40 @@ type inspectCmd struct {
 type inspectResult struct {
 	Transcripts  []transcript.Stats       `json:"transcripts"`
 	SkippedFiles []transcript.SkippedFile `json:"skipped_files"`
+	// Sessions total the usage by session, subagents rolled in, each call
+	// once (DuplicateCalls: calls copied from an earlier file).
+	Sessions       []sessionUsage `json:"sessions"`
+	DuplicateCalls int            `json:"duplicate_calls"`
+}
+
+// sessionUsage is a session's usage: its own transcript's and its
+// subagents'.
+type sessionUsage struct {
+	ID          string            `json:"id"`
+	Calls       int               `json:"calls"`
+	Usage       transcript.Usage  `json:"usage"`
+	Transcripts []transcriptUsage `json:"transcripts"`
+}
+
+type transcriptUsage struct {
+	File       string           `json:"file"`
+	ID         string           `json:"id"`
+	Subagent   string           `json:"subagent,omitempty"`
+	Calls      int              `json:"calls"`
+	Usage      transcript.Usage `json:"usage"`
+	Duplicates int              `json:"duplicate_calls,omitempty"`
 }
 
 func (c *inspectCmd) Run(e *env) error {
-	res := inspectResult{Transcripts: []transcript.Stats{}, SkippedFiles: []transcript.SkippedFile{}}
+	res := inspectResult{Transcripts: []transcript.Stats{}, SkippedFiles: []transcript.SkippedFile{}, Sessions: []sessionUsage{}}
+	var ledger cost.Ledger // usage only: no prices
 	skipped, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
+		if err := ledger.Add(t); err != nil {
+			return err
+		}
 		s := t.Summary()
+		res.Transcripts = append(res.Transcripts, s)
 		if c.JSON {
-			res.Transcripts = append(res.Transcripts, s)
 			return nil
 		}
 		return writeInspectText(e.stdout, s)
@@ -38,10 +65,22 @@ func (c *inspectCmd) Run(e *env) error {
 		return err
 	}
 	res.SkippedFiles = append(res.SkippedFiles, skipped...)
+	res.DuplicateCalls = ledger.Duplicates
+	for _, s := range ledger.Sessions {
+		su := sessionUsage{ID: s.ID, Calls: s.Calls, Usage: s.Usage}
+		for _, tb := range s.Transcripts {
+			su.Transcripts = append(su.Transcripts, transcriptUsage{tb.File, tb.ID, tb.Subagent, tb.Calls, tb.Usage, tb.Duplicates})
+		}
+		res.Sessions = append(res.Sessions, su)
+	}
 	if c.JSON {
 		return writeJSON(e.stdout, res)
 	}
-	return nil
+	if len(res.Transcripts) < 2 {
+		return nil
+	}
+	fmt.Fprintln(e.stdout, "Recorded usage by session")
+	return writeSessions(e.stdout, ledger.Sessions, ledger.Duplicates, false)
 }
 
 // writeInspectText writes one transcript's statistics as a titled table.
@@ -133,7 +172,12 @@ func countDetail(m map[string]int) string {
 func callsDetail(s transcript.Stats) string {
 	d := reports.Int(s.CallsWithUsage) + " with recorded usage"
 	if u := s.Unattributed; u != nil {
-		d += fmt.Sprintf("; %s prompt tokens recorded per turn, not per call", reports.Int(u.Prompt()))
+		if p := u.Prompt(); p > 0 {
+			d += fmt.Sprintf("; %s prompt tokens recorded per turn, not per call", reports.Int(p))
+		}
+		if u.Output > 0 {
+			d += fmt.Sprintf("; %s output tokens counted by the session's result, not by its calls", reports.Int(u.Output))
+		}
 	}
 	return d
 }

@@ -74,7 +74,7 @@ func TestGolden(t *testing.T) {
 		{"cost-projection", []string{"cost", "--sessions-per-day", "250", "--policy", "none", "--policy", "aidf:max_messages=30,preserve_last_n=8", corpus + "mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"}, 0},
 		{"cost-model-override", []string{"cost", "--model", "gpt-4.1", "--cache-sim", "none", "--policy", "none", corpus + "codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"}, 0},
 		{"cost-unknown-model", []string{"cost", "--model", "gpt-9", corpus + "spotter/short.jsonl"}, 2},
-		{"cost-unpriced", []string{"cost", corpus + "OpenHands/tests/runtime/trajs/wrong_initial_state.json"}, 0},
+		{"cost-unpriced", []string{"cost", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
 		{"cost-list-models", []string{"cost", "--list-models"}, 0},
 		{"cost-litellm", []string{"cost", "--prices", "../../pricing/testdata/litellm-sample.json", "--policy", "none", corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"}, 0},
 		{"check-github", []string{"check", "--format", "github", "--config", "testdata/check-fail/ctxbench.yaml"}, 1},
@@ -423,7 +423,7 @@ func TestReplaySeed000(t *testing.T) {
 // without cost_usd, and one warning that says why.
 func TestTraceUnpriced(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	_, stderr, code := ctxbench("", "replay", "--policy", "aidf:max_messages=30", "--trace", trace, corpus+"OpenHands/tests/runtime/trajs/basic_gui_mode.json")
+	_, stderr, code := ctxbench("", "replay", "--policy", "aidf:max_messages=30", "--trace", trace, corpus+"codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json")
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -31,6 +31,7 @@ type replayCmd struct {
 	Estimators []string `name:"estimator" short:"e" placeholder:"NAME" help:"Estimators to count what is sent with, repeatable (default cl100k_base)."`
 	Trace      string   `placeholder:"FILE" help:"Write the trace: one JSON object per call, per transcript and policy (go doc ./replay WriteTrace); cost_usd prices each call at the transcript's model, as ctxbench cost does."`
 	Prices     string   `placeholder:"FILE" help:"Prices for the trace's cost_usd: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	Pricing    string   `name:"pricing-model" placeholder:"M" help:"Price every call of the trace as this model, a what-if (default: each call at the model that made it)."`
 	JSON       bool     `help:"Print one JSON document with every run and step."`
 	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the config's transcripts, else the embedded samples."`
 }
@@ -182,12 +183,12 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 	var runs []*replay.Run
 	var costs []*cost.RunCost
 	if c.Trace != "" {
-		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices})
+		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices, Model: c.Pricing})
 		if err != nil {
 			return tr, err
 		}
 		if sess.NotPriced != nil {
-			e.warn(notPriced(fmt.Errorf("%s: the trace has no cost_usd: %w", t.File, sess.NotPriced), "--prices"))
+			e.warn(notPriced(fmt.Errorf("%s: the trace has no cost_usd: %w", t.File, sess.NotPriced), "--pricing-model", "--prices"))
 		}
 		runs, costs = sess.Runs, sess.Costs
 	} else {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
@@ -24,15 +25,17 @@ var reportSweep = reports.SweepSpec{Policy: "aidf", Base: map[string]string{"pre
 type reportCmd struct {
 	inputFlags
 	summarizerFlags
-	Out      string   `default:"ctxbench-report" placeholder:"DIR" help:"Output folder; an existing one is replaced only if ctxbench made it."`
-	Policies []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: none, aidf, aidf:max_messages=30,summarize_on_trim=true, two-tier, prune, compress, gemini-cli, codex)."`
-	Paths    []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
+	Out          string   `default:"ctxbench-report" placeholder:"DIR" help:"Output folder; an existing one is replaced only if ctxbench made it."`
+	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
+	Policies     []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: none, aidf, aidf:max_messages=30,summarize_on_trim=true, two-tier, prune, compress, gemini-cli, codex)."`
+	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
 }
 
 var reportNotes = []string{
 	"Responses are never regenerated: each policy changes what would have been sent, call by call; what came back is the recorded response.",
 	"Retention is a proxy: the share of the file paths, shell commands, URLs, error lines and tool calls seen so far that the context still holds, summary text included.",
-	"Costs simulate the provider's prompt cache on what each policy sends, priced at the embedded table (ctxbench cost --list-models); transcripts whose model has no price are not priced.",
+	"Costs simulate the provider's prompt cache on what each policy sends, each call priced at the model that made it, at the embedded table (ctxbench cost --list-models) or --prices; transcripts whose model has no price are not priced.",
 	"Summaries are made by the mock summarizer unless --provider says otherwise: their text is a stand-in, their token counts are what a real call of that size reports.",
 }
 
@@ -45,7 +48,11 @@ func (c *reportCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	b := &reports.Builder{Policies: pols, Notes: reportNotes, Sweep: &reportSweep,
+	prices, err := loadPrices(c.Prices)
+	if err != nil {
+		return err
+	}
+	b := &reports.Builder{Policies: pols, Notes: reportNotes, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel},
 		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}, Summarizer: sum}}
 	for _, n := range append(append([]string(nil), heuristicNames...), exactNames...) {
 		b.Estimators = append(b.Estimators, estimate.MustNew(n, estimate.OverheadNone))
@@ -55,7 +62,7 @@ func (c *reportCmd) Run(e *env) error {
 		return err
 	}
 	for _, w := range b.Warnings {
-		e.warn(w)
+		e.warn(notPriced(w, "--pricing-model", "--prices"))
 	}
 	rep, err := b.Finish(e.ctx)
 	if err != nil {

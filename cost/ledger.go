@@ -1,0 +1,223 @@
+package cost
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// A Ledger totals the usage many transcripts recorded, and its bill, the
+// way ccusage reports it: by session, a session's subagents rolled into it
+// and listed beneath; by model; by day. Each call is counted once: a call
+// a resumed session's file copies from the file before it (the same
+// message id and request id) is counted where it was first seen, and the
+// copies are counted apart ([Ledger.Duplicates]). Days are UTC dates of
+// the calls' own timestamps.
+//
+// With Prices nil, a Ledger counts usage and prices nothing.
+type Ledger struct {
+	Prices pricing.Prices
+	// Model prices the calls that record no model (default: each
+	// transcript's first model).
+	Model string
+	// Since and Until, when set (YYYY-MM-DD), keep the calls made on those
+	// days and between them; a call with no time is kept.
+	Since, Until string
+
+	Sessions []*SessionBill
+	ByModel  []ModelCost
+	ByDay    []DayBill
+	// Duplicates counts the calls left out as copies of calls already
+	// counted.
+	Duplicates int
+
+	bySession map[string]*SessionBill
+	seen      map[[2]string]bool
+}
+
+// A SessionBill is one session's usage and bill: its own transcript's and
+// its subagents'.
+type SessionBill struct {
+	ID          string           `json:"id"`
+	Transcripts []TranscriptBill `json:"transcripts"`
+	Calls       int              `json:"calls"`
+	Usage       transcript.Usage `json:"usage"`
+	Cost        pricing.Cost     `json:"cost"`
+	TotalUSD    float64          `json:"total_usd"`
+	ByModel     []ModelCost      `json:"by_model"`
+	First       time.Time        `json:"first,omitzero"`
+	Last        time.Time        `json:"last,omitzero"`
+}
+
+// A TranscriptBill is one transcript's part of its session's bill.
+type TranscriptBill struct {
+	File     string           `json:"file"`
+	ID       string           `json:"id"`
+	Subagent string           `json:"subagent,omitempty"`
+	Calls    int              `json:"calls"`
+	Usage    transcript.Usage `json:"usage"`
+	Cost     pricing.Cost     `json:"cost"`
+	TotalUSD float64          `json:"total_usd"`
+	// Duplicates counts its calls counted in an earlier file.
+	Duplicates int `json:"duplicate_calls,omitempty"`
+}
+
+// A DayBill is one day's usage and bill.
+type DayBill struct {
+	Day      string           `json:"day"`
+	Calls    int              `json:"calls"`
+	Usage    transcript.Usage `json:"usage"`
+	Cost     pricing.Cost     `json:"cost"`
+	TotalUSD float64          `json:"total_usd"`
+	ByModel  []ModelCost      `json:"by_model"`
+}
+
+// InRange reports whether t has a call in the ledger's days (or no call
+// with a time).
+func (l *Ledger) InRange(t *transcript.Transcript) bool {
+	for i := range t.Messages {
+		if m := &t.Messages[i]; m.Role == transcript.RoleAssistant && l.keeps(m.Time) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Ledger) keeps(at time.Time) bool {
+	if at.IsZero() {
+		return true
+	}
+	day := at.UTC().Format(time.DateOnly)
+	return (l.Since == "" || day >= l.Since) && (l.Until == "" || day <= l.Until)
+}
+
+// Add counts t's calls. When a call's model has no price, it returns the
+// error [pricing.NotPriced] recognizes and counts nothing of t.
+func (l *Ledger) Add(t *transcript.Transcript) error {
+	if l.bySession == nil {
+		l.bySession, l.seen = map[string]*SessionBill{}, map[[2]string]bool{}
+	}
+	type item struct {
+		m     *transcript.Message
+		model string
+		cost  pricing.Cost
+		u     transcript.Usage
+		at    time.Time
+	}
+	var items []item
+	fallback := fallbackModel(t, l.Model)
+	price := func(name string, u transcript.Usage, at time.Time) (string, pricing.Cost, error) {
+		if l.Prices == nil {
+			return name, pricing.Cost{}, nil
+		}
+		p, table, err := l.Prices.Lookup(name)
+		if err != nil {
+			return "", pricing.Cost{}, err
+		}
+		return table, p.At(at).CallCost(u), nil
+	}
+	var last time.Time
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		if m.Usage == nil || !l.keeps(m.Time) {
+			continue
+		}
+		name := m.Model
+		if name == "" || name == "<synthetic>" {
+			name = fallback
+		}
+		table, c, err := price(name, *m.Usage, m.Time)
+		if err != nil {
+			return err
+		}
+		items = append(items, item{m, table, c, *m.Usage, m.Time})
+		if m.Time.After(last) {
+			last = m.Time
+		}
+	}
+	if u := t.Unattributed; u != nil && l.keeps(last) {
+		table, c, err := price(fallback, *u, last)
+		if err != nil {
+			return err
+		}
+		items = append(items, item{nil, table, c, *u, last})
+	}
+	key := cmp.Or(t.Parent, t.ID)
+	s := l.bySession[key]
+	if s == nil {
+		s = &SessionBill{ID: key}
+		l.bySession[key] = s
+		l.Sessions = append(l.Sessions, s)
+	}
+	tb := TranscriptBill{File: t.File, ID: t.ID, Subagent: t.Subagent}
+	for _, it := range items {
+		if m := it.m; m != nil && m.CallID != "" && m.RequestID != "" {
+			k := [2]string{m.CallID, m.RequestID}
+			if l.seen[k] {
+				tb.Duplicates++
+				l.Duplicates++
+				continue
+			}
+			l.seen[k] = true
+		}
+		calls := 0
+		if it.m != nil {
+			calls = 1
+		}
+		tb.Calls += calls
+		tb.Usage.Add(it.u)
+		tb.Cost.Add(it.cost)
+		s.Calls += calls
+		s.Usage.Add(it.u)
+		s.Cost.Add(it.cost)
+		s.ByModel = addModel(s.ByModel, it.model, calls, it.u, it.cost)
+		l.ByModel = addModel(l.ByModel, it.model, calls, it.u, it.cost)
+		if !it.at.IsZero() {
+			if s.First.IsZero() || it.at.Before(s.First) {
+				s.First = it.at
+			}
+			if it.at.After(s.Last) {
+				s.Last = it.at
+			}
+			l.addDay(it.at.UTC().Format(time.DateOnly), it.model, calls, it.u, it.cost)
+		}
+	}
+	tb.TotalUSD = tb.Cost.Total().USD()
+	s.TotalUSD = s.Cost.Total().USD()
+	if t.Parent == "" {
+		s.Transcripts = slices.Insert(s.Transcripts, 0, tb) // the session's own first
+	} else {
+		s.Transcripts = append(s.Transcripts, tb)
+	}
+	return nil
+}
+
+// addDay adds a call to its day, keeping the days in date order.
+func (l *Ledger) addDay(day, model string, calls int, u transcript.Usage, c pricing.Cost) {
+	i, found := slices.BinarySearchFunc(l.ByDay, day, func(d DayBill, day string) int { return cmp.Compare(d.Day, day) })
+	if !found {
+		l.ByDay = slices.Insert(l.ByDay, i, DayBill{Day: day})
+	}
+	d := &l.ByDay[i]
+	d.Calls += calls
+	d.Usage.Add(u)
+	d.Cost.Add(c)
+	d.TotalUSD = d.Cost.Total().USD()
+	d.ByModel = addModel(d.ByModel, model, calls, u, c)
+}
+
+// addModel adds a call to its model's entry of list.
+func addModel(list []ModelCost, model string, calls int, u transcript.Usage, c pricing.Cost) []ModelCost {
+	i := slices.IndexFunc(list, func(m ModelCost) bool { return m.Model == model })
+	if i < 0 {
+		list = append(list, ModelCost{Model: model})
+		i = len(list) - 1
+	}
+	list[i].Calls += calls
+	list[i].Usage.Add(u)
+	list[i].Cost.Add(c)
+	return list
+}

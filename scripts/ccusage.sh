@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Regenerates cost/testdata/ccusage-sessions.json: what ccusage, the tool
+# users check their Claude Code bills with, reports for the corpus's Claude
+# Code sessions (claude session --json --offline, its embedded prices). The
+# Go tests hold ctxbench's bill to it and need neither node nor ccusage.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CCUSAGE_VERSION=20.0.24
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$tmp" && npm install --silent --no-audit --no-fund --no-save "@ccusage/ccusage-linux-x64@$CCUSAGE_VERSION" >/dev/null)
+# ccusage reads ~/.claude/projects/<project>/<session>.jsonl and rolls
+# <session>/subagents/*.jsonl into the session.
+mkdir -p "$tmp/claude/projects/spotter" "$tmp/claude/projects/codemie"
+cp fixtures/corpus/spotter/*.jsonl "$tmp/claude/projects/spotter/"
+cp -r fixtures/corpus/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20 "$tmp/claude/projects/spotter/"
+cp fixtures/corpus/codemie-code/tests/integration/session/fixtures/*.jsonl "$tmp/claude/projects/codemie/"
+chmod +x "$tmp/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage"
+CLAUDE_CONFIG_DIR="$tmp/claude" HOME="$tmp/home" TZ=UTC \
+	"$tmp/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage" claude session --json --offline |
+	node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);j.ccusage=process.argv[1];console.log(JSON.stringify(j,null,1))})' "$CCUSAGE_VERSION" \
+	> cost/testdata/ccusage-sessions.json
+echo "wrote cost/testdata/ccusage-sessions.json"
