@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
@@ -119,9 +118,7 @@ func (e *encoding) countPieces(text string, cached bool) int {
 	if text == "" {
 		return 0
 	}
-	if !utf8.ValidString(text) {
-		text = string([]rune(text)) // each invalid byte becomes U+FFFD
-	}
+	text = transcript.ReplaceInvalid(text) // as tiktoken's callers decode bytes
 	n := 0
 	for i := 0; i < len(text); {
 		j := e.next(text, i)

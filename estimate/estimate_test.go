@@ -1,10 +1,12 @@
 package estimate_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -338,4 +340,42 @@ func readCorpus(t testing.TB, name string) *transcript.Transcript {
 		t.Fatal(err)
 	}
 	return ts[0]
+}
+
+// TestInvalidUTF8 counts byte strings that are not valid UTF-8 as OpenAI's
+// tiktoken counts the text JavaScript's TextDecoder makes of them (one
+// U+FFFD per maximal ill-formed subsequence): the exact encodings equal
+// tiktoken's counts, and chars/4 divides the decoded text's
+// String.length. scripts/reference-counts.sh writes the references.
+func TestInvalidUTF8(t *testing.T) {
+	var texts []string
+	var ref struct {
+		Tiktoken string `json:"tiktoken"`
+		CL100K   []int  `json:"cl100k_base"`
+		O200K    []int  `json:"o200k_base"`
+		UTF16    []int  `json:"utf16"`
+	}
+	for name, v := range map[string]any{"testdata/reference-invalid.json": &texts, "testdata/reference-invalid-counts.json": &ref} {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(texts) < 2000 || len(ref.CL100K) != len(texts) || len(ref.O200K) != len(texts) || len(ref.UTF16) != len(texts) {
+		t.Fatalf("%d texts, %d/%d/%d counts; run scripts/reference-counts.sh", len(texts), len(ref.CL100K), len(ref.O200K), len(ref.UTF16))
+	}
+	cl, o2, c4 := estimate.MustNew("cl100k_base", 0), estimate.MustNew("o200k_base", 0), estimate.MustNew("chars4", 0)
+	for i, b64 := range texts {
+		raw, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(raw)
+		if got := []int{cl.Count(s), o2.Count(s), transcript.UTF16Len(s), c4.Count(s)}; !slices.Equal(got, []int{ref.CL100K[i], ref.O200K[i], ref.UTF16[i], (ref.UTF16[i] + 3) / 4}) {
+			t.Errorf("%q: cl100k_base, o200k_base, UTF-16 length, chars4 %v; tiktoken %s %d, %d, %d, %d", s, got, ref.Tiktoken, ref.CL100K[i], ref.O200K[i], ref.UTF16[i], (ref.UTF16[i]+3)/4)
+		}
+	}
 }

@@ -87,7 +87,7 @@ func (g *geminiHeuristic) text(s string) float64 {
 		return float64(transcript.UTF16Len(s)) / 4
 	}
 	var t float64
-	for _, r := range s {
+	for _, r := range transcript.ReplaceInvalid(s) {
 		if r <= 127 {
 			t += g.rates[0]
 		} else {

@@ -195,11 +195,20 @@ func (s *source) bad(t *Transcript, line int, format string, args ...any) error 
 
 // decode unmarshals a record into v. A malformed record is reported through
 // s.bad, and decode returns ok=false so that the caller skips it.
+//
+// Invalid UTF-8 is read as the WHATWG decoder (JavaScript's TextDecoder,
+// which the TypeScript agents read their logs with) reads it: one U+FFFD
+// per maximal ill-formed subsequence ([ReplaceInvalid]), where
+// encoding/json would make one per byte.
 func (s *source) decode(t *Transcript, r record, v any) (ok bool, err error) {
-	if !r.nested && !s.doc && !utf8.Valid(r.raw) {
-		t.InvalidUTF8++
+	raw := r.raw
+	if !utf8.Valid(raw) {
+		if !r.nested && !s.doc {
+			t.InvalidUTF8++
+		}
+		raw = []byte(ReplaceInvalid(string(raw)))
 	}
-	if e := json.Unmarshal(r.raw, v); e != nil {
+	if e := json.Unmarshal(raw, v); e != nil {
 		return false, s.bad(t, r.line, "%s", describeJSONError(e, r))
 	}
 	return true, nil

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -161,6 +163,35 @@ func TestImportChain(t *testing.T) {
 					pkg != "reports" && (strings.HasPrefix(p, "github.com/olekukonko/tablewriter") || strings.HasPrefix(p, "gonum.org/v1/plot")) {
 					t.Errorf("%s imports %s", file, p)
 				}
+			}
+		}
+	}
+}
+
+// TestTokensInvalidUTF8: ctxbench tokens counts a file that is not valid
+// UTF-8 as tiktoken counts the text JavaScript decodes it to (the
+// references of estimate/testdata, from scripts/reference-counts.sh).
+func TestTokensInvalidUTF8(t *testing.T) {
+	var texts []string
+	var ref struct {
+		CL100K []int `json:"cl100k_base"`
+		O200K  []int `json:"o200k_base"`
+	}
+	for name, v := range map[string]any{"../../estimate/testdata/reference-invalid.json": &texts, "../../estimate/testdata/reference-invalid-counts.json": &ref} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 26 {
+		raw, _ := base64.StdEncoding.DecodeString(texts[i])
+		for enc, want := range map[string]int{"cl100k_base": ref.CL100K[i], "o200k_base": ref.O200K[i]} {
+			stdout, stderr, code := ctxbench(string(raw), "tokens", "-e", enc)
+			if code != 0 || strings.TrimSpace(stdout) != strconv.Itoa(want) {
+				t.Errorf("%q, %s: printed %q (exit %d, %s), tiktoken %d", raw, enc, stdout, code, stderr, want)
 			}
 		}
 	}
