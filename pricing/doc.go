@@ -14,9 +14,10 @@
 //
 // # Names
 //
-// [Prices.Lookup] finds a model's price: the exact name, else the name
-// with its provider prefix and date suffix stripped, else the longest
-// entry the name extends. A model with no price is an
+// [Prices.Lookup] finds a model's price: the exact name or an alias, then
+// the name with what varies around the same model removed — a provider
+// path, a Vertex AI @version, a Bedrock region and -v1:0, a snapshot date.
+// Never a prefix: gpt-4o-mini is not gpt-4o. A model with no price is an
 // [*UnknownModelError] naming the closest entries, and a transcript that
 // records no model is [ErrNoModel]: [NotPriced] tells both apart from
 // other failures, so that a caller pricing many transcripts says "not

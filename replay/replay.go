@@ -41,6 +41,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -62,6 +63,10 @@ type Options struct {
 	// Violations, and memory does not grow with the calls. Sweeps and
 	// replays that print summaries set it.
 	SummaryOnly bool
+	// Prices is the model table a policy's window defaults come from:
+	// a window parameter left at 0 is the context window of the
+	// transcript's model (nil: [pricing.Default]).
+	Prices pricing.Prices
 	// recompute measures and checks every step's context whole, the
 	// reference the incremental steps are tested against.
 	recompute bool
@@ -171,7 +176,8 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	}
 	cnt := newCounter(counts, t)
 	run := &Run{Transcript: t.ID, File: t.File, Policy: p.Name(), Params: p.Params()}
-	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts, Counter: cnt, ReuseSent: opt.SummaryOnly}
+	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts, Counter: cnt, ReuseSent: opt.SummaryOnly,
+		ModelWindow: modelWindow(t, opt.Prices)}
 	st := &window.State{}
 	arts := opt.Artifacts
 	if arts == nil {
@@ -576,4 +582,34 @@ func NoneInputTokens(t *transcript.Transcript, e estimate.Estimator, counts *est
 		prefix += int64(tb.Count(i))
 	}
 	return total
+}
+
+// modelWindow returns the context window of the transcript's model — the
+// model of most of its calls, the first seen on a tie — from prices (nil:
+// the embedded table), or 0 when the transcript records no model or the
+// table does not know it.
+func modelWindow(t *transcript.Transcript, prices pricing.Prices) int {
+	calls := map[string]int{}
+	model := ""
+	for i := range t.Messages {
+		m := t.Messages[i].Model
+		if t.Messages[i].Role != transcript.RoleAssistant || m == "" {
+			continue
+		}
+		calls[m]++
+		if calls[m] > calls[model] {
+			model = m
+		}
+	}
+	if model == "" && len(t.Models) > 0 {
+		model = t.Models[0]
+	}
+	if prices == nil {
+		prices = pricing.Default()
+	}
+	p, _, err := prices.Lookup(model)
+	if err != nil {
+		return 0
+	}
+	return p.MaxInput
 }

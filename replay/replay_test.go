@@ -3,8 +3,11 @@ package replay
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
@@ -172,6 +175,57 @@ func TestNoneInputTokens(t *testing.T) {
 			if got := NoneInputTokens(tr, e, counts); got != want {
 				t.Errorf("%s, %s: NoneInputTokens = %d, a none replay sends %d", tr.File, e.Name(), got, want)
 			}
+		}
+	}
+}
+
+// TestWindowDefaultsToModel: a policy's window left at its default is the
+// context window of the transcript's model, from the model table — a
+// DeepSeek session compacts as if the window were given as 128,000 — and
+// the source's own default only when the table does not know the model.
+func TestWindowDefaultsToModel(t *testing.T) {
+	base := generated(t, 500) // peaks near 255,000 tokens
+	withModel := func(model string) *transcript.Transcript {
+		tr := *base
+		tr.Messages = slices.Clone(base.Messages)
+		for i := range tr.Messages {
+			if tr.Messages[i].Role == transcript.RoleAssistant {
+				tr.Messages[i].Model = model
+			}
+		}
+		tr.Models = []string{model}
+		return &tr
+	}
+	run := func(tr *transcript.Transcript, spec string) Summary {
+		t.Helper()
+		r, err := Replay(context.Background(), tr, must(t, spec), Options{Summarizer: &summarize.Mock{}, SummaryOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Summary
+	}
+	for _, c := range []struct{ policy, param, source string }{
+		{"gemini-cli", "token_limit", "1048576"},
+		{"codex", "context_window", "272000"},
+		{"opencode", "context_limit", "200000"},
+		{"compress", "max_tokens", "128000"},
+	} {
+		for _, m := range []struct{ model, window string }{
+			{"deepseek-chat", "128000"},
+			{"claude-sonnet-4-20250514", "200000"},
+			{"acme-unpriced-1", c.source},
+		} {
+			tr := withModel(m.model)
+			got, want := run(tr, c.policy), run(tr, c.policy+":"+c.param+"="+m.window)
+			if !cmp.Equal(got, want) {
+				t.Errorf("%s on %s: the default window ran as %s=%s would not:\n%s", c.policy, m.model, c.param, m.window, cmp.Diff(want, got))
+			}
+		}
+		// The window matters on this transcript: a known model's window
+		// compacts where the source's default does not, or differently.
+		unknown := run(withModel("acme-unpriced-1"), c.policy)
+		if cmp.Equal(run(withModel("deepseek-chat"), c.policy), unknown) && cmp.Equal(run(withModel("claude-sonnet-4-20250514"), c.policy), unknown) {
+			t.Errorf("%s: known models ran as an unknown one", c.policy)
 		}
 	}
 }

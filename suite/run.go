@@ -24,7 +24,8 @@ type Options struct {
 	// Baseline is what the cases are compared with; nil compares nothing
 	// (a run that records a new baseline).
 	Baseline *Baseline
-	// Prices price the calls (nil: [pricing.Default]).
+	// Prices price the calls and give the models' context windows, which
+	// policies' windows default to (nil: [pricing.Default]).
 	Prices pricing.Prices
 }
 
@@ -91,7 +92,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if sum == nil {
 		sum = &summarize.Mock{}
 	}
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()}
+	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: opts.Prices}
 	copt := cost.Options{Prices: opts.Prices, Model: cfg.Model}
 	policies := make([]window.Policy, len(cfg.Policies))
 	for k, lp := range cfg.Policies {

@@ -35,7 +35,7 @@ func init() {
 		Name: "compress", Source: "seed 004 (Dexto CompressionService)",
 		Summary: "at 80% of max_tokens, summarize all but the newest 30% of messages, splitting only after a complete turn; summary as a system message",
 		Params: []Param{
-			intParam("max_tokens", 128000, 1, none, "the model's context budget"),
+			intParam("max_tokens", 0, 0, none, "the model's context budget; 0: the transcript model's window, else 128,000"),
 			floatParam("threshold", 0.8, 0, 1, true, "compress at this share of max_tokens"),
 			floatParam("preserve_ratio", 0.3, 0, 1, true, "share of messages kept"),
 			estimatorParam("cl100k_base", "how the history's tokens are counted"),
@@ -50,7 +50,7 @@ const compressPrefix = "Previous context summary:\n"
 
 func (p *compressPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	if float64(st.historyTokens(env, estimatorOf(p.values), hist)) < float64(p.maxTokens)*p.threshold {
+	if float64(st.historyTokens(env, estimatorOf(p.values), hist)) < float64(env.window(p.maxTokens, 128_000))*p.threshold {
 		return step, nil
 	}
 	split := findSplitPoint(hist, p.keep)

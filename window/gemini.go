@@ -47,7 +47,7 @@ func init() {
 		Name: "gemini-cli", Source: "google-gemini/gemini-cli 5411f113 packages/core/src/context/chatCompressionService.ts",
 		Summary: "at 50% of the model's window, summarize all but the newest 30% (by characters), splitting before a user message; summary as a user message + model acknowledgement",
 		Params: []Param{
-			intParam("token_limit", 1_048_576, 1, none, "the model's token limit (tokenLimits.ts)"),
+			intParam("token_limit", 0, 0, none, "the model's token limit; 0: the transcript model's window, else 1,048,576 (tokenLimits.ts's default)"),
 			floatParam("threshold", 0.5, 0, 1, true, "compress at this share of the limit (0.7→0.2→0.7→0.5 in Oct–Nov 2025)"),
 			floatParam("preserve", 0.3, 0, 1, true, "COMPRESSION_PRESERVE_THRESHOLD: share of history kept, by characters"),
 			estimatorParam("gemini", "how the prompt is counted"),
@@ -66,6 +66,10 @@ func init() {
 
 const geminiAck = "Got it. Thanks for the additional context!"
 
+// geminiDefaultLimit is tokenLimits.ts's DEFAULT_TOKEN_LIMIT, the limit of
+// a model it does not know.
+const geminiDefaultLimit = 1_048_576
+
 type geminiState struct{ failed bool }
 
 func (p *geminiPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
@@ -77,7 +81,7 @@ func (p *geminiPolicy) Apply(ctx context.Context, env *Env, st *State, hist []It
 	}
 	est := estimatorOf(p.values)
 	before := st.historyTokens(env, est, hist)
-	if gs.failed || float64(before) < p.threshold*float64(p.limit) {
+	if gs.failed || float64(before) < p.threshold*float64(env.window(p.limit, geminiDefaultLimit)) {
 		return step, nil
 	}
 	curated, turn := hist[:len(hist)-env.Turn], hist[len(hist)-env.Turn:]

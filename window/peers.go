@@ -62,7 +62,7 @@ func init() {
 		Name: "codex", Source: "openai/codex e06dd0e5 core/src/compact.rs",
 		Summary: "at 90% of the window, keep the initial context and the newest real user messages (≤20k tokens), drop assistant and tool items, add the summary as a user message",
 		Params: []Param{
-			intParam("context_window", 272_000, 1, none, "the model's context window"),
+			intParam("context_window", 0, 0, none, "the model's context window; 0: the transcript model's, else 272,000 (gpt-5's)"),
 			floatParam("auto_compact_ratio", 0.9, 0, 1, true, "compact at this share of the window"),
 			intParam("user_message_tokens", 20_000, 0, none, "budget for the real user messages kept"),
 		},
@@ -91,7 +91,7 @@ func isInitialContext(it Item) bool {
 func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
 	total := st.historyTokens(env, codexBytes4, hist)
-	if float64(total) < p.ratio*float64(p.window) {
+	if float64(total) < p.ratio*float64(env.window(p.window, 272_000)) {
 		return step, nil
 	}
 	var initial, users []Item
@@ -227,7 +227,7 @@ func init() {
 			intParam("prune_protect", 40_000, 0, none, "PRUNE_PROTECT: newest tool-output tokens kept"),
 			intParam("prune_minimum", 20_000, 0, none, "PRUNE_MINIMUM: prune only when it clears more than this"),
 			intParam("protect_turns", 2, 0, none, "latest user turns never pruned"),
-			intParam("context_limit", 200_000, 1, none, "the model's context window"),
+			intParam("context_limit", 0, 0, none, "the model's context window; 0: the transcript model's, else 200,000"),
 			intParam("max_output", 32_000, 0, none, "the model's output limit"),
 		},
 		build: func(v Values) Policy {
@@ -276,7 +276,7 @@ func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []
 // overflows the usable context.
 func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step Step) (Step, error) {
 	reserved := min(20_000, p.output)
-	usable := p.limit - p.output - reserved
+	usable := env.window(p.limit, 200_000) - p.output - reserved
 	est := chars4Estimator()
 	if st.historyTokens(env, est, step.History) < usable {
 		return step, nil

@@ -82,6 +82,22 @@ type Env struct {
 	// the call (a replay that keeps no steps copies it): the policy may
 	// build the history of its next call in the same array.
 	ReuseSent bool
+	// ModelWindow is the context window of the transcript's model (its
+	// first), 0 when not known: what a policy's window parameter means
+	// when it is 0, its default.
+	ModelWindow int
+}
+
+// window returns the window a policy's parameter gives: the parameter,
+// else the transcript's model's window, else the source's default.
+func (e *Env) window(param, source int) int {
+	switch {
+	case param > 0:
+		return param
+	case e.ModelWindow > 0:
+		return e.ModelWindow
+	}
+	return source
 }
 
 // A Counter counts the tokens of an item with an estimator.

@@ -131,7 +131,7 @@ func TestImportChain(t *testing.T) {
 		"pricing":       {"transcript"},
 		"summarize":     {"transcript", "estimate", "pricing", "internal/scan"},
 		"window":        {"transcript", "estimate", "summarize"},
-		"replay":        {"transcript", "estimate", "summarize", "window", "internal/scan"},
+		"replay":        {"transcript", "estimate", "pricing", "summarize", "window", "internal/scan"},
 		"cost":          {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
 		"suite":         {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost"},
 		"reports":       {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite"},

@@ -30,7 +30,7 @@ type replayCmd struct {
 	Config     string   `placeholder:"FILE" help:"ctxbench.yaml: transcripts, policies, estimators, provider (flags override it)."`
 	Estimators []string `name:"estimator" short:"e" placeholder:"NAME" help:"Estimators to count what is sent with, repeatable (default cl100k_base)."`
 	Trace      string   `placeholder:"FILE" help:"Write the trace: one JSON object per call, per transcript and policy (go doc ./replay WriteTrace); cost_usd prices each call at the transcript's model, as ctxbench cost does."`
-	Prices     string   `placeholder:"FILE" help:"Prices for the trace's cost_usd: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	Prices     string   `placeholder:"FILE" help:"Prices and context windows, for the trace's cost_usd and the windows policies default to: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	Pricing    string   `name:"pricing-model" placeholder:"M" help:"Price every call of the trace as this model, a what-if (default: each call at the model that made it)."`
 	JSON       bool     `help:"Print one JSON document with every run and step."`
 	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the config's transcripts, else the embedded samples."`
@@ -119,11 +119,9 @@ func (c *replayCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	var prices pricing.Prices // for the trace's cost_usd
-	if c.Trace != "" {
-		if prices, err = loadPrices(c.Prices); err != nil {
-			return err
-		}
+	prices, err := loadPrices(c.Prices) // windows, and the trace's cost_usd
+	if err != nil {
+		return err
 	}
 	res := replayResult{Transcripts: []transcriptRuns{}, SkippedFiles: []transcript.SkippedFile{}}
 	var violations violationList
@@ -174,7 +172,7 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 	// so memory is one transcript's, not the corpus's. Only the summary is
 	// printed without --json or --trace: the steps are not kept.
 	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(),
-		SummaryOnly: c.Trace == "" && !c.JSON}
+		Prices: prices, SummaryOnly: c.Trace == "" && !c.JSON}
 	ps := make([]window.Policy, len(s.policies))
 	for k, lp := range s.policies {
 		ps[k] = lp.Policy

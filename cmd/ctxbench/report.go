@@ -53,7 +53,7 @@ func (c *reportCmd) Run(e *env) error {
 		return err
 	}
 	b := &reports.Builder{Policies: pols, Notes: reportNotes, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel},
-		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}, Summarizer: sum}}
+		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}, Summarizer: sum, Prices: prices}}
 	for _, n := range append(append([]string(nil), heuristicNames...), exactNames...) {
 		b.Estimators = append(b.Estimators, estimate.MustNew(n, estimate.OverheadNone))
 	}
