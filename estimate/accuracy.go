@@ -49,13 +49,24 @@ type CallCounts struct {
 	// Prompt is the whole prompt the API billed (input + cache read +
 	// cache write).
 	Prompt int64
-	// Delta is Prompt minus the previous call's prompt: what the messages
-	// appended since cost (the previous response and this turn).
+	// Compared says the call can be compared with the previous one: there
+	// is one, and no compaction the agent recorded lies between them.
+	Compared bool
+	// Delta is Prompt minus the previous call's prompt, when Compared:
+	// what the messages appended since cost (the previous response and
+	// this turn), less what the API dropped. It is negative when the
+	// prompt shrank.
 	Delta int64
 	// Appended holds each estimator's count of those messages.
 	Appended []int
-	// Prefix holds each estimator's count of every message before the
-	// call: Prompt − Prefix is what the transcript does not contain
+	// Dropped holds each estimator's count of the thinking the API left
+	// out of this prompt that the previous one held: the thinking of the
+	// turn that ended, when the call's model drops earlier thinking (see
+	// [DropsEarlierThinking]).
+	Dropped []int
+	// Prefix holds each estimator's count of what the prompt holds of the
+	// transcript: every message before the call, less the thinking the
+	// API drops. Prompt − Prefix is what the transcript does not contain
 	// (system prompt, tool schemas).
 	Prefix []int
 }
@@ -63,8 +74,7 @@ type CallCounts struct {
 // Analyze counts every message and block of t with each estimator (the
 // exact ones in parallel). A call whose prompt cannot be compared with the
 // previous one — the first call, a call after a compaction the agent
-// recorded, a call whose prompt shrank — keeps its Prefix but has Delta 0
-// and is left out of the per-call comparison.
+// recorded — keeps its Prefix but is not Compared.
 func Analyze(t *transcript.Transcript, ests []Estimator) *Counts {
 	c := &Counts{File: t.File, ID: t.ID, Format: t.Format, Messages: make([]MessageCounts, len(t.Messages))}
 	for _, e := range ests {
@@ -123,11 +133,17 @@ func countNoOverhead(e Estimator, m *transcript.Message) int {
 
 // calls pairs each call that carries usage with the counts of what its
 // prompt holds. After a compaction the agent sent the summary instead of
-// the history, so the prefix restarts from the summary's counts.
+// the history, so the prefix restarts from the summary's counts. The
+// thinking of each turn is counted apart, for the calls whose model drops
+// it once a new turn starts.
 func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallCounts {
 	var out []CallCounts
 	n := len(c.Estimators)
 	prefix := make([]int, n)
+	// ended is the thinking of the turns that ended, turn that of the
+	// current one (since the compaction, if any); dropped is what the
+	// previous call's prompt left out.
+	ended, turn, dropped := make([]int, n), make([]int, n), make([]int, n)
 	var prev *CallCounts
 	prevEnd := 0 // messages before prevEnd are in the previous call's prompt or response
 	compacted := false
@@ -135,27 +151,66 @@ func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallC
 		if s, ok := summaries[i]; ok {
 			compacted = true
 			copy(prefix, s)
+			clear(ended)
+			clear(turn)
+			clear(dropped)
 		}
 		m := &t.Messages[i]
+		if m.Role == transcript.RoleUser && !hasToolResult(m) {
+			for k := range n {
+				ended[k] += turn[k]
+			}
+			clear(turn)
+		}
 		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 {
-			cc := CallCounts{Message: i, Prompt: m.Usage.Prompt(), Prefix: slices.Clone(prefix)}
-			if prev != nil && !compacted && cc.Prompt > prev.Prompt {
+			drop := make([]int, n)
+			if DropsEarlierThinking(m.Model) {
+				copy(drop, ended)
+			}
+			cc := CallCounts{Message: i, Prompt: m.Usage.Prompt(), Prefix: make([]int, n)}
+			for k := range n {
+				cc.Prefix[k] = prefix[k] - drop[k]
+			}
+			if prev != nil && !compacted {
+				cc.Compared = true
 				cc.Delta = cc.Prompt - prev.Prompt
-				cc.Appended = make([]int, n)
+				cc.Appended, cc.Dropped = make([]int, n), make([]int, n)
 				for j := prevEnd; j < i; j++ {
 					for k := range n {
 						cc.Appended[k] += c.Messages[j].Counts[k]
 					}
 				}
+				for k := range n {
+					cc.Dropped[k] = drop[k] - dropped[k]
+				}
 			}
 			out = append(out, cc)
 			prev, prevEnd, compacted = &out[len(out)-1], i, false
+			dropped = drop
+		}
+		if m.Role == transcript.RoleAssistant {
+			for _, b := range c.Messages[i].Blocks {
+				if b.Kind == string(transcript.BlockThinking) {
+					for k := range n {
+						turn[k] += b.Counts[k]
+					}
+				}
+			}
 		}
 		for k := range n {
 			prefix[k] += c.Messages[i].Counts[k]
 		}
 	}
 	return out
+}
+
+func hasToolResult(m *transcript.Message) bool {
+	for _, b := range m.Blocks {
+		if b.Type == transcript.BlockToolResult {
+			return true
+		}
+	}
+	return false
 }
 
 func blockKind(t transcript.BlockType) string {
@@ -282,28 +337,59 @@ type ScriptStats struct {
 }
 
 // Billed compares estimates with billed usage over the calls that can be
-// compared (see [Analyze]).
+// compared (see [Analyze]). A compared call whose billed prompt did not
+// grow — most often because the API dropped the thinking of the turn
+// that ended — cannot be compared by itself: it is counted in Shrank and
+// left out of Ratio and MeanAbsPct, and comes back in NetRatio, which
+// compares the whole growth with the estimate less the thinking dropped.
 type Billed struct {
-	Calls int `json:"calls"`
-	// BilledTokens is the sum of the calls' prompt growth.
-	BilledTokens int64            `json:"billed_tokens"`
-	Estimators   []BilledEstimate `json:"estimators"`
+	// Calls are the compared calls whose prompt grew, BilledTokens the sum
+	// of their growth.
+	Calls        int   `json:"calls"`
+	BilledTokens int64 `json:"billed_tokens"`
+	// Shrank counts the compared calls whose billed prompt did not grow,
+	// ShrankTokens by how much it shrank in all.
+	Shrank       int   `json:"shrank_calls"`
+	ShrankTokens int64 `json:"shrank_tokens"`
+	// Growth is the sum of every compared call's growth, shrinking ones
+	// included: BilledTokens − ShrankTokens.
+	Growth     int64            `json:"growth_tokens"`
+	Estimators []BilledEstimate `json:"estimators"`
 }
 
 // BilledEstimate is one estimator against billed usage.
 type BilledEstimate struct {
 	Estimator string `json:"estimator"`
-	// Tokens is the estimator's count of the appended messages.
+	// Tokens is the estimator's count of the messages appended before the
+	// calls whose prompt grew.
 	Tokens int64 `json:"tokens"`
 	// Ratio is BilledTokens / Tokens: how many billed tokens one estimated
-	// token stands for.
+	// token stands for, over the calls whose prompt grew.
 	Ratio float64 `json:"billed_per_estimated"`
-	// MeanAbsPct is the mean over calls of |estimate − billed| / billed.
+	// MeanAbsPct is the mean over those calls of |estimate − billed| /
+	// billed.
 	MeanAbsPct float64 `json:"mean_abs_pct"`
+	// DroppedThinking is the estimator's count of the thinking the API
+	// dropped over every compared call (see [DropsEarlierThinking]); the
+	// transcript may hold a summary of a longer thinking, so the API may
+	// have dropped more.
+	DroppedThinking int64 `json:"dropped_thinking_tokens"`
+	// NetTokens is the estimator's count of the messages appended before
+	// every compared call, less DroppedThinking; NetRatio is Growth /
+	// NetTokens, the ratio over every call.
+	NetTokens int64   `json:"net_tokens"`
+	NetRatio  float64 `json:"net_billed_per_estimated"`
+	// Unexplained counts the calls whose billed prompt shrank although
+	// this estimator's count of what was appended, less the thinking
+	// dropped, grew: something the transcript does not show left the
+	// prompt (a client that cleared old tool results, say).
+	// UnexplainedTokens is by how much those prompts shrank.
+	Unexplained       int   `json:"unexplained_shrank_calls"`
+	UnexplainedTokens int64 `json:"unexplained_shrank_tokens"`
 	// Constant is the fitted per-session constant: the median over calls of
-	// the billed prompt minus the estimate of the transcript's messages
-	// before the call — the system prompt and tool schemas the transcript
-	// does not contain. It is reported per transcript only.
+	// the billed prompt minus the estimate of what the prompt holds of the
+	// transcript — the system prompt and tool schemas the transcript does
+	// not contain. It is reported per transcript only.
 	Constant *int64 `json:"constant_tokens,omitempty"`
 }
 
@@ -377,15 +463,34 @@ func AccuracyOf(cs []*Counts, heuristics, exact []string, perSession bool) *Accu
 func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 	b := &Billed{}
 	names := cs[0].Estimators
-	tokens := make([]int64, len(names))
+	tokens, net, dropped := make([]int64, len(names)), make([]int64, len(names)), make([]int64, len(names))
+	unexplained, unexplainedTokens := make([]int, len(names)), make([]int64, len(names))
 	absSum := make([]float64, len(names))
 	consts := make([][]int64, len(names))
+	compared := 0
 	for _, c := range cs {
 		for _, call := range c.Calls {
 			for k := range names {
 				consts[k] = append(consts[k], call.Prompt-int64(call.Prefix[k]))
 			}
+			if !call.Compared {
+				continue
+			}
+			compared++
+			b.Growth += call.Delta
+			for k := range names {
+				net[k] += int64(call.Appended[k] - call.Dropped[k])
+				dropped[k] += int64(call.Dropped[k])
+			}
 			if call.Delta <= 0 {
+				b.Shrank++
+				b.ShrankTokens -= call.Delta
+				for k := range names {
+					if call.Delta < 0 && call.Appended[k] > call.Dropped[k] {
+						unexplained[k]++
+						unexplainedTokens[k] -= call.Delta
+					}
+				}
 				continue
 			}
 			b.Calls++
@@ -396,14 +501,21 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 			}
 		}
 	}
-	if b.Calls == 0 {
+	if compared == 0 {
 		return nil
 	}
 	for _, name := range names {
 		k := col[name]
-		be := BilledEstimate{Estimator: name, Tokens: tokens[k], MeanAbsPct: absSum[k] / float64(b.Calls)}
+		be := BilledEstimate{Estimator: name, Tokens: tokens[k], DroppedThinking: dropped[k], NetTokens: net[k],
+			Unexplained: unexplained[k], UnexplainedTokens: unexplainedTokens[k]}
+		if b.Calls > 0 {
+			be.MeanAbsPct = absSum[k] / float64(b.Calls)
+		}
 		if tokens[k] > 0 {
 			be.Ratio = float64(b.BilledTokens) / float64(tokens[k])
+		}
+		if net[k] > 0 {
+			be.NetRatio = float64(b.Growth) / float64(net[k])
 		}
 		if perSession && len(consts[k]) > 0 {
 			v := slices.Clone(consts[k])

@@ -34,6 +34,15 @@
 // tool results by their text, a tool call by its name plus its JSON input.
 // Images count 0 there: their cost depends on the provider and the pixels.
 //
+// # Against the bill
+//
+// [Analyze] and [AccuracyOf] compare the estimates with the prompts an API
+// billed: call k's prompt minus call k−1's is what the messages appended
+// in between cost. Some models' APIs leave the thinking of a turn that
+// ended out of every later prompt ([DropsEarlierThinking]): the prompt
+// then shrinks at a new turn, and the comparison counts that thinking
+// apart rather than dropping the call.
+//
 // # Overhead
 //
 // What a chat format adds around each message is an explicit [Overhead]

@@ -52,7 +52,7 @@ var (
 var estimateNotes = []string{
 	"Errors are (heuristic - exact) / exact per message, in percent; negative means the heuristic under-counts. Messages whose exact count is 0 are left out of the percentages.",
 	"Exact counts are content only: no role markers, per-message overhead, system prompt or tool schemas.",
-	"Billed comparison: the prompt the API billed for call k minus that of call k-1 is what the messages appended in between cost; calls after a recorded compaction, and the first call, are not compared.",
+	"Billed comparison: the prompt the API billed for call k minus that of call k-1 is what the messages appended in between cost; calls after a recorded compaction, and the first call, are not compared. A call whose billed prompt shrank is left out of the per-call ratio and counted; the ratio over all calls subtracts the thinking the API dropped (Claude Sonnet up to 4.5, Opus up to 4.1 and Haiku up to 4.5, DeepSeek and OpenAI reasoning models keep only the current turn's thinking).",
 	"Claude, Gemini and DeepSeek models use their own tokenizers, not tiktoken: their billed-per-estimated ratio measures that difference too.",
 }
 
@@ -114,6 +114,63 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// writeBilled writes the billed comparison by model family: the calls
+// whose prompt grew, one ratio over them and one over every call less the
+// thinking the API dropped, and what the shrinking calls were.
+func writeBilled(w io.Writer, byModel []modelAccuracy, x0 string) error {
+	billed := reports.Table{Header: []string{"model family", "transcripts", "calls", "billed tokens", "estimator", "estimated", "billed per estimated", "mean abs per call", "all calls, less thinking"},
+		Right: []bool{false, true, true, true, false, true, true, true, true}}
+	for _, m := range byModel {
+		for _, be := range m.Billed.Estimators {
+			billed.Rows = append(billed.Rows, []string{m.Family, reports.Int(m.Transcripts), reports.Int(m.Billed.Calls),
+				reports.Int(m.Billed.BilledTokens), be.Estimator, reports.Int(be.Tokens), ratio(be.Ratio), abs(be.MeanAbsPct), ratio(be.NetRatio)})
+		}
+	}
+	fmt.Fprintln(w, "\nAgainst billed usage: prompt growth between consecutive calls")
+	if err := billed.WriteText(w); err != nil {
+		return err
+	}
+	for _, m := range byModel {
+		b := m.Billed
+		for _, be := range b.Estimators {
+			if be.Estimator != x0 {
+				continue
+			}
+			if m.Family != "openai" && be.Ratio > 0 {
+				fmt.Fprintf(w, "%s models do not use tiktoken: on these %s calls they billed %.3f tokens per %s token (%s).\n",
+					m.Family, reports.Int(b.Calls), be.Ratio, x0, pct((be.Ratio-1)*100))
+			}
+			if b.Shrank > 0 || be.DroppedThinking > 0 {
+				fmt.Fprintf(w, "%s: %s of %s compared calls did not grow the billed prompt (%s tokens less in all) and are left out of the per-call ratio; "+
+					"the API dropped %s %s tokens of thinking of turns that ended, and over all %s calls, less that thinking, the ratio is %s.\n",
+					m.Family, reports.Int(b.Shrank), reports.Int(b.Calls+b.Shrank), reports.Int(b.ShrankTokens),
+					reports.Int(be.DroppedThinking), x0, reports.Int(b.Calls+b.Shrank), ratio(be.NetRatio))
+			}
+			if be.Unexplained > 0 {
+				fmt.Fprintf(w, "%s: %s shrank by %s tokens with no thinking dropped to explain it: the prompt lost something the transcript still holds.\n",
+					m.Family, calls(be.Unexplained), reports.Int(be.UnexplainedTokens))
+			}
+		}
+	}
+	return nil
+}
+
+// calls says "1 call" or "n calls".
+func calls(n int) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return reports.Int(n) + " calls"
+}
+
+// ratio formats a billed-per-estimated ratio, "-" when there is none.
+func ratio(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", v)
 }
 
 func pct(v float64) string { return fmt.Sprintf("%+.1f%%", v) }
@@ -179,30 +236,13 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 	}
 
 	if len(res.ByModel) > 0 {
-		billed := reports.Table{Header: []string{"model family", "transcripts", "calls", "billed tokens", "estimator", "estimated", "billed per estimated", "mean abs per call"},
-			Right: []bool{false, true, true, true, false, true, true, true}}
-		for _, m := range res.ByModel {
-			for _, be := range m.Billed.Estimators {
-				billed.Rows = append(billed.Rows, []string{m.Family, reports.Int(m.Transcripts), reports.Int(m.Billed.Calls),
-					reports.Int(m.Billed.BilledTokens), be.Estimator, reports.Int(be.Tokens), fmt.Sprintf("%.3f", be.Ratio), abs(be.MeanAbsPct)})
-			}
-		}
-		fmt.Fprintln(w, "\nAgainst billed usage: prompt growth between consecutive calls")
-		if err := billed.WriteText(w); err != nil {
+		if err := writeBilled(w, res.ByModel, x0); err != nil {
 			return err
-		}
-		for _, m := range res.ByModel {
-			for _, be := range m.Billed.Estimators {
-				if be.Estimator == x0 && m.Family != "openai" && be.Ratio > 0 {
-					fmt.Fprintf(w, "%s models do not use tiktoken: on these %s calls they billed %.3f tokens per %s token (%s).\n",
-						m.Family, reports.Int(m.Billed.Calls), be.Ratio, x0, pct((be.Ratio-1)*100))
-				}
-			}
 		}
 	}
 
-	per := reports.Table{Header: []string{"transcript", "format", "messages", x0, "chars4 vs " + x0, "billed calls", "billed per " + x0, "constant (" + x0 + ")"},
-		Right: []bool{false, false, true, true, true, true, true, true}}
+	per := reports.Table{Header: []string{"transcript", "format", "messages", x0, "chars4 vs " + x0, "billed calls", "billed per " + x0, "shrank", "all calls, less thinking", "constant (" + x0 + ")"},
+		Right: []bool{false, false, true, true, true, true, true, true, true, true}}
 	for _, t := range res.Transcripts {
 		a := t.Accuracy
 		row := []string{shortName(t.File), string(t.Format), reports.Int(a.Messages), reports.Int(a.Totals[x0])}
@@ -210,11 +250,11 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 		if a.Billed != nil {
 			for _, be := range a.Billed.Estimators {
 				if be.Estimator == x0 {
-					row = append(row, reports.Int(a.Billed.Calls), fmt.Sprintf("%.3f", be.Ratio), reports.Int(*be.Constant))
+					row = append(row, reports.Int(a.Billed.Calls), ratio(be.Ratio), reports.Int(a.Billed.Shrank), ratio(be.NetRatio), reports.Int(*be.Constant))
 				}
 			}
 		} else {
-			row = append(row, "0", "-", "-")
+			row = append(row, "0", "-", "-", "-", "-")
 		}
 		per.Rows = append(per.Rows, row)
 	}

@@ -63,6 +63,7 @@ func TestGolden(t *testing.T) {
 		{"tokens-bad-estimator", []string{"tokens", "-e", "chars3", "x"}, 2},
 		{"estimate-gemini", []string{"estimate", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
 		{"estimate-json-short", []string{"estimate", "--json", corpus + "spotter/short.jsonl"}, 0},
+		{"estimate-thinking", []string{"estimate", corpus + "codemie-code/tests/integration/session/fixtures/session-3fe1b6bc.jsonl"}, 0},
 		{"summarize-mock", []string{"summarize", "--template", "aidf", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"summarize-heuristic-json", []string{"summarize", "--provider", "heuristic", "--json", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"policies", []string{"policies"}, 0},
