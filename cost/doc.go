@@ -8,22 +8,29 @@
 //  2. Fit the prompt constant ([Constant]): the system prompt and tool
 //     schemas every request carries but no transcript holds, the median
 //     of the recorded prompt minus the estimate of what was sent.
-//  3. Price each run ([PriceRun]): each call's prompt, the estimate of
-//     what the policy sent plus the constant, is split by the cache
-//     simulation into uncached input, cache reads and cache writes
+//  3. Price each run ([PriceRun]) call by call, each call at the model
+//     that made it ([Options.Model] for a what-if), at the price in
+//     effect on its day: its prompt, the estimate of what the policy sent
+//     plus its model's constant, is split by its model's cache simulation
+//     into uncached input, cache reads and cache writes
 //     ([CacheAnthropic]: the longest prefix shared with a request still
 //     alive is read, the rest written; [CacheOpenAI]: automatic from
 //     1,024 tokens, in 128-token steps), priced at the model's rates
 //     ([pricing.Price.CallCost]); the output is the recorded output, and
-//     summary calls are priced apart.
+//     summary calls are priced apart. [RunCost.ByModel] says which models
+//     priced what.
 //  4. Bill the recorded usage call by call, each call at its own model
 //     ([Billed], as ccusage does), and cross-check the recorded policy's
-//     simulation against it ([CrossCheck]).
+//     simulation, at the same models, against it ([CrossCheck]).
 //
 // A transcript that cannot be priced (no model recorded and none given,
 // or no price for its model) is not an error: the [Session] says so
 // ([Session.NotPriced]), and the commands report it and go on. That is
 // the one rule every command follows.
+//
+// A [Ledger] totals the bills of many transcripts as ccusage does: by
+// session with its subagents beneath, by model and by day, between two
+// days, counting once a call a resumed session's file copied.
 //
 // [Project] scales the mean session cost to sessions per day and per 30
 // days.

@@ -143,16 +143,32 @@ func (s *Session) bill(opt Options) error {
 		return err
 	}
 	s.Billed = &billed
-	if s.NotPriced == nil {
-		var sim *RunCost
-		if s.recorded < len(s.Runs) {
-			sim = s.Costs[s.recorded]
-		} else if sim, err = PriceRun(s.Recorded, s.Recorded, t, opt); err != nil {
-			return err
-		}
-		s.CrossCheck = NewCrossCheck(sim, billed, t.Usage())
+	// The cross-check holds the simulation to the bill: both at the
+	// models that made the calls, whatever model a what-if prices the
+	// policies at.
+	sim, err := s.recordedAtOwnModels(opt)
+	if pricing.NotPriced(err) {
+		return nil
 	}
+	if err != nil {
+		return err
+	}
+	s.CrossCheck = NewCrossCheck(sim, billed, t.Usage())
 	return nil
+}
+
+// recordedAtOwnModels prices the recorded policy's run at the models
+// that made its calls: the run already priced, unless a what-if model
+// priced it.
+func (s *Session) recordedAtOwnModels(opt Options) (*RunCost, error) {
+	if opt.Model == "" && s.NotPriced == nil && s.recorded < len(s.Runs) {
+		return s.Costs[s.recorded], nil
+	}
+	if opt.Model == "" && s.NotPriced != nil {
+		return nil, s.NotPriced
+	}
+	opt.Model = ""
+	return PriceRun(s.Recorded, s.Recorded, s.Transcript, opt)
 }
 
 // Cost returns the cost of the run of the policy named name (the first

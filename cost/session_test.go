@@ -164,3 +164,26 @@ func TestMixedModels(t *testing.T) {
 		t.Errorf("every call at Opus: %+.1f%% off the bill, want the error per-call pricing removes", e)
 	}
 }
+
+// TestWhatIfCrossCheck: pricing the policies as another model leaves the
+// cross-check where it was — the recorded policy at the models that made
+// the calls against the bill — so a what-if never looks confirmed or
+// refuted by a bill of other models.
+func TestWhatIfCrossCheck(t *testing.T) {
+	tr := corpusFile(t, "spotter/subagent.jsonl")
+	ps := policies(t, "none", "recorded")
+	own, err := Replay(context.Background(), tr, ps, replay.Options{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whatIf, err := Replay(context.Background(), tr, ps, replay.Options{}, Options{Model: "gpt-4o-mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whatIf.Costs[1].Model != "gpt-4o-mini" || whatIf.Costs[1].Calls.Total() >= own.Costs[1].Calls.Total()/5 {
+		t.Errorf("what-if priced as %s at %v, own models %v", whatIf.Costs[1].Model, whatIf.Costs[1].Calls.Total(), own.Costs[1].Calls.Total())
+	}
+	if own.CrossCheck == nil || whatIf.CrossCheck == nil || *own.CrossCheck != *whatIf.CrossCheck {
+		t.Errorf("cross-check at own models %+v, under a what-if %+v", own.CrossCheck, whatIf.CrossCheck)
+	}
+}

@@ -196,3 +196,35 @@ func TestTokensInvalidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestCostReadsClaudeProjects: cost with no PATH reads Claude Code's
+// sessions — $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects — and
+// says so; without them it prices the embedded samples.
+func TestCostReadsClaudeProjects(t *testing.T) {
+	dir := t.TempDir()
+	home, config := filepath.Join(dir, "home"), filepath.Join(dir, "config")
+	copyFile(t, corpus+"spotter/short.jsonl", filepath.Join(home, ".claude", "projects", "p", "short.jsonl"))
+	copyFile(t, corpus+"spotter/tool_heavy.jsonl", filepath.Join(config, "projects", "q", "tool_heavy.jsonl"))
+	for _, c := range []struct {
+		name         string
+		vars         map[string]string
+		read, prices string
+	}{
+		{"home", map[string]string{"HOME": home}, filepath.Join(home, ".claude", "projects"), "short.jsonl"},
+		{"CLAUDE_CONFIG_DIR", map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": config}, filepath.Join(config, "projects"), "tool_heavy.jsonl"},
+		{"neither", map[string]string{"HOME": filepath.Join(dir, "nobody")}, "", "embedded:"},
+	} {
+		var out, errOut strings.Builder
+		code := runEnv([]string{"cost"}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string { return c.vars[k] }})
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errOut.String())
+		}
+		said := strings.Contains(errOut.String(), "reading Claude Code's sessions in "+c.read+" ")
+		if c.read != "" && !said || c.read == "" && strings.Contains(errOut.String(), "reading Claude Code's sessions") {
+			t.Errorf("%s: stderr %q", c.name, errOut.String())
+		}
+		if !strings.Contains(out.String(), c.prices) {
+			t.Errorf("%s: priced no %s:\n%s", c.name, c.prices, out.String())
+		}
+	}
+}

@@ -249,7 +249,7 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 		fmt.Fprintf(w, "assumption: %s\n", a)
 	}
 	if x := ct.CrossCheck; x != nil {
-		fmt.Fprintf(w, "cross-check: the recorded policy simulated %s against %s billed (%+.1f%%); cache reads %s simulated, %s billed; cache writes %s simulated, %s billed\n",
+		fmt.Fprintf(w, "cross-check: the recorded policy, at the models that made its calls, simulated %s against %s billed (%+.1f%%); cache reads %s simulated, %s billed; cache writes %s simulated, %s billed\n",
 			usd(x.SimulatedUSD), usd(x.BilledUSD), x.ErrorPct, reports.Int(x.CacheReadSim), reports.Int(x.CacheReadBilled), reports.Int(x.CacheWriteSim), reports.Int(x.CacheWriteBill))
 		if b := ct.Billed; b.ReportedUSD > 0 {
 			fmt.Fprintf(w, "the agent itself reported %s\n", usd(b.ReportedUSD))

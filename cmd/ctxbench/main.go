@@ -11,11 +11,11 @@
 //	ctxbench estimate  [--json] [--plot DIR] [PATH...]
 //	ctxbench summarize [--provider P] [--model M] [--base-url URL] [--template T] PATH...
 //	ctxbench policies  [--json]
-//	ctxbench replay    [--policy SPEC]... [--config FILE] [-e E]... [--trace FILE] [--prices FILE] [--json] [PATH...]
+//	ctxbench replay    [--policy SPEC]... [--config FILE] [-e E]... [--trace FILE] [--prices FILE] [--pricing-model M] [--json] [PATH...]
 //	ctxbench sweep     --policy SPEC --grid KEY=LO:HI:STEP|KEY=V1,V2 [--grid ...] [--csv FILE] [--json] [PATH...]
-//	ctxbench cost      [--model M] [--prices FILE] [--cache-sim S] [--sessions-per-day N] [--policy SPEC]... [PATH...]
-//	ctxbench report    [--out DIR] [--policy SPEC]... [PATH...]
-//	ctxbench check     [--config FILE] [--baseline FILE] [--update] [--format text|github] [--junit FILE]
+//	ctxbench cost      [--pricing-model M] [--prices FILE] [--cache-sim S] [--sessions-per-day N] [--since DAY] [--until DAY] [--policy SPEC]... [PATH...]
+//	ctxbench report    [--out DIR] [--policy SPEC]... [--prices FILE] [--pricing-model M] [PATH...]
+//	ctxbench check     [--config FILE] [--baseline FILE] [--update] [--format text|github] [--junit FILE] [--prices FILE] [--pricing-model M]
 //
 // A PATH is a file, a directory (walked; every file whose content is a
 // known transcript format is read, the others are skipped with a warning)
@@ -46,7 +46,11 @@
 // --json prints one JSON document ({"transcripts": […], "skipped_files":
 // […]}). Usage means the same for every format: input is the uncached
 // prompt tokens, cache_read and cache_write the prompt tokens read from and
-// written to the provider's cache, output the generated tokens.
+// written to the provider's cache, output the generated tokens. A
+// subagent (Claude Code's subagents/*.jsonl, Agent SDK stream-json lines
+// with a parent_tool_use_id, inline sidechains) is a transcript of its
+// own; for a folder, inspect totals each session with its subagents
+// beneath, and counts once a call a resumed session copied.
 //
 //	$ ctxbench inspect session.jsonl
 //	$ ctxbench inspect --json ~/.claude/projects/my-project/
@@ -113,8 +117,11 @@
 // tokens sent, the input tokens sent and their share of sending
 // everything, evictions, truncations, summaries, retention and invariant
 // violations (exit status 1 when one breaks). --trace FILE writes one JSON
-// object per call, priced as ctxbench cost prices it (go doc
-// github.com/ctxbench/ctxbench/replay.WriteTrace); --config reads
+// object per call, priced as ctxbench cost prices it, each call at its
+// own model or --pricing-model's (go doc
+// github.com/ctxbench/ctxbench/replay.WriteTrace). A policy's window
+// left at 0 (gemini-cli, codex, opencode, compress) is the context window
+// of the transcript's model in the price table. --config reads
 // transcripts, policies, estimators and provider from a ctxbench.yaml, and
 // flags given on the command line win over it.
 //
@@ -132,13 +139,19 @@
 // # cost
 //
 // Cost prices every call each policy would have made, with the provider's
-// prompt cache simulated, at each transcript's model (--model for another,
-// --prices for another table, --list-models for the embedded one), sets
-// the bill of the recorded usage beside it and cross-checks the recorded
-// policy's simulation against it. --sessions-per-day N projects the cost
-// per day and per 30 days.
+// prompt cache simulated, at the model that made the call
+// (--pricing-model M prices every call as M, a what-if; --prices takes
+// another table; --list-models lists the embedded one), sets the bill of
+// the recorded usage beside it and cross-checks the recorded policy's
+// simulation against it. It then totals the bill by session, subagents
+// beneath, by model and by day (UTC); --since and --until keep the calls
+// of those days. With no PATH it reads ~/.claude/projects when it
+// exists. --sessions-per-day N projects the cost per day and per 30 days.
+// A model the table does not know is "not priced", never priced as
+// another.
 //
 //	$ ctxbench cost --sessions-per-day 200 --policy none --policy aidf:max_messages=30 ~/.claude/projects/my-project/
+//	$ ctxbench cost --since 2026-02-01 --policy recorded
 //	$ ctxbench cost --list-models
 //
 // # report
