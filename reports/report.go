@@ -328,9 +328,12 @@ func summaryRows(r *Report, human bool) [][]string {
 			for _, v := range s.Violations {
 				nv += v
 			}
-			cost := ""
-			if p.CostUSD != nil {
+			cost := "" // empty in the CSV: not priced
+			switch {
+			case p.CostUSD != nil:
 				cost = fmt.Sprintf("%.4f", *p.CostUSD)
+			case human:
+				cost = "not priced"
 			}
 			rows = append(rows, []string{shortLabel(t.File), p.Label, num(int64(s.Calls)), num(int64(s.PeakMessages)), num(int64(s.PeakTokens[r.Estimator])),
 				num(s.InputTokens[r.Estimator]), fmt.Sprintf("%.3f", p.ShareOfNone), num(int64(s.Evictions)), num(int64(s.Truncations)),

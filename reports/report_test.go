@@ -106,3 +106,42 @@ func TestReportReplaces(t *testing.T) {
 		t.Errorf("left behind: %v", names)
 	}
 }
+
+// TestNotPricedNeverZero: a transcript whose model has no price shows as
+// "not priced" in the tables people read (empty in the CSV), and the
+// summary says how many sessions its cost covers — never $0.
+func TestNotPricedNeverZero(t *testing.T) {
+	r := fixtureReport()
+	unpriced := r.Transcripts[0]
+	unpriced.File, unpriced.Model, unpriced.BilledUSD, unpriced.Billed = "acme.jsonl", "", nil, nil
+	unpriced.Runs = append([]PolicyResult(nil), unpriced.Runs...)
+	for k := range unpriced.Runs {
+		unpriced.Runs[k].CostUSD, unpriced.Runs[k].Cost = nil, nil
+	}
+	for _, c := range []struct {
+		transcripts []TranscriptResult
+		summary     string
+	}{
+		{[]TranscriptResult{r.Transcripts[0], unpriced}, "$0.6000 (1 of 2 priced)"},
+		{[]TranscriptResult{unpriced}, "not priced"},
+	} {
+		r.Transcripts = c.transcripts
+		var sum strings.Builder
+		if err := r.WriteSummary(&sum); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(sum.String(), " "+c.summary+" |") || strings.Contains(sum.String(), "$0.0000") {
+			t.Errorf("summary of %d transcripts, want %q:\n%s", len(c.transcripts), c.summary, sum.String())
+		}
+		for _, row := range summaryRows(r, true)[1:] {
+			if row[0] == "acme.jsonl" && row[len(row)-1] != "not priced" {
+				t.Errorf("report row %v", row)
+			}
+		}
+		for _, row := range summaryRows(r, false)[1:] {
+			if row[0] == "acme.jsonl" && row[len(row)-1] != "" {
+				t.Errorf("CSV row %v", row)
+			}
+		}
+	}
+}

@@ -23,7 +23,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	for k, label := range r.Policies {
 		var in int64
 		peak, nv, n := 0, 0, 0
-		ret, cost := 0.0, 0.0
+		ret, cost, priced := 0.0, 0.0, 0
 		for _, tr := range r.Transcripts {
 			p := tr.Runs[k]
 			in += p.Summary.InputTokens[r.Estimator]
@@ -34,6 +34,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			}
 			if p.CostUSD != nil {
 				cost += *p.CostUSD
+				priced++
 			}
 			n++
 		}
@@ -42,7 +43,19 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			share = fmt.Sprintf("%.1f%%", float64(in)/float64(baseline)*100)
 		}
 		t.Rows = append(t.Rows, []string{label, Int(n), Int(in), share, Int(peak),
-			fmt.Sprintf("%.1f%%", ret/float64(max(1, n))*100), Int(nv), USD(cost)})
+			fmt.Sprintf("%.1f%%", ret/float64(max(1, n))*100), Int(nv), pricedCost(cost, priced, n)})
 	}
 	return t.WriteText(w)
+}
+
+// pricedCost shows the cost of the priced sessions, and how many of them
+// there are when some are not priced: never $0 for sessions not priced.
+func pricedCost(usd float64, priced, n int) string {
+	switch priced {
+	case n:
+		return USD(usd)
+	case 0:
+		return "not priced"
+	}
+	return fmt.Sprintf("%s (%d of %d priced)", USD(usd), priced, n)
 }
