@@ -157,7 +157,24 @@ type Summary struct {
 	// MeanRetention and MinRetention summarize the steps' retention.
 	MeanRetention float64 `json:"mean_retention"`
 	MinRetention  float64 `json:"min_retention"`
+	// Warnings are what the policy said of its own steps (a summary that
+	// failed, a cap its parameters cannot keep), each text once with the
+	// calls it was said at; the first maxWarnings texts, MoreWarnings
+	// counts the calls of the others.
+	Warnings     []Warning `json:"warnings,omitempty"`
+	MoreWarnings int       `json:"more_warnings,omitempty"`
 }
+
+// A Warning is one text a policy warned with, at Calls calls from step
+// First.
+type Warning struct {
+	Text  string `json:"text"`
+	Calls int    `json:"calls"`
+	First int    `json:"first_step"`
+}
+
+// maxWarnings bounds the distinct warning texts a summary keeps.
+const maxWarnings = 20
 
 // Replay runs t through p. Its only errors are ctx's.
 //
@@ -547,6 +564,9 @@ func (z *summaryBuilder) add(st *Step, tok []int) {
 		s.SummaryUsage.Add(sm.Usage)
 		s.SummaryCostUSD += sm.CostUSD
 	}
+	for _, w := range st.Warnings {
+		z.warn(st.Step, w)
+	}
 	for _, v := range st.Violations {
 		s.Violations[v.Invariant]++
 	}
@@ -612,4 +632,20 @@ func modelWindow(t *transcript.Transcript, prices pricing.Prices) int {
 		return 0
 	}
 	return p.MaxInput
+}
+
+// warn counts a warning of step.
+func (z *summaryBuilder) warn(step int, text string) {
+	s := &z.s
+	for k := range s.Warnings {
+		if s.Warnings[k].Text == text {
+			s.Warnings[k].Calls++
+			return
+		}
+	}
+	if len(s.Warnings) == maxWarnings {
+		s.MoreWarnings++
+		return
+	}
+	s.Warnings = append(s.Warnings, Warning{Text: text, Calls: 1, First: step})
 }

@@ -54,8 +54,16 @@ func TestSweepDeterministic(t *testing.T) {
 		}
 		b, _ := json.Marshal(res)
 		out = append(out, string(b))
-		if len(res.Points) != 10 || len(res.Invalid) != 6 {
-			t.Errorf("%d points, %d invalid; want 10 and 6 (preserve_last_n=30 exceeds max_messages 5, 10 and 20)", len(res.Points), len(res.Invalid))
+		// preserve_last_n=30 above max_messages 5, 10 and 20 is replayed,
+		// as AIDF runs it: those points break the cap.
+		if len(res.Points) != 16 || len(res.Invalid) != 0 {
+			t.Errorf("%d points, %d invalid; want 16 and 0", len(res.Points), len(res.Invalid))
+		}
+		for _, pt := range res.Points {
+			over := pt.Params["preserve_last_n"] == "30" && pt.Params["max_messages"] != "40"
+			if broke := pt.Violations[InvCap] > 0; over && !broke {
+				t.Errorf("%v: head and tail above the cap, and no cap violation", pt.Params)
+			}
 		}
 	}
 	if out[0] != out[1] {
@@ -145,4 +153,17 @@ func TestInertRunsAreNoneRuns(t *testing.T) {
 		}
 	}
 	t.Logf("%d inert runs equal to none's", inert)
+}
+
+// TestSweepSkipsInvalid: a grid point the policy refuses is listed as
+// skipped with its reason, and the others run.
+func TestSweepSkipsInvalid(t *testing.T) {
+	grid := []GridKey{{Key: "preserve", Values: []string{"0.3", "1"}}}
+	res, err := Sweep(context.Background(), []*transcript.Transcript{generated(t, 20)}, "gemini-cli", nil, grid, Options{Summarizer: &summarize.Mock{}}, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 1 || len(res.Invalid) != 1 || !strings.Contains(fmt.Sprint(res.Invalid[0]), "preserve must be below 1") {
+		t.Errorf("%d points, invalid %v; want 1 point and preserve=1 refused", len(res.Points), res.Invalid)
+	}
 }

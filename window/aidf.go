@@ -2,7 +2,6 @@ package window
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -71,15 +70,6 @@ func init() {
 			}
 			return fromFile, nil
 		},
-		check: func(v Values) error {
-			max := v.Int("max_messages")
-			for _, k := range []string{"preserve_first_n", "preserve_last_n"} {
-				if max > 0 && v.Int(k) > max {
-					return fmt.Errorf("%s=%d exceeds max_messages=%d", k, v.Int(k), max)
-				}
-			}
-			return nil
-		},
 		build: func(v Values) Policy {
 			return &aidfPolicy{base: base{"aidf", v}, max: v.Int("max_messages"), first: v.Int("preserve_first_n"),
 				last: v.Int("preserve_last_n"), every: v.Int("summarize_every"), summarize: v.Bool("summarize_on_trim"), pairSafe: v.Bool("pair_safe")}
@@ -111,6 +101,10 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 	tailStart := max(nHead, len(hist)-p.last)
 	cut := tailStart // evict hist[nHead:cut], keep hist[cut:tailStart] of the middle
 	if p.first+p.last >= p.max {
+		// Seed 002 step 3: keep head and tail, with a warning. Head and
+		// tail can exceed the cap (AIDF's default preserve_last_n 20 with
+		// max_conversation_messages 10 sends 21): replayed as AIDF runs it,
+		// the cap invariant says so.
 		warnf(&step, "preserve_first_n (%d) + preserve_last_n (%d) >= max_messages (%d): only the preserved head and tail are kept", p.first, p.last, p.max)
 	} else {
 		cut = tailStart - (p.max - p.first - p.last)
@@ -212,4 +206,23 @@ func (p *aidfPolicy) safeCut(hist []Item, nHead, cut, tailStart int) (int, int) 
 		}
 	}
 	return lo, lo
+}
+
+// InertOn: the cap is never reached when the transcript has no more
+// messages than it (or there is no cap).
+func (p *aidfPolicy) InertOn(t *transcript.Transcript) bool {
+	return p.max == 0 || p.max >= len(t.Messages)
+}
+
+// Guarantees: the cap, the head and the tail; with pair_safe, tool pairs
+// instead of the cap (keeping a pair can take a few messages more).
+func (p *aidfPolicy) Guarantees() Guarantees {
+	g := Guarantees{MaxMessages: p.max, Head: p.first, Tail: p.last, PairSafe: p.pairSafe, SummaryRole: transcript.RoleAssistant}
+	if p.pairSafe {
+		g.MaxMessages = 0
+	}
+	if p.summarize {
+		g.SummaryExtra = 1
+	}
+	return g
 }

@@ -85,3 +85,7 @@ func findSplitPoint(hist []Item, preserveRatio float64) int {
 	}
 	return target
 }
+
+func (p *compressPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleSystem, SummaryFirst: true, Compacts: true}
+}

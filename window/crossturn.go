@@ -173,3 +173,7 @@ func textOnly(t *transcript.Transcript, i int) (Item, bool) {
 	c := &transcript.Message{Role: m.Role, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: text}}, Pos: m.Pos}
 	return Item{ID: transcript.MessageID(i), Msg: c, Truncated: true}, true
 }
+
+func (p *crossTurnPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
+}

@@ -165,3 +165,10 @@ func geminiContentLen(m *transcript.Message) int {
 	_, units := transcript.ContentJSONSize(m.Blocks)
 	return len(`{"role":"user","parts":`) + 1 + units
 }
+
+// Guarantees: gemini-cli discards a compression only when it inflates the
+// count, so one that saves nothing (re-summarizing its own summary) is
+// kept: shrinking is not guaranteed (google-gemini/gemini-cli #6563).
+func (p *geminiPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
+}

@@ -203,3 +203,7 @@ func cutUTF16(s string, n int) string {
 	}
 	return s
 }
+
+func (p *prunePolicy) Guarantees() Guarantees {
+	return Guarantees{Head: p.keepFirst, Tail: p.keepLast}
+}

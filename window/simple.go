@@ -77,3 +77,7 @@ func estimatorOf(v Values) estimate.Estimator {
 }
 
 func chars4Estimator() estimate.Estimator { return estimate.MustNew("chars4", estimate.OverheadNone) }
+
+func (p *recordedPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryFirst: true}
+}

@@ -107,3 +107,7 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 	step.History = append(out, hist[end:]...)
 	return step, nil
 }
+
+func (p *twoTierPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true, Compacts: true}
+}

@@ -420,63 +420,9 @@ type Inert interface {
 	InertOn(t *transcript.Transcript) bool
 }
 
-// InertOn: the cap is never reached when the transcript has no more
-// messages than it (or there is no cap).
-func (p *aidfPolicy) InertOn(t *transcript.Transcript) bool {
-	return p.max == 0 || p.max >= len(t.Messages)
-}
-
 // A Guarantor declares its guarantees; policies that do not implement it
 // promise nothing beyond the invariants that hold for every policy
 // (order, conservation, at most one summary).
 type Guarantor interface {
 	Guarantees() Guarantees
-}
-
-// Guarantees: the cap, the head and the tail; with pair_safe, tool pairs
-// instead of the cap (keeping a pair can take a few messages more).
-func (p *aidfPolicy) Guarantees() Guarantees {
-	g := Guarantees{MaxMessages: p.max, Head: p.first, Tail: p.last, PairSafe: p.pairSafe, SummaryRole: transcript.RoleAssistant}
-	if p.pairSafe {
-		g.MaxMessages = 0
-	}
-	if p.summarize {
-		g.SummaryExtra = 1
-	}
-	return g
-}
-
-func (p *prunePolicy) Guarantees() Guarantees {
-	return Guarantees{Head: p.keepFirst, Tail: p.keepLast}
-}
-
-func (p *crossTurnPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
-}
-
-func (p *compressPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleSystem, SummaryFirst: true, Compacts: true}
-}
-
-func (p *twoTierPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true, Compacts: true}
-}
-
-// Guarantees: gemini-cli discards a compression only when it inflates the
-// count, so one that saves nothing (re-summarizing its own summary) is
-// kept: shrinking is not guaranteed (google-gemini/gemini-cli #6563).
-func (p *geminiPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
-}
-
-func (p *codexPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleUser, Compacts: true}
-}
-
-func (p *opencodePolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleAssistant, Compacts: true}
-}
-
-func (p *recordedPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryFirst: true}
 }

@@ -228,3 +228,14 @@ func TestCostReadsClaudeProjects(t *testing.T) {
 		}
 	}
 }
+
+// TestAIDFDefaultsOverCap: AIDF's default preserve_last_n (20) with a
+// 10-message window sends 21 messages; ctxbench replays it as AIDF runs
+// it, warns, reports the cap violations and exits 1.
+func TestAIDFDefaultsOverCap(t *testing.T) {
+	stdout, stderr, code := ctxbench("", "replay", "--policy", "aidf:max_messages=10,preserve_last_n=20", corpus+"spotter/subagent.jsonl")
+	if code != 1 || !strings.Contains(stderr, "ctxbench: warning: ") || !strings.Contains(stderr, "preserve_last_n (20) >= max_messages (10)") ||
+		!strings.Contains(stdout, "cap: 21 messages sent; the cap is 10") {
+		t.Errorf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+}

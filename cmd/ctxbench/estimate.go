@@ -150,19 +150,19 @@ func writeBilled(w io.Writer, byModel []modelAccuracy, x0 string) error {
 			}
 			if be.Unexplained > 0 {
 				fmt.Fprintf(w, "%s: %s shrank by %s tokens with no thinking dropped to explain it: the prompt lost something the transcript still holds.\n",
-					m.Family, calls(be.Unexplained), reports.Int(be.UnexplainedTokens))
+					m.Family, plural(be.Unexplained, "call"), reports.Int(be.UnexplainedTokens))
 			}
 		}
 	}
 	return nil
 }
 
-// calls says "1 call" or "n calls".
-func calls(n int) string {
+// plural says "1 call" or "n calls".
+func plural(n int, noun string) string {
 	if n == 1 {
-		return "1 call"
+		return "1 " + noun
 	}
-	return reports.Int(n) + " calls"
+	return reports.Int(n) + " " + noun + "s"
 }
 
 // ratio formats a billed-per-estimated ratio, "-" when there is none.

@@ -131,6 +131,7 @@ func (c *replayCmd) Run(e *env) error {
 			return err
 		}
 		violations.add(tr)
+		warnPolicies(e, tr)
 		if c.JSON || c.Trace != "" {
 			res.Transcripts = append(res.Transcripts, tr)
 		}
@@ -218,6 +219,19 @@ func writeTrace(w io.Writer, trs []transcriptRuns) error {
 		}
 	}
 	return nil
+}
+
+// warnPolicies says, on standard error, what each policy warned of its
+// own steps.
+func warnPolicies(e *env, tr transcriptRuns) {
+	for _, r := range tr.Runs {
+		for _, w := range r.Summary.Warnings {
+			e.warn(fmt.Errorf("%s, %s: %s (%s from step %d)", tr.File, r.Label, w.Text, plural(w.Calls, "call"), w.First))
+		}
+		if n := r.Summary.MoreWarnings; n > 0 {
+			e.warn(fmt.Errorf("%s, %s: %s with other warnings (see --trace)", tr.File, r.Label, plural(n, "call")))
+		}
+	}
 }
 
 // A violationList counts the violations of the runs and keeps the first
