@@ -6,7 +6,7 @@ BIN             := $(CURDIR)/.bin
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(BIN)/staticcheck-$(STATICCHECK_VER)
 
-.PHONY: run test vet lint staticcheck bench perf exact golden fuzz screenshots clean
+.PHONY: run test vet lint staticcheck bench perf exact golden conformance fuzz screenshots clean
 
 # The main job on the embedded sample transcripts: the report, in
 # ./ctxbench-report (open index.html).
@@ -50,6 +50,12 @@ exact:
 # Rewrite the golden files from the current output; review the diff.
 golden:
 	$(GO) test ./fixtures ./cmd/ctxbench ./reports -run Golden -update
+
+# The peers' real code (npm packages at pinned versions) run on the
+# corpus: rewrites window/testdata/conformance, which make test compares
+# ctxbench's policies with. Needs node and npm.
+conformance:
+	scripts/conformance.sh
 
 # The README's pictures, made by the project's own command (needs chromium).
 screenshots:

@@ -147,10 +147,17 @@ func (v Values) String(name string) string { return v[name] }
 // A Spec is a registered policy: its name, the source it models, its
 // parameters and how to build it.
 type Spec struct {
-	Name    string  `json:"name"`
-	Source  string  `json:"source"`
-	Summary string  `json:"summary"`
-	Params  []Param `json:"params"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Models is the released version of the peer the policy reproduces,
+	// held to its real code by the conformance goldens (empty for the
+	// seeds and baselines).
+	Models string `json:"models,omitempty"`
+	// Differs lists where the policy keeps a rule of its own on purpose,
+	// and why.
+	Differs []string `json:"differs,omitempty"`
+	Summary string   `json:"summary"`
+	Params  []Param  `json:"params"`
 	// expand, if set, turns parameters into others before validation
 	// (aidf's config reads AIDF's config.yml).
 	expand func(map[string]string) (map[string]string, error)

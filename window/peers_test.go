@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/summarize"
@@ -144,7 +145,7 @@ func TestLangchainTrim(t *testing.T) {
 	h := items(tr, len(tr.Messages))
 	budget := 0
 	for _, it := range h[3:] {
-		budget += approxTokens(it.Msg)
+		budget += lcMessageTokens(it.Msg)
 	}
 	run := func(spec string) []string {
 		step, err := mustPolicy(t, spec).Apply(context.Background(), &Env{Transcript: tr}, &State{}, h)
@@ -160,22 +161,39 @@ func TestLangchainTrim(t *testing.T) {
 	if orphans(tr, itemsOf(tr, plain)) != 1 {
 		t.Errorf("the leading tool result should be orphaned, as in #33245")
 	}
-	fixed := run("langchain-trim:start_on=human,include_system=true,max_tokens=" + strconv.Itoa(budget+approxTokens(h[0].Msg)))
+	fixed := run("langchain-trim:start_on=human,include_system=true,max_tokens=" + strconv.Itoa(budget+lcMessageTokens(h[0].Msg)))
 	if diff := cmp.Diff([]string{"m0", "m5", "m6", "m7"}, fixed); diff != "" {
 		t.Errorf("start_on=human, include_system (-want +got):\n%s", diff)
 	}
 }
 
+// lcMessageTokens is count_tokens_approximately of m's LangChain messages.
+func lcMessageTokens(m *transcript.Message) int {
+	n := 0
+	for _, u := range lcView(m) {
+		n += u.tokens
+	}
+	return n
+}
+
 func TestRegistry(t *testing.T) {
-	want := []string{"none", "recorded", "aidf", "two-tier", "prune", "cross-turn", "compress", "gemini-cli", "opencode", "codex", "langchain-trim"}
-	if diff := cmp.Diff(want, Names(), cmp.Transformer("sort", func(s []string) map[string]bool {
-		m := map[string]bool{}
-		for _, x := range s {
-			m[x] = true
+	// The listing order names every registered policy, and nothing else:
+	// a policy registered but missing from it would sort last unseen.
+	var registered []string
+	for _, s := range registry {
+		registered = append(registered, s.Name)
+	}
+	if diff := cmp.Diff(order, registered, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("the listing order and the registry differ (-order +registry):\n%s", diff)
+	}
+	if diff := cmp.Diff(order, Names()); diff != "" {
+		t.Errorf("Names is not in the listing order (-want +got):\n%s", diff)
+	}
+	// Every peer names the version of the real code its goldens come from.
+	for _, name := range []string{"langchain-trim"} {
+		if s, _ := Lookup(name); s == nil || s.Models == "" {
+			t.Errorf("%s names no version it models", name)
 		}
-		return m
-	})); diff != "" {
-		t.Errorf("policies (-want +got):\n%s", diff)
 	}
 	for _, s := range Specs() {
 		if _, err := New(s.Name, nil); err != nil {
