@@ -23,9 +23,9 @@ func TestPyRepr(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		`{"command": "ls -la", "timeout": 120}`:                      `{'command': 'ls -la', 'timeout': 120}`,
-		`{"b": [1, 2.5, true, false, null, "x"]}`:                    `{'b': [1, 2.5, True, False, None, 'x']}`,
-		`{"z": 1, "a": {}}`:                                          `{'z': 1, 'a': {}}`,
+		`{"command": "ls -la", "timeout": 120}`:   `{'command': 'ls -la', 'timeout': 120}`,
+		`{"b": [1, 2.5, true, false, null, "x"]}`: `{'b': [1, 2.5, True, False, None, 'x']}`,
+		`{"z": 1, "a": {}}`:                       `{'z': 1, 'a': {}}`,
 		// A whole number is an integer, as JavaScript parses it (Python's
 		// json.loads would make 1e16 the float 1e+16).
 		`[0.1, 1e16, 1.5e-5, 0.0001, 123456789012345.6, 1e22, -2.5]`: `[0.1, 10000000000000000, 1.5e-05, 0.0001, 123456789012345.6, 1e+22, -2.5]`,
