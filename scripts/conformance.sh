@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # Regenerates window/testdata/conformance/*.json: what the peers' real
-# code keeps at every call of the corpus's and a few generated histories
+# code does at every call of the corpus's and a few generated histories
 # (scripts/conformance/export writes them), run from their published npm
 # packages at pinned versions. The Go tests compare ctxbench's policies
 # with these goldens call by call and need no node. Needs node and npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LANGCHAIN_CORE_VERSION=1.4.0
+GEMINI_CLI_CORE_VERSION=0.61.0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go run ./scripts/conformance/export > "$tmp/histories.json"
-(cd "$tmp" && npm install --silent --no-audit --no-fund --no-save "@langchain/core@$LANGCHAIN_CORE_VERSION" >/dev/null)
+(cd "$tmp" && npm install --silent --no-audit --no-fund --no-save \
+	"@langchain/core@$LANGCHAIN_CORE_VERSION" "@google/gemini-cli-core@$GEMINI_CLI_CORE_VERSION" >/dev/null)
+# The one line of gemini-cli-core changed for the replay: the inflation
+# check leaves out the environment context, as the replayed histories do.
+svc="$tmp/node_modules/@google/gemini-cli-core/dist/src/context/chatCompressionService.js"
+line='const fullNewHistory = await getInitialChatHistory(config, extraHistory);'
+grep -qF "$line" "$svc" || { echo "conformance: $svc no longer has: $line" >&2; exit 1; }
+sed -i "s|$line|const fullNewHistory = extraHistory; // ctxbench conformance: no environment context|" "$svc"
+echo "conformance: patched $svc: the inflation check leaves out the environment context" >&2
 out=window/testdata/conformance
 mkdir -p "$out"
-(cd "$tmp" && node "$OLDPWD/scripts/conformance/langchain.mjs" "$tmp/histories.json") > "$out/langchain.json.tmp"
-mv "$out/langchain.json.tmp" "$out/langchain.json"
-echo "wrote $out/langchain.json"
+for peer in langchain gemini; do
+	(cd "$tmp" && node "$OLDPWD/scripts/conformance/$peer.mjs" "$tmp/histories.json") > "$out/$peer.json.tmp"
+	mv "$out/$peer.json.tmp" "$out/$peer.json"
+	echo "wrote $out/$peer.json"
+done

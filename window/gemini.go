@@ -3,39 +3,53 @@ package window
 import (
 	"context"
 	"errors"
-	"github.com/ctxbench/ctxbench/estimate"
+	"path"
+	"strconv"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// gemini-cli's chat compression (google-gemini/gemini-cli 5411f113,
-// packages/core/src/context/chatCompressionService.ts, earlier
-// services/chatCompressionService.ts; utils/tokenCalculation.ts;
-// core/tokenLimits.ts).
+// gemini-cli's chat compression, as @google/gemini-cli-core 0.61.0 runs
+// it (dist/src/context/chatCompressionService.js, core/geminiChat.js,
+// core/client.js tryCompressChat, utils/tokenCalculation.js,
+// utils/fileUtils.js). window/testdata/conformance/gemini.json holds what
+// the real code does on the corpus (make conformance).
 //
-// Trigger: the prompt reaches threshold (0.5) × the model's token limit
-// (1,048,576 for every Gemini 2.5/3 model). gemini-cli compares the
-// promptTokenCount the API reported for the last call; the replay counts
-// the history with the Gemini CLI heuristic (estimator "gemini").
+// The history Gemini CLI holds (geminiview.go): system messages are its
+// system instruction, not history; each message is a content — user:
+// text and functionResponse {id, name, response: {output}} parts; model:
+// thought, text and functionCall parts — and the history sent strips
+// thoughts (the first functionCall of a model content that had one gets
+// the synthetic thoughtSignature) and coalesces consecutive contents of
+// one role.
 //
-// Split (findCompressSplitPoint with fraction 1 − 0.3): over the history
-// before the new message, contents' JSON lengths are summed; the split is
-// the first user content that is not a function response at or after 70%
-// of the characters; failing that, everything when the last content is a
-// model message without a function call, else the last such user content.
-// Here a function response is a message holding tool results (Gemini sends
-// them with role user), a function call a tool_use block.
+// Before each call, with the history up to the previous response:
 //
-// Placement: [user: the summary (a <state_snapshot>), model: "Got it.
-// Thanks for the additional context!", …the kept history, the new turn].
-// If the new history counts more tokens than the old, gemini-cli discards
-// it; after a failed or inflating attempt it does not try again in that
-// session (hasFailedCompressionAttempt). Not modelled: the function-response
-// budget added in 2026 (older tool outputs truncated to files) and the
-// re-prepended environment context. The summary prompt is
-// [summarize.Generic], not gemini-cli's own.
+//   - Trigger: the last prompt's tokens reach threshold (0.5) × the
+//     model's token limit. Gemini CLI takes the count from the API's
+//     usage; the replay counts the contents sent at the previous call as
+//     estimateTokenCountSync does (per UTF-16 unit 0.25 token ASCII, 1.5
+//     other; a text over 100,000 units length/4; a function response
+//     (name + JSON of its response)/4; a function call its JSON/4;
+//     floored over the whole list). The first call never compresses.
+//   - Function-response budget: newest first, a response past 50,000
+//     tokens is saved to a file and replaced by its first 8,000 and last
+//     32,000 characters under a header naming the file.
+//   - Split (findCompressSplitPoint, fraction 1 − 0.3) of the truncated
+//     contents: the first user content that is not a function response
+//     at or after 70% of the contents' JSON characters; failing that,
+//     everything when the last content is a model content without a
+//     function call, else the last such user content. Nothing before it:
+//     no compression.
+//   - Summary, then the verification ("probe") call; the probe's answer
+//     replaces the summary when it is not empty.
+//   - New history: [user: the summary, model: "Got it. Thanks for the
+//     additional context!", …the rest, truncated]. If it counts more
+//     tokens than the last prompt it is discarded, and from then on
+//     (hasFailedCompressionAttempt) Gemini CLI only truncates function
+//     responses to the budget, when that lowers the count.
 type geminiPolicy struct {
 	base
 	limit           int
@@ -44,13 +58,18 @@ type geminiPolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "gemini-cli", Source: "google-gemini/gemini-cli 5411f113 packages/core/src/context/chatCompressionService.ts",
-		Summary: "at 50% of the model's window, summarize all but the newest 30% (by characters), splitting before a user message; summary as a user message + model acknowledgement",
+		Name: "gemini-cli", Source: "google-gemini/gemini-cli packages/core/src/context/chatCompressionService.ts",
+		Models:  "@google/gemini-cli-core@0.61.0",
+		Summary: "at 50% of the model's window, summarize all but the newest 30% (by characters) of the history Gemini CLI holds, splitting before a user message, then verify the summary; summary as a user message + model acknowledgement",
 		Params: []Param{
 			intParam("token_limit", 0, 0, none, "the model's token limit; 0: the transcript model's window, else 1,048,576 (tokenLimits.ts's default)"),
 			floatParam("threshold", 0.5, 0, 1, true, "compress at this share of the limit (0.7→0.2→0.7→0.5 in Oct–Nov 2025)"),
 			floatParam("preserve", 0.3, 0, 1, true, "COMPRESSION_PRESERVE_THRESHOLD: share of history kept, by characters"),
-			estimatorParam("gemini", "how the prompt is counted"),
+		},
+		Differs: []string{
+			"the last prompt's tokens are estimateTokenCountSync of the contents sent at the previous call, not the API's count: the transcript holds neither the system instruction nor the tool declarations",
+			"the environment context Gemini CLI prepends to a new chat is not in replayed transcripts, and is left out of the inflation check",
+			"a summarizer error stops further attempts, as an inflated compression does; Gemini CLI fails the turn",
 		},
 		check: func(v Values) error {
 			if v.Float("preserve") >= 1 {
@@ -64,72 +83,364 @@ func init() {
 	})
 }
 
-const geminiAck = "Got it. Thanks for the additional context!"
+const (
+	geminiAck = "Got it. Thanks for the additional context!"
+	// geminiDefaultLimit is tokenLimits.ts's DEFAULT_TOKEN_LIMIT, the
+	// limit of a model it does not know.
+	geminiDefaultLimit = 1_048_576
+	// geminiResponseBudget is COMPRESSION_FUNCTION_RESPONSE_TOKEN_BUDGET.
+	geminiResponseBudget = 50_000
+	// geminiTruncateChars is Config.getTruncateToolOutputThreshold while
+	// the window is far from full (DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD).
+	geminiTruncateChars = 40_000
+	// geminiTempDir is where the replay says truncated outputs were saved
+	// (Gemini CLI: the project's temporary directory).
+	geminiTempDir = "/tmp/ctxbench-gemini-cli"
+	// geminiProbe is the verification prompt.
+	geminiProbe = "Critically evaluate the <state_snapshot> you just generated. Did you omit any specific technical details, file paths, tool results, or user constraints mentioned in the history? If anything is missing or could be more precise, generate a FINAL, improved <state_snapshot>. Otherwise, repeat the exact same <state_snapshot> again."
+)
 
-// geminiDefaultLimit is tokenLimits.ts's DEFAULT_TOKEN_LIMIT, the limit of
-// a model it does not know.
-const geminiDefaultLimit = 1_048_576
+// geminiStatus is what one call's compression did (CompressionStatus).
+type geminiStatus int
 
-type geminiState struct{ failed bool }
+const (
+	geminiCompressed geminiStatus = 1
+	geminiInflated   geminiStatus = 2
+	geminiEmpty      geminiStatus = 4
+	geminiNoop       geminiStatus = 5
+	geminiTruncated  geminiStatus = 6
+)
+
+type geminiState struct {
+	failed bool
+	// lastPrompt is the tokens of the contents sent at the previous call.
+	lastPrompt int
+	// truncations numbers the saved outputs
+	// (getNextCompressionTruncationId).
+	truncations int
+	// status is the last call's, for the tests.
+	status geminiStatus
+}
 
 func (p *geminiPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
 	gs, _ := st.data.(*geminiState)
 	if gs == nil {
 		gs = &geminiState{}
 		st.data = gs
 	}
-	est := estimatorOf(p.values)
-	before := st.historyTokens(env, est, hist)
-	if gs.failed || float64(before) < p.threshold*float64(env.window(p.limit, geminiDefaultLimit)) {
-		return step, nil
-	}
-	curated, turn := hist[:len(hist)-env.Turn], hist[len(hist)-env.Turn:]
-	split := geminiSplitPoint(env, curated, 1-p.keep)
-	if split == 0 {
-		return step, nil
-	}
-	text, ev, err := summarizeItems(ctx, env, curated[:split], "", summarize.Generic)
+	step, status, err := p.compress(ctx, env, st, gs, hist)
 	if err != nil {
 		return Step{}, err
+	}
+	gs.status = status
+	gs.lastPrompt = st.historyTokens(env, gemTokens{envTranscript(env)}, step.History) / 4
+	return step, nil
+}
+
+func envTranscript(env *Env) *transcript.Transcript {
+	if env == nil {
+		return nil
+	}
+	return env.Transcript
+}
+
+func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *geminiState, hist []Item) (Step, geminiStatus, error) {
+	step := Step{History: hist}
+	before := gs.lastPrompt
+	limit := env.window(p.limit, geminiDefaultLimit)
+	if before == 0 || float64(before) < p.threshold*float64(limit) {
+		return step, geminiNoop, nil
+	}
+	held, turn := hist[:len(hist)-env.Turn], hist[len(hist)-env.Turn:]
+	var system, rest []Item
+	for _, it := range held {
+		if it.Msg.Role == transcript.RoleSystem {
+			system = append(system, it)
+		} else {
+			rest = append(rest, it)
+		}
+	}
+	if len(rest) == 0 {
+		return step, geminiNoop, nil
+	}
+	names := toolNames(envTranscript(env))
+	curated := gemContents(rest, names)
+	truncated := gs.truncateToBudget(curated)
+	if gs.failed {
+		// After a failed compression Gemini CLI only truncates, when that
+		// lowers the count.
+		if gemTokensOf(truncated) >= before {
+			return step, geminiNoop, nil
+		}
+		kept, cut := gemItems(truncated)
+		step.History = append(append(append([]Item{}, system...), kept...), turn...)
+		step.Truncated, step.Evicted = cut, evictedFrom(hist, step.History)
+		return step, geminiTruncated, nil
+	}
+	split := geminiSplitPoint(truncated, 1-p.keep)
+	if split == 0 {
+		return step, geminiNoop, nil
+	}
+	// The summarizer reads the original contents unless they exceed the
+	// token limit.
+	toSummarize, _ := gemItems(curated[:split])
+	if gemTokensOf(curated[:split]) >= limit {
+		toSummarize, _ = gemItems(truncated[:split])
+	}
+	text, ev, err := summarizeItems(ctx, env, toSummarize, "", summarize.Generic)
+	if err != nil {
+		return Step{}, 0, err
 	}
 	step.Summary = ev
 	if ev.Error != "" {
 		gs.failed = true
-		warnf(&step, "compression failed, history kept (gemini-cli stops trying): %s", ev.Error)
-		return step, nil
+		warnf(&step, "compression failed, history kept (no further attempts): %s", ev.Error)
+		return step, geminiNoop, nil
 	}
-	if !strings.Contains(text, "<state_snapshot>") {
-		text = "<state_snapshot>\n" + text + "\n</state_snapshot>"
+	final, err := geminiVerify(ctx, env, toSummarize, text, ev)
+	if err != nil {
+		return Step{}, 0, err
 	}
-	s := st.newItem(transcript.RoleUser, text, true)
+	if final == "" {
+		ev.Error = "the summary was empty"
+		warnf(&step, "compression failed: the summary was empty")
+		return step, geminiEmpty, nil
+	}
+	if !strings.Contains(final, "<state_snapshot>") {
+		final = "<state_snapshot>\n" + final + "\n</state_snapshot>"
+	}
+	s := st.newItem(transcript.RoleUser, final, true)
 	ack := st.newItem(transcript.RoleAssistant, geminiAck, false)
-	out := append([]Item{s, ack}, curated[split:]...)
-	out = append(out, turn...)
-	if after := tokens(env, est, out); after > before {
+	kept, cut := gemItems(truncated[split:])
+	g := gemTokens{envTranscript(env)}
+	if after := (count(env, g, s) + count(env, g, ack) + gemQuarters(truncated[split:])) / 4; after > before {
 		gs.failed = true
 		ev.Error = "compression inflated the token count; discarded"
-		warnf(&step, "compression inflated the prompt from %d to %d tokens: discarded, as gemini-cli does", before, after)
-		return step, nil
+		warnf(&step, "compression inflated the prompt from %d to %d tokens: discarded, as gemini-cli does; from now on it only truncates", before, after)
+		return step, geminiInflated, nil
 	}
 	ev.ID = s.ID
-	step.Evicted = ids(curated[:split])
-	step.History = out
-	return step, nil
+	out := append(append([]Item{}, system...), s, ack)
+	out = append(append(out, kept...), turn...)
+	step.History, step.Truncated = out, cut
+	step.Evicted = evictedFrom(hist, out)
+	return step, geminiCompressed, nil
 }
 
-// geminiSplitPoint is findCompressSplitPoint over the items.
-func geminiSplitPoint(env *Env, items []Item, fraction float64) int {
-	chars := make([]int, len(items))
+// geminiVerify makes the probe call: the history, the summary and the
+// verification prompt. Its answer, trimmed, replaces the summary unless
+// it is empty; its usage is added to ev's.
+func geminiVerify(ctx context.Context, env *Env, items []Item, summary string, ev *SummaryEvent) (string, error) {
+	msgs := append(messages(items),
+		transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: summary}}},
+		transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: geminiProbe}}})
+	res, err := env.Summarizer.Summarize(ctx, summarize.Request{Messages: msgs, Template: summarize.Generic})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return strings.TrimSpace(summary), nil // the probe failed: the summary stands
+	}
+	ev.Usage.Add(res.Usage)
+	ev.CostUSD += res.CostUSD
+	if t := strings.TrimSpace(res.Text); t != "" {
+		return t, nil
+	}
+	return strings.TrimSpace(summary), nil
+}
+
+// A gemContent is a content of the history sent: consecutive messages of
+// one role, and their parts (a function response possibly truncated).
+type gemContent struct {
+	model bool
+	items []Item
+	parts []gemPartOf
+}
+
+// gemPartOf is a part and the message (of the content's items) it is of.
+type gemPartOf struct {
+	item int // index in the content's items
+	gemPart
+	truncated bool
+}
+
+// gemContents returns the contents of items (no system message),
+// consecutive ones of one role coalesced.
+func gemContents(items []Item, names map[string]string) []gemContent {
+	var out []gemContent
+	for _, it := range items {
+		v := gemView(it.Msg, names)
+		if n := len(out); n == 0 || out[n-1].model != v.model {
+			out = append(out, gemContent{model: v.model})
+		}
+		c := &out[len(out)-1]
+		for _, p := range v.parts {
+			c.parts = append(c.parts, gemPartOf{item: len(c.items), gemPart: p})
+		}
+		c.items = append(c.items, it)
+	}
+	return out
+}
+
+// gemQuarters is the contents' estimateTokenCountSync in quarters.
+func gemQuarters(cs []gemContent) int {
+	n := 0
+	for _, c := range cs {
+		for _, p := range c.parts {
+			n += p.quarters
+		}
+	}
+	return n
+}
+
+func gemTokensOf(cs []gemContent) int { return gemQuarters(cs) / 4 }
+
+// gemJSON is JSON.stringify(content).length.
+func gemJSON(c gemContent) int {
+	n := len(`{"role":"","parts":[]}`) + len("user")
+	if c.model {
+		n++
+	}
+	for k, p := range c.parts {
+		if k > 0 {
+			n++
+		}
+		n += p.json
+	}
+	return n
+}
+
+// truncateToBudget is truncateHistoryToBudget: newest first, the function
+// responses past the budget are replaced by a truncated copy of their
+// output, saved (numbered) to a file the header names.
+func (gs *geminiState) truncateToBudget(cs []gemContent) []gemContent {
+	out := make([]gemContent, len(cs))
+	copy(out, cs)
+	used := 0
+	for i := len(out) - 1; i >= 0; i-- {
+		parts := out[i].parts
+		changed := false
+		for j := len(parts) - 1; j >= 0; j-- {
+			p := parts[j]
+			if p.kind != 'r' {
+				continue
+			}
+			tokens := textQuarters(p.output) / 4
+			if used+tokens <= geminiResponseBudget {
+				used += tokens
+				continue
+			}
+			gs.truncations++
+			file := path.Join(geminiTempDir, "tool-outputs", truncatedFileName(p.name, gs.truncations))
+			text := truncatedOutput(p.output, file, geminiTruncateChars)
+			used += textQuarters(text) / 4
+			if text == p.output {
+				continue
+			}
+			if !changed {
+				parts = append([]gemPartOf(nil), parts...)
+				changed = true
+			}
+			parts[j] = gemPartOf{item: p.item, gemPart: responsePart(p.block, p.name, "", text), truncated: true}
+			// responsePart counted an empty id: add the real one's.
+			parts[j].json = p.json - jsStringLen(p.output) + jsStringLen(text)
+		}
+		out[i].parts = parts
+	}
+	return out
+}
+
+// truncatedFileName is saveTruncatedToolOutput's file name: the tool and
+// the number, each sanitized and lowercased.
+func truncatedFileName(tool string, n int) string {
+	sanitize := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			switch {
+			case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+				b.WriteRune(r)
+			case r > 0xFFFF:
+				b.WriteString("__") // one per UTF-16 unit
+			default:
+				b.WriteByte('_')
+			}
+		}
+		return strings.ToLower(b.String())
+	}
+	t, id := sanitize(tool), strconv.Itoa(n)
+	if strings.HasPrefix(id, t) {
+		return id + ".txt"
+	}
+	return t + "_" + id + ".txt"
+}
+
+// truncatedOutput is formatTruncatedToolOutput: the first 20% and the
+// last 80% of max characters, under a header naming the file.
+func truncatedOutput(s, file string, max int) string {
+	n := utf16Len(s)
+	if n <= max {
+		return s
+	}
+	head := max / 5
+	tail := max - head
+	return "Output too large. Showing first " + thousands(head) + " and last " + thousands(tail) +
+		" characters. For full output see: " + file + "\n" + sliceUTF16(s, 0, head) +
+		"\n\n... [" + thousands(n-head-tail) + " characters omitted] ...\n\n" + sliceUTF16(s, n-tail, n)
+}
+
+// thousands writes n as toLocaleString does in English: 1,234,567.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// gemItems returns the items of cs, a message whose response a truncation
+// changed as a truncated copy, and the ids of those.
+func gemItems(cs []gemContent) ([]Item, []string) {
+	var out []Item
+	var cut []string
+	for _, c := range cs {
+		texts := map[int]map[int]string{} // item → block → output
+		for _, p := range c.parts {
+			if p.truncated {
+				if texts[p.item] == nil {
+					texts[p.item] = map[int]string{}
+				}
+				texts[p.item][p.block] = p.output
+			}
+		}
+		for k, it := range c.items {
+			if t := texts[k]; t != nil {
+				m := *it.Msg
+				m.Blocks = append([]transcript.Block(nil), m.Blocks...)
+				for b, text := range t {
+					m.Blocks[b].Text, m.Blocks[b].Raw = text, nil
+				}
+				it = Item{ID: it.ID, Msg: &m, Truncated: true, index: it.index}
+				cut = append(cut, it.ID)
+			}
+			out = append(out, it)
+		}
+	}
+	return out, cut
+}
+
+// geminiSplitPoint is findCompressSplitPoint: the index of the first
+// content to keep.
+func geminiSplitPoint(cs []gemContent, fraction float64) int {
+	chars := make([]int, len(cs))
 	total := 0
-	for i, it := range items {
-		chars[i] = count(env, geminiChars, it)
+	for i, c := range cs {
+		chars[i] = gemJSON(c)
 		total += chars[i]
 	}
 	target := float64(total) * fraction
 	last, cum := 0, 0
-	for i, it := range items {
-		if isGeminiUserTurn(it) {
+	for i, c := range cs {
+		if !c.model && !c.hasResponse() {
 			if float64(cum) >= target {
 				return i
 			}
@@ -137,33 +448,22 @@ func geminiSplitPoint(env *Env, items []Item, fraction float64) int {
 		}
 		cum += chars[i]
 	}
-	if n := len(items); n > 0 && items[n-1].Msg.Role == transcript.RoleAssistant && !pendingTools(items[n-1]) {
+	if n := len(cs); n > 0 && cs[n-1].model && !cs[n-1].hasCall() {
 		return n
 	}
 	return last
 }
 
-func isGeminiUserTurn(it Item) bool {
-	return it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult)
-}
+func (c gemContent) hasResponse() bool { return c.has('r') }
+func (c gemContent) hasCall() bool     { return c.has('c') }
 
-// geminiChars is geminiContentLen as an estimator, so that the replay's
-// count cache holds it: every compression measures the whole history, and
-// measuring meant walking each message's JSON.
-type geminiCharsEstimator struct{}
-
-var geminiChars estimate.Estimator = geminiCharsEstimator{}
-
-func (geminiCharsEstimator) Name() string                           { return "gemini-content-chars" }
-func (geminiCharsEstimator) Exact() bool                            { return false }
-func (geminiCharsEstimator) Count(text string) int                  { return transcript.UTF16Len(text) }
-func (geminiCharsEstimator) CountMessage(m *transcript.Message) int { return geminiContentLen(m) }
-
-// geminiContentLen approximates JSON.stringify(content).length for a
-// Gemini Content: {"role":…,"parts":[…]}.
-func geminiContentLen(m *transcript.Message) int {
-	_, units := transcript.ContentJSONSize(m.Blocks)
-	return len(`{"role":"user","parts":`) + 1 + units
+func (c gemContent) has(kind byte) bool {
+	for _, p := range c.parts {
+		if p.kind == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // Guarantees: gemini-cli discards a compression only when it inflates the

@@ -42,25 +42,27 @@ func result(id, s string) transcript.Message {
 func TestGeminiSplitPoint(t *testing.T) {
 	long := strings.Repeat("x", 1000)
 	tr := msgs(user(long), asst(long), callTool("a"), result("a", long), asst("ok"), user("next"), asst("done"))
-	// 70% of the characters lies inside the function response; the next
-	// plain user content is message 5.
-	if got := geminiSplitPoint(nil, items(tr, 7), 0.7); got != 5 {
-		t.Errorf("split %d, want 5", got)
+	// Contents: user, model (two messages coalesced), function response,
+	// model, user "next", model. 70% of the characters lies inside the
+	// function response; the next plain user content is content 4.
+	if got := geminiSplitPoint(gemContents(items(tr, 7), nil), 0.7); got != 4 {
+		t.Errorf("split %d, want 4", got)
 	}
 	// No user content after the target, last is a model text: compress all.
 	tr2 := msgs(user("a"), asst(long), callTool("b"), result("b", long), asst(long))
-	if got := geminiSplitPoint(nil, items(tr2, 5), 0.7); got != 5 {
-		t.Errorf("split %d, want 5 (everything)", got)
+	if got := geminiSplitPoint(gemContents(items(tr2, 5), nil), 0.7); got != 4 {
+		t.Errorf("split %d, want 4 (everything)", got)
 	}
 	// Same, but the last content calls a function: the last split point (0).
 	tr3 := msgs(user("a"), asst(long), callTool("c"))
-	if got := geminiSplitPoint(nil, items(tr3, 3), 0.7); got != 0 {
+	if got := geminiSplitPoint(gemContents(items(tr3, 3), nil), 0.7); got != 0 {
 		t.Errorf("split %d, want 0", got)
 	}
 	// Placement: [user summary, model ack, kept…, turn].
 	tr4 := msgs(user(long), asst(long), user(long), asst(long), user("latest"))
 	p := mustPolicy(t, "gemini-cli:token_limit=100")
-	step, err := p.Apply(context.Background(), &Env{Transcript: tr4, Summarizer: &recorder{}, Turn: 1}, &State{}, items(tr4, 5))
+	// The last prompt (1,000 tokens) is over 50% of the limit.
+	step, err := p.Apply(context.Background(), &Env{Transcript: tr4, Summarizer: &recorder{}, Turn: 1}, &State{data: &geminiState{lastPrompt: 1000}}, items(tr4, 5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +192,7 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Names is not in the listing order (-want +got):\n%s", diff)
 	}
 	// Every peer names the version of the real code its goldens come from.
-	for _, name := range []string{"langchain-trim"} {
+	for _, name := range []string{"gemini-cli", "langchain-trim"} {
 		if s, _ := Lookup(name); s == nil || s.Models == "" {
 			t.Errorf("%s names no version it models", name)
 		}
