@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -33,23 +34,34 @@ func (bytes4Estimator) CountMessage(m *transcript.Message) int {
 
 func bytes4(env *Env, it Item) int { return count(env, codexBytes4, it) }
 
-// Codex's compaction (openai/codex e06dd0e5 core/src/compact.rs,
-// templates/compact/{prompt,summary_prefix}.md,
-// context_manager/normalize.rs).
+// Codex's auto-compaction (openai/codex e06dd0e5 codex-rs/core/src/
+// compact.rs, event_mapping.rs, truncate.rs,
+// templates/compact/summary_prefix.md). codex_test.go holds the table
+// tests, each citing the lines it models.
 //
 // Trigger: the tokens in use reach auto_compact_ratio (0.9) of the context
-// window, counted here as Codex approximates them, UTF-8 bytes / 4. The
-// compacted history keeps the initial context (leading system and
-// developer messages, and user messages that carry environment context or
-// instructions: <environment_context>, <user_instructions>, AGENTS.md),
-// then the earlier real user messages chosen newest first within
-// user_message_tokens (20,000; the last one chosen is cut to fit), in
-// their original order, then the summary as a user message starting with
-// Codex's summary prefix. Every assistant message and tool item is dropped.
-// Where the summary goes relative to the latest user message mid-turn could
-// not be pinned to the source; the summary comes last, as compact.rs
-// builds it. The prompt is [summarize.Generic], not Codex's checkpoint
-// prompt.
+// window, counted as Codex approximates them, UTF-8 bytes / 4.
+//
+// The replacement history (build_compacted_history): the real user
+// messages — user messages that are neither contextual
+// (is_contextual_user_message: text starting <environment_context>,
+// <user_instructions>, # AGENTS.md instructions, <skill>,
+// <user_shell_command>) nor a previous summary — chosen newest first
+// within user_message_tokens (20,000), the first that does not fit cut by
+// truncate_text to the tokens left, head and tail around a "…N tokens
+// truncated…" marker; in their order; then the summary as a user message,
+// SUMMARY_PREFIX, a newline, the summary. Assistant messages, reasoning,
+// tool calls and outputs are dropped.
+//
+// Where the initial context goes (InitialContextInjection): a compaction
+// before a turn (the call's new messages hold a real user message)
+// replaces the history without it, and the turn that follows re-injects
+// it — sent: the replacement, the initial context, the turn. A compaction
+// in the middle of a turn puts it just before the last real user message
+// (before the summary when none is left) and the summary stays last —
+// sent: the replacement. The initial context is the transcript's leading
+// system messages and contextual user messages, sent again as new items
+// (Codex builds it anew). The prompt is [summarize.Generic], not Codex's.
 type codexPolicy struct {
 	base
 	window, userTokens int
@@ -58,12 +70,16 @@ type codexPolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "codex", Source: "openai/codex e06dd0e5 core/src/compact.rs",
-		Summary: "at 90% of the window, keep the initial context and the newest real user messages (≤20k tokens), drop assistant and tool items, add the summary as a user message",
+		Name: "codex", Source: "openai/codex e06dd0e5 codex-rs/core/src/compact.rs",
+		Models:  "codex@e06dd0e5",
+		Summary: "at 90% of the window, keep the newest real user messages (≤20k tokens, the last cut head-and-tail) and the summary as a user message; the initial context re-injected after a pre-turn compaction, before the last user message mid-turn",
 		Params: []Param{
 			intParam("context_window", 0, 0, none, "the model's context window; 0: the transcript model's, else 272,000 (gpt-5's)"),
 			floatParam("auto_compact_ratio", 0.9, 0, 1, true, "compact at this share of the window"),
-			intParam("user_message_tokens", 20_000, 0, none, "budget for the real user messages kept"),
+			intParam("user_message_tokens", 20_000, 0, none, "COMPACT_USER_MESSAGE_MAX_TOKENS: budget for the real user messages kept"),
+		},
+		Differs: []string{
+			"Codex is Rust and cannot be run from npm: the policy is held to table tests citing the source lines it models (window/codex_test.go)",
 		},
 		build: func(v Values) Policy {
 			return &codexPolicy{base: base{"codex", v}, window: v.Int("context_window"), ratio: v.Float("auto_compact_ratio"),
@@ -72,19 +88,47 @@ func init() {
 	})
 }
 
-// codexSummaryPrefix is templates/compact/summary_prefix.md.
+// codexSummaryPrefix is templates/compact/summary_prefix.md (no final
+// newline; its two spaces before "assist" are the file's).
 const codexSummaryPrefix = "Another language model started to solve this problem and produced a summary of its thinking process. " +
 	"You also have access to the state of the tools that were used by that language model. Use this to build on the work " +
 	"that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use " +
-	"the information in this summary to assist with your own analysis:\n"
+	"the information in this summary to  assist with your own analysis:"
 
+// codexContextual are the prefixes of the texts is_contextual_user_message
+// recognizes (trimmed at the start, ASCII case ignored).
+var codexContextual = []string{"<environment_context>", "<user_instructions>", "# agents.md instructions", "<skill>", "<user_shell_command>"}
+
+// isInitialContext reports whether it is part of the initial context Codex
+// builds: a system (developer) message, or a contextual user message.
 func isInitialContext(it Item) bool {
 	if it.Msg.Role == transcript.RoleSystem {
 		return true
 	}
-	t := strings.TrimSpace(it.Msg.Text())
-	return it.Msg.Role == transcript.RoleUser && (strings.HasPrefix(t, "<environment_context>") ||
-		strings.HasPrefix(t, "<user_instructions>") || strings.HasPrefix(t, "# AGENTS.md"))
+	return it.Msg.Role == transcript.RoleUser && !it.Summary && isContextualUser(it.Msg)
+}
+
+func isContextualUser(m *transcript.Message) bool {
+	for _, b := range m.Blocks {
+		if b.Type != transcript.BlockText {
+			continue
+		}
+		t := strings.ToLower(strings.TrimLeft(b.Text, " \t\n\r"))
+		for _, p := range codexContextual {
+			if strings.HasPrefix(t, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isRealUser reports whether it is a user message collect_user_messages
+// keeps: a user text that is neither contextual nor a summary.
+func isRealUser(it Item) bool {
+	m := it.Msg
+	return m.Role == transcript.RoleUser && !it.Summary && !has(it, transcript.BlockToolResult) &&
+		strings.TrimSpace(m.Text()) != "" && !isContextualUser(m) && !strings.HasPrefix(m.Text(), codexSummaryPrefix+"\n")
 }
 
 func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
@@ -93,52 +137,119 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	if float64(total) < p.ratio*float64(env.window(p.window, 272_000)) {
 		return step, nil
 	}
+	turn := hist[len(hist)-env.Turn:]
+	preTurn := slices.ContainsFunc(turn, isRealUser)
+	compacted := hist
+	if preTurn {
+		compacted = hist[:len(hist)-env.Turn]
+	}
 	var initial, users []Item
-	for _, it := range hist {
+	for _, it := range compacted {
 		switch {
 		case !it.Synthetic() && isInitialContext(it) && len(users) == 0:
 			initial = append(initial, it)
-		case it.Msg.Role == transcript.RoleUser && !it.Summary && !has(it, transcript.BlockToolResult) && strings.TrimSpace(it.Msg.Text()) != "":
+		case isRealUser(it):
 			users = append(users, it)
 		}
 	}
-	// The newest real user messages within the budget, the last one cut.
-	var kept []Item // newest first, reversed below
-	budget := p.userTokens
-	for i := len(users) - 1; i >= 0 && budget > 0; i-- {
-		n := bytes4(env, users[i])
-		if n <= budget {
-			kept = append(kept, users[i])
-			budget -= n
-			continue
-		}
-		text := users[i].Msg.Text()
-		cut := text[:min(len(text), budget*4)]
-		for len(cut) > 0 && !utf8.ValidString(cut) {
-			cut = cut[:len(cut)-1]
-		}
-		c := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: cut}}, Pos: users[i].Msg.Pos}
-		kept = append(kept, Item{ID: users[i].ID, Msg: c, Truncated: true})
-		step.Truncated = append(step.Truncated, users[i].ID)
-		break
-	}
-	slices.Reverse(kept)
-	text, ev, err := summarizeItems(ctx, env, hist, "", summarize.Generic)
+	kept, cut := p.selectUsers(env, users)
+	text, ev, err := summarizeItems(ctx, env, compacted, "", summarize.Generic)
 	if err != nil {
 		return Step{}, err
 	}
 	step.Summary = ev
 	if ev.Error != "" {
 		warnf(&step, "compaction failed, history kept: %s", ev.Error)
-		step.Truncated = nil
 		return step, nil
 	}
-	s := st.newItem(transcript.RoleUser, codexSummaryPrefix+text, true)
+	s := st.newItem(transcript.RoleUser, codexSummaryPrefix+"\n"+text, true)
 	ev.ID = s.ID
-	out := append(append(append([]Item{}, initial...), kept...), s)
+	// Codex builds the initial context anew (build_initial_context): new
+	// items, the originals evicted.
+	for k, it := range initial {
+		initial[k] = st.reinjected(it)
+	}
+	var out []Item
+	if preTurn {
+		// The replacement, then the turn re-injecting the initial context.
+		out = append(append(append(append(out, kept...), s), initial...), turn...)
+	} else {
+		// Mid-turn: the initial context just before the last real user
+		// message, or before the summary when none is left.
+		at := len(kept)
+		for k := len(kept) - 1; k >= 0; k-- {
+			if isRealUser(kept[k]) {
+				at = k
+				break
+			}
+		}
+		out = append(append(append(append(out, kept[:at]...), initial...), kept[at:]...), s)
+	}
+	step.Truncated = cut
 	step.Evicted = evictedFrom(hist, out)
 	step.History = out
 	return step, nil
+}
+
+// selectUsers is build_compacted_history_with_limit's selection: newest
+// first within the budget, the first that does not fit cut to the tokens
+// left, in their order.
+func (p *codexPolicy) selectUsers(env *Env, users []Item) ([]Item, []string) {
+	var kept []Item // newest first, reversed below
+	var cut []string
+	remaining := p.userTokens
+	for i := len(users) - 1; i >= 0 && remaining > 0; i-- {
+		text := users[i].Msg.Text()
+		n := codexApproxTokens(text)
+		if n <= remaining {
+			kept = append(kept, users[i])
+			remaining -= n
+			continue
+		}
+		c := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: codexTruncate(text, remaining)}},
+			Pos: users[i].Msg.Pos, Time: users[i].Msg.Time}
+		kept = append(kept, Item{ID: users[i].ID, Msg: c, Truncated: true, index: users[i].index})
+		cut = append(cut, users[i].ID)
+		break
+	}
+	slices.Reverse(kept)
+	return kept, cut
+}
+
+// codexApproxTokens is approx_token_count: UTF-8 bytes / 4, rounded up.
+func codexApproxTokens(s string) int { return (len(s) + 3) / 4 }
+
+// codexTruncate is truncate_text(s, TruncationPolicy::Tokens(max)): s when
+// its bytes fit max × 4; else its first and last bytes within max × 4,
+// halved, on character boundaries, around "…N tokens truncated…", N the
+// bytes dropped beyond the budget / 4, rounded up.
+func codexTruncate(s string, maxTokens int) string {
+	if s == "" {
+		return ""
+	}
+	budget := maxTokens * 4
+	if maxTokens > 0 && len(s) <= budget {
+		return s
+	}
+	marker := func(bytes int) string { return "…" + strconv.Itoa((bytes+3)/4) + " tokens truncated…" }
+	if budget == 0 {
+		return marker(len(s))
+	}
+	left, right := budget/2, budget-budget/2
+	prefixEnd, suffixStart := 0, len(s)
+	tail := len(s) - right
+	for i := 0; i < len(s); {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		if i+w <= left {
+			prefixEnd = i + w
+		} else if i >= tail {
+			suffixStart = i
+			break
+		}
+		i += w
+	}
+	suffixStart = max(suffixStart, prefixEnd)
+	return s[:prefixEnd] + marker(len(s)-budget) + s[suffixStart:]
 }
 
 func (p *codexPolicy) Guarantees() Guarantees {

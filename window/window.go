@@ -184,6 +184,15 @@ func sameItem(a, b Item) bool {
 	return a.Msg == b.Msg && a.ID == b.ID && a.Truncated == b.Truncated && a.Summary == b.Summary
 }
 
+// reinjected returns a synthetic item, with the next s<k> id, holding a
+// copy of it: what an agent builds anew from the same source (Codex's
+// initial context after a compaction), not the original sent again.
+func (st *State) reinjected(it Item) Item {
+	st.synthetic++
+	m := *it.Msg
+	return Item{ID: "s" + strconv.Itoa(st.synthetic), Msg: &m}
+}
+
 // newItem returns a synthetic item with the next s<k> id.
 func (st *State) newItem(role transcript.Role, text string, summary bool) Item {
 	st.synthetic++
