@@ -9,8 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -87,7 +85,7 @@ func TestOpencodePrune(t *testing.T) {
 	ms = append(ms, user("turn 2"), callTool("z"), result("z", big), user("turn 3"))
 	tr := msgs(ms...)
 	p := &opencodePolicy{protect: 20_000, minimum: 20_000, protectTurns: 2}
-	out, truncated, _ := p.pruneOutputs(nil, nil, items(tr, len(ms)), 0)
+	out, truncated := p.pruneOutputs(&Env{Transcript: tr}, items(tr, len(ms)))
 	// Outputs older than the last 2 user turns: 8 × 10,000 tokens; the
 	// newest 2 are protected (20,000), 6 cleared (60,000 > 20,000).
 	if len(truncated) != 6 {
@@ -104,7 +102,7 @@ func TestOpencodePrune(t *testing.T) {
 	}
 	// Clearing less than PRUNE_MINIMUM: nothing.
 	p.minimum = 70_000
-	if _, truncated, _ := p.pruneOutputs(nil, nil, items(tr, len(ms)), 0); len(truncated) != 0 {
+	if _, truncated := p.pruneOutputs(&Env{Transcript: tr}, items(tr, len(ms))); len(truncated) != 0 {
 		t.Errorf("cleared %d outputs below the minimum", len(truncated))
 	}
 }
@@ -163,7 +161,7 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Names is not in the listing order (-want +got):\n%s", diff)
 	}
 	// Every peer names the version of the real code its goldens come from.
-	for _, name := range []string{"gemini-cli", "codex", "langchain-trim"} {
+	for _, name := range []string{"gemini-cli", "opencode", "codex", "langchain-trim"} {
 		if s, _ := Lookup(name); s == nil || s.Models == "" {
 			t.Errorf("%s names no version it models", name)
 		}
@@ -199,116 +197,5 @@ func TestRegistry(t *testing.T) {
 		case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
 			t.Errorf("%s: error %v, want %q", tc.spec, err, tc.err)
 		}
-	}
-}
-
-// TestOpencodeQuietPrefix holds opencode, whose prune walk stops at the
-// quiet prefix of the history it sent, equal at every call to opencode
-// walking the whole history: on generated sessions with settings that
-// prune and compact often, and on the corpus sessions.
-func TestOpencodeQuietPrefix(t *testing.T) {
-	trs := []*transcript.Transcript{generated(t, 800, 1), generated(t, 800, 7),
-		readCorpus(t, "spotter/tool_heavy.jsonl"), readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")}
-	settings := []*opencodePolicy{
-		{prune: true, protect: 4_000, minimum: 2_000, protectTurns: 2, limit: 60_000, output: 8_000},
-		{prune: true, protect: 40_000, minimum: 20_000, protectTurns: 2, limit: 200_000, output: 32_000},
-		{prune: true, protect: 1_000, minimum: 0, protectTurns: 0, limit: 30_000, output: 4_000},
-	}
-	type stepView struct {
-		Sent, Evicted, Truncated []string
-		Summary                  bool
-	}
-	view := func(calls []call) []stepView {
-		var out []stepView
-		for _, c := range calls {
-			out = append(out, stepView{c.sent, c.step.Evicted, c.step.Truncated, c.step.Summary != nil})
-		}
-		return out
-	}
-	pruned := 0
-	for i, tr := range trs {
-		for k, p := range settings {
-			p.base = base{"opencode", nil}
-			ref := *p
-			ref.walkAll = true
-			got, want := drive(t, p, tr, &summarize.Mock{}), drive(t, &ref, tr, &summarize.Mock{})
-			if diff := cmp.Diff(view(want), view(got)); diff != "" {
-				t.Errorf("transcript %d, setting %d (-whole walk +quiet prefix):\n%s", i, k, diff)
-			}
-			for _, c := range got {
-				pruned += len(c.step.Truncated)
-			}
-		}
-	}
-	if pruned < 100 {
-		t.Errorf("only %d items pruned in all: the test does not exercise prune", pruned)
-	}
-}
-
-// BenchmarkOpencodePrune replays opencode over a 2,000-call generated
-// session with prune walking the whole history at every call and with
-// the walk stopping at the quiet prefix: the gain of opencodeState.
-func BenchmarkOpencodePrune(b *testing.B) {
-	tr := generated(b, 2000, 1)
-	counts := estimate.NewCache()
-	for _, mode := range []string{"whole", "quiet"} {
-		b.Run(mode, func(b *testing.B) {
-			for b.Loop() {
-				p := &opencodePolicy{base: base{"opencode", nil}, prune: true, protect: 40_000, minimum: 20_000, protectTurns: 2,
-					limit: 200_000, output: 32_000, walkAll: mode == "whole"}
-				env := &Env{Transcript: tr, Summarizer: &summarize.Mock{}, Counts: counts}
-				st := &State{}
-				var hist []Item
-				next := 0
-				for i, m := range tr.Messages {
-					if m.Role != transcript.RoleAssistant {
-						continue
-					}
-					for j := next; j < i; j++ {
-						hist = append(hist, Original(tr, j))
-					}
-					env.Next = i
-					step, err := p.Apply(context.Background(), env, st, hist)
-					if err != nil {
-						b.Fatal(err)
-					}
-					hist = append(step.History, Original(tr, i))
-					next = i + 1
-				}
-			}
-		})
-	}
-}
-
-// TestOpencodeQuietPrefixChecked: a history that does not start with the
-// quiet prefix of what opencode sent (here the originals again, outputs
-// not cleared) is walked whole, as the reference walk does.
-func TestOpencodeQuietPrefixChecked(t *testing.T) {
-	tr := generated(t, 300, 3)
-	var hist []Item
-	for j := range tr.Messages {
-		hist = append(hist, Original(tr, j))
-	}
-	run := func(walkAll bool) [][]string {
-		p := &opencodePolicy{base: base{"opencode", nil}, prune: true, protect: 2_000, minimum: 0, protectTurns: 1,
-			limit: 10_000_000, output: 32_000, walkAll: walkAll}
-		env := &Env{Transcript: tr, Counts: estimate.NewCache()}
-		st := &State{}
-		var out [][]string
-		for range 2 { // the second call is given the originals again
-			step, err := p.Apply(context.Background(), env, st, hist)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, step.Truncated)
-		}
-		return out
-	}
-	want, got := run(true), run(false)
-	if len(want[1]) == 0 {
-		t.Fatal("the second call prunes nothing: the test does not exercise the check")
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("truncated per call (-whole walk +quiet prefix):\n%s", diff)
 	}
 }

@@ -290,7 +290,7 @@ func TestRecorded(t *testing.T) {
 func TestPolicyValuesServeConcurrentReplays(t *testing.T) {
 	tr := generated(t, 60, 5)
 	for _, spec := range []string{"aidf:max_messages=20,summarize_on_trim=true", "cross-turn:resummarize_threshold=10", "compress:max_tokens=6000",
-		"gemini-cli:token_limit=8000", "codex:context_window=8000", "opencode:context_limit=60000,max_output=4000,prune_protect=2000,prune_minimum=1000",
+		"gemini-cli:token_limit=8000", "codex:context_window=8000", "opencode:context_limit=60000,max_output=4000,prune=true,prune_protect=2000,prune_minimum=1000",
 		"langchain-trim:max_tokens=3000", "two-tier:basic_threshold=3000,ai_threshold=6000", "prune"} {
 		p := mustPolicy(t, spec)
 		calls := drive(t, p, tr, &summarize.Mock{})
