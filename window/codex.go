@@ -32,7 +32,6 @@ func (bytes4Estimator) CountMessage(m *transcript.Message) int {
 	return (size + 3) / 4
 }
 
-func bytes4(env *Env, it Item) int { return count(env, codexBytes4, it) }
 
 // Codex's auto-compaction (openai/codex e06dd0e5 codex-rs/core/src/
 // compact.rs, event_mapping.rs, truncate.rs,

@@ -263,26 +263,9 @@ func TestGeminiConformance(t *testing.T) {
 		calls, same, compressions := 0, 0, 0
 		for _, r := range g.Results[k] {
 			tr := conformanceSource(t, r.Source)
-			p := mustPolicy(t, spec)
 			env := &Env{Transcript: tr, Summarizer: snapshotSummarizer{summary}, Counts: estimate.NewCache()}
-			st := &State{}
-			var hist []Item
-			next := 0
 			c := 0
-			for i, m := range tr.Messages {
-				if m.Role != transcript.RoleAssistant {
-					continue
-				}
-				turn := 0
-				for j := next; j < i; j++ {
-					hist = append(hist, Original(tr, j))
-					turn++
-				}
-				env.Next, env.Turn = i, turn
-				step, err := p.Apply(context.Background(), env, st, hist)
-				if err != nil {
-					t.Fatal(err)
-				}
+			driveEach(t, mustPolicy(t, spec), tr, env, func(i, turn int, step Step, st *State) {
 				want := r.Calls[c]
 				gs := st.data.(*geminiState)
 				status := int(gs.status)
@@ -298,11 +281,8 @@ func TestGeminiConformance(t *testing.T) {
 					t.Errorf("%s, %s, call %d (message %d): gemini-cli-core: status %d, prompt %d, history %q; ctxbench: status %d, prompt %d, history %q",
 						spec, r.Source, c, i, want.Status, want.Prompt, want.History, status, gs.lastPrompt, held)
 				}
-				hist = append(step.History, Original(tr, i))
-				next = i + 1
-				env.Call++
 				c++
-			}
+			})
 		}
 		t.Logf("%s (summary of %d characters): %d of %d calls as gemini-cli-core, %d compressions", spec, utf8.RuneCountInString(summary), same, calls, compressions)
 	}

@@ -38,9 +38,20 @@ func drive(t *testing.T, p Policy, tr *transcript.Transcript, sum summarize.Summ
 // of what was sent, as the engine's summary-only runs make it.
 func driveIn(t *testing.T, p Policy, tr *transcript.Transcript, env *Env) []call {
 	t.Helper()
+	var out []call
+	driveEach(t, p, tr, env, func(_, turn int, step Step, _ *State) {
+		out = append(out, call{turn: turn, sent: ids(step.History), step: step})
+	})
+	return out
+}
+
+// driveEach replays tr through p in env, calling each with the index of
+// the call's assistant message, the turn's length, the step and the
+// policy's state after it.
+func driveEach(t *testing.T, p Policy, tr *transcript.Transcript, env *Env, each func(msg, turn int, step Step, st *State)) {
+	t.Helper()
 	st := &State{}
 	var hist []Item
-	var out []call
 	next := 0
 	for i, m := range tr.Messages {
 		if m.Role != transcript.RoleAssistant {
@@ -56,7 +67,7 @@ func driveIn(t *testing.T, p Policy, tr *transcript.Transcript, env *Env) []call
 		if err != nil {
 			t.Fatalf("call %d: %v", env.Call, err)
 		}
-		out = append(out, call{turn: turn, sent: ids(step.History), step: step})
+		each(i, turn, step, st)
 		sent := step.History
 		if env.ReuseSent {
 			sent = slices.Clone(sent)
@@ -65,7 +76,6 @@ func driveIn(t *testing.T, p Policy, tr *transcript.Transcript, env *Env) []call
 		next = i + 1
 		env.Call++
 	}
-	return out
 }
 
 func readCorpus(t *testing.T, name string) *transcript.Transcript {
