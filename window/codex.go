@@ -32,7 +32,6 @@ func (bytes4Estimator) CountMessage(m *transcript.Message) int {
 	return (size + 3) / 4
 }
 
-
 // Codex's auto-compaction (openai/codex e06dd0e5 codex-rs/core/src/
 // compact.rs, event_mapping.rs, truncate.rs,
 // templates/compact/summary_prefix.md). codex_test.go holds the table
