@@ -35,16 +35,25 @@ func MetricsOf(run *replay.Run, estimator string, cost float64) Metrics {
 		Retention: math.Round(s.MeanRetention*1e4) / 1e4, Violations: maps.Clone(s.Violations)}
 }
 
-// Baseline is the checked-in record of the metrics, one entry per
-// transcript × policy, keyed "FILE | POLICY" ([Key]).
-type Baseline struct {
-	Estimator string             `json:"estimator"`
-	Entries   map[string]Metrics `json:"entries"`
+// An Entry is a case's record in the baseline: the policy's name and
+// parameters (what the case replayed), and its metrics.
+type Entry struct {
+	Policy string            `json:"policy,omitempty"`
+	Params map[string]string `json:"params,omitempty"`
+	Metrics
 }
 
-// Key names a baseline entry: the transcript's path relative to the
-// config, and the policy's label.
-func Key(file, policy string) string { return file + " | " + policy }
+// Baseline is the checked-in record of the cases, one entry per
+// transcript × policy, keyed "FILE | LABEL" ([Key]).
+type Baseline struct {
+	Estimator string           `json:"estimator"`
+	Entries   map[string]Entry `json:"entries"`
+}
+
+// Key names a case: the transcript's path relative to the config, and
+// the policy's label (its name unless the config gives one). Parameters
+// are not part of it: changing one compares the case with its old self.
+func Key(file, label string) string { return file + " | " + label }
 
 // LoadBaseline reads a baseline file.
 func LoadBaseline(path string) (*Baseline, error) {
@@ -72,7 +81,7 @@ func (b *Baseline) Encode() []byte {
 // when it was added, New when it was removed.
 type Change struct {
 	Key      string
-	Old, New *Metrics
+	Old, New *Entry
 }
 
 // Changes lists what differs from old to now, in key order: the entries
@@ -81,7 +90,7 @@ func Changes(old, now *Baseline) []Change {
 	var out, removed []Change
 	for _, k := range slices.Sorted(maps.Keys(now.Entries)) {
 		n := now.Entries[k]
-		var o *Metrics
+		var o *Entry
 		if old != nil {
 			if w, ok := old.Entries[k]; ok {
 				if reflect.DeepEqual(w, n) {

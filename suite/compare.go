@@ -18,6 +18,11 @@ type Tol struct {
 // The metrics a tolerance can name.
 var checkedMetrics = []string{"peak_tokens", "peak_messages", "input_tokens", "cost_usd", "evictions", "summaries", "retention", "violations"}
 
+// HigherIsBetter says which way a metric improves: retention up; every
+// other metric — tokens, messages, cost, evictions, summaries, violations
+// — down.
+func HigherIsBetter(metric string) bool { return metric == "retention" }
+
 // DefaultTolerance is what applies to a metric the config does not name:
 // 2% relative for the numbers, and no change at all in the violations.
 var DefaultTolerance = Tol{Relative: 0.02}
@@ -41,70 +46,117 @@ func (t Tolerances) of(metric string) Tol {
 	return DefaultTolerance
 }
 
-// A Regression is a metric that moved beyond its tolerance.
-type Regression struct {
-	Key    string  `json:"key"`
-	Metric string  `json:"metric"`
-	Want   float64 `json:"want"`
-	Got    float64 `json:"got"`
-	Tol    Tol     `json:"tolerance"`
+// A Verdict is what a change of a metric means.
+type Verdict int
+
+const (
+	// Within: the change is within its tolerance.
+	Within Verdict = iota
+	// Better: beyond its tolerance, in the direction the metric improves.
+	Better
+	// Worse: beyond its tolerance, in the other direction.
+	Worse
+)
+
+func (v Verdict) String() string {
+	return [...]string{"within", "better", "worse"}[v]
 }
 
-func (r Regression) String() string {
-	return fmt.Sprintf("%s: %s moved from %s to %s (tolerance %.3g relative, %.3g absolute)", r.Key, r.Metric, fmtNum(r.Want), fmtNum(r.Got), r.Tol.Relative, r.Tol.Absolute)
+// A Delta is a metric that changed from the baseline.
+type Delta struct {
+	// Metric names it; a violation count is "violations.INVARIANT".
+	Metric  string  `json:"metric"`
+	Base    float64 `json:"baseline"`
+	Now     float64 `json:"now"`
+	Verdict Verdict `json:"verdict"`
+	Tol     Tol     `json:"tolerance"`
 }
 
-func fmtNum(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return fmt.Sprintf("%.0f", v)
+// Pct is the change in percent of the baseline; ±Inf from 0.
+func (d Delta) Pct() float64 {
+	if d.Base == 0 {
+		return math.Copysign(math.Inf(1), d.Now-d.Base)
 	}
-	return fmt.Sprintf("%.4g", v)
+	return (d.Now - d.Base) / math.Abs(d.Base) * 100
 }
 
-// Compare returns the metrics of got that moved from want beyond tol.
-func Compare(key string, want, got Metrics, tol Tolerances) []Regression {
-	var out []Regression
-	check := func(metric, name string, w, g float64) {
-		t := tol.of(metric)
-		if math.Abs(g-w) > math.Max(t.Relative*math.Abs(w), t.Absolute)+1e-12 {
-			out = append(out, Regression{Key: key, Metric: name, Want: w, Got: g, Tol: t})
+// IsViolation reports whether the delta counts broken invariants.
+func (d Delta) IsViolation() bool { return strings.HasPrefix(d.Metric, "violations.") }
+
+// Compare returns the metrics that changed from base to now, each with
+// its verdict: within its tolerance, better or worse. A count of broken
+// invariants that grows is worse — a violation the baseline records is
+// known, and fails only when it happens more often.
+func Compare(base, now Metrics, tol Tolerances) []Delta {
+	var out []Delta
+	check := func(metric, name string, b, n float64) {
+		if b == n {
+			return
 		}
+		t := tol.of(metric)
+		d := Delta{Metric: name, Base: b, Now: n, Tol: t}
+		if math.Abs(n-b) > math.Max(t.Relative*math.Abs(b), t.Absolute)+1e-12 {
+			if (n > b) == HigherIsBetter(metric) {
+				d.Verdict = Better
+			} else {
+				d.Verdict = Worse
+			}
+		}
+		out = append(out, d)
 	}
 	for _, m := range []struct {
 		name string
-		w, g float64
+		b, n float64
 	}{
-		{"peak_tokens", float64(want.PeakTokens), float64(got.PeakTokens)},
-		{"peak_messages", float64(want.PeakMessages), float64(got.PeakMessages)},
-		{"input_tokens", float64(want.InputTokens), float64(got.InputTokens)},
-		{"cost_usd", want.CostUSD, got.CostUSD},
-		{"evictions", float64(want.Evictions), float64(got.Evictions)},
-		{"summaries", float64(want.Summaries), float64(got.Summaries)},
-		{"retention", want.Retention, got.Retention},
+		{"peak_tokens", float64(base.PeakTokens), float64(now.PeakTokens)},
+		{"peak_messages", float64(base.PeakMessages), float64(now.PeakMessages)},
+		{"input_tokens", float64(base.InputTokens), float64(now.InputTokens)},
+		{"cost_usd", base.CostUSD, now.CostUSD},
+		{"evictions", float64(base.Evictions), float64(now.Evictions)},
+		{"summaries", float64(base.Summaries), float64(now.Summaries)},
+		{"retention", base.Retention, now.Retention},
 	} {
-		check(m.name, m.name, m.w, m.g)
+		check(m.name, m.name, m.b, m.n)
 	}
-	names := maps.Clone(want.Violations)
+	names := maps.Clone(base.Violations)
 	if names == nil {
 		names = map[string]int{}
 	}
-	maps.Copy(names, got.Violations)
+	maps.Copy(names, now.Violations)
 	for _, k := range slices.Sorted(maps.Keys(names)) {
-		check("violations", "violations."+k, float64(want.Violations[k]), float64(got.Violations[k]))
+		check("violations", "violations."+k, float64(base.Violations[k]), float64(now.Violations[k]))
 	}
 	return out
 }
 
-// A BudgetFailure is a metric over its budget.
+// A BudgetFailure is a metric beyond its budget.
 type BudgetFailure struct {
-	Key    string  `json:"key"`
 	Budget string  `json:"budget"`
 	Limit  float64 `json:"limit"`
 	Got    float64 `json:"got"`
 }
 
 func (b BudgetFailure) String() string {
-	return fmt.Sprintf("%s: %s is %s, the budget is %s", b.Key, b.Budget, fmtNum(b.Got), fmtNum(b.Limit))
+	if b.Budget == "min_retention" {
+		return fmt.Sprintf("retention %s is under the minimum %s (min_retention)", FormatNum(b.Got), FormatNum(b.Limit))
+	}
+	return fmt.Sprintf("%s is over the budget %s (%s)", FormatNum(b.Got), FormatNum(b.Limit), b.Budget)
+}
+
+// FormatNum writes a metric's value: whole numbers with thousands
+// separators, others to four significant digits.
+func FormatNum(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		s := fmt.Sprintf("%.0f", math.Abs(v))
+		for i := len(s) - 3; i > 0; i -= 3 {
+			s = s[:i] + "," + s[i:]
+		}
+		if v < 0 {
+			s = "-" + s
+		}
+		return s
+	}
+	return fmt.Sprintf("%.4g", v)
 }
 
 // Budgets lists the budgets a config may set.
@@ -112,7 +164,7 @@ var Budgets = []string{"max_context_tokens", "max_messages", "max_cost_usd", "mi
 
 // CheckBudgets returns the budgets m exceeds. A budget not in [Budgets]
 // is an error ([LoadConfig] rejects it first).
-func CheckBudgets(key string, m Metrics, budgets map[string]float64) ([]BudgetFailure, error) {
+func CheckBudgets(m Metrics, budgets map[string]float64) ([]BudgetFailure, error) {
 	var out []BudgetFailure
 	for _, name := range slices.Sorted(maps.Keys(budgets)) {
 		limit := budgets[name]
@@ -135,7 +187,7 @@ func CheckBudgets(key string, m Metrics, budgets map[string]float64) ([]BudgetFa
 			return nil, fmt.Errorf("budgets: unknown budget %q (valid: %s)", name, strings.Join(Budgets, ", "))
 		}
 		if over {
-			out = append(out, BudgetFailure{Key: key, Budget: name, Limit: limit, Got: got})
+			out = append(out, BudgetFailure{Budget: name, Limit: limit, Got: got})
 		}
 	}
 	return out, nil

@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"math"
@@ -42,6 +44,9 @@ type Config struct {
 	// Baseline is the baseline file ("": ctxbench.baseline.json beside
 	// the config).
 	Baseline string
+	// Digest identifies the suite: the SHA-256 of the config file, which
+	// the partials of a sharded run carry.
+	Digest string
 }
 
 // ProviderConfig is the provider block.
@@ -76,7 +81,8 @@ func LoadConfig(path string) (*Config, error) {
 			return nil, fmt.Errorf("%s: %q is required", path, k)
 		}
 	}
-	c := &Config{Path: path, Dir: filepath.Dir(path)}
+	sum := sha256.Sum256(b)
+	c := &Config{Path: path, Dir: filepath.Dir(path), Digest: hex.EncodeToString(sum[:])}
 	at := func(n *yaml.Node, err error) error { return fmt.Errorf("%s:%d: %w", path, n.Line, err) }
 	decode := func(key string, v any) error {
 		n, ok := raw[key]
@@ -106,11 +112,16 @@ func LoadConfig(path string) (*Config, error) {
 	if c.Baseline != "" && !filepath.IsAbs(c.Baseline) {
 		c.Baseline = filepath.Join(c.Dir, c.Baseline)
 	}
+	labels := map[string]int{}
 	for _, n := range policies {
 		lp, err := policyNode(n)
 		if err != nil {
 			return nil, at(&n, err)
 		}
+		if line, dup := labels[lp.Label]; dup {
+			return nil, at(&n, fmt.Errorf("policies: a second policy labelled %q (the first at line %d): give one a label ({name, label, params})", lp.Label, line))
+		}
+		labels[lp.Label] = n.Line
 		c.Policies = append(c.Policies, lp)
 	}
 	if len(c.Policies) == 0 {
@@ -210,14 +221,16 @@ func tolerances(n *yaml.Node) (Tolerances, error) {
 	return t, nil
 }
 
-// policyNode reads a policy: a SPEC string, or {name, label, params}.
+// policyNode reads a policy: a SPEC string, or {name, label, params}. Its
+// label, which names its cases, is the one given, else the policy's name:
+// parameters are not part of a case's identity.
 func policyNode(n yaml.Node) (window.Labeled, error) {
 	if n.Kind == yaml.ScalarNode {
 		p, err := window.Parse(n.Value)
 		if err != nil {
 			return window.Labeled{}, err
 		}
-		return window.Labeled{Label: n.Value, Policy: p}, nil
+		return window.Labeled{Label: p.Name(), Policy: p}, nil
 	}
 	var m struct {
 		Name   string         `yaml:"name"`
@@ -248,7 +261,7 @@ func policyNode(n yaml.Node) (window.Labeled, error) {
 	}
 	label := m.Label
 	if label == "" {
-		label = window.Format(p)
+		label = p.Name()
 	}
 	return window.Labeled{Label: label, Policy: p}, nil
 }

@@ -1,7 +1,7 @@
 // Package suite is ctxbench's regression check: a suite of recorded
 // sessions replayed under the policies a team ships, held to invariants,
-// budgets and a checked-in baseline. `ctxbench check` is [Run] and a
-// printer.
+// budgets and a checked-in baseline. `ctxbench check` is [Run], [Check]
+// and a printer.
 //
 // The steps:
 //
@@ -12,13 +12,22 @@
 //     is checked there, so a mistake is reported with its line before
 //     anything is replayed.
 //  2. [Run] replays each transcript under every policy and prices the
-//     runs ([cost.Replay]); each transcript × policy is a [Case], keyed
-//     by the transcript's path relative to the config and the policy's
-//     label ([Key]).
-//  3. Each case is checked: the invariants its replay broke, the budgets
-//     its [Metrics] exceed ([CheckBudgets]), and, against a [Baseline],
-//     the metrics that moved beyond their tolerance ([Compare]) and the
-//     cases the baseline lacks or has too many of.
-//  4. The result's metrics form the next baseline ([Result.Current]);
-//     [Changes] says what an update would change.
+//     runs ([cost.Replay]); each transcript × policy is a [Case], keyed by
+//     the transcript's path relative to the config and the policy's label
+//     — its name unless the config gives one — so that changing a
+//     parameter compares the case with its old self ([Key]). The budgets
+//     its [Metrics] exceed are checked there ([CheckBudgets]), and the
+//     invariants it broke are grouped, each with its first call.
+//  3. [Check] compares the result with a [Baseline]: every metric that
+//     changed, with its verdict — within tolerance, better or worse, each
+//     metric improving one way ([HigherIsBetter]) — the parameters that
+//     changed, the cases the baseline lacks or has too many of. A
+//     violation the baseline records is known: only more of it fails.
+//     [Report.Rows] is the table, worst first.
+//  4. The report's Current is the next baseline; [Changes] says what an
+//     update would change, and [Report.Blocking] what it must accept.
+//
+// A large suite runs as shards ([Shard]): each replays the cases whose
+// key hashes to it and writes a [Partial]; [Merge] combines the partials
+// into the result one unsharded run gives, so [Check] reports the same.
 package suite

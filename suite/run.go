@@ -21,67 +21,101 @@ import (
 type Options struct {
 	// Summarizer makes the summaries policies ask for (nil: the mock).
 	Summarizer summarize.Summarizer
-	// Baseline is what the cases are compared with; nil compares nothing
-	// (a run that records a new baseline).
-	Baseline *Baseline
 	// Prices price the calls and give the models' context windows, which
 	// policies' windows default to (nil: [pricing.Default]).
 	Prices pricing.Prices
+	// Shard, when set, replays only the cases of one shard.
+	Shard Shard
 }
 
-// A Case is one transcript under one policy, and what it broke.
+// A Case is one transcript under one policy: what its replay measured
+// and broke, and, once [Check]ed, how it compares with the baseline.
 type Case struct {
 	// File is the transcript's path relative to the config's folder;
-	// Policy the policy's label.
-	File, Policy string
-	Metrics      Metrics
-	// Violations are the invariants the replay broke, step by step.
-	Violations []replay.Violation
+	// Policy the policy's label, Name its name and Params its parameters.
+	File   string            `json:"file"`
+	Policy string            `json:"policy"`
+	Name   string            `json:"name"`
+	Params map[string]string `json:"params"`
+	// Metrics are what the replay measured.
+	Metrics Metrics `json:"metrics"`
+	// Violations are the invariants the replay broke, one group per
+	// invariant.
+	Violations []ViolationGroup `json:"violations,omitempty"`
 	// Budgets are the budgets the metrics exceed.
-	Budgets []BudgetFailure
-	// Baseline is the entry the metrics were compared with (nil: none),
-	// and Regressions the metrics that moved beyond their tolerance.
-	Baseline    *Metrics
-	Regressions []Regression
-	// Missing says the case is not in the baseline; Removed that the
-	// baseline has it but the suite no longer replays it (its Metrics are
-	// then zero).
-	Missing, Removed bool
+	Budgets []BudgetFailure `json:"budgets,omitempty"`
+
+	// What Check adds: the baseline's entry (nil: none), the metrics that
+	// changed from it, the parameters that changed, and whether the
+	// baseline lacks the case (Missing) or has it though the suite no
+	// longer replays it (Removed).
+	Baseline     *Entry        `json:"-"`
+	Deltas       []Delta       `json:"-"`
+	ParamChanges []ParamChange `json:"-"`
+	Missing      bool          `json:"-"`
+	Removed      bool          `json:"-"`
 }
 
-// Key returns the case's baseline key.
+// A ViolationGroup is one invariant a replay broke: how many times, and
+// the first time — its call, and the line of the transcript that call is
+// at.
+type ViolationGroup struct {
+	Invariant string `json:"invariant"`
+	Count     int    `json:"count"`
+	FirstStep int    `json:"first_step"`
+	FirstLine int    `json:"first_line,omitempty"`
+	First     string `json:"first"`
+}
+
+// A ParamChange is a policy parameter whose value changed from the
+// baseline.
+type ParamChange struct {
+	Name, Old, New string
+}
+
+// Key returns the case's key.
 func (c *Case) Key() string { return Key(c.File, c.Policy) }
 
-// Failed reports whether the case fails the check.
-func (c *Case) Failed() bool {
-	return len(c.Violations) > 0 || len(c.Budgets) > 0 || len(c.Regressions) > 0 || c.Missing || c.Removed
-}
-
-// A Result is a suite's run: its cases in key order, the metrics as a
-// baseline, and the warnings to show (transcripts not priced).
-type Result struct {
-	Cases    []Case
-	Current  *Baseline
-	Warnings []error
-}
-
-// Failed returns how many cases fail.
-func (r *Result) Failed() int {
-	n := 0
-	for i := range r.Cases {
-		if r.Cases[i].Failed() {
-			n++
+// Failed reports whether the case fails the check: a budget exceeded, a
+// metric worse beyond its tolerance (a violation more often than the
+// baseline records), a case the baseline lacks or no longer replayed;
+// with strict, any change beyond tolerance.
+func (c *Case) Failed(strict bool) bool {
+	if len(c.Budgets) > 0 || c.Missing || c.Removed {
+		return true
+	}
+	for _, d := range c.Deltas {
+		if d.Verdict == Worse || strict && d.Verdict == Better {
+			return true
 		}
 	}
-	return n
+	return false
 }
 
-// Run replays every transcript of cfg under every policy, prices the runs
-// (as package cost does, at cfg.Model or each transcript's own model),
-// and checks each case's invariants, its budgets and, when opts has a
-// baseline, its metrics against it: everything `ctxbench check` does but
-// print. A transcript that cannot be priced costs 0 and is a warning,
-// unless a max_cost_usd budget needs its price: then it is an error.
+// Blocking reports whether recording the case in the baseline needs
+// accepting: a budget exceeded, a metric worse, or (with no baseline
+// entry) an invariant broken.
+func (c *Case) Blocking() bool {
+	if len(c.Budgets) > 0 || c.Baseline == nil && len(c.Violations) > 0 && !c.Removed {
+		return true
+	}
+	return slices.ContainsFunc(c.Deltas, func(d Delta) bool { return d.Verdict == Worse })
+}
+
+// A Result is a suite's replays: its cases in key order, and the
+// warnings to show (transcripts not priced), sorted.
+type Result struct {
+	Estimator string   `json:"estimator"`
+	Cases     []Case   `json:"cases"`
+	Warnings  []string `json:"warnings"`
+}
+
+// Run replays every transcript of cfg under every policy (those of
+// opts.Shard only, when set), prices the runs (as package cost does, at
+// cfg.Model or each transcript's own model), and checks each case's
+// invariants and budgets. [Check] compares the result with a baseline. A
+// transcript that cannot be priced costs 0 and is a warning, unless a
+// max_cost_usd budget needs its price: then it is an error.
 func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	paths, err := cfg.Paths()
 	if err != nil {
@@ -94,13 +128,22 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	}
 	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: opts.Prices}
 	copt := cost.Options{Prices: opts.Prices, Model: cfg.Model}
-	policies := make([]window.Policy, len(cfg.Policies))
-	for k, lp := range cfg.Policies {
-		policies[k] = lp.Policy
-	}
-	res := &Result{Current: &Baseline{Estimator: est.Name(), Entries: map[string]Metrics{}}}
+	res := &Result{Estimator: est.Name(), Cases: []Case{}, Warnings: []string{}}
 	_, err = transcript.Walk(paths, transcript.Options{}, nil, func(t *transcript.Transcript) error {
-		s, err := cost.Replay(ctx, t, policies, ropt, copt)
+		var policies []window.Labeled
+		for _, lp := range cfg.Policies {
+			if opts.Shard.Holds(Key(relPath(cfg.Dir, t.File), lp.Label)) {
+				policies = append(policies, lp)
+			}
+		}
+		if len(policies) == 0 {
+			return nil
+		}
+		ps := make([]window.Policy, len(policies))
+		for k, lp := range policies {
+			ps[k] = lp.Policy
+		}
+		s, err := cost.Replay(ctx, t, ps, ropt, copt)
 		if err != nil {
 			return err
 		}
@@ -108,14 +151,13 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 			if cfg.Budgets["max_cost_usd"] > 0 {
 				return fmt.Errorf("%s: max_cost_usd needs a price: %w (set model in %s)", t.File, s.NotPriced, cfg.Path)
 			}
-			res.Warnings = append(res.Warnings, fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: not priced: %v", relPath(cfg.Dir, t.File), s.NotPriced))
 		}
-		for k, lp := range cfg.Policies {
-			c, err := newCase(cfg, t, lp.Label, s, k, est.Name(), opts.Baseline)
+		for k, lp := range policies {
+			c, err := newCase(cfg, t, lp, s, k, est.Name())
 			if err != nil {
 				return err
 			}
-			res.Current.Entries[c.Key()] = c.Metrics
 			res.Cases = append(res.Cases, c)
 		}
 		return nil
@@ -123,41 +165,65 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Baseline != nil {
-		for _, key := range slices.Sorted(maps.Keys(opts.Baseline.Entries)) {
-			if _, ok := res.Current.Entries[key]; !ok {
-				file, policy, _ := strings.Cut(key, " | ")
-				res.Cases = append(res.Cases, Case{File: file, Policy: policy, Removed: true})
-			}
-		}
-	}
-	slices.SortStableFunc(res.Cases, func(a, b Case) int { return strings.Compare(a.Key(), b.Key()) })
+	res.sort()
 	return res, nil
 }
 
-// newCase checks run k of s, labelled label.
-func newCase(cfg *Config, t *transcript.Transcript, label string, s *cost.Session, k int, est string, base *Baseline) (Case, error) {
+// sort orders the cases by key and the warnings, without repeats.
+func (r *Result) sort() {
+	slices.SortStableFunc(r.Cases, func(a, b Case) int { return strings.Compare(a.Key(), b.Key()) })
+	slices.Sort(r.Warnings)
+	r.Warnings = slices.Compact(r.Warnings)
+}
+
+// newCase measures run k of s, the policy lp's.
+func newCase(cfg *Config, t *transcript.Transcript, lp window.Labeled, s *cost.Session, k int, est string) (Case, error) {
 	run := s.Runs[k]
 	usd := 0.0
 	if s.Costs != nil {
 		usd = s.Costs[k].Total.USD()
 	}
-	c := Case{File: relPath(cfg.Dir, t.File), Policy: label, Metrics: MetricsOf(run, est, usd), Violations: run.Violations}
+	c := Case{File: relPath(cfg.Dir, t.File), Policy: lp.Label, Name: lp.Policy.Name(), Params: maps.Clone(map[string]string(lp.Policy.Params())),
+		Metrics: MetricsOf(run, est, usd), Violations: groupViolations(t, run.Violations)}
 	var err error
-	if c.Budgets, err = CheckBudgets(c.Key(), c.Metrics, cfg.Budgets); err != nil {
+	if c.Budgets, err = CheckBudgets(c.Metrics, cfg.Budgets); err != nil {
 		return Case{}, fmt.Errorf("%s: %w", cfg.Path, err)
 	}
-	if base == nil {
-		return c, nil
-	}
-	want, ok := base.Entries[c.Key()]
-	if !ok {
-		c.Missing = true
-		return c, nil
-	}
-	c.Baseline = &want
-	c.Regressions = Compare(c.Key(), want, c.Metrics, cfg.Tolerance)
 	return c, nil
+}
+
+// groupViolations counts vs by invariant, in the order the invariants
+// are listed, each with its first: its call and the transcript line of
+// that call's message.
+func groupViolations(t *transcript.Transcript, vs []replay.Violation) []ViolationGroup {
+	if len(vs) == 0 {
+		return nil
+	}
+	var lines []int // of each call's message
+	for i := range t.Messages {
+		if t.Messages[i].Role == transcript.RoleAssistant {
+			lines = append(lines, t.Messages[i].Pos.Line)
+		}
+	}
+	by := map[string]*ViolationGroup{}
+	for _, v := range vs {
+		g := by[v.Invariant]
+		if g == nil {
+			g = &ViolationGroup{Invariant: v.Invariant, FirstStep: v.Step, First: v.String()}
+			if v.Step >= 0 && v.Step < len(lines) {
+				g.FirstLine = lines[v.Step]
+			}
+			by[v.Invariant] = g
+		}
+		g.Count++
+	}
+	var out []ViolationGroup
+	for _, inv := range replay.Invariants() {
+		if g := by[inv]; g != nil {
+			out = append(out, *g)
+		}
+	}
+	return out
 }
 
 // Paths expands the config's transcript globs; a glob that matches

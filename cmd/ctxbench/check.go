@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"strings"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/suite"
@@ -16,13 +15,19 @@ import (
 
 type checkCmd struct {
 	summarizerFlags
-	Config       string `default:"ctxbench.yaml" placeholder:"FILE" help:"The suite: transcripts, policies, estimators, provider, budgets, tolerance, baseline."`
-	Baseline     string `placeholder:"FILE" help:"Baseline file (default: the config's baseline, else ctxbench.baseline.json beside the config)."`
-	Update       bool   `help:"Rewrite the baseline from this run (atomically) and say what changed; without it the baseline is never written."`
-	Format       string `default:"text" enum:"text,github" help:"Output: text, or github (workflow annotations)."`
-	JUnit        string `name:"junit" placeholder:"FILE" help:"Also write JUnit XML, one test case per transcript × policy."`
-	Prices       string `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
-	PricingModel string `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: the config's model, else each call at the model that made it)."`
+	Config       string   `default:"ctxbench.yaml" placeholder:"FILE" help:"The suite: transcripts, policies, estimators, provider, budgets, tolerance, baseline."`
+	Baseline     string   `placeholder:"FILE" help:"Baseline file (default: the config's baseline, else ctxbench.baseline.json beside the config)."`
+	Update       bool     `help:"Rewrite the baseline from this run (atomically) and say what changed; without it the baseline is never written."`
+	Accept       bool     `help:"With --update: record a suite that fails (metrics worse, budgets exceeded, new violations) and list what was accepted."`
+	Strict       bool     `help:"Fail on any change beyond tolerance, improvements too."`
+	Format       string   `default:"text" enum:"text,github" help:"Output: text, or github (workflow annotations)."`
+	JUnit        string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML, one test case per transcript × policy."`
+	Summary      string   `placeholder:"FILE" help:"Also write the report as Markdown (for $GITHUB_STEP_SUMMARY)."`
+	Shard        string   `placeholder:"K/N" help:"Replay only shard K of N of the cases (split by the hash of each case's key) and write them to --partial."`
+	Partial      string   `placeholder:"FILE" help:"With --shard: the file the shard's result goes to."`
+	Merge        []string `placeholder:"FILE" sep:"none" help:"Check the partials of every shard, as one run: no replay. Repeatable."`
+	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: the config's model, else each call at the model that made it)."`
 }
 
 func (c *checkCmd) Run(e *env) error {
@@ -30,88 +35,109 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if c.PricingModel != "" {
+		cfg.Model = c.PricingModel
+	}
+	res, shard, err := c.result(e, cfg)
+	if err != nil || shard.N > 0 {
+		return err
+	}
 	basePath := c.Baseline
 	if basePath == "" {
 		basePath = cfg.BaselinePath()
 	}
-	var opts suite.Options
-	if !c.Update {
-		if opts.Baseline, err = suite.LoadBaseline(basePath); errors.Is(err, fs.ErrNotExist) {
-			return withHint(fmt.Errorf("no baseline at %s", basePath), "run 'ctxbench check --update' once to record it, and commit it")
-		} else if err != nil {
-			return err
-		}
-	}
-	if opts.Summarizer, _, err = c.summarizerFlags.withConfig(cfg.Provider).build(e); err != nil {
+	base, err := suite.LoadBaseline(basePath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !c.Update:
+		return withHint(fmt.Errorf("no baseline at %s", basePath), "run 'ctxbench check --update' once to record it, and commit it")
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	if opts.Prices, err = loadPrices(c.Prices); err != nil {
-		return err
-	}
-	if c.PricingModel != "" {
-		cfg.Model = c.PricingModel
-	}
-	res, err := suite.Run(e.ctx, cfg, opts)
-	if err != nil {
-		return err
-	}
-	for _, w := range res.Warnings {
-		e.warn(notPriced(w, "--pricing-model", "--prices"))
+	rep := suite.Check(cfg, res, base, c.Strict)
+	for _, w := range rep.Warnings {
+		e.warn(notPriced(errors.New(w), "--pricing-model", "--prices"))
 	}
 	if c.Update {
-		return writeBaseline(e.stdout, basePath, res.Current)
+		return c.update(e, basePath, base, rep)
 	}
-	if c.JUnit != "" {
-		var jc []reports.JUnitCase
-		for i := range res.Cases {
-			cc := &res.Cases[i]
-			jc = append(jc, reports.JUnitCase{Class: cc.File, Name: cc.Policy, Failures: failures(cc)})
-		}
-		if err := reports.WriteFile(c.JUnit, func(w *bufio.Writer) error { return reports.WriteJUnit(w, "ctxbench check", jc) }); err != nil {
-			return err
-		}
+	if err := c.writeOutputs(e.stdout, rep); err != nil {
+		return err
 	}
-	if c.Format == "github" {
-		writeAnnotations(e.stdout, res.Cases)
-	} else {
-		writeCheckText(e.stdout, res)
-	}
-	if res.Failed() > 0 {
+	if rep.Failed() > 0 {
 		return errVerdict
 	}
 	return nil
 }
 
-// failures says what failed in a case, one line each: its violations,
-// budgets, then its comparison with the baseline.
-func failures(c *suite.Case) []string {
-	var out []string
-	for _, v := range c.Violations {
-		out = append(out, fmt.Sprintf("invariant %s", v))
+// result replays the suite (or its shard, writing the partial: then the
+// shard is returned and there is nothing more to do), or merges the
+// partials.
+func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, suite.Shard, error) {
+	if len(c.Merge) > 0 {
+		if c.Shard != "" {
+			return nil, suite.Shard{}, errors.New("--merge and --shard: merge the partials of a sharded run, or run a shard")
+		}
+		parts := map[string]*suite.Partial{}
+		for _, path := range c.Merge {
+			p, err := suite.ReadPartial(path)
+			if err != nil {
+				return nil, suite.Shard{}, err
+			}
+			parts[path] = p
+		}
+		res, err := suite.Merge(cfg, version, parts)
+		return res, suite.Shard{}, err
 	}
-	for _, b := range c.Budgets {
-		out = append(out, fmt.Sprintf("budget %s: %s over the limit %s", b.Budget, fmtMetric(b.Got), fmtMetric(b.Limit)))
+	var opts suite.Options
+	if c.Shard != "" {
+		var err error
+		if opts.Shard, err = suite.ParseShard(c.Shard); err != nil {
+			return nil, suite.Shard{}, fmt.Errorf("--shard: %w", err)
+		}
+		if c.Partial == "" {
+			return nil, suite.Shard{}, withHint(errors.New("--shard needs --partial FILE"), "then 'ctxbench check --merge FILE…' checks the shards together")
+		}
 	}
-	switch {
-	case c.Missing:
-		out = append(out, "not in the baseline: run 'ctxbench check --update' to add it")
-	case c.Removed:
-		out = append(out, "in the baseline but not replayed: a transcript or policy was removed (run --update if intended)")
+	var err error
+	if opts.Summarizer, _, err = c.summarizerFlags.withConfig(cfg.Provider).build(e); err != nil {
+		return nil, suite.Shard{}, err
 	}
-	for _, r := range c.Regressions {
-		out = append(out, fmt.Sprintf("regression: %s moved from %s to %s", r.Metric, fmtMetric(r.Want), fmtMetric(r.Got)))
+	if opts.Prices, err = loadPrices(c.Prices); err != nil {
+		return nil, suite.Shard{}, err
 	}
-	return out
+	res, err := suite.Run(e.ctx, cfg, opts)
+	if err != nil || opts.Shard.N == 0 {
+		return res, suite.Shard{}, err
+	}
+	p := suite.NewPartial(cfg, version, opts.Shard, res)
+	if err := reports.WriteFile(c.Partial, func(w *bufio.Writer) error { _, err := w.Write(p.Encode()); return err }); err != nil {
+		return nil, suite.Shard{}, err
+	}
+	fmt.Fprintf(e.stdout, "ctxbench check: shard %s, %d cases: wrote %s\n", opts.Shard, len(res.Cases), c.Partial)
+	return res, opts.Shard, nil
 }
 
-// writeBaseline writes now to path and says what changed.
-func writeBaseline(w io.Writer, path string, now *suite.Baseline) error {
-	old, _ := suite.LoadBaseline(path)
-	changes := suite.Changes(old, now)
-	if err := reports.WriteFile(path, func(w *bufio.Writer) error { _, err := w.Write(now.Encode()); return err }); err != nil {
+// update writes the report's baseline, unless cases fail and --accept is
+// not given: then it writes nothing, says what would be accepted, and
+// exits 1.
+func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.Report) error {
+	w := e.stdout
+	blocking := rep.Blocking()
+	if len(blocking) > 0 && !c.Accept {
+		writeRows(w, rep, true)
+		fmt.Fprintf(w, "ctxbench check: %d cases fail; the baseline is unchanged\n", len(blocking))
+		fmt.Fprintf(e.stderr, "ctxbench: error: refusing to record %d failing cases in %s\nctxbench: hint: check what fails; pass --accept to record it anyway\n", len(blocking), path)
+		return errVerdict
+	}
+	changes := suite.Changes(old, rep.Current)
+	if err := reports.WriteFile(path, func(bw *bufio.Writer) error { _, err := bw.Write(rep.Current.Encode()); return err }); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s: %d entries, %d changed\n", path, len(now.Entries), len(changes))
+	fmt.Fprintf(w, "wrote %s: %d entries, %d changed\n", path, len(rep.Current.Entries), len(changes))
+	if len(blocking) > 0 {
+		fmt.Fprintf(w, "accepted %d failing cases:\n", len(blocking))
+		writeRows(w, rep, true)
+	}
 	if old == nil {
 		return nil
 	}
@@ -122,55 +148,184 @@ func writeBaseline(w io.Writer, path string, now *suite.Baseline) error {
 		case ch.New == nil:
 			fmt.Fprintln(w, "removed "+ch.Key)
 		default:
-			fmt.Fprintf(w, "changed %s (-old +new):\n%s\n", ch.Key, cmp.Diff(*ch.Old, *ch.New))
+			fmt.Fprintln(w, "changed "+ch.Key)
 		}
 	}
 	return nil
 }
 
-func writeCheckText(w io.Writer, res *suite.Result) {
-	failed := res.Failed()
-	if failed == 0 {
-		fmt.Fprintf(w, "ctxbench check: %d transcript × policy cases pass\n", len(res.Cases))
-		return
-	}
-	t := reports.Table{Header: []string{"transcript", "policy", "what failed"}}
-	var diffs []string
-	for i := range res.Cases {
-		cc := &res.Cases[i]
-		for i, f := range failures(cc) {
-			if i == 5 {
-				t.Rows = append(t.Rows, []string{cc.File, cc.Policy, fmt.Sprintf("… and %d more", len(failures(cc))-5)})
-				break
-			}
-			t.Rows = append(t.Rows, []string{cc.File, cc.Policy, f})
-		}
-		if len(cc.Regressions) > 0 {
-			diffs = append(diffs, fmt.Sprintf("%s (-baseline +now):\n%s", cc.Key(), cmp.Diff(*cc.Baseline, cc.Metrics)))
+// writeOutputs prints the report and writes the JUnit and Markdown files.
+func (c *checkCmd) writeOutputs(w io.Writer, rep *suite.Report) error {
+	if c.JUnit != "" {
+		if err := reports.WriteFile(c.JUnit, func(bw *bufio.Writer) error { return writeJUnit(bw, rep) }); err != nil {
+			return err
 		}
 	}
-	t.WriteText(w)
-	for _, d := range diffs {
-		fmt.Fprintln(w, d)
+	if c.Summary != "" {
+		if err := reports.WriteFile(c.Summary, func(bw *bufio.Writer) error { return writeMarkdown(bw, rep) }); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(w, "ctxbench check: %d of %d cases fail\n", failed, len(res.Cases))
+	if c.Format == "github" {
+		return writeAnnotations(w, rep)
+	}
+	writeRows(w, rep, false)
+	fmt.Fprintln(w, verdictLine(rep))
+	return nil
 }
 
-// writeAnnotations emits GitHub workflow commands pointing at the
-// transcripts.
-func writeAnnotations(w io.Writer, cases []suite.Case) {
+func verdictLine(rep *suite.Report) string {
+	failed, improved := rep.Failed(), rep.Improved()
+	s := fmt.Sprintf("ctxbench check: %d of %d transcript × policy cases fail", failed, len(rep.Cases))
+	if failed == 0 {
+		s = fmt.Sprintf("ctxbench check: %d transcript × policy cases pass", len(rep.Cases))
+	}
+	if improved > 0 {
+		s += fmt.Sprintf("; %d improved (run --update to record)", improved)
+	}
+	if known := rep.KnownViolations(); known > 0 {
+		s += fmt.Sprintf("; %d with the violations the baseline records", known)
+	}
+	return s
+}
+
+// rowCells formats a row as the table's cells: case, metric, baseline,
+// now, Δ%, verdict and note.
+func rowCells(r suite.Row, strict bool) []string {
+	base, now, pct := "", "", ""
+	if r.HasValues {
+		now = suite.FormatNum(r.Now)
+		if r.Kind != suite.KindBudget && !(r.Kind == suite.KindViolation && !r.HasPct) {
+			base = suite.FormatNum(r.Base)
+		}
+		if r.Kind == suite.KindBudget {
+			base = "limit " + suite.FormatNum(r.Base)
+		}
+	}
+	if r.HasPct {
+		pct = "new"
+		if !math.IsInf(r.Pct, 0) {
+			pct = fmt.Sprintf("%+.1f%%", r.Pct)
+		}
+	}
+	verdict := map[suite.Kind]string{suite.KindBudget: "✗ over budget", suite.KindRegression: "↓ worse", suite.KindViolation: "↓ worse",
+		suite.KindMissing: "✗ missing", suite.KindRemoved: "✗ removed", suite.KindParam: "changed", suite.KindBetter: "↑ better", suite.KindWithin: "~"}[r.Kind]
+	if r.Kind == suite.KindBetter && strict {
+		verdict = "↑ better (fails: --strict)"
+	}
+	return []string{r.File, r.Policy, r.Metric, base, now, pct, verdict, r.Note}
+}
+
+// writeRows prints the report's table; failing only, when asked.
+func writeRows(w io.Writer, rep *suite.Report, failingOnly bool) {
+	t := reports.Table{Header: []string{"transcript", "policy", "metric", "baseline", "now", "Δ%", "verdict", "note"},
+		Right: []bool{false, false, false, true, true, true, false, false}}
+	for _, r := range rep.Rows() {
+		if failingOnly && !r.Kind.Fails(rep.Strict) {
+			continue
+		}
+		t.Rows = append(t.Rows, rowCells(r, rep.Strict))
+	}
+	if len(t.Rows) > 0 {
+		t.WriteText(w)
+	}
+}
+
+// writeAnnotations emits GitHub workflow commands: at most one per case
+// and kind of failure, worst first, pointing at the transcript and, for
+// violations, the line of the first call; improvements as notices.
+func writeAnnotations(w io.Writer, rep *suite.Report) error {
 	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-	for i := range cases {
-		for _, f := range failures(&cases[i]) {
-			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", prop.Replace(cases[i].File), prop.Replace("ctxbench "+cases[i].Policy), esc.Replace(f))
-		}
+	type group struct {
+		first suite.Row
+		n     int
 	}
+	var order []string
+	groups := map[string]*group{}
+	for _, r := range rep.Rows() {
+		if r.Kind == suite.KindWithin || r.Kind == suite.KindParam {
+			continue
+		}
+		k := suite.Key(r.File, r.Policy) + "\x00" + r.Kind.String()
+		if g := groups[k]; g != nil {
+			g.n++
+			continue
+		}
+		groups[k] = &group{first: r, n: 1}
+		order = append(order, k)
+	}
+	for _, k := range order {
+		g := groups[k]
+		r := g.first
+		level := "error"
+		if !r.Kind.Fails(rep.Strict) {
+			level = "notice"
+		}
+		loc := "file=" + prop.Replace(r.File)
+		if r.Line > 0 {
+			loc += fmt.Sprintf(",line=%d", r.Line)
+		}
+		msg := annotation(r, rep.Strict)
+		if g.n > 1 {
+			msg += fmt.Sprintf(" (and %d more)", g.n-1)
+		}
+		fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, loc, prop.Replace("ctxbench "+r.Policy+": "+r.Kind.String()), esc.Replace(msg))
+	}
+	_, err := fmt.Fprintln(w, verdictLine(rep))
+	return err
 }
 
-func fmtMetric(v float64) string {
-	if v == float64(int64(v)) {
-		return reports.Int(int64(v))
+// annotation says a row in a line: metric, values, change, verdict, note.
+func annotation(r suite.Row, strict bool) string {
+	if r.Kind == suite.KindBudget || r.Kind == suite.KindMissing || r.Kind == suite.KindRemoved {
+		return r.Note
 	}
-	return fmt.Sprintf("%.4g", v)
+	cells := rowCells(r, strict)
+	var parts []string
+	for k, c := range []string{cells[2], cells[3], "→", cells[4], cells[5], cells[6], cells[7]} {
+		if c != "" && !(k == 2 && cells[3] == "") {
+			parts = append(parts, c)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// writeJUnit writes one test case per transcript × policy, its failing
+// rows as the failure text.
+func writeJUnit(w io.Writer, rep *suite.Report) error {
+	var jc []reports.JUnitCase
+	failing := map[string][]string{}
+	for _, r := range rep.Rows() {
+		if r.Kind.Fails(rep.Strict) {
+			k := suite.Key(r.File, r.Policy)
+			failing[k] = append(failing[k], annotation(r, rep.Strict))
+		}
+	}
+	for i := range rep.Cases {
+		c := &rep.Cases[i]
+		jc = append(jc, reports.JUnitCase{Class: c.File, Name: c.Policy, Failures: failing[c.Key()]})
+	}
+	return reports.WriteJUnit(w, "ctxbench check", jc)
+}
+
+// writeMarkdown writes the report for a CI job's summary page.
+func writeMarkdown(w io.Writer, rep *suite.Report) error {
+	fmt.Fprintf(w, "## %s\n\n", verdictLine(rep))
+	rows := rep.Rows()
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "Every metric as in the baseline.")
+		return err
+	}
+	fmt.Fprintln(w, "| transcript | policy | metric | baseline | now | Δ% | verdict | note |")
+	fmt.Fprintln(w, "|:--|:--|:--|--:|--:|--:|:--|:--|")
+	cell := strings.NewReplacer("|", `\|`, "\n", " ")
+	for _, r := range rows {
+		cells := rowCells(r, rep.Strict)
+		for i := range cells {
+			cells[i] = cell.Replace(cells[i])
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	return nil
 }

@@ -15,7 +15,7 @@
 //	ctxbench sweep     --policy SPEC --grid KEY=LO:HI:STEP|KEY=V1,V2 [--grid ...] [--csv FILE] [--json] [PATH...]
 //	ctxbench cost      [--pricing-model M] [--prices FILE] [--cache-sim S] [--sessions-per-day N] [--since DAY] [--until DAY] [--policy SPEC]... [PATH...]
 //	ctxbench report    [--out DIR] [--policy SPEC]... [--prices FILE] [--pricing-model M] [PATH...]
-//	ctxbench check     [--config FILE] [--baseline FILE] [--update] [--format text|github] [--junit FILE] [--prices FILE] [--pricing-model M]
+//	ctxbench check     [--config FILE] [--baseline FILE] [--update [--accept]] [--strict] [--format text|github] [--junit FILE] [--summary FILE] [--shard K/N --partial FILE | --merge FILE...]
 //
 // A PATH is a file, a directory (walked; every file whose content is a
 // known transcript format is read, the others are skipped with a warning)
@@ -166,13 +166,18 @@
 // # check
 //
 // Check regression-tests a suite (ctxbench.yaml: transcripts, policies,
-// budgets, tolerances) in CI: it fails, with exit status 1, when an
-// invariant breaks, a budget is exceeded or a metric moved from the
-// checked-in baseline beyond its tolerance. Only --update writes the
-// baseline.
+// budgets, tolerances) in CI: each transcript × policy is compared with
+// the checked-in baseline, metric by metric, worst first; it fails, with
+// exit status 1, when a budget is exceeded, a metric is worse beyond its
+// tolerance or an invariant breaks more often than the baseline records.
+// Improvements pass (--strict fails them). Only --update writes the
+// baseline, and on a failing suite only with --accept. --shard K/N
+// --partial FILE runs a part of the suite; --merge FILE... checks the
+// parts as one run.
 //
-//	$ ctxbench check --config ctxbench.yaml --update
+//	$ ctxbench check --config ctxbench.yaml --update --accept
 //	$ ctxbench check --config ctxbench.yaml --format github --junit ctxbench-junit.xml
+//	$ ctxbench check --config ctxbench.yaml --shard 1/2 --partial part-1.json
 //
 // Exit status: 0 all good; 1 a verdict failed (an invariant violated, a
 // regression against the baseline); 2 a usage or input error, or an

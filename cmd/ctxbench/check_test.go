@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkOutputs runs check on the failing suite with every output and
+// returns them by name: the text table, the GitHub annotations, the
+// JUnit XML and the Markdown summary.
+func checkOutputs(t *testing.T, args ...string) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	out := map[string]string{}
+	text, stderr, code := ctxbench("", append([]string{"check"}, args...)...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, text, stderr)
+	}
+	out["text"] = text
+	gh, _, _ := ctxbench("", append([]string{"check", "--format", "github", "--junit", filepath.Join(dir, "junit.xml"), "--summary", filepath.Join(dir, "summary.md")}, args...)...)
+	out["github"] = gh
+	for _, f := range []string{"junit.xml", "summary.md"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = string(b)
+	}
+	return out
+}
+
+// TestCheckOutputsGolden: the check outputs on a suite with a regression,
+// an improvement, a budget exceeded, a parameter changed and violations
+// its baseline records (testdata/check-fail).
+func TestCheckOutputsGolden(t *testing.T) {
+	outs := checkOutputs(t, "--config", "testdata/check-fail/ctxbench.yaml")
+	for _, name := range []string{"text", "github", "junit.xml", "summary.md"} {
+		golden(t, "check-fail-"+name, outs[name])
+	}
+	for _, want := range []string{"↓ worse", "↑ better", "✗ over budget", "6 → 5", "1 with the violations the baseline records"} {
+		if !strings.Contains(outs["text"], want) {
+			t.Errorf("the table lacks %q:\n%s", want, outs["text"])
+		}
+	}
+}
+
+// TestCheckShards: a suite run whole, and as 3 shards merged, gives the
+// same bytes in every output and the same baseline on --update; a partial
+// of another suite or version is refused.
+func TestCheckShards(t *testing.T) {
+	dir := t.TempDir()
+	cfg := "testdata/check-fail/ctxbench.yaml"
+	whole := checkOutputs(t, "--config", cfg)
+	var parts []string
+	for k := 1; k <= 3; k++ {
+		p := filepath.Join(dir, "part"+string(rune('0'+k))+".json")
+		if out, stderr, code := ctxbench("", "check", "--config", cfg, "--shard", string(rune('0'+k))+"/3", "--partial", p); code != 0 {
+			t.Fatalf("shard %d: exit %d\n%s%s", k, code, out, stderr)
+		}
+		parts = append(parts, "--merge", p)
+	}
+	merged := checkOutputs(t, append([]string{"--config", cfg}, parts...)...)
+	for name, w := range whole {
+		if merged[name] != w {
+			t.Errorf("%s: merged shards differ from the whole run:\n%s\nwhole:\n%s", name, merged[name], w)
+		}
+	}
+	// The baseline an update writes is the same.
+	baseline := func(args ...string) string {
+		t.Helper()
+		b := filepath.Join(t.TempDir(), "b.json")
+		if out, stderr, code := ctxbench("", append([]string{"check", "--config", cfg, "--baseline", b, "--update", "--accept"}, args...)...); code != 0 {
+			t.Fatalf("update: exit %d\n%s%s", code, out, stderr)
+		}
+		got, _ := os.ReadFile(b)
+		return string(got)
+	}
+	if w, m := baseline(), baseline(parts...); w != m {
+		t.Errorf("the baselines differ:\n%s\n%s", w, m)
+	}
+	// Missing, repeated, foreign parts are refused.
+	other := filepath.Join(dir, "other.yaml")
+	body, _ := os.ReadFile(cfg)
+	os.WriteFile(other, append(body, []byte("\n# another suite\n")...), 0o644)
+	copy1 := filepath.Join(dir, "copy1.json")
+	b1, _ := os.ReadFile(parts[1])
+	os.WriteFile(copy1, b1, 0o644)
+	oldVersion := filepath.Join(dir, "old.json")
+	b, _ := os.ReadFile(parts[1])
+	os.WriteFile(oldVersion, []byte(strings.Replace(string(b), `"ctxbench": "`+version+`"`, `"ctxbench": "v0.0.1"`, 1)), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config", cfg, "--merge", parts[1], "--merge", parts[3]}, "shard 3/3 is missing"},
+		{[]string{"--config", cfg, "--merge", parts[1], "--merge", copy1, "--merge", parts[3], "--merge", parts[5]}, "given twice"},
+		{[]string{"--config", other, "--merge", parts[1], "--merge", parts[3], "--merge", parts[5]}, "a partial of another suite"},
+		{[]string{"--config", cfg, "--merge", oldVersion, "--merge", parts[3], "--merge", parts[5]}, "written by ctxbench v0.0.1"},
+		{[]string{"--config", cfg, "--shard", "1/3"}, "--shard needs --partial FILE"},
+		{[]string{"--config", cfg, "--shard", "4/3", "--partial", filepath.Join(dir, "x.json")}, "want K/N with 1 ≤ K ≤ N"},
+	} {
+		if out, stderr, code := ctxbench("", append([]string{"check"}, c.args...)...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, stderr)
+		}
+	}
+}

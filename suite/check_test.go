@@ -1,0 +1,56 @@
+package suite
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCompareDirections: each metric improves one way — retention up,
+// the rest down — and a change beyond tolerance in that way is Better; a
+// violation the baseline records is known, more of it Worse.
+func TestCompareDirections(t *testing.T) {
+	base := Metrics{PeakTokens: 1000, InputTokens: 5000, CostUSD: 1, Retention: 0.8, Violations: map[string]int{"tool_pairing": 3}}
+	now := Metrics{PeakTokens: 900, InputTokens: 5050, CostUSD: 1.5, Retention: 0.9, Violations: map[string]int{"tool_pairing": 3, "cap": 1}}
+	got := map[string]Verdict{}
+	for _, d := range Compare(base, now, Tolerances{"default": {Relative: 0.02}}) {
+		got[d.Metric] = d.Verdict
+	}
+	want := map[string]Verdict{"peak_tokens": Better, "input_tokens": Within, "cost_usd": Worse, "retention": Better, "violations.cap": Worse}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	fewer := Metrics{Violations: map[string]int{"tool_pairing": 1}}
+	if d := Compare(Metrics{Violations: map[string]int{"tool_pairing": 3}}, fewer, nil); len(d) != 1 || d[0].Verdict != Better {
+		t.Errorf("fewer violations: %+v", d)
+	}
+}
+
+// TestShardSplit: every case is in exactly one shard, the shards are
+// near even, and a case stays in its shard when others are added.
+func TestShardSplit(t *testing.T) {
+	const n = 3
+	count := make([]int, n)
+	for i := range 3000 {
+		key := Key(fmt.Sprintf("sessions/%04d.jsonl", i), "aidf")
+		in := 0
+		for k := 1; k <= n; k++ {
+			if (Shard{k, n}).Holds(key) {
+				in++
+				count[k-1]++
+			}
+		}
+		if in != 1 {
+			t.Fatalf("%s is in %d shards", key, in)
+		}
+	}
+	for k, c := range count {
+		if c < 900 || c > 1100 {
+			t.Errorf("shard %d/%d holds %d of 3,000 cases", k+1, n, c)
+		}
+	}
+	if !(Shard{}).Holds("anything") {
+		t.Error("the zero shard is the whole suite")
+	}
+}
