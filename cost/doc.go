@@ -23,6 +23,13 @@
 //     ([Billed], as ccusage does), and cross-check the recorded policy's
 //     simulation, at the same models, against it ([CrossCheck]).
 //
+// While pricing a run, [PriceRun] finds its cache breaks ([CacheBreak]):
+// the calls at which what is sent first differs from what the previous
+// call to the same model sent while its cache was warm. Each is weighed
+// against the same run without it: what writing the old content again
+// cost over reading it, against what the tokens the policy removed saved
+// from that call to the end, and after how many calls it broke even.
+//
 // A transcript that cannot be priced (no model recorded and none given,
 // or no price for its model) is not an error: the [Session] says so
 // ([Session.NotPriced]), and the commands report it and go on. That is

@@ -73,8 +73,15 @@ type RunCost struct {
 	// in the order the models first appear.
 	ByModel []ModelCost `json:"by_model"`
 	// PerStep is each call's cost, in step order.
-	PerStep     []pricing.Money `json:"per_step_pusd"`
-	Assumptions []string        `json:"assumptions,omitempty"`
+	PerStep []pricing.Money `json:"per_step_pusd"`
+	// PerStepUsage is each call's simulated usage, in step order.
+	PerStepUsage []transcript.Usage `json:"-"`
+	// Breaks are the calls at which the policy broke the provider's
+	// cache, each weighed against what it saved (see [CacheBreak]), and
+	// BreakTotals their sums.
+	Breaks      []CacheBreak `json:"cache_breaks"`
+	BreakTotals CacheBreaks  `json:"cache_break_totals"`
+	Assumptions []string     `json:"assumptions,omitempty"`
 }
 
 // A ModelCost is what one model's calls of a run cost.
@@ -86,6 +93,20 @@ type ModelCost struct {
 	CacheSim string           `json:"cache_sim,omitempty"`
 	Usage    transcript.Usage `json:"usage"`
 	Cost     pricing.Cost     `json:"cost"`
+}
+
+// Trace returns what pricing adds to each call's line of the trace
+// ([replay.WriteTrace]), in step order: its cost and its cache break.
+func (rc *RunCost) Trace() []replay.PricedCall {
+	out := make([]replay.PricedCall, len(rc.PerStep))
+	for i, m := range rc.PerStep {
+		out[i].CostUSD = m.USD()
+	}
+	for _, b := range rc.Breaks {
+		p := &out[b.Step]
+		p.Break, p.BreakAt, p.Rebilled, p.BreakCostUSD = true, b.Index, b.Rebilled, b.Cost.USD()
+	}
+	return out
 }
 
 // PerStepUSD returns each call's cost in dollars, in step order: the
@@ -157,8 +178,10 @@ func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*Run
 			return nil, err
 		}
 	}
-	rc := &RunCost{}
+	rc := &RunCost{Breaks: []CacheBreak{}}
 	counts := replay.NewCounter(opt.Counts, t)
+	keys := &keyer{}
+	brk := &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}
 	for i := range run.Steps {
 		s := &run.Steps[i]
 		m := pr.call(i)
@@ -170,14 +193,17 @@ func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*Run
 		if m != nil {
 			at = m.Time
 		}
-		u := simulate(g.sim, g.cache, s, opt.Estimator, counts, g.constant, at, g.calls == 0)
+		req := newRequest(s, opt.Estimator, counts, g.constant, keys)
+		u := simulate(g.sim, g.cache, req, s.Recorded, at, g.calls == 0)
 		if s.Recorded != nil {
 			u.Output = s.Recorded.Output
 		}
-		if pr.oneHour && g.sim == CacheAnthropic {
+		oneHour := pr.oneHour && g.sim == CacheAnthropic
+		if oneHour {
 			u.CacheWrite1h = u.CacheWrite
 		}
 		price := g.price.At(at)
+		brk.observe(i, s, at, g, req, u, price, oneHour)
 		c := price.CallCost(u)
 		g.calls++
 		g.usage.Add(u)
@@ -185,6 +211,7 @@ func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*Run
 		rc.Usage.Add(u)
 		rc.Calls.Add(c)
 		rc.PerStep = append(rc.PerStep, c.Total())
+		rc.PerStepUsage = append(rc.PerStepUsage, u)
 		if ev := s.Summary; ev != nil && (ev.Usage.Prompt() > 0 || ev.Usage.Output > 0) {
 			sp := price
 			if p2, _, err := pr.prices.Lookup(ev.Model); err == nil {
@@ -208,6 +235,7 @@ func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*Run
 		rc.Calls.Add(c)
 	}
 	rc.Total = rc.Calls.Total() + rc.Summaries.Total()
+	rc.Breaks, rc.BreakTotals = brk.finish()
 	pr.finish(rc, run)
 	return rc, nil
 }
@@ -249,6 +277,7 @@ type modelGroup struct {
 	price    pricing.Price
 	sim      string
 	cache    *prefixCache
+	last     *lastRequest // the group's previous request
 	constant int
 	calls    int
 	usage    transcript.Usage

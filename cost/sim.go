@@ -1,7 +1,8 @@
 package cost
 
 import (
-	"fmt"
+	"hash/fnv"
+	"strconv"
 	"time"
 
 	"github.com/ctxbench/ctxbench/estimate"
@@ -106,42 +107,103 @@ func (c *prefixCache) store(ids []string, cum []int, at time.Time) {
 	}
 }
 
-// simulate splits one call's prompt into uncached input, cache reads and
-// cache writes, counting what was sent through counts.
-func simulate(sim string, cache *prefixCache, s *replay.Step, est estimate.Estimator, counts window.Counter, constant int, at time.Time, first bool) transcript.Usage {
-	total := s.Tokens[est.Name()] + constant
-	if sim == CacheNone {
-		return transcript.Usage{Input: int64(total)}
+// A request is one call's prompt as the cache sees it: a key per item
+// — the constant part first, then each message as sent, its id and its
+// content (a truncated copy keeps the id of the original but not its
+// content) — and the tokens before each key.
+type request struct {
+	ids   []string
+	cum   []int // cum[j]: tokens of ids[:j]
+	total int
+}
+
+// newRequest returns step s's prompt: the estimate of what it sent plus
+// the constant (system prompt, tools), which leads every request. keys
+// names the items (nil: a namer of its own).
+func newRequest(s *replay.Step, est estimate.Estimator, counts window.Counter, constant int, keys *keyer) request {
+	if keys == nil {
+		keys = &keyer{}
 	}
-	// The constant part (system prompt, tools) leads every request: it is
-	// an item of its own at the front of the prefix.
-	// A prefix item is a message as sent: its id and its content (a
-	// truncated copy keeps the id of the original but not its content).
 	sent := s.Sent()
 	ids := make([]string, 1, len(sent)+1)
 	ids[0] = "#constant"
 	cum := make([]int, len(sent)+2)
 	cum[1] = constant
 	for j, it := range sent {
-		ids = append(ids, fmt.Sprintf("%s@%p", it.ID, it.Msg))
+		ids = append(ids, keys.key(it))
 		cum[j+2] = cum[j+1] + counts.Count(est, it)
 	}
-	read := min(cache.lookup(ids, at), total)
-	if first && s.Recorded != nil {
+	return request{ids: ids, cum: cum, total: s.Tokens[est.Name()] + constant}
+}
+
+// A keyer names the items of requests for the cache: an original message
+// by its id, a copy or a synthetic message by its id and a hash of its
+// content — what the provider compares — so that the same content sent
+// again is read, whichever copy holds it, and a cut copy is not its
+// original. It remembers each copy's hash.
+type keyer struct {
+	hashes map[*transcript.Message]string
+}
+
+func (k *keyer) key(it window.Item) string {
+	if !it.Truncated && !it.Synthetic() {
+		return it.ID
+	}
+	h, ok := k.hashes[it.Msg]
+	if !ok {
+		h = contentHash(it.Msg)
+		if k.hashes == nil {
+			k.hashes = map[*transcript.Message]string{}
+		}
+		k.hashes[it.Msg] = h
+	}
+	return it.ID + "@" + h
+}
+
+// contentHash is a hash of what a message sends: its role and blocks.
+func contentHash(m *transcript.Message) string {
+	h := fnv.New64a()
+	sep := []byte{0}
+	h.Write([]byte(m.Role))
+	for _, b := range m.Blocks {
+		for _, f := range []string{string(b.Type), b.Text, b.ID, b.Name, string(b.Input), string(b.Raw), strconv.FormatBool(b.IsError)} {
+			h.Write(sep)
+			h.Write([]byte(f))
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// simulate splits one call's prompt into uncached input, cache reads and
+// cache writes: what it reads is the longest prefix a live request
+// shares with it (on the first call, what it recorded reading).
+func simulate(sim string, cache *prefixCache, req request, recorded *transcript.Usage, at time.Time, first bool) transcript.Usage {
+	if sim == CacheNone {
+		return split(sim, req.total, 0)
+	}
+	read := min(cache.lookup(req.ids, at), req.total)
+	if first && recorded != nil {
 		// What was cached before the session began (a parent session's
 		// prefix, a previous run) is unknown: the first call is taken to
 		// find what it recorded reading.
-		read = min(total, int(s.Recorded.CacheRead))
+		read = min(req.total, int(recorded.CacheRead))
 	}
-	cache.store(ids, cum, at)
+	cache.store(req.ids, req.cum, at)
+	return split(sim, req.total, read)
+}
+
+// split is the usage of a prompt of total tokens of which the cache
+// holds a prefix of read tokens, as sim bills it.
+func split(sim string, total, read int) transcript.Usage {
 	switch sim {
 	case CacheAnthropic:
 		return transcript.Usage{CacheRead: int64(read), CacheWrite: int64(total - read)}
-	default: // openai
+	case CacheOpenAI:
 		cached := 0
 		if total >= openAIMinCached && read >= openAIMinCached {
 			cached = openAIMinCached + (read-openAIMinCached)/openAIIncrement*openAIIncrement
 		}
 		return transcript.Usage{Input: int64(total - cached), CacheRead: int64(cached)}
 	}
+	return transcript.Usage{Input: int64(total)}
 }

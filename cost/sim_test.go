@@ -74,7 +74,7 @@ func TestCacheSimulation(t *testing.T) {
 		cache := newPrefixCache()
 		times := callTimes(tr)
 		for i := range run.Steps {
-			u := simulate(opt.CacheSim, cache, &run.Steps[i], opt.Estimator, replay.NewCounter(opt.Counts, tr), rc.Constant, times[i], i == 0)
+			u := simulate(opt.CacheSim, cache, newRequest(&run.Steps[i], opt.Estimator, replay.NewCounter(opt.Counts, tr), rc.Constant, nil), run.Steps[i].Recorded, times[i], i == 0)
 			out = append(out, split{u.Input, u.CacheRead, u.CacheWrite})
 		}
 		return out
@@ -141,7 +141,7 @@ func TestCacheSimTruncation(t *testing.T) {
 	times := callTimes(tr)
 	for i := range run.Steps {
 		st := &run.Steps[i]
-		u := simulate(CacheAnthropic, cache, st, opt.Estimator, replay.NewCounter(opt.Counts, tr), 0, times[i], false)
+		u := simulate(CacheAnthropic, cache, newRequest(st, opt.Estimator, replay.NewCounter(opt.Counts, tr), 0, nil), st.Recorded, times[i], false)
 		if u.CacheWrite < 0 || u.CacheRead > int64(st.Tokens["chars4"]) {
 			t.Errorf("step %d: %+v", i, u)
 		}

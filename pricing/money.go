@@ -43,31 +43,44 @@ func (c *Cost) Add(d Cost) {
 // apply, where a price does not say.
 const LongContext = 200_000
 
-// CallCost prices one call's usage. When the prompt (input + cache read +
-// cache write) exceeds the price's long-context threshold
-// ([LongContext] by default) and the model has long-context rates, every
-// token of the call is priced at them, as Anthropic, Google and OpenAI
-// bill. Cache writes are at the 5-minute rate, the 1-hour share at its
-// own. The price is the one in effect when the call was made: see
-// [Price.At].
-func (p Price) CallCost(u transcript.Usage) Cost {
+// Rates are per-token prices, in pico-dollars.
+type Rates struct {
+	Input, CacheRead, CacheWrite5m, CacheWrite1h, Output Money
+}
+
+// RatesFor returns the rates a call whose prompt (input + cache read +
+// cache write) is prompt tokens is billed at: the long-context rates
+// when it exceeds the price's threshold ([LongContext] by default) and
+// the model has them, as Anthropic, Google and OpenAI bill; the 1-hour
+// write rate is the 5-minute one where the price gives none.
+func (p Price) RatesFor(prompt int64) Rates {
 	in, out, read, w5, w1 := p.Input, p.Output, p.CacheRead, p.CacheWrite5m, p.CacheWrite1h
 	above := int64(p.LongContextAbove)
 	if above == 0 {
 		above = LongContext
 	}
-	if u.Prompt() > above && p.InputAbove > 0 {
+	if prompt > above && p.InputAbove > 0 {
 		in, out = p.InputAbove, pick(p.OutputAbove, out)
 		read, w5, w1 = pick(p.ReadAbove, read), pick(p.Write5mAbove, w5), pick(p.Write1hAbove, w1)
 	}
 	if w1 == 0 {
 		w1 = w5
 	}
+	return Rates{Input: perToken(in), CacheRead: perToken(read), CacheWrite5m: perToken(w5), CacheWrite1h: perToken(w1), Output: perToken(out)}
+}
+
+// CallCost prices one call's usage at [Price.RatesFor] its prompt: every
+// token of a call above the long-context threshold at the long-context
+// rates. Cache writes are at the 5-minute rate, the 1-hour share at its
+// own. The price is the one in effect when the call was made: see
+// [Price.At].
+func (p Price) CallCost(u transcript.Usage) Cost {
+	r := p.RatesFor(u.Prompt())
 	return Cost{
-		Input:      Money(u.Input) * perToken(in),
-		CacheRead:  Money(u.CacheRead) * perToken(read),
-		CacheWrite: Money(u.CacheWrite-u.CacheWrite1h)*perToken(w5) + Money(u.CacheWrite1h)*perToken(w1),
-		Output:     Money(u.Output) * perToken(out),
+		Input:      Money(u.Input) * r.Input,
+		CacheRead:  Money(u.CacheRead) * r.CacheRead,
+		CacheWrite: Money(u.CacheWrite-u.CacheWrite1h)*r.CacheWrite5m + Money(u.CacheWrite1h)*r.CacheWrite1h,
+		Output:     Money(u.Output) * r.Output,
 	}
 }
 

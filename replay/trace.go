@@ -18,12 +18,35 @@ type traceLine struct {
 	Params     window.Values `json:"params"`
 	*Step
 	CostUSD *float64 `json:"cost_usd,omitempty"`
+	*cacheBreak
+}
+
+type cacheBreak struct {
+	Index    int     `json:"cache_break"`
+	Rebilled int64   `json:"cache_rebilled_tokens"`
+	CostUSD  float64 `json:"cache_break_cost_usd"`
+}
+
+// A PricedCall is what pricing adds to a call's line of the trace
+// (package cost makes them).
+type PricedCall struct {
+	// CostUSD is the call's cost, without the summary call its step may
+	// make.
+	CostUSD float64
+	// Break says the call broke the provider's cache: BreakAt is the
+	// index, in the context, of the first item that differs from what the
+	// previous call to the same model sent while its cache was warm;
+	// Rebilled the tokens sent before that the call wrote again after it,
+	// and BreakCostUSD what that cost over reading them.
+	Break        bool
+	BreakAt      int
+	Rebilled     int64
+	BreakCostUSD float64
 }
 
 // WriteTrace writes one JSON object per call of run, one per line.
-// costUSD, if not nil, is each call's cost in dollars, in step order (the
-// engine does not price: package cost does); a line's cost_usd is its
-// call's, without the summary call its step may make.
+// priced, if not nil, is each call's cost, in step order (the engine
+// does not price: package cost does).
 //
 // The trace is a stable contract: fields may be added, none may change
 // meaning. A line is
@@ -38,24 +61,31 @@ type traceLine struct {
 //	 "messages": 31, "tokens": {"cl100k_base": 9120},
 //	 "recorded": {"input": 0, "cache_read": 0, "cache_write": 0, "output": 0},
 //	 "retention": 0.93, "violations": [{"step": 12, "invariant": "cap", "detail": "…"}],
-//	 "cost_usd": 0.0123}
+//	 "cost_usd": 0.0123,
+//	 "cache_break": 2, "cache_rebilled_tokens": 30002, "cache_break_cost_usd": 0.1035}
 //
 // where m<i> is message i of the transcript (0-based) and s<k> the k-th
 // synthetic message (a summary). summary is absent when the step made
 // none, recorded when the call recorded no usage, cost_usd when the run is
 // not priced (never zero for "not priced"); violations is [] on a clean
-// step.
-func WriteTrace(w io.Writer, run *Run, costUSD []float64) error {
-	if costUSD != nil && len(costUSD) != len(run.Steps) {
-		return fmt.Errorf("tracing %s: %d calls priced for %d steps", run.Transcript, len(costUSD), len(run.Steps))
+// step. cache_break and the two fields after it are present when the call
+// broke the provider's cache (see [PricedCall]), absent when it did not or
+// the run is not priced.
+func WriteTrace(w io.Writer, run *Run, priced []PricedCall) error {
+	if priced != nil && len(priced) != len(run.Steps) {
+		return fmt.Errorf("tracing %s: %d calls priced for %d steps", run.Transcript, len(priced), len(run.Steps))
 	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for i := range run.Steps {
 		l := traceLine{Transcript: run.Transcript, Policy: run.Policy, Params: run.Params, Step: &run.Steps[i]}
-		if costUSD != nil {
-			l.CostUSD = &costUSD[i]
+		if priced != nil {
+			p := &priced[i]
+			l.CostUSD = &p.CostUSD
+			if p.Break {
+				l.cacheBreak = &cacheBreak{p.BreakAt, p.Rebilled, p.BreakCostUSD}
+			}
 		}
 		if err := enc.Encode(l); err != nil {
 			return err

@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
@@ -58,7 +59,7 @@ func (b *Builder) init() {
 	if b.Replay.Artifacts == nil {
 		b.Replay.Artifacts = replay.NewArtifactCache()
 	}
-	b.report = &Report{Estimator: b.Replay.Estimators[0].Name(), Notes: b.Notes}
+	b.report = &Report{Estimator: b.Replay.Estimators[0].Name(), Notes: slices.Clone(b.Notes)}
 	for _, p := range b.Policies {
 		b.report.Policies = append(b.report.Policies, p.Label)
 	}
@@ -107,7 +108,10 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
 		if g, ok := lp.Policy.(window.Guarantor); ok {
 			pr.MessageCap = g.Guarantees().MaxMessages
 		}
-		for _, st := range run.Steps {
+		for i, st := range run.Steps {
+			if len(st.Evicted) > 0 || len(st.Truncated) > 0 || st.Summary != nil {
+				pr.Events = append(pr.Events, i)
+			}
 			pr.Messages = append(pr.Messages, st.Messages)
 			pr.Tokens = append(pr.Tokens, st.Tokens[est])
 			pr.Retention = append(pr.Retention, st.Retention)
@@ -116,6 +120,16 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
 			v := s.Costs[k].Total.USD()
 			pr.CostUSD = &v
 			pr.Cost = s.Costs[k].PerStepUSD()
+			rc := s.Costs[k]
+			bt := rc.BreakTotals
+			pr.CacheBreaks, pr.Breaks = &bt, rc.Breaks
+			if bt.Breaks > 0 {
+				r.Notes = append(r.Notes, fmt.Sprintf("%s, %s: %s", shortLabel(t.File), lp.Label, CacheBreakText(bt, rc.Breaks)))
+			}
+			for _, u := range rc.PerStepUsage {
+				pr.CacheRead = append(pr.CacheRead, u.CacheRead)
+				pr.CacheWrite = append(pr.CacheWrite, u.CacheWrite)
+			}
 		}
 		tr.Runs = append(tr.Runs, pr)
 	}

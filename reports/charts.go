@@ -205,3 +205,76 @@ func Heatmap(dir, name, title, xlabel, ylabel, zlabel string, xs, ys []float64, 
 	p.Legend.Top = true
 	return savePlot(p, dir, name)
 }
+
+// A CacheSeries is one policy's cache traffic per call: the tokens read
+// from and written to the provider's cache, the calls (0-based) at which
+// the policy changed what was sent before (Events) and those at which
+// that broke the cache (Breaks).
+type CacheSeries struct {
+	Label         string
+	Read, Write   []int64
+	Events, Break []int
+}
+
+// CacheChart draws, per policy, the cache writes per call (solid) and
+// reads (dashed) in one colour, the policy's events as open triangles on
+// its writes line and its cache breaks as filled ones: what each event
+// cost is the jump in writes at its mark. The legend names each policy
+// once; the axis labels say which line and mark is which.
+func CacheChart(dir, name, title string, series []CacheSeries) ([]string, error) {
+	p := newPlot(title, "API call (1 = first); filled triangle: cache break, open: other policy event", "tokens: cache writes (solid), reads (dashed)")
+	maxY := 0.0
+	for i, s := range series {
+		c := palette[i%len(palette)]
+		for _, line := range []struct {
+			v    []int64
+			dash bool
+		}{{s.Write, false}, {s.Read, true}} {
+			if len(line.v) == 0 {
+				continue
+			}
+			pts := make(plotter.XYs, len(line.v))
+			for j, y := range line.v {
+				pts[j] = plotter.XY{X: float64(j + 1), Y: float64(y)}
+				maxY = math.Max(maxY, float64(y))
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.Label, err)
+			}
+			l.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2)}
+			if line.dash {
+				l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+			}
+			p.Add(l)
+			if !line.dash {
+				p.Legend.Add(s.Label, l)
+			}
+		}
+		for _, m := range []struct {
+			calls []int
+			glyph draw.GlyphDrawer
+		}{{s.Events, draw.TriangleGlyph{}}, {s.Break, draw.PyramidGlyph{}}} {
+			var pts plotter.XYs
+			for _, j := range m.calls {
+				if j < len(s.Write) {
+					pts = append(pts, plotter.XY{X: float64(j + 1), Y: float64(s.Write[j])})
+				}
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: m.glyph}
+			p.Add(sc)
+		}
+	}
+	p.Y.Min, p.Y.Max = 0, maxY*(1.15+0.06*float64(len(series)))
+	if p.Y.Max == 0 {
+		p.Y.Max = 1
+	}
+	return savePlot(p, dir, name)
+}

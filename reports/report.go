@@ -21,6 +21,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -66,6 +67,15 @@ type PolicyResult struct {
 	Tokens     []int     `json:"tokens_per_call"`
 	Retention  []float64 `json:"retention_per_call"`
 	Cost       []float64 `json:"cost_per_call_usd,omitempty"`
+	// CacheBreaks are the run's cache breaks, weighed (nil: not priced);
+	// CacheRead and CacheWrite are each call's simulated cache reads and
+	// writes, and Events the calls (0-based) at which the policy changed
+	// what was sent before: evicted, truncated or summarized.
+	CacheBreaks *cost.CacheBreaks `json:"cache_breaks,omitempty"`
+	Breaks      []cost.CacheBreak `json:"cache_break_events,omitempty"`
+	CacheRead   []int64           `json:"cache_read_per_call,omitempty"`
+	CacheWrite  []int64           `json:"cache_write_per_call,omitempty"`
+	Events      []int             `json:"policy_event_calls,omitempty"`
 }
 
 // ErrNotAReport is the error of writing a report over a folder that
@@ -146,7 +156,15 @@ func build(dir string, r *Report) error {
 	for i, t := range r.Transcripts {
 		var msgs, toks, cost []Series
 		var caps []Level
+		var cache []CacheSeries
 		for _, p := range t.Runs {
+			if p.CacheBreaks != nil && len(p.Events) > 0 {
+				cs := CacheSeries{Label: p.Label, Read: p.CacheRead, Write: p.CacheWrite, Events: p.Events}
+				for _, b := range p.Breaks {
+					cs.Break = append(cs.Break, b.Step)
+				}
+				cache = append(cache, cs)
+			}
 			msgs = append(msgs, Series{p.Label, ints(p.Messages)})
 			toks = append(toks, Series{p.Label, ints(p.Tokens)})
 			if p.Cost != nil {
@@ -169,6 +187,11 @@ func build(dir string, r *Report) error {
 				cost = append(cost, Series{"billed (recorded usage)", cumulative(t.Billed)})
 			}
 			if err := add("Cumulative cost, " + name)(LineChart(dir, "cost-"+n, "Cumulative cost: "+name+" ("+t.Model+")", "USD", cost, nil)); err != nil {
+				return err
+			}
+		}
+		if len(cache) > 0 {
+			if err := add("Cache reads and writes per call, policy events and cache breaks marked, " + name)(CacheChart(dir, "cache-"+n, "Cache traffic per call, policies that changed what was sent: "+name, cache)); err != nil {
 				return err
 			}
 		}
@@ -314,7 +337,7 @@ func writeCSV(w io.Writer, rows [][]string) error {
 
 // summaryRows is the summary table; human formats numbers for people.
 func summaryRows(r *Report, human bool) [][]string {
-	rows := [][]string{{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "mean retention", "violations", "cost (USD)"}}
+	rows := [][]string{{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "mean retention", "violations", "cost (USD)", "cache breaks", "re-billed (USD)", "net of breaks (USD)"}}
 	num := func(n int64) string {
 		if human {
 			return Int(n)
@@ -328,16 +351,20 @@ func summaryRows(r *Report, human bool) [][]string {
 			for _, v := range s.Violations {
 				nv += v
 			}
-			cost := "" // empty in the CSV: not priced
+			// Empty in the CSV: not priced.
+			cost, breaks, rebilled, net := "", "", "", ""
 			switch {
 			case p.CostUSD != nil:
 				cost = fmt.Sprintf("%.4f", *p.CostUSD)
 			case human:
-				cost = "not priced"
+				cost, breaks, rebilled, net = "not priced", "-", "-", "-"
+			}
+			if b := p.CacheBreaks; b != nil {
+				breaks, rebilled, net = num(int64(b.Breaks)), fmt.Sprintf("%.4f", b.Cost.USD()), fmt.Sprintf("%+.4f", b.Net().USD())
 			}
 			rows = append(rows, []string{shortLabel(t.File), p.Label, num(int64(s.Calls)), num(int64(s.PeakMessages)), num(int64(s.PeakTokens[r.Estimator])),
 				num(s.InputTokens[r.Estimator]), fmt.Sprintf("%.3f", p.ShareOfNone), num(int64(s.Evictions)), num(int64(s.Truncations)),
-				num(int64(s.Summaries)), fmt.Sprintf("%.3f", s.MeanRetention), num(int64(nv)), cost})
+				num(int64(s.Summaries)), fmt.Sprintf("%.3f", s.MeanRetention), num(int64(nv)), cost, breaks, rebilled, net})
 		}
 	}
 	return rows

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -23,17 +24,34 @@ type Metrics struct {
 	Evictions    int     `json:"evictions"`
 	Summaries    int     `json:"summaries"`
 	Retention    float64 `json:"retention"`
+	// CacheBreaks counts the calls that broke the provider's cache, and
+	// CacheBreakUSD is what re-billing after the breaks cost
+	// ([cost.CacheBreak]); both nil when the run is not priced, or the
+	// baseline was recorded before ctxbench measured them (then they are
+	// not compared).
+	CacheBreaks   *int     `json:"cache_breaks,omitempty"`
+	CacheBreakUSD *float64 `json:"cache_break_usd,omitempty"`
 	// Violations counts broken invariants by name.
 	Violations map[string]int `json:"violations"`
 }
 
-// MetricsOf summarizes a run (cost from its pricing, 0 when not priced).
-func MetricsOf(run *replay.Run, estimator string, cost float64) Metrics {
+// MetricsOf summarizes a run, with its pricing (nil when not priced:
+// the cost is 0, the cache breaks unknown).
+func MetricsOf(run *replay.Run, estimator string, rc *cost.RunCost) Metrics {
 	s := run.Summary
-	return Metrics{PeakTokens: s.PeakTokens[estimator], PeakMessages: s.PeakMessages, InputTokens: s.InputTokens[estimator],
-		CostUSD: math.Round(cost*1e6) / 1e6, Evictions: s.Evictions, Summaries: s.Summaries,
+	m := Metrics{PeakTokens: s.PeakTokens[estimator], PeakMessages: s.PeakMessages, InputTokens: s.InputTokens[estimator],
+		Evictions: s.Evictions, Summaries: s.Summaries,
 		Retention: math.Round(s.MeanRetention*1e4) / 1e4, Violations: maps.Clone(s.Violations)}
+	if rc != nil {
+		m.CostUSD = roundUSD(rc.Total.USD())
+		n, usd := rc.BreakTotals.Breaks, roundUSD(rc.BreakTotals.Cost.USD())
+		m.CacheBreaks, m.CacheBreakUSD = &n, &usd
+	}
+	return m
 }
+
+// roundUSD rounds to a millionth of a dollar, as the baseline keeps it.
+func roundUSD(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 // An Entry is a case's record in the baseline: the policy's name and
 // parameters (what the case replayed), and its metrics.

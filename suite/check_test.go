@@ -54,3 +54,32 @@ func TestShardSplit(t *testing.T) {
 		t.Error("the zero shard is the whole suite")
 	}
 }
+
+// TestCacheBreakMetrics: the cache breaks are compared where both the
+// baseline and the run measured them (a baseline recorded before ctxbench
+// measured them compares nothing), and max_cache_break_usd budgets what
+// re-billing after them cost.
+func TestCacheBreakMetrics(t *testing.T) {
+	n := func(v int) *int { return &v }
+	usd := func(v float64) *float64 { return &v }
+	old := Metrics{CostUSD: 1}
+	now := Metrics{CostUSD: 1, CacheBreaks: n(12), CacheBreakUSD: usd(0.5)}
+	if d := Compare(old, now, nil); len(d) != 0 {
+		t.Errorf("a baseline without cache breaks compared them: %+v", d)
+	}
+	base := Metrics{CostUSD: 1, CacheBreaks: n(10), CacheBreakUSD: usd(0.25)}
+	got := map[string]Verdict{}
+	for _, d := range Compare(base, now, nil) {
+		got[d.Metric] = d.Verdict
+	}
+	if diff := cmp.Diff(map[string]Verdict{"cache_breaks": Worse, "cache_break_usd": Worse}, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	fails, err := CheckBudgets(now, map[string]float64{"max_cache_break_usd": 0.4, "max_cost_usd": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]BudgetFailure{{Budget: "max_cache_break_usd", Limit: 0.4, Got: 0.5}}, fails); diff != "" {
+		t.Errorf("budgets (-want +got):\n%s", diff)
+	}
+}

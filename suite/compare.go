@@ -16,11 +16,11 @@ type Tol struct {
 }
 
 // The metrics a tolerance can name.
-var checkedMetrics = []string{"peak_tokens", "peak_messages", "input_tokens", "cost_usd", "evictions", "summaries", "retention", "violations"}
+var checkedMetrics = []string{"peak_tokens", "peak_messages", "input_tokens", "cost_usd", "cache_breaks", "cache_break_usd", "evictions", "summaries", "retention", "violations"}
 
 // HigherIsBetter says which way a metric improves: retention up; every
-// other metric — tokens, messages, cost, evictions, summaries, violations
-// — down.
+// other metric — tokens, messages, cost, cache breaks, evictions,
+// summaries, violations — down.
 func HigherIsBetter(metric string) bool { return metric == "retention" }
 
 // DefaultTolerance is what applies to a metric the config does not name:
@@ -118,6 +118,14 @@ func Compare(base, now Metrics, tol Tolerances) []Delta {
 	} {
 		check(m.name, m.name, m.b, m.n)
 	}
+	// The cache breaks, where both runs were priced and the baseline
+	// measured them.
+	if base.CacheBreaks != nil && now.CacheBreaks != nil {
+		check("cache_breaks", "cache_breaks", float64(*base.CacheBreaks), float64(*now.CacheBreaks))
+	}
+	if base.CacheBreakUSD != nil && now.CacheBreakUSD != nil {
+		check("cache_break_usd", "cache_break_usd", *base.CacheBreakUSD, *now.CacheBreakUSD)
+	}
 	names := maps.Clone(base.Violations)
 	if names == nil {
 		names = map[string]int{}
@@ -160,7 +168,7 @@ func FormatNum(v float64) string {
 }
 
 // Budgets lists the budgets a config may set.
-var Budgets = []string{"max_context_tokens", "max_messages", "max_cost_usd", "min_retention"}
+var Budgets = []string{"max_context_tokens", "max_messages", "max_cost_usd", "max_cache_break_usd", "min_retention"}
 
 // CheckBudgets returns the budgets m exceeds. A budget not in [Budgets]
 // is an error ([LoadConfig] rejects it first).
@@ -179,6 +187,13 @@ func CheckBudgets(m Metrics, budgets map[string]float64) ([]BudgetFailure, error
 			over = got > limit
 		case "max_cost_usd":
 			got = m.CostUSD
+			over = got > limit
+		case "max_cache_break_usd":
+			// What re-billing after the policy's cache breaks cost (not
+			// priced: nil, which Run refuses first).
+			if m.CacheBreakUSD != nil {
+				got = *m.CacheBreakUSD
+			}
 			over = got > limit
 		case "min_retention":
 			got = m.Retention

@@ -115,7 +115,8 @@ type Result struct {
 // cfg.Model or each transcript's own model), and checks each case's
 // invariants and budgets. [Check] compares the result with a baseline. A
 // transcript that cannot be priced costs 0 and is a warning, unless a
-// max_cost_usd budget needs its price: then it is an error.
+// max_cost_usd or max_cache_break_usd budget needs its price: then it is
+// an error.
 func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	paths, err := cfg.Paths()
 	if err != nil {
@@ -148,8 +149,10 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 			return err
 		}
 		if s.NotPriced != nil {
-			if cfg.Budgets["max_cost_usd"] > 0 {
-				return fmt.Errorf("%s: max_cost_usd needs a price: %w (set model in %s)", t.File, s.NotPriced, cfg.Path)
+			for _, b := range []string{"max_cost_usd", "max_cache_break_usd"} {
+				if _, ok := cfg.Budgets[b]; ok {
+					return fmt.Errorf("%s: %s needs a price: %w (set model in %s)", t.File, b, s.NotPriced, cfg.Path)
+				}
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: not priced: %v", relPath(cfg.Dir, t.File), s.NotPriced))
 		}
@@ -179,12 +182,12 @@ func (r *Result) sort() {
 // newCase measures run k of s, the policy lp's.
 func newCase(cfg *Config, t *transcript.Transcript, lp window.Labeled, s *cost.Session, k int, est string) (Case, error) {
 	run := s.Runs[k]
-	usd := 0.0
+	var rc *cost.RunCost
 	if s.Costs != nil {
-		usd = s.Costs[k].Total.USD()
+		rc = s.Costs[k]
 	}
 	c := Case{File: relPath(cfg.Dir, t.File), Policy: lp.Label, Name: lp.Policy.Name(), Params: maps.Clone(map[string]string(lp.Policy.Params())),
-		Metrics: MetricsOf(run, est, usd), Violations: groupViolations(t, run.Violations)}
+		Metrics: MetricsOf(run, est, rc), Violations: groupViolations(t, run.Violations)}
 	var err error
 	if c.Budgets, err = CheckBudgets(c.Metrics, cfg.Budgets); err != nil {
 		return Case{}, fmt.Errorf("%s: %w", cfg.Path, err)

@@ -245,6 +245,11 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 		}
 		fmt.Fprintf(w, "billed by model: %s\n", strings.Join(parts, "; "))
 	}
+	for _, p := range ct.Policies {
+		if p.BreakTotals.Breaks > 0 {
+			fmt.Fprintf(w, "cache: %s: %s\n", p.Label, reports.CacheBreakText(p.BreakTotals, p.Breaks))
+		}
+	}
 	for _, a := range head.Assumptions {
 		fmt.Fprintf(w, "assumption: %s\n", a)
 	}

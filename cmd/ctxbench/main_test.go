@@ -388,6 +388,12 @@ func TestReplaySeed000(t *testing.T) {
 		Transcripts []struct {
 			Policies []struct {
 				PerStep []int64 `json:"per_step_pusd"`
+				Breaks  []struct {
+					Step     int   `json:"step"`
+					Index    int   `json:"index"`
+					Rebilled int64 `json:"rebilled_tokens"`
+					Cost     int64 `json:"cost_pusd"`
+				} `json:"cache_breaks"`
 			}
 		}
 	}
@@ -398,15 +404,34 @@ func TestReplaySeed000(t *testing.T) {
 	if len(perStep) != len(lines) {
 		t.Fatalf("%d calls priced by cost, %d traced", len(perStep), len(lines))
 	}
+	// And its cache_break is the break cost finds at that call: where,
+	// how many tokens re-billed, at what cost.
+	breaks := map[int]string{}
+	for _, b := range cost.Transcripts[0].Policies[0].Breaks {
+		breaks[b.Step] = fmt.Sprintf("at %d, %d tokens, %v", b.Index, b.Rebilled, float64(b.Cost)/1e12)
+	}
+	if len(breaks) == 0 {
+		t.Error("aidf:max_messages=30 broke the cache at no call of a 60-call session")
+	}
 	for i, l := range lines {
 		var step struct {
-			CostUSD *float64 `json:"cost_usd"`
+			CostUSD      *float64 `json:"cost_usd"`
+			CacheBreak   *int     `json:"cache_break"`
+			Rebilled     int64    `json:"cache_rebilled_tokens"`
+			BreakCostUSD float64  `json:"cache_break_cost_usd"`
 		}
 		if err := json.Unmarshal([]byte(l), &step); err != nil {
 			t.Fatal(err)
 		}
 		if want := float64(perStep[i]) / 1e12; step.CostUSD == nil || *step.CostUSD != want || want == 0 {
 			t.Errorf("step %d: cost_usd %v, cost prices it %v", i, step.CostUSD, want)
+		}
+		got := ""
+		if step.CacheBreak != nil {
+			got = fmt.Sprintf("at %d, %d tokens, %v", *step.CacheBreak, step.Rebilled, step.BreakCostUSD)
+		}
+		if got != breaks[i] {
+			t.Errorf("step %d: the trace's cache break is %q, cost's %q", i, got, breaks[i])
 		}
 	}
 	// A replay that lists recorded prices with that run: the same lines.

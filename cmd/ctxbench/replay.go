@@ -106,8 +106,10 @@ type labeledRun struct {
 	*replay.Run
 	// ShareOfNone is the input tokens sent as a share of sending everything.
 	ShareOfNone float64 `json:"share_of_none"`
-	// costUSD is each call's cost for the trace (nil: not priced).
-	costUSD []float64
+	// priced is each call's cost for the trace (nil: not priced), and
+	// cost the run's.
+	priced []replay.PricedCall
+	cost   *cost.RunCost
 }
 
 func (c *replayCmd) Run(e *env) error {
@@ -203,7 +205,7 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 			lr.ShareOfNone = float64(runs[k].Summary.InputTokens[s.estimators[0].Name()]) / float64(none)
 		}
 		if costs != nil {
-			lr.costUSD = costs[k].PerStepUSD()
+			lr.priced, lr.cost = costs[k].Trace(), costs[k]
 		}
 		tr.Runs = append(tr.Runs, lr)
 	}
@@ -213,7 +215,7 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 func writeTrace(w io.Writer, trs []transcriptRuns) error {
 	for _, tr := range trs {
 		for _, r := range tr.Runs {
-			if err := replay.WriteTrace(w, r.Run, r.costUSD); err != nil {
+			if err := replay.WriteTrace(w, r.Run, r.priced); err != nil {
 				return err
 			}
 		}
@@ -284,6 +286,11 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
+	}
+	for _, r := range tr.Runs {
+		if r.cost != nil && r.cost.BreakTotals.Breaks > 0 {
+			fmt.Fprintf(w, "cache: %s: %s\n", r.Label, reports.CacheBreakText(r.cost.BreakTotals, r.cost.Breaks))
+		}
 	}
 	_, err := fmt.Fprintf(w, "tokens are %s counts of what each policy sends; retention is the mean share of the files, commands, URLs, errors and tool calls seen so far that the context still holds (a proxy)\n\n", primary)
 	return err

@@ -1,0 +1,214 @@
+package cost
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// A CacheBreak is a call at which what is sent first differs from what
+// the previous call to the same model sent while its cache was still
+// warm: the provider reads the prompt from the cache only up to that
+// point, and bills the rest as new. It is what a clearing, a truncation
+// or a compaction costs before it saves anything.
+//
+// The event is judged against one counterfactual: the same run without
+// this one change. Cost is what the call paid to write (or send
+// uncached) the old content after the break, over reading it; Saved is
+// what sending Removed fewer tokens saves from this call to the end of
+// the session, each call at its own rates (a cache read where that call
+// read from the cache, else a write or uncached input). A later event
+// does not reduce an earlier one's savings: each is judged alone.
+type CacheBreak struct {
+	Step int `json:"step"`
+	// Index is the position, in the call's context, of the first item
+	// that differs from the previous call's.
+	Index int `json:"index"`
+	// Rebilled is the tokens of content already sent (as the call now
+	// sends it) that the call wrote again after the break instead of
+	// reading; Cost is what that cost over reading them.
+	Rebilled int64         `json:"rebilled_tokens"`
+	Cost     pricing.Money `json:"cost_pusd"`
+	// Removed is the tokens the policy took out of the history it was
+	// given at this call (0 when it took out none, or added more than it
+	// took); Saved is what not sending them saves, this call and after.
+	Removed int64         `json:"removed_tokens"`
+	Saved   pricing.Money `json:"saved_pusd"`
+	// BreakEven is the calls, counted from this one, after which the
+	// savings cover Cost: within the session when Paid, else projected
+	// at the cache-read rate a warm call would save (0: never, the event
+	// removed nothing).
+	BreakEven int  `json:"break_even_calls"`
+	Paid      bool `json:"paid"`
+	// readRate is what one token read from the cache costs at this call.
+	readRate pricing.Money
+}
+
+// Net is what the event saved, less what its break cost: negative when
+// it lost money.
+func (b CacheBreak) Net() pricing.Money { return b.Saved - b.Cost }
+
+// CacheBreaks totals a run's cache breaks.
+type CacheBreaks struct {
+	Breaks   int           `json:"breaks"`
+	Rebilled int64         `json:"rebilled_tokens"`
+	Cost     pricing.Money `json:"cost_pusd"`
+	Removed  int64         `json:"removed_tokens"`
+	Saved    pricing.Money `json:"saved_pusd"`
+	// Unpaid counts the breaks that never paid for themselves within the
+	// session.
+	Unpaid int `json:"unpaid"`
+}
+
+// Net is the breaks' savings less their cost.
+func (c CacheBreaks) Net() pricing.Money { return c.Saved - c.Cost }
+
+// A breakTracker finds a run's cache breaks call by call and, at the
+// end, weighs each against the savings of the calls after it.
+type breakTracker struct {
+	t      *transcript.Transcript
+	est    estimate.Estimator
+	counts window.Counter
+	calls  []int // each call's assistant message
+	// rates[j] is what one more prompt token would have cost call j.
+	rates  []pricing.Money
+	events []CacheBreak
+	// prevSent is the tokens the previous call sent (any model).
+	prevSent int
+}
+
+// lastRequest is the request a model group sent last, and when.
+type lastRequest struct {
+	req request
+	at  time.Time
+}
+
+// observe looks at call k: req is what it sent to group g, u its
+// simulated usage, price its price. It records a break when g's
+// previous request is still warm and req does not extend it.
+func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGroup, req request, u transcript.Usage, price pricing.Price, oneHour bool) {
+	r := price.RatesFor(u.Prompt())
+	rate := r.CacheRead
+	if u.CacheRead == 0 {
+		switch {
+		case g.sim == CacheAnthropic && oneHour:
+			rate = r.CacheWrite1h
+		case g.sim == CacheAnthropic:
+			rate = r.CacheWrite5m
+		default:
+			rate = r.Input
+		}
+	}
+	b.rates = append(b.rates, rate)
+	sent := s.Tokens[b.est.Name()]
+	removed := max(0, b.given(k, s)-sent)
+	b.prevSent = sent
+	last := g.last
+	g.last = &lastRequest{req: req, at: at}
+	if last == nil || g.sim == CacheNone || !warm(last.at, at, g.cache.ttl) {
+		return
+	}
+	n := 0
+	for n < len(last.req.ids) && n < len(req.ids) && last.req.ids[n] == req.ids[n] {
+		n++
+	}
+	if n == len(last.req.ids) {
+		return // the previous request is a prefix: nothing broke
+	}
+	old := make(map[string]bool, len(last.req.ids))
+	for _, id := range last.req.ids {
+		old[baseID(id)] = true
+	}
+	var rebilled int
+	for j := max(n, 1); j < len(req.ids); j++ {
+		if old[baseID(req.ids[j])] {
+			rebilled += req.cum[j+1] - req.cum[j]
+		}
+	}
+	read := int(u.CacheRead)
+	if g.sim == CacheAnthropic {
+		rebilled = min(rebilled, int(u.CacheWrite))
+	} else {
+		rebilled = min(rebilled, int(u.Input))
+	}
+	cf := split(g.sim, req.total, min(req.total, read+rebilled))
+	cf.Output = u.Output
+	if oneHour && g.sim == CacheAnthropic {
+		u.CacheWrite1h, cf.CacheWrite1h = u.CacheWrite, cf.CacheWrite
+	}
+	ev := CacheBreak{Step: k, Index: max(n-1, 0), Rebilled: int64(rebilled),
+		Cost: price.CallCost(u).Total() - price.CallCost(cf).Total(), Removed: int64(removed), readRate: r.CacheRead}
+	b.events = append(b.events, ev)
+}
+
+// given returns the tokens of the history the policy was given at call
+// k: what call k−1 sent, that call's assistant message, and the turn.
+func (b *breakTracker) given(k int, s *replay.Step) int {
+	if k == 0 {
+		return s.Tokens[b.est.Name()]
+	}
+	n := b.prevSent
+	if k-1 < len(b.calls) {
+		n += b.counts.Count(b.est, window.Original(b.t, b.calls[k-1]))
+	}
+	for _, id := range s.Appended {
+		if i, err := strconv.Atoi(strings.TrimPrefix(id, "m")); err == nil && i < len(b.t.Messages) {
+			n += b.counts.Count(b.est, window.Original(b.t, i))
+		}
+	}
+	return n
+}
+
+// warm reports whether a request made at then is still cached at now.
+func warm(then, now time.Time, ttl time.Duration) bool {
+	return then.IsZero() || now.IsZero() || !now.After(then.Add(ttl))
+}
+
+// baseID returns the item id of a request key ("m12@0x…" → "m12").
+func baseID(key string) string {
+	id, _, _ := strings.Cut(key, "@")
+	return id
+}
+
+// finish weighs each break against the calls from it to the end, and
+// returns the breaks and their totals.
+func (b *breakTracker) finish() ([]CacheBreak, CacheBreaks) {
+	// suffix[j] is what one token costs over calls j… (suffix[len] = 0).
+	suffix := make([]pricing.Money, len(b.rates)+1)
+	for j := len(b.rates) - 1; j >= 0; j-- {
+		suffix[j] = suffix[j+1] + b.rates[j]
+	}
+	var tot CacheBreaks
+	for i := range b.events {
+		ev := &b.events[i]
+		k, per := ev.Step, pricing.Money(ev.Removed)
+		ev.Saved = per * suffix[k]
+		// The first c with per × (suffix[k] − suffix[k+c]) ≥ Cost.
+		switch {
+		case ev.Saved >= ev.Cost:
+			ev.Paid = true
+			ev.BreakEven = sort.Search(len(b.rates)-k, func(c int) bool {
+				return per*(suffix[k]-suffix[k+c+1]) >= ev.Cost
+			}) + 1
+		case per > 0 && ev.readRate > 0:
+			step := per * ev.readRate
+			ev.BreakEven = int((ev.Cost + step - 1) / step)
+		}
+		tot.Breaks++
+		tot.Rebilled += ev.Rebilled
+		tot.Cost += ev.Cost
+		tot.Removed += ev.Removed
+		tot.Saved += ev.Saved
+		if !ev.Paid {
+			tot.Unpaid++
+		}
+	}
+	return b.events, tot
+}

@@ -1,0 +1,134 @@
+package cost
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// clearOnce is a test policy that sends the whole history but, from call
+// at on, message clear cut to one token ("abcd"), as a clearing policy
+// replaces an old tool result with a placeholder.
+type clearOnce struct{ at, clear int }
+
+func (*clearOnce) Name() string          { return "clear-once" }
+func (*clearOnce) Params() window.Values { return window.Values{} }
+func (p *clearOnce) Apply(_ context.Context, env *window.Env, _ *window.State, hist []window.Item) (window.Step, error) {
+	if env.Call < p.at {
+		return window.Step{History: hist}, nil
+	}
+	out := make([]window.Item, len(hist))
+	for i, it := range hist {
+		if it.Index() == p.clear {
+			m := transcript.Message{Role: it.Msg.Role, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "abcd"}}}
+			it = window.Item{ID: it.ID, Msg: &m, Truncated: true}
+		}
+		out[i] = it
+	}
+	return window.Step{History: out}, nil
+}
+
+// breakRun replays turns user messages of sizes[i] chars4 tokens (10
+// past the sizes given), each answered by "ok" (1 token) a minute
+// apart, under p, and prices the run at Claude Sonnet 4.5: input $3,
+// cache read $0.30, 5-minute cache write $3.75 per million tokens, no
+// constant (nothing recorded).
+func breakRun(t *testing.T, turns int, sizes []int, p window.Policy) *RunCost {
+	return breakRunGap(t, turns, sizes, time.Minute, p)
+}
+
+func breakRunGap(t *testing.T, turns int, sizes []int, gap time.Duration, p window.Policy) *RunCost {
+	t.Helper()
+	tr := &transcript.Transcript{ID: "breaks", File: "breaks.jsonl", Models: []string{"claude-sonnet-4-5"}}
+	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	for i := range turns {
+		n := 10
+		if i < len(sizes) {
+			n = sizes[i]
+		}
+		tr.Messages = append(tr.Messages,
+			transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: strings.Repeat("abcd", n)}}},
+			transcript.Message{Role: transcript.RoleAssistant, Model: "claude-sonnet-4-5", Time: start.Add(time.Duration(i) * gap),
+				Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "ok"}}})
+	}
+	e := estimate.MustNew("chars4", estimate.OverheadNone)
+	counts := estimate.NewCache()
+	run, err := replay.Replay(context.Background(), tr, p, replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := PriceRun(run, run, tr, Options{Prices: pricing.Default(), Estimator: e, Counts: counts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc
+}
+
+// Sonnet 4.5's rates in pico-dollars per token.
+const (
+	sonnetRead  = 300_000
+	sonnetWrite = 3_750_000
+)
+
+// TestCacheBreakLoses: a 2,000-token result cleared in front of 100,000
+// tokens, three calls before the end. The call writes the 100,002
+// tokens after it that the previous call sent (the cut copy, a1, u2)
+// again instead of reading them (a2 and u3 are new: written anyway); the 1,999 tokens it removed save a read on each of the three
+// calls left. It lost money, and would have needed 576 warm calls.
+func TestCacheBreakLoses(t *testing.T) {
+	rc := breakRun(t, 6, []int{1000, 2000, 100_000}, &clearOnce{at: 3, clear: 2})
+	cost := pricing.Money(100_002 * (sonnetWrite - sonnetRead))
+	saved := pricing.Money(1999 * sonnetRead * 3)
+	want := []CacheBreak{{Step: 3, Index: 2, Rebilled: 100_002, Cost: cost, Removed: 1999, Saved: saved,
+		BreakEven: 576 /* ⌈cost ÷ (1,999 × read)⌉ */, Paid: false}}
+	if diff := cmp.Diff(want, rc.Breaks, cmpopts.IgnoreUnexported(CacheBreak{})); diff != "" {
+		t.Errorf("breaks (-want +got):\n%s", diff)
+	}
+	tot := rc.BreakTotals
+	if tot.Breaks != 1 || tot.Unpaid != 1 || tot.Net() != saved-cost || tot.Net() >= 0 {
+		t.Errorf("totals %+v: want one unpaid break, net %v", tot, saved-cost)
+	}
+}
+
+// TestCacheBreakWins: a 20,000-token result cleared in front of 30,000
+// tokens with 22 calls left. The 30,002 tokens written again (the cut
+// copy, a1, u2) cost 30,002 × (write − read); the 19,999 tokens removed
+// save 19,999 reads a call, which covers it on the 18th call.
+func TestCacheBreakWins(t *testing.T) {
+	rc := breakRun(t, 25, []int{1000, 20_000, 30_000}, &clearOnce{at: 3, clear: 2})
+	cost := pricing.Money(30_002 * (sonnetWrite - sonnetRead))
+	want := []CacheBreak{{Step: 3, Index: 2, Rebilled: 30_002, Cost: cost, Removed: 19_999,
+		Saved: pricing.Money(19_999 * sonnetRead * 22), BreakEven: 18, Paid: true}}
+	if diff := cmp.Diff(want, rc.Breaks, cmpopts.IgnoreUnexported(CacheBreak{})); diff != "" {
+		t.Errorf("breaks (-want +got):\n%s", diff)
+	}
+	if tot := rc.BreakTotals; tot.Unpaid != 0 || tot.Net() <= 0 {
+		t.Errorf("totals %+v: want the break paid and a positive net", tot)
+	}
+}
+
+// TestCacheBreakNeedsWarmCache: a change after the cache expired, or to
+// a history only appended to, is no break.
+func TestCacheBreakNeedsWarmCache(t *testing.T) {
+	if rc := breakRun(t, 6, []int{1000, 2000, 100_000}, &clearOnce{at: 99, clear: 2}); len(rc.Breaks) != 0 {
+		t.Errorf("a history only appended to broke the cache: %+v", rc.Breaks)
+	}
+	// The same clearing with the calls 6 minutes apart: the 5-minute
+	// cache has expired, everything is written anyway.
+	if rc := breakRunGap(t, 6, []int{1000, 2000, 100_000}, 6*time.Minute, &clearOnce{at: 3, clear: 2}); len(rc.Breaks) != 0 {
+		t.Errorf("a change to an expired cache broke it: %+v", rc.Breaks)
+	}
+	if rc := breakRunGap(t, 6, []int{1000, 2000, 100_000}, 5*time.Minute, &clearOnce{at: 3, clear: 2}); len(rc.Breaks) != 1 {
+		t.Errorf("5 minutes apart, the cache is warm: want one break, got %+v", rc.Breaks)
+	}
+}
