@@ -33,11 +33,35 @@ const (
 	// InvConservation: every message appended is sent, evicted or
 	// truncated.
 	InvConservation = "conservation"
+	// InvHeadroom: a compaction or a clearing buys headroom — it leaves
+	// the history below its own trigger, and its trigger does not fire
+	// again at the next call. A policy that re-fires at every call
+	// (thrashing) breaks it, by design or not.
+	InvHeadroom = "headroom"
 )
 
 // Invariants lists the invariant names, in report order.
 func Invariants() []string {
-	return []string{InvCap, InvAnchors, InvOrder, InvToolPairing, InvSummary, InvShrinks, InvConservation}
+	return []string{InvCap, InvAnchors, InvOrder, InvToolPairing, InvSummary, InvShrinks, InvHeadroom, InvConservation}
+}
+
+// headroom checks a step's firing (nil: its trigger did not fire)
+// against its trigger and the previous step's firing, and returns the
+// violations.
+func headroom(step int, f, prev *window.Firing) []Violation {
+	if f == nil {
+		return nil
+	}
+	var out []Violation
+	if f.After >= f.Trigger {
+		out = append(out, Violation{Step: step, Invariant: InvHeadroom,
+			Detail: fmt.Sprintf("the %s left %d %s, still at or above its trigger of %d: it bought no headroom", f.What, f.After, f.Unit, f.Trigger)})
+	}
+	if prev != nil {
+		out = append(out, Violation{Step: step, Invariant: InvHeadroom,
+			Detail: fmt.Sprintf("the %s fired again at the next call (%d %s against its trigger of %d; %d after the previous one)", f.What, f.Before, f.Unit, f.Trigger, prev.After)})
+	}
+	return out
 }
 
 // checker checks one run's steps. Ids are interned: items by key (see

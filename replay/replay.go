@@ -91,10 +91,12 @@ type Step struct {
 	Evicted   []string             `json:"evicted"`
 	Truncated []string             `json:"truncated"`
 	Summary   *window.SummaryEvent `json:"summary,omitempty"`
-	Messages  int                  `json:"messages"`
-	Tokens    map[string]int       `json:"tokens"`
-	Recorded  *transcript.Usage    `json:"recorded,omitempty"`
-	Warnings  []string             `json:"warnings,omitempty"`
+	// Fired is the policy's trigger firing at this call (nil: none).
+	Fired    *window.Firing    `json:"fired,omitempty"`
+	Messages int               `json:"messages"`
+	Tokens   map[string]int    `json:"tokens"`
+	Recorded *transcript.Usage `json:"recorded,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
 	// Retention is the share of the artifacts seen so far that the context
 	// still holds (see retention.go).
 	Retention  float64       `json:"retention"`
@@ -163,7 +165,20 @@ type Summary struct {
 	// counts the calls of the others.
 	Warnings     []Warning `json:"warnings,omitempty"`
 	MoreWarnings int       `json:"more_warnings,omitempty"`
+	// Firings counts the calls at which the policy's trigger fired, and
+	// Fired lists the first maxFired of them.
+	Firings int       `json:"firings,omitempty"`
+	Fired   []FiredAt `json:"fired,omitempty"`
 }
+
+// A FiredAt is a call at which a policy's trigger fired.
+type FiredAt struct {
+	Step int `json:"step"`
+	window.Firing
+}
+
+// maxFired bounds the firings a summary lists.
+const maxFired = 100
 
 // A Warning is one text a policy warned with, at Calls calls from step
 // First.
@@ -212,6 +227,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		ctxIDs []string
 	)
 	var d delta
+	var prevFired *window.Firing // the previous step's
 	next := 0
 	sum := newSummaryBuilder(ests)
 	keep := !opt.SummaryOnly
@@ -311,6 +327,11 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if v := chk.check(&step, hist, edges, ests[0], cnt); v != nil {
 			step.Violations = v // else the empty list: the trace has [], not null
 		}
+		step.Fired = ps.Fired
+		if v := headroom(step.Step, ps.Fired, prevFired); v != nil {
+			step.Violations = append(step.Violations, v...)
+		}
+		prevFired = ps.Fired
 		// The engine's copy of the context, updated last: d.gone may be a
 		// slice of it.
 		for _, j := range d.replaced {
@@ -566,6 +587,12 @@ func (z *summaryBuilder) add(st *Step, tok []int) {
 	}
 	for _, w := range st.Warnings {
 		z.warn(st.Step, w)
+	}
+	if f := st.Fired; f != nil {
+		s.Firings++
+		if len(s.Fired) < maxFired {
+			s.Fired = append(s.Fired, FiredAt{Step: st.Step, Firing: *f})
+		}
 	}
 	for _, v := range st.Violations {
 		s.Violations[v.Invariant]++

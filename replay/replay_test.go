@@ -229,3 +229,36 @@ func TestWindowDefaultsToModel(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeSelfCheck: on the corpus sessions whose Claude Code
+// auto-compacted, the claude-code policy (as the version that recorded
+// each) compacts at the call Claude Code compacted before, having counted
+// what it recorded counting: exactly, on a session file (2.1.39); on an
+// Agent SDK stream-json log (2.0.21) 1,063 tokens less, because such a log
+// records each call's output as streamed when the event was written, not
+// its final count, which Claude Code added.
+func TestClaudeCodeSelfCheck(t *testing.T) {
+	want := map[string]CompactionCheck{
+		"8463c716-a2ea-4c14-9efa-87158ebd9f20": {Call: 71, PreTokens: 167_731, Trigger: "auto", Fired: 71, Counted: 167_731},
+		"61beb03b-602c-47f2-92cd-caefb485cf4b": {Call: 13, PreTokens: 156_732, Trigger: "auto", Fired: 13, Counted: 155_669},
+	}
+	got := map[string]CompactionCheck{}
+	for _, tr := range corpus(t) {
+		if len(tr.Compactions) == 0 {
+			continue
+		}
+		run, err := Replay(context.Background(), tr, must(t, "claude-code"), Options{SummaryOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := CheckCompaction(tr, run, "auto-compact"); ok {
+			got[tr.ID] = c
+			if !c.Agrees() {
+				t.Errorf("%s: claude-code compacted at call %d, Claude Code before call %d", tr.ID, c.Fired, c.Call)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("self-checks (-want +got):\n%s", diff)
+	}
+}

@@ -58,6 +58,7 @@ type PricedCall struct {
 //	 "truncated": ["m9"],                        content cut at this step
 //	 "summary": {"id": "s1", "covers": ["m1", …], "cached": false, "model": "…", "cost_usd": 0.001,
 //	             "error": "", "input_tokens": 0, "output_tokens": 0},
+//	 "fired": {"what": "auto-compact", "unit": "tokens", "trigger": 167000, "before": 167731, "after": 28565},
 //	 "messages": 31, "tokens": {"cl100k_base": 9120},
 //	 "recorded": {"input": 0, "cache_read": 0, "cache_write": 0, "output": 0},
 //	 "retention": 0.93, "violations": [{"step": 12, "invariant": "cap", "detail": "…"}],
@@ -66,7 +67,9 @@ type PricedCall struct {
 //
 // where m<i> is message i of the transcript (0-based) and s<k> the k-th
 // synthetic message (a summary). summary is absent when the step made
-// none, recorded when the call recorded no usage, cost_usd when the run is
+// none, fired when the policy's own trigger did not fire (what it
+// counted, in its own unit, before and after; the headroom invariant
+// reads it), recorded when the call recorded no usage, cost_usd when the run is
 // not priced (never zero for "not priced"); violations is [] on a clean
 // step. cache_break and the two fields after it are present when the call
 // broke the provider's cache (see [PricedCall]), absent when it did not or

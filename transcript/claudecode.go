@@ -28,6 +28,8 @@ type ccLine struct {
 		PreTokens int64  `json:"pre_tokens"`
 	} `json:"compact_metadata"`
 	Model        string          `json:"model"`
+	Version      string          `json:"version"`
+	VersionSDK   string          `json:"claude_code_version"`
 	Timestamp    string          `json:"timestamp"`
 	Usage        *anthropicUsage `json:"usage"`
 	TotalCostUSD float64         `json:"total_cost_usd"`
@@ -86,6 +88,9 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 		if main.t.ID == "" {
 			main.t.ID = l.SessionID + l.SessionIDSDK
 		}
+		if main.t.AgentVersion == "" {
+			main.t.AgentVersion = l.Version + l.VersionSDK
+		}
 		if l.Type == "user" || l.Type == "assistant" {
 			if !seenMessage {
 				seenMessage, sidechainFile = true, l.IsSidechain
@@ -100,6 +105,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 			if b = byKey[key]; b == nil {
 				b = newCCBuilder()
 				b.t.Subagent = key
+				b.t.AgentVersion = main.t.AgentVersion
 				byKey[key] = b
 				subs = append(subs, b)
 			}

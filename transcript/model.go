@@ -219,6 +219,10 @@ type Transcript struct {
 	// tool call's id, or agent-<id>); both are empty for a session's own.
 	Parent   string `json:"parent,omitempty"`
 	Subagent string `json:"subagent,omitempty"`
+	// AgentVersion is the version of the agent that recorded the
+	// transcript, where the format says (Claude Code's "version" and the
+	// Agent SDK's claude_code_version, first seen).
+	AgentVersion string `json:"agent_version,omitempty"`
 	// Models lists the models seen, in first-seen order.
 	Models      []string     `json:"models,omitempty"`
 	Messages    []Message    `json:"messages"`

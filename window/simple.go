@@ -43,7 +43,7 @@ func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []It
 	}
 	step := Step{History: hist}
 	cs := env.Transcript.Compactions
-	for rs.applied < len(cs) && cs[rs.applied].Index < env.Next {
+	for rs.applied < len(cs) && cs[rs.applied].Index <= env.Next {
 		c := cs[rs.applied]
 		rs.applied++
 		var kept, dropped []Item

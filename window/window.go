@@ -208,9 +208,25 @@ type Step struct {
 	Evicted, Truncated []string
 	// Summary is the summary made (or attempted) at this step, if any.
 	Summary *SummaryEvent
+	// Fired says that the policy's own trigger fired at this step — a
+	// compaction or a clearing ran — and what it counted (nil: it did
+	// not fire). The replay's headroom invariant reads it.
+	Fired *Firing
 	// Warnings are things a person should know (a configuration the
 	// source warns about, a summary skipped, a fallback taken).
 	Warnings []string
+}
+
+// A Firing is one firing of a policy's trigger: what ran, the threshold
+// it fired at, and the policy's own count of the history before and
+// after it, in the policy's own unit (its estimate of tokens, or
+// messages).
+type Firing struct {
+	What    string `json:"what"`
+	Unit    string `json:"unit"`
+	Trigger int    `json:"trigger"`
+	Before  int    `json:"before"`
+	After   int    `json:"after"`
 }
 
 // SummaryEvent describes a summarization at one step.

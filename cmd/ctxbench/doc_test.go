@@ -84,7 +84,8 @@ func shellWords(s string) ([]string, bool) {
 
 // TestDocExamples runs every "$ ctxbench …" example of the manual and of
 // README.md, in order, in a folder holding the files they name: a
-// session.jsonl, ~/.claude/projects/my-project/, a ctxbench.yaml. Each must
+// session.jsonl, compacted.jsonl (a session Claude Code compacted),
+// ~/.claude/projects/my-project/, a ctxbench.yaml. Each must
 // exit 0 or 1 (a verdict); where the document shows the output, the output
 // must be that. A leading VAR=value sets the environment, a leading
 // `echo "text" |` the standard input; the Anthropic API is a fake one.
@@ -97,9 +98,10 @@ func TestDocExamples(t *testing.T) {
 	home := filepath.Join(dir, "home")
 	project := filepath.Join(home, ".claude", "projects", "my-project")
 	for src, dst := range map[string]string{
-		corpus + "spotter/subagent.jsonl":   filepath.Join(dir, "session.jsonl"),
-		corpus + "spotter/tool_heavy.jsonl": filepath.Join(project, "tool_heavy.jsonl"),
-		corpus + "spotter/short.jsonl":      filepath.Join(project, "short.jsonl"),
+		corpus + "spotter/subagent.jsonl":                             filepath.Join(dir, "session.jsonl"),
+		corpus + "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl": filepath.Join(dir, "compacted.jsonl"),
+		corpus + "spotter/tool_heavy.jsonl":                           filepath.Join(project, "tool_heavy.jsonl"),
+		corpus + "spotter/short.jsonl":                                filepath.Join(project, "short.jsonl"),
 	} {
 		copyFile(t, src, dst)
 	}

@@ -739,3 +739,21 @@ func TestCheckFailures(t *testing.T) {
 		t.Errorf("unknown budget: exit %d, %s", code, stderr)
 	}
 }
+
+// TestReplaySelfCheck: on a session Claude Code compacted, replay says
+// whether claude-code compacted where Claude Code did, with both counts.
+func TestReplaySelfCheck(t *testing.T) {
+	stdout, stderr, code := ctxbench("", "replay", "--policy", "claude-code", "../../fixtures/corpus/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "self-check: Claude Code (2.1.39) compacted before call 71 (auto, 167,731 tokens); claude-code compacted at call 71, counting 167,731: agrees\n"
+	if !strings.Contains(stdout, want) {
+		t.Errorf("no self-check line %q in:\n%s", want, stdout)
+	}
+	// Modelled as another version, it disagrees, and says so.
+	stdout, _, _ = ctxbench("", "replay", "--policy", "claude-code:version=2.0.21", "../../fixtures/corpus/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	if !strings.Contains(stdout, ": differs\n") {
+		t.Errorf("2.0.21's threshold on a 2.1.39 session agrees:\n%s", stdout)
+	}
+}

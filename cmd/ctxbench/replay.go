@@ -99,6 +99,17 @@ type transcriptRuns struct {
 	File string       `json:"file"`
 	ID   string       `json:"id"`
 	Runs []labeledRun `json:"runs"`
+	// SelfChecks hold the claude-code runs to the compaction the
+	// transcript recorded.
+	SelfChecks []selfCheck `json:"self_checks,omitempty"`
+	agent      string
+}
+
+// selfCheck is a run's compaction check.
+type selfCheck struct {
+	Label string `json:"label"`
+	replay.CompactionCheck
+	Agrees bool `json:"agrees"`
 }
 
 type labeledRun struct {
@@ -180,7 +191,7 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 	for k, lp := range s.policies {
 		ps[k] = lp.Policy
 	}
-	tr := transcriptRuns{File: t.File, ID: t.ID}
+	tr := transcriptRuns{File: t.File, ID: t.ID, agent: t.AgentVersion}
 	var runs []*replay.Run
 	var costs []*cost.RunCost
 	if c.Trace != "" {
@@ -208,6 +219,11 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 			lr.priced, lr.cost = costs[k].Trace(), costs[k]
 		}
 		tr.Runs = append(tr.Runs, lr)
+		if lp.Policy.Name() == "claude-code" {
+			if c, ok := replay.CheckCompaction(t, runs[k], "auto-compact"); ok {
+				tr.SelfChecks = append(tr.SelfChecks, selfCheck{Label: lp.Label, CompactionCheck: c, Agrees: c.Agrees()})
+			}
+		}
 	}
 	return tr, nil
 }
@@ -287,6 +303,9 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
+	for _, c := range tr.SelfChecks {
+		fmt.Fprintln(w, selfCheckText(c, tr.agent))
+	}
 	for _, r := range tr.Runs {
 		if r.cost != nil && r.cost.BreakTotals.Breaks > 0 {
 			fmt.Fprintf(w, "cache: %s: %s\n", r.Label, reports.CacheBreakText(r.cost.BreakTotals, r.cost.Breaks))
@@ -294,6 +313,26 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	}
 	_, err := fmt.Fprintf(w, "tokens are %s counts of what each policy sends; retention is the mean share of the files, commands, URLs, errors and tool calls seen so far that the context still holds (a proxy)\n\n", primary)
 	return err
+}
+
+// selfCheckText says whether a claude-code run compacted where the
+// recorded Claude Code did.
+func selfCheckText(c selfCheck, agent string) string {
+	if agent == "" {
+		agent = "version not recorded"
+	}
+	s := fmt.Sprintf("self-check: Claude Code (%s) compacted before call %d (%s, %s tokens); %s ", agent, c.Call, c.Trigger, reports.Int(c.PreTokens), c.Label)
+	switch {
+	case c.Fired < 0:
+		return s + "never compacted: differs"
+	case c.Agrees:
+		s += fmt.Sprintf("compacted at call %d, counting %s: agrees", c.Fired, reports.Int(c.Counted))
+		if d := int64(c.Counted) - c.PreTokens; d != 0 {
+			s += fmt.Sprintf(" (count %+d)", d)
+		}
+		return s
+	}
+	return s + fmt.Sprintf("compacted at call %d, counting %s: differs", c.Fired, reports.Int(c.Counted))
 }
 
 func violationSummary(v map[string]int) string {

@@ -1,0 +1,523 @@
+package window
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Claude Code's own context management, as the published package runs it
+// before every API call (@anthropic-ai/claude-code cli.js; the versions
+// modelled are 2.1.39, which recorded the corpus's spotter sessions, and
+// 2.0.21, which recorded its Agent SDK logs). Each call, in this order:
+//
+// Microcompact (function pm in 2.1.39, gg in 2.0.21). The results of the
+// tools Read, Bash, Grep, Glob, WebSearch, WebFetch, Edit and Write not
+// yet cleared are weighed (length/4 rounded, 2,000 per image); all but
+// the newest 3 are cleared, oldest first, while the results not cleared
+// weigh more than 40,000 tokens — only when the last call's usage
+// (input + cache + output) is at or above the warning threshold (the
+// auto-compact threshold − 20,000) and the clearing saves at least
+// 20,000 tokens. A cleared result stays cleared. 2.1.39 saves the result
+// to a file and sends "<persisted-output>Tool result saved to: PATH\n\n
+// Use Read to view</persisted-output>" (the file's path is made up here),
+// and replaces the images of user messages already answered by
+// "[image]"; 2.0.21 sends "[Old tool result content cleared]".
+//
+// Auto-compact (Qs4/RFY/lg1 in 2.1.39, bXB/Yn6/Gn6 in 2.0.21). The
+// threshold is the effective window − 13,000, or, with
+// CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (autocompact_pct), that percentage of
+// the effective window when lower. The effective window is the context
+// window (200,000; 1,000,000 for a "[1m]" model) less the output
+// reserve: in 2.1.39 min(max output, 20,000), the max output being
+// CLAUDE_CODE_MAX_OUTPUT_TOKENS (default 32,000, at most 64,000) capped
+// by the model's (O21: 64,000 for Opus 4.5, Sonnet 4 and Haiku 4, 32,000
+// for other Opus 4, 8,192 for 3.5); in 2.0.21 the max output itself
+// (8,192 for 3.5 and Haiku models, else CLAUDE_CODE_MAX_OUTPUT_TOKENS,
+// default and at most 32,000). The count compared with it is, in 2.1.39
+// (vv), the last call's usage plus length/4 of the text, tool results
+// and images (2,000) of the messages since; in 2.0.21 (SI), the last
+// call's usage alone. At or above it, the whole conversation is
+// summarized (MW1) and the next request sends the summary alone, as a
+// user message: "This session is being continued from a previous
+// conversation that ran out of context. …", the summary, the transcript's
+// path, and the request to continue. A failed summary leaves the history
+// as it was.
+//
+// The last call's usage is what the transcript recorded for it while
+// the policy and the recorded agent had both sent the whole history so
+// far; after that (the policy cleared or compacted, or the recording
+// compacted), it is what the policy sent, counted with chars4 and scaled
+// by a line fitted on the calls where both were the same (the system
+// prompt and tools, and the tokenizer's ratio), plus the call's recorded
+// output.
+type claudeCodePolicy struct {
+	base
+	version                   string
+	window, maxOutput         int
+	pct                       float64
+	autoCompact, microcompact bool
+}
+
+// The Claude Code versions modelled, newest first.
+var claudeCodeVersions = []string{"2.1.39", "2.0.21"}
+
+func init() {
+	register(&Spec{
+		Name: "claude-code", Source: "@anthropic-ai/claude-code cli.js (2.1.39: pm, vv, lg1, Qs4, MW1, ox1; 2.0.21: gg, SI, Gn6, bXB)",
+		Models:  "@anthropic-ai/claude-code@2.1.39, @2.0.21",
+		Summary: "Claude Code's auto-compact at the effective window − 13,000 (the whole conversation summarized), and its microcompact of old tool results",
+		Params: []Param{
+			enumParam("version", "recorded", append([]string{"recorded"}, claudeCodeVersions...), "the Claude Code version modelled; recorded: the one that recorded the transcript, else the newest modelled"),
+			intParam("context_window", 200_000, 1, none, "the model's context window as Claude Code sets it (200,000; 1,000,000 for a [1m] model)"),
+			intParam("max_output_tokens", 32_000, 1, none, "CLAUDE_CODE_MAX_OUTPUT_TOKENS"),
+			floatParam("autocompact_pct", 0, 0, 100, false, "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (0: unset)"),
+			boolParam("auto_compact", true, "autoCompactEnabled (false: DISABLE_AUTO_COMPACT)"),
+			boolParam("microcompact", true, "clear old tool results (false: DISABLE_MICROCOMPACT)"),
+		},
+		Differs: []string{
+			"Claude Code cannot be run on a replayed history: the policy is held to table tests quoting the code (window/claudecode_test.go) and, on the corpus, to the calls at which the recorded sessions compacted",
+			"after the first clearing or compaction, the last call's usage is estimated (chars4 of what was sent, on a line fitted to the recorded usage), not billed",
+			"the files, todo list and plan Claude Code attaches after a compaction are not replayed (their content is not in the transcript); the summary prompt is summarize.Generic, not Claude Code's",
+			"session-memory compaction (behind feature flags) is not modelled",
+		},
+		build: func(v Values) Policy {
+			return &claudeCodePolicy{base: base{"claude-code", v}, version: v.String("version"), window: v.Int("context_window"),
+				maxOutput: v.Int("max_output_tokens"), pct: v.Float("autocompact_pct"), autoCompact: v.Bool("auto_compact"), microcompact: v.Bool("microcompact")}
+		},
+	})
+}
+
+const (
+	ccCleared        = "[Old tool result content cleared]"
+	ccPersistedOpen  = "<persisted-output>"
+	ccPersistedClose = "</persisted-output>"
+	ccSummaryHead    = "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n"
+	ccSummaryPath    = "\n\nIf you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: "
+	ccSummaryTail    = "\nPlease continue the conversation from where we left off without asking the user any further questions. Continue with the last task that you were asked to work on."
+	ccImageTokens    = 2000
+	ccKeepRecent     = 3      // MFY / In6
+	ccKeepTokens     = 40_000 // jFY / Jn6
+	ccMinSaved       = 20_000 // DFY / Wn6
+	ccWarningMargin  = 20_000 // kFY / Qn6
+	ccAutoMargin     = 13_000 // XSA / zj0
+	ccOutputReserve  = 20_000 // EFY (2.1.39)
+)
+
+// ccTools are the tools whose results microcompact clears (PFY / Fn6).
+var ccTools = map[string]bool{"Read": true, "Bash": true, "Grep": true, "Glob": true, "WebSearch": true, "WebFetch": true, "Edit": true, "Write": true}
+
+// ccState is one replay's state.
+type ccState struct {
+	version string
+	names   map[string]string // tool_use id → tool name, over the transcript
+	// pending are the ids of the tool uses microcompact may clear, in
+	// order, with their results' weight and the history position of the
+	// message holding each result (-1: no result yet); weight is their sum.
+	pending []ccPending
+	weight  int
+	// scanned is how many items of the history were looked at, and
+	// answered how many are answered user messages whose images are
+	// cleared.
+	scanned, answered int
+	// diverged says the policy cleared or compacted: it no longer sends
+	// the whole history.
+	diverged bool
+	// last is the last call that recorded usage, as the policy replayed it.
+	last *ccCall
+	fits map[string]*lineFit // by model
+}
+
+type ccPending struct {
+	id          string
+	tokens, pos int
+}
+
+// ccCall is a call as the policy replayed it: its assistant message,
+// what the policy sent (chars4), and whether that was what the recorded
+// agent sent.
+type ccCall struct {
+	msg, sentEst int
+	faithful     bool
+}
+
+func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
+	if cs, ok := st.data.(*ccState); ok {
+		return cs
+	}
+	cs := &ccState{version: p.version, names: map[string]string{}, fits: map[string]*lineFit{}}
+	if cs.version == "recorded" {
+		cs.version = claudeCodeVersions[0]
+		v := env.Transcript.AgentVersion
+		for _, m := range claudeCodeVersions {
+			if v == m {
+				cs.version = m
+			}
+		}
+		if v != cs.version {
+			if v == "" {
+				v = "no version"
+			}
+			warnf(step, "the transcript records %s: Claude Code is replayed as %s", v, cs.version)
+		}
+	}
+	for i := range env.Transcript.Messages {
+		for _, b := range env.Transcript.Messages[i].Blocks {
+			if b.Type == transcript.BlockToolUse {
+				cs.names[b.ID] = b.Name
+			}
+		}
+	}
+	st.data = cs
+	return cs
+}
+
+// thresholds returns the auto-compact threshold and microcompact's
+// warning threshold for model.
+func (p *claudeCodePolicy) thresholds(version, model string) (auto, warn int) {
+	window := p.window
+	if strings.Contains(model, "[1m]") {
+		window = 1_000_000
+	}
+	var effective int
+	if version == "2.0.21" {
+		out := min(p.maxOutput, 32_000)
+		if strings.Contains(model, "3-5") || strings.Contains(model, "haiku") {
+			out = 8192
+		}
+		effective = window - out
+	} else {
+		effective = window - min(min(min(p.maxOutput, 64_000), ccModelOutput(model)), ccOutputReserve)
+	}
+	auto = effective - ccAutoMargin
+	if p.pct > 0 {
+		auto = min(int(math.Floor(float64(effective)*p.pct/100)), auto)
+	}
+	base := effective
+	if p.autoCompact {
+		base = auto
+	}
+	return auto, base - ccWarningMargin
+}
+
+// ccModelOutput is Claude Code 2.1.39's output limit of a model (O21).
+func ccModelOutput(model string) int {
+	m := strings.ToLower(model)
+	switch {
+	case strings.Contains(m, "3-5"):
+		return 8192
+	case strings.Contains(m, "claude-3-opus"):
+		return 4096
+	case strings.Contains(m, "claude-3-sonnet"):
+		return 8192
+	case strings.Contains(m, "claude-3-haiku"):
+		return 4096
+	case strings.Contains(m, "opus-4-5"):
+		return 64_000
+	case strings.Contains(m, "opus-4"):
+		return 32_000
+	case strings.Contains(m, "sonnet-4"), strings.Contains(m, "haiku-4"):
+		return 64_000
+	}
+	return 32_000
+}
+
+func (p *claudeCodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	step := Step{History: hist}
+	cs := p.state(env, st, &step)
+	model := callModel(env)
+	auto, warn := p.thresholds(cs.version, model)
+	last := cs.usage(env)
+	if p.microcompact {
+		p.microcompactStep(env, cs, &step, last, warn)
+	}
+	count := last
+	if cs.version != "2.0.21" {
+		count += ccTokens(step.History[cs.after(env, step.History):])
+	}
+	if p.autoCompact && count >= auto && len(step.History) > 0 {
+		if err := p.compact(ctx, env, st, cs, &step, count, auto); err != nil {
+			return Step{}, err
+		}
+	}
+	cs.record(env, st, step.History)
+	return step, nil
+}
+
+// callModel returns the model of the call being prepared, or the
+// transcript's first.
+func callModel(env *Env) string {
+	if m := env.Transcript.Messages[env.Next].Model; m != "" && m != "<synthetic>" {
+		return m
+	}
+	if len(env.Transcript.Models) > 0 {
+		return env.Transcript.Models[0]
+	}
+	return ""
+}
+
+// usage returns Claude Code's "last call's usage" (PZ): input, cache and
+// output tokens of the newest call that recorded usage, as replayed.
+func (cs *ccState) usage(env *Env) int {
+	c := cs.last
+	if c == nil {
+		return 0
+	}
+	u := env.Transcript.Messages[c.msg].Usage
+	if c.faithful {
+		return int(u.Prompt() + u.Output)
+	}
+	return cs.fit(env.Transcript.Messages[c.msg].Model).at(c.sentEst) + int(u.Output)
+}
+
+// after returns the position in hist after the newest call's message
+// that usage counts (0: none).
+func (cs *ccState) after(env *Env, hist []Item) int {
+	if cs.last == nil {
+		return 0
+	}
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].Index() == cs.last.msg {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// record remembers what the call sent, and fits the line on it when the
+// policy and the recorded agent both sent the whole history.
+func (cs *ccState) record(env *Env, st *State, sent []Item) {
+	m := &env.Transcript.Messages[env.Next]
+	if m.Usage == nil || m.Model == "<synthetic>" {
+		return
+	}
+	c := &ccCall{msg: env.Next, sentEst: st.historyTokens(env, chars4Estimator(), sent), faithful: !cs.diverged}
+	for _, k := range env.Transcript.Compactions {
+		if k.Index <= env.Next {
+			c.faithful = false // the recorded agent sent its summary
+		}
+	}
+	if c.faithful && m.Usage.Prompt() > 0 {
+		cs.fit(m.Model).add(c.sentEst, int(m.Usage.Prompt()))
+	}
+	cs.last = c
+}
+
+func (cs *ccState) fit(model string) *lineFit {
+	f := cs.fits[model]
+	if f == nil {
+		f = &lineFit{}
+		cs.fits[model] = f
+	}
+	return f
+}
+
+// microcompactStep clears old tool results as microcompact does.
+func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, last, warn int) {
+	h := step.History
+	if cs.scanned > len(h) {
+		cs.scanned = 0 // the history was replaced
+	}
+	// The results and tool uses appended since the last call.
+	for pos := cs.scanned; pos < len(h); pos++ {
+		for _, b := range h[pos].Msg.Blocks {
+			switch {
+			case b.Type == transcript.BlockToolUse && ccTools[b.Name]:
+				cs.pending = append(cs.pending, ccPending{id: b.ID, pos: -1})
+			case b.Type == transcript.BlockToolResult:
+				for k := len(cs.pending) - 1; k >= 0; k-- {
+					if cs.pending[k].id == b.ID && cs.pending[k].pos < 0 {
+						cs.pending[k].tokens, cs.pending[k].pos = ccResultTokens(b), pos
+						cs.weight += cs.pending[k].tokens
+						break
+					}
+				}
+			}
+		}
+	}
+	cs.scanned = len(h)
+	var out []Item
+	if cs.version != "2.0.21" {
+		out = cs.clearImages(h, step)
+	}
+	// The oldest, all but the newest 3, while the rest weighs more than
+	// 40,000 tokens.
+	n, saved := 0, 0
+	for n < len(cs.pending)-ccKeepRecent && cs.weight-saved > ccKeepTokens {
+		saved += cs.pending[n].tokens
+		n++
+	}
+	if n > 0 && last >= warn && saved >= ccMinSaved {
+		if out == nil {
+			out = append([]Item(nil), h...)
+		}
+		var cut []string
+		for _, pd := range cs.pending[:n] {
+			if pd.pos < 0 {
+				continue
+			}
+			it := out[pd.pos]
+			c := *it.Msg
+			c.Blocks = append([]transcript.Block(nil), c.Blocks...)
+			for j, b := range c.Blocks {
+				if b.Type == transcript.BlockToolResult && b.ID == pd.id {
+					c.Blocks[j] = transcript.Block{Type: transcript.BlockToolResult, ID: b.ID, IsError: b.IsError, Text: ccPlaceholder(cs.version, env, b)}
+				}
+			}
+			if len(cut) == 0 || cut[len(cut)-1] != it.ID {
+				cut = append(cut, it.ID)
+			}
+			out[pd.pos] = Item{ID: it.ID, Msg: &c, Truncated: true, Summary: it.Summary, index: it.index}
+		}
+		cs.pending = cs.pending[n:]
+		cs.weight -= saved
+		cs.diverged = true
+		step.Truncated = append(step.Truncated, cut...)
+		step.Fired = &Firing{What: "microcompact", Unit: "tokens", Trigger: warn, Before: last, After: last - saved}
+	}
+	if out != nil {
+		step.History = out
+	}
+}
+
+// clearImages returns h with the images of the user messages answered
+// since the last call replaced by "[image]" (2.1.39), or nil when there
+// are none.
+func (cs *ccState) clearImages(h []Item, step *Step) []Item {
+	last := -1 // the newest assistant message
+	for i := len(h) - 1; i >= cs.answered; i-- {
+		if h[i].Msg.Role == transcript.RoleAssistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	var out []Item
+	for i := cs.answered; i < last; i++ {
+		it := h[i]
+		if it.Msg.Role != transcript.RoleUser || !has(it, transcript.BlockImage) {
+			continue
+		}
+		if out == nil {
+			out = append([]Item(nil), h...)
+		}
+		c := *it.Msg
+		c.Blocks = append([]transcript.Block(nil), c.Blocks...)
+		for j, b := range c.Blocks {
+			if b.Type == transcript.BlockImage {
+				c.Blocks[j] = transcript.Block{Type: transcript.BlockText, Text: "[image]"}
+			}
+		}
+		out[i] = Item{ID: it.ID, Msg: &c, Truncated: true, index: it.index}
+		step.Truncated = append(step.Truncated, it.ID)
+	}
+	cs.answered = last + 1
+	return out
+}
+
+// ccPlaceholder is what a cleared result sends: in 2.1.39 the note of
+// where it was saved, unless it holds more than text (then, as in
+// 2.0.21, that it was cleared).
+func ccPlaceholder(version string, env *Env, b transcript.Block) string {
+	if version == "2.0.21" || len(b.Raw) > 0 {
+		return ccCleared
+	}
+	return ccPersistedOpen + "Tool result saved to: /home/USER/.claude/projects/PROJECT/" + env.Transcript.ID + "/tool-results/" + b.ID + ".txt\n\nUse Read to view" + ccPersistedClose
+}
+
+// compact summarizes the whole history into one user message.
+func (p *claudeCodePolicy) compact(ctx context.Context, env *Env, st *State, cs *ccState, step *Step, count, auto int) error {
+	h := step.History
+	fired := &Firing{What: "auto-compact", Unit: "tokens", Trigger: auto, Before: count, After: count}
+	step.Fired = fired
+	text, ev, err := summarizeItems(ctx, env, h, "", summarize.Generic)
+	if err != nil {
+		return err
+	}
+	step.Summary = ev
+	if ev.Error != "" {
+		warnf(step, "auto-compact failed, history kept: %s", ev.Error)
+		return nil
+	}
+	msg := ccSummaryHead + text + ccSummaryPath + "/home/USER/.claude/projects/PROJECT/" + env.Transcript.ID + ".jsonl" + ccSummaryTail
+	s := st.newItem(transcript.RoleUser, msg, true)
+	ev.ID = s.ID
+	step.Evicted = append(step.Evicted, evictedFrom(h, nil)...)
+	step.History = []Item{s}
+	cs.pending, cs.weight, cs.scanned, cs.answered, cs.diverged = nil, 0, 1, 0, true
+	fired.After = cs.fit(callModel(env)).at(count4(env, s))
+	return nil
+}
+
+// count4 is chars4's count of one item.
+func count4(env *Env, it Item) int { return count(env, chars4Estimator(), it) }
+
+// ccTokens is Claude Code's estimate of messages (hOA): length/4,
+// rounded, of each text and tool result, 2,000 per image; tool calls and
+// thinking count nothing.
+func ccTokens(items []Item) int {
+	n := 0
+	for _, it := range items {
+		for _, b := range it.Msg.Blocks {
+			switch b.Type {
+			case transcript.BlockText:
+				n += ccRound4(b.Text)
+			case transcript.BlockImage:
+				n += ccImageTokens
+			case transcript.BlockToolResult:
+				n += ccResultTokens(b)
+			}
+		}
+	}
+	return n
+}
+
+// ccResultTokens weighs a tool result as Claude Code does (Bs4): its text
+// length/4, rounded, and 2,000 per image.
+func ccResultTokens(b transcript.Block) int {
+	return ccRound4(b.Text) + ccImageTokens*strings.Count(string(b.Raw), `"type":"image"`)
+}
+
+func ccRound4(s string) int { return int(math.Round(float64(transcript.UTF16Len(s)) / 4)) }
+
+// A lineFit fits y = a + b·x by least squares, for the usage of a call
+// from the estimate of what it sent.
+type lineFit struct {
+	n, sx, sy, sxx, sxy float64
+}
+
+func (f *lineFit) add(x, y int) {
+	fx, fy := float64(x), float64(y)
+	f.n++
+	f.sx += fx
+	f.sy += fy
+	f.sxx += fx * fx
+	f.sxy += fx * fy
+}
+
+// at returns the fitted y at x: with no point, x; with one (or all at
+// one x), x plus the offset seen.
+func (f *lineFit) at(x int) int {
+	if f.n == 0 {
+		return x
+	}
+	b := 1.0
+	if v := f.n*f.sxx - f.sx*f.sx; v > 0 {
+		if s := (f.n*f.sxy - f.sx*f.sy) / v; s > 0 {
+			b = s
+		}
+	}
+	a := (f.sy - b*f.sx) / f.n
+	return int(math.Round(a + b*float64(x)))
+}
+
+// Guarantees: clearing keeps every call with its result, and a
+// compaction sends the summary alone, as a user message.
+func (p *claudeCodePolicy) Guarantees() Guarantees {
+	return Guarantees{PairSafe: true, SummaryRole: transcript.RoleUser, SummaryFirst: true, Compacts: true}
+}

@@ -1,0 +1,192 @@
+package window
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Claude Code ships as a bundled cli.js (2.1.39, 2.0.21) that cannot run
+// on a replayed history: these tests hold the claude-code policy to the
+// code, quoted as it reads there (minified: the names are the bundler's).
+
+// TestClaudeCodeThresholds: 2.1.39
+//
+//	function a51(A){let q=Math.min(jSA(A),EFY);return yG(A,UP())-q}          // EFY=20000
+//	function lg1(A){let q=a51(A),K=q-XSA,Y=process.env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE;  // XSA=13000
+//	  if(Y){let z=parseFloat(Y);if(!isNaN(z)&&z>0&&z<=100){let w=Math.floor(q*(z/100));return Math.min(w,K)}}return K}
+//	function jSA(A){let q=O21(A),K=Nn1.validate(process.env.CLAUDE_CODE_MAX_OUTPUT_TOKENS);…return Math.min(K.effective,q)}
+//	w=Y-kFY  // kFY=20000: isAboveWarningThreshold
+//
+// 2.0.21
+//
+//	function sQ1(){let A=j3(),B=Cj0(A);return SO(A)-B}
+//	function Cj0(A){if(A.includes("3-5"))return 8192;if(A.includes("haiku"))return 8192;…return B.effective}
+//	function Gn6(){let A=sQ1(),B=A-zj0,…}   // zj0=13000
+func TestClaudeCodeThresholds(t *testing.T) {
+	for _, tc := range []struct {
+		version, model, params string
+		auto, warn             int
+	}{
+		{"2.1.39", "claude-opus-4-6", "", 167_000, 147_000},
+		{"2.1.39", "claude-sonnet-4-5-20250929", "", 167_000, 147_000},
+		{"2.1.39", "claude-3-5-haiku-20241022", "", 200_000 - 8192 - 13_000, 200_000 - 8192 - 33_000},
+		{"2.1.39", "claude-opus-4-6", "max_output_tokens=10000", 177_000, 157_000},
+		{"2.1.39", "claude-opus-4-6", "autocompact_pct=80", 144_000, 124_000}, // 80% of 180,000
+		{"2.1.39", "claude-opus-4-6", "autocompact_pct=95", 167_000, 147_000}, // clamped: 171,000 > 167,000
+		{"2.1.39", "claude-opus-4-6", "auto_compact=false", 167_000, 160_000}, // warning from the effective window
+		{"2.1.39", "claude-sonnet-4-5[1m]", "", 967_000, 947_000},
+		{"2.0.21", "claude-sonnet-4-5-20250929", "", 155_000, 135_000},
+		{"2.0.21", "claude-haiku-4-5", "", 200_000 - 8192 - 13_000, 200_000 - 8192 - 33_000},
+		{"2.0.21", "claude-opus-4-1", "max_output_tokens=64000", 155_000, 135_000}, // capped at 32,000
+	} {
+		spec := "claude-code:version=" + tc.version
+		if tc.params != "" {
+			spec += "," + tc.params
+		}
+		p := mustPolicy(t, spec).(*claudeCodePolicy)
+		auto, warn := p.thresholds(tc.version, tc.model)
+		if auto != tc.auto || warn != tc.warn {
+			t.Errorf("%s on %s: auto-compact at %d, warning at %d; want %d, %d", spec, tc.model, auto, warn, tc.auto, tc.warn)
+		}
+	}
+}
+
+// usageAt is an assistant message of model that recorded a prompt of n
+// tokens and no output.
+func usageAt(n int64) transcript.Message {
+	m := asst("ok")
+	m.Model = "claude-opus-4-6"
+	m.Usage = &transcript.Usage{CacheRead: n}
+	return m
+}
+
+// TestClaudeCodeTrigger: the count is the last call's usage plus
+// length/4 of what came since (vv), compared with the threshold with ≥
+// (qc: _=um()&&A>=K): a turn of 4,000 characters (1,000 tokens) after a
+// call that recorded 165,999 tokens counts 166,999 — below 167,000 —
+// and after one of 166,000 counts 167,000: it compacts. 2.0.21 counts
+// the usage alone (SI).
+func TestClaudeCodeTrigger(t *testing.T) {
+	turn := user(strings.Repeat("abcd", 1000))
+	for _, tc := range []struct {
+		spec  string
+		usage int64
+		fires bool
+	}{
+		{"claude-code:version=2.1.39", 165_999, false},
+		{"claude-code:version=2.1.39", 166_000, true},
+		{"claude-code:version=2.1.39,auto_compact=false", 200_000, false},
+		{"claude-code:version=2.0.21", 154_999, false},
+		{"claude-code:version=2.0.21", 155_000, true},
+	} {
+		tr := msgs(user("task"), usageAt(tc.usage), turn, usageAt(1000))
+		rec := &recorder{}
+		calls := drive(t, mustPolicy(t, tc.spec), tr, rec)
+		last := calls[1].step
+		if fired := last.Summary != nil; fired != tc.fires {
+			t.Errorf("%s after %d tokens: compacted %v, want %v", tc.spec, tc.usage, fired, tc.fires)
+			continue
+		}
+		if !tc.fires {
+			continue
+		}
+		want := int(tc.usage)
+		if strings.Contains(tc.spec, "2.1.39") {
+			want += 1000
+		}
+		if f := last.Fired; f == nil || f.What != "auto-compact" || f.Before != want {
+			t.Errorf("%s: fired %+v, want auto-compact counting %d", tc.spec, f, want)
+		}
+		// The whole conversation is summarized, and sent alone.
+		if len(rec.reqs) != 1 || len(rec.reqs[0].Messages) != 3 || len(last.History) != 1 {
+			t.Fatalf("%s: %d summary requests; history %v", tc.spec, len(rec.reqs), ids(last.History))
+		}
+		s := last.History[0].Msg
+		if s.Role != transcript.RoleUser || !strings.HasPrefix(s.Text(), ccSummaryHead+"summary 1 of 3 messages") || !strings.HasSuffix(s.Text(), ccSummaryTail) {
+			t.Errorf("%s: the summary message is %q", tc.spec, s.Text())
+		}
+	}
+	// A failed summary leaves the history as it was (MW1 throws; Qs4
+	// returns {wasCompacted:!1}).
+	tr := msgs(user("task"), usageAt(170_000), turn, usageAt(1000))
+	calls := drive(t, mustPolicy(t, "claude-code:version=2.1.39"), tr, &recorder{fail: true})
+	if got := calls[1].step; len(got.History) != 3 || got.Summary == nil || got.Summary.Error == "" || len(got.Warnings) != 1 {
+		t.Errorf("after a failed summary: history %v, warnings %v", ids(got.History), got.Warnings)
+	}
+}
+
+// readResult is a call of the Read tool and its result of n tokens
+// (4n characters).
+func readResult(id string, n int) (transcript.Message, transcript.Message) {
+	c := callNamed(id, "Read")
+	c.Model = "claude-opus-4-6"
+	return c, result(id, strings.Repeat("abcd", n))
+}
+
+// TestClaudeCodeMicrocompact: pm —
+//
+//	let $=w.slice(-MFY),O=…sum of the results' tokens…,_=0,J=new Set;            // MFY=3
+//	for(let G of w){if($.includes(G))continue;if(O-_>z)J.add(G),_+=H.get(G)||0}  // z=jFY=40000
+//	if(!Y){let G=PZ(A),…;if(!qc(G,f).isAboveWarningThreshold||_<DFY)J.clear(),_=0} // DFY=20000
+//
+// Results of 15,000 tokens each, six of them: 90,000 in all. The oldest
+// are cleared while what is left weighs more than 40,000: the oldest
+// three (45,000), the newest three never, though what is left weighs
+// 45,000; the last call recorded 150,000 tokens, above the warning
+// threshold (147,000). At 146,999 nothing is cleared; a tool not in the
+// list (Task) never is. 2.1.39 sends where it saved the result, 2.0.21
+// that it was cleared.
+func TestClaudeCodeMicrocompact(t *testing.T) {
+	build := func(last int64, tool string) *transcript.Transcript {
+		tr := msgs(user("task"))
+		for i := range 6 {
+			c, r := readResult(string(rune('a'+i)), 15_000)
+			c.Blocks[0].Name = tool
+			c.Usage = &transcript.Usage{CacheRead: 1000}
+			tr.Messages = append(tr.Messages, c, r)
+		}
+		tr.Messages = append(tr.Messages, usageAt(last), user("next"), usageAt(1000))
+		return tr
+	}
+	cleared := func(h []Item, placeholder func(string) bool) []string {
+		var out []string
+		for _, it := range h {
+			for _, b := range it.Msg.Blocks {
+				if b.Type == transcript.BlockToolResult && placeholder(b.Text) {
+					out = append(out, b.ID)
+				}
+			}
+		}
+		return out
+	}
+	saved := func(s string) bool {
+		return strings.HasPrefix(s, ccPersistedOpen+"Tool result saved to: ") && strings.HasSuffix(s, ".txt\n\nUse Read to view"+ccPersistedClose)
+	}
+	old := func(s string) bool { return s == ccCleared }
+	for _, tc := range []struct {
+		version     string
+		last        int64
+		tool        string
+		placeholder func(string) bool
+		want        []string
+	}{
+		{"2.1.39", 150_000, "Read", saved, []string{"a", "b", "c"}},
+		{"2.1.39", 146_999, "Read", saved, nil},
+		{"2.1.39", 150_000, "Task", saved, nil},
+		{"2.0.21", 135_000, "Bash", old, []string{"a", "b", "c"}},
+	} {
+		tr := build(tc.last, tc.tool)
+		calls := drive(t, mustPolicy(t, "claude-code:version="+tc.version), tr, &recorder{})
+		last := calls[len(calls)-1].step
+		if diff := cmp.Diff(tc.want, cleared(last.History, tc.placeholder)); diff != "" {
+			t.Errorf("%s, last call %d tokens, tool %s: cleared (-want +got):\n%s", tc.version, tc.last, tc.tool, diff)
+		}
+		if tc.want != nil && (last.Fired == nil || last.Fired.What != "microcompact" || last.Fired.After != int(tc.last)-45_000) {
+			t.Errorf("%s: fired %+v, want microcompact saving 45,000", tc.version, last.Fired)
+		}
+	}
+}
