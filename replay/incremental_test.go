@@ -299,6 +299,7 @@ func refViolations(tr *transcript.Transcript, p window.Policy, run *Run, e estim
 	cnt := newCounter(counts, tr)
 	var out []Violation
 	var prev []window.Item
+	var fired *window.Firing // the previous step's
 	next := 0
 	for k := range run.Steps {
 		st := run.Steps[k]
@@ -310,6 +311,17 @@ func refViolations(tr *transcript.Transcript, p window.Policy, run *Run, e estim
 			before = append(before, window.Original(tr, j))
 		}
 		out = append(out, ref.check(&st, before, e, cnt)...)
+		// Headroom: a firing that leaves the count at its trigger or
+		// above, and a firing right after another.
+		if f := st.Fired; f != nil {
+			if f.After >= f.Trigger {
+				out = append(out, Violation{Step: st.Step, Invariant: InvHeadroom, Detail: fmt.Sprintf("the %s left %d %s, still at or above its trigger of %d: it bought no headroom", f.What, f.After, f.Unit, f.Trigger)})
+			}
+			if fired != nil {
+				out = append(out, Violation{Step: st.Step, Invariant: InvHeadroom, Detail: fmt.Sprintf("the %s fired again at the next call (%d %s against its trigger of %d; %d after the previous one)", f.What, f.Before, f.Unit, f.Trigger, fired.After)})
+			}
+		}
+		fired = st.Fired
 		prev, next = st.sent, st.next+1
 	}
 	return out

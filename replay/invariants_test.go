@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -344,5 +345,56 @@ func TestOrphanLeaves(t *testing.T) {
 	}
 	if len(got[1]) != 1 || got[1][0].Step != 3 || got[1][0].Invariant != InvToolPairing {
 		t.Errorf("violations %v, want the orphan m2 at call 3 only", got[1])
+	}
+}
+
+// TestHeadroom: SummarizationMiddleware with a token trigger and a
+// message-count tail (langchain-summarization) re-compacts at every call
+// once the tail alone is over the trigger — 12 messages of 100 tokens
+// against 1,000 — and the headroom invariant fires at every
+// re-compaction; with a tail of 2 messages (200 tokens) the history falls
+// well below the trigger, the next compaction waits for calls of new
+// input, and headroom holds.
+func TestHeadroom(t *testing.T) {
+	tr := &transcript.Transcript{ID: "headroom", File: "headroom.jsonl"}
+	for i := range 40 {
+		role := transcript.RoleUser
+		if i%2 == 1 {
+			role = transcript.RoleAssistant
+		}
+		tr.Messages = append(tr.Messages, transcript.Message{Role: role,
+			Blocks: []transcript.Block{{Type: transcript.BlockText, Text: strings.Repeat("w", 400)}}})
+	}
+	opt := Options{Summarizer: &summarize.Mock{}}
+	for _, tc := range []struct {
+		keep     int
+		thrashes bool
+	}{{12, true}, {2, false}} {
+		p := must(t, fmt.Sprintf("langchain-summarization:trigger_tokens=1000,keep_messages=%d", tc.keep))
+		run, err := Replay(context.Background(), tr, p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired, flagged := 0, 0
+		for _, s := range run.Steps {
+			if s.Fired == nil {
+				continue
+			}
+			fired++
+			if slices.ContainsFunc(s.Violations, func(v Violation) bool { return v.Invariant == InvHeadroom }) {
+				flagged++
+			}
+		}
+		switch {
+		case fired < 3:
+			t.Errorf("keep %d: %d compactions in 20 calls", tc.keep, fired)
+		case tc.thrashes && flagged != fired:
+			t.Errorf("keep %d: headroom flagged %d of %d re-compactions", tc.keep, flagged, fired)
+		case !tc.thrashes && flagged != 0:
+			t.Errorf("keep %d: headroom flagged %d compactions that bought headroom", tc.keep, flagged)
+		}
+		if tc.thrashes && run.Summary.Violations[InvHeadroom] < fired {
+			t.Errorf("keep %d: the summary counts %d headroom violations for %d re-compactions", tc.keep, run.Summary.Violations[InvHeadroom], fired)
+		}
 	}
 }

@@ -46,6 +46,9 @@ var specs = []string{
 	"two-tier:basic_threshold=20000,ai_threshold=40000", "prune", "cross-turn", "cross-turn:resummarize_threshold=10",
 	"compress:max_tokens=40000", "gemini-cli:token_limit=60000", "opencode:context_limit=80000,max_output=8000",
 	"codex:context_window=60000", "opencode:context_limit=30000,max_output=4000,prune=true,prune_protect=4000,prune_minimum=2000", "langchain-trim:max_tokens=20000", "langchain-trim:max_tokens=20000,start_on=human",
+	"claude-code", "claude-code:context_window=80000", "claude-code:context_window=60000,version=2.0.21",
+	"langchain-summarization:trigger_tokens=20000", "langchain-summarization:trigger_tokens=8000,keep_tokens=2000",
+	"langchain-clear-tool-uses:trigger_tokens=10000", "langchain-clear-tool-uses:trigger_tokens=5000,keep_messages=1,clear_tool_inputs=true",
 }
 
 // TestEveryPolicyOverTheCorpus: the invariants each design guarantees hold

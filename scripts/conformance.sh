@@ -7,12 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LANGCHAIN_CORE_VERSION=1.4.0
+LANGCHAIN_VERSION=1.5.14
 GEMINI_CLI_CORE_VERSION=0.61.0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go run ./scripts/conformance/export > "$tmp/histories.json"
 (cd "$tmp" && npm install --silent --no-audit --no-fund --no-save \
-	"@langchain/core@$LANGCHAIN_CORE_VERSION" "@google/gemini-cli-core@$GEMINI_CLI_CORE_VERSION" >/dev/null)
+	"@langchain/core@$LANGCHAIN_CORE_VERSION" "langchain@$LANGCHAIN_VERSION" "@google/gemini-cli-core@$GEMINI_CLI_CORE_VERSION" >/dev/null)
 # The one line of gemini-cli-core changed for the replay: the inflation
 # check leaves out the environment context, as the replayed histories do.
 svc="$tmp/node_modules/@google/gemini-cli-core/dist/src/context/chatCompressionService.js"
@@ -22,7 +23,7 @@ sed -i "s|$line|const fullNewHistory = extraHistory; // ctxbench conformance: no
 echo "conformance: patched $svc: the inflation check leaves out the environment context" >&2
 out=window/testdata/conformance
 mkdir -p "$out"
-for peer in langchain gemini; do
+for peer in langchain langchainmw gemini; do
 	(cd "$tmp" && node "$OLDPWD/scripts/conformance/$peer.mjs" "$tmp/histories.json") > "$out/$peer.json.tmp"
 	mv "$out/$peer.json.tmp" "$out/$peer.json"
 	echo "wrote $out/$peer.json"

@@ -517,7 +517,9 @@ func (f *lineFit) at(x int) int {
 }
 
 // Guarantees: clearing keeps every call with its result, and a
-// compaction sends the summary alone, as a user message.
+// compaction sends the summary alone, as a user message. It promises no
+// shrinking: Claude Code's count holds the system prompt and tools, and
+// a small window can summarize a history shorter than its summary.
 func (p *claudeCodePolicy) Guarantees() Guarantees {
-	return Guarantees{PairSafe: true, SummaryRole: transcript.RoleUser, SummaryFirst: true, Compacts: true}
+	return Guarantees{PairSafe: true, SummaryRole: transcript.RoleUser, SummaryFirst: true}
 }

@@ -20,6 +20,7 @@
 // content, repr(tool_calls). repr is Python's, ported below.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { lcUnits } from "./lcview.mjs";
 
 const require = createRequire(process.cwd() + "/");
 const { trimMessages, SystemMessage, AIMessage, HumanMessage, ToolMessage } = require("@langchain/core/messages");
@@ -101,35 +102,8 @@ function cached(m) {
 }
 const counter = (msgs) => msgs.reduce((n, m) => n + cached(m), 0);
 
-// --- The LangChain view of a history.
-function units(h) {
-  const out = [];
-  h.messages.forEach((m, i) => {
-    let k = 0;
-    const id = () => `${i}.${k++}`;
-    const texts = (bs) => bs.filter((b) => b.type === "text").map((b) => b.text).join("\n");
-    const extra = m.name ? { name: m.name } : {};
-    if (m.role === "system") out.push({ msg: i, m: new SystemMessage({ content: texts(m.blocks), id: id(), ...extra }) });
-    else if (m.role === "assistant") {
-      const calls = m.blocks.filter((b) => b.type === "tool_use").map((b) => ({ name: b.name, args: b.input === undefined ? {} : b.input, id: b.id, type: "tool_call" }));
-      out.push({ msg: i, m: new AIMessage({ content: texts(m.blocks), tool_calls: calls, id: id(), ...extra }) });
-    } else {
-      let run = [];
-      const flush = () => {
-        if (run.length) out.push({ msg: i, m: new HumanMessage({ content: texts(run), id: id(), ...extra }) });
-        run = [];
-      };
-      for (const b of m.blocks) {
-        if (b.type === "tool_result") {
-          flush();
-          out.push({ msg: i, m: new ToolMessage({ content: b.text ?? "", tool_call_id: b.id, id: id() }) });
-        } else run.push(b);
-      }
-      flush();
-    }
-  });
-  return out;
-}
+// --- The LangChain view of a history: lcview.mjs.
+const units = (h) => lcUnits(h, { SystemMessage, AIMessage, HumanMessage, ToolMessage });
 
 // encode writes what trimMessages kept of msgs compactly: [system, from,
 // cut] says it kept the leading system message (1) or not (0), msgs[from:]

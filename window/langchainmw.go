@@ -1,0 +1,753 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// LangChain v1's context middleware, as langchain 1.5.14 (JS) runs it in
+// an agent (dist/agents/middleware/summarization.js and
+// contextEditing.js), on the LangChain view of the history that
+// langchain-trim trims (window/langchain.go): a transcript message is one
+// or more LangChain messages, its units.
+//
+// Both count with langchain's countTokensApproximately: ceil(chars / 4)
+// over the whole list, chars summing each message's content length
+// (UTF-16), an AIMessage's JSON.stringify(tool_calls) and a
+// ToolMessage's tool_call_id.
+//
+// A trigger is one condition (the JS takes a list of them, any of which
+// fires): tokens, messages (LangChain messages) and fraction (of the
+// model's max input tokens), those given all met; keep is one of
+// messages, tokens or fraction.
+//
+// SummarizationMiddleware (beforeModel, before every call; its result
+// replaces the agent's state): when the trigger is met, the conversation
+// but a kept tail (keep messages: the newest N, moved back to a cut that
+// separates no tool call from its results; keep tokens: the shortest tail
+// within the budget, by binary search, made safe the same way) is
+// summarized — a leading system message with it — and the state becomes
+// a HumanMessage "Here is a summary of the conversation to date:\n\n" +
+// the summary, then the tail. The summary model is given the newest
+// trimTokensToSummarize (4,000) tokens of what it summarizes. A failed
+// summary call becomes the summary text ("Error generating summary: …"),
+// as the JS does: the summary invariant shows it. With no trigger (the
+// default) it never fires.
+//
+// ContextEditingMiddleware with ClearToolUsesEdit (wrapModelCall, every
+// call; it edits the state's messages in place, so what it clears stays
+// cleared): tool results without their call are dropped; when the
+// trigger is met, every ToolMessage but the newest keep (messages: 3 by
+// default) is replaced by the placeholder ("[cleared]"), oldest first,
+// skipping those cleared before and the excluded tools', with the call's
+// arguments emptied ({}) when clear_tool_inputs; if that cleared fewer
+// than clear_at_least tokens, the kept ones are cleared too, newest
+// first, until it has.
+type lcSummaryPolicy struct {
+	base
+	trigger    lcCondition
+	keep       lcCondition
+	trimTokens int
+	prefix     string
+	maxInput   int
+	hasTrigger bool
+}
+
+type lcClearPolicy struct {
+	base
+	trigger      lcCondition
+	keep         lcCondition
+	clearAtLeast int
+	clearInputs  bool
+	exclude      map[string]bool
+	placeholder  string
+	maxInput     int
+}
+
+// An lcCondition is a LangChain context size: tokens, messages, fraction
+// (0: not given).
+type lcCondition struct {
+	tokens, messages int
+	fraction         float64
+}
+
+const (
+	lcSummaryPrefix     = "Here is a summary of the conversation to date:"
+	lcDefaultKeep       = 20
+	lcSafeRange         = 5 // SEARCH_RANGE_FOR_TOOL_PAIRS
+	lcClearedDefault    = "[cleared]"
+	lcEditKeepDefault   = 3
+	lcEditTriggerTokens = 100_000
+)
+
+func init() {
+	register(&Spec{
+		Name: "langchain-summarization", Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/summarization.ts (SummarizationMiddleware)",
+		Models:  "langchain@1.5.14",
+		Summary: "at the trigger (tokens, messages or a fraction of the window), summarize all but the newest messages into one human message; no trigger by default",
+		Params: []Param{
+			intParam("trigger_tokens", 0, 0, none, "trigger.tokens (0: not given)"),
+			intParam("trigger_messages", 0, 0, none, "trigger.messages: LangChain messages (0: not given)"),
+			floatParam("trigger_fraction", 0, 0, 1, false, "trigger.fraction of the model's max input tokens (0: not given)"),
+			intParam("keep_messages", lcDefaultKeep, 0, none, "keep.messages: the newest LangChain messages kept"),
+			intParam("keep_tokens", 0, 0, none, "keep.tokens, instead of keep_messages (0: not given)"),
+			floatParam("keep_fraction", 0, 0, 1, false, "keep.fraction of the model's max input tokens, instead of keep_messages (0: not given)"),
+			intParam("trim_tokens_to_summarize", 4000, 0, none, "trimTokensToSummarize: the newest tokens of the span the summary model is given"),
+			stringParam("summary_prefix", lcSummaryPrefix, "summaryPrefix"),
+			intParam("max_input_tokens", 0, 0, none, "the model profile's maxInputTokens, for fractions; 0: the transcript model's window"),
+		},
+		Differs: []string{
+			"one trigger condition (the JS also takes a list, any of which fires)",
+			"the summary model is given the newest whole messages within trim_tokens_to_summarize (the JS also keeps the newest lines of the next one); the prompt is summarize.Generic",
+		},
+		check: func(v Values) error {
+			if v.Int("keep_tokens") > 0 && v.Float("keep_fraction") > 0 {
+				return fmt.Errorf("keep_tokens and keep_fraction: give one (exactly one of fraction, tokens, or messages)")
+			}
+			return nil
+		},
+		build: func(v Values) Policy {
+			p := &lcSummaryPolicy{base: base{"langchain-summarization", v}, trigger: lcTrigger(v), keep: lcKeep(v, lcDefaultKeep),
+				trimTokens: v.Int("trim_tokens_to_summarize"), prefix: v.String("summary_prefix"), maxInput: v.Int("max_input_tokens")}
+			p.hasTrigger = p.trigger != lcCondition{}
+			return p
+		},
+	})
+	register(&Spec{
+		Name: "langchain-clear-tool-uses", Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/contextEditing.ts (ContextEditingMiddleware, ClearToolUsesEdit)",
+		Models:  "langchain@1.5.14",
+		Summary: "at the trigger, replace all but the newest tool results with a placeholder, as Anthropic's clear_tool_uses does, in the agent's state",
+		Params: []Param{
+			intParam("trigger_tokens", lcEditTriggerTokens, 0, none, "trigger.tokens (0: not given)"),
+			intParam("trigger_messages", 0, 0, none, "trigger.messages: LangChain messages (0: not given)"),
+			floatParam("trigger_fraction", 0, 0, 1, false, "trigger.fraction of the model's max input tokens (0: not given)"),
+			intParam("keep_messages", lcEditKeepDefault, 0, none, "keep.messages: the newest tool results kept"),
+			intParam("keep_tokens", 0, 0, none, "keep.tokens, instead of keep_messages (0: not given)"),
+			floatParam("keep_fraction", 0, 0, 1, false, "keep.fraction of the model's max input tokens, instead of keep_messages (0: not given)"),
+			intParam("clear_at_least", 0, 0, none, "clearAtLeast (deprecated in the JS): clear kept results too, newest first, until this many tokens are cleared"),
+			boolParam("clear_tool_inputs", false, "clearToolInputs: empty the arguments of the cleared results' calls"),
+			stringParam("exclude_tools", "", "excludeTools: tool names never cleared, separated by |"),
+			stringParam("placeholder", lcClearedDefault, "placeholder"),
+			intParam("max_input_tokens", 0, 0, none, "the model profile's maxInputTokens, for fractions; 0: the transcript model's window"),
+		},
+		Differs: []string{
+			"one trigger condition (the JS also takes a list, any of which fires)",
+		},
+		check: func(v Values) error {
+			if v.Int("keep_tokens") > 0 && v.Float("keep_fraction") > 0 {
+				return fmt.Errorf("keep_tokens and keep_fraction: give one (exactly one of fraction, tokens, or messages)")
+			}
+			if lcTrigger(v) == (lcCondition{}) {
+				return fmt.Errorf("give a trigger: trigger_tokens, trigger_messages or trigger_fraction")
+			}
+			return nil
+		},
+		build: func(v Values) Policy {
+			p := &lcClearPolicy{base: base{"langchain-clear-tool-uses", v}, trigger: lcTrigger(v), keep: lcKeep(v, lcEditKeepDefault),
+				clearAtLeast: v.Int("clear_at_least"), clearInputs: v.Bool("clear_tool_inputs"), exclude: map[string]bool{},
+				placeholder: v.String("placeholder"), maxInput: v.Int("max_input_tokens")}
+			for _, name := range strings.Split(v.String("exclude_tools"), "|") {
+				if name = strings.TrimSpace(name); name != "" {
+					p.exclude[name] = true
+				}
+			}
+			return p
+		},
+	})
+}
+
+func lcTrigger(v Values) lcCondition {
+	return lcCondition{tokens: v.Int("trigger_tokens"), messages: v.Int("trigger_messages"), fraction: v.Float("trigger_fraction")}
+}
+
+func lcKeep(v Values, def int) lcCondition {
+	switch {
+	case v.Int("keep_tokens") > 0:
+		return lcCondition{tokens: v.Int("keep_tokens")}
+	case v.Float("keep_fraction") > 0:
+		return lcCondition{fraction: v.Float("keep_fraction")}
+	}
+	return lcCondition{messages: v.Int("keep_messages")}
+}
+
+// met reports whether the condition holds of a list of n messages
+// counting tokens; maxInput is the model's (0: unknown: a fraction is
+// not met).
+func (c lcCondition) met(n, tokens, maxInput int) bool {
+	if c.messages > 0 && n < c.messages {
+		return false
+	}
+	if c.tokens > 0 && tokens < c.tokens {
+		return false
+	}
+	if c.fraction > 0 && (maxInput <= 0 || tokens < int(math.Floor(float64(maxInput)*c.fraction))) {
+		return false
+	}
+	return true
+}
+
+// firing returns the firing of condition c on a list of n messages
+// counting tokens: in messages when c counts messages alone, else in
+// tokens (a fraction as its threshold).
+func (c lcCondition) firing(what string, n, tokens, maxIn int) *Firing {
+	switch {
+	case c.tokens > 0:
+		return &Firing{What: what, Unit: "tokens", Trigger: c.tokens, Before: tokens, After: tokens}
+	case c.messages > 0 && c.fraction == 0:
+		return &Firing{What: what, Unit: "messages", Trigger: c.messages, Before: n, After: n}
+	}
+	return &Firing{What: what, Unit: "tokens", Trigger: int(math.Floor(float64(maxIn) * c.fraction)), Before: tokens, After: tokens}
+}
+
+// settleLC sets f's After from what is sent.
+func (f *Firing) settleLC(msgs []lcMsg) {
+	if f.Unit == "messages" {
+		f.After = len(msgs)
+	} else {
+		f.After = lcCount(msgs)
+	}
+}
+
+// An lcMsg is one LangChain message of the history: its item, its unit
+// of the item's view, and what countTokensApproximately counts of it.
+type lcMsg struct {
+	item  int
+	u     lcUnit
+	chars int
+	// ids are an AI message's tool call ids, or a tool message's one.
+	ids []string
+}
+
+// lcMessages returns the LangChain messages of hist, in order.
+func lcMessages(hist []Item) []lcMsg { return (*lcCache)(nil).messages(hist) }
+
+// An lcCache keeps each message's LangChain messages, which a policy
+// needs at every call (nil: none kept).
+type lcCache struct {
+	views map[*transcript.Message][]lcMsg
+}
+
+func (c *lcCache) messages(hist []Item) []lcMsg {
+	out := make([]lcMsg, 0, len(hist)+len(hist)/4)
+	for i, it := range hist {
+		v, ok := []lcMsg(nil), false
+		if c != nil {
+			v, ok = c.views[it.Msg]
+		}
+		if !ok {
+			for _, u := range lcView(it.Msg) {
+				v = append(v, lcMsgOf(0, it.Msg, u))
+			}
+			if c != nil {
+				if c.views == nil {
+					c.views = map[*transcript.Message][]lcMsg{}
+				}
+				c.views[it.Msg] = v
+			}
+		}
+		for _, m := range v {
+			m.item = i
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func lcMsgOf(i int, m *transcript.Message, u lcUnit) lcMsg {
+	x := lcMsg{item: i, u: u, chars: utf16Len(u.content)}
+	switch u.kind {
+	case 'a':
+		n := 0
+		for _, j := range u.blocks {
+			if b := m.Blocks[j]; b.Type == transcript.BlockToolUse {
+				// {"name":…,"args":…,"id":…,"type":"tool_call"}
+				x.chars += len(`{"name":`) + jsStringLen(b.Name) + len(`,"args":`) + jsJSONLen(b.Input) + len(`,"id":`) + jsStringLen(b.ID) + len(`,"type":"tool_call"}`)
+				x.ids = append(x.ids, b.ID)
+				n++
+			}
+		}
+		if n > 0 {
+			x.chars += 2 + n - 1 // the brackets and commas
+		}
+	case 't':
+		b := m.Blocks[u.blocks[0]]
+		x.chars += utf16Len(b.ID)
+		x.ids = []string{b.ID}
+	}
+	return x
+}
+
+// lcCount is countTokensApproximately of msgs.
+func lcCount(msgs []lcMsg) int {
+	n := 0
+	for _, m := range msgs {
+		n += m.chars
+	}
+	return (n + 3) / 4
+}
+
+func (m lcMsg) hasCalls() bool { return m.u.kind == 'a' && len(m.ids) > 0 }
+
+// maxInput returns the model's max input tokens for fractions.
+func lcMaxInput(env *Env, param int) int {
+	if param > 0 {
+		return param
+	}
+	return env.ModelWindow
+}
+
+func (p *lcSummaryPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	step := Step{History: hist}
+	if !p.hasTrigger {
+		if env.Call == 0 {
+			warnf(&step, "no trigger given: SummarizationMiddleware never summarizes (trigger_tokens, trigger_messages or trigger_fraction)")
+		}
+		return step, nil
+	}
+	cache, _ := st.data.(*lcCache)
+	if cache == nil {
+		cache = &lcCache{}
+		st.data = cache
+	}
+	msgs := cache.messages(hist)
+	total := lcCount(msgs)
+	maxIn := lcMaxInput(env, p.maxInput)
+	if !p.trigger.met(len(msgs), total, maxIn) {
+		return step, nil
+	}
+	sys := 0
+	if len(msgs) > 0 && msgs[0].u.kind == 's' {
+		sys = 1
+	}
+	conv := msgs[sys:]
+	cutoff := lcCutoff(conv, p.keep, maxIn)
+	if cutoff <= 0 {
+		return step, nil // nothing to summarize: the middleware returns
+	}
+	step.Fired = p.trigger.firing("summarization", len(msgs), total, maxIn)
+	span := msgs[:sys+cutoff]
+	items := lcItems(hist, p.trimForSummary(span))
+	text, ev, err := summarizeItems(ctx, env, items, "", summarize.Generic)
+	if err != nil {
+		return Step{}, err
+	}
+	ev.Covers = lcItemIDs(hist, span)
+	if ev.Error != "" {
+		// createSummary catches the error and returns it as the summary.
+		text = "Error generating summary: Error: " + ev.Error
+		warnf(&step, "the summary call failed: its error text is the summary, as SummarizationMiddleware does")
+	}
+	s := st.newItem(transcript.RoleUser, p.prefix+"\n\n"+text, true)
+	ev.ID = s.ID
+	step.Summary = ev
+	out := append([]Item{s}, lcTail(hist, conv[cutoff:], &step)...)
+	step.Evicted = evictedFrom(hist, out)
+	step.History = out
+	step.Fired.settleLC(lcMessages(out))
+	return step, nil
+}
+
+// lcCutoff is determineCutoffIndex: where the kept tail of conv starts.
+func lcCutoff(conv []lcMsg, keep lcCondition, maxIn int) int {
+	if keep.tokens > 0 || keep.fraction > 0 {
+		if c, ok := lcTokenCutoff(conv, keep, maxIn); ok {
+			return c
+		}
+		return lcSafeCutoff(conv, lcDefaultKeep)
+	}
+	return lcSafeCutoff(conv, keep.messages)
+}
+
+// lcTokenCutoff is findTokenBasedCutoff.
+func lcTokenCutoff(msgs []lcMsg, keep lcCondition, maxIn int) (int, bool) {
+	if len(msgs) == 0 {
+		return 0, true
+	}
+	target := keep.tokens
+	if keep.fraction > 0 {
+		if maxIn <= 0 {
+			return 0, false
+		}
+		target = int(math.Floor(float64(maxIn) * keep.fraction))
+	}
+	target = max(target, 1)
+	if lcCount(msgs) <= target {
+		return 0, true
+	}
+	left, right, cand := 0, len(msgs), len(msgs)
+	iters := int(math.Floor(math.Log2(float64(len(msgs))))) + 1
+	for range iters {
+		if left >= right {
+			break
+		}
+		mid := (left + right) / 2
+		if lcCount(msgs[mid:]) <= target {
+			cand, right = mid, mid
+		} else {
+			left = mid + 1
+		}
+	}
+	if cand == len(msgs) {
+		cand = left
+	}
+	if cand >= len(msgs) {
+		if len(msgs) == 1 {
+			return 0, true
+		}
+		cand = len(msgs) - 1
+	}
+	if safe := lcSafePoint(msgs, cand); safe <= cand {
+		return safe, true
+	}
+	for i := cand; i >= 0; i-- {
+		if lcIsSafe(msgs, i) {
+			return i, true
+		}
+	}
+	return 0, true
+}
+
+// lcSafeCutoff is findSafeCutoff.
+func lcSafeCutoff(msgs []lcMsg, keep int) int {
+	if len(msgs) <= keep {
+		return 0
+	}
+	target := len(msgs) - keep
+	if safe := lcSafePoint(msgs, target); safe <= target {
+		return safe
+	}
+	for i := target; i >= 0; i-- {
+		if lcIsSafe(msgs, i) {
+			return i
+		}
+	}
+	return 0
+}
+
+// lcSafePoint is findSafeCutoffPoint: a cut at a tool message moves
+// back to the AI message that called it, or past the tool messages.
+func lcSafePoint(msgs []lcMsg, cut int) int {
+	if cut >= len(msgs) || msgs[cut].u.kind != 't' {
+		return cut
+	}
+	ids := map[string]bool{}
+	idx := cut
+	for idx < len(msgs) && msgs[idx].u.kind == 't' {
+		ids[msgs[idx].ids[0]] = true
+		idx++
+	}
+	for i := cut - 1; i >= 0; i-- {
+		if msgs[i].hasCalls() {
+			for _, id := range msgs[i].ids {
+				if ids[id] {
+					return i
+				}
+			}
+		}
+	}
+	return idx
+}
+
+// lcIsSafe is isSafeCutoffPoint.
+func lcIsSafe(msgs []lcMsg, cut int) bool {
+	if cut >= len(msgs) {
+		return true
+	}
+	if msgs[cut].hasCalls() {
+		return false
+	}
+	for i := max(0, cut-lcSafeRange); i < min(len(msgs), cut+lcSafeRange); i++ {
+		if !msgs[i].hasCalls() {
+			continue
+		}
+		for j := i + 1; j < len(msgs); j++ {
+			if msgs[j].u.kind == 't' && slices.Contains(msgs[i].ids, msgs[j].ids[0]) && (i < cut) != (j < cut) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// trimForSummary keeps the newest whole messages of span within the trim
+// budget, and a leading system message (includeSystem), as the summary
+// model is given them.
+func (p *lcSummaryPolicy) trimForSummary(span []lcMsg) []lcMsg {
+	if p.trimTokens <= 0 {
+		return span
+	}
+	var sys []lcMsg
+	rest := span
+	if len(span) > 0 && span[0].u.kind == 's' {
+		sys, rest = span[:1], span[1:]
+	}
+	from := len(rest)
+	for from > 0 && lcCount(append(slices.Clone(sys), rest[from-1:]...)) <= p.trimTokens {
+		from--
+	}
+	if from == len(rest) && len(rest) > 0 {
+		from = len(rest) - 1 // the JS keeps part of it
+	}
+	return append(slices.Clone(sys), rest[from:]...)
+}
+
+// lcItems returns the items of hist holding msgs, each cut to the units
+// msgs holds of it.
+func lcItems(hist []Item, msgs []lcMsg) []Item {
+	var out []Item
+	for k := 0; k < len(msgs); {
+		i := msgs[k].item
+		var us []lcUnit
+		for ; k < len(msgs) && msgs[k].item == i; k++ {
+			us = append(us, msgs[k].u)
+		}
+		it := hist[i]
+		if len(us) < len(lcView(it.Msg)) {
+			it = Item{ID: it.ID, Msg: lcSlice(it.Msg, us, false, ""), Truncated: true, index: it.index}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// lcItemIDs returns the ids of the items msgs come from.
+func lcItemIDs(hist []Item, msgs []lcMsg) []string {
+	var out []string
+	for k, m := range msgs {
+		if k == 0 || msgs[k-1].item != m.item {
+			out = append(out, hist[m.item].ID)
+		}
+	}
+	return out
+}
+
+// lcTail returns the items of the kept tail, the first cut to the units
+// kept of it (noted in step).
+func lcTail(hist []Item, tail []lcMsg, step *Step) []Item {
+	out := lcItems(hist, tail)
+	if len(out) > 0 && out[0].Msg != hist[tail[0].item].Msg {
+		step.Truncated = append(step.Truncated, out[0].ID)
+	}
+	return out
+}
+
+// Guarantees: the summary is a user message, first. It promises no
+// shrinking: a kept tail over the trigger re-summarizes at every call
+// (the headroom and shrinks invariants show it).
+func (p *lcSummaryPolicy) Guarantees() Guarantees {
+	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
+}
+
+// lcClearState is what ContextEditingMiddleware leaves in the agent's
+// state: the tool results it cleared (by call id).
+type lcClearState struct {
+	cleared map[string]bool
+	lcCache
+}
+
+func (p *lcClearPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	step := Step{History: hist}
+	cs, _ := st.data.(*lcClearState)
+	if cs == nil {
+		cs = &lcClearState{cleared: map[string]bool{}}
+		st.data = cs
+	}
+	e := &lcEdit{hist: hist, out: hist, step: &step}
+	e.msgs = cs.messages(hist)
+	e.dropOrphans()
+	total := lcCount(e.msgs)
+	maxIn := lcMaxInput(env, p.maxInput)
+	if p.trigger.met(len(e.msgs), total, maxIn) {
+		n := len(cs.cleared)
+		p.clear(cs, e, total, maxIn)
+		if len(cs.cleared) > n {
+			// It cleared something: a firing (above the trigger with all
+			// cleared already, the edit runs and changes nothing).
+			step.Fired = p.trigger.firing("clearing", len(e.msgs), total, maxIn)
+			step.Fired.settleLC(e.msgs)
+		}
+	}
+	if len(step.Truncated) > 0 || len(e.out) != len(hist) {
+		step.Evicted = evictedFrom(hist, e.out)
+		step.History = e.out
+	}
+	return step, nil
+}
+
+// An lcEdit is the history being edited: out, a copy of hist once edited,
+// and its LangChain messages.
+type lcEdit struct {
+	hist, out []Item
+	msgs      []lcMsg
+	copied    bool
+	step      *Step
+}
+
+// set replaces item i with a copy holding m.
+func (e *lcEdit) set(i int, m *transcript.Message) {
+	if !e.copied {
+		e.out, e.copied = slices.Clone(e.out), true
+	}
+	it := e.out[i]
+	e.out[i] = Item{ID: it.ID, Msg: m, Truncated: true, Summary: it.Summary, index: it.index}
+	if !slices.Contains(e.step.Truncated, it.ID) {
+		e.step.Truncated = append(e.step.Truncated, it.ID)
+	}
+}
+
+// dropOrphans drops the tool messages whose call no earlier AI message
+// holds, as apply does before anything else.
+func (e *lcEdit) dropOrphans() {
+	calls := map[string]bool{}
+	drop := map[int][]int{} // item → its blocks dropped
+	var order []int
+	for _, m := range e.msgs {
+		switch {
+		case m.u.kind == 'a':
+			for _, id := range m.ids {
+				calls[id] = true
+			}
+		case m.u.kind == 't' && !calls[m.ids[0]]:
+			if _, ok := drop[m.item]; !ok {
+				order = append(order, m.item)
+			}
+			drop[m.item] = append(drop[m.item], m.u.blocks...)
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	for _, i := range order {
+		c := *e.out[i].Msg
+		c.Blocks = nil
+		for j, b := range e.out[i].Msg.Blocks {
+			if !slices.Contains(drop[i], j) {
+				c.Blocks = append(c.Blocks, b)
+			}
+		}
+		e.set(i, &c)
+	}
+	var kept []Item
+	for _, it := range e.out {
+		if len(it.Msg.Blocks) > 0 {
+			kept = append(kept, it)
+		}
+	}
+	e.out = kept
+	e.msgs = lcMessages(e.out)
+}
+
+// clear clears the tool messages as ClearToolUsesEdit.apply does.
+func (p *lcClearPolicy) clear(cs *lcClearState, e *lcEdit, total, maxIn int) {
+	var cands []int
+	for k, m := range e.msgs {
+		if m.u.kind == 't' {
+			cands = append(cands, k)
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	keep := p.keepCount(e.msgs, cands, maxIn)
+	toClear := cands
+	switch {
+	case keep >= len(cands):
+		toClear = nil
+	case keep > 0:
+		toClear = cands[:len(cands)-keep]
+	}
+	cleared := 0
+	clearOne := func(k int) {
+		m := e.msgs[k]
+		id := m.ids[0]
+		if cs.cleared[id] {
+			return
+		}
+		ai := -1
+		for j := k - 1; j >= 0; j-- {
+			if e.msgs[j].u.kind == 'a' && slices.Contains(e.msgs[j].ids, id) {
+				ai = j
+				break
+			}
+		}
+		if ai < 0 || p.exclude[lcToolName(e.out[e.msgs[ai].item].Msg, id)] {
+			return
+		}
+		cs.cleared[id] = true
+		c := *e.out[m.item].Msg
+		c.Blocks = slices.Clone(c.Blocks)
+		c.Blocks[m.u.blocks[0]].Text, c.Blocks[m.u.blocks[0]].Raw = p.placeholder, nil
+		e.set(m.item, &c)
+		v := lcView(&c)
+		e.msgs[k] = lcMsgOf(m.item, &c, v[slices.IndexFunc(v, func(u lcUnit) bool { return u.kind == 't' && u.blocks[0] == m.u.blocks[0] })])
+		if p.clearInputs {
+			a := e.msgs[ai]
+			ac := *e.out[a.item].Msg
+			ac.Blocks = slices.Clone(ac.Blocks)
+			for j := range ac.Blocks {
+				if ac.Blocks[j].Type == transcript.BlockToolUse && ac.Blocks[j].ID == id {
+					ac.Blocks[j].Input = []byte("{}")
+				}
+			}
+			e.set(a.item, &ac)
+			e.msgs[ai] = lcMsgOf(a.item, &ac, lcView(&ac)[0])
+		}
+		cleared = max(0, total-lcCount(e.msgs))
+	}
+	for _, k := range toClear {
+		clearOne(k)
+	}
+	if p.clearAtLeast > 0 && cleared < p.clearAtLeast && keep > 0 && keep < len(cands) {
+		rest := cands[len(cands)-keep:]
+		for i := len(rest) - 1; i >= 0 && cleared < p.clearAtLeast; i-- {
+			clearOne(rest[i])
+		}
+	}
+}
+
+// keepCount is determineKeepCount.
+func (p *lcClearPolicy) keepCount(msgs []lcMsg, cands []int, maxIn int) int {
+	target := 0
+	switch {
+	case p.keep.tokens > 0:
+		target = p.keep.tokens
+	case p.keep.fraction > 0:
+		if maxIn <= 0 {
+			return lcEditKeepDefault
+		}
+		if target = int(math.Floor(float64(maxIn) * p.keep.fraction)); target <= 0 {
+			return lcEditKeepDefault
+		}
+	default:
+		return p.keep.messages
+	}
+	n, kept := 0, 0
+	for i := len(cands) - 1; i >= 0; i-- {
+		t := lcCount(msgs[cands[i] : cands[i]+1])
+		if n+t > target {
+			break
+		}
+		n += t
+		kept++
+	}
+	return kept
+}
+
+// lcToolName is the name of the tool call id in m.
+func lcToolName(m *transcript.Message, id string) string {
+	for _, b := range m.Blocks {
+		if b.Type == transcript.BlockToolUse && b.ID == id {
+			return b.Name
+		}
+	}
+	return ""
+}
+
+// Guarantees: clearing keeps every call with its result.
+func (p *lcClearPolicy) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
