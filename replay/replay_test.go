@@ -49,6 +49,7 @@ var specs = []string{
 	"claude-code", "claude-code:context_window=80000", "claude-code:context_window=60000,version=2.0.21",
 	"langchain-summarization:trigger_tokens=20000", "langchain-summarization:trigger_tokens=8000,keep_tokens=2000",
 	"langchain-clear-tool-uses:trigger_tokens=10000", "langchain-clear-tool-uses:trigger_tokens=5000,keep_messages=1,clear_tool_inputs=true",
+	"anthropic-clear-tool-uses:trigger=30000", "anthropic-clear-thinking:keep=0+anthropic-clear-tool-uses:trigger=20000,keep=1,clear_tool_inputs=true",
 }
 
 // TestEveryPolicyOverTheCorpus: the invariants each design guarantees hold

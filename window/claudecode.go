@@ -506,14 +506,20 @@ func (f *lineFit) at(x int) int {
 	if f.n == 0 {
 		return x
 	}
-	b := 1.0
-	if v := f.n*f.sxx - f.sx*f.sx; v > 0 {
-		if s := (f.n*f.sxy - f.sx*f.sy) / v; s > 0 {
-			b = s
-		}
-	}
+	b := f.slope()
 	a := (f.sy - b*f.sx) / f.n
 	return int(math.Round(a + b*float64(x)))
+}
+
+// slope is the line's slope: 1 with fewer than two distinct x, or when
+// the fit is not positive.
+func (f *lineFit) slope() float64 {
+	if v := f.n*f.sxx - f.sx*f.sx; f.n > 1 && v > 0 {
+		if s := (f.n*f.sxy - f.sx*f.sy) / v; s > 0 {
+			return s
+		}
+	}
+	return 1
 }
 
 // Guarantees: clearing keeps every call with its result, and a

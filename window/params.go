@@ -172,7 +172,7 @@ func register(s *Spec) { registry = append(registry, s) }
 
 // order is the order policies are listed in: the baselines, the seeds,
 // the public agents.
-var order = []string{"none", "recorded", "aidf", "two-tier", "prune", "cross-turn", "compress", "gemini-cli", "opencode", "codex", "claude-code", "langchain-trim", "langchain-summarization", "langchain-clear-tool-uses"}
+var order = []string{"none", "recorded", "aidf", "two-tier", "prune", "cross-turn", "compress", "gemini-cli", "opencode", "codex", "claude-code", "langchain-trim", "langchain-summarization", "langchain-clear-tool-uses", "anthropic-clear-tool-uses", "anthropic-clear-thinking"}
 
 // Specs returns every registered policy: the baselines, the seed systems,
 // then the public agents.
@@ -223,8 +223,12 @@ func (e *ParamError) Unwrap() error { return e.Err }
 
 // New builds the policy named name with the given parameters (the others
 // take their defaults). An unknown parameter or an invalid value is an
-// error that says what is valid.
+// error that says what is valid. A name of policies joined by "+" builds
+// a chain of them (see [Parse]), its parameters named "policy.param".
 func New(name string, params map[string]string) (Policy, error) {
+	if strings.Contains(name, "+") {
+		return newChain(strings.Split(name, "+"), params)
+	}
 	s, err := Lookup(name)
 	if err != nil {
 		return nil, err
@@ -265,8 +269,15 @@ func New(name string, params map[string]string) (Policy, error) {
 
 // Format renders p as the SPEC that builds it, the inverse of [Parse]:
 // its name and the parameters that differ from the defaults, in the
-// registry's order.
+// registry's order; a chain's parts joined by "+".
 func Format(p Policy) string {
+	if c, ok := p.(*chainPolicy); ok {
+		parts := make([]string, len(c.parts))
+		for i, q := range c.parts {
+			parts[i] = Format(q)
+		}
+		return strings.Join(parts, "+")
+	}
 	s, err := Lookup(p.Name())
 	if err != nil {
 		return p.Name()
@@ -283,9 +294,18 @@ func Format(p Policy) string {
 	return p.Name() + ":" + strings.Join(kv, ",")
 }
 
-// Changed returns the parameters of p that differ from its defaults.
+// Changed returns the parameters of p that differ from its defaults (a
+// chain's named "policy.param").
 func Changed(p Policy) map[string]string {
 	out := map[string]string{}
+	if c, ok := p.(*chainPolicy); ok {
+		for _, q := range c.parts {
+			for k, v := range Changed(q) {
+				out[q.Name()+"."+k] = v
+			}
+		}
+		return out
+	}
 	if s, err := Lookup(p.Name()); err == nil {
 		for _, pa := range s.Params {
 			if v := p.Params()[pa.Name]; v != pa.Default {
@@ -316,8 +336,26 @@ func ParseLabeled(specs []string) ([]Labeled, error) {
 	return out, nil
 }
 
-// Parse builds a policy from a SPEC: NAME or NAME:key=value,key=value.
+// Parse builds a policy from a SPEC: NAME or NAME:key=value,key=value;
+// or SPECs joined by "+", a chain that applies them in order at each
+// call (anthropic-clear-thinking+anthropic-clear-tool-uses:keep=5, as
+// the API applies its edits).
 func Parse(spec string) (Policy, error) {
+	if strings.Contains(spec, "+") {
+		var names []string
+		params := map[string]string{}
+		for _, part := range strings.Split(spec, "+") {
+			p, err := Parse(part)
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, p.Name())
+			for k, v := range Changed(p) {
+				params[p.Name()+"."+k] = v
+			}
+		}
+		return newChain(names, params)
+	}
 	name, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	params := map[string]string{}
 	if rest != "" {

@@ -1,0 +1,393 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// Anthropic's context editing (Messages API, beta
+// context-management-2025-06-27; docs.claude.com/en/docs/build-with-claude/
+// context-editing, as of 2026-02): edits the API applies to each request
+// before the model sees it. The client keeps and sends its full history;
+// the edits are made anew at every request, so what a request sends is
+// a function of the client's history alone (the edits of earlier requests
+// are not in it).
+//
+// clear_tool_uses_20250919 (anthropic-clear-tool-uses): when the request
+// is at or over the trigger (input tokens, 100,000 by default; or a
+// number of tool uses), the oldest tool results are replaced by a
+// placeholder, all but the newest keep (3) tool uses, never those of the
+// excluded tools; clear_tool_inputs clears the calls' inputs too (all, or
+// the listed tools'). When that clears fewer than clear_at_least input
+// tokens, nothing is cleared. Clearing changes the prompt where the
+// oldest result it clears sits: as new tool uses push older ones out of
+// the kept ones, each request clears one more, and the cache breaks
+// there (the docs: clearing "invalidates cached prompt prefixes").
+//
+// clear_thinking_20251015 (anthropic-clear-thinking): the thinking blocks
+// of all but the newest keep (1) assistant turns are removed; keep=all
+// removes none. A turn is the assistant messages after a user message
+// that is not a tool result.
+//
+// The request's input tokens are the transcript's recorded prompt where
+// the recording sent the same history (no compaction of its own before);
+// elsewhere chars4 of the history on a line fitted to those calls (the
+// system prompt and tools, and the tokenizer's ratio).
+type anthropicClearTools struct {
+	base
+	trigger, triggerUses, keep, clearAtLeast int
+	exclude                                  map[string]bool
+	inputs                                   string // "false", "true" or tool names
+	inputTools                               map[string]bool
+	placeholder                              string
+}
+
+type anthropicClearThinking struct {
+	base
+	keep int // -1: all
+}
+
+func (*anthropicClearTools) serverSide()    {}
+func (*anthropicClearThinking) serverSide() {}
+
+const anthropicPlaceholder = "[cleared]"
+
+func init() {
+	register(&Spec{
+		Name: "anthropic-clear-tool-uses", Source: "Anthropic Messages API context editing, clear_tool_uses_20250919 (docs.claude.com build-with-claude/context-editing)",
+		Models:  "clear_tool_uses_20250919",
+		Summary: "the API's edit: at the trigger, replace all but the newest tool results with a placeholder, at every request",
+		Params: []Param{
+			intParam("trigger", 100_000, 0, none, "trigger: input tokens of the request (0: use trigger_tool_uses)"),
+			intParam("trigger_tool_uses", 0, 0, none, "trigger of type tool_uses: the number of tool uses, instead of input tokens (0: input tokens)"),
+			intParam("keep", 3, 0, none, "keep: the newest tool uses kept"),
+			intParam("clear_at_least", 0, 0, none, "clear_at_least: input tokens; clearing fewer, the edit clears nothing"),
+			stringParam("exclude_tools", "", "exclude_tools: tool names never cleared, separated by |"),
+			stringParam("clear_tool_inputs", "false", "clear_tool_inputs: true, false, or tool names separated by |"),
+			stringParam("placeholder", anthropicPlaceholder, "the text a cleared result is replaced by"),
+		},
+		Differs: []string{
+			"the API does not document the placeholder text it sends: the policy sends [cleared] (placeholder=…), a few tokens either way",
+			"a cleared call's input is sent as {}; the API's form of a cleared input is not documented",
+			"the request's input tokens are recorded or fitted (see go doc), not counted by Anthropic's tokenizer",
+		},
+		check: func(v Values) error {
+			if v.Int("trigger") == 0 && v.Int("trigger_tool_uses") == 0 {
+				return fmt.Errorf("trigger=0 needs trigger_tool_uses")
+			}
+			return nil
+		},
+		build: func(v Values) Policy {
+			p := &anthropicClearTools{base: base{"anthropic-clear-tool-uses", v}, trigger: v.Int("trigger"), triggerUses: v.Int("trigger_tool_uses"),
+				keep: v.Int("keep"), clearAtLeast: v.Int("clear_at_least"), exclude: nameSet(v.String("exclude_tools")),
+				inputs: v.String("clear_tool_inputs"), placeholder: v.String("placeholder")}
+			if p.inputs != "true" && p.inputs != "false" {
+				p.inputTools = nameSet(p.inputs)
+			}
+			if p.triggerUses > 0 {
+				p.trigger = 0 // a trigger has one type
+			}
+			return p
+		},
+	})
+	register(&Spec{
+		Name: "anthropic-clear-thinking", Source: "Anthropic Messages API context editing, clear_thinking_20251015 (docs.claude.com build-with-claude/context-editing)",
+		Models:  "clear_thinking_20251015",
+		Summary: "the API's edit: remove the thinking of all but the newest assistant turns, at every request",
+		Params: []Param{
+			stringParam("keep", "1", "keep: the newest assistant turns whose thinking is sent, or all"),
+		},
+		check: func(v Values) error {
+			if k := v.String("keep"); k != "all" {
+				if n, err := strconv.Atoi(k); err != nil || n < 0 {
+					return fmt.Errorf("keep=%s: want a number of turns (0 or more) or all", k)
+				}
+			}
+			return nil
+		},
+		build: func(v Values) Policy {
+			keep := -1
+			if k := v.String("keep"); k != "all" {
+				keep, _ = strconv.Atoi(k)
+			}
+			return &anthropicClearThinking{base: base{"anthropic-clear-thinking", v}, keep: keep}
+		},
+	})
+}
+
+// nameSet reads names separated by |.
+func nameSet(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range strings.Split(s, "|") {
+		if n = strings.TrimSpace(n); n != "" {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// serverState is a provider edit's state: the copies it sent, which the
+// client never had.
+type serverState struct {
+	made    map[any]bool
+	request *requestTokens
+}
+
+func serverStateOf(env *Env, st *State) *serverState {
+	ss, _ := st.data.(*serverState)
+	if ss == nil {
+		ss = &serverState{made: map[any]bool{}, request: newRequestTokens(env)}
+		st.data = ss
+	}
+	return ss
+}
+
+// remember records the copies out holds that client does not.
+func (ss *serverState) remember(client, out []Item) {
+	had := make(map[any]bool, len(client))
+	for _, it := range client {
+		had[it.Msg] = true
+	}
+	for _, it := range out {
+		if !had[it.Msg] && it.Index() >= 0 {
+			ss.made[it.Msg] = true
+		}
+	}
+}
+
+func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	ss := serverStateOf(env, st)
+	client := restoreServerCopies(env, ss.made, hist)
+	step := Step{History: client}
+	// The tool uses, oldest first, with where their results are.
+	type use struct {
+		id, name     string
+		call, result int // positions in client (-1: none)
+	}
+	var uses []use
+	at := map[string]int{}
+	for i, it := range client {
+		for _, b := range it.Msg.Blocks {
+			switch b.Type {
+			case transcript.BlockToolUse:
+				at[b.ID] = len(uses)
+				uses = append(uses, use{id: b.ID, name: b.Name, call: i, result: -1})
+			case transcript.BlockToolResult:
+				if k, ok := at[b.ID]; ok {
+					uses[k].result = i
+				}
+			}
+		}
+	}
+	input := ss.request.at(env, st, client)
+	fires := p.triggerUses > 0 && len(uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
+	if !fires {
+		ss.remember(hist, client)
+		return step, nil
+	}
+	// The oldest, all but the newest keep, the excluded tools' never.
+	clearOld := uses[:max(0, len(uses)-p.keep)]
+	out := slices.Clone(client)
+	copies := map[int]*transcript.Message{}
+	copyOf := func(i int) *transcript.Message {
+		c, ok := copies[i]
+		if !ok {
+			m := *out[i].Msg
+			m.Blocks = slices.Clone(m.Blocks)
+			c = &m
+			copies[i] = c
+			out[i] = Item{ID: out[i].ID, Msg: c, Truncated: true, Summary: out[i].Summary, index: out[i].index}
+		}
+		return c
+	}
+	for _, u := range clearOld {
+		if p.exclude[u.name] || u.result < 0 {
+			continue
+		}
+		c := copyOf(u.result)
+		for j := range c.Blocks {
+			if b := &c.Blocks[j]; b.Type == transcript.BlockToolResult && b.ID == u.id {
+				b.Text, b.Raw = p.placeholder, nil
+			}
+		}
+		if p.inputs == "true" || p.inputTools[u.name] {
+			c := copyOf(u.call)
+			for j := range c.Blocks {
+				if b := &c.Blocks[j]; b.Type == transcript.BlockToolUse && b.ID == u.id {
+					b.Input = []byte("{}")
+				}
+			}
+		}
+	}
+	if len(copies) == 0 {
+		ss.remember(hist, client)
+		return step, nil
+	}
+	var diff int
+	for i := range copies {
+		diff += count4(env, client[i]) - count4(env, out[i])
+	}
+	cleared := ss.request.scale(env, diff)
+	if cleared < p.clearAtLeast {
+		warnf(&step, "clearing would clear %d input tokens, under clear_at_least %d: nothing cleared", cleared, p.clearAtLeast)
+		ss.remember(hist, client)
+		return step, nil
+	}
+	positions := slices.Sorted(func(yield func(int) bool) {
+		for i := range copies {
+			if !yield(i) {
+				return
+			}
+		}
+	})
+	for _, i := range positions {
+		step.Truncated = append(step.Truncated, out[i].ID)
+	}
+	step.History = out
+	if p.triggerUses > 0 && p.trigger == 0 {
+		step.Fired = &Firing{What: "clearing", Unit: "tool uses", Trigger: p.triggerUses, Before: len(uses), After: len(uses)}
+	} else {
+		step.Fired = &Firing{What: "clearing", Unit: "tokens", Trigger: p.trigger, Before: input, After: input - cleared}
+	}
+	ss.remember(hist, out)
+	return step, nil
+}
+
+// Guarantees: clearing keeps every call with its result.
+func (p *anthropicClearTools) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
+
+func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	ss := serverStateOf(env, st)
+	client := restoreServerCopies(env, ss.made, hist)
+	step := Step{History: client}
+	if p.keep < 0 {
+		ss.remember(hist, client)
+		return step, nil
+	}
+	// The start of each assistant turn: the first assistant message after
+	// a user message that is not a tool result.
+	var turns []int
+	user := true
+	for i, it := range client {
+		switch {
+		case it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult):
+			user = true
+		case it.Msg.Role == transcript.RoleAssistant && user:
+			turns = append(turns, i)
+			user = false
+		}
+	}
+	if len(turns) <= p.keep {
+		ss.remember(hist, client)
+		return step, nil
+	}
+	end := len(client)
+	if p.keep > 0 {
+		end = turns[len(turns)-p.keep]
+	}
+	var out []Item
+	for i := range end {
+		it := client[i]
+		if it.Msg.Role != transcript.RoleAssistant || !has(it, transcript.BlockThinking) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(client)
+		}
+		c := *it.Msg
+		c.Blocks = nil
+		for _, b := range it.Msg.Blocks {
+			if b.Type != transcript.BlockThinking {
+				c.Blocks = append(c.Blocks, b)
+			}
+		}
+		out[i] = Item{ID: it.ID, Msg: &c, Truncated: true, Summary: it.Summary, index: it.index}
+		step.Truncated = append(step.Truncated, it.ID)
+	}
+	if out != nil {
+		step.History = out
+	}
+	ss.remember(hist, step.History)
+	return step, nil
+}
+
+// Guarantees: removing thinking keeps every message and pair.
+func (p *anthropicClearThinking) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
+
+// requestTokens estimates the input tokens of a request sending a
+// history: the recorded prompt where the recording sent that history,
+// else chars4 of it on a line fitted to the calls where it did.
+type requestTokens struct {
+	fits map[string]*lineFit
+}
+
+func newRequestTokens(env *Env) *requestTokens {
+	r := &requestTokens{fits: map[string]*lineFit{}}
+	t := env.Transcript
+	est := chars4Estimator()
+	n := 0 // chars4 of messages [0, i)
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 && r.faithful(env, i) {
+			r.fit(m.Model).add(n, int(m.Usage.Prompt()))
+		}
+		n += count(env, est, Original(t, i))
+	}
+	return r
+}
+
+// faithful reports whether the recording sent the whole history before
+// message next: it compacted nothing before.
+func (r *requestTokens) faithful(env *Env, next int) bool {
+	for _, c := range env.Transcript.Compactions {
+		if c.Index <= next {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *requestTokens) fit(model string) *lineFit {
+	f := r.fits[model]
+	if f == nil {
+		f = &lineFit{}
+		r.fits[model] = f
+	}
+	return f
+}
+
+// at returns the input tokens of the request sending client at the call
+// being prepared.
+func (r *requestTokens) at(env *Env, st *State, client []Item) int {
+	m := &env.Transcript.Messages[env.Next]
+	if m.Usage != nil && m.Usage.Prompt() > 0 && r.faithful(env, env.Next) && isWholeHistory(env, client) {
+		return int(m.Usage.Prompt())
+	}
+	return r.fit(callModel(env)).at(st.historyTokens(env, chars4Estimator(), client))
+}
+
+// scale returns the input tokens that n chars4 tokens of history make
+// on the fitted line (its slope: the tokenizer's ratio).
+func (r *requestTokens) scale(env *Env, n int) int {
+	return int(math.Round(r.fit(callModel(env)).slope() * float64(n)))
+}
+
+// isWholeHistory reports whether client is the transcript's messages
+// before the call, as written.
+func isWholeHistory(env *Env, client []Item) bool {
+	if len(client) != env.Next {
+		return false
+	}
+	for i, it := range client {
+		if it.Msg != &env.Transcript.Messages[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,172 @@
+package window
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// toolSession is a user task, then calls of tools (names[k] at call k)
+// each answered by a 400-character result, the call k recording a prompt
+// of prompts[k] input tokens.
+func toolSession(names []string, prompts []int64) *transcript.Transcript {
+	tr := msgs(user("task"))
+	for k, name := range names {
+		c := callNamed(string(rune('a'+k)), name)
+		c.Model = "claude-sonnet-4-5"
+		c.Usage = &transcript.Usage{CacheRead: prompts[k]}
+		tr.Messages = append(tr.Messages, c, result(string(rune('a'+k)), strings.Repeat("r", 400)))
+	}
+	done := asst("done")
+	done.Model = "claude-sonnet-4-5"
+	done.Usage = &transcript.Usage{CacheRead: prompts[len(names)]}
+	return &transcript.Transcript{ID: tr.ID, Messages: append(tr.Messages, done), Models: []string{"claude-sonnet-4-5"}}
+}
+
+// clearedResults returns the ids of the results step sends as text.
+func clearedResults(step Step, text string) []string {
+	var out []string
+	for _, it := range step.History {
+		for _, b := range it.Msg.Blocks {
+			if b.Type == transcript.BlockToolResult && b.Text == text {
+				out = append(out, b.ID)
+			}
+		}
+	}
+	return out
+}
+
+// TestAnthropicClearToolUses: the documentation's parameters — the
+// trigger (input tokens; at or over it), keep (the newest tool uses),
+// exclude_tools, clear_at_least (not met: nothing cleared) — applied at
+// every request to the client's whole history.
+func TestAnthropicClearToolUses(t *testing.T) {
+	names := []string{"Bash", "Read", "Bash", "Bash", "Bash"}
+	// The last call (after 5 tool uses) records 50,000 input tokens.
+	at := func(last int64) *transcript.Transcript {
+		return toolSession(names, []int64{1000, 2000, 3000, 4000, 5000, last})
+	}
+	for _, tc := range []struct {
+		name, spec string
+		last       int64
+		want       []string
+	}{
+		{"below the trigger", "anthropic-clear-tool-uses:trigger=50000", 49_999, nil},
+		{"at the trigger: all but the newest 3", "anthropic-clear-tool-uses:trigger=50000", 50_000, []string{"a", "b"}},
+		{"keep 1", "anthropic-clear-tool-uses:trigger=50000,keep=1", 50_000, []string{"a", "b", "c", "d"}},
+		{"Read excluded", "anthropic-clear-tool-uses:trigger=50000,keep=1,exclude_tools=Read", 50_000, []string{"a", "c", "d"}},
+		{"clear_at_least not met", "anthropic-clear-tool-uses:trigger=50000,clear_at_least=100000", 50_000, nil},
+		{"a tool-use trigger", "anthropic-clear-tool-uses:trigger_tool_uses=5,keep=4", 0, []string{"a"}},
+	} {
+		calls := drive(t, mustPolicy(t, tc.spec), at(tc.last), nil)
+		last := calls[len(calls)-1].step
+		if diff := cmp.Diff(tc.want, clearedResults(last, anthropicPlaceholder)); diff != "" {
+			t.Errorf("%s: cleared (-want +got):\n%s", tc.name, diff)
+		}
+		if (last.Fired != nil) != (tc.want != nil) {
+			t.Errorf("%s: fired %+v", tc.name, last.Fired)
+		}
+		if strings.Contains(tc.spec, "clear_at_least") && len(last.Warnings) != 1 {
+			t.Errorf("%s: warnings %v", tc.name, last.Warnings)
+		}
+	}
+	// Inputs cleared with the results, and each request edited anew: a
+	// request below the trigger sends the history whole, as the client
+	// has it, though the one before it was cleared.
+	tr := toolSession(names, []int64{1000, 2000, 3000, 60_000, 5000, 6000})
+	calls := drive(t, mustPolicy(t, "anthropic-clear-tool-uses:trigger=50000,keep=1,clear_tool_inputs=true"), tr, nil)
+	if got := clearedResults(calls[3].step, anthropicPlaceholder); !cmp.Equal(got, []string{"a", "b"}) {
+		t.Errorf("at 60,000 tokens: cleared %v, want [a b]", got)
+	}
+	for _, it := range calls[3].step.History {
+		for _, b := range it.Msg.Blocks {
+			if b.Type == transcript.BlockToolUse && (b.ID == "a" || b.ID == "b") && string(b.Input) != "{}" {
+				t.Errorf("the call %s keeps its input %s", b.ID, b.Input)
+			}
+		}
+	}
+	if got := clearedResults(calls[4].step, anthropicPlaceholder); got != nil {
+		t.Errorf("at 5,000 tokens the request is not edited; it cleared %v", got)
+	}
+	for _, it := range calls[4].step.History {
+		if i := it.Index(); it.Msg != &tr.Messages[i] {
+			t.Errorf("at 5,000 tokens %s is not the client's message", it.ID)
+		}
+	}
+}
+
+// TestAnthropicClearThinking: keep N removes the thinking of all but the
+// newest N assistant turns; all removes none.
+func TestAnthropicClearThinking(t *testing.T) {
+	think := func(s string) transcript.Message {
+		m := asst(s)
+		m.Blocks = append([]transcript.Block{{Type: transcript.BlockThinking, Text: "thinking " + s}}, m.Blocks...)
+		return m
+	}
+	tr := msgs(user("1"), think("a"), user("2"), think("b"), user("3"), think("c"), user("4"), think("d"))
+	withThinking := func(step Step) []string {
+		var out []string
+		for _, it := range step.History {
+			if has(it, transcript.BlockThinking) {
+				out = append(out, it.ID)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		keep string
+		want []string
+	}{{"1", []string{"m5"}}, {"2", []string{"m3", "m5"}}, {"0", nil}, {"all", []string{"m1", "m3", "m5"}}} {
+		calls := drive(t, mustPolicy(t, "anthropic-clear-thinking:keep="+tc.keep), tr, nil)
+		if diff := cmp.Diff(tc.want, withThinking(calls[3].step)); diff != "" {
+			t.Errorf("keep=%s: thinking sent (-want +got):\n%s", tc.keep, diff)
+		}
+	}
+}
+
+// TestChain: policies joined by "+" apply in order; the chain's SPEC and
+// parameters round-trip, each named policy.param.
+func TestChain(t *testing.T) {
+	spec := "anthropic-clear-thinking:keep=all+anthropic-clear-tool-uses:keep=5"
+	p := mustPolicy(t, spec)
+	if p.Name() != "anthropic-clear-thinking+anthropic-clear-tool-uses" || Format(p) != spec {
+		t.Errorf("name %q, format %q", p.Name(), Format(p))
+	}
+	want := map[string]string{"anthropic-clear-thinking.keep": "all", "anthropic-clear-tool-uses.keep": "5"}
+	if diff := cmp.Diff(want, Changed(p)); diff != "" {
+		t.Errorf("changed (-want +got):\n%s", diff)
+	}
+	q, err := New(p.Name(), Changed(p))
+	if err != nil || Format(q) != spec {
+		t.Errorf("New(%q, %v) = %v, %v", p.Name(), Changed(p), q, err)
+	}
+	for _, bad := range []string{"anthropic-clear-thinking+anthropic-clear-thinking", "anthropic-clear-thinking+nosuch"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	if _, err := New(p.Name(), map[string]string{"keep": "1"}); err == nil || !strings.Contains(err.Error(), "POLICY.PARAM") {
+		t.Errorf("a parameter without its policy: %v", err)
+	}
+	// Applied in order: thinking removed (keep=0: the session is one
+	// turn, its tool results start none), then results cleared.
+	tr := toolSession([]string{"Bash", "Bash", "Bash"}, []int64{1000, 2000, 200_000, 200_000})
+	for i := range tr.Messages {
+		if tr.Messages[i].Role == transcript.RoleAssistant {
+			tr.Messages[i].Blocks = append([]transcript.Block{{Type: transcript.BlockThinking, Text: "hm"}}, tr.Messages[i].Blocks...)
+		}
+	}
+	calls := drive(t, mustPolicy(t, "anthropic-clear-thinking:keep=0+anthropic-clear-tool-uses:keep=1"), tr, nil)
+	last := calls[len(calls)-1].step
+	if got := clearedResults(last, anthropicPlaceholder); !cmp.Equal(got, []string{"a", "b"}) {
+		t.Errorf("cleared %v, want [a b]", got)
+	}
+	for _, it := range last.History {
+		if has(it, transcript.BlockThinking) {
+			t.Errorf("%s keeps its thinking", it.ID)
+		}
+	}
+}
