@@ -25,7 +25,17 @@ type estimateResult struct {
 	Overall      *estimate.Accuracy       `json:"overall"`
 	ByModel      []modelAccuracy          `json:"billed_by_model"`
 	SkippedFiles []transcript.SkippedFile `json:"skipped_files"`
-	Notes        []string                 `json:"notes"`
+	// SelfChecks hold Claude Code's own count at the compactions the
+	// transcripts recorded against the claude-code policy's.
+	SelfChecks []estimateSelfCheck `json:"self_checks,omitempty"`
+	Notes      []string            `json:"notes"`
+}
+
+// estimateSelfCheck is a transcript's compaction self-check.
+type estimateSelfCheck struct {
+	File  string `json:"file"`
+	Agent string `json:"agent_version"`
+	selfCheck
 }
 
 type transcriptAccuracy struct {
@@ -79,6 +89,11 @@ func (c *estimateCmd) Run(e *env) error {
 			familyOrder = append(familyOrder, f)
 		}
 		families[f] = append(families[f], counts)
+		if c, ok, err := claudeCodeSelfCheck(e, t); err != nil {
+			return err
+		} else if ok {
+			res.SelfChecks = append(res.SelfChecks, estimateSelfCheck{File: t.File, Agent: t.AgentVersion, selfCheck: c})
+		}
 		return nil
 	})
 	if err != nil {
@@ -263,6 +278,13 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if len(res.SelfChecks) > 0 {
+		fmt.Fprintln(w, "Claude Code's own count where it compacted, against ctxbench's claude-code policy")
+		for _, c := range res.SelfChecks {
+			fmt.Fprintf(w, "%s: %s\n", shortName(c.File), selfCheckText(c.selfCheck, c.Agent))
+		}
+		fmt.Fprintln(w)
+	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(w, "Note: "+n)
 	}

@@ -751,6 +751,11 @@ func TestReplaySelfCheck(t *testing.T) {
 	if !strings.Contains(stdout, want) {
 		t.Errorf("no self-check line %q in:\n%s", want, stdout)
 	}
+	// estimate says the same, as Claude Code's count against ctxbench's.
+	stdout, _, _ = ctxbench("", "estimate", "../../fixtures/corpus/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	if !strings.Contains(stdout, "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl: "+want) {
+		t.Errorf("estimate has no self-check line %q in:\n%s", want, stdout)
+	}
 	// Modelled as another version, it disagrees, and says so.
 	stdout, _, _ = ctxbench("", "replay", "--policy", "claude-code:version=2.0.21", "../../fixtures/corpus/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
 	if !strings.Contains(stdout, ": differs\n") {

@@ -315,6 +315,25 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	return err
 }
 
+// claudeCodeSelfCheck replays t under claude-code (as the version that
+// recorded it) when t recorded an automatic compaction, and holds the
+// policy to it; ok is false when t recorded none.
+func claudeCodeSelfCheck(e *env, t *transcript.Transcript) (selfCheck, bool, error) {
+	if len(t.Compactions) == 0 {
+		return selfCheck{}, false, nil
+	}
+	p, err := window.Parse("claude-code")
+	if err != nil {
+		return selfCheck{}, false, err
+	}
+	run, err := replay.Replay(e.ctx, t, p, replay.Options{SummaryOnly: true, Summarizer: &summarize.Mock{}})
+	if err != nil {
+		return selfCheck{}, false, err
+	}
+	c, ok := replay.CheckCompaction(t, run, "auto-compact")
+	return selfCheck{Label: "claude-code", CompactionCheck: c, Agrees: c.Agrees()}, ok, nil
+}
+
 // selfCheckText says whether a claude-code run compacted where the
 // recorded Claude Code did.
 func selfCheckText(c selfCheck, agent string) string {
