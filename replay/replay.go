@@ -22,8 +22,9 @@
 //
 // Every step is checked against the invariants ([Invariants]): the cap,
 // the preserved head and tail (anchors), the original order, tool pairing,
-// the summary's count, role and place, shrinking compactions, and
-// conservation. A violation is a value ([Violation]), never a log line; a
+// the summary's count, role and place, shrinking compactions, headroom
+// (a compaction or clearing leaves the history below its own trigger and
+// does not fire again at the next call), and conservation. A violation is a value ([Violation]), never a log line; a
 // policy that breaks one by design is replayed as designed, and the
 // violation shown.
 //

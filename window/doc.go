@@ -1,8 +1,11 @@
 // Package window holds the context-window policies ctxbench replays: each
 // one a faithful model of a real system's context management — the seed
-// systems (aidf, two-tier, prune, cross-turn, compress) and public agents
-// (gemini-cli, opencode, codex, langchain-trim) — plus none (send
-// everything) and recorded (what the agent really sent).
+// systems (aidf, two-tier, prune, cross-turn, compress), public agents
+// (gemini-cli, opencode, codex, claude-code, langchain-trim), LangChain
+// v1's middleware (langchain-summarization, langchain-clear-tool-uses)
+// and the edits Anthropic's API applies to each request
+// (anthropic-clear-tool-uses, anthropic-clear-thinking) — plus none
+// (send everything) and recorded (what the agent really sent).
 //
 // A [Policy] is a value: its name, its resolved parameters and an Apply
 // method that, before each call, turns the working history (the previous
@@ -15,12 +18,17 @@
 //
 // The registry ([Specs], [Lookup], [New], [Parse]) lists every policy with
 // its parameters (the source's own names), defaults, valid ranges and the
-// source it models; a SPEC is NAME or NAME:key=value,…, and [Format] writes
-// a policy back as its SPEC. A value out of range, or at odds with another
+// source it models; a SPEC is NAME or NAME:key=value,…, SPECs joined by
+// "+" are a chain applied in order at each call, and [Format] writes a
+// policy back as its SPEC. A value out of range, or at odds with another
 // parameter, is a [*ParamError]; an unknown policy or parameter is another
 // error (a sweep skips the first and stops at the second). Each policy's doc
 // comment says which source lines it follows and what it chose where the
 // source is silent.
+//
+// A policy whose trigger fired at a call says so in [Step.Fired], with
+// what it counted before and after, in its own unit: the replay's
+// headroom invariant holds it to leaving the history below its trigger.
 //
 // Policies are replayed as designed: a message-count window that can cut
 // between a tool call and its result does so, and the replay's invariants
