@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,9 +133,11 @@ func isRealUser(it Item) bool {
 func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
 	total := st.historyTokens(env, codexBytes4, hist)
-	if float64(total) < p.ratio*float64(env.window(p.window, 272_000)) {
+	trigger := p.ratio * float64(env.window(p.window, 272_000))
+	if float64(total) < trigger {
 		return step, nil
 	}
+	step.Fired = &Firing{What: "auto-compact", Unit: "tokens", Trigger: int(math.Ceil(trigger)), Before: total, After: total}
 	turn := hist[len(hist)-env.Turn:]
 	preTurn := slices.ContainsFunc(turn, isRealUser)
 	compacted := hist
@@ -186,6 +189,7 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	step.Truncated = cut
 	step.Evicted = evictedFrom(hist, out)
 	step.History = out
+	step.Fired.After = tokens(env, codexBytes4, out)
 	return step, nil
 }
 

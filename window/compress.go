@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"math"
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -50,7 +51,9 @@ const compressPrefix = "Previous context summary:\n"
 
 func (p *compressPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	if float64(st.historyTokens(env, estimatorOf(p.values), hist)) < float64(env.window(p.maxTokens, 128_000))*p.threshold {
+	est := estimatorOf(p.values)
+	before, trigger := st.historyTokens(env, est, hist), float64(env.window(p.maxTokens, 128_000))*p.threshold
+	if float64(before) < trigger {
 		return step, nil
 	}
 	split := findSplitPoint(hist, p.keep)
@@ -58,6 +61,7 @@ func (p *compressPolicy) Apply(ctx context.Context, env *Env, st *State, hist []
 		warnf(&step, "over the threshold, but no split point: nothing to compress")
 		return step, nil
 	}
+	step.Fired = &Firing{What: "compression", Unit: "tokens", Trigger: int(math.Ceil(trigger)), Before: before, After: before}
 	toCompress := hist[:split]
 	text, ev, err := summarizeItems(ctx, env, toCompress, "", summarize.Generic)
 	if err != nil {
@@ -72,6 +76,7 @@ func (p *compressPolicy) Apply(ctx context.Context, env *Env, st *State, hist []
 	ev.ID = s.ID
 	step.Evicted = ids(toCompress)
 	step.History = append([]Item{s}, hist[split:]...)
+	step.Fired.After = tokens(env, est, step.History)
 	return step, nil
 }
 

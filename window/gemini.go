@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"errors"
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -163,6 +164,7 @@ func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *ge
 	if len(rest) == 0 {
 		return step, geminiNoop, nil
 	}
+	step.Fired = &Firing{What: "compression", Unit: "tokens", Trigger: int(math.Ceil(p.threshold * float64(limit))), Before: before, After: before}
 	names := toolNames(envTranscript(env))
 	curated := gemContents(rest, names)
 	truncated := gs.truncateToBudget(curated)
@@ -170,15 +172,18 @@ func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *ge
 		// After a failed compression Gemini CLI only truncates, when that
 		// lowers the count.
 		if gemTokensOf(truncated) >= before {
+			step.Fired = nil // nothing to do
 			return step, geminiNoop, nil
 		}
 		kept, cut := gemItems(truncated)
 		step.History = append(append(append([]Item{}, system...), kept...), turn...)
 		step.Truncated, step.Evicted = cut, evictedFrom(hist, step.History)
+		step.Fired.What, step.Fired.After = "truncation", gemTokensOf(truncated)
 		return step, geminiTruncated, nil
 	}
 	split := geminiSplitPoint(truncated, 1-p.keep)
 	if split == 0 {
+		step.Fired = nil // nothing to do
 		return step, geminiNoop, nil
 	}
 	// The summarizer reads the original contents unless they exceed the
@@ -224,6 +229,7 @@ func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *ge
 	out = append(append(out, kept...), turn...)
 	step.History, step.Truncated = out, cut
 	step.Evicted = evictedFrom(hist, out)
+	step.Fired.After = (count(env, g, s) + count(env, g, ack) + gemQuarters(truncated[split:])) / 4
 	return step, geminiCompressed, nil
 }
 

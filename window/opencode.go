@@ -111,9 +111,14 @@ func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step 
 	usable := env.window(p.limit, 200_000) - p.output
 	est := chars4Estimator()
 	h := step.History
-	if usable <= 0 || st.historyTokens(env, est, h) < usable {
+	before := 0
+	if usable > 0 {
+		before = st.historyTokens(env, est, h)
+	}
+	if usable <= 0 || before < usable {
 		return step, nil
 	}
+	step.Fired = &Firing{What: "compaction", Unit: "tokens", Trigger: usable, Before: before, After: before}
 	// The messages select weighs: earlier compactions are not among them.
 	var msgs []Item
 	for _, it := range h {
@@ -146,6 +151,7 @@ func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step 
 	out = append(out, cont)
 	step.Evicted = evictedFrom(h, out)
 	step.History = out
+	step.Fired.After = tokens(env, est, out)
 	return step, nil
 }
 
