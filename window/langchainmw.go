@@ -91,27 +91,16 @@ func init() {
 		Name: "langchain-summarization", Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/summarization.ts (SummarizationMiddleware)",
 		Models:  "langchain@1.5.14",
 		Summary: "at the trigger (tokens, messages or a fraction of the window), summarize all but the newest messages into one human message; no trigger by default",
-		Params: []Param{
-			intParam("trigger_tokens", 0, 0, none, "trigger.tokens (0: not given)"),
-			intParam("trigger_messages", 0, 0, none, "trigger.messages: LangChain messages (0: not given)"),
-			floatParam("trigger_fraction", 0, 0, 1, false, "trigger.fraction of the model's max input tokens (0: not given)"),
-			intParam("keep_messages", lcDefaultKeep, 0, none, "keep.messages: the newest LangChain messages kept"),
-			intParam("keep_tokens", 0, 0, none, "keep.tokens, instead of keep_messages (0: not given)"),
-			floatParam("keep_fraction", 0, 0, 1, false, "keep.fraction of the model's max input tokens, instead of keep_messages (0: not given)"),
+		Params: append(lcContextParams(0, lcDefaultKeep, "the newest LangChain messages kept"),
 			intParam("trim_tokens_to_summarize", 4000, 0, none, "trimTokensToSummarize: the newest tokens of the span the summary model is given"),
 			stringParam("summary_prefix", lcSummaryPrefix, "summaryPrefix"),
 			intParam("max_input_tokens", 0, 0, none, "the model profile's maxInputTokens, for fractions; 0: the transcript model's window"),
-		},
+		),
 		Differs: []string{
 			"one trigger condition (the JS also takes a list, any of which fires)",
 			"the summary model is given the newest whole messages within trim_tokens_to_summarize (the JS also keeps the newest lines of the next one); the prompt is summarize.Generic",
 		},
-		check: func(v Values) error {
-			if v.Int("keep_tokens") > 0 && v.Float("keep_fraction") > 0 {
-				return fmt.Errorf("keep_tokens and keep_fraction: give one (exactly one of fraction, tokens, or messages)")
-			}
-			return nil
-		},
+		check: lcCheckKeep,
 		build: func(v Values) Policy {
 			p := &lcSummaryPolicy{base: base{"langchain-summarization", v}, trigger: lcTrigger(v), keep: lcKeep(v, lcDefaultKeep),
 				trimTokens: v.Int("trim_tokens_to_summarize"), prefix: v.String("summary_prefix"), maxInput: v.Int("max_input_tokens")}
@@ -123,25 +112,19 @@ func init() {
 		Name: "langchain-clear-tool-uses", Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/contextEditing.ts (ContextEditingMiddleware, ClearToolUsesEdit)",
 		Models:  "langchain@1.5.14",
 		Summary: "at the trigger, replace all but the newest tool results with a placeholder, as Anthropic's clear_tool_uses does, in the agent's state",
-		Params: []Param{
-			intParam("trigger_tokens", lcEditTriggerTokens, 0, none, "trigger.tokens (0: not given)"),
-			intParam("trigger_messages", 0, 0, none, "trigger.messages: LangChain messages (0: not given)"),
-			floatParam("trigger_fraction", 0, 0, 1, false, "trigger.fraction of the model's max input tokens (0: not given)"),
-			intParam("keep_messages", lcEditKeepDefault, 0, none, "keep.messages: the newest tool results kept"),
-			intParam("keep_tokens", 0, 0, none, "keep.tokens, instead of keep_messages (0: not given)"),
-			floatParam("keep_fraction", 0, 0, 1, false, "keep.fraction of the model's max input tokens, instead of keep_messages (0: not given)"),
+		Params: append(lcContextParams(lcEditTriggerTokens, lcEditKeepDefault, "the newest tool results kept"),
 			intParam("clear_at_least", 0, 0, none, "clearAtLeast (deprecated in the JS): clear kept results too, newest first, until this many tokens are cleared"),
 			boolParam("clear_tool_inputs", false, "clearToolInputs: empty the arguments of the cleared results' calls"),
 			stringParam("exclude_tools", "", "excludeTools: tool names never cleared, separated by |"),
 			stringParam("placeholder", lcClearedDefault, "placeholder"),
 			intParam("max_input_tokens", 0, 0, none, "the model profile's maxInputTokens, for fractions; 0: the transcript model's window"),
-		},
+		),
 		Differs: []string{
 			"one trigger condition (the JS also takes a list, any of which fires)",
 		},
 		check: func(v Values) error {
-			if v.Int("keep_tokens") > 0 && v.Float("keep_fraction") > 0 {
-				return fmt.Errorf("keep_tokens and keep_fraction: give one (exactly one of fraction, tokens, or messages)")
+			if err := lcCheckKeep(v); err != nil {
+				return err
 			}
 			if lcTrigger(v) == (lcCondition{}) {
 				return fmt.Errorf("give a trigger: trigger_tokens, trigger_messages or trigger_fraction")
@@ -160,6 +143,28 @@ func init() {
 			return p
 		},
 	})
+}
+
+// lcContextParams are the trigger and keep parameters of LangChain's
+// context middleware, with their defaults; kept says what keep_messages
+// counts.
+func lcContextParams(triggerTokens, keep int, kept string) []Param {
+	return []Param{
+		intParam("trigger_tokens", triggerTokens, 0, none, "trigger.tokens (0: not given)"),
+		intParam("trigger_messages", 0, 0, none, "trigger.messages: LangChain messages (0: not given)"),
+		floatParam("trigger_fraction", 0, 0, 1, false, "trigger.fraction of the model's max input tokens (0: not given)"),
+		intParam("keep_messages", keep, 0, none, "keep.messages: "+kept),
+		intParam("keep_tokens", 0, 0, none, "keep.tokens, instead of keep_messages (0: not given)"),
+		floatParam("keep_fraction", 0, 0, 1, false, "keep.fraction of the model's max input tokens, instead of keep_messages (0: not given)"),
+	}
+}
+
+// lcCheckKeep refuses two kinds of keep: the middleware takes exactly one.
+func lcCheckKeep(v Values) error {
+	if v.Int("keep_tokens") > 0 && v.Float("keep_fraction") > 0 {
+		return fmt.Errorf("keep_tokens and keep_fraction: give one (exactly one of fraction, tokens, or messages)")
+	}
+	return nil
 }
 
 func lcTrigger(v Values) lcCondition {
