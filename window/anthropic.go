@@ -247,7 +247,9 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 		}
 	})
 	for _, i := range positions {
-		step.Truncated = append(step.Truncated, out[i].ID)
+		if !ss.made[hist[i].Msg] { // else sent cut at the previous call too
+			step.Truncated = append(step.Truncated, out[i].ID)
+		}
 	}
 	step.History = out
 	if p.triggerUses > 0 && p.trigger == 0 {
@@ -308,7 +310,9 @@ func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, h
 			}
 		}
 		out[i] = Item{ID: it.ID, Msg: &c, Truncated: true, Summary: it.Summary, index: it.index}
-		step.Truncated = append(step.Truncated, it.ID)
+		if !ss.made[hist[i].Msg] { // else sent cut at the previous call too
+			step.Truncated = append(step.Truncated, it.ID)
+		}
 	}
 	if out != nil {
 		step.History = out

@@ -98,6 +98,14 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	sub := *env
 	sub.ReuseSent = false
 	h := restoreServerCopies(env, cs.made, hist)
+	// What the provider's edits sent cut at the previous call and cut
+	// again is not news.
+	wasCut := map[string]bool{}
+	for _, it := range hist {
+		if cs.made[it.Msg] {
+			wasCut[it.ID] = true
+		}
+	}
 	var step Step
 	for i, p := range c.parts {
 		s, err := p.Apply(ctx, &sub, cs.sub[i], h)
@@ -120,8 +128,9 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 				step.Evicted = append(step.Evicted, id)
 			}
 		}
+		_, server := p.(serverEdit)
 		for _, id := range s.Truncated {
-			if !slices.Contains(step.Truncated, id) {
+			if !slices.Contains(step.Truncated, id) && !(server && wasCut[id]) {
 				step.Truncated = append(step.Truncated, id)
 			}
 		}
