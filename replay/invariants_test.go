@@ -354,24 +354,30 @@ func TestOrphanLeaves(t *testing.T) {
 // against 1,000 — and the headroom invariant fires at every
 // re-compaction; with a tail of 2 messages (200 tokens) the history falls
 // well below the trigger, the next compaction waits for calls of new
-// input, and headroom holds.
+// input, and headroom holds. The same with the API's compaction
+// (anthropic-compaction) and pause_after_compaction, the client keeping
+// its newest messages: 6 messages of 10,000 tokens against 50,000
+// thrash, 2 do not.
 func TestHeadroom(t *testing.T) {
-	tr := &transcript.Transcript{ID: "headroom", File: "headroom.jsonl"}
-	for i := range 40 {
-		role := transcript.RoleUser
-		if i%2 == 1 {
-			role = transcript.RoleAssistant
-		}
-		tr.Messages = append(tr.Messages, transcript.Message{Role: role,
-			Blocks: []transcript.Block{{Type: transcript.BlockText, Text: strings.Repeat("w", 400)}}})
-	}
-	opt := Options{Summarizer: &summarize.Mock{}}
 	for _, tc := range []struct {
-		keep     int
-		thrashes bool
-	}{{12, true}, {2, false}} {
-		p := must(t, fmt.Sprintf("langchain-summarization:trigger_tokens=1000,keep_messages=%d", tc.keep))
-		run, err := Replay(context.Background(), tr, p, opt)
+		text, spec string
+		thrashes   bool
+	}{
+		{strings.Repeat("w", 400), "langchain-summarization:trigger_tokens=1000,keep_messages=12", true},
+		{strings.Repeat("w", 400), "langchain-summarization:trigger_tokens=1000,keep_messages=2", false},
+		{strings.Repeat("word ", 8_000), "anthropic-compaction:trigger=50000,pause_after_compaction=true,keep=6", true},
+		{strings.Repeat("word ", 8_000), "anthropic-compaction:trigger=50000,pause_after_compaction=true,keep=2", false},
+	} {
+		tr := &transcript.Transcript{ID: "headroom", File: "headroom.jsonl"}
+		for i := range 40 {
+			role := transcript.RoleUser
+			if i%2 == 1 {
+				role = transcript.RoleAssistant
+			}
+			tr.Messages = append(tr.Messages, transcript.Message{Role: role,
+				Blocks: []transcript.Block{{Type: transcript.BlockText, Text: tc.text}}})
+		}
+		run, err := Replay(context.Background(), tr, must(t, tc.spec), Options{Summarizer: &summarize.Mock{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,14 +393,19 @@ func TestHeadroom(t *testing.T) {
 		}
 		switch {
 		case fired < 3:
-			t.Errorf("keep %d: %d compactions in 20 calls", tc.keep, fired)
+			t.Errorf("%s: %d compactions in 20 calls", tc.spec, fired)
 		case tc.thrashes && flagged != fired:
-			t.Errorf("keep %d: headroom flagged %d of %d re-compactions", tc.keep, flagged, fired)
+			t.Errorf("%s: headroom flagged %d of %d re-compactions", tc.spec, flagged, fired)
 		case !tc.thrashes && flagged != 0:
-			t.Errorf("keep %d: headroom flagged %d compactions that bought headroom", tc.keep, flagged)
+			t.Errorf("%s: headroom flagged %d compactions that bought headroom", tc.spec, flagged)
 		}
 		if tc.thrashes && run.Summary.Violations[InvHeadroom] < fired {
-			t.Errorf("keep %d: the summary counts %d headroom violations for %d re-compactions", tc.keep, run.Summary.Violations[InvHeadroom], fired)
+			t.Errorf("%s: the summary counts %d headroom violations for %d re-compactions", tc.spec, run.Summary.Violations[InvHeadroom], fired)
+		}
+		for _, inv := range []string{InvToolPairing, InvSummary, InvOrder, InvConservation} {
+			if n := run.Summary.Violations[inv]; n != 0 {
+				t.Errorf("%s: %d %s violations", tc.spec, n, inv)
+			}
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"reflect"
 	"slices"
 
 	"github.com/ctxbench/ctxbench/cost"
@@ -79,11 +78,16 @@ func LoadBaseline(path string) (*Baseline, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseBaseline(path, b)
+}
+
+// ParseBaseline reads a baseline from b, read from the file name.
+func ParseBaseline(name string, b []byte) (*Baseline, error) {
 	var bl Baseline
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&bl); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &bl, nil
 }
@@ -102,6 +106,14 @@ type Change struct {
 	Old, New *Entry
 }
 
+// sameEntry reports whether two entries are written alike: a policy with
+// no parameters has a nil map when read and an empty one when run.
+func sameEntry(a, b Entry) bool {
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
+}
+
 // Changes lists what differs from old to now, in key order: the entries
 // added or changed, then those removed. A nil old has every entry added.
 func Changes(old, now *Baseline) []Change {
@@ -111,7 +123,7 @@ func Changes(old, now *Baseline) []Change {
 		var o *Entry
 		if old != nil {
 			if w, ok := old.Entries[k]; ok {
-				if reflect.DeepEqual(w, n) {
+				if sameEntry(w, n) {
 					continue
 				}
 				o = &w

@@ -83,3 +83,25 @@ func TestCacheBreakMetrics(t *testing.T) {
 		t.Errorf("budgets (-want +got):\n%s", diff)
 	}
 }
+
+// TestChanges: a baseline read back has nil maps where a run has empty
+// ones; that is no change. A metric that differs is one.
+func TestChanges(t *testing.T) {
+	now := &Baseline{Entries: map[string]Entry{
+		"a | none": {Policy: "none", Params: map[string]string{}, Metrics: Metrics{PeakTokens: 10}},
+		"a | aidf": {Policy: "aidf", Params: map[string]string{"max_messages": "30"}, Metrics: Metrics{PeakTokens: 5}},
+	}}
+	old, err := ParseBaseline("old", now.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := Changes(old, now); len(ch) != 0 {
+		t.Errorf("a baseline read back changed: %+v", ch)
+	}
+	e := now.Entries["a | aidf"]
+	e.PeakTokens = 6
+	now.Entries["a | aidf"] = e
+	if ch := Changes(old, now); len(ch) != 1 || ch[0].Key != "a | aidf" || ch[0].Old == nil {
+		t.Errorf("one metric changed: %+v", ch)
+	}
+}

@@ -61,7 +61,7 @@ const anthropicPlaceholder = "[cleared]"
 func init() {
 	register(&Spec{
 		Name: "anthropic-clear-tool-uses", Source: "Anthropic Messages API context editing, clear_tool_uses_20250919 (docs.claude.com build-with-claude/context-editing)",
-		Models:  "clear_tool_uses_20250919",
+		Models: "clear_tool_uses_20250919", Held: heldDocs,
 		Summary: "the API's edit: at the trigger, replace all but the newest tool results with a placeholder, at every request",
 		Params: []Param{
 			intParam("trigger", 100_000, 0, none, "trigger: input tokens of the request (0: use trigger_tool_uses)"),
@@ -98,7 +98,7 @@ func init() {
 	})
 	register(&Spec{
 		Name: "anthropic-clear-thinking", Source: "Anthropic Messages API context editing, clear_thinking_20251015 (docs.claude.com build-with-claude/context-editing)",
-		Models:  "clear_thinking_20251015",
+		Models: "clear_thinking_20251015", Held: heldDocs,
 		Summary: "the API's edit: remove the thinking of all but the newest assistant turns, at every request",
 		Params: []Param{
 			stringParam("keep", "1", "keep: the newest assistant turns whose thinking is sent, or all"),

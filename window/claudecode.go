@@ -68,7 +68,7 @@ var claudeCodeVersions = []string{"2.1.39", "2.0.21"}
 func init() {
 	register(&Spec{
 		Name: "claude-code", Source: "@anthropic-ai/claude-code cli.js (2.1.39: pm, vv, lg1, Qs4, MW1, ox1; 2.0.21: gg, SI, Gn6, bXB)",
-		Models:  "@anthropic-ai/claude-code@2.1.39, @2.0.21",
+		Models: "@anthropic-ai/claude-code@2.1.39, @2.0.21", Held: "table tests quoting its cli.js, and the compactions the corpus recorded (estimate's self-check)",
 		Summary: "Claude Code's auto-compact at the effective window − 13,000 (the whole conversation summarized), and its microcompact of old tool results",
 		Params: []Param{
 			enumParam("version", "recorded", append([]string{"recorded"}, claudeCodeVersions...), "the Claude Code version modelled; recorded: the one that recorded the transcript, else the newest modelled"),

@@ -70,7 +70,7 @@ type codexPolicy struct {
 func init() {
 	register(&Spec{
 		Name: "codex", Source: "openai/codex e06dd0e5 codex-rs/core/src/compact.rs",
-		Models:  "codex@e06dd0e5",
+		Models: "codex@e06dd0e5", Held: heldSource,
 		Summary: "at 90% of the window, keep the newest real user messages (≤20k tokens, the last cut head-and-tail) and the summary as a user message; the initial context re-injected after a pre-turn compaction, before the last user message mid-turn",
 		Params: []Param{
 			intParam("context_window", 0, 0, none, "the model's context window; 0: the transcript model's, else 272,000 (gpt-5's)"),

@@ -4,7 +4,8 @@
 // (gemini-cli, opencode, codex, claude-code, langchain-trim), LangChain
 // v1's middleware (langchain-summarization, langchain-clear-tool-uses)
 // and the edits Anthropic's API applies to each request
-// (anthropic-clear-tool-uses, anthropic-clear-thinking) — plus none
+// (anthropic-clear-tool-uses, anthropic-clear-thinking,
+// anthropic-compaction) — plus none
 // (send everything) and recorded (what the agent really sent).
 //
 // A [Policy] is a value: its name, its resolved parameters and an Apply

@@ -60,7 +60,7 @@ type geminiPolicy struct {
 func init() {
 	register(&Spec{
 		Name: "gemini-cli", Source: "google-gemini/gemini-cli packages/core/src/context/chatCompressionService.ts",
-		Models:  "@google/gemini-cli-core@0.61.0",
+		Models: "@google/gemini-cli-core@0.61.0", Held: heldConformance,
 		Summary: "at 50% of the model's window, summarize all but the newest 30% (by characters) of the history Gemini CLI holds, splitting before a user message, then verify the summary; summary as a user message + model acknowledgement",
 		Params: []Param{
 			intParam("token_limit", 0, 0, none, "the model's token limit; 0: the transcript model's window, else 1,048,576 (tokenLimits.ts's default)"),

@@ -52,7 +52,7 @@ type langchainPolicy struct {
 func init() {
 	register(&Spec{
 		Name: "langchain-trim", Source: "langchain-ai/langchainjs libs/langchain-core/src/messages/transformers.ts (trimMessages); langchain_core/messages/utils.py (count_tokens_approximately)",
-		Models:  "@langchain/core@1.4.0",
+		Models: "@langchain/core@1.4.0", Held: heldConformance,
 		Summary: "keep the newest messages within a token budget (strategy last), optionally the system message, starting on a human message",
 		Params: []Param{
 			intParam("max_tokens", 32_000, 1, none, "the token budget"),

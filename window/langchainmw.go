@@ -89,7 +89,7 @@ const (
 func init() {
 	register(&Spec{
 		Name: "langchain-summarization", Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/summarization.ts (SummarizationMiddleware)",
-		Models:  "langchain@1.5.14",
+		Models: "langchain@1.5.14", Held: heldConformance,
 		Summary: "at the trigger (tokens, messages or a fraction of the window), summarize all but the newest messages into one human message; no trigger by default",
 		Params: append(lcContextParams(0, lcDefaultKeep, "the newest LangChain messages kept"),
 			intParam("trim_tokens_to_summarize", 4000, 0, none, "trimTokensToSummarize: the newest tokens of the span the summary model is given"),
@@ -110,7 +110,7 @@ func init() {
 	})
 	register(&Spec{
 		Name: "langchain-clear-tool-uses", Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/contextEditing.ts (ContextEditingMiddleware, ClearToolUsesEdit)",
-		Models:  "langchain@1.5.14",
+		Models: "langchain@1.5.14", Held: heldConformance,
 		Summary: "at the trigger, replace all but the newest tool results with a placeholder, as Anthropic's clear_tool_uses does, in the agent's state",
 		Params: append(lcContextParams(lcEditTriggerTokens, lcEditKeepDefault, "the newest tool results kept"),
 			intParam("clear_at_least", 0, 0, none, "clearAtLeast (deprecated in the JS): clear kept results too, newest first, until this many tokens are cleared"),

@@ -46,7 +46,7 @@ type opencodePolicy struct {
 func init() {
 	register(&Spec{
 		Name: "opencode", Source: "sst/opencode packages/opencode/src/session/compaction.ts, prompt.ts, overflow.ts",
-		Models:  "opencode@1.18.33",
+		Models: "opencode@1.18.33", Held: heldSource,
 		Summary: "at overflow, summarize all but the newest user turns within 25% of the window; optionally (prune) clear old tool outputs beyond the newest 40k tokens between turns",
 		Params: []Param{
 			boolParam("prune", false, "clear old tool outputs between turns (compaction.prune, opt-in in 1.18)"),

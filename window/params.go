@@ -144,15 +144,24 @@ func (v Values) Bool(name string) bool { b, _ := strconv.ParseBool(v[name]); ret
 // String returns a string parameter.
 func (v Values) String(name string) string { return v[name] }
 
+// How a policy is held to the system it models (Spec.Held).
+const (
+	heldConformance = "its real code run on the corpus (make conformance), call by call"
+	heldSource      = "table tests citing its source lines"
+	heldDocs        = "table tests of its documentation's parameters"
+)
+
 // A Spec is a registered policy: its name, the source it models, its
 // parameters and how to build it.
 type Spec struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
-	// Models is the released version of the peer the policy reproduces,
-	// held to its real code by the conformance goldens (empty for the
-	// seeds and baselines).
+	// Models is the released version of the peer the policy reproduces
+	// (empty for the seeds and baselines), and Held how the tests hold
+	// the policy to it: the conformance goldens where its code runs, or
+	// table tests of what its source or documentation says.
 	Models string `json:"models,omitempty"`
+	Held   string `json:"held,omitempty"`
 	// Differs lists where the policy keeps a rule of its own on purpose,
 	// and why.
 	Differs []string `json:"differs,omitempty"`
@@ -172,7 +181,7 @@ func register(s *Spec) { registry = append(registry, s) }
 
 // order is the order policies are listed in: the baselines, the seeds,
 // the public agents.
-var order = []string{"none", "recorded", "aidf", "two-tier", "prune", "cross-turn", "compress", "gemini-cli", "opencode", "codex", "claude-code", "langchain-trim", "langchain-summarization", "langchain-clear-tool-uses", "anthropic-clear-tool-uses", "anthropic-clear-thinking"}
+var order = []string{"none", "recorded", "aidf", "two-tier", "prune", "cross-turn", "compress", "gemini-cli", "opencode", "codex", "claude-code", "langchain-trim", "langchain-summarization", "langchain-clear-tool-uses", "anthropic-clear-tool-uses", "anthropic-clear-thinking", "anthropic-compaction"}
 
 // Specs returns every registered policy: the baselines, the seed systems,
 // then the public agents.

@@ -15,6 +15,7 @@ type policyOut struct {
 	Name    string     `json:"name"`
 	Source  string     `json:"source"`
 	Models  string     `json:"models,omitempty"`
+	Held    string     `json:"held,omitempty"`
 	Differs []string   `json:"differs,omitempty"`
 	Summary string     `json:"summary"`
 	Params  []paramOut `json:"params"`
@@ -31,7 +32,7 @@ type paramOut struct {
 func (c *policiesCmd) Run(e *env) error {
 	var out []policyOut
 	for _, s := range window.Specs() {
-		p := policyOut{Name: s.Name, Source: s.Source, Models: s.Models, Differs: s.Differs, Summary: s.Summary, Params: []paramOut{}}
+		p := policyOut{Name: s.Name, Source: s.Source, Models: s.Models, Held: s.Held, Differs: s.Differs, Summary: s.Summary, Params: []paramOut{}}
 		for _, pa := range s.Params {
 			p.Params = append(p.Params, paramOut{Name: pa.Name, Type: string(pa.Kind), Default: pa.Default, Valid: pa.Range(), Help: pa.Help})
 		}
@@ -43,7 +44,7 @@ func (c *policiesCmd) Run(e *env) error {
 	for _, p := range out {
 		fmt.Fprintf(e.stdout, "%s: %s\n  source: %s\n", p.Name, p.Summary, p.Source)
 		if p.Models != "" {
-			fmt.Fprintf(e.stdout, "  models: %s, held to its real code (make conformance)\n", p.Models)
+			fmt.Fprintf(e.stdout, "  models: %s, held to it by %s\n", p.Models, p.Held)
 		}
 		for _, d := range p.Differs {
 			fmt.Fprintf(e.stdout, "  differs on purpose: %s\n", d)
