@@ -3,6 +3,8 @@ package pricing
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -14,8 +16,32 @@ type Money int64
 // USD returns the amount in dollars.
 func (m Money) USD() float64 { return float64(m) / 1e12 }
 
-// String formats the amount in dollars to 4 decimals.
-func (m Money) String() string { return fmt.Sprintf("$%.4f", m.USD()) }
+// String formats the amount as [FormatUSD] does.
+func (m Money) String() string { return FormatUSD(m.USD()) }
+
+// FormatUSD formats dollars to 4 decimals with thousands separators, the
+// sign before the dollar sign: 1234.56789 → "$1,234.5679", -1.5 →
+// "-$1.5000", -0.00004 → "$0.0000" (no sign on what rounds to zero).
+func FormatUSD(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Sprint(v)
+	}
+	s := strconv.FormatFloat(math.Abs(v), 'f', 4, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	if v < 0 && strings.Trim(s, "0.") != "" {
+		b.WriteByte('-')
+	}
+	b.WriteByte('$')
+	for i := range len(whole) {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(whole[i])
+	}
+	b.WriteString("." + frac)
+	return b.String()
+}
 
 // perToken converts USD per million tokens to pico-dollars per token.
 func perToken(usdPerM float64) Money { return Money(math.Round(usdPerM * 1e6)) }

@@ -1,14 +1,14 @@
 package reports
 
 import (
-	"fmt"
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/ctxbench/ctxbench/pricing"
 )
 
 // Int formats n with comma thousands separators: 1234567 → "1,234,567".
@@ -32,16 +32,8 @@ func Int[T ~int | ~int64](n T) string {
 }
 
 // USD formats dollars to 4 decimals with thousands separators:
-// 1234.56789 → "$1,234.5679".
-func USD(v float64) string {
-	whole := math.Trunc(v)
-	frac := fmt.Sprintf("%.4f", v-whole)
-	if frac == "1.0000" {
-		whole++
-		frac = "0.0000"
-	}
-	return "$" + Int(int64(whole)) + frac[1:]
-}
+// 1234.56789 → "$1,234.5679", -1.5 → "-$1.5000" ([pricing.FormatUSD]).
+func USD(v float64) string { return pricing.FormatUSD(v) }
 
 // A Table is a header and rows of cells already formatted as text; Align
 // says, per column, whether it is right-aligned (numbers).

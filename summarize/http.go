@@ -3,10 +3,13 @@ package summarize
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +29,14 @@ type Client struct {
 	// MaxRetries is how many times a retryable failure is retried
 	// (default 4; negative means none).
 	MaxRetries int
+	// MaxCallTime bounds a call's attempts and waits together (default 5
+	// minutes): no attempt starts past it, and the last one gets what
+	// is left of it.
+	MaxCallTime time.Duration
+	// Run, when set, is the state the calls of one run share: the
+	// circuit breaker that stops them all after an error no retry can
+	// mend, or after too many failed calls.
+	Run *Run
 	// Cache, when set, serves identical requests from disk and stores new
 	// responses.
 	Cache *Cache
@@ -44,6 +55,8 @@ type Client struct {
 const (
 	defaultTimeout    = 2 * time.Minute
 	defaultMaxRetries = 4
+	defaultCallTime   = 5 * time.Minute
+	defaultMaxFailed  = 3
 	backoffBase       = 500 * time.Millisecond
 	backoffMax        = 8 * time.Second
 	maxRetryAfter     = 60 * time.Second
@@ -169,6 +182,12 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 			err = redact(err, p.key)
 		}
 	}()
+	if err := c.Run.stoppedErr(); err != nil {
+		return Result{}, err
+	}
+	if u, err := url.Parse(p.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Result{}, c.Run.stop(fmt.Errorf("%s: base URL %q: want http:// or https:// and a host", p.name, p.baseURL))
+	}
 	var key string
 	if c.Cache != nil {
 		key = c.Cache.Key(p.name, p.model, p.baseURL, body)
@@ -180,19 +199,32 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 		}
 	}
 	if c.Offline {
-		return Result{}, fmt.Errorf("%s: %w (model %s)", p.name, ErrOffline, p.model)
+		return Result{}, c.Run.fail(fmt.Errorf("%s: %w (model %s)", p.name, ErrOffline, p.model))
 	}
 	if c.Budget != nil {
 		if err := c.Budget.reserve(p.model, prompt); err != nil {
-			return Result{}, fmt.Errorf("%s: %w", p.name, err)
+			return Result{}, c.Run.fail(fmt.Errorf("%s: %w", p.name, err))
 		}
 	}
-	res, err = c.attempts(ctx, p, body)
+	var fatal bool
+	res, fatal, err = c.attempts(ctx, p, body)
+	if err == nil {
+		err = checkResult(p.name, res)
+	}
 	if c.Budget != nil {
 		res.CostUSD = c.Budget.settle(p.model, prompt, res, err)
 	}
 	if err != nil {
-		return Result{}, err
+		if ctx.Err() != nil {
+			return Result{}, err
+		}
+		if fatal {
+			return Result{}, c.Run.stop(err)
+		}
+		return Result{}, c.Run.fail(err)
+	}
+	if p.key != "" {
+		res.Text = strings.ReplaceAll(res.Text, p.key, "[redacted]")
 	}
 	if c.Cache != nil {
 		if err := c.Cache.Put(key, res); err != nil {
@@ -202,7 +234,10 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 	return res, nil
 }
 
-func (c *Client) attempts(ctx context.Context, p *provider, body []byte) (Result, error) {
+// attempts makes the call's attempts; fatal says that its error is one
+// no retry, and no later call, can mend (a 4xx other than a rate limit
+// or a timeout: a bad key, a bad request, a spend limit).
+func (c *Client) attempts(ctx context.Context, p *provider, body []byte) (res Result, fatal bool, err error) {
 	retries := c.MaxRetries
 	if retries == 0 {
 		retries = defaultMaxRetries
@@ -211,21 +246,23 @@ func (c *Client) attempts(ctx context.Context, p *provider, body []byte) (Result
 	if timeout <= 0 {
 		timeout = defaultTimeout
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
+	callTime := c.MaxCallTime
+	if callTime <= 0 {
+		callTime = defaultCallTime
 	}
+	deadline := time.Now().Add(callTime)
+	hc := withoutKeysAcrossOrigins(c.HTTP)
 	for n := 0; ; n++ {
-		status, h, respBody, err := c.once(ctx, hc, p, body, timeout)
+		status, h, respBody, err := c.once(ctx, hc, p, body, min(timeout, time.Until(deadline)))
 		if err == nil && status == http.StatusOK {
 			res, perr := p.parse(respBody)
 			if perr != nil {
-				return Result{}, fmt.Errorf("%s: reading the response: %w", p.name, perr)
+				return Result{}, false, fmt.Errorf("%s: reading the response: %w", p.name, perr)
 			}
-			return res, nil
+			return res, false, nil
 		}
 		if ctx.Err() != nil {
-			return Result{}, fmt.Errorf("%s: %w", p.name, ctx.Err())
+			return Result{}, false, fmt.Errorf("%s: %w", p.name, ctx.Err())
 		}
 		var apiErr *APIError
 		if err == nil {
@@ -238,16 +275,143 @@ func (c *Client) attempts(ctx context.Context, p *provider, body []byte) (Result
 		retry := err != nil && apiErr == nil // a transport error or timeout
 		if apiErr != nil {
 			retry = retryable(status, h, apiErr)
+			fatal = !retry && status >= 400 && status < 500
 		}
-		if !retry || retries < 0 || n >= retries {
+		wait := c.backoff(n, h)
+		if !retry || retries < 0 || n >= retries || time.Now().Add(wait).After(deadline) {
 			if n > 0 {
-				return Result{}, fmt.Errorf("%w (after %d attempts)", err, n+1)
+				err = fmt.Errorf("%w (after %d attempts)", err, n+1)
 			}
-			return Result{}, err
+			return Result{}, fatal, err
 		}
-		if err := c.sleep(ctx, c.backoff(n, h)); err != nil {
-			return Result{}, fmt.Errorf("%s: %w", p.name, err)
+		if err := c.sleep(ctx, wait); err != nil {
+			return Result{}, false, fmt.Errorf("%s: %w", p.name, err)
 		}
+	}
+}
+
+// checkResult holds both providers' answers to one rule: a summary has
+// text, and usage that is not negative.
+func checkResult(name string, r Result) error {
+	if strings.TrimSpace(r.Text) == "" {
+		return fmt.Errorf("%s: the response holds no summary text", name)
+	}
+	u := r.Usage
+	if u.Input < 0 || u.CacheRead < 0 || u.CacheWrite < 0 || u.CacheWrite1h < 0 || u.Output < 0 {
+		return fmt.Errorf("%s: the response reports negative usage (input %d, cache read %d, cache write %d, output %d)", name, u.Input, u.CacheRead, u.CacheWrite, u.Output)
+	}
+	return nil
+}
+
+// withoutKeysAcrossOrigins returns hc (or the default client) made to
+// drop the headers that carry API keys on a redirect to another origin:
+// Go drops Authorization only when the host changes, and never a custom
+// header such as x-api-key.
+func withoutKeysAcrossOrigins(hc *http.Client) *http.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	c := *hc
+	next := hc.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && origin(req.URL) != origin(via[0].URL) {
+			for _, h := range []string{"x-api-key", "authorization", "api-key", "x-goog-api-key"} {
+				req.Header.Del(h)
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// origin is a URL's scheme, host and port.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + u.Hostname() + ":" + port
+}
+
+// Run is what the calls of one run share: how many failed, and the
+// error that stopped them. Its zero value stops after 3 failed calls.
+type Run struct {
+	// MaxFailedCalls is how many calls may fail (after their retries)
+	// before the run stops (0: 3; negative: never).
+	MaxFailedCalls int
+
+	mu      sync.Mutex
+	failed  int
+	first   error
+	stopped error
+}
+
+// ErrStopped is returned, wrapped, by every call once a run's circuit
+// breaker opened: a policy must not go on as if one summary had failed.
+var ErrStopped = errors.New("summary calls stopped")
+
+// Failed returns how many calls failed, and the first one's error.
+func (r *Run) Failed() (int, error) {
+	if r == nil {
+		return 0, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed, r.first
+}
+
+func (r *Run) stoppedErr() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
+}
+
+// stop opens the breaker with err.
+func (r *Run) stop(err error) error {
+	if r == nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.count(err)
+	if r.stopped == nil {
+		r.stopped = fmt.Errorf("%w: %w", ErrStopped, err)
+	}
+	return r.stopped
+}
+
+// fail counts a failed call, and opens the breaker at the limit.
+func (r *Run) fail(err error) error {
+	if r == nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.count(err)
+	limit := r.MaxFailedCalls
+	if limit == 0 {
+		limit = defaultMaxFailed
+	}
+	if limit > 0 && r.failed >= limit && r.stopped == nil {
+		r.stopped = fmt.Errorf("%w after %d failed calls; the last: %w", ErrStopped, r.failed, err)
+		return r.stopped
+	}
+	return err
+}
+
+func (r *Run) count(err error) {
+	r.failed++
+	if r.first == nil {
+		r.first = err
 	}
 }
 
@@ -268,7 +432,10 @@ func (c *Client) once(ctx context.Context, hc *http.Client, p *provider, body []
 		return 0, nil, nil, fmt.Errorf("%s: %w", p.name, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err == nil && len(b) > maxResponseBytes {
+		return 0, nil, nil, fmt.Errorf("%s: the response is over %d MiB", p.name, maxResponseBytes>>20)
+	}
 	if err != nil {
 		if actx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
 			return 0, nil, nil, fmt.Errorf("%s: no complete response within %s", p.name, timeout)
@@ -350,6 +517,9 @@ func worst(pr pricing.Price, p Prompt) float64 {
 }
 
 func (b *Budget) reserve(model string, p Prompt) error {
+	if !(b.MaxUSD >= 0) || math.IsInf(b.MaxUSD, 0) {
+		return fmt.Errorf("%w: the cap is %v; want a finite amount of dollars, 0 or more", ErrSpendCap, b.MaxUSD)
+	}
 	pr, err := b.price(model)
 	if err != nil {
 		return fmt.Errorf("%w: %w, so the cap cannot be enforced", ErrSpendCap, err)
@@ -358,7 +528,7 @@ func (b *Budget) reserve(model string, p Prompt) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.spent+w > b.MaxUSD {
-		return fmt.Errorf("%w: this call may cost up to $%.4f and $%.4f of the $%.2f cap is spent", ErrSpendCap, w, b.spent, b.MaxUSD)
+		return fmt.Errorf("%w: this call may cost up to %s and %s of the %s cap is spent", ErrSpendCap, pricing.FormatUSD(w), pricing.FormatUSD(b.spent), pricing.FormatUSD(b.MaxUSD))
 	}
 	b.spent += w
 	return nil

@@ -216,15 +216,16 @@ func (o *OpenAI) Summarize(ctx context.Context, req Request) (Result, error) {
 			if len(r.Choices) == 0 || r.Choices[0].Message.Content == nil {
 				return Result{}, fmt.Errorf("no message in the response")
 			}
-			res := Result{Text: *r.Choices[0].Message.Content, Model: orDefault(r.Model, model)}
-			if u := r.Usage; u != nil {
-				var cached int64
-				if u.PromptDetails != nil {
-					cached = u.PromptDetails.CachedTokens
-				}
-				res.Usage = usageOf(u.PromptTokens-cached, cached, 0, u.CompletionTokens)
+			u := r.Usage
+			if u == nil {
+				return Result{}, fmt.Errorf("no usage in the response")
 			}
-			return res, nil
+			var cached int64
+			if u.PromptDetails != nil {
+				cached = u.PromptDetails.CachedTokens
+			}
+			return Result{Text: *r.Choices[0].Message.Content, Model: orDefault(r.Model, model),
+				Usage: usageOf(u.PromptTokens-cached, cached, 0, u.CompletionTokens)}, nil
 		},
 	}, body, p)
 }
@@ -242,9 +243,9 @@ func orBody(msg string, body []byte) string {
 	if msg != "" {
 		return msg
 	}
-	s := strings.TrimSpace(string(body))
+	s := strings.Join(strings.Fields(string(body[:min(len(body), 4096)])), " ")
 	if len(s) > 200 {
-		s = s[:200] + "…"
+		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}
 	return s
 }

@@ -245,6 +245,9 @@ func geminiVerify(ctx context.Context, env *Env, items []Item, summary string, e
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
+		if errors.Is(err, summarize.ErrStopped) {
+			return "", err
+		}
 		return strings.TrimSpace(summary), nil // the probe failed: the summary stands
 	}
 	ev.Usage.Add(res.Usage)

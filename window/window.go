@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -356,6 +357,9 @@ func summarizeItems(ctx context.Context, env *Env, items []Item, previous string
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", nil, ctx.Err()
+		}
+		if errors.Is(err, summarize.ErrStopped) {
+			return "", nil, err // the run stops: no policy goes on as if one summary failed
 		}
 		ev.Error = err.Error()
 		return "", ev, nil

@@ -99,13 +99,17 @@ func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, suite.Shard
 		}
 	}
 	var err error
-	if opts.Summarizer, _, err = c.summarizerFlags.withConfig(cfg.Provider).build(e); err != nil {
+	var prun *providerRun
+	if opts.Summarizer, prun, err = c.summarizerFlags.withConfig(cfg.Provider).build(e); err != nil {
 		return nil, suite.Shard{}, err
 	}
 	if opts.Prices, err = loadPrices(c.Prices); err != nil {
 		return nil, suite.Shard{}, err
 	}
 	res, err := suite.Run(e.ctx, cfg, opts)
+	if err == nil {
+		err = prun.finish(e) // nothing compared or recorded with a failed summary
+	}
 	if err != nil || opts.Shard.N == 0 {
 		return res, suite.Shard{}, err
 	}

@@ -67,6 +67,7 @@ type costRun struct {
 	ledger cost.Ledger
 	res    costResult
 	totals map[string]pricing.Money
+	prun   *providerRun // the summarizer's run: its failures
 }
 
 func (c *costCmd) Run(e *env) error {
@@ -88,6 +89,9 @@ func (c *costCmd) Run(e *env) error {
 		for _, lp := range r.pols {
 			r.res.Projection = append(r.res.Projection, cost.Project(lp.Label, r.totals[lp.Label], n, c.SessionsPerDay))
 		}
+	}
+	if err := r.prun.finish(e); err != nil {
+		return err
 	}
 	r.res.Sessions, r.res.ByModel, r.res.ByDay, r.res.Duplicates = r.ledger.Sessions, r.ledger.ByModel, r.ledger.ByDay, r.ledger.Duplicates
 	if c.JSON {
@@ -125,11 +129,11 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--policy: %w", err)
 	}
-	sum, _, err := c.build(e)
+	sum, prun, err := c.build(e)
 	if err != nil {
 		return nil, err
 	}
-	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{},
+	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, prun: prun,
 		ropt:   replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: prices},
 		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},

@@ -762,3 +762,56 @@ func TestReplaySelfCheck(t *testing.T) {
 		t.Errorf("2.0.21's threshold on a 2.1.39 session agrees:\n%s", stdout)
 	}
 }
+
+// TestProviderFailuresStopTheRun: a bad key stops a replay at its first
+// summary (one request, exit 2, the error and its hint); a server that
+// keeps failing fails the command after 3 calls unless
+// --allow-summary-failures, which replays to the end and says how many
+// failed.
+func TestProviderFailuresStopTheRun(t *testing.T) {
+	var mu sync.Mutex
+	requests := 0
+	status := 401
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		s := status
+		mu.Unlock()
+		w.Header().Set("content-type", "application/json")
+		w.WriteHeader(s)
+		io.WriteString(w, `{"type":"error","error":{"type":"some_error","message":"no"}}`)
+	}))
+	defer api.Close()
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test-fail")
+	session := filepath.Join(t.TempDir(), "s.jsonl")
+	if _, stderr, code := ctxbench("", "gen", "--calls", "30", "-o", session); code != 0 {
+		t.Fatal(stderr)
+	}
+	args := func(extra ...string) []string {
+		return append([]string{"replay", "--provider", "anthropic", "--base-url", api.URL, "--cache-dir", t.TempDir(), "--provider-retries", "0",
+			"--policy", "aidf:max_messages=10,preserve_last_n=4,summarize_on_trim=true,summarize_every=1", session}, extra...)
+	}
+	_, stderr, code := ctxbench("", args()...)
+	if code != 2 || requests != 1 || !strings.Contains(stderr, "summary calls stopped") || !strings.Contains(stderr, "set ANTHROPIC_API_KEY") {
+		t.Errorf("401: exit %d, %d requests, stderr %q", code, requests, stderr)
+	}
+	mu.Lock()
+	status, requests = 500, 0
+	mu.Unlock()
+	_, stderr, code = ctxbench("", args()...)
+	if code != 2 || requests != 3 || !strings.Contains(stderr, "after 3 failed calls") {
+		t.Errorf("500: exit %d, %d requests, stderr %q", code, requests, stderr)
+	}
+	mu.Lock()
+	requests = 0
+	mu.Unlock()
+	stdout, stderr, code := ctxbench("", args("--allow-summary-failures")...)
+	if code == 2 || requests < 4 || !strings.Contains(stderr, fmt.Sprintf("%d summarization calls failed (allowed)", requests)) || !strings.Contains(stdout, "failed") {
+		t.Errorf("allowed: exit %d, %d requests, stderr %q", code, requests, stderr)
+	}
+	for _, bad := range [][]string{{"--max-summary-usd", "-1"}, {"--max-summary-usd", "NaN"}, {"--base-url", "ftp://example.com"}} {
+		if _, stderr, code := ctxbench("", append(args(), bad...)...); code != 2 || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr)
+		}
+	}
+}

@@ -128,7 +128,7 @@ func (c *replayCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	sum, budget, err := s.sum.build(e)
+	sum, prun, err := s.sum.build(e)
 	if err != nil {
 		return err
 	}
@@ -167,10 +167,10 @@ func (c *replayCmd) Run(e *env) error {
 			return err
 		}
 	} else {
-		if budget != nil {
-			fmt.Fprintf(e.stderr, "ctxbench: summaries cost $%.4f of the $%.2f cap\n", budget.Spent(), budget.MaxUSD)
-		}
 		violations.write(e.stdout)
+	}
+	if err := prun.finish(e); err != nil {
+		return err
 	}
 	if violations.n > 0 {
 		return errVerdict

@@ -44,7 +44,7 @@ func (c *reportCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
 	}
-	sum, _, err := c.build(e)
+	sum, prun, err := c.build(e)
 	if err != nil {
 		return err
 	}
@@ -67,6 +67,9 @@ func (c *reportCmd) Run(e *env) error {
 	rep, err := b.Finish(e.ctx)
 	if err != nil {
 		return err
+	}
+	if err := prun.finish(e); err != nil {
+		return err // no report of the policies' fallbacks
 	}
 	index, err := reports.WriteReport(c.Out, rep)
 	if errors.Is(err, reports.ErrNotAReport) {

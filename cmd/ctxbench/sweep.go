@@ -45,7 +45,7 @@ func (c *sweepCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("--estimator: %w", err)
 	}
-	sum, _, err := c.build(e)
+	sum, prun, err := c.build(e)
 	if err != nil {
 		return err
 	}
@@ -62,6 +62,9 @@ func (c *sweepCmd) Run(e *env) error {
 	stop()
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := prun.finish(e); err != nil {
+		return err
 	}
 	replay.SortPoints(res.Points, grid)
 	rows := sweepRows(res)

@@ -1,0 +1,249 @@
+package summarize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBreaker: an error no retry mends (401, 400, a spend limit) stops
+// the run at once, and the calls after it make no request; retryable
+// failures stop it after MaxFailedCalls calls.
+func TestBreaker(t *testing.T) {
+	for _, pc := range providerCases {
+		for _, tc := range []struct {
+			name      string
+			steps     []step
+			maxFailed int
+			// stopAt is the call (1-based) whose error wraps ErrStopped;
+			// requests, what the server saw over 5 calls.
+			stopAt, requests int
+		}{
+			{"401", []step{{status: 401, body: pc.unauthorized}}, 0, 1, 1},
+			{"400", []step{{status: 400, body: pc.serverError}}, 0, 1, 1},
+			{"spend limit", []step{{status: 429, body: pc.spendLimit}}, 0, 1, 1},
+			{"500 for good: three calls", []step{{status: 500, body: pc.serverError}}, 0, 3, 3 * 2},
+			{"500 for good: never stopped", []step{{status: 500, body: pc.serverError}}, -1, 0, 5 * 2},
+		} {
+			t.Run(pc.name+"/"+tc.name, func(t *testing.T) {
+				api := newFakeAPI(t, tc.steps...)
+				var s sleeps
+				c := testClient(&s)
+				c.MaxRetries = 1
+				c.Run = &Run{MaxFailedCalls: tc.maxFailed}
+				sum := pc.make(api.URL, c)
+				stopped := 0
+				for call := 1; call <= 5; call++ {
+					_, err := sum.Summarize(context.Background(), Request{Messages: messages})
+					if err == nil {
+						t.Fatalf("call %d succeeded", call)
+					}
+					if errors.Is(err, ErrStopped) && stopped == 0 {
+						stopped = call
+					}
+				}
+				if stopped != tc.stopAt {
+					t.Errorf("stopped at call %d, want %d", stopped, tc.stopAt)
+				}
+				if n := len(api.requests()); n != tc.requests {
+					t.Errorf("%d requests, want %d", n, tc.requests)
+				}
+				if n, first := c.Run.Failed(); n == 0 || first == nil {
+					t.Errorf("failed %d, first %v", n, first)
+				}
+			})
+		}
+	}
+}
+
+// TestEmptyOrBadSummary: one rule for both providers — no text, no
+// usage or negative usage is an error, and nothing is cached.
+func TestEmptyOrBadSummary(t *testing.T) {
+	bodies := map[string][]string{
+		"anthropic": {
+			`{"model":"m","content":[],"usage":{"input_tokens":5,"output_tokens":0}}`,
+			`{"model":"m","content":[{"type":"text","text":""}],"usage":{"input_tokens":5,"output_tokens":0}}`,
+			`{"model":"m","content":[{"type":"text","text":null}],"usage":{"input_tokens":5,"output_tokens":0}}`,
+			`{"model":"m","content":[{"type":"text","text":"  \n"}],"usage":{"input_tokens":5,"output_tokens":1}}`,
+			`{"model":"m","content":[{"type":"text","text":"ok"}]}`,
+			`{"model":"m","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":-228000000000,"output_tokens":1}}`,
+		},
+		"openai": {
+			`{"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":0}}`,
+			`{"model":"m","choices":[{"message":{"content":""}}],"usage":{"prompt_tokens":5,"completion_tokens":0}}`,
+			`{"model":"m","choices":[{"message":{"content":null}}],"usage":{"prompt_tokens":5,"completion_tokens":0}}`,
+			`{"model":"m","choices":[{"message":{"content":" "}}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`,
+			`{"model":"m","choices":[{"message":{"content":"ok"}}]}`,
+			`{"model":"m","choices":[{"message":{"content":"ok"}}],"usage":{"prompt_tokens":5,"completion_tokens":-3}}`,
+		},
+	}
+	for _, pc := range providerCases {
+		for i, body := range bodies[pc.name] {
+			dir := t.TempDir()
+			api := newFakeAPI(t, step{status: 200, body: body})
+			var s sleeps
+			c := testClient(&s)
+			c.Cache = &Cache{Dir: dir}
+			_, err := pc.make(api.URL, c).Summarize(context.Background(), Request{Messages: messages})
+			if err == nil {
+				t.Errorf("%s %d: %s accepted", pc.name, i, body)
+			}
+			files := 0
+			filepath.WalkDir(dir, func(_ string, d fs.DirEntry, _ error) error {
+				if d != nil && !d.IsDir() {
+					files++
+				}
+				return nil
+			})
+			if files != 0 {
+				t.Errorf("%s %d: %d files cached", pc.name, i, files)
+			}
+		}
+	}
+}
+
+// TestRedirectKeepsKeys: a redirect to another origin carries no key; one
+// to the same origin keeps it.
+func TestRedirectKeepsKeys(t *testing.T) {
+	for _, pc := range providerCases {
+		other := newFakeAPI(t, step{status: 200, body: pc.ok})
+		for _, tc := range []struct {
+			name    string
+			target  func(self string) string
+			keySeen bool
+		}{
+			{"another origin", func(string) string { return other.URL }, false},
+			{"the same origin", func(self string) string { return self + "/again" }, true},
+		} {
+			var self string
+			var gotKey string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasSuffix(r.URL.Path, "/again") {
+					gotKey = r.Header.Get("x-api-key") + r.Header.Get("authorization")
+					w.Header().Set("content-type", "application/json")
+					io.WriteString(w, pc.ok)
+					return
+				}
+				http.Redirect(w, r, tc.target(self)+r.URL.Path+"/again", http.StatusTemporaryRedirect)
+			}))
+			self = srv.URL
+			before := len(other.requests())
+			var s sleeps
+			if _, err := pc.make(srv.URL, testClient(&s)).Summarize(context.Background(), Request{Messages: messages}); err != nil {
+				t.Errorf("%s %s: %v", pc.name, tc.name, err)
+			}
+			if !tc.keySeen {
+				got := other.requests()
+				if len(got) != before+1 {
+					t.Fatalf("%s: %d requests at the other origin", pc.name, len(got)-before)
+				}
+				gotKey = got[len(got)-1].Header.Get("x-api-key") + got[len(got)-1].Header.Get("authorization")
+			}
+			if strings.Contains(gotKey, testKey) != tc.keySeen {
+				t.Errorf("%s %s: key sent %q", pc.name, tc.name, gotKey)
+			}
+			srv.Close()
+		}
+	}
+}
+
+// TestKeyInSummaryRedacted: a server that echoes the key in a summary
+// does not get it into the result or the cache.
+func TestKeyInSummaryRedacted(t *testing.T) {
+	dir := t.TempDir()
+	bodies := map[string]string{
+		"anthropic": fmt.Sprintf(`{"model":"m","content":[{"type":"text","text":"key %s here"}],"usage":{"input_tokens":5,"output_tokens":3}}`, testKey),
+		"openai":    fmt.Sprintf(`{"model":"m","choices":[{"message":{"content":"key %s here"}}],"usage":{"prompt_tokens":5,"completion_tokens":3}}`, testKey),
+	}
+	for _, pc := range providerCases {
+		api := newFakeAPI(t, step{status: 200, body: bodies[pc.name]})
+		var s sleeps
+		c := testClient(&s)
+		c.Cache = &Cache{Dir: dir}
+		res, err := pc.make(api.URL, c).Summarize(context.Background(), Request{Messages: messages})
+		if err != nil || res.Text != "key [redacted] here" {
+			t.Errorf("%s: %q, %v", pc.name, res.Text, err)
+		}
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, _ error) error {
+		if d != nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), testKey) {
+				t.Errorf("the key is in %s", p)
+			}
+		}
+		return nil
+	})
+}
+
+// TestBadBaseURLAndCap: a base URL that is not http(s) fails at once,
+// with no retry; a cap that is not a finite amount refuses every call.
+func TestBadBaseURLAndCap(t *testing.T) {
+	var s sleeps
+	c := testClient(&s)
+	c.Run = &Run{}
+	a := &Anthropic{Client: c, BaseURL: "ftp://example.com", APIKey: testKey}
+	if _, err := a.Summarize(context.Background(), Request{Messages: messages}); !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "want http") || len(s.d) != 0 {
+		t.Errorf("ftp:// base URL: %v, waits %v", err, s.d)
+	}
+	api := newFakeAPI(t, step{status: 200, body: anthropicOK})
+	for _, capUSD := range []float64{-1, nanValue()} {
+		c := testClient(&s)
+		c.Budget = &Budget{MaxUSD: capUSD}
+		a := &Anthropic{Client: c, BaseURL: api.URL, APIKey: testKey}
+		if _, err := a.Summarize(context.Background(), Request{Messages: messages}); !errors.Is(err, ErrSpendCap) {
+			t.Errorf("cap %v: %v", capUSD, err)
+		}
+	}
+	if n := len(api.requests()); n != 0 {
+		t.Errorf("%d requests under a bad cap", n)
+	}
+}
+
+func nanValue() float64 {
+	var zero float64
+	return zero / zero
+}
+
+// TestCallTimeBound: a server that never answers costs at most the
+// call's time, whatever the retries.
+func TestCallTimeBound(t *testing.T) {
+	api := newFakeAPI(t, step{hang: true})
+	a := &Anthropic{Client: Client{Timeout: 50 * time.Millisecond, MaxCallTime: 200 * time.Millisecond, MaxRetries: 100,
+		Rand: func() float64 { return 0 }, Sleep: func(context.Context, time.Duration) error { return nil }}, BaseURL: api.URL, APIKey: testKey}
+	start := time.Now()
+	_, err := a.Summarize(context.Background(), Request{Messages: messages})
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Errorf("error %v after %v", err, time.Since(start))
+	}
+	if n := len(api.requests()); n > 5 {
+		t.Errorf("%d attempts in 200ms of 50ms each", n)
+	}
+}
+
+// TestOversizedResponse: a response over the limit is named as such.
+func TestOversizedResponse(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		io.WriteString(w, `{"content":[{"type":"text","text":"`)
+		chunk := strings.Repeat("a", 1<<20)
+		for range 33 {
+			io.WriteString(w, chunk)
+		}
+		io.WriteString(w, `"}]}`)
+	}))
+	defer srv.Close()
+	var s sleeps
+	_, err := (&Anthropic{Client: testClient(&s), BaseURL: srv.URL, APIKey: testKey}).Summarize(context.Background(), Request{Messages: messages})
+	if err == nil || !strings.Contains(err.Error(), "over 32 MiB") {
+		t.Errorf("error %v", err)
+	}
+}
