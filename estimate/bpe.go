@@ -1,7 +1,6 @@
 package estimate
 
 import (
-	"container/heap"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -220,37 +219,36 @@ func (e *encoding) scanMerge(piece string) int {
 // heapMerge gives the same result as scanMerge in O(n log n): the parts
 // form a linked list, and a heap holds each adjacent pair's rank, ordered
 // by rank then position (so the leftmost pair wins ties, as in the scan).
-// Entries made stale by a merge are skipped when popped.
+// A part is named by the offset it starts at, which a merge keeps, so
+// the position is the node. Entries made stale by a merge are skipped
+// when popped. Memory is 12 bytes a byte for the list and 12 an entry
+// of the heap, which holds at most one entry that is not stale a part;
+// the stale ones are dropped when they outnumber the parts.
 func (e *encoding) heapMerge(piece string) int {
-	n := len(piece)
-	start := make([]int, n+1) // start[i]: where part i starts; parts are nodes 0..n-1
-	next := make([]int, n)
-	prev := make([]int, n)
-	version := make([]int, n)
-	alive := n
+	n := int32(len(piece))
+	next := make([]int32, n) // the next part's start (n: none; n+1: merged away)
+	prev := make([]int32, n)
+	version := make([]int32, n)
+	alive := int(n)
 	for i := range n {
-		start[i], next[i], prev[i] = i, i+1, i-1
+		next[i], prev[i] = i+1, i-1
 	}
-	start[n] = n
-	end := func(i int) int { // where the part after i ends
+	end := func(i int32) int32 { // where the part after i ends (-1: none)
 		j := next[i]
 		if j >= n {
 			return -1
 		}
-		if k := next[j]; k < n {
-			return start[k]
-		}
-		return n
+		return next[j]
 	}
 	h := make(pairHeap, 0, n)
-	for i := 0; i < n-1; i++ {
-		if r := e.rank(piece, i, i+2); r != math.MaxInt {
-			h = append(h, pair{rank: r, pos: i, node: i})
+	for i := int32(0); i < n-1; i++ {
+		if r := e.rank(piece, int(i), int(i)+2); r != math.MaxInt {
+			h = append(h, pair{rank: int32(r), node: i})
 		}
 	}
-	heap.Init(&h)
-	for h.Len() > 0 {
-		p := heap.Pop(&h).(pair)
+	h.init()
+	for len(h) > 0 {
+		p := h.pop()
 		if p.version != version[p.node] || next[p.node] >= n {
 			continue // stale
 		}
@@ -265,38 +263,95 @@ func (e *encoding) heapMerge(piece string) int {
 		alive--
 		version[i]++
 		if b := end(i); b > 0 {
-			if r := e.rank(piece, start[i], b); r != math.MaxInt {
-				heap.Push(&h, pair{rank: r, pos: start[i], node: i, version: version[i]})
+			if r := e.rank(piece, int(i), int(b)); r != math.MaxInt {
+				h.push(pair{rank: int32(r), node: i, version: version[i]})
 			}
 		}
 		if k := prev[i]; k >= 0 {
 			version[k]++
-			if r := e.rank(piece, start[k], end(k)); r != math.MaxInt {
-				heap.Push(&h, pair{rank: r, pos: start[k], node: k, version: version[k]})
+			if r := e.rank(piece, int(k), int(end(k))); r != math.MaxInt {
+				h.push(pair{rank: int32(r), node: k, version: version[k]})
 			}
+		}
+		// A live part has at most one entry that is not stale.
+		if len(h) > 2*alive+1024 {
+			h = h.compact(version, next, n)
 		}
 	}
 	return alive
 }
 
-type pair struct{ rank, pos, node, version int }
+// A pair is a heap entry: the rank of part node merged with the next,
+// as of the part's version.
+type pair struct{ rank, node, version int32 }
 
+// pairHeap is a binary min-heap of pairs by rank, then position.
 type pairHeap []pair
 
-func (h pairHeap) Len() int { return len(h) }
-func (h pairHeap) Less(i, j int) bool {
-	if h[i].rank != h[j].rank {
-		return h[i].rank < h[j].rank
+func (a pair) less(b pair) bool {
+	if a.rank != b.rank {
+		return a.rank < b.rank
 	}
-	return h[i].pos < h[j].pos
+	return a.node < b.node
 }
-func (h pairHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pair)) }
-func (h *pairHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h pairHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *pairHeap) push(p pair) {
+	*h = append(*h, p)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !s[i].less(s[parent]) {
+			break
+		}
+		s[i], s[parent] = s[parent], s[i]
+		i = parent
+	}
+}
+
+func (h *pairHeap) pop() pair {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	*h = s[:last]
+	h.down(0)
+	return top
+}
+
+func (h pairHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r].less(h[l]) {
+			m = r
+		}
+		if !h[m].less(h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// compact drops the stale entries and rebuilds the heap.
+func (h pairHeap) compact(version, next []int32, n int32) pairHeap {
+	out := h[:0]
+	for _, p := range h {
+		if p.version == version[p.node] && next[p.node] < n {
+			out = append(out, p)
+		}
+	}
+	out.init()
+	return out
 }
 
 // bpeEstimator counts with an exact BPE encoding.
