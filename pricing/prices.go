@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/internal/limit"
 )
 
 // A Price is a model's price, in USD per million tokens, and its context
@@ -86,7 +87,7 @@ func Default() Prices {
 // per million tokens) or LiteLLM's model_prices_and_context_window.json
 // as it is (USD per token).
 func Load(path string) (Prices, error) {
-	b, err := os.ReadFile(path)
+	b, err := limit.ReadFile(path, limit.Prices)
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -74,7 +74,7 @@ func Key(file, label string) string { return file + " | " + label }
 
 // LoadBaseline reads a baseline file.
 func LoadBaseline(path string) (*Baseline, error) {
-	b, err := os.ReadFile(path)
+	b, err := limit.ReadFile(path, limit.Baseline)
 	if err != nil {
 		return nil, err
 	}

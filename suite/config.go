@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/window"
 )
 
@@ -62,7 +62,7 @@ var configKeys = []string{"transcripts", "policies", "estimators", "provider", "
 // policy or parameter, estimator, budget or tolerance that does not
 // exist, a value out of range — is an error that names the file and line.
 func LoadConfig(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := limit.ReadFile(path, limit.Config)
 	if err != nil {
 		return nil, err
 	}

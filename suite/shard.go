@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/limit"
 )
 
 // A Shard is part K of N of a suite's cases (K from 1); the zero Shard is
@@ -67,7 +68,7 @@ func (p *Partial) Encode() []byte {
 
 // ReadPartial reads a partial file.
 func ReadPartial(path string) (*Partial, error) {
-	b, err := os.ReadFile(path)
+	b, err := limit.ReadFile(path, limit.Baseline)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -56,7 +57,7 @@ type entry struct {
 
 // Get returns the cached result for key, if there is one.
 func (c *Cache) Get(key string) (Result, bool, error) {
-	b, err := os.ReadFile(c.path(key))
+	b, err := limit.ReadFile(c.path(key), limit.Prices)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Result{}, false, nil
 	}

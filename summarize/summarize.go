@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"text/template"
 	"text/template/parse"
 
+	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -136,7 +136,7 @@ func TemplateByName(name string) (*Template, error) {
 // file is a text/template using {{.Conversation}} and, optionally,
 // {{.Previous}}. The result keeps base's output limit.
 func LoadTemplate(path string, base *Template) (*Template, error) {
-	b, err := os.ReadFile(path)
+	b, err := limit.ReadFile(path, limit.Config)
 	if err != nil {
 		return nil, err
 	}

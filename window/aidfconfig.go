@@ -2,10 +2,11 @@ package window
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ctxbench/ctxbench/internal/limit"
 )
 
 // aidfConfig is the part of AIDF's config.yml the window reads (seed 000,
@@ -28,7 +29,7 @@ type aidfConfig struct {
 // max_conversation_messages shorthand; fields the file omits keep their
 // defaults.
 func AIDFConfigParams(path string) (map[string]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := limit.ReadFile(path, limit.Config)
 	if err != nil {
 		return nil, err
 	}

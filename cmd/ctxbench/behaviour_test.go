@@ -126,17 +126,18 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
-		"transcript":    {},
-		"estimate":      {"transcript"},
-		"pricing":       {"transcript"},
-		"summarize":     {"transcript", "estimate", "pricing", "internal/scan"},
-		"window":        {"transcript", "estimate", "summarize"},
-		"replay":        {"transcript", "estimate", "pricing", "summarize", "window", "internal/scan"},
-		"cost":          {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
-		"suite":         {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost"},
-		"reports":       {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite"},
-		"fixtures":      {"transcript"},
-		"internal/scan": {},
+		"transcript":     {},
+		"estimate":       {"transcript"},
+		"pricing":        {"transcript", "internal/limit"},
+		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
+		"window":         {"transcript", "estimate", "summarize", "internal/limit"},
+		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/scan"},
+		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
+		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "internal/limit"},
+		"reports":        {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite"},
+		"fixtures":       {"transcript"},
+		"internal/scan":  {},
+		"internal/limit": {},
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {

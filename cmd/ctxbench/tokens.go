@@ -2,12 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -87,11 +86,11 @@ func (c *tokensCmd) Run(e *env) error {
 func readText(e *env, f string) (text, name string, err error) {
 	var b []byte
 	if f == transcript.Stdin {
-		b, err = io.ReadAll(io.LimitReader(e.stdin, transcript.DefaultMaxBytes))
 		name = "<stdin>"
+		b, err = limit.ReadAll(e.stdin, name, transcript.DefaultMaxBytes)
 	} else {
-		b, err = os.ReadFile(f)
 		name = f
+		b, err = limit.ReadFile(f, transcript.DefaultMaxBytes)
 	}
 	if err != nil {
 		return "", name, err

@@ -1,0 +1,69 @@
+// Package limit reads an input whole under a size limit: a file that is
+// larger, or a stream (a device, a pipe) that goes on past it, is an
+// error that names it and the limit, never a silently shortened read
+// nor an exhausted memory.
+package limit
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Sizes the inputs read whole are held to.
+const (
+	Config   = 1 << 20   // ctxbench.yaml, AIDF's config.yml, a prompt template
+	Prices   = 64 << 20  // a price file (LiteLLM's is about 1.5 MB)
+	Baseline = 256 << 20 // a check baseline or partial
+)
+
+// A TooLargeError is an input over its limit.
+type TooLargeError struct {
+	Name string
+	Max  int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: larger than %s, the most ctxbench reads of it", e.Name, Bytes(e.Max))
+}
+
+// ReadFile reads the file at path, at most max bytes: a regular file
+// larger than max fails before it is read.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
+		return nil, &TooLargeError{Name: path, Max: max}
+	}
+	return ReadAll(f, path, max)
+}
+
+// ReadAll reads r to its end, named name in the error when it holds more
+// than max bytes.
+func ReadAll(r io.Reader, name string, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if int64(len(b)) > max {
+		return nil, &TooLargeError{Name: name, Max: max}
+	}
+	return b, nil
+}
+
+// Bytes writes a size in the largest binary unit it is a whole number
+// of: 1 GiB, 64 MiB, 1500 bytes.
+func Bytes(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
