@@ -28,6 +28,12 @@ func TestParseGrid(t *testing.T) {
 		{"max_messages=30:10:10", nil, true},
 		{"max_messages=1:2:0", nil, true},
 		{"max_messages", nil, true},
+		{"threshold=0:1:1e-300", nil, true},
+		{"threshold=NaN:1:0.1", nil, true},
+		{"threshold=0:Inf:1", nil, true},
+		{"max_messages=,", nil, true},
+		{"max_messages=5,5", nil, true},
+		{"threshold=0:1e-12:1e-13", nil, true}, // values equal at the printed precision
 	} {
 		g, err := ParseGrid(tc.in)
 		if (err != nil) != tc.err {
@@ -37,6 +43,24 @@ func TestParseGrid(t *testing.T) {
 		if diff := cmp.Diff(tc.want, g.Values); !tc.err && diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.in, diff)
 		}
+	}
+}
+
+// TestGridPoints: keys once, and a product over the limit refused
+// without overflow.
+func TestGridPoints(t *testing.T) {
+	big := GridKey{Key: "a", Values: make([]string, 100_000)}
+	if n, err := GridPoints([]GridKey{{Key: "a", Values: []string{"1", "2"}}, {Key: "b", Values: []string{"1", "2", "3"}}}, 100_000); n != 6 || err != nil {
+		t.Errorf("2×3: %d, %v", n, err)
+	}
+	if _, err := GridPoints([]GridKey{big, {Key: "b", Values: big.Values}}, 100_000); err == nil {
+		t.Error("10¹⁰ points accepted")
+	}
+	if n, err := GridPoints([]GridKey{big, {Key: "b", Values: []string{"1", "2"}}}, 0); n != 200_000 || err != nil {
+		t.Errorf("no limit: %d, %v", n, err)
+	}
+	if _, err := GridPoints([]GridKey{{Key: "a", Values: []string{"1"}}, {Key: "a", Values: []string{"2"}}}, 0); err == nil {
+		t.Error("a key twice accepted")
 	}
 }
 

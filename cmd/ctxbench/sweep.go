@@ -23,6 +23,7 @@ type sweepCmd struct {
 	Grid      []string `required:"" sep:"none" placeholder:"KEY=LO:HI:STEP|KEY=V1,V2" help:"A parameter and its values, repeatable; every combination is replayed."`
 	Estimator string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the token columns."`
 	Workers   int      `help:"Parallel workers (default: one per CPU); the result does not depend on it."`
+	MaxPoints int      `name:"max-points" default:"100000" placeholder:"N" help:"Refuse a grid of more than N points (0: no limit)."`
 	JSON      bool     `help:"Print one JSON document."`
 	CSV       string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
 	Paths     []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
@@ -39,7 +40,13 @@ func (c *sweepCmd) Run(e *env) error {
 		if err != nil {
 			return fmt.Errorf("--grid: %w", err)
 		}
+		if _, exists := window.Changed(p)[k.Key]; exists {
+			return fmt.Errorf("--grid: %s is both fixed in --policy and swept", k.Key)
+		}
 		grid = append(grid, k)
+	}
+	if _, err := replay.GridPoints(grid, c.MaxPoints); err != nil {
+		return withHint(fmt.Errorf("--grid: %w", err), "sweep fewer values, or pass --max-points N")
 	}
 	est, err := estimate.New(c.Estimator, estimate.OverheadNone)
 	if err != nil {
