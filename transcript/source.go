@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -77,6 +79,9 @@ func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
 	for _, t := range ts {
 		t.File = file
 		t.Format = f
+		if err := s.checkUsage(t); err != nil {
+			return nil, err
+		}
 	}
 	if s.doc && len(ts) > 0 {
 		// A document is one transcript: count its lines with invalid UTF-8.
@@ -182,6 +187,53 @@ func splitLines(data []byte) []record {
 	return recs
 }
 
+// MaxUsage is the most tokens one field of one call's usage may count:
+// far beyond any API's context, and low enough that a session's sums of
+// millions of calls do not overflow.
+const MaxUsage = 1 << 40
+
+// checkUsage holds every call's recorded usage to 0 ≤ field ≤ MaxUsage:
+// a negative or overflowing count is a malformed record, named at its
+// line (in lenient mode the usage is dropped and the record counted in
+// t.Bad).
+func (s *source) checkUsage(t *Transcript) error {
+	check := func(u *Usage, line int) (bool, error) {
+		for _, f := range []struct {
+			name string
+			v    int64
+		}{{"input", u.Input}, {"cache read", u.CacheRead}, {"cache write", u.CacheWrite}, {"output", u.Output},
+			{"cache write 1h", u.CacheWrite1h}, {"reasoning", u.Reasoning}} {
+			if f.v < 0 || f.v > MaxUsage {
+				return false, s.bad(t, line, "usage: %s tokens %d, want 0 to %d", f.name, f.v, int64(MaxUsage))
+			}
+		}
+		return true, nil
+	}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		if m.Usage == nil {
+			continue
+		}
+		ok, err := check(m.Usage, m.Pos.Line)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			m.Usage = nil
+		}
+	}
+	if t.Unattributed != nil {
+		ok, err := check(t.Unattributed, 0)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			t.Unattributed = nil
+		}
+	}
+	return nil
+}
+
 // bad handles a malformed record: in strict mode it returns the error that
 // stops the read; in lenient mode it records it in t and returns nil.
 func (s *source) bad(t *Transcript, line int, format string, args ...any) error {
@@ -223,12 +275,45 @@ func describeJSONError(err error, r record) string {
 	case errors.As(err, &se) || err.Error() == "unexpected end of JSON input":
 		return "invalid JSON: " + err.Error()
 	case errors.As(err, &te):
-		if te.Field != "" {
-			return fmt.Sprintf("field %q: expected %s, found JSON %s", te.Field, te.Type, te.Value)
+		found := te.Value
+		if len(found) > 40 {
+			found = strings.ToValidUTF8(found[:40], "") + "…"
 		}
-		return fmt.Sprintf("expected %s, found JSON %s", te.Type, te.Value)
+		if te.Field != "" {
+			return fmt.Sprintf("field %.80q: expected %s, found JSON %s", te.Field, jsonKind(te.Type), found)
+		}
+		return fmt.Sprintf("expected %s, found JSON %s", jsonKind(te.Type), found)
 	}
-	return err.Error()
+	msg := err.Error()
+	if len(msg) > 200 {
+		msg = strings.ToValidUTF8(msg[:200], "") + "…"
+	}
+	return msg
+}
+
+// jsonKind names what JSON a Go type reads: "an object", "a number"…
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a value"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer within " + t.Kind().String()
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "a value"
 }
 
 // elems returns the elements of the JSON array raw, each with the line it
