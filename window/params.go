@@ -79,12 +79,12 @@ func (p Param) check(v string) error {
 	switch p.Kind {
 	case KindBool:
 		if _, err := strconv.ParseBool(v); err != nil {
-			return fmt.Errorf("%s=%s: want true or false", p.Name, v)
+			return fmt.Errorf("%s=%.40s: want true or false", p.Name, v)
 		}
 		return nil
 	case KindString:
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, v) {
-			return fmt.Errorf("%s=%s: want %s", p.Name, v, p.Range())
+			return fmt.Errorf("%s=%.40s: want %s", p.Name, v, p.Range())
 		}
 		return nil
 	}
@@ -93,15 +93,19 @@ func (p Param) check(v string) error {
 	if p.Kind == KindInt {
 		var n int64
 		n, err = strconv.ParseInt(v, 10, 64)
+		if err == nil && (n > math.MaxInt32 || n < math.MinInt32) {
+			// No parameter needs more, and sums of them must not overflow.
+			return fmt.Errorf("%s=%.40s: want %s, at most %d", p.Name, v, p.Range(), math.MaxInt32)
+		}
 		f = float64(n)
 	} else {
 		f, err = strconv.ParseFloat(v, 64)
 	}
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Errorf("%s=%s: want %s", p.Name, v, p.Range())
+		return fmt.Errorf("%s=%.40s: want %s", p.Name, v, p.Range())
 	}
 	if (!math.IsNaN(p.Min) && (f < p.Min || p.MinOpen && f == p.Min)) || (!math.IsNaN(p.Max) && f > p.Max) {
-		return fmt.Errorf("%s=%s: want %s", p.Name, v, p.Range())
+		return fmt.Errorf("%s=%.40s: want %s", p.Name, v, p.Range())
 	}
 	return nil
 }
