@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // A SkippedFile is a file a directory walk passed over, and why.
@@ -63,7 +64,13 @@ func Walk(paths []string, opt Options, stdin io.Reader, fn func(*Transcript) err
 			}
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		root := p
+		if l, err := os.Lstat(p); err == nil && l.Mode()&fs.ModeSymlink != 0 {
+			// A link to a directory named on the command line is walked:
+			// with a final separator the root resolves to the directory.
+			root = strings.TrimRight(p, string(filepath.Separator)) + string(filepath.Separator)
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/reports"
@@ -38,13 +40,20 @@ func (c *checkCmd) Run(e *env) error {
 	if c.PricingModel != "" {
 		cfg.Model = c.PricingModel
 	}
-	res, shard, err := c.result(e, cfg)
-	if err != nil || shard.N > 0 {
-		return err
-	}
 	basePath := c.Baseline
 	if basePath == "" {
 		basePath = cfg.BaselinePath()
+	}
+	for _, out := range []struct{ flag, path string }{{"--junit", c.JUnit}, {"--summary", c.Summary}, {"--partial", c.Partial}} {
+		for _, in := range []struct{ what, path string }{{"the baseline", basePath}, {"the config", c.Config}} {
+			if out.path != "" && out.path != "-" && sameFile(out.path, in.path) {
+				return fmt.Errorf("%s %s is %s: ctxbench writes the baseline only with --update", out.flag, out.path, in.what)
+			}
+		}
+	}
+	res, shard, err := c.result(e, cfg)
+	if err != nil || shard.N > 0 {
+		return err
 	}
 	base, err := suite.LoadBaseline(basePath)
 	switch {
@@ -161,12 +170,12 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 // writeOutputs prints the report and writes the JUnit and Markdown files.
 func (c *checkCmd) writeOutputs(w io.Writer, rep *suite.Report) error {
 	if c.JUnit != "" {
-		if err := reports.WriteFile(c.JUnit, func(bw *bufio.Writer) error { return writeJUnit(bw, rep) }); err != nil {
+		if err := reports.WriteTo(c.JUnit, w, func(bw *bufio.Writer) error { return writeJUnit(bw, rep) }); err != nil {
 			return err
 		}
 	}
 	if c.Summary != "" {
-		if err := reports.WriteFile(c.Summary, func(bw *bufio.Writer) error { return writeMarkdown(bw, rep) }); err != nil {
+		if err := reports.WriteTo(c.Summary, w, func(bw *bufio.Writer) error { return writeMarkdown(bw, rep) }); err != nil {
 			return err
 		}
 	}
@@ -332,4 +341,17 @@ func writeMarkdown(w io.Writer, rep *suite.Report) error {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 	return nil
+}
+
+// sameFile reports whether paths a and b name one file: the same file
+// when both exist (links followed), else the same absolute path.
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }

@@ -29,5 +29,5 @@ func (c *convertCmd) Run(e *env) error {
 		}
 		return bw.Flush()
 	}
-	return reports.WriteFile(c.Output, func(w *bufio.Writer) error { return convert(w) })
+	return reports.WriteTo(c.Output, e.stdout, func(w *bufio.Writer) error { return convert(w) })
 }

@@ -26,5 +26,5 @@ func (c *genCmd) Run(e *env) error {
 	if c.Output == "" {
 		return fixtures.Generate(e.stdout, o)
 	}
-	return reports.WriteFile(c.Output, func(w *bufio.Writer) error { return fixtures.Generate(w, o) })
+	return reports.WriteTo(c.Output, e.stdout, func(w *bufio.Writer) error { return fixtures.Generate(w, o) })
 }

@@ -815,3 +815,33 @@ func TestProviderFailuresStopTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputsNeverReplaceInputs: --junit, --summary or --partial naming
+// the baseline or the config is refused before anything runs, the
+// baseline untouched; a symbolic link to a directory of transcripts is
+// walked.
+func TestOutputsNeverReplaceInputs(t *testing.T) {
+	base := "testdata/check/ctxbench.baseline.json"
+	before, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--junit", base}, {"--summary", "testdata/check/ctxbench.yaml"}, {"--junit", "./testdata/check/../check/ctxbench.baseline.json"}} {
+		_, stderr, code := ctxbench("", append([]string{"check", "--config", "testdata/check/ctxbench.yaml"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "writes the baseline only with --update") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	if after, _ := os.ReadFile(base); !bytes.Equal(before, after) {
+		t.Fatal("the baseline changed")
+	}
+	link := filepath.Join(t.TempDir(), "sessions")
+	abs, _ := filepath.Abs(corpus + "spotter")
+	if err := os.Symlink(abs, link); err != nil {
+		t.Skip(err)
+	}
+	stdout, stderr, code := ctxbench("", "inspect", link)
+	if code != 0 || strings.Contains(stderr, "not a regular file") || !strings.Contains(stdout, "tool_heavy.jsonl") {
+		t.Errorf("a linked directory: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -157,7 +157,7 @@ func (c *replayCmd) Run(e *env) error {
 		return err
 	}
 	if c.Trace != "" {
-		if err := reports.WriteFile(c.Trace, func(w *bufio.Writer) error { return writeTrace(w, res.Transcripts) }); err != nil {
+		if err := reports.WriteTo(c.Trace, e.stdout, func(w *bufio.Writer) error { return writeTrace(w, res.Transcripts) }); err != nil {
 			return err
 		}
 	}

@@ -76,7 +76,7 @@ func (c *sweepCmd) Run(e *env) error {
 	replay.SortPoints(res.Points, grid)
 	rows := sweepRows(res)
 	if c.CSV != "" {
-		err := reports.WriteFile(c.CSV, func(w *bufio.Writer) error {
+		err := reports.WriteTo(c.CSV, e.stdout, func(w *bufio.Writer) error {
 			cw := csv.NewWriter(w)
 			if err := cw.WriteAll(append([][]string{sweepHeader(res)}, rows...)); err != nil {
 				return err
