@@ -6,7 +6,7 @@ BIN             := $(CURDIR)/.bin
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(BIN)/staticcheck-$(STATICCHECK_VER)
 
-.PHONY: run test vet lint staticcheck bench perf exact golden conformance fuzz screenshots clean
+.PHONY: run test vet lint staticcheck bench perf exact golden conformance fuzz hostile screenshots clean
 
 # The main job on the embedded sample transcripts: the report, in
 # ./ctxbench-report (open index.html).
@@ -65,6 +65,14 @@ screenshots:
 		--screenshot=docs/report.png file://$(CURDIR)/docs/report/index.html
 	cp docs/report/cost-2.png docs/cost.png
 	rm -rf docs/report
+
+# The hardening pass's fault matrix: replays against a fake provider on
+# 127.0.0.1 failing in each way (bad key, rate limits, 5xx, no answer,
+# empty or negative summaries, oversized bodies, redirects), and the
+# built command on inputs too large to read; prints requests, time,
+# peak memory and exit status per case, each held to a bound.
+hostile:
+	$(GO) test -tags hostile -run 'TestHostile' -timeout 30m -v ./cmd/ctxbench | grep -v '^=== RUN'
 
 # A short fuzzing pass over every reader (FUZZTIME=1m for longer).
 FUZZTIME ?= 10s

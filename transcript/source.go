@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxbench/ctxbench/internal/limit"
 )
 
 // DefaultMaxBytes bounds how much of one input is read (1 GiB). A single
@@ -42,16 +44,30 @@ func (e *NotTranscriptError) Error() string {
 // messages) is file. The whole input is read first (up to opt.MaxBytes), so
 // lines of any length are accepted.
 func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
-	limit := opt.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
+	maxBytes := opt.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
+	// The head first: binary input (a device, an image) is refused
+	// before the rest is read.
+	head := make([]byte, min(maxBytes+1, 8192+3))
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("reading %s: larger than %d bytes", file, limit)
+	if bytes.IndexByte(bytes.TrimPrefix(head[:n], utf8BOM), 0) >= 0 {
+		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
+	}
+	data := head[:n]
+	if n == len(head) {
+		rest, err := io.ReadAll(io.LimitReader(r, maxBytes+1-int64(n)))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", file, err)
+		}
+		data = append(data, rest...)
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, &limit.TooLargeError{Name: file, Max: maxBytes}
 	}
 	return Parse(data, file, opt)
 }

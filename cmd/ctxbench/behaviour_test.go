@@ -126,7 +126,7 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
-		"transcript":     {},
+		"transcript":     {"internal/limit"},
 		"estimate":       {"transcript"},
 		"pricing":        {"transcript", "internal/limit"},
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
