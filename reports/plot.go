@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -47,7 +48,11 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// savePlot writes p as name.png and name.svg (fonts embedded) in dir, each
+// svgFonts is the SVGs' font: Liberation Sans (the plots' metrics), else
+// a font with the same metrics.
+const svgFonts = "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"
+
+// savePlot writes p as name.png and name.svg (fonts named, not embedded: a browser draws them with its own sans-serif) in dir, each
 // atomically, and returns the paths.
 func savePlot(p *plot.Plot, dir, name string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -63,9 +68,15 @@ func savePlot(p *plot.Plot, dir, name string) ([]string, error) {
 				_, err := c.WriteTo(w)
 				return err
 			}
-			c := vgsvg.NewWith(vgsvg.UseWH(plotW, plotH), vgsvg.EmbedFonts(true))
+			c := vgsvg.NewWith(vgsvg.UseWH(plotW, plotH), vgsvg.EmbedFonts(false))
 			p.Draw(draw.New(c))
-			_, err := c.WriteTo(w)
+			var b bytes.Buffer
+			if _, err := c.WriteTo(&b); err != nil {
+				return err
+			}
+			// Liberation Sans has Arial's metrics, which placed the text:
+			// a browser without it draws Arial, Helvetica or its sans.
+			_, err := w.Write(bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"), []byte(svgFonts)))
 			return err
 		})
 		if err != nil {

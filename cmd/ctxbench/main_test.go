@@ -280,8 +280,9 @@ func TestEstimatePlots(t *testing.T) {
 		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG")) {
 			t.Errorf("%s is not a PNG", name)
 		}
-		if strings.HasSuffix(name, ".svg") && (!bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("@font-face"))) {
-			t.Errorf("%s is not an SVG with embedded fonts", name)
+		if strings.HasSuffix(name, ".svg") && (!bytes.Contains(b, []byte("<svg")) || bytes.Contains(b, []byte("@font-face")) ||
+			!bytes.Contains(b, []byte("Arial,Helvetica,sans-serif")) || len(b) > 200<<10) {
+			t.Errorf("%s is not an SVG naming its fonts, under 200 KB (%d bytes)", name, len(b))
 		}
 	}
 }
