@@ -40,6 +40,8 @@ func TestBadInput(t *testing.T) {
 		{name: "unknown JSON Lines", in: `{"a":1}` + "\n" + `{"b":2}` + "\n", want: want{err: "f: not a transcript: JSON Lines in no known format", notTr: true}},
 		{name: "BOM", in: "\xEF\xBB\xBF" + ccUser + "\n" + ccAsst + "\n", want: want{messages: 2}},
 		{name: "CRLF", in: ccUser + "\r\n" + ccAsst + "\r\n", want: want{messages: 2}},
+		{name: "CR alone", in: ccUser + "\r" + ccAsst + "\r", want: want{messages: 2}},
+		{name: "CR alone, a bad line named", in: ccUser + "\r{oops\r" + ccAsst + "\r", want: want{err: "f:2: invalid JSON: invalid character 'o' looking for beginning of object key string"}},
 		{name: "no final newline", in: ccUser + "\n" + ccAsst, want: want{messages: 2}},
 		{name: "blank lines between", in: ccUser + "\n\n\n" + ccAsst + "\n", want: want{messages: 2}},
 		{name: "truncated last line", in: ccUser + "\n" + ccAsst + "\n" + ccUser[:30],

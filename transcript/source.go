@@ -135,6 +135,11 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 func newSource(data []byte, file string, opt Options) (*source, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
+	if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') >= 0 {
+		// Lines ended by CR alone (classic Mac OS): JSON strings hold no
+		// raw CR, so each is a line end.
+		data = bytes.ReplaceAll(data, []byte{'\r'}, []byte{'\n'})
+	}
 	head := data[:min(len(data), 8192)]
 	if bytes.IndexByte(head, 0) >= 0 {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
