@@ -6,16 +6,23 @@ BIN             := $(CURDIR)/.bin
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(BIN)/staticcheck-$(STATICCHECK_VER)
 
-.PHONY: run test vet lint staticcheck bench perf exact golden conformance fuzz hostile screenshots clean
+.PHONY: run test long vet lint staticcheck bench perf exact golden conformance fuzz hostile screenshots clean
 
 # The main job on the embedded sample transcripts: the report, in
 # ./ctxbench-report (open index.html).
 run:
 	$(GO) run ./cmd/ctxbench report
 
-# What CI runs: vet, staticcheck, and every test with the race detector.
+# What CI runs first: vet, staticcheck, and every test with the race
+# detector, the long checks on a sample (-short).
 test: vet staticcheck
-	$(GO) test -race ./...
+	$(GO) test -short -race ./...
+
+# The long checks whole, which CI runs after make test: every policy on
+# every transcript incremental against whole, every worker count, every
+# encoding.
+long:
+	$(GO) test -race -timeout 60m ./...
 
 vet:
 	$(GO) vet ./...

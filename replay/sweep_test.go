@@ -114,7 +114,11 @@ func TestSweepRejects(t *testing.T) {
 // TestReplayAllMatchesReplay: runs made side by side, sharing caches,
 // are the runs made one after another, whatever the number of workers.
 func TestReplayAllMatchesReplay(t *testing.T) {
-	tr := generated(t, 200)
+	calls := 200
+	if testing.Short() {
+		calls = 80
+	}
+	tr := generated(t, calls)
 	var ps []window.Policy
 	for _, spec := range specs {
 		ps = append(ps, must(t, spec))
@@ -128,7 +132,11 @@ func TestReplayAllMatchesReplay(t *testing.T) {
 		}
 		want = append(want, r)
 	}
-	for _, workers := range []int{1, 3, 8, 0} { // 0: the default, every run at once here
+	workers := []int{1, 3, 8, 0} // 0: the default, every run at once here
+	if testing.Short() {
+		workers = []int{1, 0} // make long: all four
+	}
+	for _, workers := range workers {
 		got, err := ReplayAll(context.Background(), tr, ps, opt, workers)
 		if err != nil {
 			t.Fatal(err)

@@ -530,9 +530,6 @@ func TestCostJSON(t *testing.T) {
 
 // TestReportEndToEnd runs the default report, on the embedded samples.
 func TestReportEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the full report takes seconds")
-	}
 	out := filepath.Join(t.TempDir(), "report")
 	stdout, stderr, code := ctxbench("", "report", "--out", out)
 	if code != 0 {
