@@ -86,11 +86,11 @@ func (opt Options) estimators() []estimate.Estimator {
 type Step struct {
 	Step int `json:"step"`
 	// Appended are the ids appended before the call (the turn).
-	Appended []string `json:"appended"`
+	Appended window.IDs `json:"appended"`
 	// Context is what was sent, in order.
-	Context   []string             `json:"context"`
-	Evicted   []string             `json:"evicted"`
-	Truncated []string             `json:"truncated"`
+	Context   window.IDs           `json:"context"`
+	Evicted   window.IDs           `json:"evicted"`
+	Truncated window.IDs           `json:"truncated"`
 	Summary   *window.SummaryEvent `json:"summary,omitempty"`
 	// Fired is the policy's trigger firing at this call (nil: none).
 	Fired    *window.Firing    `json:"fired,omitempty"`
@@ -115,10 +115,10 @@ func (s *Step) Sent() []window.Item { return s.sent }
 
 // A Violation is a broken invariant.
 type Violation struct {
-	Step      int      `json:"step"`
-	Invariant string   `json:"invariant"`
-	IDs       []string `json:"ids,omitempty"`
-	Detail    string   `json:"detail"`
+	Step      int        `json:"step"`
+	Invariant string     `json:"invariant"`
+	IDs       window.IDs `json:"ids,omitempty"`
+	Detail    string     `json:"detail"`
 }
 
 func (v Violation) String() string {

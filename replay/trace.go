@@ -53,7 +53,7 @@ type PricedCall struct {
 //
 //	{"transcript": "…", "policy": "aidf", "params": {…}, "step": 12,
 //	 "appended": ["m30", "m31"],
-//	 "context": ["m0", "s1", "m24", "m25", …],   what is sent, in order
+//	 "context": ["m0", "s1", "m24-m31"],          what is sent, in order
 //	 "evicted": ["m5", "m6"],                    dropped at this step
 //	 "truncated": ["m9"],                        content cut at this step
 //	 "summary": {"id": "s1", "covers": ["m1", …], "cached": false, "model": "…", "cost_usd": 0.001,
@@ -66,7 +66,13 @@ type PricedCall struct {
 //	 "cache_break": 2, "cache_rebilled_tokens": 30002, "cache_break_cost_usd": 0.1035}
 //
 // where m<i> is message i of the transcript (0-based) and s<k> the k-th
-// synthetic message (a summary). summary is absent when the step made
+// synthetic message (a summary). Every list of ids (appended, context,
+// evicted, truncated, covers, a violation's ids) writes a run of
+// consecutive ids of one kind as one string, "m24-m25" for m24, m25:
+// sending a whole history of n messages is ["m0-m<n-1>"], so a trace
+// grows linearly with the calls. Reading a line into [Step] (or
+// [window.IDs], or with [window.ExpandIDs]) expands the runs; traces
+// written before runs read the same. summary is absent when the step made
 // none, fired when the policy's own trigger did not fire (what it
 // counted, in its own unit, before and after; the headroom invariant
 // reads it), recorded when the call recorded no usage, cost_usd when the run is

@@ -235,7 +235,7 @@ type SummaryEvent struct {
 	// ID is the summary item's id ("" when it failed).
 	ID string `json:"id"`
 	// Covers lists the ids of the items the summary stands for.
-	Covers []string `json:"covers"`
+	Covers IDs `json:"covers"`
 	// InputTokens and OutputTokens are what the summary call used.
 	Usage  transcript.Usage `json:"-"`
 	Cached bool             `json:"cached"`

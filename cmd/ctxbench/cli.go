@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ var version = "dev"
 // cli is the command-line grammar.
 type cli struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	Indent  bool             `help:"Indent the --json document (default: one compact line)."`
 
 	Inspect inspectCmd `cmd:"" help:"Summarize transcripts: messages, calls, tools, recorded usage, skipped events."`
 	Convert convertCmd `cmd:"" help:"Convert transcripts to openai-chat or anthropic JSON Lines."`
@@ -47,6 +49,8 @@ type env struct {
 	getenv         func(string) string
 	// hinted are the hints already printed: each is printed once.
 	hinted map[string]bool
+	// indent says to indent --json documents.
+	indent bool
 }
 
 // Exit statuses.
@@ -117,6 +121,7 @@ func runEnv(args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "ctxbench: hint: run 'ctxbench --help' for usage\n")
 		return exitError
 	}
+	e.indent = c.Indent
 	if err := ctx.Run(e); err != nil {
 		if errors.Is(err, errVerdict) {
 			return exitVerdict
@@ -212,10 +217,17 @@ func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*tra
 	return skipped, err
 }
 
-// writeJSON writes v to w as one indented JSON document.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+// writeJSON writes v to standard output as one JSON document: one line,
+// or indented with --indent.
+func (e *env) writeJSON(v any) error {
+	bw := bufio.NewWriterSize(e.stdout, 64<<10)
+	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if e.indent {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return bw.Flush()
 }

@@ -95,7 +95,7 @@ func (c *costCmd) Run(e *env) error {
 	}
 	r.res.Sessions, r.res.ByModel, r.res.ByDay, r.res.Duplicates = r.ledger.Sessions, r.ledger.ByModel, r.ledger.ByDay, r.ledger.Duplicates
 	if c.JSON {
-		return writeJSON(e.stdout, r.res)
+		return e.writeJSON(r.res)
 	}
 	if r.res.OutOfRange > 0 {
 		e.warn(fmt.Errorf("left out %d transcripts with no call in --since/--until", r.res.OutOfRange))

@@ -119,7 +119,7 @@ func (c *estimateCmd) Run(e *env) error {
 		}
 	}
 	if c.JSON {
-		return writeJSON(e.stdout, res)
+		return e.writeJSON(res)
 	}
 	return writeEstimateText(e.stdout, &res)
 }

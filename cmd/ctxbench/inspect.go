@@ -74,7 +74,7 @@ func (c *inspectCmd) Run(e *env) error {
 		res.Sessions = append(res.Sessions, su)
 	}
 	if c.JSON {
-		return writeJSON(e.stdout, res)
+		return e.writeJSON(res)
 	}
 	if len(res.Transcripts) < 2 {
 		return nil

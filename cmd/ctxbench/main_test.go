@@ -19,6 +19,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/window"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -44,11 +46,11 @@ func TestGolden(t *testing.T) {
 		{"inspect-samples", []string{"inspect"}, 0},
 		{"inspect-short", []string{"inspect", corpus + "spotter/short.jsonl"}, 0},
 		{"inspect-stream-json", []string{"inspect", corpus + "ai-workflow-agent/issue-113/04_implementation/execute/agent_log_raw.txt"}, 0},
-		{"inspect-json-gemini", []string{"inspect", "--json", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
-		{"inspect-json-traj", []string{"inspect", "--json", corpus + "mini-swe-agent/output/deepseek_reasoner_dev/sqlfluff__sqlfluff-1517/sqlfluff__sqlfluff-1517.traj.json"}, 0},
+		{"inspect-json-gemini", []string{"--indent", "inspect", "--json", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
+		{"inspect-json-traj", []string{"--indent", "inspect", "--json", corpus + "mini-swe-agent/output/deepseek_reasoner_dev/sqlfluff__sqlfluff-1517/sqlfluff__sqlfluff-1517.traj.json"}, 0},
 		{"inspect-dir", []string{"inspect", "testdata/mixed"}, 0},
 		{"inspect-bad", []string{"inspect", "testdata/bad.jsonl"}, 2},
-		{"inspect-bad-lenient", []string{"inspect", "--lenient", "--json", "testdata/bad.jsonl"}, 0},
+		{"inspect-bad-lenient", []string{"inspect", "--lenient", "--json", "--indent", "testdata/bad.jsonl"}, 0},
 		{"inspect-bad-format", []string{"inspect", "--format", "claude", "testdata/bad.jsonl"}, 2},
 		{"inspect-missing", []string{"inspect", "testdata/no-such-file.jsonl"}, 2},
 		{"inspect-not-transcript", []string{"inspect", "testdata/mixed/README.md"}, 2},
@@ -64,10 +66,10 @@ func TestGolden(t *testing.T) {
 		{"tokens-table", []string{"tokens", "-e", "chars4", "-e", "gemini", "-e", "o200k_base", "testdata/bad.jsonl", corpus + "spotter/LICENSE"}, 0},
 		{"tokens-bad-estimator", []string{"tokens", "-e", "chars3", "x"}, 2},
 		{"estimate-gemini", []string{"estimate", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
-		{"estimate-json-short", []string{"estimate", "--json", corpus + "spotter/short.jsonl"}, 0},
+		{"estimate-json-short", []string{"--indent", "estimate", "--json", corpus + "spotter/short.jsonl"}, 0},
 		{"estimate-thinking", []string{"estimate", corpus + "codemie-code/tests/integration/session/fixtures/session-3fe1b6bc.jsonl"}, 0},
 		{"summarize-mock", []string{"summarize", "--template", "aidf", corpus + "spotter/tool_heavy.jsonl"}, 0},
-		{"summarize-heuristic-json", []string{"summarize", "--provider", "heuristic", "--json", corpus + "spotter/tool_heavy.jsonl"}, 0},
+		{"summarize-heuristic-json", []string{"--indent", "summarize", "--provider", "heuristic", "--json", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"policies", []string{"policies"}, 0},
 		{"replay-short", []string{"replay", "--policy", "none", "--policy", "prune", "--policy", "aidf:max_messages=10,preserve_last_n=4,pair_safe=true", "-e", "cl100k_base", "-e", "chars4", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"replay-violations", []string{"replay", "--policy", "aidf:max_messages=12,preserve_last_n=6", corpus + "mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"}, 1},
@@ -82,7 +84,7 @@ func TestGolden(t *testing.T) {
 		{"cost-litellm", []string{"cost", "--prices", "../../pricing/testdata/litellm-sample.json", "--policy", "none", corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"}, 0},
 		{"check-no-baseline", []string{"check", "--config", "testdata/check/ctxbench.yaml", "--baseline", "testdata/check/missing.json"}, 2},
 		{"sweep-bad-grid", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=30:10:10", corpus + "spotter/short.jsonl"}, 2},
-		{"policies-json", []string{"policies", "--json"}, 0},
+		{"policies-json", []string{"--indent", "policies", "--json"}, 0},
 		{"summarize-bad-template", []string{"summarize", "--template", "short", corpus + "spotter/tool_heavy.jsonl"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -363,8 +365,8 @@ func TestReplaySeed000(t *testing.T) {
 	for _, l := range lines {
 		var step struct {
 			Step     int
-			Appended []string
-			Context  []string
+			Appended window.IDs
+			Context  window.IDs
 			Messages int
 			Tokens   map[string]int
 		}
@@ -375,7 +377,7 @@ func TestReplaySeed000(t *testing.T) {
 			t.Errorf("step %d: %d messages sent for a turn of %d", step.Step, step.Messages, len(step.Appended))
 		}
 	}
-	for _, key := range []string{`"transcript":`, `"policy":"aidf"`, `"params":{`, `"appended":`, `"context":["m0"`, `"evicted":`, `"truncated":`, `"messages":`, `"tokens":{"cl100k_base":`, `"recorded":{"input":`, `"violations":[`, `"retention":`, `"cost_usd":`} {
+	for _, key := range []string{`"transcript":`, `"policy":"aidf"`, `"params":{`, `"appended":`, `"context":["m0",`, `"evicted":`, `"truncated":`, `"messages":`, `"tokens":{"cl100k_base":`, `"recorded":{"input":`, `"violations":[`, `"retention":`, `"cost_usd":`} {
 		if !strings.Contains(lines[59], key) {
 			t.Errorf("the trace line lacks %s: %.300s", key, lines[59])
 		}

@@ -39,7 +39,7 @@ func (c *policiesCmd) Run(e *env) error {
 		out = append(out, p)
 	}
 	if c.JSON {
-		return writeJSON(e.stdout, map[string]any{"policies": out})
+		return e.writeJSON(map[string]any{"policies": out})
 	}
 	for _, p := range out {
 		fmt.Fprintf(e.stdout, "%s: %s\n  source: %s\n", p.Name, p.Summary, p.Source)

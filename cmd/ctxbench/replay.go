@@ -163,7 +163,7 @@ func (c *replayCmd) Run(e *env) error {
 	}
 	res.SkippedFiles = append(res.SkippedFiles, skipped...)
 	if c.JSON {
-		if err := writeJSON(e.stdout, res); err != nil {
+		if err := e.writeJSON(res); err != nil {
 			return err
 		}
 	} else {

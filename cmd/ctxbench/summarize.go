@@ -208,7 +208,7 @@ func (c *summarizeCmd) Run(e *env) error {
 		return err
 	}
 	if c.JSON {
-		if err := writeJSON(e.stdout, map[string]any{"summaries": outs}); err != nil {
+		if err := e.writeJSON(map[string]any{"summaries": outs}); err != nil {
 			return err
 		}
 	}

@@ -89,7 +89,7 @@ func (c *sweepCmd) Run(e *env) error {
 		}
 	}
 	if c.JSON {
-		return writeJSON(e.stdout, res)
+		return e.writeJSON(res)
 	}
 	return writeSweepText(e.stdout, res, len(trs))
 }

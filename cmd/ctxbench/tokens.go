@@ -50,7 +50,7 @@ func (c *tokensCmd) Run(e *env) error {
 		inputs = append(inputs, in)
 	}
 	if c.JSON {
-		return writeJSON(e.stdout, map[string]any{"estimators": c.Estimators, "inputs": inputs})
+		return e.writeJSON(map[string]any{"estimators": c.Estimators, "inputs": inputs})
 	}
 	if len(inputs) == 1 && len(ests) == 1 {
 		_, err := fmt.Fprintln(e.stdout, inputs[0].Tokens[ests[0].Name()])
