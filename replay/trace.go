@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -17,8 +20,27 @@ type traceLine struct {
 	Policy     string        `json:"policy"`
 	Params     window.Values `json:"params"`
 	*Step
-	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// Context is the step's, the prefix it shares with the previous
+	// step's written "^N" (it shadows Step.Context).
+	Context window.IDs `json:"context"`
+	CostUSD *float64   `json:"cost_usd,omitempty"`
 	*cacheBreak
+}
+
+// minShared is the shortest shared prefix written as "^N".
+const minShared = 2
+
+// sharedPrefix returns cur with the prefix it shares with prev written
+// "^N".
+func sharedPrefix(prev, cur window.IDs) window.IDs {
+	n := 0
+	for n < len(prev) && n < len(cur) && prev[n] == cur[n] {
+		n++
+	}
+	if n < minShared {
+		return cur
+	}
+	return append(window.IDs{"^" + strconv.Itoa(n)}, cur[n:]...)
 }
 
 type cacheBreak struct {
@@ -53,7 +75,7 @@ type PricedCall struct {
 //
 //	{"transcript": "…", "policy": "aidf", "params": {…}, "step": 12,
 //	 "appended": ["m30", "m31"],
-//	 "context": ["m0", "s1", "m24-m31"],          what is sent, in order
+//	 "context": ["m0", "s1", "m24-m31"],          what is sent, in order ("^N": the previous line's first N)
 //	 "evicted": ["m5", "m6"],                    dropped at this step
 //	 "truncated": ["m9"],                        content cut at this step
 //	 "summary": {"id": "s1", "covers": ["m1", …], "cached": false, "model": "…", "cost_usd": 0.001,
@@ -70,9 +92,10 @@ type PricedCall struct {
 // evicted, truncated, covers, a violation's ids) writes a run of
 // consecutive ids of one kind as one string, "m24-m25" for m24, m25:
 // sending a whole history of n messages is ["m0-m<n-1>"], so a trace
-// grows linearly with the calls. Reading a line into [Step] (or
-// [window.IDs], or with [window.ExpandIDs]) expands the runs; traces
-// written before runs read the same. summary is absent when the step made
+// grows linearly with the calls. A context that starts with the previous
+// line's (the previous call of the same run) starts with "^N", its first
+// N ids: ["^41", "m42-m43"] after ["m0-m40", "s1"]. [ReadTrace] expands
+// both; traces written before read the same. summary is absent when the step made
 // none, fired when the policy's own trigger did not fire (what it
 // counted, in its own unit, before and after; the headroom invariant
 // reads it), recorded when the call recorded no usage, cost_usd when the run is
@@ -88,7 +111,10 @@ func WriteTrace(w io.Writer, run *Run, priced []PricedCall) error {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for i := range run.Steps {
-		l := traceLine{Transcript: run.Transcript, Policy: run.Policy, Params: run.Params, Step: &run.Steps[i]}
+		l := traceLine{Transcript: run.Transcript, Policy: run.Policy, Params: run.Params, Step: &run.Steps[i], Context: run.Steps[i].Context}
+		if i > 0 {
+			l.Context = sharedPrefix(run.Steps[i-1].Context, l.Context)
+		}
 		if priced != nil {
 			p := &priced[i]
 			l.CostUSD = &p.CostUSD
@@ -101,4 +127,48 @@ func WriteTrace(w io.Writer, run *Run, priced []PricedCall) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// A TraceLine is one line of a trace as [ReadTrace] reads it: the
+// step's lists expanded.
+type TraceLine struct {
+	Transcript string        `json:"transcript"`
+	Policy     string        `json:"policy"`
+	Params     window.Values `json:"params"`
+	Step
+	CostUSD           *float64 `json:"cost_usd,omitempty"`
+	CacheBreak        *int     `json:"cache_break,omitempty"`
+	CacheRebilled     int64    `json:"cache_rebilled_tokens,omitempty"`
+	CacheBreakCostUSD float64  `json:"cache_break_cost_usd,omitempty"`
+}
+
+// ReadTrace reads a trace [WriteTrace] wrote, calling fn with each line,
+// its id lists expanded: a context's "^N" is the first N ids of the
+// previous line's context, which must be the previous step of the same
+// run. An error names the line.
+func ReadTrace(r io.Reader, fn func(*TraceLine) error) error {
+	dec := json.NewDecoder(r)
+	var prev *TraceLine
+	for line := 1; ; line++ {
+		var l TraceLine
+		if err := dec.Decode(&l); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("trace line %d: %w", line, err)
+		}
+		if len(l.Context) > 0 && strings.HasPrefix(l.Context[0], "^") {
+			n, err := strconv.Atoi(l.Context[0][1:])
+			switch {
+			case err != nil || n < 0:
+				return fmt.Errorf("trace line %d: context %.20q: want ^N", line, l.Context[0])
+			case prev == nil || prev.Transcript != l.Transcript || prev.Policy != l.Policy || prev.Step.Step+1 != l.Step.Step || n > len(prev.Context):
+				return fmt.Errorf("trace line %d: context %s refers to a previous step of the run that the line before is not", line, l.Context[0])
+			}
+			l.Context = append(slices.Clone(prev.Context[:n]), l.Context[1:]...)
+		}
+		if err := fn(&l); err != nil {
+			return err
+		}
+		prev = &l
+	}
 }

@@ -258,6 +258,23 @@ func (e SummaryEvent) MarshalJSON() ([]byte, error) {
 	}{plain(e), e.Usage.Prompt(), e.Usage.Output})
 }
 
+// UnmarshalJSON reads what MarshalJSON writes: input_tokens (the whole
+// prompt, into Usage.Input) and output_tokens.
+func (e *SummaryEvent) UnmarshalJSON(b []byte) error {
+	type plain SummaryEvent
+	var v struct {
+		plain
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*e = SummaryEvent(v.plain)
+	e.Usage = transcript.Usage{Input: v.InputTokens, Output: v.OutputTokens}
+	return nil
+}
+
 // A Policy transforms the working history before each call. Apply gets the
 // history with the latest turn appended and returns what to send. Its only
 // errors are the context's; a failed summary is handled as the policy's

@@ -20,7 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ctxbench/ctxbench/window"
+	"github.com/ctxbench/ctxbench/replay"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -362,20 +362,16 @@ func TestReplaySeed000(t *testing.T) {
 	if len(lines) != 60 {
 		t.Fatalf("%d trace lines for 60 calls", len(lines))
 	}
-	for _, l := range lines {
-		var step struct {
-			Step     int
-			Appended window.IDs
-			Context  window.IDs
-			Messages int
-			Tokens   map[string]int
+	read := 0
+	err := replay.ReadTrace(strings.NewReader(traces[0]), func(l *replay.TraceLine) error {
+		read++
+		if l.Messages != len(l.Context) || l.Messages > 30+len(l.Appended) || l.Tokens["cl100k_base"] == 0 {
+			t.Errorf("step %d: %d messages sent for a turn of %d", l.Step.Step, l.Messages, len(l.Appended))
 		}
-		if err := json.Unmarshal([]byte(l), &step); err != nil {
-			t.Fatal(err)
-		}
-		if step.Messages != len(step.Context) || step.Messages > 30+len(step.Appended) || step.Tokens["cl100k_base"] == 0 {
-			t.Errorf("step %d: %d messages sent for a turn of %d", step.Step, step.Messages, len(step.Appended))
-		}
+		return nil
+	})
+	if err != nil || read != 60 {
+		t.Fatalf("%d lines read: %v", read, err)
 	}
 	for _, key := range []string{`"transcript":`, `"policy":"aidf"`, `"params":{`, `"appended":`, `"context":["m0",`, `"evicted":`, `"truncated":`, `"messages":`, `"tokens":{"cl100k_base":`, `"recorded":{"input":`, `"violations":[`, `"retention":`, `"cost_usd":`} {
 		if !strings.Contains(lines[59], key) {
