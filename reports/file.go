@@ -19,11 +19,17 @@ import (
 //
 // Atomic replacement is for regular files. A symbolic link is followed:
 // its target is replaced, the link kept. A device, a named pipe or a
-// socket (/dev/null, /dev/stdout, a FIFO) is written through, as a
+// socket (/dev/null, a FIFO), and any name under /dev/ (/dev/stdout,
+// even when a shell redirected it to a file), is written through, as a
 // shell redirection would. Temporary files of earlier runs killed before
 // they could remove them (".NAME.tmp…" beside the target, untouched for
 // 10 minutes) are removed first.
 func WriteFile(name string, write func(w *bufio.Writer) error) (err error) {
+	if strings.HasPrefix(filepath.Clean(name), "/dev/") {
+		// /dev/stdout, /dev/fd/N: the stream the name stands for, even
+		// when it is a file a shell redirected to.
+		return writeThrough(name, name, write)
+	}
 	target, err := resolve(name)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
@@ -97,9 +103,11 @@ func resolve(name string) (string, error) {
 	return "", errors.New("too many symbolic links")
 }
 
-// writeThrough writes to a file that is not a regular one, in place.
+// writeThrough writes to a file that is not a regular one, in place,
+// after what it holds (a file behind /dev/stdout keeps what the command
+// printed before).
 func writeThrough(name, target string, write func(w *bufio.Writer) error) error {
-	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}

@@ -247,3 +247,27 @@ func TestOversizedResponse(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestBudgetOfBadAnswers: a call answered with an empty summary is still
+// billed against the cap; one reporting negative usage keeps its
+// reservation, so it cannot lower what is spent.
+func TestBudgetOfBadAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want func(spent float64) bool
+	}{
+		{`{"model":"m","content":[],"usage":{"input_tokens":1000000,"output_tokens":0}}`, func(s float64) bool { return s > 0.99 && s < 1.01 }},
+		{`{"model":"m","content":[{"type":"text","text":"s"}],"usage":{"input_tokens":-228000000000,"output_tokens":1}}`, func(s float64) bool { return s > 0 }},
+	} {
+		api := newFakeAPI(t, step{status: 200, body: tc.body})
+		var s sleeps
+		c := testClient(&s)
+		c.Budget = &Budget{MaxUSD: 10}
+		if _, err := (&Anthropic{Client: c, BaseURL: api.URL, APIKey: testKey}).Summarize(context.Background(), Request{Messages: messages}); err == nil {
+			t.Errorf("%s accepted", tc.body)
+		}
+		if spent := c.Budget.Spent(); !tc.want(spent) {
+			t.Errorf("%s: spent $%v", tc.body, spent)
+		}
+	}
+}

@@ -193,7 +193,7 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 		key = c.Cache.Key(p.name, p.model, p.baseURL, body)
 		if r, ok, err := c.Cache.Get(key); err != nil {
 			return Result{}, err
-		} else if ok {
+		} else if ok && checkResult(p.name, r) == nil { // else an empty summary an older version cached: asked again
 			r.Cached, r.CostUSD = true, 0
 			return r, nil
 		}
@@ -208,11 +208,12 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 	}
 	var fatal bool
 	res, fatal, err = c.attempts(ctx, p, body)
+	if c.Budget != nil {
+		// A call answered is billed, whatever its summary holds.
+		res.CostUSD = c.Budget.settle(p.model, prompt, res, err)
+	}
 	if err == nil {
 		err = checkResult(p.name, res)
-	}
-	if c.Budget != nil {
-		res.CostUSD = c.Budget.settle(p.model, prompt, res, err)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -537,8 +538,11 @@ func (b *Budget) reserve(model string, p Prompt) error {
 func (b *Budget) settle(model string, p Prompt, r Result, err error) float64 {
 	pr, _ := b.price(model)
 	cost := 0.0
-	if err == nil {
-		cost = pr.CallCost(r.Usage).Total().USD()
+	if u := r.Usage; err == nil {
+		cost = pr.CallCost(u).Total().USD()
+		if u.Input < 0 || u.CacheRead < 0 || u.CacheWrite < 0 || u.CacheWrite1h < 0 || u.Output < 0 {
+			cost = worst(pr, p) // usage that cannot be true: the reservation stands
+		}
 	}
 	b.mu.Lock()
 	b.spent += cost - worst(pr, p)
