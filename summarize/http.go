@@ -186,7 +186,7 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 		return Result{}, err
 	}
 	if u, err := url.Parse(p.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Result{}, c.Run.stop(fmt.Errorf("%s: base URL %q: want http:// or https:// and a host", p.name, p.baseURL))
+		return Result{}, c.Run.fail(fmt.Errorf("%s: base URL %q: want http:// or https:// and a host", p.name, p.baseURL), true)
 	}
 	var key string
 	if c.Cache != nil {
@@ -199,11 +199,11 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 		}
 	}
 	if c.Offline {
-		return Result{}, c.Run.fail(fmt.Errorf("%s: %w (model %s)", p.name, ErrOffline, p.model))
+		return Result{}, c.Run.fail(fmt.Errorf("%s: %w (model %s)", p.name, ErrOffline, p.model), false)
 	}
 	if c.Budget != nil {
 		if err := c.Budget.reserve(p.model, prompt); err != nil {
-			return Result{}, c.Run.fail(fmt.Errorf("%s: %w", p.name, err))
+			return Result{}, c.Run.fail(fmt.Errorf("%s: %w", p.name, err), false)
 		}
 	}
 	var fatal bool
@@ -219,10 +219,7 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 		if ctx.Err() != nil {
 			return Result{}, err
 		}
-		if fatal {
-			return Result{}, c.Run.stop(err)
-		}
-		return Result{}, c.Run.fail(err)
+		return Result{}, c.Run.fail(err, fatal)
 	}
 	if p.key != "" {
 		res.Text = strings.ReplaceAll(res.Text, p.key, "[redacted]")
@@ -292,14 +289,13 @@ func (c *Client) attempts(ctx context.Context, p *provider, body []byte) (res Re
 }
 
 // checkResult holds both providers' answers to one rule: a summary has
-// text, and usage that is not negative.
+// text, and usage that could be true (0 to transcript.MaxUsage a field).
 func checkResult(name string, r Result) error {
 	if strings.TrimSpace(r.Text) == "" {
 		return fmt.Errorf("%s: the response holds no summary text", name)
 	}
-	u := r.Usage
-	if u.Input < 0 || u.CacheRead < 0 || u.CacheWrite < 0 || u.CacheWrite1h < 0 || u.Output < 0 {
-		return fmt.Errorf("%s: the response reports negative usage (input %d, cache read %d, cache write %d, output %d)", name, u.Input, u.CacheRead, u.CacheWrite, u.Output)
+	if err := r.Usage.Check(transcript.MaxUsage); err != nil {
+		return fmt.Errorf("%s: the response reports usage of %w", name, err)
 	}
 	return nil
 }
@@ -376,44 +372,36 @@ func (r *Run) stoppedErr() error {
 	return r.stopped
 }
 
-// stop opens the breaker with err.
-func (r *Run) stop(err error) error {
+// fail counts a failed call and returns its error, wrapped in
+// ErrStopped once the breaker is open: at once when the error is fatal,
+// else at the limit of failed calls.
+func (r *Run) fail(err error, fatal bool) error {
 	if r == nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.count(err)
-	if r.stopped == nil {
-		r.stopped = fmt.Errorf("%w: %w", ErrStopped, err)
-	}
-	return r.stopped
-}
-
-// fail counts a failed call, and opens the breaker at the limit.
-func (r *Run) fail(err error) error {
-	if r == nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.count(err)
-	limit := r.MaxFailedCalls
-	if limit == 0 {
-		limit = defaultMaxFailed
-	}
-	if limit > 0 && r.failed >= limit && r.stopped == nil {
-		r.stopped = fmt.Errorf("%w after %d failed calls; the last: %w", ErrStopped, r.failed, err)
-		return r.stopped
-	}
-	return err
-}
-
-func (r *Run) count(err error) {
 	r.failed++
 	if r.first == nil {
 		r.first = err
 	}
+	limit := r.MaxFailedCalls
+	if limit == 0 {
+		limit = defaultMaxFailed
+	}
+	switch {
+	case r.stopped != nil && fatal:
+		return r.stopped
+	case r.stopped != nil:
+		return err
+	case fatal:
+		r.stopped = fmt.Errorf("%w: %w", ErrStopped, err)
+	case limit > 0 && r.failed >= limit:
+		r.stopped = fmt.Errorf("%w after %d failed calls; the last: %w", ErrStopped, r.failed, err)
+	default:
+		return err
+	}
+	return r.stopped
 }
 
 // once makes one attempt: the status, headers and body, or a transport
@@ -540,7 +528,7 @@ func (b *Budget) settle(model string, p Prompt, r Result, err error) float64 {
 	cost := 0.0
 	if u := r.Usage; err == nil {
 		cost = pr.CallCost(u).Total().USD()
-		if u.Input < 0 || u.CacheRead < 0 || u.CacheWrite < 0 || u.CacheWrite1h < 0 || u.Output < 0 {
+		if u.Check(transcript.MaxUsage) != nil {
 			cost = worst(pr, p) // usage that cannot be true: the reservation stands
 		}
 	}

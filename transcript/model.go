@@ -98,6 +98,21 @@ func (u *Usage) Add(v Usage) {
 	u.Reasoning += v.Reasoning
 }
 
+// Check returns an error naming the first field of u that is negative
+// or over max: "input tokens -5, want 0 to 1099511627776".
+func (u Usage) Check(max int64) error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"input", u.Input}, {"cache read", u.CacheRead}, {"cache write", u.CacheWrite}, {"output", u.Output},
+		{"cache write 1h", u.CacheWrite1h}, {"reasoning", u.Reasoning}} {
+		if f.v < 0 || f.v > max {
+			return fmt.Errorf("%s tokens %d, want 0 to %d", f.name, f.v, max)
+		}
+	}
+	return nil
+}
+
 // IsZero reports whether every field of u is zero.
 func (u Usage) IsZero() bool { return u == Usage{} }
 

@@ -58,16 +58,9 @@ func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 	if bytes.IndexByte(bytes.TrimPrefix(head[:n], utf8BOM), 0) >= 0 {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
 	}
-	data := head[:n]
-	if n == len(head) {
-		rest, err := io.ReadAll(io.LimitReader(r, maxBytes+1-int64(n)))
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", file, err)
-		}
-		data = append(data, rest...)
-	}
-	if int64(len(data)) > maxBytes {
-		return nil, &limit.TooLargeError{Name: file, Max: maxBytes}
+	data, err := limit.ReadAll(io.MultiReader(bytes.NewReader(head[:n]), r), file, maxBytes)
+	if err != nil {
+		return nil, err
 	}
 	return Parse(data, file, opt)
 }
@@ -219,14 +212,8 @@ const MaxUsage = 1 << 40
 // t.Bad).
 func (s *source) checkUsage(t *Transcript) error {
 	check := func(u *Usage, line int) (bool, error) {
-		for _, f := range []struct {
-			name string
-			v    int64
-		}{{"input", u.Input}, {"cache read", u.CacheRead}, {"cache write", u.CacheWrite}, {"output", u.Output},
-			{"cache write 1h", u.CacheWrite1h}, {"reasoning", u.Reasoning}} {
-			if f.v < 0 || f.v > MaxUsage {
-				return false, s.bad(t, line, "usage: %s tokens %d, want 0 to %d", f.name, f.v, int64(MaxUsage))
-			}
+		if err := u.Check(MaxUsage); err != nil {
+			return false, s.bad(t, line, "usage: %v", err)
 		}
 		return true, nil
 	}

@@ -328,18 +328,18 @@ func (p *anthropicClearThinking) Guarantees() Guarantees { return Guarantees{Pai
 // history: the recorded prompt where the recording sent that history,
 // else chars4 of it on a line fitted to the calls where it did.
 type requestTokens struct {
-	fits map[string]*lineFit
+	fits lineFits
 }
 
 func newRequestTokens(env *Env) *requestTokens {
-	r := &requestTokens{fits: map[string]*lineFit{}}
+	r := &requestTokens{fits: lineFits{}}
 	t := env.Transcript
 	est := chars4Estimator()
 	n := 0 // chars4 of messages [0, i)
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 && r.faithful(env, i) {
-			r.fit(m.Model).add(n, int(m.Usage.Prompt()))
+			r.fits.of(m.Model).add(n, int(m.Usage.Prompt()))
 		}
 		n += count(env, est, Original(t, i))
 	}
@@ -357,15 +357,6 @@ func (r *requestTokens) faithful(env *Env, next int) bool {
 	return true
 }
 
-func (r *requestTokens) fit(model string) *lineFit {
-	f := r.fits[model]
-	if f == nil {
-		f = &lineFit{}
-		r.fits[model] = f
-	}
-	return f
-}
-
 // at returns the input tokens of the request sending client at the call
 // being prepared.
 func (r *requestTokens) at(env *Env, st *State, client []Item) int {
@@ -373,13 +364,13 @@ func (r *requestTokens) at(env *Env, st *State, client []Item) int {
 	if m.Usage != nil && m.Usage.Prompt() > 0 && r.faithful(env, env.Next) && isWholeHistory(env, client) {
 		return int(m.Usage.Prompt())
 	}
-	return r.fit(callModel(env)).at(st.historyTokens(env, chars4Estimator(), client))
+	return r.fits.of(callModel(env)).at(st.historyTokens(env, chars4Estimator(), client))
 }
 
 // scale returns the input tokens that n chars4 tokens of history make
 // on the fitted line (its slope: the tokenizer's ratio).
 func (r *requestTokens) scale(env *Env, n int) int {
-	return int(math.Round(r.fit(callModel(env)).slope() * float64(n)))
+	return int(math.Round(r.fits.of(callModel(env)).slope() * float64(n)))
 }
 
 // isWholeHistory reports whether client is the transcript's messages

@@ -86,15 +86,11 @@ func (p *anthropicCompaction) Apply(ctx context.Context, env *Env, st *State, hi
 	if tmpl == nil {
 		tmpl = summarize.Generic
 	}
-	text, ev, err := summarizeItems(ctx, env, hist, "", tmpl)
-	if err != nil {
-		return Step{}, err
+	text, ok, err := summarizeOrKeep(ctx, env, &step, "compaction", hist, "", tmpl)
+	if err != nil || !ok {
+		return step, err
 	}
-	step.Summary = ev
-	if ev.Error != "" {
-		warnf(&step, "compaction failed, history kept: %s", ev.Error)
-		return step, nil
-	}
+	ev := step.Summary
 	// The API's iteration reads the whole request, system prompt and
 	// tools too.
 	if !ev.Cached && ev.Usage.Prompt() < int64(input) {

@@ -128,7 +128,7 @@ type ccState struct {
 	diverged bool
 	// last is the last call that recorded usage, as the policy replayed it.
 	last *ccCall
-	fits map[string]*lineFit // by model
+	fits lineFits
 }
 
 type ccPending struct {
@@ -148,7 +148,7 @@ func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 	if cs, ok := st.data.(*ccState); ok {
 		return cs
 	}
-	cs := &ccState{version: p.version, names: map[string]string{}, fits: map[string]*lineFit{}}
+	cs := &ccState{version: p.version, names: map[string]string{}, fits: lineFits{}}
 	if cs.version == "recorded" {
 		cs.version = claudeCodeVersions[0]
 		v := env.Transcript.AgentVersion
@@ -270,7 +270,7 @@ func (cs *ccState) usage(env *Env) int {
 	if c.faithful {
 		return int(u.Prompt() + u.Output)
 	}
-	return cs.fit(env.Transcript.Messages[c.msg].Model).at(c.sentEst) + int(u.Output)
+	return cs.fits.of(env.Transcript.Messages[c.msg].Model).at(c.sentEst) + int(u.Output)
 }
 
 // after returns the position in hist after the newest call's message
@@ -301,18 +301,9 @@ func (cs *ccState) record(env *Env, st *State, sent []Item) {
 		}
 	}
 	if c.faithful && m.Usage.Prompt() > 0 {
-		cs.fit(m.Model).add(c.sentEst, int(m.Usage.Prompt()))
+		cs.fits.of(m.Model).add(c.sentEst, int(m.Usage.Prompt()))
 	}
 	cs.last = c
-}
-
-func (cs *ccState) fit(model string) *lineFit {
-	f := cs.fits[model]
-	if f == nil {
-		f = &lineFit{}
-		cs.fits[model] = f
-	}
-	return f
 }
 
 // microcompactStep clears old tool results as microcompact does.
@@ -435,22 +426,18 @@ func (p *claudeCodePolicy) compact(ctx context.Context, env *Env, st *State, cs 
 	h := step.History
 	fired := &Firing{What: "auto-compact", Unit: "tokens", Trigger: auto, Before: count, After: count}
 	step.Fired = fired
-	text, ev, err := summarizeItems(ctx, env, h, "", summarize.Generic)
-	if err != nil {
+	text, ok, err := summarizeOrKeep(ctx, env, step, "auto-compact", h, "", summarize.Generic)
+	if err != nil || !ok {
 		return err
 	}
-	step.Summary = ev
-	if ev.Error != "" {
-		warnf(step, "auto-compact failed, history kept: %s", ev.Error)
-		return nil
-	}
+	ev := step.Summary
 	msg := ccSummaryHead + text + ccSummaryPath + "/home/USER/.claude/projects/PROJECT/" + env.Transcript.ID + ".jsonl" + ccSummaryTail
 	s := st.newItem(transcript.RoleUser, msg, true)
 	ev.ID = s.ID
 	step.Evicted = append(step.Evicted, evictedFrom(h, nil)...)
 	step.History = []Item{s}
 	cs.pending, cs.weight, cs.scanned, cs.answered, cs.diverged = nil, 0, 1, 0, true
-	fired.After = cs.fit(callModel(env)).at(count4(env, s))
+	fired.After = cs.fits.of(callModel(env)).at(count4(env, s))
 	return nil
 }
 
@@ -484,6 +471,18 @@ func ccResultTokens(b transcript.Block) int {
 }
 
 func ccRound4(s string) int { return int(math.Round(float64(transcript.UTF16Len(s)) / 4)) }
+
+// lineFits are a line per model, made on first use.
+type lineFits map[string]*lineFit
+
+func (fs lineFits) of(model string) *lineFit {
+	f := fs[model]
+	if f == nil {
+		f = &lineFit{}
+		fs[model] = f
+	}
+	return f
+}
 
 // A lineFit fits y = a + b·x by least squares, for the usage of a call
 // from the estimate of what it sent.

@@ -154,15 +154,11 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		}
 	}
 	kept, cut := p.selectUsers(env, users)
-	text, ev, err := summarizeItems(ctx, env, compacted, "", summarize.Generic)
-	if err != nil {
-		return Step{}, err
+	text, ok, err := summarizeOrKeep(ctx, env, &step, "compaction", compacted, "", summarize.Generic)
+	if err != nil || !ok {
+		return step, err
 	}
-	step.Summary = ev
-	if ev.Error != "" {
-		warnf(&step, "compaction failed, history kept: %s", ev.Error)
-		return step, nil
-	}
+	ev := step.Summary
 	s := st.newItem(transcript.RoleUser, codexSummaryPrefix+"\n"+text, true)
 	ev.ID = s.ID
 	// Codex builds the initial context anew (build_initial_context): new

@@ -63,15 +63,11 @@ func (p *compressPolicy) Apply(ctx context.Context, env *Env, st *State, hist []
 	}
 	step.Fired = &Firing{What: "compression", Unit: "tokens", Trigger: int(math.Ceil(trigger)), Before: before, After: before}
 	toCompress := hist[:split]
-	text, ev, err := summarizeItems(ctx, env, toCompress, "", summarize.Generic)
-	if err != nil {
-		return Step{}, err
+	text, ok, err := summarizeOrKeep(ctx, env, &step, "summary", toCompress, "", summarize.Generic)
+	if err != nil || !ok {
+		return step, err
 	}
-	step.Summary = ev
-	if ev.Error != "" {
-		warnf(&step, "summary failed, history kept: %s", ev.Error)
-		return step, nil
-	}
+	ev := step.Summary
 	s := st.newItem(transcript.RoleSystem, compressPrefix+text, true)
 	ev.ID = s.ID
 	step.Evicted = ids(toCompress)

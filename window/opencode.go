@@ -134,15 +134,11 @@ func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step 
 			previous = it.Msg.Text() // the last summary, given to the next
 		}
 	}
-	text, ev, err := summarizeItems(ctx, env, head, previous, summarize.Generic)
-	if err != nil {
-		return Step{}, err
+	text, ok, err := summarizeOrKeep(ctx, env, &step, "compaction", head, previous, summarize.Generic)
+	if err != nil || !ok {
+		return step, err
 	}
-	step.Summary = ev
-	if ev.Error != "" {
-		warnf(&step, "compaction failed, history kept: %s", ev.Error)
-		return step, nil
-	}
+	ev := step.Summary
 	ask := st.newItem(transcript.RoleUser, opencodeCompaction, false)
 	s := st.newItem(transcript.RoleAssistant, text, true)
 	cont := st.newItem(transcript.RoleUser, opencodeContinue, false)

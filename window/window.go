@@ -385,6 +385,23 @@ func summarizeItems(ctx context.Context, env *Env, items []Item, previous string
 	return res.Text, ev, nil
 }
 
+// summarizeOrKeep summarizes items for step, recording the event in it.
+// When the summary fails it warns that what failed and the history is
+// kept, and returns ok false: the policy sends its history as it was,
+// as the compacting agents do.
+func summarizeOrKeep(ctx context.Context, env *Env, step *Step, what string, items []Item, previous string, tmpl *summarize.Template) (text string, ok bool, err error) {
+	text, ev, err := summarizeItems(ctx, env, items, previous, tmpl)
+	if err != nil {
+		return "", false, err
+	}
+	step.Summary = ev
+	if ev.Error != "" {
+		warnf(step, "%s failed, history kept: %s", what, ev.Error)
+		return "", false, nil
+	}
+	return text, true, nil
+}
+
 // hasText reports whether any item holds non-blank text.
 func hasText(items []Item) bool {
 	for _, it := range items {

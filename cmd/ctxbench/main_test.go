@@ -542,6 +542,18 @@ func TestReportEndToEnd(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	// SVGs name their font instead of embedding it: the whole default
+	// report stays under 3 MB.
+	var total int64
+	entries, _ := os.ReadDir(out)
+	for _, d := range entries {
+		if fi, err := d.Info(); err == nil {
+			total += fi.Size()
+		}
+	}
+	if total > 3<<20 || len(entries) < 20 {
+		t.Errorf("the report is %d bytes in %d files, want under 3 MB", total, len(entries))
+	}
 	var doc struct {
 		Policies    []string
 		Transcripts []struct {
