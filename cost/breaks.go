@@ -90,10 +90,11 @@ type lastRequest struct {
 	at  time.Time
 }
 
-// observe looks at call k: req is what it sent to group g, u its
-// simulated usage, price its price. It records a break when g's
-// previous request is still warm and req does not extend it.
-func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGroup, req request, u transcript.Usage, price pricing.Price, oneHour bool) {
+// observe looks at call k: req is what it sent to group g, sharing its
+// first shared positions with g's previous request, u its simulated
+// usage, price its price. It records a break when g's previous request
+// is still warm and req does not extend it.
+func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGroup, req request, shared int, u transcript.Usage, price pricing.Price, oneHour bool) {
 	r := price.RatesFor(u.Prompt())
 	rate := r.CacheRead
 	if u.CacheRead == 0 {
@@ -115,21 +116,18 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	if last == nil || g.sim == CacheNone || !warm(last.at, at, g.cache.ttl) {
 		return
 	}
-	n := 0
-	for n < len(last.req.ids) && n < len(req.ids) && last.req.ids[n] == req.ids[n] {
-		n++
-	}
-	if n == len(last.req.ids) {
+	n := shared
+	if n == last.req.positions() {
 		return // the previous request is a prefix: nothing broke
 	}
-	old := make(map[string]bool, len(last.req.ids))
-	for _, id := range last.req.ids {
+	old := make(map[string]bool, len(last.req.keys))
+	for _, id := range last.req.keys {
 		old[baseID(id)] = true
 	}
 	var rebilled int
-	for j := max(n, 1); j < len(req.ids); j++ {
-		if old[baseID(req.ids[j])] {
-			rebilled += req.cum[j+1] - req.cum[j]
+	for j := max(n, 1); j < req.positions(); j++ {
+		if old[baseID(req.key(j))] {
+			rebilled += req.tokens(j+1) - req.tokens(j)
 		}
 	}
 	read := int(u.CacheRead)

@@ -3,6 +3,7 @@ package cost
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -180,7 +181,7 @@ func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*Run
 	}
 	rc := &RunCost{Breaks: []CacheBreak{}}
 	counts := replay.NewCounter(opt.Counts, t)
-	keys := &keyer{}
+	reqs := &requestBuilder{est: opt.Estimator, counts: counts}
 	brk := &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}
 	for i := range run.Steps {
 		s := &run.Steps[i]
@@ -193,8 +194,14 @@ func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*Run
 		if m != nil {
 			at = m.Time
 		}
-		req := newRequest(s, opt.Estimator, counts, g.constant, keys)
-		u := simulate(g.sim, g.cache, req, s.Recorded, at, g.calls == 0)
+		// Each group's next request shares with its last at least what
+		// every context since has kept (and the constant).
+		for _, og := range pr.order {
+			og.hint = min(og.hint, s.Kept()+1)
+		}
+		req := reqs.next(s, g.constant)
+		u, shared := simulate(g.sim, g.cache, req, g.hint, s.Recorded, at, g.calls == 0)
+		g.hint = math.MaxInt
 		if s.Recorded != nil {
 			u.Output = s.Recorded.Output
 		}
@@ -203,7 +210,7 @@ func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*Run
 			u.CacheWrite1h = u.CacheWrite
 		}
 		price := g.price.At(at)
-		brk.observe(i, s, at, g, req, u, price, oneHour)
+		brk.observe(i, s, at, g, req, shared, u, price, oneHour)
 		c := price.CallCost(u)
 		g.calls++
 		g.usage.Add(u)
@@ -273,11 +280,14 @@ type resolution struct {
 }
 
 type modelGroup struct {
-	name     string // the table's
-	price    pricing.Price
-	sim      string
-	cache    *prefixCache
-	last     *lastRequest // the group's previous request
+	name  string // the table's
+	price pricing.Price
+	sim   string
+	cache *prefixCache
+	last  *lastRequest // the group's previous request
+	// hint is the positions the group's next request is known to share
+	// with its last.
+	hint     int
 	constant int
 	calls    int
 	usage    transcript.Usage

@@ -55,24 +55,48 @@ func callTimes(t *transcript.Transcript) []time.Time {
 	return out
 }
 
-// prefixCache holds the requests whose prefixes the provider keeps.
+// A prefixCache holds the requests whose prefixes the provider keeps, in
+// the order they were sent: the longest prefix a new request shares with
+// a live one is read from the cache.
+//
+// It finds that prefix without comparing whole requests: each entry
+// remembers how many positions it shares with the request sent last, so
+// a new request is compared with the last one (from where the run's
+// contexts are known to agree, see [replay.Step.Kept]) and every other
+// entry's shared prefix follows from its own and that one. Only an entry
+// that diverged from the last request at the same place as the new one
+// is compared further, from that place. So a call costs what changed,
+// not the size of its prompt, and the result is the same as comparing
+// every entry whole (TestPrefixCacheMatchesWholeComparison).
 type prefixCache struct {
 	entries []cacheEntry
+	latest  request // the request stored last (live or not)
+	stored  bool    // whether latest is set
 	ttl     time.Duration
 }
 
 type cacheEntry struct {
-	ids     []string
-	cum     []int // cum[j]: tokens of ids[:j]
+	req request
+	// shared is the positions req shares with the cache's latest.
+	shared  int
 	expires time.Time
 }
 
+// maxCacheEntries bounds the requests a cache holds: old entries are long
+// expired in practice.
+const maxCacheEntries = 64
+
 func newPrefixCache() *prefixCache { return &prefixCache{ttl: cacheTTL} }
 
-// lookup returns the tokens of the longest prefix of ids shared with a
-// live entry, refreshing that entry; at may be zero (no expiry).
-func (c *prefixCache) lookup(ids []string, at time.Time) int {
-	best, bestAt := 0, -1
+// send looks req up and stores it, at at (zero: no expiry). It returns
+// the tokens of the longest prefix of req shared with a live entry —
+// refreshing that entry's lifetime — and the positions req shares with
+// the request sent before it (live or not; 0 for the first). hint is a
+// number of positions req is known to share with that request.
+func (c *prefixCache) send(req request, at time.Time, hint int) (read, shared int) {
+	if c.stored {
+		shared = extendShared(&c.latest, &req, min(hint, c.latest.positions(), req.positions()))
+	}
 	live := c.entries[:0]
 	for _, e := range c.entries {
 		if !at.IsZero() && !e.expires.IsZero() && at.After(e.expires) {
@@ -80,60 +104,116 @@ func (c *prefixCache) lookup(ids []string, at time.Time) int {
 		}
 		live = append(live, e)
 	}
+	clear(c.entries[len(live):])
 	c.entries = live
-	for k, e := range c.entries {
-		n := 0
-		for n < len(e.ids) && n < len(ids) && e.ids[n] == ids[n] {
-			n++
+	best, bestAt := 0, -1
+	for k := range c.entries {
+		e := &c.entries[k]
+		// e and req agree with latest up to e.shared and shared: below the
+		// smaller of the two they agree with each other, and there they
+		// differ, unless both left latest at the same place.
+		n := min(e.shared, shared)
+		if e.shared == shared {
+			n = extendShared(&e.req, &req, n)
 		}
-		if e.cum[n] > best {
-			best, bestAt = e.cum[n], k
+		e.shared = n // with req, the latest from here on
+		if t := e.req.tokens(n); t > best {
+			best, bestAt = t, k
 		}
 	}
 	if bestAt >= 0 && !at.IsZero() {
 		c.entries[bestAt].expires = at.Add(c.ttl)
 	}
-	return best
-}
-
-func (c *prefixCache) store(ids []string, cum []int, at time.Time) {
 	var exp time.Time
 	if !at.IsZero() {
 		exp = at.Add(c.ttl)
 	}
-	c.entries = append(c.entries, cacheEntry{ids: ids, cum: cum, expires: exp})
-	if len(c.entries) > 64 { // old entries are long expired in practice
-		c.entries = c.entries[len(c.entries)-64:]
+	c.entries = append(c.entries, cacheEntry{req: req, shared: req.positions(), expires: exp})
+	if n := len(c.entries) - maxCacheEntries; n > 0 {
+		c.entries = append(c.entries[:0], c.entries[n:]...)
 	}
+	c.latest, c.stored = req, true
+	return best, shared
 }
 
-// A request is one call's prompt as the cache sees it: a key per item
-// — the constant part first, then each message as sent, its id and its
-// content (a truncated copy keeps the id of the original but not its
-// content) — and the tokens before each key.
+// extendShared returns how many positions a and b share, given that
+// they share the first n.
+func extendShared(a, b *request, n int) int {
+	for n < a.positions() && n < b.positions() && a.same(b, n) {
+		n++
+	}
+	return n
+}
+
+// A request is one call's prompt as the cache sees it: position 0 is the
+// constant part (system prompt, tools), which leads every request; then
+// a position per item sent, named by a key — an original message by its
+// id, a copy or a synthetic message by its id and its content (a
+// truncated copy keeps the id of its original but not its content).
 type request struct {
-	ids   []string
-	cum   []int // cum[j]: tokens of ids[:j]
-	total int
+	keys []string // position j+1's key
+	// cum[j] is the tokens of keys[:j].
+	cum      []int
+	constant int
+	total    int
 }
 
-// newRequest returns step s's prompt: the estimate of what it sent plus
-// the constant (system prompt, tools), which leads every request. keys
-// names the items (nil: a namer of its own).
-func newRequest(s *replay.Step, est estimate.Estimator, counts window.Counter, constant int, keys *keyer) request {
-	if keys == nil {
-		keys = &keyer{}
+// positions returns the request's positions, the constant's included.
+func (r *request) positions() int { return len(r.keys) + 1 }
+
+// same reports whether r and o hold the same thing at position j.
+func (r *request) same(o *request, j int) bool { return j == 0 || r.keys[j-1] == o.keys[j-1] }
+
+// tokens returns the tokens of r's first n positions.
+func (r *request) tokens(n int) int {
+	if n == 0 {
+		return 0
 	}
+	return r.constant + r.cum[n-1]
+}
+
+// key returns the key of position j.
+func (r *request) key(j int) string {
+	if j == 0 {
+		return "#constant"
+	}
+	return r.keys[j-1]
+}
+
+// A requestBuilder makes each step's request from the previous step's:
+// the items a step shares in place with the previous context
+// ([replay.Step.Kept]) keep their keys and counts, and only the others
+// are keyed and counted. As the run's contexts do, consecutive requests
+// share their arrays while each extends the one before.
+type requestBuilder struct {
+	est    estimate.Estimator
+	counts window.Counter
+	keys   keyer
+	// ks and cum are the previous request's, their arrays grown in place
+	// by the next request that extends it (no request reads past its own
+	// length).
+	ks  []string
+	cum []int
+}
+
+// next returns step s's request, the constant leading it.
+func (b *requestBuilder) next(s *replay.Step, constant int) request {
 	sent := s.Sent()
-	ids := make([]string, 1, len(sent)+1)
-	ids[0] = "#constant"
-	cum := make([]int, len(sent)+2)
-	cum[1] = constant
-	for j, it := range sent {
-		ids = append(ids, keys.key(it))
-		cum[j+2] = cum[j+1] + counts.Count(est, it)
+	kept := min(s.Kept(), len(b.ks), len(sent))
+	if kept < len(b.ks) || b.cum == nil {
+		// The previous requests keep their arrays: start new ones.
+		ks := make([]string, kept, len(sent)+len(sent)/4+1)
+		copy(ks, b.ks)
+		cum := make([]int, kept+1, len(sent)+len(sent)/4+2)
+		copy(cum, b.cum)
+		b.ks, b.cum = ks, cum
 	}
-	return request{ids: ids, cum: cum, total: s.Tokens[est.Name()] + constant}
+	for _, it := range sent[kept:] {
+		b.ks = append(b.ks, b.keys.key(it))
+		b.cum = append(b.cum, b.cum[len(b.cum)-1]+b.counts.Count(b.est, it))
+	}
+	n := len(b.ks)
+	return request{keys: b.ks[:n:n], cum: b.cum[: n+1 : n+1], constant: constant, total: s.Tokens[b.est.Name()] + constant}
 }
 
 // A keyer names the items of requests for the cache: an original message
@@ -177,19 +257,22 @@ func contentHash(m *transcript.Message) string {
 // simulate splits one call's prompt into uncached input, cache reads and
 // cache writes: what it reads is the longest prefix a live request
 // shares with it (on the first call, what it recorded reading).
-func simulate(sim string, cache *prefixCache, req request, recorded *transcript.Usage, at time.Time, first bool) transcript.Usage {
+//
+// hint and shared are the positions req is known to share with, and
+// shares with, the request sent to the cache before it ([prefixCache.send]).
+func simulate(sim string, cache *prefixCache, req request, hint int, recorded *transcript.Usage, at time.Time, first bool) (u transcript.Usage, shared int) {
 	if sim == CacheNone {
-		return split(sim, req.total, 0)
+		return split(sim, req.total, 0), 0
 	}
-	read := min(cache.lookup(req.ids, at), req.total)
+	read, shared := cache.send(req, at, hint)
+	read = min(read, req.total)
 	if first && recorded != nil {
 		// What was cached before the session began (a parent session's
 		// prefix, a previous run) is unknown: the first call is taken to
 		// find what it recorded reading.
 		read = min(req.total, int(recorded.CacheRead))
 	}
-	cache.store(req.ids, req.cum, at)
-	return split(sim, req.total, read)
+	return split(sim, req.total, read), shared
 }
 
 // split is the usage of a prompt of total tokens of which the cache

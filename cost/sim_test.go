@@ -73,8 +73,9 @@ func TestCacheSimulation(t *testing.T) {
 		var out []split
 		cache := newPrefixCache()
 		times := callTimes(tr)
+		reqs := &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, tr)}
 		for i := range run.Steps {
-			u := simulate(opt.CacheSim, cache, newRequest(&run.Steps[i], opt.Estimator, replay.NewCounter(opt.Counts, tr), rc.Constant, nil), run.Steps[i].Recorded, times[i], i == 0)
+			u, _ := simulate(opt.CacheSim, cache, reqs.next(&run.Steps[i], rc.Constant), 0, run.Steps[i].Recorded, times[i], i == 0)
 			out = append(out, split{u.Input, u.CacheRead, u.CacheWrite})
 		}
 		return out
@@ -139,9 +140,10 @@ func TestCacheSimTruncation(t *testing.T) {
 	}
 	cache := newPrefixCache()
 	times := callTimes(tr)
+	reqs := &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, tr)}
 	for i := range run.Steps {
 		st := &run.Steps[i]
-		u := simulate(CacheAnthropic, cache, newRequest(st, opt.Estimator, replay.NewCounter(opt.Counts, tr), 0, nil), st.Recorded, times[i], false)
+		u, _ := simulate(CacheAnthropic, cache, reqs.next(st, 0), 0, st.Recorded, times[i], false)
 		if u.CacheWrite < 0 || u.CacheRead > int64(st.Tokens["chars4"]) {
 			t.Errorf("step %d: %+v", i, u)
 		}

@@ -105,6 +105,7 @@ type Step struct {
 	turn       int           // items appended at this step
 	next       int           // index of the call's assistant message
 	sent       []window.Item // the context, for checks
+	kept       int           // items shared in place with the previous context
 	before     int           // primary tokens before the policy
 }
 
@@ -112,6 +113,14 @@ type Step struct {
 // lists, with each item's message. Pricing a step needs them (a truncated
 // copy has its original's id but not its content).
 func (s *Step) Sent() []window.Item { return s.sent }
+
+// Kept returns how many items, from the start, the step's context shares
+// with the previous step's: the same items (the same messages, copies
+// and summaries) at the same places. Pricing builds a call's prompt from
+// the previous one's by it, at the cost of what changed. It is a lower
+// bound: the first step, and the reference runs that measure every
+// context whole, keep 0.
+func (s *Step) Kept() int { return s.kept }
 
 // A Violation is a broken invariant.
 type Violation struct {
@@ -317,7 +326,10 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		case d.block && sameItems(d.came, fresh):
 			edges = &edit{fresh: fresh, removed: d.gone, cut: d.kept}
 		}
-		step.sent = ps.History
+		step.sent, step.kept = ps.History, d.kept
+		if len(d.replaced) > 0 {
+			step.kept = d.replaced[0]
+		}
 		step.Evicted, step.Truncated = orEmpty(ps.Evicted), orEmpty(ps.Truncated)
 		step.Summary, step.Warnings = ps.Summary, ps.Warnings
 		step.Messages = len(ps.History)
