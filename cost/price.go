@@ -120,24 +120,67 @@ func (rc *RunCost) PerStepUSD() []float64 {
 	return out
 }
 
-// Constant fits the per-call prompt a transcript does not hold: the median,
-// over the calls with recorded usage, of the recorded prompt minus the
-// estimate of what the agent sent (run must be the recorded policy's, or
-// none's). It returns 0 when nothing is recorded.
-func Constant(run *replay.Run, estimator string) int {
-	return median(promptGaps(run, estimator, func(int) bool { return true }))
+// A Fit is what pricing takes from the recorded policy's run of a
+// transcript (or none's): for each call with recorded usage, the
+// recorded prompt less the estimate of what the agent sent. The per-call
+// prompt the transcript does not hold (system prompt, tool schemas), its
+// constant, is their median.
+type Fit struct {
+	estimator string
+	gaps      []int
+	has       []bool // has[i]: call i recorded a prompt
 }
 
-// promptGaps returns, for the steps of run that keep says, the recorded
-// prompt minus the estimate of what was sent.
-func promptGaps(run *replay.Run, estimator string, keep func(step int) bool) []int {
+// NewFit returns an empty fit counted with the estimator named estimator;
+// [Fit.Add] adds the recorded run's steps to it, in order.
+func NewFit(estimator string) *Fit { return &Fit{estimator: estimator} }
+
+// FitOf returns the fit of run, the recorded policy's run (or none's),
+// which must keep its steps.
+func FitOf(run *replay.Run, estimator string) *Fit {
+	f := NewFit(estimator)
+	for i := range run.Steps {
+		f.Add(&run.Steps[i])
+	}
+	return f
+}
+
+// Add adds the recorded run's next step.
+func (f *Fit) Add(s *replay.Step) {
+	ok := s.Recorded != nil && s.Recorded.Prompt() > 0
+	gap := 0
+	if ok {
+		gap = int(s.Recorded.Prompt()) - s.Tokens[f.estimator]
+	}
+	f.gaps, f.has = append(f.gaps, gap), append(f.has, ok)
+}
+
+// Constant returns the constant fitted on every call: 0 when nothing is
+// recorded.
+func (f *Fit) Constant() int {
+	c, _ := f.constant(func(int) bool { return true })
+	return c
+}
+
+// constant returns the median gap over the calls keep says, and whether
+// any of them recorded a prompt.
+func (f *Fit) constant(keep func(call int) bool) (int, bool) {
 	var d []int
-	for i, s := range run.Steps {
-		if s.Recorded != nil && s.Recorded.Prompt() > 0 && keep(i) {
-			d = append(d, int(s.Recorded.Prompt())-s.Tokens[estimator])
+	for i, g := range f.gaps {
+		if f.has[i] && keep(i) {
+			d = append(d, g)
 		}
 	}
-	return d
+	return median(d), len(d) > 0
+}
+
+// Constant fits the per-call prompt a transcript does not hold on run,
+// the recorded policy's (or none's), which must keep its steps: the
+// median, over the calls with recorded usage, of the recorded prompt
+// minus the estimate of what the agent sent. It returns 0 when nothing is
+// recorded.
+func Constant(run *replay.Run, estimator string) int {
+	return FitOf(run, estimator).Constant()
 }
 
 func median(d []int) int {
@@ -167,70 +210,141 @@ var ErrNoSteps = errors.New("the run kept no steps to price")
 // the transcript records for no call in particular (its Unattributed
 // output) is priced at its first model, for every run alike.
 func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*RunCost, error) {
-	if opt.Estimator == nil || opt.Counts == nil {
-		return nil, fmt.Errorf("pricing %s: no estimator", t.File)
-	}
 	if len(run.Steps) != run.Summary.Calls || len(rec.Steps) != rec.Summary.Calls {
 		return nil, fmt.Errorf("pricing %s under %s: %w", t.File, run.Policy, ErrNoSteps)
 	}
-	pr := newPricer(t, rec, opt)
-	if len(run.Steps) == 0 {
+	if opt.Estimator == nil {
+		return nil, fmt.Errorf("pricing %s: no estimator", t.File)
+	}
+	p, err := NewRunPricer(t, FitOf(rec, opt.Estimator.Name()), opt)
+	if err != nil {
+		return nil, err
+	}
+	for i := range run.Steps {
+		p.Observe(&run.Steps[i])
+	}
+	return p.Finish(run)
+}
+
+// A RunPricer prices a run call by call as it is replayed, as [PriceRun]
+// does a whole one: [RunPricer.Observe] takes each step when the replay
+// makes it ([replay.Options.Observe]), so the run need not keep its
+// steps, and [RunPricer.Finish] returns the cost. It keeps what it costs
+// per call (the calls' costs and usages) and the requests its caches
+// hold, not the steps.
+type RunPricer struct {
+	pr   *pricer
+	rc   *RunCost
+	reqs *requestBuilder
+	brk  *breakTracker
+	next int   // the next step's index
+	err  error // the first step that could not be priced
+	// firstRead: the first call recorded reading the cache.
+	firstRead bool
+	finished  bool
+}
+
+// NewRunPricer returns a pricer of a run of t, its constants fitted on
+// fit.
+func NewRunPricer(t *transcript.Transcript, fit *Fit, opt Options) (*RunPricer, error) {
+	if opt.Estimator == nil || opt.Counts == nil {
+		return nil, fmt.Errorf("pricing %s: no estimator", t.File)
+	}
+	pr := newPricer(t, fit, opt)
+	counts := replay.NewCounter(opt.Counts, t)
+	return &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}},
+		reqs: &requestBuilder{est: opt.Estimator, counts: counts},
+		brk:  &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}}, nil
+}
+
+// Observe prices the run's next step. A call that cannot be priced (its
+// model has no price) makes the run not priced: Finish returns why, and
+// the later steps are not priced.
+func (p *RunPricer) Observe(s *replay.Step) {
+	if p.finished {
+		panic("cost: RunPricer.Observe after Finish")
+	}
+	i := p.next
+	p.next++
+	if i == 0 {
+		p.firstRead = s.Recorded != nil && s.Recorded.CacheRead > 0
+	}
+	if p.err != nil {
+		return
+	}
+	pr, rc := p.pr, p.rc
+	m := pr.call(i)
+	g, err := pr.group(m)
+	if err != nil {
+		p.err = err
+		return
+	}
+	var at time.Time
+	if m != nil {
+		at = m.Time
+	}
+	// Each group's next request shares with its last at least what
+	// every context since has kept (and the constant).
+	for _, og := range pr.order {
+		og.hint = min(og.hint, s.Kept()+1)
+	}
+	req := p.reqs.next(s, g.constant)
+	u, shared := simulate(g.sim, g.cache, req, g.hint, s.Recorded, at, g.calls == 0)
+	g.hint = math.MaxInt
+	if s.Recorded != nil {
+		u.Output = s.Recorded.Output
+	}
+	oneHour := pr.oneHour && g.sim == CacheAnthropic
+	if oneHour {
+		u.CacheWrite1h = u.CacheWrite
+	}
+	price := g.price.At(at)
+	p.brk.observe(i, s, at, g, req, shared, u, price, oneHour)
+	c := price.CallCost(u)
+	g.calls++
+	g.usage.Add(u)
+	g.cost.Add(c)
+	rc.Usage.Add(u)
+	rc.Calls.Add(c)
+	rc.PerStep = append(rc.PerStep, c.Total())
+	rc.PerStepUsage = append(rc.PerStepUsage, u)
+	if ev := s.Summary; ev != nil && (ev.Usage.Prompt() > 0 || ev.Usage.Output > 0) {
+		sp := price
+		if p2, _, err := pr.prices.Lookup(ev.Model); err == nil {
+			sp = p2.At(at)
+		}
+		rc.Summaries.Add(sp.CallCost(transcript.Usage{Input: ev.Usage.Prompt(), Output: ev.Usage.Output}))
+	}
+}
+
+// Finish returns the cost of run, whose steps it observed (run need not
+// keep them), or the error [pricing.NotPriced] recognizes when a call
+// could not be priced. Later calls return the same.
+func (p *RunPricer) Finish(run *replay.Run) (*RunCost, error) {
+	if !p.finished {
+		p.finished = true
+		p.rc, p.err = p.finish(run)
+	}
+	return p.rc, p.err
+}
+
+func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	if p.next != run.Summary.Calls {
+		return nil, fmt.Errorf("pricing %s under %s: observed %d of %d calls", p.pr.t.File, run.Policy, p.next, run.Summary.Calls)
+	}
+	pr, rc := p.pr, p.rc
+	if p.next == 0 {
 		if _, err := pr.group(nil); err != nil {
 			return nil, err
-		}
-	}
-	rc := &RunCost{Breaks: []CacheBreak{}}
-	counts := replay.NewCounter(opt.Counts, t)
-	reqs := &requestBuilder{est: opt.Estimator, counts: counts}
-	brk := &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}
-	for i := range run.Steps {
-		s := &run.Steps[i]
-		m := pr.call(i)
-		g, err := pr.group(m)
-		if err != nil {
-			return nil, err
-		}
-		var at time.Time
-		if m != nil {
-			at = m.Time
-		}
-		// Each group's next request shares with its last at least what
-		// every context since has kept (and the constant).
-		for _, og := range pr.order {
-			og.hint = min(og.hint, s.Kept()+1)
-		}
-		req := reqs.next(s, g.constant)
-		u, shared := simulate(g.sim, g.cache, req, g.hint, s.Recorded, at, g.calls == 0)
-		g.hint = math.MaxInt
-		if s.Recorded != nil {
-			u.Output = s.Recorded.Output
-		}
-		oneHour := pr.oneHour && g.sim == CacheAnthropic
-		if oneHour {
-			u.CacheWrite1h = u.CacheWrite
-		}
-		price := g.price.At(at)
-		brk.observe(i, s, at, g, req, shared, u, price, oneHour)
-		c := price.CallCost(u)
-		g.calls++
-		g.usage.Add(u)
-		g.cost.Add(c)
-		rc.Usage.Add(u)
-		rc.Calls.Add(c)
-		rc.PerStep = append(rc.PerStep, c.Total())
-		rc.PerStepUsage = append(rc.PerStepUsage, u)
-		if ev := s.Summary; ev != nil && (ev.Usage.Prompt() > 0 || ev.Usage.Output > 0) {
-			sp := price
-			if p2, _, err := pr.prices.Lookup(ev.Model); err == nil {
-				sp = p2.At(at)
-			}
-			rc.Summaries.Add(sp.CallCost(transcript.Usage{Input: ev.Usage.Prompt(), Output: ev.Usage.Output}))
 		}
 	}
 	// Output the transcript records for its calls but no call carries (a
 	// stream-json log's unstreamed output) is every policy's: responses
 	// are not regenerated.
-	if u := t.Unattributed; u != nil && u.Output > 0 {
+	if u := pr.t.Unattributed; u != nil && u.Output > 0 {
 		g, err := pr.group(nil)
 		if err != nil {
 			return nil, err
@@ -242,8 +356,8 @@ func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*Run
 		rc.Calls.Add(c)
 	}
 	rc.Total = rc.Calls.Total() + rc.Summaries.Total()
-	rc.Breaks, rc.BreakTotals = brk.finish()
-	pr.finish(rc, run)
+	rc.Breaks, rc.BreakTotals = p.brk.finish()
+	pr.finish(rc, p.firstRead)
 	return rc, nil
 }
 
@@ -263,7 +377,7 @@ func callMessages(t *transcript.Transcript) []int {
 // and keeps each group's constant, cache and totals.
 type pricer struct {
 	t        *transcript.Transcript
-	rec      *replay.Run
+	fit      *Fit
 	opt      Options
 	prices   pricing.Prices
 	calls    []int
@@ -294,9 +408,9 @@ type modelGroup struct {
 	cost     pricing.Cost
 }
 
-func newPricer(t *transcript.Transcript, rec *replay.Run, opt Options) *pricer {
+func newPricer(t *transcript.Transcript, fit *Fit, opt Options) *pricer {
 	u := t.Usage()
-	return &pricer{t: t, rec: rec, opt: opt, prices: opt.prices(), calls: callMessages(t), resolved: map[string]resolution{},
+	return &pricer{t: t, fit: fit, opt: opt, prices: opt.prices(), calls: callMessages(t), resolved: map[string]resolution{},
 		groups: map[string]*modelGroup{},
 		// Claude Code writes with the 1-hour lifetime: simulate the
 		// lifetime the transcript's writes used, at its price.
@@ -337,10 +451,9 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 		sim = CacheSimFor(r.price.Provider)
 	}
 	// The group's constant: over the recorded run's calls of its model.
-	gaps := promptGaps(p.rec, p.opt.Estimator.Name(), func(i int) bool { return p.resolve(p.call(i)).name == r.name })
-	constant := median(gaps)
-	if len(gaps) == 0 {
-		constant = Constant(p.rec, p.opt.Estimator.Name())
+	constant, ok := p.fit.constant(func(i int) bool { return p.resolve(p.call(i)).name == r.name })
+	if !ok {
+		constant = p.fit.Constant()
 	}
 	g := &modelGroup{name: r.name, price: r.price, sim: sim, cache: newPrefixCache(), constant: constant}
 	if p.oneHour && sim == CacheAnthropic {
@@ -351,8 +464,9 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 	return g, nil
 }
 
-// finish fills rc's model fields and assumptions.
-func (p *pricer) finish(rc *RunCost, run *replay.Run) {
+// finish fills rc's model fields and assumptions; firstRead says that
+// the run's first call recorded reading the cache.
+func (p *pricer) finish(rc *RunCost, firstRead bool) {
 	if len(p.order) == 0 {
 		if _, err := p.group(nil); err != nil {
 			return
@@ -372,7 +486,7 @@ func (p *pricer) finish(rc *RunCost, run *replay.Run) {
 	if times := callTimes(p.t); len(times) == 0 || times[0].IsZero() {
 		rc.Assumptions = append(rc.Assumptions, "the transcript records no times: the cache is assumed never to expire")
 	}
-	if len(run.Steps) > 0 && run.Steps[0].Recorded != nil && run.Steps[0].Recorded.CacheRead > 0 {
+	if firstRead {
 		rc.Assumptions = append(rc.Assumptions, "the first call reads from the cache what it recorded reading (the cache before the session is unknown)")
 	}
 }

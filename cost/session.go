@@ -2,6 +2,7 @@ package cost
 
 import (
 	"context"
+	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
@@ -36,8 +37,6 @@ type Session struct {
 	BilledByModel []ModelCost
 	CrossCheck    *CrossCheck
 	BillNotPriced error
-
-	recorded int // Recorded's index in Runs, or len(Runs)
 }
 
 // Replay replays t under each policy, fits the prompt constant on the
@@ -45,9 +44,13 @@ type Session struct {
 // simulated, at opt's model or t's own; it bills t's recorded usage and
 // cross-checks the recorded run against it.
 //
-// The runs keep their steps (ropt.SummaryOnly is ignored: a call is
-// priced from what it sent). opt.Counts and opt.Estimator default to
-// ropt's count cache and primary estimator, which the runs share.
+// The runs are priced as they are replayed ([RunPricer], through
+// ropt.Observe, which is given the steps too when set): they keep their
+// steps only when ropt.SummaryOnly is false, and the memory of a run
+// that does not keep them does not grow with its context. The constant
+// is fitted first, on a replay of the recorded policy alone (one pass,
+// its steps not kept). opt.Counts and opt.Estimator default to ropt's
+// count cache and primary estimator, which the runs share.
 //
 // Its one error rule, which every command shares: a transcript that
 // cannot be priced — no model, or a model with no price — is not an
@@ -56,7 +59,6 @@ type Session struct {
 // failure (a cancelled ctx, a run that cannot be priced for another
 // reason) is returned.
 func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Policy, ropt replay.Options, opt Options) (*Session, error) {
-	ropt.SummaryOnly = false
 	if ropt.Counts == nil {
 		ropt.Counts = estimate.NewCache()
 	}
@@ -72,38 +74,85 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	if opt.Estimator == nil {
 		opt.Estimator = ropt.Estimators[0]
 	}
-	rec := -1
-	ps := policies
-	for k, p := range policies {
-		if p.Name() == "recorded" {
-			rec = k
-			break
-		}
+	recorded, err := window.Parse("recorded")
+	if err != nil {
+		return nil, err
 	}
-	if rec < 0 {
-		recorded, err := window.Parse("recorded")
-		if err != nil {
+	// The fit: the recorded policy's run, counted with the pricing's
+	// estimator alone.
+	fit := NewFit(opt.Estimator.Name())
+	fopt := ropt
+	fopt.Estimators, fopt.SummaryOnly = []estimate.Estimator{opt.Estimator}, true
+	fopt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
+	recRun, err := replay.Replay(ctx, t, recorded, fopt)
+	if err != nil {
+		return nil, err
+	}
+
+	// The runs, each priced by its pricer; the recorded policy's run is
+	// also priced at the models that made its calls, for the
+	// cross-check, when there is a bill to check and a what-if prices
+	// the runs (or the policies do not list recorded: it is replayed
+	// too).
+	ps := policies
+	rec := slices.IndexFunc(policies, func(p window.Policy) bool { return p.Name() == "recorded" })
+	billed := t.Usage().Prompt() > 0
+	if rec < 0 && billed {
+		ps, rec = append(slices.Clip(policies), recorded), len(policies)
+	}
+	main := make([]*RunPricer, len(policies))
+	for k := range main {
+		if main[k], err = NewRunPricer(t, fit, opt); err != nil {
 			return nil, err
 		}
-		ps, rec = append(append(make([]window.Policy, 0, len(policies)+1), policies...), recorded), len(policies)
+	}
+	var own *RunPricer
+	if billed {
+		if opt.Model == "" && rec < len(policies) {
+			own = main[rec]
+		} else {
+			ownOpt := opt
+			ownOpt.Model = ""
+			if own, err = NewRunPricer(t, fit, ownOpt); err != nil {
+				return nil, err
+			}
+		}
+	}
+	observe := ropt.Observe
+	ropt.Observe = func(k int, s *replay.Step) error {
+		if k < len(main) {
+			main[k].Observe(s)
+		}
+		if k == rec && own != nil && (k >= len(main) || own != main[k]) {
+			own.Observe(s)
+		}
+		if observe != nil && k < len(policies) {
+			return observe(k, s)
+		}
+		return nil
 	}
 	runs, err := replay.ReplayAll(ctx, t, ps, ropt, 0)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Transcript: t, Runs: runs[:len(policies)], Recorded: runs[rec], recorded: rec}
-	s.Constant = Constant(s.Recorded, opt.Estimator.Name())
-	if err := s.price(opt); err != nil {
+	s := &Session{Transcript: t, Runs: runs[:len(policies)], Recorded: recRun, Constant: fit.Constant()}
+	if rec >= 0 && rec < len(policies) {
+		s.Recorded = runs[rec]
+	}
+	if err := s.price(main); err != nil {
 		return nil, err
 	}
-	return s, s.bill(opt)
+	if !billed {
+		return s, nil
+	}
+	return s, s.bill(opt, func() (*RunCost, error) { return own.Finish(runs[rec]) })
 }
 
 // price prices every run, or sets NotPriced.
-func (s *Session) price(opt Options) error {
+func (s *Session) price(pricers []*RunPricer) error {
 	costs := make([]*RunCost, len(s.Runs))
 	for k, run := range s.Runs {
-		rc, err := PriceRun(run, s.Recorded, s.Transcript, opt)
+		rc, err := pricers[k].Finish(run)
 		if pricing.NotPriced(err) {
 			s.NotPriced = err
 			return nil
@@ -117,12 +166,10 @@ func (s *Session) price(opt Options) error {
 	return nil
 }
 
-// bill prices the recorded usage, or sets BillNotPriced.
-func (s *Session) bill(opt Options) error {
+// bill prices the recorded usage, or sets BillNotPriced; recorded is the
+// recorded policy's run priced at the models that made its calls.
+func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	t := s.Transcript
-	if t.Usage().Prompt() == 0 {
-		return nil
-	}
 	// The bill is what the calls cost at their own models; a call that
 	// records none is priced at the transcript's first model, or, with
 	// none recorded at all, at the what-if model.
@@ -146,7 +193,7 @@ func (s *Session) bill(opt Options) error {
 	// The cross-check holds the simulation to the bill: both at the
 	// models that made the calls, whatever model a what-if prices the
 	// policies at.
-	sim, err := s.recordedAtOwnModels(opt)
+	sim, err := recorded()
 	if pricing.NotPriced(err) {
 		return nil
 	}
@@ -155,20 +202,6 @@ func (s *Session) bill(opt Options) error {
 	}
 	s.CrossCheck = NewCrossCheck(sim, billed, t.Usage())
 	return nil
-}
-
-// recordedAtOwnModels prices the recorded policy's run at the models
-// that made its calls: the run already priced, unless a what-if model
-// priced it.
-func (s *Session) recordedAtOwnModels(opt Options) (*RunCost, error) {
-	if opt.Model == "" && s.NotPriced == nil && s.recorded < len(s.Runs) {
-		return s.Costs[s.recorded], nil
-	}
-	if opt.Model == "" && s.NotPriced != nil {
-		return nil, s.NotPriced
-	}
-	opt.Model = ""
-	return PriceRun(s.Recorded, s.Recorded, s.Transcript, opt)
 }
 
 // Cost returns the cost of the run of the policy named name (the first

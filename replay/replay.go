@@ -68,6 +68,17 @@ type Options struct {
 	// a window parameter left at 0 is the context window of the
 	// transcript's model (nil: [pricing.Default]).
 	Prices pricing.Prices
+	// Observe, when set, is given each step as it is made, whole (its
+	// ids, tokens and context), whether or not the run keeps it: what a
+	// caller that needs every step but not all of them at once (pricing,
+	// per-call series) reads instead of the run's Steps. run is the
+	// policy's index in [ReplayAll]'s list (0 for [Replay]). A run's steps
+	// come in order, on one goroutine; ReplayAll's runs may call it at the
+	// same time. The step, and its Context and Sent, are valid during the
+	// call only: what is kept must be copied. An error stops the run.
+	Observe func(run int, s *Step) error
+	// run is the index Observe is given.
+	run int
 	// recompute measures and checks every step's context whole, the
 	// reference the incremental steps are tested against.
 	recompute bool
@@ -241,6 +252,8 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	next := 0
 	sum := newSummaryBuilder(ests)
 	keep := !opt.SummaryOnly
+	// build: the step is made whole, to keep or to observe.
+	build := keep || opt.Observe != nil
 	for i := range t.Messages {
 		if t.Messages[i].Role != transcript.RoleAssistant {
 			continue
@@ -249,12 +262,12 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			return nil, err
 		}
 		step := Step{Step: sum.s.Calls, Violations: []Violation{}}
-		if keep {
+		if build {
 			step.Appended, step.Tokens = make([]string, 0, i-next), make(map[string]int, len(ests))
 		}
 		for j := next; j < i; j++ {
 			hist = append(hist, window.Original(t, j))
-			if keep {
+			if build {
 				step.Appended = append(step.Appended, transcript.MessageID(j))
 			}
 		}
@@ -299,12 +312,12 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			} else {
 				tok[k] += cnt.sum(e, d.came) - cnt.sum(e, d.gone)
 			}
-			if keep {
+			if build {
 				step.Tokens[e.Name()] = tok[k]
 			}
 		}
 		step.Retention = ret.step(i, d.gone, d.came, ps.History)
-		if keep {
+		if build {
 			if d.kept == len(ctxIDs) {
 				ctxIDs = appendIDs(ctxIDs, ps.History[d.kept:])
 			} else {
@@ -353,6 +366,11 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		sent = append(sent[:d.kept], ps.History[d.kept:]...)
 		run.Violations = append(run.Violations, step.Violations...)
 		sum.add(&step, tok)
+		if opt.Observe != nil {
+			if err := opt.Observe(opt.run, &step); err != nil {
+				return nil, err
+			}
+		}
 		if keep {
 			run.Steps = append(run.Steps, step)
 		}

@@ -362,7 +362,9 @@ func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy
 				if i >= len(ps) {
 					return
 				}
-				runs[i], errs[i] = Replay(ctx, t, ps[i], opt)
+				o := opt
+				o.run = i
+				runs[i], errs[i] = Replay(ctx, t, ps[i], o)
 			}
 		})
 	}

@@ -77,7 +77,23 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
 	for k, lp := range b.Policies {
 		ps[k] = lp.Policy
 	}
-	s, err := cost.Replay(ctx, t, ps, b.Replay, b.Cost)
+	est := r.Estimator
+	// The runs keep no steps: each policy's per-call series are taken as
+	// the steps are made (a run's on its own goroutine).
+	series := make([]PolicyResult, len(b.Policies))
+	ropt := b.Replay
+	ropt.SummaryOnly = true
+	ropt.Observe = func(k int, st *replay.Step) error {
+		pr := &series[k]
+		if len(st.Evicted) > 0 || len(st.Truncated) > 0 || st.Summary != nil {
+			pr.Events = append(pr.Events, st.Step)
+		}
+		pr.Messages = append(pr.Messages, st.Messages)
+		pr.Tokens = append(pr.Tokens, st.Tokens[est])
+		pr.Retention = append(pr.Retention, st.Retention)
+		return nil
+	}
+	s, err := cost.Replay(ctx, t, ps, ropt, b.Cost)
 	if err != nil {
 		return err
 	}
@@ -86,7 +102,6 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
 	} else if s.BillNotPriced != nil {
 		b.Warnings = append(b.Warnings, fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced))
 	}
-	est := r.Estimator
 	none := replay.NoneInputTokens(t, b.Replay.Estimators[0], b.Replay.Counts)
 	tr := TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls}
 	if len(s.Costs) > 0 {
@@ -101,20 +116,13 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
 	}
 	for k, lp := range b.Policies {
 		run := s.Runs[k]
-		pr := PolicyResult{Label: lp.Label, Summary: run.Summary}
+		pr := series[k]
+		pr.Label, pr.Summary = lp.Label, run.Summary
 		if none > 0 {
 			pr.ShareOfNone = float64(run.Summary.InputTokens[est]) / float64(none)
 		}
 		if g, ok := lp.Policy.(window.Guarantor); ok {
 			pr.MessageCap = g.Guarantees().MaxMessages
-		}
-		for i, st := range run.Steps {
-			if len(st.Evicted) > 0 || len(st.Truncated) > 0 || st.Summary != nil {
-				pr.Events = append(pr.Events, i)
-			}
-			pr.Messages = append(pr.Messages, st.Messages)
-			pr.Tokens = append(pr.Tokens, st.Tokens[est])
-			pr.Retention = append(pr.Retention, st.Retention)
 		}
 		if s.Costs != nil {
 			v := s.Costs[k].Total.USD()

@@ -127,7 +127,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if sum == nil {
 		sum = &summarize.Mock{}
 	}
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: opts.Prices}
+	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: opts.Prices, SummaryOnly: true}
 	copt := cost.Options{Prices: opts.Prices, Model: cfg.Model}
 	res := &Result{Estimator: est.Name(), Cases: []Case{}, Warnings: []string{}}
 	_, err = transcript.Walk(paths, transcript.Options{}, nil, func(t *transcript.Transcript) error {
