@@ -82,6 +82,8 @@ type breakTracker struct {
 	events []CacheBreak
 	// prevSent is the tokens the previous call sent (any model).
 	prevSent int
+	// old is the ids of the previous request, reused at each break.
+	old map[string]bool
 }
 
 // lastRequest is the request a model group sent last, and when.
@@ -120,7 +122,11 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	if n == last.req.positions() {
 		return // the previous request is a prefix: nothing broke
 	}
-	old := make(map[string]bool, len(last.req.keys))
+	if b.old == nil {
+		b.old = map[string]bool{}
+	}
+	old := b.old
+	clear(old)
 	for _, id := range last.req.keys {
 		old[baseID(id)] = true
 	}

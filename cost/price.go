@@ -310,8 +310,8 @@ func (p *RunPricer) Observe(s *replay.Step) {
 	rc.PerStepUsage = append(rc.PerStepUsage, u)
 	if ev := s.Summary; ev != nil && (ev.Usage.Prompt() > 0 || ev.Usage.Output > 0) {
 		sp := price
-		if p2, _, err := pr.prices.Lookup(ev.Model); err == nil {
-			sp = p2.At(at)
+		if r := pr.lookup(ev.Model); r.err == nil {
+			sp = r.price.At(at)
 		}
 		rc.Summaries.Add(sp.CallCost(transcript.Usage{Input: ev.Usage.Prompt(), Output: ev.Usage.Output}))
 	}
@@ -427,7 +427,13 @@ func (p *pricer) call(i int) *transcript.Message {
 
 // resolve looks the model of call m up, once per name.
 func (p *pricer) resolve(m *transcript.Message) resolution {
-	name := p.opt.callModel(p.t, m)
+	return p.lookup(p.opt.callModel(p.t, m))
+}
+
+// lookup looks a model up in the table, once per name (a name the table
+// lacks is compared with every name it has, for the error's
+// suggestions).
+func (p *pricer) lookup(name string) resolution {
 	r, ok := p.resolved[name]
 	if !ok {
 		pr, table, err := p.prices.Lookup(name)

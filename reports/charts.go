@@ -41,7 +41,7 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 		if len(pts) == 0 {
 			continue
 		}
-		l, err := plotter.NewLine(pts)
+		l, err := plotter.NewLine(decimate(pts, maxPlotPoints))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Label, err)
 		}
@@ -71,6 +71,45 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 		p.Y.Max = 1
 	}
 	return savePlot(p, dir, name)
+}
+
+// maxPlotPoints bounds the points a line is drawn with: about twice the
+// pixels of a plot's width, so a long session's lines look the same and
+// cost what a short one's do.
+const maxPlotPoints = 2000
+
+// decimate returns pts (in increasing x) drawn with at most about n
+// points: split into n/2 runs of consecutive points, each run keeps its
+// lowest and its highest point, in their order, and the last point is
+// kept; the line's envelope — every peak and trough — is the same at a
+// plot's resolution. pts with at most n points are returned as they are.
+func decimate(pts plotter.XYs, n int) plotter.XYs {
+	if len(pts) <= n || n < 4 {
+		return pts
+	}
+	runs := n / 2
+	size := (len(pts) + runs - 1) / runs
+	out := make(plotter.XYs, 0, 2*runs+1)
+	for start := 0; start < len(pts); start += size {
+		run := pts[start:min(start+size, len(pts))]
+		lo, hi := 0, 0
+		for j, p := range run {
+			if p.Y < run[lo].Y {
+				lo = j
+			}
+			if p.Y > run[hi].Y {
+				hi = j
+			}
+		}
+		out = append(out, run[min(lo, hi)])
+		if lo != hi {
+			out = append(out, run[max(lo, hi)])
+		}
+	}
+	if last := pts[len(pts)-1]; out[len(out)-1] != last {
+		out = append(out, last)
+	}
+	return out
 }
 
 // A Point is one policy or grid point in the cost-retention plane.
@@ -238,7 +277,7 @@ func CacheChart(dir, name, title string, series []CacheSeries) ([]string, error)
 				pts[j] = plotter.XY{X: float64(j + 1), Y: float64(y)}
 				maxY = math.Max(maxY, float64(y))
 			}
-			l, err := plotter.NewLine(pts)
+			l, err := plotter.NewLine(decimate(pts, maxPlotPoints))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", s.Label, err)
 			}
@@ -264,7 +303,9 @@ func CacheChart(dir, name, title string, series []CacheSeries) ([]string, error)
 			if len(pts) == 0 {
 				continue
 			}
-			sc, err := plotter.NewScatter(pts)
+			// Marks closer than a pixel apart draw one: at most as many
+			// as a line has points.
+			sc, err := plotter.NewScatter(thin(pts, maxPlotPoints))
 			if err != nil {
 				return nil, err
 			}

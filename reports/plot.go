@@ -126,13 +126,17 @@ func EstimatePlots(dir string, cs []*estimate.Counts, heuristics []string, exact
 				lo, hi = math.Min(lo, math.Min(ex, est)), math.Max(hi, math.Max(ex, est))
 			}
 		}
-		s, err := plotter.NewScatter(pts)
+		s, err := plotter.NewScatter(thin(pts, maxScatterPoints))
 		if err != nil {
 			return nil, fmt.Errorf("plotting %s: %w", h, err)
 		}
 		s.GlyphStyle = draw.GlyphStyle{Color: withAlpha(palette[i%len(palette)], 0x90), Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
 		scatter.Add(s)
-		scatter.Legend.Add(fmt.Sprintf("%s (%d messages)", h, len(pts)), s)
+		label := fmt.Sprintf("%s (%d messages)", h, len(pts))
+		if len(pts) > maxScatterPoints {
+			label = fmt.Sprintf("%s (%d messages, %d drawn evenly)", h, len(pts), maxScatterPoints)
+		}
+		scatter.Legend.Add(label, s)
 	}
 	scatter.X.Min, scatter.Y.Min = lo, lo
 	scatter.X.Max, scatter.Y.Max = hi, hi
@@ -195,6 +199,23 @@ func EstimatePlots(dir string, cs []*estimate.Counts, heuristics []string, exact
 	hist.Legend.Left = false
 	more, err := savePlot(hist, dir, "estimate-error")
 	return append(files, more...), err
+}
+
+// maxScatterPoints bounds the points a scatter plot draws: more only
+// cover the same area, in a file that grows with them.
+const maxScatterPoints = 5000
+
+// thin returns n of pts, evenly spaced in their order (the same ones on
+// every run), or pts when it has at most n.
+func thin(pts plotter.XYs, n int) plotter.XYs {
+	if len(pts) <= n {
+		return pts
+	}
+	out := make(plotter.XYs, n)
+	for i := range out {
+		out[i] = pts[i*len(pts)/n]
+	}
+	return out
 }
 
 func withAlpha(c color.Color, a uint8) color.Color {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -146,5 +148,36 @@ func TestNotPricedNeverZero(t *testing.T) {
 				t.Errorf("CSV row %v", row)
 			}
 		}
+	}
+}
+
+// TestDecimate: a long line is drawn with at most about maxPlotPoints
+// points, keeping every run's peak and trough and the last point; a
+// short one is drawn whole.
+func TestDecimate(t *testing.T) {
+	var pts plotter.XYs
+	for i := range 50_000 {
+		y := float64(i % 97) // a sawtooth
+		if i == 31_337 {
+			y = 1e6 // one spike
+		}
+		pts = append(pts, plotter.XY{X: float64(i + 1), Y: y})
+	}
+	got := decimate(pts, maxPlotPoints)
+	if len(got) > maxPlotPoints+1 || len(got) < maxPlotPoints/2 {
+		t.Fatalf("%d points drawn for 50,000", len(got))
+	}
+	maxY, minY := 0.0, 1e9
+	for i, p := range got {
+		if i > 0 && p.X <= got[i-1].X {
+			t.Fatalf("point %d at x=%v after x=%v", i, p.X, got[i-1].X)
+		}
+		maxY, minY = max(maxY, p.Y), min(minY, p.Y)
+	}
+	if maxY != 1e6 || minY != 0 || got[len(got)-1] != pts[len(pts)-1] {
+		t.Errorf("decimated: max %v, min %v, last %v; want the spike, 0 and %v", maxY, minY, got[len(got)-1], pts[len(pts)-1])
+	}
+	if short := pts[:maxPlotPoints]; len(decimate(short, maxPlotPoints)) != maxPlotPoints {
+		t.Error("a line of maxPlotPoints points was decimated")
 	}
 }

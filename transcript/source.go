@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -58,7 +59,13 @@ func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 	if bytes.IndexByte(bytes.TrimPrefix(head[:n], utf8BOM), 0) >= 0 {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
 	}
-	data, err := limit.ReadAll(io.MultiReader(bytes.NewReader(head[:n]), r), file, maxBytes)
+	var size int64 // a file's, to read it into a buffer of its size
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+	}
+	data, err := limit.ReadAllSized(io.MultiReader(bytes.NewReader(head[:n]), r), file, maxBytes, size)
 	if err != nil {
 		return nil, err
 	}
