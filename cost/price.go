@@ -29,6 +29,12 @@ type Options struct {
 	Estimator estimate.Estimator
 	// Counts is the count cache the runs used.
 	Counts *estimate.Cache
+	// Observe, when set, is given each step of each run [Replay] makes,
+	// as it is made, with what pricing adds to its trace line (nil when
+	// the run is not priced): run is the policy's index, and the rules
+	// of [replay.Options.Observe] hold (a run's steps in order on one
+	// goroutine; runs at the same time). An error stops the replay.
+	Observe func(run int, s *replay.Step, priced *replay.PricedCall) error
 }
 
 func (o Options) prices() pricing.Prices {
@@ -252,14 +258,41 @@ func NewRunPricer(t *transcript.Transcript, fit *Fit, opt Options) (*RunPricer, 
 	}
 	pr := newPricer(t, fit, opt)
 	counts := replay.NewCounter(opt.Counts, t)
-	return &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}},
+	p := &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}},
 		reqs: &requestBuilder{est: opt.Estimator, counts: counts},
-		brk:  &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}}, nil
+		brk:  &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}}
+	// Whether every call can be priced is known before the first: the
+	// calls' models are the transcript's.
+	for i := range pr.calls {
+		if r := pr.resolve(pr.call(i)); r.err != nil {
+			p.err = r.err
+			break
+		}
+	}
+	return p, nil
+}
+
+// NotPriced returns why the run cannot be priced (nil: it can): a call
+// whose model has no price, known before the first step.
+func (p *RunPricer) NotPriced() error { return p.err }
+
+// Last returns what pricing adds to the trace line of the step observed
+// last ([replay.TraceWriter]), and false when the run is not priced.
+func (p *RunPricer) Last() (replay.PricedCall, bool) {
+	if p.err != nil || p.next == 0 || len(p.rc.PerStep) != p.next {
+		return replay.PricedCall{}, false
+	}
+	pc := replay.PricedCall{CostUSD: p.rc.PerStep[p.next-1].USD()}
+	if ev := p.brk.events; len(ev) > 0 && ev[len(ev)-1].Step == p.next-1 {
+		b := ev[len(ev)-1]
+		pc.Break, pc.BreakAt, pc.Rebilled, pc.BreakCostUSD = true, b.Index, b.Rebilled, b.Cost.USD()
+	}
+	return pc, true
 }
 
 // Observe prices the run's next step. A call that cannot be priced (its
-// model has no price) makes the run not priced: Finish returns why, and
-// the later steps are not priced.
+// model has no price) makes the run not priced (known from the start:
+// [RunPricer.NotPriced]): Finish returns why, and no step is priced.
 func (p *RunPricer) Observe(s *replay.Step) {
 	if p.finished {
 		panic("cost: RunPricer.Observe after Finish")

@@ -126,8 +126,20 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 		if k == rec && own != nil && (k >= len(main) || own != main[k]) {
 			own.Observe(s)
 		}
-		if observe != nil && k < len(policies) {
-			return observe(k, s)
+		if k >= len(policies) {
+			return nil
+		}
+		if observe != nil {
+			if err := observe(k, s); err != nil {
+				return err
+			}
+		}
+		if opt.Observe != nil {
+			pc, ok := main[k].Last()
+			if !ok {
+				return opt.Observe(k, s, nil)
+			}
+			return opt.Observe(k, s, &pc)
 		}
 		return nil
 	}

@@ -74,8 +74,9 @@ type Options struct {
 	// per-call series) reads instead of the run's Steps. run is the
 	// policy's index in [ReplayAll]'s list (0 for [Replay]). A run's steps
 	// come in order, on one goroutine; ReplayAll's runs may call it at the
-	// same time. The step, and its Context and Sent, are valid during the
-	// call only: what is kept must be copied. An error stops the run.
+	// same time. The step and its Sent are valid during the call only:
+	// what is kept must be copied (Context's ids, never written again, may
+	// be kept). An error stops the run.
 	Observe func(run int, s *Step) error
 	// run is the index Observe is given.
 	run int
@@ -98,7 +99,9 @@ type Step struct {
 	Step int `json:"step"`
 	// Appended are the ids appended before the call (the turn).
 	Appended window.IDs `json:"appended"`
-	// Context is what was sent, in order.
+	// Context is what was sent, in order. Consecutive steps share its
+	// array while each extends the one before; no id of it is written
+	// again once the step is made.
 	Context   window.IDs           `json:"context"`
 	Evicted   window.IDs           `json:"evicted"`
 	Truncated window.IDs           `json:"truncated"`

@@ -31,9 +31,9 @@ type traceLine struct {
 const minShared = 2
 
 // sharedPrefix returns cur with the prefix it shares with prev written
-// "^N".
-func sharedPrefix(prev, cur window.IDs) window.IDs {
-	n := 0
+// "^N"; they are known to share their first known ids.
+func sharedPrefix(prev, cur window.IDs, known int) window.IDs {
+	n := min(known, len(prev), len(cur))
 	for n < len(prev) && n < len(cur) && prev[n] == cur[n] {
 		n++
 	}
@@ -108,25 +108,55 @@ func WriteTrace(w io.Writer, run *Run, priced []PricedCall) error {
 		return fmt.Errorf("tracing %s: %d calls priced for %d steps", run.Transcript, len(priced), len(run.Steps))
 	}
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
+	tw := NewTraceWriter(bw, run.Transcript, run.Policy, run.Params)
 	for i := range run.Steps {
-		l := traceLine{Transcript: run.Transcript, Policy: run.Policy, Params: run.Params, Step: &run.Steps[i], Context: run.Steps[i].Context}
-		if i > 0 {
-			l.Context = sharedPrefix(run.Steps[i-1].Context, l.Context)
-		}
+		var p *PricedCall
 		if priced != nil {
-			p := &priced[i]
-			l.CostUSD = &p.CostUSD
-			if p.Break {
-				l.cacheBreak = &cacheBreak{p.BreakAt, p.Rebilled, p.BreakCostUSD}
-			}
+			p = &priced[i]
 		}
-		if err := enc.Encode(l); err != nil {
+		if err := tw.Write(&run.Steps[i], p); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
+}
+
+// A TraceWriter writes one run's trace a line at a time, as the steps
+// are made ([Options.Observe]): the same lines [WriteTrace] writes of
+// the whole run, in memory that does not grow with the calls.
+type TraceWriter struct {
+	enc                *json.Encoder
+	transcript, policy string
+	params             window.Values
+	// prev is the previous step's context: the engine never writes an
+	// array a step's Context was given again, so it may be kept.
+	prev     window.IDs
+	prevStep int
+}
+
+// NewTraceWriter returns a writer of the trace of transcript's run
+// under policy, with params, to w (which it does not buffer).
+func NewTraceWriter(w io.Writer, transcript, policy string, params window.Values) *TraceWriter {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &TraceWriter{enc: enc, transcript: transcript, policy: policy, params: params, prevStep: -1}
+}
+
+// Write writes step s's line, with what pricing adds to it (nil: the
+// run is not priced).
+func (tw *TraceWriter) Write(s *Step, priced *PricedCall) error {
+	l := traceLine{Transcript: tw.transcript, Policy: tw.policy, Params: tw.params, Step: s, Context: s.Context}
+	if tw.prevStep >= 0 && s.Step == tw.prevStep+1 {
+		l.Context = sharedPrefix(tw.prev, s.Context, s.Kept())
+	}
+	if priced != nil {
+		l.CostUSD = &priced.CostUSD
+		if priced.Break {
+			l.cacheBreak = &cacheBreak{priced.BreakAt, priced.Rebilled, priced.BreakCostUSD}
+		}
+	}
+	tw.prev, tw.prevStep = s.Context, s.Step
+	return tw.enc.Encode(l)
 }
 
 // A TraceLine is one line of a trace as [ReadTrace] reads it: the

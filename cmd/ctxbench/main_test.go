@@ -358,6 +358,15 @@ func TestReplaySeed000(t *testing.T) {
 	if outs[0] != outs[1] || traces[0] != traces[1] || traces[0] == "" {
 		t.Error("two replays differ")
 	}
+	// Without --json the runs keep no steps and the trace is written as
+	// they are made: the same bytes.
+	streamed := filepath.Join(dir, "streamed.jsonl")
+	if _, stderr, code := ctxbench("", "replay", "--policy", "aidf:max_messages=30", "--trace", streamed, session); code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(streamed); string(b) != traces[0] {
+		t.Error("the trace written as the steps are made differs from the one of the kept steps")
+	}
 	lines := strings.Split(strings.TrimSpace(traces[0]), "\n")
 	if len(lines) != 60 {
 		t.Fatalf("%d trace lines for 60 calls", len(lines))
@@ -851,5 +860,44 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 	stdout, stderr, code := ctxbench("", "inspect", link)
 	if code != 0 || strings.Contains(stderr, "not a regular file") || !strings.Contains(stdout, "tool_heavy.jsonl") {
 		t.Errorf("a linked directory: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestTraceOrder: runs replayed at once write their lines to the trace
+// as they go, yet the trace lists each transcript's runs whole, in the
+// policies' order, the same bytes on every run.
+func TestTraceOrder(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"replay", "--policy", "none", "--policy", "aidf:max_messages=10", "--policy", "codex", "--policy", "prune", corpus + "spotter"}
+	var traces []string
+	for i := range 2 {
+		trace := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
+		if _, stderr, code := ctxbench("", append([]string{"replay", "--trace", trace}, args[1:]...)...); code != 0 && code != 1 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, _ := os.ReadFile(trace)
+		traces = append(traces, string(b))
+	}
+	if traces[0] != traces[1] {
+		t.Fatal("two traces differ")
+	}
+	var order []string
+	err := replay.ReadTrace(strings.NewReader(traces[0]), func(l *replay.TraceLine) error {
+		key := l.Transcript + " " + l.Policy
+		if len(order) == 0 || order[len(order)-1] != key {
+			order = append(order, key)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(order)%4 != 0 || len(order) < 8 {
+		t.Fatalf("%d runs in the trace: %v", len(order), order)
+	}
+	for i, key := range order {
+		if want := []string{"none", "aidf", "codex", "prune"}[i%4]; !strings.HasSuffix(key, " "+want) {
+			t.Errorf("run %d of the trace is %s, want policy %s", i, key, want)
+		}
 	}
 }

@@ -117,10 +117,8 @@ type labeledRun struct {
 	*replay.Run
 	// ShareOfNone is the input tokens sent as a share of sending everything.
 	ShareOfNone float64 `json:"share_of_none"`
-	// priced is each call's cost for the trace (nil: not priced), and
-	// cost the run's.
-	priced []replay.PricedCall
-	cost   *cost.RunCost
+	// cost is the run's, with --trace (nil: not priced).
+	cost *cost.RunCost
 }
 
 func (c *replayCmd) Run(e *env) error {
@@ -138,14 +136,21 @@ func (c *replayCmd) Run(e *env) error {
 	}
 	res := replayResult{Transcripts: []transcriptRuns{}, SkippedFiles: []transcript.SkippedFile{}}
 	var violations violationList
+	var spool *traceSpool
+	if c.Trace != "" {
+		if spool, err = newTraceSpool(); err != nil {
+			return err
+		}
+		defer spool.close()
+	}
 	skipped, err := readInputs(e, s.paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		tr, err := c.replay(e, t, s, sum, prices)
+		tr, err := c.replay(e, t, s, sum, prices, spool)
 		if err != nil {
 			return err
 		}
 		violations.add(tr)
 		warnPolicies(e, tr)
-		if c.JSON || c.Trace != "" {
+		if c.JSON {
 			res.Transcripts = append(res.Transcripts, tr)
 		}
 		if c.JSON {
@@ -157,7 +162,7 @@ func (c *replayCmd) Run(e *env) error {
 		return err
 	}
 	if c.Trace != "" {
-		if err := reports.WriteTo(c.Trace, e.stdout, func(w *bufio.Writer) error { return writeTrace(w, res.Transcripts) }); err != nil {
+		if err := reports.WriteTo(c.Trace, e.stdout, func(w *bufio.Writer) error { return spool.writeTo(w) }); err != nil {
 			return err
 		}
 	}
@@ -179,14 +184,14 @@ func (c *replayCmd) Run(e *env) error {
 }
 
 // replay replays t under the policies; with --trace, the runs are priced
-// as ctxbench cost prices them ([cost.Replay]), and a transcript that
-// cannot be priced is a warning.
-func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum summarize.Summarizer, prices pricing.Prices) (transcriptRuns, error) {
+// as ctxbench cost prices them ([cost.Replay]) and traced into spool as
+// they go, and a transcript that cannot be priced is a warning.
+func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum summarize.Summarizer, prices pricing.Prices, spool *traceSpool) (transcriptRuns, error) {
 	// Caches per transcript: shared by its policies, and let go with it,
-	// so memory is one transcript's, not the corpus's. Only the summary is
-	// printed without --json or --trace: the steps are not kept.
+	// so memory is one transcript's, not the corpus's. The steps are kept
+	// for --json alone: the trace is written as they are made.
 	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(),
-		Prices: prices, SummaryOnly: c.Trace == "" && !c.JSON}
+		Prices: prices, SummaryOnly: !c.JSON}
 	ps := make([]window.Policy, len(s.policies))
 	for k, lp := range s.policies {
 		ps[k] = lp.Policy
@@ -194,9 +199,15 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 	tr := transcriptRuns{File: t.File, ID: t.ID, agent: t.AgentVersion}
 	var runs []*replay.Run
 	var costs []*cost.RunCost
-	if c.Trace != "" {
-		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices, Model: c.Pricing})
+	if spool != nil {
+		if err := spool.start(t, ps); err != nil {
+			return tr, err
+		}
+		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices, Model: c.Pricing, Observe: spool.observe})
 		if err != nil {
+			return tr, err
+		}
+		if err := spool.finish(); err != nil {
 			return tr, err
 		}
 		if sess.NotPriced != nil {
@@ -216,7 +227,7 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 			lr.ShareOfNone = float64(runs[k].Summary.InputTokens[s.estimators[0].Name()]) / float64(none)
 		}
 		if costs != nil {
-			lr.priced, lr.cost = costs[k].Trace(), costs[k]
+			lr.cost = costs[k]
 		}
 		tr.Runs = append(tr.Runs, lr)
 		if lp.Policy.Name() == "claude-code" {
@@ -226,17 +237,6 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 		}
 	}
 	return tr, nil
-}
-
-func writeTrace(w io.Writer, trs []transcriptRuns) error {
-	for _, tr := range trs {
-		for _, r := range tr.Runs {
-			if err := replay.WriteTrace(w, r.Run, r.priced); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // warnPolicies says, on standard error, what each policy warned of its

@@ -227,12 +227,49 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     steps); aidf then builds each history in the array of the previous
     one (` + "`TestAidfReuseSent`" + `). The sweep over the corpus, 8 runs of each
     in turn: fastest 0.61 → 0.52 s.
+30. **` + "`cost`" + ` was quadratic in the calls**: every call's request for the
+    cache simulation was rebuilt from its whole context, and compared
+    whole with each of the up to 64 requests the cache held (a 4,000-call
+    session under none and aidf: cost 6.2 s against replay's 0.55 s; the
+    profile was ` + "`prefixCache.lookup`" + ` and ` + "`newRequest`" + `). A request is now
+    built from the previous one (` + "`replay.Step.Kept`" + `: the items a context
+    shares in place with the one before), and the cache knows, for each
+    entry, how far it agrees with the last request, so a new request is
+    compared only where it and an entry left the last one at the same
+    place (` + "`TestPrefixCacheMatchesWholeComparison`" + ` on the corpus under 8
+    policies, ` + "`TestPrefixCacheRandomContexts`" + `). ` + "`BenchmarkPriceRun`" + `
+    none: 1,000 calls 122 ms → 2.3 ms, 4,000 calls 1.93 s → 6.3 ms.
+31. **` + "`cost`" + `, ` + "`check`" + ` and ` + "`report`" + ` kept every step of every run** to
+    price them afterwards (a 50,000-call report passed 24 GB and was
+    killed). Runs are now priced as they are replayed
+    (` + "`replay.Options.Observe`" + `, ` + "`cost.RunPricer`" + `; the constant is fitted
+    on a first replay of the recorded policy alone, ` + "`cost.Fit`" + `), and the
+    report takes its per-call series as the steps come: the 50,000-call
+    report takes 1.2 GB (figure 9).
+32. **The report drew every call**: lines keep each run of points' lowest
+    and highest (at most 2,000 points, ` + "`TestDecimate`" + `), scatter and cache
+    marks are thinned evenly. The 50,000-call report's folder went from
+    154 MB to 110 MB (its SVGs from 28.6 and 20 MB to 1.3 and 1.5 MB).
+    A summary's model was looked up in the price table at every summary,
+    and an unknown one (the mock's) compared with every name for the
+    error's suggestions: 161 MB of a 4,000-call report's allocations.
+33. **Files were read into a doubling buffer**: they are now read into
+    one of their size (` + "`BenchmarkReadFile`" + `: 9.0 MB allocated per read of
+    a 2.9 MB session, 14.5 MB from a reader of unknown size).
 
 ## What is still slow, and why
 
 - **Reading** a transcript (encoding/json) is sequential and is about
   half of both a replay's and an estimate's time on the 20,000-call
-  session.
+  session. It also sets the memory floor: the whole file, then what is
+  decoded from it, and encoding/json's garbage, with the collector's
+  headroom: reading the 50,000-call session alone (inspect) takes about
+  3× the file (figure 9). Comparing it with ccusage, and a survey of
+  faster JSON decoders, are not done yet.
+- **prune and gemini-cli** hold more than the other policies on long
+  sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
+- **results.json** is encoded whole, indented, before it is written: on
+  the 50,000-call session it is 87 MB of per-call series.
 - **The mock summarizer** still counts each new paragraph of a prompt
   and hashes every prompt whole (the summary's id is the prompt's
   SHA-256), so it costs what the policies summarize: gemini-cli and
@@ -242,7 +279,7 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   computes only the replay's estimators.
 - **With ` + "`--json`" + ` or ` + "`--trace`" + `, ` + "`ctxbench replay`" + ` keeps every step of
   every run** to write them at the end; the trace could be streamed run
-  by run.
+  by run (` + "`replay.Options.Observe`" + ` gives the steps as they are made).
 - **Warm** finds each message's artifacts on both CPUs but interns them
   under one lock; it does not start before the transcript is read.
 - **A sweep's points** copy their window at every call (aidf builds the

@@ -168,6 +168,94 @@ func run() error {
 		commands: []string{"ctxbench gen --calls 2400 --seed N -o corpus100/sN.jsonl (N = 1…10)", "ctxbench replay --policy aidf:max_messages=100 corpus100"},
 	})
 
+	// 6 and 7. Cost against replay of the same policies; its linearity.
+	costCmd := append([]string{bin, "cost"}, pflags...)
+	times, _, err = timeRounds(*reps, slices.Concat(replayCmd, []string{g20k}), slices.Concat(costCmd, []string{g20k}), slices.Concat(costCmd, []string{g5k}))
+	if err != nil {
+		return err
+	}
+	rep20, cost20, cost5 := times[0], times[1], times[2]
+	r = cost20.Seconds() / rep20.Seconds()
+	figs = append(figs, figure{
+		name:     "`ctxbench cost` of the 20,000-call session under the same 8 policies, against their replay",
+		measured: fmt.Sprintf("%.2f× (%.1f s against %.1f s)", r, cost20.Seconds(), rep20.Seconds()),
+		target:   "≤ 1.5×", ok: r <= 1.5,
+		commands: []string{"ctxbench cost " + strings.Join(pflags, " ") + " 20k.jsonl"},
+	})
+	r = cost20.Seconds() / cost5.Seconds()
+	figs = append(figs, figure{
+		name:     "`ctxbench cost` time for 4× the calls (20,000 against 5,000, the same 8 policies)",
+		measured: fmt.Sprintf("%.2f× (%.1f s against %.1f s)", r, cost20.Seconds(), cost5.Seconds()),
+		target:   "≤ 4.5×", ok: r <= 4.5,
+		commands: []string{"ctxbench cost " + strings.Join(pflags, " ") + " 5k.jsonl"},
+	})
+
+	// 8. Trace bytes for 4× the calls, under a policy that keeps the
+	// whole history until it compacts.
+	var traceBytes [2]int64
+	for k, g := range []string{g5k, g20k} {
+		tf := filepath.Join(tmp, fmt.Sprintf("trace%d.jsonl", k))
+		if _, _, err := timeCmd(1, bin, "replay", "--policy", "codex", "--policy", "none", "--trace", tf, g); err != nil {
+			return err
+		}
+		st, err := os.Stat(tf)
+		if err != nil {
+			return err
+		}
+		traceBytes[k] = st.Size()
+		os.Remove(tf)
+	}
+	r = float64(traceBytes[1]) / float64(traceBytes[0])
+	figs = append(figs, figure{
+		name:     "`--trace` bytes for 4× the calls (20,000 against 5,000; codex and none)",
+		measured: fmt.Sprintf("%.2f× (%d MB against %d MB)", r, traceBytes[1]>>20, traceBytes[0]>>20),
+		target:   "≤ 4.5×", ok: r <= 4.5,
+		commands: []string{"ctxbench replay --policy codex --policy none --trace trace.jsonl 5k.jsonl (and 20k.jsonl)"},
+	})
+
+	// 9. Peak memory of every command that replays, on a 50,000-call
+	// session.
+	g50k := filepath.Join(tmp, "50k.jsonl")
+	if err := sh(bin, "gen", "--calls", "50000", "-o", g50k); err != nil {
+		return err
+	}
+	st, err := os.Stat(g50k)
+	if err != nil {
+		return err
+	}
+	suiteFile := filepath.Join(tmp, "ctxbench.yaml")
+	if err := os.WriteFile(suiteFile, []byte("transcripts: [50k.jsonl]\npolicies: [none, \"aidf:max_messages=30\", prune]\n"), 0o644); err != nil {
+		return err
+	}
+	limit50 := 3*st.Size() + 100<<20
+	var parts []string
+	ok50 := true
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"inspect", []string{"inspect", g50k}},
+		{"replay", []string{"replay", "--policy", "none", "--policy", "aidf:max_messages=30", "--policy", "prune", g50k}},
+		{"cost", []string{"cost", "--policy", "none", "--policy", "aidf:max_messages=30", "--policy", "prune", g50k}},
+		{"check", []string{"check", "--update", "--config", suiteFile}},
+		{"report", []string{"report", "--out", filepath.Join(tmp, "report50k"), g50k}},
+	} {
+		_, peak, err := timeCmd(1, bin, c.args...)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, fmt.Sprintf("%s %d MB", c.name, peak>>20))
+		ok50 = ok50 && (c.name == "inspect" || peak < limit50)
+	}
+	figs = append(figs, figure{
+		name:     fmt.Sprintf("Peak RSS on a 50,000-call generated session (%d MB): reading it (inspect), and each command that replays it", st.Size()>>20),
+		measured: strings.Join(parts, "; "),
+		target:   fmt.Sprintf("< 3 × file + 100 MB = %d MB", limit50>>20), ok: ok50,
+		commands: []string{"ctxbench gen --calls 50000 -o 50k.jsonl", "ctxbench inspect 50k.jsonl",
+			"ctxbench replay --policy none --policy aidf:max_messages=30 --policy prune 50k.jsonl", "ctxbench cost (the same policies)",
+			"ctxbench check --update --config ctxbench.yaml (the same policies)", "ctxbench report --out report50k 50k.jsonl (its 8 default policies)"},
+	})
+
 	var b bytes.Buffer
 	table(&b, figs)
 	if *out == "" {
