@@ -37,8 +37,9 @@ $(STATICCHECK):
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 	mv $(BIN)/staticcheck $(STATICCHECK)
 
-# Benchmarks, then the five performance ratios of docs/performance.md
-# with the commands behind them; compare ratios within one run, these
+# Benchmarks, then the performance figures of docs/performance.md
+# with the commands behind them (ccusage installed into .bin with npm when
+# npm is there); compare ratios within one run, these
 # machines are noisy.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

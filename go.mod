@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/alecthomas/kong v1.17.0
 	github.com/dlclark/regexp2 v1.10.0
+	github.com/goccy/go-json v0.12.0
 	github.com/google/go-cmp v0.7.0
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/pkoukk/tiktoken-go v0.1.8

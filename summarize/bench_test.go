@@ -25,7 +25,7 @@ func BenchmarkMeasure(b *testing.B) {
 		for b.Loop() {
 			for _, r := range reqs {
 				p, _ := Render(r)
-				counter.Count(p.User)
+				counter().Count(p.User)
 				sha256.Sum256([]byte(p.System + "\x00" + p.User))
 			}
 		}

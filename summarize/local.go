@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/estimate"
@@ -48,7 +49,9 @@ func (*Mock) Name() string { return "mock" }
 // Calls returns how many calls the mock has answered or failed.
 func (m *Mock) Calls() int { return int(m.calls.Load()) }
 
-var counter = estimate.MustNew("cl100k_base", estimate.OverheadNone)
+// counter counts the mock's tokens: made when first used, not when a command
+// that never summarizes starts (loading the encoding took 36 ms).
+var counter = sync.OnceValue(func() estimate.Estimator { return estimate.MustNew("cl100k_base", estimate.OverheadNone) })
 
 // Summarize returns the mock summary of req.
 func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
@@ -83,7 +86,7 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 		model = "mock"
 	}
 	return Result{Text: text, Model: model,
-		Usage: transcript.Usage{Input: int64(in), Output: int64(counter.Count(text))}}, nil
+		Usage: transcript.Usage{Input: int64(in), Output: int64(counter().Count(text))}}, nil
 }
 
 // measure returns what the mock takes from the prompt of req: its input
@@ -120,7 +123,7 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 		}
 		m.WriteString(p.User)
 	}
-	return counter.Count(t.System) + m.tokens(), sha.Sum(nil)[:4], maxTokens, nil
+	return counter().Count(t.System) + m.tokens(), sha.Sum(nil)[:4], maxTokens, nil
 }
 
 // fitTokens cuts text to at most n tokens, or pads it to about n with the
@@ -132,7 +135,7 @@ func fitTokens(text string, msgs []transcript.Message, n int) string {
 // fitWords is fitTokens with the conversation's words, joined by spaces,
 // from words (called only when text is too short).
 func fitWords(text string, words func() string, n int) string {
-	c := counter.Count(text)
+	c := counter().Count(text)
 	if c > n {
 		return cutTokens(text, n)
 	}
@@ -145,7 +148,7 @@ func fitWords(text string, words func() string, n int) string {
 		if excerpt == "" {
 			break
 		}
-		if out := text + "\nExcerpt: " + excerpt; counter.Count(out) <= n {
+		if out := text + "\nExcerpt: " + excerpt; counter().Count(out) <= n {
 			return out
 		}
 	}
@@ -178,14 +181,14 @@ func cutTokens(text string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if counter.Count(text) <= n {
+	if counter().Count(text) <= n {
 		return text
 	}
 	words := strings.Fields(text)
 	lo, hi := 0, len(words)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if counter.Count(strings.Join(words[:mid], " ")) <= n {
+		if counter().Count(strings.Join(words[:mid], " ")) <= n {
 			lo = mid
 		} else {
 			hi = mid - 1

@@ -36,7 +36,7 @@ func TestMockDeterministicAndSized(t *testing.T) {
 		t.Errorf("summary of %d tokens, want about 120", a.Usage.Output)
 	}
 	p, _ := Render(Request{Messages: msgs})
-	if want := int64(counter.Count(p.User)); a.Usage.Input != want {
+	if want := int64(counter().Count(p.User)); a.Usage.Input != want {
 		t.Errorf("input usage %d, want the prompt's %d tokens", a.Usage.Input, want)
 	}
 	c, _ := (&Mock{Tokens: 120}).Summarize(ctx, Request{Messages: msgs[:5]})

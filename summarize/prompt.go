@@ -44,7 +44,7 @@ const minCachedParagraph = 64
 // is not cached.
 func (c *paragraphCache) countBytes(p []byte) int {
 	if len(p) < minCachedParagraph {
-		return counter.Count(string(p))
+		return counter().Count(string(p))
 	}
 	h0, h1 := maphash.Bytes(c.seeds[0], p), maphash.Bytes(c.seeds[1], p)
 	slot := &c.slots[h0&(uint64(len(c.slots))-1)]
@@ -55,7 +55,7 @@ func (c *paragraphCache) countBytes(p []byte) int {
 	if got.h0 == want.h0 && got.h1 == want.h1 && got.size == want.size {
 		return int(got.n)
 	}
-	n := counter.Count(string(p))
+	n := counter().Count(string(p))
 	want.n = int32(n)
 	c.mu.Lock()
 	*slot = want
@@ -64,7 +64,7 @@ func (c *paragraphCache) countBytes(p []byte) int {
 }
 
 // A promptMeter takes a prompt's user part in pieces and measures it as
-// the mock needs: its cl100k_base count, equal to counter.Count of the
+// the mock needs: its cl100k_base count, equal to counter().Count of the
 // whole, and its SHA-256, continuing sha. The prompt is never one string:
 // the conversation, often megabytes, was rendered at every summary only
 // to be measured.

@@ -61,7 +61,7 @@ func paragraphSum(e estimate.Estimator, text string) int {
 // prompt's, written in pieces, when its cache is cold and when it is
 // warm.
 func TestPromptTokensAddUp(t *testing.T) {
-	encs := []estimate.Estimator{counter, estimate.MustNew("o200k_base", estimate.OverheadNone)}
+	encs := []estimate.Estimator{counter(), estimate.MustNew("o200k_base", estimate.OverheadNone)}
 	var prompts []string
 	err := filepath.WalkDir("../fixtures/corpus", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") && !strings.HasSuffix(path, ".json") {
@@ -95,7 +95,7 @@ func TestPromptTokensAddUp(t *testing.T) {
 				t.Errorf("prompt %d: %s counts %d whole and %d by paragraph", i, e.Name(), want, got)
 			}
 		}
-		want, wantSum := counter.Count(p), sha256.Sum256([]byte(p))
+		want, wantSum := counter().Count(p), sha256.Sum256([]byte(p))
 		for pass := range 2 {
 			got, sum := meterTokens(cold, p, 7, 100*pass+1, 4096)
 			if got != want || !bytes.Equal(sum, wantSum[:]) {
@@ -115,12 +115,12 @@ func FuzzPromptTokens(f *testing.F) {
 	}
 	o200k := estimate.MustNew("o200k_base", estimate.OverheadNone)
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, e := range []estimate.Estimator{counter, o200k} {
+		for _, e := range []estimate.Estimator{counter(), o200k} {
 			if want, got := e.Count(s), paragraphSum(e, s); got != want {
 				t.Errorf("%q: %s counts %d whole and %d by paragraph", s, e.Name(), want, got)
 			}
 		}
-		want, wantSum := counter.Count(s), sha256.Sum256([]byte(s))
+		want, wantSum := counter().Count(s), sha256.Sum256([]byte(s))
 		for _, cut := range []int{1, len(s) / 2, len(s) - 1} {
 			if got, sum := meterTokens(paragraphs(), s, cut, 1); got != want || !bytes.Equal(sum, wantSum[:]) {
 				t.Errorf("%q cut at %d: meter counts %d, want %d", s, cut, got, want)
@@ -170,7 +170,7 @@ func TestMeasureEqualsRender(t *testing.T) {
 					t.Fatal(err)
 				}
 				wantSum := sha256.Sum256([]byte(p.System + "\x00" + p.User))
-				want := []any{counter.Count(p.System) + counter.Count(p.User), wantSum[:4], p.MaxTokens}
+				want := []any{counter().Count(p.System) + counter().Count(p.User), wantSum[:4], p.MaxTokens}
 				in, sum, maxTokens, err := measure(req, cold)
 				if err != nil {
 					t.Fatal(err)

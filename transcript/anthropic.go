@@ -64,25 +64,25 @@ func anthropicContent(raw json.RawMessage) ([]Block, error) {
 	}
 	if raw[0] == '"' {
 		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		if err := unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
 		return []Block{{Type: BlockText, Text: s}}, nil
 	}
 	var parts []json.RawMessage
-	if err := json.Unmarshal(raw, &parts); err != nil {
+	if err := unmarshal(raw, &parts); err != nil {
 		return nil, fmt.Errorf("content: expected a string or a list of blocks")
 	}
 	blocks := make([]Block, 0, len(parts))
 	for i, p := range parts {
 		var ab anthropicBlock
-		if err := json.Unmarshal(p, &ab); err != nil {
+		if err := unmarshal(p, &ab); err != nil {
 			// An object of another type whose fields do not fit these
 			// (another format's part, written back as it was) is kept as
 			// it is; a block of a known type with a field of the wrong
 			// type is an error.
 			var obj map[string]json.RawMessage
-			if json.Unmarshal(p, &obj) != nil {
+			if unmarshal(p, &obj) != nil {
 				return nil, fmt.Errorf("content block %d: expected an object", i)
 			}
 			switch typ := stringField(obj, "type"); typ {
@@ -131,11 +131,11 @@ func resultContent(raw json.RawMessage) (text string, rich bool, err error) {
 		return "", false, nil
 	}
 	if raw[0] == '"' {
-		err = json.Unmarshal(raw, &text)
+		err = unmarshal(raw, &text)
 		return text, false, err
 	}
 	var parts []anthropicBlock
-	if err := json.Unmarshal(raw, &parts); err != nil {
+	if err := unmarshal(raw, &parts); err != nil {
 		return "", false, fmt.Errorf("tool result content: expected a string or a list of blocks")
 	}
 	var texts []string

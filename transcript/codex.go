@@ -101,7 +101,7 @@ func readCodex(s *source) ([]*Transcript, error) {
 		}
 		if l.Type == "response_item" && strings.Contains(string(l.Payload), `"user"`) {
 			var p codexPayload
-			if json.Unmarshal(l.Payload, &p) == nil && p.Type == "message" && p.Role == "user" {
+			if unmarshal(l.Payload, &p) == nil && p.Type == "message" && p.Role == "user" {
 				responseUsers = true
 			}
 		}
@@ -408,14 +408,14 @@ func codexContent(raw json.RawMessage) ([]Block, error) {
 // {"content": ..., "success": ...}.
 func codexOutput(raw json.RawMessage) (string, bool) {
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if unmarshal(raw, &s) == nil {
 		return s, false
 	}
 	var o struct {
 		Content string `json:"content"`
 		Success *bool  `json:"success"`
 	}
-	if json.Unmarshal(raw, &o) == nil {
+	if unmarshal(raw, &o) == nil {
 		return o.Content, o.Success != nil && !*o.Success
 	}
 	return string(compactJSON(raw)), false

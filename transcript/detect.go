@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -65,7 +64,7 @@ var codexExecTypes = map[string]bool{
 func detect(s *source) (Format, error) {
 	if s.doc {
 		var v any
-		_ = json.Unmarshal(s.recs[0].raw, &v)
+		_ = unmarshal(s.recs[0].raw, &v)
 		switch v := v.(type) {
 		case []any:
 			for _, e := range v[:min(len(v), detectProbe)] {
@@ -88,7 +87,7 @@ func detect(s *source) (Format, error) {
 	var chat []any
 	for _, r := range s.recs[:min(len(s.recs), detectProbe)] {
 		var m map[string]any
-		if json.Unmarshal(r.raw, &m) != nil {
+		if unmarshal(r.raw, &m) != nil {
 			continue
 		}
 		if _, ok := m["role"].(string); ok && m["messages"] == nil {

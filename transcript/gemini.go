@@ -139,11 +139,11 @@ func geminiContent(raw json.RawMessage) ([]Block, error) {
 	}
 	if raw[0] == '"' {
 		var s string
-		err := json.Unmarshal(raw, &s)
+		err := unmarshal(raw, &s)
 		return []Block{{Type: BlockText, Text: s}}, err
 	}
 	var parts []json.RawMessage
-	if err := json.Unmarshal(raw, &parts); err != nil {
+	if err := unmarshal(raw, &parts); err != nil {
 		return nil, errContent
 	}
 	var blocks []Block
@@ -151,7 +151,7 @@ func geminiContent(raw json.RawMessage) ([]Block, error) {
 		var part struct {
 			Text *string `json:"text"`
 		}
-		if json.Unmarshal(p, &part) == nil && part.Text != nil {
+		if unmarshal(p, &part) == nil && part.Text != nil {
 			blocks = append(blocks, Block{Type: BlockText, Text: *part.Text})
 		} else {
 			blocks = append(blocks, Block{Type: BlockOther, Raw: compactJSON(p)})
@@ -169,7 +169,7 @@ func geminiResult(raw json.RawMessage) string {
 		} `json:"functionResponse"`
 		Text *string `json:"text"`
 	}
-	if json.Unmarshal(raw, &parts) != nil {
+	if unmarshal(raw, &parts) != nil {
 		return string(compactJSON(raw))
 	}
 	var texts []string
@@ -180,7 +180,7 @@ func geminiResult(raw json.RawMessage) string {
 				Output *string `json:"output"`
 				Error  *string `json:"error"`
 			}
-			_ = json.Unmarshal(p.FunctionResponse.Response, &resp)
+			_ = unmarshal(p.FunctionResponse.Response, &resp)
 			switch {
 			case resp.Output != nil:
 				texts = append(texts, *resp.Output)

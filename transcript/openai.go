@@ -273,13 +273,13 @@ func typedParts(raw json.RawMessage, block func(typ, text string, part json.RawM
 	}
 	if raw[0] == '"' {
 		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		if err := unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
 		return []Block{{Type: BlockText, Text: s}}, nil
 	}
 	var parts []json.RawMessage
-	if err := json.Unmarshal(raw, &parts); err != nil {
+	if err := unmarshal(raw, &parts); err != nil {
 		return nil, errContent
 	}
 	blocks := make([]Block, 0, len(parts))
@@ -288,13 +288,13 @@ func typedParts(raw json.RawMessage, block func(typ, text string, part json.RawM
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
-		if err := json.Unmarshal(p, &part); err != nil {
+		if err := unmarshal(p, &part); err != nil {
 			// An object of another type whose fields do not fit these
 			// (another format's part, written back as it was) is kept as
 			// it is, an other block; a text part whose text is not a
 			// string is an error.
 			var obj map[string]json.RawMessage
-			if json.Unmarshal(p, &obj) != nil {
+			if unmarshal(p, &obj) != nil {
 				return nil, errContent
 			}
 			if typ := stringField(obj, "type"); typ == "text" || typ == "input_text" || typ == "output_text" {
@@ -310,7 +310,7 @@ func typedParts(raw json.RawMessage, block func(typ, text string, part json.RawM
 // stringField returns the string value of key in obj, or "".
 func stringField(obj map[string]json.RawMessage, key string) string {
 	var s string
-	if raw, ok := obj[key]; ok && json.Unmarshal(raw, &s) == nil {
+	if raw, ok := obj[key]; ok && unmarshal(raw, &s) == nil {
 		return s
 	}
 	return ""

@@ -275,7 +275,7 @@ func (s *source) decode(t *Transcript, r record, v any) (ok bool, err error) {
 		}
 		raw = []byte(ReplaceInvalid(string(raw)))
 	}
-	if e := json.Unmarshal(raw, v); e != nil {
+	if e := unmarshal(raw, v); e != nil {
 		return false, s.bad(t, r.line, "%s", describeJSONError(e, r))
 	}
 	return true, nil

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // A SkippedFile is a file a directory walk passed over, and why.
@@ -25,25 +27,62 @@ const Stdin = "-"
 // transcript ([NotTranscriptError]) are returned as skipped, while a file
 // named explicitly that holds none is an error. Walk stops at the first
 // error, including one fn returns.
+//
+// Files are read ahead of fn on several goroutines (up to one per CPU,
+// and [walkBudget] bytes of files at once, a larger file alone), while fn
+// sees them in order: what Walk gives, and when it stops, is what reading
+// them one at a time would.
 func Walk(paths []string, opt Options, stdin io.Reader, fn func(*Transcript) error) ([]SkippedFile, error) {
+	jobs := listInputs(paths)
 	var skipped []SkippedFile
-	emit := func(ts []*Transcript) error {
-		for _, t := range ts {
+	r := newReadAhead(jobs, opt, stdin)
+	defer r.stop()
+	for i, j := range jobs {
+		switch {
+		case j.err != nil:
+			return skipped, j.err
+		case j.skip != "":
+			skipped = append(skipped, SkippedFile{j.path, j.skip})
+			continue
+		}
+		res := r.result(i)
+		var nt *NotTranscriptError
+		if !j.explicit && errors.As(res.err, &nt) {
+			skipped = append(skipped, SkippedFile{j.path, nt.Reason})
+			r.done(i)
+			continue
+		}
+		if res.err != nil {
+			return skipped, res.err
+		}
+		for _, t := range res.ts {
 			if err := fn(t); err != nil {
-				return err
+				return skipped, err
 			}
 		}
-		return nil
+		r.done(i)
 	}
+	return skipped, nil
+}
+
+// An input is one thing Walk meets, in order: a file to read (named
+// explicitly, or found in a directory), standard input, a file passed
+// over, or an error that stops the walk there.
+type input struct {
+	path     string
+	stdin    bool
+	explicit bool
+	size     int64
+	skip     string // why the file is passed over
+	err      error
+}
+
+// listInputs lists what Walk meets, in order; it stops at the first error.
+func listInputs(paths []string) []input {
+	var out []input
 	for _, p := range paths {
 		if p == Stdin {
-			ts, err := Read(stdin, "<stdin>", opt)
-			if err != nil {
-				return skipped, err
-			}
-			if err := emit(ts); err != nil {
-				return skipped, err
-			}
+			out = append(out, input{path: "<stdin>", stdin: true, explicit: true})
 			continue
 		}
 		info, err := os.Stat(p)
@@ -52,16 +91,10 @@ func Walk(paths []string, opt Options, stdin io.Reader, fn func(*Transcript) err
 			if errors.As(err, &pe) {
 				err = fmt.Errorf("%s: %w", p, pe.Err)
 			}
-			return skipped, err
+			return append(out, input{path: p, err: err})
 		}
 		if !info.IsDir() {
-			ts, err := ReadFile(p, opt)
-			if err != nil {
-				return skipped, err
-			}
-			if err := emit(ts); err != nil {
-				return skipped, err
-			}
+			out = append(out, input{path: p, explicit: true, size: info.Size()})
 			continue
 		}
 		root := p
@@ -81,25 +114,110 @@ func Walk(paths []string, opt Options, stdin io.Reader, fn func(*Transcript) err
 				return nil
 			}
 			if !d.Type().IsRegular() {
-				skipped = append(skipped, SkippedFile{path, "not a regular file"})
+				out = append(out, input{path: path, skip: "not a regular file"})
 				return nil
 			}
-			ts, err := ReadFile(path, opt)
-			var nt *NotTranscriptError
-			if errors.As(err, &nt) {
-				skipped = append(skipped, SkippedFile{path, nt.Reason})
-				return nil
+			var size int64
+			if info, err := d.Info(); err == nil {
+				size = info.Size()
 			}
-			if err != nil {
-				return err
-			}
-			return emit(ts)
+			out = append(out, input{path: path, size: size})
+			return nil
 		})
 		if err != nil {
-			return skipped, err
+			return append(out, input{path: p, err: err})
 		}
 	}
-	return skipped, nil
+	return out
+}
+
+// walkBudget bounds the bytes of the files read ahead of fn at once: a
+// file larger than it is read alone.
+const walkBudget = 64 << 20
+
+// A readAhead reads a walk's files on several goroutines, within a budget
+// of bytes that a file's transcripts hold until fn is done with them.
+type readAhead struct {
+	jobs    []input
+	results []chan readResult
+	mu      sync.Mutex
+	cond    *sync.Cond
+	bytes   int64 // of the files started and not done
+	running int   // files started and not done
+	stopped bool
+	wg      sync.WaitGroup
+}
+
+type readResult struct {
+	ts  []*Transcript
+	err error
+}
+
+func newReadAhead(jobs []input, opt Options, stdin io.Reader) *readAhead {
+	r := &readAhead{jobs: jobs, results: make([]chan readResult, len(jobs))}
+	r.cond = sync.NewCond(&r.mu)
+	for i := range jobs {
+		r.results[i] = make(chan readResult, 1)
+	}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		for i, j := range jobs {
+			if j.err != nil {
+				return // the walk stops there
+			}
+			if j.skip != "" {
+				continue
+			}
+			r.mu.Lock()
+			// Start a file when fewer than workers are not done and the
+			// budget holds it (or nothing else is held).
+			for !r.stopped && r.running > 0 && (r.running >= workers || r.bytes+j.size > walkBudget) {
+				r.cond.Wait()
+			}
+			if r.stopped {
+				r.mu.Unlock()
+				return
+			}
+			r.running++
+			r.bytes += j.size
+			r.mu.Unlock()
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				var res readResult
+				if j.stdin {
+					res.ts, res.err = Read(stdin, j.path, opt)
+				} else {
+					res.ts, res.err = ReadFile(j.path, opt)
+				}
+				r.results[i] <- res
+			}()
+		}
+	}()
+	return r
+}
+
+// result waits for file i's transcripts.
+func (r *readAhead) result(i int) readResult { return <-r.results[i] }
+
+// done says that fn is done with file i: its bytes leave the budget.
+func (r *readAhead) done(i int) {
+	r.mu.Lock()
+	r.running--
+	r.bytes -= r.jobs[i].size
+	r.cond.Broadcast()
+	r.mu.Unlock()
+}
+
+// stop starts no more files and waits for those started.
+func (r *readAhead) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	r.cond.Broadcast()
+	r.mu.Unlock()
+	r.wg.Wait()
 }
 
 // ReadFile reads every transcript in the named file.

@@ -256,6 +256,36 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 33. **Files were read into a doubling buffer**: they are now read into
     one of their size (` + "`BenchmarkReadFile`" + `: 9.0 MB allocated per read of
     a 2.9 MB session, 14.5 MB from a reader of unknown size).
+34. **encoding/json was 74% of reading** (a CPU profile of
+    ` + "`ctxbench inspect`" + ` on the folder of figure 10; half of it validating
+    each line before decoding it, and skipping fields not read). The
+    decoders measured on the corpus's Claude Code sessions, each line
+    decoded into the reader's structs (` + "`cd scripts/jsonsurvey && go run . ../../fixtures/corpus/spotter ../../fixtures/corpus/codemie-code/tests/integration/session/fixtures`" + `,
+    a module of its own; ` + "`GOEXPERIMENT=jsonv2`" + ` adds encoding/json/v2): on
+    the day, encoding/json 111 MB/s (338 MB/s built on v2 with
+    GOEXPERIMENT=jsonv2), encoding/json/v2 509 MB/s, goccy/go-json
+    853–963 MB/s, bytedance/sonic 818–851 MB/s (its std-compatible
+    configuration 668–784 MB/s), against simdjson-go's tape with no
+    decoding, 863–935 MB/s, and encoding/json's validation alone,
+    381 MB/s. goccy/go-json is the fastest, pure Go and without
+    dependencies (sonic needs assembly and runtime internals per Go
+    release); it decodes first and encoding/json decodes again after any
+    error, so every error (and any input go-json alone would refuse) is
+    encoding/json's (` + "`transcript.unmarshal`" + `; ` + "`TestFastDecodeReadsTheSame`" + `
+    on every corpus and testdata file, strict and lenient,
+    ` + "`FuzzUnmarshalAgrees`" + `). ` + "`ctxbench inspect`" + ` of the 22 MB folder:
+    0.40 s → 0.10 s.
+35. **Files were read one after another**: ` + "`transcript.Walk`" + ` reads them ahead
+    on one goroutine per CPU, within 64 MiB of files at once (a larger
+    file alone), and gives them in order.
+36. **Every command loaded cl100k_base at start** (36 ms, 17.5 MB: the
+    mock summarizer's counter, a package variable;
+    ` + "`GODEBUG=inittrace=1`" + `): it is loaded when first used.
+37. **` + "`replay --trace`" + ` kept every step of every run**: each run writes its
+    lines as its steps are made, to a file of its own appended in order
+    (` + "`replay.TraceWriter`" + `, ` + "`cost.Options.Observe`" + `). 16,000 calls under none,
+    codex and prune: 2.28 GB and 10.7 s → 328 MB and 4.8 s, the same
+    bytes.
 
 ## What is still slow, and why
 
@@ -264,8 +294,11 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   session. It also sets the memory floor: the whole file, then what is
   decoded from it, and encoding/json's garbage, with the collector's
   headroom: reading the 50,000-call session alone (inspect) takes about
-  3× the file (figure 9). Comparing it with ccusage, and a survey of
-  faster JSON decoders, are not done yet.
+  3× the file (figure 9). Against ccusage (figure 10), the rest of
+  ` + "`inspect`" + `'s time is the process (about 30 ms for a tiny file, as for
+  ccusage) and building the transcripts; ` + "`cost --policy recorded`" + `
+  also tokenizes every message exactly (cl100k_base), which ccusage
+  does not do: about half of its time.
 - **prune and gemini-cli** hold more than the other policies on long
   sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
 - **results.json** is encoded whole, indented, before it is written: on

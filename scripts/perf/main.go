@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -256,6 +257,13 @@ func run() error {
 			"ctxbench check --update --config ctxbench.yaml (the same policies)", "ctxbench report --out report50k 50k.jsonl (its 8 default policies)"},
 	})
 
+	// 10. Reading at ccusage's speed.
+	fig, err = againstCcusage(bin, tmp)
+	if err != nil {
+		return err
+	}
+	figs = append(figs, fig)
+
 	var b bytes.Buffer
 	table(&b, figs)
 	if *out == "" {
@@ -467,4 +475,97 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// ccusageVersion is the ccusage the reading figure compares with: its
+// native build for linux-x64, installed with npm into .bin.
+const ccusageVersion = "20.0.24"
+
+// ccusage returns the path of the pinned ccusage binary, installing it
+// with npm when it is not there yet; "" (and why) when it cannot be had.
+func ccusage() (string, string) {
+	dir, err := filepath.Abs(filepath.Join(".bin", "ccusage-"+ccusageVersion))
+	if err != nil {
+		return "", err.Error()
+	}
+	bin := filepath.Join(dir, "node_modules", "@ccusage", "ccusage-linux-x64", "bin", "ccusage")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, ""
+	}
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		return "", "ccusage's native build is pinned for linux-x64 only"
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		return "", "npm is not installed: the figure needs ccusage " + ccusageVersion + " from npm"
+	}
+	if err := sh("npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", dir, "@ccusage/ccusage-linux-x64@"+ccusageVersion); err != nil {
+		return "", "npm install failed: " + err.Error()
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
+		return "", err.Error()
+	}
+	return bin, ""
+}
+
+// againstCcusage times ccusage's per-session usage and cost, ctxbench
+// inspect and ctxbench cost --policy recorded on the same folder of real
+// Claude Code sessions: the corpus's, four times over (ccusage reads
+// ~/.claude/projects/<project>/*.jsonl).
+func againstCcusage(bin, tmp string) (figure, error) {
+	name := "Reading real Claude Code sessions: `ctxbench inspect` and `ctxbench cost --policy recorded` against `ccusage claude session --json --offline` (" + ccusageVersion + ", native)"
+	cc, why := ccusage()
+	if cc == "" {
+		fmt.Fprintln(os.Stderr, "perf: the ccusage figure is skipped:", why)
+		return figure{name: name, measured: "not measured: " + why, target: "≤ 1.0×", commands: []string{"make bench (installs ccusage into .bin with npm)"}}, nil
+	}
+	projects := filepath.Join(tmp, "claude", "projects")
+	var size int64
+	for i := 1; i <= 4; i++ {
+		for _, src := range []string{"spotter", "codemie-code/tests/integration/session/fixtures"} {
+			dst := filepath.Join(projects, fmt.Sprintf("p%d-%s", i, filepath.Base(src)))
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				return figure{}, err
+			}
+			err := filepath.WalkDir(filepath.Join(*corpus, src), func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || filepath.Ext(p) != ".jsonl" {
+					return err
+				}
+				rel, err := filepath.Rel(filepath.Join(*corpus, src), p)
+				if err != nil {
+					return err
+				}
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				size += int64(len(b))
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
+					return err
+				}
+				return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+			})
+			if err != nil {
+				return figure{}, err
+			}
+		}
+	}
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return figure{}, err
+	}
+	ccCmd := []string{"env", "CLAUDE_CONFIG_DIR=" + filepath.Join(tmp, "claude"), "HOME=" + home, "TZ=UTC", cc, "claude", "session", "--json", "--offline"}
+	times, _, err := timeRounds(max(*reps, 7), ccCmd, []string{bin, "inspect", "--json", projects}, []string{bin, "cost", "--json", "--policy", "recorded", projects})
+	if err != nil {
+		return figure{}, err
+	}
+	ri, rc := times[1].Seconds()/times[0].Seconds(), times[2].Seconds()/times[0].Seconds()
+	return figure{
+		name: name + fmt.Sprintf(", %.1f MB", float64(size)/1e6),
+		measured: fmt.Sprintf("inspect %.2f×, cost %.2f× (%.2f s and %.2f s against %.2f s)", ri, rc,
+			times[1].Seconds(), times[2].Seconds(), times[0].Seconds()),
+		target: "≤ 1.0×", ok: ri <= 1 && rc <= 1,
+		commands: []string{"the corpus's Claude Code sessions (spotter, codemie-code's session fixtures) copied into claude/projects four times",
+			"CLAUDE_CONFIG_DIR=claude ccusage claude session --json --offline", "ctxbench inspect --json claude/projects",
+			"ctxbench cost --json --policy recorded claude/projects"},
+	}, nil
 }

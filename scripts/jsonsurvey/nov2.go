@@ -1,0 +1,5 @@
+//go:build !goexperiment.jsonv2
+
+package main
+
+var extra []decoder

@@ -1,0 +1,101 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	gojson "github.com/goccy/go-json"
+	"github.com/google/go-cmp/cmp"
+)
+
+// readBoth parses data with the fast decoder and with encoding/json alone.
+func readBoth(t *testing.T, data []byte, name string, opt Options) (fast, std []*Transcript, fastErr, stdErr error) {
+	t.Helper()
+	fast, fastErr = Parse(data, name, opt)
+	stdDecode.Store(true)
+	defer stdDecode.Store(false)
+	std, stdErr = Parse(data, name, opt)
+	return
+}
+
+// TestFastDecodeReadsTheSame: every file of the corpus and of testdata,
+// strict and lenient, reads the same — transcripts, counts, errors — with
+// goccy/go-json in front of encoding/json as with encoding/json alone.
+func TestFastDecodeReadsTheSame(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"../fixtures/corpus", "testdata"} {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lenient := range []bool{false, true} {
+			fast, std, fastErr, stdErr := readBoth(t, data, f, Options{Lenient: lenient})
+			if (fastErr == nil) != (stdErr == nil) || (fastErr != nil && fastErr.Error() != stdErr.Error()) {
+				t.Errorf("%s: fast %v, encoding/json %v", f, fastErr, stdErr)
+				continue
+			}
+			if diff := cmp.Diff(std, fast); diff != "" {
+				t.Errorf("%s (lenient %v): (-encoding/json +fast):\n%s", f, lenient, diff)
+			}
+			if fastErr == nil {
+				read++
+			}
+		}
+	}
+	if read < 40 {
+		t.Errorf("only %d reads succeeded", read)
+	}
+}
+
+// FuzzUnmarshalAgrees: on any input, goccy/go-json succeeds exactly when
+// encoding/json does, with the same value, for the records the readers
+// decode (a Claude Code line, content blocks, any value).
+func FuzzUnmarshalAgrees(f *testing.F) {
+	for _, name := range []string{"../fixtures/corpus/spotter/tool_heavy.jsonl", "testdata/stream-json-subagents.jsonl", "testdata/codex-exec.jsonl", "testdata/openai-messages.jsonl"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for i, l := range bytes.Split(data, []byte{'\n'}) {
+			if i < 30 && len(l) < 8000 {
+				f.Add(l)
+			}
+		}
+	}
+	for _, s := range []string{`{"usage":{"input_tokens":1e3}}`, `{"type":"a"} x`, `{"type":"\u00zz"}`, `[{"type":"text","text":"a"},]`, `{"message":{"content":[{"input":{"a":[1,2,}}]}}`, `{"TYPE":"user"}`, `{"type":"a","type":"b"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, mk := range []func() any{
+			func() any { return new(ccLine) },
+			func() any { return new([]json.RawMessage) },
+			func() any { return new(map[string]json.RawMessage) },
+			func() any { return new(any) },
+		} {
+			std, fast := mk(), mk()
+			stdErr, fastErr := json.Unmarshal(b, std), gojson.Unmarshal(b, fast)
+			if stdErr != nil && fastErr == nil {
+				t.Fatalf("%T: go-json accepts what encoding/json refuses (%v): %q", std, stdErr, b)
+			}
+			if stdErr == nil && fastErr == nil && !reflect.DeepEqual(std, fast) {
+				t.Fatalf("%T: values differ on %q:\n%#v\n%#v", std, b, std, fast)
+			}
+		}
+	})
+}
