@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,5 +100,70 @@ func TestWalkStdin(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].File != "<stdin>" || len(got[0].Messages) != 2 {
 		t.Errorf("stdin: got %d transcripts, file %q", len(got), got[0].File)
+	}
+}
+
+// TestWalkReadsAheadInOrder: files read ahead on several goroutines come
+// to fn in the walk's order, skipped files listed where they stand, and a
+// stop (fn's error, or a bad file) ends the walk where reading one file
+// at a time would: nothing after it is given or listed.
+func TestWalkReadsAheadInOrder(t *testing.T) {
+	files := map[string]string{}
+	for i := range 40 {
+		name := filepath.Join(string(rune('a'+i/10)), string(rune('a'+i%10))+".jsonl")
+		switch {
+		case i%7 == 3:
+			files[name] = "# not a transcript\n"
+		default:
+			files[name] = strings.ReplaceAll(ccUser, `"s"`, `"s`+name+`"`) + "\n"
+		}
+	}
+	dir := writeFiles(t, files)
+	var all []string
+	skipped, err := Walk([]string{dir, filepath.Join(dir, "b")}, Options{}, nil, func(tr *Transcript) error {
+		all = append(all, strings.TrimPrefix(tr.File, dir+"/"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 40-6+10-2 || len(skipped) != 6+2 {
+		t.Fatalf("%d transcripts and %d skipped, want 42 and 8", len(all), len(skipped))
+	}
+	for i := 1; i < 34; i++ {
+		if all[i] <= all[i-1] {
+			t.Fatalf("transcript %d, %s, after %s", i, all[i], all[i-1])
+		}
+	}
+	// Stopping at the 12th: the same first 12, and only the files skipped
+	// before it.
+	stop := errors.New("stop")
+	var got []string
+	skippedBefore, err := Walk([]string{dir}, Options{}, nil, func(tr *Transcript) error {
+		got = append(got, strings.TrimPrefix(tr.File, dir+"/"))
+		if len(got) == 12 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || !slices.Equal(got, all[:12]) {
+		t.Fatalf("stopped with %v after %v", err, got)
+	}
+	for _, s := range skippedBefore {
+		if strings.TrimPrefix(s.File, dir+"/") > got[11] {
+			t.Errorf("%s, after the stop, is listed as skipped", s.File)
+		}
+	}
+	// A bad file in the middle: the walk gives what comes before it.
+	if err := os.WriteFile(filepath.Join(dir, "b", "e.jsonl"), []byte(ccUser+"\n{broken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	_, err = Walk([]string{dir}, Options{}, nil, func(tr *Transcript) error {
+		got = append(got, strings.TrimPrefix(tr.File, dir+"/"))
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "b/e.jsonl:2:") || len(got) == 0 || got[len(got)-1] >= "b/e.jsonl" {
+		t.Errorf("bad file: %v after %v", err, got)
 	}
 }
