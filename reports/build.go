@@ -2,11 +2,13 @@ package reports
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -103,9 +105,23 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
 		b.Warnings = append(b.Warnings, fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced))
 	}
 	none := replay.NoneInputTokens(t, b.Replay.Estimators[0], b.Replay.Counts)
-	tr := TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls}
+	tr := TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls, Models: t.Models}
 	if len(s.Costs) > 0 {
 		tr.Model = s.Costs[0].Model
+	}
+	if s.NotPriced != nil {
+		tr.NotPriced = "no model recorded"
+		if u := (*pricing.UnknownModelError)(nil); errors.As(s.NotPriced, &u) {
+			tr.NotPriced = "model " + u.Model
+		}
+	}
+	for i := range t.Messages {
+		if m := &t.Messages[i]; m.Role == transcript.RoleAssistant && !m.Time.IsZero() {
+			if tr.Start.IsZero() {
+				tr.Start = m.Time
+			}
+			tr.End = m.Time
+		}
 	}
 	if s.Billed != nil && s.NotPriced == nil {
 		v := s.Billed.Total().USD()
@@ -132,7 +148,7 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
 			bt := rc.BreakTotals
 			pr.CacheBreaks, pr.Breaks = &bt, rc.Breaks
 			if bt.Breaks > 0 {
-				r.Notes = append(r.Notes, fmt.Sprintf("%s, %s: %s", shortLabel(t.File), lp.Label, CacheBreakText(bt, rc.Breaks)))
+				tr.Notes = append(tr.Notes, fmt.Sprintf("%s: %s", lp.Label, CacheBreakText(bt, rc.Breaks)))
 			}
 			for _, u := range rc.PerStepUsage {
 				pr.CacheRead = append(pr.CacheRead, u.CacheRead)

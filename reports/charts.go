@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -17,21 +20,68 @@ import (
 type Series struct {
 	Label string
 	Y     []float64
+	// Reference marks the line the others are read against (the bill):
+	// drawn black and thicker, whatever its place.
+	Reference bool
 }
 
-// A Level is a horizontal line drawn across a chart (a cap).
+// A Level is a horizontal line drawn across a chart (a cap): in the
+// colour of the series named Of, when there is one.
 type Level struct {
 	Label string
 	Y     float64
+	Of    string
+}
+
+// A style is a line's colour and dashes: ten colours, then the same ten
+// dashed, then dotted, so no two lines of a plot look alike.
+func style(i int) draw.LineStyle {
+	ls := draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1.6)}
+	switch (i / len(palette)) % 3 {
+	case 1:
+		ls.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	case 2:
+		ls.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
+	}
+	return ls
+}
+
+// mergeSeries joins the series whose values are all equal into one, its
+// label the labels joined by " = ": policies that behave alike on a
+// session are one line and one legend entry, not lines drawn over each
+// other. The order is that of each group's first series.
+func mergeSeries(series []Series) []Series {
+	var out []Series
+	for _, s := range series {
+		merged := false
+		for k := range out {
+			if out[k].Reference == s.Reference && slices.Equal(out[k].Y, s.Y) {
+				out[k].Label += " = " + s.Label
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // LineChart draws series against the call number, with dashed lines at the
-// levels, into dir/name.png and .svg, and returns the files.
+// levels, into dir/name.png and .svg, and returns the files. Series with
+// the same values are drawn once, labelled together; each line has a
+// style of its own, a level the colour of its series.
 func LineChart(dir, name, title, ylabel string, series []Series, levels []Level) ([]string, error) {
-	p := newPlot(title, "API call (1 = first)", ylabel)
+	p := newPlot(fitTitle(title), "API call (1 = first)", ylabel)
 	p.Legend.Top, p.Legend.Left = true, true
+	p.X.Tick.Marker = intTicks{}
+	p.Y.Tick.Marker = numberTicks{usd: strings.HasPrefix(ylabel, "USD")}
 	maxY, maxX := 0.0, 0
-	for i, s := range series {
+	styles := map[string]draw.LineStyle{}
+	k := 0
+	merged := mergeSeries(series)
+	for _, s := range merged {
 		pts := make(plotter.XYs, len(s.Y))
 		for j, y := range s.Y {
 			pts[j] = plotter.XY{X: float64(j + 1), Y: y}
@@ -45,12 +95,17 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Label, err)
 		}
-		l.LineStyle = draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1.4)}
-		if i >= len(palette) {
-			l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
+		if s.Reference {
+			l.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(2.4)}
+		} else {
+			l.LineStyle = style(k)
+			k++
+		}
+		for _, lb := range strings.Split(s.Label, " = ") {
+			styles[lb] = l.LineStyle
 		}
 		p.Add(l)
-		p.Legend.Add(s.Label, l)
+		p.Legend.Add(wrapLabel(s.Label, 60), l)
 	}
 	for _, lv := range levels {
 		if maxX == 0 {
@@ -60,17 +115,88 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 		if err != nil {
 			return nil, err
 		}
-		l.LineStyle = draw.LineStyle{Color: color.Gray{Y: 0x50}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		c := color.Color(color.Gray{Y: 0x50})
+		if st, ok := styles[lv.Of]; ok {
+			c = st.Color
+		}
+		l.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(4)}}
 		p.Add(l)
 		p.Legend.Add(lv.Label, l)
 		maxY = math.Max(maxY, lv.Y)
 	}
 	// Room above the lines for the legend, which sits top left.
-	p.Y.Min, p.Y.Max = 0, maxY*(1.15+0.06*float64(len(series)+len(levels)))
+	p.Y.Min, p.Y.Max = 0, maxY*(1.15+0.06*float64(len(merged)+len(levels)))
 	if p.Y.Max == 0 {
 		p.Y.Max = 1
 	}
+	p.X.Min, p.X.Max = 1, math.Max(2, float64(maxX))
 	return savePlot(p, dir, name)
+}
+
+// wrapLabel breaks a merged legend label ("a = b = c") into lines of at
+// most about n characters, at its " = ".
+func wrapLabel(label string, n int) string {
+	parts := strings.Split(label, " = ")
+	var lines []string
+	line := ""
+	for _, p := range parts {
+		switch {
+		case line == "":
+			line = p
+		case len(line)+3+len(p) > n:
+			lines = append(lines, line+" =")
+			line = p
+		default:
+			line += " = " + p
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// fitTitle cuts a title to what a plot's width holds.
+func fitTitle(t string) string {
+	const most = 80
+	if r := []rune(t); len(r) > most {
+		return string(r[:most-1]) + "…"
+	}
+	return t
+}
+
+// intTicks are ticks at whole numbers only, labelled with thousands
+// separators: calls, messages, tokens.
+type intTicks struct{}
+
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value != math.Trunc(t.Value) {
+			continue
+		}
+		if t.Label != "" {
+			t.Label = Int(int64(t.Value))
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// numberTicks label values with thousands separators, as dollars when usd.
+type numberTicks struct{ usd bool }
+
+func (n numberTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := (plot.DefaultTicks{}).Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label == "" {
+			continue
+		}
+		switch v := ts[i].Value; {
+		case n.usd:
+			ts[i].Label = "$" + strconv.FormatFloat(v, 'f', -1, 64)
+		case v == math.Trunc(v):
+			ts[i].Label = Int(int64(v))
+		}
+	}
+	return ts
 }
 
 // maxPlotPoints bounds the points a line is drawn with: about twice the
@@ -206,20 +332,40 @@ func ParetoChart(dir, name string, pts []Point) ([]string, error) {
 	return savePlot(p, dir, name)
 }
 
-// grid is a plotter.GridXYZ over a sweep's two keys.
+// grid is a plotter.GridXYZ over a sweep's two keys, on categorical
+// axes: column c at x = c, row r at y = r, so every cell is the same size
+// whatever the keys' values.
 type grid struct {
-	xs, ys []float64
-	z      [][]float64 // z[row=y][col=x]
+	z [][]float64 // z[row=y][col=x]
 }
 
-func (g grid) Dims() (c, r int)   { return len(g.xs), len(g.ys) }
+func (g grid) Dims() (c, r int)   { return len(g.z[0]), len(g.z) }
 func (g grid) Z(c, r int) float64 { return g.z[r][c] }
-func (g grid) X(c int) float64    { return g.xs[c] }
-func (g grid) Y(r int) float64    { return g.ys[r] }
+func (g grid) X(c int) float64    { return float64(c) }
+func (g grid) Y(r int) float64    { return float64(r) }
 
-// Heatmap draws z over two numeric keys: xs and ys in increasing order,
-// z[i][j] the value at ys[i], xs[j]. The colour scale runs from the lowest
-// to the highest value and is stated in the title.
+// sequential is a palette from light to dark blue: darker is more.
+type sequential int
+
+func (n sequential) Colors() []color.Color {
+	lo, hi := [3]float64{0xf0, 0xf6, 0xfc}, [3]float64{0x08, 0x30, 0x6b}
+	out := make([]color.Color, n)
+	for i := range out {
+		f := float64(i) / float64(max(1, int(n)-1))
+		var c [3]uint8
+		for k := range c {
+			c[k] = uint8(math.Round(lo[k] + (hi[k]-lo[k])*f))
+		}
+		out[i] = color.RGBA{R: c[0], G: c[1], B: c[2], A: 0xff}
+	}
+	return out
+}
+
+// Heatmap draws z over two keys, each value of each key a column or row
+// of equal size labelled with the value: xs and ys in increasing order,
+// z[i][j] the value at ys[i], xs[j]. Each cell shows its value; the
+// colour runs from light (lowest) to dark (highest), with a colour bar:
+// darker is more (for retention, better).
 func Heatmap(dir, name, title, xlabel, ylabel, zlabel string, xs, ys []float64, z [][]float64) ([]string, error) {
 	if len(xs) < 2 || len(ys) < 2 {
 		return nil, fmt.Errorf("heatmap: need two values of each key")
@@ -235,14 +381,98 @@ func Heatmap(dir, name, title, xlabel, ylabel, zlabel string, xs, ys []float64, 
 	if hi == lo {
 		hi = lo + 1
 	}
-	pal := moreland.SmoothBlueRed()
-	pal.SetMin(lo)
-	pal.SetMax(hi)
-	p := newPlot(fmt.Sprintf("%s\n%s: %.4g (blue) to %.4g (red)", title, zlabel, lo, hi), xlabel, ylabel)
-	h := plotter.NewHeatMap(grid{xs, ys, z}, pal.Palette(64))
+	const shades = 64
+	p := newPlot(fitTitle(title), xlabel, ylabel)
+	p.Title.Text += "\n" + zlabel + " in each cell; darker is more"
+	h := plotter.NewHeatMap(grid{z}, sequential(shades))
+	h.Min, h.Max = lo, hi
 	p.Add(h)
-	p.Legend.Top = true
-	return savePlot(p, dir, name)
+	// The value in each cell, white on the darker half.
+	var dark, light plotter.XYLabels
+	for r, row := range z {
+		for c, v := range row {
+			if math.IsNaN(v) {
+				continue
+			}
+			l := &light
+			if (v-lo)/(hi-lo) > 0.5 {
+				l = &dark
+			}
+			l.XYs = append(l.XYs, plotter.XY{X: float64(c), Y: float64(r)})
+			l.Labels = append(l.Labels, strconv.FormatFloat(v, 'f', 1, 64))
+		}
+	}
+	for _, set := range []struct {
+		l plotter.XYLabels
+		c color.Color
+	}{{light, color.Black}, {dark, color.White}} {
+		if len(set.l.XYs) == 0 {
+			continue
+		}
+		labels, err := plotter.NewLabels(set.l)
+		if err != nil {
+			return nil, err
+		}
+		for i := range labels.TextStyle {
+			labels.TextStyle[i].Font = p.X.Tick.Label.Font
+			labels.TextStyle[i].Color = set.c
+			labels.TextStyle[i].XAlign, labels.TextStyle[i].YAlign = draw.XCenter, draw.YCenter
+		}
+		p.Add(labels)
+	}
+	p.X.Tick.Marker = categoryTicks(xs)
+	p.Y.Tick.Marker = categoryTicks(ys)
+	p.X.Min, p.X.Max = -0.5, float64(len(xs))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(len(ys))-0.5
+
+	// The colour bar, at the right.
+	bar := newPlot("", "", zlabel)
+	bar.Title.Text = " "
+	cb := plotter.NewHeatMap(grid{barValues(lo, hi, shades)}, sequential(shades))
+	cb.Min, cb.Max = lo, hi
+	bar.Add(cb)
+	bar.X.Tick.Marker = plot.ConstantTicks(nil)
+	bar.X.Min, bar.X.Max = -0.5, 0.5
+	bar.Y.Min, bar.Y.Max = -0.5, shades-0.5
+	bar.Y.Tick.Marker = barTicks{lo: lo, hi: hi, n: shades}
+	return saveDrawing(dir, name, func(c draw.Canvas) {
+		w := c.Max.X - c.Min.X
+		p.Draw(draw.Crop(c, 0, -w*0.16, 0, 0))
+		bar.Draw(draw.Crop(c, w*0.86, -w*0.01, 0, 0))
+	})
+}
+
+// barValues is a colour bar's grid: one column of n shades from lo to hi.
+func barValues(lo, hi float64, n int) [][]float64 {
+	z := make([][]float64, n)
+	for i := range z {
+		z[i] = []float64{lo + (hi-lo)*float64(i)/float64(n-1)}
+	}
+	return z
+}
+
+// barTicks label a colour bar's rows with the values they stand for.
+type barTicks struct {
+	lo, hi float64
+	n      int
+}
+
+func (b barTicks) Ticks(_, _ float64) []plot.Tick {
+	var out []plot.Tick
+	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		v := b.lo + (b.hi-b.lo)*f
+		out = append(out, plot.Tick{Value: f * float64(b.n-1), Label: strconv.FormatFloat(v, 'f', 1, 64)})
+	}
+	return out
+}
+
+// categoryTicks label positions 0, 1, … with the values.
+func categoryTicks(vs []float64) plot.ConstantTicks {
+	out := make(plot.ConstantTicks, len(vs))
+	for i, v := range vs {
+		out[i] = plot.Tick{Value: float64(i), Label: strconv.FormatFloat(v, 'f', -1, 64)}
+	}
+	return out
 }
 
 // A CacheSeries is one policy's cache traffic per call: the tokens read

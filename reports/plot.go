@@ -27,14 +27,19 @@ const (
 	plotDPI = 120
 )
 
-// palette are distinguishable colours, in series order.
+// palette are ten distinguishable colours (Tableau 10), in series
+// order; none is black, which marks the reference line.
 var palette = []color.Color{
-	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // blue
-	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // red
-	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, // green
-	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, // orange
-	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, // purple
-	color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, // brown
+	color.RGBA{R: 0x4e, G: 0x79, B: 0xa7, A: 0xff}, // blue
+	color.RGBA{R: 0xf2, G: 0x8e, B: 0x2b, A: 0xff}, // orange
+	color.RGBA{R: 0xe1, G: 0x57, B: 0x59, A: 0xff}, // red
+	color.RGBA{R: 0x76, G: 0xb7, B: 0xb2, A: 0xff}, // teal
+	color.RGBA{R: 0x59, G: 0xa1, B: 0x4f, A: 0xff}, // green
+	color.RGBA{R: 0xed, G: 0xc9, B: 0x48, A: 0xff}, // yellow
+	color.RGBA{R: 0xb0, G: 0x7a, B: 0xa1, A: 0xff}, // purple
+	color.RGBA{R: 0xff, G: 0x9d, B: 0xa7, A: 0xff}, // pink
+	color.RGBA{R: 0x9c, G: 0x75, B: 0x5f, A: 0xff}, // brown
+	color.RGBA{R: 0x79, G: 0x70, B: 0x6e, A: 0xff}, // grey
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -55,6 +60,12 @@ const svgFonts = "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"
 // savePlot writes p as name.png and name.svg (fonts named, not embedded: a browser draws them with its own sans-serif) in dir, each
 // atomically, and returns the paths.
 func savePlot(p *plot.Plot, dir, name string) ([]string, error) {
+	return saveDrawing(dir, name, p.Draw)
+}
+
+// saveDrawing writes what draw draws on a plot-sized canvas, as savePlot
+// writes a plot.
+func saveDrawing(dir, name string, drawOn func(draw.Canvas)) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -64,12 +75,12 @@ func savePlot(p *plot.Plot, dir, name string) ([]string, error) {
 		err := WriteFile(path, func(w *bufio.Writer) error {
 			if ext == "png" {
 				c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(plotW, plotH), vgimg.UseDPI(plotDPI))}
-				p.Draw(draw.New(c))
+				drawOn(draw.New(c))
 				_, err := c.WriteTo(w)
 				return err
 			}
 			c := vgsvg.NewWith(vgsvg.UseWH(plotW, plotH), vgsvg.EmbedFonts(false))
-			p.Draw(draw.New(c))
+			drawOn(draw.New(c))
 			var b bytes.Buffer
 			if _, err := c.WriteTo(&b); err != nil {
 				return err

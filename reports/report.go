@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"io/fs"
 	"maps"
@@ -16,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -49,10 +49,22 @@ type TranscriptResult struct {
 	Calls  int               `json:"calls"`
 	// Model is the priced model ("" when not priced) and BilledUSD the
 	// recorded usage at its prices (nil without usage).
-	Model     string         `json:"model,omitempty"`
-	BilledUSD *float64       `json:"billed_usd,omitempty"`
-	Billed    []float64      `json:"billed_per_call_usd,omitempty"`
-	Runs      []PolicyResult `json:"runs"`
+	Model     string   `json:"model,omitempty"`
+	BilledUSD *float64 `json:"billed_usd,omitempty"`
+	// Models are the models the transcript's calls record; NotPriced
+	// says why it is not priced ("model X", "no model recorded"; "" when
+	// it is).
+	Models    []string `json:"models,omitempty"`
+	NotPriced string   `json:"not_priced,omitempty"`
+	// Start and End are the times of its first and last calls (zero:
+	// none recorded).
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
+	// Notes are what the page says of the session: its runs' cache
+	// breaks.
+	Notes  []string       `json:"notes,omitempty"`
+	Billed []float64      `json:"billed_per_call_usd,omitempty"`
+	Runs   []PolicyResult `json:"runs"`
 }
 
 // PolicyResult is one replay, with its per-call series.
@@ -133,9 +145,11 @@ func WriteReport(dir string, r *Report) (string, error) {
 	return filepath.Join(dir, "index.html"), nil
 }
 
-// figure is a plot in the report.
+// figure is a plot in the report: of one session (its index) or, with
+// session −1, of them all.
 type figure struct {
 	file, caption string
+	session       int
 }
 
 func build(dir string, r *Report) error {
@@ -144,16 +158,22 @@ func build(dir string, r *Report) error {
 	}
 	var figs []figure
 	// add(caption)(files, err) records a plot's PNG under its caption.
+	session := -1
 	add := func(caption string) func([]string, error) error {
 		return func(files []string, err error) error {
 			if err != nil {
 				return err
 			}
-			figs = append(figs, figure{filepath.Base(files[0]), caption})
+			figs = append(figs, figure{filepath.Base(files[0]), caption, session})
 			return nil
 		}
 	}
+	labels := uniqueLabels(r.Transcripts)
 	for i, t := range r.Transcripts {
+		session = i
+		if t.Calls < 2 {
+			continue // a line needs two calls: the page says so
+		}
 		var msgs, toks, cost []Series
 		var caps []Level
 		var cache []CacheSeries
@@ -165,37 +185,38 @@ func build(dir string, r *Report) error {
 				}
 				cache = append(cache, cs)
 			}
-			msgs = append(msgs, Series{p.Label, ints(p.Messages)})
-			toks = append(toks, Series{p.Label, ints(p.Tokens)})
+			msgs = append(msgs, Series{Label: p.Label, Y: ints(p.Messages)})
+			toks = append(toks, Series{Label: p.Label, Y: ints(p.Tokens)})
 			if p.Cost != nil {
-				cost = append(cost, Series{p.Label, cumulative(p.Cost)})
+				cost = append(cost, Series{Label: p.Label, Y: cumulative(p.Cost)})
 			}
 			if p.MessageCap > 0 {
-				caps = append(caps, Level{fmt.Sprintf("cap of %s (%d)", p.Label, p.MessageCap), float64(p.MessageCap)})
+				caps = append(caps, Level{fmt.Sprintf("cap of %s (%s)", p.Label, Int(p.MessageCap)), float64(p.MessageCap), p.Label})
 			}
 		}
-		name := shortLabel(t.File)
+		name := labels[i]
 		n := strconv.Itoa(i + 1)
-		if err := add("Messages sent per call, " + name)(LineChart(dir, "growth-messages-"+n, "Messages sent per call: "+name, "messages", msgs, caps)); err != nil {
+		if err := add("Messages sent per call, " + t.File)(LineChart(dir, "growth-messages-"+n, "Messages sent per call: "+name, "messages", msgs, caps)); err != nil {
 			return err
 		}
-		if err := add("Tokens sent per call, " + name)(LineChart(dir, "growth-tokens-"+n, "Tokens sent per call: "+name, r.Estimator+" tokens", toks, nil)); err != nil {
+		if err := add("Tokens sent per call, " + t.File)(LineChart(dir, "growth-tokens-"+n, "Tokens sent per call: "+name, r.Estimator+" tokens", toks, nil)); err != nil {
 			return err
 		}
 		if len(cost) > 0 {
 			if t.Billed != nil {
-				cost = append(cost, Series{"billed (recorded usage)", cumulative(t.Billed)})
+				cost = append(cost, Series{Label: "billed (recorded usage)", Y: cumulative(t.Billed), Reference: true})
 			}
-			if err := add("Cumulative cost, " + name)(LineChart(dir, "cost-"+n, "Cumulative cost: "+name+" ("+t.Model+")", "USD", cost, nil)); err != nil {
+			if err := add("Cumulative cost, " + t.File)(LineChart(dir, "cost-"+n, "Cumulative cost: "+name+" ("+t.Model+")", "USD", cost, nil)); err != nil {
 				return err
 			}
 		}
 		if len(cache) > 0 {
-			if err := add("Cache reads and writes per call, policy events and cache breaks marked, " + name)(CacheChart(dir, "cache-"+n, "Cache traffic per call, policies that changed what was sent: "+name, cache)); err != nil {
+			if err := add("Cache reads and writes per call, policy events and cache breaks marked, " + t.File)(CacheChart(dir, "cache-"+n, "Cache traffic per call, policies that changed what was sent: "+name, cache)); err != nil {
 				return err
 			}
 		}
 	}
+	session = -1
 	if pts := paretoPoints(r); len(pts) > 1 {
 		if err := add("Cost against retention, the Pareto front dashed")(ParetoChart(dir, "pareto", pts)); err != nil {
 			return err
@@ -205,7 +226,7 @@ func build(dir string, r *Report) error {
 		if _, err := EstimatePlots(dir, r.Counts, []string{"chars4", "gemini"}, "cl100k_base"); err != nil {
 			return err
 		}
-		figs = append(figs, figure{"estimate-scatter.png", "Token estimates against exact counts"}, figure{"estimate-error.png", "Relative error of the estimates"})
+		figs = append(figs, figure{"estimate-scatter.png", "Token estimates against exact counts", -1}, figure{"estimate-error.png", "Relative error of the estimates", -1})
 	}
 	if s := r.Sweep; s != nil && len(s.Grid) == 2 {
 		xs, ys, z, err := sweepGrid(s)
@@ -434,52 +455,16 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "- %s\n", n)
 	}
+	for _, t := range r.Transcripts {
+		for _, n := range t.Notes {
+			fmt.Fprintf(w, "- %s, %s\n", shortLabel(t.File), n)
+		}
+	}
 	fmt.Fprintln(w)
 	for _, f := range figs {
 		fmt.Fprintf(w, "![%s](%s)\n\n", f.caption, f.file)
 	}
 	return nil
-}
-
-const css = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px}td.n{text-align:right;font-variant-numeric:tabular-nums}
-th{background:#f2f2f2}figure{display:inline-block;margin:1em;max-width:560px}figure img{width:100%}figcaption{font-size:13px;color:#555}
-.notes li{margin:.3em 0;color:#444}`
-
-func writeHTML(w io.Writer, r *Report, figs []figure) error {
-	e := html.EscapeString
-	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ctxbench report</title><style>%s</style></head><body>\n", css)
-	fmt.Fprintf(w, "<h1>ctxbench report</h1>\n<p>%d transcripts replayed under %d policies; tokens are %s counts. Files beside this page: results.json, summary.csv, steps.csv, report.md.</p>\n",
-		len(r.Transcripts), len(r.Policies), e(r.Estimator))
-	rows := summaryRows(r, true)
-	fmt.Fprint(w, "<table id=\"summary\"><thead><tr>")
-	for _, h := range rows[0] {
-		fmt.Fprintf(w, "<th>%s</th>", e(h))
-	}
-	fmt.Fprint(w, "</tr></thead><tbody>\n")
-	for _, row := range rows[1:] {
-		fmt.Fprint(w, "<tr>")
-		for i, c := range row {
-			if i >= 2 {
-				fmt.Fprintf(w, "<td class=\"n\">%s</td>", e(c))
-			} else {
-				fmt.Fprintf(w, "<td>%s</td>", e(c))
-			}
-		}
-		fmt.Fprint(w, "</tr>\n")
-	}
-	fmt.Fprint(w, "</tbody></table>\n<ul class=\"notes\">")
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "<li>%s</li>", e(n))
-	}
-	fmt.Fprint(w, "</ul>\n")
-	for _, f := range figs {
-		fmt.Fprintf(w, "<figure><img src=\"%s\" alt=\"%s\"><figcaption>%s (also as SVG)</figcaption></figure>\n", e(f.file), e(f.caption), e(f.caption))
-	}
-	// The browser test reads data-images: every image loaded, with a size.
-	fmt.Fprint(w, "<script>window.addEventListener('load',function(){var ok=Array.prototype.every.call(document.images,function(i){return i.complete&&i.naturalWidth>0});document.body.setAttribute('data-images',ok?'loaded':'broken')})</script>\n")
-	_, err := fmt.Fprint(w, "</body></html>\n")
-	return err
 }
 
 // baseText renders a sweep's fixed parameters: " (k=v, …)", or "".

@@ -125,7 +125,7 @@ func TestNotPricedNeverZero(t *testing.T) {
 		transcripts []TranscriptResult
 		summary     string
 	}{
-		{[]TranscriptResult{r.Transcripts[0], unpriced}, "$0.6000 (1 of 2 priced)"},
+		{[]TranscriptResult{r.Transcripts[0], unpriced}, "$0.6000 (1 of 2 sessions priced)"},
 		{[]TranscriptResult{unpriced}, "not priced"},
 	} {
 		r.Transcripts = c.transcripts

@@ -6,7 +6,9 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
+	"html"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -567,8 +569,12 @@ func TestReportEndToEnd(t *testing.T) {
 		Policies    []string
 		Transcripts []struct {
 			Runs []struct {
-				Label string
-				Cost  []float64 `json:"cost_per_call_usd"`
+				Label   string
+				Cost    []float64 `json:"cost_per_call_usd"`
+				CostUSD *float64  `json:"cost_usd"`
+				Summary struct {
+					InputTokens map[string]int64 `json:"input_tokens"`
+				}
 			}
 		}
 	}
@@ -585,13 +591,51 @@ func TestReportEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	testBrowser(t, filepath.Join(out, "index.html"))
+	testBrowser(t, filepath.Join(out, "index.html"), func(dom string) {
+		// The summary's cost per policy is results.json's, summed over
+		// the sessions.
+		for k, label := range doc.Policies {
+			sum, all, tokens := 0.0, true, int64(0)
+			for _, tr := range doc.Transcripts {
+				tokens += tr.Runs[k].Summary.InputTokens["cl100k_base"]
+				if c := tr.Runs[k].CostUSD; c != nil {
+					sum += *c
+				} else {
+					all = false
+				}
+			}
+			m := regexp.MustCompile(`<tr[^>]*data-policy="` + regexp.QuoteMeta(html.EscapeString(label)) + `"><td[^>]*>.*?</td>(?:<td[^>]*>.*?</td>){2}<td class="n" data-v="(\d+)">[^<]*</td><td[^>]*>[^<]*</td><td class="n w" data-v="([^"]*)">([^<]*)<`).FindStringSubmatch(dom)
+			if m == nil {
+				t.Errorf("the summary has no cost for %s", label)
+				continue
+			}
+			if m[1] != strconv.FormatInt(tokens, 10) || tokens == 0 {
+				t.Errorf("%s: the summary's tokens sent %s, results.json's %d", label, m[1], tokens)
+			}
+			// The priced sessions' cost; the page says which are not.
+			if got, err := strconv.ParseFloat(m[2], 64); err != nil || math.Abs(got-sum) > 1e-9 {
+				t.Errorf("%s: the summary's cost %q, results.json's %v", label, m[2], sum)
+			}
+			if !all && !strings.Contains(m[3], " sessions priced)") && m[3] != "not priced" {
+				t.Errorf("%s: a session is not priced, and the summary says %q", label, m[3])
+			}
+		}
+		if !strings.Contains(dom, "Not priced (no cost is counted for them, never $0): model ") {
+			t.Error("the page does not name the model of the sessions not priced")
+		}
+		if !strings.Contains(dom, `id="recommendation"`) {
+			t.Error("the page has no recommendation")
+		}
+	})
 }
 
-// testBrowser loads the report in headless Chromium: the page must render
-// its title and table, and every image must load with a size. Without
-// Chromium it is skipped, except in CI, where .ci/run installs it.
-func testBrowser(t *testing.T, index string) {
+// testBrowser loads the report in headless Chromium at 1280 px: the page
+// must render its title and summary table, every image must load with a
+// size, no element may be wider than the window (a table scrolls in its
+// own box), and every link and image must name a file beside the page;
+// check, if not nil, looks at the rendered page. Without Chromium it is
+// skipped, except in CI, where .ci/run installs it.
+func testBrowser(t *testing.T, index string, check func(dom string)) {
 	bin := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -608,14 +652,32 @@ func testBrowser(t *testing.T, index string) {
 	abs, _ := filepath.Abs(index)
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--user-data-dir=" + t.TempDir(), "--virtual-time-budget=10000"}
-	dom, err := exec.Command(bin, append(args, "--dump-dom", "file://"+abs)...).Output()
+	dom, err := exec.Command(bin, append(args, "--window-size=1280,1600", "--dump-dom", "file://"+abs)...).Output()
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	for _, want := range []string{"<title>ctxbench report</title>", `<table id="summary">`, `data-images="loaded"`} {
+	for _, want := range []string{"<title>ctxbench report</title>", `<table id="summary">`, `data-images="loaded"`, `data-wide="none"`} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("the rendered page lacks %s", want)
 		}
+	}
+	if m := regexp.MustCompile(`data-page-width="(\d+)"`).FindStringSubmatch(string(dom)); m == nil {
+		t.Error("the page did not measure its width")
+	} else if w, _ := strconv.Atoi(m[1]); w > 1280 {
+		t.Errorf("the page is %d px wide at a 1280 px window", w)
+	}
+	links := 0
+	for _, m := range regexp.MustCompile(`(?:href|src)="([^"#]+)"`).FindAllStringSubmatch(string(dom), -1) {
+		links++
+		if _, err := os.Stat(filepath.Join(filepath.Dir(abs), html.UnescapeString(m[1]))); err != nil {
+			t.Errorf("a link does not resolve: %s", m[1])
+		}
+	}
+	if links < 10 {
+		t.Errorf("%d links and images on the page", links)
+	}
+	if check != nil {
+		check(string(dom))
 	}
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	if err := exec.Command(bin, append(args, "--window-size=1280,1600", "--screenshot="+shot, "file://"+abs)...).Run(); err != nil {

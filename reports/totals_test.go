@@ -1,0 +1,96 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay"
+)
+
+func run(label string, tokens int64, retention float64, usd *float64, breakUSD float64, violations map[string]int) PolicyResult {
+	p := PolicyResult{Label: label, CostUSD: usd, Summary: replay.Summary{Calls: 10, InputTokens: map[string]int64{"cl100k_base": tokens},
+		MeanRetention: retention, Violations: violations}}
+	if usd != nil {
+		p.CacheBreaks = &cost.CacheBreaks{Cost: pricing.Money(breakUSD * 1e12)}
+	}
+	return p
+}
+
+func usd(v float64) *float64 { return &v }
+
+// TestTotals: a policy's totals add its sessions up, a session not priced
+// is named and never counted as $0, and the Pareto-best are the policies
+// no other is cheaper than while keeping more.
+func TestTotals(t *testing.T) {
+	r := &Report{Estimator: "cl100k_base", Policies: []string{"none", "window", "clear"}, Transcripts: []TranscriptResult{
+		{File: "a.jsonl", Runs: []PolicyResult{run("none", 1000, 1, usd(1), 0, nil), run("window", 300, 0.8, usd(1.5), 0.9, map[string]int{"tool_pairing": 2}), run("clear", 600, 0.95, usd(0.7), 0.1, nil)}},
+		{File: "b.jsonl", NotPriced: "model x-1", Runs: []PolicyResult{run("none", 1000, 1, nil, 0, nil), run("window", 300, 0.8, nil, 0, nil), run("clear", 600, 0.97, nil, 0, nil)}},
+	}}
+	got := r.Totals()
+	if got[1].Tokens != 600 || got[1].ShareOfNone != 0.3 || got[1].Calls != 20 || got[1].Clean() || got[1].Violations["tool_pairing"] != 2 {
+		t.Errorf("window: %+v", got[1])
+	}
+	if got[2].Cost() != "$0.7000 (1 of 2 sessions priced)" || !cmp.Equal(got[2].NotPriced, []string{"model x-1"}) {
+		t.Errorf("clear's cost %q, not priced %v", got[2].Cost(), got[2].NotPriced)
+	}
+	var pareto []string
+	for _, p := range got {
+		if p.Pareto {
+			pareto = append(pareto, p.Label)
+		}
+	}
+	// none keeps the most, clear costs the least; window is beaten by both.
+	if !cmp.Equal(pareto, []string{"none", "clear"}) {
+		t.Errorf("Pareto-best %v, want none and clear", pareto)
+	}
+	rec := Recommendation(got)
+	for _, want := range []string{"clear costs 30% less than none (on the 1 session priced) and keeps 96% retention",
+		"window sends 70% fewer tokens than none yet costs $0.5000 more: its changes break the prompt cache ($0.9000 re-billed)"} {
+		if !strings.Contains(rec, want) {
+			t.Errorf("the recommendation %q lacks %q", rec, want)
+		}
+	}
+	// Nothing priced: tokens are compared, and no cost is shown as $0.
+	for i := range r.Transcripts[0].Runs {
+		r.Transcripts[0].Runs[i].CostUSD = nil
+	}
+	r.Transcripts[0].NotPriced = "no model recorded"
+	got = r.Totals()
+	if got[0].Cost() != "not priced" || !strings.HasPrefix(Recommendation(got), "clear sends 40% less than none and keeps 96% retention") {
+		t.Errorf("unpriced: %q; %q", got[0].Cost(), Recommendation(got))
+	}
+}
+
+// TestUniqueLabels: sessions are named by the shortest ending of their
+// path no other shares, and the transcripts of one file by their ids.
+func TestUniqueLabels(t *testing.T) {
+	got := uniqueLabels([]TranscriptResult{
+		{File: "embedded:a/execute/agent_log_raw.txt", ID: "1"}, {File: "embedded:b/execute/agent_log_raw.txt", ID: "2"},
+		{File: "x/s.jsonl", ID: "s"}, {File: "x/s.jsonl", ID: "s/agent-1"}, {File: "y/t.jsonl", ID: "t"},
+	})
+	want := []string{"a/execute/agent_log_raw.txt", "b/execute/agent_log_raw.txt", "s.jsonl (s)", "s.jsonl (s/agent-1)", "t.jsonl"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestMergeSeries: series with equal values are one line, labelled
+// together; the reference line stays apart.
+func TestMergeSeries(t *testing.T) {
+	got := mergeSeries([]Series{{Label: "none", Y: []float64{1, 2}}, {Label: "aidf", Y: []float64{1, 1}}, {Label: "codex", Y: []float64{1, 2}},
+		{Label: "billed", Y: []float64{1, 2}, Reference: true}})
+	var labels []string
+	for _, s := range got {
+		labels = append(labels, s.Label)
+	}
+	if !cmp.Equal(labels, []string{"none = codex", "aidf", "billed"}) {
+		t.Errorf("merged: %v", labels)
+	}
+	if w := wrapLabel("none = aidf:max_messages=30,summarize_on_trim=true = two-tier = prune", 40); strings.Count(w, "\n") != 2 {
+		t.Errorf("wrapped: %q", w)
+	}
+}
