@@ -82,7 +82,7 @@ type breakTracker struct {
 	events []CacheBreak
 	// prevSent is the tokens the previous call sent (any model).
 	prevSent int
-	// old is the ids of the previous request, reused at each break.
+	// old is the ids of the previous request after a break, reused.
 	old map[string]bool
 }
 
@@ -122,13 +122,16 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	if n == last.req.positions() {
 		return // the previous request is a prefix: nothing broke
 	}
+	// What the call sent after the break that the last request held: a
+	// request holds each item once, and the two agree before n, so only
+	// the last request's items from n on can be among those after it.
 	if b.old == nil {
 		b.old = map[string]bool{}
 	}
 	old := b.old
 	clear(old)
-	for _, id := range last.req.keys {
-		old[baseID(id)] = true
+	for j := max(n, 1); j < last.req.positions(); j++ {
+		old[baseID(last.req.key(j))] = true
 	}
 	var rebilled int
 	for j := max(n, 1); j < req.positions(); j++ {

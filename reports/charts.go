@@ -294,13 +294,19 @@ func ParetoChart(dir, name string, pts []Point) ([]string, error) {
 	}
 	s.GlyphStyle = draw.GlyphStyle{Color: palette[0], Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
 	p.Add(s)
-	p.Legend.Add("policy", s)
-	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
+	// Each point is numbered, and the legend names the policies of each
+	// number: long names never run into each other or off the plot.
+	nums := make([]string, len(labels))
+	for i := range labels {
+		nums[i] = strconv.Itoa(i + 1)
+		p.Legend.Add(nums[i] + ": " + wrapLabel(strings.ReplaceAll(labels[i], ", ", " = "), 60))
+	}
+	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: nums})
 	if err != nil {
 		return nil, err
 	}
 	for i := range lab.TextStyle {
-		lab.TextStyle[i].Font = font.Font{Typeface: "Liberation", Variant: "Sans", Size: vg.Points(8)}
+		lab.TextStyle[i].Font = font.Font{Typeface: "Liberation", Variant: "Sans", Size: vg.Points(10)}
 		lab.TextStyle[i].XAlign = draw.XLeft
 	}
 	lab.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
@@ -319,6 +325,9 @@ func ParetoChart(dir, name string, pts []Point) ([]string, error) {
 		p.Add(l)
 		p.Legend.Add("Pareto front", l)
 	}
+	// The legend inside, bottom right: expensive and forgetful, the
+	// corner no policy worth keeping reaches.
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(10), vg.Points(10)
 	minX, maxX := math.Inf(1), 0.0
 	for _, pt := range pts {
 		minX, maxX = math.Min(minX, pt.Cost), math.Max(maxX, pt.Cost)

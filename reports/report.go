@@ -3,7 +3,6 @@ package reports
 import (
 	"bufio"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -240,14 +239,9 @@ func build(dir string, r *Report) error {
 		name  string
 		write func(w *bufio.Writer) error
 	}{
-		{"results.json", func(w *bufio.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			return enc.Encode(r)
-		}},
+		{"results.json", func(w *bufio.Writer) error { return writeResults(w, r) }},
 		{"summary.csv", func(w *bufio.Writer) error { return writeCSV(w, summaryRows(r, false)) }},
-		{"steps.csv", func(w *bufio.Writer) error { return writeCSV(w, stepRows(r)) }},
+		{"steps.csv", func(w *bufio.Writer) error { return writeSteps(w, r) }},
 		{"report.md", func(w *bufio.Writer) error { return writeMarkdown(w, r, figs) }},
 		{"index.html", func(w *bufio.Writer) error { return writeHTML(w, r, figs) }},
 	} {
@@ -391,21 +385,31 @@ func summaryRows(r *Report, human bool) [][]string {
 	return rows
 }
 
-func stepRows(r *Report) [][]string {
-	rows := [][]string{{"transcript", "policy", "call", "messages", "tokens", "retention", "cost (USD)"}}
+// writeSteps writes steps.csv, one row per call of every run, a row at
+// a time: a long session's rows are never all in memory.
+func writeSteps(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"transcript", "policy", "call", "messages", "tokens", "retention", "cost (USD)"}); err != nil {
+		return err
+	}
+	row := make([]string, 7)
 	for _, t := range r.Transcripts {
 		for _, p := range t.Runs {
 			for i := range p.Messages {
 				cost := ""
 				if i < len(p.Cost) {
-					cost = fmt.Sprintf("%.6f", p.Cost[i])
+					cost = strconv.FormatFloat(p.Cost[i], 'f', 6, 64)
 				}
-				rows = append(rows, []string{shortLabel(t.File), p.Label, strconv.Itoa(i + 1), strconv.Itoa(p.Messages[i]),
-					strconv.Itoa(p.Tokens[i]), fmt.Sprintf("%.4f", p.Retention[i]), cost})
+				row[0], row[1], row[2], row[3] = shortLabel(t.File), p.Label, strconv.Itoa(i+1), strconv.Itoa(p.Messages[i])
+				row[4], row[5], row[6] = strconv.Itoa(p.Tokens[i]), strconv.FormatFloat(p.Retention[i], 'f', 4, 64), cost
+				if err := cw.Write(row); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return rows
+	cw.Flush()
+	return cw.Error()
 }
 
 func sweepCSV(s *replay.SweepResult) [][]string {

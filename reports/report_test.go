@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/ctxbench/ctxbench/replay"
@@ -179,5 +182,37 @@ func TestDecimate(t *testing.T) {
 	}
 	if short := pts[:maxPlotPoints]; len(decimate(short, maxPlotPoints)) != maxPlotPoints {
 		t.Error("a line of maxPlotPoints points was decimated")
+	}
+}
+
+// TestResultsStreamed: results.json written a run at a time is the bytes
+// an indenting encoder writes of the whole report, with no transcript,
+// one, and runs with no call.
+func TestResultsStreamed(t *testing.T) {
+	r := fixtureReport()
+	two := *r
+	second := r.Transcripts[0]
+	second.File, second.Runs = "b <&> \"q\".jsonl", append([]PolicyResult{{Label: "x", Messages: []int{}}}, second.Runs...)
+	two.Transcripts = append(slices.Clone(r.Transcripts), second)
+	empty := *r
+	empty.Transcripts = nil
+	noRuns := *r
+	noRuns.Transcripts = []TranscriptResult{{File: "c", Runs: []PolicyResult{}}, {File: "d"}}
+	none := *r
+	none.Transcripts = []TranscriptResult{}
+	for _, rep := range []*Report{r, &two, &empty, &noRuns, &none} {
+		var whole, streamed bytes.Buffer
+		enc := json.NewEncoder(&whole)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(rep); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeResults(&streamed, rep); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(whole.String(), streamed.String()); diff != "" {
+			t.Errorf("%d transcripts (-whole +streamed):\n%s", len(rep.Transcripts), diff)
+		}
 	}
 }

@@ -189,6 +189,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 )
@@ -198,7 +199,14 @@ import (
 // pprof reads both; -sample_index=alloc_space for what was allocated);
 // docs/performance.md was made with them. Ctrl-C (or SIGTERM) cancels
 // the run: what it was writing is not left half-written.
+//
+// The collector runs when the heap has grown by half, not doubled
+// (GOGC=50, unless GOGC is set): a 50,000-call session's replay peaks at
+// about 570 MB instead of 780 MB, for about 9% more time.
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 	os.Exit(mainCode())
 }
 
