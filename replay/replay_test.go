@@ -3,6 +3,8 @@ package replay
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -294,11 +296,40 @@ func TestTraceReadsBack(t *testing.T) {
 			if err := WriteTrace(&b, run, nil); err != nil {
 				t.Fatal(err)
 			}
+			// --json's steps: the same contexts, read back by ExpandSteps,
+			// in bytes as linear.
+			var sb bytes.Buffer
+			enc := NewStepEncoder(&sb)
+			for i := range run.Steps {
+				if err := enc.Encode(&run.Steps[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
 			s := size[spec]
 			s[k] = b.Len()
 			size[spec] = s
+			js := size[spec+" (--json steps)"]
+			js[k] = sb.Len()
+			size[spec+" (--json steps)"] = js
 			if k == 1 {
 				continue
+			}
+			var back []Step
+			dec := json.NewDecoder(&sb)
+			for dec.More() {
+				var st Step
+				if err := dec.Decode(&st); err != nil {
+					t.Fatal(err)
+				}
+				back = append(back, st)
+			}
+			if err := ExpandSteps(back); err != nil || len(back) != len(run.Steps) {
+				t.Fatalf("%s: %d steps read back: %v", spec, len(back), err)
+			}
+			for i := range back {
+				if !slices.Equal(back[i].Context, run.Steps[i].Context) {
+					t.Fatalf("%s step %d: --json context %v, want %v", spec, i, back[i].Context, run.Steps[i].Context)
+				}
 			}
 			i := 0
 			err = ReadTrace(&b, func(l *TraceLine) error {
@@ -319,7 +350,7 @@ func TestTraceReadsBack(t *testing.T) {
 			}
 		}
 	}
-	for _, spec := range specs {
+	for _, spec := range slices.Sorted(maps.Keys(size)) {
 		s := size[spec]
 		t.Logf("%s: %d, %d bytes", spec, s[0], s[1])
 		if r := float64(s[1]) / float64(s[0]); r > 4.5 {

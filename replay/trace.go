@@ -202,3 +202,60 @@ func ReadTrace(r io.Reader, fn func(*TraceLine) error) error {
 		prev = &l
 	}
 }
+
+// A StepEncoder writes a run's steps as JSON objects, one per line, in
+// order (`ctxbench replay --json` writes its runs' steps so): a step's
+// fields as [Step]'s JSON, its context written as the trace writes it —
+// runs of consecutive ids, and "^N" for the first N ids of the previous
+// step's context — so that a run's steps grow linearly with its calls.
+// [ExpandSteps] reads the contexts back.
+type StepEncoder struct {
+	enc      *json.Encoder
+	prev     window.IDs
+	prevStep int
+}
+
+// NewStepEncoder returns an encoder of one run's steps to w.
+func NewStepEncoder(w io.Writer) *StepEncoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &StepEncoder{enc: enc, prevStep: -1}
+}
+
+// stepLine is a step with its context as the trace writes it.
+type stepLine struct {
+	*Step
+	Context window.IDs `json:"context"`
+}
+
+// Encode writes step s.
+func (e *StepEncoder) Encode(s *Step) error {
+	l := stepLine{Step: s, Context: s.Context}
+	if e.prevStep >= 0 && s.Step == e.prevStep+1 {
+		l.Context = sharedPrefix(e.prev, s.Context, s.Kept())
+	}
+	e.prev, e.prevStep = s.Context, s.Step
+	return e.enc.Encode(l)
+}
+
+// ExpandSteps expands the "^N" of the contexts of a run's steps as
+// [StepEncoder] wrote them (read into [Step]s, whose ids' runs are
+// already expanded): "^N" is the first N ids of the previous step's
+// context, which must be the step before.
+func ExpandSteps(steps []Step) error {
+	for i := range steps {
+		c := steps[i].Context
+		if len(c) == 0 || !strings.HasPrefix(c[0], "^") {
+			continue
+		}
+		n, err := strconv.Atoi(c[0][1:])
+		switch {
+		case err != nil || n < 0:
+			return fmt.Errorf("step %d: context %.20q: want ^N", steps[i].Step, c[0])
+		case i == 0 || steps[i-1].Step+1 != steps[i].Step || n > len(steps[i-1].Context):
+			return fmt.Errorf("step %d: context %s refers to a step before it that is not there", steps[i].Step, c[0])
+		}
+		steps[i].Context = append(slices.Clone(steps[i-1].Context[:n]), c[1:]...)
+	}
+	return nil
+}

@@ -15,12 +15,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxbench/ctxbench/replay"
 )
@@ -961,5 +963,76 @@ func TestTraceOrder(t *testing.T) {
 		if want := []string{"none", "aidf", "codex", "prune"}[i%4]; !strings.HasSuffix(key, " "+want) {
 			t.Errorf("run %d of the trace is %s, want policy %s", i, key, want)
 		}
+	}
+}
+
+// TestReplayJSONSteps: --json writes every run's steps as they are made
+// (spooled, the runs keeping none): compact and indented say the same,
+// each run has a step per call, and each step's context is the one its
+// trace line gives.
+func TestReplayJSONSteps(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	args := []string{"replay", "--json", "--trace", trace, "--policy", "none", "--policy", "aidf:max_messages=10", "--policy", "codex:context_window=24000", corpus + "spotter"}
+	compact, stderr, code := ctxbench("", args...)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	indented, _, _ := ctxbench("", append([]string{"--indent"}, args...)...)
+	type doc struct {
+		Transcripts []struct {
+			Runs []struct {
+				Transcript string
+				Policy     string
+				Steps      []replay.Step
+				Summary    struct{ Calls int }
+			}
+		}
+	}
+	var a, b doc
+	if err := json.Unmarshal([]byte(compact), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(indented), &b); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a, b, cmpopts.IgnoreUnexported(replay.Step{})); diff != "" || strings.Count(compact, "\n") != 1 || !strings.Contains(indented, "\n              \"step\": 0,") {
+		t.Fatalf("compact and indented differ, or are not so: %s", diff)
+	}
+	contexts := map[string][]string{}
+	tb, _ := os.ReadFile(trace)
+	if err := replay.ReadTrace(bytes.NewReader(tb), func(l *replay.TraceLine) error {
+		contexts[fmt.Sprintf("%s %s %d", l.Transcript, l.Policy, l.Step.Step)] = l.Context
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	steps, prefixed := 0, 0
+	for _, tr := range a.Transcripts {
+		for _, r := range tr.Runs {
+			if len(r.Steps) != r.Summary.Calls {
+				t.Errorf("%s %s: %d steps for %d calls", r.Transcript, r.Policy, len(r.Steps), r.Summary.Calls)
+			}
+			for _, s := range r.Steps {
+				if len(s.Context) > 0 && strings.HasPrefix(s.Context[0], "^") {
+					prefixed++
+				}
+			}
+			if err := replay.ExpandSteps(r.Steps); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range r.Steps {
+				steps++
+				want := contexts[fmt.Sprintf("%s %s %d", r.Transcript, r.Policy, s.Step)]
+				if !slices.Equal(s.Context, want) {
+					t.Fatalf("%s %s step %d: context %v, the trace's %v", r.Transcript, r.Policy, s.Step, s.Context, want)
+				}
+			}
+		}
+	}
+	if prefixed == 0 {
+		t.Error(`no step's context starts "^N"`)
+	}
+	if steps != len(contexts) || steps < 100 {
+		t.Errorf("%d steps in --json, %d trace lines", steps, len(contexts))
 	}
 }

@@ -136,15 +136,22 @@ func (c *replayCmd) Run(e *env) error {
 	}
 	res := replayResult{Transcripts: []transcriptRuns{}, SkippedFiles: []transcript.SkippedFile{}}
 	var violations violationList
-	var spool *traceSpool
+	// The trace and --json's steps are spooled as the runs make them.
+	var spools replaySpools
 	if c.Trace != "" {
-		if spool, err = newTraceSpool(); err != nil {
+		if spools.trace, err = newTraceSpool(); err != nil {
 			return err
 		}
-		defer spool.close()
+		defer spools.trace.close()
+	}
+	if c.JSON {
+		if spools.steps, err = newStepSpool(); err != nil {
+			return err
+		}
+		defer spools.steps.close()
 	}
 	skipped, err := readInputs(e, s.paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		tr, err := c.replay(e, t, s, sum, prices, spool)
+		tr, err := c.replay(e, t, s, sum, prices, &spools)
 		if err != nil {
 			return err
 		}
@@ -162,13 +169,13 @@ func (c *replayCmd) Run(e *env) error {
 		return err
 	}
 	if c.Trace != "" {
-		if err := reports.WriteTo(c.Trace, e.stdout, func(w *bufio.Writer) error { return spool.writeTo(w) }); err != nil {
+		if err := reports.WriteTo(c.Trace, e.stdout, func(w *bufio.Writer) error { return spools.trace.writeTo(w) }); err != nil {
 			return err
 		}
 	}
 	res.SkippedFiles = append(res.SkippedFiles, skipped...)
 	if c.JSON {
-		if err := e.writeJSON(res); err != nil {
+		if err := writeReplayJSON(e, res, spools.steps); err != nil {
 			return err
 		}
 	} else {
@@ -183,15 +190,56 @@ func (c *replayCmd) Run(e *env) error {
 	return nil
 }
 
-// replay replays t under the policies; with --trace, the runs are priced
-// as ctxbench cost prices them ([cost.Replay]) and traced into spool as
-// they go, and a transcript that cannot be priced is a warning.
-func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum summarize.Summarizer, prices pricing.Prices, spool *traceSpool) (transcriptRuns, error) {
+// replaySpools are where the runs write as they go: the trace, and the
+// steps of --json (nil: not asked for).
+type replaySpools struct{ trace, steps *runSpool }
+
+// start opens the spools' files for t's runs under ps.
+func (sp *replaySpools) start(t *transcript.Transcript, ps []window.Policy) error {
+	for _, s := range []*runSpool{sp.trace, sp.steps} {
+		if s != nil {
+			if err := s.start(t, ps); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// observe writes run k's step to the spools.
+func (sp *replaySpools) observe(k int, s *replay.Step, priced *replay.PricedCall) error {
+	if sp.trace != nil {
+		if err := sp.trace.observe(k, s, priced); err != nil {
+			return err
+		}
+	}
+	if sp.steps != nil {
+		return sp.steps.observe(k, s, nil)
+	}
+	return nil
+}
+
+// finish appends the transcript's runs to the spools.
+func (sp *replaySpools) finish() error {
+	for _, s := range []*runSpool{sp.trace, sp.steps} {
+		if s != nil {
+			if err := s.finish(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// replay replays t under the policies, its runs written to the spools as
+// they go; with --trace, the runs are priced as ctxbench cost prices them
+// ([cost.Replay]), and a transcript that cannot be priced is a warning.
+func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum summarize.Summarizer, prices pricing.Prices, spools *replaySpools) (transcriptRuns, error) {
 	// Caches per transcript: shared by its policies, and let go with it,
-	// so memory is one transcript's, not the corpus's. The steps are kept
-	// for --json alone: the trace is written as they are made.
+	// so memory is one transcript's, not the corpus's. The runs keep no
+	// steps: the trace and --json's steps are written as they are made.
 	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(),
-		Prices: prices, SummaryOnly: !c.JSON}
+		Prices: prices, SummaryOnly: true}
 	ps := make([]window.Policy, len(s.policies))
 	for k, lp := range s.policies {
 		ps[k] = lp.Policy
@@ -199,15 +247,12 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 	tr := transcriptRuns{File: t.File, ID: t.ID, agent: t.AgentVersion}
 	var runs []*replay.Run
 	var costs []*cost.RunCost
-	if spool != nil {
-		if err := spool.start(t, ps); err != nil {
-			return tr, err
-		}
-		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices, Model: c.Pricing, Observe: spool.observe})
+	if err := spools.start(t, ps); err != nil {
+		return tr, err
+	}
+	if spools.trace != nil {
+		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices, Model: c.Pricing, Observe: spools.observe})
 		if err != nil {
-			return tr, err
-		}
-		if err := spool.finish(); err != nil {
 			return tr, err
 		}
 		if sess.NotPriced != nil {
@@ -215,10 +260,16 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum
 		}
 		runs, costs = sess.Runs, sess.Costs
 	} else {
+		if spools.steps != nil {
+			opt.Observe = func(k int, s *replay.Step) error { return spools.observe(k, s, nil) }
+		}
 		var err error
 		if runs, err = replay.ReplayAll(e.ctx, t, ps, opt, 0); err != nil {
 			return tr, err
 		}
+	}
+	if err := spools.finish(); err != nil {
+		return tr, err
 	}
 	none := replay.NoneInputTokens(t, s.estimators[0], opt.Counts)
 	for k, lp := range s.policies {

@@ -2,58 +2,87 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
 
+	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// A traceSpool collects --trace as the runs make it, in memory that does
-// not grow with the calls: each run of a transcript (the runs are
-// replayed at once) writes its lines to a file of its own, appended to
-// the spool in the policies' order when the transcript is done; the
-// spool is copied to the trace's destination at the end, which is then
-// written as every output is (whole or not at all).
-type traceSpool struct {
-	all     *os.File // the trace of the transcripts done
-	runs    []*os.File
-	bufs    []*bufio.Writer
-	writers []*replay.TraceWriter
+// A runSpool collects lines the runs write as they make their steps (the
+// trace, --json's steps), in memory that does not grow with the calls:
+// each run of a transcript (the runs are replayed at once) writes its
+// lines to a file of its own, appended to the spool in the policies'
+// order when the transcript is done. The spool is copied to its
+// destination at the end, which is then written as every output is
+// (whole or not at all), or read back run by run.
+type runSpool struct {
+	all  *os.File // the lines of the transcripts done
+	size int64
+	// ranges are where each run's lines are in all, in the order the
+	// runs were appended.
+	ranges [][2]int64
+	// line makes the writer of a run's lines.
+	line  func(w io.Writer, t *transcript.Transcript, p window.Policy) stepWriter
+	runs  []*os.File
+	bufs  []*bufio.Writer
+	write []stepWriter
 }
 
-func newTraceSpool() (*traceSpool, error) {
-	f, err := os.CreateTemp("", "ctxbench-trace-*.jsonl")
+// A stepWriter writes a step's line, with what pricing adds to it (nil:
+// not priced).
+type stepWriter func(s *replay.Step, priced *replay.PricedCall) error
+
+func newRunSpool(line func(w io.Writer, t *transcript.Transcript, p window.Policy) stepWriter) (*runSpool, error) {
+	f, err := os.CreateTemp("", "ctxbench-spool-*.jsonl")
 	if err != nil {
 		return nil, err
 	}
-	return &traceSpool{all: f}, nil
+	return &runSpool{all: f, line: line}, nil
+}
+
+// newTraceSpool spools the trace ([replay.TraceWriter]).
+func newTraceSpool() (*runSpool, error) {
+	return newRunSpool(func(w io.Writer, t *transcript.Transcript, p window.Policy) stepWriter {
+		return replay.NewTraceWriter(w, t.ID, p.Name(), p.Params()).Write
+	})
+}
+
+// newStepSpool spools each step as a line of compact JSON, as --json
+// writes it ([replay.StepEncoder]).
+func newStepSpool() (*runSpool, error) {
+	return newRunSpool(func(w io.Writer, _ *transcript.Transcript, _ window.Policy) stepWriter {
+		enc := replay.NewStepEncoder(w)
+		return func(s *replay.Step, _ *replay.PricedCall) error { return enc.Encode(s) }
+	})
 }
 
 // start opens a file for each run of t under ps.
-func (sp *traceSpool) start(t *transcript.Transcript, ps []window.Policy) error {
+func (sp *runSpool) start(t *transcript.Transcript, ps []window.Policy) error {
 	sp.dropRuns()
 	for _, p := range ps {
-		f, err := os.CreateTemp("", "ctxbench-trace-run-*.jsonl")
+		f, err := os.CreateTemp("", "ctxbench-spool-run-*.jsonl")
 		if err != nil {
 			return err
 		}
 		bw := bufio.NewWriterSize(f, 64<<10)
 		sp.runs, sp.bufs = append(sp.runs, f), append(sp.bufs, bw)
-		sp.writers = append(sp.writers, replay.NewTraceWriter(bw, t.ID, p.Name(), p.Params()))
+		sp.write = append(sp.write, sp.line(bw, t, p))
 	}
 	return nil
 }
 
 // observe writes run k's step s (each run on its own goroutine).
-func (sp *traceSpool) observe(k int, s *replay.Step, priced *replay.PricedCall) error {
-	return sp.writers[k].Write(s, priced)
+func (sp *runSpool) observe(k int, s *replay.Step, priced *replay.PricedCall) error {
+	return sp.write[k](s, priced)
 }
 
 // finish appends the runs' lines to the spool, in order.
-func (sp *traceSpool) finish() error {
+func (sp *runSpool) finish() error {
 	for k, f := range sp.runs {
 		if err := sp.bufs[k].Flush(); err != nil {
 			return err
@@ -61,34 +90,104 @@ func (sp *traceSpool) finish() error {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		if _, err := io.Copy(sp.all, f); err != nil {
+		n, err := io.Copy(sp.all, f)
+		if err != nil {
 			return err
 		}
+		sp.ranges = append(sp.ranges, [2]int64{sp.size, sp.size + n})
+		sp.size += n
 	}
 	sp.dropRuns()
 	return nil
 }
 
 // writeTo copies the spool to w.
-func (sp *traceSpool) writeTo(w io.Writer) error {
-	if _, err := sp.all.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err := io.Copy(w, sp.all)
+func (sp *runSpool) writeTo(w io.Writer) error {
+	_, err := io.Copy(w, io.NewSectionReader(sp.all, 0, sp.size))
 	return err
 }
 
+// eachLine calls emit with each line of the i-th run appended, without
+// its newline.
+func (sp *runSpool) eachLine(i int, emit func([]byte) error) error {
+	r := sp.ranges[i]
+	br := bufio.NewReaderSize(io.NewSectionReader(sp.all, r[0], r[1]-r[0]), 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if err := emit(bytes.TrimSuffix(line, []byte("\n"))); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // dropRuns closes and removes the runs' files.
-func (sp *traceSpool) dropRuns() {
+func (sp *runSpool) dropRuns() {
 	for _, f := range sp.runs {
 		f.Close()
 		os.Remove(f.Name())
 	}
-	sp.runs, sp.bufs, sp.writers = nil, nil, nil
+	sp.runs, sp.bufs, sp.write = nil, nil, nil
 }
 
 // close removes every file of the spool.
-func (sp *traceSpool) close() error {
+func (sp *runSpool) close() error {
 	sp.dropRuns()
 	return errors.Join(sp.all.Close(), os.Remove(sp.all.Name()))
+}
+
+// The --json document's shapes, as replayResult encodes, its runs' steps
+// streamed from the spool.
+type replayJSON struct {
+	Transcripts  []transcriptJSON         `json:"transcripts"`
+	SkippedFiles []transcript.SkippedFile `json:"skipped_files"`
+}
+
+type transcriptJSON struct {
+	File       string      `json:"file"`
+	ID         string      `json:"id"`
+	Runs       []runJSON   `json:"runs"`
+	SelfChecks []selfCheck `json:"self_checks,omitempty"`
+}
+
+type runJSON struct {
+	Label       string             `json:"label"`
+	Transcript  string             `json:"transcript"`
+	File        string             `json:"file"`
+	Policy      string             `json:"policy"`
+	Params      window.Values      `json:"params"`
+	Steps       *jsonstream.Stream `json:"steps"`
+	Summary     replay.Summary     `json:"summary"`
+	ShareOfNone float64            `json:"share_of_none"`
+}
+
+// writeReplayJSON writes the --json document, each run's steps read back
+// from the spool, in the order they were appended.
+func writeReplayJSON(e *env, res replayResult, steps *runSpool) error {
+	var doc jsonstream.Document
+	out := replayJSON{Transcripts: []transcriptJSON{}, SkippedFiles: res.SkippedFiles}
+	n := 0
+	for _, tr := range res.Transcripts {
+		t := transcriptJSON{File: tr.File, ID: tr.ID, Runs: []runJSON{}, SelfChecks: tr.SelfChecks}
+		for _, r := range tr.Runs {
+			i := n
+			n++
+			t.Runs = append(t.Runs, runJSON{Label: r.Label, Transcript: r.Transcript, File: r.Run.File, Policy: r.Policy, Params: r.Params,
+				Summary: r.Summary, ShareOfNone: r.ShareOfNone,
+				Steps: doc.Stream(func(emit func([]byte) error) error { return steps.eachLine(i, emit) })})
+		}
+		out.Transcripts = append(out.Transcripts, t)
+	}
+	bw := bufio.NewWriterSize(e.stdout, 64<<10)
+	if err := doc.Write(bw, out, e.indent); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
