@@ -286,6 +286,24 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     (` + "`replay.TraceWriter`" + `, ` + "`cost.Options.Observe`" + `). 16,000 calls under none,
     codex and prune: 2.28 GB and 10.7 s → 328 MB and 4.8 s, the same
     bytes.
+38. **` + "`replay --json`" + ` kept every step too**: the steps are spooled the same
+    way and the document is written with them read back in place
+    (` + "`internal/jsonstream`" + `), their contexts with the trace's ` + "`\"^N\"`" + `
+    (` + "`replay.StepEncoder`" + `, ` + "`replay.ExpandSteps`" + `). 16,000 calls under none,
+    codex and prune: 2.0 GB and 12.6 s → 206 MB and 5.9 s; codex's ` + "`--json`" + `
+    for 4× the calls, 39× the bytes → 4.3×.
+39. **The collector's headroom was most of the peak**: a heap profile in
+    the middle of the 8 report policies' runs of a 16,000-call session
+    holds 120 MB live while the process peaks at 409 MB. ` + "`ctxbench`" + ` sets
+    GOGC=50 unless GOGC is set: a 50,000-call replay under none, aidf and
+    prune peaks at 572 MB instead of 780 MB, in 9.2 s instead of 8.0 s.
+    The report writes steps.csv a row at a time and results.json a run at
+    a time (` + "`TestResultsStreamed`" + `: the bytes of the whole encoding).
+40. **A cache break rebuilt the set of the last request's ids whole**:
+    only its items after the break can be among those re-sent (a request
+    holds each item once), so only they are looked at (` + "`cost --policy prune`" + `
+    on 50,000 calls: 30.9 s → 15.5 s; the same output on the corpus under
+    7 policies).
 
 ## What is still slow, and why
 
@@ -301,8 +319,9 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   does not do: about half of its time.
 - **prune and gemini-cli** hold more than the other policies on long
   sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
-- **results.json** is encoded whole, indented, before it is written: on
-  the 50,000-call session it is 87 MB of per-call series.
+- **The report of one long session** keeps every policy's per-call
+  series (results.json holds them: 87 MB on 50,000 calls) and runs its 8
+  policies at once: it peaks above the memory target (figure 9).
 - **The mock summarizer** still counts each new paragraph of a prompt
   and hashes every prompt whole (the summary's id is the prompt's
   SHA-256), so it costs what the policies summarize: gemini-cli and
@@ -310,9 +329,9 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 - **Each policy's own measure** (chars4, bytes/4, the gemini heuristic,
   content length) is computed inside the first run that needs it; warm
   computes only the replay's estimators.
-- **With ` + "`--json`" + ` or ` + "`--trace`" + `, ` + "`ctxbench replay`" + ` keeps every step of
-  every run** to write them at the end; the trace could be streamed run
-  by run (` + "`replay.Options.Observe`" + ` gives the steps as they are made).
+- **prune's and other editing policies' pricing** copies a request's
+  arrays when the policy edits its middle: ` + "`cost`" + ` of prune is about
+  1.7× its replay on 50,000 calls, and grows faster than the calls.
 - **Warm** finds each message's artifacts on both CPUs but interns them
   under one lock; it does not start before the transcript is read.
 - **A sweep's points** copy their window at every call (aidf builds the
