@@ -185,3 +185,34 @@ func TestPrefixCacheRandomContexts(t *testing.T) {
 		checkAgainstWhole(t, name+" without expiry", run, tr, opt.Estimator, opt.Counts, nil)
 	}
 }
+
+// TestPrefixCacheLongContexts: contexts of thousands of items, across
+// the requests' chunks, that grow, slide and are edited near their end
+// (prune) or anywhere (two-tier), match comparing every request whole.
+func TestPrefixCacheLongContexts(t *testing.T) {
+	o := fixtures.DefaultGenOptions
+	o.Calls = 1500
+	if testing.Short() {
+		o.Calls = 700
+	}
+	tr, err := fixtures.GenerateTranscript(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := estimate.MustNew("chars4", 0)
+	for _, spec := range []string{"none", "prune", "two-tier", "aidf:max_messages=600"} {
+		p, err := window.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := estimate.NewCache()
+		run, err := replay.Replay(context.Background(), tr, p, replay.Options{Estimators: []estimate.Estimator{est}, Counts: counts, Summarizer: &summarize.Mock{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (spec == "none" || spec == "prune") && run.Summary.PeakMessages <= 2*chunkSize {
+			t.Fatalf("%s: peak %d messages, want contexts across chunks", spec, run.Summary.PeakMessages)
+		}
+		checkAgainstWhole(t, spec+" (long)", run, tr, est, counts, callTimes(tr))
+	}
+}

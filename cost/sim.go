@@ -150,26 +150,48 @@ func extendShared(a, b *request, n int) int {
 // a position per item sent, named by a key — an original message by its
 // id, a copy or a synthetic message by its id and its content (a
 // truncated copy keeps the id of its original but not its content).
+//
+// Its items are in chunks that requests share: a request that keeps the
+// start of the one before and changes the rest holds the same chunks up
+// to the change, so the 64 requests a cache keeps of a long context that
+// a policy edits near its end (prune, truncation) hold it about once, not
+// 64 times, and building one costs what changed.
 type request struct {
-	keys []string // position j+1's key
-	// cum[j] is the tokens of keys[:j].
-	cum      []int
+	chunks []*chunk
+	n      int // items
+	// constant is the tokens of position 0; total of the whole prompt.
 	constant int
 	total    int
 }
 
+// chunkSize is the items of a chunk.
+const chunkSize = 512
+
+// A chunk holds consecutive items of requests: each one's key and the
+// tokens of the request's items up to and including it. Its first fill
+// items are written, and never written again.
+type chunk struct {
+	keys [chunkSize]string
+	cum  [chunkSize]int
+	fill int
+}
+
 // positions returns the request's positions, the constant's included.
-func (r *request) positions() int { return len(r.keys) + 1 }
+func (r *request) positions() int { return r.n + 1 }
+
+// item returns the chunk and index of item i.
+func (r *request) item(i int) (*chunk, int) { return r.chunks[i/chunkSize], i % chunkSize }
 
 // same reports whether r and o hold the same thing at position j.
-func (r *request) same(o *request, j int) bool { return j == 0 || r.keys[j-1] == o.keys[j-1] }
+func (r *request) same(o *request, j int) bool { return j == 0 || r.key(j) == o.key(j) }
 
 // tokens returns the tokens of r's first n positions.
 func (r *request) tokens(n int) int {
-	if n == 0 {
-		return 0
+	if n <= 1 {
+		return r.constant * n
 	}
-	return r.constant + r.cum[n-1]
+	c, k := r.item(n - 2)
+	return r.constant + c.cum[k]
 }
 
 // key returns the key of position j.
@@ -177,43 +199,58 @@ func (r *request) key(j int) string {
 	if j == 0 {
 		return "#constant"
 	}
-	return r.keys[j-1]
+	c, k := r.item(j - 1)
+	return c.keys[k]
 }
 
 // A requestBuilder makes each step's request from the previous step's:
 // the items a step shares in place with the previous context
-// ([replay.Step.Kept]) keep their keys and counts, and only the others
-// are keyed and counted. As the run's contexts do, consecutive requests
-// share their arrays while each extends the one before.
+// ([replay.Step.Kept]) keep their keys and counts — and the chunks that
+// hold them — and only the others are keyed and counted.
 type requestBuilder struct {
 	est    estimate.Estimator
 	counts window.Counter
 	keys   keyer
-	// ks and cum are the previous request's, their arrays grown in place
-	// by the next request that extends it (no request reads past its own
-	// length).
-	ks  []string
-	cum []int
+	prev   request
 }
 
 // next returns step s's request, the constant leading it.
 func (b *requestBuilder) next(s *replay.Step, constant int) request {
 	sent := s.Sent()
-	kept := min(s.Kept(), len(b.ks), len(sent))
-	if kept < len(b.ks) || b.cum == nil {
-		// The previous requests keep their arrays: start new ones.
-		ks := make([]string, kept, len(sent)+len(sent)/4+1)
-		copy(ks, b.ks)
-		cum := make([]int, kept+1, len(sent)+len(sent)/4+2)
-		copy(cum, b.cum)
-		b.ks, b.cum = ks, cum
+	kept := min(s.Kept(), b.prev.n, len(sent))
+	// The chunks of the kept items: shared, but for a last one that
+	// others wrote past the kept items in, which is copied.
+	full := kept / chunkSize
+	chunks := make([]*chunk, full, (len(sent)+chunkSize-1)/chunkSize+1)
+	copy(chunks, b.prev.chunks[:full])
+	if part := kept % chunkSize; part > 0 {
+		c := b.prev.chunks[full]
+		if c.fill != part {
+			cp := &chunk{fill: part}
+			copy(cp.keys[:part], c.keys[:part])
+			copy(cp.cum[:part], c.cum[:part])
+			c = cp
+		}
+		chunks = append(chunks, c)
+	}
+	r := request{chunks: chunks, n: kept, constant: constant, total: s.Tokens[b.est.Name()] + constant}
+	sum := 0
+	if kept > 0 {
+		c, k := r.item(kept - 1)
+		sum = c.cum[k]
 	}
 	for _, it := range sent[kept:] {
-		b.ks = append(b.ks, b.keys.key(it))
-		b.cum = append(b.cum, b.cum[len(b.cum)-1]+b.counts.Count(b.est, it))
+		if r.n%chunkSize == 0 {
+			r.chunks = append(r.chunks, &chunk{})
+		}
+		c, k := r.item(r.n)
+		sum += b.counts.Count(b.est, it)
+		c.keys[k], c.cum[k] = b.keys.key(it), sum
+		c.fill = k + 1
+		r.n++
 	}
-	n := len(b.ks)
-	return request{keys: b.ks[:n:n], cum: b.cum[: n+1 : n+1], constant: constant, total: s.Tokens[b.est.Name()] + constant}
+	b.prev = r
+	return r
 }
 
 // A keyer names the items of requests for the cache: an original message

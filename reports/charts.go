@@ -500,7 +500,8 @@ type CacheSeries struct {
 // cost is the jump in writes at its mark. The legend names each policy
 // once; the axis labels say which line and mark is which.
 func CacheChart(dir, name, title string, series []CacheSeries) ([]string, error) {
-	p := newPlot(title, "API call (1 = first); filled triangle: cache break, open: other policy event", "tokens: cache writes (solid), reads (dashed)")
+	p := newPlot(fitTitle(title), "API call (1 = first); filled triangle: cache break, open: other policy event", "tokens: cache writes (solid), reads (dashed)")
+	p.X.Tick.Marker, p.Y.Tick.Marker = intTicks{}, numberTicks{}
 	maxY := 0.0
 	for i, s := range series {
 		c := palette[i%len(palette)]
