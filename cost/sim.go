@@ -2,6 +2,7 @@ package cost
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"time"
 
@@ -167,13 +168,13 @@ type request struct {
 // chunkSize is the items of a chunk.
 const chunkSize = 512
 
-// A chunk holds consecutive items of requests: each one's key and the
-// tokens of the request's items up to and including it. Its first fill
-// items are written, and never written again.
+// A chunk holds up to chunkSize consecutive items of requests: each
+// one's key and the tokens of the request's items up to and including
+// it. Items are only appended: the requests that share a chunk read the
+// ones they hold, which are never written again.
 type chunk struct {
-	keys [chunkSize]string
-	cum  [chunkSize]int
-	fill int
+	keys []string
+	cum  []int
 }
 
 // positions returns the request's positions, the constant's included.
@@ -225,11 +226,8 @@ func (b *requestBuilder) next(s *replay.Step, constant int) request {
 	copy(chunks, b.prev.chunks[:full])
 	if part := kept % chunkSize; part > 0 {
 		c := b.prev.chunks[full]
-		if c.fill != part {
-			cp := &chunk{fill: part}
-			copy(cp.keys[:part], c.keys[:part])
-			copy(cp.cum[:part], c.cum[:part])
-			c = cp
+		if len(c.keys) != part {
+			c = &chunk{keys: slices.Clone(c.keys[:part]), cum: slices.Clone(c.cum[:part])}
 		}
 		chunks = append(chunks, c)
 	}
@@ -243,10 +241,9 @@ func (b *requestBuilder) next(s *replay.Step, constant int) request {
 		if r.n%chunkSize == 0 {
 			r.chunks = append(r.chunks, &chunk{})
 		}
-		c, k := r.item(r.n)
+		c := r.chunks[r.n/chunkSize]
 		sum += b.counts.Count(b.est, it)
-		c.keys[k], c.cum[k] = b.keys.key(it), sum
-		c.fill = k + 1
+		c.keys, c.cum = append(c.keys, b.keys.key(it)), append(c.cum, sum)
 		r.n++
 	}
 	b.prev = r

@@ -5,7 +5,6 @@
 package limit
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -53,18 +52,31 @@ func ReadAll(r io.Reader, name string, max int64) ([]byte, error) {
 // doubling up to it, which takes about twice the input in allocations and
 // up to one and a half times it at once.
 func ReadAllSized(r io.Reader, name string, max, size int64) ([]byte, error) {
-	var buf bytes.Buffer
+	lr := io.LimitReader(r, max+1)
+	// io.ReadAll's loop, from a buffer of the size given: growing past
+	// it (the input was larger) appends, as io.ReadAll does, by about a
+	// quarter at a time when large, never doubling a large buffer.
+	buf := make([]byte, 0, 512)
 	if size > 0 {
-		// The read that finds the end needs bytes.MinRead free bytes.
-		buf.Grow(int(min(size, max+1)) + bytes.MinRead)
+		buf = make([]byte, 0, min(size, max)+1)
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(r, max+1)); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
 	}
-	if int64(buf.Len()) > max {
+	if int64(len(buf)) > max {
 		return nil, &TooLargeError{Name: name, Max: max}
 	}
-	return buf.Bytes(), nil
+	return buf, nil
 }
 
 // Bytes writes a size in the largest binary unit it is a whole number
