@@ -42,20 +42,9 @@ func writeHTML(w io.Writer, r *Report, figs []figure) error {
 		if p.Pareto {
 			class, name = " class=\"pareto\"", name+" <span class=\"star\" title=\"Pareto-best: no policy costs less and keeps more\">★</span>"
 		}
-		share := "-"
-		if p.ShareOfNone > 0 {
-			share = fmt.Sprintf("%.1f%%", p.ShareOfNone*100)
-		}
-		brk := "-"
-		if p.Priced > 0 {
-			brk = USD(p.BreakUSD)
-		}
-		verdict := "<span class=\"good\">pass</span>"
-		if !p.Clean() {
-			verdict = "<span class=\"bad\">fail</span>"
-		}
+		verdict := fmt.Sprintf("<span class=\"%s\">%s</span>", pick(p.Clean(), "good", "bad"), p.Verdict())
 		fmt.Fprintf(w, "<tr%s data-policy=\"%s\"><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\" data-v=\"%d\">%s</td><td class=\"n\">%s</td><td class=\"n w\" data-v=\"%s\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"w\">%s</td><td>%s</td></tr>\n",
-			class, e(p.Label), name, Int(p.Sessions), Int(p.Calls), p.Tokens, Int(p.Tokens), share, costValue(p), e(p.Cost()), brk,
+			class, e(p.Label), name, Int(p.Sessions), Int(p.Calls), p.Tokens, Int(p.Tokens), p.Share(), costValue(p), e(p.Cost()), p.Breaks(),
 			p.Retention*100, e(violationText(p.Violations)), verdict)
 	}
 	fmt.Fprint(w, "</tbody></table></div>\n")

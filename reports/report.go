@@ -431,7 +431,23 @@ func sweepCSV(s *replay.SweepResult) [][]string {
 }
 
 func writeMarkdown(w io.Writer, r *Report, figs []figure) error {
-	fmt.Fprintf(w, "# ctxbench report\n\n%d transcripts replayed under %d policies; tokens are %s counts.\n\n", len(r.Transcripts), len(r.Policies), r.Estimator)
+	fmt.Fprintf(w, "# ctxbench report\n\n%s replayed under %s; tokens are %s counts.\n\n", overviewText(r.Overview()), plurals(len(r.Policies), "policy", "policies"), r.Estimator)
+	// The answer first: the policies over every session, as the page.
+	totals := r.Totals()
+	fmt.Fprint(w, "## Policies over all sessions\n\n| policy | sessions | calls | tokens sent | of none | cost (cache simulated) | cache-break cost | mean retention | violations | verdict |\n|---|--:|--:|--:|--:|--:|--:|--:|---|---|\n")
+	for _, p := range totals {
+		name := p.Label + pick(p.Pareto, " ★", "")
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f%% | %s | %s |\n", strings.ReplaceAll(name, "|", `\|`), Int(p.Sessions), Int(p.Calls),
+			Int(p.Tokens), p.Share(), p.Cost(), p.Breaks(), p.Retention*100, violationText(p.Violations), p.Verdict())
+	}
+	fmt.Fprintln(w)
+	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
+		fmt.Fprintf(w, "Not priced (no cost is counted for them, never $0): %s.\n\n", strings.Join(totals[0].NotPriced, "; "))
+	}
+	if rec := Recommendation(totals); rec != "" {
+		fmt.Fprintf(w, "**%s**\n\n", rec)
+	}
+	fmt.Fprint(w, "★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and keeps more.\n\n## Sessions\n\n")
 	rows := summaryRows(r, true)
 	aligns := make([]tw.Align, len(rows[0]))
 	for i := range aligns {

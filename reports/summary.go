@@ -13,15 +13,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	t := Table{Header: []string{"policy", "transcripts", "input tokens", "of none", "peak tokens", "mean retention", "violations", "cost (priced sessions)"},
 		Right: []bool{false, true, true, true, true, true, true, true}}
 	for _, p := range r.Totals() {
-		share := "-"
-		if p.ShareOfNone > 0 {
-			share = fmt.Sprintf("%.1f%%", p.ShareOfNone*100)
-		}
 		nv := 0
 		for _, n := range p.Violations {
 			nv += n
 		}
-		t.Rows = append(t.Rows, []string{p.Label, Int(p.Sessions), Int(p.Tokens), share, Int(p.PeakTokens),
+		t.Rows = append(t.Rows, []string{p.Label, Int(p.Sessions), Int(p.Tokens), p.Share(), Int(p.PeakTokens),
 			fmt.Sprintf("%.1f%%", p.Retention*100), Int(nv), p.Cost()})
 	}
 	return t.WriteText(w)

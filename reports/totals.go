@@ -39,6 +39,26 @@ type PolicyTotal struct {
 // Clean reports whether the policy broke no invariant.
 func (p PolicyTotal) Clean() bool { return len(p.Violations) == 0 }
 
+// Verdict is "pass" for a clean policy, else "fail".
+func (p PolicyTotal) Verdict() string { return pick(p.Clean(), "pass", "fail") }
+
+// Share shows the tokens' share of none's, "-" without a none run.
+func (p PolicyTotal) Share() string {
+	if p.ShareOfNone > 0 {
+		return fmt.Sprintf("%.1f%%", p.ShareOfNone*100)
+	}
+	return "-"
+}
+
+// Breaks shows what the priced sessions' cache breaks cost, "-" without
+// one priced.
+func (p PolicyTotal) Breaks() string {
+	if p.Priced > 0 {
+		return USD(p.BreakUSD)
+	}
+	return "-"
+}
+
 // Cost shows the cost of the priced sessions: never $0 for sessions not
 // priced (NotPriced says why they are not).
 func (p PolicyTotal) Cost() string {
