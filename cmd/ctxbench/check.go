@@ -115,6 +115,9 @@ func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, suite.Shard
 	if opts.Prices, err = loadPrices(c.Prices); err != nil {
 		return nil, suite.Shard{}, err
 	}
+	if paths, err := cfg.Paths(); err == nil {
+		limitMemory(paths)
+	}
 	res, err := suite.Run(e.ctx, cfg, opts)
 	if err == nil {
 		err = prun.finish(e) // nothing compared or recorded with a failed summary

@@ -210,6 +210,7 @@ func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*tra
 		}
 		return nil, fixtures.ReadSamples(opt, each)
 	}
+	limitMemory(paths)
 	skipped, err := transcript.Walk(paths, opt, e.stdin, each)
 	for _, s := range skipped {
 		e.warn(fmt.Errorf("skipped %s: %s", s.File, s.Reason))
