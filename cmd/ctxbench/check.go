@@ -116,7 +116,11 @@ func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, suite.Shard
 		return nil, suite.Shard{}, err
 	}
 	if paths, err := cfg.Paths(); err == nil {
-		limitMemory(paths)
+		base := c.Baseline
+		if base == "" {
+			base = cfg.BaselinePath()
+		}
+		limitMemory(paths, base)
 	}
 	res, err := suite.Run(e.ctx, cfg, opts)
 	if err == nil {

@@ -53,30 +53,68 @@ func ReadAll(r io.Reader, name string, max int64) ([]byte, error) {
 // up to one and a half times it at once.
 func ReadAllSized(r io.Reader, name string, max, size int64) ([]byte, error) {
 	lr := io.LimitReader(r, max+1)
-	// io.ReadAll's loop, from a buffer of the size given: growing past
-	// it (the input was larger) appends, as io.ReadAll does, by about a
-	// quarter at a time when large, never doubling a large buffer.
-	buf := make([]byte, 0, 512)
+	var buf []byte
+	var err error
 	if size > 0 {
-		buf = make([]byte, 0, min(size, max)+1)
+		buf, err = readGrowing(lr, make([]byte, 0, min(size, max)+1))
+	} else {
+		buf, err = readBlocks(lr)
 	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := lr.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", name, err)
-		}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
 	if int64(len(buf)) > max {
 		return nil, &TooLargeError{Name: name, Max: max}
 	}
 	return buf, nil
+}
+
+// readGrowing reads r to its end into buf, which holds the input when
+// its size was right; past it, it grows as io.ReadAll's does.
+func readGrowing(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// readBlocks reads r, of unknown size, to its end into blocks twice as
+// large each time, up to 64 MiB, joined once at the end: it holds the
+// input twice at most, where a buffer grown in place holds its old and
+// new arrays, and the garbage of the ones before, at once.
+func readBlocks(r io.Reader) ([]byte, error) {
+	var blocks [][]byte
+	total, size := 0, 512
+	for {
+		b := make([]byte, size)
+		n, err := io.ReadFull(r, b)
+		blocks, total = append(blocks, b[:n]), total+n
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		size = min(2*size, 64<<20)
+	}
+	if len(blocks) == 1 {
+		return blocks[0], nil
+	}
+	out := make([]byte, 0, total)
+	for i, b := range blocks {
+		out = append(out, b...)
+		blocks[i] = nil
+	}
+	return out, nil
 }
 
 // Bytes writes a size in the largest binary unit it is a whole number

@@ -1,7 +1,9 @@
 package limit
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,5 +33,29 @@ func TestLimits(t *testing.T) {
 	}
 	if got := Bytes(1500); got != "1500 bytes" {
 		t.Errorf("Bytes(1500) = %q", got)
+	}
+}
+
+// TestReadAllSizes: inputs across the blocks of an unknown size, and
+// inputs larger and smaller than the size given, read whole; one byte
+// more than the most is refused.
+func TestReadAllSizes(t *testing.T) {
+	data := make([]byte, 3<<20+123)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	for _, c := range []struct {
+		n, size int64
+	}{{0, 0}, {1, 0}, {511, 0}, {512, 0}, {513, 0}, {int64(len(data)), 0}, {int64(len(data)), 1000}, {1000, int64(len(data))}, {int64(len(data)), int64(len(data))}} {
+		got, err := ReadAllSized(struct{ io.Reader }{bytes.NewReader(data[:c.n])}, "x", 1<<30, c.size)
+		if err != nil || !bytes.Equal(got, data[:c.n]) {
+			t.Errorf("%d bytes, size %d: %d read, %v", c.n, c.size, len(got), err)
+		}
+	}
+	for _, size := range []int64{0, 100} {
+		var tl *TooLargeError
+		if _, err := ReadAllSized(struct{ io.Reader }{bytes.NewReader(data[:101])}, "x", 100, size); !errors.As(err, &tl) {
+			t.Errorf("101 bytes of at most 100 (size %d): %v", size, err)
+		}
 	}
 }

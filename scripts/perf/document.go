@@ -254,10 +254,12 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     and an unknown one (the mock's) compared with every name for the
     error's suggestions: 161 MB of a 4,000-call report's allocations.
 33. **Files were read into a doubling buffer**: they are now read into
-    one of their size (` + "`BenchmarkReadFile`" + `: 7.9 MB allocated per read of
-    a 2.9 MB session, 22.2 MB from a reader of unknown size, which grows
-    as io.ReadAll does; a first version grew it by doubling, which
-    ` + "`make hostile`" + ` caught: ` + "`tokens /dev/zero`" + ` peaked at 4.1 GB, now 2.0 GB).
+    one of their size, and an input of unknown size into blocks joined
+    once (` + "`BenchmarkReadFile`" + `: 7.9 MB allocated per read of a 2.9 MB
+    session from its file, 12.2 MB from a reader of unknown size;
+    ` + "`TestReadAllSizes`" + `). ` + "`tokens /dev/zero`" + `, which reads 1 GiB before it
+    refuses: 2.1 GB and 14 s → 2.0 GB and 5 s (` + "`make hostile`" + `; a first
+    version doubled a bytes.Buffer, and peaked at 4.1 GB).
 34. **encoding/json was 74% of reading** (a CPU profile of
     ` + "`ctxbench inspect`" + ` on the folder of figure 10; half of it validating
     each line before decoding it, and skipping fields not read). The
