@@ -299,7 +299,7 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 39. **The collector's headroom was most of the peak**: a heap profile in
     the middle of the 8 report policies' runs of a 50,000-call session
     holds 332 MB live while the process peaks at 780 MB. ` + "`ctxbench`" + ` sets
-    the collector a soft memory limit of 3 times the largest input file
+    the collector a soft memory limit of 3 times its inputs' total size
     plus 64 MB (` + "`limitMemory`" + `; not when GOGC or GOMEMLIMIT is set): below it
     the collector runs as usual, near it more often. On the 208 MB,
     50,000-call session: replay under none, aidf and prune 780 → 691 MB
