@@ -102,20 +102,6 @@ type ModelCost struct {
 	Cost     pricing.Cost     `json:"cost"`
 }
 
-// Trace returns what pricing adds to each call's line of the trace
-// ([replay.WriteTrace]), in step order: its cost and its cache break.
-func (rc *RunCost) Trace() []replay.PricedCall {
-	out := make([]replay.PricedCall, len(rc.PerStep))
-	for i, m := range rc.PerStep {
-		out[i].CostUSD = m.USD()
-	}
-	for _, b := range rc.Breaks {
-		p := &out[b.Step]
-		p.Break, p.BreakAt, p.Rebilled, p.BreakCostUSD = true, b.Index, b.Rebilled, b.Cost.USD()
-	}
-	return out
-}
-
 // PerStepUSD returns each call's cost in dollars, in step order: the
 // cost_usd of the trace's lines ([replay.WriteTrace]).
 func (rc *RunCost) PerStepUSD() []float64 {
@@ -178,15 +164,6 @@ func (f *Fit) constant(keep func(call int) bool) (int, bool) {
 		}
 	}
 	return median(d), len(d) > 0
-}
-
-// Constant fits the per-call prompt a transcript does not hold on run,
-// the recorded policy's (or none's), which must keep its steps: the
-// median, over the calls with recorded usage, of the recorded prompt
-// minus the estimate of what the agent sent. It returns 0 when nothing is
-// recorded.
-func Constant(run *replay.Run, estimator string) int {
-	return FitOf(run, estimator).Constant()
 }
 
 func median(d []int) int {

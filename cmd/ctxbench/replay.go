@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
@@ -117,6 +118,9 @@ type labeledRun struct {
 	*replay.Run
 	// ShareOfNone is the input tokens sent as a share of sending everything.
 	ShareOfNone float64 `json:"share_of_none"`
+	// Steps are --json's, read back from the spool when the document is
+	// written (the run keeps none); they stand for the run's own.
+	Steps *jsonstream.Stream `json:"steps,omitempty"`
 	// cost is the run's, with --trace (nil: not priced).
 	cost *cost.RunCost
 }

@@ -143,50 +143,20 @@ func (sp *runSpool) close() error {
 	return errors.Join(sp.all.Close(), os.Remove(sp.all.Name()))
 }
 
-// The --json document's shapes, as replayResult encodes, its runs' steps
-// streamed from the spool.
-type replayJSON struct {
-	Transcripts  []transcriptJSON         `json:"transcripts"`
-	SkippedFiles []transcript.SkippedFile `json:"skipped_files"`
-}
-
-type transcriptJSON struct {
-	File       string      `json:"file"`
-	ID         string      `json:"id"`
-	Runs       []runJSON   `json:"runs"`
-	SelfChecks []selfCheck `json:"self_checks,omitempty"`
-}
-
-type runJSON struct {
-	Label       string             `json:"label"`
-	Transcript  string             `json:"transcript"`
-	File        string             `json:"file"`
-	Policy      string             `json:"policy"`
-	Params      window.Values      `json:"params"`
-	Steps       *jsonstream.Stream `json:"steps"`
-	Summary     replay.Summary     `json:"summary"`
-	ShareOfNone float64            `json:"share_of_none"`
-}
-
 // writeReplayJSON writes the --json document, each run's steps read back
 // from the spool, in the order they were appended.
 func writeReplayJSON(e *env, res replayResult, steps *runSpool) error {
 	var doc jsonstream.Document
-	out := replayJSON{Transcripts: []transcriptJSON{}, SkippedFiles: res.SkippedFiles}
 	n := 0
 	for _, tr := range res.Transcripts {
-		t := transcriptJSON{File: tr.File, ID: tr.ID, Runs: []runJSON{}, SelfChecks: tr.SelfChecks}
-		for _, r := range tr.Runs {
+		for k := range tr.Runs {
 			i := n
 			n++
-			t.Runs = append(t.Runs, runJSON{Label: r.Label, Transcript: r.Transcript, File: r.Run.File, Policy: r.Policy, Params: r.Params,
-				Summary: r.Summary, ShareOfNone: r.ShareOfNone,
-				Steps: doc.Stream(func(emit func([]byte) error) error { return steps.eachLine(i, emit) })})
+			tr.Runs[k].Steps = doc.Stream(func(emit func([]byte) error) error { return steps.eachLine(i, emit) })
 		}
-		out.Transcripts = append(out.Transcripts, t)
 	}
 	bw := bufio.NewWriterSize(e.stdout, 64<<10)
-	if err := doc.Write(bw, out, e.indent); err != nil {
+	if err := doc.Write(bw, res, e.indent); err != nil {
 		return err
 	}
 	return bw.Flush()
