@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/limit"
@@ -74,14 +75,39 @@ type Prices map[string]Price
 var embeddedPrices []byte
 
 // Default returns the embedded table (prices.json, each entry with its
-// source and date).
+// source and date): a copy of the table parsed once.
 func Default() Prices {
+	return maps.Clone(defaultPrices())
+}
+
+var defaultPrices = sync.OnceValue(func() Prices {
 	p, err := parse(embeddedPrices, "prices.json")
 	if err != nil {
 		panic(err) // the embedded table is tested
 	}
 	return p
+})
+
+// LookupDefault is Default().Lookup(model), each model's answer found once
+// and shared: what a replay asks of the table for every run.
+func LookupDefault(model string) (Price, string, error) {
+	if r, ok := defaultLookups.Load(model); ok {
+		l := r.(lookup)
+		return l.p, l.name, l.err
+	}
+	var l lookup
+	l.p, l.name, l.err = defaultPrices().Lookup(model)
+	defaultLookups.Store(model, l)
+	return l.p, l.name, l.err
 }
+
+type lookup struct {
+	p    Price
+	name string
+	err  error
+}
+
+var defaultLookups sync.Map // model → lookup
 
 // Load reads a price file: ctxbench's own format ({"models": {…}}, USD
 // per million tokens) or LiteLLM's model_prices_and_context_window.json

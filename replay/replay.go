@@ -685,10 +685,11 @@ func modelWindow(t *transcript.Transcript, prices pricing.Prices) int {
 	if model == "" && len(t.Models) > 0 {
 		model = t.Models[0]
 	}
+	lookup := prices.Lookup
 	if prices == nil {
-		prices = pricing.Default()
+		lookup = pricing.LookupDefault
 	}
-	p, _, err := prices.Lookup(model)
+	p, _, err := lookup(model)
 	if err != nil {
 		return 0
 	}
