@@ -29,7 +29,7 @@ const Stdin = "-"
 // error, including one fn returns.
 //
 // Files are read ahead of fn on several goroutines (up to one per CPU,
-// and [walkBudget] bytes of files at once, a larger file alone), while fn
+// within a budget of bytes ([readBudget]), a larger file alone), while fn
 // sees them in order: what Walk gives, and when it stops, is what reading
 // them one at a time would.
 func Walk(paths []string, opt Options, stdin io.Reader, fn func(*Transcript) error) ([]SkippedFile, error) {
@@ -131,9 +131,15 @@ func listInputs(paths []string) []input {
 	return out
 }
 
-// walkBudget bounds the bytes of the files read ahead of fn at once: a
-// file larger than it is read alone.
-const walkBudget = 64 << 20
+// readBudget bounds the bytes of the files read ahead of fn at once
+// (their transcripts are held until fn is done with them), for a walk on
+// workers goroutines whose largest file is largest: room for a file per
+// worker, and at least 16 MiB so that many small files are read while
+// fn is busy or a larger one is read; at most 64 MiB. A file larger than
+// the budget is read alone.
+func readBudget(workers int, largest int64) int64 {
+	return min(64<<20, max(16<<20, int64(workers)*largest))
+}
 
 // A readAhead reads a walk's files on several goroutines, within a budget
 // of bytes that a file's transcripts hold until fn is done with them.
@@ -143,7 +149,8 @@ type readAhead struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	bytes   int64 // of the files started and not done
-	running int   // files started and not done
+	held    int   // files started and not done
+	parsing int   // files being read
 	stopped bool
 	wg      sync.WaitGroup
 }
@@ -160,6 +167,11 @@ func newReadAhead(jobs []input, opt Options, stdin io.Reader) *readAhead {
 		r.results[i] = make(chan readResult, 1)
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
+	var largest int64
+	for _, j := range jobs {
+		largest = max(largest, j.size)
+	}
+	budget := readBudget(workers, largest)
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -171,16 +183,18 @@ func newReadAhead(jobs []input, opt Options, stdin io.Reader) *readAhead {
 				continue
 			}
 			r.mu.Lock()
-			// Start a file when fewer than workers are not done and the
-			// budget holds it (or nothing else is held).
-			for !r.stopped && r.running > 0 && (r.running >= workers || r.bytes+j.size > walkBudget) {
+			// Start a file when fewer than workers are being read and
+			// the budget holds it (or nothing else is held): files read
+			// ahead wait for fn while the next ones are read.
+			for !r.stopped && r.held > 0 && (r.parsing >= workers || r.bytes+j.size > budget) {
 				r.cond.Wait()
 			}
 			if r.stopped {
 				r.mu.Unlock()
 				return
 			}
-			r.running++
+			r.held++
+			r.parsing++
 			r.bytes += j.size
 			r.mu.Unlock()
 			r.wg.Add(1)
@@ -192,6 +206,10 @@ func newReadAhead(jobs []input, opt Options, stdin io.Reader) *readAhead {
 				} else {
 					res.ts, res.err = ReadFile(j.path, opt)
 				}
+				r.mu.Lock()
+				r.parsing--
+				r.cond.Broadcast()
+				r.mu.Unlock()
 				r.results[i] <- res
 			}()
 		}
@@ -205,7 +223,7 @@ func (r *readAhead) result(i int) readResult { return <-r.results[i] }
 // done says that fn is done with file i: its bytes leave the budget.
 func (r *readAhead) done(i int) {
 	r.mu.Lock()
-	r.running--
+	r.held--
 	r.bytes -= r.jobs[i].size
 	r.cond.Broadcast()
 	r.mu.Unlock()
