@@ -78,6 +78,9 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	if err != nil {
 		return nil, err
 	}
+	// The counts every run needs, made on every CPU: the fit's replay
+	// runs alone.
+	replay.Warm(t, ropt)
 	// The fit: the recorded policy's run, counted with the pricing's
 	// estimator alone.
 	fit := NewFit(opt.Estimator.Name())

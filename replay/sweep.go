@@ -382,6 +382,14 @@ func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy
 // enough that many policies do not hold all their runs' state at once.
 const runsPerCPU = 4
 
+// Warm fills opt's caches (opt.Counts, opt.Artifacts, which must be set)
+// with the counts and artifacts of t's messages, one goroutine per CPU:
+// what a caller that replays t one run at a time (as [ReplayAll] does
+// not) calls first, so that the counting is not done on one CPU.
+func Warm(t *transcript.Transcript, opt Options) {
+	warm(t, opt, runtime.GOMAXPROCS(0))
+}
+
 // warm fills opt's caches with the counts and artifacts of t's messages,
 // on workers goroutines, each taking every workers-th message: the runs
 // then find them, instead of computing the same ones at once.
