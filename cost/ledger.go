@@ -36,6 +36,7 @@ type Ledger struct {
 
 	bySession map[string]*SessionBill
 	seen      map[[2]string]bool
+	resolved  map[string]resolution // Prices.Lookup's answers, by name
 }
 
 // A SessionBill is one session's usage and bill: its own transcript's and
@@ -98,7 +99,7 @@ func (l *Ledger) keeps(at time.Time) bool {
 // error [pricing.NotPriced] recognizes and counts nothing of t.
 func (l *Ledger) Add(t *transcript.Transcript) error {
 	if l.bySession == nil {
-		l.bySession, l.seen = map[string]*SessionBill{}, map[[2]string]bool{}
+		l.bySession, l.seen, l.resolved = map[string]*SessionBill{}, map[[2]string]bool{}, map[string]resolution{}
 	}
 	type item struct {
 		m     *transcript.Message
@@ -113,11 +114,15 @@ func (l *Ledger) Add(t *transcript.Transcript) error {
 		if l.Prices == nil {
 			return name, pricing.Cost{}, nil
 		}
-		p, table, err := l.Prices.Lookup(name)
-		if err != nil {
-			return "", pricing.Cost{}, err
+		r, ok := l.resolved[name]
+		if !ok {
+			r.price, r.name, r.err = l.Prices.Lookup(name)
+			l.resolved[name] = r
 		}
-		return table, p.At(at).CallCost(u), nil
+		if r.err != nil {
+			return "", pricing.Cost{}, r.err
+		}
+		return r.name, r.price.At(at).CallCost(u), nil
 	}
 	var last time.Time
 	for i := range t.Messages {
