@@ -85,7 +85,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	// estimator alone.
 	fit := NewFit(opt.Estimator.Name())
 	fopt := ropt
-	fopt.Estimators, fopt.SummaryOnly = []estimate.Estimator{opt.Estimator}, true
+	fopt.Estimators, fopt.SummaryOnly, fopt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
 	fopt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
 	recRun, err := replay.Replay(ctx, t, recorded, fopt)
 	if err != nil {

@@ -64,6 +64,11 @@ type Options struct {
 	// Violations, and memory does not grow with the calls. Sweeps and
 	// replays that print summaries set it.
 	SummaryOnly bool
+	// NoRetention measures no retention: every step's Retention, and the
+	// Summary's MeanRetention and MinRetention, are 0. What a caller that
+	// never shows retention (the bill, the cost of a policy) sets: finding
+	// the artifacts of every message is about a fifth of such a run.
+	NoRetention bool
 	// Prices is the model table a policy's window defaults come from:
 	// a window parameter left at 0 is the context window of the
 	// transcript's model (nil: [pricing.Default]).
@@ -240,7 +245,10 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		arts = NewArtifactCache()
 	}
 	chk := newChecker(t, p, arts.toolsOf(t))
-	ret := newRetention(t, arts)
+	var ret *retention
+	if !opt.NoRetention {
+		ret = newRetention(t, arts)
+	}
 	var (
 		hist []window.Item
 		// sent is the previous step's context as the engine measured it
@@ -319,7 +327,9 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 				step.Tokens[e.Name()] = tok[k]
 			}
 		}
-		step.Retention = ret.step(i, d.gone, d.came, ps.History)
+		if ret != nil {
+			step.Retention = ret.step(i, d.gone, d.came, ps.History)
+		}
 		if build {
 			if d.kept == len(ctxIDs) {
 				ctxIDs = appendIDs(ctxIDs, ps.History[d.kept:])

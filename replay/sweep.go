@@ -406,13 +406,17 @@ func warm(t *transcript.Transcript, opt Options, workers int) {
 				for _, tb := range tables {
 					tb.Count(i)
 				}
-				opt.Artifacts.artifacts(&t.Messages[i], true)
+				if !opt.NoRetention {
+					opt.Artifacts.artifacts(&t.Messages[i], true)
+				}
 			}
 		})
 	}
 	wg.Wait()
 	// What every run of t starts from, made once here rather than by
 	// each of the first runs at once.
-	opt.Artifacts.ofTranscript(t)
+	if !opt.NoRetention {
+		opt.Artifacts.ofTranscript(t)
+	}
 	opt.Artifacts.toolsOf(t)
 }

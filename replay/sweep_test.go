@@ -199,3 +199,44 @@ func TestSweepSkipsInvalid(t *testing.T) {
 		t.Errorf("%d points, invalid %v; want 1 point and preserve=1 refused", len(res.Points), res.Invalid)
 	}
 }
+
+// TestNoRetentionChangesNothingElse: a run that measures no retention is
+// the run that does, step for step, but for the retention it leaves at 0;
+// and ReplayAll's warming of such runs gives the same runs.
+func TestNoRetentionChangesNothingElse(t *testing.T) {
+	tr := generated(t, 80)
+	var ps []window.Policy
+	for _, spec := range specs {
+		ps = append(ps, must(t, spec))
+	}
+	opt := Options{Summarizer: &summarize.Mock{}}
+	want, err := ReplayAll(context.Background(), tr, ps, opt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.NoRetention = true
+	got, err := ReplayAll(context.Background(), tr, ps, opt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := false
+	for k, run := range got {
+		if run.Summary.MeanRetention != 0 || run.Summary.MinRetention != 0 {
+			t.Errorf("%s: retention %v, %v with NoRetention", run.Policy, run.Summary.MeanRetention, run.Summary.MinRetention)
+		}
+		measured = measured || want[k].Summary.MeanRetention > 0
+		for i := range run.Steps {
+			if run.Steps[i].Retention != 0 {
+				t.Fatalf("%s step %d: retention %v with NoRetention", run.Policy, i, run.Steps[i].Retention)
+			}
+			run.Steps[i].Retention = want[k].Steps[i].Retention
+		}
+		run.Summary.MeanRetention, run.Summary.MinRetention = want[k].Summary.MeanRetention, want[k].Summary.MinRetention
+	}
+	if !measured {
+		t.Fatal("no run measured any retention: the comparison proves nothing")
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Step{})); diff != "" {
+		t.Fatalf("(-retention +none):\n%s", diff)
+	}
+}

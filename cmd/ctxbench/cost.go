@@ -134,7 +134,7 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 		return nil, err
 	}
 	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, prun: prun,
-		ropt:   replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: prices, SummaryOnly: true},
+		ropt:   replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: prices, SummaryOnly: true, NoRetention: true},
 		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},
 		res:    costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}}, nil
