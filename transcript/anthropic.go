@@ -154,11 +154,44 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
 	}
+	if !spaceOutsideStrings(raw) {
+		return raw // what the agents write, mostly: compact already
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
 		return raw
 	}
 	return buf.Bytes()
+}
+
+// spaceOutsideStrings reports whether raw has white space outside its
+// strings, which json.Compact would remove (or is cut inside a string):
+// strings are passed over a quote at a time.
+func spaceOutsideStrings(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+			return true
+		case '"':
+			for {
+				k := bytes.IndexByte(raw[i+1:], '"')
+				if k < 0 {
+					return true
+				}
+				i += k + 1
+				// The quote ends the string unless an odd run of
+				// backslashes escapes it.
+				n := 0
+				for raw[i-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+			}
+		}
+	}
+	return false
 }
 
 // anthropicRequest is one line of an anthropic file: a request with its

@@ -99,3 +99,68 @@ func FuzzUnmarshalAgrees(f *testing.F) {
 		}
 	})
 }
+
+// compactReference is what compactJSON returned before its fast path:
+// json.Compact's result, or raw when json.Compact refuses it.
+func compactReference(raw []byte) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return raw
+	}
+	return buf.Bytes()
+}
+
+// TestCompactJSON: compactJSON, which returns compact input as it is, is
+// json.Compact on every line of the corpus and on inputs made to catch
+// the string scan out: escaped quotes, runs of backslashes, white space
+// in and around strings, cut strings.
+func TestCompactJSON(t *testing.T) {
+	inputs := []string{``, `{}`, `{"a":1}`, `{"a": 1}`, "{\"a\":1}\n", `{"a":"x y"}`, `{"a":"x\" y"}`, `{"a":"x\\"}`, `{"a":"x\\" , "b":2}`,
+		`{"a":"x\\\" y"}`, `{"a":"x\\\\"}`, `["\\\\", 1 ]`, `"x`, `"x\"`, `{"a":"\"}`, `[1,2 ]`, "[\t1]", "[\r\n1]", `{"a":"é ü"}`, `nul l`, `[1,]`}
+	for _, dir := range []string{"../fixtures/corpus", "testdata"} {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for l := range bytes.SplitSeq(data, []byte{'\n'}) {
+				inputs = append(inputs, string(l))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	compact := 0
+	for _, in := range inputs {
+		got, want := compactJSON(json.RawMessage(in)), compactReference([]byte(in))
+		if !bytes.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Fatalf("compactJSON(%.200q) = %.200q, want %.200q", in, got, want)
+		}
+		if len(in) > 0 && !spaceOutsideStrings([]byte(in)) {
+			compact++
+		}
+	}
+	// Both paths were taken, many times each.
+	if compact < 1000 || len(inputs)-compact < 1000 {
+		t.Errorf("%d of %d lines took the fast path", compact, len(inputs))
+	}
+}
+
+func FuzzCompactJSON(f *testing.F) {
+	for _, s := range []string{`{"a":"x\\" , "b":2}`, `{"a": [1, "\" ", {"b" :null}]}`, `"\\\\\" "`, "[\"a\"\t]"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := compactJSON(b), compactReference(b); !bytes.Equal(got, want) {
+			t.Fatalf("compactJSON(%q) = %q, want %q", b, got, want)
+		}
+	})
+}
