@@ -74,9 +74,12 @@ type pruneState struct {
 	done map[string]bool
 	next int
 	at   string
+	// sent is the array of the last history it made, which it makes the
+	// next one in when env.ReuseSent.
+	sent []Item
 }
 
-func (p *prunePolicy) Apply(_ context.Context, _ *Env, st *State, hist []Item) (Step, error) {
+func (p *prunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
 	lo, hi := min(p.keepFirst, len(hist)), max(0, len(hist)-p.keepLast)
 	if lo >= hi {
@@ -99,7 +102,12 @@ func (p *prunePolicy) Apply(_ context.Context, _ *Env, st *State, hist []Item) (
 		ps.done[hist[i].ID] = true
 		if m, ok := p.prune(hist[i].Msg); ok {
 			if out == nil {
-				out = slices.Clone(hist)
+				if env != nil && env.ReuseSent {
+					out = append(ps.sent[:0], hist...)
+					ps.sent = out
+				} else {
+					out = slices.Clone(hist)
+				}
 			}
 			out[i] = Item{ID: hist[i].ID, Msg: m, Truncated: true, Summary: hist[i].Summary}
 			step.Truncated = append(step.Truncated, hist[i].ID)
