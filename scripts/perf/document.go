@@ -320,19 +320,60 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     report policies' cost on 50,000 calls: 18.3 s and 818 MB → 13.4 s and
     781 MB; ` + "`cost --policy prune`" + ` 15.5 s → 10.2 s, against its replay's
     7.7 s.
+42. **Every replay parsed the embedded price table** to find its model's
+    context window (` + "`pricing.Default`" + `, 427 µs a time;
+    ` + "`BenchmarkDefaultLookup`" + `): 57% of a sweep's CPU, whose 1,000 points
+    replay every transcript of the corpus. The table is parsed once and
+    replays look models up through ` + "`pricing.LookupDefault`" + ` (each model once,
+    26 ns after; ` + "`TestLookupDefault`" + `). The sweep of figure 3: 0.69 s →
+    0.32 s.
+43. **Files were read ahead one per CPU, counting the one fn holds**, so
+    a large file in order kept a CPU idle while the small ones after it
+    waited: up to one file per CPU is now being read while fn holds
+    earlier ones, within a budget of the largest file per worker (16 to
+    64 MiB; ` + "`TestReadAheadPastABusyFn`" + `, ` + "`TestReadBudget`" + `). ` + "`inspect --json`" + `
+    of 174 MB of Claude Code sessions 0.435 → 0.358 s, of the 22 MB folder
+    0.071 → 0.057 s; peak RSS on the corpus of figure 5 unchanged.
+44. **` + "`cost`" + ` counted every message on one CPU**: its fit replays
+    recorded alone first; the counts are now made on every CPU before it
+    (` + "`replay.Warm`" + `). ` + "`cost --policy recorded`" + ` of the 174 MB: 1.6 → 1.3 s.
+45. **` + "`cost`" + ` measured retention that it never shows**: finding every
+    message's artifacts was a fifth of its time on Claude Code sessions.
+    ` + "`replay.Options.NoRetention`" + ` leaves it out (steps and summary keep 0;
+    ` + "`TestNoRetentionChangesNothingElse`" + `), and the ledger looks each
+    model up once. ` + "`cost --policy recorded`" + `: 174 MB 1.02 → 0.68 s, the
+    22 MB folder 0.175 → 0.132 s, the same bytes.
+46. **json.Compact of every tool input and thinking block** was 12% of
+    ` + "`inspect`" + `'s CPU: input already compact (no white space outside its
+    strings, found a quote at a time) is kept as it is
+    (` + "`TestCompactJSON`" + `, ` + "`FuzzCompactJSON`" + ` against json.Compact). 174 MB:
+    0.338 → 0.320 s.
+47. **prune cloned its history at every call it truncates** (half its
+    replay's time on long sessions, with the clones' collection): with
+    ` + "`Env.ReuseSent`" + ` it builds the history in the array of the last one,
+    as aidf does (` + "`TestPruneReuseSent`" + `). ` + "`replay --policy prune`" + ` of 20,000
+    calls 1.75 → 1.27 s (none: 0.93 s).
 
 ## What is still slow, and why
 
-- **Reading** a transcript (encoding/json) is sequential and is about
-  half of both a replay's and an estimate's time on the 20,000-call
-  session. It also sets the memory floor: the whole file, then what is
-  decoded from it, and encoding/json's garbage, with the collector's
-  headroom: reading the 50,000-call session alone (inspect) takes about
-  3× the file (figure 9). Against ccusage (figure 10), the rest of
-  ` + "`inspect`" + `'s time is the process (about 30 ms for a tiny file, as for
-  ccusage) and building the transcripts; ` + "`cost --policy recorded`" + `
-  also tokenizes every message exactly (cl100k_base), which ccusage
-  does not do: about half of its time.
+- **Reading** a transcript is about half of a replay's and an
+  estimate's time on the 20,000-call session, and sets the memory
+  floor: the file, what is decoded from it, and the collector's
+  headroom (figure 9). Against ccusage (figure 10), a native Rust
+  program (serde_json) that computes usage and cost alone, on both CPUs
+  (0.24 s of CPU in 0.14 s for 174 MB of Claude Code sessions):
+  ` + "`inspect`" + ` builds every message (its blocks, their text) for its
+  statistics, and go-json's skipping of the fields no reader needs
+  (Claude Code's ` + "`toolUseResult`" + ` copy of each tool result, progress
+  lines: 45% of the bytes) is a sixth of its CPU. ` + "`inspect`" + ` reads the
+  174 MB in 0.32 s on two CPUs, about 270 MB/s per CPU, where scanning
+  the bytes alone runs at about 900 MB/s (simdjson-go's tape with no
+  decoding, item 34): a reader that decoded nothing it does not need
+  could at best be about 3× faster. ` + "`inspect`" + ` is near ccusage, not
+  under it.
+  ` + "`cost --policy recorded`" + ` tokenizes every message exactly
+  (cl100k_base) to simulate the calls, which ccusage does not do: about
+  half of its CPU, so it stays about 3× ccusage.
 - **prune and gemini-cli** hold more than the other policies on long
   sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
 - **Memory on a long session** is held within the target by the
@@ -346,9 +387,8 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 - **Each policy's own measure** (chars4, bytes/4, the gemini heuristic,
   content length) is computed inside the first run that needs it; warm
   computes only the replay's estimators.
-- **prune** copies its history at every call (its own ` + "`slices.Clone`" + `):
-  its replay and cost grow faster than the calls (cost on 16,000 calls
-  2.1 s, on 50,000 10.2 s).
+- **prune** still copies its history at each call it truncates (into
+  one reused array): its replay grows a little faster than the calls.
 - **Warm** finds each message's artifacts on both CPUs but interns them
   under one lock; it does not start before the transcript is read.
 - **A sweep's points** copy their window at every call (aidf builds the
