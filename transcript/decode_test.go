@@ -13,9 +13,17 @@ import (
 )
 
 // readBoth parses data with the fast decoder and with encoding/json alone.
+// The fast parse reads a copy of data, scribbled over once it is done, so
+// that the two agree only if the transcripts and errors Parse makes hold
+// nothing of its input: Read reuses a file's array for the next file
+// (readBuffers).
 func readBoth(t *testing.T, data []byte, name string, opt Options) (fast, std []*Transcript, fastErr, stdErr error) {
 	t.Helper()
-	fast, fastErr = Parse(data, name, opt)
+	buf := bytes.Clone(data)
+	fast, fastErr = Parse(buf, name, opt)
+	for i := range buf {
+		buf[i] = 'x'
+	}
 	stdDecode.Store(true)
 	defer stdDecode.Store(false)
 	std, stdErr = Parse(data, name, opt)
@@ -24,7 +32,8 @@ func readBoth(t *testing.T, data []byte, name string, opt Options) (fast, std []
 
 // TestFastDecodeReadsTheSame: every file of the corpus and of testdata,
 // strict and lenient, reads the same — transcripts, counts, errors — with
-// goccy/go-json in front of encoding/json as with encoding/json alone.
+// goccy/go-json in front of encoding/json as with encoding/json alone,
+// and Parse keeps nothing of its input (readBoth).
 func TestFastDecodeReadsTheSame(t *testing.T) {
 	var files []string
 	for _, dir := range []string{"../fixtures/corpus", "testdata"} {

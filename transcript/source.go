@@ -65,11 +65,13 @@ func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 			size = st.Size()
 		}
 	}
-	data, err := limit.ReadAllSized(io.MultiReader(bytes.NewReader(head[:n]), r), file, maxBytes, size)
+	data, err := limit.ReadAllInto(io.MultiReader(bytes.NewReader(head[:n]), r), file, maxBytes, size, readBuffers.get(size))
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data, file, opt)
+	ts, err := Parse(data, file, opt)
+	readBuffers.put(data)
+	return ts, err
 }
 
 // Parse reads every transcript in data, as [Read] does.

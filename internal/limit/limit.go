@@ -52,11 +52,20 @@ func ReadAll(r io.Reader, name string, max int64) ([]byte, error) {
 // doubling up to it, which takes about twice the input in allocations and
 // up to one and a half times it at once.
 func ReadAllSized(r io.Reader, name string, max, size int64) ([]byte, error) {
+	return ReadAllInto(r, name, max, size, nil)
+}
+
+// ReadAllInto is [ReadAllSized] into buf's array when it holds the input
+// (its capacity is more than size): what a caller that reads many inputs
+// one after another, done with each before the next, reuses.
+func ReadAllInto(r io.Reader, name string, max, size int64, buf []byte) ([]byte, error) {
 	lr := io.LimitReader(r, max+1)
-	var buf []byte
 	var err error
 	if size > 0 {
-		buf, err = readGrowing(lr, make([]byte, 0, min(size, max)+1))
+		if int64(cap(buf)) <= min(size, max) {
+			buf = make([]byte, 0, min(size, max)+1)
+		}
+		buf, err = readGrowing(lr, buf[:0])
 	} else {
 		buf, err = readBlocks(lr)
 	}
