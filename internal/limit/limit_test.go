@@ -59,3 +59,24 @@ func TestReadAllSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAllInto: an array that holds the input is read into, whatever it
+// held before; one too small is left for a new one; the limit holds either
+// way.
+func TestReadAllInto(t *testing.T) {
+	in := []byte(strings.Repeat("abcdefgh", 100))
+	buf := bytes.Repeat([]byte{'z'}, 1000)
+	got, err := ReadAllInto(bytes.NewReader(in), "in", 1<<20, int64(len(in)), buf)
+	if err != nil || !bytes.Equal(got, in) || &got[0] != &buf[0] {
+		t.Fatalf("into a large array: %v, equal %v, same array %v", err, bytes.Equal(got, in), err == nil && &got[0] == &buf[0])
+	}
+	small := make([]byte, 0, len(in)) // must hold more than size
+	got, err = ReadAllInto(bytes.NewReader(in), "in", 1<<20, int64(len(in)), small)
+	if err != nil || !bytes.Equal(got, in) || cap(got) == cap(small) {
+		t.Fatalf("into a small array: %v, equal %v, cap %d", err, bytes.Equal(got, in), cap(got))
+	}
+	var tl *TooLargeError
+	if _, err := ReadAllInto(bytes.NewReader(in), "in", 100, int64(len(in)), buf); !errors.As(err, &tl) {
+		t.Fatalf("over the limit into an array: %v", err)
+	}
+}
