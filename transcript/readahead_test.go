@@ -36,6 +36,11 @@ func TestReadAheadPastABusyFn(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the last file was not read while fn held the first")
 	}
+	for i := 1; i < len(jobs)-1; i++ {
+		if res := r.result(i); res.err != nil {
+			t.Fatalf("file %d: %v", i, res.err)
+		}
+	}
 	for i := range jobs {
 		r.done(i)
 	}
