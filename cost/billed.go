@@ -27,7 +27,7 @@ func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (tota
 func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Money, error) {
 	model = fallbackModel(t, model)
 	var out []pricing.Money
-	seen := map[string]pricing.Price{}
+	resolver := pricing.NewResolver(prices)
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		if m.Role != transcript.RoleAssistant {
@@ -41,13 +41,9 @@ func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string
 		if name == "" || name == "<synthetic>" {
 			name = model
 		}
-		p, ok := seen[name]
-		if !ok {
-			var err error
-			if p, _, err = prices.Lookup(name); err != nil {
-				return nil, err
-			}
-			seen[name] = p
+		p, _, err := resolver.Lookup(name)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, p.At(m.Time).CallCost(*m.Usage).Total())
 	}

@@ -19,6 +19,8 @@ import (
 //
 // With Prices nil, a Ledger counts usage and prices nothing.
 type Ledger struct {
+	// Prices is the table the calls are priced at (nil: usage only); it
+	// must not change once a transcript is added.
 	Prices pricing.Prices
 	// Model prices the calls that record no model (default: each
 	// transcript's first model).
@@ -36,7 +38,7 @@ type Ledger struct {
 
 	bySession map[string]*SessionBill
 	seen      map[[2]string]bool
-	resolved  map[string]resolution // Prices.Lookup's answers, by name
+	resolver  *pricing.Resolver
 }
 
 // A SessionBill is one session's usage and bill: its own transcript's and
@@ -99,7 +101,10 @@ func (l *Ledger) keeps(at time.Time) bool {
 // error [pricing.NotPriced] recognizes and counts nothing of t.
 func (l *Ledger) Add(t *transcript.Transcript) error {
 	if l.bySession == nil {
-		l.bySession, l.seen, l.resolved = map[string]*SessionBill{}, map[[2]string]bool{}, map[string]resolution{}
+		l.bySession, l.seen = map[string]*SessionBill{}, map[[2]string]bool{}
+	}
+	if l.resolver == nil && l.Prices != nil {
+		l.resolver = pricing.NewResolver(l.Prices)
 	}
 	type item struct {
 		m     *transcript.Message
@@ -114,15 +119,11 @@ func (l *Ledger) Add(t *transcript.Transcript) error {
 		if l.Prices == nil {
 			return name, pricing.Cost{}, nil
 		}
-		r, ok := l.resolved[name]
-		if !ok {
-			r.price, r.name, r.err = l.Prices.Lookup(name)
-			l.resolved[name] = r
+		p, table, err := l.resolver.Lookup(name)
+		if err != nil {
+			return "", pricing.Cost{}, err
 		}
-		if r.err != nil {
-			return "", pricing.Cost{}, r.err
-		}
-		return r.name, r.price.At(at).CallCost(u), nil
+		return table, p.At(at).CallCost(u), nil
 	}
 	var last time.Time
 	for i := range t.Messages {

@@ -44,6 +44,14 @@ func (o Options) prices() pricing.Prices {
 	return o.Prices
 }
 
+// resolver looks models up in o's table, each name once.
+func (o Options) resolver() *pricing.Resolver {
+	if o.Prices == nil {
+		return pricing.DefaultResolver()
+	}
+	return pricing.NewResolver(o.Prices)
+}
+
 // callModel returns the model that prices message m of t: o.Model when
 // set, else m's own, else (no model recorded, or Claude Code's
 // "<synthetic>") the transcript's first.
@@ -386,15 +394,14 @@ func callMessages(t *transcript.Transcript) []int {
 // each call's own, resolved once per name, or the what-if model for all —
 // and keeps each group's constant, cache and totals.
 type pricer struct {
-	t        *transcript.Transcript
-	fit      *Fit
-	opt      Options
-	prices   pricing.Prices
-	calls    []int
-	oneHour  bool
-	resolved map[string]resolution
-	groups   map[string]*modelGroup // by the table's name
-	order    []*modelGroup          // in first use
+	t       *transcript.Transcript
+	fit     *Fit
+	opt     Options
+	prices  *pricing.Resolver
+	calls   []int
+	oneHour bool
+	groups  map[string]*modelGroup // by the table's name
+	order   []*modelGroup          // in first use
 }
 
 type resolution struct {
@@ -420,8 +427,7 @@ type modelGroup struct {
 
 func newPricer(t *transcript.Transcript, fit *Fit, opt Options) *pricer {
 	u := t.Usage()
-	return &pricer{t: t, fit: fit, opt: opt, prices: opt.prices(), calls: callMessages(t), resolved: map[string]resolution{},
-		groups: map[string]*modelGroup{},
+	return &pricer{t: t, fit: fit, opt: opt, prices: opt.resolver(), calls: callMessages(t), groups: map[string]*modelGroup{},
 		// Claude Code writes with the 1-hour lifetime: simulate the
 		// lifetime the transcript's writes used, at its price.
 		oneHour: u.CacheWrite1h*2 > u.CacheWrite}
@@ -440,17 +446,10 @@ func (p *pricer) resolve(m *transcript.Message) resolution {
 	return p.lookup(p.opt.callModel(p.t, m))
 }
 
-// lookup looks a model up in the table, once per name (a name the table
-// lacks is compared with every name it has, for the error's
-// suggestions).
+// lookup looks a model up in the table, once per name.
 func (p *pricer) lookup(name string) resolution {
-	r, ok := p.resolved[name]
-	if !ok {
-		pr, table, err := p.prices.Lookup(name)
-		r = resolution{table, pr, err}
-		p.resolved[name] = r
-	}
-	return r
+	pr, table, err := p.prices.Lookup(name)
+	return resolution{table, pr, err}
 }
 
 // group returns the group of call m's model.

@@ -80,7 +80,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	}
 	// The counts every run needs, made on every CPU: the fit's replay
 	// runs alone.
-	replay.Warm(t, ropt)
+	ropt = replay.Warm(t, ropt)
 	// The fit: the recorded policy's run, counted with the pricing's
 	// estimator alone.
 	fit := NewFit(opt.Estimator.Name())

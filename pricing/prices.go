@@ -88,26 +88,48 @@ var defaultPrices = sync.OnceValue(func() Prices {
 	return p
 })
 
-// LookupDefault is Default().Lookup(model), each model's answer found once
-// and shared: what a replay asks of the table for every run.
-func LookupDefault(model string) (Price, string, error) {
-	if r, ok := defaultLookups.Load(model); ok {
-		l := r.(lookup)
-		return l.p, l.name, l.err
+// A Resolver looks models up in a table ([Prices.Lookup]), each name
+// once: what prices many calls of few models uses (a lookup sorts the
+// table's names and tries its patterns; one that fails compares the
+// name with every entry). It is safe for concurrent use.
+type Resolver struct {
+	prices Prices
+	mu     sync.Mutex
+	seen   map[string]resolved
+}
+
+type resolved struct {
+	price Price
+	name  string
+	err   error
+}
+
+// NewResolver returns a Resolver of prices, which must not change while
+// it is used.
+func NewResolver(prices Prices) *Resolver {
+	return &Resolver{prices: prices, seen: map[string]resolved{}}
+}
+
+// Lookup is the table's Lookup of model, found once.
+func (r *Resolver) Lookup(model string) (Price, string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l, ok := r.seen[model]
+	if !ok {
+		l.price, l.name, l.err = r.prices.Lookup(model)
+		r.seen[model] = l
 	}
-	var l lookup
-	l.p, l.name, l.err = defaultPrices().Lookup(model)
-	defaultLookups.Store(model, l)
-	return l.p, l.name, l.err
+	return l.price, l.name, l.err
 }
 
-type lookup struct {
-	p    Price
-	name string
-	err  error
-}
+// DefaultResolver is the Resolver of the embedded table, shared.
+var DefaultResolver = sync.OnceValue(func() *Resolver { return NewResolver(defaultPrices()) })
 
-var defaultLookups sync.Map // model → lookup
+// LookupDefault is Default().Lookup(model), through [DefaultResolver]:
+// what a replay asks of the table for every run.
+func LookupDefault(model string) (Price, string, error) {
+	return DefaultResolver().Lookup(model)
+}
 
 // Load reads a price file: ctxbench's own format ({"models": {…}}, USD
 // per million tokens) or LiteLLM's model_prices_and_context_window.json

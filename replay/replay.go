@@ -85,6 +85,8 @@ type Options struct {
 	Observe func(run int, s *Step) error
 	// run is the index Observe is given.
 	run int
+	// warmed is the transcript whose counts and artifacts [Warm] made.
+	warmed *transcript.Transcript
 	// recompute measures and checks every step's context whole, the
 	// reference the incremental steps are tested against.
 	recompute bool

@@ -350,7 +350,9 @@ func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy
 	if opt.Artifacts == nil {
 		opt.Artifacts = NewArtifactCache()
 	}
-	warm(t, opt, min(workers, cpus))
+	if opt.warmed != t {
+		warm(t, opt, min(workers, cpus))
+	}
 	runs := make([]*Run, len(ps))
 	errs := make([]error, len(ps))
 	var next atomic.Int64
@@ -384,10 +386,13 @@ const runsPerCPU = 4
 
 // Warm fills opt's caches (opt.Counts, opt.Artifacts, which must be set)
 // with the counts and artifacts of t's messages, one goroutine per CPU:
-// what a caller that replays t one run at a time (as [ReplayAll] does
-// not) calls first, so that the counting is not done on one CPU.
-func Warm(t *transcript.Transcript, opt Options) {
+// what a caller that replays t one run at a time before [ReplayAll] calls
+// first, so that the counting is not done on one CPU. It returns opt
+// marked so that ReplayAll of t with it does not warm them again.
+func Warm(t *transcript.Transcript, opt Options) Options {
 	warm(t, opt, runtime.GOMAXPROCS(0))
+	opt.warmed = t
+	return opt
 }
 
 // warm fills opt's caches with the counts and artifacts of t's messages,

@@ -77,6 +77,20 @@ type input struct {
 	err      error
 }
 
+// Size returns the bytes of the files Walk would read of paths, listed as
+// it lists them (directories walked, .git passed over, the listing
+// stopped at the first path it cannot stat), without reading them;
+// standard input counts 0.
+func Size(paths []string) int64 {
+	var total int64
+	for _, in := range listInputs(paths) {
+		if in.skip == "" {
+			total += in.size
+		}
+	}
+	return total
+}
+
 // listInputs lists what Walk meets, in order; it stops at the first error.
 func listInputs(paths []string) []input {
 	var out []input

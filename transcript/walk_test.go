@@ -167,3 +167,18 @@ func TestWalkReadsAheadInOrder(t *testing.T) {
 		t.Errorf("bad file: %v after %v", err, got)
 	}
 }
+
+// TestSize: the bytes of the files a walk reads — a directory's, .git's
+// left out, and a file named — without reading them.
+func TestSize(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"a.jsonl": "12345", "sub/b.jsonl": "123", ".git/objects/x": "1234567890"})
+	if got := Size([]string{dir}); got != 8 {
+		t.Errorf("Size(dir) = %d, want 8", got)
+	}
+	if got := Size([]string{dir, filepath.Join(dir, "a.jsonl"), Stdin}); got != 13 {
+		t.Errorf("Size(dir, a.jsonl, stdin) = %d, want 13", got)
+	}
+	if got := Size([]string{filepath.Join(dir, "missing")}); got != 0 {
+		t.Errorf("Size(missing) = %d, want 0", got)
+	}
+}

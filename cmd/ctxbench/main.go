@@ -199,8 +199,8 @@ import (
 // docs/performance.md was made with them. Ctrl-C (or SIGTERM) cancels
 // the run: what it was writing is not left half-written.
 //
-// The collector keeps the process under 3 times the largest input file
-// plus 100 MB where it can (limitMemory), unless GOGC or GOMEMLIMIT is
+// The collector keeps the process under 3 times its inputs' total size
+// plus 64 MB where it can (limitMemory), unless GOGC or GOMEMLIMIT is
 // set.
 func main() {
 	os.Exit(mainCode())

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
+	"slices"
+
+	"github.com/ctxbench/ctxbench/transcript"
 )
 
 // limitMemory tells the collector to keep the process under 3 times the
@@ -21,36 +22,9 @@ func limitMemory(paths []string, extra ...string) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	if total := inputSize(append(paths, extra...)); total > 0 {
+	if total := transcript.Size(slices.Concat(paths, extra)); total > 0 {
 		// The limit counts what the runtime manages, not the program's
 		// own code and data (about 30 MB of its resident memory).
 		debug.SetMemoryLimit(3*total + 64<<20)
 	}
-}
-
-// inputSize returns the size of the regular files the paths name or
-// hold (directories walked as transcript.Walk walks them, at most
-// 100,000 files looked at).
-func inputSize(paths []string) int64 {
-	var total int64
-	seen := 0
-	for _, p := range paths {
-		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || seen > 100_000 {
-				return filepath.SkipAll
-			}
-			if d.IsDir() {
-				if d.Name() == ".git" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			seen++
-			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
-				total += info.Size()
-			}
-			return nil
-		})
-	}
-	return total
 }

@@ -381,12 +381,11 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   174 MB in 0.32 s on two CPUs, about 270 MB/s per CPU, where scanning
   the bytes alone runs at about 900 MB/s (simdjson-go's tape with no
   decoding, item 34): a reader that decoded nothing it does not need
-  could at best be about 3× faster. ` + "`inspect`" + ` is near ccusage on the
-  22 MB of figure 10, where starting the process and the largest files'
-  order weigh most and the ratio moves with ccusage's own 30–50 ms; on
-  the same sessions 32 times over (174 MB), measured by hand, ccusage
-  takes 0.16 s, ` + "`inspect`" + ` 0.23 s (1.5×) and ` + "`cost --policy recorded`" + `
-  0.64 s (4.1×).
+  could at best be about 3× faster. ` + "`inspect`" + ` is nearest ccusage on
+  figure 10's smaller folder, where starting the process and the order
+  of the largest files weigh most and the ratio moves with ccusage's own
+  30–50 ms; the larger folder (the same sessions 32 times over) shows
+  the rate each reads at.
   ` + "`cost --policy recorded`" + ` tokenizes every message exactly
   (cl100k_base) to simulate the calls, which ccusage does not do: about
   half of its CPU, so it stays about 3× ccusage.
