@@ -12,13 +12,16 @@ import (
 
 // anthropicUsage is the Messages API usage object.
 type anthropicUsage struct {
-	InputTokens   int64 `json:"input_tokens"`
-	CacheCreation int64 `json:"cache_creation_input_tokens"`
-	CacheRead     int64 `json:"cache_read_input_tokens"`
-	OutputTokens  int64 `json:"output_tokens"`
-	CacheDetail   *struct {
-		Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
-	} `json:"cache_creation"`
+	InputTokens   int64                 `json:"input_tokens"`
+	CacheCreation int64                 `json:"cache_creation_input_tokens"`
+	CacheRead     int64                 `json:"cache_read_input_tokens"`
+	OutputTokens  int64                 `json:"output_tokens"`
+	CacheDetail   *anthropicCacheDetail `json:"cache_creation"`
+}
+
+// anthropicCacheDetail splits a usage's cache writes by lifetime.
+type anthropicCacheDetail struct {
+	Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
 }
 
 func (a *anthropicUsage) usage() *Usage {

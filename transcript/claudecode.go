@@ -76,14 +76,20 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 	chain := map[string]string{} // sidechain line uuid → its subagent's key
 	seenMessage, sidechainFile := false, false
 	agentID := ""
+	var sc ccScanner
 	for _, r := range s.recs {
 		var l ccLine
-		ok, err := s.decode(main.t, r, &l)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
+		var m ccMessage
+		msg := onePass(&sc, r.raw, &l, &m)
+		if msg == nil {
+			l = ccLine{}
+			ok, err := s.decode(main.t, r, &l)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
 		}
 		if main.t.ID == "" {
 			main.t.ID = l.SessionID + l.SessionIDSDK
@@ -110,7 +116,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 				subs = append(subs, b)
 			}
 		}
-		if err := b.line(s, r, &l); err != nil {
+		if err := b.line(s, r, &l, msg); err != nil {
 			return nil, err
 		}
 	}
@@ -200,24 +206,37 @@ func newCCBuilder() *ccBuilder {
 	return &ccBuilder{t: &Transcript{}, pending: -1, byID: map[string]int{}, lastAssistant: -1}
 }
 
-// line adds line l to the transcript.
-func (b *ccBuilder) line(s *source, r record, l *ccLine) error {
+// onePass decodes a line with sc, and returns its message, or a message
+// with no blocks for a line of another type. It returns nil when the line
+// is to be read in stages: sc gave up on it (it is not valid UTF-8, among
+// others), or it is a user or assistant line without a message (an error
+// the staged decoders report), or the tests read everything with
+// encoding/json alone.
+func onePass(sc *ccScanner, raw []byte, l *ccLine, m *ccMessage) *ccMessage {
+	if stdDecode.Load() {
+		return nil
+	}
+	hasMsg, ok := sc.line(raw, l, m)
+	if !ok || !hasMsg && (l.Type == "user" || l.Type == "assistant") {
+		return nil
+	}
+	return m
+}
+
+// line adds line l to the transcript; m is its message when the line was
+// decoded in one pass, nil when it is to be decoded from l.Message.
+func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 	t := b.t
 	pos := Pos{s.file, r.line}
 	switch l.Type {
 	case "user", "assistant":
-		if len(l.Message) == 0 {
-			return s.bad(t, r.line, "%s line has no message", l.Type)
+		if m == nil {
+			var err error
+			if m, err = b.message(s, r, l); m == nil {
+				return err
+			}
 		}
-		var m anthropicMessage
-		if ok, err := s.decode(t, record{line: r.line, raw: l.Message, nested: true}, &m); !ok {
-			return err
-		}
-		blocks, err := anthropicContent(m.Content)
-		if err != nil {
-			return s.bad(t, r.line, "message %v", err)
-		}
-		msg := Message{Role: Role(l.Type), Blocks: blocks, Pos: pos, Time: parseTime(l.Timestamp)}
+		msg := Message{Role: Role(l.Type), Blocks: m.Blocks, Pos: pos, Time: parseTime(l.Timestamp)}
 		if l.Type == "user" {
 			b.user(msg, l.IsCompactSummary, pos)
 			return nil
@@ -251,6 +270,24 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine) error {
 		t.skip(l.Type)
 	}
 	return nil
+}
+
+// message decodes the message of line l, read in stages: nil, with the
+// error or nil when the line is skipped, when it is malformed.
+func (b *ccBuilder) message(s *source, r record, l *ccLine) (*ccMessage, error) {
+	t := b.t
+	if len(l.Message) == 0 {
+		return nil, s.bad(t, r.line, "%s line has no message", l.Type)
+	}
+	var m anthropicMessage
+	if ok, err := s.decode(t, record{line: r.line, raw: l.Message, nested: true}, &m); !ok {
+		return nil, err
+	}
+	blocks, err := anthropicContent(m.Content)
+	if err != nil {
+		return nil, s.bad(t, r.line, "message %v", err)
+	}
+	return &ccMessage{ID: m.ID, Model: m.Model, Usage: m.Usage, Blocks: blocks}, nil
 }
 
 // user adds a user message, or the summary of a compaction.

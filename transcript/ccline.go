@@ -1,0 +1,810 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math/bits"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// ccMessage is what a Claude Code user or assistant line's message gives
+// its transcript.
+type ccMessage struct {
+	ID, Model string
+	Usage     *anthropicUsage
+	Blocks    []Block
+}
+
+// A ccScanner decodes a Claude Code line in one pass: the line's fields,
+// its message, the message's content blocks and a tool result's content,
+// each string unescaped once, what no reader needs (toolUseResult,
+// progress data) checked and passed over. The staged decoders read the
+// same line in four passes, each a json.RawMessage copied before the
+// next decodes it.
+//
+// It gives up, and the caller reads the line in stages, on anything it
+// does not decode exactly as encoding/json would:
+//
+//   - invalid JSON (the staged decoders report it), or nesting deeper
+//     than maxScanDepth;
+//   - a string that is not valid UTF-8 (the staged decoders count and
+//     replace it; only strings may hold bytes above 0x7f, so a line the
+//     scanner reads is valid UTF-8), or a lone surrogate escape;
+//   - a field of another type than its Go field, or null where it would
+//     not leave a field as it was, or a number other than a plain
+//     integer in a usage field;
+//   - a field given twice, or a key that names a field only ignoring
+//     case, or a key with escapes or bytes above 0x7f;
+//   - the lines it leaves to the staged decoders: system lines with
+//     compaction metadata, the stream-json result with its usage and
+//     cost.
+//
+// TestClaudeCodeOnePassReadsTheSame and FuzzClaudeCodeLine hold it equal
+// to the staged decoders.
+type ccScanner struct {
+	b   []byte
+	i   int
+	bad bool // gave up: the line is read in stages
+}
+
+// maxScanDepth bounds the nesting the scanner follows (encoding/json's
+// bound is 10,000: deeper lines are read in stages).
+const maxScanDepth = 500
+
+// The JSON names of the fields of the structs the staged decoders fill
+// (TestScannerFieldsAreTheStructs): a key that matches one of them only
+// ignoring case sets that field in encoding/json, so the scanner gives up
+// on it.
+var (
+	ccLineFields = []string{"type", "subtype", "message", "sessionId", "session_id", "uuid", "parentUuid", "requestId",
+		"agentId", "parent_tool_use_id", "isSidechain", "isCompactSummary", "compactMetadata", "compact_metadata",
+		"model", "version", "claude_code_version", "timestamp", "usage", "total_cost_usd"}
+	ccMessageFields = []string{"timestamp", "id", "role", "model", "content", "usage"}
+	ccBlockFields   = []string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error"}
+	ccUsageFields   = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "cache_creation"}
+	ccCacheFields   = []string{"ephemeral_1h_input_tokens"}
+)
+
+// line decodes raw, one Claude Code line, into l and, when the line has
+// a message object, into m (msg reports it). ok is false when the
+// scanner gave up: l and m are then partly filled and must be discarded.
+func (s *ccScanner) line(raw []byte, l *ccLine, m *ccMessage) (msg, ok bool) {
+	s.b, s.i, s.bad = raw, 0, false
+	s.ws()
+	s.object(ccLineFields, 1, func(key []byte) (f uint64) {
+		switch string(key) {
+		case "type":
+			f, l.Type = 1<<0, s.str()
+		case "subtype":
+			f, l.Subtype = 1<<1, s.str()
+		case "sessionId":
+			f, l.SessionID = 1<<2, s.str()
+		case "session_id":
+			f, l.SessionIDSDK = 1<<3, s.str()
+		case "uuid":
+			f, l.UUID = 1<<4, s.str()
+		case "parentUuid":
+			f, l.ParentUUID = 1<<5, s.str()
+		case "requestId":
+			f, l.RequestID = 1<<6, s.str()
+		case "agentId":
+			f, l.AgentID = 1<<7, s.str()
+		case "parent_tool_use_id":
+			f, l.ParentToolUseID = 1<<8, s.str()
+		case "isSidechain":
+			f, l.IsSidechain = 1<<9, s.boolean()
+		case "isCompactSummary":
+			f, l.IsCompactSummary = 1<<10, s.boolean()
+		case "model":
+			f, l.Model = 1<<11, s.str()
+		case "version":
+			f, l.Version = 1<<12, s.str()
+		case "claude_code_version":
+			f, l.VersionSDK = 1<<13, s.str()
+		case "timestamp":
+			f, l.Timestamp = 1<<14, s.str()
+		case "message":
+			f, msg = 1<<15, true
+			s.message(m)
+		case "compactMetadata", "compact_metadata", "usage", "total_cost_usd":
+			f, s.bad = 1<<16, true // system and result lines: read in stages
+		}
+		return f
+	})
+	s.ws()
+	if s.bad || s.i != len(s.b) {
+		return false, false
+	}
+	return msg, true
+}
+
+// object reads the object at the scanner, fields being the names of the
+// Go fields it decodes into: member reads the value of each key it knows
+// and returns a bit of its own for that key, or returns 0 for the scanner
+// to check and pass over the value. A field given twice gives up, and so
+// does a key that names a field only ignoring case.
+func (s *ccScanner) object(fields []string, depth int, member func(key []byte) uint64) {
+	var seen uint64
+	for more := s.open('{', '}'); more && !s.bad; more = s.more('}') {
+		key := s.key()
+		if s.bad {
+			return
+		}
+		f := member(key)
+		if f == 0 {
+			s.unknown(key, fields, depth)
+			continue
+		}
+		if seen&f != 0 {
+			s.bad = true
+		}
+		seen |= f
+	}
+}
+
+// unknown passes over the value of a key that names no field, giving up
+// when it names one ignoring case.
+func (s *ccScanner) unknown(key []byte, fields []string, depth int) {
+	for _, f := range fields {
+		if len(f) == len(key) && asciiEqualFold(key, f) {
+			s.bad = true
+			return
+		}
+	}
+	s.skip(depth + 1)
+}
+
+// message decodes a line's message object into m.
+func (s *ccScanner) message(m *ccMessage) {
+	s.object(ccMessageFields, 2, func(key []byte) (f uint64) {
+		switch string(key) {
+		case "id":
+			f, m.ID = 1<<0, s.str()
+		case "model":
+			f, m.Model = 1<<1, s.str()
+		case "role":
+			f, _ = 1<<2, s.str()
+		case "timestamp":
+			f, _ = 1<<3, s.str()
+		case "content":
+			f, m.Blocks = 1<<4, s.content()
+		case "usage":
+			f, m.Usage = 1<<5, s.usage()
+		}
+		return f
+	})
+}
+
+// content decodes a message's content as anthropicContent does: a string,
+// a list of blocks, or null.
+func (s *ccScanner) content() []Block {
+	switch s.peek() {
+	case '"':
+		return []Block{{Type: BlockText, Text: s.str()}}
+	case 'n':
+		s.literal("null")
+		return nil
+	case '[':
+	default:
+		s.bad = true
+		return nil
+	}
+	blocks := []Block{}
+	for more := s.open('[', ']'); more && !s.bad; more = s.more(']') {
+		if s.peek() != '{' {
+			s.bad = true
+			return nil
+		}
+		blocks = append(blocks, s.block())
+	}
+	return blocks
+}
+
+// block decodes one content block, as anthropicContent converts it.
+func (s *ccScanner) block() Block {
+	start := s.i
+	var typ, text, thinking, id, name, toolUseID string
+	var isError bool
+	var input, content []byte
+	var result toolResult
+	s.object(ccBlockFields, 4, func(key []byte) (f uint64) {
+		switch string(key) {
+		case "type":
+			f, typ = 1<<0, s.str()
+		case "text":
+			f, text = 1<<1, s.str()
+		case "thinking":
+			f, thinking = 1<<2, s.str()
+		case "id":
+			f, id = 1<<3, s.str()
+		case "name":
+			f, name = 1<<4, s.str()
+		case "tool_use_id":
+			f, toolUseID = 1<<5, s.str()
+		case "is_error":
+			f, isError = 1<<6, s.boolean()
+		case "input":
+			f = 1 << 7
+			i := s.i
+			s.skip(5)
+			input = s.b[i:s.i]
+		case "content":
+			f = 1 << 8
+			i := s.i
+			result = s.resultContent()
+			content = s.b[i:s.i]
+		}
+		return f
+	})
+	if s.bad {
+		return Block{}
+	}
+	raw := s.b[start:s.i]
+	b := Block{Type: BlockType(typ)}
+	switch typ {
+	case "text":
+		b.Text = text
+	case "thinking":
+		b.Text = thinking
+	case "redacted_thinking":
+		b.Type, b.Raw = BlockThinking, compactCopy(raw)
+	case "tool_use":
+		b.ID, b.Name, b.Input = id, name, compactCopy(input)
+	case "tool_result":
+		if result.odd {
+			s.bad = true // resultContent's error: the staged decoders give it
+			return Block{}
+		}
+		b.ID, b.IsError, b.Text = toolUseID, isError, result.text
+		if result.rich {
+			b.Raw = compactCopy(content)
+		}
+	case "image":
+		b.Raw = compactCopy(raw)
+	default:
+		b.Type, b.Raw = BlockOther, compactCopy(raw)
+	}
+	return b
+}
+
+// A toolResult is a block's content read as resultContent reads a tool
+// result's: odd when it is not a string, a list of blocks or null.
+type toolResult struct {
+	text      string
+	rich, odd bool
+}
+
+// resultContent reads a block's content as resultContent does when the
+// block is a tool result, and passes over any other JSON value as odd.
+func (s *ccScanner) resultContent() toolResult {
+	switch s.peek() {
+	case '"':
+		return toolResult{text: s.str()}
+	case 'n':
+		s.literal("null")
+		return toolResult{}
+	case '[':
+	default:
+		s.skip(5)
+		return toolResult{odd: true}
+	}
+	var r toolResult
+	var texts []string
+	for more := s.open('[', ']'); more && !s.bad; more = s.more(']') {
+		if s.peek() != '{' {
+			s.bad = true // not a block: the staged decoders refuse the list
+			return r
+		}
+		typ, text := s.resultPart()
+		if typ == "text" {
+			texts = append(texts, text)
+		} else {
+			r.rich = true
+		}
+	}
+	r.text = strings.Join(texts, "\n")
+	return r
+}
+
+// resultPart decodes a block of a tool result's content list, as
+// resultContent does into an anthropicBlock: its type and text.
+func (s *ccScanner) resultPart() (typ, text string) {
+	s.object(ccBlockFields, 6, func(key []byte) (f uint64) {
+		switch string(key) {
+		case "type":
+			f, typ = 1<<0, s.str()
+		case "text":
+			f, text = 1<<1, s.str()
+		case "thinking":
+			f, _ = 1<<2, s.str()
+		case "id":
+			f, _ = 1<<3, s.str()
+		case "name":
+			f, _ = 1<<4, s.str()
+		case "tool_use_id":
+			f, _ = 1<<5, s.str()
+		case "is_error":
+			f, _ = 1<<6, s.boolean()
+		case "input":
+			f = 1 << 7
+			s.skip(7)
+		case "content":
+			f = 1 << 8
+			s.skip(7)
+		}
+		return f
+	})
+	return typ, text
+}
+
+// usage decodes a usage object, or null.
+func (s *ccScanner) usage() *anthropicUsage {
+	if s.peek() == 'n' {
+		s.literal("null")
+		return nil
+	}
+	u := &anthropicUsage{}
+	s.object(ccUsageFields, 3, func(key []byte) (f uint64) {
+		switch string(key) {
+		case "input_tokens":
+			f, u.InputTokens = 1<<0, s.integer()
+		case "cache_creation_input_tokens":
+			f, u.CacheCreation = 1<<1, s.integer()
+		case "cache_read_input_tokens":
+			f, u.CacheRead = 1<<2, s.integer()
+		case "output_tokens":
+			f, u.OutputTokens = 1<<3, s.integer()
+		case "cache_creation":
+			f, u.CacheDetail = 1<<4, s.cacheCreation()
+		}
+		return f
+	})
+	return u
+}
+
+// cacheCreation decodes a usage's cache_creation object, or null.
+func (s *ccScanner) cacheCreation() *anthropicCacheDetail {
+	if s.peek() == 'n' {
+		s.literal("null")
+		return nil
+	}
+	c := &anthropicCacheDetail{}
+	s.object(ccCacheFields, 4, func(key []byte) (f uint64) {
+		if string(key) == "ephemeral_1h_input_tokens" {
+			f, c.Ephemeral1h = 1, s.integer()
+		}
+		return f
+	})
+	return c
+}
+
+// asciiEqualFold reports whether ASCII a and b are equal ignoring case.
+func asciiEqualFold(a []byte, b string) bool {
+	for i := range a {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if lx := x | 0x20; lx != y|0x20 || lx < 'a' || lx > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// ws passes over white space.
+func (s *ccScanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the byte at the scanner, 0 at the end.
+func (s *ccScanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// open consumes the opening byte of an object or array and reports
+// whether a member or element follows (the scanner is then at it).
+func (s *ccScanner) open(open, close byte) bool {
+	if s.peek() != open {
+		s.bad = true
+		return false
+	}
+	s.i++
+	s.ws()
+	if s.peek() == close {
+		s.i++
+		return false
+	}
+	return true
+}
+
+// more consumes what follows a member or element: a comma, reporting
+// that another follows (the scanner is then at it), or the closing byte.
+func (s *ccScanner) more(close byte) bool {
+	s.ws()
+	switch s.peek() {
+	case ',':
+		s.i++
+		s.ws()
+		return true
+	case close:
+		s.i++
+		return false
+	}
+	s.bad = true
+	return false
+}
+
+// key reads a member's key, plain ASCII without escapes, and its colon;
+// the scanner is then at the value.
+func (s *ccScanner) key() []byte {
+	if s.peek() != '"' {
+		s.bad = true
+		return nil
+	}
+	start, end, escaped := s.stringEnd()
+	if escaped {
+		s.bad = true
+		return nil
+	}
+	key := s.b[start:end]
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			s.bad = true
+			return nil
+		}
+	}
+	s.ws()
+	if s.peek() != ':' {
+		s.bad = true
+		return nil
+	}
+	s.i++
+	s.ws()
+	return key
+}
+
+// str reads a string value; null reads as "", as it leaves a string field
+// as it was.
+func (s *ccScanner) str() string {
+	switch s.peek() {
+	case '"':
+	case 'n':
+		s.literal("null")
+		return ""
+	default:
+		s.bad = true
+		return ""
+	}
+	start, end, escaped := s.stringEnd()
+	if s.bad {
+		return ""
+	}
+	if !escaped {
+		return string(s.b[start:end])
+	}
+	return s.unescape(s.b[start:end])
+}
+
+// boolean reads true, false, or null (false: it leaves the field as it
+// was).
+func (s *ccScanner) boolean() bool {
+	switch s.peek() {
+	case 't':
+		s.literal("true")
+		return true
+	case 'f':
+		s.literal("false")
+	case 'n':
+		s.literal("null")
+	default:
+		s.bad = true
+	}
+	return false
+}
+
+// integer reads a usage count: digits alone, fewer than 19 of them.
+func (s *ccScanner) integer() int64 {
+	start := s.i
+	s.number()
+	n := s.b[start:s.i]
+	if s.bad || len(n) > 18 {
+		s.bad = true
+		return 0
+	}
+	var v int64
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			s.bad = true
+			return 0
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v
+}
+
+// literal consumes word (true, false or null).
+func (s *ccScanner) literal(word string) {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		s.bad = true
+		return
+	}
+	s.i += len(word)
+}
+
+// number consumes a JSON number.
+func (s *ccScanner) number() {
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		s.bad = true
+		return
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			s.bad = true
+			return
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			s.bad = true
+			return
+		}
+		i = j
+	}
+	s.i = i
+}
+
+// digits returns the index past the digits of b from i.
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// skip checks and passes over one value nested depth levels deep.
+func (s *ccScanner) skip(depth int) {
+	if depth > maxScanDepth {
+		s.bad = true
+		return
+	}
+	switch c := s.peek(); c {
+	case '"':
+		s.stringEnd()
+	case '{':
+		for more := s.open('{', '}'); more && !s.bad; more = s.more('}') {
+			if s.peek() != '"' {
+				s.bad = true
+				return
+			}
+			s.stringEnd() // any key: its escapes are checked
+			s.ws()
+			if s.peek() != ':' {
+				s.bad = true
+				return
+			}
+			s.i++
+			s.ws()
+			s.skip(depth + 1)
+		}
+	case '[':
+		for more := s.open('[', ']'); more && !s.bad; more = s.more(']') {
+			s.skip(depth + 1)
+		}
+	case 't':
+		s.literal("true")
+	case 'f':
+		s.literal("false")
+	case 'n':
+		s.literal("null")
+	default:
+		s.number()
+	}
+}
+
+// stringEnd passes over the string whose opening quote is at the scanner,
+// checking it, and returns the span of its content and whether it holds
+// escapes.
+func (s *ccScanner) stringEnd() (start, end int, escaped bool) {
+	b := s.b
+	start = s.i + 1
+	i := start
+	var high bool // a byte of the string may be above 0x7f
+	for {
+		var h bool
+		i, h = nextSpecial(b, i)
+		high = high || h
+		if i >= len(b) {
+			s.bad = true // unterminated
+			return start, start, false
+		}
+		switch b[i] {
+		case '"':
+			if high && !utf8.Valid(b[start:i]) {
+				s.bad = true // the staged decoders count and replace it
+				return start, start, false
+			}
+			s.i = i + 1
+			return start, i, escaped
+		case '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				s.bad = true
+				return start, start, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
+					s.bad = true
+					return start, start, false
+				}
+				i += 6
+			default:
+				s.bad = true
+				return start, start, false
+			}
+		default: // a control character
+			s.bad = true
+			return start, start, false
+		}
+	}
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special flags the high bit of each byte of x that is a quote, a
+// backslash or a control character: the lowest flagged byte is exact, as
+// a false flag needs a borrow from a true one below it.
+func special(x uint64) uint64 {
+	q := x ^ (lsb * '"')
+	e := x ^ (lsb * '\\')
+	return ((x-lsb*0x20)&^x | (q-lsb)&^q | (e-lsb)&^e) & msb
+}
+
+// nextSpecial returns the index of the first quote, backslash or control
+// character of b at or after i, or len(b): sixteen bytes at a time. high
+// reports that a byte it looked at, before the index or after it in the
+// same word, is above 0x7f.
+func nextSpecial(b []byte, i int) (j int, high bool) {
+	var or uint64
+	for ; i+16 <= len(b); i += 16 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		or |= x
+		if m := special(x); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3, or&msb != 0
+		}
+		x = binary.LittleEndian.Uint64(b[i+8:])
+		or |= x
+		if m := special(x); m != 0 {
+			return i + 8 + bits.TrailingZeros64(m)>>3, or&msb != 0
+		}
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		or |= uint64(c)
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	return i, or&msb != 0
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b[:4] {
+		if hexValue(c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func hexValue(c byte) rune {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0')
+	case c >= 'a' && c <= 'f':
+		return rune(c - 'a' + 10)
+	case c >= 'A' && c <= 'F':
+		return rune(c - 'A' + 10)
+	}
+	return -1
+}
+
+func hex4(b []byte) rune {
+	return hexValue(b[0])<<12 | hexValue(b[1])<<8 | hexValue(b[2])<<4 | hexValue(b[3])
+}
+
+// unescape returns the string raw, a checked string's content holding
+// escapes, stands for; it gives up on a lone surrogate (encoding/json
+// writes U+FFFD).
+func (s *ccScanner) unescape(raw []byte) string {
+	var sb strings.Builder
+	sb.Grow(len(raw))
+	for {
+		k := bytes.IndexByte(raw, '\\')
+		if k < 0 {
+			sb.Write(raw)
+			return sb.String()
+		}
+		sb.Write(raw[:k])
+		n := 2
+		switch c := raw[k+1]; c {
+		case 'b':
+			sb.WriteByte('\b')
+		case 'f':
+			sb.WriteByte('\f')
+		case 'n':
+			sb.WriteByte('\n')
+		case 'r':
+			sb.WriteByte('\r')
+		case 't':
+			sb.WriteByte('\t')
+		case 'u':
+			r := hex4(raw[k+2:])
+			n = 6
+			if utf16.IsSurrogate(r) {
+				rest := raw[k+6:]
+				if r >= 0xDC00 || len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' {
+					s.bad = true
+					return ""
+				}
+				r = utf16.DecodeRune(r, hex4(rest[2:]))
+				if r == utf8.RuneError {
+					s.bad = true
+					return ""
+				}
+				n = 12
+			}
+			sb.WriteRune(r)
+		default: // '"', '\\', '/'
+			sb.WriteByte(c)
+		}
+		raw = raw[k+n:]
+	}
+}
+
+// compactCopy is compactJSON of raw in an array of its own (raw is the
+// input's, which is read again into the same array).
+func compactCopy(raw []byte) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	if !spaceOutsideStrings(raw) {
+		return bytes.Clone(raw)
+	}
+	return compactJSON(raw)
+}
