@@ -60,9 +60,38 @@ type encoding struct {
 // entry, a lookup compares the whole piece, so a count is always the
 // piece's own; entries are swapped atomically, so it is safe for
 // concurrent use, and its size is fixed.
+//
+// Pieces of two to seven bytes, most of them, are held in slots of one
+// word each (short): the piece's bytes, its length and its count, so a
+// lookup is one load and one comparison, with no string to hash and no
+// pointer to follow.
 type pieceCache struct {
 	seed  maphash.Seed
 	slots [1 << 16]atomic.Pointer[pieceCount]
+	short [1 << shortBits]atomic.Uint64
+}
+
+// shortBits is the log2 of the number of short slots (1 << 17 counted no
+// faster on a Claude Code session).
+const shortBits = 16
+
+// maxShortPiece is the longest piece a short slot holds.
+const maxShortPiece = 7
+
+// shortKey packs a piece of 2 to maxShortPiece bytes into a word: its
+// bytes in the low 56 bits, its length in the next 4. The top 4 bits
+// take its count (at most its length) in a slot.
+func shortKey(piece string) uint64 {
+	k := uint64(len(piece)) << 56
+	for i := range len(piece) {
+		k |= uint64(piece[i]) << (8 * i)
+	}
+	return k
+}
+
+// shortSlot returns the slot of a piece's key (Fibonacci hashing).
+func (c *pieceCache) shortSlot(key uint64) *atomic.Uint64 {
+	return &c.short[(key*0x9e3779b97f4a7c15)>>(64-shortBits)]
 }
 
 type pieceCount struct {
@@ -135,6 +164,18 @@ func (e *encoding) countPieces(text string, cached bool) int {
 func (e *encoding) cachedPieceTokens(piece string) int {
 	if len(piece) <= 1 || len(piece) > maxCachedPiece {
 		return e.pieceTokens(piece)
+	}
+	if len(piece) <= maxShortPiece {
+		key := shortKey(piece)
+		slot := e.pieces.shortSlot(key)
+		if v := slot.Load(); v&^(0xf<<60) == key {
+			return int(v >> 60)
+		}
+		n := e.pieceTokens(piece)
+		if n < 1<<4 { // always: a token is at least a byte
+			slot.Store(key | uint64(n)<<60)
+		}
+		return n
 	}
 	slot := e.pieces.slot(piece)
 	if pc := slot.Load(); pc != nil && pc.piece == piece {

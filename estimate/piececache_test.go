@@ -43,5 +43,18 @@ func TestPieceCache(t *testing.T) {
 		if got := e.cachedPieceTokens("collide"); got != e.pieceTokens("collide") {
 			t.Errorf("%s: a slot holding another piece gave %d", name, got)
 		}
+		// Short slots: one holding another piece of the same bytes but
+		// another length, or other bytes, or the piece itself.
+		for _, other := range []string{"ab\x00", "ba", "xyz"} {
+			e.pieces.shortSlot(shortKey("ab")).Store(shortKey(other) | 5<<60)
+			if got := e.cachedPieceTokens("ab"); got != e.pieceTokens("ab") {
+				t.Errorf("%s: a short slot holding %q gave %d", name, other, got)
+			}
+		}
+		e.pieces.shortSlot(shortKey("ab")).Store(shortKey("ab") | 5<<60)
+		if got := e.cachedPieceTokens("ab"); got != 5 {
+			t.Errorf("%s: a short slot holding \"ab\" is not read: %d", name, got)
+		}
+		e.pieces.shortSlot(shortKey("ab")).Store(0)
 	}
 }
