@@ -25,8 +25,9 @@ var patterns = map[string]string{
 		`|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
 }
 
-// rankFiles are the names under which the offline loader finds the
-// encodings' merge ranks (it embeds them; it never downloads).
+// rankFiles are the names under which github.com/pkoukk/tiktoken-go-loader
+// embeds the encodings' merge ranks (loadRanks reads them; nothing is
+// downloaded).
 var rankFiles = map[string]string{
 	"cl100k_base": "cl100k_base.tiktoken",
 	"o200k_base":  "o200k_base.tiktoken",
@@ -36,9 +37,9 @@ var useOfflineLoader sync.Once
 
 // OfflineTiktoken makes pkoukk/tiktoken-go load its encodings from the
 // ranks embedded in github.com/pkoukk/tiktoken-go-loader instead of
-// downloading them, which its default loader does. ctxbench calls it
-// before any encoding is loaded; tests that use the reference tokenizer
-// call it too.
+// downloading them, which its default loader does. ctxbench's own counts
+// do not use pkoukk/tiktoken-go; the tests and the benchmarks that compare
+// with it call this first.
 func OfflineTiktoken() {
 	useOfflineLoader.Do(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
 }
@@ -123,8 +124,7 @@ func loadEncoding(name string) (*encoding, error) {
 	if e, ok := encodings[name]; ok {
 		return e, nil
 	}
-	OfflineTiktoken()
-	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(rankFiles[name])
+	ranks, err := loadRanks(rankFiles[name])
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", name, err)
 	}

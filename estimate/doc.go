@@ -20,9 +20,10 @@
 //     functionCall part / 4, a tool result JSON.stringify of its response
 //     {"output": …} / 4, an image 3,000.
 //   - cl100k_base, o200k_base: exact BPE counts. The merge ranks come from
-//     github.com/pkoukk/tiktoken-go-loader, which embeds them: ctxbench
-//     never downloads anything ([OfflineTiktoken] makes pkoukk/tiktoken-go
-//     use the same loader). Text is split with the encodings' own
+//     github.com/pkoukk/tiktoken-go-loader, which embeds them, read by
+//     ctxbench's own parser (a third of the loader's time): ctxbench
+//     never downloads anything ([OfflineTiktoken] makes pkoukk/tiktoken-go,
+//     the tests' reference, use the embedded ranks too). Text is split with the encodings' own
 //     pre-tokenizer patterns, and each piece is merged by rank exactly as
 //     tiktoken does; long pieces (a base64 blob, 100,000 repeated letters)
 //     use a heap so that the merge stays O(n log n) where pkoukk's is

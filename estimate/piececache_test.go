@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // TestPieceCache: counts through the piece cache equal counts without it,
@@ -57,4 +59,44 @@ func TestPieceCache(t *testing.T) {
 		}
 		e.pieces.shortSlot(shortKey("ab")).Store(0)
 	}
+}
+
+// TestLoadRanksIsTheLoaders: the ranks loadRanks reads are those
+// tiktoken-go-loader's offline loader reads, for both encodings.
+func TestLoadRanksIsTheLoaders(t *testing.T) {
+	for _, file := range rankFiles {
+		got, err := loadRanks(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || len(got) < 100_000 {
+			t.Fatalf("%s: %d ranks, the loader %d", file, len(got), len(want))
+		}
+		for k, v := range want {
+			if r, ok := got[k]; !ok || r != v {
+				t.Fatalf("%s: %q: rank %d (%v), the loader %d", file, k, r, ok, v)
+			}
+		}
+	}
+}
+
+func BenchmarkLoadRanks(b *testing.B) {
+	b.Run("ctxbench", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := loadRanks(rankFiles["cl100k_base"]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("tiktoken-go-loader", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(rankFiles["cl100k_base"]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
