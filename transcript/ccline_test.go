@@ -82,23 +82,8 @@ func checkOnePass(t *testing.T, raw []byte) bool {
 // transcripts whole.
 func TestClaudeCodeOnePassReadsTheSame(t *testing.T) {
 	var lines, decoded, ccLines, ccDecoded int
-	var files []string
-	for _, dir := range []string{"../fixtures/corpus", "testdata"} {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".txt")) {
-				files = append(files, p)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, in := range inputFiles(t) {
+		f, data := in.path, in.data
 		claudeCode := false
 		if src, err := newSource(data, f, Options{}); err == nil {
 			format, err := detect(src)

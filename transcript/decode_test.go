@@ -30,29 +30,40 @@ func readBoth(t *testing.T, data []byte, name string, opt Options) (fast, std []
 	return
 }
 
-// TestFastDecodeReadsTheSame: every file of the corpus and of testdata,
-// strict and lenient, reads the same — transcripts, counts, errors — with
-// goccy/go-json in front of encoding/json as with encoding/json alone,
-// and Parse keeps nothing of its input (readBoth).
-func TestFastDecodeReadsTheSame(t *testing.T) {
-	var files []string
+// An inputFile is a file of the corpus or of testdata, read.
+type inputFile struct {
+	path string
+	data []byte
+}
+
+// inputFiles reads every file of the corpus and of testdata.
+func inputFiles(t testing.TB) []inputFile {
+	t.Helper()
+	var files []inputFile
 	for _, dir := range []string{"../fixtures/corpus", "testdata"} {
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				files = append(files, p)
+			if err != nil || d.IsDir() {
+				return err
 			}
+			data, err := os.ReadFile(p)
+			files = append(files, inputFile{p, data})
 			return err
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
+	return files
+}
+
+// TestFastDecodeReadsTheSame: every file of the corpus and of testdata,
+// strict and lenient, reads the same — transcripts, counts, errors — with
+// goccy/go-json in front of encoding/json as with encoding/json alone,
+// and Parse keeps nothing of its input (readBoth).
+func TestFastDecodeReadsTheSame(t *testing.T) {
 	read := 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, in := range inputFiles(t) {
+		f, data := in.path, in.data
 		for _, lenient := range []bool{false, true} {
 			fast, std, fastErr, stdErr := readBoth(t, data, f, Options{Lenient: lenient})
 			if (fastErr == nil) != (stdErr == nil) || (fastErr != nil && fastErr.Error() != stdErr.Error()) {
@@ -129,22 +140,9 @@ func compactReference(raw []byte) []byte {
 func TestCompactJSON(t *testing.T) {
 	inputs := []string{``, `{}`, `{"a":1}`, `{"a": 1}`, "{\"a\":1}\n", `{"a":"x y"}`, `{"a":"x\" y"}`, `{"a":"x\\"}`, `{"a":"x\\" , "b":2}`,
 		`{"a":"x\\\" y"}`, `{"a":"x\\\\"}`, `["\\\\", 1 ]`, `"x`, `"x\"`, `{"a":"\"}`, `[1,2 ]`, "[\t1]", "[\r\n1]", `{"a":"é ü"}`, `nul l`, `[1,]`}
-	for _, dir := range []string{"../fixtures/corpus", "testdata"} {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			for l := range bytes.SplitSeq(data, []byte{'\n'}) {
-				inputs = append(inputs, string(l))
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	for _, f := range inputFiles(t) {
+		for l := range bytes.SplitSeq(f.data, []byte{'\n'}) {
+			inputs = append(inputs, string(l))
 		}
 	}
 	compact := 0

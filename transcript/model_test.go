@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -12,22 +11,9 @@ import (
 // file, at every offset of a text mixing ASCII runs of every length with
 // characters of every width and invalid bytes, and on fuzzed strings.
 func TestRuneCount(t *testing.T) {
-	for _, dir := range []string{"../fixtures/corpus", "testdata"} {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if got, want := runeCount(data), utf8.RuneCount(data); got != want {
-				t.Errorf("%s: %d, want %d", p, got, want)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	for _, f := range inputFiles(t) {
+		if got, want := runeCount(f.data), utf8.RuneCount(f.data); got != want {
+			t.Errorf("%s: %d, want %d", f.path, got, want)
 		}
 	}
 	mixed := "abcdefghijklmnopé€😀\xff\xe2\x82abcdefgh\xc3" + strings.Repeat("x", 17) + "\xf0\x9f\x98"
