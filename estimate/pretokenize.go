@@ -65,6 +65,10 @@ func classify(r rune) charClass {
 var (
 	bmpOnce    sync.Once
 	bmpClasses *[1 << 16]charClass
+	// asciiClasses is bmpClasses' start in an array of its own: the loops
+	// over runs of characters read it inline, with no call and no pointer
+	// to load, for the ASCII most text is.
+	asciiClasses [utf8.RuneSelf]charClass
 )
 
 func loadClasses() {
@@ -74,14 +78,20 @@ func loadClasses() {
 			t[r] = classify(r)
 		}
 		bmpClasses = t
+		copy(asciiClasses[:], t[:utf8.RuneSelf])
 	})
 }
 
 // at returns the class and byte size of the character at text[i].
 func at(text string, i int) (charClass, int) {
 	if b := text[i]; b < utf8.RuneSelf {
-		return bmpClasses[b], 1
+		return asciiClasses[b], 1
 	}
+	return atRune(text, i)
+}
+
+// atRune is at for a character above ASCII.
+func atRune(text string, i int) (charClass, int) {
 	r, size := utf8.DecodeRuneInString(text[i:])
 	if r < 1<<16 {
 		return bmpClasses[r], size
@@ -93,7 +103,14 @@ func at(text string, i int) (charClass, int) {
 // starting at i, ends.
 func runEnd(text string, i int, want charClass) int {
 	for i < len(text) {
-		c, size := at(text, i)
+		if b := text[i]; b < utf8.RuneSelf {
+			if asciiClasses[b]&want == 0 {
+				break
+			}
+			i++
+			continue
+		}
+		c, size := atRune(text, i)
 		if c&want == 0 {
 			break
 		}
@@ -153,7 +170,14 @@ func punctuation(text string, i int, slash bool) int {
 	}
 	k := j
 	for k < len(text) {
-		c, size := at(text, k)
+		if b := text[k]; b < utf8.RuneSelf {
+			if asciiClasses[b]&clNotOther != 0 {
+				break
+			}
+			k++
+			continue
+		}
+		c, size := atRune(text, k)
 		if c&clNotOther != 0 {
 			break
 		}
