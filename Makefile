@@ -6,7 +6,7 @@ BIN             := $(CURDIR)/.bin
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(BIN)/staticcheck-$(STATICCHECK_VER)
 
-.PHONY: run test long vet lint staticcheck bench perf exact golden conformance fuzz hostile screenshots clean
+.PHONY: run test long vet lint staticcheck bench perf pgo exact golden conformance fuzz hostile screenshots clean
 
 # The main job on the embedded sample transcripts: the report, in
 # ./ctxbench-report (open index.html).
@@ -14,15 +14,16 @@ run:
 	$(GO) run ./cmd/ctxbench report
 
 # What CI runs first: vet, staticcheck, and every test with the race
-# detector, the long checks on a sample (-short).
+# detector, the long checks on a sample (-short). Tests build without the
+# command's profile (-pgo=off): optimizing with it doubles a cold build.
 test: vet staticcheck
-	$(GO) test -short -race ./...
+	$(GO) test -short -race -pgo=off ./...
 
 # The long checks whole, which CI runs after make test: every policy on
 # every transcript incremental against whole, every worker count, every
 # encoding.
 long:
-	$(GO) test -race -timeout 60m ./...
+	$(GO) test -race -pgo=off -timeout 60m ./...
 
 vet:
 	$(GO) vet ./...
@@ -48,6 +49,11 @@ bench:
 # Rewrite docs/performance.md from a fresh measurement.
 perf:
 	$(GO) run ./scripts/perf -o docs/performance.md
+
+# Rewrite cmd/ctxbench/default.pgo, the CPU profile go build optimizes the
+# command with, from the profiles of the commands make perf measures.
+pgo:
+	scripts/pgo.sh
 
 # The pre-tokenizers against the patterns on two million random texts
 # (make test runs 20,000), and the counts against pkoukk/tiktoken-go on a
