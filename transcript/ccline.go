@@ -2,12 +2,12 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
-	"math/bits"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/ctxbench/ctxbench/internal/swar"
 )
 
 // ccMessage is what a Claude Code user or assistant line's message gives
@@ -681,46 +681,32 @@ func (s *ccScanner) stringEnd() (start, end int, escaped bool) {
 	}
 }
 
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// special flags the high bit of each byte of x that is a quote, a
-// backslash or a control character: the lowest flagged byte is exact, as
-// a false flag needs a borrow from a true one below it.
-func special(x uint64) uint64 {
-	q := x ^ (lsb * '"')
-	e := x ^ (lsb * '\\')
-	return ((x-lsb*0x20)&^x | (q-lsb)&^q | (e-lsb)&^e) & msb
-}
-
 // nextSpecial returns the index of the first quote, backslash or control
 // character of b at or after i, or len(b): sixteen bytes at a time. high
 // reports that a byte it looked at, before the index or after it in the
 // same word, is above 0x7f.
 func nextSpecial(b []byte, i int) (j int, high bool) {
-	var or uint64
+	ascii := true
 	for ; i+16 <= len(b); i += 16 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		or |= x
-		if m := special(x); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3, or&msb != 0
+		w := swar.Word(b, i)
+		ascii = ascii && swar.ASCII(w)
+		if m := swar.Special(w); m != 0 {
+			return i + swar.First(m), !ascii
 		}
-		x = binary.LittleEndian.Uint64(b[i+8:])
-		or |= x
-		if m := special(x); m != 0 {
-			return i + 8 + bits.TrailingZeros64(m)>>3, or&msb != 0
+		w = swar.Word(b, i+8)
+		ascii = ascii && swar.ASCII(w)
+		if m := swar.Special(w); m != 0 {
+			return i + 8 + swar.First(m), !ascii
 		}
 	}
 	for ; i < len(b); i++ {
 		c := b[i]
-		or |= uint64(c)
+		ascii = ascii && c < utf8.RuneSelf
 		if c == '"' || c == '\\' || c < 0x20 {
 			break
 		}
 	}
-	return i, or&msb != 0
+	return i, !ascii
 }
 
 func isHex4(b []byte) bool {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxbench/ctxbench/internal/swar"
 )
 
 // ContentJSONSize returns the length of ContentJSON(blocks) in bytes and
@@ -98,7 +100,7 @@ func (s *jsonSize) object(kind, field, text string) {
 func (s *jsonSize) str(text string) {
 	s.lit(`""`)
 	for i := 0; i < len(text); {
-		if i+8 <= len(text) && plainASCII8(word8(text, i)) {
+		if i+8 <= len(text) && swar.Plain(swar.Word(text, i)) {
 			s.size, s.units, i = s.size+8, s.units+8, i+8
 			continue
 		}
@@ -165,35 +167,13 @@ func (s *jsonSize) raw(b json.RawMessage) {
 	s.units += units
 }
 
-// word8 returns the 8 bytes of s from i as a little-endian word (one
-// load: the compiler combines the byte loads).
-func word8(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-}
-
-const (
-	lowBits  = 0x0101010101010101
-	highBits = 0x8080808080808080
-)
-
-// plainASCII8 reports whether the 8 bytes of w are ASCII that JSON
-// writes as they are: none below 0x20, none '"' or '\\'.
-func plainASCII8(w uint64) bool {
-	// hasLess(w, n): a byte of w is below n (n ≤ 128), for ASCII bytes.
-	hasLess := func(w uint64, n uint64) bool { return (w-lowBits*n)&^w&highBits != 0 }
-	hasByte := func(w uint64, b uint64) bool { return hasLess(w^(lowBits*b), 1) }
-	return w&highBits == 0 && !hasLess(w, 0x20) && !hasByte(w, '"') && !hasByte(w, '\\')
-}
-
 // UTF16Len returns the length of s in UTF-16 code units, as JavaScript's
 // String.length counts it: one per code point, two above U+FFFF (an
 // invalid byte counts one).
 func UTF16Len(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && word8(s, i)&highBits == 0 {
+		if i+8 <= len(s) && swar.ASCII(swar.Word(s, i)) {
 			n, i = n+8, i+8
 			continue
 		}

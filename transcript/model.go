@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/ctxbench/ctxbench/internal/swar"
 )
 
 // A Role is who speaks a message. The four known roles are the constants
@@ -197,30 +198,7 @@ func (m *Message) Count(t BlockType) int {
 func (m *Message) Chars() int {
 	n := 0
 	for _, b := range m.Blocks {
-		n += runeCount(b.Text) + runeCount(b.Name) + runeCount(b.Input) + runeCount(b.Raw)
-	}
-	return n
-}
-
-// runeCount is utf8.RuneCountInString (utf8.RuneCount), eight bytes at a
-// time where s is ASCII: the standard one decodes a byte at a time.
-func runeCount[T ~string | ~[]byte](s T) int {
-	n, i := 0, 0
-	for i < len(s) {
-		if i+8 <= len(s) {
-			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			if w&0x8080808080808080 == 0 {
-				n, i = n+8, i+8
-				continue
-			}
-		}
-		if s[i] < utf8.RuneSelf {
-			n, i = n+1, i+1
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-		n, i = n+1, i+size
+		n += swar.RuneCount(b.Text) + swar.RuneCount(b.Name) + swar.RuneCount(b.Input) + swar.RuneCount(b.Raw)
 	}
 	return n
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/swar"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -89,22 +90,18 @@ func responsePart(block int, name, id, output string) gemPart {
 }
 
 // textQuarters is estimateTextTokens × 4: per UTF-16 unit 1 for ASCII, 6
-// for any other; a text over 100,000 units its length.
+// for any other; a text over 100,000 units its length. A word of ASCII
+// is passed at once.
 func textQuarters(s string) int {
-	n := 0
-	units := 0
-	for _, r := range s {
-		switch {
-		case r <= 127:
-			n++
-			units++
-		case r > 0xFFFF:
-			n += 12
-			units += 2
-		default:
-			n += 6
-			units++
+	n, units := 0, 0
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) && swar.ASCII(swar.Word(s, i)) {
+			n, units, i = n+8, units+8, i+8
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:]) // as range: an invalid byte is one U+FFFD
+		q, u := runeQuarters(r)
+		n, units, i = n+q, units+u, i+size
 	}
 	if units > 100_000 {
 		return units
@@ -112,26 +109,46 @@ func textQuarters(s string) int {
 	return n
 }
 
+// runeQuarters is textQuarters of one character, and its UTF-16 units.
+func runeQuarters(r rune) (quarters, units int) {
+	switch {
+	case r <= 127:
+		return 1, 1
+	case r > 0xFFFF:
+		return 12, 2
+	}
+	return 6, 1
+}
+
 func utf16Len(s string) int { return transcript.UTF16Len(s) }
 
 // jsStringLen is the length of JSON.stringify(s): quotes, the two-character
 // escapes, \u00XX for the other control characters, UTF-16 units for the
-// rest.
+// rest. A word of ASCII with none of these is passed at once.
 func jsStringLen(s string) int {
 	n := 2
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\' || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t':
-			n += 2
-		case r < 0x20:
-			n += 6
-		case r > 0xFFFF:
-			n += 2
-		default:
-			n++
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) && swar.Plain(swar.Word(s, i)) {
+			n, i = n+8, i+8
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:]) // as range: an invalid byte is one U+FFFD
+		n, i = n+jsRuneLen(r), i+size
 	}
 	return n
+}
+
+// jsRuneLen is the length of a character in a JSON.stringify string.
+func jsRuneLen(r rune) int {
+	switch {
+	case r == '"' || r == '\\' || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t':
+		return 2
+	case r < 0x20:
+		return 6
+	case r > 0xFFFF:
+		return 2
+	}
+	return 1
 }
 
 // jsJSONLen is the length of JSON.stringify(JSON.parse(raw)); empty raw

@@ -4,8 +4,8 @@ import (
 	"context"
 	"math"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ctxbench/ctxbench/internal/swar"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -90,7 +90,7 @@ func lcTokens(n, extra int) int { return int(math.Ceil(float64(n+extra)/4)) + 3 
 
 // lcView returns the LangChain messages of m, in order.
 func lcView(m *transcript.Message) []lcUnit {
-	name := utf8.RuneCountInString(m.Name)
+	name := swar.RuneCount(m.Name)
 	texts := func(idx []int) string {
 		var parts []string
 		for _, j := range idx {
@@ -102,7 +102,7 @@ func lcView(m *transcript.Message) []lcUnit {
 	}
 	unit := func(kind byte, idx []int, content string, extra int) lcUnit {
 		return lcUnit{kind: kind, blocks: idx, content: content, extra: extra,
-			tokens: lcTokens(utf8.RuneCountInString(content), extra)}
+			tokens: lcTokens(swar.RuneCount(content), extra)}
 	}
 	all := make([]int, len(m.Blocks))
 	for j := range all {
@@ -114,7 +114,7 @@ func lcView(m *transcript.Message) []lcUnit {
 	case transcript.RoleAssistant:
 		extra := len("assistant") + name
 		if calls := toolCallsRepr(m); calls != "" {
-			extra += utf8.RuneCountInString(calls)
+			extra += swar.RuneCount(calls)
 		}
 		return []lcUnit{unit('a', all, texts(all), extra)}
 	}
@@ -132,7 +132,7 @@ func lcView(m *transcript.Message) []lcUnit {
 			continue
 		}
 		flush()
-		out = append(out, unit('t', []int{j}, b.Text, len("tool")+utf8.RuneCountInString(b.ID)))
+		out = append(out, unit('t', []int{j}, b.Text, len("tool")+swar.RuneCount(b.ID)))
 	}
 	flush()
 	return out
@@ -303,7 +303,7 @@ func lcPartial(u lcUnit, budget int) (string, bool) {
 	n := 0
 	best := -1
 	for i := len(lines) - 1; i >= 1; i-- {
-		n += utf8.RuneCountInString(lines[i])
+		n += swar.RuneCount(lines[i])
 		if lcTokens(n, u.extra) > budget {
 			break
 		}
