@@ -360,35 +360,92 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     arrays of at most 4 MiB (` + "`readBuffers`" + `, ` + "`limit.ReadAllInto`" + `).
     ` + "`inspect --json`" + ` of 174 MB in 288 files 0.293 → 0.224 s; the 22 MB
     folder unchanged.
+49. **A Claude Code line was decoded in stages**, each a json.RawMessage
+    scanned and copied before the next decoded it (the line, its message,
+    the message's content, a tool result's content: a tool result's bytes
+    scanned four times, and validated as UTF-8 twice; 59% of
+    ` + "`inspect`" + `'s CPU). ` + "`transcript.ccScanner`" + ` decodes it in one pass into
+    what the transcript keeps, each string unescaped once, what no reader
+    needs (` + "`toolUseResult`" + `, progress data) checked and passed over: quotes,
+    backslashes and control characters are found eight bytes at a time,
+    and only a string with a byte above 0x7f is checked as UTF-8. It
+    gives up on anything it does not decode exactly as encoding/json
+    would (invalid JSON or UTF-8, a field of another type, a field given
+    twice or named only ignoring case, a lone surrogate, system and
+    result lines), and that line is decoded in stages, with their errors
+    (` + "`TestClaudeCodeOnePassReadsTheSame`" + `: 2,603 of the corpus's 2,607 Claude
+    Code lines in one pass, each equal to the staged decoding with
+    encoding/json; ` + "`FuzzClaudeCodeLine`" + `; ` + "`TestScannerFieldsAreTheStructs`" + `).
+    ` + "`BenchmarkClaudeCodeLine`" + ` on the spotter session: staged 0.86 GB/s, one
+    pass 1.19 GB/s, checking the bytes alone 2.1 GB/s. On 181 MB of Claude
+    Code sessions: ` + "`inspect --json`" + ` 0.20 → 0.14 s, ` + "`cost --policy recorded`" + `
+    0.55 → 0.50 s.
+50. **Every piece's count was looked up by hashing it** (maphash), following
+    a pointer and comparing its bytes: a quarter of ` + "`cost`" + `'s CPU on Claude
+    Code sessions, whose pieces are mostly counted already. Pieces of 2 to
+    7 bytes, most of them, are held in slots of one word (the piece's
+    bytes, its length and its count, swapped atomically): one load and
+    one comparison (` + "`TestPieceCache`" + `). ` + "`BenchmarkEstimators`" + `, counts of
+    pieces seen before: cl100k_base 137 → 169 MB/s, o200k_base 88 → 106
+    MB/s. ` + "`cost --policy recorded`" + ` of 181 MB 0.48 → 0.42 s.
+51. **The merge ranks were loaded with tiktoken-go-loader**, which splits
+    every line into new strings and grows its map: 20 ms and 301,048
+    allocations for cl100k_base before the first count of every command
+    that counts exactly. ` + "`loadRanks`" + ` reads the same embedded files into a
+    map made at its size whose keys are slices of one string: 7 ms, 263
+    allocations (` + "`BenchmarkLoadRanks`" + `, ` + "`TestLoadRanksIsTheLoaders`" + `). ` + "`cost`" + `
+    of the 22.6 MB folder 0.09 → 0.08 s.
+52. **` + "`at`" + `, the class of a character, was called for every character**
+    the pre-tokenizers read (too large to inline): the runs of letters
+    and of punctuation read an ASCII character's class inline from an
+    array of its own. ` + "`BenchmarkEstimators`" + `: cl100k_base 166 → 186 MB/s,
+    o200k_base 106 → 112 MB/s. And ` + "`Message.Chars`" + ` counted characters a
+    byte at a time (utf8.RuneCountInString), a tenth of ` + "`inspect`" + `'s CPU:
+    it counts eight bytes at a time where the text is ASCII
+    (` + "`BenchmarkRuneCount`" + ` 2.0 → 6.4 GB/s, ` + "`TestRuneCount`" + `).
+53. **The command is built with a profile** (profile-guided optimization):
+    ` + "`cmd/ctxbench/default.pgo`" + ` merges the CPU profiles of the commands this
+    page measures (` + "`make pgo`" + `, ` + "`scripts/pgo.sh`" + `), and go build inlines and
+    lays out the hot calls it shows. Against the same code built with
+    ` + "`-pgo=off`" + `, best of 5: ` + "`inspect --json`" + ` of 181 MB 0.15 → 0.14 s,
+    ` + "`cost --policy recorded`" + ` 0.44 → 0.42 s, ` + "`estimate`" + ` of 20,000 calls
+    1.44 → 1.35 s,
+    ` + "`replay`" + ` of them under the 8 policies 1.61 → 1.53 s; the same bytes. A
+    cold build takes as long (24 s); the test targets build with
+    ` + "`-pgo=off`" + `, since ` + "`go test ./...`" + ` would build every package twice.
+54. **Gemini CLI's measures went a character at a time** (the length of
+    JSON.stringify of every text, and its token heuristic; 7% of the
+    replay of 20,000 calls under the 8 policies): they pass a word of
+    ASCII at once, with the tests the readers use
+    (` + "`internal/swar`" + `, which now holds every eight-bytes-at-a-time test;
+    ` + "`TestGeminiMeasuresByWord`" + `, ` + "`FuzzGeminiMeasuresByWord`" + `). That replay 1.53 →
+    1.47 s, its estimate 1.34 s.
 
 ## What is still slow, and why
 
 - **Reading** a transcript is about half of a replay's and an
   estimate's time on the 20,000-call session, and sets the memory
   floor: the file, what is decoded from it, and the collector's
-  headroom (figure 9). Against ccusage (figure 10), a native Rust
-  program (serde_json) that computes usage and cost alone, on both CPUs
-  (0.24 s of CPU in 0.14 s for 174 MB of Claude Code sessions):
-  ` + "`inspect`" + ` builds every message (its blocks, their text) for its
-  statistics, and go-json's skipping of the fields no reader needs
-  (Claude Code's ` + "`toolUseResult`" + ` copy of each tool result, progress
-  lines: 45% of the bytes) is a sixth of its CPU. A Claude Code line is
-  decoded in stages, each a json.RawMessage scanned and copied before
-  the next decodes it (the line, its message, the message's content, a
-  tool result's content): a tool result's bytes are scanned four times.
-  One pass into the final structs is the next gain, with the errors of
-  each stage kept. ` + "`inspect`" + ` reads the
-  174 MB in 0.32 s on two CPUs, about 270 MB/s per CPU, where scanning
-  the bytes alone runs at about 900 MB/s (simdjson-go's tape with no
-  decoding, item 34): a reader that decoded nothing it does not need
-  could at best be about 3× faster. ` + "`inspect`" + ` is nearest ccusage on
-  figure 10's smaller folder, where starting the process and the order
-  of the largest files weigh most and the ratio moves with ccusage's own
-  30–50 ms; the larger folder (the same sessions 32 times over) shows
-  the rate each reads at.
+  headroom (figure 9). A Claude Code line is decoded in one pass (item
+  49) at about 1.2 GB/s on one CPU, where checking its bytes alone with
+  the same scanner runs at about 2.1 GB/s: what is left is unescaping and
+  copying the strings the transcript keeps, and building its messages.
+  Against ccusage (figure 10), a native Rust program (serde_json) that
+  computes usage and cost alone (about 0.22 s of CPU for 181 MB, on both
+  CPUs), ` + "`inspect`" + ` now spends about as much CPU (0.20–0.23 s) and reads
+  at about its speed: 1.0–1.2× from one run of this page to the next,
+  as this machine moves. ` + "`inspect`" + ` keeps both CPUs busy about four fifths
+  of its run (its CPU time over twice its wall time); where the rest
+  goes is not yet profiled. On the smaller folder starting
+  the process weighs most and the ratio moves with ccusage's own
+  30–50 ms; the larger (the same sessions 32 times over) shows the rate
+  each reads at.
   ` + "`cost --policy recorded`" + ` tokenizes every message exactly
   (cl100k_base) to simulate the calls, which ccusage does not do: about
-  half of its CPU, so it stays about 3× ccusage.
+  45% of its CPU even with every piece's count cached (items 15, 50), so
+  it stays about 3× ccusage. Counting faster than that needs a faster
+  pre-tokenizer (the character classes of every character, a quarter of
+  the count).
 - **prune and gemini-cli** hold more than the other policies on long
   sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
 - **Memory on a long session** is held within the target by the
