@@ -395,6 +395,13 @@ func Warm(t *transcript.Transcript, opt Options) Options {
 	return opt
 }
 
+// Prepare fills opt's caches (opt.Counts, opt.Artifacts, which must be
+// set) with the counts and artifacts of t's messages, on the calling
+// goroutine: what a reader calls as soon as it has read t
+// ([transcript.WalkPrepared]), so that [Warm] and [ReplayAll] find them
+// made while the transcripts before t were replayed.
+func Prepare(t *transcript.Transcript, opt Options) { warm(t, opt, 1) }
+
 // warm fills opt's caches with the counts and artifacts of t's messages,
 // on workers goroutines, each taking every workers-th message: the runs
 // then find them, instead of computing the same ones at once.

@@ -33,9 +33,19 @@ const Stdin = "-"
 // sees them in order: what Walk gives, and when it stops, is what reading
 // them one at a time would.
 func Walk(paths []string, opt Options, stdin io.Reader, fn func(*Transcript) error) ([]SkippedFile, error) {
+	return WalkPrepared(paths, opt, stdin, nil, fn)
+}
+
+// WalkPrepared is [Walk], with prepare (when not nil) called on each
+// transcript on the goroutine that read it, before fn sees it: work on a
+// transcript that needs no other (filling caches) runs ahead of fn, on
+// the CPUs the reading uses, while fn is busy with the transcripts
+// before it. prepare must be safe for concurrent use; it is not called
+// on the transcripts of a file that fails to read.
+func WalkPrepared(paths []string, opt Options, stdin io.Reader, prepare func(*Transcript), fn func(*Transcript) error) ([]SkippedFile, error) {
 	jobs := listInputs(paths)
 	var skipped []SkippedFile
-	r := newReadAhead(jobs, opt, stdin)
+	r := newReadAhead(jobs, opt, stdin, prepare)
 	defer r.stop()
 	for i, j := range jobs {
 		switch {
@@ -174,7 +184,7 @@ type readResult struct {
 	err error
 }
 
-func newReadAhead(jobs []input, opt Options, stdin io.Reader) *readAhead {
+func newReadAhead(jobs []input, opt Options, stdin io.Reader, prepare func(*Transcript)) *readAhead {
 	r := &readAhead{jobs: jobs, results: make([]chan readResult, len(jobs))}
 	r.cond = sync.NewCond(&r.mu)
 	for i := range jobs {
@@ -219,6 +229,11 @@ func newReadAhead(jobs []input, opt Options, stdin io.Reader) *readAhead {
 					res.ts, res.err = Read(stdin, j.path, opt)
 				} else {
 					res.ts, res.err = ReadFile(j.path, opt)
+				}
+				if prepare != nil && res.err == nil {
+					for _, t := range res.ts {
+						prepare(t)
+					}
 				}
 				r.mu.Lock()
 				r.parsing--

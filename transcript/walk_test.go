@@ -2,10 +2,12 @@ package transcript_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -180,5 +182,56 @@ func TestSize(t *testing.T) {
 	}
 	if got := Size([]string{filepath.Join(dir, "missing")}); got != 0 {
 		t.Errorf("Size(missing) = %d, want 0", got)
+	}
+}
+
+// TestWalkPrepared: prepare sees every transcript Walk gives, once, before
+// fn does, and none of a file that fails to read or holds no transcript;
+// fn sees what Walk gives it without prepare, in the same order.
+func TestWalkPrepared(t *testing.T) {
+	files := map[string]string{
+		"a/notes.md":    "# notes\n",
+		"c/convs.jsonl": `{"messages":[{"role":"user","content":"a"}]}` + "\n" + `{"messages":[{"role":"user","content":"b"}]}` + "\n",
+	}
+	for i := range 40 {
+		files[fmt.Sprintf("b/s%02d.jsonl", i)] = ccUser + "\n" + ccAsst + "\n"
+	}
+	dir := writeFiles(t, files)
+	var plain []string
+	skippedPlain, err := Walk([]string{dir}, Options{}, nil, func(tr *Transcript) error {
+		plain = append(plain, tr.File+" "+tr.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	prepared := map[*Transcript]int{}
+	var got []string
+	skipped, err := WalkPrepared([]string{dir}, Options{}, nil, func(tr *Transcript) {
+		mu.Lock()
+		prepared[tr]++
+		mu.Unlock()
+	}, func(tr *Transcript) error {
+		mu.Lock()
+		n := prepared[tr]
+		mu.Unlock()
+		if n != 1 {
+			t.Errorf("%s %s: prepared %d times before fn", tr.File, tr.ID, n)
+		}
+		got = append(got, tr.File+" "+tr.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(plain, got); diff != "" {
+		t.Errorf("transcripts (-Walk +WalkPrepared):\n%s", diff)
+	}
+	if diff := cmp.Diff(skippedPlain, skipped); diff != "" {
+		t.Errorf("skipped (-Walk +WalkPrepared):\n%s", diff)
+	}
+	if len(prepared) != len(got) || len(got) != 42 {
+		t.Errorf("%d transcripts prepared, %d given", len(prepared), len(got))
 	}
 }

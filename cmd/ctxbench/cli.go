@@ -183,6 +183,12 @@ func (f inputFlags) options() (transcript.Options, error) {
 // about the files it skipped (in no known format) and the malformed
 // records a lenient read skipped.
 func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*transcript.Transcript) error) ([]transcript.SkippedFile, error) {
+	return readPrepared(e, paths, f, samples, nil, fn)
+}
+
+// readPrepared is readInputs, with prepare called on each transcript on
+// the goroutine that read it, ahead of fn ([transcript.WalkPrepared]).
+func readPrepared(e *env, paths []string, f inputFlags, samples bool, prepare func(*transcript.Transcript), fn func(*transcript.Transcript) error) ([]transcript.SkippedFile, error) {
 	opt, err := f.options()
 	if err != nil {
 		return nil, err
@@ -211,7 +217,7 @@ func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*tra
 		return nil, fixtures.ReadSamples(opt, each)
 	}
 	limitMemory(paths)
-	skipped, err := transcript.Walk(paths, opt, e.stdin, each)
+	skipped, err := transcript.WalkPrepared(paths, opt, e.stdin, prepare, each)
 	for _, s := range skipped {
 		e.warn(fmt.Errorf("skipped %s: %s", s.File, s.Reason))
 	}

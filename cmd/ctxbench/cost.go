@@ -82,7 +82,10 @@ func (c *costCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if _, err = readInputs(e, c.paths(e), c.inputFlags, true, r.transcript); err != nil {
+	// Each transcript's counts are made by the goroutine that read it,
+	// while the ones before it are priced.
+	prepare := func(t *transcript.Transcript) { replay.Prepare(t, r.ropt) }
+	if _, err = readPrepared(e, c.paths(e), c.inputFlags, true, prepare, r.transcript); err != nil {
 		return err
 	}
 	if n := len(r.res.Transcripts); c.SessionsPerDay > 0 && n > 0 {
