@@ -396,11 +396,11 @@ func Warm(t *transcript.Transcript, opt Options) Options {
 }
 
 // Prepare fills opt's caches (opt.Counts, opt.Artifacts, which must be
-// set) with the counts and artifacts of t's messages, on the calling
-// goroutine: what a reader calls as soon as it has read t
+// set) with the counts and artifacts of t's messages, as [Warm] does:
+// what a reader calls as soon as it has read t
 // ([transcript.WalkPrepared]), so that [Warm] and [ReplayAll] find them
 // made while the transcripts before t were replayed.
-func Prepare(t *transcript.Transcript, opt Options) { warm(t, opt, 1) }
+func Prepare(t *transcript.Transcript, opt Options) { warm(t, opt, runtime.GOMAXPROCS(0)) }
 
 // warm fills opt's caches with the counts and artifacts of t's messages,
 // on workers goroutines, each taking every workers-th message: the runs
