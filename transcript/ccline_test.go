@@ -133,11 +133,13 @@ func TestClaudeCodeOnePassEdges(t *testing.T) {
 		{`{"type":"user","message":{"role":"user","timestamp":"t","content":[{"type":"tool_result","content":[{"type":"x","id":"a","name":"b","tool_use_id":"c","thinking":"d","is_error":false,"input":{},"content":[]}]}]}}`, true},
 		{`{"type":"user","message":{"content":[{"type":"tool_result","content":[{"type":"text","id":"a","id":"b"}]}]}}`, false},
 		{`{"type":"progress","data":{"x":"\u0000"},"toolUseResult":[[[[]]]]}`, true},
-		{`{"type":"user","message":{"content":"a\ud800"}}`, false},                             // a lone surrogate: encoding/json writes U+FFFD
-		{`{"type":"user","message":{"content":"a\udc00\ud800"}}`, false},                       // likewise
-		{`{"TYPE":"user","message":{"content":"a"}}`, false},                                   // a field named ignoring case
-		{`{"type":"user","type":"assistant","message":{"content":"a"}}`, false},                // a field given twice
-		{`{"typ\u0065":"user","message":{"content":"a"}}`, false},                              // an escaped key
+		{`{"type":"user","message":{"content":"a"},"toolUseResult":"\ud800 \udc00\ud800x"}`, true}, // lone surrogates passed over
+		{`{"type":"user","message":{"content":"\u00e9\ud83d\ude00\u0041\"\\\/"}}`, true},
+		{`{"type":"user","message":{"content":"a\ud800"}}`, false},              // a lone surrogate: encoding/json writes U+FFFD
+		{`{"type":"user","message":{"content":"a\udc00\ud800"}}`, false},        // likewise
+		{`{"TYPE":"user","message":{"content":"a"}}`, false},                    // a field named ignoring case
+		{`{"type":"user","type":"assistant","message":{"content":"a"}}`, false}, // a field given twice
+		{`{"typ\u0065":"user","message":{"content":"a"}}`, false},               // an escaped key
 		{`{"type":"user"}`, false},                                                             // no message: the staged decoders report it
 		{`{"type":"user","message":null}`, false},                                              // null message
 		{`{"type":"user","message":{"content":5}}`, false},                                     // content of another type
