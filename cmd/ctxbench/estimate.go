@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/reports"
@@ -79,8 +80,17 @@ func (c *estimateCmd) Run(e *env) error {
 	var all []*estimate.Counts
 	families := map[string][]*estimate.Counts{}
 	var familyOrder []string
-	skipped, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		counts := estimate.Analyze(t, ests)
+	// Each transcript is counted by the goroutine that read it, while the
+	// ones before it are taken in order.
+	var analyzed sync.Map // *transcript.Transcript → *estimate.Counts
+	prepare := func(t *transcript.Transcript) { analyzed.Store(t, estimate.Analyze(t, ests)) }
+	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, prepare, func(t *transcript.Transcript) error {
+		var counts *estimate.Counts
+		if v, ok := analyzed.LoadAndDelete(t); ok {
+			counts = v.(*estimate.Counts)
+		} else { // the embedded samples are read without prepare
+			counts = estimate.Analyze(t, ests)
+		}
 		all = append(all, counts)
 		res.Transcripts = append(res.Transcripts, transcriptAccuracy{File: t.File, ID: t.ID, Format: t.Format, Models: nonNil(t.Models),
 			Accuracy: estimate.AccuracyOf([]*estimate.Counts{counts}, heuristicNames, exactNames, true)})
