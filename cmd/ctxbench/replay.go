@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
@@ -154,8 +155,24 @@ func (c *replayCmd) Run(e *env) error {
 		}
 		defer spools.steps.close()
 	}
-	skipped, err := readInputs(e, s.paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		tr, err := c.replay(e, t, s, sum, prices, &spools)
+	// Each transcript's caches are made, and its counts made, by the
+	// goroutine that read it, while the ones before it are replayed (its
+	// artifacts are found when it is replayed: made ahead, they held
+	// more than figure 5's memory bound).
+	var prepared sync.Map // *transcript.Transcript → its caches, counted
+	prepare := func(t *transcript.Transcript) {
+		opt := s.caches()
+		counts := opt
+		counts.NoRetention = true
+		replay.Prepare(t, counts)
+		prepared.Store(t, opt)
+	}
+	skipped, err := readPrepared(e, s.paths, c.inputFlags, true, prepare, func(t *transcript.Transcript) error {
+		caches, ok := prepared.LoadAndDelete(t)
+		if !ok { // the embedded samples are read without prepare
+			caches = s.caches()
+		}
+		tr, err := c.replay(e, t, s, caches.(replay.Options), sum, prices, &spools)
 		if err != nil {
 			return err
 		}
@@ -238,12 +255,20 @@ func (sp *replaySpools) finish() error {
 // replay replays t under the policies, its runs written to the spools as
 // they go; with --trace, the runs are priced as ctxbench cost prices them
 // ([cost.Replay]), and a transcript that cannot be priced is a warning.
-func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, sum summarize.Summarizer, prices pricing.Prices, spools *replaySpools) (transcriptRuns, error) {
-	// Caches per transcript: shared by its policies, and let go with it,
-	// so memory is one transcript's, not the corpus's. The runs keep no
-	// steps: the trace and --json's steps are written as they are made.
-	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(),
-		Prices: prices, SummaryOnly: true}
+// caches returns new caches for one transcript (Estimators, Counts,
+// Artifacts): shared by its policies, and let go with it, so memory is the
+// transcripts' read ahead, not the corpus's.
+func (s *replaySetup) caches() replay.Options {
+	return replay.Options{Estimators: s.estimators, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()}
+}
+
+// replay replays t under the setup's policies with caches, its own
+// ([replaySetup.caches]).
+func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, caches replay.Options, sum summarize.Summarizer, prices pricing.Prices, spools *replaySpools) (transcriptRuns, error) {
+	// The runs keep no steps: the trace and --json's steps are written as
+	// they are made.
+	opt := caches
+	opt.Summarizer, opt.Prices, opt.SummaryOnly = sum, prices, true
 	ps := make([]window.Policy, len(s.policies))
 	for k, lp := range s.policies {
 		ps[k] = lp.Policy
