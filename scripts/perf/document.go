@@ -426,8 +426,13 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     (` + "`transcript.WalkPrepared`" + `, ` + "`replay.Prepare`" + `, ` + "`TestWalkPrepared`" + `), while the
     ones before it are priced. ` + "`cost --policy recorded`" + ` of 181 MB in 288
     files 0.42 → 0.36 s (in a slower hour, 0.49 → 0.41 s), of one
-    20,000-call file unchanged. ` + "`replay`" + ` and ` + "`report`" + ` of many files could do
-    the same (their caches are per transcript); not yet done.
+    20,000-call file unchanged. ` + "`estimate`" + ` analyzes each transcript on its
+    reader's goroutine too (181 MB 1.87 → 1.42 s), and ` + "`replay`" + ` makes each
+    transcript's caches and counts there (figure 5's ten sessions 0.68 →
+    0.58 s, 181 MB 0.56 → 0.49 s); its artifacts are still found when it
+    is replayed: made ahead too, they raised figure 5's peak RSS from
+    101–111 MB to 128–135 MB, against its bound of 129 MB. ` + "`report`" + ` does not
+    yet do the same.
 
 ## What is still slow, and why
 
