@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
@@ -44,14 +45,15 @@ type Builder struct {
 	// priced, each as an error naming the file.
 	Warnings []error
 
-	report *Report
-	all    []*transcript.Transcript
+	once     sync.Once
+	report   *Report
+	all      []*transcript.Transcript
+	prepared sync.Map // *transcript.Transcript → its *estimate.Counts (Prepare)
 }
 
-func (b *Builder) init() {
-	if b.report != nil {
-		return
-	}
+func (b *Builder) init() { b.once.Do(b.setup) }
+
+func (b *Builder) setup() {
 	if len(b.Replay.Estimators) == 0 {
 		b.Replay.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
 	}
@@ -67,13 +69,32 @@ func (b *Builder) init() {
 	}
 }
 
+// Prepare does the part of [Builder.Add] that needs no other transcript
+// — t's counts with every estimator, and the replay's counts — on the
+// calling goroutine: what a reader calls as soon as it has read t
+// ([transcript.WalkPrepared]), so that Add finds it done. It is safe for
+// concurrent use, with Add too.
+func (b *Builder) Prepare(t *transcript.Transcript) {
+	b.init()
+	if len(b.Estimators) > 0 {
+		b.prepared.Store(t, estimate.Analyze(t, b.Estimators))
+	}
+	counts := b.Replay
+	counts.NoRetention = true // the artifacts are found when t is replayed
+	replay.Prepare(t, counts)
+}
+
 // Add replays t under every policy and adds its results.
 func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
 	b.init()
 	r := b.report
 	b.all = append(b.all, t)
 	if len(b.Estimators) > 0 {
-		r.Counts = append(r.Counts, estimate.Analyze(t, b.Estimators))
+		counts, ok := b.prepared.LoadAndDelete(t)
+		if !ok {
+			counts = estimate.Analyze(t, b.Estimators)
+		}
+		r.Counts = append(r.Counts, counts.(*estimate.Counts))
 	}
 	ps := make([]window.Policy, len(b.Policies))
 	for k, lp := range b.Policies {
