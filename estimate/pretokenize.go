@@ -30,11 +30,8 @@ const (
 	clNewline                       // \r or \n
 	clUpper                         // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
 	clLower                         // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+	clOther                         // [^\s\p{L}\p{N}]: none of letter, number, space
 )
-
-// clNotOther: a character is in [^\s\p{L}\p{N}] ("other") when it has
-// none of these classes.
-const clNotOther = clLetter | clNumber | clSpace
 
 func classify(r rune) charClass {
 	var c charClass
@@ -56,6 +53,9 @@ func classify(r rune) charClass {
 	}
 	if lm || lo || m || unicode.Is(unicode.Ll, r) {
 		c |= clLower
+	}
+	if c&(clLetter|clNumber|clSpace) == 0 {
+		c |= clOther
 	}
 	return c
 }
@@ -164,25 +164,11 @@ func numbers(text string, i int) int {
 func punctuation(text string, i int, slash bool) int {
 	j := i
 	if text[j] == ' ' && j+1 < len(text) {
-		if c, _ := at(text, j+1); c&clNotOther == 0 {
+		if c, _ := at(text, j+1); c&clOther != 0 {
 			j++
 		}
 	}
-	k := j
-	for k < len(text) {
-		if b := text[k]; b < utf8.RuneSelf {
-			if asciiClasses[b]&clNotOther != 0 {
-				break
-			}
-			k++
-			continue
-		}
-		c, size := atRune(text, k)
-		if c&clNotOther != 0 {
-			break
-		}
-		k += size
-	}
+	k := runEnd(text, j, clOther)
 	if k == j {
 		return -1
 	}

@@ -395,12 +395,16 @@ func Warm(t *transcript.Transcript, opt Options) Options {
 	return opt
 }
 
-// Prepare fills opt's caches (opt.Counts, opt.Artifacts, which must be
-// set) with the counts and artifacts of t's messages, as [Warm] does:
-// what a reader calls as soon as it has read t
+// Prepare fills opt.Counts (which must be set) with the counts of t's
+// messages, on every CPU: what a reader calls as soon as it has read t
 // ([transcript.WalkPrepared]), so that [Warm] and [ReplayAll] find them
-// made while the transcripts before t were replayed.
-func Prepare(t *transcript.Transcript, opt Options) { warm(t, opt, runtime.GOMAXPROCS(0)) }
+// made while the transcripts before t were replayed. The artifacts are
+// left to Warm: found ahead too, for the transcripts read ahead, they
+// took figure 5's peak memory past its bound (docs/performance.md).
+func Prepare(t *transcript.Transcript, opt Options) {
+	opt.NoRetention = true
+	warm(t, opt, runtime.GOMAXPROCS(0))
+}
 
 // warm fills opt's caches with the counts and artifacts of t's messages,
 // on workers goroutines, each taking every workers-th message: the runs

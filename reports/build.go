@@ -45,10 +45,15 @@ type Builder struct {
 	// priced, each as an error naming the file.
 	Warnings []error
 
-	once     sync.Once
-	report   *Report
-	all      []*transcript.Transcript
-	prepared sync.Map // *transcript.Transcript → its *estimate.Counts (Prepare)
+	once   sync.Once
+	report *Report
+	all    []*transcript.Transcript
+}
+
+// Prepared is what [Builder.Prepare] made of a transcript, for
+// [Builder.Add].
+type Prepared struct {
+	counts *estimate.Counts // the estimators' counts; nil without Estimators
 }
 
 func (b *Builder) init() { b.once.Do(b.setup) }
@@ -70,31 +75,31 @@ func (b *Builder) setup() {
 }
 
 // Prepare does the part of [Builder.Add] that needs no other transcript
-// — t's counts with every estimator, and the replay's counts — on the
-// calling goroutine: what a reader calls as soon as it has read t
-// ([transcript.WalkPrepared]), so that Add finds it done. It is safe for
+// — t's counts with every estimator, and the replay's counts
+// ([replay.Prepare]) — on the calling goroutine: what a reader calls as
+// soon as it has read t ([transcript.WalkPrepared]). It is safe for
 // concurrent use, with Add too.
-func (b *Builder) Prepare(t *transcript.Transcript) {
+func (b *Builder) Prepare(t *transcript.Transcript) Prepared {
 	b.init()
+	var p Prepared
 	if len(b.Estimators) > 0 {
-		b.prepared.Store(t, estimate.Analyze(t, b.Estimators))
+		p.counts = estimate.Analyze(t, b.Estimators)
 	}
-	counts := b.Replay
-	counts.NoRetention = true // the artifacts are found when t is replayed
-	replay.Prepare(t, counts)
+	replay.Prepare(t, b.Replay)
+	return p
 }
 
-// Add replays t under every policy and adds its results.
-func (b *Builder) Add(ctx context.Context, t *transcript.Transcript) error {
+// Add replays t under every policy and adds its results; p is what
+// Prepare made of t, or the zero Prepared (Add then does it).
+func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared) error {
 	b.init()
 	r := b.report
 	b.all = append(b.all, t)
 	if len(b.Estimators) > 0 {
-		counts, ok := b.prepared.LoadAndDelete(t)
-		if !ok {
-			counts = estimate.Analyze(t, b.Estimators)
+		if p.counts == nil {
+			p = b.Prepare(t)
 		}
-		r.Counts = append(r.Counts, counts.(*estimate.Counts))
+		r.Counts = append(r.Counts, p.counts)
 	}
 	ps := make([]window.Policy, len(b.Policies))
 	for k, lp := range b.Policies {

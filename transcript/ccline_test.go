@@ -167,6 +167,8 @@ func TestClaudeCodeOnePassEdges(t *testing.T) {
 		{"{\"type\":\"user\",\"message\":{\"content\":\"a\"},\"x\":\xc3\xa9}", false},                                            // outside a string
 		{"{\"type\":\"user\",\"message\":{\"content\":\"a\"},\"x\":\"" + strings.Repeat("é", 20) + "\"}", true},
 		{`{"type":"user","message":{"content":"a"},"x":` + strings.Repeat("[", maxScanDepth) + strings.Repeat("]", maxScanDepth) + `}`, false},
+		{`{"type":"user","message":{"content":"a"},"x":` + strings.Repeat("[", maxScanDepth-1) + strings.Repeat("]", maxScanDepth-1) + `}`, true},
+		{`{"type":"user","message":{"content":"a"},"x":[` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + `,` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + `]}`, true}, // depth comes back down
 	} {
 		if got := checkOnePass(t, []byte(c.line)); got != c.ok {
 			t.Errorf("%s: one pass %v, want %v", c.line, got, c.ok)
@@ -296,8 +298,8 @@ func BenchmarkClaudeCodeLine(b *testing.B) {
 		var sc ccScanner
 		for b.Loop() {
 			for _, l := range lines {
-				sc.b, sc.i, sc.bad = l, 0, false
-				sc.skip(0)
+				sc.b, sc.i, sc.depth, sc.bad = l, 0, 0, false
+				sc.skip()
 			}
 		}
 	})

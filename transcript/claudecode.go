@@ -206,9 +206,9 @@ func newCCBuilder() *ccBuilder {
 	return &ccBuilder{t: &Transcript{}, pending: -1, byID: map[string]int{}, lastAssistant: -1}
 }
 
-// onePass decodes a line with sc, and returns its message, or a message
-// with no blocks for a line of another type. It returns nil when the line
-// is to be read in stages: sc gave up on it (it is not valid UTF-8, among
+// onePass decodes a line with sc into l and m, and returns m (empty when
+// the line has no message). It returns nil when the line is to be read
+// in stages: sc gave up on it (it is not valid UTF-8, among
 // others), or it is a user or assistant line without a message (an error
 // the staged decoders report), or the tests read everything with
 // encoding/json alone.

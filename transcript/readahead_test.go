@@ -22,7 +22,7 @@ func TestReadAheadPastABusyFn(t *testing.T) {
 		}
 		jobs = append(jobs, input{path: p, size: int64(len(line))})
 	}
-	r := newReadAhead(jobs, Options{}, nil, nil)
+	r := newReadAhead[struct{}](jobs, Options{}, nil, nil)
 	defer r.stop()
 	if res := r.result(0); res.err != nil || len(res.ts) != 1 {
 		t.Fatalf("file 0: %v", res.err)

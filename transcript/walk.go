@@ -33,16 +33,17 @@ const Stdin = "-"
 // sees them in order: what Walk gives, and when it stops, is what reading
 // them one at a time would.
 func Walk(paths []string, opt Options, stdin io.Reader, fn func(*Transcript) error) ([]SkippedFile, error) {
-	return WalkPrepared(paths, opt, stdin, nil, fn)
+	return WalkPrepared(paths, opt, stdin, nil, func(t *Transcript, _ struct{}) error { return fn(t) })
 }
 
 // WalkPrepared is [Walk], with prepare (when not nil) called on each
-// transcript on the goroutine that read it, before fn sees it: work on a
-// transcript that needs no other (filling caches) runs ahead of fn, on
-// the CPUs the reading uses, while fn is busy with the transcripts
-// before it. prepare must be safe for concurrent use; it is not called
-// on the transcripts of a file that fails to read.
-func WalkPrepared(paths []string, opt Options, stdin io.Reader, prepare func(*Transcript), fn func(*Transcript) error) ([]SkippedFile, error) {
+// transcript by the goroutine that read it, and what it returns given to
+// fn with the transcript: work on a transcript that needs no other
+// (counting it, filling its caches) runs ahead of fn, on the CPUs the
+// reading uses, while fn is busy with the transcripts before it. prepare
+// must be safe for concurrent use; it is not called on the transcripts
+// of a file that fails to read. Without prepare, fn gets P's zero value.
+func WalkPrepared[P any](paths []string, opt Options, stdin io.Reader, prepare func(*Transcript) P, fn func(*Transcript, P) error) ([]SkippedFile, error) {
 	jobs := listInputs(paths)
 	var skipped []SkippedFile
 	r := newReadAhead(jobs, opt, stdin, prepare)
@@ -65,8 +66,12 @@ func WalkPrepared(paths []string, opt Options, stdin io.Reader, prepare func(*Tr
 		if res.err != nil {
 			return skipped, res.err
 		}
-		for _, t := range res.ts {
-			if err := fn(t); err != nil {
+		for k, t := range res.ts {
+			var p P
+			if res.preps != nil {
+				p = res.preps[k]
+			}
+			if err := fn(t, p); err != nil {
 				return skipped, err
 			}
 		}
@@ -167,9 +172,9 @@ func readBudget(workers int, largest int64) int64 {
 
 // A readAhead reads a walk's files on several goroutines, within a budget
 // of bytes that a file's transcripts hold until fn is done with them.
-type readAhead struct {
+type readAhead[P any] struct {
 	jobs    []input
-	results []chan readResult
+	results []chan readResult[P]
 	mu      sync.Mutex
 	cond    *sync.Cond
 	bytes   int64 // of the files started and not done
@@ -179,16 +184,18 @@ type readAhead struct {
 	wg      sync.WaitGroup
 }
 
-type readResult struct {
-	ts  []*Transcript
-	err error
+// A readResult is a file's transcripts, and what prepare made of each.
+type readResult[P any] struct {
+	ts    []*Transcript
+	preps []P
+	err   error
 }
 
-func newReadAhead(jobs []input, opt Options, stdin io.Reader, prepare func(*Transcript)) *readAhead {
-	r := &readAhead{jobs: jobs, results: make([]chan readResult, len(jobs))}
+func newReadAhead[P any](jobs []input, opt Options, stdin io.Reader, prepare func(*Transcript) P) *readAhead[P] {
+	r := &readAhead[P]{jobs: jobs, results: make([]chan readResult[P], len(jobs))}
 	r.cond = sync.NewCond(&r.mu)
 	for i := range jobs {
-		r.results[i] = make(chan readResult, 1)
+		r.results[i] = make(chan readResult[P], 1)
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	var largest int64
@@ -224,15 +231,16 @@ func newReadAhead(jobs []input, opt Options, stdin io.Reader, prepare func(*Tran
 			r.wg.Add(1)
 			go func() {
 				defer r.wg.Done()
-				var res readResult
+				var res readResult[P]
 				if j.stdin {
 					res.ts, res.err = Read(stdin, j.path, opt)
 				} else {
 					res.ts, res.err = ReadFile(j.path, opt)
 				}
 				if prepare != nil && res.err == nil {
-					for _, t := range res.ts {
-						prepare(t)
+					res.preps = make([]P, len(res.ts))
+					for k, t := range res.ts {
+						res.preps[k] = prepare(t)
 					}
 				}
 				r.mu.Lock()
@@ -247,10 +255,10 @@ func newReadAhead(jobs []input, opt Options, stdin io.Reader, prepare func(*Tran
 }
 
 // result waits for file i's transcripts.
-func (r *readAhead) result(i int) readResult { return <-r.results[i] }
+func (r *readAhead[P]) result(i int) readResult[P] { return <-r.results[i] }
 
 // done says that fn is done with file i: its bytes leave the budget.
-func (r *readAhead) done(i int) {
+func (r *readAhead[P]) done(i int) {
 	r.mu.Lock()
 	r.held--
 	r.bytes -= r.jobs[i].size
@@ -259,7 +267,7 @@ func (r *readAhead) done(i int) {
 }
 
 // stop starts no more files and waits for those started.
-func (r *readAhead) stop() {
+func (r *readAhead[P]) stop() {
 	r.mu.Lock()
 	r.stopped = true
 	r.cond.Broadcast()

@@ -187,7 +187,8 @@ func TestSize(t *testing.T) {
 
 // TestWalkPrepared: prepare sees every transcript Walk gives, once, before
 // fn does, and none of a file that fails to read or holds no transcript;
-// fn sees what Walk gives it without prepare, in the same order.
+// fn sees what Walk gives it without prepare, in the same order, each
+// with what prepare made of it.
 func TestWalkPrepared(t *testing.T) {
 	files := map[string]string{
 		"a/notes.md":    "# notes\n",
@@ -208,16 +209,17 @@ func TestWalkPrepared(t *testing.T) {
 	var mu sync.Mutex
 	prepared := map[*Transcript]int{}
 	var got []string
-	skipped, err := WalkPrepared([]string{dir}, Options{}, nil, func(tr *Transcript) {
+	skipped, err := WalkPrepared([]string{dir}, Options{}, nil, func(tr *Transcript) *Transcript {
 		mu.Lock()
 		prepared[tr]++
 		mu.Unlock()
-	}, func(tr *Transcript) error {
+		return tr
+	}, func(tr *Transcript, made *Transcript) error {
 		mu.Lock()
 		n := prepared[tr]
 		mu.Unlock()
-		if n != 1 {
-			t.Errorf("%s %s: prepared %d times before fn", tr.File, tr.ID, n)
+		if n != 1 || made != tr {
+			t.Errorf("%s %s: prepared %d times before fn, fn given what prepare made of another (%v)", tr.File, tr.ID, n, made != tr)
 		}
 		got = append(got, tr.File+" "+tr.ID)
 		return nil

@@ -183,17 +183,19 @@ func (f inputFlags) options() (transcript.Options, error) {
 // about the files it skipped (in no known format) and the malformed
 // records a lenient read skipped.
 func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*transcript.Transcript) error) ([]transcript.SkippedFile, error) {
-	return readPrepared(e, paths, f, samples, nil, fn)
+	return readPrepared(e, paths, f, samples, nil, func(t *transcript.Transcript, _ struct{}) error { return fn(t) })
 }
 
-// readPrepared is readInputs, with prepare called on each transcript on
-// the goroutine that read it, ahead of fn ([transcript.WalkPrepared]).
-func readPrepared(e *env, paths []string, f inputFlags, samples bool, prepare func(*transcript.Transcript), fn func(*transcript.Transcript) error) ([]transcript.SkippedFile, error) {
+// readPrepared is readInputs, with prepare (when not nil) called on each
+// transcript by the goroutine that read it, ahead of fn, and what it made
+// given to fn ([transcript.WalkPrepared]); the embedded samples are
+// prepared just before fn.
+func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, prepare func(*transcript.Transcript) P, fn func(*transcript.Transcript, P) error) ([]transcript.SkippedFile, error) {
 	opt, err := f.options()
 	if err != nil {
 		return nil, err
 	}
-	each := func(t *transcript.Transcript) error {
+	each := func(t *transcript.Transcript, p P) error {
 		if err := e.ctx.Err(); err != nil {
 			return err
 		}
@@ -208,13 +210,19 @@ func readPrepared(e *env, paths []string, f inputFlags, samples bool, prepare fu
 			}
 			e.warn(fmt.Errorf("%s: skipped %d malformed record(s) (line %s%s)", t.File, n, strings.Join(lines, ", "), more))
 		}
-		return fn(t)
+		return fn(t, p)
 	}
 	if len(paths) == 0 {
 		if !samples {
 			return nil, errors.New("no PATH given")
 		}
-		return nil, fixtures.ReadSamples(opt, each)
+		return nil, fixtures.ReadSamples(opt, func(t *transcript.Transcript) error {
+			var p P
+			if prepare != nil {
+				p = prepare(t)
+			}
+			return each(t, p)
+		})
 	}
 	limitMemory(paths)
 	skipped, err := transcript.WalkPrepared(paths, opt, e.stdin, prepare, each)

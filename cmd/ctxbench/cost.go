@@ -84,8 +84,8 @@ func (c *costCmd) Run(e *env) error {
 	}
 	// Each transcript's counts are made by the goroutine that read it,
 	// while the ones before it are priced.
-	prepare := func(t *transcript.Transcript) { replay.Prepare(t, r.ropt) }
-	if _, err = readPrepared(e, c.paths(e), c.inputFlags, true, prepare, r.transcript); err != nil {
+	prepare := func(t *transcript.Transcript) struct{} { replay.Prepare(t, r.ropt); return struct{}{} }
+	if _, err = readPrepared(e, c.paths(e), c.inputFlags, true, prepare, func(t *transcript.Transcript, _ struct{}) error { return r.transcript(t) }); err != nil {
 		return err
 	}
 	if n := len(r.res.Transcripts); c.SessionsPerDay > 0 && n > 0 {

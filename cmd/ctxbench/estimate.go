@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sync"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/reports"
@@ -82,15 +81,8 @@ func (c *estimateCmd) Run(e *env) error {
 	var familyOrder []string
 	// Each transcript is counted by the goroutine that read it, while the
 	// ones before it are taken in order.
-	var analyzed sync.Map // *transcript.Transcript → *estimate.Counts
-	prepare := func(t *transcript.Transcript) { analyzed.Store(t, estimate.Analyze(t, ests)) }
-	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, prepare, func(t *transcript.Transcript) error {
-		var counts *estimate.Counts
-		if v, ok := analyzed.LoadAndDelete(t); ok {
-			counts = v.(*estimate.Counts)
-		} else { // the embedded samples are read without prepare
-			counts = estimate.Analyze(t, ests)
-		}
+	analyze := func(t *transcript.Transcript) *estimate.Counts { return estimate.Analyze(t, ests) }
+	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, analyze, func(t *transcript.Transcript, counts *estimate.Counts) error {
 		all = append(all, counts)
 		res.Transcripts = append(res.Transcripts, transcriptAccuracy{File: t.File, ID: t.ID, Format: t.Format, Models: nonNil(t.Models),
 			Accuracy: estimate.AccuracyOf([]*estimate.Counts{counts}, heuristicNames, exactNames, true)})

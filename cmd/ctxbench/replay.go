@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
@@ -156,23 +155,14 @@ func (c *replayCmd) Run(e *env) error {
 		defer spools.steps.close()
 	}
 	// Each transcript's caches are made, and its counts made, by the
-	// goroutine that read it, while the ones before it are replayed (its
-	// artifacts are found when it is replayed: made ahead, they held
-	// more than figure 5's memory bound).
-	var prepared sync.Map // *transcript.Transcript → its caches, counted
-	prepare := func(t *transcript.Transcript) {
+	// goroutine that read it, while the ones before it are replayed.
+	prepare := func(t *transcript.Transcript) replay.Options {
 		opt := s.caches()
-		counts := opt
-		counts.NoRetention = true
-		replay.Prepare(t, counts)
-		prepared.Store(t, opt)
+		replay.Prepare(t, opt)
+		return opt
 	}
-	skipped, err := readPrepared(e, s.paths, c.inputFlags, true, prepare, func(t *transcript.Transcript) error {
-		caches, ok := prepared.LoadAndDelete(t)
-		if !ok { // the embedded samples are read without prepare
-			caches = s.caches()
-		}
-		tr, err := c.replay(e, t, s, caches.(replay.Options), sum, prices, &spools)
+	skipped, err := readPrepared(e, s.paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, caches replay.Options) error {
+		tr, err := c.replay(e, t, s, caches, sum, prices, &spools)
 		if err != nil {
 			return err
 		}

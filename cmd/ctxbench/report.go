@@ -57,7 +57,7 @@ func (c *reportCmd) Run(e *env) error {
 	for _, n := range append(append([]string(nil), heuristicNames...), exactNames...) {
 		b.Estimators = append(b.Estimators, estimate.MustNew(n, estimate.OverheadNone))
 	}
-	_, err = readPrepared(e, c.Paths, c.inputFlags, true, b.Prepare, func(t *transcript.Transcript) error { return b.Add(e.ctx, t) })
+	_, err = readPrepared(e, c.Paths, c.inputFlags, true, b.Prepare, func(t *transcript.Transcript, p reports.Prepared) error { return b.Add(e.ctx, t, p) })
 	if err != nil {
 		return err
 	}
