@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/swar"
@@ -278,8 +280,41 @@ func (t *Transcript) Usage() Usage {
 	return u
 }
 
-// MessageID returns the trace id of message i: "m<i>".
-func MessageID(i int) string { return "m" + strconv.Itoa(i) }
+// MessageID returns the trace id of message i: "m<i>". The ids of the
+// first messages are slices of one string made once, not made at every
+// call: a replay makes an item, with its id, for every message of every
+// run, and a sweep runs a transcript a thousand times.
+func MessageID(i int) string {
+	if uint(i) < sharedIDs {
+		ids, ends := messageIDs()
+		return ids[ends[i]-idLen(i) : ends[i]]
+	}
+	return "m" + strconv.Itoa(i)
+}
+
+// sharedIDs is how many message ids MessageID shares: about 150 KB.
+const sharedIDs = 1 << 14
+
+// messageIDs returns "m0m1m2…" up to sharedIDs ids, and where each ends.
+var messageIDs = sync.OnceValues(func() (string, []uint32) {
+	var b strings.Builder
+	ends := make([]uint32, sharedIDs)
+	for i := range sharedIDs {
+		b.WriteByte('m')
+		b.WriteString(strconv.Itoa(i))
+		ends[i] = uint32(b.Len())
+	}
+	return b.String(), ends
+})
+
+// idLen is the length of "m<i>".
+func idLen(i int) uint32 {
+	n := uint32(2)
+	for ; i >= 10; i /= 10 {
+		n++
+	}
+	return n
+}
 
 func (t *Transcript) skip(kind string) {
 	if t.Skipped == nil {
