@@ -84,6 +84,23 @@ func BenchmarkSweep(b *testing.B) {
 	}
 }
 
+// BenchmarkSweepCorpus is make perf's sweep (figure 3) without the
+// reading: 1,000 aidf points over the public corpus, its counts and
+// artifacts made by the first iteration.
+func BenchmarkSweepCorpus(b *testing.B) {
+	trs := corpus(b)
+	grid := []GridKey{{Key: "max_messages"}}
+	for m := 10; m < 1010; m++ {
+		grid[0].Values = append(grid[0].Values, strconv.Itoa(m))
+	}
+	opt := Options{Counts: estimate.NewCache(), Artifacts: NewArtifactCache()}
+	for b.Loop() {
+		if _, err := Sweep(context.Background(), trs, "aidf", nil, grid, opt, 0, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkNoneBaseline is the "share of none" baseline of a 2,000-call
 // session: a none replay, whose steps list and check the whole history at
 // every call, against NoneInputTokens, one pass over cached counts.

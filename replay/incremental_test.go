@@ -273,6 +273,34 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 			if diff := cmp.Diff(stepViolations, lean.Violations); diff != "" {
 				t.Fatalf("%s on %s: a summary-only run's violations differ (-steps +summary only):\n%s", p.Name(), tr.ID, diff)
 			}
+			// A run that counts its violations (a sweep's) summarizes the
+			// same, lists none, and gives Observe each step's violations
+			// by step and invariant.
+			opt.countViolations = true
+			var countedAt []string
+			opt.Observe = func(_ int, st *Step) error {
+				for _, v := range st.Violations {
+					if v.Detail != "" || v.IDs != nil {
+						return fmt.Errorf("step %d: a counted violation with details: %+v", st.Step, v)
+					}
+					countedAt = append(countedAt, fmt.Sprintf("%d %s", v.Step, v.Invariant))
+				}
+				return nil
+			}
+			counted, err := Replay(context.Background(), tr, p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantAt []string
+			for _, v := range stepViolations {
+				wantAt = append(wantAt, fmt.Sprintf("%d %s", v.Step, v.Invariant))
+			}
+			if diff := cmp.Diff(inc.Summary, counted.Summary); diff != "" || counted.Violations != nil {
+				t.Fatalf("%s on %s: a run that counts violations (%d listed) summarizes differently (-listed +counted):\n%s", p.Name(), tr.ID, len(counted.Violations), diff)
+			}
+			if diff := cmp.Diff(wantAt, countedAt); diff != "" {
+				t.Fatalf("%s on %s: counted violations differ (-listed +counted):\n%s", p.Name(), tr.ID, diff)
+			}
 			stride := max(1, len(inc.Steps)/40)
 			for k := 0; k < len(inc.Steps); k += stride {
 				st := &inc.Steps[k]

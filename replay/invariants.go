@@ -48,19 +48,25 @@ func Invariants() []string {
 
 // headroom checks a step's firing (nil: its trigger did not fire)
 // against its trigger and the previous step's firing, and returns the
-// violations.
-func headroom(step int, f, prev *window.Firing) []Violation {
+// violations (counted: without their details).
+func headroom(step int, f, prev *window.Firing, counted bool) []Violation {
 	if f == nil {
 		return nil
 	}
 	var out []Violation
 	if f.After >= f.Trigger {
-		out = append(out, Violation{Step: step, Invariant: InvHeadroom,
-			Detail: fmt.Sprintf("the %s left %d %s, still at or above its trigger of %d: it bought no headroom", f.What, f.After, f.Unit, f.Trigger)})
+		v := Violation{Step: step, Invariant: InvHeadroom}
+		if !counted {
+			v.Detail = fmt.Sprintf("the %s left %d %s, still at or above its trigger of %d: it bought no headroom", f.What, f.After, f.Unit, f.Trigger)
+		}
+		out = append(out, v)
 	}
 	if prev != nil {
-		out = append(out, Violation{Step: step, Invariant: InvHeadroom,
-			Detail: fmt.Sprintf("the %s fired again at the next call (%d %s against its trigger of %d; %d after the previous one)", f.What, f.Before, f.Unit, f.Trigger, prev.After)})
+		v := Violation{Step: step, Invariant: InvHeadroom}
+		if !counted {
+			v.Detail = fmt.Sprintf("the %s fired again at the next call (%d %s against its trigger of %d; %d after the previous one)", f.What, f.Before, f.Unit, f.Trigger, prev.After)
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -69,9 +75,12 @@ func headroom(step int, f, prev *window.Firing) []Violation {
 // keyOf), tools by their index in the transcript's toolIndex, so the sets
 // of a check are arrays stamped with a generation, not string maps.
 type checker struct {
-	t     *transcript.Transcript
-	g     window.Guarantees
-	tools *toolIndex
+	// counted: violations carry their step and invariant only (no ids,
+	// no detail), for a run that counts them ([Options.countViolations]).
+	counted bool
+	t       *transcript.Transcript
+	g       window.Guarantees
+	tools   *toolIndex
 	// extra interns tool ids the transcript does not hold (in copies a
 	// policy made), after the transcript's.
 	extra      map[string]int32
@@ -116,6 +125,9 @@ type orphan struct {
 
 // orphanViolation is the violation an orphan result makes at step s.
 func (c *checker) orphanViolation(s *Step, o orphan) Violation {
+	if c.counted {
+		return Violation{Step: s.Step, Invariant: InvToolPairing}
+	}
 	return Violation{Step: s.Step, Invariant: InvToolPairing, IDs: []string{o.id},
 		Detail: fmt.Sprintf("the tool result in %s answers the call %s, which is not sent before it", o.id, c.toolName(o.tool))}
 }
@@ -294,6 +306,10 @@ func (c *checker) wasEvicted(key int, id string) bool {
 func (c *checker) check(s *Step, before []window.Item, edges *edit, e estimate.Estimator, counts *counter) []Violation {
 	var out []Violation
 	add := func(inv string, ids []string, format string, args ...any) {
+		if c.counted {
+			out = append(out, Violation{Step: s.Step, Invariant: inv})
+			return
+		}
 		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
 	}
 	if edges != nil && c.edgesOnly(s, len(before), *edges) {
@@ -493,7 +509,9 @@ func (c *checker) pairingWhole(s *Step, out *[]Violation) {
 	n := len(c.t.Messages)
 	c.orphans = c.orphans[:0]
 	c.pairTools(s.sent, s.next, func(it window.Item, r toolRef, at int) bool {
-		if r.use {
+		if r.use && c.counted {
+			*out = append(*out, Violation{Step: s.Step, Invariant: InvToolPairing})
+		} else if r.use {
 			*out = append(*out, Violation{Step: s.Step, Invariant: InvToolPairing, IDs: []string{it.ID, transcript.MessageID(at)},
 				Detail: fmt.Sprintf("the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))})
 		} else {

@@ -40,6 +40,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
@@ -90,6 +91,15 @@ type Options struct {
 	// recompute measures and checks every step's context whole, the
 	// reference the incremental steps are tested against.
 	recompute bool
+	// countViolations counts the violations in the Summary and lists none:
+	// the run's Violations is empty, and a step's violations hold their
+	// step and invariant alone (no ids, no detail). What a sweep, which
+	// reports counts, sets: the details were a fifth of its allocations.
+	countViolations bool
+	// items, when set, lends a summary-only run the array its context is
+	// kept in, and takes it back when the run ends: what a sweep's many
+	// runs of the same transcripts share instead of each growing its own.
+	items *sync.Pool
 }
 
 // estimators returns opt.Estimators, or the default: cl100k_base.
@@ -247,6 +257,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		arts = NewArtifactCache()
 	}
 	chk := newChecker(t, p, arts.toolsOf(t))
+	chk.counted = opt.countViolations
 	var ret *retention
 	if !opt.NoRetention {
 		ret = newRetention(t, arts)
@@ -267,6 +278,26 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	keep := !opt.SummaryOnly
 	// build: the step is made whole, to keep or to observe.
 	build := keep || opt.Observe != nil
+	// A run that keeps no steps makes each in the same place (a step
+	// escapes to Observe, so a fresh one per call was an allocation per
+	// call): Observe's step is valid during the call only.
+	var scratch Step
+	if opt.items != nil && !keep {
+		// As long as the history can grow: the messages, and a summary.
+		if b, ok := opt.items.Get().(*[]window.Item); ok && cap(*b) > len(t.Messages) {
+			sent = (*b)[:0]
+		} else {
+			sent = make([]window.Item, 0, len(t.Messages)+1)
+		}
+		defer func() {
+			b := sent[:0]
+			if cap(hist) > cap(b) {
+				b = hist[:0]
+			}
+			opt.items.Put(&b)
+		}()
+	}
+	var recorded transcript.Usage
 	for i := range t.Messages {
 		if t.Messages[i].Role != transcript.RoleAssistant {
 			continue
@@ -274,7 +305,11 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		step := Step{Step: sum.s.Calls, Violations: []Violation{}}
+		step := &scratch
+		if keep {
+			step = &Step{}
+		}
+		*step = Step{Step: sum.s.Calls, Violations: []Violation{}}
 		if build {
 			step.Appended, step.Tokens = make([]string, 0, i-next), make(map[string]int, len(ests))
 		}
@@ -362,14 +397,19 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		step.Summary, step.Warnings = ps.Summary, ps.Warnings
 		step.Messages = len(ps.History)
 		if u := t.Messages[i].Usage; u != nil {
-			uc := *u
-			step.Recorded = &uc
+			if keep {
+				uc := *u
+				step.Recorded = &uc
+			} else {
+				recorded = *u
+				step.Recorded = &recorded
+			}
 		}
-		if v := chk.check(&step, hist, edges, ests[0], cnt); v != nil {
+		if v := chk.check(step, hist, edges, ests[0], cnt); v != nil {
 			step.Violations = v // else the empty list: the trace has [], not null
 		}
 		step.Fired = ps.Fired
-		if v := headroom(step.Step, ps.Fired, prevFired); v != nil {
+		if v := headroom(step.Step, ps.Fired, prevFired, opt.countViolations); v != nil {
 			step.Violations = append(step.Violations, v...)
 		}
 		prevFired = ps.Fired
@@ -379,15 +419,17 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			sent[j] = ps.History[j]
 		}
 		sent = append(sent[:d.kept], ps.History[d.kept:]...)
-		run.Violations = append(run.Violations, step.Violations...)
-		sum.add(&step, tok)
+		if !opt.countViolations {
+			run.Violations = append(run.Violations, step.Violations...)
+		}
+		sum.add(step, tok)
 		if opt.Observe != nil {
-			if err := opt.Observe(opt.run, &step); err != nil {
+			if err := opt.Observe(opt.run, step); err != nil {
 				return nil, err
 			}
 		}
 		if keep {
-			run.Steps = append(run.Steps, step)
+			run.Steps = append(run.Steps, *step)
 		}
 		// The next history: what was sent, then the call's assistant
 		// message. A run that keeps its steps appends to what was sent
@@ -601,12 +643,21 @@ type summaryBuilder struct {
 	s    Summary
 	ests []estimate.Estimator
 	msgs int
+	// The per-estimator sums and the violations by invariant (in
+	// Invariants' order), kept in arrays and put in s's maps when the
+	// run is done: a map update per step was a twentieth of a sweep.
+	peak, input []int64
+	byInv       []int
 }
 
 func newSummaryBuilder(ests []estimate.Estimator) *summaryBuilder {
 	return &summaryBuilder{ests: ests, s: Summary{PeakTokens: map[string]int{}, MeanTokens: map[string]float64{},
-		InputTokens: map[string]int64{}, Violations: map[string]int{}, MinRetention: 1}}
+		InputTokens: map[string]int64{}, Violations: map[string]int{}, MinRetention: 1},
+		peak: make([]int64, len(ests)), input: make([]int64, len(ests)), byInv: make([]int, len(invariants))}
 }
+
+// invariants are the invariants' names, in [Invariants]' order.
+var invariants = Invariants()
 
 // add counts a step; tok are its counts, one per estimator.
 func (z *summaryBuilder) add(st *Step, tok []int) {
@@ -616,9 +667,9 @@ func (z *summaryBuilder) add(st *Step, tok []int) {
 	s.MinRetention = min(s.MinRetention, st.Retention)
 	s.PeakMessages = max(s.PeakMessages, st.Messages)
 	z.msgs += st.Messages
-	for k, e := range z.ests {
-		s.PeakTokens[e.Name()] = max(s.PeakTokens[e.Name()], tok[k])
-		s.InputTokens[e.Name()] += int64(tok[k])
+	for k := range z.ests {
+		z.peak[k] = max(z.peak[k], int64(tok[k]))
+		z.input[k] += int64(tok[k])
 	}
 	s.Evictions += len(st.Evicted)
 	s.Truncations += len(st.Truncated)
@@ -641,13 +692,27 @@ func (z *summaryBuilder) add(st *Step, tok []int) {
 		}
 	}
 	for _, v := range st.Violations {
-		s.Violations[v.Invariant]++
+		if k := slices.Index(invariants, v.Invariant); k >= 0 {
+			z.byInv[k]++
+		} else {
+			s.Violations[v.Invariant]++
+		}
 	}
 }
 
+// summary returns the run's summary, once, when its steps are all added.
 func (z *summaryBuilder) summary() Summary {
 	s := z.s
+	for k, n := range z.byInv {
+		if n > 0 {
+			s.Violations[invariants[k]] += n
+		}
+	}
 	if s.Calls > 0 {
+		for k, e := range z.ests {
+			s.PeakTokens[e.Name()] = max(s.PeakTokens[e.Name()], int(z.peak[k]))
+			s.InputTokens[e.Name()] += z.input[k]
+		}
 		s.MeanRetention /= float64(s.Calls)
 		s.MeanMessages = float64(z.msgs) / float64(s.Calls)
 		for _, e := range z.ests {

@@ -141,12 +141,69 @@ type SweepResult struct {
 // called with the number of jobs done and the total.
 func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base map[string]string, grid []GridKey,
 	opt Options, workers int, progress func(done, total int)) (*SweepResult, error) {
+	sw, err := NewSweeper(ctx, name, base, grid, opt, workers, progress)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range trs {
+		if err := sw.Add(t); err != nil {
+			break // Result says why
+		}
+	}
+	return sw.Result()
+}
+
+// A Sweeper is a [Sweep] whose transcripts are given one at a time, as
+// they are read: each one's runs start as soon as it is added, while the
+// next ones are read. Its result is Sweep's of the transcripts in the
+// order they were added, whatever the number of workers.
+type Sweeper struct {
+	ctx      context.Context
+	opt      Options
+	policies []window.Policy
+	none     window.Policy
+	res      *SweepResult
+	progress func(done, total int)
+
+	jobs    chan sweepJob
+	stopped chan struct{} // closed when a run fails: no more jobs are taken
+	stop    sync.Once
+	wg      sync.WaitGroup
+	errs    []error
+	trs     []*sweptTranscript
+	total   atomic.Int64 // jobs added
+	done    atomic.Int64
+}
+
+// sweptTranscript is a transcript of a sweep and its runs' summaries, one
+// per point.
+type sweptTranscript struct {
+	t    *transcript.Transcript
+	runs []Summary
+	// none is the none policy's run, made once when a point's policy is
+	// inert on the transcript (it replays it as none does).
+	none struct {
+		once sync.Once
+		sum  Summary
+		err  error
+	}
+}
+
+type sweepJob struct {
+	tr *sweptTranscript
+	p  int
+}
+
+// NewSweeper checks the grid's points against policy name (a point whose
+// values the policy rejects is listed in the result's Invalid; another
+// error is returned) and starts workers goroutines (0: one per CPU).
+func NewSweeper(ctx context.Context, name string, base map[string]string, grid []GridKey,
+	opt Options, workers int, progress func(done, total int)) (*Sweeper, error) {
 	res := &SweepResult{Policy: name, Base: map[string]string{}, Grid: grid, Points: []Point{}, Invalid: []string{}}
 	for k, v := range base {
 		res.Base[k] = v
 	}
-	est := opt.estimators()[0]
-	res.Estimator = est.Name()
+	res.Estimator = opt.estimators()[0].Name()
 	var policies []window.Policy
 	for _, params := range product(grid) {
 		all := map[string]string{}
@@ -168,19 +225,13 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 		policies = append(policies, p)
 		res.Points = append(res.Points, Point{Params: params, Violations: map[string]int{}})
 	}
-	// Jobs: every point × transcript; results land by index, so the order
-	// is fixed.
-	type job struct{ p, t int }
-	var jobs []job
-	for p := range policies {
-		for t := range trs {
-			jobs = append(jobs, job{p, t})
-		}
+	none, err := window.Parse("none")
+	if err != nil {
+		return nil, err
 	}
 	// Only each run's summary is kept: a sweep's memory is its points, not
 	// its points × steps.
-	runs := make([]Summary, len(jobs))
-	opt.SummaryOnly = true
+	opt.SummaryOnly, opt.countViolations, opt.items = true, true, &sync.Pool{}
 	if opt.Counts == nil {
 		opt.Counts = estimate.NewCache()
 	}
@@ -190,96 +241,124 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// A point whose policy is inert on a transcript replays it as none
-	// does: that run is made once per transcript, when first needed.
-	none, err := window.Parse("none")
-	if err != nil {
-		return nil, err
-	}
-	noneRuns := make([]struct {
-		once sync.Once
-		sum  Summary
-		err  error
-	}, len(trs))
-	replayJob := func(j job) (Summary, error) {
-		if in, ok := policies[j.p].(window.Inert); ok && in.InertOn(trs[j.t]) {
-			nr := &noneRuns[j.t]
-			nr.once.Do(func() {
-				r, err := Replay(ctx, trs[j.t], none, opt)
-				if err == nil {
-					nr.sum = r.Summary
-				}
-				nr.err = err
-			})
-			return nr.sum, nr.err
-		}
-		r, err := Replay(ctx, trs[j.t], policies[j.p], opt)
-		if err != nil {
-			return Summary{}, err
-		}
-		return r.Summary, nil
-	}
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
+	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress,
+		jobs: make(chan sweepJob, 4*workers), stopped: make(chan struct{}), errs: make([]error, workers)}
 	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(jobs) || ctx.Err() != nil {
-					return
-				}
-				s, err := replayJob(jobs[i])
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				runs[i] = s
-				if progress != nil {
-					progress(int(done.Add(1)), len(jobs))
-				}
-			}
-		}()
+		sw.wg.Go(func() { sw.work(w) })
 	}
-	wg.Wait()
-	for _, err := range errs {
+	return sw, nil
+}
+
+// work runs jobs until there are none left or a run fails.
+func (sw *Sweeper) work(w int) {
+	for j := range sw.jobs {
+		select {
+		case <-sw.stopped:
+			continue // drained: Add does not wait on a stopped sweep
+		default:
+		}
+		if err := sw.ctx.Err(); err != nil {
+			sw.fail(w, err)
+			continue
+		}
+		s, err := sw.run(j)
+		if err != nil {
+			sw.fail(w, err)
+			continue
+		}
+		j.tr.runs[j.p] = s
+		if sw.progress != nil {
+			sw.progress(int(sw.done.Add(1)), int(sw.total.Load()))
+		}
+	}
+}
+
+func (sw *Sweeper) fail(w int, err error) {
+	sw.errs[w] = err
+	sw.stop.Do(func() { close(sw.stopped) })
+}
+
+// run replays job j's transcript at its point; a point whose policy is
+// inert on the transcript replays it as none does, made once.
+func (sw *Sweeper) run(j sweepJob) (Summary, error) {
+	t := j.tr.t
+	if in, ok := sw.policies[j.p].(window.Inert); ok && in.InertOn(t) {
+		nr := &j.tr.none
+		nr.once.Do(func() {
+			r, err := Replay(sw.ctx, t, sw.none, sw.opt)
+			if err == nil {
+				nr.sum = r.Summary
+			}
+			nr.err = err
+		})
+		return nr.sum, nr.err
+	}
+	r, err := Replay(sw.ctx, t, sw.policies[j.p], sw.opt)
+	if err != nil {
+		return Summary{}, err
+	}
+	return r.Summary, nil
+}
+
+// Add starts t's runs, one per point. It returns an error when the sweep
+// has stopped (a run failed, or ctx is done): [Sweeper.Result] says why.
+func (sw *Sweeper) Add(t *transcript.Transcript) error {
+	tr := &sweptTranscript{t: t, runs: make([]Summary, len(sw.policies))}
+	sw.trs = append(sw.trs, tr)
+	sw.total.Add(int64(len(sw.policies)))
+	for p := range sw.policies {
+		select {
+		case sw.jobs <- sweepJob{tr, p}:
+		case <-sw.stopped:
+			return errSweepStopped
+		case <-sw.ctx.Done():
+			return sw.ctx.Err()
+		}
+	}
+	return nil
+}
+
+var errSweepStopped = errors.New("the sweep has stopped")
+
+// Result waits for the runs and returns the sweep: the points in grid
+// order (the first key varying slowest), each summed over the
+// transcripts in the order they were added.
+func (sw *Sweeper) Result() (*SweepResult, error) {
+	close(sw.jobs)
+	sw.wg.Wait()
+	for _, err := range sw.errs {
 		if err != nil {
 			return nil, err
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := sw.ctx.Err(); err != nil {
 		return nil, err
 	}
-	baseline := make([]int64, len(trs))
-	for t, tr := range trs {
-		baseline[t] = NoneInputTokens(tr, est, opt.Counts)
-	}
-	for i, j := range jobs {
-		pt := &res.Points[j.p]
-		s := runs[i]
-		pt.Transcripts++
-		pt.Calls += s.Calls
-		pt.PeakMessages = max(pt.PeakMessages, s.PeakMessages)
-		pt.PeakTokens = max(pt.PeakTokens, s.PeakTokens[res.Estimator])
-		pt.InputTokens += s.InputTokens[res.Estimator]
-		pt.Evictions += s.Evictions
-		pt.Truncations += s.Truncations
-		pt.Summaries += s.Summaries
-		pt.SummaryUsage.Add(s.SummaryUsage)
-		pt.MeanRetention += s.MeanRetention / float64(len(trs))
-		for k, v := range s.Violations {
-			pt.Violations[k] += v
-		}
-	}
+	res, est, n := sw.res, sw.opt.estimators()[0], float64(len(sw.trs))
 	var total int64
-	for _, b := range baseline {
-		total += b
+	for _, tr := range sw.trs {
+		total += NoneInputTokens(tr.t, est, sw.opt.Counts)
 	}
-	for i := range res.Points {
+	for p := range res.Points {
+		pt := &res.Points[p]
+		for _, tr := range sw.trs {
+			s := tr.runs[p]
+			pt.Transcripts++
+			pt.Calls += s.Calls
+			pt.PeakMessages = max(pt.PeakMessages, s.PeakMessages)
+			pt.PeakTokens = max(pt.PeakTokens, s.PeakTokens[res.Estimator])
+			pt.InputTokens += s.InputTokens[res.Estimator]
+			pt.Evictions += s.Evictions
+			pt.Truncations += s.Truncations
+			pt.Summaries += s.Summaries
+			pt.SummaryUsage.Add(s.SummaryUsage)
+			pt.MeanRetention += s.MeanRetention / n
+			for k, v := range s.Violations {
+				pt.Violations[k] += v
+			}
+		}
 		if total > 0 {
-			res.Points[i].ShareOfNone = float64(res.Points[i].InputTokens) / float64(total)
+			pt.ShareOfNone = float64(pt.InputTokens) / float64(total)
 		}
 	}
 	return res, nil

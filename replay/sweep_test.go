@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -238,5 +239,36 @@ func TestNoRetentionChangesNothingElse(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Step{})); diff != "" {
 		t.Fatalf("(-retention +none):\n%s", diff)
+	}
+}
+
+// TestSweeperStops: a sweep whose context is cancelled while transcripts
+// are still being added stops taking them (Add says so, rather than wait
+// on workers that no longer run), and Result returns why.
+func TestSweeperStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	grid := []GridKey{{Key: "max_messages", Values: []string{"4", "8", "16"}}}
+	sw, err := NewSweeper(ctx, "aidf", nil, grid, Options{}, 2, func(done, _ int) {
+		if done == 5 {
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := generated(t, 40)
+	added := 0
+	for range 1000 {
+		if err := sw.Add(tr); err != nil {
+			break
+		}
+		added++
+	}
+	if added == 1000 {
+		t.Error("Add took every transcript after the sweep was cancelled")
+	}
+	if _, err := sw.Result(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Result: %v, want context.Canceled", err)
 	}
 }
