@@ -56,19 +56,31 @@ func (c *sweepCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	var trs []*transcript.Transcript
-	if _, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		trs = append(trs, t)
-		return nil
-	}); err != nil {
-		return err
-	}
+	// Each transcript's runs start as soon as it is read, while the next
+	// ones are read.
 	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()}
 	progress, stop := progressBar(e.stderr)
-	res, err := replay.Sweep(e.ctx, trs, p.Name(), window.Changed(p), grid, opt, c.Workers, progress)
+	sw, err := replay.NewSweeper(e.ctx, p.Name(), window.Changed(p), grid, opt, c.Workers, progress)
+	if err != nil {
+		stop()
+		return fmt.Errorf("sweep: %w", err)
+	}
+	trs := 0
+	// Its counts and retention artifacts are made by the goroutine that
+	// read it (a sweep keeps every transcript, and their artifacts, to the
+	// end).
+	prepare := func(t *transcript.Transcript) struct{} { replay.Warm(t, opt); return struct{}{} }
+	_, rerr := readPrepared(e, c.Paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, _ struct{}) error {
+		trs++
+		return sw.Add(t)
+	})
+	res, err := sw.Result()
 	stop()
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
+	}
+	if rerr != nil {
+		return rerr
 	}
 	if err := prun.finish(e); err != nil {
 		return err
@@ -91,7 +103,7 @@ func (c *sweepCmd) Run(e *env) error {
 	if c.JSON {
 		return e.writeJSON(res)
 	}
-	return writeSweepText(e.stdout, res, len(trs))
+	return writeSweepText(e.stdout, res, trs)
 }
 
 func sweepHeader(res *replay.SweepResult) []string {
