@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bufio"
 	"io"
 	"strconv"
 
@@ -44,8 +45,17 @@ type Table struct {
 }
 
 // WriteText renders t as an ASCII table with the header as given (no
-// automatic upper-casing).
+// automatic upper-casing), buffered: the renderer writes a line at a
+// time, a system call each on an unbuffered file.
 func (t *Table) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if err := t.render(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func (t *Table) render(w io.Writer) error {
 	aligns := make([]tw.Align, len(t.Header))
 	for i := range aligns {
 		aligns[i] = tw.AlignLeft
