@@ -50,11 +50,12 @@ type transcriptUsage struct {
 func (c *inspectCmd) Run(e *env) error {
 	res := inspectResult{Transcripts: []transcript.Stats{}, SkippedFiles: []transcript.SkippedFile{}, Sessions: []sessionUsage{}}
 	var ledger cost.Ledger // usage only: no prices
-	skipped, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
+	// Each transcript's summary is made by the goroutine that read it.
+	summary := func(t *transcript.Transcript) transcript.Stats { return t.Summary() }
+	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, summary, func(t *transcript.Transcript, s transcript.Stats) error {
 		if err := ledger.Add(t); err != nil {
 			return err
 		}
-		s := t.Summary()
 		res.Transcripts = append(res.Transcripts, s)
 		if c.JSON {
 			return nil
