@@ -49,6 +49,13 @@ type ccScanner struct {
 	i     int
 	depth int  // objects and arrays open at i
 	bad   bool // gave up: the line is read in stages
+	// measure: the blocks' content is measured, not kept
+	// ([Options.Measure]).
+	measure bool
+	// Of the last string stringEnd passed over: whether a byte of it may
+	// be above 0x7f, and its escapes, plain (\n) and \u.
+	high                   bool
+	plainEscs, unicodeEscs int
 }
 
 // maxScanDepth bounds the nesting the scanner follows (encoding/json's
@@ -184,7 +191,8 @@ func (s *ccScanner) message(m *ccMessage) {
 func (s *ccScanner) content() []Block {
 	switch s.peek() {
 	case '"':
-		return []Block{{Type: BlockText, Text: s.str()}}
+		text, n := s.text()
+		return []Block{{Type: BlockText, Text: text, Measured: n}}
 	case 'n':
 		s.literal("null")
 		return nil
@@ -208,6 +216,7 @@ func (s *ccScanner) content() []Block {
 func (s *ccScanner) block() Block {
 	start := s.i
 	var typ, text, thinking, id, name, toolUseID string
+	var textN, thinkingN int // measured
 	var isError bool
 	var input, content []byte
 	var result toolResult
@@ -216,9 +225,11 @@ func (s *ccScanner) block() Block {
 		case "type":
 			f, typ = 1<<0, s.str()
 		case "text":
-			f, text = 1<<1, s.str()
+			f = 1 << 1
+			text, textN = s.text()
 		case "thinking":
-			f, thinking = 1<<2, s.str()
+			f = 1 << 2
+			thinking, thinkingN = s.text()
 		case "id":
 			f, id = 1<<3, s.str()
 		case "name":
@@ -247,34 +258,48 @@ func (s *ccScanner) block() Block {
 	b := Block{Type: BlockType(typ)}
 	switch typ {
 	case "text":
-		b.Text = text
+		b.Text, b.Measured = text, textN
 	case "thinking":
-		b.Text = thinking
+		b.Text, b.Measured = thinking, thinkingN
 	case "redacted_thinking":
-		b.Type, b.Raw = BlockThinking, compactCopy(raw)
+		b.Type, b.Raw = BlockThinking, s.compactCopy(raw, &b.Measured)
 	case "tool_use":
-		b.ID, b.Name, b.Input = id, name, compactCopy(input)
+		b.ID, b.Name, b.Input = id, name, s.compactCopy(input, &b.Measured)
 	case "tool_result":
 		if result.odd {
 			s.bad = true // resultContent's error: the staged decoders give it
 			return Block{}
 		}
-		b.ID, b.IsError, b.Text = toolUseID, isError, result.text
+		b.ID, b.IsError, b.Text, b.Measured = toolUseID, isError, result.text, result.measured
 		if result.rich {
-			b.Raw = compactCopy(content)
+			b.Raw = s.compactCopy(content, &b.Measured)
 		}
 	case "image":
-		b.Raw = compactCopy(raw)
+		b.Raw = s.compactCopy(raw, &b.Measured)
 	default:
-		b.Type, b.Raw = BlockOther, compactCopy(raw)
+		b.Type, b.Raw = BlockOther, s.compactCopy(raw, &b.Measured)
 	}
 	return b
+}
+
+// compactCopy is compactCopy of raw; when the scanner measures, it adds
+// the characters of that copy to *measured and returns nil.
+func (s *ccScanner) compactCopy(raw []byte, measured *int) json.RawMessage {
+	if !s.measure {
+		return compactCopy(raw)
+	}
+	if spaceOutsideStrings(raw) {
+		raw = compactJSON(raw) // rare: the agents write compact JSON
+	}
+	*measured += swar.RuneCount(raw)
+	return nil
 }
 
 // A toolResult is a block's content read as resultContent reads a tool
 // result's: odd when it is not a string, a list of blocks or null.
 type toolResult struct {
 	text      string
+	measured  int // the text's characters, when the scanner measures
 	rich, odd bool
 }
 
@@ -283,7 +308,8 @@ type toolResult struct {
 func (s *ccScanner) resultContent() toolResult {
 	switch s.peek() {
 	case '"':
-		return toolResult{text: s.str()}
+		text, n := s.text()
+		return toolResult{text: text, measured: n}
 	case 'n':
 		s.literal("null")
 		return toolResult{}
@@ -294,31 +320,42 @@ func (s *ccScanner) resultContent() toolResult {
 	}
 	var r toolResult
 	var texts []string
+	parts := 0 // text parts: joined by newlines
 	for more := s.open('[', ']'); more && !s.bad; more = s.more(']') {
 		if s.peek() != '{' {
 			s.bad = true // not a block: the staged decoders refuse the list
 			return r
 		}
-		typ, text := s.resultPart()
+		typ, text, n := s.resultPart()
 		if typ == "text" {
-			texts = append(texts, text)
+			if !s.measure {
+				texts = append(texts, text)
+			}
+			r.measured += n
+			parts++
 		} else {
 			r.rich = true
 		}
 	}
-	r.text = strings.Join(texts, "\n")
+	switch {
+	case !s.measure:
+		r.text = strings.Join(texts, "\n")
+	case parts > 1:
+		r.measured += parts - 1 // the newlines
+	}
 	return r
 }
 
 // resultPart decodes a block of a tool result's content list, as
 // resultContent does into an anthropicBlock: its type and text.
-func (s *ccScanner) resultPart() (typ, text string) {
+func (s *ccScanner) resultPart() (typ, text string, measured int) {
 	s.object(ccBlockFields, func(key []byte) (f uint64) {
 		switch string(key) {
 		case "type":
 			f, typ = 1<<0, s.str()
 		case "text":
-			f, text = 1<<1, s.str()
+			f = 1 << 1
+			text, measured = s.text()
 		case "thinking":
 			f, _ = 1<<2, s.str()
 		case "id":
@@ -338,7 +375,7 @@ func (s *ccScanner) resultPart() (typ, text string) {
 		}
 		return f
 	})
-	return typ, text
+	return typ, text, measured
 }
 
 // usage decodes a usage object, or null.
@@ -488,6 +525,51 @@ func (s *ccScanner) str() string {
 	return s.unescape(s.b[start:end])
 }
 
+// text reads a string value of a block's content: the string, or, when
+// the scanner measures, its characters (null: none).
+func (s *ccScanner) text() (string, int) {
+	if !s.measure || s.peek() != '"' {
+		return s.str(), 0
+	}
+	start, end, _ := s.stringEnd()
+	switch {
+	case s.bad:
+		return "", 0
+	case s.unicodeEscs > 0:
+		return "", s.escapedRunes(s.b[start:end])
+	case s.high:
+		return "", swar.RuneCount(s.b[start:end]) - s.plainEscs
+	}
+	return "", end - start - s.plainEscs // ASCII: a byte a character, an escape two
+}
+
+// escapedRunes returns the characters unescape makes of raw, without
+// making them: each escape is one (a surrogate pair's two escapes one),
+// and it gives up where unescape does.
+func (s *ccScanner) escapedRunes(raw []byte) int {
+	n := 0
+	for {
+		k := bytes.IndexByte(raw, '\\')
+		if k < 0 {
+			return n + swar.RuneCount(raw)
+		}
+		n += swar.RuneCount(raw[:k]) + 1
+		size := 2
+		if raw[k+1] == 'u' {
+			size = 6
+			if r := hex4(raw[k+2:]); utf16.IsSurrogate(r) {
+				rest := raw[k+6:]
+				if r >= 0xDC00 || len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' || utf16.DecodeRune(r, hex4(rest[2:])) == utf8.RuneError {
+					s.bad = true
+					return 0
+				}
+				size = 12
+			}
+		}
+		raw = raw[k+size:]
+	}
+}
+
 // boolean reads true, false, or null (false: it leaves the field as it
 // was).
 func (s *ccScanner) boolean() bool {
@@ -624,6 +706,7 @@ func (s *ccScanner) stringEnd() (start, end int, escaped bool) {
 	start = s.i + 1
 	i := start
 	var high bool // a byte of the string may be above 0x7f
+	plain, unicode := 0, 0
 	for {
 		var h bool
 		i, h = nextSpecial(b, i)
@@ -639,6 +722,7 @@ func (s *ccScanner) stringEnd() (start, end int, escaped bool) {
 				return start, start, false
 			}
 			s.i = i + 1
+			s.high, s.plainEscs, s.unicodeEscs = high, plain, unicode
 			return start, i, escaped
 		case '\\':
 			escaped = true
@@ -649,12 +733,14 @@ func (s *ccScanner) stringEnd() (start, end int, escaped bool) {
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
+				plain++
 			case 'u':
 				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
 					s.bad = true
 					return start, start, false
 				}
 				i += 6
+				unicode++
 			default:
 				s.bad = true
 				return start, start, false

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -70,6 +71,38 @@ func checkOnePass(t *testing.T, raw []byte) bool {
 	}
 	if diff := cmp.Diff(*wantM, m); diff != "" {
 		t.Fatalf("message of %q (-staged +one pass):\n%s", raw, diff)
+	}
+	// Measuring, the scanner reads the same line, each block's content
+	// measured in place of kept.
+	sc = ccScanner{measure: true}
+	var ml ccLine
+	var mm ccMessage
+	if onePass(&sc, raw, &ml, &mm) == nil {
+		t.Fatalf("one pass measuring gave up on %q", raw)
+	}
+	if diff := cmp.Diff(l, ml); diff != "" {
+		t.Fatalf("line %q (-kept +measured):\n%s", raw, diff)
+	}
+	if len(mm.Blocks) != len(m.Blocks) {
+		t.Fatalf("%q: %d blocks measured, %d kept", raw, len(mm.Blocks), len(m.Blocks))
+	}
+	for i, b := range m.Blocks {
+		want := Message{Blocks: []Block{b}}
+		got := mm.Blocks[i]
+		if n, w := got.Measured, want.Chars()-utf8.RuneCountInString(b.Name); n != w {
+			t.Fatalf("%q block %d: measured %d characters, the block kept has %d", raw, i, n, w)
+		}
+		if got.Text != "" || got.Input != nil || got.Raw != nil {
+			t.Fatalf("%q block %d: measuring kept content: %+v", raw, i, got)
+		}
+		got.Text, got.Input, got.Raw, got.Measured = b.Text, b.Input, b.Raw, 0
+		if diff := cmp.Diff(b, got); diff != "" {
+			t.Fatalf("%q block %d (-kept +measured):\n%s", raw, i, diff)
+		}
+	}
+	mm.Blocks, m.Blocks = nil, nil
+	if diff := cmp.Diff(m, mm); diff != "" {
+		t.Fatalf("message of %q (-kept +measured):\n%s", raw, diff)
 	}
 	return true
 }
@@ -293,6 +326,17 @@ func BenchmarkClaudeCodeLine(b *testing.B) {
 			}
 		}
 	})
+	b.Run("one-pass-measuring", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		sc := ccScanner{measure: true}
+		for b.Loop() {
+			for _, l := range lines {
+				var cl ccLine
+				var m ccMessage
+				onePass(&sc, l, &cl, &m)
+			}
+		}
+	})
 	b.Run("scan", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		var sc ccScanner
@@ -343,5 +387,51 @@ func TestScannerFieldsAreTheStructs(t *testing.T) {
 		if diff := cmp.Diff(want, c.names); diff != "" {
 			t.Errorf("%s (-struct +scanner):\n%s", typ, diff)
 		}
+	}
+}
+
+// TestMeasureReadsTheSame: every corpus and testdata file read measuring
+// (Options.Measure) gives the transcripts read whole, but for the
+// content, which is measured: each message counts the same characters,
+// and the summaries are equal.
+func TestMeasureReadsTheSame(t *testing.T) {
+	measured := 0
+	for _, in := range inputFiles(t) {
+		for _, lenient := range []bool{false, true} {
+			whole, werr := Read(bytes.NewReader(in.data), in.path, Options{Lenient: lenient})
+			meas, merr := Read(bytes.NewReader(in.data), in.path, Options{Lenient: lenient, Measure: true})
+			if fmt.Sprint(werr) != fmt.Sprint(merr) || len(whole) != len(meas) {
+				t.Fatalf("%s: %d transcripts (%v) read whole, %d (%v) measuring", in.path, len(whole), werr, len(meas), merr)
+			}
+			for k := range whole {
+				if diff := cmp.Diff(whole[k].Summary(), meas[k].Summary()); diff != "" {
+					t.Fatalf("%s: summary (-whole +measured):\n%s", in.path, diff)
+				}
+				for i := range whole[k].Messages {
+					w, m := &whole[k].Messages[i], &meas[k].Messages[i]
+					if w.Chars() != m.Chars() {
+						t.Fatalf("%s message %d: %d characters whole, %d measured", in.path, i, w.Chars(), m.Chars())
+					}
+					for j := range m.Blocks {
+						measured += m.Blocks[j].Measured
+					}
+					w.Blocks, m.Blocks = nil, nil
+				}
+				for i, c := range whole[k].Compactions {
+					if w, m := c.Summary, meas[k].Compactions[i].Summary; w != nil && m != nil {
+						if w.Chars() != m.Chars() {
+							t.Fatalf("%s compaction %d: %d characters whole, %d measured", in.path, i, w.Chars(), m.Chars())
+						}
+						w.Blocks, m.Blocks = nil, nil
+					}
+				}
+				if diff := cmp.Diff(whole[k], meas[k]); diff != "" {
+					t.Fatalf("%s: transcript but its blocks (-whole +measured):\n%s", in.path, diff)
+				}
+			}
+		}
+	}
+	if measured < 1_000_000 {
+		t.Errorf("%d characters measured: too few to compare", measured)
 	}
 }

@@ -76,7 +76,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 	chain := map[string]string{} // sidechain line uuid → its subagent's key
 	seenMessage, sidechainFile := false, false
 	agentID := ""
-	var sc ccScanner
+	sc := ccScanner{measure: s.opt.Measure}
 	for _, r := range s.recs {
 		var l ccLine
 		var m ccMessage

@@ -65,6 +65,9 @@ type Block struct {
 	// Raw is the original JSON of image and other blocks, and of tool_result
 	// content that is not plain text.
 	Raw json.RawMessage `json:"raw,omitempty"`
+	// Measured is, when the block was read with [Options.Measure], the
+	// characters of its Text, Input and Raw, which were not kept.
+	Measured int `json:"-"`
 }
 
 // Usage is the token usage an API reported for one call, or a sum of such.
@@ -200,7 +203,7 @@ func (m *Message) Count(t BlockType) int {
 func (m *Message) Chars() int {
 	n := 0
 	for _, b := range m.Blocks {
-		n += swar.RuneCount(b.Text) + swar.RuneCount(b.Name) + swar.RuneCount(b.Input) + swar.RuneCount(b.Raw)
+		n += swar.RuneCount(b.Text) + swar.RuneCount(b.Name) + swar.RuneCount(b.Input) + swar.RuneCount(b.Raw) + b.Measured
 	}
 	return n
 }

@@ -27,6 +27,13 @@ type Options struct {
 	Lenient bool
 	// MaxBytes bounds the size of one input; 0 means [DefaultMaxBytes].
 	MaxBytes int64
+	// Measure keeps what a reader that counts needs (inspect), not the
+	// content: Claude Code's blocks keep their types, ids and names, and
+	// [Block.Measured] holds what [Message.Chars] would count of their
+	// text, input and raw JSON, which are left empty, neither unescaped
+	// nor copied. Its lines read in stages, and the other formats, keep
+	// their content: Chars is the same either way.
+	Measure bool
 }
 
 // A NotTranscriptError says that an input holds no transcript ctxbench can

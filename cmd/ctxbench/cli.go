@@ -165,10 +165,13 @@ func formatNames() string {
 type inputFlags struct {
 	Lenient bool   `help:"Skip malformed records (counted and listed) instead of stopping at the first."`
 	Format  string `help:"Read every input as this format instead of detecting it (${formats})." placeholder:"F"`
+	// measure reads the content measured, not kept
+	// (transcript.Options.Measure): what a command that only counts sets.
+	measure bool
 }
 
 func (f inputFlags) options() (transcript.Options, error) {
-	opt := transcript.Options{Lenient: f.Lenient}
+	opt := transcript.Options{Lenient: f.Lenient, Measure: f.measure}
 	if f.Format != "" {
 		var err error
 		if opt.Format, err = transcript.ParseFormat(f.Format); err != nil {

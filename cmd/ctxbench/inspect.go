@@ -50,8 +50,10 @@ type transcriptUsage struct {
 func (c *inspectCmd) Run(e *env) error {
 	res := inspectResult{Transcripts: []transcript.Stats{}, SkippedFiles: []transcript.SkippedFile{}, Sessions: []sessionUsage{}}
 	var ledger cost.Ledger // usage only: no prices
-	// Each transcript's summary is made by the goroutine that read it.
+	// Each transcript's summary is made by the goroutine that read it;
+	// the content is measured as it is read, not kept.
 	summary := func(t *transcript.Transcript) transcript.Stats { return t.Summary() }
+	c.inputFlags.measure = true
 	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, summary, func(t *transcript.Transcript, s transcript.Stats) error {
 		if err := ledger.Add(t); err != nil {
 			return err
