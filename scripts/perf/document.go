@@ -435,6 +435,49 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     the same (` + "`reports.Builder.Prepare`" + `): figure 5's ten sessions 6.36 → 6.11 s,
     where the replays are a quarter of its CPU, the sweep a fifth, and
     drawing the plots, one after another on one goroutine, a fifth.
+56. **A sweep's runs allocated 150 MB a sweep** of 1,000 aidf points over
+    the corpus (` + "`BenchmarkSweepCorpus`" + `: figure 3 without the reading), and
+    the collector's write barriers, on while it marked, made every copy
+    of a window dearer: a third of its CPU went to the collector. Every
+    violation's detail was written (` + "`fmt.Sprintf`" + `, its ids listed, the
+    run's list kept) where a sweep reports counts: a sweep's runs now
+    count them (step and invariant only; TestIncrementalStepsMatchWhole
+    holds the counts to the listed ones). A summary-only run makes its
+    step in one place instead of one per call; a sweep's runs borrow the
+    array their context is kept in from a pool; the summary's sums go in
+    arrays, put in its maps once; and a message's id ("m41") is a slice
+    of one string made once (` + "`transcript.MessageID`" + `) instead of made for
+    every message of every run. ` + "`BenchmarkSweepCorpus`" + ` 123–132 → 70–73 ms,
+    150 → 50 MB and 1.28 million → 0.32 million allocations a sweep.
+57. **The sweep read every transcript before its first run**, and its
+    first runs of a transcript found its retention artifacts, the other
+    worker waiting for them. Each transcript's runs now start when it is
+    read (` + "`replay.Sweeper`" + `: Add, then Result; the points are summed in
+    the same order, so the bytes are the same), its counts and artifacts
+    made by the goroutine that read it (` + "`replay.Warm`" + `). Figure 3's sweep,
+    best of 7 alternated: 210 → 194 ms after item 56 (243 ms before
+    either, the replay it is compared with 99 ms). ` + "`reports.Table`" + `
+    buffers what it writes: tablewriter writes a line at a time, one
+    system call each on a terminal or a pipe (1,012 for the sweep's
+    table, 1 now).
+58. **` + "`inspect`" + ` summarized each transcript on the goroutine that waits
+    for them** while the two readers read: the summary (its characters
+    counted) is now made by the reader (` + "`readPrepared`" + `). 181 MB, best of
+    9: 158.9 → 150.4 ms.
+59. **` + "`inspect`" + ` unescaped and copied every text it only counts.** Read
+    with ` + "`transcript.Options.Measure`" + `, the Claude Code scanner measures a
+    block's text, tool input and raw JSON as it passes over them
+    (` + "`Block.Measured`" + `, which ` + "`Message.Chars`" + ` adds): an ASCII string's
+    characters are its length less one per escape, which the scanner
+    counts as it finds the string's end; a string holding other bytes is
+    counted a word at a time, one with \u escapes as unescape would read
+    it. Lines read in stages, and the other formats, keep their content.
+    ` + "`TestMeasureReadsTheSame`" + ` reads every corpus and testdata file both
+    ways (the same transcripts but for the content, the same characters
+    per message, the same summaries), and every line the one pass
+    reads, ` + "`FuzzClaudeCodeLine`" + `'s among them, is read both ways too.
+    181 MB, best of 9: 153.9 → 130.0 ms, where ccusage took 138.6 ms;
+    ` + "`BenchmarkClaudeCodeLine`" + ` 1.10 → 1.18 GB/s.
 
 ## What is still slow, and why
 
@@ -442,23 +485,22 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   estimate's time on the 20,000-call session, and sets the memory
   floor: the file, what is decoded from it, and the collector's
   headroom (figure 9). A Claude Code line is decoded in one pass (item
-  49) at about 1.2 GB/s on one CPU, where checking its bytes alone with
-  the same scanner runs at about 2.1 GB/s: what is left is unescaping and
-  copying the strings the transcript keeps, and building its messages.
-  Against ccusage (figure 10), a native Rust program (serde_json) that
-  computes usage and cost alone (about 0.22 s of CPU for 181 MB, on both
-  CPUs), ` + "`inspect`" + ` now spends about as much CPU (0.20–0.23 s) and reads
-  at about its speed: 1.0–1.2× from one run of this page to the next,
-  as this machine moves. ` + "`inspect`" + ` keeps both CPUs busy about four fifths
-  of its run (its CPU time over twice its wall time); where the rest
-  goes is not yet profiled. On the smaller folder starting
-  the process weighs most and the ratio moves with ccusage's own
-  30–50 ms; the larger (the same sessions 32 times over) shows the rate
-  each reads at.
+  49) at about 1.1 GB/s on one CPU, 1.2 GB/s measuring its content
+  (item 59), where checking its bytes alone with the same scanner runs
+  at about 1.7 GB/s: what is left is unescaping and copying the strings
+  the transcript keeps, and building its messages. Against ccusage
+  (figure 10), a native program that computes usage and cost alone
+  (about 0.22 s of CPU for 181 MB, on both CPUs), ` + "`inspect`" + `, which
+  measures the content rather than keep it, spends less CPU and reads
+  faster on the larger folder (the same sessions 32 times over, the
+  rate each reads at); on the smaller one starting the process weighs
+  most (on an empty folder ctxbench takes about 7 ms, its libraries'
+  initialization about 2 ms of it, and ccusage 2 ms), and the ratio
+  moves with the machine around 1.0.
   ` + "`cost --policy recorded`" + ` tokenizes every message exactly
   (cl100k_base) to simulate the calls, which ccusage does not do: about
   45% of its CPU even with every piece's count cached (items 15, 50), so
-  it stays 2.5–3× ccusage. Counting faster than that needs a faster
+  it stays 2–3× ccusage. Counting faster than that needs a faster
   pre-tokenizer (the character classes of every character, a quarter of
   the count).
 - **prune and gemini-cli** hold more than the other policies on long
@@ -479,10 +521,12 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 - **Warm** finds each message's artifacts on both CPUs but interns them
   under one lock; it does not start before the transcript is read.
 - **A sweep's points** copy their window at every call (aidf builds the
-  new context, the engine updates its copy), so a point costs its calls
-  times its window. Starting the process and reading the corpus are
-  most of a replay of it, and the sweep's figure is a ratio of two
-  short times, so it moves most with the machine.
+  new context, the engine compares it with the last one and updates its
+  copy), so a point costs its calls times its window: those three passes
+  are most of a sweep's CPU now (items 56–57). Starting the process and
+  reading the corpus are most of a replay of it, and the sweep's figure
+  is a ratio of two short times, so it moves most with the machine.
+  Its text table of 1,000 rows takes tablewriter about 11 ms.
 - The figures move by 20–30% from run to run on this shared machine
   (the same binary's CPU time varies that much).
 `
