@@ -556,18 +556,31 @@ func (s *ccScanner) escapedRunes(raw []byte) int {
 		n += swar.RuneCount(raw[:k]) + 1
 		size := 2
 		if raw[k+1] == 'u' {
-			size = 6
-			if r := hex4(raw[k+2:]); utf16.IsSurrogate(r) {
-				rest := raw[k+6:]
-				if r >= 0xDC00 || len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' || utf16.DecodeRune(r, hex4(rest[2:])) == utf8.RuneError {
-					s.bad = true
-					return 0
-				}
-				size = 12
+			var ok bool
+			if _, size, ok = unicodeEscape(raw[k:]); !ok {
+				s.bad = true
+				return 0
 			}
 		}
 		raw = raw[k+size:]
 	}
+}
+
+// unicodeEscape reads the \u escape raw starts with (its hex digits
+// checked): the rune it stands for, with the escape after it when it is
+// a high surrogate, and its size, 6 or 12. ok is false on a lone
+// surrogate (encoding/json writes U+FFFD: the scanner gives up).
+func unicodeEscape(raw []byte) (r rune, size int, ok bool) {
+	r = hex4(raw[2:])
+	if !utf16.IsSurrogate(r) {
+		return r, 6, true
+	}
+	rest := raw[6:]
+	if r >= 0xDC00 || len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' {
+		return 0, 0, false
+	}
+	r = utf16.DecodeRune(r, hex4(rest[2:]))
+	return r, 12, r != utf8.RuneError
 }
 
 // boolean reads true, false, or null (false: it leaves the field as it
@@ -833,21 +846,12 @@ func (s *ccScanner) unescape(raw []byte) string {
 		case 't':
 			sb.WriteByte('\t')
 		case 'u':
-			r := hex4(raw[k+2:])
-			n = 6
-			if utf16.IsSurrogate(r) {
-				rest := raw[k+6:]
-				if r >= 0xDC00 || len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' {
-					s.bad = true
-					return ""
-				}
-				r = utf16.DecodeRune(r, hex4(rest[2:]))
-				if r == utf8.RuneError {
-					s.bad = true
-					return ""
-				}
-				n = 12
+			r, size, ok := unicodeEscape(raw[k:])
+			if !ok {
+				s.bad = true
+				return ""
 			}
+			n = size
 			sb.WriteRune(r)
 		default: // '"', '\\', '/'
 			sb.WriteByte(c)

@@ -51,6 +51,10 @@ func checkOnePass(t *testing.T, raw []byte) bool {
 	var m ccMessage
 	buf := bytes.Clone(raw)
 	if onePass(&sc, buf, &l, &m) == nil {
+		measuring := ccScanner{measure: true}
+		if onePass(&measuring, raw, &ccLine{}, &ccMessage{}) != nil {
+			t.Fatalf("one pass measuring read %q, which it gives up on keeping the content", raw)
+		}
 		return false
 	}
 	if !utf8.Valid(raw) {
@@ -168,8 +172,10 @@ func TestClaudeCodeOnePassEdges(t *testing.T) {
 		{`{"type":"progress","data":{"x":"\u0000"},"toolUseResult":[[[[]]]]}`, true},
 		{`{"type":"user","message":{"content":"a"},"toolUseResult":"\ud800 \udc00\ud800x"}`, true}, // lone surrogates passed over
 		{`{"type":"user","message":{"content":"\u00e9\ud83d\ude00\u0041\"\\\/"}}`, true},
-		{`{"type":"user","message":{"content":"a\ud800"}}`, false},              // a lone surrogate: encoding/json writes U+FFFD
-		{`{"type":"user","message":{"content":"a\udc00\ud800"}}`, false},        // likewise
+		{`{"type":"user","message":{"content":"a\ud800"}}`, false},                               // a lone surrogate: encoding/json writes U+FFFD
+		{`{"type":"user","message":{"content":"a\udc00\ud800"}}`, false},                         // likewise
+		{`{"type":"user","message":{"content":[{"type":"text","text":"\ud83d\u0041"}]}}`, false}, // a high surrogate, then no low one
+		{`{"type":"user","message":{"content":[{"type":"tool_result","content":[{"type":"text","text":null},{"type":"text","text":"\u00e9\n"},{"type":"text"}]}]}}`, true},
 		{`{"TYPE":"user","message":{"content":"a"}}`, false},                    // a field named ignoring case
 		{`{"type":"user","type":"assistant","message":{"content":"a"}}`, false}, // a field given twice
 		{`{"typ\u0065":"user","message":{"content":"a"}}`, false},               // an escaped key
