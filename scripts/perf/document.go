@@ -491,9 +491,9 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   the transcript keeps, and building its messages. Against ccusage
   (figure 10), a native program that computes usage and cost alone
   (about 0.22 s of CPU for 181 MB, on both CPUs), ` + "`inspect`" + `, which
-  measures the content rather than keep it, spends less CPU and reads
-  faster on the larger folder (the same sessions 32 times over, the
-  rate each reads at); on the smaller one starting the process weighs
+  measures the content rather than keep it, spends about as much CPU
+  (0.21–0.22 s) and reads faster on the larger folder (the same
+  sessions 32 times over, the rate each reads at); on the smaller one starting the process weighs
   most (on an empty folder ctxbench takes about 7 ms, its libraries'
   initialization about 2 ms of it, and ccusage 2 ms), and the ratio
   moves with the machine around 1.0.
