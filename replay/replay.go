@@ -13,7 +13,8 @@
 // message k is appended. Responses are never regenerated: the replay is a
 // counterfactual on what is sent, not on what comes back. [Replay] runs
 // one policy, [ReplayAll] several side by side on shared caches, [Sweep]
-// a grid of one policy's parameters over many transcripts.
+// a grid of one policy's parameters over many transcripts ([Sweeper]
+// while they are read).
 //
 // A [Run] holds a [Step] per call and a [Summary] of the run; [WriteTrace]
 // writes the steps as the trace, one JSON object per call.
