@@ -168,8 +168,8 @@ type Sweeper struct {
 	jobs    chan sweepJob
 	stopped chan struct{} // closed when a run fails: no more jobs are taken
 	stop    sync.Once
+	err     error // the first run's failure, set by stop
 	wg      sync.WaitGroup
-	errs    []error
 	trs     []*sweptTranscript
 	total   atomic.Int64 // jobs added
 	done    atomic.Int64
@@ -242,15 +242,15 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 		workers = runtime.GOMAXPROCS(0)
 	}
 	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress,
-		jobs: make(chan sweepJob, 4*workers), stopped: make(chan struct{}), errs: make([]error, workers)}
-	for w := range workers {
-		sw.wg.Go(func() { sw.work(w) })
+		jobs: make(chan sweepJob, 4*workers), stopped: make(chan struct{})}
+	for range workers {
+		sw.wg.Go(sw.work)
 	}
 	return sw, nil
 }
 
 // work runs jobs until there are none left or a run fails.
-func (sw *Sweeper) work(w int) {
+func (sw *Sweeper) work() {
 	for j := range sw.jobs {
 		select {
 		case <-sw.stopped:
@@ -258,12 +258,12 @@ func (sw *Sweeper) work(w int) {
 		default:
 		}
 		if err := sw.ctx.Err(); err != nil {
-			sw.fail(w, err)
+			sw.fail(err)
 			continue
 		}
 		s, err := sw.run(j)
 		if err != nil {
-			sw.fail(w, err)
+			sw.fail(err)
 			continue
 		}
 		j.tr.runs[j.p] = s
@@ -273,9 +273,12 @@ func (sw *Sweeper) work(w int) {
 	}
 }
 
-func (sw *Sweeper) fail(w int, err error) {
-	sw.errs[w] = err
-	sw.stop.Do(func() { close(sw.stopped) })
+// fail stops the sweep at its first failure.
+func (sw *Sweeper) fail(err error) {
+	sw.stop.Do(func() {
+		sw.err = err
+		close(sw.stopped)
+	})
 }
 
 // run replays job j's transcript at its point; a point whose policy is
@@ -326,10 +329,8 @@ var errSweepStopped = errors.New("the sweep has stopped")
 func (sw *Sweeper) Result() (*SweepResult, error) {
 	close(sw.jobs)
 	sw.wg.Wait()
-	for _, err := range sw.errs {
-		if err != nil {
-			return nil, err
-		}
+	if sw.err != nil {
+		return nil, sw.err
 	}
 	if err := sw.ctx.Err(); err != nil {
 		return nil, err

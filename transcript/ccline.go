@@ -481,8 +481,8 @@ func (s *ccScanner) key() []byte {
 		s.bad = true
 		return nil
 	}
-	start, end, escaped := s.stringEnd()
-	if escaped {
+	start, end := s.stringEnd()
+	if s.escaped() {
 		s.bad = true
 		return nil
 	}
@@ -515,11 +515,11 @@ func (s *ccScanner) str() string {
 		s.bad = true
 		return ""
 	}
-	start, end, escaped := s.stringEnd()
+	start, end := s.stringEnd()
 	if s.bad {
 		return ""
 	}
-	if !escaped {
+	if !s.escaped() {
 		return string(s.b[start:end])
 	}
 	return s.unescape(s.b[start:end])
@@ -531,7 +531,7 @@ func (s *ccScanner) text() (string, int) {
 	if !s.measure || s.peek() != '"' {
 		return s.str(), 0
 	}
-	start, end, _ := s.stringEnd()
+	start, end := s.stringEnd()
 	switch {
 	case s.bad:
 		return "", 0
@@ -712,9 +712,9 @@ func (s *ccScanner) skip() {
 }
 
 // stringEnd passes over the string whose opening quote is at the scanner,
-// checking it, and returns the span of its content and whether it holds
-// escapes.
-func (s *ccScanner) stringEnd() (start, end int, escaped bool) {
+// checking it, and returns the span of its content; the scanner keeps
+// what it found in it (high, plainEscs, unicodeEscs: see escaped).
+func (s *ccScanner) stringEnd() (start, end int) {
 	b := s.b
 	start = s.i + 1
 	i := start
@@ -726,22 +726,21 @@ func (s *ccScanner) stringEnd() (start, end int, escaped bool) {
 		high = high || h
 		if i >= len(b) {
 			s.bad = true // unterminated
-			return start, start, false
+			return start, start
 		}
 		switch b[i] {
 		case '"':
 			if high && !utf8.Valid(b[start:i]) {
 				s.bad = true // the staged decoders count and replace it
-				return start, start, false
+				return start, start
 			}
 			s.i = i + 1
 			s.high, s.plainEscs, s.unicodeEscs = high, plain, unicode
-			return start, i, escaped
+			return start, i
 		case '\\':
-			escaped = true
 			if i+1 >= len(b) {
 				s.bad = true
-				return start, start, false
+				return start, start
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -750,20 +749,24 @@ func (s *ccScanner) stringEnd() (start, end int, escaped bool) {
 			case 'u':
 				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
 					s.bad = true
-					return start, start, false
+					return start, start
 				}
 				i += 6
 				unicode++
 			default:
 				s.bad = true
-				return start, start, false
+				return start, start
 			}
 		default: // a control character
 			s.bad = true
-			return start, start, false
+			return start, start
 		}
 	}
 }
+
+// escaped reports whether the last string stringEnd passed over holds
+// escapes (when it gave up, s.bad says so, and this is stale).
+func (s *ccScanner) escaped() bool { return s.plainEscs+s.unicodeEscs > 0 }
 
 // nextSpecial returns the index of the first quote, backslash or control
 // character of b at or after i, or len(b): sixteen bytes at a time. high

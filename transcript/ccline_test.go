@@ -279,7 +279,8 @@ func TestStringEnd(t *testing.T) {
 		{"\"" + strings.Repeat("x", 40) + "\\n\x01\"", -1, false},
 	} {
 		s := ccScanner{b: []byte(c.in)}
-		_, end, escaped := s.stringEnd()
+		_, end := s.stringEnd()
+		escaped := s.escaped()
 		if c.end < 0 {
 			if !s.bad {
 				t.Errorf("%q: read to %d, want refused", c.in, end)
@@ -321,28 +322,23 @@ func BenchmarkClaudeCodeLine(b *testing.B) {
 		b.Fatal(err)
 	}
 	lines := bytes.Split(bytes.TrimSpace(data), []byte{'\n'})
-	b.Run("one-pass", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		var sc ccScanner
-		for b.Loop() {
-			for _, l := range lines {
-				var cl ccLine
-				var m ccMessage
-				onePass(&sc, l, &cl, &m)
-			}
+	for _, measure := range []bool{false, true} {
+		name := "one-pass"
+		if measure {
+			name += "-measuring"
 		}
-	})
-	b.Run("one-pass-measuring", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		sc := ccScanner{measure: true}
-		for b.Loop() {
-			for _, l := range lines {
-				var cl ccLine
-				var m ccMessage
-				onePass(&sc, l, &cl, &m)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			sc := ccScanner{measure: measure}
+			for b.Loop() {
+				for _, l := range lines {
+					var cl ccLine
+					var m ccMessage
+					onePass(&sc, l, &cl, &m)
+				}
 			}
-		}
-	})
+		})
+	}
 	b.Run("scan", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		var sc ccScanner

@@ -289,8 +289,8 @@ func (t *Transcript) Usage() Usage {
 // run, and a sweep runs a transcript a thousand times.
 func MessageID(i int) string {
 	if uint(i) < sharedIDs {
-		ids, ends := messageIDs()
-		return ids[ends[i]-idLen(i) : ends[i]]
+		ids, at := messageIDs()
+		return ids[at[i]:at[i+1]]
 	}
 	return "m" + strconv.Itoa(i)
 }
@@ -298,26 +298,18 @@ func MessageID(i int) string {
 // sharedIDs is how many message ids MessageID shares: about 150 KB.
 const sharedIDs = 1 << 14
 
-// messageIDs returns "m0m1m2…" up to sharedIDs ids, and where each ends.
+// messageIDs returns "m0m1m2…" up to sharedIDs ids, and where each
+// starts (the last entry: where the last ends).
 var messageIDs = sync.OnceValues(func() (string, []uint32) {
 	var b strings.Builder
-	ends := make([]uint32, sharedIDs)
+	at := make([]uint32, 0, sharedIDs+1)
 	for i := range sharedIDs {
+		at = append(at, uint32(b.Len()))
 		b.WriteByte('m')
 		b.WriteString(strconv.Itoa(i))
-		ends[i] = uint32(b.Len())
 	}
-	return b.String(), ends
+	return b.String(), append(at, uint32(b.Len()))
 })
-
-// idLen is the length of "m<i>".
-func idLen(i int) uint32 {
-	n := uint32(2)
-	for ; i >= 10; i /= 10 {
-		n++
-	}
-	return n
-}
 
 func (t *Transcript) skip(kind string) {
 	if t.Skipped == nil {

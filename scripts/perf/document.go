@@ -494,9 +494,10 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   measures the content rather than keep it, spends about as much CPU
   (0.21–0.22 s) and reads faster on the larger folder (the same
   sessions 32 times over, the rate each reads at); on the smaller one starting the process weighs
-  most (on an empty folder ctxbench takes about 7 ms, its libraries'
-  initialization about 2 ms of it, and ccusage 2 ms), and the ratio
-  moves with the machine around 1.0.
+  most (timed by hand on an empty folder, best of 15: ctxbench inspect
+  about 7 ms, of which its libraries' initialization about 2 ms by
+  GODEBUG=inittrace=1, and ccusage 2 ms), and the ratio moves with the
+  machine around 1.0.
   ` + "`cost --policy recorded`" + ` tokenizes every message exactly
   (cl100k_base) to simulate the calls, which ccusage does not do: about
   45% of its CPU even with every piece's count cached (items 15, 50), so
