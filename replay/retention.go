@@ -433,8 +433,8 @@ func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 			// it for every artifact seen.
 			r.searchSummary()
 		}
-		if r.sumChecked < len(r.seenList) && r.grams.text != r.sumText {
-			r.grams.index(r.sumText)
+		if r.sumChecked < len(r.seenList) {
+			r.grams.of(r.sumText)
 		}
 		texts, sigs := r.arts.texts, r.arts.sigs
 		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
@@ -469,6 +469,15 @@ const gramBits = 1 << 18
 func gramHash(s string, i int) uint32 {
 	w := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
 	return (w * 2654435761) >> (32 - 18)
+}
+
+// of makes f the filter of text, unless it is already: the zero filter
+// is the filter of no text yet, not of the empty text, which a summary
+// may be (an encrypted compaction's).
+func (f *gramFilter) of(text string) {
+	if f.bits == nil || f.text != text {
+		f.index(text)
+	}
 }
 
 // index makes the filter of text.
@@ -550,9 +559,7 @@ func (r *retention) inSummary(id int32) {
 // and the short ones, each searched for once.
 func (r *retention) searchSummary() {
 	a, text := r.arts, r.sumText
-	if r.grams.text != text {
-		r.grams.index(text)
-	}
+	r.grams.of(text)
 	r.tried++
 	try := func(id int32) {
 		if !r.seen[id] || r.inSum[id] || r.triedAt[id] == r.tried {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // anthropicUsage is the Messages API usage object.
@@ -44,6 +45,26 @@ type anthropicMessage struct {
 	Model     string          `json:"model"`
 	Content   json.RawMessage `json:"content"`
 	Usage     *anthropicUsage `json:"usage"`
+}
+
+// clineMessage is a message of Cline's api_conversation_history.json: a
+// Messages-API message with what Cline adds (ClineStorageMessage).
+type clineMessage struct {
+	anthropicMessage
+	TS        int64 `json:"ts"`
+	ModelInfo *struct {
+		ModelID string `json:"modelId"`
+	} `json:"modelInfo"`
+	Metrics *struct {
+		// Prompt is the whole prompt, Cached the part of it read from
+		// the cache; cache writes are not recorded.
+		Tokens *struct {
+			Prompt     int64 `json:"prompt"`
+			Completion int64 `json:"completion"`
+			Cached     int64 `json:"cached"`
+		} `json:"tokens"`
+		Cost *float64 `json:"cost"`
+	} `json:"metrics"`
 }
 
 type anthropicBlock struct {
@@ -211,10 +232,15 @@ type anthropicRequest struct {
 }
 
 // readAnthropic reads JSON Lines of Messages-API messages (one transcript
-// per file) or of requests {"system", "messages"} (one transcript per line).
+// per file) or of requests {"system", "messages"} (one transcript per
+// line), or a JSON array of messages (one transcript), such as Cline's
+// api_conversation_history.json (see [readCline]).
 func readAnthropic(s *source) ([]*Transcript, error) {
+	if s.doc && s.recs[0].raw[0] == '[' {
+		return readCline(s)
+	}
 	var out []*Transcript
-	flat := &Transcript{ID: baseID(s.file)} // the messages written one per line
+	flat := &Transcript{ID: s.nameID()} // the messages written one per line
 	for _, r := range s.recs {
 		var req anthropicRequest
 		ok, err := s.decode(flat, r, &req)
@@ -267,6 +293,60 @@ func readAnthropic(s *source) ([]*Transcript, error) {
 		out = append([]*Transcript{flat}, out...)
 	}
 	return out, nil
+}
+
+// readCline reads a JSON array of Messages-API messages. Cline's
+// api_conversation_history.json (tasks/<task id>/, the task id being the
+// transcript's id) is one: its assistant messages carry the model
+// (modelInfo.modelId), the call's tokens (metrics.tokens: the whole
+// prompt, the part of it read from the cache, the completion; cache
+// writes are not recorded, and count as uncached input) and its cost
+// (metrics.cost, summed in ReportedCostUSD), and every message its time
+// (ts, in milliseconds). Calls is the number of assistant messages.
+func readCline(s *source) ([]*Transcript, error) {
+	t := &Transcript{ID: s.nameID()}
+	if t.ID == "api_conversation_history" && s.opt.name == "" {
+		t.ID = filepath.Base(filepath.Dir(s.file))
+	}
+	recs, err := elems(s.recs[0].raw, s.recs[0].line)
+	if err != nil {
+		return nil, &SyntaxError{File: s.file, Line: s.recs[0].line, Msg: err.Error()}
+	}
+	for _, r := range recs {
+		var m clineMessage
+		ok, err := s.decode(t, r, &m)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if m.ModelInfo != nil && m.Model == "" {
+			m.Model = m.ModelInfo.ModelID
+		}
+		n := len(t.Messages)
+		if err := anthropicAppend(s, t, r, m.anthropicMessage); err != nil {
+			return nil, err
+		}
+		if len(t.Messages) == n {
+			continue
+		}
+		msg := &t.Messages[n]
+		if m.TS > 0 && msg.Time.IsZero() {
+			msg.Time = time.UnixMilli(m.TS).UTC()
+		}
+		if m.Metrics == nil || msg.Role != RoleAssistant {
+			continue
+		}
+		if tk := m.Metrics.Tokens; tk != nil && msg.Usage == nil {
+			msg.Usage = &Usage{Input: tk.Prompt - tk.Cached, CacheRead: tk.Cached, Output: tk.Completion}
+		}
+		if c := m.Metrics.Cost; c != nil {
+			t.ReportedCostUSD += *c
+		}
+	}
+	countAssistantCalls(t)
+	return []*Transcript{t}, nil
 }
 
 // anthropicAppend adds message m, read from record r, to t.
@@ -342,12 +422,21 @@ func baseID(file string) string {
 	return b
 }
 
+// nameID returns the id of the transcript of s when its format records
+// none: the name Walk gave it, else its file's base name ([baseID]).
+func (s *source) nameID() string {
+	if s.opt.name != "" {
+		return s.opt.name
+	}
+	return baseID(s.file)
+}
+
 // lineID makes the id of a transcript that one line of a file holds.
 func lineID(s *source, r record) string {
 	if s.doc {
-		return baseID(s.file)
+		return s.nameID()
 	}
-	return baseID(s.file) + ":" + strconv.Itoa(r.line)
+	return s.nameID() + ":" + strconv.Itoa(r.line)
 }
 
 // wrongField describes a JSON value of the wrong type in a block: the

@@ -177,8 +177,8 @@ func TestReadLimit(t *testing.T) {
 func TestFormatOverride(t *testing.T) {
 	in := ccUser + "\n" + ccAsst + "\n"
 	_, err := Parse([]byte(in), "f", Options{Format: FormatOpenAIChat})
-	if err == nil || err.Error() != "f:1: message has no role" {
-		t.Errorf("reading Claude Code lines as openai-chat: error %v, want f:1: message has no role", err)
+	if want := "f:1: message has no role (its fields: message, sessionId, type)"; err == nil || err.Error() != want {
+		t.Errorf("reading Claude Code lines as openai-chat: error %v, want %s", err, want)
 	}
 	_, err = Parse([]byte(in), "f", Options{Format: "nope"})
 	if err == nil || !strings.Contains(err.Error(), `unknown format "nope"`) {

@@ -122,7 +122,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 	}
 	t := main.t
 	if t.ID == "" {
-		t.ID = baseID(s.file)
+		t.ID = s.nameID()
 	}
 	if sidechainFile {
 		// A subagent's own file: its session is the parent.

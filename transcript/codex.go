@@ -55,7 +55,11 @@ type codexPayload struct {
 	Output    json.RawMessage `json:"output"`
 	// event_msg
 	Message string `json:"message"`
-	Info    *struct {
+	// compacted: what replaced the history, where recorded (an encrypted
+	// compaction item among the kept user messages, for a compaction made
+	// by the server).
+	ReplacementHistory []json.RawMessage `json:"replacement_history"`
+	Info               *struct {
 		Total *codexUsage `json:"total_token_usage"`
 		Last  *codexUsage `json:"last_token_usage"`
 	} `json:"info"`
@@ -72,10 +76,12 @@ type codexPayload struct {
 // event carries last_token_usage, attached to the assistant message before
 // it; Codex repeats the event when nothing changed, so an event whose
 // total_token_usage equals the previous one is counted once (as
-// "event_msg/token_count (repeat)" in Skipped). Calls is the number of
-// distinct token-count updates, or the number of assistant messages when
-// none are recorded. A `compacted` item is a [Compaction] whose summary is a
-// user message. User prompts are read from response items; a rollout that
+// "event_msg/token_count (repeat)" in Skipped). A counted update ends the
+// model response it reports on. Calls is the number of assistant messages,
+// as a replay counts them: a response the user interrupted, which no
+// update reports on, is a call with no usage. A `compacted` item is a [Compaction] whose summary is a
+// user message: its replacement history's content where recorded (Codex
+// sent that instead of the history), else its message. User prompts are read from response items; a rollout that
 // records them only as event_msg user_message (Codex Desktop) has those read
 // instead. Other event_msg records duplicate response items and are counted
 // in Skipped.
@@ -122,13 +128,9 @@ func readCodex(s *source) ([]*Transcript, error) {
 			}
 		}
 	}
-	if c.tokenUpdates > 0 {
-		t.Calls = c.tokenUpdates
-	} else {
-		countAssistantCalls(t)
-	}
+	countAssistantCalls(t)
 	if t.ID == "" {
-		t.ID = baseID(s.file)
+		t.ID = s.nameID()
 	}
 	return []*Transcript{t}, nil
 }
@@ -139,10 +141,9 @@ type codexReader struct {
 	responseUsers bool
 	// open is the index of the assistant message that model-side items are
 	// being added to, or -1.
-	open         int
-	lastTotal    *codexUsage
-	tokenUpdates int
-	model        string
+	open      int
+	lastTotal *codexUsage
+	model     string
 }
 
 func (c *codexReader) line(r record, l codexLine) error {
@@ -199,6 +200,9 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 		return nil
 	case "compacted":
 		sum := Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: p.Message}}, Pos: pos}
+		if len(p.ReplacementHistory) > 0 {
+			sum.Blocks = replacementBlocks(p.ReplacementHistory)
+		}
 		t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Summary: &sum, Pos: pos})
 		c.open = -1
 		return nil
@@ -289,7 +293,9 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 			tot := *p.Info.Total
 			c.lastTotal = &tot
 		}
-		c.tokenUpdates++
+		// The update ends the response: what the model says next is
+		// another call's.
+		c.open = -1
 		if i := lastRole(t.Messages, RoleAssistant); i >= 0 {
 			m := &t.Messages[i]
 			if m.Usage == nil {
@@ -402,6 +408,29 @@ func codexContent(raw json.RawMessage) ([]Block, error) {
 		}
 		return Block{Type: BlockOther, Raw: compactJSON(p)}
 	})
+}
+
+// replacementBlocks returns the content of a compaction's replacement
+// history, which Codex sent instead of the history from then on: the
+// messages' content, and every other item (the server's encrypted
+// compaction) as an other block with its JSON. The items' roles are not
+// kept: the summary is one message.
+func replacementBlocks(items []json.RawMessage) []Block {
+	var out []Block
+	for _, raw := range items {
+		var it struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		}
+		if unmarshal(raw, &it) == nil && it.Type == "message" {
+			if blocks, err := codexContent(it.Content); err == nil {
+				out = append(out, blocks...)
+				continue
+			}
+		}
+		out = append(out, Block{Type: BlockOther, Name: it.Type, Raw: compactJSON(raw)})
+	}
+	return out
 }
 
 // codexOutput reads a tool output: a string, or (older Codex) an object

@@ -21,7 +21,8 @@ const (
 	// such a conversation (mini-swe-agent .traj.json) or a message array.
 	FormatOpenAIChat Format = "openai-chat"
 	// FormatAnthropic is JSON Lines of Messages-API messages, or of requests
-	// ({"system": ..., "messages": [...]} per line).
+	// ({"system": ..., "messages": [...]} per line), or a JSON array of
+	// messages (Cline's api_conversation_history.json).
 	FormatAnthropic Format = "anthropic"
 	// FormatGeminiCLI is a Gemini CLI session JSON file.
 	FormatGeminiCLI Format = "gemini-cli"
@@ -60,6 +61,43 @@ var codexExecTypes = map[string]bool{
 	"item.started": true, "item.updated": true, "item.completed": true,
 }
 
+// foreignFormat names the format of a JSON object that belongs to a
+// recording ctxbench does not read but that looks like one it does (a
+// role, a list of messages), or returns "": such input is refused by
+// name, never read as chat messages with no content.
+func foreignFormat(m map[string]any) string {
+	typ, _ := m["type"].(string)
+	role, _ := m["role"].(string)
+	switch {
+	case role == "model" && hasAny(m, "parts"):
+		return "Gemini API contents (role \"model\" with parts)"
+	case hasAny(m, "contents") && !hasAny(m, "messages"):
+		if cs, ok := m["contents"].([]any); ok && len(cs) > 0 {
+			if c, ok := cs[0].(map[string]any); ok && hasAny(c, "parts") {
+				return "a Gemini API request (contents with parts)"
+			}
+		}
+	case typ == "init" && hasAny(m, "session_id", "model") || typ == "message" && hasAny(m, "delta") ||
+		(typ == "tool_use" && hasAny(m, "tool_id", "tool_name")) || (typ == "tool_result" && hasAny(m, "tool_id")):
+		return "Gemini CLI stream-json output (--output-format stream-json)"
+	case hasAny(m, "info") && hasAny(m, "messages"):
+		if ms, ok := m["messages"].([]any); ok && len(ms) > 0 {
+			if e, ok := ms[0].(map[string]any); ok && hasAny(e, "info") && hasAny(e, "parts") {
+				return "an opencode session export (opencode export)"
+			}
+		}
+	case hasAny(m, "info") && hasAny(m, "parts") && !hasAny(m, "role"):
+		return "an opencode message (info with parts)"
+	}
+	return ""
+}
+
+// notRead is the error for input that looks like a format ctxbench does
+// not read.
+func notRead(file, name string) error {
+	return &NotTranscriptError{file, name + ", a format ctxbench does not read"}
+}
+
 // detect names the format of s from its content.
 func detect(s *source) (Format, error) {
 	if s.doc {
@@ -72,10 +110,19 @@ func detect(s *source) (Format, error) {
 					if _, ok := m["source"]; ok && (m["action"] != nil || m["observation"] != nil) {
 						return FormatOpenHands, nil
 					}
+					if name := foreignFormat(m); name != "" {
+						return "", notRead(s.file, name)
+					}
+					if hasAny(m, "modelInfo") || hasAny(m, "metrics") && m["role"] == "assistant" {
+						return FormatAnthropic, nil // Cline's api_conversation_history.json
+					}
 				}
 			}
 			return chatFlavour(v), nil
 		case map[string]any:
+			if name := foreignFormat(v); name != "" {
+				return "", notRead(s.file, name)
+			}
 			if f := detectObject(v); f != "" {
 				return f, nil
 			}
@@ -89,6 +136,9 @@ func detect(s *source) (Format, error) {
 		var m map[string]any
 		if unmarshal(r.raw, &m) != nil {
 			continue
+		}
+		if name := foreignFormat(m); name != "" {
+			return "", notRead(s.file, name)
 		}
 		if _, ok := m["role"].(string); ok && m["messages"] == nil {
 			chat = append(chat, m)
@@ -117,6 +167,13 @@ func detectObject(m map[string]any) Format {
 		return FormatCodex
 	case hasAny(m, "source") && hasAny(m, "action", "observation"):
 		return FormatOpenHands
+	}
+	if evs, ok := m["events"].([]any); ok && hasAny(m, "exported_at", "conversation") {
+		for _, e := range evs[:min(len(evs), detectProbe)] {
+			if e, ok := e.(map[string]any); ok && hasAny(e, "source") && hasAny(e, "action", "observation") {
+				return FormatOpenHands
+			}
+		}
 	}
 	if msgs, ok := m["messages"].([]any); ok {
 		if hasAny(m, "sessionId") && hasAny(m, "projectHash", "startTime", "lastUpdated") {

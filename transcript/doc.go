@@ -71,9 +71,18 @@
 //     and if it is cut short the error says it was truncated.
 //   - Invalid UTF-8 inside a record is read as U+FFFD, and the records
 //     holding any are counted in [Transcript.InvalidUTF8].
-//   - Empty input, binary input (NUL bytes) and input that is not JSON or
-//     is JSON in no known format give a [*NotTranscriptError]; [Walk]
-//     lists such files of a directory as skipped instead.
+//   - Empty input, binary input (NUL bytes), input that is not JSON or
+//     is JSON in no known format, input that looks like a format ctxbench
+//     does not read (Gemini API contents, Gemini CLI stream-json, an
+//     opencode export: named in the reason), and input of which no
+//     message could be read give a [*NotTranscriptError]; [Walk] lists
+//     such files of a directory as skipped instead. An input is never
+//     read as a transcript with no message.
+//   - A chat message with no role, a role no chat format has, or no
+//     content field is a malformed record, named at its line with the
+//     fields it has.
+//   - A transcript whose format records no id is named after its file;
+//     [Walk] tells files of the same name apart by their folders.
 //
 // # Compactions
 //

@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -85,7 +86,10 @@ func (o *openaiUsage) usage() *Usage {
 	}
 	u := &Usage{CacheRead: cached, CacheWrite: o.CacheCreation, Output: o.CompletionTokens}
 	u.Input = o.PromptTokens - cached - o.CacheCreation
-	if u.Input < 0 {
+	if o.PromptTokens < 0 {
+		// A negative count is kept, for the usage check to refuse it.
+		u.Input = o.PromptTokens
+	} else if u.Input < 0 {
 		// prompt_tokens did not include the cache writes.
 		u.Input = max(0, o.PromptTokens-cached)
 	}
@@ -107,7 +111,7 @@ func (o *openaiUsage) usage() *Usage {
 // are kept as they are. Calls is the number of assistant messages.
 func readOpenAIChat(s *source) ([]*Transcript, error) {
 	if s.doc && s.recs[0].raw[0] == '[' {
-		t := &Transcript{ID: baseID(s.file)}
+		t := &Transcript{ID: s.nameID()}
 		recs, err := elems(s.recs[0].raw, s.recs[0].line)
 		if err != nil {
 			return nil, &SyntaxError{File: s.file, Line: s.recs[0].line, Msg: err.Error()}
@@ -118,7 +122,7 @@ func readOpenAIChat(s *source) ([]*Transcript, error) {
 		return []*Transcript{t}, nil
 	}
 	var out []*Transcript
-	flat := &Transcript{ID: baseID(s.file)}
+	flat := &Transcript{ID: s.nameID()}
 	var flatRecs []record
 	for _, r := range s.recs {
 		var m openaiMessage
@@ -173,8 +177,8 @@ func openaiMessages(s *source, t *Transcript, recs []record) error {
 		if !ok {
 			continue
 		}
-		if m.Role == "" {
-			if err := s.bad(t, r.line, "message has no role"); err != nil {
+		if problem := openaiProblem(&m, r.raw); problem != "" {
+			if err := s.bad(t, r.line, "%s", problem); err != nil {
 				return err
 			}
 			continue
@@ -192,6 +196,50 @@ func openaiMessages(s *source, t *Transcript, recs []record) error {
 	}
 	countAssistantCalls(t)
 	return nil
+}
+
+// openaiRoles are the roles a chat message may have: OpenAI's, and
+// mini-swe-agent's "exit" (its last message, kept as it is).
+var openaiRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true,
+	"tool": true, "function": true, "exit": true}
+
+// openaiProblem says why m, whose JSON is raw, is not a chat message
+// ctxbench can read, or returns "": it has no role, a role no chat
+// format has (an event log's "agent", Gemini's "model"), or nothing to
+// read (its text in a field chat messages do not have). The format it
+// looks like is named where it is known.
+func openaiProblem(m *openaiMessage, raw []byte) string {
+	switch {
+	case m.Role == "":
+		return "message has no role" + looksLike(raw)
+	case !openaiRoles[m.Role]:
+		return fmt.Sprintf("unknown role %.40q: not a chat message%s", m.Role, looksLike(raw))
+	case len(m.Content) == 0 && len(m.ToolCalls) == 0 && m.FunctionCall == nil &&
+		(m.ReasoningContent == nil || *m.ReasoningContent == ""):
+		return "message has no content (a chat message's text is in \"content\")" + looksLike(raw)
+	}
+	return ""
+}
+
+// looksLike names the format a record that is no chat message looks like,
+// as ", which looks like …", or returns "".
+func looksLike(raw []byte) string {
+	var m map[string]any
+	if unmarshal(raw, &m) != nil {
+		return ""
+	}
+	if name := foreignFormat(m); name != "" {
+		return ", which looks like " + name + ", a format ctxbench does not read"
+	}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if len(keys) > 8 {
+		keys = append(keys[:8], "…")
+	}
+	return " (its fields: " + strings.Join(keys, ", ") + ")"
 }
 
 func openaiMessageOf(m openaiMessage) (Message, error) {

@@ -1,6 +1,17 @@
 package transcript
 
-import "encoding/json"
+import (
+	"cmp"
+	"encoding/json"
+)
+
+// ohExport is an OpenHands Cloud conversation export, less its events.
+type ohExport struct {
+	Conversation struct {
+		ConversationID string `json:"conversation_id"`
+		ID             string `json:"id"`
+	} `json:"conversation"`
+}
 
 type ohEvent struct {
 	Timestamp   string `json:"timestamp"`
@@ -29,31 +40,50 @@ type ohResponse struct {
 	Usage *openaiUsage `json:"usage"`
 }
 
-// readOpenHands reads an OpenHands event list (a JSON array of events).
+// readOpenHands reads an OpenHands event list: a JSON array of events,
+// events one per line, or an OpenHands Cloud export ({"exported_at",
+// "base_url", "conversation", "events": [...]}, whose conversation id is
+// the transcript's).
 //
 // Actions carrying tool_call_metadata are tool calls: the actions of one
 // model response (same model_response.id) form one assistant message — the
 // response's text, then a tool_use per action, with the response's usage —
-// and the observations answering them are tool messages. A user "message"
-// action is a user message, an agent "message" action without tool
-// metadata an assistant message, a "system" action a system message. Every
-// other event (state changes, null observations) is counted in Skipped as
-// "action/<name>" or "observation/<name>". Calls is the number of assistant
-// messages.
+// and the observations answering them are tool messages after it, as
+// OpenHands sends them. OpenHands records a response's parallel tool calls
+// as action, observation, action, observation: an action of a response
+// already read adds its tool_use to that response's message, so a
+// response is one call, its usage counted once. A user "message" action
+// is a user message, an agent "message" action without tool metadata an
+// assistant message, a "system" action a system message. Every other
+// event (state changes, null observations) is counted in Skipped as
+// "action/<name>" or "observation/<name>". Calls is the number of
+// assistant messages.
 func readOpenHands(s *source) ([]*Transcript, error) {
-	t := &Transcript{ID: baseID(s.file)}
+	t := &Transcript{ID: s.nameID()}
 	var recs []record
 	for _, r := range s.recs {
 		if s.doc {
+			raw, line := r.raw, r.line
+			if raw[0] == '{' {
+				var w ohExport
+				if ok, err := s.decode(t, r, &w); !ok {
+					return nil, err
+				}
+				t.ID = cmp.Or(w.Conversation.ConversationID, w.Conversation.ID, t.ID)
+				var ok bool
+				if raw, line, ok = member(r.raw, r.line, "events"); !ok {
+					return nil, &SyntaxError{File: s.file, Line: r.line, Msg: "OpenHands export has no events"}
+				}
+			}
 			var err error
-			if recs, err = elems(r.raw, r.line); err != nil {
-				return nil, &SyntaxError{File: s.file, Line: r.line, Msg: err.Error()}
+			if recs, err = elems(raw, line); err != nil {
+				return nil, &SyntaxError{File: s.file, Line: line, Msg: err.Error()}
 			}
 			break
 		}
 		recs = append(recs, r) // one event per line
 	}
-	open := -1 // the assistant message of the current model response
+	byResponse := map[string]int{} // model_response.id → its assistant message
 	for _, r := range recs {
 		var e ohEvent
 		ok, err := s.decode(t, r, &e)
@@ -77,7 +107,8 @@ func readOpenHands(s *source) ([]*Transcript, error) {
 			if mr != nil {
 				respID = mr.ID
 			}
-			if open < 0 || respID == "" || t.Messages[open].CallID != respID {
+			open, seen := byResponse[respID]
+			if !seen || respID == "" {
 				msg := Message{Role: RoleAssistant, CallID: respID, Pos: pos}
 				if mr != nil {
 					msg.Model, msg.Usage = mr.Model, mr.Usage.usage()
@@ -90,22 +121,21 @@ func readOpenHands(s *source) ([]*Transcript, error) {
 				}
 				t.Messages = append(t.Messages, msg)
 				open = len(t.Messages) - 1
+				if respID != "" {
+					byResponse[respID] = open
+				}
 			}
 			input := ohArguments(e.Meta.ToolCallID, mr)
 			m := &t.Messages[open]
 			m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: e.Meta.ToolCallID, Name: e.Meta.FunctionName, Input: input})
 		case e.Observation != "" && e.Meta != nil && e.Meta.ToolCallID != "":
-			open = -1
 			t.Messages = append(t.Messages, Message{Role: RoleTool, Pos: pos, Blocks: []Block{{
 				Type: BlockToolResult, ID: e.Meta.ToolCallID, Text: e.Content, IsError: e.Observation == "error"}}})
 		case e.Action == "message" && e.Source == "user":
-			open = -1
 			t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
 		case e.Action == "message" && e.Source == "agent":
-			open = -1
 			t.Messages = append(t.Messages, Message{Role: RoleAssistant, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
 		case e.Action == "system":
-			open = -1
 			t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
 		case e.Action != "":
 			t.skip("action/" + e.Action)

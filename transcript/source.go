@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -34,6 +35,10 @@ type Options struct {
 	// nor copied. Its lines read in stages, and the other formats, keep
 	// their content: Chars is the same either way.
 	Measure bool
+	// name is what a transcript is called when its format records no
+	// id: [Walk] sets it where files of one walk share a base name;
+	// otherwise the base name of the file, without its extensions.
+	name string
 }
 
 // A NotTranscriptError says that an input holds no transcript ctxbench can
@@ -108,6 +113,9 @@ func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
 			return nil, err
 		}
 	}
+	if err := noMessages(file, ts); err != nil {
+		return nil, err
+	}
 	if s.doc && len(ts) > 0 {
 		// A document is one transcript: count its lines with invalid UTF-8.
 		for _, l := range bytes.Split(s.recs[0].raw, []byte{'\n'}) {
@@ -117,6 +125,40 @@ func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
 		}
 	}
 	return ts, nil
+}
+
+// noMessages returns a [*NotTranscriptError] when no transcript of ts
+// holds a message or a compaction: an input read as nothing is not read
+// as an empty session. The reason says what the records were: skipped
+// kinds, or the first malformed one.
+func noMessages(file string, ts []*Transcript) error {
+	skipped, bad := map[string]int{}, 0
+	var first *SyntaxError
+	for _, t := range ts {
+		if len(t.Messages) > 0 || len(t.Compactions) > 0 {
+			return nil
+		}
+		for k, n := range t.Skipped {
+			skipped[k] += n
+		}
+		bad += len(t.Bad)
+		if first == nil && len(t.Bad) > 0 {
+			first = t.Bad[0]
+		}
+	}
+	reason := "no messages"
+	if len(skipped) > 0 {
+		var kinds []string
+		for k, n := range skipped {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		slices.Sort(kinds)
+		reason += "; records skipped: " + strings.Join(kinds, ", ")
+	}
+	if bad > 0 {
+		reason += fmt.Sprintf("; %d malformed records skipped, the first %v", bad, first)
+	}
+	return &NotTranscriptError{file, reason}
 }
 
 // A record is one JSON value of the input and the line it starts at.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -193,6 +194,7 @@ type readResult[P any] struct {
 
 func newReadAhead[P any](jobs []input, opt Options, stdin io.Reader, prepare func(*Transcript) P) *readAhead[P] {
 	r := &readAhead[P]{jobs: jobs, results: make([]chan readResult[P], len(jobs))}
+	names := inputNames(jobs)
 	r.cond = sync.NewCond(&r.mu)
 	for i := range jobs {
 		r.results[i] = make(chan readResult[P], 1)
@@ -229,6 +231,8 @@ func newReadAhead[P any](jobs []input, opt Options, stdin io.Reader, prepare fun
 			r.bytes += j.size
 			r.mu.Unlock()
 			r.wg.Add(1)
+			opt := opt
+			opt.name = names[i]
 			go func() {
 				defer r.wg.Done()
 				var res readResult[P]
@@ -252,6 +256,54 @@ func newReadAhead[P any](jobs []input, opt Options, stdin io.Reader, prepare fun
 		}
 	}()
 	return r
+}
+
+// inputNames returns, for each input, what a transcript read from it is
+// called when its format records no id ([Options] name): "" (its base
+// name without extensions) unless other inputs share that base name, and
+// then the base name after as many of its folders as tell it from them
+// ("a/trajectory", "b/trajectory"), or its whole path where no folder
+// does (a/t.json, a/t.jsonl). Two files are never read as one session.
+func inputNames(jobs []input) []string {
+	byBase := map[string][]int{}
+	for i, j := range jobs {
+		if j.err == nil && j.skip == "" && !j.stdin {
+			b := baseID(j.path)
+			byBase[b] = append(byBase[b], i)
+		}
+	}
+	names := make([]string, len(jobs))
+	for base, group := range byBase {
+		if len(group) < 2 {
+			continue
+		}
+		dirs := make(map[int][]string, len(group))
+		deepest := 0
+		for _, i := range group {
+			dirs[i] = strings.Split(filepath.ToSlash(filepath.Dir(filepath.Clean(jobs[i].path))), "/")
+			deepest = max(deepest, len(dirs[i]))
+		}
+		left := group
+		for depth := 1; depth <= deepest && len(left) > 0; depth++ {
+			count := map[string]int{}
+			for _, i := range left {
+				d := dirs[i][max(0, len(dirs[i])-depth):]
+				names[i] = strings.Join(append(slices.Clone(d), base), "/")
+				count[names[i]]++
+			}
+			var next []int
+			for _, i := range left {
+				if count[names[i]] > 1 {
+					next = append(next, i)
+				}
+			}
+			left = next
+		}
+		for _, i := range left {
+			names[i] = filepath.ToSlash(jobs[i].path)
+		}
+	}
+	return names
 }
 
 // result waits for file i's transcripts.

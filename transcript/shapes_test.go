@@ -1,0 +1,180 @@
+package transcript_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	. "github.com/ctxbench/ctxbench/transcript"
+)
+
+// The shapes of real recordings ctxbench once misread: each test reads a
+// testdata file of that shape (see testdata/README.md).
+
+// TestCodexEncryptedCompaction: a compaction made by the server records
+// no summary text ("message": "") and an encrypted item in its
+// replacement history; the summary is what Codex sent instead of the
+// history: the kept user message and the encrypted item.
+func TestCodexEncryptedCompaction(t *testing.T) {
+	ts := readTestdata(t, "codex-encrypted-compaction.jsonl")
+	c := ts[0].Compactions
+	if len(c) != 1 || c[0].Summary == nil {
+		t.Fatalf("compactions %+v", c)
+	}
+	b := c[0].Summary.Blocks
+	if len(b) != 2 || b[0].Text != "Rename the config loader and update its callers." || b[1].Type != BlockOther || b[1].Name != "compaction" {
+		t.Errorf("summary blocks %+v", b)
+	}
+}
+
+// TestCodexCalls: a call is an assistant message, as a replay counts it:
+// a token_count update ends the response it reports on, so text and a
+// tool call of two responses with no tool output between them are two
+// calls, each with its usage.
+func TestCodexCalls(t *testing.T) {
+	tr := readTestdata(t, "codex-encrypted-compaction.jsonl")[0]
+	assistants, withUsage := 0, 0
+	for _, m := range tr.Messages {
+		if m.Role == RoleAssistant {
+			assistants++
+			if m.Usage != nil {
+				withUsage++
+			}
+		}
+	}
+	if tr.Calls != 6 || assistants != 6 || withUsage != 6 {
+		t.Errorf("calls %d, assistant messages %d, %d with usage; want 6 of each", tr.Calls, assistants, withUsage)
+	}
+}
+
+// TestOpenHandsParallelCalls: OpenHands writes the tool calls of one
+// model response as action, observation, action, observation; they are
+// one call, its usage counted once, its tool uses before their results.
+func TestOpenHandsParallelCalls(t *testing.T) {
+	tr := readTestdata(t, "openhands-parallel-calls.json")[0]
+	var roles []string
+	for _, m := range tr.Messages {
+		roles = append(roles, string(m.Role)+":"+strings.Repeat("u", m.Count(BlockToolUse))+strings.Repeat("r", m.Count(BlockToolResult)))
+	}
+	want := []string{"system:", "user:", "assistant:uuu", "tool:r", "tool:r", "tool:r", "assistant:u"}
+	if diff := cmp.Diff(want, roles); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if u := tr.Usage(); tr.Calls != 2 || u.Prompt() != 4200+4650 || u.Output != 180+40 {
+		t.Errorf("calls %d, usage %+v; want 2 calls of 8,850 prompt and 220 output tokens", tr.Calls, u)
+	}
+}
+
+// TestOpenHandsCloudExport: the Cloud export wraps the events; the
+// conversation's id is the transcript's.
+func TestOpenHandsCloudExport(t *testing.T) {
+	tr := readTestdata(t, "openhands-cloud-export.json")[0]
+	if tr.Format != FormatOpenHands || tr.ID != "7f3c2b8e1a9d4c60b1e2f3a4d5c6b7e8" || tr.Calls != 2 || len(tr.Messages) != 6 {
+		t.Errorf("read as %s %q, %d calls, %d messages", tr.Format, tr.ID, tr.Calls, len(tr.Messages))
+	}
+}
+
+// TestSameFileNameTwoSessions: files of one walk that share a base name
+// (a/trajectory.json, b/trajectory.json) are two sessions, named by the
+// folder that tells them apart.
+func TestSameFileNameTwoSessions(t *testing.T) {
+	var ids []string
+	if _, err := Walk([]string{"testdata/same-name"}, Options{}, nil, func(tr *Transcript) error {
+		ids = append(ids, tr.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a/trajectory", "b/trajectory"}, ids); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+}
+
+// TestInputNames: the shortest run of folders that tells files apart,
+// else the whole path.
+func TestInputNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"x/run/t.json", "y/run/t.json", "y/t.jsonl", "y/t.json", "solo.json"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`[{"role":"user","content":"hi"}]`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []string
+	if _, err := Walk([]string{dir}, Options{}, nil, func(tr *Transcript) error {
+		ids = append(ids, strings.TrimPrefix(tr.ID, filepath.ToSlash(dir)+"/"))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"solo", "x/run/t", "y/run/t", "y/t.json", "y/t.jsonl"}
+	if diff := cmp.Diff(want, ids); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+}
+
+// TestCline: Cline's api_conversation_history.json, an array of Messages
+// API messages whose assistant ones carry metrics.tokens (the whole
+// prompt, the cached part, the completion) and metrics.cost.
+func TestCline(t *testing.T) {
+	tr := readTestdata(t, "cline/1767001234567/api_conversation_history.json")[0]
+	want := Usage{Input: 14210 + 380 + 290, CacheRead: 14100 + 14400, Output: 96 + 140 + 58}
+	if tr.Format != FormatAnthropic || tr.ID != "1767001234567" || tr.Calls != 3 || tr.Usage() != want {
+		t.Errorf("read as %s %q, %d calls, usage %+v; want %+v", tr.Format, tr.ID, tr.Calls, tr.Usage(), want)
+	}
+	if got := tr.Models; len(got) != 1 || got[0] != "claude-sonnet-4-5-20250929" {
+		t.Errorf("models %v", got)
+	}
+	if c := tr.ReportedCostUSD; c < 0.064999 || c > 0.065001 {
+		t.Errorf("reported cost %v, want 0.065", c)
+	}
+	if tr.Messages[1].Time.UnixMilli() != 1767001238100 {
+		t.Errorf("time %v", tr.Messages[1].Time)
+	}
+}
+
+// TestForeignInputRefused: input in a format ctxbench does not read,
+// or chat-like records it cannot read, is never read as empty
+// transcripts: strict reading names the file (and line), lenient reading
+// refuses a file of which nothing could be read.
+func TestForeignInputRefused(t *testing.T) {
+	for name, want := range map[string]string{
+		"foreign-gemini-contents.json":    "Gemini API contents",
+		"foreign-gemini-cli-stream.jsonl": "Gemini CLI stream-json",
+		"foreign-opencode-export.json":    "opencode session export",
+		"foreign-agent-events.jsonl":      "foreign-agent-events.jsonl:1: message has no content",
+		"foreign-text-field.jsonl":        "foreign-text-field.jsonl:1: message has no content (a chat message's text is in \"content\") (its fields: role, text)",
+	} {
+		f := filepath.Join("testdata", name)
+		_, err := ReadFile(f, Options{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", name, err, want)
+		}
+		_, err = ReadFile(f, Options{Lenient: true})
+		var nt *NotTranscriptError
+		if !errors.As(err, &nt) {
+			t.Errorf("%s, lenient: error %v, want not a transcript", name, err)
+		}
+	}
+	_, err := Parse([]byte(`{"role":"agent","content":"hi"}`+"\n"), "f", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), `f:1: unknown role "agent": not a chat message`) {
+		t.Errorf("unknown role: %v", err)
+	}
+}
+
+// TestNegativeOpenAIUsage: a negative count is refused at its line, as
+// the other readers refuse it, not read as 0.
+func TestNegativeOpenAIUsage(t *testing.T) {
+	in := `{"role":"user","content":"hi"}` + "\n" + `{"role":"assistant","content":"hello","usage":{"prompt_tokens":-5,"completion_tokens":2}}` + "\n"
+	_, err := Parse([]byte(in), "f", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "f:2: usage: input tokens -5") {
+		t.Errorf("error %v, want f:2: usage: input tokens -5", err)
+	}
+}
