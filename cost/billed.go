@@ -11,7 +11,8 @@ import (
 // default the transcript's first), at the price in effect when the call
 // was made. The usage recorded for a group of calls rather than one
 // ([transcript.Transcript.Unattributed]) is priced at model, at its last
-// call's date. ByModel is the bill by the calls' models, as ccusage's
+// call's date; the usage recorded for a model as a whole
+// ([transcript.Transcript.UnattributedByModel]) at that model. ByModel is the bill by the calls' models, as ccusage's
 // modelBreakdowns.
 func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (total pricing.Cost, byModel []ModelCost, err error) {
 	l := Ledger{Prices: prices, Model: model}

@@ -53,6 +53,9 @@ type SessionBill struct {
 	ByModel     []ModelCost      `json:"by_model"`
 	First       time.Time        `json:"first,omitzero"`
 	Last        time.Time        `json:"last,omitzero"`
+	// ReportedUSD is the cost the agent itself reported for the
+	// session, where it did ([transcript.Transcript.ReportedCostUSD]).
+	ReportedUSD float64 `json:"reported_usd,omitempty"`
 }
 
 // A TranscriptBill is one transcript's part of its session's bill.
@@ -81,6 +84,9 @@ type DayBill struct {
 // InRange reports whether t has a call in the ledger's days (or no call
 // with a time).
 func (l *Ledger) InRange(t *transcript.Transcript) bool {
+	if l.Since == "" && l.Until == "" {
+		return true
+	}
 	for i := range t.Messages {
 		if m := &t.Messages[i]; m.Role == transcript.RoleAssistant && l.keeps(m.Time) {
 			return true
@@ -151,6 +157,16 @@ func (l *Ledger) Add(t *transcript.Transcript) error {
 		}
 		items = append(items, item{nil, table, c, *u, last})
 	}
+	for _, mu := range t.UnattributedByModel {
+		if !l.keeps(last) {
+			break
+		}
+		table, c, err := price(mu.Model, mu.Usage, last)
+		if err != nil {
+			return err
+		}
+		items = append(items, item{nil, table, c, mu.Usage, last})
+	}
 	key := cmp.Or(t.Parent, t.ID)
 	s := l.bySession[key]
 	if s == nil {
@@ -158,6 +174,7 @@ func (l *Ledger) Add(t *transcript.Transcript) error {
 		l.bySession[key] = s
 		l.Sessions = append(l.Sessions, s)
 	}
+	s.ReportedUSD += t.ReportedCostUSD
 	tb := TranscriptBill{File: t.File, ID: t.ID, Subagent: t.Subagent}
 	for _, it := range items {
 		if m := it.m; m != nil && m.CallID != "" && m.RequestID != "" {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,5 +137,52 @@ func TestLedgerResumedCopy(t *testing.T) {
 	origCalls := calls - 1
 	if total != short.Total()+newCall || l.Duplicates != origCalls/2 {
 		t.Errorf("total %v with %d duplicates, want %v + %v with %d", total, l.Duplicates, short.Total(), newCall, origCalls/2)
+	}
+}
+
+// TestBillEqualsModelUsage: the bill of a stream-json session whose
+// result's modelUsage counts calls no line shows equals, model by model,
+// the cost Claude Code computed (its costUSD), and in total the
+// total_cost_usd it reported.
+func TestBillEqualsModelUsage(t *testing.T) {
+	ts, err := transcript.ReadFile("../transcript/testdata/stream-json-model-usage.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Ledger{Prices: pricing.Default()}
+	for _, tr := range ts {
+		if err := l.Add(tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := pricing.NewResolver(pricing.Default())
+	for _, m := range ts[0].ReportedByModel {
+		_, table, err := r.Lookup(m.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(l.ByModel, func(c ModelCost) bool { return c.Model == table })
+		if i < 0 {
+			t.Fatalf("no bill of %s", table)
+		}
+		if got := l.ByModel[i].Cost.Total().USD(); math.Abs(got-m.CostUSD) > 1e-6 {
+			t.Errorf("%s billed $%.6f, Claude Code computed $%.6f", m.Model, got, m.CostUSD)
+		}
+	}
+	s := l.Sessions[0]
+	if len(l.Sessions) != 1 || math.Abs(s.TotalUSD-s.ReportedUSD) > 1e-6 || s.ReportedUSD != ts[0].ReportedCostUSD {
+		t.Errorf("session bill $%.6f, reported $%.6f", s.TotalUSD, s.ReportedUSD)
+	}
+}
+
+// TestInRangeWithoutDates: a transcript with no call is left out by
+// --since or --until, never when neither is given.
+func TestInRangeWithoutDates(t *testing.T) {
+	tr := &transcript.Transcript{Messages: []transcript.Message{{Role: transcript.RoleUser}}}
+	if !(&Ledger{}).InRange(tr) {
+		t.Error("left out with no dates given")
+	}
+	if (&Ledger{Since: "2026-01-01"}).InRange(tr) {
+		t.Error("a transcript with no call is in --since's range")
 	}
 }

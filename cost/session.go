@@ -215,7 +215,17 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	if err != nil {
 		return err
 	}
-	s.CrossCheck = NewCrossCheck(sim, billed, t.Usage())
+	// The calls no record shows are not simulated: the cross-check
+	// leaves their usage out of the bill it compares with.
+	ofCalls := billed
+	if len(t.UnattributedByModel) > 0 {
+		own := *t
+		own.UnattributedByModel = nil
+		if ofCalls, _, err = Billed(&own, prices, model); err != nil {
+			return err
+		}
+	}
+	s.CrossCheck = NewCrossCheck(sim, ofCalls, t.Usage())
 	return nil
 }
 

@@ -321,6 +321,10 @@ var (
 	bedrockVendor  = regexp.MustCompile(`^(anthropic|openai|mistral|deepseek|google)\.`)
 	bedrockVersion = regexp.MustCompile(`-v\d+(:\d+)?$`)
 	snapshotDate   = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+	// modeSuffix is a mode a proxy names after the model it calls
+	// (claude-opus-4-6-thinking): the model's own price, as ccusage
+	// prices it. Only the mode is removed, never part of the model's name.
+	modeSuffix = regexp.MustCompile(`-thinking$`)
 )
 
 // candidates returns the names model is looked up by, in order: as given,
@@ -340,6 +344,7 @@ func candidates(model string) []string {
 	}
 	m = add(bedrockVendor.ReplaceAllString(bedrockRegion.ReplaceAllString(m, ""), ""))
 	m = add(bedrockVersion.ReplaceAllString(m, ""))
+	m = add(modeSuffix.ReplaceAllString(m, ""))
 	add(snapshotDate.ReplaceAllString(m, ""))
 	return out
 }

@@ -58,6 +58,8 @@ func TestLookup(t *testing.T) {
 		"gpt-4o-mini-2024-07-18": "gpt-4o-mini", "gpt-4o-2024-08-06": "gpt-4o", "claude-opus-4-6-20260205": "claude-opus-4-6",
 		// provider paths
 		"anthropic/claude-haiku-4-5-20251001": "claude-haiku-4-5", "openai/gpt-4o-2024-08-06": "gpt-4o", "vertex_ai/gemini-2.5-pro": "gemini-2.5-pro",
+		// a proxy's mode suffix: the model's own price
+		"claude-opus-4-6-thinking": "claude-opus-4-6", "claude-sonnet-4-5-20250929-thinking": "claude-sonnet-4-5",
 		// Vertex AI versions
 		"claude-sonnet-4-5@20250929": "claude-sonnet-4-5", "claude-opus-4-1@20250805": "claude-opus-4-1",
 		// Bedrock regions, vendors and versions

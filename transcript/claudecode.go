@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -33,6 +35,18 @@ type ccLine struct {
 	Timestamp    string          `json:"timestamp"`
 	Usage        *anthropicUsage `json:"usage"`
 	TotalCostUSD float64         `json:"total_cost_usd"`
+	// ModelUsage is the stream-json result's totals by model, every
+	// thread and every call included.
+	ModelUsage map[string]ccModelUsage `json:"modelUsage"`
+}
+
+// ccModelUsage is one model's totals in a stream-json result.
+type ccModelUsage struct {
+	InputTokens              int64   `json:"inputTokens"`
+	OutputTokens             int64   `json:"outputTokens"`
+	CacheReadInputTokens     int64   `json:"cacheReadInputTokens"`
+	CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
+	CostUSD                  float64 `json:"costUSD"`
 }
 
 // readClaudeCode reads a Claude Code session JSONL file or an Agent SDK
@@ -63,12 +77,17 @@ type ccLine struct {
 // counted by type in Skipped, system lines by "system/<subtype>". A
 // compact_boundary and the summary message after it become a
 // [Compaction]. The stream-json "result" event's usage and cost are kept
-// in Reported and ReportedCostUSD. Its output_tokens is the calls' final
-// output, while each assistant event's output_tokens is only what was
-// streamed when the event was written; when the result's input side
-// equals the calls' (it covers exactly these calls), the output it counts
-// beyond theirs is the calls' output that no event carried, kept as the
-// session's Unattributed output.
+// in Reported and ReportedCostUSD, its modelUsage in ReportedByModel.
+// Its output_tokens is the calls' final output, while each assistant
+// event's output_tokens is only what was streamed when the event was
+// written: when the result's input side equals the calls' of the whole
+// file, or of one thread (Claude Code 2.1.4x counts the session's own
+// thread alone), the output it counts beyond theirs is that output no
+// event carried, kept as that thread's Unattributed output. modelUsage
+// counts every call of every thread, some of which no line shows (Claude
+// Code's own Haiku calls): what it counts for a model beyond what the
+// lines and the unattributed output show is the session's
+// UnattributedByModel usage of that model.
 func readClaudeCode(s *source) ([]*Transcript, error) {
 	main := newCCBuilder()
 	var subs []*ccBuilder
@@ -139,6 +158,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 		out = append(out, b.t)
 	}
 	unstreamedOutput(t, out)
+	beyondLines(t, main.modelUsage, out)
 	return out, nil
 }
 
@@ -169,29 +189,83 @@ func subagentKey(l *ccLine, sidechainFile bool, chain map[string]string) string 
 	return key
 }
 
-// unstreamedOutput attributes to the session the output the stream-json
-// result counts beyond the calls' events (see [readClaudeCode]), when the
-// result's input side is exactly the calls'.
+// unstreamedOutput attributes the output the stream-json result counts
+// beyond the calls' events (see [readClaudeCode]) to the calls whose
+// input side is the result's: the whole file's, else one thread's.
 func unstreamedOutput(t *Transcript, all []*Transcript) {
 	rep := t.Reported
 	if rep == nil {
 		return
 	}
-	var calls Usage
+	covers := func(calls Usage) bool {
+		return calls.Input == rep.Input && calls.CacheRead == rep.CacheRead && calls.CacheWrite == rep.CacheWrite && rep.Output > calls.Output
+	}
+	var whole Usage
 	for _, x := range all {
-		for i := range x.Messages {
-			if u := x.Messages[i].Usage; u != nil {
-				calls.Add(*u)
+		whole.Add(callUsage(x))
+	}
+	to, calls := t, whole
+	if !covers(whole) {
+		to = nil
+		for _, x := range all {
+			if c := callUsage(x); covers(c) {
+				to, calls = x, c
+				break
 			}
 		}
+		if to == nil {
+			return
+		}
 	}
-	if calls.Input != rep.Input || calls.CacheRead != rep.CacheRead || calls.CacheWrite != rep.CacheWrite || rep.Output <= calls.Output {
-		return
+	if to.Unattributed == nil {
+		to.Unattributed = &Usage{}
 	}
-	if t.Unattributed == nil {
-		t.Unattributed = &Usage{}
+	to.Unattributed.Output += rep.Output - calls.Output
+}
+
+// callUsage returns the usage t's calls record.
+func callUsage(t *Transcript) Usage {
+	var u Usage
+	for i := range t.Messages {
+		if m := t.Messages[i].Usage; m != nil {
+			u.Add(*m)
+		}
 	}
-	t.Unattributed.Output += rep.Output - calls.Output
+	return u
+}
+
+// beyondLines keeps the stream-json result's modelUsage, reported, in
+// t.ReportedByModel, and adds to t.UnattributedByModel what it counts
+// for each model beyond the lines of all (the file's transcripts) and
+// their unattributed usage, which is of each transcript's first model.
+func beyondLines(t *Transcript, reported map[string]ccModelUsage, all []*Transcript) {
+	names := slices.Sorted(maps.Keys(reported))
+	shown := map[string]Usage{}
+	for _, x := range all {
+		for i := range x.Messages {
+			if m := &x.Messages[i]; m.Usage != nil {
+				u := shown[m.Model]
+				u.Add(*m.Usage)
+				shown[m.Model] = u
+			}
+		}
+		if x.Unattributed != nil && len(x.Models) > 0 {
+			u := shown[x.Models[0]]
+			u.Add(*x.Unattributed)
+			shown[x.Models[0]] = u
+		}
+	}
+	for _, name := range names {
+		r := reported[name]
+		rep := Usage{Input: r.InputTokens, CacheRead: r.CacheReadInputTokens, CacheWrite: r.CacheCreationInputTokens, Output: r.OutputTokens}
+		t.ReportedByModel = append(t.ReportedByModel, ModelUsage{Model: name, Usage: rep, CostUSD: r.CostUSD})
+		s := shown[name]
+		beyond := Usage{Input: max(0, rep.Input-s.Input), CacheRead: max(0, rep.CacheRead-s.CacheRead),
+			CacheWrite: max(0, rep.CacheWrite-s.CacheWrite), Output: max(0, rep.Output-s.Output)}
+		if !beyond.IsZero() {
+			t.UnattributedByModel = append(t.UnattributedByModel, ModelUsage{Model: name, Usage: beyond})
+		}
+	}
 }
 
 // A ccBuilder builds one transcript of a Claude Code file.
@@ -200,6 +274,7 @@ type ccBuilder struct {
 	pending       int            // index in t.Compactions of a boundary still waiting for its summary
 	byID          map[string]int // message.id → the message that carries its usage
 	lastAssistant int
+	modelUsage    map[string]ccModelUsage // the stream-json result's
 }
 
 func newCCBuilder() *ccBuilder {
@@ -264,6 +339,7 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 	case "result":
 		t.Reported = l.Usage.usage()
 		t.ReportedCostUSD = l.TotalCostUSD
+		b.modelUsage = l.ModelUsage
 	case "":
 		return s.bad(t, r.line, "record has no type")
 	default:

@@ -266,10 +266,29 @@ type Transcript struct {
 	// event, or mini-swe-agent's model_stats.instance_cost).
 	Reported        *Usage  `json:"reported,omitempty"`
 	ReportedCostUSD float64 `json:"reported_cost_usd,omitempty"`
+	// ReportedByModel is the agent's own totals by model, with the cost
+	// it computed for each (the stream-json result's modelUsage), kept
+	// for cross-checks.
+	ReportedByModel []ModelUsage `json:"reported_by_model,omitempty"`
+	// UnattributedByModel is usage the agent reported for a model beyond
+	// what the transcript's calls and its Unattributed usage record:
+	// calls no record shows (Claude Code's own Haiku calls), named by
+	// their model and priced at it.
+	UnattributedByModel []ModelUsage `json:"unattributed_by_model,omitempty"`
 }
 
-// Usage returns the total recorded usage: every message's plus the
-// unattributed usage. The agent's own reported total is not included.
+// A ModelUsage is usage recorded for one model as a whole, not per call.
+type ModelUsage struct {
+	Model string `json:"model"`
+	Usage Usage  `json:"usage"`
+	// CostUSD is what the agent computed the usage cost, where it did.
+	CostUSD float64 `json:"cost_usd,omitempty"`
+}
+
+// Usage returns the usage of the transcript's own calls: every message's
+// plus the unattributed usage. The usage of calls no record shows
+// (UnattributedByModel), which the bill adds, and the agent's own
+// reported total are not included.
 func (t *Transcript) Usage() Usage {
 	var u Usage
 	for i := range t.Messages {

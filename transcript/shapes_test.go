@@ -178,3 +178,31 @@ func TestNegativeOpenAIUsage(t *testing.T) {
 		t.Errorf("error %v, want f:2: usage: input tokens -5", err)
 	}
 }
+
+// TestStreamJSONModelUsage: Claude Code 2.1.4x's stream-json result
+// counts the session's own thread alone in usage, and every model's
+// calls, those no line shows among them, in modelUsage. The thread's
+// output is the result's; the rest of modelUsage is usage of its model.
+func TestStreamJSONModelUsage(t *testing.T) {
+	ts := readTestdata(t, "stream-json-model-usage.jsonl")
+	if len(ts) != 2 {
+		t.Fatalf("%d transcripts, want the session's and its subagent's", len(ts))
+	}
+	main, sub := ts[0], ts[1]
+	if got, want := main.Usage().Output, main.Reported.Output; got != want {
+		t.Errorf("the session's own output %d, want the result's %d", got, want)
+	}
+	if got := sub.Usage().Output; got != 6 {
+		t.Errorf("the subagent's output %d, want its lines' 6", got)
+	}
+	want := []ModelUsage{{Model: "claude-haiku-4-5-20251001", Usage: Usage{Input: 55718, Output: 564}}}
+	if diff := cmp.Diff(want, main.UnattributedByModel); diff != "" {
+		t.Errorf("usage beyond the lines (-want +got):\n%s", diff)
+	}
+	if len(main.ReportedByModel) != 2 || main.ReportedByModel[0].Model != "claude-haiku-4-5-20251001" || main.ReportedByModel[0].CostUSD != 0.065834 {
+		t.Errorf("reported by model %+v", main.ReportedByModel)
+	}
+	if sub.UnattributedByModel != nil || sub.ReportedByModel != nil {
+		t.Errorf("the subagent carries the session's totals")
+	}
+}

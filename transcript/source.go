@@ -297,6 +297,17 @@ func (s *source) checkUsage(t *Transcript) error {
 			t.Unattributed = nil
 		}
 	}
+	kept := t.UnattributedByModel[:0]
+	for _, m := range t.UnattributedByModel {
+		ok, err := check(&m.Usage, 0)
+		if err != nil {
+			return err
+		}
+		if ok {
+			kept = append(kept, m)
+		}
+	}
+	t.UnattributedByModel = kept
 	return nil
 }
 

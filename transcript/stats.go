@@ -28,6 +28,9 @@ type Stats struct {
 	// Unattributed is the part of Usage recorded per group of calls
 	// rather than per call (see [Transcript.Unattributed]).
 	Unattributed *Usage `json:"unattributed,omitempty"`
+	// UnattributedByModel is the usage of calls no record shows, by
+	// model (see [Transcript.UnattributedByModel]): not in Usage.
+	UnattributedByModel []ModelUsage `json:"unattributed_by_model,omitempty"`
 	// Reported is the session total the agent reported, where it did.
 	Reported        *Usage  `json:"reported,omitempty"`
 	ReportedCostUSD float64 `json:"reported_cost_usd,omitempty"`
@@ -42,6 +45,7 @@ func (t *Transcript) Summary() Stats {
 		Skipped:     map[string]int{},
 		Compactions: len(t.Compactions), BadRecords: len(t.Bad), Bad: t.Bad,
 		InvalidUTF8: t.InvalidUTF8, Unattributed: t.Unattributed, Reported: t.Reported, ReportedCostUSD: t.ReportedCostUSD,
+		UnattributedByModel: t.UnattributedByModel,
 	}
 	if s.Models == nil {
 		s.Models = []string{}

@@ -157,7 +157,10 @@ func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 				cs.version = m
 			}
 		}
-		if v != cs.version {
+		// Said once per session file, of Claude Code's own transcripts:
+		// another agent's records no Claude Code version to match.
+		t := env.Transcript
+		if v != cs.version && t.Format == transcript.FormatClaudeCode && t.Parent == "" {
 			if v == "" {
 				v = "no version"
 			}

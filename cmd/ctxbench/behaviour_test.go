@@ -241,3 +241,38 @@ func TestAIDFDefaultsOverCap(t *testing.T) {
 		t.Errorf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
 	}
 }
+
+// TestMessagesSayWhatHappened: cost over an empty ~/.claude/projects
+// says no session was found; a transcript with no call is not "left out
+// of --since/--until" when neither was given; the stream-json session
+// whose result counts calls no line shows has its agent's cost printed
+// beside the bill; the claude-code policy says once per session file,
+// and only of Claude Code's transcripts, that no version is recorded.
+func TestMessagesSayWhatHappened(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".claude", "projects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	code := runEnv([]string{"cost"}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string {
+		return map[string]string{"HOME": home}[k]
+	}})
+	if code != 0 || !strings.Contains(errOut.String(), "ctxbench: warning: no session found in "+filepath.Join(home, ".claude", "projects")) {
+		t.Errorf("empty projects: exit %d, stderr %q", code, errOut.String())
+	}
+
+	stdout, stderr, code := ctxbench("", "cost", "--policy", "recorded", "../../transcript/testdata/stream-json-model-usage.jsonl", "../../transcript/testdata/codex-encrypted-compaction.jsonl")
+	if code != 0 || strings.Contains(stderr, "--since") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if want := "session 5d0c1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f: the agent reported $0.1676, the bill of its recorded usage is $0.1676 (+0.0%)\n"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+
+	for file, want := range map[string]int{"codex-encrypted-compaction.jsonl": 0, "stream-json-subagents.jsonl": 1} {
+		_, stderr, _ = ctxbench("", "replay", "--policy", "claude-code", "../../transcript/testdata/"+file)
+		if n := strings.Count(stderr, "the transcript records no version"); n != want {
+			t.Errorf("%s: %d version warnings, want %d:\n%s", file, n, want, stderr)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,8 +86,12 @@ func (c *costCmd) Run(e *env) error {
 	// Each transcript's counts are made by the goroutine that read it,
 	// while the ones before it are priced.
 	prepare := func(t *transcript.Transcript) struct{} { replay.Prepare(t, r.ropt); return struct{}{} }
-	if _, err = readPrepared(e, c.paths(e), c.inputFlags, true, prepare, func(t *transcript.Transcript, _ struct{}) error { return r.transcript(t) }); err != nil {
+	paths := c.paths(e)
+	if _, err = readPrepared(e, paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, _ struct{}) error { return r.transcript(t) }); err != nil {
 		return err
+	}
+	if len(r.res.Transcripts) == 0 && len(r.res.NotPriced) == 0 && r.res.OutOfRange == 0 {
+		e.warn(fmt.Errorf("no session found in %s", strings.Join(paths, ", ")))
 	}
 	if n := len(r.res.Transcripts); c.SessionsPerDay > 0 && n > 0 {
 		for _, lp := range r.pols {
@@ -104,6 +109,9 @@ func (c *costCmd) Run(e *env) error {
 		e.warn(fmt.Errorf("left out %d transcripts with no call in --since/--until", r.res.OutOfRange))
 	}
 	if err := writeLedger(e.stdout, &r.res); err != nil {
+		return err
+	}
+	if err := writeReported(e.stdout, r.res.Sessions); err != nil {
 		return err
 	}
 	return writeProjection(e.stdout, r.res.Projection, len(r.res.Transcripts), c.SessionsPerDay)
@@ -337,6 +345,32 @@ func writeLedger(w io.Writer, res *costResult) error {
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// reportedTolerance is how far, as a share of the agent's own figure,
+// ctxbench's bill of a session may be from the cost the agent reported
+// before the two are flagged as differing.
+const reportedTolerance = 0.01
+
+// writeReported writes, for each session whose agent reported its cost,
+// that cost beside ctxbench's bill of its recorded usage, flagged when
+// they differ by more than reportedTolerance.
+func writeReported(w io.Writer, sessions []*cost.SessionBill) error {
+	for _, s := range sessions {
+		if s.ReportedUSD <= 0 {
+			continue
+		}
+		d := (s.TotalUSD - s.ReportedUSD) / s.ReportedUSD
+		flag := ""
+		if math.Abs(d) > reportedTolerance {
+			flag = fmt.Sprintf(": they differ by more than %.0f%%", reportedTolerance*100)
+		}
+		if _, err := fmt.Fprintf(w, "session %s: the agent reported %s, the bill of its recorded usage is %s (%+.1f%%)%s\n",
+			s.ID, reports.USD(s.ReportedUSD), reports.USD(s.TotalUSD), d*100, flag); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeSessions writes the sessions' usage, and their cost when priced,

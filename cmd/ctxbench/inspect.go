@@ -128,6 +128,12 @@ func writeInspectText(w io.Writer, s transcript.Stats) error {
 		t.Rows = append(t.Rows, []string{"agent-reported prompt", reports.Int(r.Prompt()),
 			fmt.Sprintf("output %s, $%.4f", reports.Int(r.Output), s.ReportedCostUSD)})
 	}
+	for _, m := range s.UnattributedByModel {
+		u := m.Usage
+		t.Rows = append(t.Rows, []string{"calls no record shows", reports.Int(u.Prompt()),
+			fmt.Sprintf("%s: prompt (input %s, cache read %s, cache write %s), output %s, by the agent's own totals", m.Model,
+				reports.Int(u.Input), reports.Int(u.CacheRead), reports.Int(u.CacheWrite), reports.Int(u.Output))})
+	}
 	if s.BadRecords > 0 {
 		t.Rows = append(t.Rows, []string{"malformed records", reports.Int(s.BadRecords), "skipped (--lenient)"})
 	}
