@@ -133,7 +133,8 @@ func countNoOverhead(e Estimator, m *transcript.Message) int {
 
 // calls pairs each call that carries usage with the counts of what its
 // prompt holds. After a compaction the agent sent the summary instead of
-// the history, so the prefix restarts from the summary's counts. The
+// the history, so the prefix restarts from the summary's counts; after a
+// rollback it sent the history without the turns undone. The
 // thinking of each turn is counted apart, for the calls whose model drops
 // it once a new turn starts.
 func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallCounts {
@@ -147,6 +148,7 @@ func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallC
 	var prev *CallCounts
 	prevEnd := 0 // messages before prevEnd are in the previous call's prompt or response
 	compacted := false
+	gone := make([]bool, len(t.Messages)) // dropped by a rollback
 	for i := range t.Messages {
 		if s, ok := summaries[i]; ok {
 			compacted = true
@@ -154,6 +156,23 @@ func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallC
 			clear(ended)
 			clear(turn)
 			clear(dropped)
+		}
+		// The turns the user undid leave the prompt: the next call is not
+		// compared with the one before.
+		for _, rb := range t.Rollbacks {
+			if rb.Index != i {
+				continue
+			}
+			compacted = true
+			for j := rb.From; j < rb.Index; j++ {
+				if gone[j] {
+					continue // an earlier rollback's
+				}
+				gone[j] = true
+				for k := range n {
+					prefix[k] -= c.Messages[j].Counts[k]
+				}
+			}
 		}
 		m := &t.Messages[i]
 		if m.Role == transcript.RoleUser && !hasToolResult(m) {

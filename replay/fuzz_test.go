@@ -109,3 +109,64 @@ func TestEmptySummaryReplays(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedRollback: what Codex sent after the user undid a turn
+// holds none of that turn's messages; before it, it held them.
+func TestRecordedRollback(t *testing.T) {
+	ts, err := transcript.ReadFile("../transcript/testdata/codex-rollback.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := ts[0]
+	rb := tr.Rollbacks[0]
+	p, err := window.Parse("recorded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Replay(context.Background(), tr, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Violations) > 0 {
+		t.Errorf("violations %+v", run.Violations)
+	}
+	undone := map[string]bool{}
+	for i := rb.From; i < rb.Index; i++ {
+		undone[transcript.MessageID(i)] = true
+	}
+	before, after := 0, 0
+	for _, s := range run.Steps {
+		n := 0
+		for _, id := range s.Context {
+			if undone[id] {
+				n++
+			}
+		}
+		if s.Messages > 0 && len(s.Context) > 0 && s.Step >= 0 {
+			// The call's assistant message follows its context.
+			if next := callMessage(tr, s.Step); next > rb.Index && n > 0 {
+				t.Errorf("call %d (message %d) sent %d undone messages", s.Step, next, n)
+			} else if next > rb.Index {
+				after++
+			} else if n > 0 {
+				before++
+			}
+		}
+	}
+	if before == 0 || after == 0 {
+		t.Errorf("%d calls sent the turn before it was undone, %d calls after it", before, after)
+	}
+}
+
+// callMessage returns the index of the assistant message of call k.
+func callMessage(tr *transcript.Transcript, k int) int {
+	for i := range tr.Messages {
+		if tr.Messages[i].Role == transcript.RoleAssistant {
+			if k == 0 {
+				return i
+			}
+			k--
+		}
+	}
+	return -1
+}

@@ -54,7 +54,8 @@ type codexPayload struct {
 	CallID    string          `json:"call_id"`
 	Output    json.RawMessage `json:"output"`
 	// event_msg
-	Message string `json:"message"`
+	Message  string `json:"message"`
+	NumTurns int    `json:"num_turns"`
 	// compacted: what replaced the history, where recorded (an encrypted
 	// compaction item among the kept user messages, for a compaction made
 	// by the server).
@@ -83,8 +84,9 @@ type codexPayload struct {
 // user message: its replacement history's content where recorded (Codex
 // sent that instead of the history), else its message. User prompts are read from response items; a rollout that
 // records them only as event_msg user_message (Codex Desktop) has those read
-// instead. Other event_msg records duplicate response items and are counted
-// in Skipped.
+// instead. A thread_rolled_back event is a [Rollback] of its num_turns user
+// turns (see rollBack). Other event_msg records duplicate response items and
+// are counted in Skipped.
 //
 // exec streams: item.completed events become messages (agent_message →
 // text, reasoning → thinking, command_execution, file_change and
@@ -308,6 +310,8 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 			}
 			t.Unattributed.Add(u)
 		}
+	case "thread_rolled_back":
+		c.rollBack(p.NumTurns, pos)
 	case "user_message":
 		if c.responseUsers {
 			t.skip("event_msg/user_message")
@@ -319,6 +323,59 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 		t.skip("event_msg/" + p.Type)
 	}
 	return nil
+}
+
+// rollBack records that the user undid the last turns of the history,
+// as Codex drops them (ContextManager.drop_last_n_user_turns): the
+// history is cut at the turns-th user turn from its end, or at its
+// first user turn when it has fewer, keeping what came before that; no
+// user turn, no cut. A user turn is a user message that is no context
+// Codex adds (environment context, instructions), within the history:
+// after the last compaction, outside what earlier rollbacks dropped.
+func (c *codexReader) rollBack(turns int, pos Pos) {
+	t := c.t
+	c.open = -1
+	start := 0
+	if n := len(t.Compactions); n > 0 {
+		start = t.Compactions[n-1].Index
+	}
+	var users []int
+	for i := start; i < len(t.Messages); i++ {
+		if m := &t.Messages[i]; m.Role == RoleUser && !codexContextual(m.Text()) && !rolledBack(t.Rollbacks, i) {
+			users = append(users, i)
+		}
+	}
+	if turns <= 0 || len(users) == 0 {
+		t.skip("event_msg/thread_rolled_back (nothing to drop)")
+		return
+	}
+	cut := users[0]
+	if turns < len(users) {
+		cut = users[len(users)-turns]
+	}
+	t.Rollbacks = append(t.Rollbacks, Rollback{Index: len(t.Messages), From: cut, Turns: turns, Pos: pos})
+}
+
+// rolledBack reports whether message i was dropped by one of rbs.
+func rolledBack(rbs []Rollback, i int) bool {
+	for _, rb := range rbs {
+		if rb.From <= i && i < rb.Index {
+			return true
+		}
+	}
+	return false
+}
+
+// codexContextual reports whether a user message's text is context Codex
+// adds to the history rather than the user's turn.
+func codexContextual(text string) bool {
+	s := strings.TrimSpace(text)
+	for _, p := range []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>", "<turn_aborted>"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // assistant returns the open assistant message, opening one at pos if none

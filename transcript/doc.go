@@ -90,5 +90,8 @@
 // summary message after it, Codex's compacted item) are [Compaction]
 // markers, not history: the summary is kept in the marker, and
 // Compaction.Index says how many messages preceded it, so a replay of what
-// the agent really sent can put the summary in their place.
+// the agent really sent can put the summary in their place. The turns a
+// user undid (Codex's thread_rolled_back) are [Rollback] markers: their
+// messages, and the calls among them, stay in Messages; a replay of what
+// the agent sent leaves them out from the rollback on.
 package transcript

@@ -227,6 +227,20 @@ type Compaction struct {
 	Pos     Pos      `json:"pos"`
 }
 
+// A Rollback is the user's undoing of the last turns (Codex's
+// thread_rolled_back): a marker, not history. From then on the agent
+// sent its history without Messages[From:Index]; the calls among them
+// were made and billed.
+type Rollback struct {
+	// Index is the number of messages of [Transcript.Messages] that came
+	// before the rollback, From the first message it dropped.
+	Index int `json:"index"`
+	From  int `json:"from"`
+	// Turns is how many user turns the agent was asked to drop.
+	Turns int `json:"turns"`
+	Pos   Pos `json:"pos"`
+}
+
 // A Transcript is one recorded conversation, normalized.
 type Transcript struct {
 	// ID is the session id the format records, or one made from the file
@@ -247,6 +261,8 @@ type Transcript struct {
 	Models      []string     `json:"models,omitempty"`
 	Messages    []Message    `json:"messages"`
 	Compactions []Compaction `json:"compactions,omitempty"`
+	// Rollbacks are the turns the user undid, in order.
+	Rollbacks []Rollback `json:"rollbacks,omitempty"`
 	// Calls is the number of recorded API calls, counted as the format
 	// records them (see the package documentation).
 	Calls int `json:"calls"`

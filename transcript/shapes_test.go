@@ -206,3 +206,21 @@ func TestStreamJSONModelUsage(t *testing.T) {
 		t.Errorf("the subagent carries the session's totals")
 	}
 }
+
+// TestCodexRollback: thread_rolled_back drops the last num_turns user
+// turns as Codex does (the environment context is no turn); the calls
+// among them stay, billed. An interrupted turn, which no token_count
+// reports on, is a call with no usage, as a replay counts it.
+func TestCodexRollback(t *testing.T) {
+	tr := readTestdata(t, "codex-rollback.jsonl")[0]
+	if len(tr.Rollbacks) != 1 {
+		t.Fatalf("rollbacks %+v", tr.Rollbacks)
+	}
+	rb := tr.Rollbacks[0]
+	if got := tr.Messages[rb.From].Text(); rb.Turns != 1 || !strings.HasPrefix(got, "No: use a sharded map") || tr.Messages[rb.Index].Text() != "Actually keep the mutex, but add a benchmark." {
+		t.Errorf("rollback %+v drops from %q", rb, got)
+	}
+	if tr.Calls != 7 || tr.Summary().CallsWithUsage != 6 {
+		t.Errorf("calls %d, %d with usage; want 7 and 6", tr.Calls, tr.Summary().CallsWithUsage)
+	}
+}

@@ -30,11 +30,13 @@ func (p *nonePolicy) Apply(_ context.Context, _ *Env, _ *State, hist []Item) (St
 
 type recordedPolicy struct{ base }
 
-type recordedState struct{ applied int }
+type recordedState struct{ applied, rolledBack int }
 
-// Apply honours the compaction markers of the transcript: when the agent
-// compacted before this call, every earlier item is replaced by the
-// summary it recorded (a user message, as Claude Code and Codex send it).
+// Apply honours the compaction and rollback markers of the transcript:
+// when the agent compacted before this call, every earlier item is
+// replaced by the summary it recorded (a user message, as Claude Code and
+// Codex send it); when the user undid turns, their messages are dropped.
+// Markers are applied in the order they were recorded.
 func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	rs, _ := st.data.(*recordedState)
 	if rs == nil {
@@ -42,8 +44,28 @@ func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []It
 		st.data = rs
 	}
 	step := Step{History: hist}
-	cs := env.Transcript.Compactions
-	for rs.applied < len(cs) && cs[rs.applied].Index <= env.Next {
+	cs, rbs := env.Transcript.Compactions, env.Transcript.Rollbacks
+	for {
+		rollback := rs.rolledBack < len(rbs) && rbs[rs.rolledBack].Index <= env.Next &&
+			(rs.applied >= len(cs) || cs[rs.applied].Index > env.Next || rbs[rs.rolledBack].Pos.Line < cs[rs.applied].Pos.Line)
+		if rollback {
+			rb := rbs[rs.rolledBack]
+			rs.rolledBack++
+			var kept, dropped []Item
+			for _, it := range step.History {
+				if i := it.Index(); i >= rb.From && i < rb.Index {
+					dropped = append(dropped, it)
+				} else {
+					kept = append(kept, it)
+				}
+			}
+			step.Evicted = append(step.Evicted, ids(dropped)...)
+			step.History = kept
+			continue
+		}
+		if rs.applied >= len(cs) || cs[rs.applied].Index > env.Next {
+			break
+		}
 		c := cs[rs.applied]
 		rs.applied++
 		var kept, dropped []Item
