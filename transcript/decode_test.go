@@ -171,3 +171,26 @@ func FuzzCompactJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestCallsAreAssistantMessages: one definition of a call, everywhere:
+// every transcript of the corpus and of testdata counts as many calls
+// (inspect's) as it has assistant messages (the calls a replay replays).
+func TestCallsAreAssistantMessages(t *testing.T) {
+	for _, in := range inputFiles(t) {
+		ts, err := Parse(in.data, in.path, Options{Lenient: true})
+		if err != nil {
+			continue
+		}
+		for _, tr := range ts {
+			n := 0
+			for i := range tr.Messages {
+				if tr.Messages[i].Role == RoleAssistant {
+					n++
+				}
+			}
+			if n != tr.Calls {
+				t.Errorf("%s (%s): %d calls, %d assistant messages", in.path, tr.ID, tr.Calls, n)
+			}
+		}
+	}
+}
