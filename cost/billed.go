@@ -12,14 +12,24 @@ import (
 // was made. The usage recorded for a group of calls rather than one
 // ([transcript.Transcript.Unattributed]) is priced at model, at its last
 // call's date; the usage recorded for a model as a whole
-// ([transcript.Transcript.UnattributedByModel]) at that model. ByModel is the bill by the calls' models, as ccusage's
-// modelBreakdowns.
+// ([transcript.Transcript.UnattributedByModel]) at that model. ByModel is
+// the bill by the calls' models, as ccusage's modelBreakdowns.
 func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (total pricing.Cost, byModel []ModelCost, err error) {
 	l := Ledger{Prices: prices, Model: model}
 	if err := l.Add(t); err != nil {
 		return pricing.Cost{}, nil, err
 	}
 	return l.Sessions[0].Cost, l.Sessions[0].ByModel, nil
+}
+
+// billedCalls is [Billed]'s total of the calls t records, without the
+// usage of calls no record shows ([transcript.Transcript.UnattributedByModel]):
+// the bill a simulation of those calls is held to.
+func billedCalls(t *transcript.Transcript, prices pricing.Prices, model string) (pricing.Cost, error) {
+	own := *t
+	own.UnattributedByModel = nil
+	total, _, err := Billed(&own, prices, model)
+	return total, err
 }
 
 // BilledPerCall returns the cost of each call's recorded usage, priced as

@@ -79,9 +79,7 @@ func TestBilledCrossCheck(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tr.File, err)
 		}
-		own := *tr
-		own.UnattributedByModel = nil // calls no record shows are not simulated
-		billed, _, err := Billed(&own, pricing.Default(), "")
+		billed, err := billedCalls(tr, pricing.Default(), "") // calls no record shows are not simulated
 		if err != nil {
 			t.Fatal(err)
 		}

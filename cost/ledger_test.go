@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -142,36 +143,66 @@ func TestLedgerResumedCopy(t *testing.T) {
 
 // TestBillEqualsModelUsage: the bill of a stream-json session whose
 // result's modelUsage counts calls no line shows equals, model by model,
-// the cost Claude Code computed (its costUSD), and in total the
-// total_cost_usd it reported.
+// the cost Claude Code itself computed (its costUSD), and in total the
+// total_cost_usd it reported: on the corpus's logs that record them
+// (Claude Code's own figures) and on testdata's subagent log.
 func TestBillEqualsModelUsage(t *testing.T) {
+	sessions := map[string][]*transcript.Transcript{}
+	var order []string
+	add := func(tr *transcript.Transcript) {
+		if sessions[tr.File] == nil {
+			order = append(order, tr.File)
+		}
+		sessions[tr.File] = append(sessions[tr.File], tr)
+	}
+	corpus, err := fixtures.Corpus("../fixtures/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range corpus {
+		add(tr)
+	}
 	ts, err := transcript.ReadFile("../transcript/testdata/stream-json-model-usage.jsonl", transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := Ledger{Prices: pricing.Default()}
 	for _, tr := range ts {
-		if err := l.Add(tr); err != nil {
-			t.Fatal(err)
-		}
+		add(tr)
 	}
 	r := pricing.NewResolver(pricing.Default())
-	for _, m := range ts[0].ReportedByModel {
-		_, table, err := r.Lookup(m.Model)
-		if err != nil {
-			t.Fatal(err)
+	checked := 0
+	for _, file := range order {
+		ts := sessions[file]
+		if len(ts[0].ReportedByModel) == 0 {
+			continue
 		}
-		i := slices.IndexFunc(l.ByModel, func(c ModelCost) bool { return c.Model == table })
-		if i < 0 {
-			t.Fatalf("no bill of %s", table)
+		l := Ledger{Prices: pricing.Default()}
+		for _, tr := range ts {
+			if err := l.Add(tr); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if got := l.ByModel[i].Cost.Total().USD(); math.Abs(got-m.CostUSD) > 1e-6 {
-			t.Errorf("%s billed $%.6f, Claude Code computed $%.6f", m.Model, got, m.CostUSD)
+		for _, m := range ts[0].ReportedByModel {
+			_, table, err := r.Lookup(m.Model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(l.ByModel, func(c ModelCost) bool { return c.Model == table })
+			if i < 0 {
+				t.Fatalf("%s: no bill of %s", file, table)
+			}
+			if got := l.ByModel[i].Cost.Total().USD(); math.Abs(got-m.CostUSD) > 1e-6 {
+				t.Errorf("%s: %s billed $%.6f, Claude Code computed $%.6f", file, m.Model, got, m.CostUSD)
+			}
+			checked++
+		}
+		s := l.Sessions[0]
+		if len(l.Sessions) != 1 || math.Abs(s.TotalUSD-s.ReportedUSD) > 1e-6 || s.ReportedUSD != ts[0].ReportedCostUSD {
+			t.Errorf("%s: session bill $%.6f, reported $%.6f", file, s.TotalUSD, s.ReportedUSD)
 		}
 	}
-	s := l.Sessions[0]
-	if len(l.Sessions) != 1 || math.Abs(s.TotalUSD-s.ReportedUSD) > 1e-6 || s.ReportedUSD != ts[0].ReportedCostUSD {
-		t.Errorf("session bill $%.6f, reported $%.6f", s.TotalUSD, s.ReportedUSD)
+	if checked < 4 {
+		t.Errorf("%d models checked, want the corpus's and testdata's", checked)
 	}
 }
 

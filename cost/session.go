@@ -219,9 +219,7 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	// leaves their usage out of the bill it compares with.
 	ofCalls := billed
 	if len(t.UnattributedByModel) > 0 {
-		own := *t
-		own.UnattributedByModel = nil
-		if ofCalls, _, err = Billed(&own, prices, model); err != nil {
+		if ofCalls, err = billedCalls(t, prices, model); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/summarize"
@@ -27,33 +29,42 @@ var tinySpecs = []string{
 	"anthropic-compaction:trigger=50000",
 }
 
+// labeled parses specs, failing tb on a spec no policy takes.
+func labeled(tb testing.TB, specs []string) []window.Labeled {
+	tb.Helper()
+	ps, err := window.ParseLabeled(specs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ps
+}
+
 // FuzzReplayReaders replays what every reader makes of an input, read
 // leniently, under every policy: a transcript a reader returns is one a
 // replay must take, whatever it holds (empty summaries, messages or
-// blocks, compactions anywhere), without a panic.
+// blocks, compactions anywhere), without a panic. Its seeds are the
+// files of transcript/testdata.
 func FuzzReplayReaders(f *testing.F) {
-	var policies []window.Policy
-	for _, spec := range tinySpecs {
-		p, err := window.Parse(spec)
-		if err != nil {
-			f.Fatal(err)
-		}
-		policies = append(policies, p)
-	}
+	policies := labeled(f, tinySpecs)
 	seen := map[string]bool{}
 	for _, p := range policies {
-		seen[p.Name()] = true
+		seen[p.Policy.Name()] = true
 	}
 	for _, name := range window.Names() {
 		if !seen[name] {
 			f.Fatalf("policy %s is not fuzzed: add it to tinySpecs", name)
 		}
 	}
-	files, _ := filepath.Glob("../transcript/testdata/*.json*")
-	for _, name := range files {
-		if raw, err := os.ReadFile(name); err == nil {
-			f.Add(raw)
+	err := filepath.WalkDir("../transcript/testdata", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.Contains(filepath.Base(path), ".json") {
+			return err
 		}
+		raw, err := os.ReadFile(path)
+		f.Add(raw)
+		return err
+	})
+	if err != nil {
+		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range append([]transcript.Format{""}, transcript.Formats()...) {
@@ -63,8 +74,8 @@ func FuzzReplayReaders(f *testing.F) {
 			}
 			for _, tr := range ts {
 				for _, p := range policies {
-					if _, err := Replay(context.Background(), tr, p, Options{Summarizer: &summarize.Mock{}}); err != nil {
-						t.Fatalf("%s, %s read as %s: %v", window.Format(p), tr.ID, tr.Format, err)
+					if _, err := Replay(context.Background(), tr, p.Policy, Options{Summarizer: &summarize.Mock{}}); err != nil {
+						t.Fatalf("%s, %s read as %s: %v", p.Label, tr.ID, tr.Format, err)
 					}
 				}
 			}
@@ -77,80 +88,71 @@ func FuzzReplayReaders(f *testing.F) {
 // recorded, codex-tui 0.122) is replayed, retention measured, by every
 // policy, as are summaries with no blocks and no summary at all.
 func TestEmptySummaryReplays(t *testing.T) {
-	read := func() *transcript.Transcript {
-		ts, err := transcript.ReadFile("../transcript/testdata/codex-encrypted-compaction.jsonl", transcript.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ts) != 1 || len(ts[0].Compactions) != 1 {
-			t.Fatalf("want one transcript with one compaction, got %d", len(ts))
-		}
-		return ts[0]
-	}
+	policies := labeled(t, append(tinySpecs, specs...))
 	for _, summary := range []func(*transcript.Compaction){
 		func(c *transcript.Compaction) { c.Summary.Blocks = []transcript.Block{{Type: transcript.BlockText}} },
 		func(c *transcript.Compaction) { c.Summary.Blocks = nil },
 		func(c *transcript.Compaction) { c.Summary = nil },
 	} {
-		tr := read()
+		tr := readOne(t, "../transcript/testdata/codex-encrypted-compaction.jsonl")
+		if len(tr.Compactions) != 1 {
+			t.Fatalf("%d compactions, want 1", len(tr.Compactions))
+		}
 		summary(&tr.Compactions[0])
-		for _, spec := range append(tinySpecs, specs...) {
-			p, err := window.Parse(spec)
+		for _, p := range policies {
+			run, err := Replay(context.Background(), tr, p.Policy, Options{Summarizer: &summarize.Mock{}})
 			if err != nil {
-				t.Fatal(err)
-			}
-			run, err := Replay(context.Background(), tr, p, Options{Summarizer: &summarize.Mock{}})
-			if err != nil {
-				t.Fatalf("%s: %v", spec, err)
+				t.Fatalf("%s: %v", p.Label, err)
 			}
 			if len(run.Steps) != tr.Calls {
-				t.Errorf("%s: %d steps of %d calls", spec, len(run.Steps), tr.Calls)
+				t.Errorf("%s: %d steps of %d calls", p.Label, len(run.Steps), tr.Calls)
 			}
 		}
 	}
 }
 
+// readOne reads the one transcript of a file.
+func readOne(t *testing.T, name string) *transcript.Transcript {
+	t.Helper()
+	ts, err := transcript.ReadFile(name, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 1 {
+		t.Fatalf("%s: %d transcripts, want 1", name, len(ts))
+	}
+	return ts[0]
+}
+
 // TestRecordedRollback: what Codex sent after the user undid a turn
 // holds none of that turn's messages; before it, it held them.
 func TestRecordedRollback(t *testing.T) {
-	ts, err := transcript.ReadFile("../transcript/testdata/codex-rollback.jsonl", transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := ts[0]
+	tr := readOne(t, "../transcript/testdata/codex-rollback.jsonl")
 	rb := tr.Rollbacks[0]
-	p, err := window.Parse("recorded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := Replay(context.Background(), tr, p, Options{})
+	run, err := Replay(context.Background(), tr, labeled(t, []string{"recorded"})[0].Policy, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(run.Violations) > 0 {
 		t.Errorf("violations %+v", run.Violations)
 	}
-	undone := map[string]bool{}
-	for i := rb.From; i < rb.Index; i++ {
-		undone[transcript.MessageID(i)] = true
-	}
 	before, after := 0, 0
 	for _, s := range run.Steps {
-		n := 0
+		undone := 0
 		for _, id := range s.Context {
-			if undone[id] {
-				n++
+			if i, err := strconv.Atoi(strings.TrimPrefix(id, "m")); err == nil && rb.Drops(i) {
+				undone++
 			}
 		}
-		if s.Messages > 0 && len(s.Context) > 0 && s.Step >= 0 {
-			// The call's assistant message follows its context.
-			if next := callMessage(tr, s.Step); next > rb.Index && n > 0 {
-				t.Errorf("call %d (message %d) sent %d undone messages", s.Step, next, n)
-			} else if next > rb.Index {
-				after++
-			} else if n > 0 {
+		switch {
+		case callMessage(tr, s.Step) < rb.Index:
+			if undone > 0 {
 				before++
 			}
+		case undone > 0:
+			t.Errorf("call %d, after the rollback, sent %d undone messages", s.Step, undone)
+		default:
+			after++
 		}
 	}
 	if before == 0 || after == 0 {

@@ -305,7 +305,7 @@ func readAnthropic(s *source) ([]*Transcript, error) {
 // (ts, in milliseconds). Calls is the number of assistant messages.
 func readCline(s *source) ([]*Transcript, error) {
 	t := &Transcript{ID: s.nameID()}
-	if t.ID == "api_conversation_history" && s.opt.name == "" {
+	if baseID(s.file) == "api_conversation_history" {
 		t.ID = filepath.Base(filepath.Dir(s.file))
 	}
 	recs, err := elems(s.recs[0].raw, s.recs[0].line)

@@ -200,22 +200,15 @@ func unstreamedOutput(t *Transcript, all []*Transcript) {
 	covers := func(calls Usage) bool {
 		return calls.Input == rep.Input && calls.CacheRead == rep.CacheRead && calls.CacheWrite == rep.CacheWrite && rep.Output > calls.Output
 	}
-	var whole Usage
+	to, calls := t, Usage{}
 	for _, x := range all {
-		whole.Add(callUsage(x))
+		calls.Add(callUsage(x))
 	}
-	to, calls := t, whole
-	if !covers(whole) {
-		to = nil
-		for _, x := range all {
-			if c := callUsage(x); covers(c) {
-				to, calls = x, c
-				break
-			}
-		}
-		if to == nil {
-			return
-		}
+	for i := 0; !covers(calls) && i < len(all); i++ {
+		to, calls = all[i], callUsage(all[i])
+	}
+	if !covers(calls) {
+		return
 	}
 	if to.Unattributed == nil {
 		to.Unattributed = &Usage{}

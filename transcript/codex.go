@@ -80,11 +80,12 @@ type codexPayload struct {
 // "event_msg/token_count (repeat)" in Skipped). A counted update ends the
 // model response it reports on. Calls is the number of assistant messages,
 // as a replay counts them: a response the user interrupted, which no
-// update reports on, is a call with no usage. A `compacted` item is a [Compaction] whose summary is a
-// user message: its replacement history's content where recorded (Codex
-// sent that instead of the history), else its message. User prompts are read from response items; a rollout that
-// records them only as event_msg user_message (Codex Desktop) has those read
-// instead. A thread_rolled_back event is a [Rollback] of its num_turns user
+// update reports on, is a call with no usage. A `compacted` item is a
+// [Compaction] whose summary is a user message: its replacement history's
+// content where recorded (Codex sent that instead of the history), else
+// its message. User prompts are read from response items; a rollout that
+// records them only as event_msg user_message (Codex Desktop) has those
+// read instead. A thread_rolled_back event is a [Rollback] of its num_turns user
 // turns (see rollBack). Other event_msg records duplicate response items and
 // are counted in Skipped.
 //
@@ -359,7 +360,7 @@ func (c *codexReader) rollBack(turns int, pos Pos) {
 // rolledBack reports whether message i was dropped by one of rbs.
 func rolledBack(rbs []Rollback, i int) bool {
 	for _, rb := range rbs {
-		if rb.From <= i && i < rb.Index {
+		if rb.Drops(i) {
 			return true
 		}
 	}

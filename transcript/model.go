@@ -241,6 +241,9 @@ type Rollback struct {
 	Pos   Pos `json:"pos"`
 }
 
+// Drops reports whether the rollback drops message i.
+func (rb Rollback) Drops(i int) bool { return rb.From <= i && i < rb.Index }
+
 // A Transcript is one recorded conversation, normalized.
 type Transcript struct {
 	// ID is the session id the format records, or one made from the file
@@ -306,12 +309,7 @@ type ModelUsage struct {
 // (UnattributedByModel), which the bill adds, and the agent's own
 // reported total are not included.
 func (t *Transcript) Usage() Usage {
-	var u Usage
-	for i := range t.Messages {
-		if t.Messages[i].Usage != nil {
-			u.Add(*t.Messages[i].Usage)
-		}
-	}
+	u := callUsage(t)
 	if t.Unattributed != nil {
 		u.Add(*t.Unattributed)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -287,8 +286,7 @@ func inputNames(jobs []input) []string {
 		for depth := 1; depth <= deepest && len(left) > 0; depth++ {
 			count := map[string]int{}
 			for _, i := range left {
-				d := dirs[i][max(0, len(dirs[i])-depth):]
-				names[i] = strings.Join(append(slices.Clone(d), base), "/")
+				names[i] = strings.Join(dirs[i][max(0, len(dirs[i])-depth):], "/") + "/" + base
 				count[names[i]]++
 			}
 			var next []int

@@ -46,46 +46,45 @@ func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []It
 	step := Step{History: hist}
 	cs, rbs := env.Transcript.Compactions, env.Transcript.Rollbacks
 	for {
-		rollback := rs.rolledBack < len(rbs) && rbs[rs.rolledBack].Index <= env.Next &&
-			(rs.applied >= len(cs) || cs[rs.applied].Index > env.Next || rbs[rs.rolledBack].Pos.Line < cs[rs.applied].Pos.Line)
-		if rollback {
+		compaction := rs.applied < len(cs) && cs[rs.applied].Index <= env.Next
+		rollback := rs.rolledBack < len(rbs) && rbs[rs.rolledBack].Index <= env.Next
+		switch {
+		case rollback && (!compaction || rbs[rs.rolledBack].Pos.Line < cs[rs.applied].Pos.Line):
 			rb := rbs[rs.rolledBack]
 			rs.rolledBack++
-			var kept, dropped []Item
-			for _, it := range step.History {
-				if i := it.Index(); i >= rb.From && i < rb.Index {
-					dropped = append(dropped, it)
-				} else {
-					kept = append(kept, it)
-				}
+			evict(&step, rb.Drops)
+		case compaction:
+			c := cs[rs.applied]
+			rs.applied++
+			// A summary item (index < 0) is dropped too: the agent's
+			// summary replaces everything before the compaction.
+			dropped := evict(&step, func(i int) bool { return i < c.Index })
+			if c.Summary != nil {
+				s := st.newItem(c.Summary.Role, c.Summary.Text(), true)
+				s.Msg = c.Summary
+				step.Summary = &SummaryEvent{ID: s.ID, Covers: ids(dropped), Model: "recorded"}
+				step.History = append([]Item{s}, step.History...)
 			}
-			step.Evicted = append(step.Evicted, ids(dropped)...)
-			step.History = kept
-			continue
+		default:
+			return step, nil
 		}
-		if rs.applied >= len(cs) || cs[rs.applied].Index > env.Next {
-			break
-		}
-		c := cs[rs.applied]
-		rs.applied++
-		var kept, dropped []Item
-		for _, it := range step.History {
-			if i := it.Index(); i >= 0 && i >= c.Index {
-				kept = append(kept, it)
-			} else {
-				dropped = append(dropped, it)
-			}
-		}
-		step.Evicted = append(step.Evicted, ids(dropped)...)
-		if c.Summary != nil {
-			s := st.newItem(c.Summary.Role, c.Summary.Text(), true)
-			s.Msg = c.Summary
-			step.Summary = &SummaryEvent{ID: s.ID, Covers: ids(dropped), Model: "recorded"}
-			kept = append([]Item{s}, kept...)
-		}
-		step.History = kept
 	}
-	return step, nil
+}
+
+// evict removes from step's history the items whose index drop holds,
+// records them as evicted, and returns them.
+func evict(step *Step, drop func(index int) bool) []Item {
+	var kept, dropped []Item
+	for _, it := range step.History {
+		if drop(it.Index()) {
+			dropped = append(dropped, it)
+		} else {
+			kept = append(kept, it)
+		}
+	}
+	step.Evicted = append(step.Evicted, ids(dropped)...)
+	step.History = kept
+	return dropped
 }
 
 // estimatorParam is the parameter that chooses how a policy counts tokens.
