@@ -124,39 +124,49 @@ func readOne(t *testing.T, name string) *transcript.Transcript {
 	return ts[0]
 }
 
-// TestRecordedRollback: what Codex sent after the user undid a turn
-// holds none of that turn's messages; before it, it held them.
-func TestRecordedRollback(t *testing.T) {
+// TestRollbackEveryPolicy: after the user undid a turn, no policy sends
+// that turn's messages, as Codex did not; none and recorded sent them
+// before it, and send every other message after it, with no violation.
+func TestRollbackEveryPolicy(t *testing.T) {
 	tr := readOne(t, "../transcript/testdata/codex-rollback.jsonl")
 	rb := tr.Rollbacks[0]
-	run, err := Replay(context.Background(), tr, labeled(t, []string{"recorded"})[0].Policy, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(run.Violations) > 0 {
-		t.Errorf("violations %+v", run.Violations)
-	}
-	before, after := 0, 0
-	for _, s := range run.Steps {
-		undone := 0
-		for _, id := range s.Context {
-			if i, err := strconv.Atoi(strings.TrimPrefix(id, "m")); err == nil && rb.Drops(i) {
-				undone++
+	for _, p := range labeled(t, append(append([]string{"none", "recorded"}, tinySpecs...), specs...)) {
+		run, err := Replay(context.Background(), tr, p.Policy, Options{Summarizer: &summarize.Mock{}})
+		if err != nil {
+			t.Fatalf("%s: %v", p.Label, err)
+		}
+		before, after := 0, 0
+		for _, s := range run.Steps {
+			undone := 0
+			for _, id := range s.Context {
+				if i, err := strconv.Atoi(strings.TrimPrefix(id, "m")); err == nil && rb.Drops(i) {
+					undone++
+				}
+			}
+			switch {
+			case callMessage(tr, s.Step) < rb.Index:
+				if undone > 0 {
+					before++
+				}
+			case undone > 0:
+				t.Errorf("%s: call %d, after the rollback, sent %d undone messages", p.Label, s.Step, undone)
+			default:
+				after++
 			}
 		}
-		switch {
-		case callMessage(tr, s.Step) < rb.Index:
-			if undone > 0 {
-				before++
-			}
-		case undone > 0:
-			t.Errorf("call %d, after the rollback, sent %d undone messages", s.Step, undone)
-		default:
-			after++
+		if p.Label != "none" && p.Label != "recorded" {
+			continue
 		}
-	}
-	if before == 0 || after == 0 {
-		t.Errorf("%d calls sent the turn before it was undone, %d calls after it", before, after)
+		if len(run.Violations) > 0 {
+			t.Errorf("%s: violations %+v", p.Label, run.Violations)
+		}
+		if before == 0 || after == 0 {
+			t.Errorf("%s: %d calls sent the turn before it was undone, %d calls after it", p.Label, before, after)
+		}
+		last := run.Steps[len(run.Steps)-1]
+		if want := callMessage(tr, last.Step) - (rb.Index - rb.From); p.Label == "none" && len(last.Context) != want {
+			t.Errorf("none: last call sent %d messages, want %d (all before it but the %d undone)", len(last.Context), want, rb.Index-rb.From)
+		}
 	}
 }
 

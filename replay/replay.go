@@ -274,7 +274,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	)
 	var d delta
 	var prevFired *window.Firing // the previous step's
-	next := 0
+	next, rolledBack := 0, 0
 	sum := newSummaryBuilder(ests)
 	keep := !opt.SummaryOnly
 	// build: the step is made whole, to keep or to observe.
@@ -322,8 +322,17 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		}
 		step.turn, step.next = i-next, i
 		env.Next, env.Turn = i, step.turn
-		// hist is sent, then the call's assistant message, then the turn.
-		step.before = tok[0] + cnt.sum(ests[0], hist[len(sent):])
+		// The turns the user undid leave the history before any policy
+		// sees it, as they left what the agent sent.
+		var undone []string
+		unrolled := hist
+		hist, undone, rolledBack = rollBack(t.Rollbacks, rolledBack, i, hist)
+		if undone != nil {
+			step.before = cnt.sum(ests[0], hist)
+		} else {
+			// hist is sent, then the call's assistant message, then the turn.
+			step.before = tok[0] + cnt.sum(ests[0], hist[len(sent):])
+		}
 		var given []window.Item
 		if opt.recompute {
 			// The reference run counts whole, keeps a copy of the history
@@ -348,7 +357,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		switch {
 		case opt.recompute:
 			d.whole(sent, ps.History)
-		case len(ps.History) > 0 && len(ps.History) <= len(hist) && &ps.History[0] == &hist[0]:
+		case undone == nil && len(ps.History) > 0 && len(ps.History) <= len(hist) && &ps.History[0] == &hist[0]:
 			// The history given back, or a part of it from its start:
 			// items Apply does not modify, sent then fresh.
 			d.prefix(sent, ps.History)
@@ -381,10 +390,13 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		// edges: the policy sent the history as it was given but for its
 		// edges — items replaced in place by copies, or a block removed —
 		// so the checks look at those and at the fresh messages alone.
-		fresh := hist[len(sent):]
+		var fresh []window.Item
+		if undone == nil {
+			fresh = hist[len(sent):]
+		}
 		var edges *edit
 		switch {
-		case opt.recompute:
+		case opt.recompute, undone != nil:
 		case d.kept == len(sent) && len(ps.History) == len(hist) && sameItems(ps.History[len(sent):], fresh):
 			edges = &edit{fresh: fresh, replaced: d.replaced, old: d.gone}
 		case d.block && sameItems(d.came, fresh):
@@ -395,6 +407,9 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			step.kept = d.replaced[0]
 		}
 		step.Evicted, step.Truncated = orEmpty(ps.Evicted), orEmpty(ps.Truncated)
+		if undone != nil {
+			step.Evicted = append(undone, ps.Evicted...)
+		}
 		step.Summary, step.Warnings = ps.Summary, ps.Warnings
 		step.Messages = len(ps.History)
 		if u := t.Messages[i].Usage; u != nil {
@@ -406,7 +421,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 				step.Recorded = &recorded
 			}
 		}
-		if v := chk.check(step, hist, edges, ests[0], cnt); v != nil {
+		if v := chk.check(step, unrolled, edges, ests[0], cnt); v != nil {
 			step.Violations = v // else the empty list: the trace has [], not null
 		}
 		step.Fired = ps.Fired
@@ -449,6 +464,29 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	}
 	run.Summary = sum.summary()
 	return run, nil
+}
+
+// rollBack applies the rollbacks of rbs from the done-th that came before
+// message i: it returns the history without the messages they dropped
+// (a new slice, when any left), their ids, and how many rollbacks are
+// done.
+func rollBack(rbs []transcript.Rollback, done, i int, hist []window.Item) ([]window.Item, []string, int) {
+	var undone []string
+	for ; done < len(rbs) && rbs[done].Index <= i; done++ {
+		rb := rbs[done]
+		kept := make([]window.Item, 0, len(hist))
+		for _, it := range hist {
+			if rb.Drops(it.Index()) {
+				undone = append(undone, it.ID)
+			} else {
+				kept = append(kept, it)
+			}
+		}
+		if len(kept) < len(hist) {
+			hist = kept
+		}
+	}
+	return hist, undone, done
 }
 
 // A delta is how a step's context differs from the previous one.

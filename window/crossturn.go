@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/summarize"
@@ -105,6 +106,9 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 			cs.texts = append(cs.texts, it)
 		}
 	}
+	if env.rolledBack() {
+		cs.texts = slices.DeleteFunc(cs.texts, func(it Item) bool { return env.undone(it.Index()) })
+	}
 	texts := cs.texts // the text view of the earlier turns
 	if from, to, ok := p.plan(cs, len(texts)); ok {
 		text, ev, err := summarizeItems(ctx, env, texts[from:to], cs.summary, summarize.CrossTurn)
@@ -132,7 +136,9 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 		view = append(view, texts[max(0, len(texts)-p.lastN):]...)
 	}
 	for i := turn; i < len(msgs); i++ {
-		view = append(view, Original(env.Transcript, i))
+		if !env.undone(i) {
+			view = append(view, Original(env.Transcript, i))
+		}
 	}
 	step.History = view
 	for _, it := range view {

@@ -30,13 +30,12 @@ func (p *nonePolicy) Apply(_ context.Context, _ *Env, _ *State, hist []Item) (St
 
 type recordedPolicy struct{ base }
 
-type recordedState struct{ applied, rolledBack int }
+type recordedState struct{ applied int }
 
-// Apply honours the compaction and rollback markers of the transcript:
-// when the agent compacted before this call, every earlier item is
-// replaced by the summary it recorded (a user message, as Claude Code and
-// Codex send it); when the user undid turns, their messages are dropped.
-// Markers are applied in the order they were recorded.
+// Apply honours the compaction markers of the transcript: when the agent
+// compacted before this call, every earlier item is replaced by the
+// summary it recorded (a user message, as Claude Code and Codex send it).
+// The turns the user undid are not in the history it is given.
 func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	rs, _ := st.data.(*recordedState)
 	if rs == nil {
@@ -44,31 +43,20 @@ func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []It
 		st.data = rs
 	}
 	step := Step{History: hist}
-	cs, rbs := env.Transcript.Compactions, env.Transcript.Rollbacks
-	for {
-		compaction := rs.applied < len(cs) && cs[rs.applied].Index <= env.Next
-		rollback := rs.rolledBack < len(rbs) && rbs[rs.rolledBack].Index <= env.Next
-		switch {
-		case rollback && (!compaction || rbs[rs.rolledBack].Pos.Line < cs[rs.applied].Pos.Line):
-			rb := rbs[rs.rolledBack]
-			rs.rolledBack++
-			evict(&step, rb.Drops)
-		case compaction:
-			c := cs[rs.applied]
-			rs.applied++
-			// A summary item (index < 0) is dropped too: the agent's
-			// summary replaces everything before the compaction.
-			dropped := evict(&step, func(i int) bool { return i < c.Index })
-			if c.Summary != nil {
-				s := st.newItem(c.Summary.Role, c.Summary.Text(), true)
-				s.Msg = c.Summary
-				step.Summary = &SummaryEvent{ID: s.ID, Covers: ids(dropped), Model: "recorded"}
-				step.History = append([]Item{s}, step.History...)
-			}
-		default:
-			return step, nil
+	cs := env.Transcript.Compactions
+	for ; rs.applied < len(cs) && cs[rs.applied].Index <= env.Next; rs.applied++ {
+		c := cs[rs.applied]
+		// A summary item (index < 0) is dropped too: the agent's summary
+		// replaces everything before the compaction.
+		dropped := evict(&step, func(i int) bool { return i < c.Index })
+		if c.Summary != nil {
+			s := st.newItem(c.Summary.Role, c.Summary.Text(), true)
+			s.Msg = c.Summary
+			step.Summary = &SummaryEvent{ID: s.ID, Covers: ids(dropped), Model: "recorded"}
+			step.History = append([]Item{s}, step.History...)
 		}
 	}
+	return step, nil
 }
 
 // evict removes from step's history the items whose index drop holds,

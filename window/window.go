@@ -89,6 +89,28 @@ type Env struct {
 	ModelWindow int
 }
 
+// rolledBack reports whether the user undid turns before this call.
+func (e *Env) rolledBack() bool {
+	rbs := e.Transcript.Rollbacks
+	return len(rbs) > 0 && rbs[0].Index <= e.Next
+}
+
+// undone reports whether message i is one of the turns the user undid
+// before this call: the replay engine leaves those out of the history it
+// gives, and a policy that reads the transcript itself leaves them out
+// too.
+func (e *Env) undone(i int) bool {
+	for _, rb := range e.Transcript.Rollbacks {
+		if rb.Index > e.Next {
+			break
+		}
+		if rb.Drops(i) {
+			return true
+		}
+	}
+	return false
+}
+
 // window returns the window a policy's parameter gives: the parameter,
 // else the transcript's model's window, else the source's default.
 func (e *Env) window(param, source int) int {
