@@ -30,15 +30,25 @@ type MessageCounts struct {
 	// NonASCII is the share of the message's characters (code points)
 	// above U+007F.
 	NonASCII float64
-	// Counts is each estimator's count of the whole message (no overhead).
+	// Counts is each estimator's count of the whole message (no overhead)
+	// without its images, which no estimator counts as text.
 	Counts []int
 	Blocks []BlockCounts
+	// Images is how many images the message holds; ImageTokens what
+	// they count by the provider's rule ([ImageRuleFor]), the same for
+	// every estimator, and Unsized how many of them no rule could count
+	// (0 tokens). The comparisons with the bill add ImageTokens to each
+	// estimator's count.
+	Images, ImageTokens, Unsized int
 }
 
+// withImages is the message's count by estimator k, its images included.
+func (mc *MessageCounts) withImages(k int) int { return mc.Counts[k] + mc.ImageTokens }
+
 // BlockCounts is one block's counts, each estimator counting the block as
-// a message of its own.
+// a message of its own, without its images (an image block counts 0).
 type BlockCounts struct {
-	Kind   string // text, thinking, tool_use, tool_result, other
+	Kind   string // text, thinking, tool_use, tool_result, image, other
 	Counts []int
 }
 
@@ -72,20 +82,44 @@ type CallCounts struct {
 }
 
 // Analyze counts every message and block of t with each estimator (the
-// exact ones in parallel). A call whose prompt cannot be compared with the
-// previous one — the first call, a call after a compaction the agent
-// recorded — keeps its Prefix but is not Compared.
+// exact ones in parallel). No estimator counts an image's data as text:
+// an image counts, against the bill, what the rule of the transcript's
+// provider says ([ImageRuleFor] its first model), and 0 where there is no
+// rule or the image's size is unknown. A call whose
+// prompt cannot be compared with the previous one — the first call, a
+// call after a compaction the agent recorded — keeps its Prefix but is
+// not Compared.
 func Analyze(t *transcript.Transcript, ests []Estimator) *Counts {
 	c := &Counts{File: t.File, ID: t.ID, Format: t.Format, Messages: make([]MessageCounts, len(t.Messages))}
 	for _, e := range ests {
 		c.Estimators = append(c.Estimators, e.Name())
 	}
+	var rule *ImageRule
+	if len(t.Models) > 0 {
+		rule = ImageRuleFor(t.Models[0])
+	}
+	// The messages that hold images, as the estimators count them:
+	// without their images, which count by the rule.
+	text := map[int]*transcript.Message{}
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		mc := MessageCounts{Index: i, Role: m.Role, NonASCII: nonASCIIShare(m), Counts: make([]int, len(ests)),
 			Blocks: make([]BlockCounts, len(m.Blocks))}
 		for j, b := range m.Blocks {
 			mc.Blocks[j] = BlockCounts{Kind: blockKind(b.Type), Counts: make([]int, len(ests))}
+			for _, im := range b.Images {
+				n, ok := rule.Tokens(im)
+				if !ok {
+					mc.Unsized++
+				}
+				mc.Images++
+				mc.ImageTokens += n
+			}
+		}
+		if mc.Images > 0 {
+			stripped := *m
+			stripped.Blocks = m.WithoutImages()
+			text[i] = &stripped
 		}
 		c.Messages[i] = mc
 	}
@@ -93,11 +127,18 @@ func Analyze(t *transcript.Transcript, ests []Estimator) *Counts {
 	for k, e := range ests {
 		count := func() {
 			for i := range t.Messages {
-				m := &t.Messages[i]
-				c.Messages[i].Counts[k] = countNoOverhead(e, m)
-				for j := range m.Blocks {
-					one := transcript.Message{Role: m.Role, Blocks: m.Blocks[j : j+1]}
-					c.Messages[i].Blocks[j].Counts[k] = countNoOverhead(e, &one)
+				m, counted := &t.Messages[i], &t.Messages[i]
+				if s, ok := text[i]; ok {
+					counted = s
+				}
+				mc := &c.Messages[i]
+				mc.Counts[k] = countNoOverhead(e, counted)
+				for j, b := range m.Blocks {
+					one := transcript.Message{Role: m.Role, Blocks: []transcript.Block{b}}
+					if len(b.Images) > 0 {
+						one.Blocks = one.WithoutImages()
+					}
+					mc.Blocks[j].Counts[k] = countNoOverhead(e, &one)
 				}
 			}
 		}
@@ -170,7 +211,7 @@ func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallC
 				}
 				gone[j] = true
 				for k := range n {
-					prefix[k] -= c.Messages[j].Counts[k]
+					prefix[k] -= c.Messages[j].withImages(k)
 				}
 			}
 		}
@@ -196,7 +237,7 @@ func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallC
 				cc.Appended, cc.Dropped = make([]int, n), make([]int, n)
 				for j := prevEnd; j < i; j++ {
 					for k := range n {
-						cc.Appended[k] += c.Messages[j].Counts[k]
+						cc.Appended[k] += c.Messages[j].withImages(k)
 					}
 				}
 				for k := range n {
@@ -217,7 +258,7 @@ func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallC
 			}
 		}
 		for k := range n {
-			prefix[k] += c.Messages[i].Counts[k]
+			prefix[k] += c.Messages[i].withImages(k)
 		}
 	}
 	return out
@@ -234,7 +275,7 @@ func hasToolResult(m *transcript.Message) bool {
 
 func blockKind(t transcript.BlockType) string {
 	switch t {
-	case transcript.BlockText, transcript.BlockThinking, transcript.BlockToolUse, transcript.BlockToolResult:
+	case transcript.BlockText, transcript.BlockThinking, transcript.BlockToolUse, transcript.BlockToolResult, transcript.BlockImage:
 		return string(t)
 	}
 	return "other"
@@ -341,6 +382,18 @@ type Accuracy struct {
 	ByScript []ScriptStats `json:"by_script"`
 	// Billed compares each estimator with the prompt growth the API billed.
 	Billed *Billed `json:"billed,omitempty"`
+	// Images counts the images of the messages, which Totals and the
+	// comparisons with exact counts leave out and the comparisons with
+	// the bill count by their providers' rules.
+	Images *ImageTotals `json:"images,omitempty"`
+}
+
+// ImageTotals counts images: how many, what they count by their
+// providers' rules ([ImageRuleFor]), and how many no rule could count.
+type ImageTotals struct {
+	Images  int   `json:"images"`
+	Tokens  int64 `json:"tokens"`
+	Unsized int   `json:"unsized"`
 }
 
 // KindStats is ErrorStats over one kind of block.
@@ -432,6 +485,14 @@ func AccuracyOf(cs []*Counts, heuristics, exact []string, perSession bool) *Accu
 			a.Messages++
 			for name, k := range col {
 				a.Totals[name] += int64(m.Counts[k])
+			}
+			if m.Images > 0 {
+				if a.Images == nil {
+					a.Images = &ImageTotals{}
+				}
+				a.Images.Images += m.Images
+				a.Images.Tokens += int64(m.ImageTokens)
+				a.Images.Unsized += m.Unsized
 			}
 			bucket := ""
 			for _, b := range ScriptBuckets {

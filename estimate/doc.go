@@ -35,6 +35,14 @@
 // tool results by their text, a tool call by its name plus its JSON input.
 // Images count 0 there: their cost depends on the provider and the pixels.
 //
+// # Images
+//
+// An image is not text. [ImageRuleFor] gives a model's provider's rule for
+// the tokens of an image of a given size (Claude's width × height / 750,
+// OpenAI's 512-pixel tiles, Gemini's 768-pixel tiles), where the provider
+// documents one. [Analyze] leaves images out of every estimator's counts
+// and adds what the rule gives them to the comparisons with the bill.
+//
 // # Against the bill
 //
 // [Analyze] and [AccuracyOf] compare the estimates with the prompts an API

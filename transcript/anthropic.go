@@ -135,9 +135,11 @@ func anthropicContent(raw json.RawMessage) ([]Block, error) {
 			b.Text = text
 			if rich {
 				b.Raw = compactJSON(ab.Content)
+				b.Images = imagesIn(b.Raw)
 			}
 		case "image":
 			b.Raw = compactJSON(p)
+			b.Images = imagesIn(b.Raw)
 		default:
 			b.Type, b.Raw = BlockOther, compactJSON(p)
 		}

@@ -272,9 +272,11 @@ func (s *ccScanner) block() Block {
 		}
 		b.ID, b.IsError, b.Text, b.Measured = toolUseID, isError, result.text, result.measured
 		if result.rich {
+			b.Images = imagesIn(content)
 			b.Raw = s.compactCopy(content, &b.Measured)
 		}
 	case "image":
+		b.Images = imagesIn(raw)
 		b.Raw = s.compactCopy(raw, &b.Measured)
 	default:
 		b.Type, b.Raw = BlockOther, s.compactCopy(raw, &b.Measured)

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -55,9 +56,10 @@ type ccModelUsage struct {
 //
 // Claude Code writes one line per content block of a response and repeats
 // the call's usage on each. Lines with the same message.id are merged into
-// one assistant message when only tool results stand between them (Claude
+// one assistant message, one call, whatever stands between them (Claude
 // Code writes a tool's result as soon as it has it, so results of a
-// response's first tool call can precede the line of its second). The
+// response's first tool call can precede the line of its second); a block
+// written twice is kept once. The
 // input side of the usage is counted once per message.id, and the largest
 // output_tokens of its lines is kept, since output grows as the response
 // streams.
@@ -263,15 +265,14 @@ func beyondLines(t *Transcript, reported map[string]ccModelUsage, all []*Transcr
 
 // A ccBuilder builds one transcript of a Claude Code file.
 type ccBuilder struct {
-	t             *Transcript
-	pending       int            // index in t.Compactions of a boundary still waiting for its summary
-	byID          map[string]int // message.id → the message that carries its usage
-	lastAssistant int
-	modelUsage    map[string]ccModelUsage // the stream-json result's
+	t          *Transcript
+	pending    int                     // index in t.Compactions of a boundary still waiting for its summary
+	byID       map[string]int          // message.id → the message that carries its usage
+	modelUsage map[string]ccModelUsage // the stream-json result's
 }
 
 func newCCBuilder() *ccBuilder {
-	return &ccBuilder{t: &Transcript{}, pending: -1, byID: map[string]int{}, lastAssistant: -1}
+	return &ccBuilder{t: &Transcript{}, pending: -1, byID: map[string]int{}}
 }
 
 // onePass decodes a line with sc into l and m, and returns m (empty when
@@ -385,29 +386,24 @@ func (b *ccBuilder) assistant(msg Message, u *Usage) {
 		} else if u != nil && prev == nil {
 			t.Messages[i].Usage = u
 		}
-		if i == b.lastAssistant && onlyToolResultsAfter(t.Messages, i) {
-			t.Messages[i].Blocks = append(t.Messages[i].Blocks, msg.Blocks...)
-			return
+		// The blocks join the response's message, whatever came between
+		// (tool results, a prompt queued while it streamed, a copy of the
+		// line): one response is one call, one assistant message.
+		for _, bl := range msg.Blocks {
+			if !slices.ContainsFunc(t.Messages[i].Blocks, func(x Block) bool { return sameBlock(x, bl) }) {
+				t.Messages[i].Blocks = append(t.Messages[i].Blocks, bl)
+			}
 		}
-		// The same response again after other messages: its usage stays
-		// with the first message that carried it.
-		u = nil
-	} else {
-		b.byID[msg.CallID] = len(t.Messages)
-		t.Calls++
+		return
 	}
+	b.byID[msg.CallID] = len(t.Messages)
+	t.Calls++
 	msg.Usage = u
 	t.Messages = append(t.Messages, msg)
-	b.lastAssistant = len(t.Messages) - 1
 }
 
-// onlyToolResultsAfter reports whether every message after msgs[i] is a
-// user message holding only tool results.
-func onlyToolResultsAfter(msgs []Message, i int) bool {
-	for _, m := range msgs[i+1:] {
-		if m.Role != RoleUser || len(m.Blocks) == 0 || m.Count(BlockToolResult) != len(m.Blocks) {
-			return false
-		}
-	}
-	return true
+// sameBlock reports whether a and b are the same block written twice.
+func sameBlock(a, b Block) bool {
+	return a.Type == b.Type && a.ID == b.ID && a.Name == b.Name && a.Text == b.Text && a.Measured == b.Measured &&
+		bytes.Equal(a.Input, b.Input) && bytes.Equal(a.Raw, b.Raw)
 }

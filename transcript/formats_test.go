@@ -151,7 +151,8 @@ func TestAnthropicRequests(t *testing.T) {
 			Messages: []Message{
 				msg(f, 2, RoleSystem, text("Be brief.")),
 				msg(f, 2, RoleUser, text("second"), Block{Type: BlockImage,
-					Raw: json.RawMessage(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBOR"}}`)}),
+					Raw:    json.RawMessage(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBOR"}}`),
+					Images: []Image{{MediaType: "image/png", Chars: 5}}}),
 			}},
 	}
 	want[0].Messages[2].Usage = nil
@@ -168,7 +169,8 @@ func TestOpenAIMessages(t *testing.T) {
 		Messages: []Message{
 			msg(f, 1, RoleSystem, text("You are helpful.")),
 			msg(f, 2, RoleUser, text("List files"), Block{Type: BlockImage,
-				Raw: json.RawMessage(`{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}`)}),
+				Raw:    json.RawMessage(`{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}`),
+				Images: []Image{{MediaType: "image/png", Chars: 26}}}),
 			withUsage(msg(f, 3, RoleAssistant, use("call_a", "ls", `{"path":"."}`)), "gpt-4o", Usage{Input: 36, CacheRead: 64, Output: 12}),
 			msg(f, 4, RoleTool, result("call_a", "a.txt\nb.txt")),
 			withUsage(msg(f, 5, RoleAssistant, text("Two files.")), "gpt-4o", Usage{Input: 30, CacheRead: 100, Output: 4}),

@@ -149,11 +149,17 @@ func geminiContent(raw json.RawMessage) ([]Block, error) {
 	var blocks []Block
 	for _, p := range parts {
 		var part struct {
-			Text *string `json:"text"`
+			Text       *string `json:"text"`
+			InlineData *struct {
+				MimeType string `json:"mimeType"`
+			} `json:"inlineData"`
 		}
-		if unmarshal(p, &part) == nil && part.Text != nil {
+		switch ok := unmarshal(p, &part) == nil; {
+		case ok && part.Text != nil:
 			blocks = append(blocks, Block{Type: BlockText, Text: *part.Text})
-		} else {
+		case ok && part.InlineData != nil && strings.HasPrefix(part.InlineData.MimeType, "image/"):
+			blocks = append(blocks, Block{Type: BlockImage, Raw: compactJSON(p)})
+		default:
 			blocks = append(blocks, Block{Type: BlockOther, Raw: compactJSON(p)})
 		}
 	}

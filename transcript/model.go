@@ -68,6 +68,10 @@ type Block struct {
 	// Measured is, when the block was read with [Options.Measure], the
 	// characters of its Text, Input and Raw, which were not kept.
 	Measured int `json:"-"`
+	// Images are the images the block holds: an image block's one, the
+	// image parts of a tool result's content. Their data is in Raw (or
+	// Measured) but not in [Message.Chars].
+	Images []Image `json:"-"`
 }
 
 // Usage is the token usage an API reported for one call, or a sum of such.
@@ -199,11 +203,12 @@ func (m *Message) Count(t BlockType) int {
 }
 
 // Chars returns the number of characters (Unicode code points) of the
-// message's content: block texts, tool names, tool inputs and raw blocks.
+// message's content: block texts, tool names, tool inputs and raw blocks,
+// less the data of the images they hold ([Block.Images]).
 func (m *Message) Chars() int {
 	n := 0
 	for _, b := range m.Blocks {
-		n += swar.RuneCount(b.Text) + swar.RuneCount(b.Name) + swar.RuneCount(b.Input) + swar.RuneCount(b.Raw) + b.Measured
+		n += max(0, swar.RuneCount(b.Text)+swar.RuneCount(b.Name)+swar.RuneCount(b.Input)+swar.RuneCount(b.Raw)+b.Measured-imageChars(b.Images))
 	}
 	return n
 }

@@ -224,3 +224,42 @@ func TestCodexRollback(t *testing.T) {
 		t.Errorf("calls %d, %d with usage; want 7 and 6", tr.Calls, tr.Summary().CallsWithUsage)
 	}
 }
+
+// TestScreenshotIsAnImage: a screenshot a tool read (Claude Code's Read
+// of a PNG: a tool result whose content is a base64 image block) is an
+// image of its size, not 72,936 characters of text, whether the reader
+// keeps the content or only measures it.
+func TestScreenshotIsAnImage(t *testing.T) {
+	for _, measure := range []bool{false, true} {
+		ts, err := ReadFile(filepath.Join("testdata", "claude-code-screenshot.jsonl"), Options{Measure: measure})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := ts[0].Summary()
+		want := []Image{{MediaType: "image/png", Chars: 72936, Width: 1280, Height: 800}}
+		if diff := cmp.Diff(want, s.Images); diff != "" {
+			t.Errorf("measure %v: images (-want +got):\n%s", measure, diff)
+		}
+		if s.Characters != 416 {
+			t.Errorf("measure %v: characters %d, want 416 (the text, not the image's data)", measure, s.Characters)
+		}
+	}
+}
+
+// TestSplitResponseIsOneCall: the lines of one response are one
+// assistant message and one call, whatever stands between them, and a
+// line written twice adds nothing.
+func TestSplitResponseIsOneCall(t *testing.T) {
+	tr := readTestdata(t, "claude-code-split-response.jsonl")[0]
+	var roles []string
+	for _, m := range tr.Messages {
+		roles = append(roles, string(m.Role))
+	}
+	if want := "user assistant user user assistant"; strings.Join(roles, " ") != want || tr.Calls != 2 {
+		t.Fatalf("roles %v, %d calls; want %s, 2 calls", roles, tr.Calls, want)
+	}
+	m := tr.Messages[1]
+	if m.CallID != "msg_1" || len(m.Blocks) != 2 || m.Blocks[0].Type != BlockText || m.Blocks[1].ID != "toolu_1" || m.Usage == nil || m.Usage.Output != 48 {
+		t.Errorf("msg_1: %+v", m)
+	}
+}

@@ -116,6 +116,7 @@ func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
 	if err := noMessages(file, ts); err != nil {
 		return nil, err
 	}
+	findImages(ts)
 	if s.doc && len(ts) > 0 {
 		// A document is one transcript: count its lines with invalid UTF-8.
 		for _, l := range bytes.Split(s.recs[0].raw, []byte{'\n'}) {

@@ -12,14 +12,17 @@ type Stats struct {
 	// Calls is the number of recorded API calls (see [Transcript.Calls]).
 	Calls int `json:"calls"`
 	// CallsWithUsage is the number of assistant messages that carry usage.
-	CallsWithUsage int            `json:"calls_with_usage"`
-	ToolUses       int            `json:"tool_uses"`
-	ToolResults    int            `json:"tool_results"`
-	Thinking       int            `json:"thinking_blocks"`
-	Characters     int            `json:"characters"`
-	Usage          Usage          `json:"usage"`
-	Compactions    int            `json:"compactions"`
-	Skipped        map[string]int `json:"skipped"`
+	CallsWithUsage int `json:"calls_with_usage"`
+	ToolUses       int `json:"tool_uses"`
+	ToolResults    int `json:"tool_results"`
+	Thinking       int `json:"thinking_blocks"`
+	// Characters is the characters of the content, images' data left out.
+	Characters int `json:"characters"`
+	// Images are the images the messages hold (see [Block.Images]).
+	Images      []Image        `json:"images,omitempty"`
+	Usage       Usage          `json:"usage"`
+	Compactions int            `json:"compactions"`
+	Skipped     map[string]int `json:"skipped"`
 	// BadRecords is the number of malformed records skipped (lenient mode);
 	// Bad says where and why.
 	BadRecords  int            `json:"bad_records"`
@@ -60,6 +63,7 @@ func (t *Transcript) Summary() Stats {
 			s.CallsWithUsage++
 		}
 		for _, b := range m.Blocks {
+			s.Images = append(s.Images, b.Images...)
 			switch b.Type {
 			case BlockToolUse:
 				s.ToolUses++

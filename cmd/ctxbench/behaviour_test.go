@@ -276,3 +276,27 @@ func TestMessagesSayWhatHappened(t *testing.T) {
 		}
 	}
 }
+
+// TestImagesAreAKindOfTheirOwn: inspect counts a screenshot's base64 data
+// apart from the characters, and estimate counts the image by Claude's
+// rule against the bill.
+func TestImagesAreAKindOfTheirOwn(t *testing.T) {
+	const file = "../../transcript/testdata/claude-code-screenshot.jsonl"
+	stdout, stderr, code := ctxbench("", "inspect", file)
+	if code != 0 {
+		t.Fatalf("inspect: exit %d, %s", code, stderr)
+	}
+	for _, want := range []string{"| characters         |    416 | images' data left out: 72,936      |",
+		"| images             |      1 | 1,366 tokens by the anthropic rule |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("inspect lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, stderr, code = ctxbench("", "estimate", file)
+	if code != 0 {
+		t.Fatalf("estimate: exit %d, %s", code, stderr)
+	}
+	if want := "| claude       |           1 |     2 |         1,523 | chars4         |     1,454 |                1.047 |"; !strings.Contains(stdout, want) {
+		t.Errorf("estimate lacks %q:\n%s", want, stdout)
+	}
+}

@@ -213,6 +213,14 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 	if err := totals.WriteText(w); err != nil {
 		return err
 	}
+	if im := o.Images; im != nil {
+		fmt.Fprintf(w, "Images: %s, not in the totals (no estimator counts pixels); against the bill each counts its provider's rule, %s tokens in all",
+			reports.Int(im.Images), reports.Int(im.Tokens))
+		if im.Unsized > 0 {
+			fmt.Fprintf(w, "; %s with no rule or of unknown size count 0", reports.Int(im.Unsized))
+		}
+		fmt.Fprintln(w, ".")
+	}
 
 	errs := reports.Table{
 		Header: []string{"heuristic", "exact", "messages", "mean signed", "mean abs", "p50 abs", "p90 abs", "p99 abs", "max abs", "whole set"},

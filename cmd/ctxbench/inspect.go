@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -115,7 +116,7 @@ func writeInspectText(w io.Writer, s transcript.Stats) error {
 			{"tool uses", reports.Int(s.ToolUses), ""},
 			{"tool results", reports.Int(s.ToolResults), ""},
 			{"thinking blocks", reports.Int(s.Thinking), ""},
-			{"characters", reports.Int(s.Characters), ""},
+			{"characters", reports.Int(s.Characters), charactersDetail(s)},
 			{"input tokens", reports.Int(u.Input), "uncached"},
 			{"cache read tokens", reports.Int(u.CacheRead), ""},
 			{"cache write tokens", reports.Int(u.CacheWrite), cacheNote},
@@ -123,6 +124,9 @@ func writeInspectText(w io.Writer, s transcript.Stats) error {
 			{"compactions", reports.Int(s.Compactions), ""},
 			{"skipped events", reports.Int(skippedTotal), countDetail(s.Skipped)},
 		},
+	}
+	if len(s.Images) > 0 {
+		t.Rows = append(t.Rows, []string{"images", reports.Int(len(s.Images)), imagesDetail(s)})
 	}
 	if r := s.Reported; r != nil {
 		t.Rows = append(t.Rows, []string{"agent-reported prompt", reports.Int(r.Prompt()),
@@ -145,6 +149,43 @@ func writeInspectText(w io.Writer, s transcript.Stats) error {
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// charactersDetail says what the characters leave out: the images' data.
+func charactersDetail(s transcript.Stats) string {
+	n := 0
+	for _, im := range s.Images {
+		n += im.Chars
+	}
+	if n == 0 {
+		return ""
+	}
+	return "images' data left out: " + reports.Int(n)
+}
+
+// imagesDetail says what the images count by the rule of the session's
+// provider (its first model's), or that there is none.
+func imagesDetail(s transcript.Stats) string {
+	if len(s.Models) == 0 {
+		return "no model recorded: no image rule"
+	}
+	rule := estimate.ImageRuleFor(s.Models[0])
+	if rule == nil {
+		return "no image rule known for " + s.Models[0]
+	}
+	tokens, unsized := 0, 0
+	for _, im := range s.Images {
+		if n, ok := rule.Tokens(im); ok {
+			tokens += n
+		} else {
+			unsized++
+		}
+	}
+	d := fmt.Sprintf("%s tokens by the %s rule", reports.Int(tokens), rule.Name)
+	if unsized > 0 {
+		d += fmt.Sprintf(", %s of unknown size not counted", reports.Int(unsized))
+	}
+	return d
 }
 
 // roleDetail lists message counts by role: the known roles in a fixed
