@@ -21,6 +21,11 @@ type Comparison struct {
 	// CrossCheck the recorded policy's simulation against it.
 	Billed     *Bill       `json:"billed,omitempty"`
 	CrossCheck *CrossCheck `json:"cross_check,omitempty"`
+	// CacheMisses sums the recorded calls at which the provider's cache
+	// held less than an ideal one (Misses lists them): every policy's
+	// calls inherit them.
+	CacheMisses *CacheMisses `json:"cache_misses,omitempty"`
+	Misses      []CacheMiss  `json:"misses,omitempty"`
 }
 
 // A PolicyCost is one policy's cost on a transcript.
@@ -63,7 +68,7 @@ func Compare(ctx context.Context, t *transcript.Transcript, policies []window.La
 	if err != nil || s.NotPriced != nil {
 		return nil, s, err
 	}
-	c := &Comparison{File: t.File, ID: t.ID, CrossCheck: s.CrossCheck}
+	c := &Comparison{File: t.File, ID: t.ID, CrossCheck: s.CrossCheck, CacheMisses: s.MissTotals, Misses: s.Misses}
 	base := s.Costs[none].Total
 	for k, lp := range policies {
 		rc := s.Costs[k]

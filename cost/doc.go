@@ -8,8 +8,30 @@
 //  2. Fit the prompt constant ([Constant]): the system prompt and tool
 //     schemas every request carries but no transcript holds, the median
 //     of the recorded prompt minus the estimate of what was sent.
-//  3. Price each run ([PriceRun]) call by call, each call at the model
-//     that made it ([Options.Model] for a what-if), at the price in
+//  3. Price each run from the bill ([RunPricer]): each call that recorded
+//     a prompt is the recorded call less what the policy did not send.
+//     Its prompt is the billed prompt less alpha times the estimate of
+//     what the policy left out; alpha, the model's billed tokens per
+//     estimated token, is the median, weighted by growth, of the billed
+//     prompt's growth over the estimate's between consecutive calls
+//     (compactions and shrinking prompts left out; 1 with fewer than 5
+//     growths). An ideal cache — never expiring, one per model — says
+//     what each recorded call could have read; a call that read less by
+//     more than 1,024 tokens and a tenth is a [CacheMiss] (expired when
+//     the model's previous call came longer ago than the cache's
+//     lifetime, else unexplained). The policy's call reads, where the
+//     recorded one missed, at most what the provider kept (an assumption:
+//     the loss carries over to any prompt), elsewhere what the bill read
+//     plus what its own ideal cache reads beyond the agent's; the rest is
+//     written with the bill's uncached input kept, or is all input where
+//     the provider writes nothing. So the recorded policy costs the bill
+//     exactly, and a policy that sends less, editing nothing it sent,
+//     costs less. A call the bill records no prompt for costs its output;
+//     the calls no record shows (Transcript.UnattributedByModel) are
+//     every run's at the agent's own figures.
+//  4. A transcript with no bill is priced ([PriceRun]) call by call,
+//     each call at the model that made it ([Options.Model] for a
+//     what-if), at the price in
 //     effect on its day: its prompt, the estimate of what the policy sent
 //     plus its model's constant, is split by its model's cache simulation
 //     into uncached input, cache reads and cache writes
@@ -19,9 +41,10 @@
 //     ([pricing.Price.CallCost]); the output is the recorded output, and
 //     summary calls are priced apart. [RunCost.ByModel] says which models
 //     priced what.
-//  4. Bill the recorded usage call by call, each call at its own model
-//     ([Billed], as ccusage does), and cross-check the recorded policy's
-//     simulation, at the same models, against it ([CrossCheck]).
+//  5. Bill the recorded usage call by call, each call at its own model
+//     ([Billed], as ccusage does), and cross-check the recorded policy
+//     priced by step 4's simulation alone, without its bill, at the same
+//     models, against it ([CrossCheck]).
 //
 // While pricing a run, [PriceRun] finds its cache breaks ([CacheBreak]):
 // the calls at which what is sent first differs from what the previous

@@ -29,6 +29,9 @@ type Options struct {
 	Estimator estimate.Estimator
 	// Counts is the count cache the runs used.
 	Counts *estimate.Cache
+	// unanchored prices every call by the simulation alone, not from its
+	// bill: the cross-check's run.
+	unanchored bool
 	// Observe, when set, is given each step of each run [Replay] makes,
 	// as it is made, with what pricing adds to its trace line (nil when
 	// the run is not priced): run is the policy's index, and the rules
@@ -104,10 +107,15 @@ type ModelCost struct {
 	Model string `json:"model"`
 	Calls int    `json:"calls"`
 	// Constant and CacheSim are the simulation's (absent in a bill).
-	Constant int              `json:"constant_tokens,omitempty"`
-	CacheSim string           `json:"cache_sim,omitempty"`
-	Usage    transcript.Usage `json:"usage"`
-	Cost     pricing.Cost     `json:"cost"`
+	Constant int `json:"constant_tokens,omitempty"`
+	// Alpha is the model's billed tokens per estimated token, fitted on
+	// AlphaFittedOn prompt growths of the recorded run (0: too few, and
+	// Alpha is 1); absent when the calls are not priced from the bill.
+	Alpha         float64          `json:"alpha,omitempty"`
+	AlphaFittedOn int              `json:"alpha_fitted_on,omitempty"`
+	CacheSim      string           `json:"cache_sim,omitempty"`
+	Usage         transcript.Usage `json:"usage"`
+	Cost          pricing.Cost     `json:"cost"`
 }
 
 // PerStepUSD returns each call's cost in dollars, in step order: the
@@ -129,11 +137,50 @@ type Fit struct {
 	estimator string
 	gaps      []int
 	has       []bool // has[i]: call i recorded a prompt
+	// anchor, when set, holds what pricing against the bill needs.
+	anchor *anchor
 }
 
 // NewFit returns an empty fit counted with the estimator named estimator;
 // [Fit.Add] adds the recorded run's steps to it, in order.
 func NewFit(estimator string) *Fit { return &Fit{estimator: estimator} }
+
+// NewAnchoredFit returns an empty fit of t's recorded run that also
+// keeps what pricing a policy against the bill needs (see
+// [RunPricer]): opt's estimator counts, and each call belongs to the
+// model that prices it under opt.
+func NewAnchoredFit(t *transcript.Transcript, opt Options) *Fit {
+	pr := newPricer(t, nil, opt)
+	group := func(i int) string { return pr.resolve(pr.call(i)).name }
+	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{group: group, caches: map[string]*idealCache{},
+		reqs: &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, t)}}}
+}
+
+// anchored reports whether the fit keeps what pricing against the bill
+// needs, and there is a bill: a call that recorded a prompt.
+func (f *Fit) anchored() bool { return f.anchor != nil && slices.Contains(f.has, true) }
+
+// prompt returns the prompt call i recorded (0 when none).
+func (f *Fit) prompt(i int) int {
+	if !f.has[i] {
+		return 0
+	}
+	return f.gaps[i] + f.est(i)
+}
+
+// est returns the recorded run's estimate of call i.
+func (f *Fit) est(i int) int { return f.anchor.est[i] }
+
+// groupFit returns the alpha and constant of a model group, fitted on
+// the whole recorded run; nil when the fit keeps no anchor.
+func (f *Fit) groupFit(key string) *groupFit {
+	if f.anchor == nil {
+		return nil
+	}
+	// The runs' pricers ask at once, once the fit has all its steps.
+	f.anchor.once.Do(func() { f.anchor.fit(f) })
+	return f.anchor.fitted[key]
+}
 
 // FitOf returns the fit of run, the recorded policy's run (or none's),
 // which must keep its steps.
@@ -151,6 +198,9 @@ func (f *Fit) Add(s *replay.Step) {
 	gap := 0
 	if ok {
 		gap = int(s.Recorded.Prompt()) - s.Tokens[f.estimator]
+	}
+	if f.anchor != nil {
+		f.anchor.add(len(f.gaps), s, s.Tokens[f.estimator])
 	}
 	f.gaps, f.has = append(f.gaps, gap), append(f.has, ok)
 }
@@ -224,15 +274,20 @@ func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*Run
 // per call (the calls' costs and usages) and the requests its caches
 // hold, not the steps.
 type RunPricer struct {
-	pr   *pricer
-	rc   *RunCost
-	reqs *requestBuilder
-	brk  *breakTracker
-	next int   // the next step's index
-	err  error // the first step that could not be priced
+	// anchored: each call with a recorded prompt is priced from its bill
+	// (see [NewRunPricer]).
+	anchored bool
+	pr       *pricer
+	rc       *RunCost
+	reqs     *requestBuilder
+	brk      *breakTracker
+	next     int   // the next step's index
+	err      error // the first step that could not be priced
 	// firstRead: the first call recorded reading the cache.
 	firstRead bool
-	finished  bool
+	// unbilled counts the calls priced from the bill that record no prompt.
+	unbilled int
+	finished bool
 }
 
 // NewRunPricer returns a pricer of a run of t, its constants fitted on
@@ -243,7 +298,7 @@ func NewRunPricer(t *transcript.Transcript, fit *Fit, opt Options) (*RunPricer, 
 	}
 	pr := newPricer(t, fit, opt)
 	counts := replay.NewCounter(opt.Counts, t)
-	p := &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}},
+	p := &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}}, anchored: fit.anchored() && !opt.unanchored,
 		reqs: &requestBuilder{est: opt.Estimator, counts: counts},
 		brk:  &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}}
 	// Whether every call can be priced is known before the first: the
@@ -307,7 +362,23 @@ func (p *RunPricer) Observe(s *replay.Step) {
 		og.hint = min(og.hint, s.Kept()+1)
 	}
 	req := p.reqs.next(s, g.constant)
-	u, shared := simulate(g.sim, g.cache, req, g.hint, s.Recorded, at, g.calls == 0)
+	var u transcript.Usage
+	var shared int
+	if bill := s.Recorded; p.anchored && g.fit != nil {
+		// Priced from the bill: the cache is ideal (no expiry), what the
+		// provider really lost comes from the bill. A call the bill
+		// records no prompt for costs what the bill says: its output.
+		var read int
+		read, shared = g.cache.send(req, time.Time{}, g.hint)
+		if bill != nil && bill.Prompt() > 0 {
+			u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], pr.fit.anchor.ideal(i, g.fit),
+				read-g.constant, read > 0, g.sim == CacheAnthropic, pr.oneHour)
+		} else {
+			p.unbilled++
+		}
+	} else {
+		u, shared = simulate(g.sim, g.cache, req, g.hint, s.Recorded, at, g.calls == 0)
+	}
 	g.hint = math.MaxInt
 	if s.Recorded != nil {
 		u.Output = s.Recorded.Output
@@ -373,9 +444,28 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 		rc.Usage.Output += u.Output
 		rc.Calls.Add(c)
 	}
+	// The calls no record shows (a stream-json log's hidden calls) are
+	// every policy's too, at what the agent reported they cost.
+	if p.anchored {
+		for _, mu := range pr.t.UnattributedByModel {
+			r := pr.lookup(mu.Model)
+			if r.err != nil {
+				return nil, r.err
+			}
+			c := r.price.CallCost(mu.Usage)
+			rc.Usage.Add(mu.Usage)
+			rc.Calls.Add(c)
+		}
+	}
 	rc.Total = rc.Calls.Total() + rc.Summaries.Total()
 	rc.Breaks, rc.BreakTotals = p.brk.finish()
-	pr.finish(rc, p.firstRead)
+	pr.finish(rc, p.firstRead && !p.anchored)
+	if p.unbilled > 0 {
+		rc.Assumptions = append(rc.Assumptions, fmt.Sprintf("%d calls record no prompt: priced at what the bill records of them (their output), for every policy", p.unbilled))
+	}
+	if p.anchored {
+		rc.Assumptions = append(rc.Assumptions, "a policy's call is the recorded call less alpha times the estimated tokens it did not send; where the recorded call missed the cache, it reads at most what the provider kept")
+	}
 	return rc, nil
 }
 
@@ -420,9 +510,12 @@ type modelGroup struct {
 	// with its last.
 	hint     int
 	constant int
-	calls    int
-	usage    transcript.Usage
-	cost     pricing.Cost
+	// fit is the group's alpha and constant when its calls are priced
+	// from the bill.
+	fit   *groupFit
+	calls int
+	usage transcript.Usage
+	cost  pricing.Cost
 }
 
 func newPricer(t *transcript.Transcript, fit *Fit, opt Options) *pricer {
@@ -470,7 +563,13 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 	if !ok {
 		constant = p.fit.Constant()
 	}
-	g := &modelGroup{name: r.name, price: r.price, sim: sim, cache: newPrefixCache(), constant: constant}
+	var gf *groupFit
+	if !p.opt.unanchored && p.fit.anchored() {
+		if gf = p.fit.groupFit(r.name); gf != nil {
+			constant = gf.constant
+		}
+	}
+	g := &modelGroup{name: r.name, price: r.price, sim: sim, cache: newPrefixCache(), constant: constant, fit: gf}
 	if p.oneHour && sim == CacheAnthropic {
 		g.cache.ttl = time.Hour
 	}
@@ -489,7 +588,11 @@ func (p *pricer) finish(rc *RunCost, firstRead bool) {
 	}
 	most := p.order[0]
 	for _, g := range p.order {
-		rc.ByModel = append(rc.ByModel, ModelCost{Model: g.name, Calls: g.calls, Constant: g.constant, CacheSim: g.sim, Usage: g.usage, Cost: g.cost})
+		mc := ModelCost{Model: g.name, Calls: g.calls, Constant: g.constant, CacheSim: g.sim, Usage: g.usage, Cost: g.cost}
+		if g.fit != nil {
+			mc.Alpha, mc.AlphaFittedOn = g.fit.alpha, g.fit.pairs
+		}
+		rc.ByModel = append(rc.ByModel, mc)
 		if g.calls > most.calls {
 			most = g
 		}

@@ -37,6 +37,12 @@ type Session struct {
 	BilledByModel []ModelCost
 	CrossCheck    *CrossCheck
 	BillNotPriced error
+	// Misses are the recorded calls at which the provider's cache held
+	// less than an ideal cache would have, and MissTotals their sums
+	// (nil when nothing is billed).
+	Misses     []CacheMiss
+	MissTotals *CacheMisses
+	fit        *Fit
 }
 
 // Replay replays t under each policy, fits the prompt constant on the
@@ -83,7 +89,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	ropt = replay.Warm(t, ropt)
 	// The fit: the recorded policy's run, counted with the pricing's
 	// estimator alone.
-	fit := NewFit(opt.Estimator.Name())
+	fit := NewAnchoredFit(t, opt)
 	fopt := ropt
 	fopt.Estimators, fopt.SummaryOnly, fopt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
 	fopt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
@@ -109,16 +115,14 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 			return nil, err
 		}
 	}
+	// The cross-check's pricer simulates the recorded run without its
+	// bill, at the models that made the calls.
 	var own *RunPricer
 	if billed {
-		if opt.Model == "" && rec < len(policies) {
-			own = main[rec]
-		} else {
-			ownOpt := opt
-			ownOpt.Model = ""
-			if own, err = NewRunPricer(t, fit, ownOpt); err != nil {
-				return nil, err
-			}
+		ownOpt := opt
+		ownOpt.Model, ownOpt.unanchored = "", true
+		if own, err = NewRunPricer(t, fit, ownOpt); err != nil {
+			return nil, err
 		}
 	}
 	observe := ropt.Observe
@@ -126,7 +130,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 		if k < len(main) {
 			main[k].Observe(s)
 		}
-		if k == rec && own != nil && (k >= len(main) || own != main[k]) {
+		if k == rec && own != nil {
 			own.Observe(s)
 		}
 		if k >= len(policies) {
@@ -150,7 +154,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Transcript: t, Runs: runs[:len(policies)], Recorded: recRun, Constant: fit.Constant()}
+	s := &Session{Transcript: t, Runs: runs[:len(policies)], Recorded: recRun, Constant: fit.Constant(), fit: fit}
 	if rec >= 0 && rec < len(policies) {
 		s.Recorded = runs[rec]
 	}
@@ -205,6 +209,9 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 		return err
 	}
 	s.Billed = &billed
+	if s.Misses, s.MissTotals, err = cacheMisses(t, s.fit, opt); err != nil {
+		return err
+	}
 	// The cross-check holds the simulation to the bill: both at the
 	// models that made the calls, whatever model a what-if prices the
 	// policies at.

@@ -56,8 +56,13 @@ func TestSessionPriced(t *testing.T) {
 	if err != nil || s.Billed == nil || *s.Billed != bill {
 		t.Fatalf("bill %+v, want %+v (%v)", s.Billed, bill, err)
 	}
-	if s.CrossCheck == nil || s.CrossCheck.SimulatedUSD != s.Costs[1].Calls.Total().USD() {
-		t.Errorf("cross-check %+v against the recorded run's %v", s.CrossCheck, s.Costs[1].Calls.Total())
+	// The recorded run is the bill, component by component; the
+	// cross-check is its simulation without the bill.
+	if got := s.Costs[1].Calls; got != bill {
+		t.Errorf("recorded run %+v, bill %+v", got, bill)
+	}
+	if s.CrossCheck == nil || s.CrossCheck.BilledUSD != bill.Total().USD() || s.CrossCheck.SimulatedUSD == bill.Total().USD() {
+		t.Errorf("cross-check %+v against the bill's %v", s.CrossCheck, bill.Total())
 	}
 	if len(s.BilledPerCall) != tr.Calls {
 		t.Errorf("%d calls billed of %d", len(s.BilledPerCall), tr.Calls)

@@ -260,6 +260,10 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 		}
 		fmt.Fprintf(w, "billed by model: %s\n", strings.Join(parts, "; "))
 	}
+	if m, b := ct.CacheMisses, ct.Billed; m != nil && b != nil && m.Calls > 0 {
+		fmt.Fprintf(w, "cache misses: %s of %s billed (%s calls: %s after the cache expired, %s unexplained); every policy inherits them\n",
+			usd(m.CostUSD), usd(b.TotalUSD), reports.Int(m.Calls), reports.Int(m.Expired), reports.Int(m.Unexplained))
+	}
 	for _, p := range ct.Policies {
 		if p.BreakTotals.Breaks > 0 {
 			fmt.Fprintf(w, "cache: %s: %s\n", p.Label, reports.CacheBreakText(p.BreakTotals, p.Breaks))
@@ -269,7 +273,7 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 		fmt.Fprintf(w, "assumption: %s\n", a)
 	}
 	if x := ct.CrossCheck; x != nil {
-		fmt.Fprintf(w, "cross-check: the recorded policy, at the models that made its calls, simulated %s against %s billed (%+.1f%%); cache reads %s simulated, %s billed; cache writes %s simulated, %s billed\n",
+		fmt.Fprintf(w, "cross-check: the recorded policy simulated without its bill, at the models that made its calls, costs %s against %s billed (%+.1f%%); cache reads %s simulated, %s billed; cache writes %s simulated, %s billed\n",
 			usd(x.SimulatedUSD), usd(x.BilledUSD), x.ErrorPct, reports.Int(x.CacheReadSim), reports.Int(x.CacheReadBilled), reports.Int(x.CacheWriteSim), reports.Int(x.CacheWriteBill))
 		if b := ct.Billed; b.ReportedUSD > 0 {
 			fmt.Fprintf(w, "the agent itself reported %s\n", usd(b.ReportedUSD))
@@ -283,13 +287,25 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 // constant.
 func pricedAs(rc *cost.RunCost) string {
 	if len(rc.ByModel) == 1 {
-		return fmt.Sprintf("priced as %s; cache: %s; %s tokens per call not in the transcript", rc.Model, rc.CacheSim, reports.Int(rc.Constant))
+		m := rc.ByModel[0]
+		return fmt.Sprintf("priced as %s; cache: %s; %s tokens per call not in the transcript%s", rc.Model, rc.CacheSim, reports.Int(rc.Constant), alphaText(m))
 	}
 	var parts []string
 	for _, m := range rc.ByModel {
-		parts = append(parts, fmt.Sprintf("%s %s calls (cache: %s; %s tokens per call not in the transcript)", m.Model, reports.Int(m.Calls), m.CacheSim, reports.Int(m.Constant)))
+		parts = append(parts, fmt.Sprintf("%s %s calls (cache: %s; %s tokens per call not in the transcript%s)", m.Model, reports.Int(m.Calls), m.CacheSim, reports.Int(m.Constant), alphaText(m)))
 	}
 	return "priced per call: " + strings.Join(parts, ", ")
+}
+
+// alphaText says how many billed tokens an estimated one stood for.
+func alphaText(m cost.ModelCost) string {
+	switch {
+	case m.Alpha == 0:
+		return ""
+	case m.AlphaFittedOn == 0:
+		return "; alpha 1 (too few prompt growths to fit)"
+	}
+	return fmt.Sprintf("; alpha %.3f billed per estimated token (%s growths)", m.Alpha, reports.Int(m.AlphaFittedOn))
 }
 
 func listModels(w io.Writer, prices pricing.Prices) error {

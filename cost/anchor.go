@@ -1,0 +1,298 @@
+package cost
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// An anchor is what pricing a policy against the bill takes from the
+// recorded policy's run: for each call, the estimate of what the agent
+// sent and what an ideal cache would have read of it; and, per model,
+// the billed tokens per estimated token (alpha) and the prompt the
+// transcript does not hold (the constant).
+type anchor struct {
+	group func(call int) string // the call's model group, "" when unpriced
+	reqs  *requestBuilder
+	// caches are the ideal caches of the recorded run, by group: they
+	// never expire, and position 0 weighs one token (a marker: a read of
+	// 0 tokens is no read at all).
+	caches map[string]*idealCache
+	// Per call: the recorded run's estimate, its ideal read (marker
+	// included), whether the recorded run compacted at it.
+	est, read []int
+	reset     []bool
+	// fitted holds each group's alpha and constant, fitted once (once)
+	// when first asked for.
+	fitted map[string]*groupFit
+	once   sync.Once
+}
+
+type idealCache struct {
+	cache *prefixCache
+	hint  int
+}
+
+// A groupFit is a model's alpha and constant, and where alpha came from.
+type groupFit struct {
+	alpha    float64
+	constant int
+	// pairs is how many prompt growths alpha was fitted on (0: the
+	// fallback, 1.0).
+	pairs int
+}
+
+// minAlphaPairs is the fewest prompt growths alpha is fitted on.
+const minAlphaPairs = 5
+
+// add adds the recorded run's step s (call i).
+func (a *anchor) add(i int, s *replay.Step, est int) {
+	key := a.group(i)
+	for _, c := range a.caches {
+		c.hint = min(c.hint, s.Kept()+1)
+	}
+	req := a.reqs.next(s, 1)
+	c, ok := a.caches[key]
+	if !ok {
+		c = &idealCache{cache: newPrefixCache()}
+		a.caches[key] = c
+	}
+	read, _ := c.cache.send(req, time.Time{}, c.hint)
+	c.hint = math.MaxInt
+	a.est = append(a.est, est)
+	a.read = append(a.read, read)
+	a.reset = append(a.reset, s.Summary != nil)
+}
+
+// fit fits each group's alpha and constant on the calls that recorded a
+// prompt: alpha is the median, weighted by the estimate's growth, of the
+// billed prompt's growth over the estimate's between consecutive calls
+// of the group with no compaction between them and both growing (a
+// prompt that shrank dropped thinking, which the estimate still holds);
+// the constant is the median of the billed prompt less alpha times the
+// estimate.
+func (a *anchor) fit(f *Fit) {
+	a.fitted = map[string]*groupFit{}
+	type pair struct{ ratio, weight float64 }
+	pairs := map[string][]pair{}
+	last := map[string]int{}
+	for i := range a.est {
+		key := a.group(i)
+		if a.reset[i] {
+			delete(last, key)
+		}
+		if !f.has[i] {
+			continue
+		}
+		if j, ok := last[key]; ok {
+			dE, dP := a.est[i]-a.est[j], f.prompt(i)-f.prompt(j)
+			if dE > 0 && dP > 0 {
+				pairs[key] = append(pairs[key], pair{float64(dP) / float64(dE), float64(dE)})
+			}
+		}
+		last[key] = i
+	}
+	for i := range a.est {
+		key := a.group(i)
+		if _, ok := a.fitted[key]; ok {
+			continue
+		}
+		g := &groupFit{alpha: 1}
+		if ps := pairs[key]; len(ps) >= minAlphaPairs {
+			slices.SortFunc(ps, func(x, y pair) int { return cmpFloat(x.ratio, y.ratio) })
+			var total, run float64
+			for _, p := range ps {
+				total += p.weight
+			}
+			for _, p := range ps {
+				run += p.weight
+				if run*2 >= total {
+					g.alpha = p.ratio
+					break
+				}
+			}
+			g.pairs = len(ps)
+		}
+		var d []int
+		for j := range a.est {
+			if f.has[j] && a.group(j) == key {
+				d = append(d, f.prompt(j)-int(math.Round(g.alpha*float64(a.est[j]))))
+			}
+		}
+		g.constant = median(d)
+		a.fitted[key] = g
+	}
+}
+
+func cmpFloat(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// ideal returns what an ideal cache would have read of the recorded
+// run's call i, in billed tokens.
+func (a *anchor) ideal(i int, g *groupFit) int {
+	return billedRead(a.read[i]-1, a.read[i] > 0, g)
+}
+
+// billedRead converts a read of est estimated tokens past the constant
+// into billed tokens: none when nothing was read, else the constant
+// and alpha times the rest.
+func billedRead(est int, hit bool, g *groupFit) int {
+	if !hit {
+		return 0
+	}
+	return g.constant + int(math.Round(g.alpha*float64(est)))
+}
+
+// A miss is a call at which the provider's cache held less than an
+// ideal cache of what the agent sent would have.
+type miss struct {
+	missed int // the billed tokens not read that an ideal cache would have
+}
+
+// missAt says whether call i of the recorded run missed the cache: its
+// billed read falls short of the ideal one by more than 1,024 tokens and
+// a tenth of it (less is the estimate's noise).
+func missAt(ideal int, bill *transcript.Usage) (miss, bool) {
+	d := ideal - int(bill.CacheRead)
+	if d > max(1024, ideal/10) {
+		return miss{missed: d}, true
+	}
+	return miss{}, false
+}
+
+// anchoredUsage is the usage of a policy's call: the bill of the
+// recorded call less what the policy did not send, with the cache the
+// recorded call found. recEst and est are the estimates of what the
+// agent and the policy sent; ideal is what an ideal cache read of the
+// agent's request (billed tokens), read and hit what the policy's ideal
+// cache read of its own (estimated tokens past the constant); writes says
+// the provider writes what it does not read (Anthropic), oneHour that it
+// writes for an hour when the bill does not say.
+//
+// The prompt is the billed prompt less alpha times the estimated tokens
+// the policy sent fewer than the agent. Where the recorded call missed
+// the cache, the policy's read is at most what the provider kept (the
+// billed read); elsewhere it is the billed read plus what the policy's
+// ideal cache reads beyond the agent's. The rest is written, the
+// uncached input kept at the bill's, or is all input (no cache writes).
+func anchoredUsage(bill *transcript.Usage, g *groupFit, recEst, est, ideal, read int, hit, writes, oneHour bool) transcript.Usage {
+	prompt := max(0, int(bill.Prompt())-int(math.Round(g.alpha*float64(recEst-est))))
+	y := billedRead(read, hit, g)
+	s := int(bill.CacheRead)
+	var r int
+	if _, missed := missAt(ideal, bill); missed {
+		r = min(y, s)
+	} else {
+		r = s + y - ideal
+	}
+	r = max(0, min(r, prompt))
+	rest := prompt - r
+	u := transcript.Usage{CacheRead: int64(r), Input: int64(rest)}
+	if writes || bill.CacheWrite > 0 {
+		in := min(int(bill.Input), rest)
+		u.Input, u.CacheWrite = int64(in), int64(rest-in)
+		switch {
+		case bill.CacheWrite > 0:
+			u.CacheWrite1h = u.CacheWrite * bill.CacheWrite1h / bill.CacheWrite
+		case oneHour:
+			u.CacheWrite1h = u.CacheWrite
+		}
+	}
+	return u
+}
+
+// A CacheMiss is a recorded call at which the provider's cache held less
+// of what the agent sent than an ideal cache would have: the prefix the
+// previous calls sent, never expiring.
+type CacheMiss struct {
+	// Call is the call's index, Model the model that priced it.
+	Call  int    `json:"call"`
+	Model string `json:"model"`
+	// Missed is the billed tokens an ideal cache would have read that the
+	// call did not.
+	Missed int64 `json:"missed_tokens"`
+	// Cause is "expired" when the model's previous call came longer ago
+	// than the cache's lifetime (IdleMinutes before), else "unexplained"
+	// (routing, eviction).
+	Cause       string  `json:"cause"`
+	IdleMinutes float64 `json:"idle_minutes,omitempty"`
+	// Cost is what the call cost over reading those tokens.
+	Cost pricing.Money `json:"cost_pusd"`
+}
+
+// CacheMisses sums a session's misses.
+type CacheMisses struct {
+	Calls       int           `json:"calls"`
+	Expired     int           `json:"expired"`
+	Unexplained int           `json:"unexplained"`
+	Cost        pricing.Money `json:"cost_pusd"`
+	CostUSD     float64       `json:"cost_usd"`
+}
+
+// cacheMisses finds the recorded calls that missed the cache (see
+// missAt) and what each cost over a hit, at the call's model's price.
+func cacheMisses(t *transcript.Transcript, fit *Fit, opt Options) ([]CacheMiss, *CacheMisses, error) {
+	if fit == nil || fit.anchor == nil {
+		return nil, nil, nil
+	}
+	pr := newPricer(t, fit, opt)
+	out := []CacheMiss{}
+	totals := &CacheMisses{}
+	last := map[string]time.Time{}
+	for i := range fit.has {
+		m := pr.call(i)
+		r := pr.resolve(m)
+		if r.err != nil || m == nil {
+			continue
+		}
+		prev, seen := last[r.name]
+		last[r.name] = m.Time
+		g := fit.groupFit(r.name)
+		if !fit.has[i] || g == nil {
+			continue
+		}
+		bill := m.Usage
+		ms, ok := missAt(fit.anchor.ideal(i, g), bill)
+		if !ok {
+			continue
+		}
+		cm := CacheMiss{Call: i, Model: r.name, Missed: int64(ms.missed), Cause: "unexplained"}
+		ttl := cacheTTL
+		if pr.oneHour && CacheSimFor(r.price.Provider) == CacheAnthropic {
+			ttl = time.Hour
+		}
+		if seen && !prev.IsZero() && !m.Time.IsZero() && m.Time.Sub(prev) > ttl {
+			cm.Cause, cm.IdleMinutes = "expired", math.Round(m.Time.Sub(prev).Minutes()*10)/10
+			totals.Expired++
+		} else {
+			totals.Unexplained++
+		}
+		price := r.price.At(m.Time)
+		hit := *bill
+		hit.CacheRead += cm.Missed
+		w := min(cm.Missed, hit.CacheWrite)
+		if hit.CacheWrite > 0 {
+			hit.CacheWrite1h -= w * hit.CacheWrite1h / hit.CacheWrite
+		}
+		hit.CacheWrite -= w
+		hit.Input = max(0, hit.Input-(cm.Missed-w))
+		cm.Cost = price.CallCost(*bill).Total() - price.CallCost(hit).Total()
+		totals.Calls++
+		totals.Cost += cm.Cost
+		out = append(out, cm)
+	}
+	totals.CostUSD = totals.Cost.USD()
+	return out, totals, nil
+}
