@@ -18,7 +18,11 @@ import (
 // transcript does not hold (the constant).
 type anchor struct {
 	group func(call int) string // the call's model group, "" when unpriced
-	reqs  *requestBuilder
+	// expires says whether call i came after the cache of its group
+	// expired, given its group's previous call's time.
+	expires func(call int, prev time.Time) bool
+	when    func(call int) time.Time
+	reqs    *requestBuilder
 	// caches are the ideal caches of the recorded run, by group: they
 	// never expire, and position 0 weighs one token (a marker: a read of
 	// 0 tokens is no read at all).
@@ -27,6 +31,13 @@ type anchor struct {
 	// included), whether the recorded run compacted at it.
 	est, read []int
 	reset     []bool
+	// Per call, its bill's uncached input and cache read, and whether it
+	// came after its group's cache expired.
+	inputs, reads []int
+	expired       []bool
+	lastAt        map[string]time.Time
+	// limit, when above 0, is how many calls are fitted on.
+	limit int
 	// fitted holds each group's alpha and constant, fitted once (once)
 	// when first asked for.
 	fitted map[string]*groupFit
@@ -45,6 +56,10 @@ type groupFit struct {
 	// pairs is how many prompt growths alpha was fitted on (0: the
 	// fallback, 1.0).
 	pairs int
+	// lost is the share of the ideal reads the provider lost at
+	// unexplained misses; input the median uncached input of a call.
+	lost  float64
+	input int
 }
 
 // minAlphaPairs is the fewest prompt growths alpha is fitted on.
@@ -67,6 +82,17 @@ func (a *anchor) add(i int, s *replay.Step, est int) {
 	a.est = append(a.est, est)
 	a.read = append(a.read, read)
 	a.reset = append(a.reset, s.Summary != nil)
+	var in, rd int
+	if u := s.Recorded; u != nil {
+		in, rd = int(u.Input), int(u.CacheRead)
+	}
+	a.inputs, a.reads = append(a.inputs, in), append(a.reads, rd)
+	prev, seen := a.lastAt[key]
+	a.expired = append(a.expired, seen && a.expires(i, prev))
+	if a.lastAt == nil {
+		a.lastAt = map[string]time.Time{}
+	}
+	a.lastAt[key] = a.when(i)
 }
 
 // fit fits each group's alpha and constant on the calls that recorded a
@@ -81,7 +107,11 @@ func (a *anchor) fit(f *Fit) {
 	type pair struct{ ratio, weight float64 }
 	pairs := map[string][]pair{}
 	last := map[string]int{}
-	for i := range a.est {
+	n := len(a.est)
+	if a.limit > 0 {
+		n = min(n, a.limit)
+	}
+	for i := range n {
 		key := a.group(i)
 		if a.reset[i] {
 			delete(last, key)
@@ -97,7 +127,7 @@ func (a *anchor) fit(f *Fit) {
 		}
 		last[key] = i
 	}
-	for i := range a.est {
+	for i := range a.est { // every group, fitted on its first n calls
 		key := a.group(i)
 		if _, ok := a.fitted[key]; ok {
 			continue
@@ -118,14 +148,45 @@ func (a *anchor) fit(f *Fit) {
 			}
 			g.pairs = len(ps)
 		}
-		var d []int
-		for j := range a.est {
-			if f.has[j] && a.group(j) == key {
-				d = append(d, f.prompt(j)-int(math.Round(g.alpha*float64(a.est[j]))))
+		// Projecting past the fit, the constant is the one since the
+		// fit's last compaction: what the agent sends beside the
+		// transcript changes with it.
+		from := 0
+		if a.limit > 0 {
+			for j := range n {
+				if a.reset[j] && a.group(j) == key {
+					from = j
+				}
 			}
 		}
-		g.constant = median(d)
+		var d, in []int
+		for j := from; j < n; j++ {
+			if f.has[j] && a.group(j) == key {
+				d = append(d, f.prompt(j)-int(math.Round(g.alpha*float64(a.est[j]))))
+				in = append(in, a.inputs[j])
+			}
+		}
+		g.constant, g.input = median(d), median(in)
 		a.fitted[key] = g
+	}
+	// The provider's losses, against an ideal cache, at the misses no
+	// idle spell explains.
+	ideal, lost := map[string]int{}, map[string]int{}
+	for j := range n {
+		key := a.group(j)
+		if !f.has[j] || a.expired[j] {
+			continue
+		}
+		x := a.ideal(j, a.fitted[key])
+		ideal[key] += x
+		if m, ok := missAt(x, &transcript.Usage{CacheRead: int64(a.reads[j])}); ok {
+			lost[key] += m.missed
+		}
+	}
+	for key, g := range a.fitted {
+		if ideal[key] > 0 {
+			g.lost = float64(lost[key]) / float64(ideal[key])
+		}
 	}
 }
 
@@ -269,11 +330,7 @@ func cacheMisses(t *transcript.Transcript, fit *Fit, opt Options) ([]CacheMiss, 
 			continue
 		}
 		cm := CacheMiss{Call: i, Model: r.name, Missed: int64(ms.missed), Cause: "unexplained"}
-		ttl := cacheTTL
-		if pr.oneHour && CacheSimFor(r.price.Provider) == CacheAnthropic {
-			ttl = time.Hour
-		}
-		if seen && !prev.IsZero() && !m.Time.IsZero() && m.Time.Sub(prev) > ttl {
+		if seen && pr.expired(&modelGroup{sim: CacheSimFor(r.price.Provider)}, prev, m.Time) {
 			cm.Cause, cm.IdleMinutes = "expired", math.Round(m.Time.Sub(prev).Minutes()*10)/10
 			totals.Expired++
 		} else {
@@ -295,4 +352,42 @@ func cacheMisses(t *transcript.Transcript, fit *Fit, opt Options) ([]CacheMiss, 
 	}
 	totals.CostUSD = totals.Cost.USD()
 	return out, totals, nil
+}
+
+// projected is the usage of call i, which [Options.FitCalls] prices
+// without its bill: the constant plus alpha times the estimate of what
+// the policy sent; the policy's ideal read (read, estimated tokens with
+// the constant) less the share the provider lost before, nothing after
+// the cache expired; the rest written but the group's usual uncached
+// input (Anthropic), or all input.
+func (p *RunPricer) projected(g *modelGroup, s *replay.Step, at time.Time, read int) transcript.Usage {
+	gf := g.fit
+	prompt := gf.constant + int(math.Round(gf.alpha*float64(s.Tokens[p.reqs.est.Name()])))
+	r := int(float64(billedRead(read-g.constant, read > 0, gf)) * (1 - gf.lost))
+	if prev, ok := p.lastAt[g.name]; ok && p.pr.expired(g, prev, at) {
+		r = 0
+	}
+	if p.lastAt == nil {
+		p.lastAt = map[string]time.Time{}
+	}
+	p.lastAt[g.name] = at
+	r = max(0, min(r, prompt))
+	if g.sim != CacheAnthropic {
+		return split(g.sim, prompt, r)
+	}
+	rest := prompt - r
+	in := min(gf.input, rest)
+	u := transcript.Usage{Input: int64(in), CacheRead: int64(r), CacheWrite: int64(rest - in)}
+	if p.pr.oneHour {
+		u.CacheWrite1h = u.CacheWrite
+	}
+	return u
+}
+
+// withOutput is u with the output the bill records.
+func withOutput(u transcript.Usage, bill *transcript.Usage) transcript.Usage {
+	if bill != nil {
+		u.Output = bill.Output
+	}
+	return u
 }

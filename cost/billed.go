@@ -36,8 +36,21 @@ func billedCalls(t *transcript.Transcript, prices pricing.Prices, model string) 
 // [Billed] prices it, in call order: 0 for a call that recorded none. The
 // unattributed usage is in no call's.
 func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Money, error) {
+	costs, err := billedCallCosts(t, prices, model)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pricing.Money, len(costs))
+	for i, c := range costs {
+		out[i] = c.Total()
+	}
+	return out, nil
+}
+
+// billedCallCosts is [BilledPerCall] by component.
+func billedCallCosts(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Cost, error) {
 	model = fallbackModel(t, model)
-	var out []pricing.Money
+	var out []pricing.Cost
 	resolver := pricing.NewResolver(prices)
 	for i := range t.Messages {
 		m := &t.Messages[i]
@@ -45,7 +58,7 @@ func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string
 			continue
 		}
 		if m.Usage == nil {
-			out = append(out, 0)
+			out = append(out, pricing.Cost{})
 			continue
 		}
 		name := m.Model
@@ -56,7 +69,7 @@ func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p.At(m.Time).CallCost(*m.Usage).Total())
+		out = append(out, p.At(m.Time).CallCost(*m.Usage))
 	}
 	return out, nil
 }
@@ -73,13 +86,17 @@ func fallbackModel(t *transcript.Transcript, model string) string {
 // recorded policy, priced with the cache simulated) with its bill: how
 // far ctxbench's token and cache model is from what the API charged.
 type CrossCheck struct {
-	SimulatedUSD    float64 `json:"simulated_usd"`
-	BilledUSD       float64 `json:"billed_usd"`
-	ErrorPct        float64 `json:"error_pct"`
-	CacheReadSim    int64   `json:"cache_read_simulated"`
-	CacheReadBilled int64   `json:"cache_read_billed"`
-	CacheWriteSim   int64   `json:"cache_write_simulated"`
-	CacheWriteBill  int64   `json:"cache_write_billed"`
+	// AfterFit, with [Options.FitCalls], compares the calls after the
+	// fit's, priced without their bill, with their bill; the fields
+	// below are then the same comparison.
+	AfterFit        *OutOfSample `json:"after_fit,omitempty"`
+	SimulatedUSD    float64      `json:"simulated_usd"`
+	BilledUSD       float64      `json:"billed_usd"`
+	ErrorPct        float64      `json:"error_pct"`
+	CacheReadSim    int64        `json:"cache_read_simulated"`
+	CacheReadBilled int64        `json:"cache_read_billed"`
+	CacheWriteSim   int64        `json:"cache_write_simulated"`
+	CacheWriteBill  int64        `json:"cache_write_billed"`
 }
 
 // NewCrossCheck compares sim, the recorded policy's run priced, with the
@@ -92,4 +109,32 @@ func NewCrossCheck(sim *RunCost, bill pricing.Cost, recorded transcript.Usage) *
 		x.ErrorPct = (float64(sim.Calls.Total()) - float64(b)) / float64(b) * 100
 	}
 	return x
+}
+
+// OutOfSample compares the calls after the fit's ([Options.FitCalls]),
+// priced without their bill, with their bill, in all and by component.
+type OutOfSample struct {
+	FitCalls int `json:"fit_calls"`
+	Calls    int `json:"calls"`
+	// Simulated and Billed are the costs; ErrorPct how far the first is
+	// from the second.
+	Simulated pricing.Cost `json:"simulated"`
+	Billed    pricing.Cost `json:"billed"`
+	ErrorPct  float64      `json:"error_pct"`
+}
+
+// newOutOfSample compares rc's calls after the fit's with their bill.
+func newOutOfSample(rc *RunCost, t *transcript.Transcript, prices pricing.Prices, model string, fitCalls int) (*CrossCheck, error) {
+	costs, err := billedCallCosts(t, prices, model)
+	if err != nil {
+		return nil, err
+	}
+	o := &OutOfSample{FitCalls: fitCalls, Calls: rc.afterCalls, Simulated: *rc.AfterFit}
+	for i := fitCalls; i < len(costs); i++ {
+		o.Billed.Add(costs[i])
+	}
+	if b := o.Billed.Total(); b > 0 {
+		o.ErrorPct = (float64(o.Simulated.Total()) - float64(b)) / float64(b) * 100
+	}
+	return &CrossCheck{AfterFit: o, SimulatedUSD: o.Simulated.Total().USD(), BilledUSD: o.Billed.Total().USD(), ErrorPct: o.ErrorPct}, nil
 }

@@ -29,6 +29,15 @@ type Options struct {
 	Estimator estimate.Estimator
 	// Counts is the count cache the runs used.
 	Counts *estimate.Cache
+	// FitCalls, when above 0, fits alpha, the constant and the cache's
+	// losses on the first FitCalls calls alone, and prices every later
+	// call without its bill: its prompt is the constant plus alpha times
+	// the estimate of what the policy sent, its cache read what the
+	// policy's ideal cache reads less the share the provider lost before
+	// (nothing after an idle spell longer than the cache's lifetime). The
+	// cross-check then compares the recorded run so priced with the bill
+	// of those later calls: an out-of-sample test of the model.
+	FitCalls int
 	// unanchored prices every call by the simulation alone, not from its
 	// bill: the cross-check's run.
 	unanchored bool
@@ -100,6 +109,10 @@ type RunCost struct {
 	Breaks      []CacheBreak `json:"cache_breaks"`
 	BreakTotals CacheBreaks  `json:"cache_break_totals"`
 	Assumptions []string     `json:"assumptions,omitempty"`
+	// AfterFit is the cost of the calls after the fit's
+	// ([Options.FitCalls]), nil without.
+	AfterFit   *pricing.Cost `json:"-"`
+	afterCalls int
 }
 
 // A ModelCost is what one model's calls of a run cost.
@@ -152,7 +165,17 @@ func NewFit(estimator string) *Fit { return &Fit{estimator: estimator} }
 func NewAnchoredFit(t *transcript.Transcript, opt Options) *Fit {
 	pr := newPricer(t, nil, opt)
 	group := func(i int) string { return pr.resolve(pr.call(i)).name }
-	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{group: group, caches: map[string]*idealCache{},
+	when := func(i int) time.Time {
+		if m := pr.call(i); m != nil {
+			return m.Time
+		}
+		return time.Time{}
+	}
+	expires := func(i int, prev time.Time) bool {
+		r := pr.resolve(pr.call(i))
+		return r.err == nil && pr.expired(&modelGroup{sim: CacheSimFor(r.price.Provider)}, prev, when(i))
+	}
+	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{group: group, when: when, expires: expires, caches: map[string]*idealCache{}, limit: opt.FitCalls,
 		reqs: &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, t)}}}
 }
 
@@ -287,6 +310,13 @@ type RunPricer struct {
 	firstRead bool
 	// unbilled counts the calls priced from the bill that record no prompt.
 	unbilled int
+	// after is the cost of the calls priced after the fit's calls
+	// (Options.FitCalls), afterCalls how many.
+	after      pricing.Cost
+	afterCalls int
+	// lastAt is each group's previous call's time, for the projected
+	// calls' expiry.
+	lastAt   map[string]time.Time
 	finished bool
 }
 
@@ -370,10 +400,15 @@ func (p *RunPricer) Observe(s *replay.Step) {
 		// records no prompt for costs what the bill says: its output.
 		var read int
 		read, shared = g.cache.send(req, time.Time{}, g.hint)
-		if bill != nil && bill.Prompt() > 0 {
+		switch {
+		case pr.opt.FitCalls > 0 && i >= pr.opt.FitCalls:
+			u = p.projected(g, s, at, read)
+			p.after.Add(g.price.At(at).CallCost(withOutput(u, bill)))
+			p.afterCalls++
+		case bill != nil && bill.Prompt() > 0:
 			u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], pr.fit.anchor.ideal(i, g.fit),
 				read-g.constant, read > 0, g.sim == CacheAnthropic, pr.oneHour)
-		} else {
+		default:
 			p.unbilled++
 		}
 	} else {
@@ -458,6 +493,10 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 		}
 	}
 	rc.Total = rc.Calls.Total() + rc.Summaries.Total()
+	if pr.opt.FitCalls > 0 {
+		rc.AfterFit = &p.after
+		rc.afterCalls = p.afterCalls
+	}
 	rc.Breaks, rc.BreakTotals = p.brk.finish()
 	pr.finish(rc, p.firstRead && !p.anchored)
 	if p.unbilled > 0 {
@@ -465,6 +504,14 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 	}
 	if p.anchored {
 		rc.Assumptions = append(rc.Assumptions, "a policy's call is the recorded call less alpha times the estimated tokens it did not send; where the recorded call missed the cache, it reads at most what the provider kept")
+	}
+	if p.anchored && p.afterCalls > 0 {
+		for _, g := range pr.order {
+			if g.fit != nil {
+				rc.Assumptions = append(rc.Assumptions, fmt.Sprintf("%s: the calls after the first %d are priced without their bill: the constant plus alpha times the estimate; they read what an ideal cache reads less the %.1f%% of reads the provider lost before, nothing after the cache expired",
+					g.name, pr.opt.FitCalls, g.fit.lost*100))
+			}
+		}
 	}
 	return rc, nil
 }
@@ -524,6 +571,17 @@ func newPricer(t *transcript.Transcript, fit *Fit, opt Options) *pricer {
 		// Claude Code writes with the 1-hour lifetime: simulate the
 		// lifetime the transcript's writes used, at its price.
 		oneHour: u.CacheWrite1h*2 > u.CacheWrite}
+}
+
+// expired reports whether a call of group g at at finds the cache of
+// its previous call, at prev, expired: 5 minutes, or the hour the
+// transcript's writes used (Anthropic); unknown times never expire.
+func (p *pricer) expired(g *modelGroup, prev, at time.Time) bool {
+	ttl := cacheTTL
+	if p.oneHour && g.sim == CacheAnthropic {
+		ttl = time.Hour
+	}
+	return !warm(prev, at, ttl)
 }
 
 // call returns the assistant message of call i, or nil.

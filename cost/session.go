@@ -120,7 +120,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	var own *RunPricer
 	if billed {
 		ownOpt := opt
-		ownOpt.Model, ownOpt.unanchored = "", true
+		ownOpt.Model, ownOpt.unanchored = "", opt.FitCalls == 0
 		if own, err = NewRunPricer(t, fit, ownOpt); err != nil {
 			return nil, err
 		}
@@ -220,6 +220,13 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 		return nil
 	}
 	if err != nil {
+		return err
+	}
+	if opt.FitCalls > 0 {
+		if sim.AfterFit == nil {
+			return nil
+		}
+		s.CrossCheck, err = newOutOfSample(sim, t, prices, model, opt.FitCalls)
 		return err
 	}
 	// The calls no record shows are not simulated: the cross-check

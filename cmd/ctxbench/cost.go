@@ -29,6 +29,7 @@ type costCmd struct {
 	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	CacheSim        string   `name:"cache-sim" enum:",anthropic,openai,none" default:"" help:"Prompt-cache simulation: anthropic, openai or none (default: the model's provider's)."`
 	SessionsPerDay  float64  `name:"sessions-per-day" placeholder:"N" help:"Project the cost per day and per 30 days for N sessions a day."`
+	FitCalls        int      `name:"fit-calls" placeholder:"N" help:"Fit on the first N calls only and price the later ones without their bill; the cross-check compares them with it (an out-of-sample test)."`
 	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to price, repeatable (default: none, recorded, aidf:max_messages=30)."`
 	Estimator       string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the prompt sizes."`
 	Since           string   `placeholder:"DAY" help:"Only the calls made on DAY (YYYY-MM-DD or YYYYMMDD, UTC) or after."`
@@ -146,7 +147,7 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 	}
 	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, prun: prun,
 		ropt:   replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: prices, SummaryOnly: true, NoRetention: true},
-		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim},
+		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim, FitCalls: c.FitCalls},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},
 		res:    costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}}, nil
 }
@@ -272,7 +273,13 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 	for _, a := range head.Assumptions {
 		fmt.Fprintf(w, "assumption: %s\n", a)
 	}
-	if x := ct.CrossCheck; x != nil {
+	if x := ct.CrossCheck; x != nil && x.AfterFit != nil {
+		o := x.AfterFit
+		fmt.Fprintf(w, "cross-check after the fit: the recorded policy's %s calls after the first %s, priced without their bill, cost %s against %s billed (%+.1f%%): input %s/%s, cache read %s/%s, cache write %s/%s, output %s/%s\n",
+			reports.Int(o.Calls), reports.Int(o.FitCalls), usd(x.SimulatedUSD), usd(x.BilledUSD), x.ErrorPct,
+			usd(o.Simulated.Input.USD()), usd(o.Billed.Input.USD()), usd(o.Simulated.CacheRead.USD()), usd(o.Billed.CacheRead.USD()),
+			usd(o.Simulated.CacheWrite.USD()), usd(o.Billed.CacheWrite.USD()), usd(o.Simulated.Output.USD()), usd(o.Billed.Output.USD()))
+	} else if x != nil {
 		fmt.Fprintf(w, "cross-check: the recorded policy simulated without its bill, at the models that made its calls, costs %s against %s billed (%+.1f%%); cache reads %s simulated, %s billed; cache writes %s simulated, %s billed\n",
 			usd(x.SimulatedUSD), usd(x.BilledUSD), x.ErrorPct, reports.Int(x.CacheReadSim), reports.Int(x.CacheReadBilled), reports.Int(x.CacheWriteSim), reports.Int(x.CacheWriteBill))
 		if b := ct.Billed; b.ReportedUSD > 0 {
