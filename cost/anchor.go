@@ -2,10 +2,10 @@ package cost
 
 import (
 	"math"
-	"slices"
 	"sync"
 	"time"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -62,9 +62,6 @@ type groupFit struct {
 	input int
 }
 
-// minAlphaPairs is the fewest prompt growths alpha is fitted on.
-const minAlphaPairs = 5
-
 // add adds the recorded run's step s (call i).
 func (a *anchor) add(i int, s *replay.Step, est int) {
 	key := a.group(i)
@@ -96,16 +93,12 @@ func (a *anchor) add(i int, s *replay.Step, est int) {
 }
 
 // fit fits each group's alpha and constant on the calls that recorded a
-// prompt: alpha is the median, weighted by the estimate's growth, of the
-// billed prompt's growth over the estimate's between consecutive calls
-// of the group with no compaction between them and both growing (a
-// prompt that shrank dropped thinking, which the estimate still holds);
-// the constant is the median of the billed prompt less alpha times the
-// estimate.
+// prompt: alpha by [estimate.Alpha] over the growths between consecutive
+// calls of the group with no compaction between them; the constant is
+// the median of the billed prompt less alpha times the estimate.
 func (a *anchor) fit(f *Fit) {
 	a.fitted = map[string]*groupFit{}
-	type pair struct{ ratio, weight float64 }
-	pairs := map[string][]pair{}
+	growths := map[string][]estimate.Growth{}
 	last := map[string]int{}
 	n := len(a.est)
 	if a.limit > 0 {
@@ -120,10 +113,7 @@ func (a *anchor) fit(f *Fit) {
 			continue
 		}
 		if j, ok := last[key]; ok {
-			dE, dP := a.est[i]-a.est[j], f.prompt(i)-f.prompt(j)
-			if dE > 0 && dP > 0 {
-				pairs[key] = append(pairs[key], pair{float64(dP) / float64(dE), float64(dE)})
-			}
+			growths[key] = append(growths[key], estimate.Growth{Billed: int64(f.prompt(i) - f.prompt(j)), Estimated: int64(a.est[i] - a.est[j])})
 		}
 		last[key] = i
 	}
@@ -132,21 +122,10 @@ func (a *anchor) fit(f *Fit) {
 		if _, ok := a.fitted[key]; ok {
 			continue
 		}
-		g := &groupFit{alpha: 1}
-		if ps := pairs[key]; len(ps) >= minAlphaPairs {
-			slices.SortFunc(ps, func(x, y pair) int { return cmpFloat(x.ratio, y.ratio) })
-			var total, run float64
-			for _, p := range ps {
-				total += p.weight
-			}
-			for _, p := range ps {
-				run += p.weight
-				if run*2 >= total {
-					g.alpha = p.ratio
-					break
-				}
-			}
-			g.pairs = len(ps)
+		g := &groupFit{}
+		var ok bool
+		if g.alpha, g.pairs, ok = estimate.Alpha(growths[key]); !ok {
+			g.pairs = 0
 		}
 		// Projecting past the fit, the constant is the one since the
 		// fit's last compaction: what the agent sends beside the
@@ -188,16 +167,6 @@ func (a *anchor) fit(f *Fit) {
 			g.lost = float64(lost[key]) / float64(ideal[key])
 		}
 	}
-}
-
-func cmpFloat(x, y float64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // ideal returns what an ideal cache would have read of the recorded

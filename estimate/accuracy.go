@@ -451,6 +451,11 @@ type BilledEstimate struct {
 	// NetTokens, the ratio over every call.
 	NetTokens int64   `json:"net_tokens"`
 	NetRatio  float64 `json:"net_billed_per_estimated"`
+	// Alpha is what `ctxbench cost` prices a policy's tokens with: the
+	// growth-weighted median of billed over estimated growth ([Alpha]),
+	// over AlphaGrowths growths; 0 with fewer than [MinAlphaGrowths].
+	Alpha        float64 `json:"alpha,omitempty"`
+	AlphaGrowths int     `json:"alpha_growths,omitempty"`
 	// Unexplained counts the calls whose billed prompt shrank although
 	// this estimator's count of what was appended, less the thinking
 	// dropped, grew: something the transcript does not show left the
@@ -547,6 +552,7 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 	unexplained, unexplainedTokens := make([]int, len(names)), make([]int64, len(names))
 	absSum := make([]float64, len(names))
 	consts := make([][]int64, len(names))
+	growths := make([][]Growth, len(names))
 	compared := 0
 	for _, c := range cs {
 		for _, call := range c.Calls {
@@ -561,6 +567,7 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 			for k := range names {
 				net[k] += int64(call.Appended[k] - call.Dropped[k])
 				dropped[k] += int64(call.Dropped[k])
+				growths[k] = append(growths[k], Growth{Billed: call.Delta, Estimated: int64(call.Appended[k] - call.Dropped[k])})
 			}
 			if call.Delta <= 0 {
 				b.Shrank++
@@ -596,6 +603,9 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 		}
 		if net[k] > 0 {
 			be.NetRatio = float64(b.Growth) / float64(net[k])
+		}
+		if alpha, n, ok := Alpha(growths[k]); ok {
+			be.Alpha, be.AlphaGrowths = alpha, n
 		}
 		if perSession && len(consts[k]) > 0 {
 			v := slices.Clone(consts[k])

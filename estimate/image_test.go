@@ -84,3 +84,15 @@ func TestAnalyzeCountsImagesByRule(t *testing.T) {
 		}
 	}
 }
+
+// TestAlpha: the growth-weighted median of billed over estimated growth,
+// over growths where both grew; 1 with too few.
+func TestAlpha(t *testing.T) {
+	gs := []Growth{{130, 100}, {260, 200}, {1300, 1000}, {650, 500}, {13, 10}, {-50, 100}, {100, 0}, {5000, 100}}
+	if a, n, ok := Alpha(gs); !ok || n != 6 || a != 1.3 {
+		t.Errorf("alpha %v over %d (%v), want 1.3 over 6: the outlier (50 per token) moves the median nothing", a, n, ok)
+	}
+	if a, n, ok := Alpha(gs[:4]); ok || n != 4 || a != 1 {
+		t.Errorf("alpha %v over %d (%v), want 1 and not fitted", a, n, ok)
+	}
+}

@@ -30,6 +30,11 @@ type Metrics struct {
 	// not compared).
 	CacheBreaks   *int     `json:"cache_breaks,omitempty"`
 	CacheBreakUSD *float64 `json:"cache_break_usd,omitempty"`
+	// CacheMissUSD is what the calls at which the provider's cache held
+	// less than an ideal one cost over reads ([cost.CacheMiss]): the
+	// transcript's, which every policy inherits; nil when nothing is
+	// billed or priced.
+	CacheMissUSD *float64 `json:"cache_miss_usd,omitempty"`
 	// Violations counts broken invariants by name.
 	Violations map[string]int `json:"violations"`
 }

@@ -84,6 +84,30 @@ func TestCacheBreakMetrics(t *testing.T) {
 	}
 }
 
+// TestCacheMissMetric: what the provider's cache misses cost is compared
+// where both runs measured it, and max_cache_miss_usd budgets it.
+func TestCacheMissMetric(t *testing.T) {
+	usd := func(v float64) *float64 { return &v }
+	base, now := Metrics{CacheMissUSD: usd(0.1)}, Metrics{CacheMissUSD: usd(0.3)}
+	got := map[string]Verdict{}
+	for _, d := range Compare(base, now, nil) {
+		got[d.Metric] = d.Verdict
+	}
+	if diff := cmp.Diff(map[string]Verdict{"cache_miss_usd": Worse}, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	if d := Compare(Metrics{}, now, nil); len(d) != 0 {
+		t.Errorf("a baseline without misses compared them: %+v", d)
+	}
+	fails, err := CheckBudgets(now, map[string]float64{"max_cache_miss_usd": 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]BudgetFailure{{Budget: "max_cache_miss_usd", Limit: 0.2, Got: 0.3}}, fails); diff != "" {
+		t.Errorf("budgets (-want +got):\n%s", diff)
+	}
+}
+
 // TestChanges: a baseline read back has nil maps where a run has empty
 // ones; that is no change. A metric that differs is one.
 func TestChanges(t *testing.T) {

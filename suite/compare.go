@@ -16,7 +16,7 @@ type Tol struct {
 }
 
 // The metrics a tolerance can name.
-var checkedMetrics = []string{"peak_tokens", "peak_messages", "input_tokens", "cost_usd", "cache_breaks", "cache_break_usd", "evictions", "summaries", "retention", "violations"}
+var checkedMetrics = []string{"peak_tokens", "peak_messages", "input_tokens", "cost_usd", "cache_breaks", "cache_break_usd", "cache_miss_usd", "evictions", "summaries", "retention", "violations"}
 
 // HigherIsBetter says which way a metric improves: retention up; every
 // other metric — tokens, messages, cost, cache breaks, evictions,
@@ -126,6 +126,9 @@ func Compare(base, now Metrics, tol Tolerances) []Delta {
 	if base.CacheBreakUSD != nil && now.CacheBreakUSD != nil {
 		check("cache_break_usd", "cache_break_usd", *base.CacheBreakUSD, *now.CacheBreakUSD)
 	}
+	if base.CacheMissUSD != nil && now.CacheMissUSD != nil {
+		check("cache_miss_usd", "cache_miss_usd", *base.CacheMissUSD, *now.CacheMissUSD)
+	}
 	names := maps.Clone(base.Violations)
 	if names == nil {
 		names = map[string]int{}
@@ -168,7 +171,7 @@ func FormatNum(v float64) string {
 }
 
 // Budgets lists the budgets a config may set.
-var Budgets = []string{"max_context_tokens", "max_messages", "max_cost_usd", "max_cache_break_usd", "min_retention"}
+var Budgets = []string{"max_context_tokens", "max_messages", "max_cost_usd", "max_cache_break_usd", "max_cache_miss_usd", "min_retention"}
 
 // CheckBudgets returns the budgets m exceeds. A budget not in [Budgets]
 // is an error ([LoadConfig] rejects it first).
@@ -193,6 +196,12 @@ func CheckBudgets(m Metrics, budgets map[string]float64) ([]BudgetFailure, error
 			// priced: nil, which Run refuses first).
 			if m.CacheBreakUSD != nil {
 				got = *m.CacheBreakUSD
+			}
+			over = got > limit
+		case "max_cache_miss_usd":
+			// What the provider's cache misses cost (nothing billed: nil).
+			if m.CacheMissUSD != nil {
+				got = *m.CacheMissUSD
 			}
 			over = got > limit
 		case "min_retention":

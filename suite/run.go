@@ -115,7 +115,7 @@ type Result struct {
 // cfg.Model or each transcript's own model), and checks each case's
 // invariants and budgets. [Check] compares the result with a baseline. A
 // transcript that cannot be priced costs 0 and is a warning, unless a
-// max_cost_usd or max_cache_break_usd budget needs its price: then it is
+// max_cost_usd, max_cache_break_usd or max_cache_miss_usd budget needs its price: then it is
 // an error.
 func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	paths, err := cfg.Paths()
@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 			return err
 		}
 		if s.NotPriced != nil {
-			for _, b := range []string{"max_cost_usd", "max_cache_break_usd"} {
+			for _, b := range []string{"max_cost_usd", "max_cache_break_usd", "max_cache_miss_usd"} {
 				if _, ok := cfg.Budgets[b]; ok {
 					return fmt.Errorf("%s: %s needs a price: %w (set model in %s)", t.File, b, s.NotPriced, cfg.Path)
 				}
@@ -188,6 +188,10 @@ func newCase(cfg *Config, t *transcript.Transcript, lp window.Labeled, s *cost.S
 	}
 	c := Case{File: relPath(cfg.Dir, t.File), Policy: lp.Label, Name: lp.Policy.Name(), Params: maps.Clone(map[string]string(lp.Policy.Params())),
 		Metrics: MetricsOf(run, est, rc), Violations: groupViolations(t, run.Violations)}
+	if m := s.MissTotals; m != nil && rc != nil {
+		usd := roundUSD(m.CostUSD)
+		c.Metrics.CacheMissUSD = &usd
+	}
 	var err error
 	if c.Budgets, err = CheckBudgets(c.Metrics, cfg.Budgets); err != nil {
 		return Case{}, fmt.Errorf("%s: %w", cfg.Path, err)

@@ -137,18 +137,23 @@ func nonNil(s []string) []string {
 // whose prompt grew, one ratio over them and one over every call less the
 // thinking the API dropped, and what the shrinking calls were.
 func writeBilled(w io.Writer, byModel []modelAccuracy, x0 string) error {
-	billed := reports.Table{Header: []string{"model family", "transcripts", "calls", "billed tokens", "estimator", "estimated", "billed per estimated", "mean abs per call", "all calls, less thinking"},
-		Right: []bool{false, true, true, true, false, true, true, true, true}}
+	billed := reports.Table{Header: []string{"model family", "transcripts", "calls", "billed tokens", "estimator", "estimated", "billed per estimated", "mean abs per call", "all calls, less thinking", "alpha"},
+		Right: []bool{false, true, true, true, false, true, true, true, true, true}}
 	for _, m := range byModel {
 		for _, be := range m.Billed.Estimators {
+			alpha := "-"
+			if be.AlphaGrowths > 0 {
+				alpha = ratio(be.Alpha)
+			}
 			billed.Rows = append(billed.Rows, []string{m.Family, reports.Int(m.Transcripts), reports.Int(m.Billed.Calls),
-				reports.Int(m.Billed.BilledTokens), be.Estimator, reports.Int(be.Tokens), ratio(be.Ratio), abs(be.MeanAbsPct), ratio(be.NetRatio)})
+				reports.Int(m.Billed.BilledTokens), be.Estimator, reports.Int(be.Tokens), ratio(be.Ratio), abs(be.MeanAbsPct), ratio(be.NetRatio), alpha})
 		}
 	}
 	fmt.Fprintln(w, "\nAgainst billed usage: prompt growth between consecutive calls")
 	if err := billed.WriteText(w); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "alpha is the median of billed over estimated growth, weighted by growth, over %d or more growths: what ctxbench cost prices a policy's tokens with.\n", estimate.MinAlphaGrowths)
 	for _, m := range byModel {
 		b := m.Billed
 		for _, be := range b.Estimators {

@@ -1,0 +1,51 @@
+package estimate
+
+import "slices"
+
+// A Growth is how much a billed prompt grew between two calls and how
+// much the estimate of what was sent grew between them.
+type Growth struct{ Billed, Estimated int64 }
+
+// MinAlphaGrowths is the fewest growths [Alpha] fits on.
+const MinAlphaGrowths = 5
+
+// Alpha returns the billed tokens per estimated token of a session's
+// prompt growth: the median of billed over estimated growth, each growth
+// weighted by its estimate, over the growths where both grew (a prompt
+// that shrank dropped something the estimate still holds). The median,
+// not the ratio of sums, so that a growth the estimate misreads (a
+// compaction, dropped thinking) moves it little. It returns the number
+// of growths fitted on, and ok false when there are fewer than
+// [MinAlphaGrowths] (alpha is then 1).
+func Alpha(gs []Growth) (alpha float64, n int, ok bool) {
+	var use []Growth
+	for _, g := range gs {
+		if g.Billed > 0 && g.Estimated > 0 {
+			use = append(use, g)
+		}
+	}
+	if len(use) < MinAlphaGrowths {
+		return 1, len(use), false
+	}
+	ratio := func(g Growth) float64 { return float64(g.Billed) / float64(g.Estimated) }
+	slices.SortFunc(use, func(a, b Growth) int {
+		switch ra, rb := ratio(a), ratio(b); {
+		case ra < rb:
+			return -1
+		case ra > rb:
+			return 1
+		}
+		return 0
+	})
+	var total, run int64
+	for _, g := range use {
+		total += g.Estimated
+	}
+	for _, g := range use {
+		run += g.Estimated
+		if run*2 >= total {
+			return ratio(g), len(use), true
+		}
+	}
+	return ratio(use[len(use)-1]), len(use), true
+}
