@@ -63,3 +63,11 @@ func median(v []int) int {
 	slices.Sort(v)
 	return v[len(v)/2]
 }
+
+// CacheMissText says what a session's cache misses cost: "cache misses:
+// $X of $Y billed (N calls: K after the cache expired, M unexplained);
+// every policy inherits them".
+func CacheMissText(m cost.CacheMisses, billedUSD float64) string {
+	return fmt.Sprintf("cache misses: %s of %s billed (%s calls: %s after the cache expired, %s unexplained); every policy inherits them",
+		USD(m.CostUSD), USD(billedUSD), Int(m.Calls), Int(m.Expired), Int(m.Unexplained))
+}

@@ -155,6 +155,10 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 		for _, m := range s.BilledPerCall {
 			tr.Billed = append(tr.Billed, m.USD())
 		}
+		if m := s.MissTotals; m != nil && m.Calls > 0 {
+			tr.CacheMisses, tr.Misses = m, s.Misses
+			tr.Notes = append(tr.Notes, CacheMissText(*m, v))
+		}
 	}
 	for k, lp := range b.Policies {
 		run := s.Runs[k]

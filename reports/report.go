@@ -59,8 +59,12 @@ type TranscriptResult struct {
 	// none recorded).
 	Start time.Time `json:"start,omitzero"`
 	End   time.Time `json:"end,omitzero"`
-	// Notes are what the page says of the session: its runs' cache
-	// breaks.
+	// CacheMisses sums the calls at which the provider's cache held less
+	// than an ideal one (Misses lists them); nil without a bill.
+	CacheMisses *cost.CacheMisses `json:"cache_misses,omitempty"`
+	Misses      []cost.CacheMiss  `json:"cache_miss_events,omitempty"`
+	// Notes are what the page says of the session: its cache misses and
+	// its runs' cache breaks.
 	Notes  []string       `json:"notes,omitempty"`
 	Billed []float64      `json:"billed_per_call_usd,omitempty"`
 	Runs   []PolicyResult `json:"runs"`

@@ -262,8 +262,7 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 		fmt.Fprintf(w, "billed by model: %s\n", strings.Join(parts, "; "))
 	}
 	if m, b := ct.CacheMisses, ct.Billed; m != nil && b != nil && m.Calls > 0 {
-		fmt.Fprintf(w, "cache misses: %s of %s billed (%s calls: %s after the cache expired, %s unexplained); every policy inherits them\n",
-			usd(m.CostUSD), usd(b.TotalUSD), reports.Int(m.Calls), reports.Int(m.Expired), reports.Int(m.Unexplained))
+		fmt.Fprintln(w, reports.CacheMissText(*m, b.TotalUSD))
 	}
 	for _, p := range ct.Policies {
 		if p.BreakTotals.Breaks > 0 {

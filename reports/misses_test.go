@@ -1,0 +1,38 @@
+package reports
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// TestReportNamesCacheMisses: a session whose bill shows cache misses
+// says what they cost on its page, and lists them in the JSON.
+func TestReportNamesCacheMisses(t *testing.T) {
+	ts, err := transcript.ReadFile("../fixtures/corpus/codemie-code/tests/integration/session/fixtures/session-3fe1b6bc.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := window.ParseLabeled([]string{"none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Builder{Policies: ps}
+	if err := b.Add(context.Background(), ts[0], b.Prepare(ts[0])); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := r.Transcripts[0]
+	if tr.CacheMisses == nil || tr.CacheMisses.Calls != len(tr.Misses) || tr.CacheMisses.Calls == 0 {
+		t.Fatalf("misses %+v, %d listed", tr.CacheMisses, len(tr.Misses))
+	}
+	if len(tr.Notes) == 0 || !strings.HasPrefix(tr.Notes[0], "cache misses: $5.2110 of $8.5166 billed (29 calls: 0 after the cache expired, 29 unexplained)") {
+		t.Errorf("notes %q", tr.Notes)
+	}
+}
