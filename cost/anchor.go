@@ -156,9 +156,9 @@ func (a *anchor) fit(f *Fit) {
 		if !f.has[j] || a.expired[j] {
 			continue
 		}
-		x := a.ideal(j, a.fitted[key])
+		x := a.ideal(j, a.fitted[key], int64(f.prompt(j)))
 		ideal[key] += x
-		if m, ok := missAt(x, &transcript.Usage{CacheRead: int64(a.reads[j])}); ok {
+		if m, ok := missAt(x, &transcript.Usage{CacheRead: int64(a.reads[j]), Input: int64(f.prompt(j) - a.reads[j])}); ok {
 			lost[key] += m.missed
 		}
 	}
@@ -171,8 +171,23 @@ func (a *anchor) fit(f *Fit) {
 
 // ideal returns what an ideal cache would have read of the recorded
 // run's call i, in billed tokens.
-func (a *anchor) ideal(i int, g *groupFit) int {
-	return billedRead(a.read[i]-1, a.read[i] > 0, g)
+//
+// It is measured from the bill, not built up from the constant: the
+// billed prompt less alpha times the estimate of what the call sent
+// beyond the prefix an ideal cache holds, so that a system prompt that
+// changes during the session (after a compaction, say) is no miss.
+func (a *anchor) ideal(i int, g *groupFit, prompt int64) int {
+	return idealRead(int(prompt), a.est[i], a.read[i]-1, a.read[i] > 0, g)
+}
+
+// idealRead is what an ideal cache reads of a prompt of billed tokens
+// whose estimate is est, of which it holds the first read estimated
+// tokens (hit false: nothing): the prompt less alpha times the rest.
+func idealRead(prompt, est, read int, hit bool, g *groupFit) int {
+	if !hit {
+		return 0
+	}
+	return max(0, prompt-int(math.Round(g.alpha*float64(est-read))))
 }
 
 // billedRead converts a read of est estimated tokens past the constant
@@ -193,9 +208,10 @@ type miss struct {
 
 // missAt says whether call i of the recorded run missed the cache: its
 // billed read falls short of the ideal one by more than 1,024 tokens and
-// a tenth of it (less is the estimate's noise).
+// a tenth of it (less is the estimate's noise). What it missed is at
+// most what it did not read.
 func missAt(ideal int, bill *transcript.Usage) (miss, bool) {
-	d := ideal - int(bill.CacheRead)
+	d := min(ideal, int(bill.Prompt())) - int(bill.CacheRead)
 	if d > max(1024, ideal/10) {
 		return miss{missed: d}, true
 	}
@@ -219,7 +235,7 @@ func missAt(ideal int, bill *transcript.Usage) (miss, bool) {
 // uncached input kept at the bill's, or is all input (no cache writes).
 func anchoredUsage(bill *transcript.Usage, g *groupFit, recEst, est, ideal, read int, hit, writes, oneHour bool) transcript.Usage {
 	prompt := max(0, int(bill.Prompt())-int(math.Round(g.alpha*float64(recEst-est))))
-	y := billedRead(read, hit, g)
+	y := idealRead(prompt, est, read, hit, g)
 	s := int(bill.CacheRead)
 	var r int
 	if _, missed := missAt(ideal, bill); missed {
@@ -294,7 +310,7 @@ func cacheMisses(t *transcript.Transcript, fit *Fit, opt Options) ([]CacheMiss, 
 			continue
 		}
 		bill := m.Usage
-		ms, ok := missAt(fit.anchor.ideal(i, g), bill)
+		ms, ok := missAt(fit.anchor.ideal(i, g, bill.Prompt()), bill)
 		if !ok {
 			continue
 		}

@@ -406,7 +406,7 @@ func (p *RunPricer) Observe(s *replay.Step) {
 			p.after.Add(g.price.At(at).CallCost(withOutput(u, bill)))
 			p.afterCalls++
 		case bill != nil && bill.Prompt() > 0:
-			u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], pr.fit.anchor.ideal(i, g.fit),
+			u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], pr.fit.anchor.ideal(i, g.fit, bill.Prompt()),
 				read-g.constant, read > 0, g.sim == CacheAnthropic, pr.oneHour)
 		default:
 			p.unbilled++

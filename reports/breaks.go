@@ -68,6 +68,10 @@ func median(v []int) int {
 // $X of $Y billed (N calls: K after the cache expired, M unexplained);
 // every policy inherits them".
 func CacheMissText(m cost.CacheMisses, billedUSD float64) string {
-	return fmt.Sprintf("cache misses: %s of %s billed (%s calls: %s after the cache expired, %s unexplained); every policy inherits them",
-		USD(m.CostUSD), USD(billedUSD), Int(m.Calls), Int(m.Expired), Int(m.Unexplained))
+	calls := "calls"
+	if m.Calls == 1 {
+		calls = "call"
+	}
+	return fmt.Sprintf("cache misses: %s of %s billed (%s %s: %s after the cache expired, %s unexplained); every policy inherits them",
+		USD(m.CostUSD), USD(billedUSD), Int(m.Calls), calls, Int(m.Expired), Int(m.Unexplained))
 }
