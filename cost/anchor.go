@@ -246,7 +246,7 @@ func anchoredUsage(bill *transcript.Usage, g *groupFit, recEst, est, ideal, read
 	r = max(0, min(r, prompt))
 	rest := prompt - r
 	u := transcript.Usage{CacheRead: int64(r), Input: int64(rest)}
-	if writes || bill.CacheWrite > 0 {
+	if writes {
 		in := min(int(bill.Input), rest)
 		u.Input, u.CacheWrite = int64(in), int64(rest-in)
 		switch {

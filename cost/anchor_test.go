@@ -3,6 +3,7 @@ package cost
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,24 @@ func TestRecordedIsTheBill(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("%d transcripts priced, want the corpus's", n)
+	}
+}
+
+// TestWhatIfKeepsTheBillsTokens: priced as an OpenAI model, an Anthropic
+// session's calls keep their billed tokens and reads, write nothing (the
+// provider writes no cache), and the output says so.
+func TestWhatIfKeepsTheBillsTokens(t *testing.T) {
+	b := billedSession{turns: 12, size: 2000, constant: 5000, alpha: 1.3}
+	e := estimate.MustNew("chars4", estimate.OverheadNone)
+	s, err := Replay(context.Background(), b.transcript(), policies(t, "none"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{Model: "gpt-4.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := s.Costs[0]
+	if rc.Usage.CacheWrite != 0 || rc.Usage.Prompt() != s.Transcript.Usage().Prompt() || rc.Usage.CacheRead != s.Transcript.Usage().CacheRead {
+		t.Errorf("usage %+v, recorded %+v", rc.Usage, s.Transcript.Usage())
+	}
+	if !slices.Contains(rc.Assumptions, "priced as gpt-4.1: the calls keep the tokens and the cache reads the recorded models billed, at gpt-4.1's prices") {
+		t.Errorf("assumptions %q", rc.Assumptions)
 	}
 }

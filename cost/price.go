@@ -407,7 +407,7 @@ func (p *RunPricer) Observe(s *replay.Step) {
 			p.afterCalls++
 		case bill != nil && bill.Prompt() > 0:
 			u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], pr.fit.anchor.ideal(i, g.fit, bill.Prompt()),
-				read-g.constant, read > 0, g.sim == CacheAnthropic, pr.oneHour)
+				read-g.constant, read > 0, g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0, pr.oneHour)
 		default:
 			p.unbilled++
 		}
@@ -504,6 +504,9 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 	}
 	if p.anchored {
 		rc.Assumptions = append(rc.Assumptions, "a policy's call is the recorded call less alpha times the estimated tokens it did not send; where the recorded call missed the cache, it reads at most what the provider kept")
+		if pr.opt.Model != "" {
+			rc.Assumptions = append(rc.Assumptions, "priced as "+pr.opt.Model+": the calls keep the tokens and the cache reads the recorded models billed, at "+pr.opt.Model+"'s prices")
+		}
 	}
 	if p.anchored && p.afterCalls > 0 {
 		for _, g := range pr.order {
