@@ -212,9 +212,10 @@ func TestCostReadsClaudeProjects(t *testing.T) {
 		vars         map[string]string
 		read, prices string
 	}{
-		{"home", map[string]string{"HOME": home}, filepath.Join(home, ".claude", "projects"), "short.jsonl"},
-		{"CLAUDE_CONFIG_DIR", map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": config}, filepath.Join(config, "projects"), "tool_heavy.jsonl"},
-		{"neither", map[string]string{"HOME": filepath.Join(dir, "nobody")}, "", "embedded:"},
+		// With no --policy, cost is the bill alone, by session.
+		{"home", map[string]string{"HOME": home}, filepath.Join(home, ".claude", "projects"), "| 55604662-cf2a-4331-851a-ec234028f8ca |     1 |"},
+		{"CLAUDE_CONFIG_DIR", map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": config}, filepath.Join(config, "projects"), "| d6e0bada-1959-4eec-a9d2-0bfade768d8f |     4 |"},
+		{"neither", map[string]string{"HOME": filepath.Join(dir, "nobody")}, "", "| pvlib__pvlib-python-1072             |    74 |"},
 	} {
 		var out, errOut strings.Builder
 		code := runEnv([]string{"cost"}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string { return c.vars[k] }})

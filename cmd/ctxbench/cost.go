@@ -30,7 +30,7 @@ type costCmd struct {
 	CacheSim        string   `name:"cache-sim" enum:",anthropic,openai,none" default:"" help:"Prompt-cache simulation: anthropic, openai or none (default: the model's provider's)."`
 	SessionsPerDay  float64  `name:"sessions-per-day" placeholder:"N" help:"Project the cost per day and per 30 days for N sessions a day."`
 	FitCalls        int      `name:"fit-calls" placeholder:"N" help:"Fit on the first N calls only and price the later ones without their bill; the cross-check compares them with it (an out-of-sample test)."`
-	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to price, repeatable (default: none, recorded, aidf:max_messages=30)."`
+	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to price, repeatable (none: the bill of the recorded usage alone, by session, model and day)."`
 	Estimator       string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the prompt sizes."`
 	Since           string   `placeholder:"DAY" help:"Only the calls made on DAY (YYYY-MM-DD or YYYYMMDD, UTC) or after."`
 	Until           string   `placeholder:"DAY" help:"Only the calls made on DAY or before."`
@@ -86,12 +86,17 @@ func (c *costCmd) Run(e *env) error {
 	}
 	// Each transcript's counts are made by the goroutine that read it,
 	// while the ones before it are priced.
-	prepare := func(t *transcript.Transcript) struct{} { replay.Prepare(t, r.ropt); return struct{}{} }
+	prepare := func(t *transcript.Transcript) struct{} {
+		if !r.billOnly() {
+			replay.Prepare(t, r.ropt)
+		}
+		return struct{}{}
+	}
 	paths := c.paths(e)
 	if _, err = readPrepared(e, paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, _ struct{}) error { return r.transcript(t) }); err != nil {
 		return err
 	}
-	if len(r.res.Transcripts) == 0 && len(r.res.NotPriced) == 0 && r.res.OutOfRange == 0 {
+	if len(r.res.Transcripts) == 0 && len(r.ledger.Sessions) == 0 && len(r.res.NotPriced) == 0 && r.res.OutOfRange == 0 {
 		e.warn(fmt.Errorf("no session found in %s", strings.Join(paths, ", ")))
 	}
 	if n := len(r.res.Transcripts); c.SessionsPerDay > 0 && n > 0 {
@@ -109,7 +114,7 @@ func (c *costCmd) Run(e *env) error {
 	if r.res.OutOfRange > 0 {
 		e.warn(fmt.Errorf("left out %d transcripts with no call in --since/--until", r.res.OutOfRange))
 	}
-	if err := writeLedger(e.stdout, &r.res); err != nil {
+	if err := writeLedger(e.stdout, &r.res, r.billOnly()); err != nil {
 		return err
 	}
 	if err := writeReported(e.stdout, r.res.Sessions); err != nil {
@@ -137,9 +142,12 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--estimator: %w", err)
 	}
-	pols, err := window.ParseLabeled(orDefault(c.Policies, defaultPolicies))
+	pols, err := window.ParseLabeled(c.Policies)
 	if err != nil {
 		return nil, fmt.Errorf("--policy: %w", err)
+	}
+	if len(pols) == 0 && c.SessionsPerDay > 0 {
+		return nil, fmt.Errorf("--sessions-per-day projects the policies' costs: give one with --policy")
 	}
 	sum, prun, err := c.build(e)
 	if err != nil {
@@ -152,12 +160,25 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 		res:    costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}}, nil
 }
 
+// billOnly reports that no policy is priced: the run is the bill of the
+// recorded usage alone, as ccusage's, with no token counted.
+func (r *costRun) billOnly() bool { return len(r.pols) == 0 }
+
 // transcript prices t's policies and adds its bill to the ledger.
 func (r *costRun) transcript(t *transcript.Transcript) error {
 	e := r.e
 	if !r.ledger.InRange(t) {
 		r.res.OutOfRange++
 		return nil
+	}
+	if r.billOnly() {
+		err := r.ledger.Add(t)
+		if pricing.NotPriced(err) {
+			r.res.NotPriced = append(r.res.NotPriced, unpriced{File: t.File, Reason: err.Error()})
+			e.warn(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, err), "--prices"))
+			return nil
+		}
+		return err
 	}
 	cmpr, s, err := cost.Compare(e.ctx, t, r.pols, r.ropt, r.copt)
 	if err != nil {
@@ -341,8 +362,8 @@ func listModels(w io.Writer, prices pricing.Prices) error {
 // writeLedger writes the bill of the recorded usage, totalled by session
 // (subagents beneath), by model and by day, when more than one transcript
 // was read.
-func writeLedger(w io.Writer, res *costResult) error {
-	if len(res.Transcripts) < 2 {
+func writeLedger(w io.Writer, res *costResult, billOnly bool) error {
+	if len(res.Transcripts) < 2 && !(billOnly && len(res.Sessions) > 0) {
 		return nil
 	}
 	fmt.Fprintln(w, "Recorded usage and its bill, by session")
