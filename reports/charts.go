@@ -23,6 +23,10 @@ type Series struct {
 	// Reference marks the line the others are read against (the bill):
 	// drawn black and thicker, whatever its place.
 	Reference bool
+	// Marks are the calls (0-based) marked on the line with a cross, and
+	// MarkLabel what the legend calls them: the bill's cache misses.
+	Marks     []int
+	MarkLabel string
 }
 
 // A Level is a horizontal line drawn across a chart (a cap): in the
@@ -55,7 +59,7 @@ func mergeSeries(series []Series) []Series {
 	for _, s := range series {
 		merged := false
 		for k := range out {
-			if out[k].Reference == s.Reference && slices.Equal(out[k].Y, s.Y) {
+			if out[k].Reference == s.Reference && slices.Equal(out[k].Y, s.Y) && slices.Equal(out[k].Marks, s.Marks) {
 				out[k].Label += " = " + s.Label
 				merged = true
 				break
@@ -67,6 +71,9 @@ func mergeSeries(series []Series) []Series {
 	}
 	return out
 }
+
+// markColor draws the marks on a line: red, apart from every line's.
+var markColor = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
 
 // LineChart draws series against the call number, with dashed lines at the
 // levels, into dir/name.png and .svg, and returns the files. Series with
@@ -106,6 +113,21 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 		}
 		p.Add(l)
 		p.Legend.Add(wrapLabel(s.Label, 60), l)
+		var marks plotter.XYs
+		for _, j := range s.Marks {
+			if j >= 0 && j < len(s.Y) {
+				marks = append(marks, plotter.XY{X: float64(j + 1), Y: s.Y[j]})
+			}
+		}
+		if len(marks) > 0 {
+			sc, err := plotter.NewScatter(thin(marks, maxPlotPoints))
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: markColor, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}
+			p.Add(sc)
+			p.Legend.Add(s.MarkLabel, sc)
+		}
 	}
 	for _, lv := range levels {
 		if maxX == 0 {

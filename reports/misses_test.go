@@ -36,3 +36,17 @@ func TestReportNamesCacheMisses(t *testing.T) {
 		t.Errorf("notes %q", tr.Notes)
 	}
 }
+
+// TestMissMarks: the bill's line carries its misses as marks, and a
+// policy's line with the same costs but no marks is drawn apart.
+func TestMissMarks(t *testing.T) {
+	y := []float64{1, 2, 3}
+	m := mergeSeries([]Series{{Label: "recorded", Y: y, Reference: true}, {Label: "billed", Y: y, Reference: true, Marks: []int{1}}})
+	if len(m) != 2 {
+		t.Fatalf("merged %+v", m)
+	}
+	files, err := LineChart(t.TempDir(), "cost", "cost", "USD", m, nil)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("%v %v", files, err)
+	}
+}

@@ -207,7 +207,11 @@ func build(dir string, r *Report) error {
 		}
 		if len(cost) > 0 {
 			if t.Billed != nil {
-				cost = append(cost, Series{Label: "billed (recorded usage)", Y: cumulative(t.Billed), Reference: true})
+				bill := Series{Label: "billed (recorded usage)", Y: cumulative(t.Billed), Reference: true, MarkLabel: "cache miss (the provider's)"}
+				for _, m := range t.Misses {
+					bill.Marks = append(bill.Marks, m.Call)
+				}
+				cost = append(cost, bill)
 			}
 			if err := add("Cumulative cost, " + t.File)(LineChart(dir, "cost-"+n, "Cumulative cost: "+name+" ("+t.Model+")", "USD", cost, nil)); err != nil {
 				return err
