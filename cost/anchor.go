@@ -17,31 +17,40 @@ import (
 // the billed tokens per estimated token (alpha) and the prompt the
 // transcript does not hold (the constant).
 type anchor struct {
-	group func(call int) string // the call's model group, "" when unpriced
-	// expires says whether call i came after the cache of its group
-	// expired, given its group's previous call's time.
-	expires func(call int, prev time.Time) bool
-	when    func(call int) time.Time
-	reqs    *requestBuilder
+	// pr resolves each call's model, its group: the pricer's grouping.
+	pr   *pricer
+	reqs *requestBuilder
 	// caches are the ideal caches of the recorded run, by group: they
 	// never expire, and position 0 weighs one token (a marker: a read of
 	// 0 tokens is no read at all).
 	caches map[string]*idealCache
 	// Per call: the recorded run's estimate, its ideal read (marker
-	// included), whether the recorded run compacted at it.
+	// included), whether the recorded run compacted at it, how long
+	// after its group's previous call it came (0: unknown or the first)
+	// and whether that cache had expired by then.
 	est, read []int
 	reset     []bool
-	// Per call, its bill's uncached input and cache read, and whether it
-	// came after its group's cache expired.
-	inputs, reads []int
-	expired       []bool
-	lastAt        map[string]time.Time
+	idle      []time.Duration
+	expired   []bool
+	lastAt    map[string]time.Time
 	// limit, when above 0, is how many calls are fitted on.
 	limit int
 	// fitted holds each group's alpha and constant, fitted once (once)
 	// when first asked for.
 	fitted map[string]*groupFit
 	once   sync.Once
+}
+
+// group returns the group of call i: its model's table name ("" when not
+// priced).
+func (a *anchor) group(i int) string { return a.pr.resolve(a.pr.call(i)).name }
+
+// bill returns the usage call i recorded, nil when none.
+func (a *anchor) bill(i int) *transcript.Usage {
+	if m := a.pr.call(i); m != nil {
+		return m.Usage
+	}
+	return nil
 }
 
 type idealCache struct {
@@ -79,17 +88,22 @@ func (a *anchor) add(i int, s *replay.Step, est int) {
 	a.est = append(a.est, est)
 	a.read = append(a.read, read)
 	a.reset = append(a.reset, s.Summary != nil)
-	var in, rd int
-	if u := s.Recorded; u != nil {
-		in, rd = int(u.Input), int(u.CacheRead)
+	var at time.Time
+	if m := a.pr.call(i); m != nil {
+		at = m.Time
 	}
-	a.inputs, a.reads = append(a.inputs, in), append(a.reads, rd)
+	var idle time.Duration
 	prev, seen := a.lastAt[key]
-	a.expired = append(a.expired, seen && a.expires(i, prev))
+	if seen && !prev.IsZero() && !at.IsZero() {
+		idle = at.Sub(prev)
+	}
+	r := a.pr.resolve(a.pr.call(i))
+	a.idle = append(a.idle, idle)
+	a.expired = append(a.expired, seen && r.err == nil && a.pr.expired(CacheSimFor(r.price.Provider), prev, at))
 	if a.lastAt == nil {
 		a.lastAt = map[string]time.Time{}
 	}
-	a.lastAt[key] = a.when(i)
+	a.lastAt[key] = at
 }
 
 // fit fits each group's alpha and constant on the calls that recorded a
@@ -142,7 +156,7 @@ func (a *anchor) fit(f *Fit) {
 		for j := from; j < n; j++ {
 			if f.has[j] && a.group(j) == key {
 				d = append(d, f.prompt(j)-int(math.Round(g.alpha*float64(a.est[j]))))
-				in = append(in, a.inputs[j])
+				in = append(in, int(a.bill(j).Input))
 			}
 		}
 		g.constant, g.input = median(d), median(in)
@@ -158,8 +172,8 @@ func (a *anchor) fit(f *Fit) {
 		}
 		x := a.ideal(j, a.fitted[key], int64(f.prompt(j)))
 		ideal[key] += x
-		if m, ok := missAt(x, &transcript.Usage{CacheRead: int64(a.reads[j]), Input: int64(f.prompt(j) - a.reads[j])}); ok {
-			lost[key] += m.missed
+		if missed, ok := missAt(x, a.bill(j)); ok {
+			lost[key] += missed
 		}
 	}
 	for key, g := range a.fitted {
@@ -200,22 +214,16 @@ func billedRead(est int, hit bool, g *groupFit) int {
 	return g.constant + int(math.Round(g.alpha*float64(est)))
 }
 
-// A miss is a call at which the provider's cache held less than an
-// ideal cache of what the agent sent would have.
-type miss struct {
-	missed int // the billed tokens not read that an ideal cache would have
-}
-
-// missAt says whether call i of the recorded run missed the cache: its
-// billed read falls short of the ideal one by more than 1,024 tokens and
-// a tenth of it (less is the estimate's noise). What it missed is at
-// most what it did not read.
-func missAt(ideal int, bill *transcript.Usage) (miss, bool) {
+// missAt says whether a recorded call missed the cache, and by how many
+// billed tokens: its billed read falls short of the ideal one by more
+// than 1,024 tokens and a tenth of it (less is the estimate's noise).
+// What it missed is at most what it did not read.
+func missAt(ideal int, bill *transcript.Usage) (missed int, ok bool) {
 	d := min(ideal, int(bill.Prompt())) - int(bill.CacheRead)
 	if d > max(1024, ideal/10) {
-		return miss{missed: d}, true
+		return d, true
 	}
-	return miss{}, false
+	return 0, false
 }
 
 // anchoredUsage is the usage of a policy's call: the bill of the
@@ -289,34 +297,28 @@ type CacheMisses struct {
 
 // cacheMisses finds the recorded calls that missed the cache (see
 // missAt) and what each cost over a hit, at the call's model's price.
-func cacheMisses(t *transcript.Transcript, fit *Fit, opt Options) ([]CacheMiss, *CacheMisses, error) {
+func cacheMisses(fit *Fit) ([]CacheMiss, *CacheMisses) {
 	if fit == nil || fit.anchor == nil {
-		return nil, nil, nil
+		return nil, nil
 	}
-	pr := newPricer(t, fit, opt)
+	a := fit.anchor
 	out := []CacheMiss{}
 	totals := &CacheMisses{}
-	last := map[string]time.Time{}
 	for i := range fit.has {
-		m := pr.call(i)
-		r := pr.resolve(m)
-		if r.err != nil || m == nil {
-			continue
-		}
-		prev, seen := last[r.name]
-		last[r.name] = m.Time
+		m := a.pr.call(i)
+		r := a.pr.resolve(m)
 		g := fit.groupFit(r.name)
-		if !fit.has[i] || g == nil {
+		if r.err != nil || !fit.has[i] || g == nil {
 			continue
 		}
 		bill := m.Usage
-		ms, ok := missAt(fit.anchor.ideal(i, g, bill.Prompt()), bill)
+		missed, ok := missAt(a.ideal(i, g, bill.Prompt()), bill)
 		if !ok {
 			continue
 		}
-		cm := CacheMiss{Call: i, Model: r.name, Missed: int64(ms.missed), Cause: "unexplained"}
-		if seen && pr.expired(&modelGroup{sim: CacheSimFor(r.price.Provider)}, prev, m.Time) {
-			cm.Cause, cm.IdleMinutes = "expired", math.Round(m.Time.Sub(prev).Minutes()*10)/10
+		cm := CacheMiss{Call: i, Model: r.name, Missed: int64(missed), Cause: "unexplained"}
+		if a.expired[i] {
+			cm.Cause, cm.IdleMinutes = "expired", math.Round(a.idle[i].Minutes()*10)/10
 			totals.Expired++
 		} else {
 			totals.Unexplained++
@@ -336,7 +338,7 @@ func cacheMisses(t *transcript.Transcript, fit *Fit, opt Options) ([]CacheMiss, 
 		out = append(out, cm)
 	}
 	totals.CostUSD = totals.Cost.USD()
-	return out, totals, nil
+	return out, totals
 }
 
 // projected is the usage of call i, which [Options.FitCalls] prices
@@ -345,17 +347,13 @@ func cacheMisses(t *transcript.Transcript, fit *Fit, opt Options) ([]CacheMiss, 
 // the constant) less the share the provider lost before, nothing after
 // the cache expired; the rest written but the group's usual uncached
 // input (Anthropic), or all input.
-func (p *RunPricer) projected(g *modelGroup, s *replay.Step, at time.Time, read int) transcript.Usage {
+func (p *RunPricer) projected(i int, g *modelGroup, s *replay.Step, read int) transcript.Usage {
 	gf := g.fit
 	prompt := gf.constant + int(math.Round(gf.alpha*float64(s.Tokens[p.reqs.est.Name()])))
 	r := int(float64(billedRead(read-g.constant, read > 0, gf)) * (1 - gf.lost))
-	if prev, ok := p.lastAt[g.name]; ok && p.pr.expired(g, prev, at) {
+	if p.pr.fit.anchor.expired[i] {
 		r = 0
 	}
-	if p.lastAt == nil {
-		p.lastAt = map[string]time.Time{}
-	}
-	p.lastAt[g.name] = at
 	r = max(0, min(r, prompt))
 	if g.sim != CacheAnthropic {
 		return split(g.sim, prompt, r)
@@ -365,14 +363,6 @@ func (p *RunPricer) projected(g *modelGroup, s *replay.Step, at time.Time, read 
 	u := transcript.Usage{Input: int64(in), CacheRead: int64(r), CacheWrite: int64(rest - in)}
 	if p.pr.oneHour {
 		u.CacheWrite1h = u.CacheWrite
-	}
-	return u
-}
-
-// withOutput is u with the output the bill records.
-func withOutput(u transcript.Usage, bill *transcript.Usage) transcript.Usage {
-	if bill != nil {
-		u.Output = bill.Output
 	}
 	return u
 }

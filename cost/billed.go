@@ -103,12 +103,17 @@ type CrossCheck struct {
 // bill of the usage recorded; summary calls are left out (the agent's own
 // compactions are in the bill as calls).
 func NewCrossCheck(sim *RunCost, bill pricing.Cost, recorded transcript.Usage) *CrossCheck {
-	x := &CrossCheck{SimulatedUSD: sim.Calls.Total().USD(), BilledUSD: bill.Total().USD(),
+	return &CrossCheck{SimulatedUSD: sim.Calls.Total().USD(), BilledUSD: bill.Total().USD(), ErrorPct: errorPct(sim.Calls.Total(), bill.Total()),
 		CacheReadSim: sim.Usage.CacheRead, CacheReadBilled: recorded.CacheRead, CacheWriteSim: sim.Usage.CacheWrite, CacheWriteBill: recorded.CacheWrite}
-	if b := bill.Total(); b > 0 {
-		x.ErrorPct = (float64(sim.Calls.Total()) - float64(b)) / float64(b) * 100
+}
+
+// errorPct is how far sim is from bill, in percent of bill (0 when
+// nothing is billed).
+func errorPct(sim, bill pricing.Money) float64 {
+	if bill <= 0 {
+		return 0
 	}
-	return x
+	return (float64(sim) - float64(bill)) / float64(bill) * 100
 }
 
 // OutOfSample compares the calls after the fit's ([Options.FitCalls]),
@@ -133,8 +138,6 @@ func newOutOfSample(rc *RunCost, t *transcript.Transcript, prices pricing.Prices
 	for i := fitCalls; i < len(costs); i++ {
 		o.Billed.Add(costs[i])
 	}
-	if b := o.Billed.Total(); b > 0 {
-		o.ErrorPct = (float64(o.Simulated.Total()) - float64(b)) / float64(b) * 100
-	}
+	o.ErrorPct = errorPct(o.Simulated.Total(), o.Billed.Total())
 	return &CrossCheck{AfterFit: o, SimulatedUSD: o.Simulated.Total().USD(), BilledUSD: o.Billed.Total().USD(), ErrorPct: o.ErrorPct}, nil
 }

@@ -163,19 +163,7 @@ func NewFit(estimator string) *Fit { return &Fit{estimator: estimator} }
 // [RunPricer]): opt's estimator counts, and each call belongs to the
 // model that prices it under opt.
 func NewAnchoredFit(t *transcript.Transcript, opt Options) *Fit {
-	pr := newPricer(t, nil, opt)
-	group := func(i int) string { return pr.resolve(pr.call(i)).name }
-	when := func(i int) time.Time {
-		if m := pr.call(i); m != nil {
-			return m.Time
-		}
-		return time.Time{}
-	}
-	expires := func(i int, prev time.Time) bool {
-		r := pr.resolve(pr.call(i))
-		return r.err == nil && pr.expired(&modelGroup{sim: CacheSimFor(r.price.Provider)}, prev, when(i))
-	}
-	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{group: group, when: when, expires: expires, caches: map[string]*idealCache{}, limit: opt.FitCalls,
+	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{pr: newPricer(t, nil, opt), caches: map[string]*idealCache{}, limit: opt.FitCalls,
 		reqs: &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, t)}}}
 }
 
@@ -314,10 +302,7 @@ type RunPricer struct {
 	// (Options.FitCalls), afterCalls how many.
 	after      pricing.Cost
 	afterCalls int
-	// lastAt is each group's previous call's time, for the projected
-	// calls' expiry.
-	lastAt   map[string]time.Time
-	finished bool
+	finished   bool
 }
 
 // NewRunPricer returns a pricer of a run of t, its constants fitted on
@@ -402,8 +387,7 @@ func (p *RunPricer) Observe(s *replay.Step) {
 		read, shared = g.cache.send(req, time.Time{}, g.hint)
 		switch {
 		case pr.opt.FitCalls > 0 && i >= pr.opt.FitCalls:
-			u = p.projected(g, s, at, read)
-			p.after.Add(g.price.At(at).CallCost(withOutput(u, bill)))
+			u = p.projected(i, g, s, read)
 			p.afterCalls++
 		case bill != nil && bill.Prompt() > 0:
 			u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], pr.fit.anchor.ideal(i, g.fit, bill.Prompt()),
@@ -425,6 +409,9 @@ func (p *RunPricer) Observe(s *replay.Step) {
 	price := g.price.At(at)
 	p.brk.observe(i, s, at, g, req, shared, u, price, oneHour)
 	c := price.CallCost(u)
+	if pr.opt.FitCalls > 0 && i >= pr.opt.FitCalls {
+		p.after.Add(c)
+	}
 	g.calls++
 	g.usage.Add(u)
 	g.cost.Add(c)
@@ -576,12 +563,13 @@ func newPricer(t *transcript.Transcript, fit *Fit, opt Options) *pricer {
 		oneHour: u.CacheWrite1h*2 > u.CacheWrite}
 }
 
-// expired reports whether a call of group g at at finds the cache of
+// expired reports whether a call at at, to a model whose cache follows
+// sim, finds the cache of
 // its previous call, at prev, expired: 5 minutes, or the hour the
 // transcript's writes used (Anthropic); unknown times never expire.
-func (p *pricer) expired(g *modelGroup, prev, at time.Time) bool {
+func (p *pricer) expired(sim string, prev, at time.Time) bool {
 	ttl := cacheTTL
-	if p.oneHour && g.sim == CacheAnthropic {
+	if p.oneHour && sim == CacheAnthropic {
 		ttl = time.Hour
 	}
 	return !warm(prev, at, ttl)

@@ -209,9 +209,7 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 		return err
 	}
 	s.Billed = &billed
-	if s.Misses, s.MissTotals, err = cacheMisses(t, s.fit, opt); err != nil {
-		return err
-	}
+	s.Misses, s.MissTotals = cacheMisses(s.fit)
 	// The cross-check holds the simulation to the bill: both at the
 	// models that made the calls, whatever model a what-if prices the
 	// policies at.

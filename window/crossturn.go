@@ -77,6 +77,9 @@ type crossTurnState struct {
 	// their cached counts) from step to step.
 	texts   []Item
 	scanned int
+	// rolledBack is how many of the transcript's rollbacks the text view
+	// has left out.
+	rolledBack int
 }
 
 // plan says what the state machine does when n text messages exist: the
@@ -101,13 +104,18 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 	step := Step{}
 	msgs := env.Transcript.Messages[:env.Next]
 	turn := currentTurnStart(msgs)
+	// The turns the user undid leave the text view once, when undone;
+	// messages scanned later skip them.
+	if rbs := env.Transcript.Rollbacks; cs.rolledBack < len(rbs) && rbs[cs.rolledBack].Index <= env.Next {
+		for cs.rolledBack < len(rbs) && rbs[cs.rolledBack].Index <= env.Next {
+			cs.rolledBack++
+		}
+		cs.texts = slices.DeleteFunc(cs.texts, func(it Item) bool { return env.undone(it.Index()) })
+	}
 	for ; cs.scanned < turn; cs.scanned++ {
-		if it, ok := textOnly(env.Transcript, cs.scanned); ok {
+		if it, ok := textOnly(env.Transcript, cs.scanned); ok && !env.undone(cs.scanned) {
 			cs.texts = append(cs.texts, it)
 		}
-	}
-	if env.rolledBack() {
-		cs.texts = slices.DeleteFunc(cs.texts, func(it Item) bool { return env.undone(it.Index()) })
 	}
 	texts := cs.texts // the text view of the earlier turns
 	if from, to, ok := p.plan(cs, len(texts)); ok {

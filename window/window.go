@@ -89,12 +89,6 @@ type Env struct {
 	ModelWindow int
 }
 
-// rolledBack reports whether the user undid turns before this call.
-func (e *Env) rolledBack() bool {
-	rbs := e.Transcript.Rollbacks
-	return len(rbs) > 0 && rbs[0].Index <= e.Next
-}
-
 // undone reports whether message i is one of the turns the user undid
 // before this call: the replay engine leaves those out of the history it
 // gives, and a policy that reads the transcript itself leaves them out
