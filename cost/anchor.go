@@ -66,9 +66,12 @@ type groupFit struct {
 	// fallback, 1.0).
 	pairs int
 	// lost is the share of the ideal reads the provider lost at
-	// unexplained misses; input the median uncached input of a call.
-	lost  float64
-	input int
+	// unexplained misses; gain the share of the rest of the prompt it
+	// read anyway at the other calls (DeepSeek's cache holds the
+	// previous response too); input the median uncached input of a
+	// call.
+	lost, gain float64
+	input      int
 }
 
 // add adds the recorded run's step s (call i).
@@ -162,23 +165,37 @@ func (a *anchor) fit(f *Fit) {
 		g.constant, g.input = median(d), median(in)
 		a.fitted[key] = g
 	}
-	// The provider's losses, against an ideal cache, at the misses no
-	// idle spell explains.
-	ideal, lost := map[string]int{}, map[string]int{}
+	// The provider's cache against an ideal one: what it lost at the
+	// misses no idle spell explains, and what it read beyond the ideal
+	// read at the other calls that read.
+	type tally struct{ ideal, lost, rest, extra int }
+	tallies := map[string]*tally{}
 	for j := range n {
 		key := a.group(j)
 		if !f.has[j] || a.expired[j] {
 			continue
 		}
+		t := tallies[key]
+		if t == nil {
+			t = &tally{}
+			tallies[key] = t
+		}
 		x := a.ideal(j, a.fitted[key], int64(f.prompt(j)))
-		ideal[key] += x
+		t.ideal += x
 		if missed, ok := missAt(x, a.bill(j)); ok {
-			lost[key] += missed
+			t.lost += missed
+		} else if x > 0 {
+			t.rest += max(0, f.prompt(j)-x)
+			t.extra += max(0, int(a.bill(j).CacheRead)-x)
 		}
 	}
-	for key, g := range a.fitted {
-		if ideal[key] > 0 {
-			g.lost = float64(lost[key]) / float64(ideal[key])
+	for key, t := range tallies {
+		g := a.fitted[key]
+		if t.ideal > 0 {
+			g.lost = float64(t.lost) / float64(t.ideal)
+		}
+		if t.rest > 0 {
+			g.gain = min(1, float64(t.extra)/float64(t.rest))
 		}
 	}
 }
@@ -344,13 +361,18 @@ func cacheMisses(fit *Fit) ([]CacheMiss, *CacheMisses) {
 // projected is the usage of call i, which [Options.FitCalls] prices
 // without its bill: the constant plus alpha times the estimate of what
 // the policy sent; the policy's ideal read (read, estimated tokens with
-// the constant) less the share the provider lost before, nothing after
-// the cache expired; the rest written but the group's usual uncached
-// input (Anthropic), or all input.
+// the constant) less the share the provider lost before, plus the share
+// of the rest it read anyway before, nothing after the cache expired;
+// the rest written but the group's usual uncached input (Anthropic), or
+// all input.
 func (p *RunPricer) projected(i int, g *modelGroup, s *replay.Step, read int) transcript.Usage {
 	gf := g.fit
 	prompt := gf.constant + int(math.Round(gf.alpha*float64(s.Tokens[p.reqs.est.Name()])))
-	r := int(float64(billedRead(read-g.constant, read > 0, gf)) * (1 - gf.lost))
+	ideal := billedRead(read-g.constant, read > 0, gf)
+	r := int(float64(ideal) * (1 - gf.lost))
+	if ideal > 0 {
+		r += int(gf.gain * float64(max(0, prompt-ideal)))
+	}
 	if p.pr.fit.anchor.expired[i] {
 		r = 0
 	}

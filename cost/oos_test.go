@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -63,9 +64,10 @@ func medianAbs(v []float64) (med, worst float64) {
 
 // TestOutOfSample: on every corpus session of 20 calls or more, the
 // recorded run priced without the bill of its second half lands within
-// the bounds measured when --fit-calls was built (median |error| 7.1%,
-// worst 22.3%: the 5% and 15% are not met yet), so that a change
-// that makes it worse fails.
+// the bounds measured (median |error| 4.3%, worst 22.5%), so that a
+// change that makes it worse fails. The median of 5% holds; its
+// worst of 15% does not: codemie-code session-196820da's Bedrock cache
+// missed at 10 of the 24 calls after the fit, at 7 of the 23 before.
 func TestOutOfSample(t *testing.T) {
 	total, parts, names := outOfSample(t)
 	for i, n := range names {
@@ -73,11 +75,48 @@ func TestOutOfSample(t *testing.T) {
 	}
 	med, worst := medianAbs(total)
 	t.Logf("cost: %d sessions, median |error| %.1f%%, worst %.1f%%", len(total), med, worst)
-	if len(total) < 7 || med > 7.5 || worst > 23 {
-		t.Errorf("%d sessions, median |error| %.1f%%, worst %.1f%%; want 7 or more, at most 7.5%% and 23%%", len(total), med, worst)
+	if len(total) < 7 || med > 5 || worst > 23 {
+		t.Errorf("%d sessions, median |error| %.1f%%, worst %.1f%%; want 7 or more, at most 5%% and 23%%", len(total), med, worst)
 	}
 	for k, v := range parts {
 		m, w := medianAbs(v)
 		t.Logf("%s: %d sessions, median %.1f%%, worst %.1f%% %v", k, len(v), m, w, v)
+	}
+}
+
+// TestOutOfSampleReadsBeyondIdeal: a provider that reads from its cache
+// half of what the previous request did not hold (DeepSeek's cache holds
+// the previous response too) is projected to go on doing so: the calls
+// after the fit land within 1% of their bill, where an ideal cache's
+// read alone would bill half the new tokens again as uncached input.
+func TestOutOfSampleReadsBeyondIdeal(t *testing.T) {
+	tr := billedSession{turns: 16, size: 2000, constant: 5000, alpha: 1.3}.transcript()
+	prev := int64(0)
+	for i := range tr.Messages {
+		m := &tr.Messages[i]
+		if m.Usage == nil {
+			continue
+		}
+		m.Model = "deepseek-chat"
+		prompt := m.Usage.Prompt()
+		read := prev + (prompt-prev)/2
+		if prev == 0 {
+			read = 0
+		}
+		m.Usage = &transcript.Usage{Input: prompt - read, CacheRead: read, Output: 10}
+		prev = prompt
+	}
+	tr.Models = []string{"deepseek-chat"}
+	e := estimate.MustNew("chars4", estimate.OverheadNone)
+	s, err := Replay(context.Background(), tr, policies(t, "recorded"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{FitCalls: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NotPriced != nil || s.CrossCheck == nil || s.CrossCheck.AfterFit == nil {
+		t.Fatalf("not priced: %v", s.NotPriced)
+	}
+	o := s.CrossCheck.AfterFit
+	if math.Abs(o.ErrorPct) > 1 {
+		t.Errorf("after the fit: simulated %+v, billed %+v: %+.2f%%", o.Simulated, o.Billed, o.ErrorPct)
 	}
 }

@@ -33,8 +33,9 @@ type Options struct {
 	// losses on the first FitCalls calls alone, and prices every later
 	// call without its bill: its prompt is the constant plus alpha times
 	// the estimate of what the policy sent, its cache read what the
-	// policy's ideal cache reads less the share the provider lost before
-	// (nothing after an idle spell longer than the cache's lifetime). The
+	// policy's ideal cache reads less the share the provider lost before,
+	// plus the share of the rest it read anyway before (nothing after an
+	// idle spell longer than the cache's lifetime). The
 	// cross-check then compares the recorded run so priced with the bill
 	// of those later calls: an out-of-sample test of the model.
 	FitCalls int
@@ -498,8 +499,8 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 	if p.anchored && p.afterCalls > 0 {
 		for _, g := range pr.order {
 			if g.fit != nil {
-				rc.Assumptions = append(rc.Assumptions, fmt.Sprintf("%s: the calls after the first %d are priced without their bill: the constant plus alpha times the estimate; they read what an ideal cache reads less the %.1f%% of reads the provider lost before, nothing after the cache expired",
-					g.name, pr.opt.FitCalls, g.fit.lost*100))
+				rc.Assumptions = append(rc.Assumptions, fmt.Sprintf("%s: the calls after the first %d are priced without their bill: the constant plus alpha times the estimate; they read what an ideal cache reads less the %.1f%% of reads the provider lost before, plus the %.1f%% of the rest it read anyway, nothing after the cache expired",
+					g.name, pr.opt.FitCalls, g.fit.lost*100, g.fit.gain*100))
 			}
 		}
 	}
