@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -25,24 +24,27 @@ type anchor struct {
 	// 0 tokens is no read at all).
 	caches map[string]*idealCache
 	// Per call: the recorded run's estimate, its ideal read (marker
-	// included), whether the recorded run compacted at it, how long
-	// after its group's previous call it came (0: unknown or the first)
-	// and whether that cache had expired by then.
+	// included) and whether the recorded run compacted at it.
 	est, read []int
 	reset     []bool
-	idle      []time.Duration
-	expired   []bool
-	lastAt    map[string]time.Time
-	// limit, when above 0, is how many calls are fitted on.
-	limit int
-	// fitted holds each group's alpha and constant, fitted once (once)
-	// when first asked for.
-	fitted map[string]*groupFit
-	once   sync.Once
+	// calls is what the bill says of each call's cache.
+	calls []callCache
+	// fitted holds, for each number of calls fitted on (0: all) and
+	// what-if model, each group's alpha and constant, fitted once when
+	// first asked for (mu guards it: the runs' pricers ask at once).
+	fitted map[fitKey]map[string]*groupFit
+	mu     sync.Mutex
 }
 
-// group returns the group of call i: its model's table name ("" when not
-// priced).
+// A fitKey names a fit: on how many calls (0: all), for which what-if
+// model ("": each call's own).
+type fitKey struct {
+	limit int
+	model string
+}
+
+// group returns the group of call i: its own model's table name (""
+// when not priced).
 func (a *anchor) group(i int) string { return a.pr.resolve(a.pr.call(i)).name }
 
 // bill returns the usage call i recorded, nil when none.
@@ -91,38 +93,23 @@ func (a *anchor) add(i int, s *replay.Step, est int) {
 	a.est = append(a.est, est)
 	a.read = append(a.read, read)
 	a.reset = append(a.reset, s.Summary != nil)
-	var at time.Time
-	if m := a.pr.call(i); m != nil {
-		at = m.Time
-	}
-	var idle time.Duration
-	prev, seen := a.lastAt[key]
-	if seen && !prev.IsZero() && !at.IsZero() {
-		idle = at.Sub(prev)
-	}
-	r := a.pr.resolve(a.pr.call(i))
-	a.idle = append(a.idle, idle)
-	a.expired = append(a.expired, seen && r.err == nil && a.pr.expired(CacheSimFor(r.price.Provider), prev, at))
-	if a.lastAt == nil {
-		a.lastAt = map[string]time.Time{}
-	}
-	a.lastAt[key] = at
 }
 
-// fit fits each group's alpha and constant on the calls that recorded a
-// prompt: alpha by [estimate.Alpha] over the growths between consecutive
-// calls of the group with no compaction between them; the constant is
-// the median of the billed prompt less alpha times the estimate.
-func (a *anchor) fit(f *Fit) {
-	a.fitted = map[string]*groupFit{}
+// fit fits each group's alpha and constant on the first limit calls (0:
+// all) that recorded a prompt: alpha by [estimate.Alpha] over the
+// growths between consecutive calls of the group with no compaction
+// between them; the constant is the median of the billed prompt less
+// alpha times the estimate.
+func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]*groupFit {
+	fitted := map[string]*groupFit{}
 	growths := map[string][]estimate.Growth{}
 	last := map[string]int{}
 	n := len(a.est)
-	if a.limit > 0 {
-		n = min(n, a.limit)
+	if limit > 0 {
+		n = min(n, limit)
 	}
 	for i := range n {
-		key := a.group(i)
+		key := group(i)
 		if a.reset[i] {
 			delete(last, key)
 		}
@@ -135,8 +122,8 @@ func (a *anchor) fit(f *Fit) {
 		last[key] = i
 	}
 	for i := range a.est { // every group, fitted on its first n calls
-		key := a.group(i)
-		if _, ok := a.fitted[key]; ok {
+		key := group(i)
+		if _, ok := fitted[key]; ok {
 			continue
 		}
 		g := &groupFit{}
@@ -148,22 +135,22 @@ func (a *anchor) fit(f *Fit) {
 		// fit's last compaction: what the agent sends beside the
 		// transcript changes with it.
 		from := 0
-		if a.limit > 0 {
+		if limit > 0 {
 			for j := range n {
-				if a.reset[j] && a.group(j) == key {
+				if a.reset[j] && group(j) == key {
 					from = j
 				}
 			}
 		}
 		var d, in []int
 		for j := from; j < n; j++ {
-			if f.has[j] && a.group(j) == key {
+			if f.has[j] && group(j) == key {
 				d = append(d, f.prompt(j)-int(math.Round(g.alpha*float64(a.est[j]))))
 				in = append(in, int(a.bill(j).Input))
 			}
 		}
 		g.constant, g.input = median(d), median(in)
-		a.fitted[key] = g
+		fitted[key] = g
 	}
 	// The provider's cache against an ideal one: what it lost at the
 	// misses no idle spell explains, and what it read beyond the ideal
@@ -171,8 +158,9 @@ func (a *anchor) fit(f *Fit) {
 	type tally struct{ ideal, lost, rest, extra int }
 	tallies := map[string]*tally{}
 	for j := range n {
-		key := a.group(j)
-		if !f.has[j] || a.expired[j] {
+		key := group(j)
+		x := a.calls[j].ideal
+		if !f.has[j] || a.calls[j].expired || x <= 0 {
 			continue
 		}
 		t := tallies[key]
@@ -180,17 +168,16 @@ func (a *anchor) fit(f *Fit) {
 			t = &tally{}
 			tallies[key] = t
 		}
-		x := a.ideal(j, a.fitted[key], int64(f.prompt(j)))
 		t.ideal += x
 		if missed, ok := missAt(x, a.bill(j)); ok {
 			t.lost += missed
-		} else if x > 0 {
+		} else {
 			t.rest += max(0, f.prompt(j)-x)
 			t.extra += max(0, int(a.bill(j).CacheRead)-x)
 		}
 	}
 	for key, t := range tallies {
-		g := a.fitted[key]
+		g := fitted[key]
 		if t.ideal > 0 {
 			g.lost = float64(t.lost) / float64(t.ideal)
 		}
@@ -198,6 +185,7 @@ func (a *anchor) fit(f *Fit) {
 			g.gain = min(1, float64(t.extra)/float64(t.rest))
 		}
 	}
+	return fitted
 }
 
 // ideal returns what an ideal cache would have read of the recorded
@@ -231,23 +219,13 @@ func billedRead(est int, hit bool, g *groupFit) int {
 	return g.constant + int(math.Round(g.alpha*float64(est)))
 }
 
-// missAt says whether a recorded call missed the cache, and by how many
-// billed tokens: its billed read falls short of the ideal one by more
-// than 1,024 tokens and a tenth of it (less is the estimate's noise).
-// What it missed is at most what it did not read.
-func missAt(ideal int, bill *transcript.Usage) (missed int, ok bool) {
-	d := min(ideal, int(bill.Prompt())) - int(bill.CacheRead)
-	if d > max(1024, ideal/10) {
-		return d, true
-	}
-	return 0, false
-}
-
 // anchoredUsage is the usage of a policy's call: the bill of the
 // recorded call less what the policy did not send, with the cache the
 // recorded call found. recEst and est are the estimates of what the
 // agent and the policy sent; ideal is what an ideal cache read of the
-// agent's request (billed tokens), read and hit what the policy's ideal
+// agent's request (billed tokens, measured as [anchor.ideal] does) and
+// missed whether the recorded call missed the cache ([missAt]), read
+// and hit what the policy's ideal
 // cache read of its own (estimated tokens past the constant); writes says
 // the provider writes what it does not read (Anthropic), oneHour that it
 // writes for an hour when the bill does not say.
@@ -258,12 +236,12 @@ func missAt(ideal int, bill *transcript.Usage) (missed int, ok bool) {
 // billed read); elsewhere it is the billed read plus what the policy's
 // ideal cache reads beyond the agent's. The rest is written, the
 // uncached input kept at the bill's, or is all input (no cache writes).
-func anchoredUsage(bill *transcript.Usage, g *groupFit, recEst, est, ideal, read int, hit, writes, oneHour bool) transcript.Usage {
+func anchoredUsage(bill *transcript.Usage, g *groupFit, recEst, est, ideal, read int, missed, hit, writes, oneHour bool) transcript.Usage {
 	prompt := max(0, int(bill.Prompt())-int(math.Round(g.alpha*float64(recEst-est))))
 	y := idealRead(prompt, est, read, hit, g)
 	s := int(bill.CacheRead)
 	var r int
-	if _, missed := missAt(ideal, bill); missed {
+	if missed {
 		r = min(y, s)
 	} else {
 		r = s + y - ideal
@@ -284,80 +262,6 @@ func anchoredUsage(bill *transcript.Usage, g *groupFit, recEst, est, ideal, read
 	return u
 }
 
-// A CacheMiss is a recorded call at which the provider's cache held less
-// of what the agent sent than an ideal cache would have: the prefix the
-// previous calls sent, never expiring.
-type CacheMiss struct {
-	// Call is the call's index, Model the model that priced it.
-	Call  int    `json:"call"`
-	Model string `json:"model"`
-	// Missed is the billed tokens an ideal cache would have read that the
-	// call did not.
-	Missed int64 `json:"missed_tokens"`
-	// Cause is "expired" when the model's previous call came longer ago
-	// than the cache's lifetime (IdleMinutes before), else "unexplained"
-	// (routing, eviction).
-	Cause       string  `json:"cause"`
-	IdleMinutes float64 `json:"idle_minutes,omitempty"`
-	// Cost is what the call cost over reading those tokens.
-	Cost pricing.Money `json:"cost_pusd"`
-}
-
-// CacheMisses sums a session's misses.
-type CacheMisses struct {
-	Calls       int           `json:"calls"`
-	Expired     int           `json:"expired"`
-	Unexplained int           `json:"unexplained"`
-	Cost        pricing.Money `json:"cost_pusd"`
-	CostUSD     float64       `json:"cost_usd"`
-}
-
-// cacheMisses finds the recorded calls that missed the cache (see
-// missAt) and what each cost over a hit, at the call's model's price.
-func cacheMisses(fit *Fit) ([]CacheMiss, *CacheMisses) {
-	if fit == nil || fit.anchor == nil {
-		return nil, nil
-	}
-	a := fit.anchor
-	out := []CacheMiss{}
-	totals := &CacheMisses{}
-	for i := range fit.has {
-		m := a.pr.call(i)
-		r := a.pr.resolve(m)
-		g := fit.groupFit(r.name)
-		if r.err != nil || !fit.has[i] || g == nil {
-			continue
-		}
-		bill := m.Usage
-		missed, ok := missAt(a.ideal(i, g, bill.Prompt()), bill)
-		if !ok {
-			continue
-		}
-		cm := CacheMiss{Call: i, Model: r.name, Missed: int64(missed), Cause: "unexplained"}
-		if a.expired[i] {
-			cm.Cause, cm.IdleMinutes = "expired", math.Round(a.idle[i].Minutes()*10)/10
-			totals.Expired++
-		} else {
-			totals.Unexplained++
-		}
-		price := r.price.At(m.Time)
-		hit := *bill
-		hit.CacheRead += cm.Missed
-		w := min(cm.Missed, hit.CacheWrite)
-		if hit.CacheWrite > 0 {
-			hit.CacheWrite1h -= w * hit.CacheWrite1h / hit.CacheWrite
-		}
-		hit.CacheWrite -= w
-		hit.Input = max(0, hit.Input-(cm.Missed-w))
-		cm.Cost = price.CallCost(*bill).Total() - price.CallCost(hit).Total()
-		totals.Calls++
-		totals.Cost += cm.Cost
-		out = append(out, cm)
-	}
-	totals.CostUSD = totals.Cost.USD()
-	return out, totals
-}
-
 // projected is the usage of call i, which [Options.FitCalls] prices
 // without its bill: the constant plus alpha times the estimate of what
 // the policy sent; the policy's ideal read (read, estimated tokens with
@@ -373,7 +277,7 @@ func (p *RunPricer) projected(i int, g *modelGroup, s *replay.Step, read int) tr
 	if ideal > 0 {
 		r += int(gf.gain * float64(max(0, prompt-ideal)))
 	}
-	if p.pr.fit.anchor.expired[i] {
+	if p.pr.fit.anchor.calls[i].expired {
 		r = 0
 	}
 	r = max(0, min(r, prompt))

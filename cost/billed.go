@@ -22,16 +22,6 @@ func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (tota
 	return l.Sessions[0].Cost, l.Sessions[0].ByModel, nil
 }
 
-// billedCalls is [Billed]'s total of the calls t records, without the
-// usage of calls no record shows ([transcript.Transcript.UnattributedByModel]):
-// the bill a simulation of those calls is held to.
-func billedCalls(t *transcript.Transcript, prices pricing.Prices, model string) (pricing.Cost, error) {
-	own := *t
-	own.UnattributedByModel = nil
-	total, _, err := Billed(&own, prices, model)
-	return total, err
-}
-
 // BilledPerCall returns the cost of each call's recorded usage, priced as
 // [Billed] prices it, in call order: 0 for a call that recorded none. The
 // unattributed usage is in no call's.
@@ -82,29 +72,16 @@ func fallbackModel(t *transcript.Transcript, model string) string {
 	return model
 }
 
-// A CrossCheck compares the simulation of what the agent really sent (the
-// recorded policy, priced with the cache simulated) with its bill: how
-// far ctxbench's token and cache model is from what the API charged.
+// A CrossCheck is the out-of-sample test of the projection a policy is
+// priced by: the recorded policy fitted on the first calls (alpha, the
+// constant, the provider's cache behaviour), its later calls priced
+// without their bill, against their bill ([Options.FitCalls]; by default
+// half the calls).
 type CrossCheck struct {
-	// AfterFit, with [Options.FitCalls], compares the calls after the
-	// fit's, priced without their bill, with their bill; the fields
-	// below are then the same comparison.
-	AfterFit        *OutOfSample `json:"after_fit,omitempty"`
-	SimulatedUSD    float64      `json:"simulated_usd"`
-	BilledUSD       float64      `json:"billed_usd"`
-	ErrorPct        float64      `json:"error_pct"`
-	CacheReadSim    int64        `json:"cache_read_simulated"`
-	CacheReadBilled int64        `json:"cache_read_billed"`
-	CacheWriteSim   int64        `json:"cache_write_simulated"`
-	CacheWriteBill  int64        `json:"cache_write_billed"`
-}
-
-// NewCrossCheck compares sim, the recorded policy's run priced, with the
-// bill of the usage recorded; summary calls are left out (the agent's own
-// compactions are in the bill as calls).
-func NewCrossCheck(sim *RunCost, bill pricing.Cost, recorded transcript.Usage) *CrossCheck {
-	return &CrossCheck{SimulatedUSD: sim.Calls.Total().USD(), BilledUSD: bill.Total().USD(), ErrorPct: errorPct(sim.Calls.Total(), bill.Total()),
-		CacheReadSim: sim.Usage.CacheRead, CacheReadBilled: recorded.CacheRead, CacheWriteSim: sim.Usage.CacheWrite, CacheWriteBill: recorded.CacheWrite}
+	AfterFit     *OutOfSample `json:"after_fit"`
+	SimulatedUSD float64      `json:"simulated_usd"`
+	BilledUSD    float64      `json:"billed_usd"`
+	ErrorPct     float64      `json:"error_pct"`
 }
 
 // errorPct is how far sim is from bill, in percent of bill (0 when

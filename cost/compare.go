@@ -33,8 +33,9 @@ type PolicyCost struct {
 	Label string `json:"label"`
 	*RunCost
 	TotalUSD float64 `json:"total_usd"`
-	// SavingVsNone is 1 − this total / none's total.
-	SavingVsNone float64 `json:"saving_vs_none"`
+	// SavingVsNone is 1 − this total / none's total (0 when none costs
+	// nothing); nil when none was not replayed ([Recorded]).
+	SavingVsNone *float64 `json:"saving_vs_none,omitempty"`
 }
 
 // A Bill is a transcript's recorded usage priced, and the cost the agent
@@ -72,10 +73,11 @@ func Compare(ctx context.Context, t *transcript.Transcript, policies []window.La
 	base := s.Costs[none].Total
 	for k, lp := range policies {
 		rc := s.Costs[k]
-		pc := PolicyCost{Label: lp.Label, RunCost: rc, TotalUSD: rc.Total.USD()}
+		saving := 0.0
 		if base > 0 {
-			pc.SavingVsNone = 1 - float64(rc.Total)/float64(base)
+			saving = 1 - float64(rc.Total)/float64(base)
 		}
+		pc := PolicyCost{Label: lp.Label, RunCost: rc, TotalUSD: rc.Total.USD(), SavingVsNone: &saving}
 		c.Policies = append(c.Policies, pc)
 	}
 	if s.Billed != nil {

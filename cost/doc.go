@@ -15,14 +15,17 @@
 //     estimated token, is the median, weighted by growth, of the billed
 //     prompt's growth over the estimate's between consecutive calls
 //     (compactions and shrinking prompts left out; 1 with fewer than 5
-//     growths). An ideal cache — never expiring, one per model — says
-//     what each recorded call could have read; a call that read less by
-//     more than 1,024 tokens and a tenth is a [CacheMiss] (expired when
-//     the model's previous call came longer ago than the cache's
-//     lifetime, else unexplained). The policy's call reads, where the
+//     growths). An ideal cache — never expiring, one per model — holds
+//     at each recorded call the prompt its model's previous call was
+//     billed for, unless a compaction or a rollback changed what was
+//     sent since; a call that read less by more than 1,024 tokens and a
+//     tenth is a [CacheMiss] (expired when the model's previous call
+//     came longer ago than the cache's lifetime, else unexplained),
+//     found from the bill alone. The policy's call reads, where the
 //     recorded one missed, at most what the provider kept (an assumption:
 //     the loss carries over to any prompt), elsewhere what the bill read
-//     plus what its own ideal cache reads beyond the agent's; the rest is
+//     plus what its own ideal cache (the longest prefix shared with an
+//     earlier request) reads beyond the agent's; the rest is
 //     written with the bill's uncached input kept, or is all input where
 //     the provider writes nothing. So the recorded policy costs the bill
 //     exactly, and a policy that sends less, editing nothing it sent,
@@ -42,9 +45,16 @@
 //     summary calls are priced apart. [RunCost.ByModel] says which models
 //     priced what.
 //  5. Bill the recorded usage call by call, each call at its own model
-//     ([Billed], as ccusage does), and cross-check the recorded policy
-//     priced by step 4's simulation alone, without its bill, at the same
-//     models, against it ([CrossCheck]).
+//     ([Billed], as ccusage does), and cross-check step 3 out of sample
+//     ([CrossCheck]): the recorded policy, at the same models, fitted on
+//     the first half of the calls ([Options.FitCalls] sets how many),
+//     its later calls priced without their bill — the constant plus
+//     alpha times the estimate, an ideal cache's read less the share the
+//     provider lost before plus the share of the rest it read anyway —
+//     against their bill.
+//
+// [Recorded] prices the recorded policy alone: the bill, with the cache
+// misses it shows, no policy replayed and no token counted.
 //
 // While pricing a run, [PriceRun] finds its cache breaks ([CacheBreak]):
 // the calls at which what is sent first differs from what the previous

@@ -39,9 +39,6 @@ type Options struct {
 	// cross-check then compares the recorded run so priced with the bill
 	// of those later calls: an out-of-sample test of the model.
 	FitCalls int
-	// unanchored prices every call by the simulation alone, not from its
-	// bill: the cross-check's run.
-	unanchored bool
 	// Observe, when set, is given each step of each run [Replay] makes,
 	// as it is made, with what pricing adds to its trace line (nil when
 	// the run is not priced): run is the policy's index, and the rules
@@ -164,7 +161,12 @@ func NewFit(estimator string) *Fit { return &Fit{estimator: estimator} }
 // [RunPricer]): opt's estimator counts, and each call belongs to the
 // model that prices it under opt.
 func NewAnchoredFit(t *transcript.Transcript, opt Options) *Fit {
-	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{pr: newPricer(t, nil, opt), caches: map[string]*idealCache{}, limit: opt.FitCalls,
+	// The recorded run's caches are its own models', whatever model a
+	// what-if prices the runs at.
+	own := opt
+	own.Model = ""
+	pr := newPricer(t, nil, own)
+	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{pr: pr, caches: map[string]*idealCache{}, calls: callCaches(pr),
 		reqs: &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, t)}}}
 }
 
@@ -183,15 +185,25 @@ func (f *Fit) prompt(i int) int {
 // est returns the recorded run's estimate of call i.
 func (f *Fit) est(i int) int { return f.anchor.est[i] }
 
-// groupFit returns the alpha and constant of a model group, fitted on
-// the whole recorded run; nil when the fit keeps no anchor.
-func (f *Fit) groupFit(key string) *groupFit {
-	if f.anchor == nil {
+// groupFit returns the alpha and constant of the model group key of
+// pricer p, fitted on the recorded run's first limit calls (0: all), its
+// calls grouped as p groups them; nil when the fit keeps no anchor.
+func (f *Fit) groupFit(p *pricer, key string, limit int) *groupFit {
+	a := f.anchor
+	if a == nil {
 		return nil
 	}
 	// The runs' pricers ask at once, once the fit has all its steps.
-	f.anchor.once.Do(func() { f.anchor.fit(f) })
-	return f.anchor.fitted[key]
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.fitted == nil {
+		a.fitted = map[fitKey]map[string]*groupFit{}
+	}
+	k := fitKey{limit, p.opt.Model}
+	if _, ok := a.fitted[k]; !ok {
+		a.fitted[k] = a.fit(f, limit, func(i int) string { return p.resolve(p.call(i)).name })
+	}
+	return a.fitted[k][key]
 }
 
 // FitOf returns the fit of run, the recorded policy's run (or none's),
@@ -314,7 +326,7 @@ func NewRunPricer(t *transcript.Transcript, fit *Fit, opt Options) (*RunPricer, 
 	}
 	pr := newPricer(t, fit, opt)
 	counts := replay.NewCounter(opt.Counts, t)
-	p := &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}}, anchored: fit.anchored() && !opt.unanchored,
+	p := &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}}, anchored: fit.anchored(),
 		reqs: &requestBuilder{est: opt.Estimator, counts: counts},
 		brk:  &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}}
 	// Whether every call can be priced is known before the first: the
@@ -391,8 +403,10 @@ func (p *RunPricer) Observe(s *replay.Step) {
 			u = p.projected(i, g, s, read)
 			p.afterCalls++
 		case bill != nil && bill.Prompt() > 0:
-			u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], pr.fit.anchor.ideal(i, g.fit, bill.Prompt()),
-				read-g.constant, read > 0, g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0, pr.oneHour)
+			a := pr.fit.anchor
+			_, missed := missAt(a.calls[i].ideal, bill)
+			u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], a.ideal(i, g.fit, bill.Prompt()),
+				read-g.constant, missed, read > 0, g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0, pr.oneHour)
 		default:
 			p.unbilled++
 		}
@@ -401,7 +415,7 @@ func (p *RunPricer) Observe(s *replay.Step) {
 	}
 	g.hint = math.MaxInt
 	if s.Recorded != nil {
-		u.Output = s.Recorded.Output
+		u.Output, u.Reasoning = s.Recorded.Output, s.Recorded.Reasoning
 	}
 	oneHour := pr.oneHour && g.sim == CacheAnthropic
 	if oneHour {
@@ -614,8 +628,8 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 		constant = p.fit.Constant()
 	}
 	var gf *groupFit
-	if !p.opt.unanchored && p.fit.anchored() {
-		if gf = p.fit.groupFit(r.name); gf != nil {
+	if p.fit.anchored() {
+		if gf = p.fit.groupFit(p, r.name, p.opt.FitCalls); gf != nil {
 			constant = gf.constant
 		}
 	}

@@ -120,7 +120,10 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	var own *RunPricer
 	if billed {
 		ownOpt := opt
-		ownOpt.Model, ownOpt.unanchored = "", opt.FitCalls == 0
+		ownOpt.Model = ""
+		if ownOpt.FitCalls == 0 {
+			ownOpt.FitCalls = DefaultFitCalls(t)
+		}
 		if own, err = NewRunPricer(t, fit, ownOpt); err != nil {
 			return nil, err
 		}
@@ -209,10 +212,13 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 		return err
 	}
 	s.Billed = &billed
-	s.Misses, s.MissTotals = cacheMisses(s.fit)
-	// The cross-check holds the simulation to the bill: both at the
-	// models that made the calls, whatever model a what-if prices the
-	// policies at.
+	if a := s.fit.anchor; a != nil {
+		s.Misses, s.MissTotals = cacheMisses(a.pr, a.calls)
+	}
+	// The cross-check is the out-of-sample test: the recorded policy,
+	// fitted on the first calls, its later calls priced without their
+	// bill, against their bill; both at the models that made the calls,
+	// whatever model a what-if prices the policies at.
 	sim, err := recorded()
 	if pricing.NotPriced(err) {
 		return nil
@@ -220,24 +226,20 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	if err != nil {
 		return err
 	}
-	if opt.FitCalls > 0 {
-		if sim.AfterFit == nil {
-			return nil
-		}
-		s.CrossCheck, err = newOutOfSample(sim, t, prices, model, opt.FitCalls)
-		return err
+	if sim.AfterFit == nil || sim.afterCalls == 0 {
+		return nil
 	}
-	// The calls no record shows are not simulated: the cross-check
-	// leaves their usage out of the bill it compares with.
-	ofCalls := billed
-	if len(t.UnattributedByModel) > 0 {
-		if ofCalls, err = billedCalls(t, prices, model); err != nil {
-			return err
-		}
+	fitCalls := opt.FitCalls
+	if fitCalls == 0 {
+		fitCalls = DefaultFitCalls(t)
 	}
-	s.CrossCheck = NewCrossCheck(sim, ofCalls, t.Usage())
-	return nil
+	s.CrossCheck, err = newOutOfSample(sim, t, prices, model, fitCalls)
+	return err
 }
+
+// DefaultFitCalls is the number of calls the cross-check fits on when
+// [Options.FitCalls] is 0: the first half of t's calls, at least one.
+func DefaultFitCalls(t *transcript.Transcript) int { return max(1, t.Calls/2) }
 
 // Cost returns the cost of the run of the policy named name (the first
 // such run), or nil when the session is not priced or has no such run.

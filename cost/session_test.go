@@ -1,6 +1,8 @@
 package cost
 
 import (
+	"github.com/google/go-cmp/cmp"
+
 	"context"
 	"errors"
 	"testing"
@@ -61,8 +63,12 @@ func TestSessionPriced(t *testing.T) {
 	if got := s.Costs[1].Calls; got != bill {
 		t.Errorf("recorded run %+v, bill %+v", got, bill)
 	}
-	if s.CrossCheck == nil || s.CrossCheck.BilledUSD != bill.Total().USD() || s.CrossCheck.SimulatedUSD == bill.Total().USD() {
-		t.Errorf("cross-check %+v against the bill's %v", s.CrossCheck, bill.Total())
+	var after pricing.Money
+	for _, c := range s.BilledPerCall[DefaultFitCalls(tr):] {
+		after += c
+	}
+	if x := s.CrossCheck; x == nil || x.AfterFit == nil || x.AfterFit.FitCalls != DefaultFitCalls(tr) || x.AfterFit.Billed.Total() != after || x.AfterFit.Simulated.Total() == after {
+		t.Errorf("cross-check %+v against the bill's %v after the first %d calls", s.CrossCheck, after, DefaultFitCalls(tr))
 	}
 	if len(s.BilledPerCall) != tr.Calls {
 		t.Errorf("%d calls billed of %d", len(s.BilledPerCall), tr.Calls)
@@ -140,16 +146,25 @@ func TestMixedModels(t *testing.T) {
 	}
 	tr.Models = append(tr.Models, "claude-haiku-4-5-20251001")
 	rec := policies(t, "recorded")
-	s, err := Replay(context.Background(), tr, rec, replay.Options{}, Options{})
+	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
+	counts := estimate.NewCache()
+	run, err := replay.Replay(context.Background(), tr, rec[0], replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := s.CrossCheck
-	t.Logf("%d of %d calls to Haiku: simulated $%.4f, billed $%.4f (%+.1f%%)", haiku, tr.Calls, x.SimulatedUSD, x.BilledUSD, x.ErrorPct)
-	if x.ErrorPct < -5 || x.ErrorPct > 5 {
-		t.Errorf("priced call by call, the simulation is %+.1f%% off the bill", x.ErrorPct)
+	rc, err := PriceRun(run, run, tr, Options{Estimator: e, Counts: counts})
+	if err != nil {
+		t.Fatal(err)
 	}
-	rc := s.Costs[0]
+	bill, _, err := Billed(tr, pricing.Default(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := errorPct(rc.Calls.Total(), bill.Total())
+	t.Logf("%d of %d calls to Haiku: simulated $%.4f, billed $%.4f (%+.1f%%)", haiku, tr.Calls, rc.Calls.Total().USD(), bill.Total().USD(), off)
+	if off < -5 || off > 5 {
+		t.Errorf("priced call by call, the simulation is %+.1f%% off the bill", off)
+	}
 	if len(rc.ByModel) != 2 || rc.ByModel[0].Model != "claude-opus-4-6" || rc.ByModel[1].Model != "claude-haiku-4-5" || rc.ByModel[1].Calls != haiku {
 		t.Errorf("by model: %+v", rc.ByModel)
 	}
@@ -165,7 +180,7 @@ func TestMixedModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := (one.Costs[0].Calls.Total().USD() - x.BilledUSD) / x.BilledUSD * 100; e < 20 {
+	if e := errorPct(one.Costs[0].Calls.Total(), bill.Total()); e < 20 {
 		t.Errorf("every call at Opus: %+.1f%% off the bill, want the error per-call pricing removes", e)
 	}
 }
@@ -188,7 +203,7 @@ func TestWhatIfCrossCheck(t *testing.T) {
 	if whatIf.Costs[1].Model != "gpt-4o-mini" || whatIf.Costs[1].Calls.Total() >= own.Costs[1].Calls.Total()/5 {
 		t.Errorf("what-if priced as %s at %v, own models %v", whatIf.Costs[1].Model, whatIf.Costs[1].Calls.Total(), own.Costs[1].Calls.Total())
 	}
-	if own.CrossCheck == nil || whatIf.CrossCheck == nil || *own.CrossCheck != *whatIf.CrossCheck {
+	if own.CrossCheck == nil || whatIf.CrossCheck == nil || !cmp.Equal(own.CrossCheck, whatIf.CrossCheck) {
 		t.Errorf("cross-check at own models %+v, under a what-if %+v", own.CrossCheck, whatIf.CrossCheck)
 	}
 }

@@ -32,7 +32,7 @@ func TestReportNamesCacheMisses(t *testing.T) {
 	if tr.CacheMisses == nil || tr.CacheMisses.Calls != len(tr.Misses) || tr.CacheMisses.Calls == 0 {
 		t.Fatalf("misses %+v, %d listed", tr.CacheMisses, len(tr.Misses))
 	}
-	if len(tr.Notes) == 0 || !strings.HasPrefix(tr.Notes[0], "cache misses: $5.1972 of $8.5166 billed (22 calls: 0 after the cache expired, 22 unexplained)") {
+	if len(tr.Notes) == 0 || !strings.HasPrefix(tr.Notes[0], "cache misses: $5.1919 of $8.5166 billed (21 calls: 0 after the cache expired, 21 unexplained)") {
 		t.Errorf("notes %q", tr.Notes)
 	}
 }

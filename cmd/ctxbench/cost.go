@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxbench/ctxbench/cost"
@@ -29,7 +30,7 @@ type costCmd struct {
 	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	CacheSim        string   `name:"cache-sim" enum:",anthropic,openai,none" default:"" help:"Prompt-cache simulation: anthropic, openai or none (default: the model's provider's)."`
 	SessionsPerDay  float64  `name:"sessions-per-day" placeholder:"N" help:"Project the cost per day and per 30 days for N sessions a day."`
-	FitCalls        int      `name:"fit-calls" placeholder:"N" help:"Fit on the first N calls only and price the later ones without their bill; the cross-check compares them with it (an out-of-sample test)."`
+	FitCalls        int      `name:"fit-calls" placeholder:"N" help:"Fit on the first N calls only and price the later ones without their bill; the cross-check compares them with it (an out-of-sample test; default: half the calls, for the cross-check alone)."`
 	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to price, repeatable (none: the bill of the recorded usage alone, by session, model and day)."`
 	Estimator       string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the prompt sizes."`
 	Since           string   `placeholder:"DAY" help:"Only the calls made on DAY (YYYY-MM-DD or YYYYMMDD, UTC) or after."`
@@ -61,15 +62,17 @@ type unpriced struct {
 
 // costRun is one run of the cost command: its options and what it found.
 type costRun struct {
-	c      *costCmd
-	e      *env
-	pols   []window.Labeled
-	ropt   replay.Options
-	copt   cost.Options
-	ledger cost.Ledger
-	res    costResult
-	totals map[string]pricing.Money
-	prun   *providerRun // the summarizer's run: its failures
+	c    *costCmd
+	e    *env
+	pols []window.Labeled
+	ropt replay.Options
+	// replayOptions returns ropt with its estimator, made once.
+	replayOptions func() (replay.Options, error)
+	copt          cost.Options
+	ledger        cost.Ledger
+	res           costResult
+	totals        map[string]pricing.Money
+	prun          *providerRun // the summarizer's run: its failures
 }
 
 func (c *costCmd) Run(e *env) error {
@@ -87,12 +90,17 @@ func (c *costCmd) Run(e *env) error {
 	// Each transcript's counts are made by the goroutine that read it,
 	// while the ones before it are priced.
 	prepare := func(t *transcript.Transcript) struct{} {
-		if !r.billOnly() {
-			replay.Prepare(t, r.ropt)
+		if r.billOnly() || r.fromBill(t) {
+			return struct{}{}
+		}
+		if ropt, err := r.replayOptions(); err == nil {
+			replay.Prepare(t, ropt)
 		}
 		return struct{}{}
 	}
 	paths := c.paths(e)
+	// Read for the bill alone, a Claude Code line keeps no content.
+	c.inputFlags.measure = r.billOnly() || r.recordedAlone()
 	if _, err = readPrepared(e, paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, _ struct{}) error { return r.transcript(t) }); err != nil {
 		return err
 	}
@@ -138,8 +146,8 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	est, err := estimate.New(c.Estimator, estimate.OverheadNone)
-	if err != nil {
+	if !slices.Contains(estimate.Names(), c.Estimator) {
+		_, err := estimate.New(c.Estimator, estimate.OverheadNone)
 		return nil, fmt.Errorf("--estimator: %w", err)
 	}
 	pols, err := window.ParseLabeled(c.Policies)
@@ -153,16 +161,44 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, prun: prun,
-		ropt:   replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: prices, SummaryOnly: true, NoRetention: true},
+	r := &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, prun: prun,
+		ropt:   replay.Options{Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: prices, SummaryOnly: true, NoRetention: true},
 		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim, FitCalls: c.FitCalls},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},
-		res:    costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}}, nil
+		res:    costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}}
+	// The estimator's tables load when a transcript is first replayed:
+	// the bill alone counts no token.
+	r.replayOptions = sync.OnceValues(func() (replay.Options, error) {
+		est, err := estimate.New(c.Estimator, estimate.OverheadNone)
+		if err != nil {
+			return replay.Options{}, fmt.Errorf("--estimator: %w", err)
+		}
+		ropt := r.ropt
+		ropt.Estimators = []estimate.Estimator{est}
+		return ropt, nil
+	})
+	return r, nil
 }
 
 // billOnly reports that no policy is priced: the run is the bill of the
 // recorded usage alone, as ccusage's, with no token counted.
 func (r *costRun) billOnly() bool { return len(r.pols) == 0 }
+
+// recordedAlone reports that the one policy is recorded, priced from the
+// bill: what the agent sent costs what it was billed, with no token
+// counted ([cost.Recorded]).
+func (r *costRun) recordedAlone() bool {
+	c := r.c
+	return len(r.pols) == 1 && r.pols[0].Policy.Name() == "recorded" && c.FitCalls == 0 && c.PricingModel == "" && c.CacheSim == ""
+}
+
+// fromBill reports that t's recorded run is its bill, not replayed: the
+// recorded policy alone, on a transcript with a bill or a Claude Code
+// session read without its content (whose bill is what its lines
+// record, even none).
+func (r *costRun) fromBill(t *transcript.Transcript) bool {
+	return r.recordedAlone() && (cost.HasBill(t) || t.Format == transcript.FormatClaudeCode)
+}
 
 // transcript prices t's policies and adds its bill to the ledger.
 func (r *costRun) transcript(t *transcript.Transcript) error {
@@ -180,20 +216,37 @@ func (r *costRun) transcript(t *transcript.Transcript) error {
 		}
 		return err
 	}
-	cmpr, s, err := cost.Compare(e.ctx, t, r.pols, r.ropt, r.copt)
-	if err != nil {
-		return err
+	var cmpr *cost.Comparison
+	var unpricedRun, unpricedBill error
+	if r.fromBill(t) {
+		var err error
+		if cmpr, err = cost.Recorded(t, r.pols[0].Label, r.copt); pricing.NotPriced(err) {
+			unpricedRun, err = err, nil
+		}
+		if err != nil {
+			return err
+		}
+	} else {
+		ropt, err := r.replayOptions()
+		if err != nil {
+			return err
+		}
+		c, s, err := cost.Compare(e.ctx, t, r.pols, ropt, r.copt)
+		if err != nil {
+			return err
+		}
+		cmpr, unpricedRun, unpricedBill = c, s.NotPriced, s.BillNotPriced
 	}
 	if err := r.ledger.Add(t); err != nil && !pricing.NotPriced(err) {
 		return err
 	}
-	if s.NotPriced != nil {
-		r.res.NotPriced = append(r.res.NotPriced, unpriced{File: t.File, Reason: s.NotPriced.Error()})
-		e.warn(notPriced(fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced), "--pricing-model", "--prices"))
+	if unpricedRun != nil {
+		r.res.NotPriced = append(r.res.NotPriced, unpriced{File: t.File, Reason: unpricedRun.Error()})
+		e.warn(notPriced(fmt.Errorf("%s: not priced: %w", t.File, unpricedRun), "--pricing-model", "--prices"))
 		return nil
 	}
-	if s.BillNotPriced != nil {
-		e.warn(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced), "--prices"))
+	if unpricedBill != nil {
+		e.warn(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, unpricedBill), "--prices"))
 	}
 	for _, p := range cmpr.Policies {
 		r.totals[p.Label] += p.Total
@@ -266,7 +319,7 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 		Right: []bool{false, true, true, true, true, true, true, true}}
 	for _, p := range ct.Policies {
 		t.Rows = append(t.Rows, []string{p.Label, usd(p.Calls.Input.USD()), usd(p.Calls.CacheRead.USD()), usd(p.Calls.CacheWrite.USD()),
-			usd(p.Calls.Output.USD()), usd(p.Summaries.Total().USD()), usd(p.TotalUSD), fmt.Sprintf("%.1f%%", p.SavingVsNone*100)})
+			usd(p.Calls.Output.USD()), usd(p.Summaries.Total().USD()), usd(p.TotalUSD), percentOf(p.SavingVsNone)})
 	}
 	if b := ct.Billed; b != nil {
 		t.Rows = append(t.Rows, []string{"billed (recorded usage)", usd(b.Input.USD()), usd(b.CacheRead.USD()), usd(b.CacheWrite.USD()),
@@ -299,12 +352,9 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 			reports.Int(o.Calls), reports.Int(o.FitCalls), usd(x.SimulatedUSD), usd(x.BilledUSD), x.ErrorPct,
 			usd(o.Simulated.Input.USD()), usd(o.Billed.Input.USD()), usd(o.Simulated.CacheRead.USD()), usd(o.Billed.CacheRead.USD()),
 			usd(o.Simulated.CacheWrite.USD()), usd(o.Billed.CacheWrite.USD()), usd(o.Simulated.Output.USD()), usd(o.Billed.Output.USD()))
-	} else if x != nil {
-		fmt.Fprintf(w, "cross-check: the recorded policy simulated without its bill, at the models that made its calls, costs %s against %s billed (%+.1f%%); cache reads %s simulated, %s billed; cache writes %s simulated, %s billed\n",
-			usd(x.SimulatedUSD), usd(x.BilledUSD), x.ErrorPct, reports.Int(x.CacheReadSim), reports.Int(x.CacheReadBilled), reports.Int(x.CacheWriteSim), reports.Int(x.CacheWriteBill))
-		if b := ct.Billed; b.ReportedUSD > 0 {
-			fmt.Fprintf(w, "the agent itself reported %s\n", usd(b.ReportedUSD))
-		}
+	}
+	if b := ct.Billed; b != nil && b.ReportedUSD > 0 {
+		fmt.Fprintf(w, "the agent itself reported %s\n", usd(b.ReportedUSD))
 	}
 	_, err := fmt.Fprintln(w)
 	return err
@@ -313,6 +363,13 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 // pricedAs says which models priced a run's calls, with which cache and
 // constant.
 func pricedAs(rc *cost.RunCost) string {
+	if rc.CacheSim == cost.CacheBill {
+		var parts []string
+		for _, m := range rc.ByModel {
+			parts = append(parts, fmt.Sprintf("%s %s calls", m.Model, reports.Int(m.Calls)))
+		}
+		return "priced from the bill, no token counted: " + strings.Join(parts, ", ")
+	}
 	if len(rc.ByModel) == 1 {
 		m := rc.ByModel[0]
 		return fmt.Sprintf("priced as %s; cache: %s; %s tokens per call not in the transcript%s", rc.Model, rc.CacheSim, reports.Int(rc.Constant), alphaText(m))
@@ -460,4 +517,12 @@ func usageRow(name string, calls int, u transcript.Usage, c *pricing.Cost) []str
 		row = append(row, reports.USD(c.Total().USD()))
 	}
 	return row
+}
+
+// percentOf formats a share as a percentage; "" when there is none.
+func percentOf(share *float64) string {
+	if share == nil {
+		return ""
+	}
+	return fmt.Sprintf("%.1f%%", *share*100)
 }

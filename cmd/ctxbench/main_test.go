@@ -85,6 +85,8 @@ func TestGolden(t *testing.T) {
 		{"cost-unknown-model", []string{"cost", "--model", "gpt-9", corpus + "spotter/short.jsonl"}, 2},
 		{"cost-unpriced", []string{"cost", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
 		{"cost-list-models", []string{"cost", "--list-models"}, 0},
+		{"cost-recorded-bill", []string{"cost", "--policy", "recorded", corpus + "codemie-code/tests/integration/session/fixtures/session-196820da.jsonl"}, 0},
+		{"cost-recorded-bill-json", []string{"cost", "--json", "--policy", "recorded", corpus + "codemie-code/tests/integration/session/fixtures/session-196820da.jsonl"}, 0},
 		{"cost-litellm", []string{"cost", "--prices", "../../pricing/testdata/litellm-sample.json", "--policy", "none", corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"}, 0},
 		{"check-no-baseline", []string{"check", "--config", "testdata/check/ctxbench.yaml", "--baseline", "testdata/check/missing.json"}, 2},
 		{"sweep-bad-grid", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=30:10:10", corpus + "spotter/short.jsonl"}, 2},

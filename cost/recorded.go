@@ -1,0 +1,56 @@
+package cost
+
+import "github.com/ctxbench/ctxbench/transcript"
+
+// Recorded prices the recorded policy alone, labelled label: what the
+// agent really sent costs the bill, call by call ([Billed]), so nothing
+// is replayed and no token counted. Beside it are the bill and the
+// cache misses the bill shows against an ideal cache ([CacheMiss]); what
+// only a replay gives — alpha, the constant, the cache breaks of the
+// agent's own compactions, the saving against none — is left out.
+//
+// The options' Model, CacheSim and FitCalls are not used: a what-if
+// model, a simulated cache and an out-of-sample test price without the
+// bill, which [Compare] does. A transcript that cannot be priced
+// returns a nil Comparison and the error [pricing.NotPriced] recognizes.
+func Recorded(t *transcript.Transcript, label string, opt Options) (*Comparison, error) {
+	prices, model := opt.prices(), ""
+	if len(t.Models) > 0 {
+		model = t.Models[0]
+	}
+	billed, byModel, err := Billed(t, prices, model)
+	if err != nil {
+		return nil, err
+	}
+	perCall, err := BilledPerCall(t, prices, model)
+	if err != nil {
+		return nil, err
+	}
+	rc := &RunCost{CacheSim: CacheBill, Usage: t.Usage(), Calls: billed, Total: billed.Total(), ByModel: byModel,
+		PerStep: perCall, Breaks: []CacheBreak{}}
+	for _, mu := range t.UnattributedByModel {
+		rc.Usage.Add(mu.Usage)
+	}
+	most := 0
+	for _, m := range byModel {
+		if rc.Model == "" || m.Calls > most {
+			rc.Model, most = m.Model, m.Calls
+		}
+	}
+	pr := newPricer(t, nil, opt)
+	c := &Comparison{File: t.File, ID: t.ID, Policies: []PolicyCost{{Label: label, RunCost: rc, TotalUSD: rc.Total.USD()}},
+		Billed: &Bill{Cost: billed, TotalUSD: billed.Total().USD(), ReportedUSD: t.ReportedCostUSD, ByModel: byModel}}
+	c.Misses, c.CacheMisses = cacheMisses(pr, callCaches(pr))
+	return c, nil
+}
+
+// CacheBill is the cache of a run priced from the bill alone
+// ([Recorded]): what the provider really read and wrote.
+const CacheBill = "the bill's"
+
+// HasBill reports whether t records usage [Recorded] can price: on a
+// call, or for a model as a whole.
+func HasBill(t *transcript.Transcript) bool {
+	u := t.Usage()
+	return u.Prompt() > 0 || u.Output > 0 || len(t.UnattributedByModel) > 0
+}
