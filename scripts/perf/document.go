@@ -498,12 +498,14 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   about 7 ms, of which its libraries' initialization about 2 ms by
   GODEBUG=inittrace=1, and ccusage 2 ms), and the ratio moves with the
   machine around 1.0.
-  ` + "`cost --policy recorded`" + ` tokenizes every message exactly
-  (cl100k_base) to simulate the calls, which ccusage does not do: about
-  45% of its CPU even with every piece's count cached (items 15, 50), so
-  it stays 2–3× ccusage. Counting faster than that needs a faster
-  pre-tokenizer (the character classes of every character, a quarter of
-  the count).
+  ` + "`cost --policy recorded`" + ` alone is the bill (issue 33): it
+  reads Claude Code's lines measured, as ` + "`inspect`" + ` does, prices
+  each call from its usage and finds the cache misses from the bill,
+  with no replay and no estimator loaded, so it reads at about
+  ` + "`inspect`" + `'s speed (before: 2–3× ccusage, tokenizing every
+  message to simulate the calls). Pricing other policies beside it
+  replays and counts, and is held to counting the content instead
+  (figure 11).
 - **prune and gemini-cli** hold more than the other policies on long
   sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
 - **Memory on a long session** is held within the target by the

@@ -264,6 +264,20 @@ func run() error {
 	}
 	figs = append(figs, fig)
 
+	// 11. Pricing policies costs what counting the content costs.
+	fig, err = policiesAgainstCounting(bin, tmp)
+	if err != nil {
+		return err
+	}
+	figs = append(figs, fig)
+
+	// 12. How far a projection lands from the bill it did not see.
+	fig, err = outOfSample()
+	if err != nil {
+		return err
+	}
+	figs = append(figs, fig)
+
 	var b bytes.Buffer
 	table(&b, figs)
 	if *out == "" {
@@ -547,6 +561,77 @@ func againstCcusage(bin, tmp string) (figure, error) {
 		commands: []string{"the corpus's Claude Code sessions (spotter, codemie-code's session fixtures) copied into claudeN/projects N = 4 and 32 times",
 			"CLAUDE_CONFIG_DIR=claudeN ccusage claude session --json --offline", "ctxbench inspect --json claudeN/projects",
 			"ctxbench cost --json --policy recorded claudeN/projects"},
+	}, nil
+}
+
+// policiesAgainstCounting times ctxbench cost pricing three policies
+// against ctxbench estimate of the same folder plus the bill alone
+// (ctxbench cost with no policy), on copies of the folders of figure 10.
+// The figure is met when the ratio is at most 1.2 on both.
+func policiesAgainstCounting(bin, tmp string) (figure, error) {
+	pols := []string{"--policy", "none", "--policy", "aidf:max_messages=30", "--policy", "claude-code"}
+	var measured []string
+	ok := true
+	for _, copies := range []int{4, 32} {
+		projects := filepath.Join(tmp, fmt.Sprintf("policies%d", copies), "projects")
+		size, err := claudeProjects(projects, copies)
+		if err != nil {
+			return figure{}, err
+		}
+		times, _, err := timeRounds(max(*reps, 5), slices.Concat([]string{bin, "cost", "--json"}, pols, []string{projects}),
+			[]string{bin, "estimate", "--json", projects}, []string{bin, "cost", "--json", projects})
+		if err != nil {
+			return figure{}, err
+		}
+		r := times[0].Seconds() / (times[1].Seconds() + times[2].Seconds())
+		ok = ok && r <= 1.2
+		measured = append(measured, fmt.Sprintf("%.1f MB: %.2f× (%.2f s against %.2f s + %.2f s)", float64(size)/1e6, r,
+			times[0].Seconds(), times[1].Seconds(), times[2].Seconds()))
+	}
+	return figure{
+		name:     "Pricing three policies against counting the content: `ctxbench cost --policy none --policy aidf:max_messages=30 --policy claude-code` against `ctxbench estimate` plus `ctxbench cost` (the bill alone)",
+		measured: strings.Join(measured, "; "), target: "≤ 1.2×", ok: ok,
+		commands: []string{"the folders of figure 10, copied to policiesN", "ctxbench cost --json --policy none --policy aidf:max_messages=30 --policy claude-code policiesN/projects",
+			"ctxbench estimate --json policiesN/projects", "ctxbench cost --json policiesN/projects"},
+	}, nil
+}
+
+// outOfSample runs the cost package's out-of-sample test, which prices
+// the recorded run of every corpus session of 20 calls or more fitted
+// on its first half, and reads its distribution off the test's log. The
+// figure is met at a median |error| of at most 5% and a worst of 15%.
+func outOfSample() (figure, error) {
+	cmd := exec.Command("go", "test", "-count=1", "-run", "^TestOutOfSample$", "-v", "./cost")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return figure{}, fmt.Errorf("go test ./cost -run TestOutOfSample: %v\n%s", err, out.String())
+	}
+	var sessions []string
+	var n int
+	var med, worst float64
+	for _, line := range strings.Split(out.String(), "\n") {
+		_, text, ok := strings.Cut(line, ".go:")
+		if !ok {
+			continue
+		}
+		_, text, _ = strings.Cut(text, ": ")
+		text = strings.TrimSpace(text)
+		if _, err := fmt.Sscanf(text, "cost: %d sessions, median |error| %f%%, worst %f%%", &n, &med, &worst); err == nil {
+			continue
+		}
+		if pct, file, ok := strings.Cut(text, "% "); ok && strings.HasPrefix(file, "../fixtures/corpus/") {
+			sessions = append(sessions, fmt.Sprintf("%s %s%%", filepath.Base(file), pct))
+		}
+	}
+	if n == 0 {
+		return figure{}, fmt.Errorf("go test ./cost -run TestOutOfSample: no distribution in its log:\n%s", out.String())
+	}
+	return figure{
+		name:     "Out of sample: the recorded run of each corpus session of 20 calls or more, fitted on its first half, its second half priced without its bill, against that bill",
+		measured: fmt.Sprintf("%d sessions: median |error| %.1f%%, worst %.1f%% (%s)", n, med, worst, strings.Join(sessions, ", ")),
+		target:   "median ≤ 5%, worst ≤ 15%", ok: med <= 5 && worst <= 15,
+		commands: []string{"go test ./cost -run TestOutOfSample -v (ctxbench cost --fit-calls N, N half the calls, on each)"},
 	}, nil
 }
 
