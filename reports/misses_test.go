@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,6 +35,14 @@ func TestReportNamesCacheMisses(t *testing.T) {
 	}
 	if len(tr.Notes) == 0 || !strings.HasPrefix(tr.Notes[0], "cache misses: $5.1919 of $8.5166 billed (21 calls: 0 after the cache expired, 21 unexplained)") {
 		t.Errorf("notes %q", tr.Notes)
+	}
+	// Every policy's row carries the misses it inherits.
+	rows := summaryRows(r, false)
+	col := slices.Index(rows[0], "cache misses (USD)")
+	for _, row := range rows[1:] {
+		if col < 0 || row[col] != "5.1919" {
+			t.Errorf("row %v: want the misses' cost 5.1919 in column %d", row, col)
+		}
 	}
 }
 

@@ -121,7 +121,12 @@ document.body.setAttribute('data-page-width',String(document.documentElement.scr
 // writeSessionTable writes one session's row per policy.
 func writeSessionTable(w io.Writer, r *Report, t *TranscriptResult) {
 	e := html.EscapeString
-	fmt.Fprint(w, "<div class=\"box\"><table class=\"session\"><thead><tr><th>policy</th><th>peak messages</th><th>peak tokens</th><th>tokens sent</th><th>of none</th><th>evicted</th><th>truncated</th><th>summaries</th><th>mean retention</th><th>violations</th><th>cost</th><th>cache breaks</th></tr></thead><tbody>\n")
+	fmt.Fprint(w, "<div class=\"box\"><table class=\"session\"><thead><tr><th>policy</th><th>peak messages</th><th>peak tokens</th><th>tokens sent</th><th>of none</th><th>evicted</th><th>truncated</th><th>summaries</th><th>mean retention</th><th>violations</th><th>cost</th><th>cache breaks</th><th>cache misses (the provider's)</th></tr></thead><tbody>\n")
+	// Every policy inherits the provider's misses the bill shows.
+	misses := "-"
+	if m := t.CacheMisses; m != nil {
+		misses = fmt.Sprintf("%s, %s", Int(m.Calls), USD(m.CostUSD))
+	}
 	for _, p := range t.Runs {
 		s := p.Summary
 		cost, costClass, breaks := "not priced ("+t.notPricedReason()+")", "n w", "-"
@@ -131,9 +136,9 @@ func writeSessionTable(w io.Writer, r *Report, t *TranscriptResult) {
 		if b := p.CacheBreaks; b != nil {
 			breaks = fmt.Sprintf("%s, %s re-billed", Int(b.Breaks), USD(b.Cost.USD()))
 		}
-		fmt.Fprintf(w, "<tr><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"w\">%s</td><td class=\"%s\">%s</td><td class=\"n w\">%s</td></tr>\n",
+		fmt.Fprintf(w, "<tr><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"w\">%s</td><td class=\"%s\">%s</td><td class=\"n w\">%s</td><td class=\"n w\">%s</td></tr>\n",
 			e(p.Label), Int(s.PeakMessages), Int(s.PeakTokens[r.Estimator]), Int(s.InputTokens[r.Estimator]), p.ShareOfNone*100,
-			Int(s.Evictions), Int(s.Truncations), Int(s.Summaries), s.MeanRetention*100, e(violationText(s.Violations)), costClass, e(cost), e(breaks))
+			Int(s.Evictions), Int(s.Truncations), Int(s.Summaries), s.MeanRetention*100, e(violationText(s.Violations)), costClass, e(cost), e(breaks), e(misses))
 	}
 	fmt.Fprint(w, "</tbody></table></div>\n")
 	if t.BilledUSD != nil {

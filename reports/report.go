@@ -360,7 +360,7 @@ func writeCSV(w io.Writer, rows [][]string) error {
 
 // summaryRows is the summary table; human formats numbers for people.
 func summaryRows(r *Report, human bool) [][]string {
-	rows := [][]string{{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "mean retention", "violations", "cost (USD)", "cache breaks", "re-billed (USD)", "net of breaks (USD)"}}
+	rows := [][]string{{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "mean retention", "violations", "cost (USD)", "cache breaks", "re-billed (USD)", "net of breaks (USD)", "cache misses (USD)"}}
 	num := func(n int64) string {
 		if human {
 			return Int(n)
@@ -368,6 +368,15 @@ func summaryRows(r *Report, human bool) [][]string {
 		return strconv.FormatInt(n, 10)
 	}
 	for _, t := range r.Transcripts {
+		// The provider's misses, which every policy inherits: empty
+		// without a bill.
+		misses := ""
+		switch m := t.CacheMisses; {
+		case m != nil:
+			misses = fmt.Sprintf("%.4f", m.CostUSD)
+		case human:
+			misses = "-"
+		}
 		for _, p := range t.Runs {
 			s := p.Summary
 			nv := 0
@@ -387,7 +396,7 @@ func summaryRows(r *Report, human bool) [][]string {
 			}
 			rows = append(rows, []string{shortLabel(t.File), p.Label, num(int64(s.Calls)), num(int64(s.PeakMessages)), num(int64(s.PeakTokens[r.Estimator])),
 				num(s.InputTokens[r.Estimator]), fmt.Sprintf("%.3f", p.ShareOfNone), num(int64(s.Evictions)), num(int64(s.Truncations)),
-				num(int64(s.Summaries)), fmt.Sprintf("%.3f", s.MeanRetention), num(int64(nv)), cost, breaks, rebilled, net})
+				num(int64(s.Summaries)), fmt.Sprintf("%.3f", s.MeanRetention), num(int64(nv)), cost, breaks, rebilled, net, misses})
 		}
 	}
 	return rows

@@ -139,15 +139,16 @@ func TestNotPricedNeverZero(t *testing.T) {
 		if !strings.Contains(sum.String(), " "+c.summary+" |") || strings.Contains(sum.String(), "$0.0000") {
 			t.Errorf("summary of %d transcripts, want %q:\n%s", len(c.transcripts), c.summary, sum.String())
 		}
-		// The cost, then the cache breaks' count, cost and net.
+		// The cost, then the cache breaks' count, cost and net, then the
+		// provider's misses (no bill: none).
 		costCol := slices.Index(summaryRows(r, true)[0], "cost (USD)")
 		for _, row := range summaryRows(r, true)[1:] {
-			if row[0] == "acme.jsonl" && !slices.Equal(row[costCol:], []string{"not priced", "-", "-", "-"}) {
+			if row[0] == "acme.jsonl" && !slices.Equal(row[costCol:], []string{"not priced", "-", "-", "-", "-"}) {
 				t.Errorf("report row %v", row)
 			}
 		}
 		for _, row := range summaryRows(r, false)[1:] {
-			if row[0] == "acme.jsonl" && !slices.Equal(row[costCol:], []string{"", "", "", ""}) {
+			if row[0] == "acme.jsonl" && !slices.Equal(row[costCol:], []string{"", "", "", "", ""}) {
 				t.Errorf("CSV row %v", row)
 			}
 		}
