@@ -324,26 +324,39 @@ func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, h
 // Guarantees: removing thinking keeps every message and pair.
 func (p *anthropicClearThinking) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
 
-// requestTokens estimates the input tokens of a request sending a
-// history: the recorded prompt where the recording sent that history,
-// else chars4 of it on a line fitted to the calls where it did.
+// requestTokens estimates the input tokens the server counts in a
+// request, from what was known before the call: the calls before it,
+// whose usage came back with their replies, never the call's own or a
+// later one's. A request that sends the whole history, as the recording
+// did, counts the prompt the previous such call was billed for plus
+// chars4 of the messages appended since; any other history, chars4 of
+// it on a line fitted to those calls.
 type requestTokens struct {
 	fits lineFits
+	// next is the first message not yet added; chars4 the chars4 tokens
+	// of the messages before it.
+	next, chars4 int
+	// lastPrompt is the prompt billed at the newest call that sent the
+	// whole history, lastChars4 the chars4 tokens of that history (ok:
+	// there is one).
+	lastPrompt, lastChars4 int
+	ok                     bool
 }
 
-func newRequestTokens(env *Env) *requestTokens {
-	r := &requestTokens{fits: lineFits{}}
+func newRequestTokens(*Env) *requestTokens { return &requestTokens{fits: lineFits{}} }
+
+// advance adds the calls before the call being prepared.
+func (r *requestTokens) advance(env *Env) {
 	t := env.Transcript
 	est := chars4Estimator()
-	n := 0 // chars4 of messages [0, i)
-	for i := range t.Messages {
-		m := &t.Messages[i]
-		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 && r.faithful(env, i) {
-			r.fits.of(m.Model).add(n, int(m.Usage.Prompt()))
+	for ; r.next < min(env.Next, len(t.Messages)); r.next++ {
+		m := &t.Messages[r.next]
+		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 && r.faithful(env, r.next) {
+			r.fits.of(m.Model).add(r.chars4, int(m.Usage.Prompt()))
+			r.lastPrompt, r.lastChars4, r.ok = int(m.Usage.Prompt()), r.chars4, true
 		}
-		n += count(env, est, Original(t, i))
+		r.chars4 += count(env, est, Original(t, r.next))
 	}
-	return r
 }
 
 // faithful reports whether the recording sent the whole history before
@@ -360,17 +373,11 @@ func (r *requestTokens) faithful(env *Env, next int) bool {
 // at returns the input tokens of the request sending client at the call
 // being prepared.
 func (r *requestTokens) at(env *Env, st *State, client []Item) int {
-	m := &env.Transcript.Messages[env.Next]
-	if m.Usage != nil && m.Usage.Prompt() > 0 && r.faithful(env, env.Next) && isWholeHistory(env, client) {
-		return int(m.Usage.Prompt())
+	r.advance(env)
+	if r.ok && r.faithful(env, env.Next) && isWholeHistory(env, client) {
+		return r.lastPrompt + r.chars4 - r.lastChars4
 	}
 	return r.fits.of(callModel(env)).at(st.historyTokens(env, chars4Estimator(), client))
-}
-
-// scale returns the input tokens that n chars4 tokens of history make
-// on the fitted line (its slope: the tokenizer's ratio).
-func (r *requestTokens) scale(env *Env, n int) int {
-	return int(math.Round(r.fits.of(callModel(env)).slope() * float64(n)))
 }
 
 // isWholeHistory reports whether client is the transcript's messages
@@ -385,4 +392,10 @@ func isWholeHistory(env *Env, client []Item) bool {
 		}
 	}
 	return true
+}
+
+// scale returns the input tokens that n chars4 tokens of history make
+// on the fitted line (its slope: the tokenizer's ratio).
+func (r *requestTokens) scale(env *Env, n int) int {
+	return int(math.Round(r.fits.of(callModel(env)).slope() * float64(n)))
 }

@@ -106,19 +106,31 @@ func sentOf(calls []call) [][]string {
 }
 
 // TestAnthropicCompactionCorpus: on a recorded Claude Code session, the
-// compaction fires at the first call whose recorded input exceeds the
-// trigger, and the next call sends the block and what followed it.
+// compaction fires at the first call whose input, as known before it
+// (the previous call's billed prompt and chars4 of what was appended
+// since), exceeds the trigger — the call after the first whose billed
+// input does — and the next call sends the block and what followed it.
 func TestAnthropicCompactionCorpus(t *testing.T) {
 	tr := readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
-	first := -1
+	first, billed := -1, -1
+	last, lastAt, x := int64(-1), 0, 0
 	for i, m := range tr.Messages {
-		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 150_000 {
-			first = i
-			break
+		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 {
+			if billed < 0 && m.Usage.Prompt() > 150_000 {
+				billed = i
+			}
+			if first < 0 && last >= 0 && last+int64(x-lastAt) > 150_000 {
+				first = i
+			}
+			last, lastAt = m.Usage.Prompt(), x
 		}
+		x += chars4Estimator().CountMessage(&tr.Messages[i])
 	}
-	if first < 0 {
+	if first < 0 || billed < 0 {
 		t.Fatal("no call over 150,000 input tokens")
+	}
+	if next := nextCall(tr, billed); first != billed && first != next {
+		t.Errorf("known over the trigger at message %d; billed over it at message %d, the call after at %d", first, billed, next)
 	}
 	var fired []int
 	var after []string
@@ -152,4 +164,14 @@ func TestIntParamBounds(t *testing.T) {
 			t.Errorf("max_messages=%.20s…: %.300v", v, err)
 		}
 	}
+}
+
+// nextCall returns the index of the first assistant message after i.
+func nextCall(tr *transcript.Transcript, i int) int {
+	for j := i + 1; j < len(tr.Messages); j++ {
+		if tr.Messages[j].Role == transcript.RoleAssistant {
+			return j
+		}
+	}
+	return -1
 }

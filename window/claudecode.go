@@ -250,11 +250,13 @@ func (p *claudeCodePolicy) Apply(ctx context.Context, env *Env, st *State, hist 
 	return step, nil
 }
 
-// callModel returns the model of the call being prepared, or the
-// transcript's first.
+// callModel returns the model of the call being prepared (the agent
+// chose it before the call), or the transcript's first.
 func callModel(env *Env) string {
-	if m := env.Transcript.Messages[env.Next].Model; m != "" && m != "<synthetic>" {
-		return m
+	if env.Next < len(env.Transcript.Messages) {
+		if m := env.Transcript.Messages[env.Next].Model; m != "" && m != "<synthetic>" {
+			return m
+		}
 	}
 	if len(env.Transcript.Models) > 0 {
 		return env.Transcript.Models[0]
@@ -293,6 +295,9 @@ func (cs *ccState) after(env *Env, hist []Item) int {
 // record remembers what the call sent, and fits the line on it when the
 // policy and the recorded agent both sent the whole history.
 func (cs *ccState) record(env *Env, st *State, sent []Item) {
+	if env.Next >= len(env.Transcript.Messages) {
+		return // the call's reply is not known yet
+	}
 	m := &env.Transcript.Messages[env.Next]
 	if m.Usage == nil || m.Model == "<synthetic>" {
 		return

@@ -59,6 +59,13 @@ func Original(t *transcript.Transcript, i int) Item {
 
 // Env is what a policy may consult before a call. The replay engine fills
 // it; it is read-only for policies.
+//
+// A policy decides call k from what the agent knew before it: the
+// transcript's messages before Next, and of the message at Next (the
+// call's reply, which may not exist yet) its model alone, which the agent
+// chose. The usage of a call is known from the next call on, with its
+// reply; a peer that uses "the last response's usage" uses the previous
+// call's. replay's TestNoReadAhead holds every policy to this.
 type Env struct {
 	// Transcript is the transcript being replayed.
 	Transcript *transcript.Transcript
