@@ -629,7 +629,7 @@ func outOfSample() (figure, error) {
 	}
 	return figure{
 		name:     "Out of sample: the recorded run of each corpus session of 20 calls or more, fitted on its first half, its second half priced without its bill, against that bill",
-		measured: fmt.Sprintf("%d sessions: median |error| %.1f%%, worst %.1f%% (%s)", n, med, worst, strings.Join(sessions, ", ")),
+		measured: fmt.Sprintf("%d sessions: median absolute error %.1f%%, worst %.1f%% (%s)", n, med, worst, strings.Join(sessions, ", ")),
 		target:   "median ≤ 5%, worst ≤ 15%", ok: med <= 5 && worst <= 15,
 		commands: []string{"go test ./cost -run TestOutOfSample -v (ctxbench cost --fit-calls N, N half the calls, on each)"},
 	}, nil
