@@ -104,6 +104,9 @@ func LoadConfig(path string) (*Config, error) {
 			return nil, err
 		}
 	}
+	if len(c.Transcripts) == 0 {
+		return nil, fmt.Errorf("%s: no transcripts: list the suite's files or globs under transcripts", path)
+	}
 	for i, t := range c.Transcripts {
 		if !filepath.IsAbs(t) {
 			c.Transcripts[i] = filepath.Join(c.Dir, t)

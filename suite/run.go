@@ -130,7 +130,10 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: opts.Prices, SummaryOnly: true}
 	copt := cost.Options{Prices: opts.Prices, Model: cfg.Model}
 	res := &Result{Estimator: est.Name(), Cases: []Case{}, Warnings: []string{}}
-	_, err = transcript.Walk(paths, transcript.Options{}, nil, func(t *transcript.Transcript) error {
+	// A file of the suite that holds no transcript is an error, never a
+	// case dropped: an unreadable file (a Git LFS pointer, a compressed or
+	// empty file) must not pass, nor empty the baseline on --update.
+	skipped, err := transcript.Walk(paths, transcript.Options{}, nil, func(t *transcript.Transcript) error {
 		var policies []window.Labeled
 		for _, lp := range cfg.Policies {
 			if opts.Shard.Holds(Key(relPath(cfg.Dir, t.File), lp.Label)) {
@@ -167,6 +170,13 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(skipped) > 0 {
+		var files []string
+		for _, f := range skipped {
+			files = append(files, fmt.Sprintf("%s (%s)", relPath(cfg.Dir, f.File), f.Reason))
+		}
+		return nil, fmt.Errorf("%s: %d of the suite's files hold no transcript: %s; a suite's files are its cases: fix them, or narrow the transcripts globs to the transcripts", cfg.Path, len(files), strings.Join(files, "; "))
 	}
 	res.sort()
 	return res, nil
