@@ -84,7 +84,30 @@ func withHint(err error, hint string) error {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runEnv(args, &env{ctx: ctx, stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	out := &checkedWriter{w: stdout}
+	code := runEnv(args, &env{ctx: ctx, stdin: os.Stdin, stdout: out, stderr: stderr, getenv: os.Getenv})
+	if out.err != nil && code != exitError {
+		fmt.Fprintf(stderr, "ctxbench: error: writing standard output: %v\n", out.err)
+		return exitError
+	}
+	return code
+}
+
+// A checkedWriter keeps the first error writing to w: output that could
+// not be written (a full disk, a closed pipe) fails the command instead
+// of being lost with exit 0.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.err = err
+	return n, err
 }
 
 func runEnv(args []string, e *env) int {

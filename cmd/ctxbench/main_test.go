@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"flag"
 	"fmt"
 	"html"
@@ -1036,5 +1038,26 @@ func TestReplayJSONSteps(t *testing.T) {
 	}
 	if steps != len(contexts) || steps < 100 {
 		t.Errorf("%d steps in --json, %d trace lines", steps, len(contexts))
+	}
+}
+
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestOutputNotWritten: output that cannot be written (a full disk:
+// `> /dev/full`) fails the command, exit 2 with the reason, where it was
+// lost with exit 0 — --version and a check that passes alike.
+func TestOutputNotWritten(t *testing.T) {
+	for _, args := range [][]string{
+		{"--version"},
+		{"check", "--config", "testdata/check/ctxbench.yaml"},
+		{"inspect", "../../fixtures/corpus/spotter/short.jsonl"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), args, failingWriter{}, &stderr); code != exitError || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("%v: exit %d, stderr %q; want %d and the reason", args, code, stderr.String(), exitError)
+		}
 	}
 }
