@@ -251,9 +251,17 @@ func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, pre
 		})
 	}
 	limitMemory(paths)
-	skipped, err := transcript.WalkPrepared(paths, opt, e.stdin, prepare, each)
+	read := 0
+	skipped, err := transcript.WalkPrepared(paths, opt, e.stdin, prepare, func(t *transcript.Transcript, p P) error {
+		read++
+		return each(t, p)
+	})
 	for _, s := range skipped {
 		e.warn(fmt.Errorf("skipped %s: %s", s.File, s.Reason))
+	}
+	// Every file skipped is no result: never an empty report with exit 0.
+	if err == nil && read == 0 && len(skipped) > 0 {
+		err = fmt.Errorf("no transcript read from %s: all %d files were skipped", strings.Join(paths, ", "), len(skipped))
 	}
 	return skipped, err
 }

@@ -1061,3 +1061,28 @@ func TestOutputNotWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestEverythingSkipped: a folder whose every file is skipped (no
+// transcript in it) is an error, exit 2, for every command that reads
+// one — never an all-zero result with exit 0.
+func TestEverythingSkipped(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"README.md": "# notes\n", "empty.jsonl": ""} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "r")
+	for _, args := range [][]string{
+		{"inspect", dir}, {"replay", "--policy", "none", dir}, {"cost", dir}, {"cost", "--policy", "none", dir},
+		{"report", "--out", out, dir}, {"estimate", dir},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitError || !strings.Contains(stderr.String(), "no transcript read") {
+			t.Errorf("%v: exit %d, stderr %q; want %d, no transcript read", args, code, stderr.String(), exitError)
+		}
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("report wrote %s: %v", out, err)
+	}
+}
