@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/suite"
+	"github.com/ctxbench/ctxbench/transcript"
 )
 
 type checkCmd struct {
@@ -49,6 +50,15 @@ func (c *checkCmd) Run(e *env) error {
 			if out.path != "" && out.path != "-" && sameFile(out.path, in.path) {
 				return fmt.Errorf("%s %s is %s: ctxbench writes the baseline only with --update", out.flag, out.path, in.what)
 			}
+		}
+	}
+	inputs, err := cfg.Paths()
+	if err != nil {
+		return err
+	}
+	for _, out := range []struct{ flag, path string }{{"--junit", c.JUnit}, {"--summary", c.Summary}, {"--partial", c.Partial}} {
+		if err := refuseInput(out.flag, out.path, inputs); err != nil {
+			return err
 		}
 	}
 	res, shard, err := c.result(e, cfg)
@@ -352,6 +362,35 @@ func writeMarkdown(w io.Writer, rep *suite.Report) error {
 
 // sameFile reports whether paths a and b name one file: the same file
 // when both exist (links followed), else the same absolute path.
+// refuseInput returns an error when out, the file a flag names for
+// output, is one of the inputs: the same file as one, or an existing
+// file inside an input folder (a walk reads it). ctxbench never writes
+// over what it reads.
+func refuseInput(flag, out string, inputs []string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return nil
+	}
+	fo, outErr := os.Stat(out)
+	for _, in := range inputs {
+		if in == transcript.Stdin {
+			continue
+		}
+		if sameFile(out, in) {
+			return fmt.Errorf("%s %s is an input: ctxbench never writes over what it reads", flag, out)
+		}
+		fi, err := os.Stat(in)
+		absIn, absErr := filepath.Abs(in)
+		if outErr == nil && fo.Mode().IsRegular() && err == nil && fi.IsDir() && absErr == nil && strings.HasPrefix(absOut, absIn+string(filepath.Separator)) {
+			return fmt.Errorf("%s %s is a file in the input folder %s: ctxbench never writes over what it reads", flag, out, in)
+		}
+	}
+	return nil
+}
+
 func sameFile(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)

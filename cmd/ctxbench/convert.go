@@ -16,6 +16,9 @@ type convertCmd struct {
 }
 
 func (c *convertCmd) Run(e *env) error {
+	if err := refuseInput("-o", c.Output, c.Paths); err != nil {
+		return err
+	}
 	convert := func(w io.Writer) error {
 		_, err := readInputs(e, c.Paths, c.inputFlags, false, func(t *transcript.Transcript) error {
 			return transcript.Write(w, t, transcript.Format(c.To))

@@ -1086,3 +1086,37 @@ func TestEverythingSkipped(t *testing.T) {
 		t.Errorf("report wrote %s: %v", out, err)
 	}
 }
+
+// TestOutputIsAnInput: an output flag naming one of the command's own
+// inputs — the file, or a file in an input folder — is refused, exit 2,
+// and the input is left as it was: replay --trace, convert -o and
+// check --junit each wrote over it before.
+func TestOutputIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	session := filepath.Join(dir, "a.jsonl")
+	body, err := os.ReadFile(corpus + "spotter/short.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(session, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "ctxbench.yaml")
+	if err := os.WriteFile(cfg, []byte("transcripts: [a.jsonl]\npolicies: [none]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"replay", "--policy", "none", "--trace", session, session},
+		{"replay", "--policy", "none", "--trace", session, dir},
+		{"convert", "--to", "openai-chat", "-o", session, session},
+		{"check", "--config", cfg, "--junit", session},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitError || !strings.Contains(stderr.String(), "never writes over what it reads") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+		if now, _ := os.ReadFile(session); !bytes.Equal(now, body) {
+			t.Fatalf("%v wrote over its input", args)
+		}
+	}
+}

@@ -142,6 +142,9 @@ func (c *replayCmd) Run(e *env) error {
 	var violations violationList
 	// The trace and --json's steps are spooled as the runs make them.
 	var spools replaySpools
+	if err := refuseInput("--trace", c.Trace, c.Paths); err != nil {
+		return err
+	}
 	if c.Trace != "" {
 		if spools.trace, err = newTraceSpool(); err != nil {
 			return err
