@@ -3,12 +3,14 @@ package reports
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/pricing"
 )
 
@@ -72,7 +74,7 @@ func (t *Table) render(w io.Writer) error {
 	)
 	tbl.Header(anySlice(t.Header)...)
 	for _, r := range t.Rows {
-		if err := tbl.Append(anySlice(r)...); err != nil {
+		if err := tbl.Append(anySlice(printableRow(r))...); err != nil {
 			return err
 		}
 	}
@@ -83,6 +85,21 @@ func anySlice(s []string) []any {
 	out := make([]any, len(s))
 	for i, v := range s {
 		out[i] = v
+	}
+	return out
+}
+
+// printableRow returns r with each cell's control characters escaped
+// (a name from a transcript must not drive the terminal).
+func printableRow(r []string) []string {
+	out := r
+	for i, c := range r {
+		if p := printable.String(c); p != c {
+			if &out[0] == &r[0] {
+				out = slices.Clone(r)
+			}
+			out[i] = p
+		}
 	}
 	return out
 }

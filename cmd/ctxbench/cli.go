@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -84,8 +85,8 @@ func withHint(err error, hint string) error {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	out := &checkedWriter{w: stdout}
-	code := runEnv(args, &env{ctx: ctx, stdin: os.Stdin, stdout: out, stderr: stderr, getenv: os.Getenv})
+	out := &checkedWriter{w: printable.Writer(stdout)}
+	code := runEnv(args, &env{ctx: ctx, stdin: os.Stdin, stdout: out, stderr: printable.Writer(stderr), getenv: os.Getenv})
 	if out.err != nil && code != exitError {
 		fmt.Fprintf(stderr, "ctxbench: error: writing standard output: %v\n", out.err)
 		return exitError
@@ -153,10 +154,10 @@ func runEnv(args []string, e *env) int {
 			fmt.Fprintln(e.stderr, "ctxbench: error: interrupted")
 			return exitError
 		}
-		fmt.Fprintf(e.stderr, "ctxbench: error: %v\n", err)
+		fmt.Fprintf(e.stderr, "ctxbench: error: %s\n", printable.String(err.Error()))
 		var h *hinted
 		if errors.As(err, &h) {
-			fmt.Fprintf(e.stderr, "ctxbench: hint: %s\n", h.hint)
+			fmt.Fprintf(e.stderr, "ctxbench: hint: %s\n", printable.String(h.hint))
 		}
 		return exitError
 	}
@@ -165,14 +166,14 @@ func runEnv(args []string, e *env) int {
 
 // warn prints a warning on standard error, and its hint the first time.
 func (e *env) warn(err error) {
-	fmt.Fprintf(e.stderr, "ctxbench: warning: %v\n", err)
+	fmt.Fprintf(e.stderr, "ctxbench: warning: %s\n", printable.String(err.Error()))
 	var h *hinted
 	if errors.As(err, &h) && !e.hinted[h.hint] {
 		if e.hinted == nil {
 			e.hinted = map[string]bool{}
 		}
 		e.hinted[h.hint] = true
-		fmt.Fprintf(e.stderr, "ctxbench: hint: %s\n", h.hint)
+		fmt.Fprintf(e.stderr, "ctxbench: hint: %s\n", printable.String(h.hint))
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
@@ -314,7 +315,7 @@ func writeProjection(w io.Writer, proj []cost.Projection, sessions int, perDay f
 func writeCostText(w io.Writer, ct *cost.Comparison) error {
 	usd := reports.USD
 	head := ct.Policies[0]
-	fmt.Fprintf(w, "%s (%s; %s)\n", ct.File, ct.ID, pricedAs(head.RunCost))
+	fmt.Fprintf(w, "%s (%s; %s)\n", printable.String(ct.File), printable.String(ct.ID), printable.String(pricedAs(head.RunCost)))
 	t := reports.Table{Header: []string{"policy", "input", "cache read", "cache write", "output", "summaries", "total", "saving vs none"},
 		Right: []bool{false, true, true, true, true, true, true, true}}
 	for _, p := range ct.Policies {

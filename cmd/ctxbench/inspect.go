@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -93,7 +94,7 @@ func writeInspectText(w io.Writer, s transcript.Stats) error {
 	if models == "" {
 		models = "model not recorded"
 	}
-	fmt.Fprintf(w, "%s\n%s · %s · %s\n", s.File, s.Format, s.ID, models)
+	fmt.Fprintf(w, "%s\n%s · %s · %s\n", printable.String(s.File), s.Format, printable.String(s.ID), printable.String(models))
 	u := s.Usage
 	cacheNote := ""
 	if u.CacheWrite1h > 0 {

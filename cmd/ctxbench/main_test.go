@@ -1120,3 +1120,31 @@ func TestOutputIsAnInput(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesPrintedSafely: a model name with a newline and a CI command
+// in it, and a file name with a terminal escape, reach neither standard
+// error nor the tables raw: no line of either starts "::error::", and
+// no escape character is printed.
+func TestNamesPrintedSafely(t *testing.T) {
+	body, err := os.ReadFile(corpus + "spotter/short.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := bytes.ReplaceAll(body, []byte(`"model":"claude-opus-4-6"`), []byte(`"model":"claude\n::error::pwned\u001b[31m"`))
+	if bytes.Equal(hostile, body) {
+		t.Fatal("no model to replace")
+	}
+	file := filepath.Join(t.TempDir(), "s\x1b[2Jsession.jsonl")
+	if err := os.WriteFile(file, hostile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"inspect", file}, {"cost", "--policy", "none", file}, {"cost", file}} {
+		var stdout, stderr bytes.Buffer
+		run(context.Background(), args, &stdout, &stderr)
+		for _, out := range []string{stdout.String(), stderr.String()} {
+			if strings.Contains(out, "\x1b") || strings.Contains(out, "\n::error::") {
+				t.Errorf("%v printed a raw name:\n%s", args[0], out)
+			}
+		}
+	}
+}

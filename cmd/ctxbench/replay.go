@@ -11,6 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
+	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
@@ -358,7 +359,7 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	if len(tr.Runs) > 0 {
 		calls = tr.Runs[0].Summary.Calls
 	}
-	fmt.Fprintf(w, "%s (%s, %s calls)\n", tr.File, tr.ID, reports.Int(calls))
+	fmt.Fprintf(w, "%s (%s, %s calls)\n", printable.String(tr.File), printable.String(tr.ID), reports.Int(calls))
 	t := reports.Table{
 		Header: []string{"policy", "peak msgs", "peak tokens", "input tokens sent", "of none", "evicted", "truncated", "summaries", "retention", "violations"},
 		Right:  []bool{false, true, true, true, true, true, true, true, true, false},
