@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -189,5 +190,38 @@ func TestFormatOverride(t *testing.T) {
 	}
 	if _, err := ParseFormat("gemini"); err == nil || !strings.Contains(err.Error(), "claude-code, codex") {
 		t.Errorf("ParseFormat(gemini): %v, want the known formats listed", err)
+	}
+}
+
+// TestMalformedFirstLine: a JSON Lines file whose first line is cut
+// short is JSON Lines with a bad record, not a broken document: read
+// strictly, the error names line 1; read leniently (with its format
+// given or detected), line 1 is skipped and counted and the rest read.
+func TestMalformedFirstLine(t *testing.T) {
+	body, err := os.ReadFile("../fixtures/corpus/spotter/short.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(body, []byte("\n"))
+	lines[0] = lines[0][:len(lines[0])/2]
+	lines[0] = append(slices.Clip(lines[0]), '\n')
+	cut := bytes.Join(lines, nil)
+	whole, err := Read(bytes.NewReader(body), "s.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Read(bytes.NewReader(cut), "s.jsonl", Options{})
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 1 {
+		t.Errorf("strict: %v, want a syntax error at line 1", err)
+	}
+	for _, opt := range []Options{{Lenient: true}, {Lenient: true, Format: FormatClaudeCode}} {
+		ts, err := Read(bytes.NewReader(cut), "s.jsonl", opt)
+		if err != nil || len(ts) != 1 {
+			t.Fatalf("%+v: %d transcripts, %v", opt, len(ts), err)
+		}
+		if len(ts[0].Bad) != 1 || ts[0].Bad[0].Line != 1 || len(ts[0].Messages) != len(whole[0].Messages) {
+			t.Errorf("%+v: bad %v, %d messages of %d", opt, ts[0].Bad, len(ts[0].Messages), len(whole[0].Messages))
+		}
 	}
 }

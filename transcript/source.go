@@ -206,10 +206,13 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 		s.doc = true
 	case '{':
 		// One JSON object per line, or one (pretty-printed) document?
-		first, _, _ := bytes.Cut(trimmed, []byte{'\n'})
+		first, rest, _ := bytes.Cut(trimmed, []byte{'\n'})
 		first = bytes.TrimSpace(first)
 		if !json.Valid(first) && (json.Valid(trimmed) || !bytes.HasSuffix(first, []byte{'}'})) {
-			s.doc = true
+			// A malformed first line before lines that are objects of their
+			// own is a JSON Lines file with a bad record (skipped with
+			// --lenient), not a document.
+			s.doc = json.Valid(trimmed) || !objectLines(rest)
 		}
 	default:
 		if !utf8.Valid(head) {
@@ -234,6 +237,24 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 	}
 	s.recs = splitLines(data)
 	return s, nil
+}
+
+// objectLines reports whether one of the first lines of data (up to
+// [detectProbe]) is a JSON object with a member on a line of its own, as
+// JSON Lines' are and a pretty-printed document's never are.
+func objectLines(data []byte) bool {
+	for range detectProbe {
+		if len(data) == 0 {
+			return false
+		}
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte{'\n'})
+		line = bytes.TrimSpace(line)
+		if len(line) > 2 && line[0] == '{' && line[len(line)-1] == '}' && json.Valid(line) {
+			return true
+		}
+	}
+	return false
 }
 
 // splitLines returns the non-blank lines of data with their line numbers,
