@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -257,7 +259,15 @@ func (c *Client) attempts(ctx context.Context, p *provider, body []byte) (res Re
 			if perr != nil {
 				return Result{}, false, fmt.Errorf("%s: reading the response: %w", p.name, perr)
 			}
+			// A server that echoes the key (in the model's name, say) must
+			// not put it in the cache, the trace or the output.
+			res.Model, res.Text = scrubKey(res.Model, p.key), scrubKey(res.Text, p.key)
 			return res, false, nil
+		}
+		if err == nil {
+			// Before the body is read for its message and cut short: a cut
+			// must not leave a prefix of the key.
+			respBody = []byte(scrubKey(string(respBody), p.key))
 		}
 		if ctx.Err() != nil {
 			return Result{}, false, fmt.Errorf("%s: %w", p.name, ctx.Err())
@@ -434,12 +444,42 @@ func (c *Client) once(ctx context.Context, hc *http.Client, p *provider, body []
 	return resp.StatusCode, resp.Header, b, nil
 }
 
+// scrubKey returns s without the API key in it: as written, or as an
+// HTML page or a JSON string escapes it (then s is returned decoded,
+// the key replaced).
+func scrubKey(s, key string) string {
+	if key == "" {
+		return s
+	}
+	if strings.Contains(s, key) {
+		return strings.ReplaceAll(s, key, "[redacted]")
+	}
+	forms := []string{html.UnescapeString(s)}
+	if strings.Contains(s, `\u`) {
+		u := unicodeEscape.ReplaceAllStringFunc(s, func(e string) string {
+			n, _ := strconv.ParseUint(e[2:], 16, 32)
+			return string(rune(n))
+		})
+		forms = append(forms, u, html.UnescapeString(u))
+	}
+	for _, f := range forms {
+		if strings.Contains(f, key) {
+			return strings.ReplaceAll(f, key, "[redacted]")
+		}
+	}
+	return s
+}
+
+// unicodeEscape is a JSON string's escape of a character.
+var unicodeEscape = regexp.MustCompile(`\\u[0-9a-fA-F]{4}`)
+
 // redact removes the API key from an error's text.
 func redact(err error, key string) error {
-	if !strings.Contains(err.Error(), key) {
+	msg := scrubKey(err.Error(), key)
+	if msg == err.Error() {
 		return err
 	}
-	return &redactedError{msg: strings.ReplaceAll(err.Error(), key, "[redacted]"), err: err}
+	return &redactedError{msg: msg, err: err}
 }
 
 type redactedError struct {

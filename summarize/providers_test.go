@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -460,10 +463,28 @@ func TestBudget(t *testing.T) {
 // a cache, and looks for the key in every error, result and file written.
 func TestKeyNeverWritten(t *testing.T) {
 	echo := fmt.Sprintf(`{"error":{"message":"Incorrect API key provided: %s.","type":"invalid_request_error","code":"invalid_api_key"}}`, testKey)
+	// Pages that are not the API's JSON: the key where the excerpt's
+	// 200 characters end, as HTML entities, as a JSON string's escapes.
+	var entities, escapes strings.Builder
+	for _, r := range testKey {
+		fmt.Fprintf(&entities, "&#%d;", r)
+		fmt.Fprintf(&escapes, `\u%04x`, r)
+	}
+	pages := []string{
+		"<html><body>" + strings.Repeat("x ", 85) + "key " + testKey + " refused</body></html>",
+		"<html><body>bad key " + entities.String() + "</body></html>",
+		`bad gateway: upstream said \"key ` + escapes.String() + `\"`,
+	}
 	dir := t.TempDir()
 	var written []string
 	for _, pc := range providerCases {
-		for _, steps := range [][]step{{{status: 200, body: pc.ok}}, {{status: 401, body: echo}}, {{status: 500, body: echo}}} {
+		// The model's name echoing the key, in a response that succeeds.
+		echoOK := regexp.MustCompile(`"model":"[^"]*"`).ReplaceAllString(pc.ok, `"model":"`+testKey+`"`)
+		runs := [][]step{{{status: 200, body: pc.ok}}, {{status: 200, body: echoOK}}, {{status: 401, body: echo}}, {{status: 500, body: echo}}}
+		for _, page := range pages {
+			runs = append(runs, []step{{status: 403, body: page}})
+		}
+		for _, steps := range runs {
 			api := newFakeAPI(t, steps...)
 			var s sleeps
 			c := testClient(&s)
@@ -488,12 +509,22 @@ func TestKeyNeverWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	escaped := regexp.MustCompile(`\\u([0-9a-fA-F]{4})`)
 	for _, w := range written {
-		if strings.Contains(w, testKey) {
-			t.Errorf("the API key was written: %.200s", w)
+		// The key, or the start of it that a cut excerpt would leave, as
+		// written or once its HTML entities or JSON escapes are read.
+		decoded := escaped.ReplaceAllStringFunc(w, func(e string) string {
+			n, _ := strconv.ParseUint(e[2:], 16, 32)
+			return string(rune(n))
+		})
+		for _, form := range []string{w, html.UnescapeString(w), decoded} {
+			if strings.Contains(form, testKey[:12]) {
+				t.Errorf("the API key was written: %.300s", w)
+				break
+			}
 		}
 	}
-	if len(written) < 10 {
+	if len(written) < 20 {
 		t.Errorf("only %d outputs checked", len(written))
 	}
 }
