@@ -75,7 +75,7 @@ func init() {
 		Differs: []string{
 			"the API does not document the placeholder text it sends: the policy sends [cleared] (placeholder=…), a few tokens either way",
 			"a cleared call's input is sent as {}; the API's form of a cleared input is not documented",
-			"the request's input tokens are recorded or fitted (see go doc), not counted by Anthropic's tokenizer",
+			"the request's input tokens are the previous call's billed prompt plus chars4 of what was appended, or a line fitted on the earlier calls (see go doc), not counted by Anthropic's tokenizer",
 		},
 		check: func(v Values) error {
 			if v.Int("trigger") == 0 && v.Int("trigger_tool_uses") == 0 {
@@ -133,10 +133,62 @@ func nameSet(s string) map[string]bool {
 }
 
 // serverState is a provider edit's state: the copies it sent, which the
-// client never had.
+// client never had, and the copy of each message as it was last edited.
 type serverState struct {
 	made    map[any]bool
 	request *requestTokens
+	// copies holds each message's edited copy, made again only when its
+	// edit changes: a message cleared at every request is one copy, not
+	// one per request (memory and counts linear in the calls).
+	copies map[*transcript.Message]editedCopy
+}
+
+// A messageEdit is what an edit does to a message: the tool results it
+// replaces by the placeholder and the tool uses whose input it sends as
+// {} (block positions, ascending), or its thinking removed.
+type messageEdit struct {
+	results, inputs []int
+	placeholder     string
+	thinking        bool
+}
+
+type editedCopy struct {
+	edit messageEdit
+	msg  *transcript.Message
+}
+
+func (e messageEdit) equal(o messageEdit) bool {
+	return slices.Equal(e.results, o.results) && slices.Equal(e.inputs, o.inputs) && e.placeholder == o.placeholder && e.thinking == o.thinking
+}
+
+// edited returns m with edit applied: the copy made at an earlier call
+// when the edit is the same.
+func (ss *serverState) edited(m *transcript.Message, edit messageEdit) *transcript.Message {
+	if c, ok := ss.copies[m]; ok && c.edit.equal(edit) {
+		return c.msg
+	}
+	c := *m
+	if edit.thinking {
+		c.Blocks = nil
+		for _, b := range m.Blocks {
+			if b.Type != transcript.BlockThinking {
+				c.Blocks = append(c.Blocks, b)
+			}
+		}
+	} else {
+		c.Blocks = slices.Clone(m.Blocks)
+		for _, j := range edit.results {
+			c.Blocks[j].Text, c.Blocks[j].Raw = edit.placeholder, nil
+		}
+		for _, j := range edit.inputs {
+			c.Blocks[j].Input = []byte("{}")
+		}
+	}
+	if ss.copies == nil {
+		ss.copies = map[*transcript.Message]editedCopy{}
+	}
+	ss.copies[m] = editedCopy{edit, &c}
+	return &c
 }
 
 func serverStateOf(env *Env, st *State) *serverState {
@@ -193,36 +245,43 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 	}
 	// The oldest, all but the newest keep, the excluded tools' never.
 	clearOld := uses[:max(0, len(uses)-p.keep)]
-	out := slices.Clone(client)
-	copies := map[int]*transcript.Message{}
-	copyOf := func(i int) *transcript.Message {
-		c, ok := copies[i]
+	// The edits of each message: its blocks cleared.
+	copies := map[int]*messageEdit{}
+	editOf := func(i int) *messageEdit {
+		e, ok := copies[i]
 		if !ok {
-			m := *out[i].Msg
-			m.Blocks = slices.Clone(m.Blocks)
-			c = &m
-			copies[i] = c
-			out[i] = Item{ID: out[i].ID, Msg: c, Truncated: true, Summary: out[i].Summary, index: out[i].index}
+			e = &messageEdit{}
+			copies[i] = e
 		}
-		return c
+		return e
 	}
 	for _, u := range clearOld {
 		if p.exclude[u.name] || u.result < 0 {
 			continue
 		}
-		c := copyOf(u.result)
-		for j := range c.Blocks {
-			if b := &c.Blocks[j]; b.Type == transcript.BlockToolResult && b.ID == u.id {
-				b.Text, b.Raw = p.placeholder, nil
+		e := editOf(u.result)
+		for j, b := range client[u.result].Msg.Blocks {
+			if b.Type == transcript.BlockToolResult && b.ID == u.id {
+				e.results = append(e.results, j)
 			}
 		}
 		if p.inputs == "true" || p.inputTools[u.name] {
-			c := copyOf(u.call)
-			for j := range c.Blocks {
-				if b := &c.Blocks[j]; b.Type == transcript.BlockToolUse && b.ID == u.id {
-					b.Input = []byte("{}")
+			e := editOf(u.call)
+			for j, b := range client[u.call].Msg.Blocks {
+				if b.Type == transcript.BlockToolUse && b.ID == u.id {
+					e.inputs = append(e.inputs, j)
 				}
 			}
+		}
+	}
+	out := client
+	if len(copies) > 0 {
+		out = slices.Clone(client)
+		for i, e := range copies {
+			slices.Sort(e.results)
+			slices.Sort(e.inputs)
+			e.placeholder = p.placeholder
+			out[i] = Item{ID: out[i].ID, Msg: ss.edited(out[i].Msg, *e), Truncated: true, Summary: out[i].Summary, index: out[i].index}
 		}
 	}
 	if len(copies) == 0 {
@@ -302,14 +361,7 @@ func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, h
 		if out == nil {
 			out = slices.Clone(client)
 		}
-		c := *it.Msg
-		c.Blocks = nil
-		for _, b := range it.Msg.Blocks {
-			if b.Type != transcript.BlockThinking {
-				c.Blocks = append(c.Blocks, b)
-			}
-		}
-		out[i] = Item{ID: it.ID, Msg: &c, Truncated: true, Summary: it.Summary, index: it.index}
+		out[i] = Item{ID: it.ID, Msg: ss.edited(it.Msg, messageEdit{thinking: true}), Truncated: true, Summary: it.Summary, index: it.index}
 		if !ss.made[hist[i].Msg] { // else sent cut at the previous call too
 			step.Truncated = append(step.Truncated, it.ID)
 		}

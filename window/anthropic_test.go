@@ -189,3 +189,40 @@ func TestChain(t *testing.T) {
 		}
 	}
 }
+
+// TestServerEditsCopyOnce: the API edits send a message edited the same
+// way at every request as one copy, not one per request — what makes
+// memory and counting linear in the calls (3,000 calls took 3.8 GB).
+// Over 150 calls that each clear every result but the newest and strip
+// every thinking, at most one copy per message is ever sent.
+func TestServerEditsCopyOnce(t *testing.T) {
+	names := make([]string, 150)
+	counts := make([]int64, 151)
+	for k := range names {
+		names[k] = "Bash"
+		counts[k] = 1000
+	}
+	counts[150] = 1000
+	tr := toolSession(names, counts)
+	for i := range tr.Messages {
+		if m := &tr.Messages[i]; m.Role == transcript.RoleAssistant {
+			m.Blocks = append([]transcript.Block{{Type: transcript.BlockThinking, Text: "thinking"}}, m.Blocks...)
+		}
+	}
+	for _, spec := range []string{"anthropic-clear-tool-uses:trigger_tool_uses=1,keep=1,clear_tool_inputs=true", "anthropic-clear-thinking:keep=0"} {
+		seen := map[*transcript.Message]bool{}
+		cleared := 0
+		driveEach(t, mustPolicy(t, spec), tr, &Env{Transcript: tr}, func(_, _ int, step Step, _ *State) {
+			cleared += len(step.Truncated)
+			for _, it := range step.History {
+				seen[it.Msg] = true
+			}
+		})
+		if len(seen) > 2*len(tr.Messages) {
+			t.Errorf("%s: %d messages sent, %d distinct copies; want at most one copy each", spec, len(tr.Messages), len(seen))
+		}
+		if cleared < 100 {
+			t.Errorf("%s: %d messages newly edited; the test needs edits", spec, cleared)
+		}
+	}
+}
