@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/internal/strictyaml"
 	"github.com/ctxbench/ctxbench/window"
 )
 
@@ -65,6 +66,9 @@ func LoadConfig(path string) (*Config, error) {
 	b, err := limit.ReadFile(path, limit.Config)
 	if err != nil {
 		return nil, err
+	}
+	if err := strictyaml.Check(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var raw map[string]yaml.Node
 	if err := yaml.Unmarshal(b, &raw); err != nil {

@@ -66,6 +66,10 @@ baseline: ctxbench.baseline.json
 		{"transcripts: [a]\npolicies: [none]\ntolerance:\n  cost_usd: {rel: 1}\n", `bad.yaml:4: tolerance cost_usd: unknown field "rel"`},
 		{"transcripts: [a]\npolicies: [none]\nestimators: [chars3]\n", `bad.yaml:3: estimators: unknown estimator "chars3"`},
 		{"transcripts: []\npolicies: [none]\n", "bad.yaml: no transcripts"},
+		// Repeated keys: the first is named with both lines, however many
+		// follow (yaml.v3 built an error per pair: 2,000 took 1.2 GB).
+		{"transcripts: [a]\npolicies: [none]\nbudgets:\n" + strings.Repeat("  max_messages: 1\n", 5000), `bad.yaml: line 5: key "max_messages" is already defined at line 4`},
+		{"transcripts: [a]\npolicies: [none]\ntranscripts: [b]\n", `bad.yaml: line 3: key "transcripts" is already defined at line 1`},
 		{"policies: [none]\n", `"transcripts" is required`},
 	} {
 		_, err := LoadConfig(write("bad.yaml", tc.body))

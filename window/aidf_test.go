@@ -251,6 +251,11 @@ func TestAIDFConfig(t *testing.T) {
 			}
 		}
 	}
+	dup := dir + "/dup.yml"
+	os.WriteFile(dup, []byte("execution:\n  conversation:\n"+strings.Repeat("    max_messages: 40\n", 3000)), 0o644)
+	if _, err := Parse("aidf:config=" + dup); err == nil || !strings.Contains(err.Error(), `line 4: key "max_messages" is already defined at line 3`) {
+		t.Errorf("repeated keys: %v", err)
+	}
 	if _, err := Parse("aidf:config=" + dir + "/missing.yml"); err == nil {
 		t.Error("a missing config was accepted")
 	}

@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/internal/strictyaml"
 )
 
 // aidfConfig is the part of AIDF's config.yml the window reads (seed 000,
@@ -32,6 +33,9 @@ func AIDFConfigParams(path string) (map[string]string, error) {
 	b, err := limit.ReadFile(path, limit.Config)
 	if err != nil {
 		return nil, err
+	}
+	if err := strictyaml.Check(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var c aidfConfig
 	if err := yaml.Unmarshal(b, &c); err != nil {

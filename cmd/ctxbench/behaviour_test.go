@@ -126,20 +126,21 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
-		"transcript":         {"internal/limit", "internal/swar"},
-		"estimate":           {"transcript"},
-		"pricing":            {"transcript", "internal/limit"},
-		"summarize":          {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":             {"transcript", "estimate", "summarize", "internal/limit", "internal/swar"},
-		"replay":             {"transcript", "estimate", "pricing", "summarize", "window", "internal/scan"},
-		"cost":               {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
-		"suite":              {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "internal/limit"},
-		"reports":            {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite", "internal/printable"},
-		"fixtures":           {"transcript"},
-		"internal/scan":      {},
-		"internal/limit":     {},
-		"internal/swar":      {},
-		"internal/printable": {},
+		"transcript":          {"internal/limit", "internal/swar"},
+		"estimate":            {"transcript"},
+		"pricing":             {"transcript", "internal/limit"},
+		"summarize":           {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
+		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml"},
+		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "internal/scan"},
+		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
+		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "internal/limit", "internal/strictyaml"},
+		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite", "internal/printable"},
+		"fixtures":            {"transcript"},
+		"internal/scan":       {},
+		"internal/limit":      {},
+		"internal/swar":       {},
+		"internal/printable":  {},
+		"internal/strictyaml": {},
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {
