@@ -217,6 +217,11 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 	if err == nil {
 		err = checkResult(p.name, res)
 	}
+	if max := maxSummaryBytes(prompt.MaxTokens); err == nil && max > 0 && len(res.Text) > max {
+		// A server that answers past what was asked is broken: the run
+		// stops before its answers fill the cache.
+		err, fatal = fmt.Errorf("%s: the summary is %d bytes, more than max_tokens %d allows (%d)", p.name, len(res.Text), prompt.MaxTokens, max), true
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, err
@@ -296,6 +301,17 @@ func (c *Client) attempts(ctx context.Context, p *provider, body []byte) (res Re
 			return Result{}, false, fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
+}
+
+// maxSummaryBytes is the most text a summary of maxTokens output tokens
+// can hold: 32 bytes a token (a token is a few characters, a long run of
+// one character a few more) and 4 KiB; 0 (no bound) when no maximum was
+// asked.
+func maxSummaryBytes(maxTokens int) int {
+	if maxTokens <= 0 {
+		return 0
+	}
+	return 32*maxTokens + 4<<10
 }
 
 // checkResult holds both providers' answers to one rule: a summary has

@@ -528,3 +528,29 @@ func TestKeyNeverWritten(t *testing.T) {
 		t.Errorf("only %d outputs checked", len(written))
 	}
 }
+
+// TestSummaryBoundedByMaxTokens: a summary far longer than the
+// max_tokens asked allows (a broken or hostile server's) is an error that
+// stops the run, and nothing is cached: 131 such answers of 30 MB filled
+// 3.7 GB of cache before.
+func TestSummaryBoundedByMaxTokens(t *testing.T) {
+	for _, pc := range providerCases {
+		huge := strings.Replace(strings.Replace(pc.ok, "The agent fixed the build.", "The agent fixed ", 1), "The agent fixed ", strings.Repeat("x", 1<<20), 1)
+		if huge == pc.ok {
+			t.Fatalf("%s: no summary text to replace", pc.name)
+		}
+		api := newFakeAPI(t, step{status: 200, body: huge})
+		var s sleeps
+		c := testClient(&s)
+		dir := t.TempDir()
+		c.Cache = &Cache{Dir: dir}
+		_, err := pc.make(api.URL, c).Summarize(context.Background(), Request{Messages: messages})
+		if err == nil || !strings.Contains(err.Error(), "more than max_tokens 1024 allows") {
+			t.Errorf("%s: %v", pc.name, err)
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) > 0 {
+			t.Errorf("%s: %d cache entries after an oversized answer", pc.name, len(entries))
+		}
+	}
+}

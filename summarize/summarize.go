@@ -164,9 +164,9 @@ func (t *Template) render(conversation, previous string) (string, error) {
 	}
 	// The prompt is mostly the conversation, often megabytes: written
 	// into a buffer of about its final size, it is copied once.
-	var buf strings.Builder
+	buf := &cappedWriter{max: len(src) + 4*(len(conversation)+len(previous)) + 64<<10}
 	buf.Grow(len(src) + len(conversation) + len(previous))
-	if err := tmpl.Execute(&buf, struct{ Conversation, Previous string }{conversation, previous}); err != nil {
+	if err := tmpl.Execute(buf, struct{ Conversation, Previous string }{conversation, previous}); err != nil {
 		return "", fmt.Errorf("template %s: %w", t.Name, err)
 	}
 	return buf.String(), nil
@@ -249,8 +249,50 @@ func parseTemplate(name, src string) (*template.Template, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil && hasRange(tt.Tree.Root) {
+			return nil, errors.New("a prompt template cannot use range: its data is two strings, and {{range N}} runs N times")
+		}
+	}
 	parsedTemplates.Store(k, t)
 	return t, nil
+}
+
+// hasRange reports whether the tree under n holds a range action.
+func hasRange(n parse.Node) bool {
+	switch n := n.(type) {
+	case *parse.RangeNode:
+		return true
+	case *parse.ListNode:
+		if n == nil {
+			return false
+		}
+		for _, c := range n.Nodes {
+			if hasRange(c) {
+				return true
+			}
+		}
+	case *parse.IfNode:
+		return hasRange(n.List) || hasRange(n.ElseList)
+	case *parse.WithNode:
+		return hasRange(n.List) || hasRange(n.ElseList)
+	}
+	return false
+}
+
+// cappedWriter is a strings.Builder that fails once it holds more than
+// max bytes: a template that prints the conversation over and over is
+// stopped, not run out of memory.
+type cappedWriter struct {
+	strings.Builder
+	max int
+}
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	if w.Len()+len(p) > w.max {
+		return 0, fmt.Errorf("the prompt is over %d bytes: the template repeats the conversation", w.max)
+	}
+	return w.Builder.Write(p)
 }
 
 // Prompt is a rendered request: what a provider sends.
