@@ -132,10 +132,17 @@ func lcView(m *transcript.Message) []lcUnit {
 			continue
 		}
 		flush()
-		out = append(out, unit('t', []int{j}, b.Text, len("tool")+swar.RuneCount(b.ID)))
+		out = append(out, lcToolUnit(m, j))
 	}
 	flush()
 	return out
+}
+
+// lcToolUnit is the tool message that block j of m, a tool result, is.
+func lcToolUnit(m *transcript.Message, j int) lcUnit {
+	b := &m.Blocks[j]
+	extra := len("tool") + swar.RuneCount(b.ID)
+	return lcUnit{kind: 't', blocks: []int{j}, content: b.Text, extra: extra, tokens: lcTokens(swar.RuneCount(b.Text), extra)}
 }
 
 // toolCallsRepr is Python's repr of an AIMessage's tool_calls, "" when it

@@ -667,51 +667,80 @@ func (p *lcClearPolicy) clear(cs *lcClearState, e *lcEdit, total, maxIn int) {
 	case keep > 0:
 		toClear = cands[:len(cands)-keep]
 	}
-	cleared := 0
+	// Each message is copied once in a pass, then edited in place: a
+	// message holding thousands of results is not copied for each.
+	copies := map[int]*transcript.Message{}
+	copyOf := func(item int) *transcript.Message {
+		if c, ok := copies[item]; ok {
+			return c
+		}
+		c := *e.out[item].Msg
+		c.Blocks = slices.Clone(c.Blocks)
+		copies[item] = &c
+		e.set(item, &c)
+		return &c
+	}
+	// The AI message each tool message answers: the nearest before it
+	// that holds its call.
+	aiOf := map[int]int{}
+	latest := map[string]int{}
+	for k, m := range e.msgs {
+		switch m.u.kind {
+		case 'a':
+			for _, id := range m.ids {
+				latest[id] = k
+			}
+		case 't':
+			if ai, ok := latest[m.ids[0]]; ok {
+				aiOf[k] = ai
+			}
+		}
+	}
+	// An AI message whose inputs were cleared is measured again once,
+	// before the count is read.
+	stale := map[int]bool{}
+	counted := func() int {
+		for ai := range stale {
+			a := e.msgs[ai]
+			e.msgs[ai] = lcMsgOf(a.item, e.out[a.item].Msg, lcView(e.out[a.item].Msg)[0])
+		}
+		clear(stale)
+		return max(0, total-lcCount(e.msgs))
+	}
 	clearOne := func(k int) {
 		m := e.msgs[k]
 		id := m.ids[0]
 		if cs.cleared[id] {
 			return
 		}
-		ai := -1
-		for j := k - 1; j >= 0; j-- {
-			if e.msgs[j].u.kind == 'a' && slices.Contains(e.msgs[j].ids, id) {
-				ai = j
-				break
-			}
-		}
-		if ai < 0 || p.exclude[lcToolName(e.out[e.msgs[ai].item].Msg, id)] {
+		ai, ok := aiOf[k]
+		if !ok || p.exclude[lcToolName(e.out[e.msgs[ai].item].Msg, id)] {
 			return
 		}
 		cs.cleared[id] = true
-		c := *e.out[m.item].Msg
-		c.Blocks = slices.Clone(c.Blocks)
-		c.Blocks[m.u.blocks[0]].Text, c.Blocks[m.u.blocks[0]].Raw = p.placeholder, nil
-		e.set(m.item, &c)
-		v := lcView(&c)
-		e.msgs[k] = lcMsgOf(m.item, &c, v[slices.IndexFunc(v, func(u lcUnit) bool { return u.kind == 't' && u.blocks[0] == m.u.blocks[0] })])
+		c := copyOf(m.item)
+		j := m.u.blocks[0]
+		c.Blocks[j].Text, c.Blocks[j].Raw = p.placeholder, nil
+		e.msgs[k] = lcMsgOf(m.item, c, lcToolUnit(c, j))
 		if p.clearInputs {
-			a := e.msgs[ai]
-			ac := *e.out[a.item].Msg
-			ac.Blocks = slices.Clone(ac.Blocks)
+			ac := copyOf(e.msgs[ai].item)
 			for j := range ac.Blocks {
 				if ac.Blocks[j].Type == transcript.BlockToolUse && ac.Blocks[j].ID == id {
 					ac.Blocks[j].Input = []byte("{}")
 				}
 			}
-			e.set(a.item, &ac)
-			e.msgs[ai] = lcMsgOf(a.item, &ac, lcView(&ac)[0])
+			stale[ai] = true
 		}
-		cleared = max(0, total-lcCount(e.msgs))
 	}
 	for _, k := range toClear {
 		clearOne(k)
 	}
+	cleared := counted()
 	if p.clearAtLeast > 0 && cleared < p.clearAtLeast && keep > 0 && keep < len(cands) {
 		rest := cands[len(cands)-keep:]
 		for i := len(rest) - 1; i >= 0 && cleared < p.clearAtLeast; i-- {
 			clearOne(rest[i])
+			cleared = counted()
 		}
 	}
 }

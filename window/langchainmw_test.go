@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -288,5 +290,46 @@ func TestLangchainClearRules(t *testing.T) {
 		if diff := cmp.Diff(tc.want, cleared(tc.spec)); diff != "" {
 			t.Errorf("%s: cleared (-want +got):\n%s", tc.spec, diff)
 		}
+	}
+}
+
+// wideToolTurn is a session whose one turn calls n tools at once and
+// gets their n results in one message, then ends.
+func wideToolTurn(n int) *transcript.Transcript {
+	call := transcript.Message{Role: transcript.RoleAssistant}
+	results := transcript.Message{Role: transcript.RoleUser}
+	for i := range n {
+		id := fmt.Sprintf("toolu_%d", i)
+		call.Blocks = append(call.Blocks, transcript.Block{Type: transcript.BlockToolUse, ID: id, Name: "bash", Input: []byte(`{"cmd":"echo"}`)})
+		results.Blocks = append(results.Blocks, transcript.Block{Type: transcript.BlockToolResult, ID: id, Text: strings.Repeat("x", 60)})
+	}
+	return msgs(user("do it"), call, results, asst("done"))
+}
+
+// TestClearWideTurnLinear: clearing the results of a turn that called
+// thousands of tools at once takes time linear in them (a message of
+// 4,000 results took 127 s with clear_tool_inputs, each clear copying
+// and measuring the whole message again): four times the tools, at most
+// ten times the time (best of three, in the same run; linear is 4 and
+// measured 6.2, the quadratic clearing 13.3).
+func TestClearWideTurnLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing: make long")
+	}
+	p := mustPolicy(t, "langchain-clear-tool-uses:trigger_tokens=100,clear_tool_inputs=true")
+	timeOf := func(n int) time.Duration {
+		tr := wideToolTurn(n)
+		best := time.Duration(math.MaxInt64)
+		for range 3 {
+			start := time.Now()
+			driveEach(t, p, tr, &Env{Transcript: tr}, func(int, int, Step, *State) {})
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	small, large := timeOf(500), timeOf(2000)
+	t.Logf("500 tools %v, 2,000 tools %v (%.1fx)", small, large, float64(large)/float64(small))
+	if large > 10*small {
+		t.Errorf("2,000 tools took %v, %.1f times 500's %v: want at most 10", large, float64(large)/float64(small), small)
 	}
 }
