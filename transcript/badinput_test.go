@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
@@ -222,6 +223,50 @@ func TestMalformedFirstLine(t *testing.T) {
 		}
 		if len(ts[0].Bad) != 1 || ts[0].Bad[0].Line != 1 || len(ts[0].Messages) != len(whole[0].Messages) {
 			t.Errorf("%+v: bad %v, %d messages of %d", opt, ts[0].Bad, len(ts[0].Messages), len(whole[0].Messages))
+		}
+	}
+}
+
+// TestCompressedAndUTF16: a gzip-compressed log is read as the log; xz,
+// zstd and bzip2 files and UTF-16 text are named, with the command that
+// makes them readable, not reported as "binary content".
+func TestCompressedAndUTF16(t *testing.T) {
+	body, err := os.ReadFile("../fixtures/corpus/spotter/short.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(body)
+	zw.Close()
+	plain, err := Read(bytes.NewReader(body), "s.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(bytes.NewReader(gz.Bytes()), "s.jsonl.gz", Options{})
+	if err != nil || len(got) != 1 || len(got[0].Messages) != len(plain[0].Messages) || got[0].Usage() != plain[0].Usage() {
+		t.Fatalf("gzip: %v, %d transcripts", err, len(got))
+	}
+	if _, err := Read(bytes.NewReader(gz.Bytes()), "s.jsonl.gz", Options{MaxBytes: int64(len(body) / 2)}); err == nil {
+		t.Error("gzip: decompressed past MaxBytes")
+	}
+	utf16 := []byte{0xFF, 0xFE}
+	for _, r := range string(body[:200]) {
+		utf16 = append(utf16, byte(r), byte(r>>8))
+	}
+	for name, c := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"xz":    {append([]byte{0xFD, '7', 'z', 'X', 'Z', 0x00}, 0, 1, 2), "xz-compressed: decompress it first (xz -d)"},
+		"zstd":  {append([]byte{0x28, 0xB5, 0x2F, 0xFD}, 0, 0, 0), "zstd-compressed"},
+		"bzip2": {append([]byte("BZh9"), 0x31, 0x41, 0, 0), "bzip2-compressed"},
+		"utf16": {utf16, "UTF-16 text: convert it to UTF-8 first"},
+	} {
+		_, err := Read(bytes.NewReader(c.data), "f", Options{})
+		var nt *NotTranscriptError
+		if !errors.As(err, &nt) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,6 +68,26 @@ func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	switch h := head[:n]; {
+	case bytes.HasPrefix(h, gzipMagic):
+		// A compressed log is read as the log: up to maxBytes of it.
+		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(h), r))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s (gzip): %w", file, err)
+		}
+		data, err := limit.ReadAll(zr, file+" (gzip)", maxBytes)
+		if err != nil {
+			return nil, err
+		}
+		return Parse(data, file, opt)
+	case bytes.HasPrefix(h, utf16LE), bytes.HasPrefix(h, utf16BE):
+		return nil, &NotTranscriptError{file, "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"}
+	}
+	for _, c := range compressed {
+		if bytes.HasPrefix(head[:n], c.magic) {
+			return nil, &NotTranscriptError{file, c.name + "-compressed: decompress it first (" + c.tool + ")"}
+		}
 	}
 	if bytes.IndexByte(bytes.TrimPrefix(head[:n], utf8BOM), 0) >= 0 {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
@@ -183,7 +204,21 @@ type source struct {
 	doc  bool
 }
 
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+var (
+	utf8BOM   = []byte{0xEF, 0xBB, 0xBF}
+	utf16LE   = []byte{0xFF, 0xFE}
+	utf16BE   = []byte{0xFE, 0xFF}
+	gzipMagic = []byte{0x1f, 0x8b}
+	// compressed are the formats named, not read.
+	compressed = []struct {
+		magic      []byte
+		name, tool string
+	}{
+		{[]byte{0xFD, '7', 'z', 'X', 'Z', 0x00}, "xz", "xz -d"},
+		{[]byte{0x28, 0xB5, 0x2F, 0xFD}, "zstd", "zstd -d"},
+		{[]byte("BZh"), "bzip2", "bzip2 -d"},
+	}
+)
 
 func newSource(data []byte, file string, opt Options) (*source, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
