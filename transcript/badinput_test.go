@@ -270,3 +270,26 @@ func TestCompressedAndUTF16(t *testing.T) {
 		}
 	}
 }
+
+// TestManyBadRecordsCounted: read leniently, a file of thousands of
+// malformed lines lists the first MaxBadListed and counts them all: none
+// is dropped uncounted, and their memory is bounded.
+func TestManyBadRecordsCounted(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(ccUser + "\n")
+	for range 3000 {
+		b.WriteString("{not json\n")
+	}
+	b.WriteString(ccAsst + "\n")
+	ts, err := Read(strings.NewReader(b.String()), "bad.jsonl", Options{Lenient: true})
+	if err != nil || len(ts) != 1 {
+		t.Fatalf("%d transcripts, %v", len(ts), err)
+	}
+	tr := ts[0]
+	if tr.BadRecords != 3000 || len(tr.Bad) != MaxBadListed || tr.Bad[0].Line != 2 || len(tr.Messages) != 2 {
+		t.Errorf("%d bad counted, %d listed (first at line %d), %d messages", tr.BadRecords, len(tr.Bad), tr.Bad[0].Line, len(tr.Messages))
+	}
+	if st := tr.Summary(); st.BadRecords != 3000 {
+		t.Errorf("stats: %d bad records", st.BadRecords)
+	}
+}

@@ -276,8 +276,10 @@ type Transcript struct {
 	Calls int `json:"calls"`
 	// Skipped counts the records that carry no message, by type.
 	Skipped map[string]int `json:"skipped,omitempty"`
-	// Bad lists the records skipped as malformed in lenient mode.
-	Bad []*SyntaxError `json:"bad,omitempty"`
+	// Bad lists the records skipped as malformed in lenient mode, the
+	// first [MaxBadListed] of them; BadRecords counts them all.
+	Bad        []*SyntaxError `json:"bad,omitempty"`
+	BadRecords int            `json:"bad_records,omitempty"`
 	// InvalidUTF8 counts the records holding invalid UTF-8, which was read
 	// as U+FFFD.
 	InvalidUTF8 int `json:"invalid_utf8,omitempty"`

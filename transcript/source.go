@@ -163,7 +163,7 @@ func noMessages(file string, ts []*Transcript) error {
 		for k, n := range t.Skipped {
 			skipped[k] += n
 		}
-		bad += len(t.Bad)
+		bad += t.BadRecords
 		if first == nil && len(t.Bad) > 0 {
 			first = t.Bad[0]
 		}
@@ -375,9 +375,17 @@ func (s *source) bad(t *Transcript, line int, format string, args ...any) error 
 	if !s.opt.Lenient {
 		return e
 	}
-	t.Bad = append(t.Bad, e)
+	t.BadRecords++
+	if len(t.Bad) < MaxBadListed {
+		t.Bad = append(t.Bad, e)
+	}
 	return nil
 }
+
+// MaxBadListed is how many malformed records a transcript lists
+// ([Transcript.Bad]); the rest are counted, not kept: a file of millions
+// of bad lines read leniently takes no memory for them.
+const MaxBadListed = 1000
 
 // decode unmarshals a record into v. A malformed record is reported through
 // s.bad, and decode returns ok=false so that the caller skips it.

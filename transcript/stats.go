@@ -24,7 +24,7 @@ type Stats struct {
 	Compactions int            `json:"compactions"`
 	Skipped     map[string]int `json:"skipped"`
 	// BadRecords is the number of malformed records skipped (lenient mode);
-	// Bad says where and why.
+	// Bad says where and why, for the first [MaxBadListed].
 	BadRecords  int            `json:"bad_records"`
 	Bad         []*SyntaxError `json:"bad,omitempty"`
 	InvalidUTF8 int            `json:"invalid_utf8_records"`
@@ -46,7 +46,7 @@ func (t *Transcript) Summary() Stats {
 		Messages: len(t.Messages), Calls: t.Calls, Usage: t.Usage(),
 		Roles:       map[string]int{string(RoleUser): 0, string(RoleAssistant): 0},
 		Skipped:     map[string]int{},
-		Compactions: len(t.Compactions), BadRecords: len(t.Bad), Bad: t.Bad,
+		Compactions: len(t.Compactions), BadRecords: t.BadRecords, Bad: t.Bad,
 		InvalidUTF8: t.InvalidUTF8, Unattributed: t.Unattributed, Reported: t.Reported, ReportedCostUSD: t.ReportedCostUSD,
 		UnattributedByModel: t.UnattributedByModel,
 	}

@@ -226,9 +226,9 @@ func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, pre
 		if err := e.ctx.Err(); err != nil {
 			return err
 		}
-		if n := len(t.Bad); n > 0 {
+		if n := t.BadRecords; n > 0 {
 			lines := make([]string, 0, min(n, 10))
-			for _, b := range t.Bad[:min(n, 10)] {
+			for _, b := range t.Bad[:min(len(t.Bad), 10)] {
 				lines = append(lines, fmt.Sprint(b.Line))
 			}
 			more := ""
