@@ -86,15 +86,119 @@ func LoadBaseline(path string) (*Baseline, error) {
 	return ParseBaseline(path, b)
 }
 
-// ParseBaseline reads a baseline from b, read from the file name.
+// ParseBaseline reads a baseline from b, read from the file name. What a
+// baseline cannot be is an error naming it: anything after its object
+// (a merge's conflict markers), a key repeated in an object (JSON keeps
+// the last, silently), a count, a size or a cost below 0 or a retention
+// over 1 (a cache break's cost against its savings can be below 0). A
+// UTF-8 byte order mark is allowed.
 func ParseBaseline(name string, b []byte) (*Baseline, error) {
+	b = bytes.TrimPrefix(b, []byte{0xEF, 0xBB, 0xBF})
 	var bl Baseline
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&bl); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if rest := bytes.TrimSpace(b[dec.InputOffset():]); len(rest) > 0 {
+		return nil, fmt.Errorf("%s: %q after the baseline's object (a merge conflict?)", name, cut(string(rest), 40))
+	}
+	if err := repeatedKey(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if bl.Entries == nil {
+		return nil, fmt.Errorf("%s: no entries", name)
+	}
+	for _, k := range slices.Sorted(maps.Keys(bl.Entries)) {
+		if err := bl.Entries[k].check(); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", name, k, err)
+		}
+	}
 	return &bl, nil
+}
+
+// check holds an entry's metrics to what a run can record.
+func (e Entry) check() error {
+	m := e.Metrics
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"peak_tokens", float64(m.PeakTokens)}, {"peak_messages", float64(m.PeakMessages)}, {"input_tokens", float64(m.InputTokens)},
+		{"cost_usd", m.CostUSD}, {"evictions", float64(m.Evictions)}, {"summaries", float64(m.Summaries)}, {"retention", m.Retention}} {
+		if f.v < 0 {
+			return fmt.Errorf("%s is %v, below 0", f.name, f.v)
+		}
+	}
+	if m.Retention > 1 {
+		return fmt.Errorf("retention is %v, over 1", m.Retention)
+	}
+	if m.CacheBreaks != nil && *m.CacheBreaks < 0 {
+		return fmt.Errorf("cache_breaks is %d, below 0", *m.CacheBreaks)
+	}
+	for inv, n := range m.Violations {
+		if n < 0 {
+			return fmt.Errorf("violations %s is %d, below 0", inv, n)
+		}
+	}
+	return nil
+}
+
+// repeatedKey returns an error naming the first key repeated within one
+// JSON object of b.
+func repeatedKey(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type frame struct {
+		keys   map[string]bool
+		object bool
+		key    bool // the next string is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the decode above reported any syntax error
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if top != nil && top.object {
+					top.key = true
+				}
+				stack = append(stack, &frame{keys: map[string]bool{}, object: t == '{', key: t == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].key = true
+				}
+			}
+			continue
+		case string:
+			if top != nil && top.object && top.key {
+				if top.keys[t] {
+					return fmt.Errorf("key %q twice in one object", t)
+				}
+				top.keys[t] = true
+				top.key = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.key = true
+		}
+	}
+}
+
+// cut returns s, shortened to n characters.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // Encode returns the baseline as indented JSON with sorted keys: small and

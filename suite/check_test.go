@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -127,5 +128,29 @@ func TestChanges(t *testing.T) {
 	now.Entries["a | aidf"] = e
 	if ch := Changes(old, now); len(ch) != 1 || ch[0].Key != "a | aidf" || ch[0].Old == nil {
 		t.Errorf("one metric changed: %+v", ch)
+	}
+}
+
+// TestCorruptBaseline: a baseline that is not one is an error naming the
+// file and what is wrong — trailing text (a merge's conflict markers), a
+// key repeated, a metric below 0, a retention over 1, no entries — and a
+// UTF-8 byte order mark is read past.
+func TestCorruptBaseline(t *testing.T) {
+	good := `{"estimator":"cl100k_base","entries":{"a.jsonl | none":{"policy":"none","peak_tokens":5,"peak_messages":2,"input_tokens":9,"cost_usd":0,"evictions":0,"summaries":0,"retention":1,"violations":{}}}}`
+	if _, err := ParseBaseline("b.json", []byte("\xEF\xBB\xBF"+good+"\n")); err != nil {
+		t.Errorf("a BOM: %v", err)
+	}
+	for _, c := range []struct{ in, err string }{
+		{good + "\n<<<<<<< HEAD\n", "after the baseline's object"},
+		{strings.Replace(good, `"entries":{`, `"entries":{"a.jsonl | none":{"policy":"none","retention":1},`, 1), `key "a.jsonl | none" twice`},
+		{strings.Replace(good, `"peak_tokens":5`, `"peak_tokens":5,"peak_tokens":6`, 1), `key "peak_tokens" twice`},
+		{strings.Replace(good, `"input_tokens":9`, `"input_tokens":-9`, 1), "input_tokens is -9, below 0"},
+		{strings.Replace(good, `"retention":1`, `"retention":1.5`, 1), "retention is 1.5, over 1"},
+		{strings.Replace(good, `"violations":{}`, `"violations":{"cap":-1}`, 1), "violations cap is -1"},
+		{`{"estimator":"cl100k_base"}`, "no entries"},
+	} {
+		if _, err := ParseBaseline("b.json", []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "b.json: ") {
+			t.Errorf("%.60q: %v, want %q", c.in, err, c.err)
+		}
 	}
 }

@@ -71,6 +71,10 @@ func (c *checkCmd) Run(e *env) error {
 		return withHint(fmt.Errorf("no baseline at %s", basePath), "run 'ctxbench check --update' once to record it, and commit it")
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
+	case err == nil && !c.Update && base.Estimator != res.Estimator:
+		// Token metrics counted by two estimators are not comparable.
+		return withHint(fmt.Errorf("%s was recorded with the estimator %s; the suite counts with %s", basePath, base.Estimator, res.Estimator),
+			"run 'ctxbench check --update' to record the baseline with "+res.Estimator)
 	}
 	rep := suite.Check(cfg, res, base, c.Strict)
 	for _, w := range rep.Warnings {

@@ -1148,3 +1148,22 @@ func TestNamesPrintedSafely(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineOfAnotherEstimator: a baseline recorded with one estimator
+// is not compared with a suite that counts with another (every token
+// metric would differ): exit 2, naming both, unless --update records it
+// again.
+func TestBaselineOfAnotherEstimator(t *testing.T) {
+	b, err := os.ReadFile("testdata/check/ctxbench.baseline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "base.json")
+	if err := os.WriteFile(other, bytes.Replace(b, []byte(`"estimator": "cl100k_base"`), []byte(`"estimator": "o200k_base"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := ctxbench("", "check", "--config", "testdata/check/ctxbench.yaml", "--baseline", other)
+	if code != 2 || !strings.Contains(stderr, "recorded with the estimator o200k_base; the suite counts with cl100k_base") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
