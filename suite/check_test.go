@@ -154,3 +154,38 @@ func TestCorruptBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeRefusesMixedPartials: merged partials hold each case once,
+// in the shard its key hashes to, counted with one estimator: a case in
+// two partials (or in the wrong one) and partials of two estimators are
+// errors naming the file.
+func TestMergeRefusesMixedPartials(t *testing.T) {
+	cfg := &Config{Path: "ctxbench.yaml", Digest: "d"}
+	var keys [2][]Case
+	for i := 0; len(keys[0]) < 3 || len(keys[1]) < 3; i++ {
+		c := Case{File: fmt.Sprintf("s%d.jsonl", i), Policy: "none"}
+		for k := range 2 {
+			if (Shard{k + 1, 2}).Holds(c.Key()) {
+				keys[k] = append(keys[k], c)
+			}
+		}
+	}
+	part := func(k int, est string, cases ...Case) *Partial {
+		return &Partial{Ctxbench: "v", Suite: "d", Shard: Shard{k, 2}.String(), Result: Result{Estimator: est, Cases: cases}}
+	}
+	if res, err := Merge(cfg, "v", map[string]*Partial{"1.json": part(1, "e", keys[0]...), "2.json": part(2, "e", keys[1]...)}); err != nil || len(res.Cases) != 6 {
+		t.Fatalf("good partials: %v", err)
+	}
+	for _, c := range []struct {
+		parts map[string]*Partial
+		err   string
+	}{
+		{map[string]*Partial{"1.json": part(1, "e", keys[0]...), "2.json": part(2, "e", append(keys[1], keys[0][0])...)}, "2.json: the case " + keys[0][0].Key() + " is not shard 2/2's"},
+		{map[string]*Partial{"1.json": part(1, "e", append(keys[0], keys[0][0])...), "2.json": part(2, "e", keys[1]...)}, "1.json: the case " + keys[0][0].Key() + " is in 1.json too"},
+		{map[string]*Partial{"1.json": part(1, "e", keys[0]...), "2.json": part(2, "o200k_base", keys[1]...)}, "2.json: counted with o200k_base, the other partials with e"},
+	} {
+		if _, err := Merge(cfg, "v", c.parts); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%v, want %q", err, c.err)
+		}
+	}
+}

@@ -94,6 +94,7 @@ func Merge(cfg *Config, version string, parts map[string]*Partial) (*Result, err
 	res := &Result{Cases: []Case{}, Warnings: []string{}}
 	n := 0
 	have := map[int]string{}
+	cases := map[string]string{} // by key, the partial that holds it
 	for _, path := range sortedKeys(parts) {
 		p := parts[path]
 		switch {
@@ -118,6 +119,21 @@ func Merge(cfg *Config, version string, parts map[string]*Partial) (*Result, err
 		have[sh.K] = path
 		if res.Estimator == "" {
 			res.Estimator = p.Result.Estimator
+		}
+		if p.Result.Estimator != res.Estimator {
+			return nil, fmt.Errorf("%s: counted with %s, the other partials with %s", path, p.Result.Estimator, res.Estimator)
+		}
+		// Each case once, in the shard its key hashes to: a partial edited
+		// or mixed up would count a case twice ("10 pass" of 9).
+		for _, c := range p.Result.Cases {
+			k := c.Key()
+			if !sh.Holds(k) {
+				return nil, fmt.Errorf("%s: the case %s is not shard %s's", path, k, sh)
+			}
+			if other, dup := cases[k]; dup {
+				return nil, fmt.Errorf("%s: the case %s is in %s too", path, k, other)
+			}
+			cases[k] = path
 		}
 		res.Cases = append(res.Cases, p.Result.Cases...)
 		res.Warnings = append(res.Warnings, p.Result.Warnings...)
