@@ -293,3 +293,35 @@ func TestManyBadRecordsCounted(t *testing.T) {
 		t.Errorf("stats: %d bad records", st.BadRecords)
 	}
 }
+
+// TestUsageNamedAtItsLine: usage out of range in a codex exec
+// turn.completed or a stream-json result line is named at that line —
+// not at "line 0", as the sum of the turns' usage was — and, read
+// leniently, skipped and counted there.
+func TestUsageNamedAtItsLine(t *testing.T) {
+	for _, c := range []struct {
+		file, from, to string
+		line           int
+	}{
+		{"testdata/codex-exec.jsonl", `{"type":"turn.completed","usage":{"input_tokens":24763`, `{"type":"turn.completed","usage":{"input_tokens":-24763`, 10},
+		{"testdata/stream-json-model-usage.jsonl", `"usage":{"input_tokens":12,`, `"usage":{"input_tokens":-12,`, 13},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := strings.Replace(string(b), c.from, c.to, 1)
+		if bad == string(b) {
+			t.Fatalf("%s: nothing replaced", c.file)
+		}
+		_, err = Read(strings.NewReader(bad), c.file, Options{})
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Line != c.line || !strings.Contains(se.Msg, "usage") {
+			t.Errorf("%s strict: %v, want a usage error at line %d", c.file, err, c.line)
+		}
+		ts, err := Read(strings.NewReader(bad), c.file, Options{Lenient: true})
+		if err != nil || len(ts) == 0 || ts[0].BadRecords != 1 || ts[0].Bad[0].Line != c.line {
+			t.Errorf("%s lenient: %v", c.file, err)
+		}
+	}
+}

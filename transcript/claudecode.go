@@ -331,7 +331,13 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 			t.skip("system/" + l.Subtype)
 		}
 	case "result":
-		t.Reported = l.Usage.usage()
+		rep := l.Usage.usage()
+		if rep != nil {
+			if err := rep.Check(MaxUsage); err != nil {
+				return s.bad(t, r.line, "result usage: %v", err)
+			}
+		}
+		t.Reported = rep
 		t.ReportedCostUSD = l.TotalCostUSD
 		b.modelUsage = l.ModelUsage
 	case "":

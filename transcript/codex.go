@@ -166,10 +166,15 @@ func (c *codexReader) line(r record, l codexLine) error {
 		return c.execItem(r, l.Item, pos)
 	case "turn.completed":
 		if l.Usage != nil {
+			u := l.Usage.usage()
+			if err := u.Check(MaxUsage); err != nil {
+				// Named at its line, not in the turns' sum.
+				return c.s.bad(t, r.line, "usage: %v", err)
+			}
 			if t.Unattributed == nil {
 				t.Unattributed = &Usage{}
 			}
-			t.Unattributed.Add(l.Usage.usage())
+			t.Unattributed.Add(u)
 		}
 		c.open = -1
 	case "turn.started":
@@ -306,6 +311,9 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 			}
 			m.Usage.Add(u)
 		} else {
+			if err := u.Check(MaxUsage); err != nil {
+				return c.s.bad(t, pos.Line, "usage: %v", err)
+			}
 			if t.Unattributed == nil {
 				t.Unattributed = &Usage{}
 			}
