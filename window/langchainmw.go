@@ -680,19 +680,35 @@ func (p *lcClearPolicy) clear(cs *lcClearState, e *lcEdit, total, maxIn int) {
 		e.set(item, &c)
 		return &c
 	}
-	// The AI message each tool message answers: the nearest before it
-	// that holds its call.
-	aiOf := map[int]int{}
-	latest := map[string]int{}
+	// The AI message each tool message answers (the nearest before it
+	// that holds its call), and where in that message the call is.
+	type call struct {
+		ai     int   // in e.msgs
+		blocks []int // its tool use blocks with the id
+		name   string
+	}
+	callOf := map[int]call{}
+	latest := map[string]call{}
 	for k, m := range e.msgs {
 		switch m.u.kind {
 		case 'a':
+			at := map[string]call{}
+			for j, b := range e.out[m.item].Msg.Blocks {
+				if b.Type == transcript.BlockToolUse {
+					c := at[b.ID]
+					if c.blocks == nil {
+						c.name = b.Name
+					}
+					c.ai, c.blocks = k, append(c.blocks, j)
+					at[b.ID] = c
+				}
+			}
 			for _, id := range m.ids {
-				latest[id] = k
+				latest[id] = at[id]
 			}
 		case 't':
-			if ai, ok := latest[m.ids[0]]; ok {
-				aiOf[k] = ai
+			if c, ok := latest[m.ids[0]]; ok {
+				callOf[k] = c
 			}
 		}
 	}
@@ -713,10 +729,11 @@ func (p *lcClearPolicy) clear(cs *lcClearState, e *lcEdit, total, maxIn int) {
 		if cs.cleared[id] {
 			return
 		}
-		ai, ok := aiOf[k]
-		if !ok || p.exclude[lcToolName(e.out[e.msgs[ai].item].Msg, id)] {
+		call, ok := callOf[k]
+		if !ok || p.exclude[call.name] {
 			return
 		}
+		ai := call.ai
 		cs.cleared[id] = true
 		c := copyOf(m.item)
 		j := m.u.blocks[0]
@@ -724,10 +741,8 @@ func (p *lcClearPolicy) clear(cs *lcClearState, e *lcEdit, total, maxIn int) {
 		e.msgs[k] = lcMsgOf(m.item, c, lcToolUnit(c, j))
 		if p.clearInputs {
 			ac := copyOf(e.msgs[ai].item)
-			for j := range ac.Blocks {
-				if ac.Blocks[j].Type == transcript.BlockToolUse && ac.Blocks[j].ID == id {
-					ac.Blocks[j].Input = []byte("{}")
-				}
+			for _, j := range call.blocks {
+				ac.Blocks[j].Input = []byte("{}")
 			}
 			stale[ai] = true
 		}
@@ -771,16 +786,6 @@ func (p *lcClearPolicy) keepCount(msgs []lcMsg, cands []int, maxIn int) int {
 		kept++
 	}
 	return kept
-}
-
-// lcToolName is the name of the tool call id in m.
-func lcToolName(m *transcript.Message, id string) string {
-	for _, b := range m.Blocks {
-		if b.Type == transcript.BlockToolUse && b.ID == id {
-			return b.Name
-		}
-	}
-	return ""
 }
 
 // Guarantees: clearing keeps every call with its result.
