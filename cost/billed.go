@@ -106,13 +106,13 @@ type OutOfSample struct {
 }
 
 // newOutOfSample compares rc's calls after the fit's with their bill.
-func newOutOfSample(rc *RunCost, t *transcript.Transcript, prices pricing.Prices, model string, fitCalls int) (*CrossCheck, error) {
+func newOutOfSample(rc *RunCost, t *transcript.Transcript, prices pricing.Prices, model string) (*CrossCheck, error) {
 	costs, err := billedCallCosts(t, prices, model)
 	if err != nil {
 		return nil, err
 	}
-	o := &OutOfSample{FitCalls: fitCalls, Calls: rc.afterCalls, Simulated: *rc.AfterFit}
-	for i := fitCalls; i < len(costs); i++ {
+	o := &OutOfSample{FitCalls: rc.fitCalls, Calls: rc.afterCalls, Simulated: *rc.AfterFit}
+	for i := rc.fitCalls; i < len(costs); i++ {
 		o.Billed.Add(costs[i])
 	}
 	o.ErrorPct = errorPct(o.Simulated.Total(), o.Billed.Total())

@@ -120,3 +120,27 @@ func TestOutOfSampleReadsBeyondIdeal(t *testing.T) {
 		t.Errorf("after the fit: simulated %+v, billed %+v: %+.2f%%", o.Simulated, o.Billed, o.ErrorPct)
 	}
 }
+
+// TestWorstSessionMissRate holds the reason README and TestOutOfSample
+// give for the worst out-of-sample error: codemie-code session-196820da's
+// Bedrock cache missed at 7 of the 23 calls fitted on and at 11 of the 24
+// after them.
+func TestWorstSessionMissRate(t *testing.T) {
+	tr := corpusFile(t, "codemie-code/tests/integration/session/fixtures/session-196820da.jsonl")
+	s, err := Replay(context.Background(), tr, policies(t, "recorded"), replay.Options{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := DefaultFitCalls(tr)
+	before, after := 0, 0
+	for _, m := range s.Misses {
+		if m.Call < fit {
+			before++
+		} else {
+			after++
+		}
+	}
+	if fit != 23 || tr.Calls != 47 || before != 7 || after != 11 {
+		t.Errorf("%d calls, fitted on %d: %d misses before, %d after; want 47, 23, 7 and 11", tr.Calls, fit, before, after)
+	}
+}

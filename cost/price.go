@@ -109,8 +109,10 @@ type RunCost struct {
 	Assumptions []string     `json:"assumptions,omitempty"`
 	// AfterFit is the cost of the calls after the fit's
 	// ([Options.FitCalls]), nil without.
-	AfterFit   *pricing.Cost `json:"-"`
-	afterCalls int
+	AfterFit *pricing.Cost `json:"-"`
+	// fitCalls and afterCalls are how many calls were fitted on and how
+	// many priced after them.
+	fitCalls, afterCalls int
 }
 
 // A ModelCost is what one model's calls of a run cost.
@@ -497,7 +499,7 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 	rc.Total = rc.Calls.Total() + rc.Summaries.Total()
 	if pr.opt.FitCalls > 0 {
 		rc.AfterFit = &p.after
-		rc.afterCalls = p.afterCalls
+		rc.fitCalls, rc.afterCalls = pr.opt.FitCalls, p.afterCalls
 	}
 	rc.Breaks, rc.BreakTotals = p.brk.finish()
 	pr.finish(rc, p.firstRead && !p.anchored)

@@ -226,14 +226,10 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	if err != nil {
 		return err
 	}
-	if sim.AfterFit == nil || sim.afterCalls == 0 {
+	if sim.afterCalls == 0 {
 		return nil
 	}
-	fitCalls := opt.FitCalls
-	if fitCalls == 0 {
-		fitCalls = DefaultFitCalls(t)
-	}
-	s.CrossCheck, err = newOutOfSample(sim, t, prices, model, fitCalls)
+	s.CrossCheck, err = newOutOfSample(sim, t, prices, model)
 	return err
 }
 

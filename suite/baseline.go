@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/limit"
@@ -144,53 +145,70 @@ func (e Entry) check() error {
 }
 
 // repeatedKey returns an error naming the first key repeated within one
-// JSON object of b.
+// JSON object of b, which is valid JSON (decoded before). It reads the
+// bytes once, keeping no token: a baseline of 60,000 cases is checked in
+// a fraction of the time decoding it takes.
 func repeatedKey(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	type frame struct {
-		keys   map[string]bool
-		object bool
-		key    bool // the next string is a key
-	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil // the decode above reported any syntax error
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				if top != nil && top.object {
-					top.key = true
-				}
-				stack = append(stack, &frame{keys: map[string]bool{}, object: t == '{', key: t == '{'})
-			default:
-				stack = stack[:len(stack)-1]
-				if len(stack) > 0 && stack[len(stack)-1].object {
-					stack[len(stack)-1].key = true
+	var stack []*keySet
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{', '[':
+			stack = append(stack, &keySet{object: b[i] == '{'})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case '"':
+			end := i + 1
+			for ; end < len(b) && b[end] != '"'; end++ {
+				if b[end] == '\\' {
+					end++
 				}
 			}
-			continue
-		case string:
-			if top != nil && top.object && top.key {
-				if top.keys[t] {
-					return fmt.Errorf("key %q twice in one object", t)
-				}
-				top.keys[t] = true
-				top.key = false
-				continue
+			k := end + 1
+			for k < len(b) && (b[k] == ' ' || b[k] == '\t' || b[k] == '\n' || b[k] == '\r') {
+				k++
 			}
-		}
-		if top != nil && top.object {
-			top.key = true
+			if top := len(stack) - 1; top >= 0 && stack[top].object && k < len(b) && b[k] == ':' {
+				key := string(b[i+1 : end])
+				if strings.Contains(key, `\`) {
+					_ = json.Unmarshal(b[i:end+1], &key) // as JSON reads it
+				}
+				if stack[top].add(key) {
+					return fmt.Errorf("key %q twice in one object", key)
+				}
+			}
+			i = end
 		}
 	}
+	return nil
+}
+
+// A keySet is the keys of a JSON object read so far (object false: an
+// array's level): a slice while few, a set once many.
+type keySet struct {
+	object bool
+	keys   []string
+	set    map[string]bool
+}
+
+// add adds key, and reports whether it was there already.
+func (k *keySet) add(key string) bool {
+	if k.set == nil {
+		if slices.Contains(k.keys, key) {
+			return true
+		}
+		if k.keys = append(k.keys, key); len(k.keys) > 16 {
+			k.set = map[string]bool{}
+			for _, x := range k.keys {
+				k.set[x] = true
+			}
+		}
+		return false
+	}
+	if k.set[key] {
+		return true
+	}
+	k.set[key] = true
+	return false
 }
 
 // cut returns s, shortened to n characters.

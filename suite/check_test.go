@@ -144,6 +144,7 @@ func TestCorruptBaseline(t *testing.T) {
 		{good + "\n<<<<<<< HEAD\n", "after the baseline's object"},
 		{strings.Replace(good, `"entries":{`, `"entries":{"a.jsonl | none":{"policy":"none","retention":1},`, 1), `key "a.jsonl | none" twice`},
 		{strings.Replace(good, `"peak_tokens":5`, `"peak_tokens":5,"peak_tokens":6`, 1), `key "peak_tokens" twice`},
+		{strings.Replace(good, `"peak_tokens":5`, `"peak_tokens":5, "peak\u005ftokens" :6`, 1), `key "peak_tokens" twice`},
 		{strings.Replace(good, `"input_tokens":9`, `"input_tokens":-9`, 1), "input_tokens is -9, below 0"},
 		{strings.Replace(good, `"retention":1`, `"retention":1.5`, 1), "retention is 1.5, over 1"},
 		{strings.Replace(good, `"violations":{}`, `"violations":{"cap":-1}`, 1), "violations cap is -1"},

@@ -228,9 +228,6 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 		}
 		return Result{}, c.Run.fail(err, fatal)
 	}
-	if p.key != "" {
-		res.Text = strings.ReplaceAll(res.Text, p.key, "[redacted]")
-	}
 	if c.Cache != nil {
 		if err := c.Cache.Put(key, res); err != nil {
 			return res, err

@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -245,13 +246,13 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 	}
 	// The oldest, all but the newest keep, the excluded tools' never.
 	clearOld := uses[:max(0, len(uses)-p.keep)]
-	// The edits of each message: its blocks cleared.
-	copies := map[int]*messageEdit{}
+	// The edits of each message, by position: its blocks cleared.
+	edits := map[int]*messageEdit{}
 	editOf := func(i int) *messageEdit {
-		e, ok := copies[i]
+		e, ok := edits[i]
 		if !ok {
-			e = &messageEdit{}
-			copies[i] = e
+			e = &messageEdit{placeholder: p.placeholder}
+			edits[i] = e
 		}
 		return e
 	}
@@ -274,22 +275,20 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 			}
 		}
 	}
-	out := client
-	if len(copies) > 0 {
-		out = slices.Clone(client)
-		for i, e := range copies {
-			slices.Sort(e.results)
-			slices.Sort(e.inputs)
-			e.placeholder = p.placeholder
-			out[i] = Item{ID: out[i].ID, Msg: ss.edited(out[i].Msg, *e), Truncated: true, Summary: out[i].Summary, index: out[i].index}
-		}
-	}
-	if len(copies) == 0 {
+	if len(edits) == 0 {
 		ss.remember(hist, client)
 		return step, nil
 	}
+	positions := slices.Sorted(maps.Keys(edits))
+	out := slices.Clone(client)
+	for _, i := range positions {
+		e := edits[i]
+		slices.Sort(e.results)
+		slices.Sort(e.inputs)
+		out[i] = Item{ID: out[i].ID, Msg: ss.edited(out[i].Msg, *e), Truncated: true, Summary: out[i].Summary, index: out[i].index}
+	}
 	var diff int
-	for i := range copies {
+	for _, i := range positions {
 		diff += count4(env, client[i]) - count4(env, out[i])
 	}
 	cleared := ss.request.scale(env, diff)
@@ -298,13 +297,6 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 		ss.remember(hist, client)
 		return step, nil
 	}
-	positions := slices.Sorted(func(yield func(int) bool) {
-		for i := range copies {
-			if !yield(i) {
-				return
-			}
-		}
-	})
 	for _, i := range positions {
 		if !ss.made[hist[i].Msg] { // else sent cut at the previous call too
 			step.Truncated = append(step.Truncated, out[i].ID)

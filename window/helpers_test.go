@@ -50,13 +50,28 @@ func driveIn(t *testing.T, p Policy, tr *transcript.Transcript, env *Env) []call
 // policy's state after it.
 func driveEach(t *testing.T, p Policy, tr *transcript.Transcript, env *Env, each func(msg, turn int, step Step, st *State)) {
 	t.Helper()
+	driveCalls(t, p, tr, env, replies(tr), each)
+}
+
+// replies returns the index of each call's assistant message in tr.
+func replies(tr *transcript.Transcript) []int {
+	var out []int
+	for i, m := range tr.Messages {
+		if m.Role == transcript.RoleAssistant {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// driveCalls is driveEach with the calls at the messages calls names, in
+// order: len(tr.Messages) is a call whose reply is not in tr yet.
+func driveCalls(t *testing.T, p Policy, tr *transcript.Transcript, env *Env, calls []int, each func(msg, turn int, step Step, st *State)) {
+	t.Helper()
 	st := &State{}
 	var hist []Item
 	next := 0
-	for i, m := range tr.Messages {
-		if m.Role != transcript.RoleAssistant {
-			continue
-		}
+	for _, i := range calls {
 		turn := 0
 		for j := next; j < i; j++ {
 			hist = append(hist, Original(tr, j))
@@ -68,6 +83,9 @@ func driveEach(t *testing.T, p Policy, tr *transcript.Transcript, env *Env, each
 			t.Fatalf("call %d: %v", env.Call, err)
 		}
 		each(i, turn, step, st)
+		if i == len(tr.Messages) {
+			break
+		}
 		sent := step.History
 		if env.ReuseSent {
 			sent = slices.Clone(sent)

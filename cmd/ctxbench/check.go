@@ -364,8 +364,6 @@ func writeMarkdown(w io.Writer, rep *suite.Report) error {
 	return nil
 }
 
-// sameFile reports whether paths a and b name one file: the same file
-// when both exist (links followed), else the same absolute path.
 // refuseInput returns an error when out, the file a flag names for
 // output, is one of the inputs: the same file as one, or an existing
 // file inside an input folder (a walk reads it). ctxbench never writes
@@ -395,6 +393,8 @@ func refuseInput(flag, out string, inputs []string) error {
 	return nil
 }
 
+// sameFile reports whether paths a and b name one file: the same file
+// when both exist (links followed), else the same absolute path.
 func sameFile(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)

@@ -66,8 +66,9 @@ type costRun struct {
 	c    *costCmd
 	e    *env
 	pols []window.Labeled
-	ropt replay.Options
-	// replayOptions returns ropt with its estimator, made once.
+	// replayOptions returns the replays' options, made once: the
+	// estimator's tables load when a transcript is first replayed, and
+	// the bill alone counts no token.
 	replayOptions func() (replay.Options, error)
 	copt          cost.Options
 	ledger        cost.Ledger
@@ -162,23 +163,18 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, prun: prun,
-		ropt:   replay.Options{Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: prices, SummaryOnly: true, NoRetention: true},
+	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, prun: prun,
+		replayOptions: sync.OnceValues(func() (replay.Options, error) {
+			est, err := estimate.New(c.Estimator, estimate.OverheadNone)
+			if err != nil {
+				return replay.Options{}, fmt.Errorf("--estimator: %w", err)
+			}
+			return replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(),
+				Prices: prices, SummaryOnly: true, NoRetention: true}, nil
+		}),
 		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim, FitCalls: c.FitCalls},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},
-		res:    costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}}
-	// The estimator's tables load when a transcript is first replayed:
-	// the bill alone counts no token.
-	r.replayOptions = sync.OnceValues(func() (replay.Options, error) {
-		est, err := estimate.New(c.Estimator, estimate.OverheadNone)
-		if err != nil {
-			return replay.Options{}, fmt.Errorf("--estimator: %w", err)
-		}
-		ropt := r.ropt
-		ropt.Estimators = []estimate.Estimator{est}
-		return ropt, nil
-	})
-	return r, nil
+		res:    costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}}, nil
 }
 
 // billOnly reports that no policy is priced: the run is the bill of the

@@ -3,7 +3,6 @@
 package printable
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -44,7 +43,7 @@ func Writer(w io.Writer) io.Writer { return &writer{w: w} }
 type writer struct{ w io.Writer }
 
 func (p *writer) Write(b []byte) (int, error) {
-	if bytes.IndexFunc(b, func(r rune) bool { return r != '\n' && isControl(r) }) < 0 {
+	if !hasControl(b) {
 		return p.w.Write(b)
 	}
 	var out []byte
@@ -59,4 +58,20 @@ func (p *writer) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// hasControl reports whether b holds a control character Writer escapes,
+// byte by byte: C0 but newline and tab, DEL, and C1 (U+0080–U+009F, which
+// UTF-8 writes 0xC2 0x80–0x9F). Output is mostly text without any, and
+// this is the path it takes.
+func hasControl(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c < 0x20 && c != '\n' && c != '\t', c == 0x7f:
+			return true
+		case c == 0xC2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] < 0xa0:
+			return true
+		}
+	}
+	return false
 }

@@ -23,12 +23,12 @@ func TestString(t *testing.T) {
 func TestWriter(t *testing.T) {
 	var b strings.Builder
 	w := Writer(&b)
-	for _, s := range []string{"line one\n", "name\x1b[2J\tx\r\n", "plain\n"} {
+	for _, s := range []string{"line one\n", "name\x1b[2J\tx\r\n", "plain\n", "del\x7f c1\u0085 é\n"} {
 		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v", s, n, err)
 		}
 	}
-	if want := "line one\nname\\u001b[2J\tx\\u000d\nplain\n"; b.String() != want {
+	if want := "line one\nname\\u001b[2J\tx\\u000d\nplain\ndel\\u007f c1\\u0085 é\n"; b.String() != want {
 		t.Errorf("wrote %q, want %q", b.String(), want)
 	}
 }
