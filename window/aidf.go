@@ -2,37 +2,55 @@ package window
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// The AIDF sliding window (seeds 000 and 002): a message-count window that
-// keeps the first preserve_first_n and the last preserve_last_n messages
-// and the most recent of the middle, with an optional summary of what it
-// evicts.
+// The AIDF sliding window: a message-count window that keeps the first
+// preserve_first_n and the last preserve_last_n messages and the most
+// recent of the middle, with an optional summary of what it evicts. It
+// follows AIDF's ConversationWindow.trim
+// (packages/cli/src/core/providers/conversation-window.ts of
+// rubenmavarezb/aidf), which make conformance runs on the corpus; seeds
+// 000 and 002 describe it, and where they read otherwise the code wins
+// (reading=code) and the seeds' reading is reading=seed.
 //
-// Seed 002 (task 115), steps 1–6: if there are no more than max_messages
-// messages, nothing changes; otherwise the head (the first
-// preserve_first_n) and the tail (the last preserve_last_n) are kept, and of
-// the middle only the last max_messages − head − tail; when head + tail ≥
-// max_messages only head and tail are kept, with a warning. max_messages 0
-// disables trimming (seed 000: "configurable maximum"; ctxbench treats 0 as
-// off, as the issue specifies).
+// If there are no more than max_messages messages, nothing changes
+// (max_messages 0 disables trimming); otherwise the head
+// (messages.slice(0, preserve_first_n)) and the tail
+// (messages.slice(-preserve_last_n)) are kept, and of the middle only the
+// last max_messages − head − tail. The trimmed array replaces the
+// conversation (anthropic-api.ts, openai-api.ts), so each call trims what
+// the previous one sent plus the turn since, as ctxbench replays it.
 //
-// Seed 000 (task 118), with summarize_on_trim: the evicted messages are
-// summarized (prompt: [summarize.AIDF], max_tokens 1024) into one
-// synthetic assistant message "[Conversation Summary] …" placed where they
-// were, between the head and the kept middle; at most once every
-// summarize_every (10) evicted messages, counted since the last summary;
-// skipped when the evicted messages hold no text (only tool results);
-// plain eviction when the summarizer fails. A summary is a message like
-// any other: a later trim can evict it, and folds it into the next summary
-// when one is made.
+// When head + tail ≥ max_messages only head and tail are kept, with a
+// warning. There the code and the seeds part: the code sends
+// [...head, ...tail] as two slices, so a history shorter than head + tail
+// sends the messages they share twice (a history of 12 under max 10,
+// first 1, last 20 sends 13 items, m0 twice, and what is sent twice stays
+// in the conversation the next trim is given), makes no summary and
+// counts nothing towards one; seed 002 keeps each message once.
+// preserve_last_n 0 is refused under reading=code while max_messages is
+// set: slice(-0) is the whole array, so the code's tail is every message
+// it was given, and the conversation grows by about max_messages items at
+// every call without bound.
+//
+// With summarize_on_trim, the evicted messages are summarized (prompt:
+// [summarize.AIDF], max_tokens 1024) into one synthetic assistant message
+// "[Conversation Summary] …" placed where they were, between the head and
+// the kept middle; at most once every summarize_every (10,
+// MIN_EVICTED_FOR_SUMMARY) evicted messages, counted since the last
+// summary; skipped when the evicted messages hold no text (the code:
+// no text block and no tool result's content; the seeds: no text block,
+// "only tool results"); plain eviction when the summarizer fails. A
+// summary is a message like any other: a later trim can evict it, and
+// folds it into the next summary when one is made.
 //
 // The window counts messages, so it can cut between a tool call and its
 // result; that is the design, and ctxbench replays it. pair_safe (off by
-// default: the seeds have no such rule) moves the cut forward past results
+// default: the source has no such rule) moves the cut forward past results
 // whose calls were evicted, evicting them too, or, when that would reach
 // the preserved tail, back before their calls — which can send a few
 // messages more than max_messages: with pair_safe the pairs are kept and
@@ -41,11 +59,18 @@ type aidfPolicy struct {
 	base
 	max, first, last, every int
 	summarize, pairSafe     bool
+	// seed: seeds 000 and 002's reading, where they and the code part.
+	seed bool
 }
 
 func init() {
 	register(&Spec{
-		Name: "aidf", Source: "seeds 000 and 002 (AIDF v0.8.0 ConversationWindow)",
+		Name: "aidf", Source: "AIDF's ConversationWindow (rubenmavarezb/aidf, conversation-window.ts); seeds 000 and 002",
+		Models: "aidf@" + aidfCommit[:7], Held: heldConformance,
+		Differs: []string{
+			"preserve_last_n=0 is refused under reading=code: the code's tail, slice(-0), is the whole conversation, which then grows without bound",
+			"trims before every call; AIDF does not trim before the first call of a task (the prompt appended to the previous task's conversation)",
+		},
 		Summary: "message-count sliding window: keep the first and last messages and the newest of the middle; optional [Conversation Summary] of what is evicted",
 		Params: []Param{
 			intParam("max_messages", 100, 0, none, "the cap on messages; 0 disables trimming"),
@@ -54,6 +79,7 @@ func init() {
 			boolParam("summarize_on_trim", false, "summarize evicted messages into a [Conversation Summary] assistant message"),
 			intParam("summarize_every", 10, 1, none, "summarize at most once per this many evicted messages"),
 			boolParam("pair_safe", false, "never cut between a tool call and its result (not in the source)"),
+			enumParam("reading", "code", []string{"code", "seed"}, "where the seeds and the code part: code sends head and tail as two slices (a short history sends what they share twice); seed keeps each message once"),
 			stringParam("config", "", "an AIDF config.yml whose execution settings set the parameters above (explicit ones win)"),
 		},
 		expand: func(params map[string]string) (map[string]string, error) {
@@ -70,12 +96,23 @@ func init() {
 			}
 			return fromFile, nil
 		},
+		check: func(v Values) error {
+			if v.String("reading") == "code" && v.Int("max_messages") > 0 && v.Int("preserve_last_n") == 0 {
+				return errors.New("preserve_last_n=0: AIDF's code keeps slice(-0), the whole conversation, as its tail, and re-sends it after the head and kept middle at every trim, without bound; reading=seed replays the seeds' reading (no tail)")
+			}
+			return nil
+		},
 		build: func(v Values) Policy {
 			return &aidfPolicy{base: base{"aidf", v}, max: v.Int("max_messages"), first: v.Int("preserve_first_n"),
-				last: v.Int("preserve_last_n"), every: v.Int("summarize_every"), summarize: v.Bool("summarize_on_trim"), pairSafe: v.Bool("pair_safe")}
+				last: v.Int("preserve_last_n"), every: v.Int("summarize_every"), summarize: v.Bool("summarize_on_trim"), pairSafe: v.Bool("pair_safe"),
+				seed: v.String("reading") == "seed"}
 		},
 	})
 }
+
+// aidfCommit is the commit of rubenmavarezb/aidf whose ConversationWindow
+// the policy follows and the conformance golden was made from.
+const aidfCommit = "ce89f915d85168e2ab9c8c22a39e364f5a42beae"
 
 type aidfState struct {
 	evictedSinceSummary int
@@ -100,12 +137,21 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 	nHead := min(p.first, len(hist))
 	tailStart := max(nHead, len(hist)-p.last)
 	cut := tailStart // evict hist[nHead:cut], keep hist[cut:tailStart] of the middle
-	if p.first+p.last >= p.max {
-		// Seed 002 step 3: keep head and tail, with a warning. Head and
-		// tail can exceed the cap (AIDF's default preserve_last_n 20 with
+	both := p.first+p.last >= p.max
+	if both {
+		// Keep head and tail, with a warning. Head and tail can exceed
+		// the cap (AIDF's default preserve_last_n 20 with
 		// max_conversation_messages 10 sends 21): replayed as AIDF runs it,
 		// the cap invariant says so.
 		warnf(&step, "preserve_first_n (%d) + preserve_last_n (%d) >= max_messages (%d): only the preserved head and tail are kept", p.first, p.last, p.max)
+		if !p.seed && len(hist)-p.last < nHead {
+			// The code's [...head, ...tail] when they overlap: what they
+			// share is sent twice.
+			kept := make([]Item, 0, nHead+min(p.last, len(hist)))
+			kept = append(kept, hist[:nHead]...)
+			step.History = append(kept, hist[max(0, len(hist)-p.last):]...)
+			return step, nil
+		}
 	} else {
 		cut = tailStart - (p.max - p.first - p.last)
 		cut = max(cut, nHead)
@@ -122,12 +168,14 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 	}
 	kept = append(kept, hist[:nHead]...)
 	step.Evicted = ids(evicted)
-	if p.summarize && len(evicted) > 0 {
+	// The code summarizes only below the cap's head and tail; the seeds
+	// in both branches.
+	if p.summarize && len(evicted) > 0 && (p.seed || !both) {
 		as.evictedSinceSummary += len(evicted)
 		switch {
 		case as.evictedSinceSummary < p.every:
 			// Rate-limited: plain eviction.
-		case !hasText(evicted):
+		case !p.seed && !aidfHasText(evicted), p.seed && !hasText(evicted):
 			warnf(&step, "summary skipped: the %d evicted messages hold no text", len(evicted))
 		default:
 			text, ev, err := summarizeItems(ctx, env, evicted, "", summarize.AIDF)
@@ -151,6 +199,20 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 	}
 	step.History = kept
 	return step, nil
+}
+
+// aidfHasText reports whether ConversationWindow's extractText finds
+// text in items: a text block's text or a tool result's content string
+// (a tool_result block's content), white space included.
+func aidfHasText(items []Item) bool {
+	for _, it := range items {
+		for _, b := range it.Msg.Blocks {
+			if (b.Type == transcript.BlockText || b.Type == transcript.BlockToolResult) && b.Text != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // safeCut returns the span [lo, hi) to evict so that no tool call and its

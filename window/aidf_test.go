@@ -2,7 +2,9 @@ package window
 
 import (
 	"context"
+	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +34,7 @@ func TestAIDFDefaults(t *testing.T) {
 	// (max_messages: 100, summarize_on_trim: false, preserve_first_n: 1,
 	// preserve_last_n: 20)".
 	want := Values{"max_messages": "100", "summarize_on_trim": "false", "preserve_first_n": "1", "preserve_last_n": "20",
-		"summarize_every": "10", "pair_safe": "false", "config": ""}
+		"summarize_every": "10", "pair_safe": "false", "reading": "code", "config": ""}
 	if diff := cmp.Diff(want, mustPolicy(t, "aidf").Params()); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
@@ -54,8 +56,16 @@ func TestAIDFTrim(t *testing.T) {
 			append(seq(0, 2), seq(7, 15)...), seq(2, 7), false},
 		{"step 3 / DoD: head + tail >= max keeps only them, with a warning", "aidf:max_messages=8,preserve_first_n=3,preserve_last_n=5", 12,
 			append(seq(0, 3), seq(7, 12)...), seq(3, 7), true},
-		{"DoD: fewer messages than preserve_first_n + preserve_last_n", "aidf:max_messages=4,preserve_first_n=3,preserve_last_n=4", 5,
+		{"DoD: fewer messages than preserve_first_n + preserve_last_n", "aidf:max_messages=4,preserve_first_n=3,preserve_last_n=4,reading=seed", 5,
 			append(seq(0, 3), seq(3, 5)...), nil, true},
+		// conversation-window.ts: const head = messages.slice(0, this.preserveFirstN);
+		// const tail = messages.slice(-this.preserveLastN); ... const trimmed = [...head, ...tail];
+		{"code: head and tail overlap, what they share is sent twice", "aidf:max_messages=4,preserve_first_n=3,preserve_last_n=4", 5,
+			append(seq(0, 3), seq(1, 5)...), nil, true},
+		{"code: 12 messages under max 10, first 1, last 20 send 13, m0 twice", "aidf:max_messages=10,preserve_first_n=1,preserve_last_n=20", 12,
+			append(seq(0, 1), seq(0, 12)...), nil, true},
+		{"code: head and tail that do not overlap are the seed's", "aidf:max_messages=8,preserve_first_n=3,preserve_last_n=5", 9,
+			append(seq(0, 3), seq(4, 9)...), seq(3, 4), true},
 		{"max_messages 0 disables trimming", "aidf:max_messages=0", 300, seq(0, 300), nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,13 +178,49 @@ func TestAIDFSummaryFallbacks(t *testing.T) {
 		}
 		tr.Messages = append(tr.Messages, m)
 	}
-	rec := &recorder{}
-	step, err := mustPolicy(t, spec).Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, items(tr, 30))
-	if err != nil {
-		t.Fatal(err)
+	// The seeds skip tool results; the code's extractText takes a tool
+	// result's content string as text, and skips only messages with none.
+	empty := &transcript.Transcript{Messages: slices.Clone(tr.Messages)}
+	for i := 1; i < len(empty.Messages); i += 2 {
+		empty.Messages[i] = transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult(strconv.Itoa(i-1), "")}}
 	}
-	if len(rec.reqs) != 0 || step.Summary != nil || len(step.Warnings) == 0 {
-		t.Errorf("summarized %d times tool-only messages; warnings %q", len(rec.reqs), step.Warnings)
+	for _, tc := range []struct {
+		spec      string
+		tr        *transcript.Transcript
+		summarize bool
+	}{
+		{spec + ",reading=seed", tr, false},
+		{spec, tr, true},
+		{spec, empty, false},
+	} {
+		rec := &recorder{}
+		step, err := mustPolicy(t, tc.spec).Apply(context.Background(), &Env{Transcript: tc.tr, Summarizer: rec}, &State{}, items(tc.tr, 30))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if made := len(rec.reqs) == 1 && step.Summary != nil; made != tc.summarize || (!made && len(step.Warnings) == 0) {
+			t.Errorf("%s: summarized %d times tool-only messages (want a summary: %t); warnings %q", tc.spec, len(rec.reqs), tc.summarize, step.Warnings)
+		}
+	}
+}
+
+// TestAIDFTailZero: under the code's reading, preserve_last_n 0 makes the
+// tail slice(-0), the whole conversation; ctxbench refuses it rather than
+// replay a history that grows without bound.
+func TestAIDFTailZero(t *testing.T) {
+	for spec, ok := range map[string]bool{
+		"aidf:max_messages=10,preserve_last_n=0":              false,
+		"aidf:max_messages=10,preserve_last_n=0,reading=seed": true,
+		"aidf:max_messages=0,preserve_last_n=0":               true,
+	} {
+		_, err := Parse(spec)
+		var pe *ParamError
+		if (err == nil) != ok || (err != nil && !errors.As(err, &pe)) {
+			t.Errorf("%s: error %v, want accepted: %t (refused as a ParamError)", spec, err, ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "slice(-0)") {
+			t.Errorf("%s: %v does not say why", spec, err)
+		}
 	}
 }
 

@@ -366,3 +366,120 @@ func TestGeminiMeasures(t *testing.T) {
 	}
 	t.Logf("%d contents of %d histories measured", contents, len(g.Measures))
 }
+
+// TestAIDFConformance: at every call of every history, under every
+// setting, aidf sends what AIDF's ConversationWindow.trim (the real code,
+// run by make conformance from a checkout of rubenmavarezb/aidf) sends:
+// the same messages in the same order, a message twice where the code
+// sends it twice, and the summary in the same place. The golden also holds
+// the code's estimatedTokens of what it sent, which the test sets beside
+// chars4's count of the same history.
+func TestAIDFConformance(t *testing.T) {
+	var g struct {
+		AIDF struct {
+			Repository, Commit, File string
+		} `json:"aidf"`
+		Settings []struct {
+			MaxMessages     int  `json:"max_messages"`
+			PreserveFirstN  int  `json:"preserve_first_n"`
+			PreserveLastN   int  `json:"preserve_last_n"`
+			SummarizeOnTrim bool `json:"summarize_on_trim"`
+		} `json:"settings"`
+		Results [][]struct {
+			Source string `json:"source"`
+			Calls  []struct {
+				Sent   []string `json:"sent"`
+				Tokens int      `json:"tokens"`
+			} `json:"calls"`
+		} `json:"results"`
+	}
+	readGolden(t, "aidf.json", &g)
+	if g.AIDF.Commit != aidfCommit {
+		t.Errorf("the golden is of %s@%s; the policy says it follows %s", g.AIDF.Repository, g.AIDF.Commit, aidfCommit)
+	}
+	chars4 := chars4Estimator()
+	twice := 0
+	var aidfTokens, chars4Tokens int
+	for k, s := range g.Settings {
+		spec := fmt.Sprintf("aidf:max_messages=%d,preserve_first_n=%d,preserve_last_n=%d,summarize_on_trim=%t",
+			s.MaxMessages, s.PreserveFirstN, s.PreserveLastN, s.SummarizeOnTrim)
+		calls, same, summaries := 0, 0, 0
+		for _, r := range g.Results[k] {
+			tr := conformanceSource(t, r.Source)
+			got := drive(t, mustPolicy(t, spec), tr, &summarize.Mock{})
+			if len(got) != len(r.Calls) {
+				t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
+			}
+			for c, want := range r.Calls {
+				calls++
+				enc := encodeRuns(got[c].sent)
+				if slices.Equal(enc, want.Sent) {
+					same++
+				} else if !t.Failed() || calls < 20 {
+					t.Errorf("%s, %s, call %d: ConversationWindow sent %v, ctxbench %v", spec, r.Source, c, want.Sent, enc)
+				}
+				if len(got[c].sent) > len(distinct(got[c].sent)) {
+					twice++
+				}
+				if got[c].step.Summary != nil && got[c].step.Summary.ID != "" {
+					summaries++
+				}
+				aidfTokens += want.Tokens
+				for _, it := range got[c].step.History {
+					chars4Tokens += chars4.CountMessage(it.Msg)
+				}
+			}
+		}
+		// The code summarizes only where head and tail leave a middle.
+		if middle := s.PreserveFirstN+s.PreserveLastN < s.MaxMessages; s.SummarizeOnTrim && middle != (summaries > 0) {
+			t.Errorf("%s: %d summaries made on the corpus", spec, summaries)
+		}
+		t.Logf("%s: %d of %d calls as ConversationWindow, %d summaries", spec, same, calls, summaries)
+	}
+	if twice == 0 {
+		t.Error("no call sent a message twice: the golden no longer holds the code's overlapping head and tail")
+	}
+	t.Logf("%d calls send a message twice; over every call, ConversationWindow's estimateTokens is %d, chars4 %d (%.3f×)",
+		twice, aidfTokens, chars4Tokens, float64(aidfTokens)/float64(chars4Tokens))
+}
+
+// encodeRuns writes ids as the aidf golden does: consecutive originals as
+// one range ("m3-m9"), synthetic items by their id.
+func encodeRuns(ids []string) []string {
+	var out []string
+	from, to := -1, -1
+	flush := func() {
+		switch {
+		case from < 0:
+		case from == to:
+			out = append(out, "m"+strconv.Itoa(from))
+		default:
+			out = append(out, "m"+strconv.Itoa(from)+"-m"+strconv.Itoa(to))
+		}
+		from, to = -1, -1
+	}
+	for _, id := range ids {
+		i, err := strconv.Atoi(strings.TrimPrefix(id, "m"))
+		if !strings.HasPrefix(id, "m") || err != nil {
+			flush()
+			out = append(out, id)
+			continue
+		}
+		if from >= 0 && i == to+1 {
+			to = i
+			continue
+		}
+		flush()
+		from, to = i, i
+	}
+	flush()
+	return out
+}
+
+func distinct(ids []string) map[string]bool {
+	m := map[string]bool{}
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
