@@ -636,6 +636,7 @@ func (c *checker) shrinksWhole(s *Step, e estimate.Estimator, counts *counter, a
 			for _, id := range s.Summary.Covers {
 				if !c.prevSummary[id] {
 					fresh = true
+					break
 				}
 			}
 			if !fresh {

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 LANGCHAIN_CORE_VERSION=1.4.0
 LANGCHAIN_VERSION=1.5.14
 GEMINI_CLI_CORE_VERSION=0.61.0
+AI_SDK_VERSION=6.0.326
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go run ./scripts/conformance/export > "$tmp/histories.json"
@@ -42,4 +43,23 @@ if [ -n "${AIDF_WINDOW:-}" ]; then
 	echo "wrote $out/aidf.json"
 else
 	echo "conformance: AIDF_WINDOW is not set: $out/aidf.json is left as it is" >&2
+fi
+# The ralph loop's summarizeMessages is private to loop.ts of
+# vercel-labs/ralph-gpu, which is not on npm. With TWOTIER_MODULE set to a
+# module that exports it and estimateTokens, made of loop.ts's lines at
+# the commit window/twotier.go names as scripts/conformance/twotier.mjs
+# describes, twotier.json is rewritten too; the module is copied beside
+# the AI SDK installed here, which it imports.
+if [ -n "${TWOTIER_MODULE:-}" ]; then
+	commit=$(sed -n 's/^const ralphCommit = "\([0-9a-f]*\)"$/\1/p' window/twotier.go)
+	(cd "$tmp" && npm install --silent --no-audit --no-fund --no-save "ai@$AI_SDK_VERSION" >/dev/null)
+	flags=()
+	module="$tmp/twotier-module.mjs"
+	case "$TWOTIER_MODULE" in *.ts) flags=(--experimental-strip-types) module="$tmp/twotier-module.ts" ;; esac
+	cp "$TWOTIER_MODULE" "$module"
+	(cd "$tmp" && node "${flags[@]}" "$OLDPWD/scripts/conformance/twotier.mjs" "$module" "$commit" "$tmp/histories.json") > "$out/twotier.json.tmp"
+	mv "$out/twotier.json.tmp" "$out/twotier.json"
+	echo "wrote $out/twotier.json"
+else
+	echo "conformance: TWOTIER_MODULE is not set: $out/twotier.json is left as it is" >&2
 fi

@@ -108,6 +108,7 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 	if err != nil {
 		return 0, nil, 0, err
 	}
+	plain = plain && req.Prompt == ""
 	sha := sha256.New()
 	io.WriteString(sha, t.System)
 	sha.Write([]byte{0})

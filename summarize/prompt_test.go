@@ -166,9 +166,17 @@ func TestMeasureEqualsRender(t *testing.T) {
 		for _, prev := range []string{"", "the earlier [summary]\n[User] said so", "has the " + conversationMarker + " marker"} {
 			for i, msgs := range convs {
 				req := Request{Messages: msgs, Previous: prev, Template: tmpl, MaxTokens: i % 2 * 100}
+				if i%3 == 1 {
+					// A prompt the caller wrote is the user part, whatever
+					// the template and the messages.
+					req.Prompt = "Summarize this:\n[USER 1]\nhello " + prev
+				}
 				p, err := Render(req)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if req.Prompt != "" && p.User != req.Prompt {
+					t.Errorf("template %s: the user part is %.60q, not the request's prompt", tmpl.Name, p.User)
 				}
 				wantSum := sha256.Sum256([]byte(p.System + "\x00" + p.User))
 				want := []any{counter().Count(p.System) + counter().Count(p.User), wantSum[:4], p.MaxTokens}

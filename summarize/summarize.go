@@ -27,6 +27,11 @@ type Summarizer interface {
 type Request struct {
 	Messages []transcript.Message
 	Previous string
+	// Prompt, when set, is the prompt's user part as the caller wrote it,
+	// for a system whose prompt is not a template over the conversation;
+	// the template then gives the system part and the output limit, and
+	// Messages only what a summarizer made without a model reads.
+	Prompt string
 	// Template is the prompt; nil means [Generic].
 	Template *Template
 	// MaxTokens limits the summary's length; 0 means the template's.
@@ -308,9 +313,12 @@ func Render(req Request) (Prompt, error) {
 	if t == nil {
 		t = Generic
 	}
-	user, err := t.render(Conversation(req.Messages), req.Previous)
-	if err != nil {
-		return Prompt{}, err
+	user := req.Prompt
+	if user == "" {
+		var err error
+		if user, err = t.render(Conversation(req.Messages), req.Previous); err != nil {
+			return Prompt{}, err
+		}
 	}
 	p := Prompt{System: t.System, User: user, MaxTokens: req.MaxTokens}
 	if p.MaxTokens <= 0 {

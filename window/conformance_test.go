@@ -2,6 +2,8 @@ package window
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -482,4 +484,138 @@ func distinct(ids []string) map[string]bool {
 		m[id] = true
 	}
 	return m
+}
+
+// TestTwoTierConformance: at every call of every history, two-tier sends
+// what the ralph loop's summarizeMessages (the real code, run by make
+// conformance from a checkout of vercel-labs/ralph-gpu) sends: the same
+// messages, a summary in the same place made by the same tier, a
+// heuristic summary word for word, a cut message of the same length; and
+// counts what the code counts before deciding.
+func TestTwoTierConformance(t *testing.T) {
+	var g struct {
+		Ralph struct {
+			Repository, Commit, File string
+		} `json:"ralph"`
+		Results []struct {
+			Source string `json:"source"`
+			Calls  []struct {
+				Sent      []string `json:"sent"`
+				Tokens    int      `json:"tokens"`
+				Heuristic string   `json:"heuristic"`
+				AI        *struct {
+					System, User string
+					Length       int
+					Cached       bool
+				} `json:"ai"`
+			} `json:"calls"`
+		} `json:"results"`
+	}
+	readGolden(t, "twotier.json", &g)
+	if g.Ralph.Commit != ralphCommit {
+		t.Errorf("the golden is of %s@%s; the policy says it follows %s", g.Ralph.Repository, g.Ralph.Commit, ralphCommit)
+	}
+	calls, same, heuristic, ai := 0, 0, 0, 0
+	for _, r := range g.Results {
+		tr := conformanceSource(t, r.Source)
+		log := &promptLog{}
+		got := drive(t, mustPolicy(t, "two-tier"), tr, log)
+		if len(got) != len(r.Calls) {
+			t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
+		}
+		tokens, next := 0, 0 // what loop.ts counts: every message before the call
+		for c, want := range r.Calls {
+			calls++
+			end := callMessage(tr, c)
+			for ; next < end; next++ {
+				m := &tr.Messages[next]
+				if next == 0 && m.Role == transcript.RoleSystem {
+					tokens += loopTokens.Count(m.Text())
+				} else {
+					tokens += loopTokens.CountMessage(m)
+				}
+			}
+			if tokens != want.Tokens {
+				t.Errorf("%s, call %d: loop.ts counts %d tokens, ctxbench %d", r.Source, c, want.Tokens, tokens)
+			}
+			step := got[c].step
+			enc := encodeRuns(loopIDs(step.History))
+			ok := slices.Equal(enc, want.Sent)
+			switch ev := step.Summary; {
+			case want.Heuristic != "":
+				heuristic++
+				ok = ok && ev != nil && ev.Model == "heuristic" && summaryText(step.History) == want.Heuristic
+			case want.AI != nil:
+				ai++
+				ok = ok && ev != nil && ev.Model != "heuristic" && ev.Cached == want.AI.Cached &&
+					strings.HasPrefix(summaryText(step.History), "## Earlier Conversation Summary (AI-Generated)\n\n")
+				if !want.AI.Cached && ok {
+					// The AI summaries' requests, in the order of the calls.
+					req := log.reqs[0]
+					log.reqs = log.reqs[1:]
+					if sha256Hex(req.Template.System) != want.AI.System || sha256Hex(req.Prompt) != want.AI.User {
+						ok = false
+						t.Errorf("%s, call %d: the AI summary's prompt (%d characters) is not createAISummary's (%d)", r.Source, c, transcript.UTF16Len(req.Prompt), want.AI.Length)
+					}
+				}
+			default:
+				ok = ok && ev == nil
+			}
+			if ok {
+				same++
+			} else if !t.Failed() || calls < 20 {
+				t.Errorf("%s, call %d: summarizeMessages sent %v (heuristic %t, ai %t), ctxbench %v (summary %+v)", r.Source, c, want.Sent, want.Heuristic != "", want.AI != nil, enc, step.Summary)
+			}
+		}
+	}
+	if heuristic == 0 || ai == 0 {
+		t.Errorf("the golden has %d heuristic and %d AI summaries: it no longer tests both tiers", heuristic, ai)
+	}
+	t.Logf("%d of %d calls as summarizeMessages (%d heuristic summaries, %d AI)", same, calls, heuristic, ai)
+}
+
+// promptLog is the mock summarizer, keeping the requests it is given.
+type promptLog struct {
+	mock summarize.Mock
+	reqs []summarize.Request
+}
+
+func (p *promptLog) Name() string { return "mock" }
+
+func (p *promptLog) Summarize(ctx context.Context, req summarize.Request) (summarize.Result, error) {
+	p.reqs = append(p.reqs, req)
+	return p.mock.Summarize(ctx, req)
+}
+
+func sha256Hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// loopIDs writes a cut message as the twotier golden does: its id, "~"
+// and its content's length in UTF-16 units.
+func loopIDs(items []Item) []string {
+	out := ids(items)
+	for i, it := range items {
+		if it.Truncated {
+			out[i] += "~" + strconv.Itoa(transcript.UTF16Len(it.Msg.Text()))
+		}
+	}
+	return out
+}
+
+// headOf is 1 when items start with the system message, else 0.
+func headOf(items []Item) int {
+	if len(items) > 0 && items[0].Msg.Role == transcript.RoleSystem && !items[0].Synthetic() {
+		return 1
+	}
+	return 0
+}
+
+// summaryText is the text of the summary after the head.
+func summaryText(items []Item) string {
+	if h := headOf(items); h < len(items) && items[h].Summary {
+		return items[h].Msg.Text()
+	}
+	return ""
 }

@@ -221,7 +221,9 @@ func TestTwoTier(t *testing.T) {
 	big := strings.Repeat("word ", 100_000) // 500,000 characters: 125,000 chars4 tokens
 	tr.Messages[2].Blocks[0].Text = big
 	rec := &recorder{}
-	p := mustPolicy(t, "two-tier")
+	// Seed 001 as ctxbench read it (the code: twotier_test.go and the
+	// conformance golden).
+	p := mustPolicy(t, "two-tier:reading=seed")
 	env := &Env{Transcript: tr, Summarizer: rec}
 	st := &State{}
 	step, err := p.Apply(context.Background(), env, st, items(tr, 40))
@@ -246,8 +248,9 @@ func TestTwoTier(t *testing.T) {
 	if len(rec.reqs) != 1 || step3.Summary == nil || step3.Summary.Model != "heuristic" {
 		t.Errorf("tier 1: %d model calls, summary %+v", len(rec.reqs), step3.Summary)
 	}
-	// "There are >8 messages to summarize": 16 messages leave 8, no summary.
-	step4, _ := p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, items(tr, 16))
+	// "There are >8 messages to summarize" (the seed; the code summarizes
+	// one): 16 messages leave 8, no summary.
+	step4, _ := mustPolicy(t, "two-tier:reading=seed,min_summarizable=8").Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, items(tr, 16))
 	if step4.Summary != nil || len(step4.History) != 16 {
 		t.Errorf("summarized only 8 messages")
 	}

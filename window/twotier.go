@@ -2,65 +2,280 @@ package window
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// Seed 001 (two-tier summarization): tokens are estimated as characters / 4
-// (estimateTokens: Math.ceil(str.length / 4)). Above 80,000 (tier 1) the
-// messages but the last 8 are replaced by a heuristic summary (tools used,
-// files explored, commands run; no model call); above 120,000 (tier 2) by
-// an AI summary in six sections of at most 2,000 tokens
-// ([summarize.TwoTier]), cached so that an unchanged span is not
-// summarized twice. Summarization only happens when more than 8 messages
-// can be summarized. A leading system message is the separate systemPrompt
-// of the seed's summarizeMessages and is kept.
+// The two-tier system: summarizeMessages of the ralph loop
+// (packages/ralph/src/loop.ts of vercel-labs/ralph-gpu at [ralphCommit]),
+// which seed 001 describes; where they read otherwise the code wins
+// (reading=code) and the seed's reading is reading=seed. make conformance
+// runs the code on the corpus; twotier_test.go holds the lines the corpus
+// does not reach.
 //
-// The seed does not say where or as what the summary goes; ctxbench puts it
-// first (after the system message) as a user message "[Summary of the
-// earlier conversation]\n…". A failed AI summary falls back to the
-// heuristic one.
+// The loop keeps every message (messages is never replaced) and derives
+// what it sends from all of them before each call:
+//
+//   - Tokens are estimateTokens(JSON.stringify(message)) for each message
+//     {role, content}, Math.ceil(length / 4) per message, plus the system
+//     prompt's length / 4; content is the text of a message that is one
+//     text block, else its content blocks (the Anthropic shape). A leading
+//     system message is the loop's system prompt, sent apart and kept.
+//   - At most 80,000 (CONTEXT_THRESHOLD_BASIC): everything is sent.
+//   - Above, the last 8 messages are kept (keepRecent) and every older
+//     one is replaced by one user message: above 120,000
+//     (CONTEXT_THRESHOLD_AI) an AI summary, asked with createAISummary's
+//     prompt (its system prompt; the tools, files and errors its patterns
+//     find in every older message; the conversation cut to its first
+//     50,000 characters), at most 2,000 tokens, wrapped as "## Earlier
+//     Conversation Summary (AI-Generated)" … "*N messages summarized.
+//     Recent context follows.*", the last one cached while the older
+//     messages are the same; else the heuristic summary
+//     createHeuristicSummary makes with no model call (the tools, files
+//     and commands its patterns find). A failed AI summary falls back to
+//     the heuristic one.
+//   - When nothing is older than the last 8, each of them whose content
+//     is over 5,000 characters is cut to its first 3,000 plus
+//     "\n... [message truncated]".
+//
+// Since the summary is made anew from every older message at every call,
+// a session once over the threshold is summarized at every call.
+//
+// reading=seed is seed 001 as ctxbench reads the document alone: the
+// summary ("[Summary of the earlier conversation]\n" and
+// [summarize.TwoTier]'s six sections, or ctxbench's extraction,
+// [summarize.Heuristic]) replaces what it summarizes in the history, so
+// the history falls below the threshold and is summarized again only when
+// it has grown back; tokens are chars4's; nothing is cut.
+// The seed summarizes only when more than 8 messages can be
+// (min_summarizable=8); the code whenever one can (0).
 type twoTierPolicy struct {
 	base
 	basic, ai, keep, minSummarizable int
+	seed                             bool
+	est                              estimate.Estimator // nil: loop.ts's own estimate
 }
+
+// ralphCommit is the commit of vercel-labs/ralph-gpu whose loop.ts the
+// policy follows.
+const ralphCommit = "4f47ced574fc9cbef34a176642b356e12bc0a6f5"
 
 func init() {
 	register(&Spec{
-		Name: "two-tier", Source: "seed 001 (two-tier summarization ADR)",
+		Name: "two-tier", Source: "the ralph loop's summarizeMessages (vercel-labs/ralph-gpu, packages/ralph/src/loop.ts); seed 001",
+		Models: "ralph-gpu@" + ralphCommit[:7], Held: heldConformance,
 		Summary: "over 80k estimated tokens a heuristic summary, over 120k an AI summary (six sections, ≤2000 tokens, cached), keeping the last 8 messages",
 		Params: []Param{
 			intParam("basic_threshold", 80000, 1, none, "CONTEXT_THRESHOLD_BASIC: heuristic summary above this many tokens"),
 			intParam("ai_threshold", 120000, 1, none, "CONTEXT_THRESHOLD_AI: AI summary above this many tokens"),
 			intParam("keep_last", 8, 0, none, "messages kept whole"),
-			intParam("min_summarizable", 8, 0, none, "summarize only when more than this many messages can be"),
-			estimatorParam("chars4", "how tokens are estimated"),
+			intParam("min_summarizable", 0, 0, none, "summarize only when more than this many messages can be (the seed: 8)"),
+			enumParam("estimator", "source", append([]string{"source"}, estimate.Names()...),
+				"how tokens are estimated: source is loop.ts's, JSON.stringify of each message / 4"),
+			enumParam("reading", "code", []string{"code", "seed"}, "code recomputes what is sent from every message at each call; seed replaces the summarized messages in the history"),
+		},
+		Differs: []string{
+			"replays the transcript's messages, tool calls and results included; the loop itself keeps only its prompts and the text of the model's replies (tool calls live within one generateText call)",
+			"the AI summary is cached by the ids of the messages it covers; loop.ts keys its one cached summary by each message's role and first 100 characters",
 		},
 		build: func(v Values) Policy {
-			return &twoTierPolicy{base: base{"two-tier", v}, basic: v.Int("basic_threshold"), ai: v.Int("ai_threshold"),
-				keep: v.Int("keep_last"), minSummarizable: v.Int("min_summarizable")}
+			p := &twoTierPolicy{base: base{"two-tier", v}, basic: v.Int("basic_threshold"), ai: v.Int("ai_threshold"),
+				keep: v.Int("keep_last"), minSummarizable: v.Int("min_summarizable"), seed: v.String("reading") == "seed"}
+			switch name := v.String("estimator"); {
+			case name != "source":
+				p.est = estimate.MustNew(name, estimate.OverheadNone)
+			case p.seed:
+				p.est = chars4Estimator()
+			}
+			return p
 		},
 	})
 }
 
 const twoTierPrefix = "[Summary of the earlier conversation]\n"
 
+// loopAITemplate is createAISummary's call: its system prompt and
+// maxOutputTokens; the user part is loopAIPrompt's.
+var loopAITemplate = &summarize.Template{Name: "two-tier", Source: "loop.ts createAISummary (vercel-labs/ralph-gpu)",
+	System: loopAISystem, Prompt: "{{.Conversation}}", MaxTokens: 2000}
+
 type twoTierState struct {
-	cache map[string]string // span ids → AI summary
+	// client is the loop's messages: every message given, none summarized
+	// (reading=code); tokens its count, last its newest original's index,
+	// next the Next of the previous call.
+	client       []Item
+	ids          []string // the ids of client
+	tokens, last int
+	next         int
+	// headTokens is what the system prompt counts beyond its message's
+	// count (its length, not its JSON, with loop.ts's estimate).
+	headTokens int
+	// diverged: a call sent other than the client's messages, so the
+	// history given is no longer them.
+	diverged bool
+	// gen counts the rebuilds of client a rollback made; aiGen and aiEnd
+	// are the client and the end of the older messages the cached AI
+	// summary aiText summarized.
+	gen, aiGen, aiEnd int
+	aiText            string
+	// heuristic and aiPrompt are what the two summaries have read of the
+	// older messages so far.
+	heuristic loopExtraction
+	aiPrompt  loopAIPrompt
+	// key and text are reading=seed's cached AI summary and what it
+	// summarized.
+	key, text string
 }
 
 func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
-	total := st.historyTokens(env, estimatorOf(p.values), hist)
-	if total <= p.basic {
-		return step, nil
-	}
 	ts, _ := st.data.(*twoTierState)
 	if ts == nil {
-		ts = &twoTierState{cache: map[string]string{}}
+		ts = &twoTierState{last: -1}
 		st.data = ts
+	}
+	if p.seed {
+		return p.applySeed(ctx, env, st, ts, hist)
+	}
+	est := p.estimator()
+	p.follow(env, ts, est, hist)
+	client := ts.client
+	head := 0
+	if len(client) > 0 && client[0].Msg.Role == transcript.RoleSystem && !client[0].Synthetic() {
+		head = 1
+	}
+	total := ts.tokens + ts.headTokens
+	step := Step{History: hist}
+	if total <= p.basic {
+		if ts.diverged { // below the threshold again after a rollback
+			step.History = slices.Clone(client)
+			step.Evicted = evictedFrom(hist, client)
+		}
+		return step, nil
+	}
+	ts.diverged = true
+	end := max(head, len(client)-p.keep)
+	older := client[head:end]
+	out := make([]Item, 0, head+1+len(client)-end)
+	out = append(out, client[:head]...)
+	if len(older) == 0 {
+		for _, it := range client[head:] {
+			if c, ok := truncateLoopMessage(it); ok {
+				out = append(out, c)
+				step.Truncated = append(step.Truncated, it.ID)
+				continue
+			}
+			out = append(out, it)
+		}
+		step.History = out
+		step.Evicted = evictedFrom(hist, out)
+		return step, nil
+	}
+	if len(older) <= p.minSummarizable {
+		step.History = slices.Clone(client)
+		step.Evicted = evictedFrom(hist, client)
+		return step, nil
+	}
+	// The ids of client are kept beside it: a summary at every call
+	// covers all but the newest, and listing them anew at each was most
+	// of a long replay's allocations.
+	covers := IDs(ts.ids[head:end:end])
+	var text string
+	if total > p.ai {
+		if ts.aiText != "" && ts.aiGen == ts.gen && ts.aiEnd == end {
+			text = ts.aiText
+			step.Summary = &SummaryEvent{Covers: covers, Cached: true, Model: "two-tier cache"}
+		} else {
+			ts.aiPrompt.add(older)
+			prompt := ts.aiPrompt.text()
+			t, ev, err := summarizeRequest(ctx, env, covers, summarize.Request{Template: loopAITemplate, Prompt: prompt,
+				Messages: []transcript.Message{{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: prompt}}}}})
+			if err != nil {
+				return Step{}, err
+			}
+			step.Summary = ev
+			if ev.Error == "" {
+				text = "## Earlier Conversation Summary (AI-Generated)\n\n" + t + "\n\n---\n*" +
+					strconv.Itoa(len(older)) + " messages summarized. Recent context follows.*"
+				ts.aiGen, ts.aiEnd, ts.aiText = ts.gen, end, text
+			} else {
+				warnf(&step, "AI summary failed, using the heuristic one: %s", ev.Error)
+				step.Summary = nil
+			}
+		}
+	}
+	if text == "" {
+		ts.heuristic.add(older)
+		text = ts.heuristic.text()
+		step.Summary = &SummaryEvent{Covers: covers, Model: "heuristic"}
+	}
+	s := st.newItem(transcript.RoleUser, text, true)
+	step.Summary.ID = s.ID
+	out = append(out, s)
+	out = append(out, client[end:]...)
+	step.History = out
+	step.Evicted = evictedFrom(hist, out)
+	return step, nil
+}
+
+func (p *twoTierPolicy) estimator() estimate.Estimator {
+	if p.est != nil {
+		return p.est
+	}
+	return loopTokens
+}
+
+// follow brings ts.client up to the loop's messages before this call:
+// the originals hist gives beyond the newest it holds, less the turns the
+// user undid since the previous call.
+func (p *twoTierPolicy) follow(env *Env, ts *twoTierState, est estimate.Estimator, hist []Item) {
+	if env != nil && env.Transcript != nil {
+		for _, rb := range env.Transcript.Rollbacks {
+			if rb.Index > ts.next && rb.Index <= env.Next {
+				kept := make([]Item, 0, len(ts.client))
+				ts.ids = make([]string, 0, len(ts.client))
+				ts.tokens = 0
+				for _, it := range ts.client {
+					if i := it.Index(); i < 0 || !rb.Drops(i) {
+						kept = append(kept, it)
+						ts.ids = append(ts.ids, it.ID)
+						ts.tokens += count(env, est, it)
+					}
+				}
+				ts.client = kept
+				ts.gen++
+				ts.heuristic, ts.aiPrompt = loopExtraction{}, loopAIPrompt{}
+			}
+		}
+		ts.next = env.Next
+	}
+	k := len(hist)
+	for k > 0 && hist[k-1].Index() > ts.last {
+		k--
+	}
+	for _, it := range hist[k:] {
+		if len(ts.client) == 0 && it.Msg.Role == transcript.RoleSystem && p.est == nil {
+			// The system prompt counts its length, not a message's JSON.
+			ts.headTokens = loopTokens.Count(it.Msg.Text()) - count(env, est, it)
+		}
+		ts.client = append(ts.client, it)
+		ts.ids = append(ts.ids, it.ID)
+		ts.tokens += count(env, est, it)
+		ts.last = it.Index()
+	}
+}
+
+// applySeed is reading=seed: the summary replaces what it summarizes in
+// the history the next call is given.
+func (p *twoTierPolicy) applySeed(ctx context.Context, env *Env, st *State, ts *twoTierState, hist []Item) (Step, error) {
+	step := Step{History: hist}
+	total := st.historyTokens(env, p.est, hist)
+	if total <= p.basic {
+		return step, nil
 	}
 	head := 0
 	if len(hist) > 0 && hist[0].Msg.Role == transcript.RoleSystem && !hist[0].Synthetic() {
@@ -74,8 +289,8 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 	var text string
 	if total > p.ai {
 		key := strings.Join(ids(span), ",")
-		if cached, ok := ts.cache[key]; ok {
-			text = cached
+		if key == ts.key {
+			text = ts.text
 			step.Summary = &SummaryEvent{Covers: ids(span), Cached: true, Model: "two-tier cache"}
 		} else {
 			t, ev, err := summarizeItems(ctx, env, span, "", summarize.TwoTier)
@@ -85,7 +300,7 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 			step.Summary = ev
 			if ev.Error == "" {
 				text = t
-				ts.cache[key] = t
+				ts.key, ts.text = key, t
 			} else {
 				warnf(&step, "AI summary failed, using the heuristic one: %s", ev.Error)
 				step.Summary = nil

@@ -388,12 +388,21 @@ func messages(items []Item) []transcript.Message {
 // it places the summary); on failure the text is "" and the event holds
 // the error.
 func summarizeItems(ctx context.Context, env *Env, items []Item, previous string, tmpl *summarize.Template) (string, *SummaryEvent, error) {
-	ev := &SummaryEvent{Covers: ids(items)}
+	if env.Summarizer == nil {
+		return summarizeRequest(ctx, env, ids(items), summarize.Request{})
+	}
+	return summarizeRequest(ctx, env, ids(items), summarize.Request{Messages: messages(items), Previous: previous, Template: tmpl})
+}
+
+// summarizeRequest is summarizeItems with the request made: req is a
+// summary of the items whose ids are covers.
+func summarizeRequest(ctx context.Context, env *Env, covers []string, req summarize.Request) (string, *SummaryEvent, error) {
+	ev := &SummaryEvent{Covers: covers}
 	if env.Summarizer == nil {
 		ev.Error = "no summarizer configured"
 		return "", ev, nil
 	}
-	res, err := env.Summarizer.Summarize(ctx, summarize.Request{Messages: messages(items), Previous: previous, Template: tmpl})
+	res, err := env.Summarizer.Summarize(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", nil, ctx.Err()

@@ -27,6 +27,10 @@ type message struct {
 	Role   transcript.Role `json:"role"`
 	Name   string          `json:"name,omitempty"`
 	Blocks []block         `json:"blocks"`
+	// Content is the blocks as ctxbench measures a message's JSON
+	// (transcript.ContentJSON, the Anthropic shape): what the seed
+	// systems' JSON.stringify of the content counts.
+	Content json.RawMessage `json:"content"`
 }
 
 type block struct {
@@ -68,7 +72,7 @@ func export(source string, t *transcript.Transcript) history {
 		h.Model = t.Models[0]
 	}
 	for i, m := range t.Messages {
-		msg := message{Role: m.Role, Name: m.Name, Blocks: []block{}}
+		msg := message{Role: m.Role, Name: m.Name, Blocks: []block{}, Content: transcript.ContentJSON(m.Blocks)}
 		for _, b := range m.Blocks {
 			msg.Blocks = append(msg.Blocks, block{Type: b.Type, Text: b.Text, ID: b.ID, Name: b.Name, Input: b.Input})
 		}
