@@ -26,7 +26,7 @@ var tinySpecs = []string{
 	"langchain-summarization:trigger_tokens=10,keep_tokens=2", "langchain-summarization:trigger_messages=2,keep_messages=1",
 	"langchain-clear-tool-uses:trigger_tokens=5,keep_messages=0,clear_tool_inputs=true",
 	"anthropic-clear-tool-uses:trigger=5,keep=0,clear_tool_inputs=true", "anthropic-clear-thinking:keep=0",
-	"anthropic-compaction:trigger=50000",
+	"anthropic-compaction:trigger=50000", "vercel-prune", "vercel-prune:tool_calls=all,tools=Bash|x,empty_messages=keep",
 }
 
 // labeled parses specs, failing tb on a spec no policy takes.

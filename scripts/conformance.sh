@@ -14,7 +14,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go run ./scripts/conformance/export > "$tmp/histories.json"
 (cd "$tmp" && npm install --silent --no-audit --no-fund --no-save \
-	"@langchain/core@$LANGCHAIN_CORE_VERSION" "langchain@$LANGCHAIN_VERSION" "@google/gemini-cli-core@$GEMINI_CLI_CORE_VERSION" >/dev/null)
+	"@langchain/core@$LANGCHAIN_CORE_VERSION" "langchain@$LANGCHAIN_VERSION" "@google/gemini-cli-core@$GEMINI_CLI_CORE_VERSION" \
+	"ai@$AI_SDK_VERSION" >/dev/null)
 # The one line of gemini-cli-core changed for the replay: the inflation
 # check leaves out the environment context, as the replayed histories do.
 svc="$tmp/node_modules/@google/gemini-cli-core/dist/src/context/chatCompressionService.js"
@@ -24,7 +25,7 @@ sed -i "s|$line|const fullNewHistory = extraHistory; // ctxbench conformance: no
 echo "conformance: patched $svc: the inflation check leaves out the environment context" >&2
 out=window/testdata/conformance
 mkdir -p "$out"
-for peer in langchain langchainmw gemini; do
+for peer in langchain langchainmw gemini vercelprune; do
 	(cd "$tmp" && node "$OLDPWD/scripts/conformance/$peer.mjs" "$tmp/histories.json") > "$out/$peer.json.tmp"
 	mv "$out/$peer.json.tmp" "$out/$peer.json"
 	echo "wrote $out/$peer.json"
@@ -52,7 +53,6 @@ fi
 # the AI SDK installed here, which it imports.
 if [ -n "${TWOTIER_MODULE:-}" ]; then
 	commit=$(sed -n 's/^const ralphCommit = "\([0-9a-f]*\)"$/\1/p' window/twotier.go)
-	(cd "$tmp" && npm install --silent --no-audit --no-fund --no-save "ai@$AI_SDK_VERSION" >/dev/null)
 	flags=()
 	module="$tmp/twotier-module.mjs"
 	case "$TWOTIER_MODULE" in *.ts) flags=(--experimental-strip-types) module="$tmp/twotier-module.ts" ;; esac

@@ -105,24 +105,19 @@ var loopAITemplate = &summarize.Template{Name: "two-tier", Source: "loop.ts crea
 	System: loopAISystem, Prompt: "{{.Conversation}}", MaxTokens: 2000}
 
 type twoTierState struct {
-	// client is the loop's messages: every message given, none summarized
-	// (reading=code); tokens its count, last its newest original's index,
-	// next the Next of the previous call.
-	client       []Item
-	ids          []string // the ids of client
-	tokens, last int
-	next         int
+	// client is the loop's messages (reading=code), tokens their count.
+	client clientHistory
+	tokens int
 	// headTokens is what the system prompt counts beyond its message's
 	// count (its length, not its JSON, with loop.ts's estimate).
 	headTokens int
 	// diverged: a call sent other than the client's messages, so the
 	// history given is no longer them.
 	diverged bool
-	// gen counts the rebuilds of client a rollback made; aiGen and aiEnd
-	// are the client and the end of the older messages the cached AI
-	// summary aiText summarized.
-	gen, aiGen, aiEnd int
-	aiText            string
+	// aiGen and aiEnd are the client (its gen) and the end of the older
+	// messages the cached AI summary aiText summarized.
+	aiGen, aiEnd int
+	aiText       string
 	// heuristic and aiPrompt are what the two summaries have read of the
 	// older messages so far.
 	heuristic loopExtraction
@@ -135,7 +130,7 @@ type twoTierState struct {
 func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	ts, _ := st.data.(*twoTierState)
 	if ts == nil {
-		ts = &twoTierState{last: -1}
+		ts = &twoTierState{client: newClientHistory()}
 		st.data = ts
 	}
 	if p.seed {
@@ -143,7 +138,7 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 	}
 	est := p.estimator()
 	p.follow(env, ts, est, hist)
-	client := ts.client
+	client := ts.client.items
 	head := 0
 	if len(client) > 0 && client[0].Msg.Role == transcript.RoleSystem && !client[0].Synthetic() {
 		head = 1
@@ -183,10 +178,10 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 	// The ids of client are kept beside it: a summary at every call
 	// covers all but the newest, and listing them anew at each was most
 	// of a long replay's allocations.
-	covers := IDs(ts.ids[head:end:end])
+	covers := IDs(ts.client.ids[head:end:end])
 	var text string
 	if total > p.ai {
-		if ts.aiText != "" && ts.aiGen == ts.gen && ts.aiEnd == end {
+		if ts.aiText != "" && ts.aiGen == ts.client.gen && ts.aiEnd == end {
 			text = ts.aiText
 			step.Summary = &SummaryEvent{Covers: covers, Cached: true, Model: "two-tier cache"}
 		} else {
@@ -201,7 +196,7 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 			if ev.Error == "" {
 				text = "## Earlier Conversation Summary (AI-Generated)\n\n" + t + "\n\n---\n*" +
 					strconv.Itoa(len(older)) + " messages summarized. Recent context follows.*"
-				ts.aiGen, ts.aiEnd, ts.aiText = ts.gen, end, text
+				ts.aiGen, ts.aiEnd, ts.aiText = ts.client.gen, end, text
 			} else {
 				warnf(&step, "AI summary failed, using the heuristic one: %s", ev.Error)
 				step.Summary = nil
@@ -229,43 +224,20 @@ func (p *twoTierPolicy) estimator() estimate.Estimator {
 	return loopTokens
 }
 
-// follow brings ts.client up to the loop's messages before this call:
-// the originals hist gives beyond the newest it holds, less the turns the
-// user undid since the previous call.
+// follow brings ts.client up to the loop's messages before this call
+// and their count.
 func (p *twoTierPolicy) follow(env *Env, ts *twoTierState, est estimate.Estimator, hist []Item) {
-	if env != nil && env.Transcript != nil {
-		for _, rb := range env.Transcript.Rollbacks {
-			if rb.Index > ts.next && rb.Index <= env.Next {
-				kept := make([]Item, 0, len(ts.client))
-				ts.ids = make([]string, 0, len(ts.client))
-				ts.tokens = 0
-				for _, it := range ts.client {
-					if i := it.Index(); i < 0 || !rb.Drops(i) {
-						kept = append(kept, it)
-						ts.ids = append(ts.ids, it.ID)
-						ts.tokens += count(env, est, it)
-					}
-				}
-				ts.client = kept
-				ts.gen++
-				ts.heuristic, ts.aiPrompt = loopExtraction{}, loopAIPrompt{}
-			}
-		}
-		ts.next = env.Next
+	added, rebuilt := ts.client.follow(env, hist)
+	if rebuilt {
+		ts.tokens = 0
+		ts.heuristic, ts.aiPrompt = loopExtraction{}, loopAIPrompt{}
 	}
-	k := len(hist)
-	for k > 0 && hist[k-1].Index() > ts.last {
-		k--
+	if len(added) > 0 && len(added) == len(ts.client.items) && added[0].Msg.Role == transcript.RoleSystem && p.est == nil {
+		// The system prompt counts its length, not a message's JSON.
+		ts.headTokens = loopTokens.Count(added[0].Msg.Text()) - count(env, est, added[0])
 	}
-	for _, it := range hist[k:] {
-		if len(ts.client) == 0 && it.Msg.Role == transcript.RoleSystem && p.est == nil {
-			// The system prompt counts its length, not a message's JSON.
-			ts.headTokens = loopTokens.Count(it.Msg.Text()) - count(env, est, it)
-		}
-		ts.client = append(ts.client, it)
-		ts.ids = append(ts.ids, it.ID)
+	for _, it := range added {
 		ts.tokens += count(env, est, it)
-		ts.last = it.Index()
 	}
 }
 

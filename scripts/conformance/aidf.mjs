@@ -24,6 +24,7 @@
 // its words.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { runs } from "./runs.mjs";
 
 const [windowPath, commit, historiesPath] = process.argv.slice(2);
 if (!windowPath || !commit || !historiesPath) {
@@ -67,35 +68,6 @@ function content(blocks) {
   });
 }
 
-// encode writes a history as ctxbench's ids, consecutive originals as one
-// range: ["m0", "m3-m9", "s1"].
-function encode(list, idOf) {
-  const out = [];
-  let from = -1, to = -1;
-  const flush = () => {
-    if (from < 0) return;
-    out.push(from === to ? `m${from}` : `m${from}-m${to}`);
-    from = to = -1;
-  };
-  for (const m of list) {
-    const id = idOf.get(m);
-    if (id.startsWith("m")) {
-      const i = Number(id.slice(1));
-      if (from >= 0 && i === to + 1) {
-        to = i;
-        continue;
-      }
-      flush();
-      from = to = i;
-    } else {
-      flush();
-      out.push(id);
-    }
-  }
-  flush();
-  return out;
-}
-
 const results = [];
 for (const s of settings) {
   const perSetting = [];
@@ -113,7 +85,7 @@ for (const s of settings) {
       for (const m of r.trimmed) {
         if (!idOf.has(m)) idOf.set(m, `s${++summaries}`);
       }
-      calls.push({ sent: encode(r.trimmed, idOf), tokens: r.metrics.estimatedTokens });
+      calls.push({ sent: runs(r.trimmed.map((m) => idOf.get(m))), tokens: r.metrics.estimatedTokens });
       hist = r.trimmed.concat([msgs[i]]);
       next = i + 1;
     }

@@ -29,6 +29,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { runs } from "./runs.mjs";
 
 const [modulePath, commit, historiesPath] = process.argv.slice(2);
 if (!modulePath || !commit || !historiesPath) {
@@ -68,34 +69,6 @@ const model = new MockLanguageModelV3({
   },
 });
 const sha256 = (s) => createHash("sha256").update(s, "utf8").digest("hex");
-
-// runs writes consecutive originals as one range, as aidf.mjs does:
-// ["m0", "m3-m9", "s1", "m12~3024"].
-function runs(ids) {
-  const out = [];
-  let from = -1, to = -1;
-  const flush = () => {
-    if (from >= 0) out.push(from === to ? `m${from}` : `m${from}-m${to}`);
-    from = to = -1;
-  };
-  for (const id of ids) {
-    const m = /^m(\d+)$/.exec(id);
-    if (!m) {
-      flush();
-      out.push(id);
-      continue;
-    }
-    const i = Number(m[1]);
-    if (from >= 0 && i === to + 1) {
-      to = i;
-      continue;
-    }
-    flush();
-    from = to = i;
-  }
-  flush();
-  return out;
-}
 
 const single = (m) => m.blocks.length === 1 && m.blocks[0].type === "text";
 

@@ -1,0 +1,354 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// The AI SDK's pruneMessages (package ai, src/generate-text/
+// prune-messages.ts), as an application calls it on its whole history
+// before each call (the documentation's example: reasoning
+// before-last-message, toolCalls before-last-2-messages, emptyMessages
+// remove). make conformance runs the package on the corpus.
+//
+// The history is the SDK's ModelMessages: a system message is a string,
+// its text;
+// an assistant message's parts are its blocks in order (thinking a
+// reasoning part, tool_use a tool-call, text and the rest as they are); a
+// user message is a tool message of its tool results (tool-result parts,
+// their tool named by its call) followed by a user message of its other
+// blocks, each only when it has any.
+//
+//   - reasoning: all removes every reasoning part; before-last-message
+//     all but the last message's; none keeps them.
+//   - tool_calls: all removes every tool-call and tool-result part;
+//     before-last-N-messages those of the messages before the last N,
+//     except the calls and results the last N hold (N 0 keeps every one:
+//     slice(-0) is the whole list); none keeps them. With tools, only
+//     those tools' parts. Where every part that follows a run of
+//     reasoning parts is removed, the run is removed too.
+//   - empty_messages: remove drops a message left with no part.
+//
+// A message of the transcript is sent with the blocks its messages kept,
+// and not at all when none of them is kept.
+type vercelPrunePolicy struct {
+	base
+	reasoning   string
+	toolCalls   string // "none", "all", or "before-last-N-messages"
+	keepLast    int    // N of before-last-N-messages; -1: all
+	tools       map[string]bool
+	removeEmpty bool
+}
+
+// vercelAIVersion is the release of the AI SDK whose pruneMessages the
+// policy follows and the conformance golden was made with.
+const vercelAIVersion = "6.0.326"
+
+var beforeLastN = regexp.MustCompile(`^before-last-(\d+)-messages$`)
+
+func init() {
+	register(&Spec{
+		Name: "vercel-prune", Source: "the AI SDK's pruneMessages (package ai, src/generate-text/prune-messages.ts)",
+		Models: "ai@" + vercelAIVersion, Held: heldConformance,
+		Summary: "before each call, remove reasoning and old tool calls and results from the whole history, then the messages left empty",
+		Params: []Param{
+			enumParam("reasoning", "before-last-message", []string{"none", "all", "before-last-message"}, "which reasoning parts to remove"),
+			stringParam("tool_calls", "before-last-2-messages", "none, all, before-last-message or before-last-N-messages: whose tool calls and results to remove"),
+			stringParam("tools", "", "the tools whose calls and results are removed, separated by | (empty: every tool)"),
+			enumParam("empty_messages", "remove", []string{"remove", "keep"}, "whether a message left with no part is removed"),
+		},
+		Differs: []string{
+			"defaults are the documentation's example; pruneMessages' own (reasoning none, no tool calls) remove nothing",
+		},
+		check: func(v Values) error {
+			if t := v.String("tool_calls"); t != "none" && t != "all" && t != "before-last-message" && !beforeLastN.MatchString(t) {
+				return fmt.Errorf("tool_calls=%s: want none, all, before-last-message or before-last-N-messages", t)
+			}
+			return nil
+		},
+		build: func(v Values) Policy {
+			p := &vercelPrunePolicy{base: base{"vercel-prune", v}, reasoning: v.String("reasoning"), toolCalls: v.String("tool_calls"),
+				keepLast: -1, removeEmpty: v.String("empty_messages") == "remove"}
+			switch t := p.toolCalls; {
+			case t == "before-last-message":
+				p.keepLast = 1
+			case beforeLastN.MatchString(t):
+				p.keepLast, _ = strconv.Atoi(beforeLastN.FindStringSubmatch(t)[1])
+			}
+			if names := v.String("tools"); names != "" {
+				p.tools = nameSet(names)
+			}
+			return p
+		},
+	})
+}
+
+// sdkMessage is one ModelMessage of an item: its role and which of the
+// item's blocks are its parts.
+type sdkMessage struct {
+	role   string // "system", "user", "assistant" or "tool"
+	blocks []int
+}
+
+// sdkMessages returns the ModelMessages of a transcript message.
+func sdkMessages(m *transcript.Message) []sdkMessage {
+	switch m.Role {
+	case transcript.RoleSystem:
+		return []sdkMessage{{role: "system", blocks: allBlocks(m)}}
+	case transcript.RoleAssistant:
+		return []sdkMessage{{role: "assistant", blocks: allBlocks(m)}}
+	}
+	var tool, user sdkMessage
+	tool.role, user.role = "tool", "user"
+	for i, b := range m.Blocks {
+		if b.Type == transcript.BlockToolResult {
+			tool.blocks = append(tool.blocks, i)
+		} else {
+			user.blocks = append(user.blocks, i)
+		}
+	}
+	var out []sdkMessage
+	if len(tool.blocks) > 0 {
+		out = append(out, tool)
+	}
+	if len(user.blocks) > 0 || len(tool.blocks) == 0 {
+		out = append(out, user)
+	}
+	return out
+}
+
+func allBlocks(m *transcript.Message) []int {
+	out := make([]int, len(m.Blocks))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+type vercelPruneState struct {
+	client clientHistory
+	// msgs are the ModelMessages of client's items, owner the item of
+	// each, first the first message of each item.
+	msgs  []sdkMessage
+	owner []int
+	first []int
+	names map[string]string // tool call id → tool name
+	// holders are the items that hold each tool call id.
+	holders map[string][]int
+	// steady is what an item sends once its messages are neither among
+	// the last ones nor hold a call the last ones answer, which does not
+	// change from then on; made once, so a message is copied once.
+	steady     []Item
+	steadySent []bool
+	steadyMade []bool
+	// special[i] is the last call at which item i was not in its
+	// steady state; sent[i] whether it was sent at the last call that
+	// looked at it.
+	special []int
+	sent    []bool
+	call    int
+}
+
+func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	vs, _ := st.data.(*vercelPruneState)
+	if vs == nil || vs.names == nil {
+		vs = &vercelPruneState{client: newClientHistory(), names: map[string]string{}, holders: map[string][]int{}}
+		st.data = vs
+	}
+	added, rebuilt := vs.client.follow(env, hist)
+	if rebuilt {
+		*vs = vercelPruneState{client: vs.client, names: vs.names, holders: map[string][]int{}}
+	}
+	base := len(vs.client.items) - len(added)
+	for k, it := range added {
+		i := base + k
+		for _, b := range it.Msg.Blocks {
+			switch b.Type {
+			case transcript.BlockToolUse:
+				vs.names[b.ID] = b.Name
+				vs.holders[b.ID] = append(vs.holders[b.ID], i)
+			case transcript.BlockToolResult:
+				vs.holders[b.ID] = append(vs.holders[b.ID], i)
+			}
+		}
+		vs.first = append(vs.first, len(vs.msgs))
+		for _, sm := range sdkMessages(it.Msg) {
+			vs.msgs = append(vs.msgs, sm)
+			vs.owner = append(vs.owner, i)
+		}
+		vs.steady = append(vs.steady, Item{})
+		vs.steadySent = append(vs.steadySent, false)
+		vs.steadyMade = append(vs.steadyMade, false)
+		vs.special = append(vs.special, -1)
+		vs.sent = append(vs.sent, true) // as the history given has it
+	}
+	vs.call++
+	items := vs.client.items
+	n := len(vs.msgs)
+	// The window: the messages from recent on are left as they are by the
+	// tool rule, and their calls and results are kept everywhere.
+	recent := n
+	keptIDs := map[string]bool{}
+	toolRule := p.toolCalls != "none" && p.keepLast != 0 // slice(-0) keeps every call
+	if toolRule && p.keepLast > 0 {
+		recent = n - min(p.keepLast, n)
+		for m := recent; m < n; m++ {
+			if r := vs.msgs[m].role; r == "assistant" || r == "tool" {
+				for _, b := range vs.msgs[m].blocks {
+					if bl := &items[vs.owner[m]].Msg.Blocks[b]; bl.Type == transcript.BlockToolUse || bl.Type == transcript.BlockToolResult {
+						keptIDs[bl.ID] = true
+					}
+				}
+			}
+		}
+	}
+	// The items whose messages are not in their steady state: the last
+	// message's, the window's, and those holding a call it keeps.
+	mark := func(i int) { vs.special[i] = vs.call }
+	if n > 0 {
+		mark(vs.owner[n-1])
+	}
+	for m := recent; m < n; m++ {
+		mark(vs.owner[m])
+	}
+	for id := range keptIDs {
+		for _, i := range vs.holders[id] {
+			mark(i)
+		}
+	}
+	step := Step{History: make([]Item, 0, len(items))}
+	for i, it := range items {
+		var out Item
+		var sent bool
+		if vs.special[i] == vs.call {
+			out, sent = p.send(vs, it, i, keptIDs, recent, toolRule)
+		} else {
+			if !vs.steadyMade[i] {
+				vs.steady[i], vs.steadySent[i] = p.send(vs, it, i, nil, n, toolRule)
+				vs.steadyMade[i] = true
+			}
+			out, sent = vs.steady[i], vs.steadySent[i]
+		}
+		// What was sent and is not now: only an item new, or special now
+		// or at the previous call, can change.
+		if rebuilt || i >= base || vs.special[i] >= vs.call-1 {
+			if vs.sent[i] && !sent && !rebuilt {
+				step.Evicted = append(step.Evicted, it.ID)
+			}
+			vs.sent[i] = sent
+		}
+		if !sent {
+			continue
+		}
+		step.History = append(step.History, out)
+		if out.Truncated {
+			step.Truncated = append(step.Truncated, out.ID)
+		}
+	}
+	if rebuilt {
+		step.Evicted = evictedFrom(hist, step.History)
+	}
+	return step, nil
+}
+
+// send is what item i sends: pruneMessages on its messages, the last
+// message being vs.msgs' last, those from recent on left by the tool
+// rule, the calls and results of keptIDs kept. sent is false when every
+// message of the item is removed.
+func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, keptIDs map[string]bool, recent int, toolRule bool) (out Item, sent bool) {
+	end := len(vs.msgs)
+	if i+1 < len(vs.first) {
+		end = vs.first[i+1]
+	}
+	m0 := it.Msg
+	var blocks []int
+	for m := vs.first[i]; m < end; m++ {
+		parts := vs.msgs[m].blocks
+		role := vs.msgs[m].role
+		isReasoning := func(b int) bool { return m0.Blocks[b].Type == transcript.BlockThinking }
+		if role == "assistant" && (p.reasoning == "all" || p.reasoning == "before-last-message" && m != len(vs.msgs)-1) {
+			parts = slices.DeleteFunc(slices.Clone(parts), isReasoning)
+		}
+		if toolRule && (role == "assistant" || role == "tool") && m < recent {
+			keep := make([]bool, len(parts))
+			for j, b := range parts {
+				bl := &m0.Blocks[b]
+				switch {
+				case bl.Type != transcript.BlockToolUse && bl.Type != transcript.BlockToolResult, keptIDs[bl.ID]:
+					keep[j] = true
+				default:
+					name := bl.Name
+					if bl.Type == transcript.BlockToolResult {
+						name = vs.names[bl.ID]
+					}
+					keep[j] = p.tools != nil && !p.tools[name]
+				}
+			}
+			if role == "assistant" {
+				dropOrphanedReasoning(parts, keep, isReasoning)
+			}
+			var kept []int
+			for j, b := range parts {
+				if keep[j] {
+					kept = append(kept, b)
+				}
+			}
+			parts = kept
+		}
+		// A system message's content is a string, its text: empty when
+		// the text is.
+		if p.removeEmpty && (len(parts) == 0 || role == "system" && m0.Text() == "") {
+			continue
+		}
+		sent = true
+		blocks = append(blocks, parts...)
+	}
+	if !sent {
+		return Item{}, false
+	}
+	if len(blocks) == len(m0.Blocks) {
+		return it, true
+	}
+	slices.Sort(blocks)
+	c := *m0
+	c.Blocks = make([]transcript.Block, len(blocks))
+	for j, b := range blocks {
+		c.Blocks[j] = m0.Blocks[b]
+	}
+	return Item{ID: it.ID, Msg: &c, Truncated: true, index: it.index}, true
+}
+
+// dropOrphanedReasoning marks removed each run of reasoning parts whose
+// following parts (up to the next reasoning part) are all removed.
+func dropOrphanedReasoning(parts []int, keep []bool, reasoning func(int) bool) {
+	for i := 0; i < len(parts); i++ {
+		if !reasoning(parts[i]) {
+			continue
+		}
+		end := i + 1
+		for end < len(parts) && reasoning(parts[end]) {
+			end++
+		}
+		following, kept := false, false
+		j := end
+		for ; j < len(parts) && !reasoning(parts[j]); j++ {
+			following = true
+			kept = kept || keep[j]
+		}
+		if following && !kept {
+			for k := i; k < end; k++ {
+				keep[k] = false
+			}
+		}
+		i = j - 1
+	}
+}
+
+// Guarantees: a call and its result are kept or removed together (the
+// last messages' ids keep both; a result's tool is its call's).
+func (p *vercelPrunePolicy) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
