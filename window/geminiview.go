@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/swar"
@@ -247,13 +249,17 @@ func jsNumber(f float64) string {
 }
 
 // toolNames returns, for each tool call of t, the tool's name. The maps
-// of the last transcripts are kept: a replay asks for them at every
-// compression.
+// of the last transcripts are kept, since a replay asks for them at every
+// compression, but not the transcripts: an entry names its transcript by
+// a weak pointer and copies the names, so that a transcript whose replays
+// have ended is freed (a cache of eight whole sessions was most of the
+// memory of a replay of many).
 func toolNames(t *transcript.Transcript) map[string]string {
+	key := weak.Make(t)
 	namesMu.Lock()
 	defer namesMu.Unlock()
 	for _, e := range namesCache {
-		if e.t == t {
+		if e.t == key {
 			return e.names
 		}
 	}
@@ -263,13 +269,15 @@ func toolNames(t *transcript.Transcript) map[string]string {
 			for _, b := range t.Messages[i].Blocks {
 				if b.Type == transcript.BlockToolUse {
 					if _, ok := names[b.ID]; !ok {
-						names[b.ID] = b.Name
+						names[strings.Clone(b.ID)] = strings.Clone(b.Name)
 					}
 				}
 			}
 		}
 	}
-	namesCache = append(namesCache, namesEntry{t, names})
+	// Entries of freed transcripts go first.
+	namesCache = slices.DeleteFunc(namesCache, func(e namesEntry) bool { return e.t.Value() == nil })
+	namesCache = append(namesCache, namesEntry{key, names})
 	if len(namesCache) > 8 {
 		namesCache = namesCache[1:]
 	}
@@ -277,7 +285,7 @@ func toolNames(t *transcript.Transcript) map[string]string {
 }
 
 type namesEntry struct {
-	t     *transcript.Transcript
+	t     weak.Pointer[transcript.Transcript]
 	names map[string]string
 }
 

@@ -1,8 +1,12 @@
 package window
 
 import (
+	"runtime"
 	"strings"
 	"testing"
+	"weak"
+
+	"github.com/ctxbench/ctxbench/transcript"
 )
 
 // textQuartersByRune and jsStringLenByRune are the measures a character
@@ -66,4 +70,21 @@ func FuzzGeminiMeasuresByWord(f *testing.F) {
 			t.Fatalf("jsStringLen(%q) = %d, want %d", s, got, want)
 		}
 	})
+}
+
+// TestToolNamesKeepNoTranscript: the tool names gemini-cli's view keeps
+// for the last transcripts replayed do not keep those transcripts alive
+// (eight whole sessions were most of the memory of a replay of many).
+func TestToolNamesKeepNoTranscript(t *testing.T) {
+	tr := &transcript.Transcript{Messages: []transcript.Message{
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Type: transcript.BlockToolUse, ID: "call-1", Name: "Bash"}}}}}
+	w := weak.Make(tr)
+	if got := toolNames(tr)["call-1"]; got != "Bash" {
+		t.Fatalf("toolNames gave %q", got)
+	}
+	tr = nil
+	runtime.GC()
+	if w.Value() != nil {
+		t.Error("the transcript is still alive after its replay: the names cache holds it")
+	}
 }
