@@ -147,10 +147,10 @@ type vercelPruneState struct {
 	steadySent []bool
 	steadyMade []bool
 	// special[i] is the last call at which item i was not in its
-	// steady state; sent[i] whether it was sent at the last call that
-	// looked at it.
+	// steady state; sent[i] how many of its blocks it sent at the last
+	// call that looked at it (-1: none, it was removed).
 	special []int
-	sent    []bool
+	sent    []int
 	call    int
 }
 
@@ -185,7 +185,7 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 		vs.steadySent = append(vs.steadySent, false)
 		vs.steadyMade = append(vs.steadyMade, false)
 		vs.special = append(vs.special, -1)
-		vs.sent = append(vs.sent, true) // as the history given has it
+		vs.sent = append(vs.sent, len(it.Msg.Blocks)) // as the history given has it
 	}
 	vs.call++
 	items := vs.client.items
@@ -234,20 +234,28 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 			}
 			out, sent = vs.steady[i], vs.steadySent[i]
 		}
-		// What was sent and is not now: only an item new, or special now
-		// or at the previous call, can change.
+		// What is removed or cut at this call: only an item new, or
+		// special now or at the previous call, can change.
 		if rebuilt || i >= base || vs.special[i] >= vs.call-1 {
-			if vs.sent[i] && !sent && !rebuilt {
-				step.Evicted = append(step.Evicted, it.ID)
+			now := -1
+			if sent {
+				now = len(out.Msg.Blocks)
 			}
-			vs.sent[i] = sent
+			switch {
+			case rebuilt:
+			case vs.sent[i] >= 0 && now < 0:
+				step.Evicted = append(step.Evicted, it.ID)
+			case now >= 0 && out.Truncated && now != vs.sent[i]:
+				step.Truncated = append(step.Truncated, it.ID)
+			}
+			vs.sent[i] = now
 		}
 		if !sent {
 			continue
 		}
 		step.History = append(step.History, out)
-		if out.Truncated {
-			step.Truncated = append(step.Truncated, out.ID)
+		if rebuilt && out.Truncated {
+			step.Truncated = append(step.Truncated, it.ID)
 		}
 	}
 	if rebuilt {
