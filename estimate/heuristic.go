@@ -6,11 +6,10 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// JSONStringLen returns the UTF-16 length of JavaScript's
-// JSON.stringify(s): the quotes, two-character escapes for " \ and
-// \b \f \n \r \t, six for the other control characters, everything else
-// as it is.
-func JSONStringLen(s string) int {
+// jsonStringLen returns the UTF-16 length of JSON.stringify(s): the quotes,
+// two-character escapes for " \ and \b \f \n \r \t, six for the other
+// control characters, everything else as it is.
+func jsonStringLen(s string) int {
 	n := 2
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -118,12 +117,12 @@ func (g *geminiHeuristic) CountMessage(m *transcript.Message) int {
 			} else {
 				args = transcript.UTF16Len(string(b.Input))
 			}
-			t += float64(geminiFunctionCallN+JSONStringLen(b.Name)+args) / 4
+			t += float64(geminiFunctionCallN+jsonStringLen(b.Name)+args) / 4
 		case transcript.BlockToolResult:
 			if len(b.Raw) > 0 {
 				t += float64(geminiOutputN+transcript.UTF16Len(string(b.Raw))) / 4
 			} else {
-				t += float64(geminiOutputN+JSONStringLen(b.Text)) / 4
+				t += float64(geminiOutputN+jsonStringLen(b.Text)) / 4
 			}
 		case transcript.BlockImage:
 			t += geminiImageTokens

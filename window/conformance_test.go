@@ -369,6 +369,12 @@ func TestGeminiMeasures(t *testing.T) {
 	t.Logf("%d contents of %d histories measured", contents, len(g.Measures))
 }
 
+// goldenSource names the code a golden was made from when it is not a
+// published package: its repository, commit and file.
+type goldenSource struct {
+	Repository, Commit, File string
+}
+
 // TestAIDFConformance: at every call of every history, under every
 // setting, aidf sends what AIDF's ConversationWindow.trim (the real code,
 // run by make conformance from a checkout of rubenmavarezb/aidf) sends:
@@ -378,9 +384,7 @@ func TestGeminiMeasures(t *testing.T) {
 // chars4's count of the same history.
 func TestAIDFConformance(t *testing.T) {
 	var g struct {
-		AIDF struct {
-			Repository, Commit, File string
-		} `json:"aidf"`
+		AIDF     goldenSource `json:"aidf"`
 		Settings []struct {
 			MaxMessages     int  `json:"max_messages"`
 			PreserveFirstN  int  `json:"preserve_first_n"`
@@ -494,9 +498,7 @@ func distinct(ids []string) map[string]bool {
 // counts what the code counts before deciding.
 func TestTwoTierConformance(t *testing.T) {
 	var g struct {
-		Ralph struct {
-			Repository, Commit, File string
-		} `json:"ralph"`
+		Ralph   goldenSource `json:"ralph"`
 		Results []struct {
 			Source string `json:"source"`
 			Calls  []struct {

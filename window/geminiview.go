@@ -251,9 +251,8 @@ func jsNumber(f float64) string {
 // toolNames returns, for each tool call of t, the tool's name. The maps
 // of the last transcripts are kept, since a replay asks for them at every
 // compression, but not the transcripts: an entry names its transcript by
-// a weak pointer and copies the names, so that a transcript whose replays
-// have ended is freed (a cache of eight whole sessions was most of the
-// memory of a replay of many).
+// a weak pointer and copies the names (which may share the transcript's
+// memory), so that a transcript whose replays have ended is freed.
 func toolNames(t *transcript.Transcript) map[string]string {
 	key := weak.Make(t)
 	namesMu.Lock()

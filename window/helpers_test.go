@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -281,6 +282,22 @@ func TestEvictedFrom(t *testing.T) {
 		}
 		if diff := cmp.Diff(setDiff(out), evictedFrom(hist, out)); diff != "" {
 			t.Fatalf("trial %d, sent %v (-set difference +evictedFrom):\n%s", trial, ids(out), diff)
+		}
+	}
+}
+
+// checkParses parses each spec: one marked true must be accepted, one
+// marked false refused as a *ParamError whose text holds why.
+func checkParses(t *testing.T, specs map[string]bool, why string) {
+	t.Helper()
+	for spec, ok := range specs {
+		_, err := Parse(spec)
+		var pe *ParamError
+		if (err == nil) != ok || (err != nil && !errors.As(err, &pe)) {
+			t.Errorf("%s: error %v, want accepted: %t (refused as a ParamError)", spec, err, ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), why) {
+			t.Errorf("%s: %v does not say %q", spec, err, why)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func (loopEstimator) CountMessage(m *transcript.Message) int {
 	// {"role":"…","content":…}
 	n := len(`{"role":"","content":}`) + len(m.Role)
 	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
-		n += estimate.JSONStringLen(m.Blocks[0].Text)
+		n += jsStringLen(m.Blocks[0].Text)
 	} else {
 		_, units := transcript.ContentJSONSize(m.Blocks)
 		n += units
@@ -62,26 +62,8 @@ func truncateLoopMessage(it Item) (Item, bool) {
 		return it, false
 	}
 	m := &transcript.Message{Role: it.Msg.Role, Name: it.Msg.Name, Model: it.Msg.Model,
-		Blocks: []transcript.Block{{Type: transcript.BlockText, Text: utf16Prefix(c, loopTruncateTo) + loopTruncated}}}
+		Blocks: []transcript.Block{{Type: transcript.BlockText, Text: cutUTF16(c, loopTruncateTo) + loopTruncated}}}
 	return Item{ID: it.ID, Msg: m, Truncated: true, index: it.index}, true
-}
-
-// utf16Prefix returns the longest prefix of s of at most n UTF-16 units
-// (String.prototype.slice(0, n), less half of a surrogate pair it would
-// split).
-func utf16Prefix(s string, n int) string {
-	units := 0
-	for i, r := range s {
-		w := 1
-		if r > 0xFFFF {
-			w = 2
-		}
-		if units+w > n {
-			return s[:i]
-		}
-		units += w
-	}
-	return s
 }
 
 // The patterns of loop.ts's createHeuristicSummary, with JavaScript's \s
@@ -120,7 +102,7 @@ func (x *loopExtraction) add(msgs []Item) {
 		*x = loopExtraction{seen: map[string]bool{}}
 	}
 	for _, it := range msgs[x.n:] {
-		if len(x.tools) == 7 && len(x.files) >= 15 && len(x.commands) >= 5 {
+		if len(x.tools) == len(loopTools) && len(x.files) >= 15 && len(x.commands) >= 5 {
 			break // nothing more can be printed
 		}
 		c := loopContent(it.Msg)
@@ -238,7 +220,7 @@ func (p *loopAIPrompt) add(msgs []Item) {
 		if len(p.errors) < loopAIErrorsKept && mayHoldError(c) {
 			errs := loopErrorPattern.FindAllString(c, -1)
 			for _, e := range errs[:min(len(errs), loopAIErrorsPerMsg)] {
-				p.errors = append(p.errors, utf16Prefix(e, 100))
+				p.errors = append(p.errors, cutUTF16(e, 100))
 			}
 		}
 		if !p.conversationFull {
@@ -262,7 +244,7 @@ func (p *loopAIPrompt) note(kind, name string, list *[]string, keep int) {
 // and its last 300; messages apart by "\n\n---\n\n".
 func (p *loopAIPrompt) addConversation(i int, role transcript.Role, c string) {
 	if u := transcript.UTF16Len(c); u > 2000 {
-		c = utf16Prefix(c, 1500) + "\n...[truncated]..." + utf16Suffix(c, u, 300)
+		c = cutUTF16(c, 1500) + "\n...[truncated]..." + sliceUTF16(c, u-300, u)
 	}
 	var b strings.Builder
 	if i > 0 {
@@ -275,7 +257,7 @@ func (p *loopAIPrompt) addConversation(i int, role transcript.Role, c string) {
 	p.conversationUnits += transcript.UTF16Len(part)
 	if p.conversationUnits > loopAIMaxContent {
 		p.conversationFull = true
-		p.conversationCut = utf16Prefix(p.conversation.String(), loopAIMaxContent) + "\n\n...[earlier messages truncated]..."
+		p.conversationCut = cutUTF16(p.conversation.String(), loopAIMaxContent) + "\n\n...[earlier messages truncated]..."
 		p.conversation = strings.Builder{}
 	}
 }
@@ -292,24 +274,6 @@ func (p *loopAIPrompt) text() string {
 		conv = p.conversation.String()
 	}
 	return "Summarize this agent conversation history:\n\n**Metadata:**\n" + strings.Join(meta, "\n") + "\n\n**Conversation:**\n" + conv
-}
-
-// utf16Suffix returns the last n UTF-16 units of s, whose length is units
-// (String.prototype.slice(-n), less half of a surrogate pair it would
-// split).
-func utf16Suffix(s string, units, n int) string {
-	skip := units - n
-	for i, r := range s {
-		if skip <= 0 {
-			return s[i:]
-		}
-		if r > 0xFFFF {
-			skip -= 2
-		} else {
-			skip--
-		}
-	}
-	return ""
 }
 
 // The words of the tool patterns, \b(bash|readFile|…)\b: the heuristic

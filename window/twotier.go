@@ -122,9 +122,9 @@ type twoTierState struct {
 	// older messages so far.
 	heuristic loopExtraction
 	aiPrompt  loopAIPrompt
-	// key and text are reading=seed's cached AI summary and what it
-	// summarized.
-	key, text string
+	// seedCache is reading=seed's AI summaries, by the ids of the span
+	// each summarized.
+	seedCache map[string]string
 }
 
 func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
@@ -261,8 +261,8 @@ func (p *twoTierPolicy) applySeed(ctx context.Context, env *Env, st *State, ts *
 	var text string
 	if total > p.ai {
 		key := strings.Join(ids(span), ",")
-		if key == ts.key {
-			text = ts.text
+		if cached, ok := ts.seedCache[key]; ok {
+			text = cached
 			step.Summary = &SummaryEvent{Covers: ids(span), Cached: true, Model: "two-tier cache"}
 		} else {
 			t, ev, err := summarizeItems(ctx, env, span, "", summarize.TwoTier)
@@ -272,7 +272,10 @@ func (p *twoTierPolicy) applySeed(ctx context.Context, env *Env, st *State, ts *
 			step.Summary = ev
 			if ev.Error == "" {
 				text = t
-				ts.key, ts.text = key, t
+				if ts.seedCache == nil {
+					ts.seedCache = map[string]string{}
+				}
+				ts.seedCache[key] = t
 			} else {
 				warnf(&step, "AI summary failed, using the heuristic one: %s", ev.Error)
 				step.Summary = nil

@@ -17,12 +17,11 @@ import (
 // remove). make conformance runs the package on the corpus.
 //
 // The history is the SDK's ModelMessages: a system message is a string,
-// its text;
-// an assistant message's parts are its blocks in order (thinking a
-// reasoning part, tool_use a tool-call, text and the rest as they are); a
-// user message is a tool message of its tool results (tool-result parts,
-// their tool named by its call) followed by a user message of its other
-// blocks, each only when it has any.
+// its text; an assistant message's parts are its blocks in order
+// (thinking a reasoning part, tool_use a tool-call, text and the rest as
+// they are); a user message is a tool message of its tool results
+// (tool-result parts, their tool named by its call) followed by a user
+// message of its other blocks, each only when it has any.
 //
 //   - reasoning: all removes every reasoning part; before-last-message
 //     all but the last message's; none keeps them.
@@ -38,9 +37,10 @@ import (
 // and not at all when none of them is kept.
 type vercelPrunePolicy struct {
 	base
-	reasoning   string
-	toolCalls   string // "none", "all", or "before-last-N-messages"
-	keepLast    int    // N of before-last-N-messages; -1: all
+	reasoning string
+	// keepLast is the N of tool_calls before-last-N-messages, -1 for all;
+	// 0 for none, which is what N 0 comes to.
+	keepLast    int
 	tools       map[string]bool
 	removeEmpty bool
 }
@@ -72,9 +72,11 @@ func init() {
 			return nil
 		},
 		build: func(v Values) Policy {
-			p := &vercelPrunePolicy{base: base{"vercel-prune", v}, reasoning: v.String("reasoning"), toolCalls: v.String("tool_calls"),
+			p := &vercelPrunePolicy{base: base{"vercel-prune", v}, reasoning: v.String("reasoning"),
 				keepLast: -1, removeEmpty: v.String("empty_messages") == "remove"}
-			switch t := p.toolCalls; {
+			switch t := v.String("tool_calls"); {
+			case t == "none":
+				p.keepLast = 0
 			case t == "before-last-message":
 				p.keepLast = 1
 			case beforeLastN.MatchString(t):
@@ -133,30 +135,35 @@ func allBlocks(m *transcript.Message) []int {
 type vercelPruneState struct {
 	client clientHistory
 	// msgs are the ModelMessages of client's items, owner the item of
-	// each, first the first message of each item.
-	msgs  []sdkMessage
-	owner []int
-	first []int
-	names map[string]string // tool call id → tool name
+	// each; perItem what the policy keeps of each item.
+	msgs    []sdkMessage
+	owner   []int
+	perItem []pruneItem
+	names   map[string]string // tool call id → tool name
 	// holders are the items that hold each tool call id.
 	holders map[string][]int
-	// steady is what an item sends once its messages are neither among
-	// the last ones nor hold a call the last ones answer, which does not
-	// change from then on; made once, so a message is copied once.
-	steady     []Item
-	steadySent []bool
-	steadyMade []bool
-	// special[i] is the last call at which item i was not in its
-	// steady state; sent[i] how many of its blocks it sent at the last
-	// call that looked at it (-1: none, it was removed).
-	special []int
-	sent    []int
-	call    int
+	call    int // the calls so far
+}
+
+// pruneItem is what vercel-prune keeps of one item of the client's
+// history.
+type pruneItem struct {
+	first int // its first ModelMessage
+	// steady is what it sends once its messages are neither among the
+	// last ones nor hold a call the last ones answer, which does not
+	// change from then on: made once (made), so a message is copied once;
+	// steadySent is false when it is then removed.
+	steady           Item
+	steadySent, made bool
+	// special is the last call at which it was not in its steady state;
+	// sent how many of its blocks it sent at the last call that looked at
+	// it (-1: none, it was removed).
+	special, sent int
 }
 
 func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	vs, _ := st.data.(*vercelPruneState)
-	if vs == nil || vs.names == nil {
+	if vs == nil {
 		vs = &vercelPruneState{client: newClientHistory(), names: map[string]string{}, holders: map[string][]int{}}
 		st.data = vs
 	}
@@ -176,16 +183,12 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 				vs.holders[b.ID] = append(vs.holders[b.ID], i)
 			}
 		}
-		vs.first = append(vs.first, len(vs.msgs))
+		// As the history given has it: sent whole.
+		vs.perItem = append(vs.perItem, pruneItem{first: len(vs.msgs), special: -1, sent: len(it.Msg.Blocks)})
 		for _, sm := range sdkMessages(it.Msg) {
 			vs.msgs = append(vs.msgs, sm)
 			vs.owner = append(vs.owner, i)
 		}
-		vs.steady = append(vs.steady, Item{})
-		vs.steadySent = append(vs.steadySent, false)
-		vs.steadyMade = append(vs.steadyMade, false)
-		vs.special = append(vs.special, -1)
-		vs.sent = append(vs.sent, len(it.Msg.Blocks)) // as the history given has it
 	}
 	vs.call++
 	items := vs.client.items
@@ -194,7 +197,7 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 	// tool rule, and their calls and results are kept everywhere.
 	recent := n
 	keptIDs := map[string]bool{}
-	toolRule := p.toolCalls != "none" && p.keepLast != 0 // slice(-0) keeps every call
+	toolRule := p.keepLast != 0
 	if toolRule && p.keepLast > 0 {
 		recent = n - min(p.keepLast, n)
 		for m := recent; m < n; m++ {
@@ -209,7 +212,7 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 	}
 	// The items whose messages are not in their steady state: the last
 	// message's, the window's, and those holding a call it keeps.
-	mark := func(i int) { vs.special[i] = vs.call }
+	mark := func(i int) { vs.perItem[i].special = vs.call }
 	if n > 0 {
 		mark(vs.owner[n-1])
 	}
@@ -223,32 +226,33 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 	}
 	step := Step{History: make([]Item, 0, len(items))}
 	for i, it := range items {
+		pi := &vs.perItem[i]
 		var out Item
 		var sent bool
-		if vs.special[i] == vs.call {
+		if pi.special == vs.call {
 			out, sent = p.send(vs, it, i, keptIDs, recent, toolRule)
 		} else {
-			if !vs.steadyMade[i] {
-				vs.steady[i], vs.steadySent[i] = p.send(vs, it, i, nil, n, toolRule)
-				vs.steadyMade[i] = true
+			if !pi.made {
+				pi.steady, pi.steadySent = p.send(vs, it, i, nil, n, toolRule)
+				pi.made = true
 			}
-			out, sent = vs.steady[i], vs.steadySent[i]
+			out, sent = pi.steady, pi.steadySent
 		}
 		// What is removed or cut at this call: only an item new, or
 		// special now or at the previous call, can change.
-		if rebuilt || i >= base || vs.special[i] >= vs.call-1 {
+		if rebuilt || i >= base || pi.special >= vs.call-1 {
 			now := -1
 			if sent {
 				now = len(out.Msg.Blocks)
 			}
 			switch {
 			case rebuilt:
-			case vs.sent[i] >= 0 && now < 0:
+			case pi.sent >= 0 && now < 0:
 				step.Evicted = append(step.Evicted, it.ID)
-			case now >= 0 && out.Truncated && now != vs.sent[i]:
+			case now >= 0 && out.Truncated && now != pi.sent:
 				step.Truncated = append(step.Truncated, it.ID)
 			}
-			vs.sent[i] = now
+			pi.sent = now
 		}
 		if !sent {
 			continue
@@ -270,12 +274,12 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 // message of the item is removed.
 func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, keptIDs map[string]bool, recent int, toolRule bool) (out Item, sent bool) {
 	end := len(vs.msgs)
-	if i+1 < len(vs.first) {
-		end = vs.first[i+1]
+	if i+1 < len(vs.perItem) {
+		end = vs.perItem[i+1].first
 	}
 	m0 := it.Msg
 	var blocks []int
-	for m := vs.first[i]; m < end; m++ {
+	for m := vs.perItem[i].first; m < end; m++ {
 		parts := vs.msgs[m].blocks
 		role := vs.msgs[m].role
 		isReasoning := func(b int) bool { return m0.Blocks[b].Type == transcript.BlockThinking }
