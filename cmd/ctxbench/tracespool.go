@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/replay"
@@ -14,35 +15,104 @@ import (
 )
 
 // A runSpool collects lines the runs write as they make their steps (the
-// trace, --json's steps), in memory that does not grow with the calls:
-// each run of a transcript (the runs are replayed at once) writes its
-// lines to a file of its own, appended to the spool in the policies'
-// order when the transcript is done. The spool is copied to its
-// destination at the end, which is then written as every output is
-// (whole or not at all), or read back run by run.
+// trace, --json's steps), in memory that does not grow with the calls nor
+// with the policies. Each run of a transcript (the runs are replayed at
+// once) writes to a buffer of its own; a buffer past its share of
+// spoolMemory is moved to the scratch file as a chunk. When the
+// transcript is done, each run's chunks and buffer are appended to the
+// spool in the policies' order. The spool is copied to its destination at
+// the end, which is then written as every output is (whole or not at
+// all), or read back run by run.
+//
+// The spool uses two files whatever the number of runs, both removed from
+// their directory as soon as they are made: a run that is killed leaves
+// nothing behind.
 type runSpool struct {
 	all  *os.File // the lines of the transcripts done
 	size int64
 	// ranges are where each run's lines are in all, in the order the
 	// runs were appended.
 	ranges [][2]int64
+	// scratch holds the current transcript's chunks, in the order they
+	// were moved out; next is its end.
+	scratch *os.File
+	next    atomic.Int64
 	// line makes the writer of a run's lines.
 	line  func(w io.Writer, t *transcript.Transcript, p window.Policy) stepWriter
-	runs  []*os.File
-	bufs  []*bufio.Writer
+	runs  []*runBuffer
 	write []stepWriter
+}
+
+// spoolMemory bounds what a spool keeps in memory at once, whatever the
+// number of runs: each run's buffer holds at most its share of it (and
+// never less than minRunBuffer).
+const (
+	spoolMemory  = 16 << 20
+	minRunBuffer = 4 << 10
+)
+
+// A runBuffer is one run's lines: the chunks moved to the scratch file,
+// then what is still in memory. Only the run's goroutine writes to it.
+type runBuffer struct {
+	sp     *runSpool
+	limit  int
+	buf    []byte
+	chunks [][2]int64 // offset and length in sp.scratch
+	err    error
+}
+
+func (b *runBuffer) Write(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	b.buf = append(b.buf, p...)
+	if len(b.buf) >= b.limit {
+		b.err = b.moveOut()
+	}
+	return len(p), b.err
+}
+
+// moveOut writes the buffer to the scratch file as a chunk.
+func (b *runBuffer) moveOut() error {
+	n := int64(len(b.buf))
+	off := b.sp.next.Add(n) - n
+	if _, err := b.sp.scratch.WriteAt(b.buf, off); err != nil {
+		return err
+	}
+	b.chunks = append(b.chunks, [2]int64{off, n})
+	b.buf = b.buf[:0]
+	return nil
 }
 
 // A stepWriter writes a step's line, with what pricing adds to it (nil:
 // not priced).
 type stepWriter func(s *replay.Step, priced *replay.PricedCall) error
 
-func newRunSpool(line func(w io.Writer, t *transcript.Transcript, p window.Policy) stepWriter) (*runSpool, error) {
-	f, err := os.CreateTemp("", "ctxbench-spool-*.jsonl")
+// unlinkedTemp makes a file in the temporary directory and removes its
+// name at once: the file lives while it is open and no longer.
+func unlinkedTemp(pattern string) (*os.File, error) {
+	f, err := os.CreateTemp("", pattern)
 	if err != nil {
 		return nil, err
 	}
-	return &runSpool{all: f, line: line}, nil
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func newRunSpool(line func(w io.Writer, t *transcript.Transcript, p window.Policy) stepWriter) (*runSpool, error) {
+	all, err := unlinkedTemp("ctxbench-spool-*.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	scratch, err := unlinkedTemp("ctxbench-spool-runs-*.jsonl")
+	if err != nil {
+		all.Close()
+		return nil, err
+	}
+	return &runSpool{all: all, scratch: scratch, line: line}, nil
 }
 
 // newTraceSpool spools the trace ([replay.TraceWriter]).
@@ -61,17 +131,14 @@ func newStepSpool() (*runSpool, error) {
 	})
 }
 
-// start opens a file for each run of t under ps.
+// start makes a buffer for each run of t under ps.
 func (sp *runSpool) start(t *transcript.Transcript, ps []window.Policy) error {
-	sp.dropRuns()
+	sp.runs, sp.write = sp.runs[:0], sp.write[:0]
+	limit := max(minRunBuffer, spoolMemory/max(1, len(ps)))
 	for _, p := range ps {
-		f, err := os.CreateTemp("", "ctxbench-spool-run-*.jsonl")
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriterSize(f, 64<<10)
-		sp.runs, sp.bufs = append(sp.runs, f), append(sp.bufs, bw)
-		sp.write = append(sp.write, sp.line(bw, t, p))
+		b := &runBuffer{sp: sp, limit: limit}
+		sp.runs = append(sp.runs, b)
+		sp.write = append(sp.write, sp.line(b, t, p))
 	}
 	return nil
 }
@@ -81,24 +148,31 @@ func (sp *runSpool) observe(k int, s *replay.Step, priced *replay.PricedCall) er
 	return sp.write[k](s, priced)
 }
 
-// finish appends the runs' lines to the spool, in order.
+// finish appends the runs' lines to the spool, in order, and empties the
+// scratch file for the next transcript.
 func (sp *runSpool) finish() error {
-	for k, f := range sp.runs {
-		if err := sp.bufs[k].Flush(); err != nil {
-			return err
+	for _, b := range sp.runs {
+		if b.err != nil {
+			return b.err
 		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
+		start := sp.size
+		for _, c := range b.chunks {
+			n, err := io.Copy(sp.all, io.NewSectionReader(sp.scratch, c[0], c[1]))
+			sp.size += n
+			if err != nil {
+				return err
+			}
 		}
-		n, err := io.Copy(sp.all, f)
+		n, err := sp.all.Write(b.buf)
+		sp.size += int64(n)
 		if err != nil {
 			return err
 		}
-		sp.ranges = append(sp.ranges, [2]int64{sp.size, sp.size + n})
-		sp.size += n
+		sp.ranges = append(sp.ranges, [2]int64{start, sp.size})
 	}
-	sp.dropRuns()
-	return nil
+	sp.runs, sp.write = sp.runs[:0], sp.write[:0]
+	sp.next.Store(0)
+	return sp.scratch.Truncate(0)
 }
 
 // writeTo copies the spool to w.
@@ -128,19 +202,9 @@ func (sp *runSpool) eachLine(i int, emit func([]byte) error) error {
 	}
 }
 
-// dropRuns closes and removes the runs' files.
-func (sp *runSpool) dropRuns() {
-	for _, f := range sp.runs {
-		f.Close()
-		os.Remove(f.Name())
-	}
-	sp.runs, sp.bufs, sp.write = nil, nil, nil
-}
-
-// close removes every file of the spool.
+// close closes the spool's files (their names are already gone).
 func (sp *runSpool) close() error {
-	sp.dropRuns()
-	return errors.Join(sp.all.Close(), os.Remove(sp.all.Name()))
+	return errors.Join(sp.all.Close(), sp.scratch.Close())
 }
 
 // writeReplayJSON writes the --json document, each run's steps read back
