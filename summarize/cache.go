@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -55,9 +56,29 @@ type entry struct {
 	Usage transcript.Usage `json:"usage"`
 }
 
-// Get returns the cached result for key, if there is one.
+// Get returns the cached result for key, if there is one. The cache's
+// folders and entries are ctxbench's own: a symbolic link or anything but
+// a folder or regular file where one of them belongs is an error, never
+// followed or read (a pipe there would hold the run forever).
 func (c *Cache) Get(key string) (Result, bool, error) {
-	b, err := limit.ReadFile(c.path(key), limit.Prices)
+	p := c.path(key)
+	for _, d := range c.dirs(p) {
+		ok, err := ownEntry(d, true)
+		if err != nil {
+			return Result{}, false, fmt.Errorf("reading the response cache: %w", err)
+		}
+		if !ok {
+			return Result{}, false, nil
+		}
+	}
+	ok, err := ownEntry(p, false)
+	if err != nil {
+		return Result{}, false, fmt.Errorf("reading the response cache: %w", err)
+	}
+	if !ok {
+		return Result{}, false, nil
+	}
+	b, err := limit.ReadFile(p, limit.Prices)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Result{}, false, nil
 	}
@@ -72,13 +93,51 @@ func (c *Cache) Get(key string) (Result, bool, error) {
 	return Result{Text: e.Text, Model: e.Model, Usage: e.Usage}, true, nil
 }
 
+// dirs are the folders between the cache's own and the entry at p,
+// outermost first.
+func (c *Cache) dirs(p string) []string {
+	var ds []string
+	for d := filepath.Dir(p); d != c.Dir && len(d) > len(c.Dir); d = filepath.Dir(d) {
+		ds = append(ds, d)
+	}
+	slices.Reverse(ds)
+	return ds
+}
+
+// ownEntry reports whether path exists, and is an error when it is not
+// what the cache puts there (a folder if dir, else a regular file).
+func ownEntry(path string, dir bool) (bool, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return false, fmt.Errorf("%s is a symbolic link; ctxbench keeps its responses only in files and folders it made", path)
+	case dir && !fi.IsDir():
+		return false, fmt.Errorf("%s is not a folder; ctxbench keeps its responses only in files and folders it made", path)
+	case !dir && !fi.Mode().IsRegular():
+		return false, fmt.Errorf("%s is not a regular file; ctxbench keeps its responses only in files and folders it made", path)
+	}
+	return true, nil
+}
+
 // Put stores r under key.
 func (c *Cache) Put(key string, r Result) error {
 	p := c.path(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
 		return fmt.Errorf("writing the response cache: %w", err)
 	}
-	for d := filepath.Dir(p); d != c.Dir && len(d) > len(c.Dir); d = filepath.Dir(d) {
+	for _, d := range c.dirs(p) {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("writing the response cache: %w", err)
+		}
+		if _, err := ownEntry(d, true); err != nil {
+			return fmt.Errorf("writing the response cache: %w", err)
+		}
 		if err := os.Chmod(d, 0o700); err != nil {
 			return fmt.Errorf("writing the response cache: %w", err)
 		}
