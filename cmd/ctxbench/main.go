@@ -191,13 +191,20 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
+	"time"
 )
+
+// stopGrace is how long a run may take to stop once interrupted.
+const stopGrace = 5 * time.Second
 
 // CTXBENCH_CPUPROFILE=FILE writes a CPU profile of the run to FILE, and
 // CTXBENCH_MEMPROFILE=FILE an allocation profile at its end (go tool
 // pprof reads both; -sample_index=alloc_space for what was allocated);
 // docs/performance.md was made with them. Ctrl-C (or SIGTERM) cancels
-// the run: what it was writing is not left half-written.
+// the run: what it was writing is not left half-written. A run still
+// going stopGrace after it (waiting to open or read a pipe that no one
+// writes, say) exits there, as does a second Ctrl-C: every output is
+// written whole or not at all, so nothing is left half-written either.
 //
 // The collector keeps the process under 3 times its inputs' total size
 // plus 64 MB where it can (limitMemory), unless GOGC or GOMEMLIMIT is
@@ -218,7 +225,20 @@ func mainCode() int {
 			return exitError
 		}
 	}
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, os.Args[1:], os.Stdout, os.Stderr) }()
+	var code int
+	select {
+	case code = <-done:
+	case <-ctx.Done():
+		stop() // a second signal ends the process
+		select {
+		case code = <-done:
+		case <-time.After(stopGrace):
+			fmt.Fprintf(os.Stderr, "ctxbench: error: interrupted; still waiting on an input or output %s later, stopped there\n", stopGrace)
+			return exitError
+		}
+	}
 	err := stopProfile()
 	if mem != "" && err == nil {
 		err = writeAllocs(mem)
