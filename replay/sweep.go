@@ -196,7 +196,8 @@ type sweepJob struct {
 
 // NewSweeper checks the grid's points against policy name (a point whose
 // values the policy rejects is listed in the result's Invalid; another
-// error is returned) and starts workers goroutines (0: one per CPU).
+// error is returned) and starts workers goroutines (0: one per CPU; at
+// most [MaxWorkers]).
 func NewSweeper(ctx context.Context, name string, base map[string]string, grid []GridKey,
 	opt Options, workers int, progress func(done, total int)) (*Sweeper, error) {
 	res := &SweepResult{Policy: name, Base: map[string]string{}, Grid: grid, Points: []Point{}, Invalid: []string{}}
@@ -241,6 +242,7 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = min(workers, MaxWorkers)
 	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress,
 		jobs: make(chan sweepJob, 4*workers), stopped: make(chan struct{})}
 	for range workers {
@@ -424,6 +426,7 @@ func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy
 	if workers <= 0 {
 		workers = runsPerCPU * cpus
 	}
+	workers = min(workers, MaxWorkers)
 	if opt.Counts == nil {
 		opt.Counts = estimate.NewCache()
 	}
@@ -458,6 +461,12 @@ func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy
 	}
 	return runs, nil
 }
+
+// MaxWorkers is the most runs a sweep or [ReplayAll] makes at once,
+// whatever it is asked: enough to wait on a summarizing provider many
+// calls at a time, few enough that the workers' queue and their runs'
+// state stay a small part of memory.
+const MaxWorkers = 1024
 
 // runsPerCPU bounds how many runs ReplayAll keeps at once per CPU by
 // default: enough to share the CPUs among the runs of a usual replay, few

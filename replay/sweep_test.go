@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -270,5 +271,33 @@ func TestSweeperStops(t *testing.T) {
 	}
 	if _, err := sw.Result(); !errors.Is(err, context.Canceled) {
 		t.Errorf("Result: %v, want context.Canceled", err)
+	}
+}
+
+// TestSweeperWorkersBounded: a sweep asked for more workers than
+// MaxWorkers starts MaxWorkers (a million took 4.7 GB in goroutines and
+// their queue), and its result is the same as with two.
+func TestSweeperWorkersBounded(t *testing.T) {
+	grid := []GridKey{{Key: "max_messages", Values: []string{"4", "8"}}}
+	tr := generated(t, 30)
+	results := map[int]*SweepResult{}
+	for _, workers := range []int{2, 3 * MaxWorkers} {
+		before := runtime.NumGoroutine()
+		sw, err := NewSweeper(context.Background(), "aidf", nil, grid, Options{}, workers, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if started := runtime.NumGoroutine() - before; started > min(workers, MaxWorkers) {
+			t.Errorf("asked %d workers: %d goroutines started, want at most %d", workers, started, MaxWorkers)
+		}
+		if err := sw.Add(tr); err != nil {
+			t.Fatal(err)
+		}
+		if results[workers], err = sw.Result(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(results[2], results[3*MaxWorkers]); diff != "" {
+		t.Errorf("(-2 workers +%d):\n%s", 3*MaxWorkers, diff)
 	}
 }

@@ -22,7 +22,7 @@ type sweepCmd struct {
 	Policy    string   `required:"" placeholder:"SPEC" help:"The policy to sweep: NAME, or NAME:key=value,… for the fixed parameters."`
 	Grid      []string `required:"" sep:"none" placeholder:"KEY=LO:HI:STEP|KEY=V1,V2" help:"A parameter and its values, repeatable; every combination is replayed."`
 	Estimator string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the token columns."`
-	Workers   int      `help:"Parallel workers (default: one per CPU); the result does not depend on it."`
+	Workers   int      `help:"Parallel workers (default: one per CPU; at most 1,024); the result does not depend on it."`
 	MaxPoints int      `name:"max-points" default:"100000" placeholder:"N" help:"Refuse a grid of more than N points (0: no limit)."`
 	JSON      bool     `help:"Print one JSON document."`
 	CSV       string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
