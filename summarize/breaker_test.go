@@ -271,3 +271,79 @@ func TestBudgetOfBadAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakerTime: a run's failed calls share one call's time. A server
+// that never answers stops the run within one call's time (three calls'
+// before), and one that asks to wait again and again within about one
+// call's time, not one per failed call.
+func TestBreakerTime(t *testing.T) {
+	const callTime = time.Second
+	for _, pc := range providerCases {
+		for _, tc := range []struct {
+			name  string
+			steps []step
+			// stopAt is the call (1-based) whose error wraps ErrStopped.
+			stopAt int
+		}{
+			{"never answers", []step{{hang: true}}, 1},
+			{"asks to wait", []step{{status: 429, body: pc.rateLimited, headers: map[string]string{"retry-after-ms": "200"}}}, 3},
+		} {
+			t.Run(pc.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				api := newFakeAPI(t, tc.steps...)
+				c := Client{Timeout: 250 * time.Millisecond, MaxCallTime: callTime, MaxRetries: 4, Rand: func() float64 { return 0 }, Run: &Run{}}
+				sum := pc.make(api.URL, c)
+				start := time.Now()
+				stopped := 0
+				for call := 1; call <= 3 && stopped == 0; call++ {
+					_, err := sum.Summarize(context.Background(), Request{Messages: messages})
+					if err == nil {
+						t.Fatalf("call %d succeeded", call)
+					}
+					if errors.Is(err, ErrStopped) {
+						stopped = call
+					}
+				}
+				took := time.Since(start)
+				if stopped != tc.stopAt {
+					t.Errorf("stopped at call %d, want %d", stopped, tc.stopAt)
+				}
+				// Three calls of their full time take 3 s.
+				if took > callTime+600*time.Millisecond {
+					t.Errorf("the run took %v to stop, want about %v", took, callTime)
+				}
+			})
+		}
+	}
+}
+
+// TestKeyWithControlCharacter: a key no request can carry (a line break
+// copied with it, say) stops the run at its first call with no request
+// made, and the error names the variable, not the key.
+func TestKeyWithControlCharacter(t *testing.T) {
+	for _, key := range []string{"sk-secret-0123\n", "sk-secret\r\n0123", "sk-\x00secret-0123"} {
+		for _, pc := range providerCases {
+			api := newFakeAPI(t, step{status: 200, body: pc.ok})
+			var s sleeps
+			c := testClient(&s)
+			c.Run = &Run{}
+			var sum Summarizer
+			switch pc.name {
+			case "anthropic":
+				sum = &Anthropic{Client: c, BaseURL: api.URL, APIKey: key}
+			case "openai":
+				sum = &OpenAI{Client: c, BaseURL: api.URL + "/v1", APIKey: key}
+			}
+			_, err := sum.Summarize(context.Background(), Request{Messages: messages})
+			if !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "_API_KEY") {
+				t.Errorf("%s, key %q: %v, want the run stopped naming the variable", pc.name, key, err)
+			}
+			if err != nil && strings.Contains(err.Error(), "secret") {
+				t.Errorf("%s: the error shows the key: %v", pc.name, err)
+			}
+			if n := len(api.requests()); n != 0 {
+				t.Errorf("%s, key %q: %d requests, want none", pc.name, key, n)
+			}
+		}
+	}
+}

@@ -33,7 +33,10 @@ type Client struct {
 	MaxRetries int
 	// MaxCallTime bounds a call's attempts and waits together (default 5
 	// minutes): no attempt starts past it, and the last one gets what
-	// is left of it.
+	// is left of it. A run's failed calls share it too: once they have
+	// taken that long together, the run stops, so a server that never
+	// answers, or asks to wait again and again, holds it about one
+	// call's time, not one per failed call.
 	MaxCallTime time.Duration
 	// Run, when set, is the state the calls of one run share: the
 	// circuit breaker that stops them all after an error no retry can
@@ -203,13 +206,26 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 	if c.Offline {
 		return Result{}, c.Run.fail(fmt.Errorf("%s: %w (model %s)", p.name, ErrOffline, p.model), false)
 	}
+	if i := strings.IndexFunc(p.key, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }); i >= 0 {
+		// No request can carry it: refused before one is made.
+		return Result{}, c.Run.fail(fmt.Errorf("%s: the API key holds a control character (%q at byte %d); check how %s was set", p.name, p.key[i], i, p.keyEnv), true)
+	}
 	if c.Budget != nil {
 		if err := c.Budget.reserve(p.model, prompt); err != nil {
 			return Result{}, c.Run.fail(fmt.Errorf("%s: %w", p.name, err), false)
 		}
 	}
 	var fatal bool
-	res, fatal, err = c.attempts(ctx, p, body)
+	callTime := c.MaxCallTime
+	if callTime <= 0 {
+		callTime = defaultCallTime
+	}
+	left := c.Run.timeLeft(callTime)
+	if left <= 0 { // the failed calls made at once took it all
+		return Result{}, c.Run.fail(fmt.Errorf("%s: the run's failed calls took %s together", p.name, callTime), false)
+	}
+	start := time.Now()
+	res, fatal, err = c.attempts(ctx, p, body, start.Add(left))
 	if c.Budget != nil {
 		// A call answered is billed, whatever its summary holds.
 		res.CostUSD = c.Budget.settle(p.model, prompt, res, err)
@@ -226,7 +242,7 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 		if ctx.Err() != nil {
 			return Result{}, err
 		}
-		return Result{}, c.Run.fail(err, fatal)
+		return Result{}, c.Run.failAfter(err, fatal, time.Since(start), callTime)
 	}
 	if c.Cache != nil {
 		if err := c.Cache.Put(key, res); err != nil {
@@ -239,7 +255,7 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 // attempts makes the call's attempts; fatal says that its error is one
 // no retry, and no later call, can mend (a 4xx other than a rate limit
 // or a timeout: a bad key, a bad request, a spend limit).
-func (c *Client) attempts(ctx context.Context, p *provider, body []byte) (res Result, fatal bool, err error) {
+func (c *Client) attempts(ctx context.Context, p *provider, body []byte, deadline time.Time) (res Result, fatal bool, err error) {
 	retries := c.MaxRetries
 	if retries == 0 {
 		retries = defaultMaxRetries
@@ -248,11 +264,6 @@ func (c *Client) attempts(ctx context.Context, p *provider, body []byte) (res Re
 	if timeout <= 0 {
 		timeout = defaultTimeout
 	}
-	callTime := c.MaxCallTime
-	if callTime <= 0 {
-		callTime = defaultCallTime
-	}
-	deadline := time.Now().Add(callTime)
 	hc := withoutKeysAcrossOrigins(c.HTTP)
 	for n := 0; ; n++ {
 		status, h, respBody, err := c.once(ctx, hc, p, body, min(timeout, time.Until(deadline)))
@@ -368,6 +379,7 @@ type Run struct {
 
 	mu      sync.Mutex
 	failed  int
+	took    time.Duration // by the failed calls together
 	first   error
 	stopped error
 }
@@ -395,16 +407,32 @@ func (r *Run) stoppedErr() error {
 	return r.stopped
 }
 
-// fail counts a failed call and returns its error, wrapped in
-// ErrStopped once the breaker is open: at once when the error is fatal,
-// else at the limit of failed calls.
-func (r *Run) fail(err error, fatal bool) error {
+// timeLeft is what a call may take of callTime: what the failed calls
+// have not taken of it.
+func (r *Run) timeLeft(callTime time.Duration) time.Duration {
+	if r == nil || r.MaxFailedCalls < 0 {
+		return callTime
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return callTime - r.took
+}
+
+// fail counts a failed call that took no time.
+func (r *Run) fail(err error, fatal bool) error { return r.failAfter(err, fatal, 0, 0) }
+
+// failAfter counts a failed call that took took, and returns its error,
+// wrapped in ErrStopped once the breaker is open: at once when the error
+// is fatal, else at the limit of failed calls, or once the failed calls
+// have taken callTime together.
+func (r *Run) failAfter(err error, fatal bool, took, callTime time.Duration) error {
 	if r == nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.failed++
+	r.took += took
 	if r.first == nil {
 		r.first = err
 	}
@@ -421,6 +449,8 @@ func (r *Run) fail(err error, fatal bool) error {
 		r.stopped = fmt.Errorf("%w: %w", ErrStopped, err)
 	case limit > 0 && r.failed >= limit:
 		r.stopped = fmt.Errorf("%w after %d failed calls; the last: %w", ErrStopped, r.failed, err)
+	case limit > 0 && callTime > 0 && r.took >= callTime:
+		r.stopped = fmt.Errorf("%w: %d failed calls took %s together; the last: %w", ErrStopped, r.failed, r.took.Round(time.Second), err)
 	default:
 		return err
 	}
