@@ -1167,3 +1167,19 @@ func TestBaselineOfAnotherEstimator(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestTooManyFlags: more than maxFlags flags is a clear error before the
+// parser sees them (10,000 took it to 4.4 GB); a "--" ends the flags.
+func TestTooManyFlags(t *testing.T) {
+	args := []string{"replay"}
+	for range maxFlags + 1 {
+		args = append(args, "--policy", "none")
+	}
+	_, stderr, code := ctxbench("", args...)
+	if code != exitError || !strings.Contains(stderr, fmt.Sprintf("%d flags", maxFlags+1)) {
+		t.Errorf("exit %d, %q; want exit 2 naming the flags", code, stderr)
+	}
+	if n := countFlags([]string{"-p", "x", "--json", "--", "-a", "--b"}); n != 2 {
+		t.Errorf("countFlags: %d, want 2", n)
+	}
+}
