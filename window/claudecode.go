@@ -119,6 +119,11 @@ type ccState struct {
 	// message holding each result (-1: no result yet); weight is their sum.
 	pending []ccPending
 	weight  int
+	// waiting are the tool uses of pending with no result yet, by id:
+	// their places in pending counting from the first ever (dropped is
+	// how many were taken off its front), newest last.
+	waiting map[string][]int
+	dropped int
 	// scanned is how many items of the history were looked at, and
 	// answered how many are answered user messages whose images are
 	// cleared.
@@ -325,14 +330,15 @@ func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, l
 		for _, b := range h[pos].Msg.Blocks {
 			switch {
 			case b.Type == transcript.BlockToolUse && ccTools[b.Name]:
+				if cs.waiting == nil {
+					cs.waiting = map[string][]int{}
+				}
+				cs.waiting[b.ID] = append(cs.waiting[b.ID], cs.dropped+len(cs.pending))
 				cs.pending = append(cs.pending, ccPending{id: b.ID, pos: -1})
 			case b.Type == transcript.BlockToolResult:
-				for k := len(cs.pending) - 1; k >= 0; k-- {
-					if cs.pending[k].id == b.ID && cs.pending[k].pos < 0 {
-						cs.pending[k].tokens, cs.pending[k].pos = ccResultTokens(b), pos
-						cs.weight += cs.pending[k].tokens
-						break
-					}
+				if k, ok := cs.answer(b.ID); ok {
+					cs.pending[k].tokens, cs.pending[k].pos = ccResultTokens(b), pos
+					cs.weight += cs.pending[k].tokens
 				}
 			}
 		}
@@ -354,24 +360,36 @@ func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, l
 			out = append([]Item(nil), h...)
 		}
 		var cut []string
+		// The results cleared, by message: each message is copied once.
+		clear := map[int]map[string]bool{}
+		var order []int
 		for _, pd := range cs.pending[:n] {
 			if pd.pos < 0 {
+				cs.unwait(pd.id)
 				continue
 			}
-			it := out[pd.pos]
+			if clear[pd.pos] == nil {
+				clear[pd.pos] = map[string]bool{}
+				order = append(order, pd.pos)
+			}
+			clear[pd.pos][pd.id] = true
+		}
+		for _, pos := range order {
+			it := out[pos]
 			c := *it.Msg
 			c.Blocks = append([]transcript.Block(nil), c.Blocks...)
 			for j, b := range c.Blocks {
-				if b.Type == transcript.BlockToolResult && b.ID == pd.id {
+				if b.Type == transcript.BlockToolResult && clear[pos][b.ID] {
 					c.Blocks[j] = transcript.Block{Type: transcript.BlockToolResult, ID: b.ID, IsError: b.IsError, Text: ccPlaceholder(cs.version, env, b)}
 				}
 			}
 			if len(cut) == 0 || cut[len(cut)-1] != it.ID {
 				cut = append(cut, it.ID)
 			}
-			out[pd.pos] = Item{ID: it.ID, Msg: &c, Truncated: true, Summary: it.Summary, index: it.index}
+			out[pos] = Item{ID: it.ID, Msg: &c, Truncated: true, Summary: it.Summary, index: it.index}
 		}
 		cs.pending = cs.pending[n:]
+		cs.dropped += n
 		cs.weight -= saved
 		cs.diverged = true
 		step.Truncated = append(step.Truncated, cut...)
@@ -379,6 +397,36 @@ func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, l
 	}
 	if out != nil {
 		step.History = out
+	}
+}
+
+// answer finds the newest tool use of pending waiting for the result to
+// id: its index in pending, taken off the waiting.
+func (cs *ccState) answer(id string) (int, bool) {
+	w := cs.waiting[id]
+	for len(w) > 0 && w[len(w)-1] < cs.dropped {
+		w = w[:len(w)-1] // taken off pending unanswered
+	}
+	if len(w) == 0 {
+		delete(cs.waiting, id)
+		return 0, false
+	}
+	k := w[len(w)-1] - cs.dropped
+	if w = w[:len(w)-1]; len(w) == 0 {
+		delete(cs.waiting, id)
+	} else {
+		cs.waiting[id] = w
+	}
+	return k, true
+}
+
+// unwait forgets the oldest waiting tool use of id, taken off pending
+// unanswered.
+func (cs *ccState) unwait(id string) {
+	if w := cs.waiting[id]; len(w) <= 1 {
+		delete(cs.waiting, id)
+	} else {
+		cs.waiting[id] = w[1:]
 	}
 }
 
@@ -445,6 +493,7 @@ func (p *claudeCodePolicy) compact(ctx context.Context, env *Env, st *State, cs 
 	step.Evicted = append(step.Evicted, evictedFrom(h, nil)...)
 	step.History = []Item{s}
 	cs.pending, cs.weight, cs.scanned, cs.answered, cs.diverged = nil, 0, 1, 0, true
+	cs.waiting, cs.dropped = nil, 0
 	fired.After = cs.fits.of(callModel(env)).at(count4(env, s))
 	return nil
 }

@@ -1,8 +1,10 @@
 package window
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -188,5 +190,50 @@ func TestClaudeCodeMicrocompact(t *testing.T) {
 		if tc.want != nil && (last.Fired == nil || last.Fired.What != "microcompact" || last.Fired.After != int(tc.last)-45_000) {
 			t.Errorf("%s: fired %+v, want microcompact saving 45,000", tc.version, last.Fired)
 		}
+	}
+}
+
+// TestMicrocompactWideTurnLinear: microcompact clearing a turn of
+// thousands of results takes time about linear in them (10,000 took
+// 7.5 s: each result cleared copied its whole message, and each result
+// looked for its call from the newest): eight times the tools, at most
+// 24 times the time (best of three; linear is 8, quadratic 64).
+func TestMicrocompactWideTurnLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing: make long")
+	}
+	p := mustPolicy(t, "claude-code:context_window=20000")
+	timeOf := func(n int) time.Duration {
+		tr := wideTurnOf("Read", n)
+		for i := range tr.Messages {
+			m := &tr.Messages[i]
+			if m.Role == transcript.RoleAssistant {
+				m.Usage = &transcript.Usage{Input: 100, Output: 1}
+			}
+			for j := range m.Blocks {
+				if m.Blocks[j].Type == transcript.BlockToolResult {
+					m.Blocks[j].Text = strings.Repeat("x", 400) // past 40,000 tokens together
+				}
+			}
+		}
+		best := time.Duration(math.MaxInt64)
+		for range 3 {
+			fired := 0
+			start := time.Now()
+			driveEach(t, p, tr, &Env{Transcript: tr}, func(_, _ int, s Step, _ *State) {
+				fired += len(s.Truncated) // microcompact's clears
+
+			})
+			best = min(best, time.Since(start))
+			if fired == 0 {
+				t.Fatalf("%d tools: microcompact cleared nothing", n)
+			}
+		}
+		return best
+	}
+	small, large := timeOf(1000), timeOf(8000)
+	t.Logf("1,000 tools %v, 8,000 tools %v (%.1fx)", small, large, float64(large)/float64(small))
+	if large > 24*small {
+		t.Errorf("8,000 tools took %v, %.1f times 1,000's %v: want at most 24", large, float64(large)/float64(small), small)
 	}
 }

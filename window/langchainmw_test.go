@@ -295,12 +295,15 @@ func TestLangchainClearRules(t *testing.T) {
 
 // wideToolTurn is a session whose one turn calls n tools at once and
 // gets their n results in one message, then ends.
-func wideToolTurn(n int) *transcript.Transcript {
+func wideToolTurn(n int) *transcript.Transcript { return wideTurnOf("bash", n) }
+
+// wideTurnOf is a turn of n calls to the tool named tool.
+func wideTurnOf(tool string, n int) *transcript.Transcript {
 	call := transcript.Message{Role: transcript.RoleAssistant}
 	results := transcript.Message{Role: transcript.RoleUser}
 	for i := range n {
 		id := fmt.Sprintf("toolu_%d", i)
-		call.Blocks = append(call.Blocks, transcript.Block{Type: transcript.BlockToolUse, ID: id, Name: "bash", Input: []byte(`{"cmd":"echo"}`)})
+		call.Blocks = append(call.Blocks, transcript.Block{Type: transcript.BlockToolUse, ID: id, Name: tool, Input: []byte(`{"cmd":"echo"}`)})
 		results.Blocks = append(results.Blocks, transcript.Block{Type: transcript.BlockToolResult, ID: id, Text: strings.Repeat("x", 60)})
 	}
 	return msgs(user("do it"), call, results, asst("done"))
