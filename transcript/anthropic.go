@@ -238,12 +238,12 @@ type anthropicRequest struct {
 // line), or a JSON array of messages (one transcript), such as Cline's
 // api_conversation_history.json (see [readCline]).
 func readAnthropic(s *source) ([]*Transcript, error) {
-	if s.doc && s.recs[0].raw[0] == '[' {
+	if s.doc && s.docRec.raw[0] == '[' {
 		return readCline(s)
 	}
 	var out []*Transcript
 	flat := &Transcript{ID: s.nameID()} // the messages written one per line
-	for _, r := range s.recs {
+	for r := range s.records() {
 		var req anthropicRequest
 		ok, err := s.decode(flat, r, &req)
 		if err != nil {
@@ -310,9 +310,9 @@ func readCline(s *source) ([]*Transcript, error) {
 	if baseID(s.file) == "api_conversation_history" {
 		t.ID = filepath.Base(filepath.Dir(s.file))
 	}
-	recs, err := elems(s.recs[0].raw, s.recs[0].line)
+	recs, err := elems(s.docRec.raw, s.docRec.line)
 	if err != nil {
-		return nil, &SyntaxError{File: s.file, Line: s.recs[0].line, Msg: err.Error()}
+		return nil, &SyntaxError{File: s.file, Line: s.docRec.line, Msg: err.Error()}
 	}
 	for _, r := range recs {
 		var m clineMessage

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -323,5 +324,31 @@ func TestUsageNamedAtItsLine(t *testing.T) {
 		if err != nil || len(ts) == 0 || ts[0].BadRecords != 1 || ts[0].Bad[0].Line != c.line {
 			t.Errorf("%s lenient: %v", c.file, err)
 		}
+	}
+}
+
+// TestErrorBeforeTheRest: a malformed line 2 is reported without an index
+// of the lines after it being made (a million lines after it took 40 MB
+// of records before the error).
+func TestErrorBeforeTheRest(t *testing.T) {
+	head := `{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n"
+	rest := strings.Repeat(`{"type":1}`+"\n", 1_000_000)
+	allocs := func(f func()) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	data := []byte(head + rest)
+	var err error
+	n := allocs(func() { _, err = Parse(data, "s.jsonl", Options{}) })
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 2 {
+		t.Fatalf("error %v, want a syntax error at line 2", err)
+	}
+	if n > 4<<20 {
+		t.Errorf("the error at line 2 took %d MB of allocations, want under 4 MB", n>>20)
 	}
 }

@@ -98,7 +98,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 	seenMessage, sidechainFile := false, false
 	agentID := ""
 	sc := ccScanner{measure: s.opt.Measure}
-	for _, r := range s.recs {
+	for r := range s.records() {
 		var l ccLine
 		var m ccMessage
 		msg := onePass(&sc, r.raw, &l, &m)

@@ -96,10 +96,10 @@ type codexPayload struct {
 // covers every call of the turn, so it is kept as Unattributed usage.
 func readCodex(s *source) ([]*Transcript, error) {
 	t := &Transcript{}
-	lines := make([]codexLine, 0, len(s.recs))
-	recs := make([]record, 0, len(s.recs))
+	var lines []codexLine
+	var recs []record
 	responseUsers := false
-	for _, r := range s.recs {
+	for r := range s.records() {
 		var l codexLine
 		ok, err := s.decode(t, r, &l)
 		if err != nil {

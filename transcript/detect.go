@@ -102,7 +102,7 @@ func notRead(file, name string) error {
 func detect(s *source) (Format, error) {
 	if s.doc {
 		var v any
-		_ = unmarshal(s.recs[0].raw, &v)
+		_ = unmarshal(s.docRec.raw, &v)
 		switch v := v.(type) {
 		case []any:
 			for _, e := range v[:min(len(v), detectProbe)] {
@@ -132,7 +132,11 @@ func detect(s *source) (Format, error) {
 	// Chat messages one per line are told apart by the features of all the
 	// probed lines, not of the first alone.
 	var chat []any
-	for _, r := range s.recs[:min(len(s.recs), detectProbe)] {
+	probed := 0
+	for r := range s.records() {
+		if probed++; probed > detectProbe {
+			break
+		}
 		var m map[string]any
 		if unmarshal(r.raw, &m) != nil {
 			continue

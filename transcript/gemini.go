@@ -49,7 +49,7 @@ type geminiMessage struct {
 // gemini messages.
 func readGemini(s *source) ([]*Transcript, error) {
 	var out []*Transcript
-	for _, r := range s.recs {
+	for r := range s.records() {
 		t := &Transcript{ID: lineID(s, r)}
 		var sess geminiSession
 		ok, err := s.decode(t, r, &sess)

@@ -110,11 +110,11 @@ func (o *openaiUsage) usage() *Usage {
 // system message. Roles ctxbench does not know (mini-swe-agent's "exit")
 // are kept as they are. Calls is the number of assistant messages.
 func readOpenAIChat(s *source) ([]*Transcript, error) {
-	if s.doc && s.recs[0].raw[0] == '[' {
+	if s.doc && s.docRec.raw[0] == '[' {
 		t := &Transcript{ID: s.nameID()}
-		recs, err := elems(s.recs[0].raw, s.recs[0].line)
+		recs, err := elems(s.docRec.raw, s.docRec.line)
 		if err != nil {
-			return nil, &SyntaxError{File: s.file, Line: s.recs[0].line, Msg: err.Error()}
+			return nil, &SyntaxError{File: s.file, Line: s.docRec.line, Msg: err.Error()}
 		}
 		if err := openaiMessages(s, t, recs); err != nil {
 			return nil, err
@@ -124,7 +124,7 @@ func readOpenAIChat(s *source) ([]*Transcript, error) {
 	var out []*Transcript
 	flat := &Transcript{ID: s.nameID()}
 	var flatRecs []record
-	for _, r := range s.recs {
+	for r := range s.records() {
 		var m openaiMessage
 		ok, err := s.decode(flat, r, &m)
 		if err != nil {

@@ -61,7 +61,7 @@ type ohResponse struct {
 func readOpenHands(s *source) ([]*Transcript, error) {
 	t := &Transcript{ID: s.nameID()}
 	var recs []record
-	for _, r := range s.recs {
+	for r := range s.records() {
 		if s.doc {
 			raw, line := r.raw, r.line
 			if raw[0] == '{' {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"reflect"
 	"slices"
 	"strings"
@@ -140,7 +141,7 @@ func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
 	findImages(ts)
 	if s.doc && len(ts) > 0 {
 		// A document is one transcript: count its lines with invalid UTF-8.
-		for _, l := range bytes.Split(s.recs[0].raw, []byte{'\n'}) {
+		for _, l := range bytes.Split(s.docRec.raw, []byte{'\n'}) {
 			if !utf8.Valid(l) {
 				ts[0].InvalidUTF8++
 			}
@@ -198,10 +199,43 @@ type record struct {
 type source struct {
 	file string
 	opt  Options
-	// recs are the input's records: its non-blank lines for JSON Lines, or
-	// a single record holding the whole document.
-	recs []record
-	doc  bool
+	// data is the input, its records read from it as they are asked for
+	// ([source.records]); docRec is the whole document's record when doc.
+	data   []byte
+	docRec record
+	doc    bool
+}
+
+// records yields the input's records in order: its non-blank lines for
+// JSON Lines without their ends (LF or CRLF), read one at a time (no index of all lines is made, so a
+// reader that fails at a line has not looked past it), or the single
+// record holding the whole document.
+func (s *source) records() iter.Seq[record] {
+	return func(yield func(record) bool) {
+		if s.doc {
+			yield(s.docRec)
+			return
+		}
+		data, line := s.data, 0
+		for len(data) > 0 {
+			line++
+			i := bytes.IndexByte(data, '\n')
+			var l []byte
+			last := false
+			if i < 0 {
+				l, data, last = data, nil, true
+			} else {
+				l, data = data[:i], data[i+1:]
+			}
+			l = bytes.TrimSuffix(l, []byte{'\r'})
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
+			}
+			if !yield(record{line: line, raw: l, last: last}) {
+				return
+			}
+		}
+	}
 }
 
 var (
@@ -267,10 +301,10 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 			}
 			return nil, &SyntaxError{File: file, Line: line, Msg: describeJSONError(err, record{last: true})}
 		}
-		s.recs = []record{{line: line, raw: trimmed}}
+		s.docRec = record{line: line, raw: trimmed}
 		return s, nil
 	}
-	s.recs = splitLines(data)
+	s.data = data
 	return s, nil
 }
 
@@ -290,30 +324,6 @@ func objectLines(data []byte) bool {
 		}
 	}
 	return false
-}
-
-// splitLines returns the non-blank lines of data with their line numbers,
-// without line ends (LF or CRLF).
-func splitLines(data []byte) []record {
-	var recs []record
-	line := 0
-	for len(data) > 0 {
-		line++
-		i := bytes.IndexByte(data, '\n')
-		var l []byte
-		last := false
-		if i < 0 {
-			l, data, last = data, nil, true
-		} else {
-			l, data = data[:i], data[i+1:]
-		}
-		l = bytes.TrimSuffix(l, []byte{'\r'})
-		if len(bytes.TrimSpace(l)) == 0 {
-			continue
-		}
-		recs = append(recs, record{line: line, raw: l, last: last})
-	}
-	return recs
 }
 
 // MaxUsage is the most tokens one field of one call's usage may count:
