@@ -520,6 +520,12 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   message to simulate the calls). Pricing other policies beside it
   replays and counts, and is held to counting the content instead
   (figure 11).
+- **The API edits' time** (figure 13) grows with the square of the
+  calls: anthropic-clear-tool-uses and anthropic-clear-thinking model a
+  server that edits the whole history it is sent at every request, and
+  they redo that work on the whole history at every call (the figure
+  gives both times). Their memory is linear: an edited message is copied
+  when its edit changes, not at every request.
 - **prune and gemini-cli** hold more than the other policies on long
   sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
 - **Memory on a long session** is held within the target by the
