@@ -90,7 +90,7 @@ func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 			return nil, &NotTranscriptError{file, c.name + "-compressed: decompress it first (" + c.tool + ")"}
 		}
 	}
-	if bytes.IndexByte(bytes.TrimPrefix(head[:n], utf8BOM), 0) >= 0 {
+	if binaryStart(bytes.TrimPrefix(head[:n], utf8BOM)) {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
 	}
 	var size int64 // a file's, to read it into a buffer of its size
@@ -262,7 +262,7 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 		data = bytes.ReplaceAll(data, []byte{'\r'}, []byte{'\n'})
 	}
 	head := data[:min(len(data), 8192)]
-	if bytes.IndexByte(head, 0) >= 0 {
+	if binaryStart(head) {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
 	}
 	trimmed := bytes.TrimSpace(data)
@@ -306,6 +306,19 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 	}
 	s.data = data
 	return s, nil
+}
+
+// binaryStart reports whether the head of an input holds a NUL byte
+// that makes it a binary file (a device, an image, a compressed file not
+// named): any NUL, unless the first line is a whole JSON value. After
+// such a line, a NUL is its own line's fault, a malformed record named at
+// its line (JSON allows no raw control character).
+func binaryStart(head []byte) bool {
+	if bytes.IndexByte(head, 0) < 0 {
+		return false
+	}
+	first, _, found := bytes.Cut(head, []byte{'\n'})
+	return !found || !json.Valid(first)
 }
 
 // objectLines reports whether one of the first lines of data (up to
