@@ -136,7 +136,8 @@ type SweepResult struct {
 }
 
 // Sweep replays every transcript under policy name at every grid point,
-// on workers goroutines (0: one per CPU), sharing opt.Counts. The result
+// on workers goroutines (0: one per CPU). opt's caches, when set, are
+// shared by every transcript; else each has its own. The result
 // is the same whatever the number of workers. progress, if not nil, is
 // called with the number of jobs done and the total.
 func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base map[string]string, grid []GridKey,
@@ -146,7 +147,7 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 		return nil, err
 	}
 	for _, t := range trs {
-		if err := sw.Add(t); err != nil {
+		if err := sw.Add(t, SweepCaches{}); err != nil {
 			break // Result says why
 		}
 	}
@@ -165,6 +166,10 @@ type Sweeper struct {
 	res      *SweepResult
 	progress func(done, total int)
 
+	// ownCounts and ownArtifacts say that each transcript has caches of
+	// its own, let go once its runs are done (the options held none).
+	ownCounts, ownArtifacts bool
+
 	jobs    chan sweepJob
 	stopped chan struct{} // closed when a run fails: no more jobs are taken
 	stop    sync.Once
@@ -178,8 +183,14 @@ type Sweeper struct {
 // sweptTranscript is a transcript of a sweep and its runs' summaries, one
 // per point.
 type sweptTranscript struct {
-	t    *transcript.Transcript
-	runs []Summary
+	// t and opt (the options, with t's caches) are let go when the last
+	// of t's runs is done: left counts them down, and noneTokens is then
+	// what the none policy sends of t.
+	t          *transcript.Transcript
+	opt        Options
+	left       atomic.Int64
+	noneTokens int64
+	runs       []Summary
 	// none is the none policy's run, made once when a point's policy is
 	// inert on the transcript (it replays it as none does).
 	none struct {
@@ -233,17 +244,12 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 	// Only each run's summary is kept: a sweep's memory is its points, not
 	// its points × steps.
 	opt.SummaryOnly, opt.countViolations, opt.items = true, true, &sync.Pool{}
-	if opt.Counts == nil {
-		opt.Counts = estimate.NewCache()
-	}
-	if opt.Artifacts == nil {
-		opt.Artifacts = NewArtifactCache()
-	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, MaxWorkers)
 	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress,
+		ownCounts: opt.Counts == nil, ownArtifacts: opt.Artifacts == nil,
 		jobs: make(chan sweepJob, 4*workers), stopped: make(chan struct{})}
 	for range workers {
 		sw.wg.Go(sw.work)
@@ -269,6 +275,11 @@ func (sw *Sweeper) work() {
 			continue
 		}
 		j.tr.runs[j.p] = s
+		if j.tr.left.Add(-1) == 0 {
+			tr := j.tr
+			tr.noneTokens = NoneInputTokens(tr.t, tr.opt.estimators()[0], tr.opt.Counts)
+			tr.t, tr.opt = nil, Options{}
+		}
 		if sw.progress != nil {
 			sw.progress(int(sw.done.Add(1)), int(sw.total.Load()))
 		}
@@ -286,11 +297,11 @@ func (sw *Sweeper) fail(err error) {
 // run replays job j's transcript at its point; a point whose policy is
 // inert on the transcript replays it as none does, made once.
 func (sw *Sweeper) run(j sweepJob) (Summary, error) {
-	t := j.tr.t
+	t, opt := j.tr.t, j.tr.opt
 	if in, ok := sw.policies[j.p].(window.Inert); ok && in.InertOn(t) {
 		nr := &j.tr.none
 		nr.once.Do(func() {
-			r, err := Replay(sw.ctx, t, sw.none, sw.opt)
+			r, err := Replay(sw.ctx, t, sw.none, opt)
 			if err == nil {
 				nr.sum = r.Summary
 			}
@@ -298,17 +309,57 @@ func (sw *Sweeper) run(j sweepJob) (Summary, error) {
 		})
 		return nr.sum, nr.err
 	}
-	r, err := Replay(sw.ctx, t, sw.policies[j.p], sw.opt)
+	r, err := Replay(sw.ctx, t, sw.policies[j.p], opt)
 	if err != nil {
 		return Summary{}, err
 	}
 	return r.Summary, nil
 }
 
-// Add starts t's runs, one per point. It returns an error when the sweep
-// has stopped (a run failed, or ctx is done): [Sweeper.Result] says why.
-func (sw *Sweeper) Add(t *transcript.Transcript) error {
+// SweepCaches are a transcript's caches in a sweep: made and filled by
+// [Sweeper.Prepare], or a caller's that hold the transcript's counts
+// already (nil: made by [Sweeper.Add]).
+type SweepCaches struct {
+	Counts    *estimate.Cache
+	Artifacts *ArtifactCache
+}
+
+// Prepare makes t's caches (its own, unless the sweep's options hold
+// some to share) and fills them with t's counts and artifacts on the
+// calling goroutine ([Warm]): what a reader calls as soon as it has read
+// t. It is safe for concurrent use.
+func (sw *Sweeper) Prepare(t *transcript.Transcript) SweepCaches {
+	opt := Warm(t, sw.caches())
+	return SweepCaches{opt.Counts, opt.Artifacts}
+}
+
+// caches returns the sweep's options with a transcript's caches.
+func (sw *Sweeper) caches() Options {
+	opt := sw.opt
+	if sw.ownCounts {
+		opt.Counts = estimate.NewCache()
+	}
+	if sw.ownArtifacts {
+		opt.Artifacts = NewArtifactCache()
+	}
+	return opt
+}
+
+// Add starts t's runs, one per point, with c, the caches Prepare made of
+// t (zero: made here, filled by the runs). It returns an error when the
+// sweep has stopped (a run failed, or ctx is done): [Sweeper.Result]
+// says why. The sweep keeps each run's summary; t and its caches are let
+// go once its runs are done.
+func (sw *Sweeper) Add(t *transcript.Transcript, c SweepCaches) error {
 	tr := &sweptTranscript{t: t, runs: make([]Summary, len(sw.policies))}
+	tr.opt = sw.caches()
+	if c.Counts != nil {
+		tr.opt.Counts = c.Counts
+	}
+	if c.Artifacts != nil {
+		tr.opt.Artifacts = c.Artifacts
+	}
+	tr.left.Store(int64(len(sw.policies)))
 	sw.trs = append(sw.trs, tr)
 	sw.total.Add(int64(len(sw.policies)))
 	for p := range sw.policies {
@@ -337,10 +388,10 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 	if err := sw.ctx.Err(); err != nil {
 		return nil, err
 	}
-	res, est, n := sw.res, sw.opt.estimators()[0], float64(len(sw.trs))
+	res, n := sw.res, float64(len(sw.trs))
 	var total int64
 	for _, tr := range sw.trs {
-		total += NoneInputTokens(tr.t, est, sw.opt.Counts)
+		total += tr.noneTokens
 	}
 	for p := range res.Points {
 		pt := &res.Points[p]

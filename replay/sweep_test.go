@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"weak"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -261,7 +262,7 @@ func TestSweeperStops(t *testing.T) {
 	tr := generated(t, 40)
 	added := 0
 	for range 1000 {
-		if err := sw.Add(tr); err != nil {
+		if err := sw.Add(tr, SweepCaches{}); err != nil {
 			break
 		}
 		added++
@@ -290,7 +291,7 @@ func TestSweeperWorkersBounded(t *testing.T) {
 		if started := runtime.NumGoroutine() - before; started > min(workers, MaxWorkers) {
 			t.Errorf("asked %d workers: %d goroutines started, want at most %d", workers, started, MaxWorkers)
 		}
-		if err := sw.Add(tr); err != nil {
+		if err := sw.Add(tr, SweepCaches{}); err != nil {
 			t.Fatal(err)
 		}
 		if results[workers], err = sw.Result(); err != nil {
@@ -300,4 +301,42 @@ func TestSweeperWorkersBounded(t *testing.T) {
 	if diff := cmp.Diff(results[2], results[3*MaxWorkers]); diff != "" {
 		t.Errorf("(-2 workers +%d):\n%s", 3*MaxWorkers, diff)
 	}
+}
+
+// TestSweeperLetsGo: once a transcript's runs are done, the sweep holds
+// neither it nor its caches (a sweep held every transcript to its end),
+// and its result is the one a sweep sharing one cache gives.
+func TestSweeperLetsGo(t *testing.T) {
+	grid := []GridKey{{Key: "max_messages", Values: []string{"4", "8"}}}
+	sw, err := NewSweeper(context.Background(), "aidf", nil, grid, Options{}, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone []weak.Pointer[transcript.Transcript]
+	for range 3 {
+		tr := generated(t, 30)
+		gone = append(gone, weak.Make(tr))
+		if err := sw.Add(tr, sw.Prepare(tr)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := sw.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	for i, w := range gone {
+		if w.Value() != nil {
+			t.Errorf("transcript %d still held after its runs", i)
+		}
+	}
+	shared, err := Sweep(context.Background(), []*transcript.Transcript{generated(t, 30), generated(t, 30), generated(t, 30)}, "aidf", nil, grid,
+		Options{Counts: estimate.NewCache(), Artifacts: NewArtifactCache()}, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(shared, res); diff != "" {
+		t.Errorf("(-shared caches +each its own):\n%s", diff)
+	}
+	runtime.KeepAlive(sw)
 }

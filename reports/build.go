@@ -25,8 +25,9 @@ type SweepSpec struct {
 
 // A Builder assembles a [Report] transcript by transcript: [Builder.Add]
 // measures a transcript's estimators, replays it under the policies and
-// prices the runs ([cost.Replay]); [Builder.Finish] runs the sweep over
-// every transcript added.
+// prices the runs ([cost.Replay]), and starts its runs of the sweep;
+// [Builder.Finish] waits for the sweep. A transcript and its caches are
+// let go once its runs are done: the report keeps what it draws.
 type Builder struct {
 	// Policies are the policies replayed, in the report's order.
 	Policies []window.Labeled
@@ -37,7 +38,7 @@ type Builder struct {
 	Cost cost.Options
 	// Estimators are measured against each other for the accuracy plots.
 	Estimators []estimate.Estimator
-	// Sweep, if not nil, is swept at the end.
+	// Sweep, if not nil, is swept over every transcript added.
 	Sweep *SweepSpec
 	// Notes are printed under the summary table.
 	Notes []string
@@ -47,13 +48,19 @@ type Builder struct {
 
 	once   sync.Once
 	report *Report
-	all    []*transcript.Transcript
+	// ownCounts and ownArtifacts say that each transcript has caches of
+	// its own (Replay held none).
+	ownCounts, ownArtifacts bool
+	sweeper                 *replay.Sweeper // started by the first Add
+	sweepErr                error
 }
 
 // Prepared is what [Builder.Prepare] made of a transcript, for
 // [Builder.Add].
 type Prepared struct {
 	counts *estimate.Counts // the estimators' counts; nil without Estimators
+	// caches are the transcript's replay caches (Counts, Artifacts).
+	caches replay.Options
 }
 
 func (b *Builder) init() { b.once.Do(b.setup) }
@@ -62,12 +69,7 @@ func (b *Builder) setup() {
 	if len(b.Replay.Estimators) == 0 {
 		b.Replay.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
 	}
-	if b.Replay.Counts == nil {
-		b.Replay.Counts = estimate.NewCache()
-	}
-	if b.Replay.Artifacts == nil {
-		b.Replay.Artifacts = replay.NewArtifactCache()
-	}
+	b.ownCounts, b.ownArtifacts = b.Replay.Counts == nil, b.Replay.Artifacts == nil
 	b.report = &Report{Estimator: b.Replay.Estimators[0].Name(), Notes: slices.Clone(b.Notes)}
 	for _, p := range b.Policies {
 		b.report.Policies = append(b.report.Policies, p.Label)
@@ -81,11 +83,17 @@ func (b *Builder) setup() {
 // concurrent use, with Add too.
 func (b *Builder) Prepare(t *transcript.Transcript) Prepared {
 	b.init()
-	var p Prepared
+	p := Prepared{caches: b.Replay}
+	if b.ownCounts {
+		p.caches.Counts = estimate.NewCache()
+	}
+	if b.ownArtifacts {
+		p.caches.Artifacts = replay.NewArtifactCache()
+	}
 	if len(b.Estimators) > 0 {
 		p.counts = estimate.Analyze(t, b.Estimators)
 	}
-	replay.Prepare(t, b.Replay)
+	replay.Prepare(t, p.caches)
 	return p
 }
 
@@ -94,11 +102,10 @@ func (b *Builder) Prepare(t *transcript.Transcript) Prepared {
 func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared) error {
 	b.init()
 	r := b.report
-	b.all = append(b.all, t)
+	if p.caches.Counts == nil {
+		p = b.Prepare(t)
+	}
 	if len(b.Estimators) > 0 {
-		if p.counts == nil {
-			p = b.Prepare(t)
-		}
 		r.Counts = append(r.Counts, p.counts)
 	}
 	ps := make([]window.Policy, len(b.Policies))
@@ -109,7 +116,7 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 	// The runs keep no steps: each policy's per-call series are taken as
 	// the steps are made (a run's on its own goroutine).
 	series := make([]PolicyResult, len(b.Policies))
-	ropt := b.Replay
+	ropt := p.caches
 	ropt.SummaryOnly = true
 	ropt.Observe = func(k int, st *replay.Step) error {
 		pr := &series[k]
@@ -130,7 +137,7 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 	} else if s.BillNotPriced != nil {
 		b.Warnings = append(b.Warnings, fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced))
 	}
-	none := replay.NoneInputTokens(t, b.Replay.Estimators[0], b.Replay.Counts)
+	none := replay.NoneInputTokens(t, b.Replay.Estimators[0], p.caches.Counts)
 	tr := TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls, Models: t.Models}
 	if len(s.Costs) > 0 {
 		tr.Model = s.Costs[0].Model
@@ -188,17 +195,40 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 		tr.Runs = append(tr.Runs, pr)
 	}
 	r.Transcripts = append(r.Transcripts, tr)
+	return b.sweep(ctx, t, p)
+}
+
+// sweep starts t's runs of the sweep, with t's caches (the counts its
+// replay made).
+func (b *Builder) sweep(ctx context.Context, t *transcript.Transcript, p Prepared) error {
+	if b.Sweep == nil {
+		return nil
+	}
+	if b.sweeper == nil {
+		opt := b.Replay
+		opt.Estimators = opt.Estimators[:1]
+		sw, err := replay.NewSweeper(ctx, b.Sweep.Policy, b.Sweep.Base, b.Sweep.Grid, opt, 0, nil)
+		if err != nil {
+			return err
+		}
+		b.sweeper = sw
+	}
+	if err := b.sweeper.Add(t, replay.SweepCaches{Counts: p.caches.Counts, Artifacts: p.caches.Artifacts}); err != nil {
+		_, b.sweepErr = b.sweeper.Result() // why it stopped
+		return b.sweepErr
+	}
 	return nil
 }
 
-// Finish runs the sweep over the transcripts added and returns the
+// Finish waits for the sweep over the transcripts added and returns the
 // report.
 func (b *Builder) Finish(ctx context.Context) (*Report, error) {
 	b.init()
-	if b.Sweep != nil && len(b.all) > 0 {
-		opt := b.Replay
-		opt.Estimators = opt.Estimators[:1]
-		s, err := replay.Sweep(ctx, b.all, b.Sweep.Policy, b.Sweep.Base, b.Sweep.Grid, opt, 0, nil)
+	if b.sweepErr != nil {
+		return nil, b.sweepErr
+	}
+	if b.sweeper != nil {
+		s, err := b.sweeper.Result()
 		if err != nil {
 			return nil, err
 		}

@@ -127,7 +127,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if sum == nil {
 		sum = &summarize.Mock{}
 	}
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(), Prices: opts.Prices, SummaryOnly: true}
+	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: opts.Prices, SummaryOnly: true}
 	copt := cost.Options{Prices: opts.Prices, Model: cfg.Model}
 	res := &Result{Estimator: est.Name(), Cases: []Case{}, Warnings: []string{}}
 	// A file of the suite that holds no transcript is an error, never a
@@ -147,7 +147,11 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		for k, lp := range policies {
 			ps[k] = lp.Policy
 		}
-		s, err := cost.Replay(ctx, t, ps, ropt, copt)
+		// Caches of t's own, let go with it: memory is a transcript's,
+		// not the suite's.
+		topt := ropt
+		topt.Counts, topt.Artifacts = estimate.NewCache(), replay.NewArtifactCache()
+		s, err := cost.Replay(ctx, t, ps, topt, copt)
 		if err != nil {
 			return err
 		}

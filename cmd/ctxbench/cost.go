@@ -68,7 +68,8 @@ type costRun struct {
 	pols []window.Labeled
 	// replayOptions returns the replays' options, made once: the
 	// estimator's tables load when a transcript is first replayed, and
-	// the bill alone counts no token.
+	// the bill alone counts no token. Their caches are each
+	// transcript's own ([costRun.caches]).
 	replayOptions func() (replay.Options, error)
 	copt          cost.Options
 	ledger        cost.Ledger
@@ -91,19 +92,20 @@ func (c *costCmd) Run(e *env) error {
 	}
 	// Each transcript's counts are made by the goroutine that read it,
 	// while the ones before it are priced.
-	prepare := func(t *transcript.Transcript) struct{} {
+	prepare := func(t *transcript.Transcript) replay.Options {
 		if r.billOnly() || r.fromBill(t) {
-			return struct{}{}
+			return replay.Options{}
 		}
-		if ropt, err := r.replayOptions(); err == nil {
+		ropt, err := r.caches()
+		if err == nil {
 			replay.Prepare(t, ropt)
 		}
-		return struct{}{}
+		return ropt
 	}
 	paths := c.paths(e)
 	// Read for the bill alone, a Claude Code line keeps no content.
 	c.inputFlags.measure = r.billOnly() || r.recordedAlone()
-	if _, err = readPrepared(e, paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, _ struct{}) error { return r.transcript(t) }); err != nil {
+	if _, err = readPrepared(e, paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, ropt replay.Options) error { return r.transcript(t, ropt) }); err != nil {
 		return err
 	}
 	if len(r.res.Transcripts) == 0 && len(r.ledger.Sessions) == 0 && len(r.res.NotPriced) == 0 && r.res.OutOfRange == 0 {
@@ -169,8 +171,7 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 			if err != nil {
 				return replay.Options{}, fmt.Errorf("--estimator: %w", err)
 			}
-			return replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache(),
-				Prices: prices, SummaryOnly: true, NoRetention: true}, nil
+			return replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices, SummaryOnly: true, NoRetention: true}, nil
 		}),
 		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim, FitCalls: c.FitCalls},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},
@@ -197,8 +198,19 @@ func (r *costRun) fromBill(t *transcript.Transcript) bool {
 	return r.recordedAlone() && (cost.HasBill(t) || t.Format == transcript.FormatClaudeCode)
 }
 
-// transcript prices t's policies and adds its bill to the ledger.
-func (r *costRun) transcript(t *transcript.Transcript) error {
+// caches returns the replays' options with new caches (Counts,
+// Artifacts) for one transcript: shared by its policies and let go with
+// it, so that memory is the transcripts' read ahead, not the folder's.
+func (r *costRun) caches() (replay.Options, error) {
+	ropt, err := r.replayOptions()
+	ropt.Counts, ropt.Artifacts = estimate.NewCache(), replay.NewArtifactCache()
+	return ropt, err
+}
+
+// transcript prices t's policies and adds its bill to the ledger; ropt
+// holds t's caches ([costRun.caches]), or none when t is priced from
+// its bill.
+func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) error {
 	e := r.e
 	if !r.ledger.InRange(t) {
 		r.res.OutOfRange++
@@ -224,8 +236,7 @@ func (r *costRun) transcript(t *transcript.Transcript) error {
 			return err
 		}
 	} else {
-		ropt, err := r.replayOptions()
-		if err != nil {
+		if _, err := r.replayOptions(); err != nil {
 			return err
 		}
 		c, s, err := cost.Compare(e.ctx, t, r.pols, ropt, r.copt)

@@ -58,7 +58,7 @@ func (c *sweepCmd) Run(e *env) error {
 	}
 	// Each transcript's runs start as soon as it is read, while the next
 	// ones are read.
-	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()}
+	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum}
 	progress, stop := progressBar(e.stderr)
 	sw, err := replay.NewSweeper(e.ctx, p.Name(), window.Changed(p), grid, opt, c.Workers, progress)
 	if err != nil {
@@ -66,13 +66,11 @@ func (c *sweepCmd) Run(e *env) error {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	trs := 0
-	// Its counts and retention artifacts are made by the goroutine that
-	// read it (a sweep keeps every transcript, and their artifacts, to the
-	// end).
-	prepare := func(t *transcript.Transcript) struct{} { replay.Warm(t, opt); return struct{}{} }
-	_, rerr := readPrepared(e, c.Paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, _ struct{}) error {
+	// Its counts and retention artifacts, in caches of its own let go
+	// with it, are made by the goroutine that read it.
+	_, rerr := readPrepared(e, c.Paths, c.inputFlags, true, sw.Prepare, func(t *transcript.Transcript, caches replay.SweepCaches) error {
 		trs++
-		return sw.Add(t)
+		return sw.Add(t, caches)
 	})
 	res, err := sw.Result()
 	stop()
