@@ -18,7 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
+	"flag"
 	"strings"
 	"sync"
 	"syscall"
@@ -228,20 +228,8 @@ func TestHostileInputs(t *testing.T) {
 		{"inspect, 65 MB of small records", []string{"inspect", tiny}, 0, "calls", gb / 2, time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(bin, tc.args...)
 			var out strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &out
-			debug.FreeOSMemory() // the child's peak RSS starts from this process's
-			start := time.Now()
-			err := cmd.Run()
-			took := time.Since(start)
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+			code, took, rss := launch(t, &out, bin, tc.args...)
 			first, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
 			fmt.Printf("%-32s %6.2fs %6d MB exit %d  %.90s\n", tc.name, took.Seconds(), rss>>10, code, first)
 			if code != tc.exit && !(tc.exit == 0 && code == 1) || !strings.Contains(out.String(), tc.says) {
@@ -307,4 +295,65 @@ func TestHostileKill(t *testing.T) {
 			t.Errorf("%v: %d files left in TMPDIR, the first %s", sig, len(left), left[0].Name())
 		}
 	}
+}
+
+// launch runs bin with args through this test binary started afresh
+// (TestHostileLaunch), and returns its exit status, wall time and peak
+// RSS in KiB. Started from this process, a command's peak RSS would count
+// this process's peak: Linux records the shared memory's high water mark
+// at exec, and Go starts children with vfork.
+func launch(t *testing.T, out io.Writer, bin string, args ...string) (int, time.Duration, int64) {
+	t.Helper()
+	measured := filepath.Join(t.TempDir(), "measured")
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHostileLaunch$", "--", bin}, args...)...)
+	cmd.Env = append(os.Environ(), "CTXBENCH_LAUNCH="+measured)
+	cmd.Stdout, cmd.Stderr = out, out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var ns, kib int64
+	b, err := os.ReadFile(measured)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Sscan(string(b), &ns, &kib); err != nil {
+		t.Fatalf("the launcher's measure %q: %v", b, err)
+	}
+	return code, time.Duration(ns), kib
+}
+
+// TestHostileLaunch is the launcher of launch when CTXBENCH_LAUNCH names
+// the file for its measure: it runs the command after "--", writes its
+// wall time (ns) and peak RSS (KiB) there, and exits with its status.
+func TestHostileLaunch(t *testing.T) {
+	measured := os.Getenv("CTXBENCH_LAUNCH")
+	if measured == "" {
+		t.Skip("the launcher of the other tests")
+	}
+	args := flag.Args()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	var kib int64
+	if cmd.ProcessState != nil {
+		kib = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	}
+	if werr := os.WriteFile(measured, fmt.Appendf(nil, "%d %d\n", took.Nanoseconds(), kib), 0o600); werr != nil {
+		fmt.Fprintln(os.Stderr, werr)
+		os.Exit(125)
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		os.Exit(ee.ExitCode())
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(125)
+	}
+	os.Exit(0)
 }
