@@ -289,6 +289,15 @@ func run() error {
 	}
 	figs = append(figs, fig)
 
+	// 14. Memory over a folder of sessions, bounded by the largest.
+	for _, f := range fleets {
+		fig, err = fleetMemory(bin, tmp, f)
+		if err != nil {
+			return err
+		}
+		figs = append(figs, fig)
+	}
+
 	var b bytes.Buffer
 	table(&b, figs)
 	if *out == "" {
@@ -766,5 +775,78 @@ func apiEditsMemory(bin, tmp string) (figure, error) {
 		target:   "≤ 4.5× each", ok: ok,
 		commands: []string{"ctxbench gen --calls 4000 --tool-ratio 1 -o tools4000.jsonl (and 1000)",
 			"ctxbench replay --policy P tools4000.jsonl, P each of " + strings.Join(apiEdits, ", ")},
+	}, nil
+}
+
+// A fleet is a folder of generated sessions for the fleet figures.
+type fleet struct {
+	name            string
+	sessions, calls int
+}
+
+// fleets are the folders of figure 14: a few long sessions, and many
+// short ones.
+var fleets = []fleet{{"16 sessions of 20,000 calls", 16, 20000}, {"2,000 sessions of 200 calls", 2000, 200}}
+
+// fleetMemory measures the peak RSS of each command over a folder of
+// generated sessions, against 3 × the largest session + 100 MB (figure
+// 9's bound for one session): a command holds a session, and what it
+// keeps of the others, not the folder. Each session is its own seed.
+// The report keeps each session's per-call series (what it draws), and
+// draws with about 100 MB on one session alone.
+func fleetMemory(bin, tmp string, f fleet) (figure, error) {
+	dir := filepath.Join(tmp, fmt.Sprintf("fleet%d", f.sessions))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return figure{}, err
+	}
+	defer os.RemoveAll(dir)
+	var total, largest int64
+	for i := range f.sessions {
+		path := filepath.Join(dir, fmt.Sprintf("s%04d.jsonl", i))
+		if err := sh(bin, "gen", "--calls", fmt.Sprint(f.calls), "--seed", fmt.Sprint(i+1), "-o", path); err != nil {
+			return figure{}, err
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return figure{}, err
+		}
+		total += st.Size()
+		largest = max(largest, st.Size())
+	}
+	suite := filepath.Join(tmp, "fleet.yaml")
+	if err := os.WriteFile(suite, []byte(fmt.Sprintf("transcripts: [%q]\npolicies: [none, \"aidf:max_messages=30\", prune]\n", filepath.Join(filepath.Base(dir), "*.jsonl"))), 0o644); err != nil {
+		return figure{}, err
+	}
+	three := []string{"--policy", "none", "--policy", "aidf:max_messages=30", "--policy", "prune"}
+	limit := 3*largest + 100<<20
+	var parts []string
+	ok := true
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"inspect", []string{"inspect", dir}},
+		{"replay", slices.Concat([]string{"replay"}, three, []string{dir})},
+		{"cost", slices.Concat([]string{"cost"}, three, []string{dir})},
+		{"check", []string{"check", "--update", "--accept", "--config", suite}},
+		{"sweep", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=10,30", dir}},
+		{"report", slices.Concat([]string{"report", "--out", filepath.Join(tmp, "fleet-report")}, three, []string{dir})},
+	} {
+		d, peak, err := timeCmd(1, bin, c.args...)
+		if err != nil {
+			return figure{}, err
+		}
+		parts = append(parts, fmt.Sprintf("%s %d MB (%.0f s)", c.name, peak>>20, d.Seconds()))
+		ok = ok && peak < limit
+	}
+	os.RemoveAll(filepath.Join(tmp, "fleet-report"))
+	return figure{
+		name:     fmt.Sprintf("Peak RSS of each command over %s (%.0f MB; the largest %.1f MB)", f.name, float64(total)/(1<<20), float64(largest)/(1<<20)),
+		measured: strings.Join(parts, "; "),
+		target:   fmt.Sprintf("< 3 × largest + 100 MB = %d MB", limit>>20), ok: ok,
+		commands: []string{fmt.Sprintf("ctxbench gen --calls %d --seed N -o fleet/sN.jsonl, N = 1 to %d", f.calls, f.sessions),
+			"ctxbench inspect fleet", "ctxbench replay --policy none --policy aidf:max_messages=30 --policy prune fleet", "ctxbench cost (the same policies)",
+			"ctxbench check --update --accept --config fleet.yaml (the same policies)", "ctxbench sweep --policy aidf --grid max_messages=10,30 fleet",
+			"ctxbench report --out fleet-report (the same policies) fleet"},
 	}, nil
 }
