@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/summarize"
@@ -71,7 +72,7 @@ func init() {
 		Models: "@anthropic-ai/claude-code@2.1.39, @2.0.21", Held: "table tests quoting its cli.js, and the compactions the corpus recorded (estimate's self-check)",
 		Summary: "Claude Code's auto-compact at the effective window − 13,000 (the whole conversation summarized), and its microcompact of old tool results",
 		Params: []Param{
-			enumParam("version", "recorded", append([]string{"recorded"}, claudeCodeVersions...), "the Claude Code version modelled; recorded: the one that recorded the transcript, else the newest modelled"),
+			enumParam("version", "recorded", append([]string{"recorded"}, claudeCodeVersions...), "the Claude Code version modelled; recorded: the rules of the version that recorded it (2.1.21 on: 2.1.39; before: 2.0.21; none: 2.1.39)"),
 			intParam("context_window", 200_000, 1, none, "the model's context window as Claude Code sets it (200,000; 1,000,000 for a [1m] model)"),
 			intParam("max_output_tokens", 32_000, 1, none, "CLAUDE_CODE_MAX_OUTPUT_TOKENS"),
 			floatParam("autocompact_pct", 0, 0, 100, false, "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (0: unset)"),
@@ -149,19 +150,73 @@ type ccCall struct {
 	faithful     bool
 }
 
+// ccModelledFor returns the modelled version that replays a transcript
+// Claude Code version recorded: the one whose rules that version runs
+// (ccVersionLines); with no version, or one that does not read as
+// major.minor.patch, the newest.
+func ccModelledFor(recorded string) string {
+	v, ok := semver(recorded)
+	if !ok {
+		return claudeCodeVersions[0]
+	}
+	for _, l := range ccVersionLines {
+		if from, _ := semver(l.from); !semverLess(v, from) {
+			return l.modelled
+		}
+	}
+	return claudeCodeVersions[len(claudeCodeVersions)-1]
+}
+
+// ccVersionLines are the versions each modelled version replays, newest
+// first: from a version on, until the next line's. The line is where the
+// auto-compact threshold's output reserve changed, read from the
+// packages' cli.js: up to 2.1.20 the reserve is the model's max output
+// (2.0.21's rule: 155,000 on a 200,000 window); from 2.1.21 it is at most
+// 20,000 (Math.min(maxOutput, 20000), 2.1.39's rule: 167,000). Checked
+// in 2.0.21, 2.0.76, 2.0.77, 2.1.0, 2.1.20 and 2.1.21, 2.1.23, 2.1.29,
+// 2.1.33, 2.1.38, 2.1.39; the versions' other rules are taken to be their
+// line's.
+var ccVersionLines = []struct{ from, modelled string }{
+	{"2.1.21", "2.1.39"},
+	{"0.0.0", "2.0.21"},
+}
+
+// semver reads "major.minor.patch" (a suffix after the patch, as in
+// "2.1.39-beta", is left out).
+func semver(s string) ([3]int, bool) {
+	var v [3]int
+	parts := strings.SplitN(s, ".", 3)
+	if len(parts) != 3 {
+		return v, false
+	}
+	parts[2], _, _ = strings.Cut(parts[2], "-")
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return v, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+func semverLess(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
 func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 	if cs, ok := st.data.(*ccState); ok {
 		return cs
 	}
 	cs := &ccState{version: p.version, names: map[string]string{}, fits: lineFits{}}
 	if cs.version == "recorded" {
-		cs.version = claudeCodeVersions[0]
 		v := env.Transcript.AgentVersion
-		for _, m := range claudeCodeVersions {
-			if v == m {
-				cs.version = m
-			}
-		}
+		cs.version = ccModelledFor(v)
 		// Said once per session file, of Claude Code's own transcripts:
 		// another agent's records no Claude Code version to match.
 		t := env.Transcript

@@ -1,7 +1,9 @@
 package window
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,5 +237,52 @@ func TestMicrocompactWideTurnLinear(t *testing.T) {
 	t.Logf("1,000 tools %v, 8,000 tools %v (%.1fx)", small, large, float64(large)/float64(small))
 	if large > 24*small {
 		t.Errorf("8,000 tools took %v, %.1f times 1,000's %v: want at most 24", large, float64(large)/float64(small), small)
+	}
+}
+
+// TestClaudeCodeVersionFallback: a recorded version that is not modelled
+// replays as the modelled version whose rules it runs (2.0.76 runs
+// 2.0.21's auto-compact threshold, 155,000, where it was replayed as
+// 2.1.39's, 167,000: one call late). The line between them, read from the
+// packages' cli.js: 2.1.20 reserves the model's max output, 2.1.21
+// Math.min(maxOutput, 20000).
+func TestClaudeCodeVersionFallback(t *testing.T) {
+	for _, tc := range []struct{ recorded, want string }{
+		{"2.1.39", "2.1.39"}, {"2.0.21", "2.0.21"},
+		{"2.0.76", "2.0.21"}, {"2.0.77", "2.0.21"}, {"2.1.0", "2.0.21"}, {"2.1.20", "2.0.21"},
+		{"2.1.21", "2.1.39"}, {"2.1.38", "2.1.39"}, {"2.1.50", "2.1.39"}, {"3.0.0", "2.1.39"},
+		{"2.1.39-beta.1", "2.1.39"}, {"1.0.128", "2.0.21"}, {"2.0.20", "2.0.21"},
+		{"", "2.1.39"}, {"unknown", "2.1.39"}, {"2.1", "2.1.39"},
+	} {
+		if got := ccModelledFor(tc.recorded); got != tc.want {
+			t.Errorf("recorded %q: replayed as %s, want %s", tc.recorded, got, tc.want)
+		}
+	}
+	// A session recorded by 2.0.76 replays as version=2.0.21 does, and
+	// apart from 2.1.39 (the generated session crosses both thresholds).
+	tr := generated(t, 400, 7)
+	tr.AgentVersion = "2.0.76"
+	// Each call's decision: the ids sent, the clears and what fired.
+	steps := func(spec string) []string {
+		var out []string
+		driveEach(t, mustPolicy(t, spec), tr, &Env{Transcript: tr}, func(_, _ int, s Step, _ *State) {
+			var ids []string
+			for _, it := range s.History {
+				ids = append(ids, it.ID)
+			}
+			fired := ""
+			if s.Fired != nil {
+				fired = fmt.Sprintf("%s at %d", s.Fired.What, s.Fired.Before)
+			}
+			out = append(out, fmt.Sprintf("%s | cut %v | %s", strings.Join(ids, " "), s.Truncated, fired))
+		})
+		return out
+	}
+	recorded, old, cur := steps("claude-code"), steps("claude-code:version=2.0.21"), steps("claude-code:version=2.1.39")
+	if diff := cmp.Diff(old, recorded); diff != "" {
+		t.Errorf("2.0.76 replayed unlike 2.0.21 (-2.0.21 +recorded):\n%.2000s", diff)
+	}
+	if slices.Equal(old, cur) {
+		t.Fatal("the session does not tell 2.0.21 from 2.1.39")
 	}
 }
