@@ -526,6 +526,15 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   they redo that work on the whole history at every call (the figure
   gives both times). Their memory is linear: an edited message is copied
   when its edit changes, not at every request.
+- **Memory over many sessions** (figures 14 and 15): each session's
+  caches are let go when its runs end, and the report's sweep runs as
+  sessions are added, so inspect, replay and check hold about the
+  largest session and what is read ahead. What is not yet bounded is
+  what a command keeps of every session for its output: cost its
+  per-session comparison, the report each session's measures and
+  per-call series, written at the end; and a sweep keeps the sessions
+  whose runs are queued for its workers (four runs a worker), several
+  long sessions at once.
 - **prune and gemini-cli** hold more than the other policies on long
   sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
 - **Memory on a long session** is held within the target by the
