@@ -513,6 +513,14 @@ func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy
 	return runs, nil
 }
 
+// TranscriptCaches returns opt with new caches (Counts, Artifacts) for
+// one transcript: shared by its runs and let go with it, so that memory
+// is a transcript's, not a folder's.
+func TranscriptCaches(opt Options) Options {
+	opt.Counts, opt.Artifacts = estimate.NewCache(), NewArtifactCache()
+	return opt
+}
+
 // MaxWorkers is the most runs a sweep or [ReplayAll] makes at once,
 // whatever it is asked: enough to wait on a summarizing provider many
 // calls at a time, few enough that the workers' queue and their runs'

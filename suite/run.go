@@ -147,11 +147,8 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		for k, lp := range policies {
 			ps[k] = lp.Policy
 		}
-		// Caches of t's own, let go with it: memory is a transcript's,
-		// not the suite's.
-		topt := ropt
-		topt.Counts, topt.Artifacts = estimate.NewCache(), replay.NewArtifactCache()
-		s, err := cost.Replay(ctx, t, ps, topt, copt)
+		// Caches of t's own, let go with it.
+		s, err := cost.Replay(ctx, t, ps, replay.TranscriptCaches(ropt), copt)
 		if err != nil {
 			return err
 		}

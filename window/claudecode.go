@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -160,7 +161,7 @@ func ccModelledFor(recorded string) string {
 		return claudeCodeVersions[0]
 	}
 	for _, l := range ccVersionLines {
-		if from, _ := semver(l.from); !semverLess(v, from) {
+		if from, _ := semver(l.from); slices.Compare(v[:], from[:]) >= 0 {
 			return l.modelled
 		}
 	}
@@ -198,15 +199,6 @@ func semver(s string) ([3]int, bool) {
 		v[i] = n
 	}
 	return v, true
-}
-
-func semverLess(a, b [3]int) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return false
 }
 
 func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {

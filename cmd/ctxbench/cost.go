@@ -203,8 +203,7 @@ func (r *costRun) fromBill(t *transcript.Transcript) bool {
 // it, so that memory is the transcripts' read ahead, not the folder's.
 func (r *costRun) caches() (replay.Options, error) {
 	ropt, err := r.replayOptions()
-	ropt.Counts, ropt.Artifacts = estimate.NewCache(), replay.NewArtifactCache()
-	return ropt, err
+	return replay.TranscriptCaches(ropt), err
 }
 
 // transcript prices t's policies and adds its bill to the ledger; ropt

@@ -10,6 +10,7 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"flag"
 	"strings"
 	"sync"
 	"syscall"
@@ -156,10 +156,7 @@ func status(code int, body string) func(w http.ResponseWriter, r *http.Request) 
 // clear error (or its count), within 3 GB.
 func TestHostileInputs(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin := buildCommand(t, dir)
 	x16 := filepath.Join(dir, "x16")
 	if err := os.WriteFile(x16, []byte(strings.Repeat("x", 16<<20)), 0o600); err != nil {
 		t.Fatal(err)
@@ -271,10 +268,7 @@ func wideTurn(t *testing.T, dir string, n int) string {
 // looks in its temporary directory: its spool files are gone with it.
 func TestHostileKill(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin := buildCommand(t, dir)
 	session := filepath.Join(dir, "s.jsonl")
 	if out, err := exec.Command(bin, "gen", "--calls", "20000", "-o", session).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -356,4 +350,14 @@ func TestHostileLaunch(t *testing.T) {
 		os.Exit(125)
 	}
 	os.Exit(0)
+}
+
+// buildCommand builds the command into dir and returns its path.
+func buildCommand(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "ctxbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return bin
 }

@@ -253,7 +253,7 @@ func (sp *replaySpools) finish() error {
 // Artifacts): shared by its policies, and let go with it, so memory is the
 // transcripts' read ahead, not the corpus's.
 func (s *replaySetup) caches() replay.Options {
-	return replay.Options{Estimators: s.estimators, Counts: estimate.NewCache(), Artifacts: replay.NewArtifactCache()}
+	return replay.TranscriptCaches(replay.Options{Estimators: s.estimators})
 }
 
 // replay replays t under the setup's policies with caches, its own
