@@ -23,8 +23,9 @@ import (
 // text and functionResponse {id, name, response: {output}} parts; model:
 // thought, text and functionCall parts — and the history sent strips
 // thoughts (the first functionCall of a model content that had one gets
-// the synthetic thoughtSignature) and coalesces consecutive contents of
-// one role.
+// the synthetic thoughtSignature), drops the contents left with no part
+// (a model turn of nothing but thoughts, which an interrupted call
+// leaves), and coalesces consecutive contents of one role.
 //
 // Before each call, with the history up to the previous response:
 //
@@ -273,12 +274,20 @@ type gemPartOf struct {
 	truncated bool
 }
 
-// gemContents returns the contents of items (no system message),
-// consecutive ones of one role coalesced.
+// gemContents returns the contents of items (no system message): a
+// message with no part is left out, as stripThoughts leaves it out, and
+// consecutive ones of one role are coalesced.
 func gemContents(items []Item, names map[string]string) []gemContent {
 	var out []gemContent
 	for _, it := range items {
 		v := gemView(it.Msg, names)
+		if len(v.parts) == 0 {
+			// stripThoughts drops a content left with no parts (a model
+			// turn of nothing but thoughts, a user message of an image):
+			// the contents on either side may coalesce, and the message
+			// is not in the history a compression keeps.
+			continue
+		}
 		if n := len(out); n == 0 || out[n-1].model != v.model {
 			out = append(out, gemContent{model: v.model})
 		}
