@@ -69,7 +69,7 @@ const maxScanDepth = 500
 var (
 	ccLineFields = []string{"type", "subtype", "message", "sessionId", "session_id", "uuid", "parentUuid", "requestId",
 		"agentId", "parent_tool_use_id", "isSidechain", "isCompactSummary", "compactMetadata", "compact_metadata",
-		"model", "version", "claude_code_version", "timestamp", "usage", "total_cost_usd", "modelUsage"}
+		"microcompactMetadata", "model", "version", "claude_code_version", "timestamp", "usage", "total_cost_usd", "modelUsage"}
 	ccMessageFields = []string{"timestamp", "id", "role", "model", "content", "usage"}
 	ccBlockFields   = []string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error"}
 	ccUsageFields   = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "cache_creation"}
@@ -117,7 +117,7 @@ func (s *ccScanner) line(raw []byte, l *ccLine, m *ccMessage) (msg, ok bool) {
 		case "message":
 			f, msg = 1<<15, true
 			s.message(m)
-		case "compactMetadata", "compact_metadata", "usage", "total_cost_usd", "modelUsage":
+		case "compactMetadata", "compact_metadata", "microcompactMetadata", "usage", "total_cost_usd", "modelUsage":
 			f, s.bad = 1<<16, true // system and result lines: read in stages
 		}
 		return f

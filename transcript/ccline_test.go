@@ -114,9 +114,9 @@ func checkOnePass(t *testing.T, raw []byte) bool {
 // TestClaudeCodeOnePassReadsTheSame: every line of every corpus and
 // testdata file that the one pass decodes, it decodes as the staged
 // decoders do; and it decodes nearly every line of the Claude Code
-// sessions (it gives up on system lines with compaction metadata and
-// stream-json results alone). TestFastDecodeReadsTheSame compares the
-// transcripts whole.
+// sessions (it gives up on system lines with compaction or microcompact
+// metadata and stream-json results alone). TestFastDecodeReadsTheSame
+// compares the transcripts whole.
 func TestClaudeCodeOnePassReadsTheSame(t *testing.T) {
 	var lines, decoded, ccLines, ccDecoded int
 	for _, in := range inputFiles(t) {
@@ -140,7 +140,7 @@ func TestClaudeCodeOnePassReadsTheSame(t *testing.T) {
 				ccLines++
 				if ok {
 					ccDecoded++
-				} else if !bytes.Contains(l, []byte(`"compact_boundary"`)) && !bytes.Contains(l, []byte(`"type":"result"`)) {
+				} else if !bytes.Contains(l, []byte(`"compact_boundary"`)) && !bytes.Contains(l, []byte(`"microcompact_boundary"`)) && !bytes.Contains(l, []byte(`"type":"result"`)) {
 					t.Errorf("%s: one pass gave up on %.300s", f, l)
 				}
 			}

@@ -30,6 +30,12 @@ type ccLine struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int64  `json:"pre_tokens"`
 	} `json:"compact_metadata"`
+	MicrocompactMetadata *struct {
+		Trigger          string   `json:"trigger"`
+		PreTokens        int64    `json:"preTokens"`
+		TokensSaved      int64    `json:"tokensSaved"`
+		CompactedToolIDs []string `json:"compactedToolIds"`
+	} `json:"microcompactMetadata"`
 	Model        string          `json:"model"`
 	Version      string          `json:"version"`
 	VersionSDK   string          `json:"claude_code_version"`
@@ -323,6 +329,12 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 			}
 			t.Compactions = append(t.Compactions, c)
 			b.pending = len(t.Compactions) - 1
+		case "microcompact_boundary":
+			c := Clearing{Index: len(t.Messages), Pos: pos}
+			if md := l.MicrocompactMetadata; md != nil {
+				c.Trigger, c.PreTokens, c.TokensSaved, c.ToolIDs = md.Trigger, md.PreTokens, md.TokensSaved, md.CompactedToolIDs
+			}
+			t.Clearings = append(t.Clearings, c)
 		case "init":
 			t.addModel(l.Model)
 		case "":

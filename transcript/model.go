@@ -232,6 +232,25 @@ type Compaction struct {
 	Pos     Pos      `json:"pos"`
 }
 
+// A Clearing is a clearing of old tool results the agent recorded
+// (Claude Code's microcompact_boundary, which its session files hold
+// from 2.1.8 on and its Agent SDK stream-json does not pass on): a
+// marker, not history. From then on the agent sent the results of the
+// tool uses ToolIDs cleared.
+type Clearing struct {
+	// Index is the number of messages of [Transcript.Messages] that came
+	// before the clearing.
+	Index int `json:"index"`
+	// Trigger is "auto" or "manual"; PreTokens the tool results' tokens
+	// before, and TokensSaved what clearing them saved, as the agent
+	// estimated them.
+	Trigger     string   `json:"trigger,omitempty"`
+	PreTokens   int64    `json:"pre_tokens,omitempty"`
+	TokensSaved int64    `json:"tokens_saved,omitempty"`
+	ToolIDs     []string `json:"tool_ids,omitempty"`
+	Pos         Pos      `json:"pos"`
+}
+
 // A Rollback is the user's undoing of the last turns (Codex's
 // thread_rolled_back): a marker, not history. From then on the agent
 // sent its history without Messages[From:Index]; the calls among them
@@ -269,6 +288,8 @@ type Transcript struct {
 	Models      []string     `json:"models,omitempty"`
 	Messages    []Message    `json:"messages"`
 	Compactions []Compaction `json:"compactions,omitempty"`
+	// Clearings are the clearings of old tool results the agent recorded.
+	Clearings []Clearing `json:"clearings,omitempty"`
 	// Rollbacks are the turns the user undid, in order.
 	Rollbacks []Rollback `json:"rollbacks,omitempty"`
 	// Calls is the number of recorded API calls, counted as the format

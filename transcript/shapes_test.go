@@ -263,3 +263,21 @@ func TestSplitResponseIsOneCall(t *testing.T) {
 		t.Errorf("msg_1: %+v", m)
 	}
 }
+
+// TestMicrocompactBoundary: Claude Code's record of a microcompact (a
+// system line of subtype microcompact_boundary) is a clearing at its
+// place among the messages, with what the agent recorded of it; it is
+// not a skipped line.
+func TestMicrocompactBoundary(t *testing.T) {
+	tr := readTestdata(t, "claude-code-microcompact.jsonl")[0]
+	want := []Clearing{{Index: 11, Trigger: "auto", PreTokens: 55_000, TokensSaved: 22_000, ToolIDs: []string{"toolu_00", "toolu_01"}}}
+	if diff := cmp.Diff(want, tr.Clearings, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Pos" }, cmp.Ignore())); diff != "" {
+		t.Errorf("clearings (-want +got):\n%s", diff)
+	}
+	if pos := tr.Clearings[0].Pos; pos.Line != 12 {
+		t.Errorf("clearing at line %d, want 12", pos.Line)
+	}
+	if n := tr.Skipped["system/microcompact_boundary"]; n != 0 || tr.Calls != 6 {
+		t.Errorf("%d microcompact_boundary lines skipped, %d calls", n, tr.Calls)
+	}
+}
