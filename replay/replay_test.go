@@ -250,25 +250,32 @@ func TestWindowDefaultsToModel(t *testing.T) {
 // what it recorded counting: exactly, on a session file (2.1.39); on an
 // Agent SDK stream-json log (2.0.21) 1,063 tokens less, because such a log
 // records each call's output as streamed when the event was written, not
-// its final count, which Claude Code added.
+// its final count, which Claude Code added. From each compaction on,
+// starting from the summary Claude Code recorded, it compacts no more
+// than Claude Code did.
 func TestClaudeCodeSelfCheck(t *testing.T) {
-	want := map[string]CompactionCheck{
-		"8463c716-a2ea-4c14-9efa-87158ebd9f20": {Call: 71, PreTokens: 167_731, Trigger: "auto", Fired: 71, Counted: 167_731},
-		"61beb03b-602c-47f2-92cd-caefb485cf4b": {Call: 13, PreTokens: 156_732, Trigger: "auto", Fired: 13, Counted: 155_669},
+	want := map[string][]CompactionCheck{
+		"8463c716-a2ea-4c14-9efa-87158ebd9f20": {{From: 0, Call: 71, PreTokens: 167_731, Trigger: "auto", Fired: 71, Counted: 167_731}},
+		"61beb03b-602c-47f2-92cd-caefb485cf4b": {{From: 0, Call: 13, PreTokens: 156_732, Trigger: "auto", Fired: 13, Counted: 155_669}},
 	}
-	got := map[string]CompactionCheck{}
+	got := map[string][]CompactionCheck{}
 	for _, tr := range corpus(t) {
 		if len(tr.Compactions) == 0 {
 			continue
 		}
-		run, err := Replay(context.Background(), tr, must(t, "claude-code"), Options{SummaryOnly: true})
+		p := must(t, "claude-code")
+		run, err := Replay(context.Background(), tr, p, Options{SummaryOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c, ok := CheckCompaction(tr, run, "auto-compact"); ok {
-			got[tr.ID] = c
+		checks, err := CheckCompactions(context.Background(), tr, run, p, "auto-compact", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range checks {
+			got[tr.ID] = append(got[tr.ID], c)
 			if !c.Agrees() {
-				t.Errorf("%s: claude-code compacted at call %d, Claude Code before call %d", tr.ID, c.Fired, c.Call)
+				t.Errorf("%s: from call %d, claude-code compacted at call %d, Claude Code before call %d", tr.ID, c.From, c.Fired, c.Call)
 			}
 		}
 	}

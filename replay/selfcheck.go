@@ -1,58 +1,135 @@
 package replay
 
 import (
+	"context"
+
+	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
 )
 
 // A CompactionCheck holds a policy to the agent that recorded a
-// transcript: whether it compacted at the call at which the agent did,
-// having counted what the agent counted. Only the first compaction can be
-// held to it: after it, the policy's history (its own summary) is no
-// longer the agent's.
+// transcript over one part of it: from the start, or from a compaction
+// the agent recorded, to its next compaction or the end. Within a part
+// the policy and the agent start from the same history — the first part
+// from nothing, a later one from the summary the agent recorded and the
+// messages after it — so each compaction the agent recorded can be held
+// to the policy, and the policy to the parts where the agent did not
+// compact.
 type CompactionCheck struct {
-	// Call is the call the agent made first after compacting; PreTokens
-	// and Trigger what it recorded of the compaction (its count before,
-	// "auto" or "manual").
+	// From is the part's first call.
+	From int `json:"from"`
+	// Call is the call the agent made first after compacting, at the end
+	// of the part (-1: it did not compact again); PreTokens and Trigger
+	// what it recorded of the compaction (its count before, "auto" or
+	// "manual").
 	Call      int    `json:"call"`
-	PreTokens int64  `json:"pre_tokens"`
-	Trigger   string `json:"trigger"`
-	// Fired is the first call at which the policy compacted (-1: never),
-	// and Counted what it counted then.
+	PreTokens int64  `json:"pre_tokens,omitempty"`
+	Trigger   string `json:"trigger,omitempty"`
+	// Fired is the first call of the part at which the policy compacted
+	// (-1: none), and Counted what it counted then.
 	Fired   int `json:"fired"`
 	Counted int `json:"counted"`
 }
 
-// Agrees reports whether the policy compacted at the agent's call.
-func (c CompactionCheck) Agrees() bool { return c.Fired == c.Call }
+// Agrees reports whether the policy compacted where the agent compacted
+// by itself, and did not where the agent did not: before a compaction
+// made by hand, or in the part after the agent's last compaction.
+func (c CompactionCheck) Agrees() bool {
+	if c.Call < 0 || c.Trigger == "manual" {
+		return c.Fired < 0
+	}
+	return c.Fired == c.Call
+}
 
-// CheckCompaction compares the first compaction a run of t made (a
-// firing of what, "auto-compact" say) with the first one t recorded; ok
-// is false when t recorded none, or its first was not automatic.
-func CheckCompaction(t *transcript.Transcript, run *Run, what string) (c CompactionCheck, ok bool) {
-	if len(t.Compactions) == 0 || t.Compactions[0].Trigger == "manual" {
-		return c, false
+// CheckCompactions holds p to every compaction t recorded, one part at
+// a time (see [CompactionCheck]); a compaction is a firing of what
+// ("auto-compact", say). run is p's replay of t as a whole, which
+// stands for the first part; each later part is replayed alone, with the
+// mock summarizer (no part goes past the policy's first compaction in
+// it). A part is checked when the agent or the policy compacted in it,
+// other than by hand; none is when t recorded no compaction and the
+// policy made none.
+func CheckCompactions(ctx context.Context, t *transcript.Transcript, run *Run, p window.Policy, what string, opt Options) ([]CompactionCheck, error) {
+	var out []CompactionCheck
+	starts := callStarts(t)
+	for k := 0; k <= len(t.Compactions); k++ {
+		from, end := 0, len(t.Messages)
+		if k > 0 {
+			from = t.Compactions[k-1].Index
+		}
+		c := CompactionCheck{From: starts[from], Call: -1, Fired: -1}
+		if k < len(t.Compactions) {
+			rc := t.Compactions[k]
+			// The part ends with the call the agent compacted before: the
+			// policy decides there too.
+			for end = rc.Index; end < len(t.Messages) && t.Messages[end].Role != transcript.RoleAssistant; end++ {
+			}
+			if end < len(t.Messages) { // a compaction no call followed is none to check
+				c.Call, c.PreTokens, c.Trigger = starts[end], rc.PreTokens, rc.Trigger
+				end++
+			}
+		}
+		r := run
+		if k > 0 {
+			var err error
+			r, err = Replay(ctx, transcriptPart(t, t.Compactions[k-1], end), p, Options{SummaryOnly: true, Summarizer: &summarize.Mock{}, Prices: opt.Prices})
+			if err != nil {
+				return nil, err
+			}
+		}
+		for _, f := range r.Summary.Fired {
+			if f.What != what {
+				continue
+			}
+			if step := c.From + f.Step; k > 0 || c.Call < 0 || step <= c.Call {
+				c.Fired, c.Counted = step, f.Before
+			}
+			break
+		}
+		if c.Fired >= 0 || (c.Call >= 0 && c.Trigger != "manual") {
+			out = append(out, c)
+		}
 	}
-	rc := t.Compactions[0]
-	c = CompactionCheck{Call: -1, PreTokens: rc.PreTokens, Trigger: rc.Trigger, Fired: -1}
-	call := 0
+	return out, nil
+}
+
+// callStarts returns, for each message index i of t (and len), the
+// number of calls before it.
+func callStarts(t *transcript.Transcript) []int {
+	out := make([]int, len(t.Messages)+1)
+	n := 0
 	for i := range t.Messages {
-		if t.Messages[i].Role != transcript.RoleAssistant {
-			continue
-		}
-		if i >= rc.Index {
-			c.Call = call
-			break
-		}
-		call++
-	}
-	if c.Call < 0 {
-		return c, false
-	}
-	for _, f := range run.Summary.Fired {
-		if f.What == what {
-			c.Fired, c.Counted = f.Step, f.Before
-			break
+		out[i] = n
+		if t.Messages[i].Role == transcript.RoleAssistant {
+			n++
 		}
 	}
-	return c, true
+	out[len(t.Messages)] = n
+	return out
+}
+
+// transcriptPart returns what the agent held after compaction rc — the
+// summary, where recorded, and the messages after it — up to message
+// end of t.
+func transcriptPart(t *transcript.Transcript, rc transcript.Compaction, end int) *transcript.Transcript {
+	part := &transcript.Transcript{ID: t.ID, File: t.File, Format: t.Format, Parent: t.Parent, Subagent: t.Subagent,
+		AgentVersion: t.AgentVersion, Models: t.Models}
+	if rc.Summary != nil {
+		part.Messages = append(part.Messages, *rc.Summary)
+	}
+	shift := len(part.Messages) - rc.Index
+	part.Messages = append(part.Messages, t.Messages[rc.Index:end]...)
+	for _, rb := range t.Rollbacks {
+		if rb.From >= rc.Index && rb.Index <= end {
+			rb.From, rb.Index = rb.From+shift, rb.Index+shift
+			part.Rollbacks = append(part.Rollbacks, rb)
+		}
+	}
+	for i := range part.Messages {
+		if part.Messages[i].Role == transcript.RoleAssistant {
+			part.Calls++
+		}
+	}
+	return part
 }

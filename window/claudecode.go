@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -27,7 +28,11 @@ import (
 // to a file and sends "<persisted-output>Tool result saved to: PATH\n\n
 // Use Read to view</persisted-output>" (the file's path is made up here),
 // and replaces the images of user messages already answered by
-// "[image]"; 2.0.21 sends "[Old tool result content cleared]".
+// "[image]"; 2.0.21 sends "[Old tool result content cleared]". From
+// 2.1.19 microcompact does nothing while the server-side flag
+// tengu_cache_plum_violet is on, which no session records: by default
+// (microcompact=recorded) it is replayed on where the session shows a
+// clearing (ccMicrocompactRecorded), off where it shows none.
 //
 // Auto-compact (Qs4/RFY/lg1 in 2.1.39, bXB/Yn6/Gn6 in 2.0.21). The
 // threshold is the effective window − 13,000, or, with
@@ -55,13 +60,17 @@ import (
 // compacted), it is what the policy sent, counted with chars4 and scaled
 // by a line fitted on the calls where both were the same (the system
 // prompt and tools, and the tokenizer's ratio), plus the call's recorded
-// output.
+// output. When the policy compacts before the call the recording
+// compacted before, both send a summary and the same messages from then
+// on: the recorded usage counts again, plus the summaries' difference
+// (chars4), and the line is fitted anew.
 type claudeCodePolicy struct {
 	base
-	version                   string
-	window, maxOutput         int
-	pct                       float64
-	autoCompact, microcompact bool
+	version           string
+	window, maxOutput int
+	pct               float64
+	autoCompact       bool
+	microcompact      string
 }
 
 // The Claude Code versions modelled, newest first.
@@ -78,17 +87,18 @@ func init() {
 			intParam("max_output_tokens", 32_000, 1, none, "CLAUDE_CODE_MAX_OUTPUT_TOKENS"),
 			floatParam("autocompact_pct", 0, 0, 100, false, "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (0: unset)"),
 			boolParam("auto_compact", true, "autoCompactEnabled (false: DISABLE_AUTO_COMPACT)"),
-			boolParam("microcompact", true, "clear old tool results (false: DISABLE_MICROCOMPACT)"),
+			enumParam("microcompact", "recorded", []string{"recorded", "true", "false"}, "clear old tool results (false: DISABLE_MICROCOMPACT); recorded: on, but off on a 2.1.19+ session that records no clearing (tengu_cache_plum_violet)"),
 		},
 		Differs: []string{
 			"Claude Code cannot be run on a replayed history: the policy is held to table tests quoting the code (window/claudecode_test.go) and, on the corpus, to the calls at which the recorded sessions compacted",
-			"after the first clearing or compaction, the last call's usage is estimated (chars4 of what was sent, on a line fitted to the recorded usage), not billed",
+			"after the first clearing or compaction, the last call's usage is estimated (chars4 of what was sent, on a line fitted to the recorded usage), not billed; after a compaction before the call the recorded agent compacted before too, it is the billed usage again, plus the summaries' difference (chars4)",
 			"the files, todo list and plan Claude Code attaches after a compaction are not replayed (their content is not in the transcript); the summary prompt is summarize.Generic, not Claude Code's",
 			"session-memory compaction (behind feature flags) is not modelled",
+			"from 2.1.19 microcompact does nothing while the server-side flag tengu_cache_plum_violet is on, which a session does not record: microcompact=recorded replays it on when the session records a clearing (a microcompact_boundary line, or a billed prompt 20,000 tokens below the call's before with no compaction between), off when it records none",
 		},
 		build: func(v Values) Policy {
 			return &claudeCodePolicy{base: base{"claude-code", v}, version: v.String("version"), window: v.Int("context_window"),
-				maxOutput: v.Int("max_output_tokens"), pct: v.Float("autocompact_pct"), autoCompact: v.Bool("auto_compact"), microcompact: v.Bool("microcompact")}
+				maxOutput: v.Int("max_output_tokens"), pct: v.Float("autocompact_pct"), autoCompact: v.Bool("auto_compact"), microcompact: v.String("microcompact")}
 		},
 	})
 }
@@ -133,9 +143,17 @@ type ccState struct {
 	// diverged says the policy cleared or compacted: it no longer sends
 	// the whole history.
 	diverged bool
+	// microcompact says microcompact runs.
+	microcompact bool
 	// last is the last call that recorded usage, as the policy replayed it.
 	last *ccCall
 	fits lineFits
+	// aligned is how many of the recorded compactions the policy made
+	// too, before the same call: from the last on, the agent and the
+	// policy sent the same history but for the summary, which the
+	// policy's counts summaryDelta tokens (chars4) more.
+	aligned      int
+	summaryDelta int
 }
 
 type ccPending struct {
@@ -182,6 +200,48 @@ var ccVersionLines = []struct{ from, modelled string }{
 	{"0.0.0", "2.0.21"},
 }
 
+// ccPlumVioletFrom is the first version whose microcompact returns at
+// once while the server-side flag tengu_cache_plum_violet is on (read
+// from the packages' cli.js: absent in 2.1.18, present in 2.1.19 on);
+// from 2.1.8 on, each clearing writes a microcompact_boundary line.
+const ccPlumVioletFrom = "2.1.19"
+
+// ccMicrocompactRecorded reports whether the Claude Code that recorded t
+// ran microcompact, as far as t shows, and if not why. Versions before
+// the server flag always ran it, and so is taken a transcript no Claude
+// Code version recorded. From the flag on, t shows it ran when it
+// records a clearing: a microcompact_boundary line, or, where the lines
+// are not kept (the Agent SDK's stream-json passes none on), a call
+// whose billed prompt is at least 20,000 tokens (the least a clearing
+// saves) below the call's before on its model, with no compaction
+// between. A session that records none either ran with the flag on or
+// never cleared; off replays both as recorded.
+func ccMicrocompactRecorded(t *transcript.Transcript) (bool, string) {
+	v, ok := semver(t.AgentVersion)
+	from, _ := semver(ccPlumVioletFrom)
+	if t.Format != transcript.FormatClaudeCode || !ok || slices.Compare(v[:], from[:]) < 0 || len(t.Clearings) > 0 {
+		return true, ""
+	}
+	prev := map[string]int64{}
+	next := 0 // the next compaction
+	for i := range t.Messages {
+		for next < len(t.Compactions) && t.Compactions[next].Index <= i {
+			clear(prev)
+			next++
+		}
+		m := &t.Messages[i]
+		if m.Role != transcript.RoleAssistant || m.Usage == nil || m.Model == "<synthetic>" || m.Usage.Prompt() == 0 {
+			continue
+		}
+		p := m.Usage.Prompt()
+		if q, ok := prev[m.Model]; ok && p <= q-ccMinSaved {
+			return true, ""
+		}
+		prev[m.Model] = p
+	}
+	return false, fmt.Sprintf("Claude Code %s skips it while the server flag tengu_cache_plum_violet is on, and this session records no clearing (no microcompact_boundary line, no billed prompt 20,000 tokens below the one before)", t.AgentVersion)
+}
+
 // semver reads "major.minor.patch" (a suffix after the patch, as in
 // "2.1.39-beta", is left out).
 func semver(s string) ([3]int, bool) {
@@ -218,6 +278,16 @@ func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 			}
 			warnf(step, "the transcript records %s: Claude Code is replayed as %s", v, cs.version)
 		}
+	}
+	switch p.microcompact {
+	case "recorded":
+		var why string
+		cs.microcompact, why = ccMicrocompactRecorded(env.Transcript)
+		if !cs.microcompact {
+			warnf(step, "microcompact is replayed off: %s", why)
+		}
+	default:
+		cs.microcompact = p.microcompact == "true"
 	}
 	for i := range env.Transcript.Messages {
 		for _, b := range env.Transcript.Messages[i].Blocks {
@@ -286,7 +356,7 @@ func (p *claudeCodePolicy) Apply(ctx context.Context, env *Env, st *State, hist 
 	model := callModel(env)
 	auto, warn := p.thresholds(cs.version, model)
 	last := cs.usage(env)
-	if p.microcompact {
+	if cs.microcompact {
 		p.microcompactStep(env, cs, &step, last, warn)
 	}
 	count := last
@@ -325,7 +395,7 @@ func (cs *ccState) usage(env *Env) int {
 	}
 	u := env.Transcript.Messages[c.msg].Usage
 	if c.faithful {
-		return int(u.Prompt() + u.Output)
+		return int(u.Prompt()+u.Output) + cs.summaryDelta
 	}
 	return cs.fits.of(env.Transcript.Messages[c.msg].Model).at(c.sentEst) + int(u.Output)
 }
@@ -355,13 +425,13 @@ func (cs *ccState) record(env *Env, st *State, sent []Item) {
 		return
 	}
 	c := &ccCall{msg: env.Next, sentEst: st.historyTokens(env, chars4Estimator(), sent), faithful: !cs.diverged}
-	for _, k := range env.Transcript.Compactions {
+	for _, k := range env.Transcript.Compactions[cs.aligned:] {
 		if k.Index <= env.Next {
-			c.faithful = false // the recorded agent sent its summary
+			c.faithful = false // the recorded agent sent its summary, the policy not
 		}
 	}
 	if c.faithful && m.Usage.Prompt() > 0 {
-		cs.fits.of(m.Model).add(c.sentEst, int(m.Usage.Prompt()))
+		cs.fits.of(m.Model).add(c.sentEst, int(m.Usage.Prompt())+cs.summaryDelta)
 	}
 	cs.last = c
 }
@@ -542,7 +612,32 @@ func (p *claudeCodePolicy) compact(ctx context.Context, env *Env, st *State, cs 
 	cs.pending, cs.weight, cs.scanned, cs.answered, cs.diverged = nil, 0, 1, 0, true
 	cs.waiting, cs.dropped = nil, 0
 	fired.After = cs.fits.of(callModel(env)).at(count4(env, s))
+	cs.align(env, s)
 	return nil
+}
+
+// align notes a compaction the recorded agent made before the same call
+// as the policy (no call between the two): from then on both send a
+// summary and the same messages, the recorded usage counts what the
+// policy sends but for the summaries' difference, and the line fitted
+// before (which held what the compaction removed, such as an initial
+// prompt a stream-json log does not record) is fitted anew.
+func (cs *ccState) align(env *Env, summary Item) {
+	t := env.Transcript
+	for k := cs.aligned; k < len(t.Compactions); k++ {
+		rc := t.Compactions[k]
+		if rc.Index > env.Next {
+			return
+		}
+		if slices.ContainsFunc(t.Messages[rc.Index:env.Next], func(m transcript.Message) bool { return m.Role == transcript.RoleAssistant }) {
+			continue // the agent compacted before an earlier call
+		}
+		cs.aligned, cs.diverged, cs.fits, cs.summaryDelta = k+1, false, lineFits{}, count4(env, summary)
+		if rc.Summary != nil {
+			cs.summaryDelta -= chars4Estimator().CountMessage(rc.Summary)
+		}
+		return
+	}
 }
 
 // count4 is chars4's count of one item.

@@ -286,3 +286,67 @@ func TestClaudeCodeVersionFallback(t *testing.T) {
 		t.Fatal("the session does not tell 2.0.21 from 2.1.39")
 	}
 }
+
+// TestClaudeCodeMicrocompactRecorded: from 2.1.19, microcompact returns at
+// once while the server-side flag tengu_cache_plum_violet is on
+//
+//	async function pm(A,q,K){if(xs4(),X6(process.env.DISABLE_MICROCOMPACT)||b8("tengu_cache_plum_violet",!1))return{messages:A};…
+//
+// and each clearing it makes writes a microcompact_boundary line (ms4).
+// By default the policy replays it as the session shows: on a 2.1.39
+// session whose billed prompt rises steadily and which holds no such
+// line, microcompact is off (the results TestClaudeCodeMicrocompact
+// clears stay), and the policy says so; a clearing line, a billed prompt
+// 20,000 tokens below the one before, or a version before the flag turns
+// it on; microcompact=true and =false are the settings.
+func TestClaudeCodeMicrocompactRecorded(t *testing.T) {
+	build := func(version string, drop bool, clearings int) *transcript.Transcript {
+		tr := msgs(user("task"))
+		tr.Format, tr.AgentVersion = transcript.FormatClaudeCode, version
+		for i := range 6 {
+			c, r := readResult(string(rune('a'+i)), 15_000)
+			c.Usage = &transcript.Usage{CacheRead: 100_000 + int64(i)*5_000}
+			if drop && i == 3 {
+				c.Usage.CacheRead = 90_000 // 20,000 below the call before
+			}
+			tr.Messages = append(tr.Messages, c, r)
+		}
+		for range clearings {
+			tr.Clearings = append(tr.Clearings, transcript.Clearing{Index: 3, Trigger: "auto"})
+		}
+		tr.Messages = append(tr.Messages, usageAt(150_000), user("next"), usageAt(151_000))
+		return tr
+	}
+	for _, tc := range []struct {
+		spec, version string
+		drop          bool
+		clearings     int
+		clears, warns bool
+	}{
+		{"claude-code", "2.1.39", false, 0, false, true},
+		{"claude-code", "2.1.19", false, 0, false, true},
+		{"claude-code", "2.1.39", false, 1, true, false},
+		{"claude-code", "2.1.39", true, 0, true, false},
+		{"claude-code", "2.1.18", false, 0, true, false},
+		{"claude-code", "", false, 0, true, false},
+		{"claude-code:microcompact=true", "2.1.39", false, 0, true, false},
+		{"claude-code:microcompact=false", "2.1.39", true, 1, false, false},
+	} {
+		tr := build(tc.version, tc.drop, tc.clearings)
+		calls := drive(t, mustPolicy(t, tc.spec), tr, &recorder{})
+		cleared, warned := false, false
+		for _, c := range calls {
+			if c.step.Fired != nil && c.step.Fired.What == "microcompact" {
+				cleared = true
+			}
+			for _, w := range c.step.Warnings {
+				if strings.Contains(w, "microcompact is replayed off") && strings.Contains(w, "tengu_cache_plum_violet") {
+					warned = true
+				}
+			}
+		}
+		if cleared != tc.clears || warned != tc.warns {
+			t.Errorf("%s on %q (billed drop %v, %d clearing lines): cleared %v, warned %v; want %v, %v", tc.spec, tc.version, tc.drop, tc.clearings, cleared, warned, tc.clears, tc.warns)
+		}
+	}
+}

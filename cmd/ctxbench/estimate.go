@@ -91,9 +91,11 @@ func (c *estimateCmd) Run(e *env) error {
 			familyOrder = append(familyOrder, f)
 		}
 		families[f] = append(families[f], counts)
-		if c, ok, err := claudeCodeSelfCheck(e, t); err != nil {
+		checks, err := claudeCodeSelfChecks(e, t)
+		if err != nil {
 			return err
-		} else if ok {
+		}
+		for _, c := range checks {
 			res.SelfChecks = append(res.SelfChecks, estimateSelfCheck{File: t.File, Agent: t.AgentVersion, selfCheck: c})
 		}
 		return nil

@@ -304,8 +304,12 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, cac
 			lr.cost = costs[k]
 		}
 		tr.Runs = append(tr.Runs, lr)
-		if lp.Policy.Name() == "claude-code" {
-			if c, ok := replay.CheckCompaction(t, runs[k], "auto-compact"); ok {
+		if lp.Policy.Name() == "claude-code" && recordedByClaudeCode(t) {
+			checks, err := replay.CheckCompactions(e.ctx, t, runs[k], lp.Policy, "auto-compact", opt)
+			if err != nil {
+				return tr, err
+			}
+			for _, c := range checks {
 				tr.SelfChecks = append(tr.SelfChecks, selfCheck{Label: lp.Label, CompactionCheck: c, Agrees: c.Agrees()})
 			}
 		}
@@ -389,43 +393,78 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	return err
 }
 
-// claudeCodeSelfCheck replays t under claude-code (as the version that
-// recorded it) when t recorded an automatic compaction, and holds the
-// policy to it; ok is false when t recorded none.
-func claudeCodeSelfCheck(e *env, t *transcript.Transcript) (selfCheck, bool, error) {
-	if len(t.Compactions) == 0 {
-		return selfCheck{}, false, nil
+// recordedByClaudeCode reports whether Claude Code recorded t, so that
+// the claude-code policy can be held to it.
+func recordedByClaudeCode(t *transcript.Transcript) bool {
+	return t.Format == transcript.FormatClaudeCode && (t.AgentVersion != "" || len(t.Compactions) > 0)
+}
+
+// claudeCodeSelfChecks replays t under claude-code (as the version that
+// recorded it) when t recorded a compaction, and holds the policy to
+// each part of t (replay.CheckCompactions).
+func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]selfCheck, error) {
+	if len(t.Compactions) == 0 || !recordedByClaudeCode(t) {
+		return nil, nil
 	}
 	p, err := window.Parse("claude-code")
 	if err != nil {
-		return selfCheck{}, false, err
+		return nil, err
 	}
-	run, err := replay.Replay(e.ctx, t, p, replay.Options{SummaryOnly: true, Summarizer: &summarize.Mock{}})
+	opt := replay.Options{SummaryOnly: true, Summarizer: &summarize.Mock{}}
+	run, err := replay.Replay(e.ctx, t, p, opt)
 	if err != nil {
-		return selfCheck{}, false, err
+		return nil, err
 	}
-	c, ok := replay.CheckCompaction(t, run, "auto-compact")
-	return selfCheck{Label: "claude-code", CompactionCheck: c, Agrees: c.Agrees()}, ok, nil
+	checks, err := replay.CheckCompactions(e.ctx, t, run, p, "auto-compact", opt)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]selfCheck, len(checks))
+	for k, c := range checks {
+		out[k] = selfCheck{Label: "claude-code", CompactionCheck: c, Agrees: c.Agrees()}
+	}
+	return out, nil
 }
 
 // selfCheckText says whether a claude-code run compacted where the
-// recorded Claude Code did.
+// recorded Claude Code did, over one part of the session.
 func selfCheckText(c selfCheck, agent string) string {
 	if agent == "" {
 		agent = "version not recorded"
 	}
-	s := fmt.Sprintf("self-check: Claude Code (%s) compacted before call %d (%s, %s tokens); %s ", agent, c.Call, c.Trigger, reports.Int(c.PreTokens), c.Label)
-	switch {
-	case c.Fired < 0:
-		return s + "never compacted: differs"
-	case c.Agrees:
-		s += fmt.Sprintf("compacted at call %d, counting %s: agrees", c.Fired, reports.Int(c.Counted))
-		if d := int64(c.Counted) - c.PreTokens; d != 0 {
-			s += fmt.Sprintf(" (count %+d)", d)
-		}
-		return s
+	s := fmt.Sprintf("self-check: Claude Code (%s) ", agent)
+	if c.From > 0 {
+		s += fmt.Sprintf("from its compaction before call %d ", c.From)
 	}
-	return s + fmt.Sprintf("compacted at call %d, counting %s: differs", c.Fired, reports.Int(c.Counted))
+	switch {
+	case c.Call < 0:
+		s += "did not compact again; "
+	case c.Trigger == "manual":
+		s += fmt.Sprintf("was compacted by hand before call %d (%s tokens); ", c.Call, reports.Int(c.PreTokens))
+	default:
+		if c.From > 0 {
+			s += "compacted again "
+		} else {
+			s += "compacted "
+		}
+		s += fmt.Sprintf("before call %d (%s, %s tokens); ", c.Call, c.Trigger, reports.Int(c.PreTokens))
+	}
+	s += c.Label + " "
+	if c.From > 0 {
+		s += "from the same history "
+	}
+	verdict := ": differs"
+	if c.Agrees {
+		verdict = ": agrees"
+	}
+	if c.Fired < 0 {
+		return s + "never compacted" + verdict
+	}
+	s += fmt.Sprintf("compacted at call %d, counting %s%s", c.Fired, reports.Int(c.Counted), verdict)
+	if d := int64(c.Counted) - c.PreTokens; c.Agrees && c.Call >= 0 && d != 0 {
+		s += fmt.Sprintf(" (count %+d)", d)
+	}
+	return s
 }
 
 func violationSummary(v map[string]int) string {
