@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
@@ -43,9 +45,11 @@ type costCmd struct {
 
 // costResult is the --json document.
 type costResult struct {
-	NotPriced   []unpriced         `json:"not_priced"`
-	Projection  []cost.Projection  `json:"projection"`
-	Transcripts []*cost.Comparison `json:"transcripts"`
+	NotPriced  []unpriced        `json:"not_priced"`
+	Projection []cost.Projection `json:"projection"`
+	// Transcripts are the []*cost.Comparison, one per transcript priced,
+	// read back from the spool they were written to as they were made.
+	Transcripts *jsonstream.Stream `json:"transcripts"`
 	// The bill of the recorded usage, totalled: by session (subagents
 	// rolled in), by model, by day; duplicate calls are counted once.
 	Sessions   []*cost.SessionBill `json:"sessions"`
@@ -54,6 +58,8 @@ type costResult struct {
 	Duplicates int                 `json:"duplicate_calls"`
 	// OutOfRange counts the transcripts with no call in --since/--until.
 	OutOfRange int `json:"out_of_range,omitempty"`
+	// priced counts the transcripts priced.
+	priced int
 }
 
 type unpriced struct {
@@ -76,6 +82,9 @@ type costRun struct {
 	res           costResult
 	totals        map[string]pricing.Money
 	prun          *providerRun // the summarizer's run: its failures
+	// spool holds --json's transcripts (nil: the text is written as
+	// each is priced, and none is kept).
+	spool *elemSpool
 }
 
 func (c *costCmd) Run(e *env) error {
@@ -89,6 +98,12 @@ func (c *costCmd) Run(e *env) error {
 	r, err := c.setup(e, prices)
 	if err != nil {
 		return err
+	}
+	if c.JSON {
+		if r.spool, err = newElemSpool(); err != nil {
+			return err
+		}
+		defer r.spool.close()
 	}
 	// Each transcript's counts are made by the goroutine that read it,
 	// while the ones before it are priced.
@@ -108,10 +123,10 @@ func (c *costCmd) Run(e *env) error {
 	if _, err = readPrepared(e, paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, ropt replay.Options) error { return r.transcript(t, ropt) }); err != nil {
 		return err
 	}
-	if len(r.res.Transcripts) == 0 && len(r.ledger.Sessions) == 0 && len(r.res.NotPriced) == 0 && r.res.OutOfRange == 0 {
+	if r.res.priced == 0 && len(r.ledger.Sessions) == 0 && len(r.res.NotPriced) == 0 && r.res.OutOfRange == 0 {
 		e.warn(fmt.Errorf("no session found in %s", strings.Join(paths, ", ")))
 	}
-	if n := len(r.res.Transcripts); c.SessionsPerDay > 0 && n > 0 {
+	if n := r.res.priced; c.SessionsPerDay > 0 && n > 0 {
 		for _, lp := range r.pols {
 			r.res.Projection = append(r.res.Projection, cost.Project(lp.Label, r.totals[lp.Label], n, c.SessionsPerDay))
 		}
@@ -121,7 +136,13 @@ func (c *costCmd) Run(e *env) error {
 	}
 	r.res.Sessions, r.res.ByModel, r.res.ByDay, r.res.Duplicates = r.ledger.Sessions, r.ledger.ByModel, r.ledger.ByDay, r.ledger.Duplicates
 	if c.JSON {
-		return e.writeJSON(r.res)
+		var doc jsonstream.Document
+		r.res.Transcripts = r.spool.stream(&doc)
+		bw := bufio.NewWriterSize(e.stdout, 64<<10)
+		if err := doc.Write(bw, r.res, e.indent); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
 	if r.res.OutOfRange > 0 {
 		e.warn(fmt.Errorf("left out %d transcripts with no call in --since/--until", r.res.OutOfRange))
@@ -132,7 +153,7 @@ func (c *costCmd) Run(e *env) error {
 	if err := writeReported(e.stdout, r.res.Sessions); err != nil {
 		return err
 	}
-	return writeProjection(e.stdout, r.res.Projection, len(r.res.Transcripts), c.SessionsPerDay)
+	return writeProjection(e.stdout, r.res.Projection, r.res.priced, c.SessionsPerDay)
 }
 
 // setup checks the flags and makes the run's options.
@@ -175,7 +196,7 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 		}),
 		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim, FitCalls: c.FitCalls},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},
-		res:    costResult{Transcripts: []*cost.Comparison{}, NotPriced: []unpriced{}}}, nil
+		res:    costResult{NotPriced: []unpriced{}}}, nil
 }
 
 // billOnly reports that no policy is priced: the run is the bill of the
@@ -258,9 +279,9 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 	for _, p := range cmpr.Policies {
 		r.totals[p.Label] += p.Total
 	}
-	r.res.Transcripts = append(r.res.Transcripts, cmpr)
-	if r.c.JSON {
-		return nil
+	r.res.priced++
+	if r.spool != nil {
+		return r.spool.add(cmpr)
 	}
 	return writeCostText(e.stdout, cmpr)
 }
@@ -427,7 +448,7 @@ func listModels(w io.Writer, prices pricing.Prices) error {
 // (subagents beneath), by model and by day, when more than one transcript
 // was read.
 func writeLedger(w io.Writer, res *costResult, billOnly bool) error {
-	if len(res.Transcripts) < 2 && !(billOnly && len(res.Sessions) > 0) {
+	if res.priced < 2 && !(billOnly && len(res.Sessions) > 0) {
 		return nil
 	}
 	fmt.Fprintln(w, "Recorded usage and its bill, by session")

@@ -185,7 +185,12 @@ func (sp *runSpool) writeTo(w io.Writer) error {
 // its newline.
 func (sp *runSpool) eachLine(i int, emit func([]byte) error) error {
 	r := sp.ranges[i]
-	br := bufio.NewReaderSize(io.NewSectionReader(sp.all, r[0], r[1]-r[0]), 64<<10)
+	return eachLine(io.NewSectionReader(sp.all, r[0], r[1]-r[0]), emit)
+}
+
+// eachLine calls emit with each line of r, without its newline.
+func eachLine(r io.Reader, emit func([]byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -103,5 +105,55 @@ func TestSpoolManyRuns(t *testing.T) {
 	}
 	if got, want := strings.Count(all.String(), "\n"), 2*runs*lines; got != want {
 		t.Errorf("spool holds %d lines, want %d", got, want)
+	}
+}
+
+// TestCostJSONSpooled: cost --json writes its transcripts from the spool
+// each was written to as it was priced, one per transcript, in the order
+// the text names them, and the document is laid out as encoding/json
+// lays out the whole.
+func TestCostJSONSpooled(t *testing.T) {
+	args := []string{"cost", "--policy", "none", "--policy", "aidf:max_messages=30", corpus + "spotter", corpus + "mini-swe-agent"}
+	text, stderr, code := ctxbench("", args...)
+	if code != 0 {
+		t.Fatalf("cost: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := ctxbench("", append([]string{args[0], "--json"}, args[1:]...)...)
+	if code != 0 {
+		t.Fatalf("cost --json: exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Transcripts []struct {
+			File     string            `json:"file"`
+			Policies []json.RawMessage `json:"policies"`
+		} `json:"transcripts"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, tr := range doc.Transcripts {
+		if len(tr.Policies) != 2 {
+			t.Errorf("%s: %d policies", tr.File, len(tr.Policies))
+		}
+		files = append(files, tr.File)
+	}
+	if len(files) < 6 {
+		t.Fatalf("%d transcripts: %v", len(files), files)
+	}
+	last := -1
+	for _, f := range files {
+		at := strings.Index(text, f)
+		if at <= last {
+			t.Errorf("%s: not after the one before in the text (at %d, %d)", f, at, last)
+		}
+		last = at
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(stdout)); err != nil {
+		t.Fatal(err)
+	}
+	if compact.String()+"\n" != stdout {
+		t.Errorf("cost --json is not laid out as encoding/json would:\n%.600s", stdout)
 	}
 }
