@@ -632,9 +632,11 @@ func (cs *ccState) align(env *Env, summary Item) {
 		if slices.ContainsFunc(t.Messages[rc.Index:env.Next], func(m transcript.Message) bool { return m.Role == transcript.RoleAssistant }) {
 			continue // the agent compacted before an earlier call
 		}
-		cs.aligned, cs.diverged, cs.fits, cs.summaryDelta = k+1, false, lineFits{}, count4(env, summary)
+		// Where the recording does not hold its summary, the two are taken
+		// to be as long.
+		cs.aligned, cs.diverged, cs.fits, cs.summaryDelta = k+1, false, lineFits{}, 0
 		if rc.Summary != nil {
-			cs.summaryDelta -= chars4Estimator().CountMessage(rc.Summary)
+			cs.summaryDelta = count4(env, summary) - chars4Estimator().CountMessage(rc.Summary)
 		}
 		return
 	}
