@@ -42,6 +42,10 @@ type Builder struct {
 	Sweep *SweepSpec
 	// Notes are printed under the summary table.
 	Notes []string
+	// SpoolSeries keeps each transcript's per-call series in a temporary
+	// file, read back when the report is written, so that memory does
+	// not grow with the transcripts; the report's Close lets it go.
+	SpoolSeries bool
 	// Warnings are what the report could not show: transcripts not
 	// priced, each as an error naming the file.
 	Warnings []error
@@ -53,6 +57,7 @@ type Builder struct {
 	ownCounts, ownArtifacts bool
 	sweeper                 *replay.Sweeper // started by the first Add
 	sweepErr                error
+	setupErr                error
 }
 
 // Prepared is what [Builder.Prepare] made of a transcript, for
@@ -73,6 +78,9 @@ func (b *Builder) setup() {
 	b.report = &Report{Estimator: b.Replay.Estimators[0].Name(), Notes: slices.Clone(b.Notes)}
 	for _, p := range b.Policies {
 		b.report.Policies = append(b.report.Policies, p.Label)
+	}
+	if b.SpoolSeries {
+		b.report.series, b.setupErr = newSeriesSpool()
 	}
 }
 
@@ -101,12 +109,15 @@ func (b *Builder) Prepare(t *transcript.Transcript) Prepared {
 // Prepare made of t, or the zero Prepared (Add then does it).
 func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared) error {
 	b.init()
+	if b.setupErr != nil {
+		return b.setupErr
+	}
 	r := b.report
 	if p.caches.Counts == nil {
 		p = b.Prepare(t)
 	}
 	if len(b.Estimators) > 0 {
-		r.Counts = append(r.Counts, p.counts)
+		r.Counts = append(r.Counts, plotCounts(p.counts))
 	}
 	ps := make([]window.Policy, len(b.Policies))
 	for k, lp := range b.Policies {
@@ -194,8 +205,23 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 		}
 		tr.Runs = append(tr.Runs, pr)
 	}
+	if r.series != nil {
+		if err := r.series.put(&tr); err != nil {
+			return err
+		}
+	}
 	r.Transcripts = append(r.Transcripts, tr)
 	return b.sweep(ctx, t, p)
+}
+
+// plotCounts is what the estimator plots read of c, the rest let go
+// with the transcript: each message's counts.
+func plotCounts(c *estimate.Counts) *estimate.Counts {
+	out := &estimate.Counts{Estimators: c.Estimators, Messages: make([]estimate.MessageCounts, len(c.Messages))}
+	for i, m := range c.Messages {
+		out.Messages[i] = estimate.MessageCounts{Counts: m.Counts}
+	}
+	return out
 }
 
 // sweep starts t's runs of the sweep, with t's caches (the counts its
@@ -224,6 +250,9 @@ func (b *Builder) sweep(ctx context.Context, t *transcript.Transcript, p Prepare
 // report.
 func (b *Builder) Finish(ctx context.Context) (*Report, error) {
 	b.init()
+	if b.setupErr != nil {
+		return nil, b.setupErr
+	}
 	if b.sweepErr != nil {
 		return nil, b.sweepErr
 	}

@@ -1,12 +1,20 @@
 package reports
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"weak"
 
+	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -50,4 +58,101 @@ func TestBuilderLetsGo(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(b)
+}
+
+// TestBuilderKeepsMessageCounts: of a transcript's estimator counts the
+// report keeps what the estimator plots read, each message's counts,
+// and lets its blocks' counts and its calls go.
+func TestBuilderKeepsMessageCounts(t *testing.T) {
+	ps, err := window.ParseLabeled([]string{"none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := fixtures.GenerateTranscript(fixtures.GenOptions{Calls: 20, Seed: 3, ToolRatio: 0.7, NonASCII: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Builder{Policies: ps, Estimators: []estimate.Estimator{estimate.MustNew("chars4", estimate.OverheadNone), estimate.MustNew("gemini", estimate.OverheadNone)}}
+	whole := estimate.Analyze(tr, b.Estimators)
+	if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := r.Counts[0]
+	if len(kept.Messages) != len(whole.Messages) || len(whole.Calls) == 0 || len(kept.Calls) != 0 {
+		t.Fatalf("kept %d messages and %d calls of %d and %d", len(kept.Messages), len(kept.Calls), len(whole.Messages), len(whole.Calls))
+	}
+	for i, m := range kept.Messages {
+		if !slices.Equal(m.Counts, whole.Messages[i].Counts) || m.Blocks != nil {
+			t.Errorf("message %d: kept %v with %d blocks, counted %v", i, m.Counts, len(m.Blocks), whole.Messages[i].Counts)
+		}
+	}
+}
+
+// TestSpooledSeriesWriteTheSame: a report whose per-call series the
+// builder spooled writes every file byte for byte as one that kept them
+// in memory, on corpus sessions priced and not, with cache misses and
+// breaks; and keeps none of the series in memory.
+func TestSpooledSeriesWriteTheSame(t *testing.T) {
+	ts, err := fixtures.Corpus("../fixtures/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := window.ParseLabeled([]string{"none", "aidf:max_messages=10", "prune"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(spool bool) string {
+		b := &Builder{Policies: ps, SpoolSeries: spool, Cost: cost.Options{Prices: pricing.Default()}}
+		for _, tr := range ts {
+			if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := b.Finish(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for _, tr := range r.Transcripts {
+			for _, p := range tr.Runs {
+				if spool && (p.Messages != nil || p.Tokens != nil || p.Cost != nil || p.Breaks != nil || tr.Billed != nil) {
+					t.Fatalf("%s, %s: series kept in memory", tr.File, p.Label)
+				}
+			}
+		}
+		dir := filepath.Join(t.TempDir(), "report")
+		if _, err := WriteReport(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	kept, spooled := write(false), write(true)
+	files, err := os.ReadDir(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := 0
+	for _, f := range files {
+		a, err := os.ReadFile(filepath.Join(kept, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(spooled, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs", f.Name())
+		}
+		if strings.HasPrefix(f.Name(), "growth-") || strings.HasPrefix(f.Name(), "cost-") || strings.HasPrefix(f.Name(), "cache-") {
+			series++
+		}
+	}
+	if len(files) < 20 || series < 10 {
+		t.Errorf("%d files, %d of series", len(files), series)
+	}
 }

@@ -38,6 +38,9 @@ type Report struct {
 	Notes []string            `json:"notes"`
 	// Counts feed the estimator plots; they are not written to JSON.
 	Counts []*estimate.Counts `json:"-"`
+	// series holds the transcripts' per-call series when a Builder spooled
+	// them (Builder.SpoolSeries); nil: they are in Transcripts.
+	series *seriesSpool
 }
 
 // TranscriptResult is one transcript's replays.
@@ -172,10 +175,14 @@ func build(dir string, r *Report) error {
 		}
 	}
 	labels := uniqueLabels(r.Transcripts)
-	for i, t := range r.Transcripts {
+	for i := range r.Transcripts {
 		session = i
-		if t.Calls < 2 {
+		if r.Transcripts[i].Calls < 2 {
 			continue // a line needs two calls: the page says so
+		}
+		t, err := r.transcript(i)
+		if err != nil {
+			return err
 		}
 		var msgs, toks, cost []Series
 		var caps []Level
@@ -410,7 +417,11 @@ func writeSteps(w io.Writer, r *Report) error {
 		return err
 	}
 	row := make([]string, 7)
-	for _, t := range r.Transcripts {
+	for i := range r.Transcripts {
+		t, err := r.transcript(i)
+		if err != nil {
+			return err
+		}
 		for _, p := range t.Runs {
 			for i := range p.Messages {
 				cost := ""

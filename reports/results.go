@@ -35,8 +35,12 @@ func writeResults(w io.Writer, r *Report) error {
 		if i == 0 {
 			sep = ""
 		}
-		if r.Transcripts[i].Runs == nil {
-			s, err := indented(&r.Transcripts[i], "    ")
+		tr, err := r.transcript(i)
+		if err != nil {
+			return err
+		}
+		if tr.Runs == nil {
+			s, err := indented(&tr, "    ")
 			if err != nil {
 				return err
 			}
@@ -45,7 +49,7 @@ func writeResults(w io.Writer, r *Report) error {
 			}
 			continue
 		}
-		t := r.Transcripts[i]
+		t := tr
 		t.Runs = []PolicyResult{}
 		thead, ttail, err := indentedAround(&t, `"runs": []`, "    ")
 		if err != nil {
@@ -54,8 +58,8 @@ func writeResults(w io.Writer, r *Report) error {
 		if _, err := io.WriteString(w, sep+"\n    "+thead+`"runs": [`); err != nil {
 			return err
 		}
-		for k := range r.Transcripts[i].Runs {
-			run, err := indented(&r.Transcripts[i].Runs[k], "        ")
+		for k := range tr.Runs {
+			run, err := indented(&tr.Runs[k], "        ")
 			if err != nil {
 				return err
 			}
@@ -68,7 +72,7 @@ func writeResults(w io.Writer, r *Report) error {
 			}
 		}
 		end := "]"
-		if len(r.Transcripts[i].Runs) > 0 {
+		if len(tr.Runs) > 0 {
 			end = "\n      ]"
 		}
 		if _, err := io.WriteString(w, end+ttail); err != nil {
