@@ -190,7 +190,7 @@ type sweptTranscript struct {
 	opt        Options
 	left       atomic.Int64
 	noneTokens int64
-	runs       []Summary
+	runs       []sweptRun
 	// none is the none policy's run, made once when a point's policy is
 	// inert on the transcript (it replays it as none does).
 	none struct {
@@ -274,7 +274,7 @@ func (sw *Sweeper) work() {
 			sw.fail(err)
 			continue
 		}
-		j.tr.runs[j.p] = s
+		j.tr.runs[j.p] = sweptRunOf(s, sw.res.Estimator)
 		if j.tr.left.Add(-1) == 0 {
 			tr := j.tr
 			tr.noneTokens = NoneInputTokens(tr.t, tr.opt.estimators()[0], tr.opt.Counts)
@@ -292,6 +292,27 @@ func (sw *Sweeper) fail(err error) {
 		sw.err = err
 		close(sw.stopped)
 	})
+}
+
+// A sweptRun is what a point's Summary of a transcript adds to the point:
+// kept, for every transcript, until the sweep's result, it holds no
+// firing nor warning, and the sweep's estimator's tokens alone.
+type sweptRun struct {
+	Calls, PeakMessages, PeakTokens   int
+	InputTokens                       int64
+	Evictions, Truncations, Summaries int
+	SummaryUsage                      transcript.Usage
+	MeanRetention                     float64
+	Violations                        map[string]int
+}
+
+func sweptRunOf(s Summary, est string) sweptRun {
+	if len(s.Violations) == 0 {
+		s.Violations = nil
+	}
+	return sweptRun{Calls: s.Calls, PeakMessages: s.PeakMessages, PeakTokens: s.PeakTokens[est], InputTokens: s.InputTokens[est],
+		Evictions: s.Evictions, Truncations: s.Truncations, Summaries: s.Summaries, SummaryUsage: s.SummaryUsage,
+		MeanRetention: s.MeanRetention, Violations: s.Violations}
 }
 
 // run replays job j's transcript at its point; a point whose policy is
@@ -351,7 +372,7 @@ func (sw *Sweeper) caches() Options {
 // says why. The sweep keeps each run's summary; t and its caches are let
 // go once its runs are done.
 func (sw *Sweeper) Add(t *transcript.Transcript, c SweepCaches) error {
-	tr := &sweptTranscript{t: t, runs: make([]Summary, len(sw.policies))}
+	tr := &sweptTranscript{t: t, runs: make([]sweptRun, len(sw.policies))}
 	tr.opt = sw.caches()
 	if c.Counts != nil {
 		tr.opt.Counts = c.Counts
@@ -400,8 +421,8 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 			pt.Transcripts++
 			pt.Calls += s.Calls
 			pt.PeakMessages = max(pt.PeakMessages, s.PeakMessages)
-			pt.PeakTokens = max(pt.PeakTokens, s.PeakTokens[res.Estimator])
-			pt.InputTokens += s.InputTokens[res.Estimator]
+			pt.PeakTokens = max(pt.PeakTokens, s.PeakTokens)
+			pt.InputTokens += s.InputTokens
 			pt.Evictions += s.Evictions
 			pt.Truncations += s.Truncations
 			pt.Summaries += s.Summaries
