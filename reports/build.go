@@ -36,7 +36,8 @@ type Builder struct {
 	Replay replay.Options
 	// Cost configures the pricing.
 	Cost cost.Options
-	// Estimators are measured against each other for the accuracy plots.
+	// Estimators are measured against each other for the accuracy plots,
+	// which draw chars4's and gemini's counts against cl100k_base's.
 	Estimators []estimate.Estimator
 	// Sweep, if not nil, is swept over every transcript added.
 	Sweep *SweepSpec
@@ -79,6 +80,9 @@ func (b *Builder) setup() {
 	for _, p := range b.Policies {
 		b.report.Policies = append(b.report.Policies, p.Label)
 	}
+	if len(b.Estimators) > 0 {
+		b.report.counts = NewPlotCounts("cl100k_base", []string{"chars4", "gemini"})
+	}
 	if b.SpoolSeries {
 		b.report.series, b.setupErr = newSeriesSpool()
 	}
@@ -117,7 +121,9 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 		p = b.Prepare(t)
 	}
 	if len(b.Estimators) > 0 {
-		r.Counts = append(r.Counts, plotCounts(p.counts))
+		if err := r.counts.Add(p.counts); err != nil {
+			return err
+		}
 	}
 	ps := make([]window.Policy, len(b.Policies))
 	for k, lp := range b.Policies {
@@ -212,16 +218,6 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 	}
 	r.Transcripts = append(r.Transcripts, tr)
 	return b.sweep(ctx, t, p)
-}
-
-// plotCounts is what the estimator plots read of c, the rest let go
-// with the transcript: each message's counts.
-func plotCounts(c *estimate.Counts) *estimate.Counts {
-	out := &estimate.Counts{Estimators: c.Estimators, Messages: make([]estimate.MessageCounts, len(c.Messages))}
-	for i, m := range c.Messages {
-		out.Messages[i] = estimate.MessageCounts{Counts: m.Counts}
-	}
-	return out
 }
 
 // sweep starts t's runs of the sweep, with t's caches (the counts its

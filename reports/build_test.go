@@ -61,8 +61,8 @@ func TestBuilderLetsGo(t *testing.T) {
 }
 
 // TestBuilderKeepsMessageCounts: of a transcript's estimator counts the
-// report keeps what the estimator plots read, each message's counts,
-// and lets its blocks' counts and its calls go.
+// report keeps what the estimator plots read, each message's exact,
+// chars4 and gemini counts, and lets the rest go.
 func TestBuilderKeepsMessageCounts(t *testing.T) {
 	ps, err := window.ParseLabeled([]string{"none"})
 	if err != nil {
@@ -72,8 +72,12 @@ func TestBuilderKeepsMessageCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Builder{Policies: ps, Estimators: []estimate.Estimator{estimate.MustNew("chars4", estimate.OverheadNone), estimate.MustNew("gemini", estimate.OverheadNone)}}
-	whole := estimate.Analyze(tr, b.Estimators)
+	var ests []estimate.Estimator
+	for _, n := range []string{"gemini", "o200k_base", "chars4", "cl100k_base"} {
+		ests = append(ests, estimate.MustNew(n, estimate.OverheadNone))
+	}
+	b := &Builder{Policies: ps, Estimators: ests}
+	whole := estimate.Analyze(tr, ests)
 	if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
 		t.Fatal(err)
 	}
@@ -81,14 +85,12 @@ func TestBuilderKeepsMessageCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := r.Counts[0]
-	if len(kept.Messages) != len(whole.Messages) || len(whole.Calls) == 0 || len(kept.Calls) != 0 {
-		t.Fatalf("kept %d messages and %d calls of %d and %d", len(kept.Messages), len(kept.Calls), len(whole.Messages), len(whole.Calls))
+	var want []int
+	for _, m := range whole.Messages {
+		want = append(want, m.Counts[3], m.Counts[2], m.Counts[0])
 	}
-	for i, m := range kept.Messages {
-		if !slices.Equal(m.Counts, whole.Messages[i].Counts) || m.Blocks != nil {
-			t.Errorf("message %d: kept %v with %d blocks, counted %v", i, m.Counts, len(m.Blocks), whole.Messages[i].Counts)
-		}
+	if got := r.counts.rows; !slices.Equal(got, want) || r.counts.added != 1 {
+		t.Errorf("kept %v of %d transcripts, want %v", got, r.counts.added, want)
 	}
 }
 

@@ -107,15 +107,56 @@ func EstimatePlots(dir string, cs []*estimate.Counts, heuristics []string, exact
 	if len(cs) == 0 {
 		return nil, fmt.Errorf("plotting: no transcripts")
 	}
+	pc := NewPlotCounts(exact, heuristics)
+	for _, c := range cs {
+		if err := pc.Add(c); err != nil {
+			return nil, err
+		}
+	}
+	return pc.Plot(dir)
+}
+
+// PlotCounts are what the estimator plots read of transcripts' counts:
+// each message's exact count and each heuristic's, and no more.
+type PlotCounts struct {
+	exact      string
+	heuristics []string
+	rows       []int // per message: the exact count, then the heuristics'
+	added      int   // transcripts
+}
+
+// NewPlotCounts returns empty counts of exact and heuristics.
+func NewPlotCounts(exact string, heuristics []string) *PlotCounts {
+	return &PlotCounts{exact: exact, heuristics: heuristics}
+}
+
+// Add adds the messages' counts of c, which must count exact and every
+// heuristic.
+func (pc *PlotCounts) Add(c *estimate.Counts) error {
 	col := map[string]int{}
-	for k, n := range cs[0].Estimators {
+	for k, n := range c.Estimators {
 		col[n] = k
 	}
-	x, ok := col[exact]
-	if !ok {
-		return nil, fmt.Errorf("plotting: no counts for %s", exact)
+	cols := make([]int, 0, 1+len(pc.heuristics))
+	for _, n := range append([]string{pc.exact}, pc.heuristics...) {
+		k, ok := col[n]
+		if !ok {
+			return fmt.Errorf("plotting: no counts for %s", n)
+		}
+		cols = append(cols, k)
 	}
+	for _, m := range c.Messages {
+		for _, k := range cols {
+			pc.rows = append(pc.rows, m.Counts[k])
+		}
+	}
+	pc.added++
+	return nil
+}
 
+// Plot writes the plots (see [EstimatePlots]).
+func (pc *PlotCounts) Plot(dir string) ([]string, error) {
+	heuristics, exact, width := pc.heuristics, pc.exact, 1+len(pc.heuristics)
 	scatter := newPlot("Token estimates against exact counts, per message", exact+" tokens (log scale)", "estimated tokens (log scale)")
 	scatter.X.Scale, scatter.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	scatter.X.Tick.Marker, scatter.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
@@ -123,19 +164,17 @@ func EstimatePlots(dir string, cs []*estimate.Counts, heuristics []string, exact
 	errs := make([][]float64, len(heuristics))
 	for i, h := range heuristics {
 		var pts plotter.XYs
-		for _, c := range cs {
-			for _, m := range c.Messages {
-				ex, est := float64(m.Counts[x]), float64(m.Counts[col[h]])
-				if ex <= 0 {
-					continue
-				}
-				errs[i] = append(errs[i], (est-ex)/ex*100)
-				if est <= 0 {
-					continue
-				}
-				pts = append(pts, plotter.XY{X: ex, Y: est})
-				lo, hi = math.Min(lo, math.Min(ex, est)), math.Max(hi, math.Max(ex, est))
+		for r := 0; r < len(pc.rows); r += width {
+			ex, est := float64(pc.rows[r]), float64(pc.rows[r+1+i])
+			if ex <= 0 {
+				continue
 			}
+			errs[i] = append(errs[i], (est-ex)/ex*100)
+			if est <= 0 {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: ex, Y: est})
+			lo, hi = math.Min(lo, math.Min(ex, est)), math.Max(hi, math.Max(ex, est))
 		}
 		s, err := plotter.NewScatter(thin(pts, maxScatterPoints))
 		if err != nil {

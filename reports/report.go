@@ -21,7 +21,6 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -36,8 +35,8 @@ type Report struct {
 	// Sweep is a two-key sweep for the heatmap (nil: none).
 	Sweep *replay.SweepResult `json:"sweep,omitempty"`
 	Notes []string            `json:"notes"`
-	// Counts feed the estimator plots; they are not written to JSON.
-	Counts []*estimate.Counts `json:"-"`
+	// counts feed the estimator plots (nil: none drawn).
+	counts *PlotCounts
 	// series holds the transcripts' per-call series when a Builder spooled
 	// them (Builder.SpoolSeries); nil: they are in Transcripts.
 	series *seriesSpool
@@ -236,8 +235,8 @@ func build(dir string, r *Report) error {
 			return err
 		}
 	}
-	if len(r.Counts) > 0 {
-		if _, err := EstimatePlots(dir, r.Counts, []string{"chars4", "gemini"}, "cl100k_base"); err != nil {
+	if r.counts != nil && r.counts.added > 0 {
+		if _, err := r.counts.Plot(dir); err != nil {
 			return err
 		}
 		figs = append(figs, figure{"estimate-scatter.png", "Token estimates against exact counts", -1}, figure{"estimate-error.png", "Relative error of the estimates", -1})

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/replay"
 )
 
 // A seriesSpool holds the transcripts' per-call series out of memory: a
@@ -37,6 +38,10 @@ type runSeries struct {
 	CacheRead  []int64           `json:"cr"`
 	CacheWrite []int64           `json:"cw"`
 	Events     []int             `json:"e"`
+	// Fired and Warnings are the run's summary's, which only
+	// results.json shows.
+	Fired    []replay.FiredAt `json:"f"`
+	Warnings []replay.Warning `json:"w"`
 }
 
 func newSeriesSpool() (*seriesSpool, error) {
@@ -56,8 +61,9 @@ func (s *seriesSpool) put(t *TranscriptResult) error {
 	ts := transcriptSeries{Billed: t.Billed, Misses: t.Misses, Runs: make([]runSeries, len(t.Runs))}
 	for k := range t.Runs {
 		p := &t.Runs[k]
-		ts.Runs[k] = runSeries{p.Messages, p.Tokens, p.Retention, p.Cost, p.Breaks, p.CacheRead, p.CacheWrite, p.Events}
+		ts.Runs[k] = runSeries{p.Messages, p.Tokens, p.Retention, p.Cost, p.Breaks, p.CacheRead, p.CacheWrite, p.Events, p.Summary.Fired, p.Summary.Warnings}
 		p.Messages, p.Tokens, p.Retention, p.Cost, p.Breaks, p.CacheRead, p.CacheWrite, p.Events = nil, nil, nil, nil, nil, nil, nil, nil
+		p.Summary.Fired, p.Summary.Warnings = nil, nil
 	}
 	t.Billed, t.Misses = nil, nil
 	b, err := json.Marshal(ts)
@@ -93,6 +99,7 @@ func (s *seriesSpool) get(i int, t TranscriptResult) (TranscriptResult, error) {
 	for k, rs := range ts.Runs {
 		p := &t.Runs[k]
 		p.Messages, p.Tokens, p.Retention, p.Cost, p.Breaks, p.CacheRead, p.CacheWrite, p.Events = rs.Messages, rs.Tokens, rs.Retention, rs.Cost, rs.Breaks, rs.CacheRead, rs.CacheWrite, rs.Events
+		p.Summary.Fired, p.Summary.Warnings = rs.Fired, rs.Warnings
 	}
 	return t, nil
 }
