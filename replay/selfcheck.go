@@ -45,9 +45,10 @@ func (c CompactionCheck) Agrees() bool {
 // CheckCompactions holds p to every compaction t recorded, one part at
 // a time (see [CompactionCheck]); a compaction is a firing of what
 // ("auto-compact", say). run is p's replay of t as a whole, which
-// stands for the first part; each later part is replayed alone, with the
-// mock summarizer (no part goes past the policy's first compaction in
-// it). A part is checked when the agent or the policy compacted in it,
+// stands for the first part (unless its summary's list of firings is
+// cut short before one of what); each later part is replayed alone,
+// with the mock summarizer (no part goes past the policy's first
+// compaction in it). A part is checked when the agent or the policy compacted in it,
 // other than by hand; none is when t recorded no compaction and the
 // policy made none.
 func CheckCompactions(ctx context.Context, t *transcript.Transcript, run *Run, p window.Policy, what string, opt Options) ([]CompactionCheck, error) {
@@ -70,28 +71,48 @@ func CheckCompactions(ctx context.Context, t *transcript.Transcript, run *Run, p
 				end++
 			}
 		}
-		r := run
+		part := t
 		if k > 0 {
-			var err error
-			r, err = Replay(ctx, transcriptPart(t, t.Compactions[k-1], end), p, Options{SummaryOnly: true, Summarizer: &summarize.Mock{}, Prices: opt.Prices})
-			if err != nil {
-				return nil, err
-			}
+			part = transcriptPart(t, t.Compactions[k-1], end)
 		}
-		for _, f := range r.Summary.Fired {
-			if f.What != what {
-				continue
-			}
-			if step := c.From + f.Step; k > 0 || c.Call < 0 || step <= c.Call {
-				c.Fired, c.Counted = step, f.Before
-			}
-			break
+		f, err := firstFiring(ctx, part, run, k == 0, p, what, opt)
+		if err != nil {
+			return nil, err
+		}
+		if step := c.From + f.Step; f.Step >= 0 && (k > 0 || c.Call < 0 || step <= c.Call) {
+			c.Fired, c.Counted = step, f.Before
 		}
 		if c.Fired >= 0 || (c.Call >= 0 && c.Trigger != "manual") {
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// firstFiring returns the first firing of what in p's replay of t (Step
+// −1: none): read from run, t's replay, when given (whole) and its
+// summary lists it or all its firings; else from a replay of t with the
+// mock summarizer.
+func firstFiring(ctx context.Context, t *transcript.Transcript, run *Run, whole bool, p window.Policy, what string, opt Options) (FiredAt, error) {
+	if whole {
+		for _, f := range run.Summary.Fired {
+			if f.What == what {
+				return f, nil
+			}
+		}
+		if len(run.Summary.Fired) == run.Summary.Firings {
+			return FiredAt{Step: -1}, nil
+		}
+	}
+	first := FiredAt{Step: -1}
+	_, err := Replay(ctx, t, p, Options{SummaryOnly: true, NoRetention: true, Summarizer: &summarize.Mock{}, Prices: opt.Prices,
+		Observe: func(_ int, s *Step) error {
+			if first.Step < 0 && s.Fired != nil && s.Fired.What == what {
+				first = FiredAt{Step: s.Step, Firing: *s.Fired}
+			}
+			return nil
+		}})
+	return first, err
 }
 
 // callStarts returns, for each message index i of t (and len), the

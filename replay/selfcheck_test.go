@@ -130,3 +130,25 @@ func TestCheckCompactions(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstFiringPastTheSummaryList: a run's summary lists its first 100
+// firings; when the firing looked for is not among them and the list is
+// cut short, the check replays the part to find it, and does not when
+// the list holds them all.
+func TestFirstFiringPastTheSummaryList(t *testing.T) {
+	ctx := context.Background()
+	tr := compactedSession(append(climbing(118_000, 5), climbing(16_000, 3)...), []int{5}, []string{"auto"})
+	p := must(t, "claude-code")
+	cut := &Run{Summary: Summary{Firings: 150}} // the list held other firings
+	f, err := firstFiring(ctx, tr, cut, true, p, "auto-compact", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Step != 5 || f.Before != 158_200 {
+		t.Errorf("found %+v, want the compaction at call 5 counting 158,200", f)
+	}
+	all := &Run{Summary: Summary{Firings: 0}}
+	if f, err := firstFiring(ctx, tr, all, true, p, "auto-compact", Options{}); err != nil || f.Step != -1 {
+		t.Errorf("a run that fired none: found %+v, %v", f, err)
+	}
+}
