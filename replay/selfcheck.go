@@ -79,7 +79,8 @@ func CheckCompactions(ctx context.Context, t *transcript.Transcript, run *Run, p
 		if err != nil {
 			return nil, err
 		}
-		if step := c.From + f.Step; f.Step >= 0 && (k > 0 || c.Call < 0 || step <= c.Call) {
+		// A later part ends at c.Call; the first is the whole replay.
+		if step := c.From + f.Step; f.Step >= 0 && (c.Call < 0 || step <= c.Call) {
 			c.Fired, c.Counted = step, f.Before
 		}
 		if c.Fired >= 0 || (c.Call >= 0 && c.Trigger != "manual") {

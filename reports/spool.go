@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/tempfile"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -45,12 +46,8 @@ type runSeries struct {
 }
 
 func newSeriesSpool() (*seriesSpool, error) {
-	f, err := os.CreateTemp("", "ctxbench-report-series-*.json")
+	f, err := tempfile.Unlinked("ctxbench-report-series-*.json")
 	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
 		return nil, err
 	}
 	return &seriesSpool{f: f}, nil

@@ -179,7 +179,7 @@ func ccModelledFor(recorded string) string {
 		return claudeCodeVersions[0]
 	}
 	for _, l := range ccVersionLines {
-		if from, _ := semver(l.from); slices.Compare(v[:], from[:]) >= 0 {
+		if slices.Compare(v[:], l.from[:]) >= 0 {
 			return l.modelled
 		}
 	}
@@ -195,16 +195,19 @@ func ccModelledFor(recorded string) string {
 // in 2.0.21, 2.0.76, 2.0.77, 2.1.0, 2.1.20 and 2.1.21, 2.1.23, 2.1.29,
 // 2.1.33, 2.1.38, 2.1.39; the versions' other rules are taken to be their
 // line's.
-var ccVersionLines = []struct{ from, modelled string }{
-	{"2.1.21", "2.1.39"},
-	{"0.0.0", "2.0.21"},
+var ccVersionLines = []struct {
+	from     [3]int
+	modelled string
+}{
+	{[3]int{2, 1, 21}, "2.1.39"},
+	{[3]int{0, 0, 0}, "2.0.21"},
 }
 
 // ccPlumVioletFrom is the first version whose microcompact returns at
 // once while the server-side flag tengu_cache_plum_violet is on (read
 // from the packages' cli.js: absent in 2.1.18, present in 2.1.19 on);
 // from 2.1.8 on, each clearing writes a microcompact_boundary line.
-const ccPlumVioletFrom = "2.1.19"
+var ccPlumVioletFrom = [3]int{2, 1, 19}
 
 // ccMicrocompactRecorded reports whether the Claude Code that recorded t
 // ran microcompact, as far as t shows, and if not why. Versions before
@@ -218,8 +221,7 @@ const ccPlumVioletFrom = "2.1.19"
 // never cleared; off replays both as recorded.
 func ccMicrocompactRecorded(t *transcript.Transcript) (bool, string) {
 	v, ok := semver(t.AgentVersion)
-	from, _ := semver(ccPlumVioletFrom)
-	if t.Format != transcript.FormatClaudeCode || !ok || slices.Compare(v[:], from[:]) < 0 || len(t.Clearings) > 0 {
+	if t.Format != transcript.FormatClaudeCode || !ok || slices.Compare(v[:], ccPlumVioletFrom[:]) < 0 || len(t.Clearings) > 0 {
 		return true, ""
 	}
 	prev := map[string]int64{}

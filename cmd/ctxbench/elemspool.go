@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
+	"github.com/ctxbench/ctxbench/internal/tempfile"
 )
 
 // An elemSpool keeps the elements of a large array of a --json document
@@ -18,11 +19,10 @@ type elemSpool struct {
 	f   *os.File
 	w   *bufio.Writer
 	enc *json.Encoder
-	n   int
 }
 
 func newElemSpool() (*elemSpool, error) {
-	f, err := unlinkedTemp("ctxbench-elements-*.jsonl")
+	f, err := tempfile.Unlinked("ctxbench-elements-*.jsonl")
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,6 @@ func newElemSpool() (*elemSpool, error) {
 
 // add appends v's compact JSON.
 func (s *elemSpool) add(v any) error {
-	s.n++
 	return s.enc.Encode(v) // one line: compact JSON holds no newline
 }
 

@@ -305,13 +305,11 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, cac
 		}
 		tr.Runs = append(tr.Runs, lr)
 		if lp.Policy.Name() == "claude-code" && recordedByClaudeCode(t) {
-			checks, err := replay.CheckCompactions(e.ctx, t, runs[k], lp.Policy, "auto-compact", opt)
+			checks, err := selfChecks(e, t, runs[k], lp, opt)
 			if err != nil {
 				return tr, err
 			}
-			for _, c := range checks {
-				tr.SelfChecks = append(tr.SelfChecks, selfCheck{Label: lp.Label, CompactionCheck: c, Agrees: c.Agrees()})
-			}
+			tr.SelfChecks = append(tr.SelfChecks, checks...)
 		}
 	}
 	return tr, nil
@@ -415,15 +413,18 @@ func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]selfCheck, error)
 	if err != nil {
 		return nil, err
 	}
-	checks, err := replay.CheckCompactions(e.ctx, t, run, p, "auto-compact", opt)
-	if err != nil {
-		return nil, err
-	}
+	return selfChecks(e, t, run, window.Labeled{Label: "claude-code", Policy: p}, opt)
+}
+
+// selfChecks holds run, lp's replay of t, to every compaction t
+// recorded (replay.CheckCompactions).
+func selfChecks(e *env, t *transcript.Transcript, run *replay.Run, lp window.Labeled, opt replay.Options) ([]selfCheck, error) {
+	checks, err := replay.CheckCompactions(e.ctx, t, run, lp.Policy, "auto-compact", opt)
 	out := make([]selfCheck, len(checks))
 	for k, c := range checks {
-		out[k] = selfCheck{Label: "claude-code", CompactionCheck: c, Agrees: c.Agrees()}
+		out[k] = selfCheck{Label: lp.Label, CompactionCheck: c, Agrees: c.Agrees()}
 	}
-	return out, nil
+	return out, err
 }
 
 // selfCheckText says whether a claude-code run compacted where the
@@ -432,39 +433,31 @@ func selfCheckText(c selfCheck, agent string) string {
 	if agent == "" {
 		agent = "version not recorded"
 	}
-	s := fmt.Sprintf("self-check: Claude Code (%s) ", agent)
+	from, same, again := "", "", ""
 	if c.From > 0 {
-		s += fmt.Sprintf("from its compaction before call %d ", c.From)
+		from, same, again = fmt.Sprintf("from its compaction before call %d ", c.From), "from the same history ", " again"
 	}
+	var did string
 	switch {
 	case c.Call < 0:
-		s += "did not compact again; "
+		did = "did not compact again"
 	case c.Trigger == "manual":
-		s += fmt.Sprintf("was compacted by hand before call %d (%s tokens); ", c.Call, reports.Int(c.PreTokens))
+		did = fmt.Sprintf("was compacted by hand before call %d (%s tokens)", c.Call, reports.Int(c.PreTokens))
 	default:
-		if c.From > 0 {
-			s += "compacted again "
-		} else {
-			s += "compacted "
-		}
-		s += fmt.Sprintf("before call %d (%s, %s tokens); ", c.Call, c.Trigger, reports.Int(c.PreTokens))
+		did = fmt.Sprintf("compacted%s before call %d (%s, %s tokens)", again, c.Call, c.Trigger, reports.Int(c.PreTokens))
 	}
-	s += c.Label + " "
-	if c.From > 0 {
-		s += "from the same history "
+	policy := "never compacted"
+	if c.Fired >= 0 {
+		policy = fmt.Sprintf("compacted at call %d, counting %s", c.Fired, reports.Int(c.Counted))
 	}
-	verdict := ": differs"
+	verdict := "differs"
 	if c.Agrees {
-		verdict = ": agrees"
+		verdict = "agrees"
+		if d := int64(c.Counted) - c.PreTokens; c.Fired >= 0 && c.Call >= 0 && d != 0 {
+			verdict += fmt.Sprintf(" (count %+d)", d)
+		}
 	}
-	if c.Fired < 0 {
-		return s + "never compacted" + verdict
-	}
-	s += fmt.Sprintf("compacted at call %d, counting %s%s", c.Fired, reports.Int(c.Counted), verdict)
-	if d := int64(c.Counted) - c.PreTokens; c.Agrees && c.Call >= 0 && d != 0 {
-		s += fmt.Sprintf(" (count %+d)", d)
-	}
-	return s
+	return fmt.Sprintf("self-check: Claude Code (%s) %s%s; %s %s%s: %s", agent, from, did, c.Label, same, policy, verdict)
 }
 
 func violationSummary(v map[string]int) string {

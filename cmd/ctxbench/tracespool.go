@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
+	"github.com/ctxbench/ctxbench/internal/tempfile"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -88,26 +89,12 @@ func (b *runBuffer) moveOut() error {
 // not priced).
 type stepWriter func(s *replay.Step, priced *replay.PricedCall) error
 
-// unlinkedTemp makes a file in the temporary directory and removes its
-// name at once: the file lives while it is open and no longer.
-func unlinkedTemp(pattern string) (*os.File, error) {
-	f, err := os.CreateTemp("", pattern)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
 func newRunSpool(line func(w io.Writer, t *transcript.Transcript, p window.Policy) stepWriter) (*runSpool, error) {
-	all, err := unlinkedTemp("ctxbench-spool-*.jsonl")
+	all, err := tempfile.Unlinked("ctxbench-spool-*.jsonl")
 	if err != nil {
 		return nil, err
 	}
-	scratch, err := unlinkedTemp("ctxbench-spool-runs-*.jsonl")
+	scratch, err := tempfile.Unlinked("ctxbench-spool-runs-*.jsonl")
 	if err != nil {
 		all.Close()
 		return nil, err
