@@ -134,13 +134,14 @@ func TestImportChain(t *testing.T) {
 		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "internal/scan"},
 		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
 		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "internal/limit", "internal/strictyaml"},
-		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite", "internal/printable"},
+		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite", "internal/printable", "internal/tempfile"},
 		"fixtures":            {"transcript"},
 		"internal/scan":       {},
 		"internal/limit":      {},
 		"internal/swar":       {},
 		"internal/printable":  {},
 		"internal/strictyaml": {},
+		"internal/tempfile":   {},
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {
