@@ -175,9 +175,21 @@ type Sweeper struct {
 	stop    sync.Once
 	err     error // the first run's failure, set by stop
 	wg      sync.WaitGroup
-	trs     []*sweptTranscript
 	total   atomic.Int64 // jobs added
 	done    atomic.Int64
+
+	// The transcripts' runs are added into the points as soon as they
+	// and every transcript added before them are done, so that a sweep
+	// keeps no transcript it has finished: trs are the transcripts not
+	// yet added (nil once they are), from the added-th on.
+	mu        sync.Mutex
+	trs       []*sweptTranscript
+	added     int
+	noneTotal int64
+	// retention is each added transcript's mean retention at each point,
+	// a transcript's points after another's: a point's mean is their sum
+	// over the transcripts divided by their number, known at the end.
+	retention []float64
 }
 
 // sweptTranscript is a transcript of a sweep and its runs' summaries, one
@@ -189,6 +201,7 @@ type sweptTranscript struct {
 	t          *transcript.Transcript
 	opt        Options
 	left       atomic.Int64
+	finished   bool // left reached 0; under the Sweeper's mu
 	noneTokens int64
 	runs       []sweptRun
 	// none is the none policy's run, made once when a point's policy is
@@ -279,10 +292,45 @@ func (sw *Sweeper) work() {
 			tr := j.tr
 			tr.noneTokens = NoneInputTokens(tr.t, tr.opt.estimators()[0], tr.opt.Counts)
 			tr.t, tr.opt = nil, Options{}
+			sw.finish(tr)
 		}
 		if sw.progress != nil {
 			sw.progress(int(sw.done.Add(1)), int(sw.total.Load()))
 		}
+	}
+}
+
+// finish marks tr's runs done and adds into the points every transcript
+// whose runs are done and all before it, in the order they were added.
+func (sw *Sweeper) finish(tr *sweptTranscript) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	tr.finished = true
+	for sw.added < len(sw.trs) && sw.trs[sw.added].finished {
+		sw.addRuns(sw.trs[sw.added])
+		sw.trs[sw.added] = nil
+		sw.added++
+	}
+}
+
+// addRuns adds tr's runs into the points, its mean retentions kept apart.
+func (sw *Sweeper) addRuns(tr *sweptTranscript) {
+	sw.noneTotal += tr.noneTokens
+	for p := range sw.res.Points {
+		pt, s := &sw.res.Points[p], tr.runs[p]
+		pt.Transcripts++
+		pt.Calls += s.Calls
+		pt.PeakMessages = max(pt.PeakMessages, s.PeakMessages)
+		pt.PeakTokens = max(pt.PeakTokens, s.PeakTokens)
+		pt.InputTokens += s.InputTokens
+		pt.Evictions += s.Evictions
+		pt.Truncations += s.Truncations
+		pt.Summaries += s.Summaries
+		pt.SummaryUsage.Add(s.SummaryUsage)
+		for k, v := range s.Violations {
+			pt.Violations[k] += v
+		}
+		sw.retention = append(sw.retention, s.MeanRetention)
 	}
 }
 
@@ -381,7 +429,9 @@ func (sw *Sweeper) Add(t *transcript.Transcript, c SweepCaches) error {
 		tr.opt.Artifacts = c.Artifacts
 	}
 	tr.left.Store(int64(len(sw.policies)))
+	sw.mu.Lock()
 	sw.trs = append(sw.trs, tr)
+	sw.mu.Unlock()
 	sw.total.Add(int64(len(sw.policies)))
 	for p := range sw.policies {
 		select {
@@ -410,30 +460,16 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 		return nil, err
 	}
 	res, n := sw.res, float64(len(sw.trs))
-	var total int64
-	for _, tr := range sw.trs {
-		total += tr.noneTokens
+	for _, tr := range sw.trs[sw.added:] {
+		sw.addRuns(tr) // a sweep of no points
 	}
 	for p := range res.Points {
 		pt := &res.Points[p]
-		for _, tr := range sw.trs {
-			s := tr.runs[p]
-			pt.Transcripts++
-			pt.Calls += s.Calls
-			pt.PeakMessages = max(pt.PeakMessages, s.PeakMessages)
-			pt.PeakTokens = max(pt.PeakTokens, s.PeakTokens)
-			pt.InputTokens += s.InputTokens
-			pt.Evictions += s.Evictions
-			pt.Truncations += s.Truncations
-			pt.Summaries += s.Summaries
-			pt.SummaryUsage.Add(s.SummaryUsage)
-			pt.MeanRetention += s.MeanRetention / n
-			for k, v := range s.Violations {
-				pt.Violations[k] += v
-			}
+		for i := range len(sw.trs) {
+			pt.MeanRetention += sw.retention[i*len(res.Points)+p] / n
 		}
-		if total > 0 {
-			pt.ShareOfNone = float64(pt.InputTokens) / float64(total)
+		if sw.noneTotal > 0 {
+			pt.ShareOfNone = float64(pt.InputTokens) / float64(sw.noneTotal)
 		}
 	}
 	return res, nil

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"weak"
 
 	"github.com/google/go-cmp/cmp"
@@ -305,7 +307,8 @@ func TestSweeperWorkersBounded(t *testing.T) {
 
 // TestSweeperLetsGo: once a transcript's runs are done, the sweep holds
 // neither it nor its caches (a sweep held every transcript to its end),
-// and its result is the one a sweep sharing one cache gives.
+// nor its runs' summaries, added into the points, only their mean
+// retentions; and its result is the one a sweep sharing one cache gives.
 func TestSweeperLetsGo(t *testing.T) {
 	grid := []GridKey{{Key: "max_messages", Values: []string{"4", "8"}}}
 	sw, err := NewSweeper(context.Background(), "aidf", nil, grid, Options{}, 2, nil)
@@ -320,6 +323,20 @@ func TestSweeperLetsGo(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The runs end on their own: wait for the last one, a minute at most.
+	added := func() int {
+		sw.mu.Lock()
+		defer sw.mu.Unlock()
+		return sw.added
+	}
+	for deadline := time.Now().Add(time.Minute); added() < 3 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	sw.mu.Lock()
+	if sw.added != 3 || slices.ContainsFunc(sw.trs, func(tr *sweptTranscript) bool { return tr != nil }) || len(sw.retention) != 3*len(grid[0].Values) {
+		t.Errorf("%d of 3 transcripts added into the points, %d retentions kept", sw.added, len(sw.retention))
+	}
+	sw.mu.Unlock()
 	res, err := sw.Result()
 	if err != nil {
 		t.Fatal(err)
