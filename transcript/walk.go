@@ -92,18 +92,18 @@ type input struct {
 	err      error
 }
 
-// Size returns the bytes of the files Walk would read of paths, listed as
-// it lists them (directories walked, .git passed over, the listing
-// stopped at the first path it cannot stat), without reading them;
-// standard input counts 0.
-func Size(paths []string) int64 {
-	var total int64
+// Largest returns the bytes of the largest file Walk would read of
+// paths, listed as it lists them (directories walked, .git passed over,
+// the listing stopped at the first path it cannot stat), without reading
+// them; standard input counts 0.
+func Largest(paths []string) int64 {
+	var largest int64
 	for _, in := range listInputs(paths) {
 		if in.skip == "" {
-			total += in.size
+			largest = max(largest, in.size)
 		}
 	}
-	return total
+	return largest
 }
 
 // listInputs lists what Walk meets, in order; it stops at the first error.

@@ -170,18 +170,19 @@ func TestWalkReadsAheadInOrder(t *testing.T) {
 	}
 }
 
-// TestSize: the bytes of the files a walk reads — a directory's, .git's
-// left out, and a file named — without reading them.
-func TestSize(t *testing.T) {
+// TestLargest: the bytes of the largest file a walk reads — of a
+// directory's, .git's left out, and of a file named — without reading
+// them.
+func TestLargest(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"a.jsonl": "12345", "sub/b.jsonl": "123", ".git/objects/x": "1234567890"})
-	if got := Size([]string{dir}); got != 8 {
-		t.Errorf("Size(dir) = %d, want 8", got)
+	if got := Largest([]string{dir}); got != 5 {
+		t.Errorf("Largest(dir) = %d, want 5", got)
 	}
-	if got := Size([]string{dir, filepath.Join(dir, "a.jsonl"), Stdin}); got != 13 {
-		t.Errorf("Size(dir, a.jsonl, stdin) = %d, want 13", got)
+	if got := Largest([]string{filepath.Join(dir, "sub", "b.jsonl"), Stdin}); got != 3 {
+		t.Errorf("Largest(b.jsonl, stdin) = %d, want 3", got)
 	}
-	if got := Size([]string{filepath.Join(dir, "missing")}); got != 0 {
-		t.Errorf("Size(missing) = %d, want 0", got)
+	if got := Largest([]string{filepath.Join(dir, "missing")}); got != 0 {
+		t.Errorf("Largest(missing) = %d, want 0", got)
 	}
 }
 
