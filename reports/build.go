@@ -43,10 +43,10 @@ type Builder struct {
 	Sweep *SweepSpec
 	// Notes are printed under the summary table.
 	Notes []string
-	// SpoolSeries keeps each transcript's per-call series in a temporary
+	// SpoolTranscripts keeps each transcript's results in a temporary
 	// file, read back when the report is written, so that memory does
 	// not grow with the transcripts; the report's Close lets it go.
-	SpoolSeries bool
+	SpoolTranscripts bool
 	// Warnings are what the report could not show: transcripts not
 	// priced, each as an error naming the file.
 	Warnings []error
@@ -80,11 +80,12 @@ func (b *Builder) setup() {
 	for _, p := range b.Policies {
 		b.report.Policies = append(b.report.Policies, p.Label)
 	}
+	b.report.tally = newTally(b.report.Estimator, b.report.Policies)
 	if len(b.Estimators) > 0 {
 		b.report.counts = NewPlotCounts("cl100k_base", []string{"chars4", "gemini"})
 	}
-	if b.SpoolSeries {
-		b.report.series, b.setupErr = newSeriesSpool()
+	if b.SpoolTranscripts {
+		b.report.spool, b.setupErr = newTranscriptSpool()
 	}
 }
 
@@ -211,8 +212,9 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 		}
 		tr.Runs = append(tr.Runs, pr)
 	}
-	if r.series != nil {
-		if err := r.series.put(&tr); err != nil {
+	r.tally.add(&tr)
+	if r.spool != nil {
+		if tr, err = r.spool.put(&tr); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"weak"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
@@ -94,11 +96,12 @@ func TestBuilderKeepsMessageCounts(t *testing.T) {
 	}
 }
 
-// TestSpooledSeriesWriteTheSame: a report whose per-call series the
+// TestSpooledTranscriptsWriteTheSame: a report whose transcripts the
 // builder spooled writes every file byte for byte as one that kept them
 // in memory, on corpus sessions priced and not, with cache misses and
-// breaks; and keeps none of the series in memory.
-func TestSpooledSeriesWriteTheSame(t *testing.T) {
+// breaks, times and notes; and keeps of each in memory only its name,
+// format and calls.
+func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
 	ts, err := fixtures.Corpus("../fixtures/corpus")
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +111,7 @@ func TestSpooledSeriesWriteTheSame(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := func(spool bool) string {
-		b := &Builder{Policies: ps, SpoolSeries: spool, Cost: cost.Options{Prices: pricing.Default()}}
+		b := &Builder{Policies: ps, SpoolTranscripts: spool, Cost: cost.Options{Prices: pricing.Default()}}
 		for _, tr := range ts {
 			if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
 				t.Fatal(err)
@@ -120,10 +123,8 @@ func TestSpooledSeriesWriteTheSame(t *testing.T) {
 		}
 		defer r.Close()
 		for _, tr := range r.Transcripts {
-			for _, p := range tr.Runs {
-				if spool && (p.Messages != nil || p.Tokens != nil || p.Cost != nil || p.Breaks != nil || tr.Billed != nil) {
-					t.Fatalf("%s, %s: series kept in memory", tr.File, p.Label)
-				}
+			if head := (TranscriptResult{File: tr.File, ID: tr.ID, Format: tr.Format, Calls: tr.Calls}); spool && !cmp.Equal(tr, head) {
+				t.Fatalf("%s: kept in memory: %s", tr.File, cmp.Diff(head, tr))
 			}
 		}
 		dir := filepath.Join(t.TempDir(), "report")

@@ -4,8 +4,10 @@
 //
 // A [Builder] assembles a [Report] transcript by transcript — the
 // estimators measured ([estimate.Analyze]), the policies replayed and
-// priced ([cost.Replay]), the per-call series kept — and runs a sweep over
-// them at the end; [WriteReport] writes the folder (index.html, report.md,
+// priced ([cost.Replay]), the per-call series kept, in memory or in a
+// temporary file (Builder.SpoolTranscripts: a report over thousands of
+// sessions then keeps in memory their totals and each one's name) — and
+// runs a sweep over them as they come; [WriteReport] writes the folder (index.html, report.md,
 // results.json, summary.csv, steps.csv, sweep.csv and the plots), built
 // beside the target and swapped in whole, and never over a folder
 // ctxbench did not make ([ErrNotAReport]). [Report.WriteSummary] prints

@@ -37,7 +37,10 @@ func TestReportNamesCacheMisses(t *testing.T) {
 		t.Errorf("notes %q", tr.Notes)
 	}
 	// Every policy's row carries the misses it inherits.
-	rows := summaryRows(r, false)
+	rows, err := summaryRows(r, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	col := slices.Index(rows[0], "cache misses (USD)")
 	for _, row := range rows[1:] {
 		if col < 0 || row[col] != "5.1919" {

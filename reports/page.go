@@ -65,7 +65,11 @@ func writeHTML(w io.Writer, r *Report, figs []figure) error {
 
 	fmt.Fprint(w, "<h2 id=\"sessions\">Sessions</h2>\n")
 	labels := uniqueLabels(r.Transcripts)
-	for i, t := range r.Transcripts {
+	for i := range r.Transcripts {
+		t, err := r.transcript(i)
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "<details id=\"session-%d\"%s><summary>%s — %s, %s</summary>\n<p><code>%s</code> (%s)</p>\n",
 			i+1, openIf(i == 0), e(labels[i]), e(plural(t.Calls, "call")), e(sessionModel(&t)), e(t.File), e(string(t.Format)))
 		writeSessionTable(w, r, &t)

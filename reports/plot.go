@@ -3,8 +3,10 @@ package reports
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/tempfile"
 )
 
 // Plot size and resolution.
@@ -108,6 +111,7 @@ func EstimatePlots(dir string, cs []*estimate.Counts, heuristics []string, exact
 		return nil, fmt.Errorf("plotting: no transcripts")
 	}
 	pc := NewPlotCounts(exact, heuristics)
+	defer pc.Close()
 	for _, c := range cs {
 		if err := pc.Add(c); err != nil {
 			return nil, err
@@ -117,13 +121,22 @@ func EstimatePlots(dir string, cs []*estimate.Counts, heuristics []string, exact
 }
 
 // PlotCounts are what the estimator plots read of transcripts' counts:
-// each message's exact count and each heuristic's, and no more.
+// each message's exact count and each heuristic's, and no more. Past
+// spillAt counts they are kept in a temporary file, so that the counts
+// of thousands of sessions take no memory; Close lets it go.
 type PlotCounts struct {
 	exact      string
 	heuristics []string
-	rows       []int // per message: the exact count, then the heuristics'
+	rows       []int // per message: the exact count, then the heuristics'; those not spilled
 	added      int   // transcripts
+	spill      *os.File
+	spillW     *bufio.Writer
+	buf        []byte
 }
+
+// spillAt is the counts PlotCounts keeps in memory before it writes them
+// out.
+var spillAt = 1 << 16
 
 // NewPlotCounts returns empty counts of exact and heuristics.
 func NewPlotCounts(exact string, heuristics []string) *PlotCounts {
@@ -149,42 +162,154 @@ func (pc *PlotCounts) Add(c *estimate.Counts) error {
 		for _, k := range cols {
 			pc.rows = append(pc.rows, m.Counts[k])
 		}
+		if len(pc.rows) >= spillAt {
+			if err := pc.spillRows(); err != nil {
+				return err
+			}
+		}
 	}
 	pc.added++
 	return nil
 }
 
-// Plot writes the plots (see [EstimatePlots]).
-func (pc *PlotCounts) Plot(dir string) ([]string, error) {
-	heuristics, exact, width := pc.heuristics, pc.exact, 1+len(pc.heuristics)
-	scatter := newPlot("Token estimates against exact counts, per message", exact+" tokens (log scale)", "estimated tokens (log scale)")
-	scatter.X.Scale, scatter.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	scatter.X.Tick.Marker, scatter.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	lo, hi := math.Inf(1), 0.0
-	errs := make([][]float64, len(heuristics))
-	for i, h := range heuristics {
-		var pts plotter.XYs
-		for r := 0; r < len(pc.rows); r += width {
-			ex, est := float64(pc.rows[r]), float64(pc.rows[r+1+i])
-			if ex <= 0 {
-				continue
+// spillRows writes the rows in memory to the spill file, as varints.
+func (pc *PlotCounts) spillRows() error {
+	if pc.spill == nil {
+		f, err := tempfile.Unlinked("ctxbench-report-counts-*.bin")
+		if err != nil {
+			return err
+		}
+		pc.spill, pc.spillW = f, bufio.NewWriter(f)
+	}
+	for _, n := range pc.rows {
+		pc.buf = binary.AppendVarint(pc.buf[:0], int64(n))
+		if _, err := pc.spillW.Write(pc.buf); err != nil {
+			return err
+		}
+	}
+	pc.rows = pc.rows[:0]
+	return nil
+}
+
+// each calls f with every message's row, in the order added: its exact
+// count, then the heuristics'.
+func (pc *PlotCounts) each(f func(row []int)) error {
+	width := 1 + len(pc.heuristics)
+	if pc.spill != nil {
+		if err := pc.spillW.Flush(); err != nil {
+			return err
+		}
+		end, err := pc.spill.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return err
+		}
+		rd := bufio.NewReader(io.NewSectionReader(pc.spill, 0, end))
+		row := make([]int, width)
+		for {
+			for k := range row {
+				n, err := binary.ReadVarint(rd)
+				if err == io.EOF && k == 0 {
+					goto memory
+				}
+				if err != nil {
+					return fmt.Errorf("reading the counts back: %w", err)
+				}
+				row[k] = int(n)
 			}
-			errs[i] = append(errs[i], (est-ex)/ex*100)
+			f(row)
+		}
+	}
+memory:
+	for r := 0; r+width <= len(pc.rows); r += width {
+		f(pc.rows[r : r+width])
+	}
+	return nil
+}
+
+// Close lets go of the counts' spill file.
+func (pc *PlotCounts) Close() error {
+	if pc.spill == nil {
+		return nil
+	}
+	err := pc.spill.Close()
+	pc.spill, pc.spillW = nil, nil
+	return err
+}
+
+// Plot writes the plots (see [EstimatePlots]). It reads the counts twice:
+// once for the error's distribution and the scatter's extent, once for
+// the points the scatter draws.
+func (pc *PlotCounts) Plot(dir string) ([]string, error) {
+	heuristics, exact := pc.heuristics, pc.exact
+	// The error distribution as frequency polygons over 10-point bins,
+	// clipped to [-100%, +200%] (the edges collect what lies beyond).
+	const binW, minE, maxE = 10.0, -100.0, 200.0
+	nb := int((maxE - minE) / binW)
+	lo, hi := math.Inf(1), 0.0
+	points := make([]int, len(heuristics)) // the scatter's, per heuristic
+	bins := make([][]float64, len(heuristics))
+	errs := make([]int, len(heuristics)) // messages binned
+	for i := range bins {
+		bins[i] = make([]float64, nb)
+	}
+	err := pc.each(func(row []int) {
+		ex := float64(row[0])
+		if ex <= 0 {
+			return
+		}
+		for i := range heuristics {
+			est := float64(row[1+i])
+			e := (est - ex) / ex * 100
+			bins[i][int((math.Max(minE, math.Min(maxE-1e-9, e))-minE)/binW)]++
+			errs[i]++
 			if est <= 0 {
 				continue
 			}
-			pts = append(pts, plotter.XY{X: ex, Y: est})
+			points[i]++
 			lo, hi = math.Min(lo, math.Min(ex, est)), math.Max(hi, math.Max(ex, est))
 		}
-		s, err := plotter.NewScatter(thin(pts, maxScatterPoints))
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The scatter's points: maxScatterPoints of each heuristic's at most,
+	// evenly spaced in their order (the same ones on every run).
+	drawn := make([]plotter.XYs, len(heuristics))
+	seen := make([]int, len(heuristics))
+	err = pc.each(func(row []int) {
+		ex := float64(row[0])
+		if ex <= 0 {
+			return
+		}
+		for i := range heuristics {
+			est := float64(row[1+i])
+			if est <= 0 {
+				continue
+			}
+			n, m := points[i], min(points[i], maxScatterPoints)
+			if j := len(drawn[i]); j < m && seen[i] == j*n/m {
+				drawn[i] = append(drawn[i], plotter.XY{X: ex, Y: est})
+			}
+			seen[i]++
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	scatter := newPlot("Token estimates against exact counts, per message", exact+" tokens (log scale)", "estimated tokens (log scale)")
+	scatter.X.Scale, scatter.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	scatter.X.Tick.Marker, scatter.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	for i, h := range heuristics {
+		s, err := plotter.NewScatter(drawn[i])
 		if err != nil {
 			return nil, fmt.Errorf("plotting %s: %w", h, err)
 		}
 		s.GlyphStyle = draw.GlyphStyle{Color: withAlpha(palette[i%len(palette)], 0x90), Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
 		scatter.Add(s)
-		label := fmt.Sprintf("%s (%d messages)", h, len(pts))
-		if len(pts) > maxScatterPoints {
-			label = fmt.Sprintf("%s (%d messages, %d drawn evenly)", h, len(pts), maxScatterPoints)
+		label := fmt.Sprintf("%s (%d messages)", h, points[i])
+		if points[i] > maxScatterPoints {
+			label = fmt.Sprintf("%s (%d messages, %d drawn evenly)", h, points[i], maxScatterPoints)
 		}
 		scatter.Legend.Add(label, s)
 	}
@@ -206,10 +331,6 @@ func (pc *PlotCounts) Plot(dir string) ([]string, error) {
 		return files, err
 	}
 
-	// The error distribution as frequency polygons over 10-point bins,
-	// clipped to [-100%, +200%] (the edges collect what lies beyond).
-	const binW, minE, maxE = 10.0, -100.0, 200.0
-	nb := int((maxE - minE) / binW)
 	hist := newPlot("Relative error of token estimates, per message", "(estimate - "+exact+") / "+exact+" (%; beyond +200% counted at +200%)", "share of messages (%)")
 	var ticks []plot.Tick
 	for v := minE; v <= maxE; v += 50 {
@@ -219,17 +340,12 @@ func (pc *PlotCounts) Plot(dir string) ([]string, error) {
 	hist.X.Min, hist.X.Max = minE, maxE
 	top := 0.0
 	for i, h := range heuristics {
-		if len(errs[i]) == 0 {
+		if errs[i] == 0 {
 			continue
 		}
-		bins := make([]float64, nb)
-		for _, e := range errs[i] {
-			b := int((math.Max(minE, math.Min(maxE-1e-9, e)) - minE) / binW)
-			bins[b]++
-		}
 		pts := make(plotter.XYs, nb)
-		for b := range bins {
-			pts[b] = plotter.XY{X: minE + (float64(b)+0.5)*binW, Y: bins[b] / float64(len(errs[i])) * 100}
+		for b := range bins[i] {
+			pts[b] = plotter.XY{X: minE + (float64(b)+0.5)*binW, Y: bins[i][b] / float64(errs[i]) * 100}
 			top = math.Max(top, pts[b].Y)
 		}
 		l, err := plotter.NewLine(pts)

@@ -37,9 +37,13 @@ type Report struct {
 	Notes []string            `json:"notes"`
 	// counts feed the estimator plots (nil: none drawn).
 	counts *PlotCounts
-	// series holds the transcripts' per-call series when a Builder spooled
-	// them (Builder.SpoolSeries); nil: they are in Transcripts.
-	series *seriesSpool
+	// tally is the Builder's sums over the transcripts (nil: made of
+	// Transcripts when asked).
+	tally *tally
+	// spool holds the transcripts when a Builder spooled them
+	// (Builder.SpoolTranscripts), Transcripts then only their headers;
+	// nil: Transcripts holds them.
+	spool *transcriptSpool
 }
 
 // TranscriptResult is one transcript's replays.
@@ -230,7 +234,7 @@ func build(dir string, r *Report) error {
 		}
 	}
 	session = -1
-	if pts := paretoPoints(r); len(pts) > 1 {
+	if pts := r.tallied().paretoPoints(); len(pts) > 1 {
 		if err := add("Cost against retention, the Pareto front dashed")(ParetoChart(dir, "pareto", pts)); err != nil {
 			return err
 		}
@@ -254,7 +258,7 @@ func build(dir string, r *Report) error {
 		write func(w *bufio.Writer) error
 	}{
 		{"results.json", func(w *bufio.Writer) error { return writeResults(w, r) }},
-		{"summary.csv", func(w *bufio.Writer) error { return writeCSV(w, summaryRows(r, false)) }},
+		{"summary.csv", func(w *bufio.Writer) error { return writeSummaryCSV(w, r) }},
 		{"steps.csv", func(w *bufio.Writer) error { return writeSteps(w, r) }},
 		{"report.md", func(w *bufio.Writer) error { return writeMarkdown(w, r, figs) }},
 		{"index.html", func(w *bufio.Writer) error { return writeHTML(w, r, figs) }},
@@ -295,28 +299,6 @@ func shortLabel(p string) string {
 		return file
 	}
 	return d + "/" + file
-}
-
-// paretoPoints are the policies' mean cost and retention over the priced
-// transcripts.
-func paretoPoints(r *Report) []Point {
-	var pts []Point
-	for k, label := range r.Policies {
-		var cost, ret float64
-		n := 0
-		for _, t := range r.Transcripts {
-			if k >= len(t.Runs) || t.Runs[k].CostUSD == nil {
-				continue
-			}
-			cost += *t.Runs[k].CostUSD
-			ret += t.Runs[k].Summary.MeanRetention
-			n++
-		}
-		if n > 0 {
-			pts = append(pts, Point{label, cost / float64(n), ret / float64(n)})
-		}
-	}
-	return pts
 }
 
 func sweepGrid(s *replay.SweepResult) (xs, ys []float64, z [][]float64, err error) {
@@ -365,15 +347,42 @@ func writeCSV(w io.Writer, rows [][]string) error {
 }
 
 // summaryRows is the summary table; human formats numbers for people.
-func summaryRows(r *Report, human bool) [][]string {
-	rows := [][]string{{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "mean retention", "violations", "cost (USD)", "cache breaks", "re-billed (USD)", "net of breaks (USD)", "cache misses (USD)"}}
+func summaryRows(r *Report, human bool) ([][]string, error) {
+	var rows [][]string
+	err := eachSummaryRow(r, human, func(row []string) error {
+		rows = append(rows, row)
+		return nil
+	})
+	return rows, err
+}
+
+// writeSummaryCSV writes summary.csv, a session at a time.
+func writeSummaryCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	if err := eachSummaryRow(r, false, cw.Write); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// eachSummaryRow calls f with each row of the summary table, the header
+// first, reading one transcript at a time.
+func eachSummaryRow(r *Report, human bool, f func(row []string) error) error {
+	if err := f([]string{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "mean retention", "violations", "cost (USD)", "cache breaks", "re-billed (USD)", "net of breaks (USD)", "cache misses (USD)"}); err != nil {
+		return err
+	}
 	num := func(n int64) string {
 		if human {
 			return Int(n)
 		}
 		return strconv.FormatInt(n, 10)
 	}
-	for _, t := range r.Transcripts {
+	for i := range r.Transcripts {
+		t, err := r.transcript(i)
+		if err != nil {
+			return err
+		}
 		// The provider's misses, which every policy inherits: empty
 		// without a bill.
 		misses := ""
@@ -400,12 +409,15 @@ func summaryRows(r *Report, human bool) [][]string {
 			if b := p.CacheBreaks; b != nil {
 				breaks, rebilled, net = num(int64(b.Breaks)), fmt.Sprintf("%.4f", b.Cost.USD()), fmt.Sprintf("%+.4f", b.Net().USD())
 			}
-			rows = append(rows, []string{shortLabel(t.File), p.Label, num(int64(s.Calls)), num(int64(s.PeakMessages)), num(int64(s.PeakTokens[r.Estimator])),
+			err := f([]string{shortLabel(t.File), p.Label, num(int64(s.Calls)), num(int64(s.PeakMessages)), num(int64(s.PeakTokens[r.Estimator])),
 				num(s.InputTokens[r.Estimator]), fmt.Sprintf("%.3f", p.ShareOfNone), num(int64(s.Evictions)), num(int64(s.Truncations)),
 				num(int64(s.Summaries)), fmt.Sprintf("%.3f", s.MeanRetention), num(int64(nv)), cost, breaks, rebilled, net, misses})
+			if err != nil {
+				return err
+			}
 		}
 	}
-	return rows
+	return nil
 }
 
 // writeSteps writes steps.csv, one row per call of every run, a row at
@@ -475,7 +487,10 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure) error {
 		fmt.Fprintf(w, "**%s**\n\n", rec)
 	}
 	fmt.Fprint(w, "★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and keeps more.\n\n## Sessions\n\n")
-	rows := summaryRows(r, true)
+	rows, err := summaryRows(r, true)
+	if err != nil {
+		return err
+	}
 	aligns := make([]tw.Align, len(rows[0]))
 	for i := range aligns {
 		aligns[i] = tw.AlignRight
@@ -502,7 +517,11 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "- %s\n", n)
 	}
-	for _, t := range r.Transcripts {
+	for i := range r.Transcripts {
+		t, err := r.transcript(i)
+		if err != nil {
+			return err
+		}
 		for _, n := range t.Notes {
 			fmt.Fprintf(w, "- %s, %s\n", shortLabel(t.File), n)
 		}

@@ -141,13 +141,21 @@ func TestNotPricedNeverZero(t *testing.T) {
 		}
 		// The cost, then the cache breaks' count, cost and net, then the
 		// provider's misses (no bill: none).
-		costCol := slices.Index(summaryRows(r, true)[0], "cost (USD)")
-		for _, row := range summaryRows(r, true)[1:] {
+		human, err := summaryRows(r, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := summaryRows(r, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		costCol := slices.Index(human[0], "cost (USD)")
+		for _, row := range human[1:] {
 			if row[0] == "acme.jsonl" && !slices.Equal(row[costCol:], []string{"not priced", "-", "-", "-", "-"}) {
 				t.Errorf("report row %v", row)
 			}
 		}
-		for _, row := range summaryRows(r, false)[1:] {
+		for _, row := range plain[1:] {
 			if row[0] == "acme.jsonl" && !slices.Equal(row[costCol:], []string{"", "", "", "", ""}) {
 				t.Errorf("CSV row %v", row)
 			}

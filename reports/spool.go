@@ -2,122 +2,84 @@ package reports
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
-	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/tempfile"
-	"github.com/ctxbench/ctxbench/replay"
 )
 
-// A seriesSpool holds the transcripts' per-call series out of memory: a
-// report over thousands of sessions keeps each session's totals, and
-// reads its series back, one session at a time, when it draws and
-// writes them. Each record is a session's series as JSON (which
-// round-trips every number exactly), in a temporary file with no name.
-type seriesSpool struct {
+// A transcriptSpool holds the transcripts' results out of memory: a
+// report over thousands of sessions keeps each session's name and size,
+// and reads the rest back, one session at a time, when it draws and
+// writes them. Each record is a session's TranscriptResult as JSON
+// (which round-trips every number exactly), in a temporary file with no
+// name.
+type transcriptSpool struct {
 	f    *os.File
 	ends []int64 // where each record ends
 }
 
-// transcriptSeries is what the spool holds of a TranscriptResult.
-type transcriptSeries struct {
-	Billed []float64        `json:"b"`
-	Misses []cost.CacheMiss `json:"m"`
-	Runs   []runSeries      `json:"r"`
-}
-
-// runSeries is what the spool holds of a PolicyResult.
-type runSeries struct {
-	Messages   []int             `json:"m"`
-	Tokens     []int             `json:"t"`
-	Retention  []float64         `json:"r"`
-	Cost       []float64         `json:"c"`
-	Breaks     []cost.CacheBreak `json:"b"`
-	CacheRead  []int64           `json:"cr"`
-	CacheWrite []int64           `json:"cw"`
-	Events     []int             `json:"e"`
-	// Fired and Warnings are the run's summary's, which only
-	// results.json shows.
-	Fired    []replay.FiredAt `json:"f"`
-	Warnings []replay.Warning `json:"w"`
-}
-
-func newSeriesSpool() (*seriesSpool, error) {
-	f, err := tempfile.Unlinked("ctxbench-report-series-*.json")
+func newTranscriptSpool() (*transcriptSpool, error) {
+	f, err := tempfile.Unlinked("ctxbench-report-transcripts-*.json")
 	if err != nil {
 		return nil, err
 	}
-	return &seriesSpool{f: f}, nil
+	return &transcriptSpool{f: f}, nil
 }
 
-// put appends t's series and takes them out of t.
-func (s *seriesSpool) put(t *TranscriptResult) error {
-	ts := transcriptSeries{Billed: t.Billed, Misses: t.Misses, Runs: make([]runSeries, len(t.Runs))}
-	for k := range t.Runs {
-		p := &t.Runs[k]
-		ts.Runs[k] = runSeries{p.Messages, p.Tokens, p.Retention, p.Cost, p.Breaks, p.CacheRead, p.CacheWrite, p.Events, p.Summary.Fired, p.Summary.Warnings}
-		p.Messages, p.Tokens, p.Retention, p.Cost, p.Breaks, p.CacheRead, p.CacheWrite, p.Events = nil, nil, nil, nil, nil, nil, nil, nil
-		p.Summary.Fired, p.Summary.Warnings = nil, nil
-	}
-	t.Billed, t.Misses = nil, nil
-	b, err := json.Marshal(ts)
+// put appends t and returns what the report keeps of it in memory.
+func (s *transcriptSpool) put(t *TranscriptResult) (TranscriptResult, error) {
+	b, err := json.Marshal(t)
 	if err != nil {
-		return err
+		return TranscriptResult{}, err
 	}
 	end := int64(len(b))
 	if n := len(s.ends); n > 0 {
 		end += s.ends[n-1]
 	}
 	if _, err := s.f.WriteAt(b, end-int64(len(b))); err != nil {
-		return err
+		return TranscriptResult{}, err
 	}
 	s.ends = append(s.ends, end)
-	return nil
+	return TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls}, nil
 }
 
-// get returns t with its series, the i-th put.
-func (s *seriesSpool) get(i int, t TranscriptResult) (TranscriptResult, error) {
+// get returns the i-th transcript put, whose header is t.
+func (s *transcriptSpool) get(i int, t TranscriptResult) (TranscriptResult, error) {
 	start := int64(0)
 	if i > 0 {
 		start = s.ends[i-1]
 	}
-	var ts transcriptSeries
-	if err := json.NewDecoder(io.NewSectionReader(s.f, start, s.ends[i]-start)).Decode(&ts); err != nil {
-		return t, fmt.Errorf("reading the series of %s back: %w", t.File, err)
+	var full TranscriptResult
+	if err := json.NewDecoder(io.NewSectionReader(s.f, start, s.ends[i]-start)).Decode(&full); err != nil {
+		return t, fmt.Errorf("reading the results of %s back: %w", t.File, err)
 	}
-	if len(ts.Runs) != len(t.Runs) {
-		return t, fmt.Errorf("reading the series of %s back: %d runs, want %d", t.File, len(ts.Runs), len(t.Runs))
-	}
-	t.Billed, t.Misses = ts.Billed, ts.Misses
-	t.Runs = slices.Clone(t.Runs)
-	for k, rs := range ts.Runs {
-		p := &t.Runs[k]
-		p.Messages, p.Tokens, p.Retention, p.Cost, p.Breaks, p.CacheRead, p.CacheWrite, p.Events = rs.Messages, rs.Tokens, rs.Retention, rs.Cost, rs.Breaks, rs.CacheRead, rs.CacheWrite, rs.Events
-		p.Summary.Fired, p.Summary.Warnings = rs.Fired, rs.Warnings
-	}
-	return t, nil
+	return full, nil
 }
 
-func (s *seriesSpool) close() error { return s.f.Close() }
+func (s *transcriptSpool) close() error { return s.f.Close() }
 
-// transcript returns the i-th transcript with its per-call series, read
-// back from the spool where the report keeps them there.
+// transcript returns the i-th transcript whole, read back from the spool
+// where the report keeps it there.
 func (r *Report) transcript(i int) (TranscriptResult, error) {
-	if r.series == nil {
+	if r.spool == nil {
 		return r.Transcripts[i], nil
 	}
-	return r.series.get(i, r.Transcripts[i])
+	return r.spool.get(i, r.Transcripts[i])
 }
 
-// Close lets go of what the report keeps out of memory (the series of a
-// Builder's report with SpoolSeries); the report can no longer be
+// Close lets go of what the report keeps out of memory (the transcripts
+// of a Builder's report with SpoolTranscripts); the report can no longer be
 // written after it.
 func (r *Report) Close() error {
-	if r.series == nil {
-		return nil
+	var err error
+	if r.counts != nil {
+		err = r.counts.Close()
 	}
-	return r.series.close()
+	if r.spool != nil {
+		err = errors.Join(err, r.spool.close())
+	}
+	return err
 }

@@ -73,52 +73,125 @@ func (p PolicyTotal) Cost() string {
 
 // Totals returns each policy's totals over the report's transcripts, in
 // the report's order, the Pareto-best marked.
-func (r *Report) Totals() []PolicyTotal {
-	none := slices.Index(r.Policies, "none")
-	var baseline int64
-	out := make([]PolicyTotal, len(r.Policies))
-	for k, label := range r.Policies {
-		p := PolicyTotal{Label: label, Violations: map[string]int{}}
-		reasons := map[string]bool{}
-		for _, t := range r.Transcripts {
-			if k >= len(t.Runs) {
-				continue
-			}
-			run := t.Runs[k]
-			p.Sessions++
-			p.Calls += run.Summary.Calls
-			p.Tokens += run.Summary.InputTokens[r.Estimator]
-			p.PeakTokens = max(p.PeakTokens, run.Summary.PeakTokens[r.Estimator])
-			p.Retention += run.Summary.MeanRetention
-			for inv, n := range run.Summary.Violations {
-				if n > 0 {
-					p.Violations[inv] += n
-				}
-			}
-			if run.CostUSD != nil {
-				p.Priced++
-				p.CostUSD += *run.CostUSD
-				if run.CacheBreaks != nil {
-					p.BreakUSD += run.CacheBreaks.Cost.USD()
-				}
-			} else {
-				reasons[t.notPricedReason()] = true
-			}
-			if k == none {
-				baseline += run.Summary.InputTokens[r.Estimator]
-			}
-		}
-		p.Retention /= float64(max(1, p.Sessions))
-		p.NotPriced = slices.Sorted(maps.Keys(reasons))
-		out[k] = p
+func (r *Report) Totals() []PolicyTotal { return r.tallied().totals() }
+
+// A tally sums, transcript by transcript, what the report's answer-first
+// table, its overview and its Pareto chart show of every transcript: a
+// report over thousands of sessions keeps these sums, not the sessions.
+type tally struct {
+	estimator string
+	none      int // none's run, -1: none
+	baseline  int64
+	policies  []PolicyTotal
+	reasons   []map[string]bool
+	// cost, retention and priced sum each policy's priced runs, for the
+	// Pareto chart's means.
+	cost, retention []float64
+	priced          []int
+	overview        Overview
+	seen            map[string]bool
+}
+
+func newTally(estimator string, policies []string) *tally {
+	t := &tally{estimator: estimator, none: slices.Index(policies, "none"), seen: map[string]bool{},
+		reasons: make([]map[string]bool, len(policies)), cost: make([]float64, len(policies)),
+		retention: make([]float64, len(policies)), priced: make([]int, len(policies))}
+	for k, label := range policies {
+		t.policies = append(t.policies, PolicyTotal{Label: label, Violations: map[string]int{}})
+		t.reasons[k] = map[string]bool{}
 	}
-	for k := range out {
-		if baseline > 0 {
-			out[k].ShareOfNone = float64(out[k].Tokens) / float64(baseline)
+	return t
+}
+
+// tallied returns the report's tally: the Builder's, or one made of
+// Transcripts.
+func (r *Report) tallied() *tally {
+	if r.tally != nil {
+		return r.tally
+	}
+	t := newTally(r.Estimator, r.Policies)
+	for i := range r.Transcripts {
+		t.add(&r.Transcripts[i])
+	}
+	return t
+}
+
+// add adds tr, the next transcript.
+func (tl *tally) add(tr *TranscriptResult) {
+	o := &tl.overview
+	o.Sessions++
+	o.Calls += tr.Calls
+	for _, m := range tr.Models {
+		if !tl.seen[m] {
+			tl.seen[m] = true
+			o.Models = append(o.Models, m)
 		}
+	}
+	if !tr.Start.IsZero() && (o.Start.IsZero() || tr.Start.Before(o.Start)) {
+		o.Start = tr.Start
+	}
+	if tr.End.After(o.End) {
+		o.End = tr.End
+	}
+	for k := range tl.policies {
+		if k >= len(tr.Runs) {
+			continue
+		}
+		p, run := &tl.policies[k], &tr.Runs[k]
+		p.Sessions++
+		p.Calls += run.Summary.Calls
+		p.Tokens += run.Summary.InputTokens[tl.estimator]
+		p.PeakTokens = max(p.PeakTokens, run.Summary.PeakTokens[tl.estimator])
+		p.Retention += run.Summary.MeanRetention
+		for inv, n := range run.Summary.Violations {
+			if n > 0 {
+				p.Violations[inv] += n
+			}
+		}
+		if run.CostUSD != nil {
+			p.Priced++
+			p.CostUSD += *run.CostUSD
+			if run.CacheBreaks != nil {
+				p.BreakUSD += run.CacheBreaks.Cost.USD()
+			}
+			tl.cost[k] += *run.CostUSD
+			tl.retention[k] += run.Summary.MeanRetention
+			tl.priced[k]++
+		} else {
+			tl.reasons[k][tr.notPricedReason()] = true
+		}
+		if k == tl.none {
+			tl.baseline += run.Summary.InputTokens[tl.estimator]
+		}
+	}
+}
+
+// totals returns each policy's totals so far, the Pareto-best marked.
+func (tl *tally) totals() []PolicyTotal {
+	out := make([]PolicyTotal, len(tl.policies))
+	for k, p := range tl.policies {
+		p.Violations = maps.Clone(p.Violations)
+		p.Retention /= float64(max(1, p.Sessions))
+		p.NotPriced = slices.Sorted(maps.Keys(tl.reasons[k]))
+		if tl.baseline > 0 {
+			p.ShareOfNone = float64(p.Tokens) / float64(tl.baseline)
+		}
+		out[k] = p
 	}
 	markPareto(out)
 	return out
+}
+
+// paretoPoints are the policies' mean cost and retention over the priced
+// transcripts.
+func (tl *tally) paretoPoints() []Point {
+	var pts []Point
+	for k, p := range tl.policies {
+		if n := tl.priced[k]; n > 0 {
+			pts = append(pts, Point{p.Label, tl.cost[k] / float64(n), tl.retention[k] / float64(n)})
+		}
+	}
+	return pts
 }
 
 // samePriced reports whether every policy has the same sessions priced,
@@ -228,24 +301,8 @@ type Overview struct {
 
 // Overview returns what the report replayed.
 func (r *Report) Overview() Overview {
-	var o Overview
-	seen := map[string]bool{}
-	for _, t := range r.Transcripts {
-		o.Sessions++
-		o.Calls += t.Calls
-		for _, m := range t.Models {
-			if !seen[m] {
-				seen[m] = true
-				o.Models = append(o.Models, m)
-			}
-		}
-		if !t.Start.IsZero() && (o.Start.IsZero() || t.Start.Before(o.Start)) {
-			o.Start = t.Start
-		}
-		if t.End.After(o.End) {
-			o.End = t.End
-		}
-	}
+	o := r.tallied().overview
+	o.Models = slices.Clone(o.Models)
 	return o
 }
 

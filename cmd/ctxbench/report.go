@@ -52,7 +52,7 @@ func (c *reportCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	b := &reports.Builder{Policies: pols, Notes: reportNotes, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel}, SpoolSeries: true,
+	b := &reports.Builder{Policies: pols, Notes: reportNotes, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel}, SpoolTranscripts: true,
 		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}, Summarizer: sum, Prices: prices}}
 	for _, n := range append(append([]string(nil), heuristicNames...), exactNames...) {
 		b.Estimators = append(b.Estimators, estimate.MustNew(n, estimate.OverheadNone))

@@ -792,9 +792,9 @@ var fleets = []fleet{{"16 sessions of 20,000 calls", 16, 20000}, {"2,000 session
 // generated sessions, against 3 × the largest session + 100 MB (figure
 // 9's bound for one session): a command holds a session, and what it
 // keeps of the others, not the folder. Each session is its own seed.
-// The report spools each session's per-call series (what it draws) to a
-// temporary file and keeps its totals and three counts a message, and
-// draws with about 100 MB on one session alone.
+// The report spools each session's results to a temporary file and
+// keeps their sums and each session's name; the estimator plots' counts
+// spill to another past 64 K counts.
 func fleetMemory(bin, tmp string, f fleet) (figure, error) {
 	dir := filepath.Join(tmp, fmt.Sprintf("fleet%d", f.sessions))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
