@@ -492,6 +492,27 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     fresh instead of looking at every one. ` + "`replay --policy two-tier`" + `:
     5,000 calls 80 s → 2.4 s, 20,000 calls 10.0 s (before the code's
     rule, 0.41 s on 5,000).
+61. **Over many sessions, memory grew with the sessions** (figures 14
+    and 15). The collector's soft limit was 3 times the inputs' total
+    size, so over a folder it never pushed back; the report kept each
+    session's result but its per-call series (its runs' summaries, four
+    maps each, its notes and bill) and three counts a message; a sweep
+    kept every session's run summaries to its end. Over 500 generated
+    sessions of 200 calls the report's live heap at its end was 47 MB,
+    17 MB of it those. Now the limit is 3 times the largest input plus
+    64 MB (` + "`limitMemory`" + `); the report spools each session's whole result
+    (` + "`Builder.SpoolTranscripts`" + `) and keeps its name and calls, its
+    totals, overview and Pareto points summed as sessions come, in the
+    order the loops over them summed; the estimator plots' counts spill
+    to a temporary file past 64 K counts and are read twice when drawn;
+    a sweep adds a session's runs into its points once they and those
+    before are done, keeping one mean retention per point and session.
+    By hand (` + "`/usr/bin/time`" + `, figure 14's three policies), the commit
+    before against after: 500 sessions, report 152 → 90 MB (135 →
+    152 s); 16 sessions of 20,000 calls, sweep 577 → 327 MB (16 → 21 s),
+    report 564 → 335 MB (87 → 112 s), check 358 → 330 MB. The whole
+    report folder, ` + "`sweep --json`" + ` and ` + "`cost --json`" + ` over 50 generated
+    sessions and the corpus are byte-identical (` + "`diff -r`" + `).
 
 ## What is still slow, and why
 
@@ -526,21 +547,25 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   they redo that work on the whole history at every call (the figure
   gives both times). Their memory is linear: an edited message is copied
   when its edit changes, not at every request.
-- **Memory over many sessions** (figures 14 and 15): each session's
-  caches are let go when its runs end, and the report's sweep runs as
-  sessions are added, so inspect, replay and check hold about the
-  largest session and what is read ahead. cost writes each session's
-  text as it is priced, and --json spools each comparison to a
-  temporary file; the report spools each session's per-call series,
-  firings and warnings, and keeps its totals, three counts a message
-  for the estimator plots, and what each run adds to a sweep point. It
-  still grows with the sessions by those: over 50 generated sessions of
-  200 calls it peaks at 117 MB, over 500 at 153 MB, by hand. A sweep
-  or a replay of one
-  20,000-call session (80 MB) alone peaks at about 280 MB: the session,
-  the next one read ahead, and the collector's headroom; limiting the
-  sessions a sweep has runs of to one changed its peak over eight such
-  sessions by under 1% (568 to 570 MB, by hand).
+- **Memory over many sessions** (figures 14 and 15): every command
+  holds about the largest session, the next one read ahead, and the
+  collector's headroom, up to 3 times the largest input plus 64 MB
+  (item 61). What still grows with the sessions is small: the report's
+  name, format and calls of each session and the few numbers that rank
+  it for ` + "`--sessions`" + `, and a sweep's mean retention per point and
+  session (8 bytes: a 1,000-point sweep over 2,000 sessions holds 16 MB
+  of them). report.md's table of sessions is built whole by tablewriter,
+  for the sessions shown (at most ` + "`--sessions N`" + `). Near the limit the
+  collector runs more often: the report over 16 sessions of 20,000 calls
+  took 87 → 112 s when the limit came in (by hand, item 61).
+- **The report on one long session sits at the bound** (figures 9 and
+  14): each figure is one run, and its peak moves by tens of MB from run
+  to run. Figure 9's report measured 726 MB in this run; by hand
+  (` + "`/usr/bin/time`" + `) on the same 50,000-call session it peaked at 695 MB
+  on the commit before item 61 and 694 MB after (limit 696 MB), and over
+  16 sessions of 20,000 calls at 335 MB (limit 341 MB). Its live data
+  on such a session is each run's per-call series and one session's
+  spooled result read back whole at a time.
 - **prune and gemini-cli** hold more than the other policies on long
   sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
 - **Memory on a long session** is held within the target by the
