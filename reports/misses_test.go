@@ -37,7 +37,7 @@ func TestReportNamesCacheMisses(t *testing.T) {
 		t.Errorf("notes %q", tr.Notes)
 	}
 	// Every policy's row carries the misses it inherits.
-	rows, err := summaryRows(r, false)
+	rows, err := summaryRows(r, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

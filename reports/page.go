@@ -27,7 +27,7 @@ figure{display:inline-block;margin:1em;max-width:560px;vertical-align:top}figure
 // policy over every session with the Pareto-best marked and a
 // recommendation, then each session in a section of its own, then the
 // plots across sessions and the files beside the page, each a link.
-func writeHTML(w io.Writer, r *Report, figs []figure) error {
+func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 	e := html.EscapeString
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>ctxbench report</title><style>%s</style></head><body>\n", css)
 	o := r.Overview()
@@ -64,14 +64,23 @@ func writeHTML(w io.Writer, r *Report, figs []figure) error {
 	}
 
 	fmt.Fprint(w, "<h2 id=\"sessions\">Sessions</h2>\n")
+	if n := countTrue(show); n < len(show) {
+		fmt.Fprintf(w, "<p>%s, in the order read. Every session is in <a href=\"summary.csv\">summary.csv</a>, <a href=\"steps.csv\">steps.csv</a> and <a href=\"results.json\">results.json</a>.</p>\n",
+			e(detailText(n, len(show), r.Detail.By)))
+	}
 	labels := uniqueLabels(r.Transcripts)
+	first := true
 	for i := range r.Transcripts {
+		if !show[i] {
+			continue
+		}
 		t, err := r.transcript(i)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "<details id=\"session-%d\"%s><summary>%s — %s, %s</summary>\n<p><code>%s</code> (%s)</p>\n",
-			i+1, openIf(i == 0), e(labels[i]), e(plural(t.Calls, "call")), e(sessionModel(&t)), e(t.File), e(string(t.Format)))
+			i+1, openIf(first), e(labels[i]), e(plural(t.Calls, "call")), e(sessionModel(&t)), e(t.File), e(string(t.Format)))
+		first = false
 		writeSessionTable(w, r, &t)
 		if len(t.Notes) > 0 {
 			fmt.Fprint(w, "<ul class=\"notes\">")

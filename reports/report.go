@@ -35,6 +35,9 @@ type Report struct {
 	// Sweep is a two-key sweep for the heatmap (nil: none).
 	Sweep *replay.SweepResult `json:"sweep,omitempty"`
 	Notes []string            `json:"notes"`
+	// Detail says which sessions the report draws and lists one by one
+	// (the zero Detail: every one).
+	Detail Detail `json:"-"`
 	// counts feed the estimator plots (nil: none drawn).
 	counts *PlotCounts
 	// tally is the Builder's sums over the transcripts (nil: made of
@@ -162,6 +165,10 @@ type figure struct {
 }
 
 func build(dir string, r *Report) error {
+	if err := r.Detail.Check(r.Policies); err != nil {
+		return err
+	}
+	show := r.detailed(r.Detail)
 	if err := os.WriteFile(filepath.Join(dir, MarkerFile), []byte("made by ctxbench report\n"), 0o644); err != nil {
 		return err
 	}
@@ -180,7 +187,7 @@ func build(dir string, r *Report) error {
 	labels := uniqueLabels(r.Transcripts)
 	for i := range r.Transcripts {
 		session = i
-		if r.Transcripts[i].Calls < 2 {
+		if r.Transcripts[i].Calls < 2 || !show[i] {
 			continue // a line needs two calls: the page says so
 		}
 		t, err := r.transcript(i)
@@ -260,8 +267,8 @@ func build(dir string, r *Report) error {
 		{"results.json", func(w *bufio.Writer) error { return writeResults(w, r) }},
 		{"summary.csv", func(w *bufio.Writer) error { return writeSummaryCSV(w, r) }},
 		{"steps.csv", func(w *bufio.Writer) error { return writeSteps(w, r) }},
-		{"report.md", func(w *bufio.Writer) error { return writeMarkdown(w, r, figs) }},
-		{"index.html", func(w *bufio.Writer) error { return writeHTML(w, r, figs) }},
+		{"report.md", func(w *bufio.Writer) error { return writeMarkdown(w, r, figs, show) }},
+		{"index.html", func(w *bufio.Writer) error { return writeHTML(w, r, figs, show) }},
 	} {
 		if err := WriteFile(filepath.Join(dir, f.name), f.write); err != nil {
 			return err
@@ -347,9 +354,9 @@ func writeCSV(w io.Writer, rows [][]string) error {
 }
 
 // summaryRows is the summary table; human formats numbers for people.
-func summaryRows(r *Report, human bool) ([][]string, error) {
+func summaryRows(r *Report, human bool, show []bool) ([][]string, error) {
 	var rows [][]string
-	err := eachSummaryRow(r, human, func(row []string) error {
+	err := eachSummaryRow(r, human, show, func(row []string) error {
 		rows = append(rows, row)
 		return nil
 	})
@@ -359,7 +366,7 @@ func summaryRows(r *Report, human bool) ([][]string, error) {
 // writeSummaryCSV writes summary.csv, a session at a time.
 func writeSummaryCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
-	if err := eachSummaryRow(r, false, cw.Write); err != nil {
+	if err := eachSummaryRow(r, false, nil, cw.Write); err != nil {
 		return err
 	}
 	cw.Flush()
@@ -367,8 +374,9 @@ func writeSummaryCSV(w io.Writer, r *Report) error {
 }
 
 // eachSummaryRow calls f with each row of the summary table, the header
-// first, reading one transcript at a time.
-func eachSummaryRow(r *Report, human bool, f func(row []string) error) error {
+// first, reading one transcript at a time: of every transcript, or those
+// show says (nil: every one).
+func eachSummaryRow(r *Report, human bool, show []bool, f func(row []string) error) error {
 	if err := f([]string{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "mean retention", "violations", "cost (USD)", "cache breaks", "re-billed (USD)", "net of breaks (USD)", "cache misses (USD)"}); err != nil {
 		return err
 	}
@@ -379,6 +387,9 @@ func eachSummaryRow(r *Report, human bool, f func(row []string) error) error {
 		return strconv.FormatInt(n, 10)
 	}
 	for i := range r.Transcripts {
+		if show != nil && !show[i] {
+			continue
+		}
 		t, err := r.transcript(i)
 		if err != nil {
 			return err
@@ -469,7 +480,7 @@ func sweepCSV(s *replay.SweepResult) [][]string {
 	return rows
 }
 
-func writeMarkdown(w io.Writer, r *Report, figs []figure) error {
+func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	fmt.Fprintf(w, "# ctxbench report\n\n%s replayed under %s; tokens are %s counts.\n\n", overviewText(r.Overview()), plurals(len(r.Policies), "policy", "policies"), r.Estimator)
 	// The answer first: the policies over every session, as the page.
 	totals := r.Totals()
@@ -487,7 +498,10 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure) error {
 		fmt.Fprintf(w, "**%s**\n\n", rec)
 	}
 	fmt.Fprint(w, "★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and keeps more.\n\n## Sessions\n\n")
-	rows, err := summaryRows(r, true)
+	if n := countTrue(show); n < len(show) {
+		fmt.Fprintf(w, "%s. Every session is in summary.csv, steps.csv and results.json.\n\n", detailText(n, len(show), r.Detail.By))
+	}
+	rows, err := summaryRows(r, true, show)
 	if err != nil {
 		return err
 	}
@@ -518,6 +532,9 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure) error {
 		fmt.Fprintf(w, "- %s\n", n)
 	}
 	for i := range r.Transcripts {
+		if !show[i] {
+			continue
+		}
 		t, err := r.transcript(i)
 		if err != nil {
 			return err

@@ -141,11 +141,11 @@ func TestNotPricedNeverZero(t *testing.T) {
 		}
 		// The cost, then the cache breaks' count, cost and net, then the
 		// provider's misses (no bill: none).
-		human, err := summaryRows(r, true)
+		human, err := summaryRows(r, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		plain, err := summaryRows(r, false)
+		plain, err := summaryRows(r, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

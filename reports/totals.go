@@ -90,6 +90,8 @@ type tally struct {
 	priced          []int
 	overview        Overview
 	seen            map[string]bool
+	// ranks rank each session for the report's detail.
+	ranks []sessionRank
 }
 
 func newTally(estimator string, policies []string) *tally {
@@ -118,6 +120,7 @@ func (r *Report) tallied() *tally {
 
 // add adds tr, the next transcript.
 func (tl *tally) add(tr *TranscriptResult) {
+	tl.ranks = append(tl.ranks, rankOf(tr, tl.estimator, tl.none))
 	o := &tl.overview
 	o.Sessions++
 	o.Calls += tr.Calls

@@ -543,6 +543,27 @@ func TestCostJSON(t *testing.T) {
 	}
 }
 
+// TestReportSessions: --sessions N shows N sessions one by one, and says
+// so; ranking by saving needs the none policy, and says which flags.
+func TestReportSessions(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report")
+	_, stderr, code := ctxbench("", "report", "--out", out, "--sessions", "2", "--sessions-by", "saving", "--policy", "none", "--policy", "aidf:max_messages=10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`2 of \d+ sessions are shown one by one: those that save the most`).Match(md) {
+		t.Errorf("report.md does not say which sessions it shows:\n%s", md)
+	}
+	_, stderr, code = ctxbench("", "report", "--out", out, "--sessions-by", "saving", "--policy", "prune")
+	if code != exitError || !strings.Contains(stderr, "--sessions, --sessions-by: ranking by saving: no none policy") {
+		t.Errorf("saving without none: exit %d, %s", code, stderr)
+	}
+}
+
 // TestReportEndToEnd runs the default report, on the embedded samples.
 func TestReportEndToEnd(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report")

@@ -29,6 +29,8 @@ type reportCmd struct {
 	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
 	Policies     []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: none, aidf, aidf:max_messages=30,summarize_on_trim=true, two-tier, prune, compress, gemini-cli, codex)."`
+	Sessions     int      `default:"50" placeholder:"N" help:"Draw and list one by one at most N sessions, those --sessions-by ranks first (0: every one); every session is in the totals, summary.csv, steps.csv and results.json."`
+	SessionsBy   string   `name:"sessions-by" enum:"cost,saving" default:"cost" help:"Rank sessions by cost (the most a policy costs of each) or saving (what the cheapest policy saves over none)."`
 	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
 }
 
@@ -43,6 +45,14 @@ func (c *reportCmd) Run(e *env) error {
 	pols, err := window.ParseLabeled(orDefault(c.Policies, reportPolicies))
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
+	}
+	labels := make([]string, len(pols))
+	for k, p := range pols {
+		labels[k] = p.Label
+	}
+	detail := reports.Detail{N: c.Sessions, By: c.SessionsBy}
+	if err := detail.Check(labels); err != nil {
+		return fmt.Errorf("--sessions, --sessions-by: %w", err)
 	}
 	sum, prun, err := c.build(e)
 	if err != nil {
@@ -69,6 +79,7 @@ func (c *reportCmd) Run(e *env) error {
 		return err
 	}
 	defer rep.Close()
+	rep.Detail = detail
 	if err := prun.finish(e); err != nil {
 		return err // no report of the policies' fallbacks
 	}
