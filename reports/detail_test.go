@@ -169,3 +169,37 @@ func TestDetailBoundsFiles(t *testing.T) {
 		t.Errorf("report.md lists other sessions than the two shown:\n%s", read(two, "report.md"))
 	}
 }
+
+// TestSpread: each policy's cost over the priced sessions — the median
+// (the mean of the middle two of an even count), the 90th percentile by
+// nearest rank, the most and its session — leaving out sessions not
+// priced; the page and report.md show it once two sessions are priced.
+func TestSpread(t *testing.T) {
+	usd := func(v float64) *float64 { return &v }
+	r := &Report{Estimator: "cl100k_base", Policies: []string{"none"}}
+	for i, c := range []*float64{usd(4), usd(1), nil, usd(3), usd(10), usd(2)} {
+		r.Transcripts = append(r.Transcripts, TranscriptResult{File: fmt.Sprintf("s%d.jsonl", i), Runs: []PolicyResult{{Label: "none", CostUSD: c}}})
+	}
+	want := []CostSpread{{Label: "none", Priced: 5, Median: 3, P90: 10, Most: 10, Costliest: 4}}
+	if got := r.Spread(); !slices.Equal(got, want) {
+		t.Errorf("spread %+v, want %+v", got, want)
+	}
+	r.Transcripts = r.Transcripts[:2]
+	want = []CostSpread{{Label: "none", Priced: 2, Median: 2.5, P90: 4, Most: 4, Costliest: 0}}
+	if got := r.Spread(); !slices.Equal(got, want) {
+		t.Errorf("spread of two %+v, want %+v", got, want)
+	}
+	dir := filepath.Join(t.TempDir(), "report")
+	if _, err := WriteReport(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"index.html", "report.md"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "Cost per session") || !strings.Contains(string(b), "$2.5000") {
+			t.Errorf("%s: no spread of cost", name)
+		}
+	}
+}

@@ -494,6 +494,16 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
 		fmt.Fprintf(w, "Not priced (no cost is counted for them, never $0): %s.\n\n", strings.Join(totals[0].NotPriced, "; "))
 	}
+	if rows := spreadRows(r); len(rows) > 0 {
+		fmt.Fprint(w, "### Cost per session\n\n| policy | sessions priced | median | 90th percentile | most | the costliest session |\n|---|--:|--:|--:|--:|---|\n")
+		for _, row := range rows {
+			for i := range row {
+				row[i] = strings.ReplaceAll(row[i], "|", `\|`)
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		}
+		fmt.Fprintln(w)
+	}
 	if rec := Recommendation(totals); rec != "" {
 		fmt.Fprintf(w, "**%s**\n\n", rec)
 	}

@@ -92,12 +92,18 @@ type tally struct {
 	seen            map[string]bool
 	// ranks rank each session for the report's detail.
 	ranks []sessionRank
+	// costs are each policy's priced runs' costs, session by session,
+	// and costliest the session (its index) of the most costly.
+	costs     [][]float64
+	most      []float64
+	costliest []int
 }
 
 func newTally(estimator string, policies []string) *tally {
 	t := &tally{estimator: estimator, none: slices.Index(policies, "none"), seen: map[string]bool{},
 		reasons: make([]map[string]bool, len(policies)), cost: make([]float64, len(policies)),
-		retention: make([]float64, len(policies)), priced: make([]int, len(policies))}
+		retention: make([]float64, len(policies)), priced: make([]int, len(policies)),
+		costs: make([][]float64, len(policies)), most: make([]float64, len(policies)), costliest: make([]int, len(policies))}
 	for k, label := range policies {
 		t.policies = append(t.policies, PolicyTotal{Label: label, Violations: map[string]int{}})
 		t.reasons[k] = map[string]bool{}
@@ -152,6 +158,10 @@ func (tl *tally) add(tr *TranscriptResult) {
 			}
 		}
 		if run.CostUSD != nil {
+			if len(tl.costs[k]) == 0 || *run.CostUSD > tl.most[k] {
+				tl.most[k], tl.costliest[k] = *run.CostUSD, o.Sessions-1
+			}
+			tl.costs[k] = append(tl.costs[k], *run.CostUSD)
 			p.Priced++
 			p.CostUSD += *run.CostUSD
 			if run.CacheBreaks != nil {
@@ -182,6 +192,57 @@ func (tl *tally) totals() []PolicyTotal {
 		out[k] = p
 	}
 	markPareto(out)
+	return out
+}
+
+// A CostSpread is how one policy's cost spreads over the sessions
+// priced: the median, the 90th percentile (nearest rank) and the most,
+// and the session that cost the most (its index in the report).
+type CostSpread struct {
+	Label             string
+	Priced            int
+	Median, P90, Most float64
+	Costliest         int
+}
+
+// Spread returns each policy's spread of cost over the priced sessions,
+// in the report's order.
+func (r *Report) Spread() []CostSpread { return r.tallied().spread() }
+
+// spreadRows are the rows of the cost-per-session table: policy,
+// sessions priced, median, 90th percentile, most and the costliest
+// session, for the policies with a session priced; none when no policy
+// has two.
+func spreadRows(r *Report) [][]string {
+	spread := r.Spread()
+	if !slices.ContainsFunc(spread, func(c CostSpread) bool { return c.Priced > 1 }) {
+		return nil
+	}
+	labels := uniqueLabels(r.Transcripts)
+	var rows [][]string
+	for _, c := range spread {
+		if c.Priced > 0 {
+			rows = append(rows, []string{c.Label, Int(c.Priced), USD(c.Median), USD(c.P90), USD(c.Most), labels[c.Costliest]})
+		}
+	}
+	return rows
+}
+
+func (tl *tally) spread() []CostSpread {
+	out := make([]CostSpread, len(tl.policies))
+	for k, p := range tl.policies {
+		c := CostSpread{Label: p.Label, Priced: len(tl.costs[k]), Costliest: tl.costliest[k]}
+		if n := c.Priced; n > 0 {
+			s := slices.Sorted(slices.Values(tl.costs[k]))
+			c.Median = s[n/2]
+			if n%2 == 0 {
+				c.Median = (s[n/2-1] + s[n/2]) / 2
+			}
+			c.P90 = s[(9*n+9)/10-1]
+			c.Most = s[n-1]
+		}
+		out[k] = c
+	}
 	return out
 }
 
