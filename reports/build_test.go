@@ -111,17 +111,7 @@ func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := func(spool bool) string {
-		b := &Builder{Policies: ps, SpoolTranscripts: spool, Cost: cost.Options{Prices: pricing.Default()}}
-		for _, tr := range ts {
-			if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		r, err := b.Finish(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
+		r := built(t, &Builder{Policies: ps, SpoolTranscripts: spool, Cost: cost.Options{Prices: pricing.Default()}}, ts)
 		for _, tr := range r.Transcripts {
 			if head := (TranscriptResult{File: tr.File, ID: tr.ID, Format: tr.Format, Calls: tr.Calls}); spool && !cmp.Equal(tr, head) {
 				t.Fatalf("%s: kept in memory: %s", tr.File, cmp.Diff(head, tr))
@@ -158,4 +148,20 @@ func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
 	if len(files) < 20 || series < 10 {
 		t.Errorf("%d files, %d of series", len(files), series)
 	}
+}
+
+// built is the report b makes of ts, closed when the test ends.
+func built(t *testing.T, b *Builder, ts []*transcript.Transcript) *Report {
+	t.Helper()
+	for _, tr := range ts {
+		if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := b.Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"context"
 	"encoding/csv"
 	"fmt"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
 
@@ -86,25 +86,19 @@ func TestDetailBoundsFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write := func(d Detail) string {
-		b := &Builder{Policies: ps, SpoolTranscripts: true, Cost: cost.Options{Prices: pricing.Default()}}
-		for seed := range 6 {
-			o := fixtures.DefaultGenOptions
-			o.Calls, o.Seed = 12+4*seed, uint64(seed+1)
-			tr, err := fixtures.GenerateTranscript(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr.File = fmt.Sprintf("s%d.jsonl", seed)
-			if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		r, err := b.Finish(context.Background())
+	var ts []*transcript.Transcript
+	for seed := range 6 {
+		o := fixtures.DefaultGenOptions
+		o.Calls, o.Seed = 12+4*seed, uint64(seed+1)
+		tr, err := fixtures.GenerateTranscript(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer r.Close()
+		tr.File = fmt.Sprintf("s%d.jsonl", seed)
+		ts = append(ts, tr)
+	}
+	write := func(d Detail) string {
+		r := built(t, &Builder{Policies: ps, SpoolTranscripts: true, Cost: cost.Options{Prices: pricing.Default()}}, ts)
 		r.Detail = d
 		dir := filepath.Join(t.TempDir(), "report")
 		if _, err := WriteReport(dir, r); err != nil {

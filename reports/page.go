@@ -78,18 +78,11 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 	}
 	labels := uniqueLabels(r.Transcripts)
 	first := true
-	for i := range r.Transcripts {
-		if !show[i] {
-			continue
-		}
-		t, err := r.transcript(i)
-		if err != nil {
-			return err
-		}
+	err := r.each(show, func(i int, t *TranscriptResult) error {
 		fmt.Fprintf(w, "<details id=\"session-%d\"%s><summary>%s — %s, %s</summary>\n<p><code>%s</code> (%s)</p>\n",
-			i+1, openIf(first), e(labels[i]), e(plural(t.Calls, "call")), e(sessionModel(&t)), e(t.File), e(string(t.Format)))
+			i+1, openIf(first), e(labels[i]), e(plural(t.Calls, "call")), e(sessionModel(t)), e(t.File), e(string(t.Format)))
 		first = false
-		writeSessionTable(w, r, &t)
+		writeSessionTable(w, r, t)
 		if len(t.Notes) > 0 {
 			fmt.Fprint(w, "<ul class=\"notes\">")
 			for _, n := range t.Notes {
@@ -106,6 +99,10 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 			}
 		}
 		fmt.Fprint(w, "</details>\n")
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 
 	if slices.ContainsFunc(figs, func(f figure) bool { return f.session < 0 }) {
@@ -135,7 +132,7 @@ document.querySelectorAll('body *').forEach(function(el){var r=el.getBoundingCli
 document.body.setAttribute('data-wide',wide.length?wide.slice(0,10).join(' '):'none');
 document.body.setAttribute('data-page-width',String(document.documentElement.scrollWidth));})</script>
 `)
-	_, err := fmt.Fprint(w, "</body></html>\n")
+	_, err = fmt.Fprint(w, "</body></html>\n")
 	return err
 }
 

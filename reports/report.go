@@ -386,14 +386,7 @@ func eachSummaryRow(r *Report, human bool, show []bool, f func(row []string) err
 		}
 		return strconv.FormatInt(n, 10)
 	}
-	for i := range r.Transcripts {
-		if show != nil && !show[i] {
-			continue
-		}
-		t, err := r.transcript(i)
-		if err != nil {
-			return err
-		}
+	return r.each(show, func(_ int, t *TranscriptResult) error {
 		// The provider's misses, which every policy inherits: empty
 		// without a bill.
 		misses := ""
@@ -427,8 +420,8 @@ func eachSummaryRow(r *Report, human bool, show []bool, f func(row []string) err
 				return err
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // writeSteps writes steps.csv, one row per call of every run, a row at
@@ -439,11 +432,7 @@ func writeSteps(w io.Writer, r *Report) error {
 		return err
 	}
 	row := make([]string, 7)
-	for i := range r.Transcripts {
-		t, err := r.transcript(i)
-		if err != nil {
-			return err
-		}
+	err := r.each(nil, func(_ int, t *TranscriptResult) error {
 		for _, p := range t.Runs {
 			for i := range p.Messages {
 				cost := ""
@@ -457,6 +446,10 @@ func writeSteps(w io.Writer, r *Report) error {
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	cw.Flush()
 	return cw.Error()
@@ -541,17 +534,14 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "- %s\n", n)
 	}
-	for i := range r.Transcripts {
-		if !show[i] {
-			continue
-		}
-		t, err := r.transcript(i)
-		if err != nil {
-			return err
-		}
+	err = r.each(show, func(_ int, t *TranscriptResult) error {
 		for _, n := range t.Notes {
 			fmt.Fprintf(w, "- %s, %s\n", shortLabel(t.File), n)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(w)
 	for _, f := range figs {

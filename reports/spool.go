@@ -70,6 +70,25 @@ func (r *Report) transcript(i int) (TranscriptResult, error) {
 	return r.spool.get(i, r.Transcripts[i])
 }
 
+// each calls f with each transcript whole, in order, one at a time (read
+// back from the spool where the report keeps them there): those show
+// says, or every one when show is nil.
+func (r *Report) each(show []bool, f func(i int, t *TranscriptResult) error) error {
+	for i := range r.Transcripts {
+		if show != nil && !show[i] {
+			continue
+		}
+		t, err := r.transcript(i)
+		if err != nil {
+			return err
+		}
+		if err := f(i, &t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Close lets go of what the report keeps out of memory (the transcripts
 // of a Builder's report with SpoolTranscripts); the report can no longer be
 // written after it.

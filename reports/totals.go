@@ -84,10 +84,9 @@ type tally struct {
 	baseline  int64
 	policies  []PolicyTotal
 	reasons   []map[string]bool
-	// cost, retention and priced sum each policy's priced runs, for the
-	// Pareto chart's means.
-	cost, retention []float64
-	priced          []int
+	// pricedRetention sums each policy's priced runs' mean retention,
+	// for the Pareto chart (its cost is the policy's CostUSD).
+	pricedRetention []float64
 	overview        Overview
 	seen            map[string]bool
 	// ranks rank each session for the report's detail.
@@ -101,8 +100,7 @@ type tally struct {
 
 func newTally(estimator string, policies []string) *tally {
 	t := &tally{estimator: estimator, none: slices.Index(policies, "none"), seen: map[string]bool{},
-		reasons: make([]map[string]bool, len(policies)), cost: make([]float64, len(policies)),
-		retention: make([]float64, len(policies)), priced: make([]int, len(policies)),
+		reasons: make([]map[string]bool, len(policies)), pricedRetention: make([]float64, len(policies)),
 		costs: make([][]float64, len(policies)), most: make([]float64, len(policies)), costliest: make([]int, len(policies))}
 	for k, label := range policies {
 		t.policies = append(t.policies, PolicyTotal{Label: label, Violations: map[string]int{}})
@@ -167,9 +165,7 @@ func (tl *tally) add(tr *TranscriptResult) {
 			if run.CacheBreaks != nil {
 				p.BreakUSD += run.CacheBreaks.Cost.USD()
 			}
-			tl.cost[k] += *run.CostUSD
-			tl.retention[k] += run.Summary.MeanRetention
-			tl.priced[k]++
+			tl.pricedRetention[k] += run.Summary.MeanRetention
 		} else {
 			tl.reasons[k][tr.notPricedReason()] = true
 		}
@@ -251,8 +247,8 @@ func (tl *tally) spread() []CostSpread {
 func (tl *tally) paretoPoints() []Point {
 	var pts []Point
 	for k, p := range tl.policies {
-		if n := tl.priced[k]; n > 0 {
-			pts = append(pts, Point{p.Label, tl.cost[k] / float64(n), tl.retention[k] / float64(n)})
+		if n := p.Priced; n > 0 {
+			pts = append(pts, Point{p.Label, p.CostUSD / float64(n), tl.pricedRetention[k] / float64(n)})
 		}
 	}
 	return pts
