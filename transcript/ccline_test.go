@@ -427,7 +427,7 @@ func TestMeasureReadsTheSame(t *testing.T) {
 						w.Blocks, m.Blocks = nil, nil
 					}
 				}
-				if diff := cmp.Diff(whole[k], meas[k]); diff != "" {
+				if diff := quickDiff(whole[k], meas[k]); diff != "" {
 					t.Fatalf("%s: transcript but its blocks (-whole +measured):\n%s", in.path, diff)
 				}
 			}
