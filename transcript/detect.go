@@ -133,7 +133,7 @@ func detect(s *source) (Format, error) {
 	// probed lines, not of the first alone.
 	var chat []any
 	probed := 0
-	for r := range s.records() {
+	for r := range s.probe() {
 		if probed++; probed > detectProbe {
 			break
 		}

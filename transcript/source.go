@@ -56,8 +56,10 @@ func (e *NotTranscriptError) Error() string {
 }
 
 // Read reads every transcript in r, whose name (used in positions and error
-// messages) is file. The whole input is read first (up to opt.MaxBytes), so
-// lines of any length are accepted.
+// messages) is file, up to opt.MaxBytes of it, as [Parse] reads the whole
+// input. JSON Lines are read a line at a time, so that what is held beside
+// the transcripts is the longest line, not the input; lines of any length
+// are accepted.
 func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 	maxBytes := opt.MaxBytes
 	if maxBytes <= 0 {
@@ -77,11 +79,7 @@ func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading %s (gzip): %w", file, err)
 		}
-		data, err := limit.ReadAll(zr, file+" (gzip)", maxBytes)
-		if err != nil {
-			return nil, err
-		}
-		return Parse(data, file, opt)
+		return readStream(zr, file, file+" (gzip)", 0, maxBytes, opt)
 	case bytes.HasPrefix(h, utf16LE), bytes.HasPrefix(h, utf16BE):
 		return nil, &NotTranscriptError{file, "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"}
 	}
@@ -93,19 +91,16 @@ func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 	if binaryStart(bytes.TrimPrefix(head[:n], utf8BOM)) {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
 	}
-	var size int64 // a file's, to read it into a buffer of its size
+	var size int64 // a file's, to refuse it or read it into a buffer of its size
 	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			size = st.Size()
 		}
 	}
-	data, err := limit.ReadAllInto(io.MultiReader(bytes.NewReader(head[:n]), r), file, maxBytes, size, readBuffers.get(size))
-	if err != nil {
-		return nil, err
+	if size > maxBytes {
+		return nil, &limit.TooLargeError{Name: file, Max: maxBytes}
 	}
-	ts, err := Parse(data, file, opt)
-	readBuffers.put(data)
-	return ts, err
+	return readStream(io.MultiReader(bytes.NewReader(head[:n]), r), file, file, size, maxBytes, opt)
 }
 
 // Parse reads every transcript in data, as [Read] does.
@@ -114,8 +109,15 @@ func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parse(s, opt)
+}
+
+// parse reads every transcript of s.
+func parse(s *source, opt Options) ([]*Transcript, error) {
+	file := s.file
 	f := opt.Format
 	if f == "" {
+		var err error
 		if f, err = detect(s); err != nil {
 			return nil, err
 		}
@@ -127,6 +129,9 @@ func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
 	ts, err := rd(s)
 	if err != nil {
 		return nil, err
+	}
+	if s.stream != nil && s.stream.err != nil {
+		return nil, s.stream.err // the input ended early
 	}
 	for _, t := range ts {
 		t.File = file
@@ -204,14 +209,32 @@ type source struct {
 	data   []byte
 	docRec record
 	doc    bool
+	// stream, when not nil, is the input's lines being read: head holds
+	// the records read from it before (copies), stream the ones after.
+	stream *lineStream
+	head   []record
 }
 
 // records yields the input's records in order: its non-blank lines for
-// JSON Lines without their ends (LF or CRLF), read one at a time (no index of all lines is made, so a
-// reader that fails at a line has not looked past it), or the single
-// record holding the whole document.
+// JSON Lines without their ends (LF or CRLF), read one at a time (no
+// index of all lines is made, so a reader that fails at a line has not
+// looked past it), or the single record holding the whole document. A
+// stream's records are yielded once, but for those [source.probe] kept.
 func (s *source) records() iter.Seq[record] {
 	return func(yield func(record) bool) {
+		if s.stream != nil {
+			for _, r := range s.head {
+				if !yield(r) {
+					return
+				}
+			}
+			for r, ok := s.stream.record(); ok; r, ok = s.stream.record() {
+				if !yield(r) {
+					return
+				}
+			}
+			return
+		}
 		if s.doc {
 			yield(s.docRec)
 			return
@@ -232,6 +255,32 @@ func (s *source) records() iter.Seq[record] {
 				continue
 			}
 			if !yield(record{line: line, raw: l, last: last}) {
+				return
+			}
+		}
+	}
+}
+
+// probe yields the first records, up to [detectProbe], as records does;
+// those read from a stream are kept, for records to yield again.
+func (s *source) probe() iter.Seq[record] {
+	if s.stream == nil {
+		return s.records()
+	}
+	return func(yield func(record) bool) {
+		for i := 0; ; i++ {
+			if i == len(s.head) {
+				if i >= detectProbe {
+					return
+				}
+				r, ok := s.stream.record()
+				if !ok {
+					return
+				}
+				r.raw = bytes.Clone(r.raw)
+				s.head = append(s.head, r)
+			}
+			if !yield(s.head[i]) {
 				return
 			}
 		}
