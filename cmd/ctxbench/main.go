@@ -206,7 +206,7 @@ const stopGrace = 5 * time.Second
 // writes, say) exits there, as does a second Ctrl-C: every output is
 // written whole or not at all, so nothing is left half-written either.
 //
-// The collector keeps the process under 3 times its largest input's size
+// The collector keeps the process under 2.5 times its largest input's size
 // plus 64 MB where it can (limitMemory), unless GOGC or GOMEMLIMIT is
 // set.
 func main() {
