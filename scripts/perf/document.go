@@ -513,13 +513,31 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     report 564 → 335 MB (87 → 112 s), check 358 → 330 MB. The whole
     report folder, ` + "`sweep --json`" + ` and ` + "`cost --json`" + ` over 50 generated
     sessions and the corpus are byte-identical (` + "`diff -r`" + `).
+62. **A command held the file beside its transcript** (figures 9 and
+    14): ` + "`transcript.Read`" + ` loaded each input whole, and a heap profile at
+    the peak over 16 sessions of 20,000 calls held the 80 MB file and the
+    ~105 MB transcript built from it. JSON Lines are now read a line at a
+    time through a 256 KiB buffer (` + "`transcript/stream.go`" + `; a document,
+    or lines ended by CR alone, are still read whole), and the soft limit
+    is 2.5 times the largest input plus 64 MB, under the bound by the
+    program's own ~30 MB and a collection's overshoot. By hand
+    (` + "`/usr/bin/time`" + `, figure 14's three policies), the commit before
+    against after: 16 sessions of 20,000 calls, inspect 288 → 87 MB,
+    replay 326 → 238 MB, check 342 → 279 MB, report 334 → 292 MB (at the
+    old limit; the whole file: 372 MB); the 50,000-call session's report
+    707 → 665 MB (63 → 75 s: its live heap reaches 510 MB, so the
+    collector runs more near the limit). ` + "`TestStreamReadsAsParse`" + ` reads
+    every corpus file both ways; the report folder, ` + "`sweep --json`" + `,
+    ` + "`cost --json`" + ` and ` + "`inspect --json`" + ` over the corpus and 50 generated
+    sessions are byte-identical.
 
 ## What is still slow, and why
 
 - **Reading** a transcript is about half of a replay's and an
   estimate's time on the 20,000-call session, and sets the memory
-  floor: the file, what is decoded from it, and the collector's
-  headroom (figure 9). A Claude Code line is decoded in one pass (item
+  floor: what is decoded from the file (its longest line is the only
+  part of the file held; item 62), and the collector's headroom
+  (figure 9). A Claude Code line is decoded in one pass (item
   49) at about 1.1 GB/s on one CPU, 1.2 GB/s measuring its content
   (item 59), where checking its bytes alone with the same scanner runs
   at about 1.7 GB/s: what is left is unescaping and copying the strings
@@ -548,24 +566,25 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   gives both times). Their memory is linear: an edited message is copied
   when its edit changes, not at every request.
 - **Memory over many sessions** (figures 14 and 15): every command
-  holds about the largest session, the next one read ahead, and the
-  collector's headroom, up to 3 times the largest input plus 64 MB
-  (item 61). What still grows with the sessions is small: the report's
-  name, format and calls of each session and the few numbers that rank
-  it for ` + "`--sessions`" + `, and a sweep's mean retention per point and
-  session (8 bytes: a 1,000-point sweep over 2,000 sessions holds 16 MB
-  of them). report.md's table of sessions is built whole by tablewriter,
-  for the sessions shown (at most ` + "`--sessions N`" + `). Near the limit the
-  collector runs more often: the report over 16 sessions of 20,000 calls
-  took 87 → 112 s when the limit came in (by hand, item 61).
-- **The report on one long session sits at the bound** (figures 9 and
-  14): each figure is one run, and its peak moves by tens of MB from run
-  to run. Figure 9's report measured 726 MB in this run; by hand
-  (` + "`/usr/bin/time`" + `) on the same 50,000-call session it peaked at 695 MB
-  on the commit before item 61 and 694 MB after (limit 696 MB), and over
-  16 sessions of 20,000 calls at 335 MB (limit 341 MB). Its live data
-  on such a session is each run's per-call series and one session's
-  spooled result read back whole at a time.
+  holds about the largest session's transcript and replays, and the
+  collector's headroom, up to 2.5 times the largest input plus 64 MB
+  (items 61 and 62). What still grows with the sessions is small: the
+  report's name, format and calls of each session and the few numbers
+  that rank it for ` + "`--sessions`" + `, and a sweep's mean retention per
+  point and session (8 bytes: a 1,000-point sweep over 2,000 sessions
+  holds 16 MB of them). report.md's table of sessions is built whole by
+  tablewriter, for the sessions shown (at most ` + "`--sessions N`" + `). Near
+  the limit the collector runs more often: the report over 16 sessions
+  of 20,000 calls took 87 → 112 s when the limit came in (by hand, item
+  61).
+- **The report on one long session is nearest the bound** (figure 9):
+  its live heap on the 50,000-call session reaches 510 MB, 2.6 times
+  the file, in a heap profile: the transcript (143 MB), the runs of the
+  eight policies in flight (240 MB: each run's per-call series and
+  usage, and 56 MB of two-tier's summary texts), and the estimator's
+  caches. The collector keeps it under the
+  bound by running more often (item 62); each figure is one run, and
+  its peak moves by tens of MB from run to run.
 - **prune and gemini-cli** hold more than the other policies on long
   sessions (on 16,000 calls, 110 MB more than none); not yet profiled.
 - **Memory on a long session** is held within the target by the
