@@ -59,6 +59,21 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 		}
 		fmt.Fprint(w, "</tbody></table></div>\n")
 	}
+	for _, g := range groupTables(r) {
+		fmt.Fprintf(w, "<h3 id=\"%s\">%s</h3>\n<div class=\"box\"><table id=\"%s\"><thead><tr>", g.id, g.title, g.id)
+		for _, h := range g.header {
+			fmt.Fprintf(w, "<th>%s</th>", e(h))
+		}
+		fmt.Fprint(w, "</tr></thead><tbody>\n")
+		for _, row := range g.rows {
+			fmt.Fprintf(w, "<tr><td class=\"p\">%s</td>", e(row[0]))
+			for _, c := range row[1:] {
+				fmt.Fprintf(w, "<td class=\"n\">%s</td>", e(c))
+			}
+			fmt.Fprint(w, "</tr>\n")
+		}
+		fmt.Fprint(w, "</tbody></table></div>\n")
+	}
 	if rec := Recommendation(totals); rec != "" {
 		fmt.Fprintf(w, "<p class=\"rec\" id=\"recommendation\">%s</p>\n", e(rec))
 	}

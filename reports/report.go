@@ -490,10 +490,14 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if rows := spreadRows(r); len(rows) > 0 {
 		fmt.Fprint(w, "### Cost per session\n\n| policy | sessions priced | median | 90th percentile | most | the costliest session |\n|---|--:|--:|--:|--:|---|\n")
 		for _, row := range rows {
-			for i := range row {
-				row[i] = strings.ReplaceAll(row[i], "|", `\|`)
-			}
-			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+			fmt.Fprintf(w, "| %s |\n", strings.Join(mdCells(row), " | "))
+		}
+		fmt.Fprintln(w)
+	}
+	for _, g := range groupTables(r) {
+		fmt.Fprintf(w, "### %s\n\n| %s |\n|---|--:%s|\n", g.title, strings.Join(mdCells(g.header), " | "), strings.Repeat("|--:", len(g.header)-2))
+		for _, row := range g.rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(mdCells(row), " | "))
 		}
 		fmt.Fprintln(w)
 	}
@@ -551,6 +555,15 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 }
 
 // baseText renders a sweep's fixed parameters: " (k=v, …)", or "".
+// mdCells are cells of a Markdown table: their | escaped.
+func mdCells(row []string) []string {
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return out
+}
+
 func baseText(base map[string]string) string {
 	if len(base) == 0 {
 		return ""

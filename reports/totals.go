@@ -96,12 +96,15 @@ type tally struct {
 	costs     [][]float64
 	most      []float64
 	costliest []int
+	// byModel and byDay sum the priced runs by model and by day.
+	byModel, byDay costGroups
 }
 
 func newTally(estimator string, policies []string) *tally {
 	t := &tally{estimator: estimator, none: slices.Index(policies, "none"), seen: map[string]bool{},
 		reasons: make([]map[string]bool, len(policies)), pricedRetention: make([]float64, len(policies)),
-		costs: make([][]float64, len(policies)), most: make([]float64, len(policies)), costliest: make([]int, len(policies))}
+		costs: make([][]float64, len(policies)), most: make([]float64, len(policies)), costliest: make([]int, len(policies)),
+		byModel: newCostGroups(len(policies)), byDay: newCostGroups(len(policies))}
 	for k, label := range policies {
 		t.policies = append(t.policies, PolicyTotal{Label: label, Violations: map[string]int{}})
 		t.reasons[k] = map[string]bool{}
@@ -140,6 +143,12 @@ func (tl *tally) add(tr *TranscriptResult) {
 	if tr.End.After(o.End) {
 		o.End = tr.End
 	}
+	tl.byModel.add(tr.Model, tr)
+	day := NoDay
+	if !tr.Start.IsZero() {
+		day = tr.Start.UTC().Format(time.DateOnly)
+	}
+	tl.byDay.add(day, tr)
 	for k := range tl.policies {
 		if k >= len(tr.Runs) {
 			continue
