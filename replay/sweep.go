@@ -61,6 +61,10 @@ func ParseGrid(s string) (GridKey, error) {
 		}
 	} else {
 		for _, x := range strings.Split(v, ",") {
+			if strings.Contains(x, ":") {
+				// Not a list: a range without all three of its numbers.
+				return GridKey{}, fmt.Errorf("grid %s: %.40q: want LO:HI:STEP (three numbers) or V1,V2,…", k, x)
+			}
 			if x = strings.TrimSpace(x); x != "" {
 				g.Values = append(g.Values, x)
 			}
@@ -219,8 +223,9 @@ type sweepJob struct {
 }
 
 // NewSweeper checks the grid's points against policy name (a point whose
-// values the policy rejects is listed in the result's Invalid; another
-// error is returned) and starts workers goroutines (0: one per CPU; at
+// values the policy rejects together is listed in the result's Invalid; a
+// value its parameter never takes, or another error, is returned before
+// anything runs) and starts workers goroutines (0: one per CPU; at
 // most [MaxWorkers]).
 func NewSweeper(ctx context.Context, name string, base map[string]string, grid []GridKey,
 	opt Options, workers int, progress func(done, total int)) (*Sweeper, error) {
@@ -240,7 +245,7 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 		}
 		p, err := window.New(name, all)
 		var invalid *window.ParamError
-		if errors.As(err, &invalid) {
+		if errors.As(err, &invalid) && invalid.Param == "" {
 			res.Invalid = append(res.Invalid, err.Error())
 			continue
 		}

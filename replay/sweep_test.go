@@ -39,6 +39,8 @@ func TestParseGrid(t *testing.T) {
 		{"max_messages=,", nil, true},
 		{"max_messages=5,5", nil, true},
 		{"threshold=0:1e-12:1e-13", nil, true}, // values equal at the printed precision
+		{"max_messages=10:100", nil, true},     // a range without its step
+		{"max_messages=1,2:3", nil, true},
 	} {
 		g, err := ParseGrid(tc.in)
 		if (err != nil) != tc.err {
@@ -100,14 +102,17 @@ func TestSweepDeterministic(t *testing.T) {
 	}
 }
 
-// TestSweepRejects: a grid point whose values the policy rejects
-// (window.ParamError) is skipped and listed; an unknown parameter or
-// policy stops the sweep, whatever its error's words.
+// TestSweepRejects: a value its parameter never takes (out of range, not
+// a number) stops the sweep before it runs, naming the value, as an
+// unknown parameter or policy does, whatever its error's words; values
+// at odds with each other are skipped (TestSweepSkipsInvalid).
 func TestSweepRejects(t *testing.T) {
 	trs := []*transcript.Transcript{generated(t, 10)}
-	res, err := Sweep(context.Background(), trs, "aidf", map[string]string{"preserve_last_n": "4"}, []GridKey{{Key: "max_messages", Values: []string{"-1", "10"}}}, Options{}, 1, nil)
-	if err != nil || len(res.Points) != 1 || len(res.Invalid) != 1 || !strings.Contains(res.Invalid[0], "max_messages=-1") {
-		t.Errorf("an out-of-range value: %v, %+v", err, res)
+	for _, v := range []string{"-1", "abc"} {
+		_, err := Sweep(context.Background(), trs, "aidf", map[string]string{"preserve_last_n": "4"}, []GridKey{{Key: "max_messages", Values: []string{v, "10"}}}, Options{}, 1, nil)
+		if err == nil || !strings.Contains(err.Error(), "max_messages="+v) {
+			t.Errorf("max_messages=%s: error %v, want the value named", v, err)
+		}
 	}
 	for _, tc := range []struct{ policy, key string }{{"aidf", "max_mesages"}, {"aidff", "max_messages"}} {
 		if _, err := Sweep(context.Background(), trs, tc.policy, nil, []GridKey{{Key: tc.key, Values: []string{"10"}}}, Options{}, 1, nil); err == nil {

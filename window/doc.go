@@ -23,7 +23,8 @@
 // "+" are a chain applied in order at each call, and [Format] writes a
 // policy back as its SPEC. A value out of range, or at odds with another
 // parameter, is a [*ParamError]; an unknown policy or parameter is another
-// error (a sweep skips the first and stops at the second). Each policy's doc
+// error (a sweep skips the points whose values are at odds and stops at
+// any other). Each policy's doc
 // comment says which source lines it follows and what it chose where the
 // source is silent.
 //

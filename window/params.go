@@ -223,11 +223,15 @@ func Lookup(name string) (*Spec, error) {
 // A ParamError is a parameter value a policy rejects: out of the
 // parameter's range, or at odds with another parameter (a preserved tail
 // longer than the cap). An unknown policy or parameter is another error:
-// a sweep skips the grid points that are ParamErrors and stops at any
-// other.
+// a sweep skips the grid points whose values are at odds (Param "") and
+// stops at any other error.
 type ParamError struct {
 	Policy string
-	Err    error
+	// Param names the parameter whose value is refused whatever the
+	// others are (not a number, out of its range); "" when the values are
+	// at odds with each other.
+	Param string
+	Err   error
 }
 
 func (e *ParamError) Error() string { return "policy " + e.Policy + ": " + e.Err.Error() }
@@ -268,7 +272,7 @@ func New(name string, params map[string]string) (Policy, error) {
 			return nil, fmt.Errorf("policy %s: unknown parameter %q (valid: %s)", name, k, strings.Join(names, ", "))
 		}
 		if err := s.Params[i].check(params[k]); err != nil {
-			return nil, &ParamError{Policy: name, Err: err}
+			return nil, &ParamError{Policy: name, Param: k, Err: err}
 		}
 		v[k] = params[k]
 	}
