@@ -28,12 +28,20 @@ type checkCmd struct {
 	Summary      string   `placeholder:"FILE" help:"Also write the report as Markdown (for $GITHUB_STEP_SUMMARY)."`
 	Shard        string   `placeholder:"K/N" help:"Replay only shard K of N of the cases (split by the hash of each case's key) and write them to --partial."`
 	Partial      string   `placeholder:"FILE" help:"With --shard: the file the shard's result goes to."`
-	Merge        []string `placeholder:"FILE" sep:"none" help:"Check the partials of every shard, as one run: no replay. Repeatable."`
+	Merge        []string `placeholder:"FILE" sep:"none" help:"Check the partials of every shard, as one run: no replay. Repeatable, or followed by the others (--merge a.json b.json)."`
 	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: the config's model, else each call at the model that made it)."`
+	// More are the partials after the first --merge's.
+	More []string `arg:"" optional:"" name:"partial" help:"With --merge: the other partials."`
 }
 
 func (c *checkCmd) Run(e *env) error {
+	if len(c.More) > 0 {
+		if len(c.Merge) == 0 {
+			return fmt.Errorf("unexpected argument %s: check reads the transcripts its config names (--config); to merge partials, --merge %s", c.More[0], strings.Join(c.More, " "))
+		}
+		c.Merge = append(c.Merge, c.More...)
+	}
 	cfg, err := suite.LoadConfig(c.Config)
 	if err != nil {
 		return err

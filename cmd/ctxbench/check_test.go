@@ -62,10 +62,18 @@ func TestCheckShards(t *testing.T) {
 		parts = append(parts, "--merge", p)
 	}
 	merged := checkOutputs(t, append([]string{"--config", cfg}, parts...)...)
+	// --merge FILE..., as the usage says: the partials after the first.
+	listed := checkOutputs(t, "--config", cfg, "--merge", parts[1], parts[3], parts[5])
 	for name, w := range whole {
 		if merged[name] != w {
 			t.Errorf("%s: merged shards differ from the whole run:\n%s\nwhole:\n%s", name, merged[name], w)
 		}
+		if listed[name] != w {
+			t.Errorf("%s: shards merged as a list differ from the whole run:\n%s\nwhole:\n%s", name, listed[name], w)
+		}
+	}
+	if _, stderr, code := ctxbench("", "check", "--config", cfg, parts[1]); code != 2 || !strings.Contains(stderr, "--merge "+parts[1]) {
+		t.Errorf("a partial without --merge: exit %d, %s", code, stderr)
 	}
 	// The baseline an update writes is the same.
 	baseline := func(args ...string) string {
