@@ -576,6 +576,16 @@ func TestReportEndToEnd(t *testing.T) {
 	if !strings.Contains(stdout, "report: "+filepath.Join(out, "index.html")) || !strings.Contains(stdout, "| codex ") {
 		t.Errorf("summary:\n%s", stdout)
 	}
+	// The terminal ends with the page's recommendation.
+	page, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rec, _ := strings.Cut(string(page), "\n**")
+	rec, _, _ = strings.Cut(rec, "**\n")
+	if rec == "" || !strings.HasSuffix(stdout, "\n"+rec+"\n") {
+		t.Errorf("the output does not end with the recommendation %q:\n%s", rec, stdout)
+	}
 	for _, f := range []string{"index.html", "report.md", "results.json", "summary.csv", "steps.csv", "sweep.csv", "pareto.png",
 		"sweep-heatmap.png", "estimate-scatter.png", "growth-tokens-6.png", "cost-1.png"} {
 		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {

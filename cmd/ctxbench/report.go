@@ -93,6 +93,12 @@ func (c *reportCmd) Run(e *env) error {
 	if err := rep.WriteSummary(e.stdout); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "\nreport: %s\n", index)
+	if _, err := fmt.Fprintf(e.stdout, "\nreport: %s\n", index); err != nil {
+		return err
+	}
+	// The answer last, where a terminal leaves the eye.
+	if rec := reports.Recommendation(rep.Totals()); rec != "" {
+		_, err = fmt.Fprintf(e.stdout, "\n%s\n", rec)
+	}
 	return err
 }
