@@ -288,6 +288,10 @@ func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, pre
 	if err == nil && read == 0 && len(skipped) > 0 {
 		err = fmt.Errorf("no transcript read from %s: all %d files were skipped", strings.Join(paths, ", "), len(skipped))
 	}
+	var bad *transcript.SyntaxError
+	if errors.As(err, &bad) && !f.Lenient {
+		err = withHint(err, "pass --lenient to skip malformed records (each counted, the first lines listed) and read the rest")
+	}
 	return skipped, err
 }
 
