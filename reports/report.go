@@ -110,20 +110,34 @@ var ErrNotAReport = errors.New("it was not made by ctxbench")
 // replace.
 const MarkerFile = ".ctxbench-report"
 
+// CheckDir returns nil when a report may be written into dir: it does not
+// exist, or it is a folder a report made (it holds MarkerFile); else the
+// error WriteReport would return, [ErrNotAReport] for a folder ctxbench
+// did not make. A command checks it before the work that WriteReport
+// ends.
+func CheckDir(dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("%s exists and is not a folder", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, MarkerFile)); err != nil {
+		return fmt.Errorf("not replacing %s: %w (no %s in it)", dir, ErrNotAReport, MarkerFile)
+	}
+	return nil
+}
+
 // WriteReport writes the report into dir: index.html, report.md,
 // results.json, summary.csv, steps.csv, sweep.csv and the plots. It builds
 // everything in a new folder beside dir and swaps it in at the end; an
 // existing dir is replaced only if it holds MarkerFile. It returns the
 // index page's path.
 func WriteReport(dir string, r *Report) (string, error) {
-	if info, err := os.Stat(dir); err == nil {
-		if !info.IsDir() {
-			return "", fmt.Errorf("%s exists and is not a folder", dir)
-		}
-		if _, err := os.Stat(filepath.Join(dir, MarkerFile)); err != nil {
-			return "", fmt.Errorf("not replacing %s: %w (no %s in it)", dir, ErrNotAReport, MarkerFile)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if err := CheckDir(dir); err != nil {
 		return "", err
 	}
 	parent := filepath.Dir(filepath.Clean(dir))

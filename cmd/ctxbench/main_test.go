@@ -1216,3 +1216,21 @@ func TestTooManyFlags(t *testing.T) {
 		t.Errorf("countFlags: %d, want 2", n)
 	}
 }
+
+// TestReportRefusesOutFirst: a --out folder ctxbench did not make is
+// refused before any transcript is read (the input here does not exist:
+// the folder is what the error names), and left as it was.
+func TestReportRefusesOutFirst(t *testing.T) {
+	out := t.TempDir()
+	mine := filepath.Join(out, "notes.txt")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := ctxbench("", "report", "--out", out, filepath.Join(out, "no-such-session.jsonl"))
+	if code != 2 || !strings.Contains(stderr, "not replacing "+out) || !strings.Contains(stderr, "hint: choose another --out") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
+		t.Errorf("the folder's file: %q, %v", b, err)
+	}
+}

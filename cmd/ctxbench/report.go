@@ -54,6 +54,10 @@ func (c *reportCmd) Run(e *env) error {
 	if err := detail.Check(labels); err != nil {
 		return fmt.Errorf("--sessions, --sessions-by: %w", err)
 	}
+	// A folder that cannot be replaced is refused before the work.
+	if err := outDirError(reports.CheckDir(c.Out)); err != nil {
+		return err
+	}
 	sum, prun, err := c.build(e)
 	if err != nil {
 		return err
@@ -84,11 +88,8 @@ func (c *reportCmd) Run(e *env) error {
 		return err // no report of the policies' fallbacks
 	}
 	index, err := reports.WriteReport(c.Out, rep)
-	if errors.Is(err, reports.ErrNotAReport) {
-		return withHint(err, "choose another --out")
-	}
 	if err != nil {
-		return err
+		return outDirError(err)
 	}
 	if err := rep.WriteSummary(e.stdout); err != nil {
 		return err
@@ -99,6 +100,15 @@ func (c *reportCmd) Run(e *env) error {
 	// The answer last, where a terminal leaves the eye.
 	if rec := reports.Recommendation(rep.Totals()); rec != "" {
 		_, err = fmt.Fprintf(e.stdout, "\n%s\n", rec)
+	}
+	return err
+}
+
+// outDirError is err, an error of the report's folder, with the hint
+// that mends a folder ctxbench did not make.
+func outDirError(err error) error {
+	if errors.Is(err, reports.ErrNotAReport) {
+		return withHint(err, "choose another --out")
 	}
 	return err
 }
