@@ -43,6 +43,9 @@ func (c *checkCmd) Run(e *env) error {
 		c.Merge = append(c.Merge, c.More...)
 	}
 	cfg, err := suite.LoadConfig(c.Config)
+	if errors.Is(err, fs.ErrNotExist) {
+		return withHint(err, "write the suite there, or pass --config FILE: a ctxbench.yaml names the transcripts and the policies, at the least \"transcripts: [sessions/*.jsonl]\" and \"policies: [none, aidf:max_messages=30]\" (README, \"check — regression-test trimming in CI\")")
+	}
 	if err != nil {
 		return err
 	}

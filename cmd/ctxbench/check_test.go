@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -112,5 +113,28 @@ func TestCheckShards(t *testing.T) {
 		if out, stderr, code := ctxbench("", append([]string{"check"}, c.args...)...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", c.args, code, c.want, out, stderr)
 		}
+	}
+}
+
+// TestCheckHintedConfigRuns: the suite the missing-config hint quotes is
+// one check runs.
+func TestCheckHintedConfigRuns(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := ctxbench("", "check", "--config", filepath.Join(dir, "ctxbench.yaml"))
+	quoted := regexp.MustCompile(`"([a-z]+: \[[^"]*\])"`).FindAllStringSubmatch(stderr, -1)
+	if code != 2 || len(quoted) != 2 {
+		t.Fatalf("exit %d, %d lines quoted:\n%s", code, len(quoted), stderr)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sessions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	session, err := os.ReadFile(corpus + "spotter/short.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "sessions", "s.jsonl"), session, 0o644)
+	os.WriteFile(filepath.Join(dir, "ctxbench.yaml"), []byte(quoted[0][1]+"\n"+quoted[1][1]+"\n"), 0o644)
+	if out, stderr, code := ctxbench("", "check", "--config", filepath.Join(dir, "ctxbench.yaml"), "--update"); code != 0 || !strings.Contains(out+stderr, "2 entries") {
+		t.Errorf("the hinted suite: exit %d\n%s%s", code, out, stderr)
 	}
 }
