@@ -112,9 +112,16 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("%s: no transcripts: list the suite's files or globs under transcripts", path)
 	}
 	for i, t := range c.Transcripts {
-		if !filepath.IsAbs(t) {
-			c.Transcripts[i] = filepath.Join(c.Dir, t)
+		if t, err = expandHome(t); err != nil {
+			return nil, fmt.Errorf("%s: transcripts: %q: %w", path, c.Transcripts[i], err)
 		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(c.Dir, t)
+		}
+		c.Transcripts[i] = t
+	}
+	if c.Baseline, err = expandHome(c.Baseline); err != nil {
+		return nil, fmt.Errorf("%s: baseline: %w", path, err)
 	}
 	if c.Baseline != "" && !filepath.IsAbs(c.Baseline) {
 		c.Baseline = filepath.Join(c.Dir, c.Baseline)

@@ -249,7 +249,7 @@ func groupViolations(t *transcript.Transcript, vs []replay.Violation) []Violatio
 func (c *Config) Paths() ([]string, error) {
 	var paths []string
 	for _, g := range c.Transcripts {
-		m, err := filepath.Glob(g)
+		m, err := glob(g)
 		if err != nil || len(m) == 0 {
 			return nil, fmt.Errorf("%s: transcripts: %q matches no file", c.Path, g)
 		}
