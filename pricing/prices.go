@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxbench/ctxbench/internal/suggest"
 	"maps"
 	"math"
 	"reflect"
@@ -303,7 +304,7 @@ func (p Prices) Lookup(model string) (Price, string, error) {
 		return p[same[0]], same[0], nil
 	}
 	if len(same) == 0 {
-		slices.SortStableFunc(keys, func(a, b string) int { return distance(canon, a) - distance(canon, b) })
+		slices.SortStableFunc(keys, func(a, b string) int { return suggest.Distance(canon, a) - suggest.Distance(canon, b) })
 		same = keys[:min(3, len(keys))]
 	}
 	return Price{}, "", &UnknownModelError{Model: model, Closest: same}
@@ -347,25 +348,4 @@ func candidates(model string) []string {
 	m = add(modeSuffix.ReplaceAllString(m, ""))
 	add(snapshotDate.ReplaceAllString(m, ""))
 	return out
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

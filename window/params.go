@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"github.com/ctxbench/ctxbench/internal/suggest"
 	"maps"
 	"math"
 	"slices"
@@ -216,6 +217,9 @@ func Lookup(name string) (*Spec, error) {
 		if s.Name == name {
 			return s, nil
 		}
+	}
+	if near := suggest.Closest(name, Names()); near != "" {
+		return nil, fmt.Errorf("unknown policy %q, did you mean %q? (known: %s)", name, near, strings.Join(Names(), ", "))
 	}
 	return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
 }

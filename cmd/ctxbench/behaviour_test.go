@@ -128,9 +128,9 @@ func TestImportChain(t *testing.T) {
 	allowed := map[string][]string{
 		"transcript":          {"internal/limit", "internal/swar"},
 		"estimate":            {"transcript"},
-		"pricing":             {"transcript", "internal/limit"},
+		"pricing":             {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":           {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml"},
+		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest"},
 		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "internal/scan"},
 		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
 		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "internal/limit", "internal/strictyaml"},
@@ -142,6 +142,7 @@ func TestImportChain(t *testing.T) {
 		"internal/printable":  {},
 		"internal/strictyaml": {},
 		"internal/tempfile":   {},
+		"internal/suggest":    {},
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {

@@ -166,7 +166,7 @@ func runEnv(args []string, e *env) int {
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "ctxbench: error: %v\n", err)
-		fmt.Fprintf(e.stderr, "ctxbench: hint: run 'ctxbench --help' for usage\n")
+		fmt.Fprintf(e.stderr, "ctxbench: hint: run '%s --help' for usage\n", helpCommand(err))
 		return exitError
 	}
 	e.indent = c.Indent
@@ -308,4 +308,18 @@ func (e *env) writeJSON(v any) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// helpCommand is the command whose --help answers a usage error: the
+// subcommand the error is in ("ctxbench replay"), else ctxbench.
+func helpCommand(err error) string {
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		for n := pe.Context.Selected(); n != nil; n = n.Parent {
+			if n.Type == kong.CommandNode {
+				return n.FullPath()
+			}
+		}
+	}
+	return "ctxbench"
 }
