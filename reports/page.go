@@ -32,7 +32,7 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>ctxbench report</title><style>%s</style></head><body>\n", css)
 	o := r.Overview()
 	fmt.Fprintf(w, "<h1>ctxbench report</h1>\n<p class=\"lede\">%s replayed under %s; tokens are %s counts.</p>\n",
-		e(overviewText(o)), e(plurals(len(r.Policies), "policy", "policies")), e(r.Estimator))
+		e(overviewText(o)), e(Count(len(r.Policies), "policy", "policies")), e(r.Estimator))
 
 	totals := r.Totals()
 	fmt.Fprint(w, "<h2 id=\"policies\">Policies over all sessions</h2>\n")
@@ -242,8 +242,8 @@ func openIf(b bool) string {
 	return ""
 }
 
-// plurals is plural for a noun whose plural is not its singular and s.
-func plurals(n int, one, many string) string {
+// Count is n and its noun: "1 call", "2,000 calls".
+func Count(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

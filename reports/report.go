@@ -488,7 +488,7 @@ func sweepCSV(s *replay.SweepResult) [][]string {
 }
 
 func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
-	fmt.Fprintf(w, "# ctxbench report\n\n%s replayed under %s; tokens are %s counts.\n\n", overviewText(r.Overview()), plurals(len(r.Policies), "policy", "policies"), r.Estimator)
+	fmt.Fprintf(w, "# ctxbench report\n\n%s replayed under %s; tokens are %s counts.\n\n", overviewText(r.Overview()), Count(len(r.Policies), "policy", "policies"), r.Estimator)
 	// The answer first: the policies over every session, as the page.
 	totals := r.Totals()
 	fmt.Fprint(w, "## Policies over all sessions\n\n| policy | sessions | calls | tokens sent | of none | cost (cache simulated) | cache-break cost | mean retention | violations | verdict |\n|---|--:|--:|--:|--:|--:|--:|--:|---|---|\n")

@@ -158,7 +158,7 @@ func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, suite.Shard
 	if err := reports.WriteFile(c.Partial, func(w *bufio.Writer) error { _, err := w.Write(p.Encode()); return err }); err != nil {
 		return nil, suite.Shard{}, err
 	}
-	fmt.Fprintf(e.stdout, "ctxbench check: shard %s, %d cases: wrote %s\n", opts.Shard, len(res.Cases), c.Partial)
+	fmt.Fprintf(e.stdout, "ctxbench check: shard %s, %s: wrote %s\n", opts.Shard, reports.Count(len(res.Cases), "case", "cases"), c.Partial)
 	return res, opts.Shard, nil
 }
 
@@ -170,7 +170,7 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 	blocking := rep.Blocking()
 	if len(blocking) > 0 && !c.Accept {
 		writeRows(w, rep, true)
-		fmt.Fprintf(w, "ctxbench check: %d cases fail; the baseline is unchanged\n", len(blocking))
+		fmt.Fprintf(w, "ctxbench check: %s; the baseline is unchanged\n", reports.Count(len(blocking), "case fails", "cases fail"))
 		fmt.Fprintf(e.stderr, "ctxbench: error: refusing to record %d failing cases in %s\nctxbench: hint: check what fails; pass --accept to record it anyway\n", len(blocking), path)
 		return errVerdict
 	}
@@ -178,7 +178,7 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 	if err := reports.WriteFile(path, func(bw *bufio.Writer) error { _, err := bw.Write(rep.Current.Encode()); return err }); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s: %d entries, %d changed\n", path, len(rep.Current.Entries), len(changes))
+	fmt.Fprintf(w, "wrote %s: %s, %d changed\n", path, reports.Count(len(rep.Current.Entries), "entry", "entries"), len(changes))
 	if len(blocking) > 0 {
 		fmt.Fprintf(w, "accepted %d failing cases:\n", len(blocking))
 		writeRows(w, rep, true)
@@ -223,7 +223,7 @@ func verdictLine(rep *suite.Report) string {
 	failed, improved := rep.Failed(), rep.Improved()
 	s := fmt.Sprintf("ctxbench check: %d of %d transcript × policy cases fail", failed, len(rep.Cases))
 	if failed == 0 {
-		s = fmt.Sprintf("ctxbench check: %d transcript × policy cases pass", len(rep.Cases))
+		s = fmt.Sprintf("ctxbench check: %s", reports.Count(len(rep.Cases), "transcript × policy case passes", "transcript × policy cases pass"))
 	}
 	if improved > 0 {
 		s += fmt.Sprintf("; %d improved (run --update to record)", improved)

@@ -145,7 +145,7 @@ func (c *costCmd) Run(e *env) error {
 		return bw.Flush()
 	}
 	if r.res.OutOfRange > 0 {
-		e.warn(fmt.Errorf("left out %d transcripts with no call in --since/--until", r.res.OutOfRange))
+		e.warn(fmt.Errorf("left out %s with no call in --since/--until", reports.Count(r.res.OutOfRange, "transcript", "transcripts")))
 	}
 	if err := writeLedger(e.stdout, &r.res, r.billOnly()); err != nil {
 		return err
@@ -335,7 +335,7 @@ func writeProjection(w io.Writer, proj []cost.Projection, sessions int, perDay f
 	for _, p := range proj {
 		t.Rows = append(t.Rows, []string{p.Label, reports.USD(p.SessionUSD), reports.USD(p.DayUSD), reports.USD(p.MonthUSD)})
 	}
-	fmt.Fprintf(w, "Projection over the %d sessions above\n", sessions)
+	fmt.Fprintf(w, "Projection over the %s above\n", reports.Count(sessions, "session", "sessions"))
 	return t.WriteText(w)
 }
 

@@ -202,7 +202,7 @@ func abs(v float64) string { return fmt.Sprintf("%.1f%%", v) }
 
 func writeEstimateText(w io.Writer, res *estimateResult) error {
 	o := res.Overall
-	fmt.Fprintf(w, "Token estimates: %d transcripts, %s messages; heuristics against exact BPE counts\n\n", len(res.Transcripts), reports.Int(o.Messages))
+	fmt.Fprintf(w, "Token estimates: %s, %s; heuristics against exact BPE counts\n\n", reports.Count(len(res.Transcripts), "transcript", "transcripts"), reports.Count(o.Messages, "message", "messages"))
 
 	totals := reports.Table{Header: []string{"estimator", "tokens"}, Right: []bool{false, true}}
 	for _, x := range res.Exact {

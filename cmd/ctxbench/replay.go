@@ -361,7 +361,7 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	if len(tr.Runs) > 0 {
 		calls = tr.Runs[0].Summary.Calls
 	}
-	fmt.Fprintf(w, "%s (%s, %s calls)\n", printable.String(tr.File), printable.String(tr.ID), reports.Int(calls))
+	fmt.Fprintf(w, "%s (%s, %s)\n", printable.String(tr.File), printable.String(tr.ID), reports.Count(calls, "call", "calls"))
 	t := reports.Table{
 		Header: []string{"policy", "peak msgs", "peak tokens", "input tokens sent", "of none", "evicted", "truncated", "summaries", "retention", "violations"},
 		Right:  []bool{false, true, true, true, true, true, true, true, true, false},

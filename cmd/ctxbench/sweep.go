@@ -133,7 +133,7 @@ func sweepRows(res *replay.SweepResult) [][]string {
 }
 
 func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error {
-	fmt.Fprintf(w, "sweep of %s: %d points over %d transcripts (tokens: %s)\n", res.Policy, len(res.Points), transcripts, res.Estimator)
+	fmt.Fprintf(w, "sweep of %s: %s over %s (tokens: %s)\n", res.Policy, reports.Count(len(res.Points), "point", "points"), reports.Count(transcripts, "transcript", "transcripts"), res.Estimator)
 	t := reports.Table{}
 	for _, g := range res.Grid {
 		t.Header = append(t.Header, g.Key)
