@@ -94,7 +94,7 @@ func (c *checkCmd) Run(e *env) error {
 	if c.Update {
 		return c.update(e, basePath, base, rep)
 	}
-	if err := c.writeOutputs(e.stdout, rep); err != nil {
+	if err := c.writeOutputs(e.stdout, rep, annotationPath(cfg.Dir, e.getenv("GITHUB_WORKSPACE"))); err != nil {
 		return err
 	}
 	if rep.Failed() > 0 {
@@ -199,8 +199,9 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 	return nil
 }
 
-// writeOutputs prints the report and writes the JUnit and Markdown files.
-func (c *checkCmd) writeOutputs(w io.Writer, rep *suite.Report) error {
+// writeOutputs prints the report and writes the JUnit and Markdown files;
+// at names a case's file in an annotation.
+func (c *checkCmd) writeOutputs(w io.Writer, rep *suite.Report, at func(file string) string) error {
 	if c.JUnit != "" {
 		if err := reports.WriteTo(c.JUnit, w, func(bw *bufio.Writer) error { return writeJUnit(bw, rep) }); err != nil {
 			return err
@@ -212,7 +213,7 @@ func (c *checkCmd) writeOutputs(w io.Writer, rep *suite.Report) error {
 		}
 	}
 	if c.Format == "github" {
-		return writeAnnotations(w, rep)
+		return writeAnnotations(w, rep, at)
 	}
 	writeRows(w, rep, false)
 	fmt.Fprintln(w, verdictLine(rep))
@@ -277,9 +278,10 @@ func writeRows(w io.Writer, rep *suite.Report, failingOnly bool) {
 }
 
 // writeAnnotations emits GitHub workflow commands: at most one per case
-// and kind of failure, worst first, pointing at the transcript and, for
-// violations, the line of the first call; improvements as notices.
-func writeAnnotations(w io.Writer, rep *suite.Report) error {
+// and kind of failure, worst first, pointing at the transcript (at names
+// it) and, for violations, the line of the first call; improvements as
+// notices.
+func writeAnnotations(w io.Writer, rep *suite.Report, at func(file string) string) error {
 	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	type group struct {
@@ -307,7 +309,7 @@ func writeAnnotations(w io.Writer, rep *suite.Report) error {
 		if !r.Kind.Fails(rep.Strict) {
 			level = "notice"
 		}
-		loc := "file=" + prop.Replace(r.File)
+		loc := "file=" + prop.Replace(at(r.File))
 		if r.Line > 0 {
 			loc += fmt.Sprintf(",line=%d", r.Line)
 		}
@@ -415,4 +417,28 @@ func sameFile(a, b string) bool {
 	absA, errA := filepath.Abs(a)
 	absB, errB := filepath.Abs(b)
 	return errA == nil && errB == nil && absA == absB
+}
+
+// annotationPath returns how an annotation names a case's file, which the
+// suite names relative to the config's folder dir: relative to the
+// repository GitHub checked out (workspace, $GITHUB_WORKSPACE) or, without
+// one, to the working directory, as GitHub resolves it; a file outside
+// it keeps its absolute path.
+func annotationPath(dir, workspace string) func(file string) string {
+	base := workspace
+	if base == "" {
+		base, _ = os.Getwd()
+	}
+	base, _ = filepath.Abs(base)
+	return func(file string) string {
+		abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(file)))
+		if err != nil {
+			return file
+		}
+		rel, err := filepath.Rel(base, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(abs)
+		}
+		return filepath.ToSlash(rel)
+	}
 }

@@ -13,6 +13,13 @@ import (
 // JUnit XML and the Markdown summary.
 func checkOutputs(t *testing.T, args ...string) map[string]string {
 	t.Helper()
+	// Annotations name files relative to the repository's root, as on
+	// GitHub, whatever folder the test runs in.
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GITHUB_WORKSPACE", root)
 	dir := t.TempDir()
 	out := map[string]string{}
 	text, stderr, code := ctxbench("", append([]string{"check"}, args...)...)
@@ -136,5 +143,29 @@ func TestCheckHintedConfigRuns(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "ctxbench.yaml"), []byte(quoted[0][1]+"\n"+quoted[1][1]+"\n"), 0o644)
 	if out, stderr, code := ctxbench("", "check", "--config", filepath.Join(dir, "ctxbench.yaml"), "--update"); code != 0 || !strings.Contains(out+stderr, "2 entries") {
 		t.Errorf("the hinted suite: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestAnnotationPath: an annotation names a case's file, which the suite
+// names relative to the config's folder, relative to $GITHUB_WORKSPACE,
+// else to the working directory; a file outside it by its absolute path.
+func TestAnnotationPath(t *testing.T) {
+	ws := t.TempDir()
+	at := annotationPath(filepath.Join(ws, "ci", "suite"), ws)
+	for file, want := range map[string]string{
+		"sessions/a.jsonl":   "ci/suite/sessions/a.jsonl",
+		"../../data/b.jsonl": "data/b.jsonl",
+		"../../../c.jsonl":   filepath.ToSlash(filepath.Join(filepath.Dir(ws), "c.jsonl")),
+	} {
+		if got := at(file); got != want {
+			t.Errorf("%s: %s, want %s", file, got, want)
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := annotationPath(filepath.Join(wd, "testdata", "check-fail"), "")("../../x.jsonl"); got != "x.jsonl" {
+		t.Errorf("without a workspace: %s, want x.jsonl, relative to the working directory", got)
 	}
 }
