@@ -180,8 +180,22 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 	}
 	fmt.Fprintf(w, "wrote %s: %s, %d changed\n", path, reports.Count(len(rep.Current.Entries), "entry", "entries"), len(changes))
 	if len(blocking) > 0 {
-		fmt.Fprintf(w, "accepted %d failing cases:\n", len(blocking))
+		fmt.Fprintf(w, "accepted %s:\n", reports.Count(len(blocking), "failing case", "failing cases"))
 		writeRows(w, rep, true)
+		// The baseline records metrics and violations; budgets are the
+		// config's, and a case over one fails again.
+		over := 0
+		for _, c := range blocking {
+			if len(c.Budgets) > 0 {
+				over++
+			}
+		}
+		switch {
+		case over == 1:
+			fmt.Fprintln(w, "1 case is over a budget of the config, which the baseline does not record: the next check fails on it again, until the budget or the policy changes")
+		case over > 1:
+			fmt.Fprintf(w, "%d cases are over a budget of the config, which the baseline does not record: the next check fails on them again, until the budgets or the policies change\n", over)
+		}
 	}
 	if old == nil {
 		return nil

@@ -814,8 +814,14 @@ func TestCheckFailures(t *testing.T) {
 			t.Errorf("%q: --update without --accept: exit %d, baseline written: %v\n%s%s", tc.body, code, err == nil, stdout, stderr)
 		}
 		stdout, stderr, code = ctxbench("", "check", "--config", cfg, "--update", "--accept")
-		if code != 0 || !strings.Contains(stdout, "accepted 1 failing cases") || !strings.Contains(stdout, tc.want) {
+		if code != 0 || !strings.Contains(stdout, "accepted 1 failing case:") || !strings.Contains(stdout, tc.want) {
 			t.Fatalf("--accept: exit %d\n%s%s", code, stdout, stderr)
+		}
+		// A budget is the config's: accepting says the next check fails
+		// again, as it does below; violations become known, and pass.
+		budget := !strings.Contains(tc.want, "violations")
+		if again := strings.Contains(stdout, "the next check fails on it again"); again != budget {
+			t.Errorf("%q: --accept says the next check fails again: %v\n%s", tc.body, again, stdout)
 		}
 		stdout, stderr, code = ctxbench("", "check", "--config", cfg, "--junit", filepath.Join(filepath.Dir(cfg), "junit.xml"))
 		if strings.Contains(tc.want, "violations") {
