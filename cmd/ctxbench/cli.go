@@ -151,6 +151,7 @@ func runEnv(args []string, e *env) int {
 		}),
 		kong.Vars{"version": "ctxbench " + version, "formats": formatNames()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.ValueFormatter(helpWithDefault),
 	)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "ctxbench: error: %v\n", err)
@@ -322,4 +323,15 @@ func helpCommand(err error) string {
 		}
 	}
 	return "ctxbench"
+}
+
+// helpWithDefault is a flag's help with its default value, where it has
+// one that neither its help nor its placeholder shows: "--out=DIR …
+// (default: ctxbench-report)".
+func helpWithDefault(v *kong.Value) string {
+	help := kong.DefaultHelpValueFormatter(v)
+	if v.Default == "" || v.Tag == nil || v.Tag.PlaceHolder == "" || strings.Contains(help, "default") {
+		return help
+	}
+	return strings.TrimSuffix(help, ".") + " (default: " + v.Default + ")."
 }

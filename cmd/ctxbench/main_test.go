@@ -1241,3 +1241,29 @@ func TestReportRefusesOutFirst(t *testing.T) {
 		t.Errorf("the folder's file: %q, %v", b, err)
 	}
 }
+
+// TestHelpShowsDefaults: a flag's help gives its default where the
+// placeholder hides it, and no flag shows an empty default.
+func TestHelpShowsDefaults(t *testing.T) {
+	for cmd, wants := range map[string][]string{
+		"report": {"(default: ctxbench-report)"},
+		"check":  {"(default: ctxbench.yaml)"},
+		"sweep":  {"(default: 100000)", "(default: 4)", "(default: 2m)", "--provider=NAME"},
+		"tokens": {"(default: cl100k_base)"},
+		"cost":   {"--cache-sim=SIM"},
+	} {
+		stdout, stderr, code := ctxbench("", cmd, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d\n%s", cmd, code, stderr)
+		}
+		flat := strings.Join(strings.Fields(stdout), " ")
+		for _, w := range wants {
+			if w = strings.Join(strings.Fields(w), " "); !strings.Contains(flat, w) {
+				t.Errorf("%s --help lacks %q:\n%s", cmd, w, stdout)
+			}
+		}
+		if strings.Contains(stdout, `=""`) {
+			t.Errorf("%s --help shows an empty default:\n%s", cmd, stdout)
+		}
+	}
+}

@@ -17,7 +17,7 @@ import (
 // flag given on the command line always wins over a config's provider
 // block; the config's fills only what the flags leave unset.
 type summarizerFlags struct {
-	Provider      string        `enum:",mock,heuristic,anthropic,openai" default:"" help:"Summarization provider: mock (the default), heuristic, anthropic or openai."`
+	Provider      string        `enum:",mock,heuristic,anthropic,openai" default:"" placeholder:"NAME" help:"Summarization provider: mock (the default), heuristic, anthropic or openai."`
 	Model         string        `help:"Summarizer model for anthropic (default claude-haiku-4-5) or openai (default gpt-4o-mini)."`
 	BaseURL       string        `name:"base-url" placeholder:"URL" help:"API base URL (default: $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL, else the provider's): an OpenAI-compatible server such as llama.cpp (http://127.0.0.1:8080/v1), Ollama (http://localhost:11434/v1) or vLLM (http://localhost:8000/v1)."`
 	CacheDir      string        `name:"cache-dir" placeholder:"DIR" help:"Response cache directory (default: ctxbench/ in the user cache directory)."`
