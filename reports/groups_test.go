@@ -77,3 +77,20 @@ func TestCostGroups(t *testing.T) {
 		t.Errorf("one session: tables %+v, want none", got)
 	}
 }
+
+// TestUnplottedCost: the cost curves' caption says what a policy's total
+// holds beyond its calls (what the log attributes to no call), read off a
+// run that made no summary, and nothing when the calls sum to it.
+func TestUnplottedCost(t *testing.T) {
+	usd := func(v float64) *float64 { return &v }
+	summarized := PolicyResult{Label: "two-tier", CostUSD: usd(9), Cost: []float64{1, 2}}
+	summarized.Summary.Summaries = 1 // its total holds the summary call
+	tr := &TranscriptResult{Runs: []PolicyResult{{Label: "recorded"}, summarized, {Label: "none", CostUSD: usd(3.6), Cost: []float64{1, 2}}}}
+	if got := unplottedCost(tr); !strings.Contains(got, "end $0.6000 below the table's totals") {
+		t.Errorf("caption %q", got)
+	}
+	tr.Runs[2].CostUSD = usd(3)
+	if got := unplottedCost(tr); got != "" {
+		t.Errorf("calls summing to the total: caption %q", got)
+	}
+}

@@ -244,7 +244,7 @@ func build(dir string, r *Report) error {
 				}
 				cost = append(cost, bill)
 			}
-			if err := add("Cumulative cost, " + t.File)(LineChart(dir, "cost-"+n, "Cumulative cost: "+name+" ("+t.Model+")", "USD", cost, nil)); err != nil {
+			if err := add("Cumulative cost, " + t.File + unplottedCost(&t))(LineChart(dir, "cost-"+n, "Cumulative cost: "+name+" ("+t.Model+")", "USD", cost, nil)); err != nil {
 				return err
 			}
 		}
@@ -300,6 +300,28 @@ func ints(v []int) []float64 {
 		out[i] = float64(x)
 	}
 	return out
+}
+
+// unplottedCost says, for a caption, what the cumulative cost curves of
+// t leave out: what the log records but attributes to no call (output
+// not streamed, calls it shows no record of), which every policy's total
+// holds and none of its calls; "" when nothing is. It is read off a run
+// that made no summary (a summary call is in its total, not its calls).
+func unplottedCost(t *TranscriptResult) string {
+	for _, p := range t.Runs {
+		if p.CostUSD == nil || p.Cost == nil || p.Summary.Summaries > 0 {
+			continue
+		}
+		var calls float64
+		for _, c := range p.Cost {
+			calls += c
+		}
+		if gap := *p.CostUSD - calls; gap >= 0.00005 {
+			return fmt.Sprintf(" (the curves end %s below the table's totals: what the log records but attributes to no call, in the totals only)", USD(gap))
+		}
+		return ""
+	}
+	return ""
 }
 
 func cumulative(v []float64) []float64 {
