@@ -47,6 +47,8 @@ type costCmd struct {
 type costResult struct {
 	NotPriced  []unpriced        `json:"not_priced"`
 	Projection []cost.Projection `json:"projection"`
+	// Totals are each policy's cost over every session priced.
+	Totals []policyTotal `json:"policy_totals"`
 	// Transcripts are the []*cost.Comparison, one per transcript priced,
 	// read back from the spool they were written to as they were made.
 	Transcripts *jsonstream.Stream `json:"transcripts"`
@@ -60,6 +62,15 @@ type costResult struct {
 	OutOfRange int `json:"out_of_range,omitempty"`
 	// priced counts the transcripts priced.
 	priced int
+}
+
+// A policyTotal is one policy's cost over the sessions priced (a
+// session's subagents in it, as the bill counts sessions).
+type policyTotal struct {
+	Label      string  `json:"label"`
+	Sessions   int     `json:"sessions"`
+	TotalUSD   float64 `json:"total_usd"`
+	SessionUSD float64 `json:"per_session_usd"`
 }
 
 type unpriced struct {
@@ -81,7 +92,10 @@ type costRun struct {
 	ledger        cost.Ledger
 	res           costResult
 	totals        map[string]pricing.Money
-	prun          *providerRun // the summarizer's run: its failures
+	// sessions are the sessions priced, by their key: the parent's id for
+	// a subagent's transcript, as the bill rolls it in.
+	sessions map[string]bool
+	prun     *providerRun // the summarizer's run: its failures
 	// spool holds --json's transcripts (nil: the text is written as
 	// each is priced, and none is kept).
 	spool *elemSpool
@@ -126,9 +140,13 @@ func (c *costCmd) Run(e *env) error {
 	if r.res.priced == 0 && len(r.ledger.Sessions) == 0 && len(r.res.NotPriced) == 0 && r.res.OutOfRange == 0 {
 		e.warn(fmt.Errorf("no session found in %s", strings.Join(paths, ", ")))
 	}
-	if n := r.res.priced; c.SessionsPerDay > 0 && n > 0 {
+	if n := len(r.sessions); n > 0 {
 		for _, lp := range r.pols {
-			r.res.Projection = append(r.res.Projection, cost.Project(lp.Label, r.totals[lp.Label], n, c.SessionsPerDay))
+			total := r.totals[lp.Label].USD()
+			r.res.Totals = append(r.res.Totals, policyTotal{Label: lp.Label, Sessions: n, TotalUSD: total, SessionUSD: total / float64(n)})
+			if c.SessionsPerDay > 0 {
+				r.res.Projection = append(r.res.Projection, cost.Project(lp.Label, r.totals[lp.Label], n, c.SessionsPerDay))
+			}
 		}
 	}
 	if err := r.prun.finish(e); err != nil {
@@ -153,7 +171,10 @@ func (c *costCmd) Run(e *env) error {
 	if err := writeReported(e.stdout, r.res.Sessions); err != nil {
 		return err
 	}
-	return writeProjection(e.stdout, r.res.Projection, r.res.priced, c.SessionsPerDay)
+	if err := writeTotals(e.stdout, &r.res); err != nil {
+		return err
+	}
+	return writeProjection(e.stdout, r.res.Projection, len(r.sessions), c.SessionsPerDay)
 }
 
 // setup checks the flags and makes the run's options.
@@ -186,7 +207,7 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, prun: prun,
+	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, sessions: map[string]bool{}, prun: prun,
 		replayOptions: sync.OnceValues(func() (replay.Options, error) {
 			est, err := estimate.New(c.Estimator, estimate.OverheadNone)
 			if err != nil {
@@ -280,6 +301,7 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 		r.totals[p.Label] += p.Total
 	}
 	r.res.priced++
+	r.sessions[cmp.Or(t.Parent, t.ID)] = true
 	if r.spool != nil {
 		return r.spool.add(cmpr)
 	}
@@ -324,6 +346,20 @@ func orDefault(list, def []string) []string {
 		return def
 	}
 	return list
+}
+
+// writeTotals writes each policy's cost over every session priced, when
+// there are two or more (one session's table says it).
+func writeTotals(w io.Writer, res *costResult) error {
+	if len(res.Totals) == 0 || res.Totals[0].Sessions < 2 {
+		return nil
+	}
+	t := reports.Table{Header: []string{"policy", "total", "per session (mean)"}, Right: []bool{false, true, true}}
+	for _, p := range res.Totals {
+		t.Rows = append(t.Rows, []string{p.Label, reports.USD(p.TotalUSD), reports.USD(p.SessionUSD)})
+	}
+	fmt.Fprintf(w, "\nPolicies over the %s priced (subagents in their sessions)\n", reports.Count(res.Totals[0].Sessions, "session", "sessions"))
+	return t.WriteText(w)
 }
 
 func writeProjection(w io.Writer, proj []cost.Projection, sessions int, perDay float64) error {

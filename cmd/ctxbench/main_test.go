@@ -1267,3 +1267,54 @@ func TestHelpShowsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestCostTotalsBySession: cost totals each policy over the sessions
+// priced, a subagent's transcript in its session as the bill counts them
+// (spotter: 6 transcripts, 4 sessions), and the projection's mean is
+// that total over those sessions.
+func TestCostTotalsBySession(t *testing.T) {
+	stdout, stderr, code := ctxbench("", "cost", "--json", "--policy", "none", "--sessions-per-day", "10", corpus+"spotter")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Transcripts []struct {
+			Policies []struct {
+				Label    string  `json:"label"`
+				TotalUSD float64 `json:"total_usd"`
+			} `json:"policies"`
+		} `json:"transcripts"`
+		Sessions   []json.RawMessage `json:"sessions"`
+		Projection []struct {
+			SessionUSD float64 `json:"per_session_usd"`
+		} `json:"projection"`
+		Totals []struct {
+			Label      string  `json:"label"`
+			Sessions   int     `json:"sessions"`
+			TotalUSD   float64 `json:"total_usd"`
+			SessionUSD float64 `json:"per_session_usd"`
+		} `json:"policy_totals"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, tr := range doc.Transcripts {
+		for _, p := range tr.Policies {
+			if p.Label == "none" {
+				sum += p.TotalUSD
+			}
+		}
+	}
+	if len(doc.Transcripts) != 6 || len(doc.Sessions) != 4 || len(doc.Totals) != 1 || len(doc.Projection) != 1 {
+		t.Fatalf("%d transcripts, %d sessions, totals %+v, projection %+v", len(doc.Transcripts), len(doc.Sessions), doc.Totals, doc.Projection)
+	}
+	tot := doc.Totals[0]
+	if tot.Label != "none" || tot.Sessions != 4 || math.Abs(tot.TotalUSD-sum) > 1e-6 || math.Abs(tot.SessionUSD-sum/4) > 1e-6 || math.Abs(doc.Projection[0].SessionUSD-sum/4) > 1e-6 {
+		t.Errorf("totals %+v and projection %+v; want %.6f over 4 sessions", tot, doc.Projection[0], sum)
+	}
+	text, _, _ := ctxbench("", "cost", "--policy", "none", corpus+"spotter")
+	if !strings.Contains(text, "Policies over the 4 sessions priced") {
+		t.Errorf("no totals table:\n%s", text)
+	}
+}
