@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -109,14 +110,15 @@ func sweepHeader(res *replay.SweepResult) []string {
 	for _, g := range res.Grid {
 		h = append(h, g.Key)
 	}
-	return append(h, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "evictions", "truncations", "summaries", "violations")
+	return append(h, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "evictions", "truncations", "summaries", "violations", "mean_retention", "pareto")
 }
 
 // sweepRows are the table's rows with plain numbers (CSV); the text table
 // formats them for people.
 func sweepRows(res *replay.SweepResult) [][]string {
 	var rows [][]string
-	for _, p := range res.Points {
+	best := paretoPoints(res.Points)
+	for i, p := range res.Points {
 		var row []string
 		for _, g := range res.Grid {
 			row = append(row, p.Params[g.Key])
@@ -126,7 +128,8 @@ func sweepRows(res *replay.SweepResult) [][]string {
 			nv += v
 		}
 		row = append(row, fmt.Sprint(p.Calls), fmt.Sprint(p.PeakMessages), fmt.Sprint(p.PeakTokens), fmt.Sprint(p.InputTokens),
-			fmt.Sprintf("%.4f", p.ShareOfNone), fmt.Sprint(p.Evictions), fmt.Sprint(p.Truncations), fmt.Sprint(p.Summaries), fmt.Sprint(nv))
+			fmt.Sprintf("%.4f", p.ShareOfNone), fmt.Sprint(p.Evictions), fmt.Sprint(p.Truncations), fmt.Sprint(p.Summaries), fmt.Sprint(nv),
+			fmt.Sprintf("%.4f", p.MeanRetention), fmt.Sprint(best[i]))
 		rows = append(rows, row)
 	}
 	return rows
@@ -139,25 +142,57 @@ func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 		t.Header = append(t.Header, g.Key)
 		t.Right = append(t.Right, true)
 	}
-	t.Header = append(t.Header, "peak msgs", "peak tokens", "input tokens", "of none", "evicted", "truncated", "summaries", "violations")
-	t.Right = append(t.Right, true, true, true, true, true, true, true, false)
-	for _, p := range res.Points {
+	t.Header = append(t.Header, "peak msgs", "peak tokens", "input tokens", "of none", "evicted", "truncated", "summaries", "retention", "violations", "")
+	t.Right = append(t.Right, true, true, true, true, true, true, true, true, false, false)
+	best := paretoPoints(res.Points)
+	for i, p := range res.Points {
 		var row []string
 		for _, g := range res.Grid {
 			row = append(row, p.Params[g.Key])
 		}
 		row = append(row, reports.Int(p.PeakMessages), reports.Int(p.PeakTokens), reports.Int(p.InputTokens),
 			fmt.Sprintf("%.1f%%", p.ShareOfNone*100), reports.Int(p.Evictions), reports.Int(p.Truncations), reports.Int(p.Summaries),
-			violationSummary(p.Violations))
+			fmt.Sprintf("%.1f%%", p.MeanRetention*100), violationSummary(p.Violations), pickString(best[i], "★", ""))
 		t.Rows = append(t.Rows, row)
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
+	if slices.Contains(best, true) {
+		fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant sends fewer tokens and keeps more (retention, a proxy)")
+	}
 	for _, inv := range res.Invalid {
 		fmt.Fprintf(w, "skipped an invalid combination: %s\n", inv)
 	}
 	return nil
+}
+
+// paretoPoints marks the points that break no invariant and that no other
+// such point beats on both tokens sent (fewer) and retention (more).
+func paretoPoints(ps []replay.Point) []bool {
+	clean := func(p replay.Point) bool {
+		for _, n := range p.Violations {
+			if n > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	best := make([]bool, len(ps))
+	for i, p := range ps {
+		best[i] = clean(p) && !slices.ContainsFunc(ps, func(q replay.Point) bool {
+			return clean(q) && q.InputTokens <= p.InputTokens && q.MeanRetention >= p.MeanRetention &&
+				(q.InputTokens < p.InputTokens || q.MeanRetention > p.MeanRetention)
+		})
+	}
+	return best
+}
+
+func pickString(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
 }
 
 // progressBar returns a progress callback that draws on w when w is a
