@@ -170,20 +170,24 @@ func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 // paretoPoints marks the points that break no invariant and that no other
 // such point beats on both tokens sent (fewer) and retention (more).
 func paretoPoints(ps []replay.Point) []bool {
-	clean := func(p replay.Point) bool {
-		for _, n := range p.Violations {
-			if n > 0 {
-				return false
-			}
+	clean := make([]bool, len(ps))
+	for i := range ps {
+		clean[i] = true
+		for _, n := range ps[i].Violations {
+			clean[i] = clean[i] && n == 0
 		}
-		return true
 	}
 	best := make([]bool, len(ps))
-	for i, p := range ps {
-		best[i] = clean(p) && !slices.ContainsFunc(ps, func(q replay.Point) bool {
-			return clean(q) && q.InputTokens <= p.InputTokens && q.MeanRetention >= p.MeanRetention &&
-				(q.InputTokens < p.InputTokens || q.MeanRetention > p.MeanRetention)
-		})
+	for i := range ps {
+		p := &ps[i]
+		best[i] = clean[i]
+		for j := 0; best[i] && j < len(ps); j++ {
+			q := &ps[j]
+			if clean[j] && q.InputTokens <= p.InputTokens && q.MeanRetention >= p.MeanRetention &&
+				(q.InputTokens < p.InputTokens || q.MeanRetention > p.MeanRetention) {
+				best[i] = false
+			}
+		}
 	}
 	return best
 }
