@@ -57,14 +57,14 @@ func headroom(step int, f, prev *window.Firing, counted bool) []Violation {
 	if f.After >= f.Trigger {
 		v := Violation{Step: step, Invariant: InvHeadroom}
 		if !counted {
-			v.Detail = fmt.Sprintf("the %s left %d %s, still at or above its trigger of %d: it bought no headroom", f.What, f.After, f.Unit, f.Trigger)
+			v.Detail = fmt.Sprintf("the %s left %d %s by the policy's own count, still at or above its trigger of %d: it bought no headroom", f.What, f.After, f.Unit, f.Trigger)
 		}
 		out = append(out, v)
 	}
 	if prev != nil {
 		v := Violation{Step: step, Invariant: InvHeadroom}
 		if !counted {
-			v.Detail = fmt.Sprintf("the %s fired again at the next call (%d %s against its trigger of %d; %d after the previous one)", f.What, f.Before, f.Unit, f.Trigger, prev.After)
+			v.Detail = fmt.Sprintf("the %s fired again at the next call (%d %s by the policy's own count against its trigger of %d; %d after the previous one)", f.What, f.Before, f.Unit, f.Trigger, prev.After)
 		}
 		out = append(out, v)
 	}
