@@ -332,7 +332,12 @@ func warnPolicies(e *env, tr transcriptRuns) {
 // 20, with their transcript and policy.
 type violationList struct {
 	n     int
-	first []string
+	first []listedViolation
+}
+
+// A listedViolation is a violation and the run it broke.
+type listedViolation struct {
+	file, policy, text string
 }
 
 func (l *violationList) add(tr transcriptRuns) {
@@ -340,19 +345,28 @@ func (l *violationList) add(tr transcriptRuns) {
 		for _, v := range r.Violations {
 			l.n++
 			if len(l.first) < 20 {
-				l.first = append(l.first, fmt.Sprintf("%s, %s, %s", tr.File, r.Label, v))
+				l.first = append(l.first, listedViolation{tr.File, r.Label, v.String()})
 			}
 		}
 	}
 }
 
+// write lists the violations kept, each run's under its transcript and
+// policy, named once.
 func (l *violationList) write(w io.Writer) {
 	if l.n == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%d invariant violations; the first %d:\n", l.n, len(l.first))
-	for _, v := range l.first {
-		fmt.Fprintln(w, "  "+v)
+	if l.n == len(l.first) {
+		fmt.Fprintf(w, "%s:\n", reports.Count(l.n, "invariant violation", "invariant violations"))
+	} else {
+		fmt.Fprintf(w, "%d invariant violations; the first %d:\n", l.n, len(l.first))
+	}
+	for i, v := range l.first {
+		if i == 0 || v.file != l.first[i-1].file || v.policy != l.first[i-1].policy {
+			fmt.Fprintf(w, "  %s, %s:\n", v.file, v.policy)
+		}
+		fmt.Fprintln(w, "    "+v.text)
 	}
 }
 
