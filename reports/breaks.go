@@ -44,12 +44,8 @@ func CacheBreakText(tot cost.CacheBreaks, events []cost.CacheBreak) string {
 	return s
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return Int(n) + " " + what + "s"
-}
+// plural is Count of a noun whose plural adds s.
+func plural(n int, what string) string { return Count(n, what, what+"s") }
 
 func pick(c bool, a, b string) string {
 	if c {

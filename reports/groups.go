@@ -81,11 +81,25 @@ func b2i(b bool) int {
 	return 0
 }
 
-// A costTable is a table of the report beside the policies' totals.
+// A costTable is a table of the report beside the policies' totals: its
+// first column names the row, the others are numbers but for the last
+// when lastText.
 type costTable struct {
 	id, title string
 	header    []string
 	rows      [][]string
+	lastText  bool
+}
+
+// costTables are the tables under the policies' totals: the spread of
+// cost per session, and the cost by model and by day, those that have
+// rows.
+func costTables(r *Report) []costTable {
+	var out []costTable
+	if rows := spreadRows(r); len(rows) > 0 {
+		out = append(out, costTable{"spread", "Cost per session", []string{"policy", "sessions priced", "median", "90th percentile", "most", "the costliest session"}, rows, true})
+	}
+	return append(out, groupTables(r)...)
 }
 
 // groupTables are the tables of cost by model and by day that have two
@@ -97,7 +111,7 @@ func groupTables(r *Report) []costTable {
 		groups         []CostGroup
 	}{{"by-model", "Cost by model", "model", r.CostByModel()}, {"by-day", "Cost by day", "day", r.CostByDay()}} {
 		if header, rows := groupTable(r, g.key, g.groups); rows != nil {
-			out = append(out, costTable{g.id, g.title, header, rows})
+			out = append(out, costTable{g.id, g.title, header, rows, false})
 		}
 	}
 	return out

@@ -51,15 +51,7 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
 		fmt.Fprintf(w, "<p>Not priced (no cost is counted for them, never $0): %s.</p>\n", e(strings.Join(totals[0].NotPriced, "; ")))
 	}
-	if rows := spreadRows(r); len(rows) > 0 {
-		fmt.Fprint(w, "<h3 id=\"spread\">Cost per session</h3>\n<div class=\"box\"><table id=\"spread\"><thead><tr><th>policy</th><th>sessions priced</th><th>median</th><th>90th percentile</th><th>most</th><th>the costliest session</th></tr></thead><tbody>\n")
-		for _, row := range rows {
-			fmt.Fprintf(w, "<tr><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
-				e(row[0]), e(row[1]), e(row[2]), e(row[3]), e(row[4]), e(row[5]))
-		}
-		fmt.Fprint(w, "</tbody></table></div>\n")
-	}
-	for _, g := range groupTables(r) {
+	for _, g := range costTables(r) {
 		fmt.Fprintf(w, "<h3 id=\"%s\">%s</h3>\n<div class=\"box\"><table id=\"%s\"><thead><tr>", g.id, g.title, g.id)
 		for _, h := range g.header {
 			fmt.Fprintf(w, "<th>%s</th>", e(h))
@@ -67,8 +59,8 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 		fmt.Fprint(w, "</tr></thead><tbody>\n")
 		for _, row := range g.rows {
 			fmt.Fprintf(w, "<tr><td class=\"p\">%s</td>", e(row[0]))
-			for _, c := range row[1:] {
-				fmt.Fprintf(w, "<td class=\"n\">%s</td>", e(c))
+			for k, c := range row[1:] {
+				fmt.Fprintf(w, "<td%s>%s</td>", pick(g.lastText && k == len(row)-2, "", ` class="n"`), e(c))
 			}
 			fmt.Fprint(w, "</tr>\n")
 		}

@@ -523,15 +523,12 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
 		fmt.Fprintf(w, "Not priced (no cost is counted for them, never $0): %s.\n\n", strings.Join(totals[0].NotPriced, "; "))
 	}
-	if rows := spreadRows(r); len(rows) > 0 {
-		fmt.Fprint(w, "### Cost per session\n\n| policy | sessions priced | median | 90th percentile | most | the costliest session |\n|---|--:|--:|--:|--:|---|\n")
-		for _, row := range rows {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(mdCells(row), " | "))
+	for _, g := range costTables(r) {
+		align := "|---" + strings.Repeat("|--:", len(g.header)-1)
+		if g.lastText {
+			align = strings.TrimSuffix(align, "--:") + "---"
 		}
-		fmt.Fprintln(w)
-	}
-	for _, g := range groupTables(r) {
-		fmt.Fprintf(w, "### %s\n\n| %s |\n|---|--:%s|\n", g.title, strings.Join(mdCells(g.header), " | "), strings.Repeat("|--:", len(g.header)-2))
+		fmt.Fprintf(w, "### %s\n\n| %s |\n%s|\n", g.title, strings.Join(mdCells(g.header), " | "), align)
 		for _, row := range g.rows {
 			fmt.Fprintf(w, "| %s |\n", strings.Join(mdCells(row), " | "))
 		}
@@ -590,7 +587,6 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	return nil
 }
 
-// baseText renders a sweep's fixed parameters: " (k=v, …)", or "".
 // mdCells are cells of a Markdown table: their | escaped.
 func mdCells(row []string) []string {
 	out := make([]string, len(row))
@@ -600,6 +596,7 @@ func mdCells(row []string) []string {
 	return out
 }
 
+// baseText renders a sweep's fixed parameters: " (k=v, …)", or "".
 func baseText(base map[string]string) string {
 	if len(base) == 0 {
 		return ""

@@ -50,18 +50,19 @@ func glob(pattern string) ([]string, error) {
 	case root == "":
 		root = "."
 	}
+	root = filepath.FromSlash(root)
 	var out []string
-	err := filepath.WalkDir(filepath.FromSlash(root), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: not a match, as filepath.Glob has it
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" && p != filepath.FromSlash(root) {
+			if d.Name() == ".git" && p != root {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		rel, err := filepath.Rel(filepath.FromSlash(root), p)
+		rel, err := filepath.Rel(root, p)
 		if err == nil && matchElems(elems[fixed:], strings.Split(filepath.ToSlash(rel), "/")) {
 			out = append(out, p)
 		}

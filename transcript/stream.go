@@ -66,20 +66,25 @@ func (ls *lineStream) next() ([]byte, bool) {
 	return l, true
 }
 
-// record returns the next non-blank line as a record, without its end
-// (LF or CRLF); false at the end of the input or at an error.
+// record returns the next non-blank line as a record; false at the end
+// of the input or at an error.
 func (ls *lineStream) record() (record, bool) {
 	for {
 		l, ok := ls.next()
 		if !ok {
 			return record{}, false
 		}
-		last := l[len(l)-1] != '\n'
-		l = bytes.TrimSuffix(bytes.TrimSuffix(l, []byte{'\n'}), []byte{'\r'})
-		if len(bytes.TrimSpace(l)) > 0 {
-			return record{line: ls.line, raw: l, last: last}, true
+		if r := ls.lineRecord(l); len(bytes.TrimSpace(r.raw)) > 0 {
+			return r, true
 		}
 	}
+}
+
+// lineRecord is l, the line just read with its end, as a record: without
+// its end (LF or CRLF), last when it has none.
+func (ls *lineStream) lineRecord(l []byte) record {
+	last := l[len(l)-1] != '\n'
+	return record{line: ls.line, raw: bytes.TrimSuffix(bytes.TrimSuffix(l, []byte{'\n'}), []byte{'\r'}), last: last}
 }
 
 // readStream reads the transcripts of r, whose name in errors is name and
@@ -106,18 +111,18 @@ func readStream(r io.Reader, file, name string, size, max int64, opt Options) ([
 	}
 	head, _ := br.Peek(8192)
 	lines := !binaryStart(head)
-	var first []byte // trimmed of white space
-	var rec record
-	for lines {
+	var rec record // the first line that is not blank
+	var first []byte
+	for lines && first == nil {
 		l, ok := ls.next()
 		if !ok {
 			break
 		}
 		pre = append(pre, l...)
-		if t := bytes.TrimSpace(l); len(t) > 0 {
-			first = t
-			rec = record{line: ls.line, raw: bytes.Clone(bytes.TrimSuffix(bytes.TrimSuffix(l, []byte{'\n'}), []byte{'\r'}))}
-			break
+		rec = ls.lineRecord(pre[len(pre)-len(l):])
+		first = bytes.TrimSpace(rec.raw)
+		if len(first) == 0 {
+			first = nil
 		}
 	}
 	if ls.err != nil {
@@ -125,7 +130,7 @@ func readStream(r io.Reader, file, name string, size, max int64, opt Options) ([
 	}
 	// JSON Lines: a first line that is a JSON object of its own, ended by
 	// LF (newSource reads the same input as JSON Lines).
-	if !lines || first == nil || pre[len(pre)-1] != '\n' || first[0] != '{' || !json.Valid(first) {
+	if first == nil || rec.last || first[0] != '{' || !json.Valid(first) {
 		data, err := limit.ReadAllInto(io.MultiReader(bytes.NewReader(pre), br), name, max, size, readBuffers.get(size))
 		if err != nil {
 			return nil, err

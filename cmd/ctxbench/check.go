@@ -190,11 +190,9 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 				over++
 			}
 		}
-		switch {
-		case over == 1:
-			fmt.Fprintln(w, "1 case is over a budget of the config, which the baseline does not record: the next check fails on it again, until the budget or the policy changes")
-		case over > 1:
-			fmt.Fprintf(w, "%d cases are over a budget of the config, which the baseline does not record: the next check fails on them again, until the budgets or the policies change\n", over)
+		if over > 0 {
+			fmt.Fprintf(w, "%s over a budget of the config, which the baseline does not record: the next check fails on %s again, until the budget or the policy changes\n",
+				reports.Count(over, "case is", "cases are"), map[bool]string{true: "it", false: "them"}[over == 1])
 		}
 	}
 	if old == nil {

@@ -182,12 +182,7 @@ func writeBilled(w io.Writer, byModel []modelAccuracy, x0 string) error {
 }
 
 // plural says "1 call" or "n calls".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return reports.Int(n) + " " + noun + "s"
-}
+func plural(n int, noun string) string { return reports.Count(n, noun, noun+"s") }
 
 // ratio formats a billed-per-estimated ratio, "-" when there is none.
 func ratio(v float64) string {

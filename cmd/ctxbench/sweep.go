@@ -152,7 +152,7 @@ func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 		}
 		row = append(row, reports.Int(p.PeakMessages), reports.Int(p.PeakTokens), reports.Int(p.InputTokens),
 			fmt.Sprintf("%.1f%%", p.ShareOfNone*100), reports.Int(p.Evictions), reports.Int(p.Truncations), reports.Int(p.Summaries),
-			fmt.Sprintf("%.1f%%", p.MeanRetention*100), violationSummary(p.Violations), pickString(best[i], "★", ""))
+			fmt.Sprintf("%.1f%%", p.MeanRetention*100), violationSummary(p.Violations), map[bool]string{true: "★"}[best[i]])
 		t.Rows = append(t.Rows, row)
 	}
 	if err := t.WriteText(w); err != nil {
@@ -190,13 +190,6 @@ func paretoPoints(ps []replay.Point) []bool {
 		}
 	}
 	return best
-}
-
-func pickString(c bool, a, b string) string {
-	if c {
-		return a
-	}
-	return b
 }
 
 // progressBar returns a progress callback that draws on w when w is a

@@ -523,8 +523,8 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     program's own ~30 MB and a collection's overshoot. By hand
     (` + "`/usr/bin/time`" + `, figure 14's three policies), the commit before
     against after: 16 sessions of 20,000 calls, inspect 288 → 87 MB,
-    replay 326 → 238 MB, check 342 → 279 MB, report 334 → 292 MB (at the
-    old limit; the whole file: 372 MB); the 50,000-call session's report
+    replay 326 → 238 MB, check 342 → 279 MB, report 338–372 → 292 MB (two
+    runs before; 334 MB reading a line at a time at the old limit); the 50,000-call session's report
     707 → 665 MB (63 → 75 s: its live heap reaches 510 MB, so the
     collector runs more near the limit). ` + "`TestStreamReadsAsParse`" + ` reads
     every corpus file both ways; the report folder, ` + "`sweep --json`" + `,
