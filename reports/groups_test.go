@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
 )
 
 // TestCostGroups: the priced runs sum by model and by the UTC day of the
@@ -92,5 +98,50 @@ func TestUnplottedCost(t *testing.T) {
 	tr.Runs[2].CostUSD = usd(3)
 	if got := unplottedCost(tr); got != "" {
 		t.Errorf("calls summing to the total: caption %q", got)
+	}
+}
+
+// TestUnplottedCostIsTheUnattributed: on a real Agent SDK log, what the
+// cost curves leave out is what the log attributes to no call — its
+// unstreamed output at the session's model, and the calls it shows no
+// record of at their own models — priced here apart from the report.
+func TestUnplottedCostIsTheUnattributed(t *testing.T) {
+	ts, err := transcript.ReadFile("../fixtures/corpus/ai-workflow-agent/issue-113/04_implementation/execute/agent_log_raw.txt", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices := pricing.Default()
+	var want float64
+	tr := ts[0]
+	if tr.Unattributed == nil || len(tr.UnattributedByModel) == 0 || len(tr.Models) != 1 {
+		t.Fatalf("the log no longer has output and calls attributed to no call: %+v, %+v, %v", tr.Unattributed, tr.UnattributedByModel, tr.Models)
+	}
+	price, _, err := prices.Lookup(tr.Models[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want += price.CallCost(transcript.Usage{Output: tr.Unattributed.Output}).Total().USD()
+	for _, mu := range tr.UnattributedByModel {
+		p, _, err := prices.Lookup(mu.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += p.CallCost(mu.Usage).Total().USD()
+	}
+	ps, err := window.ParseLabeled([]string{"none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := built(t, &Builder{Policies: ps, Cost: cost.Options{Prices: prices}}, ts[:1])
+	run := r.Transcripts[0].Runs[0]
+	var calls float64
+	for _, c := range run.Cost {
+		calls += c
+	}
+	if got := *run.CostUSD - calls; math.Abs(got-want) > 1e-6 {
+		t.Errorf("the curves leave out $%.6f; the log attributes $%.6f to no call", got, want)
+	}
+	if got := unplottedCost(&r.Transcripts[0]); !strings.Contains(got, USD(want)) {
+		t.Errorf("caption %q, want %s named", got, USD(want))
 	}
 }
