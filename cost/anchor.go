@@ -67,11 +67,12 @@ type groupFit struct {
 	// pairs is how many prompt growths alpha was fitted on (0: the
 	// fallback, 1.0).
 	pairs int
-	// lost is the share of the ideal reads the provider lost at
-	// unexplained misses; gain the share of the rest of the prompt it
-	// read anyway at the other calls (DeepSeek's cache holds the
-	// previous response too); input the median uncached input of a
-	// call.
+	// misses is the chance of an unexplained miss by idle time, and lost
+	// the share of the ideal read the provider lost at one; gain is the
+	// share of the rest of the prompt it read anyway at the other calls
+	// (DeepSeek's cache holds the previous response too); input the
+	// median uncached input of a call.
+	misses     missRate
 	lost, gain float64
 	input      int
 }
@@ -155,7 +156,10 @@ func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]
 	// The provider's cache against an ideal one: what it lost at the
 	// misses no idle spell explains, and what it read beyond the ideal
 	// read at the other calls that read.
-	type tally struct{ ideal, lost, rest, extra int }
+	type tally struct {
+		missedIdeal, lost, rest, extra int
+		obs                            []missObs
+	}
 	tallies := map[string]*tally{}
 	for j := range n {
 		key := group(j)
@@ -168,8 +172,10 @@ func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]
 			t = &tally{}
 			tallies[key] = t
 		}
-		t.ideal += x
-		if missed, ok := missAt(x, a.bill(j)); ok {
+		missed, ok := missAt(x, a.bill(j))
+		t.obs = append(t.obs, missObs{a.calls[j].idle, ok, float64(x)})
+		if ok {
+			t.missedIdeal += x
 			t.lost += missed
 		} else {
 			t.rest += max(0, f.prompt(j)-x)
@@ -178,8 +184,11 @@ func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]
 	}
 	for key, t := range tallies {
 		g := fitted[key]
-		if t.ideal > 0 {
-			g.lost = float64(t.lost) / float64(t.ideal)
+		if limit > 0 { // only the calls after a fit are priced by a rate
+			g.misses = fitMissRate(t.obs)
+		}
+		if t.missedIdeal > 0 {
+			g.lost = float64(t.lost) / float64(t.missedIdeal)
 		}
 		if t.rest > 0 {
 			g.gain = min(1, float64(t.extra)/float64(t.rest))
@@ -265,19 +274,22 @@ func anchoredUsage(bill *transcript.Usage, g *groupFit, recEst, est, ideal, read
 // projected is the usage of call i, which [Options.FitCalls] prices
 // without its bill: the constant plus alpha times the estimate of what
 // the policy sent; the policy's ideal read (read, estimated tokens with
-// the constant) less the share the provider lost before, plus the share
-// of the rest it read anyway before, nothing after the cache expired;
+// the constant) less its expected loss: the chance of a miss after the
+// call's idle time times the share lost at a miss before; plus the
+// share of the rest it read anyway before, nothing after the cache
+// expired;
 // the rest written but the group's usual uncached input (Anthropic), or
 // all input.
 func (p *RunPricer) projected(i int, g *modelGroup, s *replay.Step, read int) transcript.Usage {
 	gf := g.fit
 	prompt := gf.constant + int(math.Round(gf.alpha*float64(s.Tokens[p.reqs.est.Name()])))
 	ideal := billedRead(read-g.constant, read > 0, gf)
-	r := int(float64(ideal) * (1 - gf.lost))
+	c := p.pr.fit.anchor.calls[i]
+	r := int(float64(ideal) * (1 - gf.lost*gf.misses.at(c.idle)))
 	if ideal > 0 {
 		r += int(gf.gain * float64(max(0, prompt-ideal)))
 	}
-	if p.pr.fit.anchor.calls[i].expired {
+	if c.expired {
 		r = 0
 	}
 	r = max(0, min(r, prompt))

@@ -103,6 +103,9 @@ type OutOfSample struct {
 	Simulated pricing.Cost `json:"simulated"`
 	Billed    pricing.Cost `json:"billed"`
 	ErrorPct  float64      `json:"error_pct"`
+	// Assumptions say, for each model, what was fitted and how the calls
+	// after the fit were priced with it.
+	Assumptions []string `json:"assumptions,omitempty"`
 }
 
 // newOutOfSample compares rc's calls after the fit's with their bill.
@@ -111,7 +114,7 @@ func newOutOfSample(rc *RunCost, t *transcript.Transcript, prices pricing.Prices
 	if err != nil {
 		return nil, err
 	}
-	o := &OutOfSample{FitCalls: rc.fitCalls, Calls: rc.afterCalls, Simulated: *rc.AfterFit}
+	o := &OutOfSample{FitCalls: rc.fitCalls, Calls: rc.afterCalls, Simulated: *rc.AfterFit, Assumptions: rc.fitAssumptions}
 	for i := rc.fitCalls; i < len(costs); i++ {
 		o.Billed.Add(costs[i])
 	}

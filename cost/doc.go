@@ -49,9 +49,14 @@
 //     ([CrossCheck]): the recorded policy, at the same models, fitted on
 //     the first half of the calls ([Options.FitCalls] sets how many),
 //     its later calls priced without their bill — the constant plus
-//     alpha times the estimate, an ideal cache's read less the share the
-//     provider lost before plus the share of the rest it read anyway —
-//     against their bill.
+//     alpha times the estimate, an ideal cache's read less the chance of
+//     a miss times the share lost at one before, plus the share of the
+//     rest it read anyway — against their bill. A miss no expiry explains is a chance
+//     that rises with the call's idle time: 1 − (1 − base) · exp(−idle /
+//     hold), fitted by maximum likelihood on the calls before (an
+//     assumption: a provider may evict an unused entry before its
+//     lifetime ends, and routes some calls to a replica without it);
+//     with no times, or times that say nothing, the chance is constant.
 //
 // [Recorded] prices the recorded policy alone: the bill, with the cache
 // misses it shows, no policy replayed and no token counted.

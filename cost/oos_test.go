@@ -4,7 +4,9 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
@@ -64,10 +66,9 @@ func medianAbs(v []float64) (med, worst float64) {
 
 // TestOutOfSample: on every corpus session of 20 calls or more, the
 // recorded run priced without the bill of its second half lands within
-// the bounds measured (median |error| 4.3%, worst 22.0%), so that a
-// change that makes it worse fails. The median of 5% holds; its
-// worst of 15% does not: codemie-code session-196820da's Bedrock cache
-// missed at 11 of the 24 calls after the fit, at 7 of the 23 before.
+// 5% of it at the median and 15% at worst (measured: 4.2% and 8.4%).
+// The error of each component over $0.01 is logged, not held: see the
+// README's cross-check section for how far those land.
 func TestOutOfSample(t *testing.T) {
 	total, parts, names := outOfSample(t)
 	for i, n := range names {
@@ -75,13 +76,29 @@ func TestOutOfSample(t *testing.T) {
 	}
 	med, worst := medianAbs(total)
 	t.Logf("cost: %d sessions, median |error| %.1f%%, worst %.1f%%", len(total), med, worst)
-	if len(total) < 7 || med > 5 || worst > 23 {
-		t.Errorf("%d sessions, median |error| %.1f%%, worst %.1f%%; want 7 or more, at most 5%% and 23%%", len(total), med, worst)
+	if len(total) < 7 || med > 5 || worst > 15 {
+		t.Errorf("%d sessions, median |error| %.1f%%, worst %.1f%%; want 7 or more, at most 5%% and 15%%", len(total), med, worst)
 	}
 	for k, v := range parts {
 		m, w := medianAbs(v)
 		t.Logf("%s: %d sessions, median %.1f%%, worst %.1f%% %v", k, len(v), m, w, v)
 	}
+}
+
+// afterFit replays tr's recorded policy, counted in chars4, fitted on
+// its first fitCalls calls, and returns the calls after against their
+// bill.
+func afterFit(t *testing.T, tr *transcript.Transcript, fitCalls int) *OutOfSample {
+	t.Helper()
+	e := estimate.MustNew("chars4", estimate.OverheadNone)
+	s, err := Replay(context.Background(), tr, policies(t, "recorded"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{FitCalls: fitCalls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NotPriced != nil || s.CrossCheck == nil || s.CrossCheck.AfterFit == nil {
+		t.Fatalf("not priced: %v", s.NotPriced)
+	}
+	return s.CrossCheck.AfterFit
 }
 
 // TestOutOfSampleReadsBeyondIdeal: a provider that reads from its cache
@@ -107,25 +124,18 @@ func TestOutOfSampleReadsBeyondIdeal(t *testing.T) {
 		prev = prompt
 	}
 	tr.Models = []string{"deepseek-chat"}
-	e := estimate.MustNew("chars4", estimate.OverheadNone)
-	s, err := Replay(context.Background(), tr, policies(t, "recorded"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{FitCalls: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.NotPriced != nil || s.CrossCheck == nil || s.CrossCheck.AfterFit == nil {
-		t.Fatalf("not priced: %v", s.NotPriced)
-	}
-	o := s.CrossCheck.AfterFit
-	if math.Abs(o.ErrorPct) > 1 {
+	if o := afterFit(t, tr, 8); math.Abs(o.ErrorPct) > 1 {
 		t.Errorf("after the fit: simulated %+v, billed %+v: %+.2f%%", o.Simulated, o.Billed, o.ErrorPct)
 	}
 }
 
-// TestWorstSessionMissRate holds the reason README and TestOutOfSample
-// give for the worst out-of-sample error: codemie-code session-196820da's
-// Bedrock cache missed at 7 of the 23 calls fitted on and at 11 of the 24
-// after them.
-func TestWorstSessionMissRate(t *testing.T) {
+// TestBedrockMissesRiseWithIdle holds the README's account of the
+// worst session before the miss rate depended on idle time: codemie-code
+// session-196820da's Bedrock cache missed at 7 of the 23 calls fitted
+// on and at 11 of the 24 after them, which came after longer idle
+// spells; fitted on the first 23, the chance of a miss after 3 minutes
+// idle is above the chance after 10 seconds.
+func TestBedrockMissesRiseWithIdle(t *testing.T) {
 	tr := corpusFile(t, "codemie-code/tests/integration/session/fixtures/session-196820da.jsonl")
 	s, err := Replay(context.Background(), tr, policies(t, "recorded"), replay.Options{}, Options{})
 	if err != nil {
@@ -142,5 +152,101 @@ func TestWorstSessionMissRate(t *testing.T) {
 	}
 	if fit != 23 || tr.Calls != 47 || before != 7 || after != 11 {
 		t.Errorf("%d calls, fitted on %d: %d misses before, %d after; want 47, 23, 7 and 11", tr.Calls, fit, before, after)
+	}
+	s, err = Replay(context.Background(), tr, policies(t, "recorded"), replay.Options{}, Options{FitCalls: fit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g *groupFit
+	for _, byGroup := range s.fit.anchor.fitted {
+		g = byGroup["claude-sonnet-4-5"]
+	}
+	if g == nil {
+		t.Fatal("no fit of claude-sonnet-4-5")
+	}
+	short, long := g.misses.at(10*time.Second), g.misses.at(3*time.Minute)
+	t.Logf("%v: %.2f after 10 s, %.2f after 3 min", g.misses, short, long)
+	if long <= short+0.1 {
+		t.Errorf("fitted %v: chance %.2f after 3 minutes, %.2f after 10 seconds; want the first higher by 0.1 or more", g.misses, long, short)
+	}
+}
+
+// TestOutOfSampleMissesAfterIdle: a provider that loses the whole
+// prompt after every idle spell of 4 minutes (within the cache's
+// 5-minute lifetime) and never after a minute is projected to go on
+// doing so. The calls after the fit have twice the spells of those
+// before: the rate by idle time lands within 1% of their bill, where
+// the same calls with no times known (a constant rate) land 10% or
+// more below it.
+func TestOutOfSampleMissesAfterIdle(t *testing.T) {
+	spells := map[int]time.Duration{}
+	for _, k := range []int{3, 7, 13, 17, 19, 21} {
+		spells[k] = 3 * time.Minute
+	}
+	tr := billedSession{turns: 24, size: 2000, alpha: 1.3, misses: spells}.transcript()
+	o := afterFit(t, tr, 12)
+	t.Logf("by idle time: %+.2f%%", o.ErrorPct)
+	if math.Abs(o.ErrorPct) > 1 {
+		t.Errorf("after the fit: simulated %+v, billed %+v: %+.2f%%", o.Simulated, o.Billed, o.ErrorPct)
+	}
+	if a := strings.Join(o.Assumptions, "\n"); !strings.Contains(a, "more the longer the model sat idle") {
+		t.Errorf("assumptions do not say the miss rate rises with idle time:\n%s", a)
+	}
+	for i := range tr.Messages {
+		tr.Messages[i].Time = time.Time{}
+	}
+	o = afterFit(t, tr, 12)
+	t.Logf("no times: %+.2f%%", o.ErrorPct)
+	if o.ErrorPct > -10 {
+		t.Errorf("no times known: after the fit %+.2f%%, want 10%% or more below the bill", o.ErrorPct)
+	}
+}
+
+// TestFitMissRate: the fit recovers a rate that rises with idle time
+// from calls drawn from it, and keeps a constant rate where the idle
+// times say nothing or are not known.
+func TestFitMissRate(t *testing.T) {
+	want := missRate{a: -3*math.Log(60) - 0.5, b: 3} // one in two after 71 s
+	var obs []missObs
+	for _, idle := range []time.Duration{5 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute} {
+		p := want.at(idle)
+		for k := range 100 {
+			obs = append(obs, missObs{idle: idle, missed: k < int(math.Round(p*100)), weight: 1000})
+		}
+	}
+	got := fitMissRate(obs)
+	for _, idle := range []time.Duration{10 * time.Second, 45 * time.Second, 3 * time.Minute} {
+		if g, w := got.at(idle), want.at(idle); math.Abs(g-w) > 0.03 {
+			t.Errorf("after %s: fitted chance %.3f, want %.3f (%+v)", idle, g, w, got)
+		}
+	}
+	if s := got.String(); !strings.Contains(s, "one in two after 1m1") {
+		t.Errorf("%q does not say one in two after 70 to 79 s", s)
+	}
+	// Every idle time missed one call in four: no rise.
+	obs = obs[:0]
+	for _, idle := range []time.Duration{0, 10 * time.Second, 3 * time.Minute} {
+		for k := range 40 {
+			obs = append(obs, missObs{idle: idle, missed: k%4 == 0, weight: 1})
+		}
+	}
+	if got := fitMissRate(obs); got != (missRate{mean: 0.25}) {
+		t.Errorf("idle times that say nothing: fitted %+v, want a constant 0.25", got)
+	}
+	// Misses only after long spells: a steep rise, capped.
+	obs = obs[:0]
+	for range 20 {
+		obs = append(obs, missObs{idle: time.Minute, weight: 1}, missObs{idle: 4 * time.Minute, missed: true, weight: 1})
+	}
+	if got := fitMissRate(obs); got.b != 8 || got.at(time.Minute) > 0.01 || got.at(4*time.Minute) < 0.99 {
+		t.Errorf("misses after long spells only: fitted %+v: %.3f after a minute, %.3f after 4", got, got.at(time.Minute), got.at(4*time.Minute))
+	}
+	// The rate is weighed by the tokens at stake: one small miss in two
+	// calls is a small share.
+	if got := fitMissRate([]missObs{{missed: true, weight: 1000}, {weight: 9000}}); got != (missRate{mean: 0.1}) {
+		t.Errorf("weighed: fitted %+v, want a constant 0.1", got)
+	}
+	if got := fitMissRate(nil); got != (missRate{}) {
+		t.Errorf("no calls: fitted %+v", got)
 	}
 }

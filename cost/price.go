@@ -33,8 +33,10 @@ type Options struct {
 	// losses on the first FitCalls calls alone, and prices every later
 	// call without its bill: its prompt is the constant plus alpha times
 	// the estimate of what the policy sent, its cache read what the
-	// policy's ideal cache reads less the share the provider lost before,
-	// plus the share of the rest it read anyway before (nothing after an
+	// policy's ideal cache reads less the chance of a miss after the
+	// call's idle time (fitted on the first calls) times the share of the
+	// read lost at a miss before, plus the share of the rest it read
+	// anyway before (nothing after an
 	// idle spell longer than the cache's lifetime). The
 	// cross-check then compares the recorded run so priced with the bill
 	// of those later calls: an out-of-sample test of the model.
@@ -113,6 +115,8 @@ type RunCost struct {
 	// fitCalls and afterCalls are how many calls were fitted on and how
 	// many priced after them.
 	fitCalls, afterCalls int
+	// fitAssumptions say how the calls after the fit were priced.
+	fitAssumptions []string
 }
 
 // A ModelCost is what one model's calls of a run cost.
@@ -515,11 +519,16 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 	if p.anchored && p.afterCalls > 0 {
 		for _, g := range pr.order {
 			if g.fit != nil {
-				rc.Assumptions = append(rc.Assumptions, fmt.Sprintf("%s: the calls after the first %d are priced without their bill: the constant plus alpha times the estimate; they read what an ideal cache reads less the %.1f%% of reads the provider lost before, plus the %.1f%% of the rest it read anyway, nothing after the cache expired",
-					g.name, pr.opt.FitCalls, g.fit.lost*100, g.fit.gain*100))
+				alpha := fmt.Sprintf("alpha %.3f", g.fit.alpha)
+				if g.fit.pairs == 0 {
+					alpha = fmt.Sprintf("alpha 1 (fewer than %d growths to fit it on)", estimate.MinAlphaGrowths)
+				}
+				rc.fitAssumptions = append(rc.fitAssumptions, fmt.Sprintf("%s, fitted on the first %d calls: %s, constant %d tokens; the provider's cache %s, losing %.1f%% of the read at a miss, and read %.1f%% of the rest beyond an ideal cache; the later calls are priced from these, without their bill, reading nothing after the cache expired",
+					g.name, pr.opt.FitCalls, alpha, g.fit.constant, g.fit.misses, g.fit.lost*100, g.fit.gain*100))
 			}
 		}
 	}
+	rc.Assumptions = append(rc.Assumptions, rc.fitAssumptions...)
 	return rc, nil
 }
 

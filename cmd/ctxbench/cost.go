@@ -416,6 +416,9 @@ func writeCostText(w io.Writer, ct *cost.Comparison) error {
 			reports.Int(o.Calls), reports.Int(o.FitCalls), usd(x.SimulatedUSD), usd(x.BilledUSD), x.ErrorPct,
 			usd(o.Simulated.Input.USD()), usd(o.Billed.Input.USD()), usd(o.Simulated.CacheRead.USD()), usd(o.Billed.CacheRead.USD()),
 			usd(o.Simulated.CacheWrite.USD()), usd(o.Billed.CacheWrite.USD()), usd(o.Simulated.Output.USD()), usd(o.Billed.Output.USD()))
+		for _, a := range o.Assumptions {
+			fmt.Fprintf(w, "  cross-check assumption: %s\n", a)
+		}
 	}
 	if b := ct.Billed; b != nil && b.ReportedUSD > 0 {
 		fmt.Fprintf(w, "the agent itself reported %s\n", usd(b.ReportedUSD))
