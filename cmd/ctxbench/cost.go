@@ -28,19 +28,19 @@ import (
 
 type costCmd struct {
 	inputFlags
-	summarizerFlags `embed:"" prefix:"summary-"`
-	PricingModel    string   `name:"pricing-model" aliases:"model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
-	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
-	CacheSim        string   `name:"cache-sim" enum:",anthropic,openai,none" default:"" placeholder:"SIM" help:"Prompt-cache simulation: anthropic, openai or none (default: the model's provider's)."`
-	SessionsPerDay  float64  `name:"sessions-per-day" placeholder:"N" help:"Project the cost per day and per 30 days for N sessions a day."`
-	FitCalls        int      `name:"fit-calls" placeholder:"N" help:"Fit on the first N calls only and price the later ones without their bill; the cross-check compares them with it (an out-of-sample test; default: half the calls, for the cross-check alone)."`
-	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to price, repeatable (none: the bill of the recorded usage alone, by session, model and day)."`
-	Estimator       string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the prompt sizes."`
-	Since           string   `placeholder:"DAY" help:"Only the calls made on DAY (YYYY-MM-DD or YYYYMMDD, UTC) or after."`
-	Until           string   `placeholder:"DAY" help:"Only the calls made on DAY or before."`
-	ListModels      bool     `name:"list-models" help:"List the models of the price table and exit."`
-	JSON            bool     `help:"Print one JSON document."`
-	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: ~/.claude/projects if it exists, else the embedded samples."`
+	summarizerFlags
+	PricingModel   string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
+	Prices         string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	CacheSim       string   `name:"cache-sim" enum:",anthropic,openai,none" default:"" placeholder:"SIM" help:"Prompt-cache simulation: anthropic, openai or none (default: the model's provider's)."`
+	SessionsPerDay float64  `name:"sessions-per-day" placeholder:"N" help:"Project the cost per day and per 30 days for N sessions a day."`
+	FitCalls       int      `name:"fit-calls" placeholder:"N" help:"Fit on the first N calls only and price the later ones without their bill; the cross-check compares them with it (an out-of-sample test; default: half the calls, for the cross-check alone)."`
+	Policies       []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to price, repeatable (none: the bill of the recorded usage alone, by session, model and day)."`
+	Estimator      string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the prompt sizes."`
+	Since          string   `placeholder:"DAY" help:"Only the calls made on DAY (YYYY-MM-DD or YYYYMMDD, UTC) or after."`
+	Until          string   `placeholder:"DAY" help:"Only the calls made on DAY or before."`
+	ListModels     bool     `name:"list-models" help:"List the models of the price table and exit."`
+	JSON           bool     `help:"Print one JSON document."`
+	Paths          []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: ~/.claude/projects if it exists, else the embedded samples."`
 }
 
 // costResult is the --json document.

@@ -83,8 +83,9 @@ func TestGolden(t *testing.T) {
 		{"sweep-aidf", []string{"sweep", "--policy", "aidf:pair_safe=true", "--grid", "max_messages=10:30:10", "--grid", "summarize_on_trim=false,true", corpus + "spotter/tool_heavy.jsonl", corpus + "spotter/subagent.jsonl"}, 0},
 		{"cost-claude", []string{"cost", "--policy", "none", "--policy", "recorded", "--policy", "aidf:max_messages=10,preserve_last_n=4,pair_safe=true", corpus + "spotter/subagent.jsonl"}, 0},
 		{"cost-projection", []string{"cost", "--sessions-per-day", "250", "--policy", "none", "--policy", "aidf:max_messages=30,preserve_last_n=8", corpus + "mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"}, 0},
-		{"cost-model-override", []string{"cost", "--model", "gpt-4.1", "--cache-sim", "none", "--policy", "none", corpus + "codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"}, 0},
-		{"cost-unknown-model", []string{"cost", "--model", "gpt-9", corpus + "spotter/short.jsonl"}, 2},
+		{"cost-model-override", []string{"cost", "--pricing-model", "gpt-4.1", "--cache-sim", "none", "--policy", "none", corpus + "codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"}, 0},
+		{"cost-unknown-model", []string{"cost", "--pricing-model", "gpt-9", corpus + "spotter/short.jsonl"}, 2},
+		{"cost-summarizer-model", []string{"cost", "--model", "gpt-4.1", corpus + "spotter/short.jsonl"}, 2},
 		{"cost-unpriced", []string{"cost", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
 		{"cost-list-models", []string{"cost", "--list-models"}, 0},
 		{"cost-recorded-bill", []string{"cost", "--policy", "recorded", corpus + "codemie-code/tests/integration/session/fixtures/session-196820da.jsonl"}, 0},
@@ -1264,6 +1265,27 @@ func TestHelpShowsDefaults(t *testing.T) {
 		}
 		if strings.Contains(stdout, `=""`) {
 			t.Errorf("%s --help shows an empty default:\n%s", cmd, stdout)
+		}
+	}
+}
+
+// TestSummarizerFlagsOneName: every command that summarizes names the
+// summarizer's flags alike (cost once prefixed them with summary-), and
+// --model is the summarizer's everywhere: a what-if price is
+// --pricing-model.
+func TestSummarizerFlagsOneName(t *testing.T) {
+	for _, cmd := range []string{"replay", "cost", "report", "sweep", "check", "summarize"} {
+		stdout, stderr, code := ctxbench("", cmd, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d\n%s", cmd, code, stderr)
+		}
+		for _, w := range []string{"--allow-summary-failures", "--max-summary-usd=X", "--model=STRING", "--provider=NAME"} {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%s --help lacks %s", cmd, w)
+			}
+		}
+		if strings.Contains(stdout, "--summary-") {
+			t.Errorf("%s --help has a --summary- flag:\n%s", cmd, stdout)
 		}
 	}
 }

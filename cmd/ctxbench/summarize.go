@@ -80,6 +80,10 @@ func (f summarizerFlags) withConfig(p suite.ProviderConfig) summarizerFlags {
 // providers' SDKs' base URL variables (ANTHROPIC_BASE_URL,
 // OPENAI_BASE_URL) when --base-url is not given.
 func (f summarizerFlags) build(e *env) (summarize.Summarizer, *providerRun, error) {
+	if f.Model != "" && (f.Provider == "" || f.Provider == "mock" || f.Provider == "heuristic") {
+		return nil, nil, fmt.Errorf("--model %q names the summarizer's model, and the %s summarizer uses none (give --provider anthropic or openai); to price the calls as %[1]q, the flag is --pricing-model (cost, replay, report, check)",
+			f.Model, cmp.Or(f.Provider, "mock"))
+	}
 	switch f.Provider {
 	case "", "mock":
 		return &summarize.Mock{}, nil, nil
