@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,33 @@ type CacheBreak struct {
 // Net is what the event saved, less what its break cost: negative when
 // it lost money.
 func (b CacheBreak) Net() pricing.Money { return b.Saved - b.Cost }
+
+// breakUSD is a break's (or their sum's) amounts in dollars, written
+// beside the pico-dollars.
+type breakUSD struct {
+	CostUSD  float64 `json:"cost_usd"`
+	SavedUSD float64 `json:"saved_usd"`
+}
+
+// MarshalJSON writes the amounts in dollars (cost_usd, saved_usd) beside
+// the pico-dollars.
+func (b CacheBreak) MarshalJSON() ([]byte, error) {
+	type plain CacheBreak
+	return json.Marshal(struct {
+		plain
+		breakUSD
+	}{plain(b), breakUSD{b.Cost.USD(), b.Saved.USD()}})
+}
+
+// MarshalJSON writes the amounts in dollars (cost_usd, saved_usd) beside
+// the pico-dollars.
+func (c CacheBreaks) MarshalJSON() ([]byte, error) {
+	type plain CacheBreaks
+	return json.Marshal(struct {
+		plain
+		breakUSD
+	}{plain(c), breakUSD{c.Cost.USD(), c.Saved.USD()}})
+}
 
 // CacheBreaks totals a run's cache breaks.
 type CacheBreaks struct {

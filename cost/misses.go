@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -109,6 +110,16 @@ type CacheMiss struct {
 	IdleMinutes float64 `json:"idle_minutes,omitempty"`
 	// Cost is what the call cost over reading those tokens.
 	Cost pricing.Money `json:"cost_pusd"`
+}
+
+// MarshalJSON writes the cost in dollars (cost_usd) beside the
+// pico-dollars.
+func (m CacheMiss) MarshalJSON() ([]byte, error) {
+	type plain CacheMiss
+	return json.Marshal(struct {
+		plain
+		CostUSD float64 `json:"cost_usd"`
+	}{plain(m), m.Cost.USD()})
 }
 
 // CacheMisses sums a session's misses.

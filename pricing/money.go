@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -52,6 +53,20 @@ type Cost struct {
 	CacheRead  Money `json:"cache_read_pusd"`
 	CacheWrite Money `json:"cache_write_pusd"`
 	Output     Money `json:"output_pusd"`
+}
+
+// MarshalJSON writes each component in pico-dollars, exact, and in
+// dollars beside it (input_pusd, input_usd, …); decoding reads the
+// pico-dollars.
+func (c Cost) MarshalJSON() ([]byte, error) {
+	type plain Cost
+	return json.Marshal(struct {
+		plain
+		InputUSD      float64 `json:"input_usd"`
+		CacheReadUSD  float64 `json:"cache_read_usd"`
+		CacheWriteUSD float64 `json:"cache_write_usd"`
+		OutputUSD     float64 `json:"output_usd"`
+	}{plain(c), c.Input.USD(), c.CacheRead.USD(), c.CacheWrite.USD(), c.Output.USD()})
 }
 
 // Total returns the sum of the components.

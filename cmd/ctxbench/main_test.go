@@ -1290,6 +1290,44 @@ func TestSummarizerFlagsOneName(t *testing.T) {
 	}
 }
 
+// TestJSONMoneyInDollars: cost --json gives every amount in dollars
+// beside its pico-dollars (the per-call list apart), equal to them.
+func TestJSONMoneyInDollars(t *testing.T) {
+	stdout, stderr, code := ctxbench("", "cost", "--json", "--policy", "none", "--policy", "aidf:max_messages=10", corpus+"spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	amounts := 0
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if pusd, ok := x.(float64); ok && strings.HasSuffix(k, "_pusd") {
+					amounts++
+					usd, ok := v[strings.TrimSuffix(k, "_pusd")+"_usd"].(float64)
+					if !ok || math.Abs(usd-pusd/1e12) > 1e-15 {
+						t.Errorf("%s.%s = %v pico-dollars, in dollars %v", path, k, pusd, v[strings.TrimSuffix(k, "_pusd")+"_usd"])
+					}
+				}
+				walk(path+"."+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), x)
+			}
+		}
+	}
+	walk("", doc)
+	if amounts < 20 {
+		t.Errorf("%d amounts in pico-dollars; want the bill's, each policy's and their cache breaks'", amounts)
+	}
+}
+
 // TestCostTotalsBySession: cost totals each policy over the sessions
 // priced, a subagent's transcript in its session as the bill counts them
 // (spotter: 6 transcripts, 4 sessions), and the projection's mean is
