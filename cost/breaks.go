@@ -2,6 +2,7 @@ package cost
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,7 +35,9 @@ type CacheBreak struct {
 	Index int `json:"index"`
 	// Rebilled is the tokens of content already sent (as the call now
 	// sends it) that the call wrote again after the break instead of
-	// reading; Cost is what that cost over reading them.
+	// reading; Cost is what that cost over reading them. Tokens are the
+	// bill's (alpha times the estimate) where the run is priced from the
+	// bill, else the estimate's.
 	Rebilled int64         `json:"rebilled_tokens"`
 	Cost     pricing.Money `json:"cost_pusd"`
 	// Removed is the tokens the policy took out of the history it was
@@ -121,10 +124,12 @@ type lastRequest struct {
 }
 
 // observe looks at call k: req is what it sent to group g, sharing its
-// first shared positions with g's previous request, u its simulated
-// usage, price its price. It records a break when g's previous request
-// is still warm and req does not extend it.
-func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGroup, req request, shared int, u transcript.Usage, price pricing.Price, oneHour bool) {
+// first shared positions with g's previous request, u its usage, price
+// its price; anchored, when set, says u was priced from the bill (in
+// billed tokens, alpha per estimated token), else u was simulated over
+// req. It records a break when g's previous request is still warm and
+// req does not extend it.
+func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGroup, req request, shared int, u transcript.Usage, price pricing.Price, oneHour bool, anchored *groupFit) {
 	r := price.RatesFor(u.Prompt())
 	rate := r.CacheRead
 	if u.CacheRead == 0 {
@@ -140,6 +145,9 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	b.rates = append(b.rates, rate)
 	sent := s.Tokens[b.est.Name()]
 	removed := max(0, b.given(k, s)-sent)
+	if anchored != nil {
+		removed = int(math.Round(anchored.alpha * float64(removed)))
+	}
 	b.prevSent = sent
 	last := g.last
 	g.last = &lastRequest{req: req, at: at}
@@ -167,16 +175,35 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 			rebilled += req.tokens(j+1) - req.tokens(j)
 		}
 	}
-	read := int(u.CacheRead)
-	if g.sim == CacheAnthropic {
-		rebilled = min(rebilled, int(u.CacheWrite))
+	// The counterfactual: the same call reading what it wrote again.
+	var cf transcript.Usage
+	if anchored != nil {
+		// Priced from the bill: move the old content, in billed tokens,
+		// from what the call wrote (or sent uncached) to what it read.
+		rebilled = int(math.Round(anchored.alpha * float64(rebilled)))
+		cf = u
+		if g.sim == CacheAnthropic {
+			rebilled = min(rebilled, int(u.CacheWrite))
+			if u.CacheWrite > 0 {
+				cf.CacheWrite1h -= int64(rebilled) * u.CacheWrite1h / u.CacheWrite
+			}
+			cf.CacheWrite -= int64(rebilled)
+		} else {
+			rebilled = min(rebilled, int(u.Input))
+			cf.Input -= int64(rebilled)
+		}
+		cf.CacheRead += int64(rebilled)
 	} else {
-		rebilled = min(rebilled, int(u.Input))
-	}
-	cf := split(g.sim, req.total, min(req.total, read+rebilled))
-	cf.Output = u.Output
-	if oneHour && g.sim == CacheAnthropic {
-		u.CacheWrite1h, cf.CacheWrite1h = u.CacheWrite, cf.CacheWrite
+		if g.sim == CacheAnthropic {
+			rebilled = min(rebilled, int(u.CacheWrite))
+		} else {
+			rebilled = min(rebilled, int(u.Input))
+		}
+		cf = split(g.sim, req.total, min(req.total, int(u.CacheRead)+rebilled))
+		cf.Output = u.Output
+		if oneHour && g.sim == CacheAnthropic {
+			u.CacheWrite1h, cf.CacheWrite1h = u.CacheWrite, cf.CacheWrite
+		}
 	}
 	ev := CacheBreak{Step: k, Index: max(n-1, 0), Rebilled: int64(rebilled),
 		Cost: price.CallCost(u).Total() - price.CallCost(cf).Total(), Removed: int64(removed), readRate: r.CacheRead}

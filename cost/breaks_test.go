@@ -132,3 +132,35 @@ func TestCacheBreakNeedsWarmCache(t *testing.T) {
 		t.Errorf("5 minutes apart, the cache is warm: want one break, got %+v", rc.Breaks)
 	}
 }
+
+// TestAnchoredBreakCost: a break in a run priced from the bill costs what
+// writing the old content again costs over reading it, in billed tokens:
+// never less than nothing. Before, the counterfactual was simulated over
+// the estimate (with its constant) while the call was in billed tokens,
+// and aidf's first breaks on this session "cost" -$0.1658 and -$0.1409.
+func TestAnchoredBreakCost(t *testing.T) {
+	tr := corpusFile(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	s, err := Replay(context.Background(), tr, policies(t, "aidf:max_messages=10"), replay.Options{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := pricing.Default().Lookup("claude-opus-4-6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rates := p.At(time.Time{}).RatesFor(0)
+	rc := s.Costs[0]
+	if len(rc.Breaks) < 10 {
+		t.Fatalf("%d breaks; want aidf's many", len(rc.Breaks))
+	}
+	for _, b := range rc.Breaks {
+		u := rc.PerStepUsage[b.Step]
+		if u.Prompt() >= pricing.LongContext {
+			continue
+		}
+		// The session writes with the 1-hour lifetime.
+		if want := pricing.Money(b.Rebilled) * (rates.CacheWrite1h - rates.CacheRead); b.Cost != want || b.Cost < 0 {
+			t.Errorf("break at call %d: %d tokens written again cost %v over reading them; want %v", b.Step, b.Rebilled, b.Cost, want)
+		}
+	}
+}

@@ -428,7 +428,11 @@ func (p *RunPricer) Observe(s *replay.Step) {
 		u.CacheWrite1h = u.CacheWrite
 	}
 	price := g.price.At(at)
-	p.brk.observe(i, s, at, g, req, shared, u, price, oneHour)
+	var anchoredFit *groupFit
+	if p.anchored {
+		anchoredFit = g.fit
+	}
+	p.brk.observe(i, s, at, g, req, shared, u, price, oneHour, anchoredFit)
 	c := price.CallCost(u)
 	if pr.opt.FitCalls > 0 && i >= pr.opt.FitCalls {
 		p.after.Add(c)
