@@ -125,6 +125,9 @@ type Point struct {
 	// retention.
 	MeanRetention float64        `json:"mean_retention"`
 	Violations    map[string]int `json:"violations"`
+	// Cautions are what the policy says of its settings at this point
+	// before replaying them ([window.Cautioner]).
+	Cautions []string `json:"cautions,omitempty"`
 }
 
 // SweepResult is a sweep: the points in grid order (the first key
@@ -253,7 +256,11 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 			return nil, err
 		}
 		policies = append(policies, p)
-		res.Points = append(res.Points, Point{Params: params, Violations: map[string]int{}})
+		pt := Point{Params: params, Violations: map[string]int{}}
+		if c, ok := p.(window.Cautioner); ok {
+			pt.Cautions = c.Cautions()
+		}
+		res.Points = append(res.Points, pt)
 	}
 	none, err := window.Parse("none")
 	if err != nil {

@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -287,4 +288,17 @@ func (p *aidfPolicy) Guarantees() Guarantees {
 		g.SummaryExtra = 1
 	}
 	return g
+}
+
+// Cautions: a head and a tail that do not fit under the cap, and
+// pair_safe's soft cap.
+func (p *aidfPolicy) Cautions() []string {
+	var out []string
+	if p.max > 0 && p.first+p.last >= p.max {
+		out = append(out, fmt.Sprintf("preserve_first_n + preserve_last_n = %d is not under max_messages = %d: the cap cannot hold, and the window sends the head and the tail whole once it trims", p.first+p.last, p.max))
+	}
+	if p.max > 0 && p.pairSafe {
+		out = append(out, "pair_safe keeps tool calls with their results, which can send more than max_messages: the cap is not checked")
+	}
+	return out
 }

@@ -515,6 +515,13 @@ type Inert interface {
 	InertOn(t *transcript.Transcript) bool
 }
 
+// A Cautioner says, before a replay, where its settings promise what it
+// does not keep or the replay does not check: one sentence each, none
+// when they promise nothing amiss.
+type Cautioner interface {
+	Cautions() []string
+}
+
 // A Guarantor declares its guarantees; policies that do not implement it
 // promise nothing beyond the invariants that hold for every policy
 // (order, conservation, at most one summary).

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -161,10 +162,37 @@ func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 	if slices.Contains(best, true) {
 		fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant sends fewer tokens and keeps more (retention, a proxy)")
 	}
+	writeSweepCautions(w, res)
 	for _, inv := range res.Invalid {
 		fmt.Fprintf(w, "skipped an invalid combination: %s\n", inv)
 	}
 	return nil
+}
+
+// writeSweepCautions writes each caution the policy gave, once, with the
+// points it applies to.
+func writeSweepCautions(w io.Writer, res *replay.SweepResult) {
+	var order []string
+	at := map[string][]string{}
+	for _, p := range res.Points {
+		var params []string
+		for _, g := range res.Grid {
+			params = append(params, g.Key+"="+p.Params[g.Key])
+		}
+		for _, c := range p.Cautions {
+			if _, ok := at[c]; !ok {
+				order = append(order, c)
+			}
+			at[c] = append(at[c], strings.Join(params, ","))
+		}
+	}
+	for _, c := range order {
+		if points := at[c]; len(points) < len(res.Points) {
+			fmt.Fprintf(w, "caution, at %s: %s\n", strings.Join(points, "; "), c)
+		} else {
+			fmt.Fprintf(w, "caution, at every point: %s\n", c)
+		}
+	}
 }
 
 // paretoPoints marks the points that break no invariant and that no other
