@@ -301,14 +301,16 @@ func markPareto(ps []PolicyTotal) {
 
 // Recommendation is one or two sentences derived from the totals: the
 // cheapest clean policy that keeps at least 90% retention, against
-// sending everything; and a policy that costs more than sending
-// everything, when its cache breaks are why. It is "" without a none
-// run to compare with.
+// sending everything and, when the report replays it, against what the
+// agent sent (recorded, which is no policy one can choose); and a policy
+// that costs more than sending everything, when its cache breaks are
+// why. It is "" without a none run to compare with.
 func Recommendation(ps []PolicyTotal) string {
 	i := slices.IndexFunc(ps, func(p PolicyTotal) bool { return p.Label == "none" })
 	if i < 0 {
 		return ""
 	}
+	rec := slices.IndexFunc(ps, func(p PolicyTotal) bool { return p.Label == "recorded" })
 	none := ps[i]
 	priced := samePriced(ps) && none.CostUSD > 0
 	spend := func(p PolicyTotal) float64 {
@@ -319,7 +321,7 @@ func Recommendation(ps []PolicyTotal) string {
 	}
 	best := -1
 	for k, p := range ps {
-		if k == i || !p.Clean() || p.Retention < 0.9 || spend(p) >= spend(none) {
+		if k == i || k == rec || !p.Clean() || p.Retention < 0.9 || spend(p) >= spend(none) {
 			continue
 		}
 		if best < 0 || spend(p) < spend(ps[best]) {
@@ -337,8 +339,19 @@ func Recommendation(ps []PolicyTotal) string {
 	}
 	if best >= 0 {
 		b := ps[best]
-		out = append(out, fmt.Sprintf("%s %s %.0f%% less than none%s and keeps %.0f%% retention, with no invariant broken.",
-			b.Label, what, (1-spend(b)/spend(none))*100, on, b.Retention*100))
+		vs := ""
+		if rec >= 0 && spend(ps[rec]) > 0 {
+			switch d := 1 - spend(b)/spend(ps[rec]); {
+			case d >= 0.005:
+				vs = fmt.Sprintf(", %.0f%% less than what the agent sent (recorded),", d*100)
+			case d <= -0.005:
+				vs = fmt.Sprintf(", %.0f%% more than what the agent sent (recorded),", -d*100)
+			default:
+				vs = ", as much as what the agent sent (recorded),"
+			}
+		}
+		out = append(out, fmt.Sprintf("%s %s %.0f%% less than none%s%s and keeps %.0f%% retention, with no invariant broken.",
+			b.Label, what, (1-spend(b)/spend(none))*100, on, vs, b.Retention*100))
 	} else {
 		out = append(out, fmt.Sprintf("No policy %s less than none%s while keeping 90%% retention with no invariant broken.", what, on))
 	}

@@ -65,6 +65,20 @@ func TestTotals(t *testing.T) {
 	}
 }
 
+// TestRecommendationBesideRecorded: what the agent sent is no policy to
+// recommend, though it is the cheapest; the recommendation compares the
+// best policy with it.
+func TestRecommendationBesideRecorded(t *testing.T) {
+	r := &Report{Estimator: "cl100k_base", Policies: []string{"none", "recorded", "clear", "window"}, Transcripts: []TranscriptResult{
+		{File: "a.jsonl", Runs: []PolicyResult{run("none", 1000, 1, usd(1), 0, nil), run("recorded", 500, 0.95, usd(0.5), 0, nil),
+			run("clear", 600, 0.95, usd(0.6), 0, nil), run("window", 800, 0.97, usd(0.8), 0, nil)}},
+	}}
+	want := "clear costs 40% less than none, 20% more than what the agent sent (recorded), and keeps 95% retention, with no invariant broken."
+	if got := Recommendation(r.Totals()); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
 // TestUniqueLabels: sessions are named by the shortest ending of their
 // path no other shares, and the transcripts of one file by their ids.
 func TestUniqueLabels(t *testing.T) {

@@ -576,7 +576,7 @@ func TestReportEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "report: "+filepath.Join(out, "index.html")) || !strings.Contains(stdout, "| codex ") {
+	if !strings.Contains(stdout, "report: "+filepath.Join(out, "index.html")) || !strings.Contains(stdout, "| claude-code ") {
 		t.Errorf("summary:\n%s", stdout)
 	}
 	// The terminal ends with the page's recommendation.
@@ -621,7 +621,7 @@ func TestReportEndToEnd(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
-	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != 8 || len(doc.Transcripts) != 6 {
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != len(reportPolicies) || len(doc.Transcripts) != 6 {
 		t.Errorf("results.json: %v, %d policies, %d transcripts", err, len(doc.Policies), len(doc.Transcripts))
 	}
 	for _, tr := range doc.Transcripts {

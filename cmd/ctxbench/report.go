@@ -12,8 +12,11 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// reportPolicies is the default policy set of the report.
-var reportPolicies = []string{"none", "aidf", "aidf:max_messages=30,summarize_on_trim=true", "two-tier", "prune", "compress", "gemini-cli", "codex"}
+// reportPolicies is the default policy set of the report: what the agent
+// sent and what Claude Code would have, beside windows and summaries
+// that act well under a model's context window (gemini-cli, codex and
+// compress trigger near it, and send what none sends on most sessions).
+var reportPolicies = []string{"none", "recorded", "claude-code", "aidf", "aidf:max_messages=30,summarize_on_trim=true", "two-tier", "prune"}
 
 // reportSweep is the report's sweep: aidf's cap against its preserved
 // head.
@@ -28,7 +31,7 @@ type reportCmd struct {
 	Out          string   `default:"ctxbench-report" placeholder:"DIR" help:"Output folder; an existing one is replaced only if ctxbench made it."`
 	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
-	Policies     []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: none, aidf, aidf:max_messages=30,summarize_on_trim=true, two-tier, prune, compress, gemini-cli, codex)."`
+	Policies     []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: none, recorded, claude-code, aidf, aidf:max_messages=30,summarize_on_trim=true, two-tier, prune)."`
 	Sessions     int      `default:"50" placeholder:"N" help:"Draw and list one by one at most N sessions, those --sessions-by ranks first (0: every one); every session is in the totals, summary.csv, steps.csv and results.json."`
 	SessionsBy   string   `name:"sessions-by" enum:"cost,saving" default:"cost" help:"Rank sessions by cost (the most a policy costs of each) or saving (what the cheapest policy saves over none)."`
 	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
