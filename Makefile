@@ -11,7 +11,7 @@ STATICCHECK     := $(BIN)/staticcheck-$(STATICCHECK_VER)
 # The main job on the embedded sample transcripts: the report, in
 # ./ctxbench-report (open index.html).
 run:
-	$(GO) run ./cmd/ctxbench report
+	$(GO) run ./cmd/ctxbench report --samples
 
 # What CI runs first: vet, staticcheck, and every test with the race
 # detector, the long checks on a sample (-short). Tests build without the
@@ -75,7 +75,7 @@ conformance:
 
 # The README's pictures, made by the project's own command (needs chromium).
 screenshots:
-	rm -rf docs/report && $(GO) run ./cmd/ctxbench report --out docs/report >/dev/null
+	rm -rf docs/report && $(GO) run ./cmd/ctxbench report --samples --out docs/report >/dev/null
 	chromium --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run \
 		--user-data-dir=$$(mktemp -d) --virtual-time-budget=10000 --window-size=1280,1400 \
 		--screenshot=docs/report.png file://$(CURDIR)/docs/report/index.html

@@ -50,7 +50,7 @@ func TestInterrupted(t *testing.T) {
 		{"check", "--config", cfg, "--update"},
 	} {
 		var out, errOut strings.Builder
-		code := runEnv(args, &env{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: os.Getenv})
+		code := runEnv(args, &env{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: testGetenv})
 		if code != 2 || !strings.Contains(errOut.String(), "ctxbench: error: interrupted") {
 			t.Errorf("%s: exit %d, stderr %q", args[0], code, errOut.String())
 		}
@@ -233,6 +233,47 @@ func TestCostReadsClaudeProjects(t *testing.T) {
 		if !strings.Contains(out.String(), c.prices) {
 			t.Errorf("%s: priced no %s:\n%s", c.name, c.prices, out.String())
 		}
+	}
+}
+
+// TestCommandsDefaultAlike: with no PATH, every command that reads
+// transcripts reads Claude Code's sessions where they are found, and
+// says so; --samples reads the embedded samples instead, and with a PATH
+// is an error.
+func TestCommandsDefaultAlike(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	copyFile(t, corpus+"spotter/short.jsonl", filepath.Join(home, ".claude", "projects", "p", "short.jsonl"))
+	projects := filepath.Join(home, ".claude", "projects")
+	run := func(args ...string) (string, string, int) {
+		var out, errOut strings.Builder
+		code := runEnv(args, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string {
+			return map[string]string{"HOME": home}[k]
+		}})
+		return out.String(), errOut.String(), code
+	}
+	for _, args := range [][]string{
+		{"inspect"}, {"estimate"}, {"replay", "--policy", "none"}, {"cost"},
+		{"sweep", "--policy", "aidf", "--grid", "max_messages=10,20"},
+		{"report", "--out", filepath.Join(dir, "report"), "--policy", "none"},
+	} {
+		stdout, stderr, code := run(args...)
+		if code != 0 || !strings.Contains(stderr, "reading Claude Code's sessions in "+projects+" ") {
+			t.Errorf("%s: exit %d, stderr %q", args[0], code, stderr)
+		}
+		if strings.Contains(stdout, "embedded:") {
+			t.Errorf("%s read the embedded samples:\n%s", args[0], stdout)
+		}
+		stdout, stderr, code = run(append(args, "--samples")...)
+		if code != 0 || strings.Contains(stderr, "reading Claude Code's sessions") {
+			t.Errorf("%s --samples: exit %d, stderr %q", args[0], code, stderr)
+		}
+		if args[0] == "inspect" && !strings.Contains(stdout, "embedded:") {
+			t.Errorf("inspect --samples did not read the samples:\n%s", stdout)
+		}
+	}
+	if _, stderr, code := run("inspect", "--samples", corpus+"spotter/short.jsonl"); code != 2 || !strings.Contains(stderr, "--samples and ") {
+		t.Errorf("--samples with a PATH: exit %d, stderr %q", code, stderr)
 	}
 }
 

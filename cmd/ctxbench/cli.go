@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -214,6 +215,7 @@ func formatNames() string {
 type inputFlags struct {
 	Lenient bool   `help:"Skip malformed records (counted and listed) instead of stopping at the first."`
 	Format  string `help:"Read every input as this format instead of detecting it (${formats})." placeholder:"F"`
+	Samples bool   `help:"Read the sample transcripts embedded in ctxbench (with no PATH, they are read when Claude Code's sessions are not found)."`
 	// measure reads the content measured, not kept
 	// (transcript.Options.Measure): what a command that only counts sets.
 	measure bool
@@ -230,8 +232,35 @@ func (f inputFlags) options() (transcript.Options, error) {
 	return opt, nil
 }
 
-// readInputs calls fn with every transcript of paths, or of the embedded
-// samples when paths is empty and samples is true. It warns on e.stderr
+// defaultPaths returns paths; none given, Claude Code's sessions where
+// they are found, unless --samples asks for the embedded samples (nil).
+func (f inputFlags) defaultPaths(e *env, paths []string) []string {
+	if len(paths) > 0 || f.Samples {
+		return paths
+	}
+	return claudeProjects(e)
+}
+
+// claudeProjects returns Claude Code's sessions folder
+// (~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects) when it exists,
+// and says on e.stderr that it reads it; else nothing.
+func claudeProjects(e *env) []string {
+	dir := e.getenv("CLAUDE_CONFIG_DIR")
+	if dir == "" && e.getenv("HOME") != "" {
+		dir = filepath.Join(e.getenv("HOME"), ".claude")
+	}
+	projects := filepath.Join(dir, "projects")
+	if fi, err := os.Stat(projects); dir != "" && err == nil && fi.IsDir() {
+		fmt.Fprintf(e.stderr, "ctxbench: reading Claude Code's sessions in %s (pass a PATH for others, --samples for the embedded samples)\n", projects)
+		return []string{projects}
+	}
+	return nil
+}
+
+// readInputs calls fn with every transcript of paths; when paths is empty
+// and samples is true, of Claude Code's sessions where they are found
+// ([claudeProjects]), else of the embedded samples (--samples: the
+// samples). It warns on e.stderr
 // about the files it skipped (in no known format) and the malformed
 // records a lenient read skipped.
 func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*transcript.Transcript) error) ([]transcript.SkippedFile, error) {
@@ -263,6 +292,12 @@ func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, pre
 			e.warn(fmt.Errorf("%s: skipped %d malformed record(s) (line %s%s)", t.File, n, strings.Join(lines, ", "), more))
 		}
 		return fn(t, p)
+	}
+	if f.Samples && len(paths) > 0 {
+		return nil, fmt.Errorf("--samples and %s: give one", strings.Join(paths, " "))
+	}
+	if samples {
+		paths = f.defaultPaths(e, paths)
 	}
 	if len(paths) == 0 {
 		if !samples {

@@ -7,8 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,7 +38,7 @@ type costCmd struct {
 	Until          string   `placeholder:"DAY" help:"Only the calls made on DAY or before."`
 	ListModels     bool     `name:"list-models" help:"List the models of the price table and exit."`
 	JSON           bool     `help:"Print one JSON document."`
-	Paths          []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: ~/.claude/projects if it exists, else the embedded samples."`
+	Paths          []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
 
 // costResult is the --json document.
@@ -131,7 +129,7 @@ func (c *costCmd) Run(e *env) error {
 		}
 		return ropt
 	}
-	paths := c.paths(e)
+	paths := c.defaultPaths(e, c.Paths)
 	// Read for the bill alone, a Claude Code line keeps no content.
 	c.inputFlags.measure = r.billOnly() || r.recordedAlone()
 	if _, err = readPrepared(e, paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, ropt replay.Options) error { return r.transcript(t, ropt) }); err != nil {
@@ -306,25 +304,6 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 		return r.spool.add(cmpr)
 	}
 	return writeCostText(e.stdout, cmpr)
-}
-
-// paths returns the paths to read: the command line's; without any, Claude
-// Code's sessions (~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects)
-// when they exist, else none (the embedded samples).
-func (c *costCmd) paths(e *env) []string {
-	if len(c.Paths) > 0 {
-		return c.Paths
-	}
-	dir := e.getenv("CLAUDE_CONFIG_DIR")
-	if dir == "" && e.getenv("HOME") != "" {
-		dir = filepath.Join(e.getenv("HOME"), ".claude")
-	}
-	projects := filepath.Join(dir, "projects")
-	if fi, err := os.Stat(projects); dir != "" && err == nil && fi.IsDir() {
-		fmt.Fprintf(e.stderr, "ctxbench: reading Claude Code's sessions in %s (pass a PATH for others)\n", projects)
-		return []string{projects}
-	}
-	return nil
 }
 
 // parseDay reads a day as ccusage takes it: YYYY-MM-DD or YYYYMMDD.

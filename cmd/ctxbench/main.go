@@ -19,8 +19,11 @@
 //
 // A PATH is a file, a directory (walked; every file whose content is a
 // known transcript format is read, the others are skipped with a warning)
-// or - for standard input; with no PATH, the commands that replay read the
-// sample transcripts embedded in ctxbench. The format of each file is
+// or - for standard input; with no PATH, every command that reads
+// transcripts reads Claude Code's sessions (~/.claude/projects, or
+// $CLAUDE_CONFIG_DIR/projects) where they are found, and says so, else
+// the sample transcripts embedded in ctxbench (--samples asks for them).
+// The format of each file is
 // detected from its content: claude-code (Claude Code sessions and Agent
 // SDK stream-json logs), codex (Codex rollouts and `codex exec --json`
 // streams), openai-chat, anthropic, gemini-cli and openhands. --format
@@ -145,8 +148,7 @@
 // the recorded usage beside it and cross-checks the recorded policy's
 // simulation against it. It then totals the bill by session, subagents
 // beneath, by model and by day (UTC); --since and --until keep the calls
-// of those days. With no PATH it reads ~/.claude/projects when it
-// exists. --sessions-per-day N projects the cost per day and per 30 days.
+// of those days. --sessions-per-day N projects the cost per day and per 30 days.
 // A model the table does not know is "not priced", never priced as
 // another.
 //

@@ -36,8 +36,18 @@ const corpus = "../../fixtures/corpus/"
 // ctxbench runs the command in-process with stdin as its standard input.
 func ctxbench(stdin string, args ...string) (stdout, stderr string, code int) {
 	var out, errOut bytes.Buffer
-	code = runEnv(args, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, getenv: os.Getenv})
+	code = runEnv(args, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, getenv: testGetenv})
 	return out.String(), errOut.String(), code
+}
+
+// testGetenv is the environment, but for where Claude Code keeps its
+// sessions: a test with no PATH reads the embedded samples, whatever the
+// machine holds.
+func testGetenv(k string) string {
+	if k == "HOME" || k == "CLAUDE_CONFIG_DIR" {
+		return ""
+	}
+	return os.Getenv(k)
 }
 
 // TestGolden runs commands and compares their output with

@@ -35,7 +35,7 @@ type replayCmd struct {
 	Prices     string   `placeholder:"FILE" help:"Prices and context windows, for the trace's cost_usd and the windows policies default to: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	Pricing    string   `name:"pricing-model" placeholder:"M" help:"Price every call of the trace as this model, a what-if (default: each call at the model that made it)."`
 	JSON       bool     `help:"Print one JSON document with every run and step."`
-	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the config's transcripts, else the embedded samples."`
+	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the config's transcripts, else Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
 
 // replaySetup is what replay resolves from its flags and config.

@@ -34,7 +34,7 @@ type reportCmd struct {
 	Policies     []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: none, recorded, claude-code, aidf, aidf:max_messages=30,summarize_on_trim=true, two-tier, prune)."`
 	Sessions     int      `default:"50" placeholder:"N" help:"Draw and list one by one at most N sessions, those --sessions-by ranks first (0: every one); every session is in the totals, summary.csv, steps.csv and results.json."`
 	SessionsBy   string   `name:"sessions-by" enum:"cost,saving" default:"cost" help:"Rank sessions by cost (the most a policy costs of each) or saving (what the cheapest policy saves over none)."`
-	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
+	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
 
 var reportNotes = []string{

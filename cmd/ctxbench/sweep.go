@@ -28,7 +28,7 @@ type sweepCmd struct {
 	MaxPoints int      `name:"max-points" default:"100000" placeholder:"N" help:"Refuse a grid of more than N points (0: no limit)."`
 	JSON      bool     `help:"Print one JSON document."`
 	CSV       string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
-	Paths     []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the embedded samples."`
+	Paths     []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
 
 func (c *sweepCmd) Run(e *env) error {
