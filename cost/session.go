@@ -247,3 +247,56 @@ func (s *Session) Cost(name string) *RunCost {
 	}
 	return nil
 }
+
+// SweepPricer fits t's recorded run, as [Replay] does, and returns what
+// prices each run of a sweep of t as Replay prices it
+// ([replay.Sweeper.Price]): ropt are the sweep's options, with t's
+// caches; opt.Estimator defaults to their first estimator. It returns
+// nil, and no error, when t cannot be priced (no model, a model with no
+// price, or no call).
+func SweepPricer(ctx context.Context, t *transcript.Transcript, ropt replay.Options, opt Options) (func() replay.RunCoster, error) {
+	if opt.Counts == nil {
+		opt.Counts = ropt.Counts
+	}
+	if opt.Estimator == nil && len(ropt.Estimators) > 0 {
+		opt.Estimator = ropt.Estimators[0]
+	}
+	recorded, err := window.Parse("recorded")
+	if err != nil {
+		return nil, err
+	}
+	fit := NewAnchoredFit(t, opt)
+	fopt := ropt
+	fopt.Estimators, fopt.SummaryOnly, fopt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
+	fopt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
+	if _, err := replay.Replay(ctx, t, recorded, fopt); err != nil {
+		return nil, err
+	}
+	probe, err := NewRunPricer(t, fit, opt)
+	if err == nil {
+		err = probe.NotPriced()
+	}
+	if pricing.NotPriced(err) || err == nil && len(probe.pr.calls) == 0 {
+		return nil, nil // a transcript of no call prices no model
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() replay.RunCoster {
+		p, _ := NewRunPricer(t, fit, opt) // as the one above: no error
+		return sweepCoster{p}
+	}, nil
+}
+
+// sweepCoster is a RunPricer as a sweep's [replay.RunCoster].
+type sweepCoster struct{ p *RunPricer }
+
+func (c sweepCoster) Observe(s *replay.Step) { c.p.Observe(s) }
+
+func (c sweepCoster) Finish(r *replay.Run) (int64, error) {
+	rc, err := c.p.Finish(r)
+	if err != nil {
+		return 0, err
+	}
+	return int64(rc.Total), nil
+}

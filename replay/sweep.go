@@ -125,6 +125,12 @@ type Point struct {
 	// retention.
 	MeanRetention float64        `json:"mean_retention"`
 	Violations    map[string]int `json:"violations"`
+	// Cost is what the point's runs cost, summed over the Priced
+	// transcripts ([Sweeper.Price]; none without it), in pico-dollars and
+	// in dollars.
+	Cost    int64   `json:"cost_pusd"`
+	CostUSD float64 `json:"cost_usd"`
+	Priced  int     `json:"priced_transcripts"`
 	// Cautions are what the policy says of its settings at this point
 	// before replaying them ([window.Cautioner]).
 	Cautions []string `json:"cautions,omitempty"`
@@ -140,6 +146,8 @@ type SweepResult struct {
 	Grid      []GridKey         `json:"grid"`
 	Points    []Point           `json:"points"`
 	Invalid   []string          `json:"invalid_points"`
+	// Costed says the runs were priced ([Sweeper.Price]).
+	Costed bool `json:"costed"`
 }
 
 // Sweep replays every transcript under policy name at every grid point,
@@ -166,6 +174,12 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 // next ones are read. Its result is Sweep's of the transcripts in the
 // order they were added, whatever the number of workers.
 type Sweeper struct {
+	// Price, when set before the first [Sweeper.Add], prices each run:
+	// given a transcript and its options (its caches), it returns what
+	// makes one RunCoster per run, or nil when the transcript is not
+	// priced. It is called on the goroutine that adds the transcript.
+	Price func(t *transcript.Transcript, opt Options) (func() RunCoster, error)
+
 	ctx      context.Context
 	opt      Options
 	policies []window.Policy
@@ -199,6 +213,13 @@ type Sweeper struct {
 	retention []float64
 }
 
+// A RunCoster prices one run as it is replayed: each step as it is made
+// (valid during the call only), then the run, in pico-dollars.
+type RunCoster interface {
+	Observe(s *Step)
+	Finish(r *Run) (int64, error)
+}
+
 // sweptTranscript is a transcript of a sweep and its runs' summaries, one
 // per point.
 type sweptTranscript struct {
@@ -211,11 +232,14 @@ type sweptTranscript struct {
 	finished   bool // left reached 0; under the Sweeper's mu
 	noneTokens int64
 	runs       []sweptRun
+	// coster makes each run's RunCoster (nil: not priced).
+	coster func() RunCoster
 	// none is the none policy's run, made once when a point's policy is
 	// inert on the transcript (it replays it as none does).
 	none struct {
 		once sync.Once
 		sum  Summary
+		cost int64
 		err  error
 	}
 }
@@ -294,12 +318,13 @@ func (sw *Sweeper) work() {
 			sw.fail(err)
 			continue
 		}
-		s, err := sw.run(j)
+		s, cost, err := sw.run(j)
 		if err != nil {
 			sw.fail(err)
 			continue
 		}
 		j.tr.runs[j.p] = sweptRunOf(s, sw.res.Estimator)
+		j.tr.runs[j.p].Cost = cost
 		if j.tr.left.Add(-1) == 0 {
 			tr := j.tr
 			tr.noneTokens = NoneInputTokens(tr.t, tr.opt.estimators()[0], tr.opt.Counts)
@@ -342,6 +367,10 @@ func (sw *Sweeper) addRuns(tr *sweptTranscript) {
 		for k, v := range s.Violations {
 			pt.Violations[k] += v
 		}
+		if tr.coster != nil {
+			pt.Cost += s.Cost
+			pt.Priced++
+		}
 		sw.retention = append(sw.retention, s.MeanRetention)
 	}
 }
@@ -364,6 +393,7 @@ type sweptRun struct {
 	SummaryUsage                      transcript.Usage
 	MeanRetention                     float64
 	Violations                        map[string]int
+	Cost                              int64
 }
 
 func sweptRunOf(s Summary, est string) sweptRun {
@@ -375,26 +405,41 @@ func sweptRunOf(s Summary, est string) sweptRun {
 		MeanRetention: s.MeanRetention, Violations: s.Violations}
 }
 
-// run replays job j's transcript at its point; a point whose policy is
-// inert on the transcript replays it as none does, made once.
-func (sw *Sweeper) run(j sweepJob) (Summary, error) {
+// run replays job j's transcript at its point, and prices it when the
+// transcript is priced; a point whose policy is inert on the transcript
+// replays it as none does, made and priced once.
+func (sw *Sweeper) run(j sweepJob) (Summary, int64, error) {
 	t, opt := j.tr.t, j.tr.opt
 	if in, ok := sw.policies[j.p].(window.Inert); ok && in.InertOn(t) {
 		nr := &j.tr.none
 		nr.once.Do(func() {
-			r, err := Replay(sw.ctx, t, sw.none, opt)
-			if err == nil {
-				nr.sum = r.Summary
-			}
-			nr.err = err
+			nr.sum, nr.cost, nr.err = sw.replay(j.tr, sw.none, opt)
 		})
-		return nr.sum, nr.err
+		return nr.sum, nr.cost, nr.err
 	}
-	r, err := Replay(sw.ctx, t, sw.policies[j.p], opt)
+	return sw.replay(j.tr, sw.policies[j.p], opt)
+}
+
+// replay replays tr's transcript under p, priced by a RunCoster of its
+// own when tr is priced.
+func (sw *Sweeper) replay(tr *sweptTranscript, p window.Policy, opt Options) (Summary, int64, error) {
+	var c RunCoster
+	if tr.coster != nil {
+		c = tr.coster()
+		opt.Observe = func(_ int, s *Step) error {
+			c.Observe(s)
+			return nil
+		}
+	}
+	r, err := Replay(sw.ctx, tr.t, p, opt)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, 0, err
 	}
-	return r.Summary, nil
+	if c == nil {
+		return r.Summary, 0, nil
+	}
+	cost, err := c.Finish(r)
+	return r.Summary, cost, err
 }
 
 // SweepCaches are a transcript's caches in a sweep: made and filled by
@@ -440,6 +485,13 @@ func (sw *Sweeper) Add(t *transcript.Transcript, c SweepCaches) error {
 	if c.Artifacts != nil {
 		tr.opt.Artifacts = c.Artifacts
 	}
+	if sw.Price != nil {
+		var err error
+		if tr.coster, err = sw.Price(t, tr.opt); err != nil {
+			sw.fail(err)
+			return err
+		}
+	}
 	tr.left.Store(int64(len(sw.policies)))
 	sw.mu.Lock()
 	sw.trs = append(sw.trs, tr)
@@ -472,6 +524,7 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 		return nil, err
 	}
 	res, n := sw.res, float64(len(sw.trs))
+	res.Costed = sw.Price != nil
 	for _, tr := range sw.trs[sw.added:] {
 		sw.addRuns(tr) // a sweep of no points
 	}
@@ -483,6 +536,7 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 		if sw.noneTotal > 0 {
 			pt.ShareOfNone = float64(pt.InputTokens) / float64(sw.noneTotal)
 		}
+		pt.CostUSD = float64(pt.Cost) / 1e12
 	}
 	return res, nil
 }

@@ -1339,6 +1339,43 @@ func TestJSONMoneyInDollars(t *testing.T) {
 	}
 }
 
+// TestSweepCostIsCost: each sweep point costs what cost prices the same
+// policy at, over the transcripts priced; a transcript whose model has
+// no price is counted out, never as $0.
+func TestSweepCostIsCost(t *testing.T) {
+	files := []string{corpus + "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl", corpus + "spotter/short.jsonl",
+		corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}
+	stdout, stderr, code := ctxbench("", append([]string{"sweep", "--json", "--policy", "aidf", "--grid", "max_messages=10,30", "--grid", "summarize_on_trim=false,true"}, files...)...)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	var res replay.SweepResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 4 {
+		t.Fatalf("%d points", len(res.Points))
+	}
+	for _, p := range res.Points {
+		spec := fmt.Sprintf("aidf:max_messages=%s,summarize_on_trim=%s", p.Params["max_messages"], p.Params["summarize_on_trim"])
+		stdout, stderr, code := ctxbench("", append([]string{"cost", "--json", "--policy", spec}, files...)...)
+		if code != 0 {
+			t.Fatalf("cost: exit %d: %s", code, stderr)
+		}
+		var doc struct {
+			Totals []struct {
+				TotalUSD float64 `json:"total_usd"`
+			} `json:"policy_totals"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Totals) != 1 {
+			t.Fatalf("cost --json: %v", err)
+		}
+		if p.Priced != 2 || p.Transcripts != 3 || math.Abs(p.CostUSD-doc.Totals[0].TotalUSD) > 1e-9 || p.CostUSD != float64(p.Cost)/1e12 {
+			t.Errorf("%s: sweep %v over %d of %d transcripts priced, cost %v", spec, p.CostUSD, p.Priced, p.Transcripts, doc.Totals[0].TotalUSD)
+		}
+	}
+}
+
 // TestCostTotalsBySession: cost totals each policy over the sessions
 // priced, a subagent's transcript in its session as the bill counts them
 // (spotter: 6 transcripts, 4 sessions), and the projection's mean is

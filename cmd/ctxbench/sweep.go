@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
@@ -21,14 +23,17 @@ import (
 type sweepCmd struct {
 	inputFlags
 	summarizerFlags
-	Policy    string   `required:"" placeholder:"SPEC" help:"The policy to sweep: NAME, or NAME:key=value,… for the fixed parameters."`
-	Grid      []string `required:"" sep:"none" placeholder:"KEY=LO:HI:STEP|KEY=V1,V2" help:"A parameter and its values, repeatable; every combination is replayed."`
-	Estimator string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the token columns."`
-	Workers   int      `help:"Parallel workers (default: one per CPU; at most 1,024); the result does not depend on it."`
-	MaxPoints int      `name:"max-points" default:"100000" placeholder:"N" help:"Refuse a grid of more than N points (0: no limit)."`
-	JSON      bool     `help:"Print one JSON document."`
-	CSV       string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
-	Paths     []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
+	Policy       string   `required:"" placeholder:"SPEC" help:"The policy to sweep: NAME, or NAME:key=value,… for the fixed parameters."`
+	Grid         []string `required:"" sep:"none" placeholder:"KEY=LO:HI:STEP|KEY=V1,V2" help:"A parameter and its values, repeatable; every combination is replayed."`
+	Estimator    string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the token columns."`
+	Workers      int      `help:"Parallel workers (default: one per CPU; at most 1,024); the result does not depend on it."`
+	MaxPoints    int      `name:"max-points" default:"100000" placeholder:"N" help:"Refuse a grid of more than N points (0: no limit)."`
+	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
+	NoCost       bool     `name:"no-cost" help:"Do not price the points (pricing a run can take longer than replaying it)."`
+	JSON         bool     `help:"Print one JSON document."`
+	CSV          string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
+	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
 
 func (c *sweepCmd) Run(e *env) error {
@@ -62,10 +67,22 @@ func (c *sweepCmd) Run(e *env) error {
 	// ones are read.
 	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum}
 	progress, stop := progressBar(e.stderr)
+	prices, err := loadPrices(c.Prices)
+	if err != nil {
+		stop()
+		return err
+	}
 	sw, err := replay.NewSweeper(e.ctx, p.Name(), window.Changed(p), grid, opt, c.Workers, progress)
 	if err != nil {
 		stop()
 		return fmt.Errorf("sweep: %w", err)
+	}
+	// Each point's runs are priced as cost prices them.
+	if !c.NoCost {
+		copt := cost.Options{Prices: prices, Model: c.PricingModel}
+		sw.Price = func(t *transcript.Transcript, opt replay.Options) (func() replay.RunCoster, error) {
+			return cost.SweepPricer(e.ctx, t, opt, copt)
+		}
 	}
 	trs := 0
 	// Its counts and retention artifacts, in caches of its own let go
@@ -111,7 +128,7 @@ func sweepHeader(res *replay.SweepResult) []string {
 	for _, g := range res.Grid {
 		h = append(h, g.Key)
 	}
-	return append(h, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "evictions", "truncations", "summaries", "violations", "mean_retention", "pareto")
+	return append(h, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "cost_usd", "priced_transcripts", "evictions", "truncations", "summaries", "violations", "mean_retention", "pareto")
 }
 
 // sweepRows are the table's rows with plain numbers (CSV); the text table
@@ -129,7 +146,7 @@ func sweepRows(res *replay.SweepResult) [][]string {
 			nv += v
 		}
 		row = append(row, fmt.Sprint(p.Calls), fmt.Sprint(p.PeakMessages), fmt.Sprint(p.PeakTokens), fmt.Sprint(p.InputTokens),
-			fmt.Sprintf("%.4f", p.ShareOfNone), fmt.Sprint(p.Evictions), fmt.Sprint(p.Truncations), fmt.Sprint(p.Summaries), fmt.Sprint(nv),
+			fmt.Sprintf("%.4f", p.ShareOfNone), pointCostCSV(res, p), fmt.Sprint(p.Priced), fmt.Sprint(p.Evictions), fmt.Sprint(p.Truncations), fmt.Sprint(p.Summaries), fmt.Sprint(nv),
 			fmt.Sprintf("%.4f", p.MeanRetention), fmt.Sprint(best[i]))
 		rows = append(rows, row)
 	}
@@ -143,16 +160,26 @@ func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 		t.Header = append(t.Header, g.Key)
 		t.Right = append(t.Right, true)
 	}
-	t.Header = append(t.Header, "peak msgs", "peak tokens", "input tokens", "of none", "evicted", "truncated", "summaries", "retention", "violations", "")
-	t.Right = append(t.Right, true, true, true, true, true, true, true, true, false, false)
+	t.Header = append(t.Header, "peak msgs", "peak tokens", "input tokens", "of none")
+	if res.Costed {
+		t.Header = append(t.Header, "cost")
+	}
+	t.Header = append(t.Header, "evicted", "truncated", "summaries", "retention", "violations", "")
+	for range len(t.Header) - len(t.Right) - 2 {
+		t.Right = append(t.Right, true)
+	}
+	t.Right = append(t.Right, false, false)
 	best := paretoPoints(res.Points)
 	for i, p := range res.Points {
 		var row []string
 		for _, g := range res.Grid {
 			row = append(row, p.Params[g.Key])
 		}
-		row = append(row, reports.Int(p.PeakMessages), reports.Int(p.PeakTokens), reports.Int(p.InputTokens),
-			fmt.Sprintf("%.1f%%", p.ShareOfNone*100), reports.Int(p.Evictions), reports.Int(p.Truncations), reports.Int(p.Summaries),
+		row = append(row, reports.Int(p.PeakMessages), reports.Int(p.PeakTokens), reports.Int(p.InputTokens), fmt.Sprintf("%.1f%%", p.ShareOfNone*100))
+		if res.Costed {
+			row = append(row, pointCost(p, p.Transcripts))
+		}
+		row = append(row, reports.Int(p.Evictions), reports.Int(p.Truncations), reports.Int(p.Summaries),
 			fmt.Sprintf("%.1f%%", p.MeanRetention*100), violationSummary(p.Violations), map[bool]string{true: "★"}[best[i]])
 		t.Rows = append(t.Rows, row)
 	}
@@ -160,7 +187,11 @@ func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 		return err
 	}
 	if slices.Contains(best, true) {
-		fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant sends fewer tokens and keeps more (retention, a proxy)")
+		if byCost(res.Points) {
+			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant costs less and keeps more (retention, a proxy)")
+		} else {
+			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant sends fewer tokens and keeps more (retention, a proxy)")
+		}
 	}
 	writeSweepCautions(w, res)
 	for _, inv := range res.Invalid {
@@ -195,9 +226,40 @@ func writeSweepCautions(w io.Writer, res *replay.SweepResult) {
 	}
 }
 
+// pointCost says what a point costs over the transcripts priced: not
+// priced, or the sum and, when some are not priced, how many are.
+func pointCost(p replay.Point, transcripts int) string {
+	switch {
+	case p.Priced == 0:
+		return "not priced"
+	case p.Priced < transcripts:
+		return fmt.Sprintf("%s (%d of %d priced)", reports.USD(p.CostUSD), p.Priced, transcripts)
+	}
+	return reports.USD(p.CostUSD)
+}
+
+// pointCostCSV is a point's cost in dollars, empty when the sweep priced
+// nothing.
+func pointCostCSV(res *replay.SweepResult, p replay.Point) string {
+	if !res.Costed || p.Priced == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(p.CostUSD, 'f', -1, 64)
+}
+
+// byCost reports whether the points are compared by cost: some
+// transcript is priced (every point prices the same ones).
+func byCost(ps []replay.Point) bool { return len(ps) > 0 && ps[0].Priced > 0 }
+
 // paretoPoints marks the points that break no invariant and that no other
-// such point beats on both tokens sent (fewer) and retention (more).
+// such point beats on both what it spends (fewer dollars over the
+// transcripts priced when some are, else fewer tokens) and retention
+// (more).
 func paretoPoints(ps []replay.Point) []bool {
+	spend := func(p *replay.Point) float64 { return float64(p.InputTokens) }
+	if byCost(ps) {
+		spend = func(p *replay.Point) float64 { return float64(p.Cost) }
+	}
 	clean := make([]bool, len(ps))
 	for i := range ps {
 		clean[i] = true
@@ -211,8 +273,8 @@ func paretoPoints(ps []replay.Point) []bool {
 		best[i] = clean[i]
 		for j := 0; best[i] && j < len(ps); j++ {
 			q := &ps[j]
-			if clean[j] && q.InputTokens <= p.InputTokens && q.MeanRetention >= p.MeanRetention &&
-				(q.InputTokens < p.InputTokens || q.MeanRetention > p.MeanRetention) {
+			if clean[j] && spend(q) <= spend(p) && q.MeanRetention >= p.MeanRetention &&
+				(spend(q) < spend(p) || q.MeanRetention > p.MeanRetention) {
 				best[i] = false
 			}
 		}
