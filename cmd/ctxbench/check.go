@@ -44,7 +44,7 @@ func (c *checkCmd) Run(e *env) error {
 	}
 	cfg, err := suite.LoadConfig(c.Config)
 	if errors.Is(err, fs.ErrNotExist) {
-		return withHint(err, "write the suite there, or pass --config FILE: a ctxbench.yaml names the transcripts and the policies, at the least \"transcripts: [sessions/*.jsonl]\" and \"policies: [none, aidf:max_messages=30]\" (README, \"check — regression-test trimming in CI\")")
+		return withHint(err, "write the suite there, or pass --config FILE: a ctxbench.yaml names the transcripts and the policies, at the least \"transcripts: [sessions/*.jsonl]\" and \"policies: [none, aidf:max_messages=30]\" (see docs/check.md of github.com/ctxbench/ctxbench)")
 	}
 	if err != nil {
 		return err

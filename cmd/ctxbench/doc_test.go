@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,6 +92,9 @@ func shellWords(s string) ([]string, bool) {
 // `echo "text" |` the standard input; the Anthropic API is a fake one.
 func TestDocExamples(t *testing.T) {
 	examples := append(docExamples(t, "main.go", "//\t"), docExamples(t, "../../README.md", "    ")...)
+	for _, name := range commandPages(t) {
+		examples = append(examples, docExamples(t, "../../docs/"+name+".md", "    ")...)
+	}
 	if len(examples) < 20 {
 		t.Fatalf("%d examples found", len(examples))
 	}
@@ -168,17 +172,32 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 }
 
+// commandPages returns the commands whose pages (docs/NAME.md) README.md
+// links, in its order: the order their examples run in.
+func commandPages(t *testing.T) []string {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`\]\(docs/([a-z]+)\.md\)`).FindAllStringSubmatch(string(readme), -1) {
+		if !slices.Contains(names, m[1]) && m[1] != "performance" {
+			names = append(names, m[1])
+		}
+	}
+	return names
+}
+
 // TestManualCoversCommands: the manual has a section and an example for
-// every command, and README.md a section for each.
+// every command, and README.md links a page for each, docs/NAME.md,
+// which links back.
 func TestManualCoversCommands(t *testing.T) {
 	manual, err := os.ReadFile("main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pages := commandPages(t)
 	examples := docExamples(t, "main.go", "//\t")
 	typ := reflect.TypeOf(cli{})
 	n := 0
@@ -197,8 +216,17 @@ func TestManualCoversCommands(t *testing.T) {
 		}) {
 			t.Errorf("the manual has no example of ctxbench %s", name)
 		}
-		if !strings.Contains(string(readme), "\n### "+name+" ") {
-			t.Errorf("README.md has no section ### %s", name)
+		if !slices.Contains(pages, name) {
+			t.Errorf("README.md links no page docs/%s.md", name)
+			continue
+		}
+		page, err := os.ReadFile("../../docs/" + name + ".md")
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if !strings.HasPrefix(string(page), "# ctxbench "+name+" — ") || !strings.Contains(string(page), "](../README.md)") {
+			t.Errorf("docs/%s.md does not start with its title and a link back to the README", name)
 		}
 	}
 	if n != 12 {
