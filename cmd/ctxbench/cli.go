@@ -325,8 +325,12 @@ func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, pre
 		err = fmt.Errorf("no transcript read from %s: all %d files were skipped", strings.Join(paths, ", "), len(skipped))
 	}
 	var bad *transcript.SyntaxError
-	if errors.As(err, &bad) && !f.Lenient {
+	var none *transcript.NotTranscriptError
+	switch {
+	case errors.As(err, &bad) && !f.Lenient:
 		err = withHint(err, "pass --lenient to skip malformed records (each counted, the first lines listed) and read the rest")
+	case errors.As(err, &none) && f.Format != "":
+		err = withHint(err, fmt.Sprintf("--format %s read no message of it; without --format, the format is detected from the content", f.Format))
 	}
 	return skipped, err
 }

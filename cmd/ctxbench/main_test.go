@@ -67,6 +67,7 @@ func TestGolden(t *testing.T) {
 		{"inspect-dir", []string{"inspect", "testdata/mixed"}, 0},
 		{"inspect-bad", []string{"inspect", "testdata/bad.jsonl"}, 2},
 		{"inspect-bad-lenient", []string{"inspect", "--lenient", "--json", "--indent", "testdata/bad.jsonl"}, 0},
+		{"inspect-wrong-format", []string{"inspect", "--format", "codex", corpus + "spotter/short.jsonl"}, 2},
 		{"inspect-bad-format", []string{"inspect", "--format", "claude", "testdata/bad.jsonl"}, 2},
 		{"inspect-missing", []string{"inspect", "testdata/no-such-file.jsonl"}, 2},
 		{"inspect-not-transcript", []string{"inspect", "testdata/mixed/README.md"}, 2},
