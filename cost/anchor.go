@@ -64,9 +64,10 @@ type idealCache struct {
 type groupFit struct {
 	alpha    float64
 	constant int
-	// pairs is how many prompt growths alpha was fitted on (0: the
-	// fallback, 1.0).
-	pairs int
+	// pairs is how many prompt growths alpha was fitted on (0: too few:
+	// the alpha of family over the corpus, or 1 when family is "").
+	pairs  int
+	family string
 	// misses is the chance of an unexplained miss by idle time, and lost
 	// the share of the ideal read the provider lost at one; gain is the
 	// share of the rest of the prompt it read anyway at the other calls
@@ -130,7 +131,11 @@ func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]
 		g := &groupFit{}
 		var ok bool
 		if g.alpha, g.pairs, ok = estimate.Alpha(growths[key]); !ok {
-			g.pairs = 0
+			// Too few growths: the family's over the corpus, else 1.
+			g.pairs, g.alpha = 0, 1
+			if fa, family, ok := estimate.FamilyAlpha(key, f.estimator); ok {
+				g.alpha, g.family = fa, family
+			}
 		}
 		// Projecting past the fit, the constant is the one since the
 		// fit's last compaction: what the agent sends beside the

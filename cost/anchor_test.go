@@ -92,6 +92,33 @@ func TestAlphaFit(t *testing.T) {
 	}
 }
 
+// TestAlphaFallsBackOnTheFamily: with fewer than 5 prompt growths to fit
+// alpha on, a Claude session takes Claude's over the corpus
+// (estimate.FamilyAlpha) and says so; a model whose family the corpus
+// has too few billed calls of takes 1.
+func TestAlphaFallsBackOnTheFamily(t *testing.T) {
+	s := anchoredSession(t, billedSession{turns: 4, size: 2000, constant: 5000, alpha: 1.3}, policies(t, "none")...)
+	want, _, _ := estimate.FamilyAlpha("claude-sonnet-4-5", "chars4")
+	if m := s.Costs[0].ByModel[0]; m.Alpha != want || m.AlphaFittedOn != 0 || m.AlphaFamily != "claude" {
+		t.Errorf("alpha %v on %d growths, family %q; want %v, claude's", m.Alpha, m.AlphaFittedOn, m.AlphaFamily, want)
+	}
+	tr := billedSession{turns: 4, size: 2000, constant: 5000, alpha: 1.3}.transcript()
+	for i := range tr.Messages {
+		if tr.Messages[i].Model != "" {
+			tr.Messages[i].Model = "gpt-4.1"
+		}
+	}
+	tr.Models = []string{"gpt-4.1"}
+	e := estimate.MustNew("chars4", estimate.OverheadNone)
+	s, err := Replay(context.Background(), tr, policies(t, "none"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := s.Costs[0].ByModel[0]; m.Alpha != 1 || m.AlphaFamily != "" {
+		t.Errorf("gpt-4.1: alpha %v, family %q; want 1 and none", m.Alpha, m.AlphaFamily)
+	}
+}
+
 // TestSameAsRecordedIsTheBill: a policy that sends at every call what
 // the agent sent costs the bill, component by component; one that sends
 // strictly less, editing nothing it sent, costs less at every call from

@@ -126,10 +126,12 @@ type ModelCost struct {
 	// Constant and CacheSim are the simulation's (absent in a bill).
 	Constant int `json:"constant_tokens,omitempty"`
 	// Alpha is the model's billed tokens per estimated token, fitted on
-	// AlphaFittedOn prompt growths of the recorded run (0: too few, and
-	// Alpha is 1); absent when the calls are not priced from the bill.
+	// AlphaFittedOn prompt growths of the recorded run; with too few (0),
+	// AlphaFamily's over the corpus ([estimate.FamilyAlpha]), else 1.
+	// Absent when the calls are not priced from the bill.
 	Alpha         float64          `json:"alpha,omitempty"`
 	AlphaFittedOn int              `json:"alpha_fitted_on,omitempty"`
+	AlphaFamily   string           `json:"alpha_family,omitempty"`
 	CacheSim      string           `json:"cache_sim,omitempty"`
 	Usage         transcript.Usage `json:"usage"`
 	Cost          pricing.Cost     `json:"cost"`
@@ -524,7 +526,10 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 		for _, g := range pr.order {
 			if g.fit != nil {
 				alpha := fmt.Sprintf("alpha %.3f", g.fit.alpha)
-				if g.fit.pairs == 0 {
+				switch {
+				case g.fit.pairs == 0 && g.fit.family != "":
+					alpha = fmt.Sprintf("alpha %.3f, %s's over the corpus (fewer than %d growths to fit it on)", g.fit.alpha, g.fit.family, estimate.MinAlphaGrowths)
+				case g.fit.pairs == 0:
 					alpha = fmt.Sprintf("alpha 1 (fewer than %d growths to fit it on)", estimate.MinAlphaGrowths)
 				}
 				rc.fitAssumptions = append(rc.fitAssumptions, fmt.Sprintf("%s, fitted on the first %d calls: %s, constant %d tokens; the provider's cache %s, losing %.1f%% of the read at a miss, and read %.1f%% of the rest beyond an ideal cache; the later calls are priced from these, without their bill, reading nothing after the cache expired",
@@ -669,7 +674,7 @@ func (p *pricer) finish(rc *RunCost, firstRead bool) {
 	for _, g := range p.order {
 		mc := ModelCost{Model: g.name, Calls: g.calls, Constant: g.constant, CacheSim: g.sim, Usage: g.usage, Cost: g.cost}
 		if g.fit != nil {
-			mc.Alpha, mc.AlphaFittedOn = g.fit.alpha, g.fit.pairs
+			mc.Alpha, mc.AlphaFittedOn, mc.AlphaFamily = g.fit.alpha, g.fit.pairs, g.fit.family
 		}
 		rc.ByModel = append(rc.ByModel, mc)
 		if g.calls > most.calls {

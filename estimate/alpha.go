@@ -49,3 +49,22 @@ func Alpha(gs []Growth) (alpha float64, n int, ok bool) {
 	}
 	return ratio(use[len(use)-1]), len(use), true
 }
+
+// corpusAlpha is alpha ([Alpha]) over the corpus's sessions of each model
+// family (as [Family] names them) with billed usage of 100 calls or more,
+// by estimator: what [FamilyAlpha] falls back on. `ctxbench estimate
+// fixtures/corpus` prints the same figures; TestCorpusAlpha holds them
+// to it.
+var corpusAlpha = map[string]map[string]float64{
+	"claude":   {"chars4": 1.382, "cl100k_base": 1.167, "o200k_base": 1.189},
+	"deepseek": {"chars4": 0.972, "cl100k_base": 1.107, "o200k_base": 1.106},
+}
+
+// FamilyAlpha returns the alpha of model's family over the corpus for the
+// estimator named est (see corpusAlpha), and the family's name; ok is
+// false when the corpus has too few billed calls of the family to say.
+func FamilyAlpha(model, est string) (alpha float64, family string, ok bool) {
+	family = Family([]string{model})
+	alpha, ok = corpusAlpha[family][est]
+	return alpha, family, ok
+}

@@ -432,8 +432,10 @@ func alphaText(m cost.ModelCost) string {
 	switch {
 	case m.Alpha == 0:
 		return ""
+	case m.AlphaFittedOn == 0 && m.AlphaFamily != "":
+		return fmt.Sprintf("; alpha %.3f billed per estimated token, %s's over the corpus (too few prompt growths to fit)", m.Alpha, m.AlphaFamily)
 	case m.AlphaFittedOn == 0:
-		return "; alpha 1 (too few prompt growths to fit)"
+		return "; alpha 1 (too few prompt growths to fit, and no figure for the model's family)"
 	}
 	return fmt.Sprintf("; alpha %.3f billed per estimated token (%s growths)", m.Alpha, reports.Int(m.AlphaFittedOn))
 }

@@ -1,0 +1,53 @@
+package estimate
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// TestCorpusAlpha: the alpha FamilyAlpha falls back on is the corpus's,
+// recomputed here as ctxbench estimate computes it (each family's
+// sessions together), for every family with 100 billed calls or more.
+func TestCorpusAlpha(t *testing.T) {
+	names := []string{"chars4", "cl100k_base", "o200k_base"}
+	var ests []Estimator
+	for _, n := range names {
+		ests = append(ests, MustNew(n, OverheadNone))
+	}
+	families := map[string][]*Counts{}
+	_, err := transcript.Walk([]string{"../fixtures/corpus"}, transcript.Options{}, nil, func(tr *transcript.Transcript) error {
+		f := Family(tr.Models)
+		families[f] = append(families[f], Analyze(tr, ests))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]float64{}
+	for f, cs := range families {
+		b := AccuracyOf(cs, nil, nil, false).Billed
+		if b == nil || b.Calls < 100 {
+			continue
+		}
+		got[f] = map[string]float64{}
+		for _, be := range b.Estimators {
+			if slices.Contains(names, be.Estimator) && be.AlphaGrowths > 0 {
+				got[f][be.Estimator] = math.Round(be.Alpha*1000) / 1000
+			}
+		}
+	}
+	if !cmp.Equal(got, corpusAlpha) {
+		t.Errorf("alpha over the corpus:\n%v\nthe table:\n%v", got, corpusAlpha)
+	}
+	if a, family, ok := FamilyAlpha("claude-sonnet-4-5-20250929", "cl100k_base"); !ok || family != "claude" || a != corpusAlpha["claude"]["cl100k_base"] {
+		t.Errorf("FamilyAlpha(claude-sonnet-4-5…) = %v, %q, %v", a, family, ok)
+	}
+	if _, _, ok := FamilyAlpha("gpt-4.1", "cl100k_base"); ok {
+		t.Error("FamilyAlpha(gpt-4.1): the corpus has no billed OpenAI calls to say")
+	}
+}
