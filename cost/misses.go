@@ -285,6 +285,9 @@ func fitMissRate(obs []missObs) missRate {
 				d += p.missed - (p.missed+p.hit)*c
 				dd += (p.missed + p.hit) * c * (1 - c)
 			}
+			if dd == 0 { // every chance is 0 or 1 to the float: as far as it goes
+				break
+			}
 			step := max(-5, min(5, d/dd))
 			a += step
 			if math.Abs(step) < 1e-9 {

@@ -241,6 +241,14 @@ func TestFitMissRate(t *testing.T) {
 	if got := fitMissRate(obs); got.b != 8 || got.at(time.Minute) > 0.01 || got.at(4*time.Minute) < 0.99 {
 		t.Errorf("misses after long spells only: fitted %+v: %.3f after a minute, %.3f after 4", got, got.at(time.Minute), got.at(4*time.Minute))
 	}
+	// Idle times far apart: the fit stays a number.
+	obs = obs[:0]
+	for range 10 {
+		obs = append(obs, missObs{idle: time.Second, weight: 1}, missObs{idle: 1000 * time.Hour, missed: true, weight: 1})
+	}
+	if got := fitMissRate(obs); math.IsNaN(got.a) || math.IsInf(got.a, 0) || got.at(time.Second) > 0.01 || got.at(1000*time.Hour) < 0.99 {
+		t.Errorf("idle times far apart: fitted %+v", got)
+	}
 	// The rate is weighed by the tokens at stake: one small miss in two
 	// calls is a small share.
 	if got := fitMissRate([]missObs{{missed: true, weight: 1000}, {weight: 9000}}); got != (missRate{mean: 0.1}) {
