@@ -213,10 +213,10 @@ type missObs struct {
 // weighed by the tokens at stake: b over a grid from 0 to 8 in steps of
 // a quarter (8: the chance goes from 1 in 9 to 8 in 9 as the idle time
 // grows by two thirds; a steeper rise, from a fit on few calls, is not
-// believed), a for each b by Newton's method. A b above 0 is kept only when it
-// is likelier than 0 by more than a rounding error, so that idle times
-// that say nothing fit a constant rate. Calls are pooled by idle time to
-// 5%, so that the fit's work does not grow with the calls.
+// believed), a for each b by Newton's method. A b above 0 is kept only
+// when it is likelier than 0 by more than a rounding error, so that idle
+// times that say nothing fit a constant rate. Calls are pooled by idle
+// time to 5%, so that the fit's work does not grow with the calls.
 func fitMissRate(obs []missObs) missRate {
 	type pool struct{ lnIdle, missed, hit float64 }
 	pools := map[int]*pool{}
@@ -268,7 +268,12 @@ func fitMissRate(obs []missObs) missRate {
 		var l float64
 		for _, k := range keys {
 			p, c := pools[k], chance(a, b, pools[k].lnIdle)
-			l += scale * (p.missed*math.Log(c) + p.hit*math.Log1p(-c))
+			if p.missed > 0 { // 0 · log 0 would be NaN
+				l += scale * p.missed * math.Log(c)
+			}
+			if p.hit > 0 {
+				l += scale * p.hit * math.Log1p(-c)
+			}
 		}
 		return l
 	}
