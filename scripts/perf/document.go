@@ -579,11 +579,14 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   61).
 - **Figure 3 sits at its target**: its two runs take well under a
   second, and a run of ` + "`make perf`" + ` beside other work on the machine
-  moves it by tens of percent. The run of this document (at 06c360f)
-  measured 2.5× while tests of later commits ran; by hand
-  (` + "`/usr/bin/time`" + `, alternated 8 times, at the commit that marks the
-  sweep's Pareto points) the sweep's median is 0.46 s and the replay's
-  0.23 s, 2.0×, as before item 62.
+  moves it by tens of percent. The run of this document (at c056a82)
+  measured 0.4 s against 0.22 s, a hair over 2.0×. The sweep prices its
+  points now (` + "`ctxbench sweep`" + ` with no ` + "`--no-cost`" + `); the figure goes on
+  measuring what it did, the sweep's sharing of the replays, with
+  ` + "`--no-cost`" + `. Priced, the same 1,000-point sweep took 1.44–1.89 s by
+  hand (` + "`/usr/bin/time`" + `, 3 runs) against 0.33 s unpriced: each run's
+  pricer re-builds its requests and break tracking over the sliding
+  window at every call (59% of the CPU in ` + "`RunPricer.Observe`" + `).
 - **The report on one long session is nearest the bound** (figure 9):
   its live heap on the 50,000-call session reaches 510 MB, 2.6 times
   the file, in a heap profile: the transcript (143 MB), the runs of the
