@@ -46,7 +46,7 @@ func BenchmarkPriceRun(b *testing.B) {
 				}
 			})
 			b.Run(fmt.Sprintf("%s/calls=%d/whole", spec, calls), func(b *testing.B) {
-				times := callTimes(tr)
+				times := tr.CallTimes()
 				cnt := replay.NewCounter(counts, tr)
 				for b.Loop() {
 					wholeSim(run, e, cnt, times)

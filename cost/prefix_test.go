@@ -141,7 +141,7 @@ func TestPrefixCacheMatchesWholeComparison(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkAgainstWhole(t, spec+" on "+tr.File, run, tr, est, counts, nil)
-			checkAgainstWhole(t, spec+" on "+tr.File+" with times", run, tr, est, counts, callTimes(tr))
+			checkAgainstWhole(t, spec+" on "+tr.File+" with times", run, tr, est, counts, tr.CallTimes())
 		}
 	}
 }
@@ -181,7 +181,7 @@ func TestPrefixCacheRandomContexts(t *testing.T) {
 		}
 		run, tr, opt := simRun(t, steps, times, nil)
 		name := fmt.Sprintf("seed %d", seed)
-		checkAgainstWhole(t, name, run, tr, opt.Estimator, opt.Counts, callTimes(tr))
+		checkAgainstWhole(t, name, run, tr, opt.Estimator, opt.Counts, tr.CallTimes())
 		checkAgainstWhole(t, name+" without expiry", run, tr, opt.Estimator, opt.Counts, nil)
 	}
 }
@@ -213,6 +213,6 @@ func TestPrefixCacheLongContexts(t *testing.T) {
 		if (spec == "none" || spec == "prune") && run.Summary.PeakMessages <= 2*chunkSize {
 			t.Fatalf("%s: peak %d messages, want contexts across chunks", spec, run.Summary.PeakMessages)
 		}
-		checkAgainstWhole(t, spec+" (long)", run, tr, est, counts, callTimes(tr))
+		checkAgainstWhole(t, spec+" (long)", run, tr, est, counts, tr.CallTimes())
 	}
 }

@@ -685,7 +685,7 @@ func (p *pricer) finish(rc *RunCost, firstRead bool) {
 	if p.oneHour && rc.CacheSim == CacheAnthropic {
 		rc.Assumptions = append(rc.Assumptions, "cache writes use the 1-hour lifetime and price, as the transcript's did")
 	}
-	if times := callTimes(p.t); len(times) == 0 || times[0].IsZero() {
+	if times := p.t.CallTimes(); len(times) == 0 || times[0].IsZero() {
 		rc.Assumptions = append(rc.Assumptions, "the transcript records no times: the cache is assumed never to expire")
 	}
 	if firstRead {

@@ -45,17 +45,6 @@ func CacheSimFor(provider string) string {
 	return CacheNone
 }
 
-// callTimes returns the time of each call (its assistant message).
-func callTimes(t *transcript.Transcript) []time.Time {
-	var out []time.Time
-	for i := range t.Messages {
-		if t.Messages[i].Role == transcript.RoleAssistant {
-			out = append(out, t.Messages[i].Time)
-		}
-	}
-	return out
-}
-
 // A prefixCache holds the requests whose prefixes the provider keeps, in
 // the order they were sent: the longest prefix a new request shares with
 // a live one is read from the cache.

@@ -72,7 +72,7 @@ func TestCacheSimulation(t *testing.T) {
 	usages := func(rc *RunCost, run *replay.Run, tr *transcript.Transcript, opt Options) []split {
 		var out []split
 		cache := newPrefixCache()
-		times := callTimes(tr)
+		times := tr.CallTimes()
 		reqs := &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, tr)}
 		for i := range run.Steps {
 			u, _ := simulate(opt.CacheSim, cache, reqs.next(&run.Steps[i], rc.Constant), 0, run.Steps[i].Recorded, times[i], i == 0)
@@ -139,7 +139,7 @@ func TestCacheSimTruncation(t *testing.T) {
 		t.Fatalf("the step with the truncated copy counts %d tokens, want 401", got)
 	}
 	cache := newPrefixCache()
-	times := callTimes(tr)
+	times := tr.CallTimes()
 	reqs := &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, tr)}
 	for i := range run.Steps {
 		st := &run.Steps[i]

@@ -115,7 +115,11 @@ const MarkerFile = ".ctxbench-report"
 // error WriteReport would return, [ErrNotAReport] for a folder ctxbench
 // did not make. A command checks it before the work that WriteReport
 // ends.
-func CheckDir(dir string) error {
+func CheckDir(dir string) error { return checkMarked(dir, MarkerFile) }
+
+// checkMarked returns nil when dir does not exist or holds marker: a
+// folder ctxbench made, which it may replace.
+func checkMarked(dir, marker string) error {
 	info, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -125,8 +129,8 @@ func CheckDir(dir string) error {
 	case !info.IsDir():
 		return fmt.Errorf("%s exists and is not a folder", dir)
 	}
-	if _, err := os.Stat(filepath.Join(dir, MarkerFile)); err != nil {
-		return fmt.Errorf("not replacing %s: %w (no %s in it)", dir, ErrNotAReport, MarkerFile)
+	if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
+		return fmt.Errorf("not replacing %s: %w (no %s in it)", dir, ErrNotAReport, marker)
 	}
 	return nil
 }
@@ -157,18 +161,23 @@ func WriteReport(dir string, r *Report) (string, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(dir); err == nil {
-		old := tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return "", err
-		}
-		defer os.RemoveAll(old)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := swapDir(tmp, dir); err != nil {
 		return "", err
 	}
 	ok = true
 	return filepath.Join(dir, "index.html"), nil
+}
+
+// swapDir puts the folder tmp in dir's place, and removes what dir held.
+func swapDir(tmp, dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		old := tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return err
+		}
+		defer os.RemoveAll(old)
+	}
+	return os.Rename(tmp, dir)
 }
 
 // figure is a plot in the report: of one session (its index) or, with

@@ -332,6 +332,18 @@ type ModelUsage struct {
 	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
+// CallTimes returns the time of each call, its assistant message's (zero
+// where none is recorded), in call order.
+func (t *Transcript) CallTimes() []time.Time {
+	var out []time.Time
+	for i := range t.Messages {
+		if t.Messages[i].Role == RoleAssistant {
+			out = append(out, t.Messages[i].Time)
+		}
+	}
+	return out
+}
+
 // Usage returns the usage of the transcript's own calls: every message's
 // plus the unattributed usage. The usage of calls no record shows
 // (UnattributedByModel), which the bill adds, and the agent's own

@@ -38,6 +38,8 @@ type costCmd struct {
 	Until          string   `placeholder:"DAY" help:"Only the calls made on DAY or before."`
 	ListModels     bool     `name:"list-models" help:"List the models of the price table and exit."`
 	JSON           bool     `help:"Print one JSON document."`
+	Parquet        string   `placeholder:"DIR" help:"Also write the policies' rows as Parquet into DIR: one per transcript and policy (runs.parquet), one per call (calls.parquet); docs/rows.md has the schema."`
+	JSONL          string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR (runs.jsonl, calls.jsonl)."`
 	Paths          []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
 
@@ -94,6 +96,8 @@ type costRun struct {
 	// a subagent's transcript, as the bill rolls it in.
 	sessions map[string]bool
 	prun     *providerRun // the summarizer's run: its failures
+	// rows writes --parquet's and --jsonl's rows (nil: neither given).
+	rows *costRows
 	// spool holds --json's transcripts (nil: the text is written as
 	// each is priced, and none is kept).
 	spool *elemSpool
@@ -111,6 +115,32 @@ func (c *costCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if c.Parquet != "" || c.JSONL != "" {
+		if r.billOnly() {
+			return fmt.Errorf("--parquet and --jsonl write the policies' rows: give --policy (recorded: the bill's)")
+		}
+		if r.rows, err = newCostRows(c.Parquet, c.JSONL, c.Estimator); err != nil {
+			return err
+		}
+		done := false
+		defer func() {
+			if !done {
+				r.rows.abort()
+			}
+		}()
+		if err := r.run(); err != nil {
+			return err
+		}
+		done = true
+		return r.rows.close()
+	}
+	return r.run()
+}
+
+// run prices every transcript and writes the result.
+func (r *costRun) run() error {
+	c, e := r.c, r.e
+	var err error
 	if c.JSON {
 		if r.spool, err = newElemSpool(); err != nil {
 			return err
@@ -211,7 +241,9 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 			if err != nil {
 				return replay.Options{}, fmt.Errorf("--estimator: %w", err)
 			}
-			return replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices, SummaryOnly: true, NoRetention: true}, nil
+			// Retention is measured for the rows alone.
+			noRetention := c.Parquet == "" && c.JSONL == ""
+			return replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices, SummaryOnly: true, NoRetention: noRetention}, nil
 		}),
 		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim, FitCalls: c.FitCalls},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},
@@ -266,6 +298,7 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 	}
 	var cmpr *cost.Comparison
 	var unpricedRun, unpricedBill error
+	var steps [][]stepFact
 	if r.fromBill(t) {
 		var err error
 		if cmpr, err = cost.Recorded(t, r.pols[0].Label, r.copt); pricing.NotPriced(err) {
@@ -278,7 +311,11 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 		if _, err := r.replayOptions(); err != nil {
 			return err
 		}
-		c, s, err := cost.Compare(e.ctx, t, r.pols, ropt, r.copt)
+		copt := r.copt
+		if r.rows != nil {
+			copt.Observe, steps = r.rows.observer(len(r.pols))
+		}
+		c, s, err := cost.Compare(e.ctx, t, r.pols, ropt, copt)
 		if err != nil {
 			return err
 		}
@@ -294,6 +331,11 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 	}
 	if unpricedBill != nil {
 		e.warn(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, unpricedBill), "--prices"))
+	}
+	if r.rows != nil {
+		if err := r.rows.add(t, r.pols, cmpr, steps); err != nil {
+			return err
+		}
 	}
 	for _, p := range cmpr.Policies {
 		r.totals[p.Label] += p.Total

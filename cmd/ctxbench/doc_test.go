@@ -181,8 +181,8 @@ func commandPages(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, m := range regexp.MustCompile(`\]\(docs/([a-z]+)\.md\)`).FindAllStringSubmatch(string(readme), -1) {
-		if !slices.Contains(names, m[1]) && m[1] != "performance" {
+	for _, m := range regexp.MustCompile("\\[`([a-z]+)`\\]\\(docs/([a-z]+)\\.md\\)").FindAllStringSubmatch(string(readme), -1) {
+		if !slices.Contains(names, m[1]) && m[1] == m[2] {
 			names = append(names, m[1])
 		}
 	}
