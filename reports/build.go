@@ -50,6 +50,9 @@ type Builder struct {
 	// Warnings are what the report could not show: transcripts not
 	// priced, each as an error naming the file.
 	Warnings []error
+	// Rows, when set, are given each priced transcript's rows
+	// ([RowsOf]) as it is added.
+	Rows []*RowsWriter
 
 	once   sync.Once
 	report *Report
@@ -211,6 +214,18 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 			}
 		}
 		tr.Runs = append(tr.Runs, pr)
+	}
+	if len(b.Rows) > 0 && s.Costs != nil {
+		steps := make([]RunSteps, len(b.Policies))
+		for k := range steps {
+			steps[k] = RunSteps{Tokens: series[k].Tokens, Retention: series[k].Retention}
+		}
+		runs, calls := RowsOf(t, b.Policies, s.Costs[:len(b.Policies)], steps, s.Misses, s.MissTotals)
+		for _, w := range b.Rows {
+			if err := w.Add(runs, calls); err != nil {
+				return err
+			}
+		}
 	}
 	r.tally.add(&tr)
 	if r.spool != nil {

@@ -2,12 +2,21 @@ package reports
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
 )
 
 // A RunRow is one policy's run of one transcript: a row of runs.parquet
@@ -65,6 +74,93 @@ type CallRow struct {
 	CacheBreak          bool     `parquet:"cache_break" json:"cache_break"`
 	CacheMiss           bool     `parquet:"cache_miss" json:"cache_miss"`
 	Retention           *float64 `parquet:"retention,optional" json:"retention"`
+}
+
+// RunSteps are what a run's rows take from its replay, call by call:
+// the estimate of what each call sent and its retention (empty: the run
+// was priced from the bill, not replayed).
+type RunSteps struct {
+	Tokens    []int
+	Retention []float64
+}
+
+// RowsOf returns t's rows: one per policy, pols[k] priced at costs[k]
+// and replayed as steps[k] says, and one per policy and call. misses are
+// the recorded calls that missed the cache, totals their sums (nil: no
+// bill).
+func RowsOf(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCost, steps []RunSteps, misses []cost.CacheMiss, totals *cost.CacheMisses) ([]RunRow, []CallRow) {
+	times := t.CallTimes()
+	day := ""
+	for _, at := range times {
+		if !at.IsZero() {
+			day = at.UTC().Format(time.DateOnly)
+			break
+		}
+	}
+	missed := map[int]bool{}
+	for _, m := range misses {
+		missed[m.Call] = true
+	}
+	var nMisses, missCost int64
+	if totals != nil {
+		nMisses, missCost = int64(totals.Calls), int64(totals.Cost)
+	}
+	session := cmp.Or(t.Parent, t.ID)
+	var runs []RunRow
+	var calls []CallRow
+	for k, rc := range costs {
+		var st RunSteps
+		if k < len(steps) && len(steps[k].Tokens) == len(rc.PerStep) && len(steps[k].Retention) == len(rc.PerStep) {
+			st = steps[k]
+		}
+		replayed := len(st.Tokens) > 0
+		run := RunRow{Session: session, Transcript: t.ID, File: t.File, Agent: string(t.Format), Model: rc.Model, Day: day,
+			Policy: pols[k].Label, PolicyName: pols[k].Policy.Name(), Params: paramString(pols[k].Policy.Params()), Calls: int64(len(rc.PerStep)),
+			CacheReadTokens: rc.Usage.CacheRead, CacheWriteTokens: rc.Usage.CacheWrite, UncachedInputTokens: rc.Usage.Input, OutputTokens: rc.Usage.Output,
+			InputPUSD: int64(rc.Calls.Input), CacheReadPUSD: int64(rc.Calls.CacheRead), CacheWritePUSD: int64(rc.Calls.CacheWrite), OutputPUSD: int64(rc.Calls.Output),
+			SummariesPUSD: int64(rc.Summaries.Total()), TotalPUSD: int64(rc.Total), TotalUSD: rc.Total.USD(),
+			CacheBreaks: int64(rc.BreakTotals.Breaks), CacheBreakPUSD: int64(rc.BreakTotals.Cost), CacheMisses: nMisses, CacheMissPUSD: missCost}
+		breaks := map[int]bool{}
+		for _, b := range rc.Breaks {
+			breaks[b.Step] = true
+		}
+		var sent int64
+		var kept float64
+		for i, c := range rc.PerStep {
+			u := rc.PerStepUsage[i]
+			row := CallRow{Session: session, Transcript: t.ID, Policy: pols[k].Label, Call: int64(i),
+				CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite, UncachedInputTokens: u.Input, OutputTokens: u.Output,
+				CostPUSD: int64(c), CacheBreak: breaks[i], CacheMiss: missed[i]}
+			if i < len(times) && !times[i].IsZero() {
+				row.Time = times[i].UTC().Format(time.RFC3339)
+			}
+			if replayed {
+				n, ret := int64(st.Tokens[i]), st.Retention[i]
+				row.TokensSent, row.Retention = &n, &ret
+				sent += n
+				kept += ret
+			}
+			calls = append(calls, row)
+		}
+		if replayed {
+			mean := kept / float64(len(st.Tokens))
+			run.TokensSent, run.Retention = &sent, &mean
+		}
+		runs = append(runs, run)
+	}
+	return runs, calls
+}
+
+// paramString is a policy's parameters as key=value, sorted by key.
+func paramString(v window.Values) string {
+	var b strings.Builder
+	for i, k := range slices.Sorted(maps.Keys(v)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k + "=" + v[k])
+	}
+	return b.String()
 }
 
 // RowsMarker marks a folder of rows, which a later run may replace.

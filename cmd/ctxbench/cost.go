@@ -298,7 +298,7 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 	}
 	var cmpr *cost.Comparison
 	var unpricedRun, unpricedBill error
-	var steps [][]stepFact
+	var steps []reports.RunSteps
 	if r.fromBill(t) {
 		var err error
 		if cmpr, err = cost.Recorded(t, r.pols[0].Label, r.copt); pricing.NotPriced(err) {

@@ -14,7 +14,7 @@
 //	ctxbench replay    [--policy SPEC]... [--config FILE] [-e E]... [--trace FILE] [--prices FILE] [--pricing-model M] [--json] [PATH...]
 //	ctxbench sweep     --policy SPEC --grid KEY=LO:HI:STEP|KEY=V1,V2 [--grid ...] [--prices FILE] [--pricing-model M] [--no-cost] [--csv FILE] [--json] [PATH...]
 //	ctxbench cost      [--pricing-model M] [--prices FILE] [--cache-sim S] [--sessions-per-day N] [--since DAY] [--until DAY] [--policy SPEC]... [--parquet DIR] [--jsonl DIR] [PATH...]
-//	ctxbench report    [--out DIR] [--policy SPEC]... [--prices FILE] [--pricing-model M] [PATH...]
+//	ctxbench report    [--out DIR] [--policy SPEC]... [--prices FILE] [--pricing-model M] [--parquet DIR] [--jsonl DIR] [PATH...]
 //	ctxbench check     [--config FILE] [--baseline FILE] [--update [--accept]] [--strict] [--format text|github] [--junit FILE] [--summary FILE] [--shard K/N --partial FILE | --merge FILE...]
 //
 // A PATH is a file, a directory (walked; every file whose content is a

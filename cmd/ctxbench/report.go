@@ -3,11 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -31,6 +34,8 @@ type reportCmd struct {
 	Out          string   `default:"ctxbench-report" placeholder:"DIR" help:"Output folder; an existing one is replaced only if ctxbench made it."`
 	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
+	Parquet      string   `placeholder:"DIR" help:"Also write the policies' rows as Parquet into DIR (runs.parquet, calls.parquet), as ctxbench cost does; docs/rows.md has the schema."`
+	JSONL        string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR."`
 	Policies     []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: none, recorded, claude-code, aidf, aidf:max_messages=30,summarize_on_trim=true, two-tier, prune)."`
 	Sessions     int      `default:"50" placeholder:"N" help:"Draw and list one by one at most N sessions, those --sessions-by ranks first (0: every one); every session is in the totals, summary.csv, steps.csv and results.json."`
 	SessionsBy   string   `name:"sessions-by" enum:"cost,saving" default:"cost" help:"Rank sessions by cost (the most a policy costs of each) or saving (what the cheapest policy saves over none)."`
@@ -69,12 +74,43 @@ func (c *reportCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	for _, d := range []string{c.Parquet, c.JSONL} {
+		if d != "" && filepath.Clean(d) == filepath.Clean(c.Out) {
+			return fmt.Errorf("--out and the rows' folder are both %s: give the rows a folder of their own", d)
+		}
+	}
+	rows, err := newCostRows(c.Parquet, c.JSONL, "cl100k_base")
+	if err != nil {
+		return err
+	}
+	if rows != nil {
+		done := false
+		defer func() {
+			if !done {
+				rows.abort()
+			}
+		}()
+		if err := c.report(e, pols, detail, sum, prun, prices, rows); err != nil {
+			return err
+		}
+		done = true
+		return rows.close()
+	}
+	return c.report(e, pols, detail, sum, prun, prices, nil)
+}
+
+// report replays and prices the transcripts, writes the report folder
+// (and rows' rows) and prints the summary.
+func (c *reportCmd) report(e *env, pols []window.Labeled, detail reports.Detail, sum summarize.Summarizer, prun *providerRun, prices pricing.Prices, rows *costRows) error {
 	b := &reports.Builder{Policies: pols, Notes: reportNotes, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel}, SpoolTranscripts: true,
 		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}, Summarizer: sum, Prices: prices}}
 	for _, n := range append(append([]string(nil), heuristicNames...), exactNames...) {
 		b.Estimators = append(b.Estimators, estimate.MustNew(n, estimate.OverheadNone))
 	}
-	_, err = readPrepared(e, c.Paths, c.inputFlags, true, b.Prepare, func(t *transcript.Transcript, p reports.Prepared) error { return b.Add(e.ctx, t, p) })
+	if rows != nil {
+		b.Rows = rows.writers
+	}
+	_, err := readPrepared(e, c.Paths, c.inputFlags, true, b.Prepare, func(t *transcript.Transcript, p reports.Prepared) error { return b.Add(e.ctx, t, p) })
 	if err != nil {
 		return err
 	}

@@ -196,3 +196,26 @@ func TestDuckDBQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestReportRows: report --parquet writes the rows cost --parquet writes
+// for the same transcripts and policies.
+func TestReportRows(t *testing.T) {
+	dir := t.TempDir()
+	pols := []string{"--policy", "none", "--policy", "aidf:max_messages=30"}
+	if _, stderr, code := ctxbench("", append(append([]string{"cost", "--parquet", filepath.Join(dir, "cost")}, pols...), rowsFiles...)...); code != 0 {
+		t.Fatalf("cost: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := ctxbench("", append(append([]string{"report", "--out", filepath.Join(dir, "report"), "--parquet", filepath.Join(dir, "rows")}, pols...), rowsFiles...)...); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"runs.parquet", "calls.parquet"} {
+		a, errA := os.ReadFile(filepath.Join(dir, "cost", f))
+		b, errB := os.ReadFile(filepath.Join(dir, "rows", f))
+		if errA != nil || errB != nil || len(a) == 0 || string(a) != string(b) {
+			t.Errorf("%s: report's rows are not cost's (%v, %v)", f, errA, errB)
+		}
+	}
+	if _, stderr, code := ctxbench("", "report", "--out", filepath.Join(dir, "same"), "--parquet", filepath.Join(dir, "same"), rowsFiles[1]); code != 2 || !strings.Contains(stderr, "a folder of their own") {
+		t.Errorf("--out and --parquet alike: exit %d, %s", code, stderr)
+	}
+}
