@@ -27,7 +27,16 @@ func Recorded(t *transcript.Transcript, label string, opt Options) (*Comparison,
 		return nil, err
 	}
 	rc := &RunCost{CacheSim: CacheBill, Usage: t.Usage(), Calls: billed, Total: billed.Total(), ByModel: byModel,
-		PerStep: perCall, Breaks: []CacheBreak{}}
+		PerStep: perCall, PerStepUsage: make([]transcript.Usage, 0, len(perCall)), Breaks: []CacheBreak{}}
+	for i := range t.Messages { // each call's usage is its bill's
+		if m := &t.Messages[i]; m.Role == transcript.RoleAssistant {
+			var u transcript.Usage
+			if m.Usage != nil {
+				u = *m.Usage
+			}
+			rc.PerStepUsage = append(rc.PerStepUsage, u)
+		}
+	}
 	for _, mu := range t.UnattributedByModel {
 		rc.Usage.Add(mu.Usage)
 	}

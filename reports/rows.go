@@ -127,7 +127,10 @@ func RowsOf(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCo
 		var sent int64
 		var kept float64
 		for i, c := range rc.PerStep {
-			u := rc.PerStepUsage[i]
+			var u transcript.Usage
+			if i < len(rc.PerStepUsage) {
+				u = rc.PerStepUsage[i]
+			}
 			row := CallRow{Session: session, Transcript: t.ID, Policy: pols[k].Label, Call: int64(i),
 				CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite, UncachedInputTokens: u.Input, OutputTokens: u.Output,
 				CostPUSD: int64(c), CacheBreak: breaks[i], CacheMiss: missed[i]}

@@ -197,6 +197,45 @@ func TestDuckDBQuery(t *testing.T) {
 	}
 }
 
+// TestRecordedRows: the recorded policy alone is priced from the bill,
+// nothing replayed: its rows have each call's billed usage and cost, and
+// no tokens sent or retention.
+func TestRecordedRows(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rows")
+	if _, stderr, code := ctxbench("", append([]string{"cost", "--policy", "recorded", "--parquet", dir}, rowsFiles...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	runs, err := parquet.ReadFile[reports.RunRow](filepath.Join(dir, "runs.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, err := parquet.ReadFile[reports.CallRow](filepath.Join(dir, "calls.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 {
+		t.Fatalf("%d runs rows, want the 3 priced transcripts'", len(runs))
+	}
+	for _, r := range runs {
+		var cost, read int64
+		n := 0
+		for _, c := range calls {
+			if c.Transcript == r.Transcript {
+				cost += c.CostPUSD
+				read += c.CacheReadTokens
+				n++
+				if c.TokensSent != nil || c.Retention != nil {
+					t.Errorf("%s call %d: tokens sent or retention of a run not replayed", r.Transcript, c.Call)
+				}
+			}
+		}
+		if r.TokensSent != nil || r.Retention != nil || int64(n) != r.Calls || read != r.CacheReadTokens ||
+			cost != r.InputPUSD+r.CacheReadPUSD+r.CacheWritePUSD+r.OutputPUSD {
+			t.Errorf("%s: run %+v; its %d calls cost %d and read %d", r.Transcript, r, n, cost, read)
+		}
+	}
+}
+
 // TestReportRows: report --parquet writes the rows cost --parquet writes
 // for the same transcripts and policies.
 func TestReportRows(t *testing.T) {
