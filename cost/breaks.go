@@ -113,8 +113,65 @@ type breakTracker struct {
 	events []CacheBreak
 	// prevSent is the tokens the previous call sent (any model).
 	prevSent int
-	// old is the ids of the previous request after a break, reused.
-	old map[string]bool
+	// old marks the ids of the previous request after a break, reused.
+	old idMarks
+}
+
+// idMarks is a set of item ids, emptied in constant time: a transcript
+// message's id ("m" and its index) by a stamp at its index, any other
+// (a summary's) in a map. Pricing a sliding window marks the whole
+// previous request at every call.
+type idMarks struct {
+	gen    uint32
+	stamps []uint32 // stamps[index] == gen: "m<index>" is in the set
+	other  map[string]bool
+}
+
+// reset empties the set.
+func (m *idMarks) reset() {
+	if m.gen++; m.gen == 0 { // wrapped: old stamps could match again
+		clear(m.stamps)
+		m.gen = 1
+	}
+	clear(m.other)
+}
+
+func (m *idMarks) add(id string) {
+	if i, ok := messageIndex(id); ok {
+		if i >= len(m.stamps) {
+			m.stamps = append(m.stamps, make([]uint32, i+1-len(m.stamps))...)
+		}
+		m.stamps[i] = m.gen
+		return
+	}
+	if m.other == nil {
+		m.other = map[string]bool{}
+	}
+	m.other[id] = true
+}
+
+func (m *idMarks) has(id string) bool {
+	if i, ok := messageIndex(id); ok {
+		return i < len(m.stamps) && m.stamps[i] == m.gen
+	}
+	return m.other[id]
+}
+
+// messageIndex reads the index of a transcript message's id, "m<index>"
+// (an index past 2²⁴ is left to the map: a stamp per message up to it).
+func messageIndex(id string) (int, bool) {
+	if len(id) < 2 || len(id) > 9 || id[0] != 'm' || id[1] == '0' && len(id) > 2 {
+		return 0, false
+	}
+	n := 0
+	for i := 1; i < len(id); i++ {
+		c := id[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n < 1<<24
 }
 
 // lastRequest is the request a model group sent last, and when.
@@ -161,17 +218,14 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	// What the call sent after the break that the last request held: a
 	// request holds each item once, and the two agree before n, so only
 	// the last request's items from n on can be among those after it.
-	if b.old == nil {
-		b.old = map[string]bool{}
-	}
-	old := b.old
-	clear(old)
+	old := &b.old
+	old.reset()
 	for j := max(n, 1); j < last.req.positions(); j++ {
-		old[baseID(last.req.key(j))] = true
+		old.add(baseID(last.req.key(j)))
 	}
 	var rebilled int
 	for j := max(n, 1); j < req.positions(); j++ {
-		if old[baseID(req.key(j))] {
+		if old.has(baseID(req.key(j))) {
 			rebilled += req.tokens(j+1) - req.tokens(j)
 		}
 	}

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -162,5 +163,35 @@ func TestAnchoredBreakCost(t *testing.T) {
 		if want := pricing.Money(b.Rebilled) * (rates.CacheWrite1h - rates.CacheRead); b.Cost != want || b.Cost < 0 {
 			t.Errorf("break at call %d: %d tokens written again cost %v over reading them; want %v", b.Step, b.Rebilled, b.Cost, want)
 		}
+	}
+}
+
+// TestIDMarks: the set of ids a break is weighed with holds what was
+// added since it was last emptied, whatever the kind of id, and
+// emptying it survives its stamps wrapping around.
+func TestIDMarks(t *testing.T) {
+	var m idMarks
+	m.reset()
+	for _, id := range []string{"m0", "m7", "s1", "m012", "m", "m99999999"} {
+		m.add(id)
+	}
+	for id, want := range map[string]bool{"m0": true, "m7": true, "s1": true, "m012": true, "m": true, "m99999999": true, "m12": false, "m1": false, "s2": false} {
+		if m.has(id) != want {
+			t.Errorf("has(%q) = %v, want %v", id, !want, want)
+		}
+	}
+	m.reset()
+	if m.has("m7") || m.has("s1") || m.has("m99999999") {
+		t.Error("emptied, the set still holds ids")
+	}
+	m.add("m3")
+	m.gen = math.MaxUint32
+	m.add("m5")
+	m.reset()
+	if m.has("m3") || m.has("m5") {
+		t.Error("after the stamps wrapped, the set still holds ids")
+	}
+	if _, ok := messageIndex("m" + strings.Repeat("9", 8)); ok {
+		t.Error("an index past 2^24 is a message index")
 	}
 }
