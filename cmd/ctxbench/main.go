@@ -11,7 +11,7 @@
 //	ctxbench estimate  [--json] [--plot DIR] [PATH...]
 //	ctxbench summarize [--provider P] [--model M] [--base-url URL] [--template T] PATH...
 //	ctxbench policies  [--json]
-//	ctxbench replay    [--policy SPEC]... [--config FILE] [-e E]... [--trace FILE] [--prices FILE] [--pricing-model M] [--json] [PATH...]
+//	ctxbench replay    [--policy SPEC]... [--config FILE] [-e E]... [--trace FILE] [--prices FILE] [--pricing-model M] [--json] [--parquet DIR] [--jsonl DIR] [PATH...]
 //	ctxbench sweep     --policy SPEC --grid KEY=LO:HI:STEP|KEY=V1,V2 [--grid ...] [--prices FILE] [--pricing-model M] [--no-cost] [--csv FILE] [--json] [PATH...]
 //	ctxbench cost      [--pricing-model M] [--prices FILE] [--cache-sim S] [--sessions-per-day N] [--since DAY] [--until DAY] [--policy SPEC]... [--parquet DIR] [--jsonl DIR] [PATH...]
 //	ctxbench report    [--out DIR] [--policy SPEC]... [--prices FILE] [--pricing-model M] [--parquet DIR] [--jsonl DIR] [PATH...]

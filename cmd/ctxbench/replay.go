@@ -35,6 +35,8 @@ type replayCmd struct {
 	Prices     string   `placeholder:"FILE" help:"Prices and context windows, for the trace's cost_usd and the windows policies default to: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	Pricing    string   `name:"pricing-model" placeholder:"M" help:"Price every call of the trace as this model, a what-if (default: each call at the model that made it)."`
 	JSON       bool     `help:"Print one JSON document with every run and step."`
+	Parquet    string   `placeholder:"DIR" help:"Also write the runs' rows as Parquet into DIR (runs.parquet, calls.parquet), priced as ctxbench cost prices them; docs/rows.md has the schema."`
+	JSONL      string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR."`
 	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the config's transcripts, else Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
 
@@ -158,6 +160,15 @@ func (c *replayCmd) Run(e *env) error {
 		}
 		defer spools.steps.close()
 	}
+	if spools.rows, err = newCostRows(c.Parquet, c.JSONL, s.estimators[0].Name()); err != nil {
+		return err
+	}
+	rowsDone := false
+	defer func() {
+		if spools.rows != nil && !rowsDone {
+			spools.rows.abort()
+		}
+	}()
 	// Each transcript's caches are made, and its counts made, by the
 	// goroutine that read it, while the ones before it are replayed.
 	prepare := func(t *transcript.Transcript) replay.Options {
@@ -199,15 +210,26 @@ func (c *replayCmd) Run(e *env) error {
 	if err := prun.finish(e); err != nil {
 		return err
 	}
+	if spools.rows != nil {
+		rowsDone = true
+		if err := spools.rows.close(); err != nil {
+			return err
+		}
+	}
 	if violations.n > 0 {
 		return errVerdict
 	}
 	return nil
 }
 
-// replaySpools are where the runs write as they go: the trace, and the
-// steps of --json (nil: not asked for).
-type replaySpools struct{ trace, steps *runSpool }
+// replaySpools are where the runs write as they go: the trace, the
+// steps of --json and the rows (nil: not asked for); rowSteps gathers a
+// transcript's steps for its rows.
+type replaySpools struct {
+	trace, steps *runSpool
+	rows         *costRows
+	rowSteps     func(int, *replay.Step, *replay.PricedCall) error
+}
 
 // start opens the spools' files for t's runs under ps.
 func (sp *replaySpools) start(t *transcript.Transcript, ps []window.Policy) error {
@@ -225,6 +247,11 @@ func (sp *replaySpools) start(t *transcript.Transcript, ps []window.Policy) erro
 func (sp *replaySpools) observe(k int, s *replay.Step, priced *replay.PricedCall) error {
 	if sp.trace != nil {
 		if err := sp.trace.observe(k, s, priced); err != nil {
+			return err
+		}
+	}
+	if sp.rowSteps != nil {
+		if err := sp.rowSteps(k, s, priced); err != nil {
 			return err
 		}
 	}
@@ -273,13 +300,25 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, cac
 	if err := spools.start(t, ps); err != nil {
 		return tr, err
 	}
-	if spools.trace != nil {
+	if spools.trace != nil || spools.rows != nil {
+		var steps []reports.RunSteps
+		if spools.rows != nil {
+			spools.rowSteps, steps = spools.rows.observer(len(ps))
+		}
 		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices, Model: c.Pricing, Observe: spools.observe})
 		if err != nil {
 			return tr, err
 		}
 		if sess.NotPriced != nil {
-			e.warn(notPriced(fmt.Errorf("%s: the trace has no cost_usd: %w", t.File, sess.NotPriced), "--pricing-model", "--prices"))
+			what := "the trace has no cost_usd"
+			if spools.trace == nil {
+				what = "no rows"
+			}
+			e.warn(notPriced(fmt.Errorf("%s: %s: %w", t.File, what, sess.NotPriced), "--pricing-model", "--prices"))
+		} else if spools.rows != nil {
+			if err := spools.rows.addCosts(t, s.policies, sess.Costs, steps, sess.Misses, sess.MissTotals); err != nil {
+				return tr, err
+			}
 		}
 		runs, costs = sess.Runs, sess.Costs
 	} else {

@@ -62,7 +62,13 @@ func (r *costRows) add(t *transcript.Transcript, pols []window.Labeled, c *cost.
 	for k, p := range c.Policies {
 		costs[k] = p.RunCost
 	}
-	runs, calls := reports.RowsOf(t, pols, costs, steps, c.Misses, c.CacheMisses)
+	return r.addCosts(t, pols, costs, steps, c.Misses, c.CacheMisses)
+}
+
+// addCosts writes t's rows: pols priced at costs, replayed as steps say
+// (nil: not replayed), misses and totals the session's cache misses.
+func (r *costRows) addCosts(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCost, steps []reports.RunSteps, misses []cost.CacheMiss, totals *cost.CacheMisses) error {
+	runs, calls := reports.RowsOf(t, pols, costs, steps, misses, totals)
 	for _, w := range r.writers {
 		if err := w.Add(runs, calls); err != nil {
 			return err

@@ -236,8 +236,8 @@ func TestRecordedRows(t *testing.T) {
 	}
 }
 
-// TestReportRows: report --parquet writes the rows cost --parquet writes
-// for the same transcripts and policies.
+// TestReportRows: report --parquet and replay --parquet write the rows
+// cost --parquet writes for the same transcripts and policies.
 func TestReportRows(t *testing.T) {
 	dir := t.TempDir()
 	pols := []string{"--policy", "none", "--policy", "aidf:max_messages=30"}
@@ -247,11 +247,18 @@ func TestReportRows(t *testing.T) {
 	if _, stderr, code := ctxbench("", append(append([]string{"report", "--out", filepath.Join(dir, "report"), "--parquet", filepath.Join(dir, "rows")}, pols...), rowsFiles...)...); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, stderr)
 	}
+	// replay exits 1 where a policy breaks an invariant (aidf's window
+	// cuts tool pairs): its rows are written all the same.
+	if _, stderr, code := ctxbench("", append(append([]string{"replay", "--parquet", filepath.Join(dir, "replay")}, pols...), rowsFiles...)...); code != 0 && code != 1 {
+		t.Fatalf("replay: exit %d: %s", code, stderr)
+	}
 	for _, f := range []string{"runs.parquet", "calls.parquet"} {
 		a, errA := os.ReadFile(filepath.Join(dir, "cost", f))
-		b, errB := os.ReadFile(filepath.Join(dir, "rows", f))
-		if errA != nil || errB != nil || len(a) == 0 || string(a) != string(b) {
-			t.Errorf("%s: report's rows are not cost's (%v, %v)", f, errA, errB)
+		for _, other := range []string{"rows", "replay"} {
+			b, errB := os.ReadFile(filepath.Join(dir, other, f))
+			if errA != nil || errB != nil || len(a) == 0 || string(a) != string(b) {
+				t.Errorf("%s: %s's rows are not cost's (%v, %v)", f, other, errA, errB)
+			}
 		}
 	}
 	if _, stderr, code := ctxbench("", "report", "--out", filepath.Join(dir, "same"), "--parquet", filepath.Join(dir, "same"), rowsFiles[1]); code != 2 || !strings.Contains(stderr, "a folder of their own") {
