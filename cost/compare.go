@@ -52,21 +52,12 @@ type Bill struct {
 // MarshalJSON writes the components as [pricing.Cost] does, beside the
 // bill's other fields (the embedded Cost's own method would drop them).
 func (b Bill) MarshalJSON() ([]byte, error) {
-	c := b.Cost
 	return json.Marshal(struct {
-		Input         pricing.Money `json:"input_pusd"`
-		CacheRead     pricing.Money `json:"cache_read_pusd"`
-		CacheWrite    pricing.Money `json:"cache_write_pusd"`
-		Output        pricing.Money `json:"output_pusd"`
-		InputUSD      float64       `json:"input_usd"`
-		CacheReadUSD  float64       `json:"cache_read_usd"`
-		CacheWriteUSD float64       `json:"cache_write_usd"`
-		OutputUSD     float64       `json:"output_usd"`
-		TotalUSD      float64       `json:"total_usd"`
-		ReportedUSD   float64       `json:"reported_usd,omitempty"`
-		ByModel       []ModelCost   `json:"by_model"`
-	}{c.Input, c.CacheRead, c.CacheWrite, c.Output, c.Input.USD(), c.CacheRead.USD(), c.CacheWrite.USD(), c.Output.USD(),
-		b.TotalUSD, b.ReportedUSD, b.ByModel})
+		pricing.CostJSON
+		TotalUSD    float64     `json:"total_usd"`
+		ReportedUSD float64     `json:"reported_usd,omitempty"`
+		ByModel     []ModelCost `json:"by_model"`
+	}{b.Cost.JSON(), b.TotalUSD, b.ReportedUSD, b.ByModel})
 }
 
 // Compare prices the policies on t ([Replay]) beside none, the baseline

@@ -89,11 +89,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	ropt = replay.Warm(t, ropt)
 	// The fit: the recorded policy's run, counted with the pricing's
 	// estimator alone.
-	fit := NewAnchoredFit(t, opt)
-	fopt := ropt
-	fopt.Estimators, fopt.SummaryOnly, fopt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
-	fopt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
-	recRun, err := replay.Replay(ctx, t, recorded, fopt)
+	fit, recRun, err := fitRecorded(ctx, t, recorded, ropt, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -248,6 +244,17 @@ func (s *Session) Cost(name string) *RunCost {
 	return nil
 }
 
+// fitRecorded replays t under recorded, counted with opt's estimator
+// alone and keeping no step, into the fit pricing takes from it
+// ([NewAnchoredFit]); it returns the fit and the run.
+func fitRecorded(ctx context.Context, t *transcript.Transcript, recorded window.Policy, ropt replay.Options, opt Options) (*Fit, *replay.Run, error) {
+	fit := NewAnchoredFit(t, opt)
+	ropt.Estimators, ropt.SummaryOnly, ropt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
+	ropt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
+	run, err := replay.Replay(ctx, t, recorded, ropt)
+	return fit, run, err
+}
+
 // SweepPricer fits t's recorded run, as [Replay] does, and returns what
 // prices each run of a sweep of t as Replay prices it
 // ([replay.Sweeper.Price]): ropt are the sweep's options, with t's
@@ -265,11 +272,8 @@ func SweepPricer(ctx context.Context, t *transcript.Transcript, ropt replay.Opti
 	if err != nil {
 		return nil, err
 	}
-	fit := NewAnchoredFit(t, opt)
-	fopt := ropt
-	fopt.Estimators, fopt.SummaryOnly, fopt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
-	fopt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
-	if _, err := replay.Replay(ctx, t, recorded, fopt); err != nil {
+	fit, _, err := fitRecorded(ctx, t, recorded, ropt, opt)
+	if err != nil {
 		return nil, err
 	}
 	probe, err := NewRunPricer(t, fit, opt)

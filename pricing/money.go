@@ -55,19 +55,26 @@ type Cost struct {
 	Output     Money `json:"output_pusd"`
 }
 
-// MarshalJSON writes each component in pico-dollars, exact, and in
-// dollars beside it (input_pusd, input_usd, …); decoding reads the
-// pico-dollars.
-func (c Cost) MarshalJSON() ([]byte, error) {
-	type plain Cost
-	return json.Marshal(struct {
-		plain
-		InputUSD      float64 `json:"input_usd"`
-		CacheReadUSD  float64 `json:"cache_read_usd"`
-		CacheWriteUSD float64 `json:"cache_write_usd"`
-		OutputUSD     float64 `json:"output_usd"`
-	}{plain(c), c.Input.USD(), c.CacheRead.USD(), c.CacheWrite.USD(), c.Output.USD()})
+// CostJSON is a Cost as JSON writes it: each component in pico-dollars,
+// exact, and in dollars beside it (input_pusd, input_usd, …).
+type CostJSON struct {
+	Input         Money   `json:"input_pusd"`
+	CacheRead     Money   `json:"cache_read_pusd"`
+	CacheWrite    Money   `json:"cache_write_pusd"`
+	Output        Money   `json:"output_pusd"`
+	InputUSD      float64 `json:"input_usd"`
+	CacheReadUSD  float64 `json:"cache_read_usd"`
+	CacheWriteUSD float64 `json:"cache_write_usd"`
+	OutputUSD     float64 `json:"output_usd"`
 }
+
+// JSON returns c as JSON writes it.
+func (c Cost) JSON() CostJSON {
+	return CostJSON{c.Input, c.CacheRead, c.CacheWrite, c.Output, c.Input.USD(), c.CacheRead.USD(), c.CacheWrite.USD(), c.Output.USD()}
+}
+
+// MarshalJSON writes [Cost.JSON]; decoding reads the pico-dollars.
+func (c Cost) MarshalJSON() ([]byte, error) { return json.Marshal(c.JSON()) }
 
 // Total returns the sum of the components.
 func (c Cost) Total() Money { return c.Input + c.CacheRead + c.CacheWrite + c.Output }

@@ -1364,9 +1364,7 @@ func TestSweepCostIsCost(t *testing.T) {
 			t.Fatalf("cost: exit %d: %s", code, stderr)
 		}
 		var doc struct {
-			Totals []struct {
-				TotalUSD float64 `json:"total_usd"`
-			} `json:"policy_totals"`
+			Totals []policyTotal `json:"policy_totals"`
 		}
 		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Totals) != 1 {
 			t.Fatalf("cost --json: %v", err)
