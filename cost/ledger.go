@@ -106,30 +106,70 @@ func (l *Ledger) keeps(at time.Time) bool {
 // Add counts t's calls. When a call's model has no price, it returns the
 // error [pricing.NotPriced] recognizes and counts nothing of t.
 func (l *Ledger) Add(t *transcript.Transcript) error {
-	if l.bySession == nil {
-		l.bySession, l.seen = map[string]*SessionBill{}, map[[2]string]bool{}
+	e, err := l.Entry(t)
+	if err != nil {
+		return err
 	}
+	l.AddEntry(e)
+	return nil
+}
+
+// A LedgerEntry is what a transcript adds to a [Ledger]: its calls in the
+// ledger's days, priced. [Ledger.Entry] makes it and [Ledger.AddEntry]
+// counts it, so that a transcript's part can be made on one machine and
+// counted on another (a sharded run's merge): entries added in the
+// order of their transcripts total as the transcripts would.
+type LedgerEntry struct {
+	// Session is the session the transcript's calls count in: its
+	// parent's id for a subagent's.
+	Session     string       `json:"session"`
+	File        string       `json:"file"`
+	ID          string       `json:"id"`
+	Subagent    string       `json:"subagent,omitempty"`
+	Own         bool         `json:"own,omitempty"` // the session's own transcript, not a subagent's
+	ReportedUSD float64      `json:"reported_usd,omitempty"`
+	Items       []LedgerItem `json:"items"`
+}
+
+// A LedgerItem is a call's usage and cost, or usage the transcript
+// recorded for no call (Call false).
+type LedgerItem struct {
+	Call bool `json:"call,omitempty"`
+	// CallID and RequestID tell a call copied from an earlier file (both
+	// set): it is counted where it was first seen.
+	CallID    string           `json:"call_id,omitempty"`
+	RequestID string           `json:"request_id,omitempty"`
+	Model     string           `json:"model"`
+	Usage     transcript.Usage `json:"usage"`
+	Cost      pricing.Cost     `json:"cost"`
+	At        time.Time        `json:"at,omitzero"`
+}
+
+// Entry prices t's calls in the ledger's days. When a call's model has
+// no price, it returns the error [pricing.NotPriced] recognizes.
+func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 	if l.resolver == nil && l.Prices != nil {
 		l.resolver = pricing.NewResolver(l.Prices)
 	}
-	type item struct {
-		m     *transcript.Message
-		model string
-		cost  pricing.Cost
-		u     transcript.Usage
-		at    time.Time
-	}
-	var items []item
+	e := &LedgerEntry{Session: cmp.Or(t.Parent, t.ID), File: t.File, ID: t.ID, Subagent: t.Subagent, Own: t.Parent == "", ReportedUSD: t.ReportedCostUSD}
 	fallback := fallbackModel(t, l.Model)
-	price := func(name string, u transcript.Usage, at time.Time) (string, pricing.Cost, error) {
-		if l.Prices == nil {
-			return name, pricing.Cost{}, nil
+	add := func(m *transcript.Message, name string, u transcript.Usage, at time.Time) error {
+		it := LedgerItem{Model: name, Usage: u, At: at}
+		if l.Prices != nil {
+			p, table, err := l.resolver.Lookup(name)
+			if err != nil {
+				return err
+			}
+			it.Model, it.Cost = table, p.At(at).CallCost(u)
 		}
-		p, table, err := l.resolver.Lookup(name)
-		if err != nil {
-			return "", pricing.Cost{}, err
+		if m != nil {
+			it.Call = true
+			if m.CallID != "" && m.RequestID != "" {
+				it.CallID, it.RequestID = m.CallID, m.RequestID
+			}
 		}
-		return table, p.At(at).CallCost(u), nil
+		e.Items = append(e.Items, it)
+		return nil
 	}
 	var last time.Time
 	for i := range t.Messages {
@@ -141,44 +181,45 @@ func (l *Ledger) Add(t *transcript.Transcript) error {
 		if name == "" || name == "<synthetic>" {
 			name = fallback
 		}
-		table, c, err := price(name, *m.Usage, m.Time)
-		if err != nil {
-			return err
+		if err := add(m, name, *m.Usage, m.Time); err != nil {
+			return nil, err
 		}
-		items = append(items, item{m, table, c, *m.Usage, m.Time})
 		if m.Time.After(last) {
 			last = m.Time
 		}
 	}
 	if u := t.Unattributed; u != nil && l.keeps(last) {
-		table, c, err := price(fallback, *u, last)
-		if err != nil {
-			return err
+		if err := add(nil, fallback, *u, last); err != nil {
+			return nil, err
 		}
-		items = append(items, item{nil, table, c, *u, last})
 	}
 	for _, mu := range t.UnattributedByModel {
 		if !l.keeps(last) {
 			break
 		}
-		table, c, err := price(mu.Model, mu.Usage, last)
-		if err != nil {
-			return err
+		if err := add(nil, mu.Model, mu.Usage, last); err != nil {
+			return nil, err
 		}
-		items = append(items, item{nil, table, c, mu.Usage, last})
 	}
-	key := cmp.Or(t.Parent, t.ID)
-	s := l.bySession[key]
+	return e, nil
+}
+
+// AddEntry counts a transcript's entry ([Ledger.Entry]).
+func (l *Ledger) AddEntry(e *LedgerEntry) {
+	if l.bySession == nil {
+		l.bySession, l.seen = map[string]*SessionBill{}, map[[2]string]bool{}
+	}
+	s := l.bySession[e.Session]
 	if s == nil {
-		s = &SessionBill{ID: key}
-		l.bySession[key] = s
+		s = &SessionBill{ID: e.Session}
+		l.bySession[e.Session] = s
 		l.Sessions = append(l.Sessions, s)
 	}
-	s.ReportedUSD += t.ReportedCostUSD
-	tb := TranscriptBill{File: t.File, ID: t.ID, Subagent: t.Subagent}
-	for _, it := range items {
-		if m := it.m; m != nil && m.CallID != "" && m.RequestID != "" {
-			k := [2]string{m.CallID, m.RequestID}
+	s.ReportedUSD += e.ReportedUSD
+	tb := TranscriptBill{File: e.File, ID: e.ID, Subagent: e.Subagent}
+	for _, it := range e.Items {
+		if it.CallID != "" && it.RequestID != "" {
+			k := [2]string{it.CallID, it.RequestID}
 			if l.seen[k] {
 				tb.Duplicates++
 				l.Duplicates++
@@ -187,35 +228,34 @@ func (l *Ledger) Add(t *transcript.Transcript) error {
 			l.seen[k] = true
 		}
 		calls := 0
-		if it.m != nil {
+		if it.Call {
 			calls = 1
 		}
 		tb.Calls += calls
-		tb.Usage.Add(it.u)
-		tb.Cost.Add(it.cost)
+		tb.Usage.Add(it.Usage)
+		tb.Cost.Add(it.Cost)
 		s.Calls += calls
-		s.Usage.Add(it.u)
-		s.Cost.Add(it.cost)
-		s.ByModel = addModel(s.ByModel, it.model, calls, it.u, it.cost)
-		l.ByModel = addModel(l.ByModel, it.model, calls, it.u, it.cost)
-		if !it.at.IsZero() {
-			if s.First.IsZero() || it.at.Before(s.First) {
-				s.First = it.at
+		s.Usage.Add(it.Usage)
+		s.Cost.Add(it.Cost)
+		s.ByModel = addModel(s.ByModel, it.Model, calls, it.Usage, it.Cost)
+		l.ByModel = addModel(l.ByModel, it.Model, calls, it.Usage, it.Cost)
+		if !it.At.IsZero() {
+			if s.First.IsZero() || it.At.Before(s.First) {
+				s.First = it.At
 			}
-			if it.at.After(s.Last) {
-				s.Last = it.at
+			if it.At.After(s.Last) {
+				s.Last = it.At
 			}
-			l.addDay(it.at.UTC().Format(time.DateOnly), it.model, calls, it.u, it.cost)
+			l.addDay(it.At.UTC().Format(time.DateOnly), it.Model, calls, it.Usage, it.Cost)
 		}
 	}
 	tb.TotalUSD = tb.Cost.Total().USD()
 	s.TotalUSD = s.Cost.Total().USD()
-	if t.Parent == "" {
+	if e.Own {
 		s.Transcripts = slices.Insert(s.Transcripts, 0, tb) // the session's own first
 	} else {
 		s.Transcripts = append(s.Transcripts, tb)
 	}
-	return nil
 }
 
 // addDay adds a call to its day, keeping the days in date order.

@@ -37,6 +37,12 @@ type Options struct {
 	// nor copied. Its lines read in stages, and the other formats, keep
 	// their content: Chars is the same either way.
 	Measure bool
+	// Select, when set, is called by a walk ([Walk]) on each input it
+	// would read, in order, before reading any: only the inputs it
+	// returns true for are read; the others are passed over as if they
+	// held nothing, neither read nor listed as skipped. Names a walk
+	// gives transcripts with no id are those of the whole walk.
+	Select func(path string) bool
 	// name is what a transcript is called when its format records no
 	// id: [Walk] sets it where files of one walk share a base name;
 	// otherwise the base name of the file, without its extensions.

@@ -45,6 +45,13 @@ func Walk(paths []string, opt Options, stdin io.Reader, fn func(*Transcript) err
 // of a file that fails to read. Without prepare, fn gets P's zero value.
 func WalkPrepared[P any](paths []string, opt Options, stdin io.Reader, prepare func(*Transcript) P, fn func(*Transcript, P) error) ([]SkippedFile, error) {
 	jobs := listInputs(paths)
+	if opt.Select != nil {
+		for i := range jobs {
+			if j := &jobs[i]; j.err == nil && j.skip == "" {
+				j.passed = !opt.Select(j.path)
+			}
+		}
+	}
 	var skipped []SkippedFile
 	r := newReadAhead(jobs, opt, stdin, prepare)
 	defer r.stop()
@@ -54,6 +61,8 @@ func WalkPrepared[P any](paths []string, opt Options, stdin io.Reader, prepare f
 			return skipped, j.err
 		case j.skip != "":
 			skipped = append(skipped, SkippedFile{j.path, j.skip})
+			continue
+		case j.passed:
 			continue
 		}
 		res := r.result(i)
@@ -89,6 +98,7 @@ type input struct {
 	explicit bool
 	size     int64
 	skip     string // why the file is passed over
+	passed   bool   // not selected ([Options] Select): neither read nor skipped
 	err      error
 }
 
@@ -211,7 +221,7 @@ func newReadAhead[P any](jobs []input, opt Options, stdin io.Reader, prepare fun
 			if j.err != nil {
 				return // the walk stops there
 			}
-			if j.skip != "" {
+			if j.skip != "" || j.passed {
 				continue
 			}
 			r.mu.Lock()

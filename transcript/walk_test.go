@@ -238,3 +238,43 @@ func TestWalkPrepared(t *testing.T) {
 		t.Errorf("%d transcripts prepared, %d given", len(prepared), len(got))
 	}
 }
+
+// TestWalkSelect: Select sees every input a walk would read, in order,
+// before any is read; the inputs it declines are neither read nor
+// skipped, and the transcripts of the others keep the names the whole
+// walk gives them (two trajectory.json tell apart by their folders).
+func TestWalkSelect(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"a/trajectory.json": `{"messages":[{"role":"user","content":"a"}]}`,
+		"b/trajectory.json": `{"messages":[{"role":"user","content":"b"}]}`,
+		"c/notes.md":        "# notes\n",
+		"d/bad.jsonl":       "{not json\n",
+	})
+	var offered []string
+	read := 0
+	opt := Options{Select: func(p string) bool {
+		if read > 0 {
+			t.Errorf("Select(%s) after a transcript was given", p)
+		}
+		offered = append(offered, strings.TrimPrefix(p, dir+"/"))
+		return !strings.HasPrefix(p, dir+"/a/") && !strings.HasPrefix(p, dir+"/d/")
+	}}
+	var got []string
+	skipped, err := Walk([]string{dir}, opt, nil, func(tr *Transcript) error {
+		read++
+		got = append(got, strings.TrimPrefix(tr.File, dir+"/")+" "+tr.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err) // d/bad.jsonl, not selected, is not read
+	}
+	if want := []string{"a/trajectory.json", "b/trajectory.json", "c/notes.md", "d/bad.jsonl"}; !slices.Equal(offered, want) {
+		t.Errorf("Select was offered %q, want %q", offered, want)
+	}
+	if want := []string{"b/trajectory.json b/trajectory:1"}; !slices.Equal(got, want) {
+		t.Errorf("read %q, want %q", got, want)
+	}
+	if len(skipped) != 1 || !strings.HasSuffix(skipped[0].File, "c/notes.md") {
+		t.Errorf("skipped %v, want c/notes.md alone", skipped)
+	}
+}

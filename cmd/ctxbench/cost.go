@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -20,6 +23,7 @@ import (
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -40,6 +44,9 @@ type costCmd struct {
 	JSON           bool     `help:"Print one JSON document."`
 	Parquet        string   `placeholder:"DIR" help:"Also write the policies' rows as Parquet into DIR: one per transcript and policy (runs.parquet), one per call (calls.parquet); docs/rows.md has the schema."`
 	JSONL          string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR (runs.jsonl, calls.jsonl)."`
+	Shard          string   `placeholder:"K/N" help:"Price only shard K of N of the input files (split by the hash of each path) and write the shard's part to --partial; --parquet and --jsonl then only say the part holds the rows."`
+	Partial        string   `placeholder:"FILE" help:"With --shard: the file the shard's part goes to."`
+	Merge          []string `placeholder:"FILE" sep:"none" help:"Write what one run writes from the partials of every shard (no transcript is read): --merge a b c, with the flags each shard was given."`
 	Paths          []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
 
@@ -96,6 +103,12 @@ type costRun struct {
 	// a subagent's transcript, as the bill rolls it in.
 	sessions map[string]bool
 	prun     *providerRun // the summarizer's run: its failures
+	// digest is the digest of the flags that shape the results
+	// ([flagsDigest]); shard writes a shard's partial (nil: not a shard).
+	digest string
+	shard  *shardRun
+	// wantRows says the transcripts' rows are made (--parquet, --jsonl).
+	wantRows bool
 	// rows writes --parquet's and --jsonl's rows (nil: neither given).
 	rows *costRows
 	// spool holds --json's transcripts (nil: the text is written as
@@ -115,11 +128,16 @@ func (c *costCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.Parquet != "" || c.JSONL != "" {
+	if err := r.setupShard(prices); err != nil {
+		return err
+	}
+	if r.wantRows {
 		if r.billOnly() {
 			return fmt.Errorf("--parquet and --jsonl write the policies' rows: give --policy (recorded: the bill's)")
 		}
-		if r.rows, err = newCostRows(c.Parquet, c.JSONL, c.Estimator); err != nil {
+	}
+	if r.wantRows && r.shard == nil {
+		if r.rows, err = newCostRows(c.Parquet, c.JSONL); err != nil {
 			return err
 		}
 		done := false
@@ -137,33 +155,73 @@ func (c *costCmd) Run(e *env) error {
 	return r.run()
 }
 
-// run prices every transcript and writes the result.
+// setupShard checks --shard, --partial and --merge, and starts the
+// shard's partial.
+func (r *costRun) setupShard(prices pricing.Prices) error {
+	c := r.c
+	r.wantRows = c.Parquet != "" || c.JSONL != ""
+	d := *c
+	d.Shard, d.Partial, d.Merge, d.Paths = "", "", nil, nil
+	d.Parquet, d.JSONL = "", "" // the rows, not where: wantRows
+	r.digest = flagsDigest(struct {
+		Flags  costCmd
+		Prices pricing.Prices
+	}{d, prices})
+	switch {
+	case len(c.Merge) > 0 && c.Shard != "":
+		return errors.New("--merge and --shard: merge the partials of a sharded run, or run a shard")
+	case len(c.Merge) > 0:
+		return nil
+	case c.Shard == "" && c.Partial != "":
+		return errors.New("--partial is the file a shard writes: give --shard K/N")
+	case c.Shard == "":
+		return nil
+	case c.Partial == "":
+		return withHint(errors.New("--shard needs --partial FILE"), "then 'ctxbench cost --merge FILE…', with the same flags, writes what one run would")
+	}
+	sh, err := suite.ParseShard(c.Shard)
+	if err != nil {
+		return fmt.Errorf("--shard: %w", err)
+	}
+	if len(c.defaultPaths(r.e, c.Paths)) == 0 {
+		return errors.New("--shard splits the files of the paths given: the embedded samples are one run")
+	}
+	if slices.Contains(c.Paths, transcript.Stdin) {
+		return errors.New("--shard splits files: standard input cannot be split")
+	}
+	if r.shard, err = newShardRun(sh); err != nil {
+		return err
+	}
+	c.inputFlags.selectFile = r.shard.selectFile
+	return nil
+}
+
+// run prices every transcript, or merges the partials, and writes the
+// result.
 func (r *costRun) run() error {
 	c, e := r.c, r.e
 	var err error
-	if c.JSON {
+	if c.JSON && r.shard == nil {
 		if r.spool, err = newElemSpool(); err != nil {
 			return err
 		}
 		defer r.spool.close()
 	}
-	// Each transcript's counts are made by the goroutine that read it,
-	// while the ones before it are priced.
-	prepare := func(t *transcript.Transcript) replay.Options {
-		if r.billOnly() || r.fromBill(t) {
-			return replay.Options{}
-		}
-		ropt, err := r.caches()
-		if err == nil {
-			replay.Prepare(t, ropt)
-		}
-		return ropt
-	}
 	paths := c.defaultPaths(e, c.Paths)
 	// Read for the bill alone, a Claude Code line keeps no content.
 	c.inputFlags.measure = r.billOnly() || r.recordedAlone()
-	if _, err = readPrepared(e, paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, ropt replay.Options) error { return r.transcript(t, ropt) }); err != nil {
-		return err
+	switch {
+	case len(c.Merge) > 0:
+		if paths, err = r.merge(); err != nil {
+			return err
+		}
+	case r.shard != nil:
+		defer r.shard.close()
+		return r.readShard(paths)
+	default:
+		if err := r.read(paths); err != nil {
+			return err
+		}
 	}
 	if r.res.priced == 0 && len(r.ledger.Sessions) == 0 && len(r.res.NotPriced) == 0 && r.res.OutOfRange == 0 {
 		e.warn(fmt.Errorf("no session found in %s", strings.Join(paths, ", ")))
@@ -203,6 +261,69 @@ func (r *costRun) run() error {
 		return err
 	}
 	return writeProjection(e.stdout, r.res.Projection, len(r.sessions), c.SessionsPerDay)
+}
+
+// read prices the transcripts of paths.
+func (r *costRun) read(paths []string) error {
+	_, err := readPrepared(r.e, paths, r.c.inputFlags, true, r.prepare, r.transcript)
+	return err
+}
+
+// prepare makes a transcript's counts, on the goroutine that read it,
+// while the ones before it are priced.
+func (r *costRun) prepare(t *transcript.Transcript) replay.Options {
+	if r.billOnly() || r.fromBill(t) {
+		return replay.Options{}
+	}
+	ropt, err := r.caches()
+	if err == nil {
+		replay.Prepare(t, ropt)
+	}
+	return ropt
+}
+
+// readShard prices the shard's transcripts and writes its partial.
+func (r *costRun) readShard(paths []string) error {
+	read := 0
+	skipped, err := readPrepared(r.e, paths, r.c.inputFlags, true, r.prepare, func(t *transcript.Transcript, ropt replay.Options) error {
+		read++
+		return r.transcript(t, ropt)
+	})
+	if err != nil {
+		return err
+	}
+	if err := r.prun.finish(r.e); err != nil {
+		return err
+	}
+	h := partialHeader{Command: "cost", Ctxbench: version, Config: r.digest, Rows: r.wantRows, Paths: paths, Read: read}
+	if err := r.shard.write(r.c.Partial, h, skipped); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(r.e.stdout, "ctxbench cost: shard %s, %s: wrote %s\n", r.shard.shard, reports.Count(read, "transcript", "transcripts"), r.c.Partial)
+	return err
+}
+
+// merge adds the entries of the partials --merge names, and returns the
+// paths the shards read.
+func (r *costRun) merge() ([]string, error) {
+	c := r.c
+	m, err := mergePartials(append(slices.Clone(c.Merge), c.Paths...), partialHeader{Command: "cost", Config: r.digest, Rows: r.wantRows}, func(line []byte) error {
+		var ce costEntry
+		if err := json.Unmarshal(line, &ce); err != nil {
+			return fmt.Errorf("not an entry of ctxbench cost: %w", err)
+		}
+		return r.add(&ce)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range m.Skipped {
+		r.e.warn(fmt.Errorf("skipped %s: %s", s.File, s.Reason))
+	}
+	if m.Read == 0 && len(m.Skipped) > 0 {
+		return nil, fmt.Errorf("no transcript read from %s: all %d files were skipped", strings.Join(m.Paths, ", "), len(m.Skipped))
+	}
+	return m.Paths, nil
 }
 
 // setup checks the flags and makes the run's options.
@@ -278,23 +399,80 @@ func (r *costRun) caches() (replay.Options, error) {
 	return replay.TranscriptCaches(ropt), err
 }
 
-// transcript prices t's policies and adds its bill to the ledger; ropt
-// holds t's caches ([costRun.caches]), or none when t is priced from
-// its bill.
+// A costEntry is what cost adds of a transcript to its totals and
+// outputs: made as the transcript is read ([costRun.entry]) and added
+// in the walk's order ([costRun.add]), by the run that read it or, from
+// the partials of a sharded run, by their merge.
+type costEntry struct {
+	OutOfRange bool `json:"out_of_range,omitempty"`
+	// Ledger is the transcript's bill (nil: not priced).
+	Ledger *cost.LedgerEntry `json:"ledger,omitempty"`
+	// NotPriced says why the policies (or the bill alone) are not priced.
+	NotPriced *unpriced      `json:"not_priced,omitempty"`
+	Warnings  []entryWarning `json:"warnings,omitempty"`
+	// Priced says the policies were priced: Totals are their costs, in
+	// the order of the policies, and Session the session they count in.
+	Priced  bool            `json:"priced,omitempty"`
+	Session string          `json:"session,omitempty"`
+	Totals  []pricing.Money `json:"totals,omitempty"`
+	// Text or JSON is the transcript's part of the output.
+	Text string          `json:"text,omitempty"`
+	JSON json.RawMessage `json:"json,omitempty"`
+	// Runs and Calls are its rows (--parquet, --jsonl).
+	Runs  []reports.RunRow  `json:"runs,omitempty"`
+	Calls []reports.CallRow `json:"calls,omitempty"`
+}
+
+// An entryWarning is a warning about a transcript and its hint.
+type entryWarning struct {
+	Text string `json:"text"`
+	Hint string `json:"hint,omitempty"`
+}
+
+func newEntryWarning(err error) entryWarning {
+	w := entryWarning{Text: err.Error()}
+	var h *hinted
+	if errors.As(err, &h) {
+		w.Hint = h.hint
+	}
+	return w
+}
+
+func (w entryWarning) error() error { return withHint(errors.New(w.Text), w.Hint) }
+
+// transcript prices t's policies and its bill, and adds them (or, in a
+// shard, writes them to the partial); ropt holds t's caches
+// ([costRun.caches]), or none when t is priced from its bill.
 func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) error {
-	e := r.e
+	ce, err := r.entry(t, ropt)
+	if err != nil {
+		return err
+	}
+	if r.shard != nil {
+		for _, w := range ce.Warnings {
+			r.e.warn(w.error())
+		}
+		return r.shard.add(t, ce)
+	}
+	return r.add(ce)
+}
+
+// entry prices t's policies and its bill.
+func (r *costRun) entry(t *transcript.Transcript, ropt replay.Options) (*costEntry, error) {
+	ce := &costEntry{}
 	if !r.ledger.InRange(t) {
-		r.res.OutOfRange++
-		return nil
+		ce.OutOfRange = true
+		return ce, nil
 	}
 	if r.billOnly() {
-		err := r.ledger.Add(t)
+		le, err := r.ledger.Entry(t)
 		if pricing.NotPriced(err) {
-			r.res.NotPriced = append(r.res.NotPriced, unpriced{File: t.File, Reason: err.Error()})
-			e.warn(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, err), "--prices"))
-			return nil
+			ce.NotPriced = &unpriced{File: t.File, Reason: err.Error()}
+			ce.Warnings = append(ce.Warnings, newEntryWarning(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, err), "--prices")))
+			return ce, nil
 		}
-		return err
+		ce.Ledger = le
+		return ce, err
 	}
 	var cmpr *cost.Comparison
 	var unpricedRun, unpricedBill error
@@ -305,47 +483,93 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 			unpricedRun, err = err, nil
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 	} else {
 		if _, err := r.replayOptions(); err != nil {
-			return err
+			return nil, err
 		}
 		copt := r.copt
-		if r.rows != nil {
-			copt.Observe, steps = r.rows.observer(len(r.pols))
+		if r.wantRows {
+			copt.Observe, steps = observeRows(len(r.pols), r.c.Estimator)
 		}
-		c, s, err := cost.Compare(e.ctx, t, r.pols, ropt, copt)
+		c, s, err := cost.Compare(r.e.ctx, t, r.pols, ropt, copt)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cmpr, unpricedRun, unpricedBill = c, s.NotPriced, s.BillNotPriced
 	}
-	if err := r.ledger.Add(t); err != nil && !pricing.NotPriced(err) {
-		return err
+	le, err := r.ledger.Entry(t)
+	if err != nil && !pricing.NotPriced(err) {
+		return nil, err
 	}
+	ce.Ledger = le
 	if unpricedRun != nil {
-		r.res.NotPriced = append(r.res.NotPriced, unpriced{File: t.File, Reason: unpricedRun.Error()})
-		e.warn(notPriced(fmt.Errorf("%s: not priced: %w", t.File, unpricedRun), "--pricing-model", "--prices"))
-		return nil
+		ce.NotPriced = &unpriced{File: t.File, Reason: unpricedRun.Error()}
+		ce.Warnings = append(ce.Warnings, newEntryWarning(notPriced(fmt.Errorf("%s: not priced: %w", t.File, unpricedRun), "--pricing-model", "--prices")))
+		return ce, nil
 	}
 	if unpricedBill != nil {
-		e.warn(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, unpricedBill), "--prices"))
+		ce.Warnings = append(ce.Warnings, newEntryWarning(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, unpricedBill), "--prices")))
+	}
+	if r.wantRows {
+		ce.Runs, ce.Calls = rowsOf(t, r.pols, cmpr, steps)
+	}
+	ce.Priced, ce.Session = true, cmp.Or(t.Parent, t.ID)
+	for _, p := range cmpr.Policies {
+		ce.Totals = append(ce.Totals, p.Total)
+	}
+	if r.c.JSON {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // as env.writeJSON
+		if err := enc.Encode(cmpr); err != nil {
+			return nil, err
+		}
+		ce.JSON = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		return ce, nil
+	}
+	var b strings.Builder
+	if err := writeCostText(&b, cmpr); err != nil {
+		return nil, err
+	}
+	ce.Text = b.String()
+	return ce, nil
+}
+
+// add adds a transcript's entry to the totals and the outputs.
+func (r *costRun) add(ce *costEntry) error {
+	for _, w := range ce.Warnings {
+		r.e.warn(w.error())
+	}
+	if ce.OutOfRange {
+		r.res.OutOfRange++
+		return nil
+	}
+	if ce.Ledger != nil {
+		r.ledger.AddEntry(ce.Ledger)
+	}
+	if ce.NotPriced != nil {
+		r.res.NotPriced = append(r.res.NotPriced, *ce.NotPriced)
+	}
+	if !ce.Priced {
+		return nil
 	}
 	if r.rows != nil {
-		if err := r.rows.add(t, r.pols, cmpr, steps); err != nil {
+		if err := r.rows.write(ce.Runs, ce.Calls); err != nil {
 			return err
 		}
 	}
-	for _, p := range cmpr.Policies {
-		r.totals[p.Label] += p.Total
+	for k, lp := range r.pols {
+		r.totals[lp.Label] += ce.Totals[k]
 	}
 	r.res.priced++
-	r.sessions[cmp.Or(t.Parent, t.ID)] = true
+	r.sessions[ce.Session] = true
 	if r.spool != nil {
-		return r.spool.add(cmpr)
+		return r.spool.addRaw(ce.JSON)
 	}
-	return writeCostText(e.stdout, cmpr)
+	_, err := io.WriteString(r.e.stdout, ce.Text)
+	return err
 }
 
 // parseDay reads a day as ccusage takes it: YYYY-MM-DD or YYYYMMDD.

@@ -37,6 +37,12 @@ func (s *elemSpool) add(v any) error {
 	return s.enc.Encode(v) // one line: compact JSON holds no newline
 }
 
+// addRaw appends an element already encoded as compact JSON.
+func (s *elemSpool) addRaw(b []byte) error {
+	s.w.Write(b)
+	return s.w.WriteByte('\n')
+}
+
 // stream returns the array of the elements added, for d.
 func (s *elemSpool) stream(d *jsonstream.Document) *jsonstream.Stream {
 	return d.Stream(func(emit func([]byte) error) error {

@@ -160,7 +160,7 @@ func (c *replayCmd) Run(e *env) error {
 		}
 		defer spools.steps.close()
 	}
-	if spools.rows, err = newCostRows(c.Parquet, c.JSONL, s.estimators[0].Name()); err != nil {
+	if spools.rows, err = newCostRows(c.Parquet, c.JSONL); err != nil {
 		return err
 	}
 	rowsDone := false
@@ -303,7 +303,7 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, cac
 	if spools.trace != nil || spools.rows != nil {
 		var steps []reports.RunSteps
 		if spools.rows != nil {
-			spools.rowSteps, steps = spools.rows.observer(len(ps))
+			spools.rowSteps, steps = observeRows(len(ps), s.estimators[0].Name())
 		}
 		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices, Model: c.Pricing, Observe: spools.observe})
 		if err != nil {
@@ -316,7 +316,7 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, cac
 			}
 			e.warn(notPriced(fmt.Errorf("%s: %s: %w", t.File, what, sess.NotPriced), "--pricing-model", "--prices"))
 		} else if spools.rows != nil {
-			if err := spools.rows.addCosts(t, s.policies, sess.Costs, steps, sess.Misses, sess.MissTotals); err != nil {
+			if err := spools.rows.write(reports.RowsOf(t, s.policies, sess.Costs, steps, sess.Misses, sess.MissTotals)); err != nil {
 				return tr, err
 			}
 		}

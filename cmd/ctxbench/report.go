@@ -79,7 +79,7 @@ func (c *reportCmd) Run(e *env) error {
 			return fmt.Errorf("--out and the rows' folder are both %s: give the rows a folder of their own", d)
 		}
 	}
-	rows, err := newCostRows(c.Parquet, c.JSONL, "cl100k_base")
+	rows, err := newCostRows(c.Parquet, c.JSONL)
 	if err != nil {
 		return err
 	}

@@ -15,15 +15,14 @@ import (
 // transcript at a time.
 type costRows struct {
 	writers []*reports.RowsWriter
-	est     string
 }
 
 // newCostRows starts the writers of the folders given (none: nil).
-func newCostRows(parquetDir, jsonlDir, est string) (*costRows, error) {
+func newCostRows(parquetDir, jsonlDir string) (*costRows, error) {
 	if parquetDir != "" && filepath.Clean(parquetDir) == filepath.Clean(jsonlDir) {
 		return nil, fmt.Errorf("--parquet and --jsonl name the same folder, %s: give each its own", parquetDir)
 	}
-	r := &costRows{est: est}
+	r := &costRows{}
 	for _, d := range []struct{ dir, format string }{{parquetDir, reports.RowsParquet}, {jsonlDir, reports.RowsJSONL}} {
 		if d.dir == "" {
 			continue
@@ -41,34 +40,33 @@ func newCostRows(parquetDir, jsonlDir, est string) (*costRows, error) {
 	return r, nil
 }
 
-// observer returns cost.Options.Observe for a transcript priced under
-// policies runs, and what it gathers: each run's steps (policies beyond
-// runs, none replayed for the saving, are left out).
-func (r *costRows) observer(runs int) (func(int, *replay.Step, *replay.PricedCall) error, []reports.RunSteps) {
+// observeRows returns cost.Options.Observe for a transcript priced
+// under policies runs, and what it gathers: each run's steps, counted
+// by est (policies beyond runs, none replayed for the saving, are left
+// out).
+func observeRows(runs int, est string) (func(int, *replay.Step, *replay.PricedCall) error, []reports.RunSteps) {
 	steps := make([]reports.RunSteps, runs)
 	return func(k int, s *replay.Step, _ *replay.PricedCall) error {
 		if k < runs { // each run on its own goroutine: steps[k] is its own
-			steps[k].Tokens = append(steps[k].Tokens, s.Tokens[r.est])
+			steps[k].Tokens = append(steps[k].Tokens, s.Tokens[est])
 			steps[k].Retention = append(steps[k].Retention, s.Retention)
 		}
 		return nil
 	}, steps
 }
 
-// add writes t's rows (docs/rows.md); steps are what observer gathered
-// (nil: priced from the bill, not replayed).
-func (r *costRows) add(t *transcript.Transcript, pols []window.Labeled, c *cost.Comparison, steps []reports.RunSteps) error {
+// rowsOf returns t's rows (docs/rows.md); steps are what observeRows
+// gathered (nil: priced from the bill, not replayed).
+func rowsOf(t *transcript.Transcript, pols []window.Labeled, c *cost.Comparison, steps []reports.RunSteps) ([]reports.RunRow, []reports.CallRow) {
 	costs := make([]*cost.RunCost, len(c.Policies))
 	for k, p := range c.Policies {
 		costs[k] = p.RunCost
 	}
-	return r.addCosts(t, pols, costs, steps, c.Misses, c.CacheMisses)
+	return reports.RowsOf(t, pols, costs, steps, c.Misses, c.CacheMisses)
 }
 
-// addCosts writes t's rows: pols priced at costs, replayed as steps say
-// (nil: not replayed), misses and totals the session's cache misses.
-func (r *costRows) addCosts(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCost, steps []reports.RunSteps, misses []cost.CacheMiss, totals *cost.CacheMisses) error {
-	runs, calls := reports.RowsOf(t, pols, costs, steps, misses, totals)
+// write writes a transcript's rows.
+func (r *costRows) write(runs []reports.RunRow, calls []reports.CallRow) error {
 	for _, w := range r.writers {
 		if err := w.Add(runs, calls); err != nil {
 			return err
