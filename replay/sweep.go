@@ -179,6 +179,12 @@ type Sweeper struct {
 	// makes one RunCoster per run, or nil when the transcript is not
 	// priced. It is called on the goroutine that adds the transcript.
 	Price func(t *transcript.Transcript, opt Options) (func() RunCoster, error)
+	// Done, when set before the first [Sweeper.Add], is given each
+	// transcript's part of the sweep once its runs are done, i the
+	// transcript's place in the order added, in that order, one call at
+	// a time, on a goroutine of the sweep: what [Sweeper.AddSwept] adds
+	// to another sweep of the same grid.
+	Done func(i int, st SweptTranscript)
 
 	ctx      context.Context
 	opt      Options
@@ -231,9 +237,11 @@ type sweptTranscript struct {
 	left       atomic.Int64
 	finished   bool // left reached 0; under the Sweeper's mu
 	noneTokens int64
-	runs       []sweptRun
-	// coster makes each run's RunCoster (nil: not priced).
+	runs       []SweptRun
+	// coster makes each run's RunCoster (nil: not priced); priced says
+	// it did.
 	coster func() RunCoster
+	priced bool
 	// none is the none policy's run, made once when a point's policy is
 	// inert on the transcript (it replays it as none does).
 	none struct {
@@ -323,7 +331,7 @@ func (sw *Sweeper) work() {
 			sw.fail(err)
 			continue
 		}
-		j.tr.runs[j.p] = sweptRunOf(s, sw.res.Estimator)
+		j.tr.runs[j.p] = SweptRunOf(s, sw.res.Estimator)
 		j.tr.runs[j.p].Cost = cost
 		if j.tr.left.Add(-1) == 0 {
 			tr := j.tr
@@ -344,14 +352,18 @@ func (sw *Sweeper) finish(tr *sweptTranscript) {
 	defer sw.mu.Unlock()
 	tr.finished = true
 	for sw.added < len(sw.trs) && sw.trs[sw.added].finished {
-		sw.addRuns(sw.trs[sw.added])
+		sw.addRuns(sw.added, sw.trs[sw.added])
 		sw.trs[sw.added] = nil
 		sw.added++
 	}
 }
 
-// addRuns adds tr's runs into the points, its mean retentions kept apart.
-func (sw *Sweeper) addRuns(tr *sweptTranscript) {
+// addRuns adds tr, the i-th transcript added, into the points, its mean
+// retentions kept apart.
+func (sw *Sweeper) addRuns(i int, tr *sweptTranscript) {
+	if sw.Done != nil {
+		sw.Done(i, SweptTranscript{Runs: tr.runs, NoneTokens: tr.noneTokens, Priced: tr.priced})
+	}
 	sw.noneTotal += tr.noneTokens
 	for p := range sw.res.Points {
 		pt, s := &sw.res.Points[p], tr.runs[p]
@@ -367,7 +379,7 @@ func (sw *Sweeper) addRuns(tr *sweptTranscript) {
 		for k, v := range s.Violations {
 			pt.Violations[k] += v
 		}
-		if tr.coster != nil {
+		if tr.priced {
 			pt.Cost += s.Cost
 			pt.Priced++
 		}
@@ -383,24 +395,37 @@ func (sw *Sweeper) fail(err error) {
 	})
 }
 
-// A sweptRun is what a point's Summary of a transcript adds to the point:
+// A SweptRun is what a point's Summary of a transcript adds to the point:
 // kept, for every transcript, until the sweep's result, it holds no
 // firing nor warning, and the sweep's estimator's tokens alone.
-type sweptRun struct {
-	Calls, PeakMessages, PeakTokens   int
-	InputTokens                       int64
-	Evictions, Truncations, Summaries int
-	SummaryUsage                      transcript.Usage
-	MeanRetention                     float64
-	Violations                        map[string]int
-	Cost                              int64
+type SweptRun struct {
+	Calls         int              `json:"calls"`
+	PeakMessages  int              `json:"peak_messages"`
+	PeakTokens    int              `json:"peak_tokens"`
+	InputTokens   int64            `json:"input_tokens"`
+	Evictions     int              `json:"evictions"`
+	Truncations   int              `json:"truncations"`
+	Summaries     int              `json:"summaries"`
+	SummaryUsage  transcript.Usage `json:"summary_usage"`
+	MeanRetention float64          `json:"mean_retention"`
+	Violations    map[string]int   `json:"violations,omitempty"`
+	Cost          int64            `json:"cost_pusd"`
 }
 
-func sweptRunOf(s Summary, est string) sweptRun {
+// A SweptTranscript is what a transcript adds to a sweep's points: its
+// runs, one per point, what none sends of it, and whether it was
+// priced ([Sweeper.Price]).
+type SweptTranscript struct {
+	Runs       []SweptRun `json:"runs"`
+	NoneTokens int64      `json:"none_tokens"`
+	Priced     bool       `json:"priced,omitempty"`
+}
+
+func SweptRunOf(s Summary, est string) SweptRun {
 	if len(s.Violations) == 0 {
 		s.Violations = nil
 	}
-	return sweptRun{Calls: s.Calls, PeakMessages: s.PeakMessages, PeakTokens: s.PeakTokens[est], InputTokens: s.InputTokens[est],
+	return SweptRun{Calls: s.Calls, PeakMessages: s.PeakMessages, PeakTokens: s.PeakTokens[est], InputTokens: s.InputTokens[est],
 		Evictions: s.Evictions, Truncations: s.Truncations, Summaries: s.Summaries, SummaryUsage: s.SummaryUsage,
 		MeanRetention: s.MeanRetention, Violations: s.Violations}
 }
@@ -477,7 +502,7 @@ func (sw *Sweeper) caches() Options {
 // says why. The sweep keeps each run's summary; t and its caches are let
 // go once its runs are done.
 func (sw *Sweeper) Add(t *transcript.Transcript, c SweepCaches) error {
-	tr := &sweptTranscript{t: t, runs: make([]sweptRun, len(sw.policies))}
+	tr := &sweptTranscript{t: t, runs: make([]SweptRun, len(sw.policies))}
 	tr.opt = sw.caches()
 	if c.Counts != nil {
 		tr.opt.Counts = c.Counts
@@ -491,6 +516,7 @@ func (sw *Sweeper) Add(t *transcript.Transcript, c SweepCaches) error {
 			sw.fail(err)
 			return err
 		}
+		tr.priced = tr.coster != nil
 	}
 	tr.left.Store(int64(len(sw.policies)))
 	sw.mu.Lock()
@@ -511,6 +537,21 @@ func (sw *Sweeper) Add(t *transcript.Transcript, c SweepCaches) error {
 
 var errSweepStopped = errors.New("the sweep has stopped")
 
+// AddSwept adds a transcript's part of another sweep of the same policy
+// and grid ([Sweeper.Done]), as [Sweeper.Add] adds a transcript once its
+// runs are done.
+func (sw *Sweeper) AddSwept(st SweptTranscript) error {
+	if len(st.Runs) != len(sw.policies) {
+		return fmt.Errorf("a transcript's sweep of %d points, this sweep has %d", len(st.Runs), len(sw.policies))
+	}
+	tr := &sweptTranscript{runs: st.Runs, noneTokens: st.NoneTokens, priced: st.Priced}
+	sw.mu.Lock()
+	sw.trs = append(sw.trs, tr)
+	sw.mu.Unlock()
+	sw.finish(tr)
+	return nil
+}
+
 // Result waits for the runs and returns the sweep: the points in grid
 // order (the first key varying slowest), each summed over the
 // transcripts in the order they were added.
@@ -525,8 +566,8 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 	}
 	res, n := sw.res, float64(len(sw.trs))
 	res.Costed = sw.Price != nil
-	for _, tr := range sw.trs[sw.added:] {
-		sw.addRuns(tr) // a sweep of no points
+	for i, tr := range sw.trs[sw.added:] {
+		sw.addRuns(sw.added+i, tr) // a sweep of no points
 	}
 	for p := range res.Points {
 		pt := &res.Points[p]

@@ -53,6 +53,13 @@ type Builder struct {
 	// Rows, when set, are given each priced transcript's rows
 	// ([RowsOf]) as it is added.
 	Rows []*RowsWriter
+	// Emit, when set, is given each transcript's entry, in the order
+	// added, in place of the report (a shard's): once its runs of the
+	// sweep are done, on a goroutine of the sweep, one call at a time.
+	// [Builder.Finish] returns its first error. EmitRows makes the
+	// entries hold their rows.
+	Emit     func(*Entry) error
+	EmitRows bool
 
 	once   sync.Once
 	report *Report
@@ -62,6 +69,12 @@ type Builder struct {
 	sweeper                 *replay.Sweeper // started by the first Add
 	sweepErr                error
 	setupErr                error
+	// adds counts the transcripts added; pending are the entries not
+	// yet emitted, by their place, until their sweep is done.
+	adds    int
+	mu      sync.Mutex
+	pending map[int]*Entry
+	emitErr error
 }
 
 // Prepared is what [Builder.Prepare] made of a transcript, for
@@ -90,6 +103,7 @@ func (b *Builder) setup() {
 	if b.SpoolTranscripts {
 		b.report.spool, b.setupErr = newTranscriptSpool()
 	}
+	b.pending = map[int]*Entry{}
 }
 
 // Prepare does the part of [Builder.Add] that needs no other transcript
@@ -120,13 +134,94 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 	if b.setupErr != nil {
 		return b.setupErr
 	}
-	r := b.report
 	if p.caches.Counts == nil {
 		p = b.Prepare(t)
 	}
-	if len(b.Estimators) > 0 {
-		if err := r.counts.Add(p.counts); err != nil {
+	e, err := b.entry(ctx, t, p)
+	if err != nil {
+		return err
+	}
+	if b.Emit == nil {
+		if err := b.addEntry(e); err != nil {
 			return err
+		}
+	} else if b.Sweep == nil {
+		if err := b.Emit(e); err != nil {
+			return err
+		}
+	} else {
+		b.mu.Lock()
+		b.pending[b.adds] = e // emitted with its sweep ([Builder.swept])
+		b.mu.Unlock()
+	}
+	b.adds++
+	return b.sweep(ctx, t, p)
+}
+
+// An Entry is what a transcript adds to a report: its results, the
+// counts its accuracy plots draw, its rows, its part of the sweep and
+// what the report could not show of it. A sharded report's shards give
+// their entries to [Builder.Emit]; the merge adds them, in the order of
+// their transcripts, with [Builder.AddEntry], and writes the report one
+// run would.
+type Entry struct {
+	Transcript TranscriptResult `json:"transcript"`
+	// Counts are its messages' counts, each the exact estimator's then
+	// the heuristics' (none without Estimators).
+	Counts   []int          `json:"counts,omitempty"`
+	Warnings []EntryWarning `json:"warnings,omitempty"`
+	Runs     []RunRow       `json:"runs,omitempty"`
+	Calls    []CallRow      `json:"calls,omitempty"`
+	// Sweep is its part of the sweep (nil: no sweep).
+	Sweep *replay.SweptTranscript `json:"sweep,omitempty"`
+}
+
+// An EntryWarning is a transcript not priced, or whose bill is not: the
+// warning's text, and the model that has no price, or that none was
+// recorded.
+type EntryWarning struct {
+	Text         string `json:"text"`
+	NoModel      bool   `json:"no_model,omitempty"`
+	UnknownModel string `json:"unknown_model,omitempty"`
+}
+
+func newEntryWarning(err error) EntryWarning {
+	w := EntryWarning{Text: err.Error(), NoModel: errors.Is(err, pricing.ErrNoModel)}
+	if u := (*pricing.UnknownModelError)(nil); errors.As(err, &u) {
+		w.UnknownModel = u.Model
+	}
+	return w
+}
+
+// err is the warning as the error it was: [pricing.NotPriced] says so
+// of it, as of the first.
+func (w EntryWarning) err() error {
+	var cause error
+	switch {
+	case w.NoModel:
+		cause = pricing.ErrNoModel
+	case w.UnknownModel != "":
+		cause = &pricing.UnknownModelError{Model: w.UnknownModel}
+	}
+	return &entryError{w.Text, cause}
+}
+
+type entryError struct {
+	text  string
+	cause error
+}
+
+func (e *entryError) Error() string { return e.text }
+func (e *entryError) Unwrap() error { return e.cause }
+
+// entry replays and prices t: its results, as Add adds them.
+func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepared) (*Entry, error) {
+	r := b.report
+	e := &Entry{}
+	if len(b.Estimators) > 0 {
+		var err error
+		if e.Counts, err = r.counts.rowsOf(p.counts); err != nil {
+			return nil, err
 		}
 	}
 	ps := make([]window.Policy, len(b.Policies))
@@ -151,12 +246,12 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 	}
 	s, err := cost.Replay(ctx, t, ps, ropt, b.Cost)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if s.NotPriced != nil {
-		b.Warnings = append(b.Warnings, fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced))
+		e.Warnings = append(e.Warnings, newEntryWarning(fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced)))
 	} else if s.BillNotPriced != nil {
-		b.Warnings = append(b.Warnings, fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced))
+		e.Warnings = append(e.Warnings, newEntryWarning(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced)))
 	}
 	none := replay.NoneInputTokens(t, b.Replay.Estimators[0], p.caches.Counts)
 	tr := TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls, Models: t.Models}
@@ -215,26 +310,107 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 		}
 		tr.Runs = append(tr.Runs, pr)
 	}
-	if len(b.Rows) > 0 && s.Costs != nil {
+	if b.rows() && s.Costs != nil {
 		steps := make([]RunSteps, len(b.Policies))
 		for k := range steps {
 			steps[k] = RunSteps{Tokens: series[k].Tokens, Retention: series[k].Retention}
 		}
-		runs, calls := RowsOf(t, b.Policies, s.Costs[:len(b.Policies)], steps, s.Misses, s.MissTotals)
-		for _, w := range b.Rows {
-			if err := w.Add(runs, calls); err != nil {
-				return err
-			}
+		e.Runs, e.Calls = RowsOf(t, b.Policies, s.Costs[:len(b.Policies)], steps, s.Misses, s.MissTotals)
+	}
+	e.Transcript = tr
+	return e, nil
+}
+
+// rows reports whether the entries hold their rows.
+func (b *Builder) rows() bool { return len(b.Rows) > 0 || b.EmitRows }
+
+// AddEntry adds a transcript's entry made by another Builder of the same
+// settings ([Builder.Emit]), as [Builder.Add] adds a transcript.
+func (b *Builder) AddEntry(ctx context.Context, e *Entry) error {
+	b.init()
+	if b.setupErr != nil {
+		return b.setupErr
+	}
+	if err := b.addEntry(e); err != nil {
+		return err
+	}
+	if b.Sweep == nil {
+		return nil
+	}
+	if e.Sweep == nil {
+		return fmt.Errorf("%s: no part of the sweep", e.Transcript.File)
+	}
+	if err := b.startSweep(ctx); err != nil {
+		return err
+	}
+	return b.sweeper.AddSwept(*e.Sweep)
+}
+
+// addEntry adds e's results, counts, rows and warnings to the report.
+func (b *Builder) addEntry(e *Entry) error {
+	r := b.report
+	if len(b.Estimators) > 0 {
+		if err := r.counts.addRows(e.Counts); err != nil {
+			return err
 		}
 	}
+	for _, w := range e.Warnings {
+		b.Warnings = append(b.Warnings, w.err())
+	}
+	for _, w := range b.Rows {
+		if len(e.Runs) == 0 {
+			break // not priced: no rows
+		}
+		if err := w.Add(e.Runs, e.Calls); err != nil {
+			return err
+		}
+	}
+	tr := e.Transcript
 	r.tally.add(&tr)
 	if r.spool != nil {
+		var err error
 		if tr, err = r.spool.put(&tr); err != nil {
 			return err
 		}
 	}
 	r.Transcripts = append(r.Transcripts, tr)
-	return b.sweep(ctx, t, p)
+	return nil
+}
+
+// startSweep starts the sweep, once.
+func (b *Builder) startSweep(ctx context.Context) error {
+	if b.sweeper != nil {
+		return nil
+	}
+	opt := b.Replay
+	opt.Estimators = opt.Estimators[:1]
+	sw, err := replay.NewSweeper(ctx, b.Sweep.Policy, b.Sweep.Base, b.Sweep.Grid, opt, 0, nil)
+	if err != nil {
+		return err
+	}
+	if b.Emit != nil {
+		sw.Done = b.swept
+	}
+	b.sweeper = sw
+	return nil
+}
+
+// swept emits the i-th transcript's entry with its part of the sweep.
+func (b *Builder) swept(i int, st replay.SweptTranscript) {
+	b.mu.Lock()
+	e := b.pending[i]
+	delete(b.pending, i)
+	failed := b.emitErr != nil
+	b.mu.Unlock()
+	if failed {
+		return
+	}
+	e.Sweep = &st
+	if err := b.Emit(e); err != nil {
+		b.mu.Lock()
+		b.emitErr = err
+		b.mu.Unlock()
+	}
 }
 
 // sweep starts t's runs of the sweep, with t's caches (the counts its
@@ -243,14 +419,8 @@ func (b *Builder) sweep(ctx context.Context, t *transcript.Transcript, p Prepare
 	if b.Sweep == nil {
 		return nil
 	}
-	if b.sweeper == nil {
-		opt := b.Replay
-		opt.Estimators = opt.Estimators[:1]
-		sw, err := replay.NewSweeper(ctx, b.Sweep.Policy, b.Sweep.Base, b.Sweep.Grid, opt, 0, nil)
-		if err != nil {
-			return err
-		}
-		b.sweeper = sw
+	if err := b.startSweep(ctx); err != nil {
+		return err
 	}
 	if err := b.sweeper.Add(t, replay.SweepCaches{Counts: p.caches.Counts, Artifacts: p.caches.Artifacts}); err != nil {
 		_, b.sweepErr = b.sweeper.Result() // why it stopped
@@ -276,6 +446,9 @@ func (b *Builder) Finish(ctx context.Context) (*Report, error) {
 		}
 		replay.SortPoints(s.Points, b.Sweep.Grid)
 		b.report.Sweep = s
+	}
+	if b.emitErr != nil {
+		return nil, b.emitErr
 	}
 	return b.report, nil
 }

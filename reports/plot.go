@@ -146,6 +146,16 @@ func NewPlotCounts(exact string, heuristics []string) *PlotCounts {
 // Add adds the messages' counts of c, which must count exact and every
 // heuristic.
 func (pc *PlotCounts) Add(c *estimate.Counts) error {
+	rows, err := pc.rowsOf(c)
+	if err != nil {
+		return err
+	}
+	return pc.addRows(rows)
+}
+
+// rowsOf returns the rows Add adds of c: each message's exact count,
+// then the heuristics'.
+func (pc *PlotCounts) rowsOf(c *estimate.Counts) ([]int, error) {
 	col := map[string]int{}
 	for k, n := range c.Estimators {
 		col[n] = k
@@ -154,14 +164,29 @@ func (pc *PlotCounts) Add(c *estimate.Counts) error {
 	for _, n := range append([]string{pc.exact}, pc.heuristics...) {
 		k, ok := col[n]
 		if !ok {
-			return fmt.Errorf("plotting: no counts for %s", n)
+			return nil, fmt.Errorf("plotting: no counts for %s", n)
 		}
 		cols = append(cols, k)
 	}
+	rows := make([]int, 0, len(c.Messages)*len(cols))
 	for _, m := range c.Messages {
 		for _, k := range cols {
-			pc.rows = append(pc.rows, m.Counts[k])
+			rows = append(rows, m.Counts[k])
 		}
+	}
+	return rows, nil
+}
+
+// addRows adds a transcript's rows ([PlotCounts.rowsOf]).
+func (pc *PlotCounts) addRows(rows []int) error {
+	if len(rows)%(1+len(pc.heuristics)) != 0 {
+		return fmt.Errorf("plotting: %d counts, not rows of %d", len(rows), 1+len(pc.heuristics))
+	}
+	for len(rows) > 0 {
+		n := min(len(rows), max(spillAt-len(pc.rows), 1+len(pc.heuristics)))
+		n -= n % (1 + len(pc.heuristics))
+		pc.rows = append(pc.rows, rows[:n]...)
+		rows = rows[n:]
 		if len(pc.rows) >= spillAt {
 			if err := pc.spillRows(); err != nil {
 				return err

@@ -23,7 +23,6 @@ import (
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -167,32 +166,12 @@ func (r *costRun) setupShard(prices pricing.Prices) error {
 		Flags  costCmd
 		Prices pricing.Prices
 	}{d, prices})
-	switch {
-	case len(c.Merge) > 0 && c.Shard != "":
-		return errors.New("--merge and --shard: merge the partials of a sharded run, or run a shard")
-	case len(c.Merge) > 0:
-		return nil
-	case c.Shard == "" && c.Partial != "":
-		return errors.New("--partial is the file a shard writes: give --shard K/N")
-	case c.Shard == "":
-		return nil
-	case c.Partial == "":
-		return withHint(errors.New("--shard needs --partial FILE"), "then 'ctxbench cost --merge FILE…', with the same flags, writes what one run would")
-	}
-	sh, err := suite.ParseShard(c.Shard)
-	if err != nil {
-		return fmt.Errorf("--shard: %w", err)
-	}
-	if len(c.defaultPaths(r.e, c.Paths)) == 0 {
-		return errors.New("--shard splits the files of the paths given: the embedded samples are one run")
-	}
-	if slices.Contains(c.Paths, transcript.Stdin) {
-		return errors.New("--shard splits files: standard input cannot be split")
-	}
-	if r.shard, err = newShardRun(sh); err != nil {
+	run, err := startShard(r.e, "cost", c.Shard, c.Partial, c.Merge, c.inputFlags, c.Paths)
+	if err != nil || run == nil {
 		return err
 	}
-	c.inputFlags.selectFile = r.shard.selectFile
+	r.shard = run
+	c.inputFlags.selectFile = run.selectFile
 	return nil
 }
 
@@ -317,13 +296,7 @@ func (r *costRun) merge() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range m.Skipped {
-		r.e.warn(fmt.Errorf("skipped %s: %s", s.File, s.Reason))
-	}
-	if m.Read == 0 && len(m.Skipped) > 0 {
-		return nil, fmt.Errorf("no transcript read from %s: all %d files were skipped", strings.Join(m.Paths, ", "), len(m.Skipped))
-	}
-	return m.Paths, nil
+	return m.Paths, m.check(r.e)
 }
 
 // setup checks the flags and makes the run's options.
@@ -452,7 +425,7 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 		for _, w := range ce.Warnings {
 			r.e.warn(w.error())
 		}
-		return r.shard.add(t, ce)
+		return r.shard.addAt(t.File, ce)
 	}
 	return r.add(ce)
 }

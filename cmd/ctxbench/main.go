@@ -150,7 +150,9 @@
 // beneath, by model and by day (UTC); --since and --until keep the calls
 // of those days. --sessions-per-day N projects the cost per day and per 30 days.
 // A model the table does not know is "not priced", never priced as
-// another.
+// another. --shard K/N --partial FILE prices a shard of the files and
+// --merge FILE... writes what one run over all of them writes (report
+// splits the same way).
 //
 //	$ ctxbench cost --sessions-per-day 200 --policy none --policy aidf:max_messages=30 ~/.claude/projects/my-project/
 //	$ ctxbench cost --since 2026-02-01 --policy recorded

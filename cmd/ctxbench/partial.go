@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/internal/tempfile"
@@ -115,14 +116,14 @@ func (s *shardRun) selectFile(path string) bool {
 	return true
 }
 
-// add appends t's entry.
-func (s *shardRun) add(t *transcript.Transcript, entry any) error {
+// addAt appends the entry of a transcript read from file.
+func (s *shardRun) addAt(file string, entry any) error {
 	if s.dup != "" {
 		return fmt.Errorf("--shard: %s is listed twice: name each input once", s.dup)
 	}
-	place, ok := s.places[t.File]
+	place, ok := s.places[file]
 	if !ok {
-		return fmt.Errorf("--shard: %s was read but not listed", t.File)
+		return fmt.Errorf("--shard: %s was read but not listed", file)
 	}
 	s.n++
 	s.w.WriteString(strconv.Itoa(place))
@@ -164,6 +165,34 @@ func (s *shardRun) write(path string, h partialHeader, skipped []transcript.Skip
 }
 
 func (s *shardRun) close() error { return s.spool.Close() }
+
+// startShard checks a command's --shard, --partial and --merge, and
+// starts the shard's partial (nil: not a shard).
+func startShard(e *env, command, shard, partial string, merge []string, f inputFlags, paths []string) (*shardRun, error) {
+	switch {
+	case len(merge) > 0 && shard != "":
+		return nil, errors.New("--merge and --shard: merge the partials of a sharded run, or run a shard")
+	case len(merge) > 0:
+		return nil, nil
+	case shard == "" && partial != "":
+		return nil, errors.New("--partial is the file a shard writes: give --shard K/N")
+	case shard == "":
+		return nil, nil
+	case partial == "":
+		return nil, withHint(errors.New("--shard needs --partial FILE"), fmt.Sprintf("then 'ctxbench %s --merge FILE…', with the same flags, writes what one run would", command))
+	}
+	sh, err := suite.ParseShard(shard)
+	if err != nil {
+		return nil, fmt.Errorf("--shard: %w", err)
+	}
+	if len(f.defaultPaths(e, paths)) == 0 {
+		return nil, errors.New("--shard splits the files of the paths given: the embedded samples are one run")
+	}
+	if slices.Contains(paths, transcript.Stdin) {
+		return nil, errors.New("--shard splits files: standard input cannot be split")
+	}
+	return newShardRun(sh)
+}
 
 // A partialReader reads a partial's entries in order.
 type partialReader struct {
@@ -236,6 +265,18 @@ type mergedRun struct {
 	Paths   []string
 	Read    int
 	Skipped []transcript.SkippedFile
+}
+
+// check warns of the files the shards passed over and fails, as a run
+// over them would, when they read no transcript.
+func (m *mergedRun) check(e *env) error {
+	for _, s := range m.Skipped {
+		e.warn(fmt.Errorf("skipped %s: %s", s.File, s.Reason))
+	}
+	if m.Read == 0 && len(m.Skipped) > 0 {
+		return fmt.Errorf("no transcript read from %s: all %d files were skipped", strings.Join(m.Paths, ", "), len(m.Skipped))
+	}
+	return nil
 }
 
 // mergePartials checks that the partials at paths are every shard of

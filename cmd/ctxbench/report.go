@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
@@ -39,6 +41,9 @@ type reportCmd struct {
 	Policies     []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: none, recorded, claude-code, aidf, aidf:max_messages=30,summarize_on_trim=true, two-tier, prune)."`
 	Sessions     int      `default:"50" placeholder:"N" help:"Draw and list one by one at most N sessions, those --sessions-by ranks first (0: every one); every session is in the totals, summary.csv, steps.csv and results.json."`
 	SessionsBy   string   `name:"sessions-by" enum:"cost,saving" default:"cost" help:"Rank sessions by cost (the most a policy costs of each) or saving (what the cheapest policy saves over none)."`
+	Shard        string   `placeholder:"K/N" help:"Replay only shard K of N of the input files (split by the hash of each path) and write the shard's part to --partial, no report; --parquet and --jsonl then only say the part holds the rows."`
+	Partial      string   `placeholder:"FILE" help:"With --shard: the file the shard's part goes to."`
+	Merge        []string `placeholder:"FILE" sep:"none" help:"Write the report one run writes from the partials of every shard (no transcript is read): --merge a b c, with the flags each shard was given."`
 	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
 
@@ -62,15 +67,21 @@ func (c *reportCmd) Run(e *env) error {
 	if err := detail.Check(labels); err != nil {
 		return fmt.Errorf("--sessions, --sessions-by: %w", err)
 	}
-	// A folder that cannot be replaced is refused before the work.
-	if err := outDirError(reports.CheckDir(c.Out)); err != nil {
-		return err
-	}
-	sum, prun, err := c.build(e)
+	prices, err := loadPrices(c.Prices)
 	if err != nil {
 		return err
 	}
-	prices, err := loadPrices(c.Prices)
+	sh, err := c.shardFlags(e, prices)
+	if err != nil {
+		return err
+	}
+	// A folder that cannot be replaced is refused before the work.
+	if sh.run == nil {
+		if err := outDirError(reports.CheckDir(c.Out)); err != nil {
+			return err
+		}
+	}
+	sum, prun, err := c.build(e)
 	if err != nil {
 		return err
 	}
@@ -78,6 +89,11 @@ func (c *reportCmd) Run(e *env) error {
 		if d != "" && filepath.Clean(d) == filepath.Clean(c.Out) {
 			return fmt.Errorf("--out and the rows' folder are both %s: give the rows a folder of their own", d)
 		}
+	}
+	b := c.builder(pols, sum, prices)
+	if sh.run != nil {
+		defer sh.run.close()
+		return c.shard(e, b, sh, prun)
 	}
 	rows, err := newCostRows(c.Parquet, c.JSONL)
 	if err != nil {
@@ -90,29 +106,107 @@ func (c *reportCmd) Run(e *env) error {
 				rows.abort()
 			}
 		}()
-		if err := c.report(e, pols, detail, sum, prun, prices, rows); err != nil {
+		b.Rows = rows.writers
+		if err := c.report(e, b, sh, detail, prun); err != nil {
 			return err
 		}
 		done = true
 		return rows.close()
 	}
-	return c.report(e, pols, detail, sum, prun, prices, nil)
+	return c.report(e, b, sh, detail, prun)
 }
 
-// report replays and prices the transcripts, writes the report folder
-// (and rows' rows) and prints the summary.
-func (c *reportCmd) report(e *env, pols []window.Labeled, detail reports.Detail, sum summarize.Summarizer, prun *providerRun, prices pricing.Prices, rows *costRows) error {
+// reportShard is what --shard, --partial and --merge ask of a report.
+type reportShard struct {
+	digest string
+	rows   bool      // the rows are asked for (--parquet, --jsonl)
+	run    *shardRun // a shard's (nil: none)
+}
+
+// shardFlags checks --shard, --partial and --merge, and starts the
+// shard's partial.
+func (c *reportCmd) shardFlags(e *env, prices pricing.Prices) (reportShard, error) {
+	d := *c
+	d.Shard, d.Partial, d.Merge, d.Paths, d.Out = "", "", nil, nil, ""
+	sh := reportShard{rows: c.Parquet != "" || c.JSONL != ""}
+	d.Parquet, d.JSONL = "", "" // the rows, not where: sh.rows
+	sh.digest = flagsDigest(struct {
+		Flags  reportCmd
+		Prices pricing.Prices
+	}{d, prices})
+	run, err := startShard(e, "report", c.Shard, c.Partial, c.Merge, c.inputFlags, c.Paths)
+	if err != nil || run == nil {
+		return sh, err
+	}
+	sh.run = run
+	c.inputFlags.selectFile = run.selectFile
+	return sh, nil
+}
+
+// builder returns the report's builder.
+func (c *reportCmd) builder(pols []window.Labeled, sum summarize.Summarizer, prices pricing.Prices) *reports.Builder {
 	b := &reports.Builder{Policies: pols, Notes: reportNotes, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel}, SpoolTranscripts: true,
 		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}, Summarizer: sum, Prices: prices}}
 	for _, n := range append(append([]string(nil), heuristicNames...), exactNames...) {
 		b.Estimators = append(b.Estimators, estimate.MustNew(n, estimate.OverheadNone))
 	}
-	if rows != nil {
-		b.Rows = rows.writers
-	}
-	_, err := readPrepared(e, c.Paths, c.inputFlags, true, b.Prepare, func(t *transcript.Transcript, p reports.Prepared) error { return b.Add(e.ctx, t, p) })
+	return b
+}
+
+// shard replays and prices the shard's transcripts and writes its
+// partial.
+func (c *reportCmd) shard(e *env, b *reports.Builder, sh reportShard, prun *providerRun) error {
+	b.SpoolTranscripts = false // the report is the merge's
+	b.EmitRows = sh.rows
+	b.Emit = func(en *reports.Entry) error { return sh.run.addAt(en.Transcript.File, en) }
+	read := 0
+	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, b.Prepare, func(t *transcript.Transcript, p reports.Prepared) error {
+		read++
+		return b.Add(e.ctx, t, p)
+	})
 	if err != nil {
 		return err
+	}
+	if _, err := b.Finish(e.ctx); err != nil {
+		return err
+	}
+	for _, w := range b.Warnings {
+		e.warn(notPriced(w, "--pricing-model", "--prices"))
+	}
+	if err := prun.finish(e); err != nil {
+		return err
+	}
+	h := partialHeader{Command: "report", Ctxbench: version, Config: sh.digest, Rows: sh.rows, Paths: c.defaultPaths(e, c.Paths), Read: read}
+	if err := sh.run.write(c.Partial, h, skipped); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "ctxbench report: shard %s, %s: wrote %s\n", sh.run.shard, reports.Count(read, "transcript", "transcripts"), c.Partial)
+	return err
+}
+
+// report replays and prices the transcripts, or merges the partials of
+// a sharded report, writes the report folder (and the rows) and prints
+// the summary.
+func (c *reportCmd) report(e *env, b *reports.Builder, sh reportShard, detail reports.Detail, prun *providerRun) error {
+	if len(c.Merge) > 0 {
+		m, err := mergePartials(append(slices.Clone(c.Merge), c.Paths...), partialHeader{Command: "report", Config: sh.digest, Rows: sh.rows}, func(line []byte) error {
+			var en reports.Entry
+			if err := json.Unmarshal(line, &en); err != nil {
+				return fmt.Errorf("not an entry of ctxbench report: %w", err)
+			}
+			return b.AddEntry(e.ctx, &en)
+		})
+		if err != nil {
+			return err
+		}
+		if err := m.check(e); err != nil {
+			return err
+		}
+	} else {
+		_, err := readPrepared(e, c.Paths, c.inputFlags, true, b.Prepare, func(t *transcript.Transcript, p reports.Prepared) error { return b.Add(e.ctx, t, p) })
+		if err != nil {
+			return err
+		}
 	}
 	for _, w := range b.Warnings {
 		e.warn(notPriced(w, "--pricing-model", "--prices"))

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // shardRun runs command with args over paths in n shards, then merges
@@ -38,16 +40,23 @@ func runShards(t *testing.T, dir, command string, n int, args, mergeArgs, paths 
 // sameFiles reports how the files under a differ from those under b.
 func sameFiles(t *testing.T, a, b string) {
 	t.Helper()
-	var names []string
-	filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(a, p)
-			names = append(names, rel)
-		}
-		return nil
-	})
+	list := func(root string) []string {
+		var names []string
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(root, p)
+				names = append(names, rel)
+			}
+			return nil
+		})
+		return names
+	}
+	names := list(a)
 	if len(names) == 0 {
 		t.Fatalf("no file under %s", a)
+	}
+	if other := list(b); !slices.Equal(names, other) {
+		t.Errorf("the files under %s are %q, the whole run's %q", b, other, names)
 	}
 	for _, n := range names {
 		x, _ := os.ReadFile(filepath.Join(a, n))
@@ -209,4 +218,213 @@ func TestMergeRefuses(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); err == nil {
 		t.Errorf("a refused shard wrote its partial")
 	}
+}
+
+// TestReportShards: report over the corpus split 3 ways and merged
+// writes the folder, the rows and the summary one run writes.
+func TestReportShards(t *testing.T) {
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	whole, stderr, code := ctxbench("", "report", "--out", at("whole"), "--parquet", at("pq"), "--sessions", "5", corpus)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	shardArgs := []string{"--out", at("unused"), "--parquet", at("unused-pq"), "--sessions", "5"}
+	merged, _ := runShards(t, dir, "report", 3, shardArgs, []string{"--out", at("merged"), "--parquet", at("pq-merged"), "--sessions", "5"}, []string{corpus})
+	sameFiles(t, at("whole"), at("merged"))
+	sameFiles(t, at("pq"), at("pq-merged"))
+	for _, d := range []string{"unused", "unused-pq"} {
+		if _, err := os.Stat(at(d)); err == nil {
+			t.Errorf("a shard wrote %s", d)
+		}
+	}
+	if w, m := strings.ReplaceAll(whole, at("whole"), "OUT"), strings.ReplaceAll(merged, at("merged"), "OUT"); w != m {
+		t.Errorf("the merge's summary differs from the whole run's:\n%s\nwhole:\n%s", m, w)
+	}
+}
+
+// fencedBlocks returns the fenced code blocks of the README section
+// headed title, each its language and its text.
+func fencedBlocks(t *testing.T, title string) [][2]string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n"+title+"\n")
+	if !ok {
+		t.Fatalf("README.md has no section %q", title)
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var blocks [][2]string
+	for {
+		_, rest, ok := strings.Cut(sec, "```")
+		if !ok {
+			return blocks
+		}
+		lang, rest, _ := strings.Cut(rest, "\n")
+		body, after, _ := strings.Cut(rest, "```")
+		blocks = append(blocks, [2]string{lang, body})
+		sec = after
+	}
+}
+
+// fleetRun runs a documented fleet: shards[k] the shards' command lines,
+// merge the merge's (its stdout to the file after " > ", if any), then
+// the shards' command unsharded (--shard, --partial left out, the
+// folders it writes renamed NAME-whole), and checks that the merge
+// wrote what the whole run did.
+func fleetRun(t *testing.T, name string, shards []string, merge string) {
+	t.Helper()
+	words := func(line string) []string {
+		w, ok := shellWords(strings.Join(strings.Fields(line), " "))
+		if !ok || len(w) < 2 || w[0] != "ctxbench" {
+			t.Fatalf("%s: the test cannot run %q", name, line)
+		}
+		return w[1:]
+	}
+	for _, line := range shards {
+		if out, stderr, code := ctxbench("", words(line)...); code != 0 {
+			t.Fatalf("%s: %s: exit %d\n%s%s", name, line, code, out, stderr)
+		}
+	}
+	merge, redirect, _ := strings.Cut(merge, " > ")
+	mergeOut, stderr, code := ctxbench("", words(merge)...)
+	if code != 0 {
+		t.Fatalf("%s: %s: exit %d\n%s", name, merge, code, stderr)
+	}
+	if redirect != "" {
+		os.WriteFile(strings.TrimSpace(redirect), []byte(mergeOut), 0o644)
+	}
+	var whole []string
+	renamed := map[string]string{}
+	w := words(shards[0])
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case "--shard", "--partial":
+			i++
+			continue
+		case "--parquet", "--jsonl", "--out":
+			renamed[w[i+1]] = w[i+1] + "-whole"
+			whole = append(whole, w[i], w[i+1]+"-whole")
+			i++
+			continue
+		}
+		whole = append(whole, w[i])
+	}
+	mw := words(merge)
+	if slices.Contains(mw, "report") && !slices.Contains(whole, "--out") {
+		out := mw[slices.Index(mw, "--out")+1]
+		renamed[out] = out + "-whole"
+		whole = append(whole, "--out", out+"-whole")
+	}
+	wholeOut, stderr, code := ctxbench("", whole...)
+	if code != 0 {
+		t.Fatalf("%s: ctxbench %s: exit %d\n%s", name, strings.Join(whole, " "), code, stderr)
+	}
+	for from, to := range renamed {
+		sameFiles(t, to, from)
+		wholeOut = strings.ReplaceAll(wholeOut, to, from)
+	}
+	if wholeOut != mergeOut {
+		t.Errorf("%s: the merge printed\n%s\nthe whole run\n%s", name, mergeOut, wholeOut)
+	}
+}
+
+// TestFleetExamples runs the README's fleet: the xargs loop, the CI
+// matrix and the Kubernetes Indexed Job, on a folder of sessions, and
+// checks that each merge writes what one run writes.
+func TestFleetExamples(t *testing.T) {
+	blocks := fencedBlocks(t, "## A fleet across machines")
+	if len(blocks) != 3 || blocks[0][0] != "sh" || blocks[1][0] != "yaml" || blocks[2][0] != "yaml" {
+		t.Fatalf("the fleet section's blocks are %d, want sh, yaml (the matrix), yaml (the Indexed Job)", len(blocks))
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"spotter/short.jsonl", "spotter/subagent.jsonl", "spotter/tool_heavy.jsonl", "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
+		"mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"} {
+		copyFile(t, corpus+f, filepath.Join(dir, "sessions", filepath.Base(f)))
+	}
+	t.Chdir(dir)
+
+	t.Run("xargs", func(t *testing.T) {
+		lines := strings.Split(strings.TrimSpace(blocks[0][1]), "\n")
+		var n int
+		loop, ok := strings.CutPrefix(lines[0], "seq 1 ")
+		count, cmd, _ := strings.Cut(loop, " | xargs -P ")
+		_, cmd, _ = strings.Cut(cmd, " -I K ")
+		if _, err := fmt.Sscan(count, &n); !ok || err != nil || n < 2 || len(lines) != 2 {
+			t.Fatalf("the loop is %q", blocks[0][1])
+		}
+		var shards []string
+		for k := 1; k <= n; k++ {
+			shards = append(shards, strings.NewReplacer("K/", fmt.Sprint(k)+"/", "-K.", fmt.Sprintf("-%d.", k)).Replace(cmd))
+		}
+		fleetRun(t, "the xargs loop", shards, lines[1])
+	})
+
+	t.Run("matrix", func(t *testing.T) {
+		var wf struct {
+			Jobs map[string]struct {
+				Strategy struct{ Matrix map[string][]int }
+				Steps    []struct{ Run string }
+			}
+		}
+		if err := yaml.Unmarshal([]byte(blocks[1][1]), &wf); err != nil {
+			t.Fatal(err)
+		}
+		runs := func(job string) []string {
+			var out []string
+			for _, s := range wf.Jobs[job].Steps {
+				if strings.HasPrefix(s.Run, "ctxbench ") {
+					out = append(out, s.Run)
+				}
+			}
+			if len(out) != 1 {
+				t.Fatalf("job %s runs %q, want one ctxbench command", job, out)
+			}
+			return out
+		}
+		var shards []string
+		for _, k := range wf.Jobs["shard"].Strategy.Matrix["shard"] {
+			shards = append(shards, strings.ReplaceAll(runs("shard")[0], "${{ matrix.shard }}", fmt.Sprint(k)))
+		}
+		fleetRun(t, "the CI matrix", shards, runs("merge")[0])
+	})
+
+	t.Run("indexed job", func(t *testing.T) {
+		type job struct {
+			Spec struct {
+				Completions int
+				Template    struct {
+					Spec struct {
+						Containers []struct{ Args []string }
+					}
+				}
+			}
+		}
+		docs := strings.Split(blocks[2][1], "\n---\n")
+		if len(docs) != 2 {
+			t.Fatalf("%d YAML documents, want the shards' Job and the merge's", len(docs))
+		}
+		var jobs [2]job
+		for i, d := range docs {
+			if err := yaml.Unmarshal([]byte(d), &jobs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		line := func(j job, index int) string {
+			c := j.Spec.Template.Spec.Containers
+			if len(c) != 1 || len(c[0].Args) != 1 {
+				t.Fatalf("a Job of %d containers, want one with one script", len(c))
+			}
+			return strings.NewReplacer("go run github.com/ctxbench/ctxbench/cmd/ctxbench@latest", "ctxbench",
+				"$((JOB_COMPLETION_INDEX + 1))", fmt.Sprint(index+1), "/results/", "results/", "/sessions", "sessions/").Replace(c[0].Args[0])
+		}
+		os.MkdirAll("results", 0o755)
+		var shards []string
+		for i := range jobs[0].Spec.Completions {
+			shards = append(shards, line(jobs[0], i))
+		}
+		fleetRun(t, "the Indexed Job", shards, line(jobs[1], 0))
+	})
 }
