@@ -565,7 +565,7 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   they redo that work on the whole history at every call (the figure
   gives both times). Their memory is linear: an edited message is copied
   when its edit changes, not at every request.
-- **Memory over many sessions** (figures 14 and 15): every command
+- **Memory over many sessions** (figures 14, 15 and 16): every command
   holds about the largest session's transcript and replays, and the
   collector's headroom, up to 2.5 times the largest input plus 64 MB
   (items 61 and 62). What still grows with the sessions is small: the
@@ -577,6 +577,12 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
   the limit the collector runs more often: the report over 16 sessions
   of 20,000 calls took 87 → 112 s when the limit came in (by hand, item
   61).
+- **A sharded run's merge is not split** (figure 16): the shards
+  replay and price their sessions, and the merge writes what one run
+  writes, the report's folder whole (its plots and the ` + "`--sessions`" + `
+  detail). A report's merge takes about one run's writing, which the
+  figure shows beside the shards' times; cost's merge reads the
+  partials' entries back (JSON) and adds them.
 - **Figure 3 sits at its target**: its two runs take well under a
   second, and a run of ` + "`make perf`" + ` beside other work on the machine
   moves it by tens of percent. The run of this document (at c056a82)

@@ -17,8 +17,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -289,9 +291,16 @@ func run() error {
 	}
 	figs = append(figs, fig)
 
-	// 14. Memory over a folder of sessions, bounded by the largest.
+	// 14. Memory over a folder of sessions, bounded by the largest; 15,
+	// the larger fleet's report against a tenth of it, and split in 4.
 	for _, f := range fleets {
-		fig, err = fleetMemory(bin, tmp, f)
+		fig, fl, err := fleetMemory(bin, tmp, f)
+		if err == nil && f.sessions == shardFleet {
+			figs = append(figs, fig)
+			fig, err = fleetShards(bin, tmp, fl)
+		}
+		os.RemoveAll(fl.dir)
+		os.RemoveAll(fl.report)
 		if err != nil {
 			return err
 		}
@@ -788,6 +797,180 @@ type fleet struct {
 // short ones.
 var fleets = []fleet{{"16 sessions of 20,000 calls", 16, 20000}, {"2,000 sessions of 200 calls", 2000, 200}}
 
+// shardFleet is the fleet of figure 15, split into shards.
+const shardFleet = 2000
+
+// A fleetRun is a fleet's folder and report, and the report's time and
+// peak RSS.
+type fleetRun struct {
+	dir, report string
+	reportTime  time.Duration
+	reportPeak  int64
+}
+
+// threePolicies are the fleet figures' policies.
+var threePolicies = []string{"--policy", "none", "--policy", "aidf:max_messages=30", "--policy", "prune"}
+
+// fleetShards measures what a fleet costs to report: the report's peak
+// RSS and files over the fleet against a tenth of it (the first
+// sessions, hard links), cost --json and report against estimate of
+// the same folder, and both split in 4 shards and merged: each shard's
+// time against one run's, and the merge's output against one run's,
+// byte for byte.
+func fleetShards(bin, tmp string, fl fleetRun) (figure, error) {
+	names, err := os.ReadDir(fl.dir)
+	if err != nil {
+		return figure{}, err
+	}
+	tenth := filepath.Join(tmp, "fleet-tenth")
+	defer os.RemoveAll(tenth)
+	if err := os.MkdirAll(tenth, 0o755); err != nil {
+		return figure{}, err
+	}
+	for _, n := range names[:len(names)/10] {
+		if err := os.Link(filepath.Join(fl.dir, n.Name()), filepath.Join(tenth, n.Name())); err != nil {
+			return figure{}, err
+		}
+	}
+	tenthReport := filepath.Join(tmp, "fleet-tenth-report")
+	defer os.RemoveAll(tenthReport)
+	_, tenthPeak, err := timeCmd(1, bin, slices.Concat([]string{"report", "--out", tenthReport}, threePolicies, []string{tenth})...)
+	if err != nil {
+		return figure{}, err
+	}
+	files, tenthFiles := countFiles(fl.report), countFiles(tenthReport)
+	estimateTime, _, err := timeCmd(1, bin, "estimate", fl.dir)
+	if err != nil {
+		return figure{}, err
+	}
+	costJSON := filepath.Join(tmp, "fleet-cost.json")
+	defer os.Remove(costJSON)
+	costTime, err := timeToFile(costJSON, bin, slices.Concat([]string{"cost", "--json"}, threePolicies, []string{fl.dir})...)
+	if err != nil {
+		return figure{}, err
+	}
+	const n = 4
+	split := func(command string, args []string, whole time.Duration, merged func([]string) (time.Duration, bool, error)) (string, bool, error) {
+		var parts []string
+		var slowest time.Duration
+		for k := 1; k <= n; k++ {
+			p := filepath.Join(tmp, fmt.Sprintf("%s-part%d.jsonl", command, k))
+			defer os.Remove(p)
+			d, _, err := timeCmd(1, bin, slices.Concat([]string{command}, args, []string{"--shard", fmt.Sprintf("%d/%d", k, n), "--partial", p, fl.dir})...)
+			if err != nil {
+				return "", false, err
+			}
+			parts, slowest = append(parts, p), max(slowest, d)
+		}
+		d, same, err := merged(parts)
+		if err != nil {
+			return "", false, err
+		}
+		verdict := "the same bytes"
+		if !same {
+			verdict = "**different bytes**"
+		}
+		r := slowest.Seconds() / whole.Seconds()
+		return fmt.Sprintf("%s: one run %.0f s, the slowest of %d shards %.0f s (%.2f×), the merge %.1f s, %s", command, whole.Seconds(), n, slowest.Seconds(), r, d.Seconds(), verdict),
+			same && r <= 0.35, nil
+	}
+	costText, costOK, err := split("cost", append([]string{"--json"}, threePolicies...), costTime, func(parts []string) (time.Duration, bool, error) {
+		out := filepath.Join(tmp, "fleet-cost-merged.json")
+		defer os.Remove(out)
+		d, err := timeToFile(out, bin, slices.Concat([]string{"cost", "--json"}, threePolicies, []string{"--merge"}, parts)...)
+		if err != nil {
+			return 0, false, err
+		}
+		a, err1 := os.ReadFile(costJSON)
+		b, err2 := os.ReadFile(out)
+		return d, err1 == nil && err2 == nil && bytes.Equal(a, b), errors.Join(err1, err2)
+	})
+	if err != nil {
+		return figure{}, err
+	}
+	reportArgs := slices.Concat([]string{"--out", filepath.Join(tmp, "fleet-report-unused")}, threePolicies)
+	reportText, reportOK, err := split("report", reportArgs, fl.reportTime, func(parts []string) (time.Duration, bool, error) {
+		out := filepath.Join(tmp, "fleet-report-merged")
+		defer os.RemoveAll(out)
+		d, _, err := timeCmd(1, bin, slices.Concat([]string{"report", "--out", out}, threePolicies, []string{"--merge"}, parts)...)
+		if err != nil {
+			return 0, false, err
+		}
+		same, err := sameTree(fl.report, out)
+		return d, same, err
+	})
+	if err != nil {
+		return figure{}, err
+	}
+	grow := float64(fl.reportPeak)/float64(tenthPeak) - 1
+	return figure{
+		name: fmt.Sprintf("A fleet of %d sessions of 200 calls: the report against a tenth of it; cost and report against estimate, and split in %d shards", len(names), n),
+		measured: fmt.Sprintf("report peak RSS %d MB, over %s sessions %d MB (%+.0f%%); files written %d and %d; estimate %.0f s, cost --json %.0f s (%.1f×), report %.0f s (%.1f×); %s; %s",
+			fl.reportPeak>>20, fmt.Sprint(len(names)/10), tenthPeak>>20, grow*100, files, tenthFiles,
+			estimateTime.Seconds(), costTime.Seconds(), costTime.Seconds()/estimateTime.Seconds(), fl.reportTime.Seconds(), fl.reportTime.Seconds()/estimateTime.Seconds(), costText, reportText),
+		target: "report RSS within 10% of a tenth's; the same files; shards merged to the same bytes, the slowest ≤ 0.35× one run",
+		ok:     grow <= 0.10 && files == tenthFiles && costOK && reportOK,
+		commands: []string{"ctxbench report --out R (the policies of figure 14) fleet, and fleet-tenth (its first 200 sessions)",
+			"ctxbench estimate fleet", "ctxbench cost --json (the same policies) fleet",
+			fmt.Sprintf("ctxbench cost --json … --shard K/%d --partial part-K.jsonl fleet, K = 1 to %d", n, n), "ctxbench cost --json … --merge part-1.jsonl … (against cost's bytes)",
+			"ctxbench report … --shard K/4, then --merge (against the report folder, diff -r)"},
+	}, nil
+}
+
+// countFiles counts the files under dir.
+func countFiles(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// sameTree reports whether the folders a and b hold the same files with
+// the same bytes.
+func sameTree(a, b string) (bool, error) {
+	var names []string
+	err := filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(a, p)
+			names = append(names, rel)
+		}
+		return err
+	})
+	if err != nil || countFiles(b) != len(names) {
+		return false, err
+	}
+	for _, n := range names {
+		x, err1 := os.ReadFile(filepath.Join(a, n))
+		y, err2 := os.ReadFile(filepath.Join(b, n))
+		if err := errors.Join(err1, err2); err != nil {
+			return false, err
+		}
+		if !bytes.Equal(x, y) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// timeToFile runs a command once with its standard output to path and
+// returns its wall time.
+func timeToFile(path, name string, args ...string) (time.Duration, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = f, io.Discard
+	t0 := time.Now()
+	err = cmd.Run()
+	return time.Since(t0), err
+}
+
 // fleetMemory measures the peak RSS of each command over a folder of
 // generated sessions, against 3 × the largest session + 100 MB (figure
 // 9's bound for one session): a command holds a session, and what it
@@ -795,30 +978,31 @@ var fleets = []fleet{{"16 sessions of 20,000 calls", 16, 20000}, {"2,000 session
 // The report spools each session's results to a temporary file and
 // keeps their sums and each session's name; the estimator plots' counts
 // spill to another past 64 K counts.
-func fleetMemory(bin, tmp string, f fleet) (figure, error) {
+//
+// It returns the folder and the report, which the caller removes.
+func fleetMemory(bin, tmp string, f fleet) (figure, fleetRun, error) {
 	dir := filepath.Join(tmp, fmt.Sprintf("fleet%d", f.sessions))
+	fl := fleetRun{dir: dir, report: filepath.Join(tmp, "fleet-report")}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return figure{}, err
+		return figure{}, fl, err
 	}
-	defer os.RemoveAll(dir)
 	var total, largest int64
 	for i := range f.sessions {
 		path := filepath.Join(dir, fmt.Sprintf("s%04d.jsonl", i))
 		if err := sh(bin, "gen", "--calls", fmt.Sprint(f.calls), "--seed", fmt.Sprint(i+1), "-o", path); err != nil {
-			return figure{}, err
+			return figure{}, fl, err
 		}
 		st, err := os.Stat(path)
 		if err != nil {
-			return figure{}, err
+			return figure{}, fl, err
 		}
 		total += st.Size()
 		largest = max(largest, st.Size())
 	}
 	suite := filepath.Join(tmp, "fleet.yaml")
 	if err := os.WriteFile(suite, []byte(fmt.Sprintf("transcripts: [%q]\npolicies: [none, \"aidf:max_messages=30\", prune]\n", filepath.Join(filepath.Base(dir), "*.jsonl"))), 0o644); err != nil {
-		return figure{}, err
+		return figure{}, fl, err
 	}
-	three := []string{"--policy", "none", "--policy", "aidf:max_messages=30", "--policy", "prune"}
 	limit := 3*largest + 100<<20
 	var parts []string
 	ok := true
@@ -827,20 +1011,22 @@ func fleetMemory(bin, tmp string, f fleet) (figure, error) {
 		args []string
 	}{
 		{"inspect", []string{"inspect", dir}},
-		{"replay", slices.Concat([]string{"replay"}, three, []string{dir})},
-		{"cost", slices.Concat([]string{"cost"}, three, []string{dir})},
+		{"replay", slices.Concat([]string{"replay"}, threePolicies, []string{dir})},
+		{"cost", slices.Concat([]string{"cost"}, threePolicies, []string{dir})},
 		{"check", []string{"check", "--update", "--accept", "--config", suite}},
 		{"sweep", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=10,30", dir}},
-		{"report", slices.Concat([]string{"report", "--out", filepath.Join(tmp, "fleet-report")}, three, []string{dir})},
+		{"report", slices.Concat([]string{"report", "--out", fl.report}, threePolicies, []string{dir})},
 	} {
 		d, peak, err := timeCmd(1, bin, c.args...)
 		if err != nil {
-			return figure{}, err
+			return figure{}, fl, err
 		}
 		parts = append(parts, fmt.Sprintf("%s %d MB (%.0f s)", c.name, peak>>20, d.Seconds()))
+		if c.name == "report" {
+			fl.reportTime, fl.reportPeak = d, peak
+		}
 		ok = ok && peak < limit
 	}
-	os.RemoveAll(filepath.Join(tmp, "fleet-report"))
 	return figure{
 		name:     fmt.Sprintf("Peak RSS of each command over %s (%.0f MB; the largest %.1f MB)", f.name, float64(total)/(1<<20), float64(largest)/(1<<20)),
 		measured: strings.Join(parts, "; "),
@@ -849,5 +1035,5 @@ func fleetMemory(bin, tmp string, f fleet) (figure, error) {
 			"ctxbench inspect fleet", "ctxbench replay --policy none --policy aidf:max_messages=30 --policy prune fleet", "ctxbench cost (the same policies)",
 			"ctxbench check --update --accept --config fleet.yaml (the same policies)", "ctxbench sweep --policy aidf --grid max_messages=10,30 fleet",
 			"ctxbench report --out fleet-report (the same policies) fleet"},
-	}, nil
+	}, fl, nil
 }
