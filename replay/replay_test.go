@@ -54,6 +54,7 @@ var specs = []string{
 	"langchain-clear-tool-uses:trigger_tokens=10000", "langchain-clear-tool-uses:trigger_tokens=5000,keep_messages=1,clear_tool_inputs=true",
 	"anthropic-clear-tool-uses:trigger=30000", "anthropic-clear-thinking:keep=0+anthropic-clear-tool-uses:trigger=20000,keep=1,clear_tool_inputs=true",
 	"vercel-prune", "vercel-prune:reasoning=all,tool_calls=all,empty_messages=keep",
+	"openai-trim", "openai-trim:recent_turns=1,max_output_chars=100,preview_chars=0,tools=Bash|Read",
 }
 
 // TestEveryPolicyOverTheCorpus: the invariants each design guarantees hold

@@ -63,3 +63,17 @@ if [ -n "${TWOTIER_MODULE:-}" ]; then
 else
 	echo "conformance: TWOTIER_MODULE is not set: $out/twotier.json is left as it is" >&2
 fi
+# The OpenAI Agents SDK is a Python package (openai-agents on PyPI), not
+# on npm. With OPENAI_AGENTS set to src/agents of a checkout of
+# openai/openai-agents-python at the release window/openaitrim.go names,
+# openaitrim.json is rewritten too: python3 runs the release's
+# ToolOutputTrimmer (scripts/conformance/openaitrim.py says how).
+if [ -n "${OPENAI_AGENTS:-}" ]; then
+	version=$(sed -n 's/^\topenAITrimVersion = "\([0-9.]*\)"$/\1/p' window/openaitrim.go)
+	commit=$(sed -n 's/^\topenAITrimCommit  = "\([0-9a-f]*\)"$/\1/p' window/openaitrim.go)
+	python3 scripts/conformance/openaitrim.py "$OPENAI_AGENTS" "$version" "$commit" "$tmp/histories.json" > "$out/openaitrim.json.tmp"
+	mv "$out/openaitrim.json.tmp" "$out/openaitrim.json"
+	echo "wrote $out/openaitrim.json"
+else
+	echo "conformance: OPENAI_AGENTS is not set: $out/openaitrim.json is left as it is" >&2
+fi

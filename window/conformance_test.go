@@ -634,14 +634,7 @@ func TestVercelPruneConformance(t *testing.T) {
 			ToolCalls     json.RawMessage `json:"toolCalls"`
 			EmptyMessages string          `json:"emptyMessages"`
 		} `json:"settings"`
-		Results [][]struct {
-			Source string `json:"source"`
-			Calls  []struct {
-				SHA256  string   `json:"sha256"`
-				Entries int      `json:"entries"`
-				Tail    []string `json:"tail"`
-			} `json:"calls"`
-		} `json:"results"`
+		Results [][]hashedRun `json:"results"`
 	}
 	readGolden(t, "vercelprune.json", &g)
 	if g.AI != vercelAIVersion {
@@ -662,28 +655,52 @@ func TestVercelPruneConformance(t *testing.T) {
 		default:
 			t.Fatalf("setting %d: toolCalls %s", k, s.ToolCalls)
 		}
-		p := mustPolicy(t, spec)
-		calls, same := 0, 0
-		for _, r := range g.Results[k] {
-			tr := conformanceSource(t, r.Source)
-			got := drive(t, p, tr, nil)
-			if len(got) != len(r.Calls) {
-				t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
+		checkHashed(t, spec, "pruneMessages", g.Results[k], pruneEntries)
+	}
+}
+
+// A hashedRun is a golden's calls of one history, each what it sent by
+// its entries' SHA-256 (the first 16 hex digits), their number and the
+// last three.
+type hashedRun struct {
+	Source string `json:"source"`
+	Calls  []struct {
+		SHA256  string   `json:"sha256"`
+		Entries int      `json:"entries"`
+		Tail    []string `json:"tail"`
+	} `json:"calls"`
+}
+
+// checkHashed replays spec on each run's history and compares what each
+// call sends, as encode writes it, with what peer sent; it returns how
+// many calls sent something encode marks with "~".
+func checkHashed(t *testing.T, spec, peer string, runs []hashedRun, encode func(*transcript.Transcript, []Item) []string) (marked int) {
+	t.Helper()
+	p := mustPolicy(t, spec)
+	calls, same := 0, 0
+	for _, r := range runs {
+		tr := conformanceSource(t, r.Source)
+		got := drive(t, p, tr, nil)
+		if len(got) != len(r.Calls) {
+			t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
+		}
+		for c, want := range r.Calls {
+			calls++
+			enc := strings.Join(encode(tr, got[c].step.History), ",")
+			if strings.Contains(enc, "~") {
+				marked++
 			}
-			for c, want := range r.Calls {
-				calls++
-				enc := pruneEntries(tr, got[c].step.History)
-				sum := sha256Hex(strings.Join(enc, ","))[:16]
-				if sum == want.SHA256 {
-					same++
-				} else if !t.Failed() || calls < 20 {
-					t.Errorf("%s, %s, call %d: pruneMessages sent %d entries ending %v, ctxbench %d ending %v",
-						spec, r.Source, c, want.Entries, want.Tail, len(enc), enc[max(0, len(enc)-3):])
-				}
+			if sha256Hex(enc)[:16] == want.SHA256 {
+				same++
+			} else if !t.Failed() || calls < 20 {
+				entries := strings.Split(enc, ",")
+				t.Errorf("%s, %s, call %d: %s sent %d entries ending %v, ctxbench %d ending %v",
+					spec, r.Source, c, peer, want.Entries, want.Tail, len(entries), entries[max(0, len(entries)-3):])
 			}
 		}
-		t.Logf("%s: %d of %d calls as pruneMessages", spec, same, calls)
 	}
+	t.Logf("%s: %d of %d calls as %s", spec, same, calls, peer)
+	return marked
 }
 
 // pruneEntries writes what sent holds of each transcript message as the
@@ -714,4 +731,60 @@ func pruneEntries(tr *transcript.Transcript, sent []Item) []string {
 
 func sameBlock(a, b transcript.Block) bool {
 	return a.Type == b.Type && a.Text == b.Text && a.ID == b.ID && a.Name == b.Name && string(a.Input) == string(b.Input)
+}
+
+// TestOpenAITrimConformance: at every call of every history, under every
+// setting, openai-trim sends what the OpenAI Agents SDK's
+// ToolOutputTrimmer returns of the whole history: the same tool outputs
+// trimmed, to the same text (the golden holds each call's entries by
+// their SHA-256).
+func TestOpenAITrimConformance(t *testing.T) {
+	var g struct {
+		Version  string `json:"openai_agents"`
+		Commit   string `json:"commit"`
+		Settings []struct {
+			RecentTurns    int      `json:"recent_turns"`
+			MaxOutputChars int      `json:"max_output_chars"`
+			PreviewChars   int      `json:"preview_chars"`
+			TrimmableTools []string `json:"trimmable_tools"`
+		} `json:"settings"`
+		Results [][]hashedRun `json:"results"`
+	}
+	readGolden(t, "openaitrim.json", &g)
+	if g.Version != openAITrimVersion || g.Commit != openAITrimCommit {
+		t.Errorf("the golden is of openai-agents %s (%s); the policy says it follows %s (%s)", g.Version, g.Commit, openAITrimVersion, openAITrimCommit)
+	}
+	trimmed := 0
+	for k, s := range g.Settings {
+		spec := fmt.Sprintf("openai-trim:recent_turns=%d,max_output_chars=%d,preview_chars=%d", s.RecentTurns, s.MaxOutputChars, s.PreviewChars)
+		if s.TrimmableTools != nil {
+			spec += ",tools=" + strings.Join(s.TrimmableTools, "|")
+		}
+		trimmed += checkHashed(t, spec, "ToolOutputTrimmer", g.Results[k], trimEntries)
+	}
+	if trimmed == 0 {
+		t.Errorf("no call trimmed a tool output: the golden holds nothing to compare")
+	}
+}
+
+// trimEntries writes what sent holds of each transcript message as the
+// openaitrim golden does: "m<i>" as it was, "m<i>~<k>=<h>…" with the
+// SHA-256 of each block whose text was trimmed, in runs.
+func trimEntries(tr *transcript.Transcript, sent []Item) []string {
+	var out []string
+	for _, it := range sent {
+		if !it.Truncated {
+			out = append(out, it.ID)
+			continue
+		}
+		orig := tr.Messages[it.Index()].Blocks
+		var cut []string
+		for k, b := range it.Msg.Blocks {
+			if b.Text != orig[k].Text {
+				cut = append(cut, fmt.Sprintf("%d=%s", k, sha256Hex(b.Text)[:8]))
+			}
+		}
+		out = append(out, it.ID+"~"+strings.Join(cut, "."))
+	}
+	return encodeRuns(out)
 }
