@@ -55,6 +55,7 @@ var specs = []string{
 	"anthropic-clear-tool-uses:trigger=30000", "anthropic-clear-thinking:keep=0+anthropic-clear-tool-uses:trigger=20000,keep=1,clear_tool_inputs=true",
 	"vercel-prune", "vercel-prune:reasoning=all,tool_calls=all,empty_messages=keep",
 	"openai-trim", "openai-trim:recent_turns=1,max_output_chars=100,preview_chars=0,tools=Bash|Read",
+	"openai-compaction:compact_threshold=50000", "openai-compaction:compact_threshold=30000,keep_user_messages=false",
 }
 
 // TestEveryPolicyOverTheCorpus: the invariants each design guarantees hold

@@ -74,38 +74,54 @@ func init() {
 }
 
 func (p *anthropicCompaction) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	ss := serverStateOf(env, st)
-	step := Step{History: hist}
-	input := ss.request.at(env, st, hist)
-	if input <= p.trigger || len(hist) == 0 {
-		return step, nil
-	}
-	fired := &Firing{What: "compaction", Unit: "tokens", Trigger: p.trigger, Before: input, After: input}
-	step.Fired = fired
 	tmpl := p.template
 	if tmpl == nil {
 		tmpl = summarize.Generic
 	}
-	text, ok, err := summarizeOrKeep(ctx, env, &step, "compaction", hist, "", tmpl)
-	if err != nil || !ok {
+	step, s, err := compactRequest(ctx, env, st, hist, p.trigger, tmpl)
+	if err != nil || s.ID == "" {
 		return step, err
 	}
-	ev := step.Summary
-	// The API's iteration reads the whole request, system prompt and
-	// tools too.
-	if !ev.Cached && ev.Usage.Prompt() < int64(input) {
-		ev.Usage.Input += int64(input) - ev.Usage.Prompt()
-	}
-	s := st.newItem(transcript.RoleAssistant, text, true)
-	ev.ID = s.ID
 	out := []Item{s}
 	if p.pause {
 		out = append(out, hist[keptFrom(hist, p.keep):]...)
 	}
+	finishCompaction(env, st, &step, hist, out)
+	return step, nil
+}
+
+// compactRequest is what a provider's server-side compaction does
+// first: it measures the request hist makes and, when that exceeds
+// trigger, summarizes hist whole with tmpl into s, the assistant's
+// compaction item, the pass billed for the whole request (system
+// prompt and tools too). s is the zero Item when it does not compact:
+// under the trigger, or the summary failed (step says why).
+func compactRequest(ctx context.Context, env *Env, st *State, hist []Item, trigger int, tmpl *summarize.Template) (step Step, s Item, err error) {
+	ss := serverStateOf(env, st)
+	step = Step{History: hist}
+	input := ss.request.at(env, st, hist)
+	if input <= trigger || len(hist) == 0 {
+		return step, Item{}, nil
+	}
+	step.Fired = &Firing{What: "compaction", Unit: "tokens", Trigger: trigger, Before: input, After: input}
+	text, ok, err := summarizeOrKeep(ctx, env, &step, "compaction", hist, "", tmpl)
+	if err != nil || !ok {
+		return step, Item{}, err
+	}
+	ev := step.Summary
+	if !ev.Cached && ev.Usage.Prompt() < int64(input) {
+		ev.Usage.Input += int64(input) - ev.Usage.Prompt()
+	}
+	s = st.newItem(transcript.RoleAssistant, text, true)
+	ev.ID = s.ID
+	return step, s, nil
+}
+
+// finishCompaction makes out what step sends in place of hist.
+func finishCompaction(env *Env, st *State, step *Step, hist, out []Item) {
 	step.Evicted = evictedFrom(hist, out)
 	step.History = out
-	fired.After = ss.request.at(env, st, out)
-	return step, nil
+	step.Fired.After = serverStateOf(env, st).request.at(env, st, out)
 }
 
 // keptFrom returns where the newest keep items of hist start, moved back
