@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -28,7 +29,16 @@ type estimateResult struct {
 	// SelfChecks hold Claude Code's own count at the compactions the
 	// transcripts recorded against the claude-code policy's.
 	SelfChecks []estimateSelfCheck `json:"self_checks,omitempty"`
-	Notes      []string            `json:"notes"`
+	// Rework is, at each compaction the transcripts recorded, the work
+	// done again in the calls after it against the calls before it.
+	Rework []estimateRework `json:"rework,omitempty"`
+	Notes  []string         `json:"notes"`
+}
+
+// estimateRework is a recorded compaction's re-work.
+type estimateRework struct {
+	File string `json:"file"`
+	rework.Compaction
 }
 
 // estimateSelfCheck is a transcript's compaction self-check.
@@ -97,6 +107,9 @@ func (c *estimateCmd) Run(e *env) error {
 		}
 		for _, c := range checks {
 			res.SelfChecks = append(res.SelfChecks, estimateSelfCheck{File: t.File, Agent: t.AgentVersion, selfCheck: c})
+		}
+		for _, r := range rework.Of(t, rework.DefaultCalls) {
+			res.Rework = append(res.Rework, estimateRework{File: t.File, Compaction: r})
 		}
 		return nil
 	})
@@ -297,10 +310,31 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if len(res.Rework) > 0 {
+		fmt.Fprintf(w, "Work done again after each recorded compaction: in the %d calls after it, tool calls that repeat one made before it (the same tool and input) and reads of a file read before it; in the %d calls before it, the same against the calls before them\n",
+			rework.DefaultCalls, rework.DefaultCalls)
+		for _, r := range res.Rework {
+			fmt.Fprintf(w, "%s: %s\n", shortName(r.File), reworkText(r.Compaction))
+		}
+		fmt.Fprintln(w)
+	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(w, "Note: "+n)
 	}
 	return nil
+}
+
+// reworkText says what a compaction's windows repeated.
+func reworkText(r rework.Compaction) string {
+	what := "compaction"
+	if r.Trigger != "" {
+		what = r.Trigger + " compaction"
+	}
+	side := func(w rework.Window) string {
+		return fmt.Sprintf("%s of %s tool calls repeated (%.1f%%), %s of %s reads of a file read before (%.1f%%) in %s calls",
+			reports.Int(w.Repeated), reports.Int(w.ToolCalls), w.RepeatedShare()*100, reports.Int(w.Reread), reports.Int(w.Reads), w.RereadShare()*100, reports.Int(w.Calls))
+	}
+	return fmt.Sprintf("%s %d (before message %d): after it %s; before it %s", what, r.Index+1, r.Message, side(r.After), side(r.Before))
 }
 
 // shortName keeps the last two elements of a path, which are enough to

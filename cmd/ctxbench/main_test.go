@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -1436,5 +1437,38 @@ func TestSweepPareto(t *testing.T) {
 	got := paretoPoints([]replay.Point{pt(100, 0.9, 0), pt(100, 0.9, 0), pt(120, 0.8, 0), pt(80, 0.95, 3), pt(150, 0.95, 0)})
 	if want := []bool{true, true, false, false, true}; !slices.Equal(got, want) {
 		t.Errorf("best %v, want %v", got, want)
+	}
+}
+
+// TestEstimateRework: estimate gives, for the compaction the spotter
+// session recorded, the work done again after it against before it,
+// in --json and in the text.
+func TestEstimateRework(t *testing.T) {
+	file := corpus + "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+	stdout, stderr, code := ctxbench("", "estimate", "--json", file)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var doc struct {
+		Rework []struct {
+			File    string        `json:"file"`
+			Trigger string        `json:"trigger"`
+			After   rework.Window `json:"after"`
+			Before  rework.Window `json:"before"`
+		} `json:"rework"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Rework) != 1 {
+		t.Fatalf("%d compactions' re-work, want the session's one", len(doc.Rework))
+	}
+	r := doc.Rework[0]
+	if r.Trigger != "auto" || r.After.Calls != 20 || r.Before.Calls != 20 || r.After.ToolCalls == 0 || r.After.Reread > r.After.Reads || r.After.Repeated > r.After.ToolCalls {
+		t.Errorf("re-work %+v", r)
+	}
+	text, _, _ := ctxbench("", "estimate", file)
+	if !strings.Contains(text, "Work done again after each recorded compaction") || !strings.Contains(text, "auto compaction 1 (before message") {
+		t.Errorf("the text says nothing of the re-work:\n%s", text)
 	}
 }
