@@ -236,10 +236,14 @@ type anthropicRequest struct {
 // readAnthropic reads JSON Lines of Messages-API messages (one transcript
 // per file) or of requests {"system", "messages"} (one transcript per
 // line), or a JSON array of messages (one transcript), such as Cline's
-// api_conversation_history.json (see [readCline]).
+// api_conversation_history.json (see [readCline]), or a Cline 4
+// session's messages file (see [readClineSession]).
 func readAnthropic(s *source) ([]*Transcript, error) {
 	if s.doc && s.docRec.raw[0] == '[' {
 		return readCline(s)
+	}
+	if s.doc && isClineSession(s.docRec.raw, s.docRec.line) {
+		return readClineSession(s)
 	}
 	var out []*Transcript
 	flat := &Transcript{ID: s.nameID()} // the messages written one per line
@@ -355,6 +359,10 @@ func readCline(s *source) ([]*Transcript, error) {
 func anthropicAppend(s *source, t *Transcript, r record, m anthropicMessage) error {
 	if m.Role == "" {
 		return s.bad(t, r.line, "message has no role")
+	}
+	if !openaiRoles[m.Role] {
+		// A role no chat format has, which no writer could write back.
+		return s.bad(t, r.line, "unknown role %.40q: not a Messages API message", m.Role)
 	}
 	blocks, err := anthropicContent(m.Content)
 	if err != nil {

@@ -22,7 +22,8 @@ const (
 	FormatOpenAIChat Format = "openai-chat"
 	// FormatAnthropic is JSON Lines of Messages-API messages, or of requests
 	// ({"system": ..., "messages": [...]} per line), or a JSON array of
-	// messages (Cline's api_conversation_history.json).
+	// messages (Cline's api_conversation_history.json), or a Cline 4
+	// session ({version, sessionId, messages}).
 	FormatAnthropic Format = "anthropic"
 	// FormatGeminiCLI is a Gemini CLI session JSON file.
 	FormatGeminiCLI Format = "gemini-cli"
@@ -182,6 +183,9 @@ func detectObject(m map[string]any) Format {
 	if msgs, ok := m["messages"].([]any); ok {
 		if hasAny(m, "sessionId") && hasAny(m, "projectHash", "startTime", "lastUpdated") {
 			return FormatGeminiCLI
+		}
+		if hasAny(m, "sessionId") && hasAny(m, "version") {
+			return FormatAnthropic // a Cline 4 session's messages file
 		}
 		openai, anthropic := chatScores(msgs)
 		if _, ok := m["system"]; ok && openai == 0 {

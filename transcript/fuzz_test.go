@@ -125,13 +125,15 @@ func FuzzOpenAIChat(f *testing.F) {
 }
 
 func FuzzAnthropic(f *testing.F) {
-	for _, name := range []string{"anthropic-messages.jsonl", "anthropic-requests.jsonl"} {
+	for _, name := range []string{"anthropic-messages.jsonl", "anthropic-requests.jsonl", "cline/1767001234567/api_conversation_history.json",
+		"cline4/agentic.compaction.json", "cline4/basic.compaction.json"} {
 		raw, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(raw)
 	}
+	f.Add([]byte(`{"version":1,"sessionId":"s","messages":[{"role":"user","content":[{"type":"file","path":"a","content":"b"}],"metadata":{"kind":"compaction","usageBefore":{"inputTokens":5,"cacheReadTokens":9}}},{"role":"assistant","content":"x","metrics":{"inputTokens":3,"cost":1}}]}`))
 	fuzzReader(f, FormatAnthropic)
 }
 

@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -279,5 +280,61 @@ func TestMicrocompactBoundary(t *testing.T) {
 	}
 	if n := tr.Skipped["system/microcompact_boundary"]; n != 0 || tr.Calls != 6 {
 		t.Errorf("%d microcompact_boundary lines skipped, %d calls", n, tr.Calls)
+	}
+}
+
+// TestClineSession: a Cline 4 session's messages file (cline/cline
+// sdk/packages/core/fixtures/session/session.messages.json): the system
+// prompt first, a file block as the text Cline sends for it, each
+// assistant message's metrics (inputTokens the whole prompt) as its
+// usage, their costs summed.
+func TestClineSession(t *testing.T) {
+	tr := readTestdata(t, "cline4/1784094124598_rruoq.messages.json")[0]
+	want := Usage{Input: 95_819, CacheRead: 534_435, Output: 4_395}
+	if tr.Format != FormatAnthropic || tr.ID != "1784094124598_rruoq" || tr.Calls != 16 || tr.Usage() != want {
+		t.Errorf("read as %s %q, %d calls, usage %+v; want %+v", tr.Format, tr.ID, tr.Calls, tr.Usage(), want)
+	}
+	if c := tr.ReportedCostUSD; math.Abs(c-2.036022565) > 1e-9 {
+		t.Errorf("reported cost %v, want 2.036022565", c)
+	}
+	if m := tr.Messages[0]; m.Role != RoleSystem || !strings.HasPrefix(m.Text(), "You are Cline") {
+		t.Errorf("the first message is %s %.40q, want the system prompt", m.Role, m.Text())
+	}
+	file := tr.Messages[1].Blocks[1]
+	if file.Type != BlockText || !strings.HasPrefix(file.Text, `<file_content path="/Users/example/dev/cline/apps/examples/desktop-app/webview/components/agent-sidebar.tsx">`+"\n\"use client\";") ||
+		!strings.HasSuffix(file.Text, "\n</file_content>") {
+		t.Errorf("the file block read as %s %.120q", file.Type, file.Text)
+	}
+	if a := tr.Messages[2]; a.Model != "anthropic/claude-opus-4.8-fast" || a.Usage == nil || *a.Usage != (Usage{Input: 34_334, Output: 741}) || a.Time.UnixMilli() != 1783376873493 {
+		t.Errorf("the first call: %s %+v at %v", a.Model, a.Usage, a.Time)
+	}
+	if u := tr.Messages[4].Usage; u == nil || *u != (Usage{Input: 35_912 - 34_332, CacheRead: 34_332, Output: 164}) {
+		t.Errorf("the second call's usage %+v: inputTokens holds the cache reads", u)
+	}
+}
+
+// TestClineCompactions: the same session compacted by Cline's basic
+// strategy (its messages rewritten, their metrics summed on the first
+// prompt kept) bills what the session did; compacted by the agentic
+// one, its summary is the compaction's, not a message.
+func TestClineCompactions(t *testing.T) {
+	whole := readTestdata(t, "cline4/1784094124598_rruoq.messages.json")[0]
+	basic := readTestdata(t, "cline4/basic.compaction.json")[0]
+	if len(basic.Compactions) != 1 || basic.Compactions[0].Index != 1 || basic.Compactions[0].Trigger != "manual" || basic.Compactions[0].Summary != nil {
+		t.Errorf("basic compaction read as %+v", basic.Compactions)
+	}
+	if basic.Usage() != whole.Usage() || math.Abs(basic.ReportedCostUSD-whole.ReportedCostUSD) > 1e-9 || basic.Unattributed == nil {
+		t.Errorf("the compacted session bills %+v ($%v), the session %+v ($%v)", basic.Usage(), basic.ReportedCostUSD, whole.Usage(), whole.ReportedCostUSD)
+	}
+	agentic := readTestdata(t, "cline4/agentic.compaction.json")[0]
+	if len(agentic.Compactions) != 1 || len(agentic.Messages) != 3 || agentic.Calls != 1 {
+		t.Fatalf("agentic compaction: %d compactions, %d messages, %d calls", len(agentic.Compactions), len(agentic.Messages), agentic.Calls)
+	}
+	c := agentic.Compactions[0]
+	if c.Index != 1 || c.PreTokens != 21_919 || c.Summary == nil || !strings.HasPrefix(c.Summary.Text(), "Context summary:\n\n## Goal") {
+		t.Errorf("the agentic compaction: index %d, %d tokens before, summary %v", c.Index, c.PreTokens, c.Summary)
+	}
+	if u := agentic.Usage(); u != (Usage{Input: 14, CacheRead: 12_224, Output: 10}) {
+		t.Errorf("usage %+v", u)
 	}
 }

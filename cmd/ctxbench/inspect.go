@@ -224,10 +224,10 @@ func callsDetail(s transcript.Stats) string {
 	d := reports.Int(s.CallsWithUsage) + " with recorded usage"
 	if u := s.Unattributed; u != nil {
 		if p := u.Prompt(); p > 0 {
-			d += fmt.Sprintf("; %s prompt tokens recorded per turn, not per call", reports.Int(p))
+			d += fmt.Sprintf("; %s prompt tokens recorded apart from the calls (per turn, or summed)", reports.Int(p))
 		}
 		if u.Output > 0 {
-			d += fmt.Sprintf("; %s output tokens counted by the session's result, not by its calls", reports.Int(u.Output))
+			d += fmt.Sprintf("; %s output tokens recorded apart from the calls", reports.Int(u.Output))
 		}
 	}
 	return d
