@@ -67,8 +67,9 @@ golden:
 
 # The peers' real code (npm packages at pinned versions) run on the
 # corpus: rewrites window/testdata/conformance, which make test compares
-# ctxbench's policies with. Needs node and npm. The seed systems' code is
-# not on npm: AIDF_WINDOW and TWOTIER_MODULE name it in a checkout
+# ctxbench's policies with. Needs node and npm (and python3 for the OpenAI
+# Agents SDK). The seed systems' code and the SDK are not on npm:
+# AIDF_WINDOW, TWOTIER_MODULE and OPENAI_AGENTS name them in a checkout
 # (scripts/conformance.sh), or their goldens are left as they are.
 conformance:
 	scripts/conformance.sh

@@ -336,8 +336,8 @@ func fleetRun(t *testing.T, name string, shards []string, merge string) {
 // checks that each merge writes what one run writes.
 func TestFleetExamples(t *testing.T) {
 	blocks := fencedBlocks(t, "## A fleet across machines")
-	if len(blocks) != 3 || blocks[0][0] != "sh" || blocks[1][0] != "yaml" || blocks[2][0] != "yaml" {
-		t.Fatalf("the fleet section's blocks are %d, want sh, yaml (the matrix), yaml (the Indexed Job)", len(blocks))
+	if len(blocks) != 4 || blocks[0][0] != "sh" || blocks[1][0] != "yaml" || blocks[2][0] != "yaml" || blocks[3][0] != "sql" {
+		t.Fatalf("the fleet section's blocks are %d, want sh, yaml (the matrix), yaml (the Indexed Job), sql (TestDuckDBQuery runs it)", len(blocks))
 	}
 	dir := t.TempDir()
 	for _, f := range []string{"spotter/short.jsonl", "spotter/subagent.jsonl", "spotter/tool_heavy.jsonl", "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
