@@ -127,13 +127,11 @@ func (c *costCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if (c.Parquet != "" || c.JSONL != "") && r.billOnly() {
+		return fmt.Errorf("--parquet and --jsonl write the policies' rows: give --policy (recorded: the bill's)")
+	}
 	if err := r.setupShard(prices); err != nil {
 		return err
-	}
-	if r.wantRows {
-		if r.billOnly() {
-			return fmt.Errorf("--parquet and --jsonl write the policies' rows: give --policy (recorded: the bill's)")
-		}
 	}
 	if r.wantRows && r.shard == nil {
 		if r.rows, err = newCostRows(c.Parquet, c.JSONL); err != nil {
