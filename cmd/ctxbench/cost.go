@@ -537,7 +537,7 @@ func (r *costRun) add(ce *costEntry) error {
 	r.res.priced++
 	r.sessions[ce.Session] = true
 	if r.spool != nil {
-		return r.spool.addRaw(ce.JSON)
+		return r.spool.add(ce.JSON)
 	}
 	_, err := io.WriteString(r.e.stdout, ce.Text)
 	return err

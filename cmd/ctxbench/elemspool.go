@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -12,13 +11,12 @@ import (
 )
 
 // An elemSpool keeps the elements of a large array of a --json document
-// (cost's transcripts) out of memory: each is encoded as it is made, a
-// line of compact JSON in a temporary file with no name, and read back
+// (cost's transcripts) out of memory: each, encoded as compact JSON as
+// it is made, is a line of a temporary file with no name, read back
 // when the document is written.
 type elemSpool struct {
-	f   *os.File
-	w   *bufio.Writer
-	enc *json.Encoder
+	f *os.File
+	w *bufio.Writer
 }
 
 func newElemSpool() (*elemSpool, error) {
@@ -26,19 +24,12 @@ func newElemSpool() (*elemSpool, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // as env.writeJSON
-	return &elemSpool{f: f, w: w, enc: enc}, nil
+	return &elemSpool{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
 }
 
-// add appends v's compact JSON.
-func (s *elemSpool) add(v any) error {
-	return s.enc.Encode(v) // one line: compact JSON holds no newline
-}
-
-// addRaw appends an element already encoded as compact JSON.
-func (s *elemSpool) addRaw(b []byte) error {
+// add appends an element encoded as compact JSON (one line: compact
+// JSON holds no newline).
+func (s *elemSpool) add(b []byte) error {
 	s.w.Write(b)
 	return s.w.WriteByte('\n')
 }
