@@ -242,8 +242,10 @@ func readAnthropic(s *source) ([]*Transcript, error) {
 	if s.doc && s.docRec.raw[0] == '[' {
 		return readCline(s)
 	}
-	if s.doc && isClineSession(s.docRec.raw, s.docRec.line) {
-		return readClineSession(s)
+	if s.doc {
+		if sess, ok := clineSessionOf(s.docRec.raw); ok {
+			return readClineSession(s, sess)
+		}
 	}
 	var out []*Transcript
 	flat := &Transcript{ID: s.nameID()} // the messages written one per line

@@ -6,15 +6,14 @@ import (
 	"time"
 )
 
-// clineSession is a Cline 4 session's messages file
+// clineSession is what a Cline 4 session's messages file
 // (~/.cline/data/sessions/<id>/<id>.messages.json; cline/cline
-// sdk/packages/core, fixtures/session): the session's id, the system
-// prompt and its messages, Messages-API messages with what Cline adds.
+// sdk/packages/core, fixtures/session) holds beside its messages: its
+// version, the session's id and the system prompt.
 type clineSession struct {
-	Version      int             `json:"version"`
-	SessionID    string          `json:"sessionId"`
-	SystemPrompt string          `json:"system_prompt"`
-	Messages     json.RawMessage `json:"messages"`
+	Version      *int    `json:"version"`
+	SessionID    *string `json:"sessionId"`
+	SystemPrompt string  `json:"system_prompt"`
 }
 
 // cline4Message is a message of a Cline 4 session: a Messages-API
@@ -64,13 +63,14 @@ func (m *clineMetrics) usage() Usage {
 		CacheRead: m.CacheReadTokens, CacheWrite: m.CacheWriteTokens, Output: m.OutputTokens}
 }
 
-// isClineSession reports whether the JSON object raw is a Cline 4
-// session's messages file: a version, a sessionId and messages.
-func isClineSession(raw []byte, line int) bool {
-	_, _, ok1 := member(raw, line, "sessionId")
-	_, _, ok2 := member(raw, line, "version")
-	_, _, ok3 := member(raw, line, "messages")
-	return ok1 && ok2 && ok3
+// clineSessionOf returns what the JSON object raw holds beside its
+// messages when it is a Cline 4 session's messages file (a version and
+// a sessionId), in one pass over it; ok is false when it is not one.
+func clineSessionOf(raw []byte) (sess clineSession, ok bool) {
+	if unmarshal(raw, &sess) != nil {
+		return clineSession{}, false
+	}
+	return sess, sess.Version != nil && sess.SessionID != nil
 }
 
 // readClineSession reads a Cline 4 session's messages file: the system
@@ -86,14 +86,10 @@ func isClineSession(raw []byte, line int) bool {
 // is a compaction with no summary, and the usage of the messages it
 // rewrote (usageBefore, their metrics stripped) is Unattributed. Calls
 // is the number of assistant messages.
-func readClineSession(s *source) ([]*Transcript, error) {
-	var sess clineSession
+func readClineSession(s *source, sess clineSession) ([]*Transcript, error) {
 	t := &Transcript{ID: s.nameID()}
-	if ok, err := s.decode(t, s.docRec, &sess); !ok {
-		return []*Transcript{t}, err
-	}
-	if sess.SessionID != "" {
-		t.ID = sess.SessionID
+	if *sess.SessionID != "" {
+		t.ID = *sess.SessionID
 	}
 	if sess.SystemPrompt != "" {
 		t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: sess.SystemPrompt}}, Pos: Pos{s.file, s.docRec.line}})

@@ -157,6 +157,10 @@ func (c *costCmd) Run(e *env) error {
 func (r *costRun) setupShard(prices pricing.Prices) error {
 	c := r.c
 	r.wantRows = c.Parquet != "" || c.JSONL != ""
+	run, err := startShard(r.e, "cost", c.Shard, c.Partial, c.Merge, c.inputFlags, c.Paths)
+	if err != nil || run == nil && len(c.Merge) == 0 {
+		return err
+	}
 	d := *c
 	d.Shard, d.Partial, d.Merge, d.Paths = "", "", nil, nil
 	d.Parquet, d.JSONL = "", "" // the rows, not where: wantRows
@@ -164,12 +168,10 @@ func (r *costRun) setupShard(prices pricing.Prices) error {
 		Flags  costCmd
 		Prices pricing.Prices
 	}{d, prices})
-	run, err := startShard(r.e, "cost", c.Shard, c.Partial, c.Merge, c.inputFlags, c.Paths)
-	if err != nil || run == nil {
-		return err
+	if run != nil {
+		r.shard = run
+		c.inputFlags.selectFile = run.selectFile
 	}
-	r.shard = run
-	c.inputFlags.selectFile = run.selectFile
 	return nil
 }
 

@@ -231,7 +231,11 @@ func openPartial(path string) (*partialReader, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: not a ctxbench partial: %w", path, err)
 	}
-	return p, p.advance()
+	if err := p.advance(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return p, nil
 }
 
 // advance reads the next entry's line.

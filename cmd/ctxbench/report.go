@@ -126,20 +126,22 @@ type reportShard struct {
 // shardFlags checks --shard, --partial and --merge, and starts the
 // shard's partial.
 func (c *reportCmd) shardFlags(e *env, prices pricing.Prices) (reportShard, error) {
+	sh := reportShard{rows: c.Parquet != "" || c.JSONL != ""}
+	run, err := startShard(e, "report", c.Shard, c.Partial, c.Merge, c.inputFlags, c.Paths)
+	if err != nil || run == nil && len(c.Merge) == 0 {
+		return sh, err
+	}
 	d := *c
 	d.Shard, d.Partial, d.Merge, d.Paths, d.Out = "", "", nil, nil, ""
-	sh := reportShard{rows: c.Parquet != "" || c.JSONL != ""}
 	d.Parquet, d.JSONL = "", "" // the rows, not where: sh.rows
 	sh.digest = flagsDigest(struct {
 		Flags  reportCmd
 		Prices pricing.Prices
 	}{d, prices})
-	run, err := startShard(e, "report", c.Shard, c.Partial, c.Merge, c.inputFlags, c.Paths)
-	if err != nil || run == nil {
-		return sh, err
+	if run != nil {
+		sh.run = run
+		c.inputFlags.selectFile = run.selectFile
 	}
-	sh.run = run
-	c.inputFlags.selectFile = run.selectFile
 	return sh, nil
 }
 
