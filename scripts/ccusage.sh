@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Regenerates cost/testdata/ccusage-sessions.json: what ccusage, the tool
 # users check their Claude Code bills with, reports for the corpus's Claude
-# Code sessions (claude session --json --offline, its embedded prices). The
-# Go tests hold ctxbench's bill to it and need neither node nor ccusage.
+# Code sessions (claude session --json --offline, its embedded prices), and
+# cost/testdata/ccusage-copilot.json: what it reports for the GitHub
+# Copilot CLI OpenTelemetry file in transcript/testdata/otel (copilot
+# session). The Go tests hold ctxbench's bill to them and need neither
+# node nor ccusage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CCUSAGE_VERSION=20.0.24
@@ -21,3 +24,10 @@ CLAUDE_CONFIG_DIR="$tmp/claude" HOME="$tmp/home" TZ=UTC \
 	node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);j.ccusage=process.argv[1];console.log(JSON.stringify(j,null,1))})' "$CCUSAGE_VERSION" \
 	> cost/testdata/ccusage-sessions.json
 echo "wrote cost/testdata/ccusage-sessions.json"
+# ccusage reads ${COPILOT_HOME:-~/.copilot}/otel/*.jsonl and the file
+# COPILOT_OTEL_FILE_EXPORTER_PATH names.
+COPILOT_OTEL_FILE_EXPORTER_PATH="$PWD/transcript/testdata/otel/copilot-spans.jsonl" HOME="$tmp/home" TZ=UTC \
+	"$tmp/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage" copilot session --json --offline |
+	node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);j.ccusage=process.argv[1];console.log(JSON.stringify(j,null,1))})' "$CCUSAGE_VERSION" \
+	> cost/testdata/ccusage-copilot.json
+echo "wrote cost/testdata/ccusage-copilot.json"

@@ -29,11 +29,17 @@ const (
 	FormatGeminiCLI Format = "gemini-cli"
 	// FormatOpenHands is an OpenHands event-list JSON file.
 	FormatOpenHands Format = "openhands"
+	// FormatOTel is OpenTelemetry traces following the GenAI semantic
+	// conventions: OTLP JSON (a document, or JSON Lines of TracesData
+	// objects as the OpenTelemetry file exporter writes them), or JSON
+	// Lines of spans as the JavaScript SDK's file exporters write them
+	// (GitHub Copilot's COPILOT_OTEL_FILE_EXPORTER_PATH).
+	FormatOTel Format = "otel"
 )
 
 // Formats returns every format, in a fixed order.
 func Formats() []Format {
-	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands}
+	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands, FormatOTel}
 }
 
 var readers = map[Format]func(*source) ([]*Transcript, error){
@@ -43,6 +49,7 @@ var readers = map[Format]func(*source) ([]*Transcript, error){
 	FormatAnthropic:  readAnthropic,
 	FormatGeminiCLI:  readGemini,
 	FormatOpenHands:  readOpenHands,
+	FormatOTel:       readOTel,
 }
 
 // detectProbe is how many records detection looks at.
@@ -172,6 +179,8 @@ func detectObject(m map[string]any) Format {
 		return FormatCodex
 	case hasAny(m, "source") && hasAny(m, "action", "observation"):
 		return FormatOpenHands
+	case otelObject(m):
+		return FormatOTel
 	}
 	if evs, ok := m["events"].([]any); ok && hasAny(m, "exported_at", "conversation") {
 		for _, e := range evs[:min(len(evs), detectProbe)] {
@@ -244,6 +253,26 @@ func chatScores(msgs []any) (openai, anthropic int) {
 		}
 	}
 	return openai, anthropic
+}
+
+// otelObject reports whether m is OpenTelemetry data that follows the
+// GenAI conventions: an OTLP TracesData or LogsData object, or a span or
+// log record as the JavaScript SDK writes it whose attributes include a
+// gen_ai one.
+func otelObject(m map[string]any) bool {
+	if hasAny(m, "resourceSpans", "resourceLogs") {
+		return true
+	}
+	attrs, ok := m["attributes"].(map[string]any)
+	if !ok {
+		return false
+	}
+	for k := range attrs {
+		if strings.HasPrefix(k, "gen_ai.") {
+			return true
+		}
+	}
+	return false
 }
 
 func hasAny(m map[string]any, keys ...string) bool {

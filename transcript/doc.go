@@ -38,6 +38,9 @@
 //   - Codex: input_tokens includes cached_input_tokens; repeated
 //     token_count events (same total_token_usage) count once.
 //   - Gemini CLI: input includes cached; Output adds thoughts.
+//   - OpenTelemetry GenAI (gen_ai.usage.*): input_tokens includes the
+//     cache reads and writes, as the conventions say (a count too small
+//     to hold both holds what it can); output_tokens includes reasoning.
 //
 // # Formats and detection
 //
@@ -46,7 +49,8 @@
 // Code's "type" with "message"/"uuid"/"sessionId", Codex's "payload" or
 // dotted event types, chat messages' "role", conversations' "messages"),
 // JSON documents by their shape (an OpenHands event array, a Gemini CLI
-// session, an object holding "messages"). OpenAI chat and Anthropic
+// session, an object holding "messages"); OpenTelemetry traces by
+// "resourceSpans"/"resourceLogs" or a span's gen_ai attributes. OpenAI chat and Anthropic
 // messages are told apart by the features only one has (tool_calls and
 // role "tool" against tool_use/tool_result blocks); plain-text messages
 // read the same either way. [Options.Format] overrides detection. Each

@@ -39,8 +39,8 @@ func seedFile(f *testing.F, name string) {
 // fuzzReader checks what every reader must do with any input: return
 // transcripts or an error, never panic; a lenient read of JSON Lines
 // fails only when the input is no transcript at all; and whatever is read
-// converts to openai-chat and anthropic and reads back unchanged after one
-// round.
+// converts to openai-chat, anthropic and otel and reads back unchanged
+// after one round.
 func fuzzReader(f *testing.F, format Format) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ts, err := Parse(data, "fuzz", Options{Format: format})
@@ -59,7 +59,7 @@ func fuzzReader(f *testing.F, format Format) {
 			}
 		}
 		for _, tr := range ts {
-			for _, out := range []Format{FormatOpenAIChat, FormatAnthropic} {
+			for _, out := range []Format{FormatOpenAIChat, FormatAnthropic, FormatOTel} {
 				roundTrip(t, tr, out)
 			}
 		}
@@ -146,6 +146,21 @@ func FuzzGeminiCLI(f *testing.F) {
 func FuzzOpenHands(f *testing.F) {
 	seedFile(f, "OpenHands/tests/runtime/trajs/wrong_initial_state.json")
 	fuzzReader(f, FormatOpenHands)
+}
+
+func FuzzOTel(f *testing.F) {
+	for _, name := range []string{"otel/copilot-spans.jsonl", "otel/otlp-traces.jsonl"} {
+		raw, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+		for _, l := range bytes.SplitAfter(raw, []byte{'\n'})[:3] {
+			f.Add(l)
+		}
+	}
+	f.Add([]byte(`{"name":"chat m","traceId":"t","attributes":{"gen_ai.usage.input_tokens":"5","gen_ai.input.messages":"[{\"role\":\"user\",\"parts\":[{\"type\":\"compaction\"}]}]"}}`))
+	fuzzReader(f, FormatOTel)
 }
 
 // FuzzDetect reads any input with detection: no panic, and a detected

@@ -10,9 +10,11 @@ import (
 )
 
 // Write writes t to w as one JSON line in format f, which is
-// [FormatOpenAIChat] ({"id", "model", "messages"}) or [FormatAnthropic]
-// ({"id", "model", "system", "messages"}); reading the output back gives the
-// same messages, up to what the target format cannot say:
+// [FormatOpenAIChat] ({"id", "model", "messages"}), [FormatAnthropic]
+// ({"id", "model", "system", "messages"}) or [FormatOTel] (an OTLP JSON
+// TracesData object: a chat span per call under an invoke_agent span, see
+// otelDoc); reading the output back gives the same messages, up to what
+// the target format cannot say:
 //
 //   - openai-chat puts an assistant message's thinking first (as
 //     reasoning_content, joined by newlines), then its content, then its
@@ -22,7 +24,10 @@ import (
 //     messages becomes one user message of tool_result blocks;
 //   - neither keeps compaction markers or skipped-record counts; openai-chat
 //     has no field for the 1-hour share of cache writes, anthropic none for
-//     reasoning tokens.
+//     reasoning tokens;
+//   - otel keeps the messages, their times and the compactions (what the
+//     agent sent at each call), but no skipped-record counts, the 1-hour
+//     share of cache writes, or usage recorded apart from the calls.
 //
 // Recorded usage is written on assistant messages in the target's own
 // fields, so it reads back unchanged.
@@ -33,8 +38,10 @@ func Write(w io.Writer, t *Transcript, f Format) error {
 		v = openaiDoc(t)
 	case FormatAnthropic:
 		v = anthropicDoc(t)
+	case FormatOTel:
+		v = otelDoc(t)
 	default:
-		return fmt.Errorf("writing %s: cannot write format %q (can: %s, %s)", t.ID, f, FormatOpenAIChat, FormatAnthropic)
+		return fmt.Errorf("writing %s: cannot write format %q (can: %s, %s, %s)", t.ID, f, FormatOpenAIChat, FormatAnthropic, FormatOTel)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -104,6 +104,33 @@ func TestConvertRoundTrip(t *testing.T) {
 	}
 }
 
+// TestConvertOTelRoundTrip holds convert --to otel to its promise: every
+// corpus transcript read back from OTLP JSON has the same messages
+// (times, models, usage and response ids included), compactions and
+// subagent names, and writing it again gives the same bytes.
+func TestConvertOTelRoundTrip(t *testing.T) {
+	for _, path := range corpusFiles(t) {
+		src := readOne(t, path, Options{})
+		t.Run(strings.TrimPrefix(path, corpusDir+"/"), func(t *testing.T) {
+			once, out1 := convert(t, src, FormatOTel)
+			want := src.Messages
+			if diff := cmp.Diff(want, once.Messages, ignorePos, cmpopts.IgnoreFields(Usage{}, "CacheWrite1h")); diff != "" {
+				t.Errorf("otel → read changed the messages (-source +converted):\n%s", diff)
+			}
+			if diff := cmp.Diff(src.Compactions, once.Compactions, ignorePos, cmpopts.IgnoreFields(Compaction{}, "Pos", "Trigger", "PreTokens")); diff != "" {
+				t.Errorf("otel → read changed the compactions (-source +converted):\n%s", diff)
+			}
+			if once.ID != src.ID || once.Parent != src.Parent || once.Subagent != src.Subagent {
+				t.Errorf("id %q parent %q subagent %q, want %q %q %q", once.ID, once.Parent, once.Subagent, src.ID, src.Parent, src.Subagent)
+			}
+			_, out2 := convert(t, once, FormatOTel)
+			if !bytes.Equal(out1, out2) {
+				t.Errorf("writing the read-back transcript changed its bytes")
+			}
+		})
+	}
+}
+
 func TestWriteUnknownFormat(t *testing.T) {
 	err := Write(&bytes.Buffer{}, &Transcript{ID: "x"}, FormatGeminiCLI)
 	if err == nil || !strings.Contains(err.Error(), "cannot write format") {

@@ -27,7 +27,7 @@ type cli struct {
 	Indent  bool             `help:"Indent the --json document (default: one compact line)."`
 
 	Inspect inspectCmd `cmd:"" help:"Summarize transcripts: messages, calls, tools, recorded usage, skipped events."`
-	Convert convertCmd `cmd:"" help:"Convert transcripts to openai-chat or anthropic JSON Lines."`
+	Convert convertCmd `cmd:"" help:"Convert transcripts to openai-chat, anthropic or otel JSON Lines."`
 	Gen     genCmd     `cmd:"" help:"Write a deterministic synthetic transcript."`
 
 	Tokens   tokensCmd   `cmd:"" help:"Count the tokens of text files or standard input."`

@@ -10,7 +10,7 @@ import (
 
 type convertCmd struct {
 	inputFlags
-	To     string   `required:"" enum:"openai-chat,anthropic" help:"Target format: openai-chat or anthropic."`
+	To     string   `required:"" enum:"openai-chat,anthropic,otel" help:"Target format: openai-chat, anthropic or otel (OpenTelemetry GenAI spans, OTLP JSON)."`
 	Output string   `short:"o" placeholder:"FILE" help:"Write to FILE (atomically) instead of standard output."`
 	Paths  []string `arg:"" name:"path" help:"Transcript files, directories, or - for standard input."`
 }

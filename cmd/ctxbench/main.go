@@ -26,8 +26,8 @@
 // The format of each file is
 // detected from its content: claude-code (Claude Code sessions and Agent
 // SDK stream-json logs), codex (Codex rollouts and `codex exec --json`
-// streams), openai-chat, anthropic, gemini-cli and openhands. --format
-// overrides the detection.
+// streams), openai-chat, anthropic, gemini-cli, openhands and otel
+// (OpenTelemetry GenAI traces). --format overrides the detection.
 //
 // Reading is strict: the first malformed record stops it with
 // "ctxbench: error: FILE:LINE: what is wrong" and exit status 2. --lenient
@@ -60,9 +60,10 @@
 //
 // # convert
 //
-// Convert writes transcripts as JSON Lines in openai-chat or anthropic
-// form, one conversation per line, recorded usage included; reading the
-// output back gives the same messages.
+// Convert writes transcripts as JSON Lines in openai-chat, anthropic or
+// otel form (OTLP JSON spans following the OpenTelemetry GenAI
+// conventions), one conversation per line, recorded usage included;
+// reading the output back gives the same messages.
 //
 //	$ ctxbench convert --to openai-chat -o session.openai.jsonl session.jsonl
 //

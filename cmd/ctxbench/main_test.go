@@ -74,6 +74,7 @@ func TestGolden(t *testing.T) {
 		{"inspect-not-transcript", []string{"inspect", "testdata/mixed/README.md"}, 2},
 		{"convert-anthropic", []string{"convert", "--to", "anthropic", corpus + "spotter/short.jsonl"}, 0},
 		{"convert-openai", []string{"convert", "--to", "openai-chat", "testdata/mixed"}, 0},
+		{"inspect-otel", []string{"inspect", "../../transcript/testdata/otel/copilot-spans.jsonl"}, 0},
 		{"convert-no-to", []string{"convert", "testdata/mixed"}, 2},
 		{"gen-claude", []string{"gen", "--calls", "3", "--seed", "5"}, 0},
 		{"gen-openai", []string{"gen", "--calls", "3", "--seed", "5", "--to", "openai-chat", "--non-ascii", "0.5"}, 0},
@@ -213,7 +214,7 @@ func TestConvertThenInspect(t *testing.T) {
 	if code != 0 {
 		t.Fatal("inspect failed")
 	}
-	for _, to := range []string{"anthropic", "openai-chat"} {
+	for _, to := range []string{"anthropic", "openai-chat", "otel"} {
 		converted, stderr, code := ctxbench("", "convert", "--to", to, src)
 		if code != 0 {
 			t.Fatalf("convert: %s", stderr)

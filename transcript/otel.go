@@ -1,0 +1,806 @@
+package transcript
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// An otelRecord is one span or log record of an OpenTelemetry trace
+// file, in either of its two shapes: OTLP JSON (resourceSpans →
+// scopeSpans → spans, attributes a list of {key, value: AnyValue}, times
+// in nanoseconds as strings) or the JavaScript SDK's span as its file
+// exporters write it, one per line (attributes an object, times
+// [seconds, nanoseconds]; GitHub Copilot's COPILOT_OTEL_FILE_EXPORTER_PATH
+// files). Attribute values are plain JSON values either way.
+type otelRecord struct {
+	span                    bool
+	traceID, spanID, parent string
+	name                    string
+	start, end              time.Time
+	attrs                   map[string]json.RawMessage
+	line, order             int
+}
+
+// The gen_ai attributes read (OpenTelemetry GenAI semantic conventions).
+const (
+	otelOperation     = "gen_ai.operation.name"
+	otelInput         = "gen_ai.input.messages"
+	otelOutput        = "gen_ai.output.messages"
+	otelSystem        = "gen_ai.system_instructions"
+	otelInputTokens   = "gen_ai.usage.input_tokens"
+	otelOutputTokens  = "gen_ai.usage.output_tokens"
+	otelCacheRead     = "gen_ai.usage.cache_read.input_tokens"
+	otelCacheCreation = "gen_ai.usage.cache_creation.input_tokens"
+	otelReasoning     = "gen_ai.usage.reasoning.output_tokens"
+	otelResponseID    = "gen_ai.response.id"
+	otelConversation  = "gen_ai.conversation.id"
+	otelInferenceLog  = "gen_ai.client.inference.operation.details"
+)
+
+// otelSessionAttrs are the attributes that name a session, by priority;
+// of equal priorities the last present wins (ccusage's copilot adapter,
+// parser.rs SESSION_ATTRS with Iterator::max_by_key).
+var otelSessionAttrs = []struct {
+	key      string
+	priority int
+}{
+	{otelConversation, 3}, {"copilot_chat.session_id", 3}, {"copilot_chat.chat_session_id", 3}, {"session.id", 3},
+	{"github.copilot.interaction_id", 2}, {otelResponseID, 1},
+}
+
+func (r *otelRecord) str(key string) string {
+	raw, ok := r.attrs[key]
+	if !ok || len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	if unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return strings.TrimSpace(s)
+}
+
+// num reads a token count: a number or a numeric string (OTLP writes
+// intValue as a string); anything else is 0.
+func (r *otelRecord) num(key string) int64 {
+	raw, ok := r.attrs[key]
+	if !ok {
+		return 0
+	}
+	raw = bytes.Trim(raw, `"`)
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+func (r *otelRecord) model() string {
+	if m := r.str("gen_ai.response.model"); m != "" {
+		return m
+	}
+	return r.str("gen_ai.request.model")
+}
+
+// session returns the session the record names and its priority (0 when
+// it names none).
+func (r *otelRecord) session() (string, int) {
+	id, best := "", 0
+	for _, a := range otelSessionAttrs {
+		if v := r.str(a.key); v != "" && a.priority >= best {
+			id, best = v, a.priority
+		}
+	}
+	return id, best
+}
+
+// call reports whether r is a model call: a span whose operation is chat
+// (or named "chat …"), or a gen_ai.client.inference.operation.details
+// event; inferenceLog says which.
+func (r *otelRecord) call() (ok, inferenceLog bool) {
+	if r.span {
+		op := r.str(otelOperation)
+		return op == "chat" || op == "text_completion" || op == "generate_content" || op == "" && strings.HasPrefix(r.name, "chat "), false
+	}
+	return r.str("event.name") == otelInferenceLog, true
+}
+
+// usage is the record's usage with the cache reads and writes taken out
+// of gen_ai.usage.input_tokens, which the conventions say SHOULD include
+// both (registry: "The value SHOULD be included in
+// gen_ai.usage.input_tokens"). A count too small to include both
+// includes what it can hold: the cache reads (as OpenAI counts them), or
+// neither (as Anthropic's usage counts them). Output includes reasoning,
+// as the conventions say.
+func (r *otelRecord) usage() *Usage {
+	in, read, write := r.num(otelInputTokens), r.num(otelCacheRead), r.num(otelCacheCreation)
+	if write == 0 {
+		write = r.num("gen_ai.usage.cache_write.input_tokens")
+	}
+	reasoning := r.num(otelReasoning)
+	if reasoning == 0 {
+		reasoning = r.num("gen_ai.usage.reasoning_tokens")
+	}
+	uncached := in
+	switch {
+	case in >= read+write:
+		uncached = in - read - write
+	case in >= read:
+		uncached = in - read
+	}
+	u := Usage{Input: uncached, CacheRead: read, CacheWrite: write, Output: r.num(otelOutputTokens), Reasoning: reasoning}
+	if u.IsZero() {
+		if _, ok := r.attrs[otelInputTokens]; !ok {
+			if _, ok := r.attrs[otelOutputTokens]; !ok {
+				return nil
+			}
+		}
+	}
+	return &u
+}
+
+// otelSpanLine is a span or log record as the JavaScript SDK's file
+// exporters write it.
+type otelSpanLine struct {
+	Type        string `json:"type"`
+	TraceID     string `json:"traceId"`
+	SpanID      string `json:"spanId"`
+	ParentID    string `json:"parentSpanId"`
+	SpanContext *struct {
+		TraceID string `json:"traceId"`
+		SpanID  string `json:"spanId"`
+	} `json:"spanContext"`
+	ParentSpanContext *struct {
+		SpanID string `json:"spanId"`
+	} `json:"parentSpanContext"`
+	Name       string                     `json:"name"`
+	StartTime  json.RawMessage            `json:"startTime"`
+	EndTime    json.RawMessage            `json:"endTime"`
+	HrTime     json.RawMessage            `json:"hrTime"`
+	Attributes map[string]json.RawMessage `json:"attributes"`
+	// OTLP JSON, a TracesData or LogsData object.
+	ResourceSpans []otlpResource `json:"resourceSpans"`
+	ResourceLogs  []otlpResource `json:"resourceLogs"`
+}
+
+type otlpResource struct {
+	ScopeSpans []struct {
+		Spans []otlpSpan `json:"spans"`
+	} `json:"scopeSpans"`
+	ScopeLogs []struct {
+		LogRecords []otlpSpan `json:"logRecords"`
+	} `json:"scopeLogs"`
+}
+
+// otlpSpan is an OTLP JSON span or log record.
+type otlpSpan struct {
+	TraceID      string          `json:"traceId"`
+	SpanID       string          `json:"spanId"`
+	ParentSpanID string          `json:"parentSpanId"`
+	Name         string          `json:"name"`
+	Start        json.RawMessage `json:"startTimeUnixNano"`
+	End          json.RawMessage `json:"endTimeUnixNano"`
+	Time         json.RawMessage `json:"timeUnixNano"`
+	Attributes   []otlpKeyValue  `json:"attributes"`
+}
+
+type otlpKeyValue struct {
+	Key   string       `json:"key"`
+	Value otlpAnyValue `json:"value"`
+}
+
+type otlpAnyValue struct {
+	String *string         `json:"stringValue"`
+	Int    json.RawMessage `json:"intValue"`
+	Double json.RawMessage `json:"doubleValue"`
+	Bool   *bool           `json:"boolValue"`
+	Bytes  *string         `json:"bytesValue"`
+	Array  *struct {
+		Values []otlpAnyValue `json:"values"`
+	} `json:"arrayValue"`
+	KVList *struct {
+		Values []otlpKeyValue `json:"values"`
+	} `json:"kvlistValue"`
+}
+
+// json returns v as a plain JSON value (an int as a number).
+func (v *otlpAnyValue) json() json.RawMessage {
+	switch {
+	case v.String != nil:
+		b, _ := json.Marshal(*v.String)
+		return b
+	case v.Bytes != nil:
+		b, _ := json.Marshal(*v.Bytes)
+		return b
+	case len(v.Int) > 0:
+		return bytes.Trim(v.Int, `"`)
+	case len(v.Double) > 0:
+		return v.Double
+	case v.Bool != nil:
+		return json.RawMessage(strconv.FormatBool(*v.Bool))
+	case v.Array != nil:
+		parts := make([][]byte, len(v.Array.Values))
+		for i := range v.Array.Values {
+			parts[i] = v.Array.Values[i].json()
+		}
+		return slices.Concat([]byte("["), bytes.Join(parts, []byte(",")), []byte("]"))
+	case v.KVList != nil:
+		m := make(map[string]json.RawMessage, len(v.KVList.Values))
+		for i := range v.KVList.Values {
+			m[v.KVList.Values[i].Key] = v.KVList.Values[i].Value.json()
+		}
+		b, _ := json.Marshal(m)
+		return b
+	}
+	return json.RawMessage("null")
+}
+
+// nanoTime reads OTLP's nanoseconds since the epoch (a string or a
+// number); zero when absent.
+func nanoTime(raw json.RawMessage) time.Time {
+	n, err := strconv.ParseInt(string(bytes.Trim(raw, `"`)), 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// hrTime reads the JavaScript SDK's [seconds, nanoseconds]; zero when
+// absent.
+func hrTime(raw json.RawMessage) time.Time {
+	var p []int64
+	if len(raw) == 0 || unmarshal(raw, &p) != nil || len(p) != 2 || p[0] <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(p[0], p[1]).UTC()
+}
+
+// otelRecords reads every span and log record of the line or document r.
+func otelRecords(l *otelSpanLine, line int) []otelRecord {
+	var out []otelRecord
+	if l.ResourceSpans != nil || l.ResourceLogs != nil {
+		add := func(s *otlpSpan, span bool) {
+			rec := otelRecord{span: span, traceID: s.TraceID, spanID: s.SpanID, parent: s.ParentSpanID, name: s.Name,
+				start: nanoTime(s.Start), end: nanoTime(s.End), attrs: make(map[string]json.RawMessage, len(s.Attributes)), line: line}
+			if !span {
+				rec.start, rec.spanID, rec.parent = nanoTime(s.Time), "", s.SpanID
+			}
+			for i := range s.Attributes {
+				rec.attrs[s.Attributes[i].Key] = s.Attributes[i].Value.json()
+			}
+			out = append(out, rec)
+		}
+		for _, rs := range l.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for i := range ss.Spans {
+					add(&ss.Spans[i], true)
+				}
+			}
+		}
+		for _, rs := range l.ResourceLogs {
+			for _, sl := range rs.ScopeLogs {
+				for i := range sl.LogRecords {
+					add(&sl.LogRecords[i], false)
+				}
+			}
+		}
+		return out
+	}
+	rec := otelRecord{traceID: l.TraceID, spanID: l.SpanID, parent: l.ParentID, name: l.Name,
+		start: hrTime(l.StartTime), end: hrTime(l.EndTime), attrs: l.Attributes, line: line}
+	if l.SpanContext != nil {
+		rec.traceID = cmp.Or(rec.traceID, l.SpanContext.TraceID)
+		rec.spanID = cmp.Or(rec.spanID, l.SpanContext.SpanID)
+	}
+	if l.ParentSpanContext != nil {
+		rec.parent = cmp.Or(rec.parent, l.ParentSpanContext.SpanID)
+	}
+	rec.span = l.Type == "span" || l.Type == "" && l.Name != "" && (rec.spanID != "" || rec.traceID != "" || len(l.StartTime) > 0)
+	if !rec.span {
+		rec.start, rec.spanID, rec.parent = hrTime(l.HrTime), "", rec.spanID
+	}
+	return append(out, rec)
+}
+
+// readOTel reads OpenTelemetry traces that follow the GenAI semantic
+// conventions: OTLP JSON (a document, or JSON Lines of TracesData and
+// LogsData objects, as the OpenTelemetry file exporter writes them), or
+// JSON Lines of spans as the JavaScript SDK's file exporters write them
+// (GitHub Copilot's COPILOT_OTEL_FILE_EXPORTER_PATH).
+//
+// A call is a chat span (gen_ai.operation.name chat, text_completion or
+// generate_content, or a span named "chat …" with no operation), or a
+// gen_ai.client.inference.operation.details event whose trace and
+// response id no chat span has. Its usage is gen_ai.usage.*, the cache
+// reads and writes taken out of input_tokens (which the conventions say
+// includes them) and reasoning kept as part of output_tokens; its model
+// gen_ai.response.model, else gen_ai.request.model; its time the span's
+// end. Other spans (invoke_agent, execute_tool, …) and events are counted
+// as skipped.
+//
+// A transcript is a session: the calls sharing gen_ai.conversation.id (or
+// Copilot's session attributes, as ccusage reads them; else another span
+// of the trace's, else the trace id). A call under an invoke_agent span
+// that is itself under another invoke_agent span is a subagent's: its
+// transcript's Parent is the session and Subagent "agent-<span id>".
+//
+// Messages come from the opt-in content attributes: a call's
+// gen_ai.system_instructions and gen_ai.input.messages are the prompt it
+// sent, its gen_ai.output.messages the reply (one assistant message,
+// the parts of every output message). A prompt that continues the
+// history (the last prompt and its reply) adds its new messages; one
+// that begins with a message holding a compaction part is a
+// [Compaction] whose summary is that message; any other prompt starts
+// the history again after a compaction with no summary (the messages
+// before it are what the agent stopped sending). Without content a call
+// is an assistant message with no blocks, and the bill is still whole.
+func readOTel(s *source) ([]*Transcript, error) {
+	holder := &Transcript{ID: s.nameID()} // skipped and malformed records
+	var recs []otelRecord
+	for r := range s.records() {
+		var l otelSpanLine
+		ok, err := s.decode(holder, r, &l)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		for _, rec := range otelRecords(&l, r.line) {
+			rec.order = len(recs)
+			recs = append(recs, rec)
+		}
+	}
+	return otelTranscripts(s, holder, recs)
+}
+
+// otelCall is a call's record and the transcript it belongs to.
+type otelCall struct {
+	rec      *otelRecord
+	session  string
+	subagent string
+	model    string
+}
+
+func otelTranscripts(s *source, holder *Transcript, recs []otelRecord) ([]*Transcript, error) {
+	// What each trace says of its session, and each span's record.
+	traceSession := map[string]string{}
+	tracePriority := map[string]int{}
+	spans := map[string]*otelRecord{}
+	traceModel := map[string]string{}
+	chatTraces, chatResponses := map[string]bool{}, map[string]bool{}
+	for i := range recs {
+		r := &recs[i]
+		if id, p := r.session(); p > tracePriority[r.traceID] {
+			traceSession[r.traceID], tracePriority[r.traceID] = id, p
+		}
+		if r.span && r.spanID != "" {
+			spans[r.traceID+"/"+r.spanID] = r
+		}
+		if _, ok := traceModel[r.traceID]; !ok && r.model() != "" {
+			traceModel[r.traceID] = r.model()
+		}
+		if ok, log := r.call(); ok && !log {
+			chatTraces[r.traceID] = r.traceID != ""
+			if id := r.str(otelResponseID); id != "" {
+				chatResponses[id] = true
+			}
+		}
+	}
+	var calls []otelCall
+	for i := range recs {
+		r := &recs[i]
+		ok, log := r.call()
+		if ok && log && (chatTraces[r.traceID] || chatResponses[r.str(otelResponseID)]) {
+			holder.skip("log " + otelInferenceLog + " (of a chat span)")
+			continue
+		}
+		if !ok {
+			kind := "log"
+			if r.span {
+				kind = "span"
+			}
+			if op := cmp.Or(r.str(otelOperation), r.str("event.name")); op != "" {
+				kind += " " + op
+			}
+			holder.skip(kind)
+			continue
+		}
+		sess, _ := r.session()
+		sess = cmp.Or(sess, traceSession[r.traceID], r.traceID, s.nameID())
+		model := r.model()
+		if model == "" && r.usage() != nil {
+			// A billed call with no model is the trace's (as ccusage
+			// prices it).
+			model = traceModel[r.traceID]
+		}
+		calls = append(calls, otelCall{rec: r, session: sess, subagent: otelSubagent(r, spans), model: model})
+	}
+	// Calls are taken in the order they started where every one records
+	// when (exporters write a span when it ends), else in file order.
+	if !slices.ContainsFunc(calls, func(c otelCall) bool { return c.rec.start.IsZero() }) {
+		slices.SortStableFunc(calls, func(a, b otelCall) int { return a.rec.start.Compare(b.rec.start) })
+	}
+	var out []*Transcript
+	byKey := map[string]*otelHistory{}
+	for _, c := range calls {
+		key := c.session + "\x00" + c.subagent
+		h := byKey[key]
+		if h == nil {
+			t := &Transcript{ID: c.session}
+			if c.subagent != "" {
+				t.Parent, t.Subagent = c.session, c.subagent
+				t.ID = c.session + "/" + c.subagent
+			}
+			h = &otelHistory{t: t}
+			byKey[key] = h
+			out = append(out, t)
+		}
+		if err := h.add(s, c.rec, c.model); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *Transcript) int { return cmp.Compare(a.ID, b.ID) })
+	if len(holder.Skipped) > 0 || len(holder.Bad) > 0 || len(out) == 0 {
+		if len(out) > 0 {
+			// The records no call holds are counted on the first
+			// transcript of the file.
+			t := out[0]
+			for k, n := range holder.Skipped {
+				if t.Skipped == nil {
+					t.Skipped = map[string]int{}
+				}
+				t.Skipped[k] += n
+			}
+			t.Bad, t.BadRecords, t.InvalidUTF8 = append(holder.Bad, t.Bad...), t.BadRecords+holder.BadRecords, t.InvalidUTF8+holder.InvalidUTF8
+		} else {
+			out = append(out, holder)
+		}
+	} else if len(out) > 0 {
+		out[0].InvalidUTF8 += holder.InvalidUTF8
+	}
+	return out, nil
+}
+
+// otelSubagent names the subagent whose call r is ("" for a session's
+// own): the nearest invoke_agent span above r (its gen_ai.agent.id, else
+// "agent-<span id>"), when another invoke_agent span is above that one.
+func otelSubagent(r *otelRecord, spans map[string]*otelRecord) string {
+	var agents []string
+	seen := 0
+	for p := spans[r.traceID+"/"+r.parent]; p != nil && seen < 1000; p = spans[p.traceID+"/"+p.parent] {
+		seen++
+		if p.str(otelOperation) == "invoke_agent" || strings.HasPrefix(p.name, "invoke_agent") {
+			agents = append(agents, cmp.Or(p.str("gen_ai.agent.id"), "agent-"+p.spanID))
+		}
+	}
+	if len(agents) < 2 {
+		return ""
+	}
+	return agents[0]
+}
+
+// otelHistory is a transcript being read and what its agent last sent.
+type otelHistory struct {
+	t *Transcript
+	// base is where the history the agent sends starts (the last
+	// compaction's index), summary that compaction's summary.
+	base    int
+	summary *Message
+}
+
+// add reads call r into the history.
+func (h *otelHistory) add(s *source, r *otelRecord, model string) error {
+	t := h.t
+	pos := Pos{s.file, r.line}
+	prompt, err := otelPrompt(r, pos)
+	if err != nil {
+		if err := s.bad(t, r.line, "%v", err); err != nil {
+			return err
+		}
+		prompt = nil
+	}
+	if prompt != nil {
+		h.extend(prompt, pos)
+	}
+	reply := Message{Role: RoleAssistant, Model: model, CallID: r.str(otelResponseID), Pos: pos, Usage: r.usage(), Time: cmp.Or(r.end, r.start)}
+	raw, replied := r.attrs[otelOutput]
+	if reply.Usage == nil && !replied {
+		// A prompt with no reply and no usage (a call that failed, or
+		// ctxbench's writer holding the messages after the last call).
+		return nil
+	}
+	if replied {
+		msgs, err := otelMessages(raw, otelOutput)
+		if err != nil {
+			if err := s.bad(t, r.line, "%v", err); err != nil {
+				return err
+			}
+		}
+		for _, m := range msgs {
+			reply.Blocks = append(reply.Blocks, m.Blocks...)
+			if !m.Time.IsZero() {
+				reply.Time = m.Time
+			}
+		}
+	}
+	t.addModel(reply.Model)
+	t.Messages = append(t.Messages, reply)
+	t.Calls++
+	return nil
+}
+
+// extend adds what prompt holds beyond what the agent sent before.
+func (h *otelHistory) extend(prompt []Message, pos Pos) {
+	t := h.t
+	var lead *Message // the summary a compaction part marks
+	if len(prompt) > 0 && prompt[0].compactionPart() {
+		sum := prompt[0]
+		sum.Blocks = slices.DeleteFunc(slices.Clone(sum.Blocks), func(b Block) bool { return b.Type == BlockOther && isCompactionPart(b.Raw) })
+		lead, prompt = &sum, prompt[1:]
+	}
+	sent := t.Messages[h.base:]
+	same := lead == nil && h.summary == nil || lead != nil && h.summary != nil && sameMessage(lead, h.summary)
+	if same && prefixOf(sent, prompt) {
+		t.Messages = append(t.Messages, prompt[len(sent):]...)
+		return
+	}
+	t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Trigger: "auto", Summary: lead, Pos: pos})
+	h.base, h.summary = len(t.Messages), lead
+	t.Messages = append(t.Messages, prompt...)
+}
+
+// prefixOf reports whether a is a prefix of b, message by message.
+func prefixOf(a, b []Message) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameMessage(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameMessage reports whether a and b say the same: role, name and
+// blocks (not where or when they were recorded, nor usage).
+func sameMessage(a, b *Message) bool {
+	if a.Role != b.Role || a.Name != b.Name || len(a.Blocks) != len(b.Blocks) {
+		return false
+	}
+	for i := range a.Blocks {
+		x, y := &a.Blocks[i], &b.Blocks[i]
+		if x.Type != y.Type || x.Text != y.Text || x.ID != y.ID || x.Name != y.Name || x.IsError != y.IsError ||
+			!bytes.Equal(x.Input, y.Input) || !bytes.Equal(x.Raw, y.Raw) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Message) compactionPart() bool {
+	for _, b := range m.Blocks {
+		if b.Type == BlockOther && isCompactionPart(b.Raw) {
+			return true
+		}
+	}
+	return false
+}
+
+func isCompactionPart(raw json.RawMessage) bool {
+	return bytes.HasPrefix(raw, []byte(`{"type":"compaction"`))
+}
+
+// otelPrompt returns the prompt call r sent: its system instructions as
+// a system message, then its input messages; nil when it records
+// neither.
+func otelPrompt(r *otelRecord, pos Pos) ([]Message, error) {
+	var out []Message
+	if raw, ok := r.attrs[otelSystem]; ok {
+		raw = attrJSON(raw)
+		var parts []json.RawMessage
+		var text string
+		switch {
+		case unmarshal(raw, &text) == nil:
+			out = append(out, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+		case unmarshal(raw, &parts) == nil:
+			bs, err := otelParts(parts)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", otelSystem, err)
+			}
+			out = append(out, Message{Role: RoleSystem, Blocks: bs, Pos: pos})
+		default:
+			return nil, fmt.Errorf("%s: expected a list of parts", otelSystem)
+		}
+	}
+	raw, ok := r.attrs[otelInput]
+	if !ok {
+		return out, nil
+	}
+	msgs, err := otelMessages(raw, otelInput)
+	if err != nil {
+		return nil, err
+	}
+	for i := range msgs {
+		msgs[i].Pos = pos
+	}
+	return append(out, msgs...), nil
+}
+
+// attrJSON returns the JSON an attribute holds: a string attribute's
+// content when it is JSON (the conventions record messages as a JSON
+// string where attributes cannot hold structures), else the value.
+func attrJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || raw[0] != '"' {
+		return raw
+	}
+	var s string
+	if unmarshal(raw, &s) != nil {
+		return raw
+	}
+	if t := strings.TrimSpace(s); t != "" && (t[0] == '[' || t[0] == '{') && json.Valid([]byte(t)) {
+		return json.RawMessage(t)
+	}
+	return raw
+}
+
+// otelMessage is a message of gen_ai.input.messages or
+// gen_ai.output.messages; Timestamp is ctxbench's own (the writer's).
+type otelMessage struct {
+	Role      string            `json:"role"`
+	Parts     []json.RawMessage `json:"parts"`
+	Name      string            `json:"name"`
+	Timestamp string            `json:"timestamp"`
+	// Content is what some instrumentations write in place of parts.
+	Content json.RawMessage `json:"content"`
+}
+
+func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
+	raw = attrJSON(raw)
+	var ms []otelMessage
+	if err := unmarshal(raw, &ms); err != nil {
+		return nil, fmt.Errorf("%s: expected a list of messages {role, parts}", attr)
+	}
+	out := make([]Message, 0, len(ms))
+	for i, m := range ms {
+		if m.Role == "" {
+			return nil, fmt.Errorf("%s: message %d has no role", attr, i)
+		}
+		if !openaiRoles[m.Role] {
+			return nil, fmt.Errorf("%s: message %d: unknown role %q", attr, i, m.Role)
+		}
+		msg := Message{Role: Role(m.Role), Name: m.Name, Time: parseTime(m.Timestamp)}
+		var err error
+		if m.Parts != nil {
+			msg.Blocks, err = otelParts(m.Parts)
+		} else {
+			msg.Blocks, err = openaiContent(m.Content)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: message %d: %v", attr, i, err)
+		}
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
+// otelPart is a message part of the GenAI conventions: text, reasoning,
+// tool_call, tool_call_response (response, or content as Copilot writes
+// it); is_error is ctxbench's own.
+type otelPart struct {
+	Type      string          `json:"type"`
+	Content   json.RawMessage `json:"content"`
+	ID        *string         `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Response  json.RawMessage `json:"response"`
+	IsError   bool            `json:"is_error"`
+}
+
+// otelBlockWrapper holds a block no part of the conventions can say
+// (ctxbench's writer): its type and its raw JSON.
+const otelBlockWrapper = "ctxbench.block"
+
+func otelParts(parts []json.RawMessage) ([]Block, error) {
+	out := make([]Block, 0, len(parts))
+	for i, p := range parts {
+		b, err := otelPartBlock(p)
+		if err != nil {
+			return nil, fmt.Errorf("part %d: %v", i, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func otelPartBlock(p json.RawMessage) (Block, error) {
+	var part otelPart
+	if err := unmarshal(p, &part); err != nil {
+		var obj map[string]json.RawMessage
+		if unmarshal(p, &obj) != nil {
+			return Block{}, fmt.Errorf("expected an object")
+		}
+		// Fields of another format's part: kept as it is.
+		return Block{Type: BlockOther, Raw: compactJSON(p)}, nil
+	}
+	text := func() (string, error) {
+		var s string
+		if len(part.Content) == 0 || string(part.Content) == "null" {
+			return "", nil
+		}
+		if err := unmarshal(part.Content, &s); err != nil {
+			return "", fmt.Errorf("%s part: content is not a string", part.Type)
+		}
+		return s, nil
+	}
+	switch part.Type {
+	case "text":
+		s, err := text()
+		return Block{Type: BlockText, Text: s}, err
+	case "reasoning":
+		s, err := text()
+		return Block{Type: BlockThinking, Text: s}, err
+	case "tool_call":
+		b := Block{Type: BlockToolUse, Name: part.Name}
+		if part.ID != nil {
+			b.ID = *part.ID
+		}
+		if len(part.Arguments) > 0 && string(part.Arguments) != "null" {
+			b.Input = compactJSON(part.Arguments)
+		}
+		return b, nil
+	case "tool_call_response":
+		b := Block{Type: BlockToolResult, IsError: part.IsError}
+		if part.ID != nil {
+			b.ID = *part.ID
+		}
+		resp := part.Response
+		if len(resp) == 0 {
+			resp = part.Content
+		}
+		switch {
+		case len(resp) == 0 || string(resp) == "null":
+		case resp[0] == '"' || resp[0] == '[':
+			text, rich, err := resultContent(resp)
+			if err != nil {
+				b.Text = string(compactJSON(resp))
+				break
+			}
+			b.Text = text
+			if rich {
+				b.Raw = compactJSON(resp)
+			}
+		default:
+			// A structured response (an object, a number) is the
+			// text of its JSON, as the model reads it.
+			b.Text = string(compactJSON(resp))
+		}
+		return b, nil
+	case otelBlockWrapper:
+		var w struct {
+			BlockType BlockType       `json:"block_type"`
+			Text      string          `json:"text"`
+			Raw       json.RawMessage `json:"raw"`
+		}
+		if unmarshal(p, &w) != nil || w.BlockType == "" {
+			return Block{}, fmt.Errorf("%s part: expected block_type and raw", otelBlockWrapper)
+		}
+		return Block{Type: w.BlockType, Text: w.Text, Raw: compactJSON(w.Raw)}, nil
+	case "image_url":
+		return Block{Type: BlockImage, Raw: compactJSON(p)}, nil
+	}
+	// Any other part (blob, uri, file, compaction, another format's
+	// block): an Anthropic block type where it is one, else other.
+	bs, err := anthropicContent(slices.Concat([]byte("["), p, []byte("]")))
+	if err != nil || len(bs) != 1 {
+		return Block{Type: BlockOther, Raw: compactJSON(p)}, nil
+	}
+	return bs[0], nil
+}

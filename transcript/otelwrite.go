@@ -1,0 +1,271 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// otelDoc returns t as OTLP JSON (a TracesData object) following the
+// GenAI conventions: an invoke_agent span for the session (and one under
+// it for a subagent, its gen_ai.agent.id the subagent's name), and
+// under it a chat span per assistant message, holding what the agent
+// sent for that call (gen_ai.input.messages: the history since the last
+// compaction, that compaction's summary first with a compaction part),
+// the message (gen_ai.output.messages), its model, response id, time and
+// usage (gen_ai.usage.*: input_tokens the whole prompt, as the
+// conventions say). Messages after the last call are the input of a
+// last chat span with no output and no usage. What no part of the
+// conventions says is kept in fields of ctxbench's own, which readers
+// ignore: a message's "timestamp", a tool response's "is_error", and a
+// block of no part's type as {"type":"ctxbench.block","block_type",
+// "raw"}.
+func otelDoc(t *Transcript) any {
+	session, agent := t.ID, ""
+	if t.Parent != "" {
+		session, agent = t.Parent, t.Subagent
+	}
+	trace := otelID(t.ID, 16)
+	root := otelID(t.ID+"\x00agent", 8)
+	var spans []any
+	parent := root
+	var first, last time.Time
+	for i := range t.Messages {
+		if tm := t.Messages[i].Time; !tm.IsZero() {
+			if first.IsZero() {
+				first = tm
+			}
+			last = tm
+		}
+	}
+	attrs := []otelKV{otelString(otelOperation, "invoke_agent"), otelString(otelConversation, session)}
+	spans = append(spans, otelOutSpan{TraceID: trace, SpanID: root, Name: "invoke_agent", Kind: 1,
+		Start: otelNanos(first), End: otelNanos(last), Attributes: attrs})
+	if agent != "" {
+		parent = otelID(t.ID+"\x00subagent", 8)
+		spans = append(spans, otelOutSpan{TraceID: trace, SpanID: parent, ParentSpanID: root, Name: "invoke_agent " + agent, Kind: 1,
+			Start: otelNanos(first), End: otelNanos(last),
+			Attributes: []otelKV{otelString(otelOperation, "invoke_agent"), otelString(otelConversation, session), otelString("gen_ai.agent.id", agent)}})
+	}
+	comp, base, written := 0, 0, 0
+	var summary *Message
+	var emit func(i, end int, reply *Message)
+	chat := func(i, end int, reply *Message) {
+		for comp < len(t.Compactions) && t.Compactions[comp].Index <= end {
+			c := &t.Compactions[comp]
+			if c.Index > written {
+				// Messages between the last call and the compaction:
+				// the input of a span with no reply.
+				emit(-1-c.Index, c.Index, nil)
+			}
+			base, summary = c.Index, c.Summary
+			comp++
+		}
+		emit(i, end, reply)
+		written = end
+		if reply != nil {
+			written++
+		}
+	}
+	emit = func(i, end int, reply *Message) {
+		input := make([]any, 0, end-base+1)
+		if summary != nil {
+			m := otelOutMessageOf(summary)
+			m.Parts = append([]any{struct {
+				Type string `json:"type"`
+			}{"compaction"}}, m.Parts...)
+			input = append(input, m)
+		}
+		for j := base; j < end; j++ {
+			input = append(input, otelOutMessageOf(&t.Messages[j]))
+		}
+		in, _ := marshalNoEscape(input)
+		attrs := []otelKV{otelString(otelOperation, "chat"), otelString(otelConversation, session), otelString(otelInput, string(in))}
+		sp := otelOutSpan{TraceID: trace, SpanID: otelID(t.ID+"\x00"+strconv.Itoa(i), 8), ParentSpanID: parent, Name: "chat", Kind: 3}
+		if reply != nil {
+			out, _ := marshalNoEscape([]any{otelOutMessageOf(reply)})
+			attrs = append(attrs, otelString(otelOutput, string(out)))
+			if reply.Model != "" {
+				sp.Name = "chat " + reply.Model
+				attrs = append(attrs, otelString("gen_ai.request.model", reply.Model), otelString("gen_ai.response.model", reply.Model))
+			}
+			if reply.CallID != "" {
+				attrs = append(attrs, otelString(otelResponseID, reply.CallID))
+			}
+			if u := reply.Usage; u != nil {
+				attrs = append(attrs, otelInt(otelInputTokens, u.Prompt()), otelInt(otelCacheRead, u.CacheRead),
+					otelInt(otelCacheCreation, u.CacheWrite), otelInt(otelOutputTokens, u.Output))
+				if u.Reasoning > 0 {
+					attrs = append(attrs, otelInt(otelReasoning, u.Reasoning))
+				}
+			}
+			sp.Start, sp.End = otelNanos(reply.Time), otelNanos(reply.Time)
+		}
+		sp.Attributes = attrs
+		spans = append(spans, sp)
+	}
+	end := 0
+	for i := range t.Messages {
+		if t.Messages[i].Role == RoleAssistant {
+			chat(i, i, &t.Messages[i])
+			end = i + 1
+		}
+	}
+	if end < len(t.Messages) || comp < len(t.Compactions) {
+		chat(len(t.Messages), len(t.Messages), nil)
+	}
+	return otelOutDoc{ResourceSpans: []otelOutResource{{
+		Resource:   otelOutAttrs{Attributes: []otelKV{otelString("service.name", "ctxbench")}},
+		ScopeSpans: []otelOutScope{{Scope: otelOutScopeName{Name: "ctxbench"}, Spans: spans}},
+	}}}
+}
+
+type otelOutDoc struct {
+	ResourceSpans []otelOutResource `json:"resourceSpans"`
+}
+
+type otelOutResource struct {
+	Resource   otelOutAttrs   `json:"resource"`
+	ScopeSpans []otelOutScope `json:"scopeSpans"`
+}
+
+type otelOutAttrs struct {
+	Attributes []otelKV `json:"attributes"`
+}
+
+type otelOutScope struct {
+	Scope otelOutScopeName `json:"scope"`
+	Spans []any            `json:"spans"`
+}
+
+type otelOutScopeName struct {
+	Name string `json:"name"`
+}
+
+type otelOutSpan struct {
+	TraceID      string   `json:"traceId"`
+	SpanID       string   `json:"spanId"`
+	ParentSpanID string   `json:"parentSpanId,omitempty"`
+	Name         string   `json:"name"`
+	Kind         int      `json:"kind"`
+	Start        string   `json:"startTimeUnixNano"`
+	End          string   `json:"endTimeUnixNano"`
+	Attributes   []otelKV `json:"attributes"`
+}
+
+type otelKV struct {
+	Key   string         `json:"key"`
+	Value map[string]any `json:"value"`
+}
+
+func otelString(k, v string) otelKV { return otelKV{k, map[string]any{"stringValue": v}} }
+
+// otelInt is an int attribute, written as OTLP JSON writes 64-bit
+// integers: a decimal string.
+func otelInt(k string, v int64) otelKV {
+	return otelKV{k, map[string]any{"intValue": strconv.FormatInt(v, 10)}}
+}
+
+func otelNanos(t time.Time) string {
+	if t.IsZero() {
+		return "0"
+	}
+	return strconv.FormatInt(t.UnixNano(), 10)
+}
+
+// otelID is a trace (16 bytes) or span (8 bytes) id made from s, in hex:
+// the same transcript gets the same ids.
+func otelID(s string, n int) string {
+	h := fnv64(s)
+	var b strings.Builder
+	for b.Len() < 2*n {
+		fmt.Fprintf(&b, "%016x", h)
+		h = fnv64(s + strconv.FormatUint(h, 16))
+	}
+	return b.String()[:2*n]
+}
+
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+type otelOutMessage struct {
+	Role      string `json:"role"`
+	Name      string `json:"name,omitempty"`
+	Parts     []any  `json:"parts"`
+	Timestamp string `json:"timestamp,omitempty"`
+}
+
+func otelOutMessageOf(m *Message) otelOutMessage {
+	out := otelOutMessage{Role: string(m.Role), Name: m.Name, Parts: make([]any, 0, len(m.Blocks))}
+	if m.Role != RoleAssistant {
+		out.Timestamp = timestamp(m.Time)
+	}
+	for i := range m.Blocks {
+		out.Parts = append(out.Parts, otelOutPart(&m.Blocks[i]))
+	}
+	return out
+}
+
+type otelTextPart struct {
+	Type    string `json:"type"`
+	Content string `json:"content"`
+}
+
+func otelOutPart(b *Block) any {
+	switch {
+	case b.Type == BlockText && len(b.Raw) == 0:
+		return otelTextPart{"text", b.Text}
+	case b.Type == BlockThinking && len(b.Raw) == 0:
+		return otelTextPart{"reasoning", b.Text}
+	case b.Type == BlockToolUse:
+		return struct {
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments,omitempty"`
+		}{"tool_call", b.ID, b.Name, b.Input}
+	case b.Type == BlockToolResult:
+		var resp any = b.Text
+		if len(b.Raw) > 0 {
+			resp = b.Raw
+		}
+		return struct {
+			Type     string `json:"type"`
+			ID       string `json:"id"`
+			Response any    `json:"response"`
+			IsError  bool   `json:"is_error,omitempty"`
+		}{"tool_call_response", b.ID, resp, b.IsError}
+	}
+	// A block with raw JSON is written as it is where reading it back
+	// gives the same block, else wrapped.
+	if len(b.Raw) > 0 && b.Raw[0] == '{' {
+		if back, err := otelPartBlock(b.Raw); err == nil && back.Type == b.Type && bytes.Equal(back.Raw, b.Raw) && back.Text == b.Text {
+			return b.Raw
+		}
+	}
+	return struct {
+		Type      string          `json:"type"`
+		BlockType BlockType       `json:"block_type"`
+		Text      string          `json:"text,omitempty"`
+		Raw       json.RawMessage `json:"raw,omitempty"`
+	}{otelBlockWrapper, b.Type, b.Text, b.Raw}
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
