@@ -35,11 +35,14 @@ const (
 	// Lines of spans as the JavaScript SDK's file exporters write them
 	// (GitHub Copilot's COPILOT_OTEL_FILE_EXPORTER_PATH).
 	FormatOTel Format = "otel"
+	// FormatATIF is an Agent Trajectory Interchange Format trajectory
+	// (Harbor, Terminal-Bench: schema_version "ATIF-v1.x").
+	FormatATIF Format = "atif"
 )
 
 // Formats returns every format, in a fixed order.
 func Formats() []Format {
-	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands, FormatOTel}
+	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands, FormatOTel, FormatATIF}
 }
 
 var readers = map[Format]func(*source) ([]*Transcript, error){
@@ -50,6 +53,7 @@ var readers = map[Format]func(*source) ([]*Transcript, error){
 	FormatGeminiCLI:  readGemini,
 	FormatOpenHands:  readOpenHands,
 	FormatOTel:       readOTel,
+	FormatATIF:       readATIF,
 }
 
 // detectProbe is how many records detection looks at.
@@ -181,6 +185,8 @@ func detectObject(m map[string]any) Format {
 		return FormatOpenHands
 	case otelObject(m):
 		return FormatOTel
+	case atifObject(m):
+		return FormatATIF
 	}
 	if evs, ok := m["events"].([]any); ok && hasAny(m, "exported_at", "conversation") {
 		for _, e := range evs[:min(len(evs), detectProbe)] {

@@ -41,6 +41,8 @@
 //   - OpenTelemetry GenAI (gen_ai.usage.*): input_tokens includes the
 //     cache reads and writes, as the conventions say (a count too small
 //     to hold both holds what it can); output_tokens includes reasoning.
+//   - ATIF: prompt_tokens includes cached_tokens and the cache writes
+//     recorded in metrics.extra.cache_creation_input_tokens.
 //
 // # Formats and detection
 //
@@ -50,7 +52,8 @@
 // dotted event types, chat messages' "role", conversations' "messages"),
 // JSON documents by their shape (an OpenHands event array, a Gemini CLI
 // session, an object holding "messages"); OpenTelemetry traces by
-// "resourceSpans"/"resourceLogs" or a span's gen_ai attributes. OpenAI chat and Anthropic
+// "resourceSpans"/"resourceLogs" or a span's gen_ai attributes, ATIF
+// trajectories by their schema_version. OpenAI chat and Anthropic
 // messages are told apart by the features only one has (tool_calls and
 // role "tool" against tool_use/tool_result blocks); plain-text messages
 // read the same either way. [Options.Format] overrides detection. Each

@@ -163,6 +163,16 @@ func FuzzOTel(f *testing.F) {
 	fuzzReader(f, FormatOTel)
 }
 
+func FuzzATIF(f *testing.F) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "atif", "claude-code.trajectory.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(raw)
+	f.Add([]byte(`{"schema_version":"ATIF-v1.6","agent":{},"steps":[{"source":"agent","message":[{"type":"image"}],"observation":{"results":[{"content":[{"type":"text","text":"a"}]}]},"metrics":{"prompt_tokens":3,"cached_tokens":9}}]}`))
+	fuzzReader(f, FormatATIF)
+}
+
 // FuzzDetect reads any input with detection: no panic, and a detected
 // format reads back through its own reader.
 func FuzzDetect(f *testing.F) {

@@ -127,14 +127,7 @@ func (r *otelRecord) usage() *Usage {
 	if reasoning == 0 {
 		reasoning = r.num("gen_ai.usage.reasoning_tokens")
 	}
-	uncached := in
-	switch {
-	case in >= read+write:
-		uncached = in - read - write
-	case in >= read:
-		uncached = in - read
-	}
-	u := Usage{Input: uncached, CacheRead: read, CacheWrite: write, Output: r.num(otelOutputTokens), Reasoning: reasoning}
+	u := Usage{Input: uncachedInput(in, read, write), CacheRead: read, CacheWrite: write, Output: r.num(otelOutputTokens), Reasoning: reasoning}
 	if u.IsZero() {
 		if _, ok := r.attrs[otelInputTokens]; !ok {
 			if _, ok := r.attrs[otelOutputTokens]; !ok {

@@ -18,19 +18,27 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// TestOTelGolden: each OpenTelemetry file of testdata/otel reads as its
-// golden says (testdata/otel/*.golden.json; go test -run TestOTelGolden
-// -update rewrites them).
-func TestOTelGolden(t *testing.T) {
-	for _, name := range []string{"copilot-spans.jsonl", "otlp-traces.jsonl"} {
-		t.Run(name, func(t *testing.T) {
-			path := filepath.Join("testdata", "otel", name)
+// TestReadGoldens: each file of the formats read whole into goldens
+// reads as its golden says (NAME.golden.json beside it; go test -run
+// TestReadGoldens -update rewrites them).
+func TestReadGoldens(t *testing.T) {
+	for _, c := range []struct {
+		path   string
+		format Format
+	}{
+		{"otel/copilot-spans.jsonl", FormatOTel},
+		{"otel/otlp-traces.jsonl", FormatOTel},
+		{"atif/claude-code.trajectory.json", FormatATIF},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			path := filepath.Join("testdata", c.path)
+			name := c.path
 			ts, err := ReadFile(path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, tr := range ts {
-				if tr.Format != FormatOTel {
+				if tr.Format != c.format {
 					t.Errorf("%s read as %s", tr.ID, tr.Format)
 				}
 			}
@@ -38,7 +46,7 @@ func TestOTelGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := strings.TrimSuffix(path, ".jsonl") + ".golden.json"
+			golden := strings.TrimSuffix(strings.TrimSuffix(path, ".jsonl"), ".json") + ".golden.json"
 			if *update {
 				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
 					t.Fatal(err)

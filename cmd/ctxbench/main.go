@@ -26,8 +26,9 @@
 // The format of each file is
 // detected from its content: claude-code (Claude Code sessions and Agent
 // SDK stream-json logs), codex (Codex rollouts and `codex exec --json`
-// streams), openai-chat, anthropic, gemini-cli, openhands and otel
-// (OpenTelemetry GenAI traces). --format overrides the detection.
+// streams), openai-chat, anthropic, gemini-cli, openhands, otel
+// (OpenTelemetry GenAI traces) and atif (Harbor's Agent Trajectory
+// Interchange Format). --format overrides the detection.
 //
 // Reading is strict: the first malformed record stops it with
 // "ctxbench: error: FILE:LINE: what is wrong" and exit status 2. --lenient
