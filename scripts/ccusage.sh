@@ -4,8 +4,11 @@
 # Code sessions (claude session --json --offline, its embedded prices), and
 # cost/testdata/ccusage-copilot.json: what it reports for the GitHub
 # Copilot CLI OpenTelemetry file in transcript/testdata/otel (copilot
-# session). The Go tests hold ctxbench's bill to them and need neither
-# node nor ccusage.
+# session), cost/testdata/ccusage-codex.json for the Codex rollouts with
+# token counts in transcript/testdata (codex session), and
+# cost/testdata/ccusage-gemini.json for the corpus's Gemini CLI session
+# (gemini session). The Go tests hold ctxbench's bill to them and need
+# neither node nor ccusage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CCUSAGE_VERSION=20.0.24
@@ -31,3 +34,20 @@ COPILOT_OTEL_FILE_EXPORTER_PATH="$PWD/transcript/testdata/otel/copilot-spans.jso
 	node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);j.ccusage=process.argv[1];console.log(JSON.stringify(j,null,1))})' "$CCUSAGE_VERSION" \
 	> cost/testdata/ccusage-copilot.json
 echo "wrote cost/testdata/ccusage-copilot.json"
+stamp() {
+	node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);j.ccusage=process.argv[1];console.log(JSON.stringify(j,null,1))})' "$CCUSAGE_VERSION"
+}
+# ccusage reads $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl.
+mkdir -p "$tmp/codex/sessions/2026/05/11"
+for f in codex-rollout-tokens codex-rollback codex-encrypted-compaction; do
+	cp "transcript/testdata/$f.jsonl" "$tmp/codex/sessions/2026/05/11/rollout-$f.jsonl"
+done
+CODEX_HOME="$tmp/codex" HOME="$tmp/home" TZ=UTC \
+	"$tmp/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage" codex session --json --offline | stamp > cost/testdata/ccusage-codex.json
+echo "wrote cost/testdata/ccusage-codex.json"
+# ccusage reads $GEMINI_DATA_DIR/*/chats/*.json.
+mkdir -p "$tmp/gemini/project/chats"
+cp fixtures/corpus/codemie-code/tests/integration/metrics/fixtures/gemini/*.json "$tmp/gemini/project/chats/"
+GEMINI_DATA_DIR="$tmp/gemini" HOME="$tmp/home" TZ=UTC \
+	"$tmp/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage" gemini session --json --offline | stamp > cost/testdata/ccusage-gemini.json
+echo "wrote cost/testdata/ccusage-gemini.json"

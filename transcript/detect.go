@@ -38,11 +38,14 @@ const (
 	// FormatATIF is an Agent Trajectory Interchange Format trajectory
 	// (Harbor, Terminal-Bench: schema_version "ATIF-v1.x").
 	FormatATIF Format = "atif"
+	// FormatLangfuse is Langfuse observations: the blob storage export's
+	// JSON or JSONL rows, or a page of the public API.
+	FormatLangfuse Format = "langfuse"
 )
 
 // Formats returns every format, in a fixed order.
 func Formats() []Format {
-	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands, FormatOTel, FormatATIF}
+	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands, FormatOTel, FormatATIF, FormatLangfuse}
 }
 
 var readers = map[Format]func(*source) ([]*Transcript, error){
@@ -54,6 +57,7 @@ var readers = map[Format]func(*source) ([]*Transcript, error){
 	FormatOpenHands:  readOpenHands,
 	FormatOTel:       readOTel,
 	FormatATIF:       readATIF,
+	FormatLangfuse:   readLangfuse,
 }
 
 // detectProbe is how many records detection looks at.
@@ -125,6 +129,9 @@ func detect(s *source) (Format, error) {
 					if name := foreignFormat(m); name != "" {
 						return "", notRead(s.file, name)
 					}
+					if langfuseObject(m) {
+						return FormatLangfuse, nil
+					}
 					if hasAny(m, "modelInfo") || hasAny(m, "metrics") && m["role"] == "assistant" {
 						return FormatAnthropic, nil // Cline's api_conversation_history.json
 					}
@@ -187,6 +194,13 @@ func detectObject(m map[string]any) Format {
 		return FormatOTel
 	case atifObject(m):
 		return FormatATIF
+	case langfuseObject(m):
+		return FormatLangfuse
+	}
+	if rows, ok := m["data"].([]any); ok && len(rows) > 0 {
+		if row, ok := rows[0].(map[string]any); ok && langfuseObject(row) {
+			return FormatLangfuse // a page of Langfuse's API
+		}
 	}
 	if evs, ok := m["events"].([]any); ok && hasAny(m, "exported_at", "conversation") {
 		for _, e := range evs[:min(len(evs), detectProbe)] {

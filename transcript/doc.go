@@ -43,6 +43,8 @@
 //     to hold both holds what it can); output_tokens includes reasoning.
 //   - ATIF: prompt_tokens includes cached_tokens and the cache writes
 //     recorded in metrics.extra.cache_creation_input_tokens.
+//   - Langfuse: usage_details' keys are disjoint (Langfuse prices each
+//     and totals their sum): input, cache reads, cache writes, output.
 //
 // # Formats and detection
 //
@@ -53,7 +55,8 @@
 // JSON documents by their shape (an OpenHands event array, a Gemini CLI
 // session, an object holding "messages"); OpenTelemetry traces by
 // "resourceSpans"/"resourceLogs" or a span's gen_ai attributes, ATIF
-// trajectories by their schema_version. OpenAI chat and Anthropic
+// trajectories by their schema_version, Langfuse observations by their
+// type (GENERATION, SPAN, …) with a trace id and a start time. OpenAI chat and Anthropic
 // messages are told apart by the features only one has (tool_calls and
 // role "tool" against tool_use/tool_result blocks); plain-text messages
 // read the same either way. [Options.Format] overrides detection. Each

@@ -173,6 +173,19 @@ func FuzzATIF(f *testing.F) {
 	fuzzReader(f, FormatATIF)
 }
 
+func FuzzLangfuse(f *testing.F) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "langfuse", "observations.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(raw)
+	for _, l := range bytes.SplitAfter(raw, []byte{'\n'})[:5] {
+		f.Add(l)
+	}
+	f.Add([]byte(`{"data":[{"id":"a","traceId":"t","type":"GENERATION","startTime":"2026-01-01T00:00:00Z","input":"hi","output":{"content":1},"usageDetails":{"input":"3","x":2}}]}`))
+	fuzzReader(f, FormatLangfuse)
+}
+
 // FuzzDetect reads any input with detection: no panic, and a detected
 // format reads back through its own reader.
 func FuzzDetect(f *testing.F) {

@@ -25,6 +25,14 @@ type otelRecord struct {
 	start, end              time.Time
 	attrs                   map[string]json.RawMessage
 	line, order             int
+	// fixed is the usage a record of another format recorded (a
+	// Langfuse observation's), read in its own terms; cost what it says
+	// the call cost.
+	fixed *Usage
+	cost  float64
+	// skipAs names the record where it is counted as skipped (else
+	// "span" or "log" and its operation).
+	skipAs string
 }
 
 // The gen_ai attributes read (OpenTelemetry GenAI semantic conventions).
@@ -119,6 +127,10 @@ func (r *otelRecord) call() (ok, inferenceLog bool) {
 // neither (as Anthropic's usage counts them). Output includes reasoning,
 // as the conventions say.
 func (r *otelRecord) usage() *Usage {
+	if r.fixed != nil {
+		u := *r.fixed
+		return &u
+	}
 	in, read, write := r.num(otelInputTokens), r.num(otelCacheRead), r.num(otelCacheCreation)
 	if write == 0 {
 		write = r.num("gen_ai.usage.cache_write.input_tokens")
@@ -402,7 +414,7 @@ func otelTranscripts(s *source, holder *Transcript, recs []otelRecord) ([]*Trans
 			if op := cmp.Or(r.str(otelOperation), r.str("event.name")); op != "" {
 				kind += " " + op
 			}
-			holder.skip(kind)
+			holder.skip(cmp.Or(r.skipAs, kind))
 			continue
 		}
 		sess, _ := r.session()
@@ -526,6 +538,7 @@ func (h *otelHistory) add(s *source, r *otelRecord, model string) error {
 	t.addModel(reply.Model)
 	t.Messages = append(t.Messages, reply)
 	t.Calls++
+	t.ReportedCostUSD += r.cost
 	return nil
 }
 
@@ -655,14 +668,23 @@ type otelMessage struct {
 	Content json.RawMessage `json:"content"`
 }
 
+// otelMessages reads a list of messages: the conventions' {role, parts},
+// or chat messages as the providers' APIs take them (OpenAI's, with
+// tool_calls; Anthropic's, with content blocks), told apart as
+// detection tells them.
 func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
 	raw = attrJSON(raw)
-	var ms []otelMessage
-	if err := unmarshal(raw, &ms); err != nil {
+	var elems []json.RawMessage
+	if err := unmarshal(raw, &elems); err != nil {
 		return nil, fmt.Errorf("%s: expected a list of messages {role, parts}", attr)
 	}
-	out := make([]Message, 0, len(ms))
-	for i, m := range ms {
+	var flavour Format
+	out := make([]Message, 0, len(elems))
+	for i, e := range elems {
+		var m otelMessage
+		if err := unmarshal(e, &m); err != nil {
+			return nil, fmt.Errorf("%s: message %d: expected {role, parts}", attr, i)
+		}
 		if m.Role == "" {
 			return nil, fmt.Errorf("%s: message %d has no role", attr, i)
 		}
@@ -671,10 +693,16 @@ func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
 		}
 		msg := Message{Role: Role(m.Role), Name: m.Name, Time: parseTime(m.Timestamp)}
 		var err error
-		if m.Parts != nil {
+		switch {
+		case m.Parts != nil:
 			msg.Blocks, err = otelParts(m.Parts)
-		} else {
-			msg.Blocks, err = openaiContent(m.Content)
+		default:
+			if flavour == "" {
+				var all []any
+				_ = unmarshal(raw, &all)
+				flavour = chatFlavour(all)
+			}
+			msg, err = chatMessage(e, flavour)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: message %d: %v", attr, i, err)
@@ -682,6 +710,23 @@ func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
 		out = append(out, msg)
 	}
 	return out, nil
+}
+
+// chatMessage reads raw as a chat message of flavour f.
+func chatMessage(raw json.RawMessage, f Format) (Message, error) {
+	if f == FormatAnthropic {
+		var am anthropicMessage
+		if err := unmarshal(raw, &am); err != nil {
+			return Message{}, err
+		}
+		bs, err := anthropicContent(am.Content)
+		return Message{Role: Role(am.Role), Blocks: bs, Time: parseTime(am.Timestamp)}, err
+	}
+	var om openaiMessage
+	if err := unmarshal(raw, &om); err != nil {
+		return Message{}, err
+	}
+	return openaiMessageOf(om)
 }
 
 // otelPart is a message part of the GenAI conventions: text, reasoning,

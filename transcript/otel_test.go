@@ -29,6 +29,7 @@ func TestReadGoldens(t *testing.T) {
 		{"otel/copilot-spans.jsonl", FormatOTel},
 		{"otel/otlp-traces.jsonl", FormatOTel},
 		{"atif/claude-code.trajectory.json", FormatATIF},
+		{"langfuse/observations.jsonl", FormatLangfuse},
 	} {
 		t.Run(c.path, func(t *testing.T) {
 			path := filepath.Join("testdata", c.path)

@@ -27,8 +27,9 @@
 // detected from its content: claude-code (Claude Code sessions and Agent
 // SDK stream-json logs), codex (Codex rollouts and `codex exec --json`
 // streams), openai-chat, anthropic, gemini-cli, openhands, otel
-// (OpenTelemetry GenAI traces) and atif (Harbor's Agent Trajectory
-// Interchange Format). --format overrides the detection.
+// (OpenTelemetry GenAI traces), atif (Harbor's Agent Trajectory
+// Interchange Format) and langfuse (Langfuse observation exports).
+// --format overrides the detection.
 //
 // Reading is strict: the first malformed record stops it with
 // "ctxbench: error: FILE:LINE: what is wrong" and exit status 2. --lenient

@@ -76,6 +76,7 @@ func TestGolden(t *testing.T) {
 		{"convert-openai", []string{"convert", "--to", "openai-chat", "testdata/mixed"}, 0},
 		{"inspect-otel", []string{"inspect", "../../transcript/testdata/otel/copilot-spans.jsonl"}, 0},
 		{"inspect-atif", []string{"inspect", "../../transcript/testdata/atif/claude-code.trajectory.json"}, 0},
+		{"inspect-langfuse", []string{"inspect", "../../transcript/testdata/langfuse/observations.jsonl"}, 0},
 		{"convert-no-to", []string{"convert", "testdata/mixed"}, 2},
 		{"gen-claude", []string{"gen", "--calls", "3", "--seed", "5"}, 0},
 		{"gen-openai", []string{"gen", "--calls", "3", "--seed", "5", "--to", "openai-chat", "--non-ascii", "0.5"}, 0},
