@@ -28,6 +28,7 @@ type cli struct {
 
 	Inspect inspectCmd `cmd:"" help:"Summarize transcripts: messages, calls, tools, recorded usage, skipped events."`
 	Convert convertCmd `cmd:"" help:"Convert transcripts to openai-chat, anthropic or otel JSON Lines."`
+	Probes  probesCmd  `cmd:"" help:"Ask what a policy lost: probes about the messages it stopped sending, judged against what it sent."`
 	Gen     genCmd     `cmd:"" help:"Write a deterministic synthetic transcript."`
 
 	Tokens   tokensCmd   `cmd:"" help:"Count the tokens of text files or standard input."`

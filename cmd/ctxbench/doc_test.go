@@ -229,7 +229,7 @@ func TestManualCoversCommands(t *testing.T) {
 			t.Errorf("docs/%s.md does not start with its title and a link back to the README", name)
 		}
 	}
-	if n != 12 {
+	if n != 13 {
 		t.Errorf("%d commands", n)
 	}
 }

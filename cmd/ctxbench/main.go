@@ -69,6 +69,16 @@
 //
 //	$ ctxbench convert --to openai-chat -o session.openai.jsonl session.jsonl
 //
+// # probes
+//
+// Probes lists questions about each history with the answers the
+// recording holds (artifact, recall, decision, continuation); with
+// --policy, it asks those about the messages the policy stopped sending,
+// at the call it stopped, and keeps each whose answer's keys the context
+// sent still holds (the exact judge), with the share kept per kind.
+//
+//	$ ctxbench probes --policy aidf:max_messages=30 session.jsonl
+//
 // # gen
 //
 // Gen writes a deterministic synthetic session (claude-code or openai-chat

@@ -1,0 +1,350 @@
+// Package probe asks what a policy lost: questions about the part of a
+// history a policy no longer sends verbatim, with the answers the
+// recording holds, and a judge of whether the context it did send can
+// still answer them.
+//
+// Probes are extracted from the transcript alone, deterministically,
+// after the probe kinds of Factory's evaluation of context compression
+// (factory.ai, "Evaluating Context Compression for AI Agents", 2025):
+//
+//   - artifact: each file a tool read or changed and the last action on
+//     it; each command a tool ran and its outcome;
+//   - recall: the error lines and exit codes tools reported, and the
+//     numbers and names the user gave;
+//   - decision: the user's constraints (sentences with "don't", "must",
+//     "always", "never", …) and the choices the assistant stated ("I'll
+//     use", "instead of", …);
+//   - continuation: the next recorded user request or tool action.
+//
+// Each [Probe] carries the keys its answer cannot be given without: a
+// path, a command, an error line, a number, a sentence. The exact judge
+// ([Context.Keeps]) keeps a probe when every key appears in the context
+// sent (any message, a truncated copy or a summary), compared lowercased
+// with runs of spaces as one: a paraphrase loses the probe, which is
+// what an exact judge can say and a model judge may not.
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// A Kind is what a probe asks about.
+type Kind string
+
+// The probe kinds, in the order they are reported.
+const (
+	Artifact     Kind = "artifact"
+	Recall       Kind = "recall"
+	Decision     Kind = "decision"
+	Continuation Kind = "continuation"
+)
+
+// Kinds returns the kinds in report order.
+func Kinds() []Kind { return []Kind{Artifact, Recall, Decision, Continuation} }
+
+// A Probe is one question about a history, with the answer the
+// recording holds.
+type Probe struct {
+	Kind     Kind   `json:"kind"`
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+	// Keys are the texts the answer cannot be given without; the exact
+	// judge looks for each in the context sent.
+	Keys []string `json:"keys"`
+	// Message is the index of the message the probe came from.
+	Message int `json:"message"`
+}
+
+// Limits bound what one message contributes, so that a long tool
+// output does not flood the probes.
+const (
+	maxPerMessage = 4
+	maxAnswer     = 200
+)
+
+// An Extractor makes the probes of one transcript; it indexes the
+// transcript's tool results once, so that asking at every call of a long
+// session costs what the messages asked about cost.
+type Extractor struct {
+	t       *transcript.Transcript
+	results map[string]*transcript.Block
+}
+
+// NewExtractor returns the extractor of t.
+func NewExtractor(t *transcript.Transcript) *Extractor {
+	return &Extractor{t: t, results: results(t)}
+}
+
+// Of returns the probes about the messages dropped of the transcript
+// (indices, in order): artifact, recall and decision probes from those
+// messages, and, when next is a message index, a continuation probe
+// about the first user request or tool action from next on. A tool
+// call's outcome is looked up anywhere in the transcript (it may follow
+// the call).
+func (e *Extractor) Of(dropped []int, next int) []Probe {
+	x := extractor{t: e.t, results: e.results}
+	for _, i := range dropped {
+		if i >= 0 && i < len(e.t.Messages) {
+			x.message(i)
+		}
+	}
+	out := x.artifactProbes()
+	out = append(out, x.probes...)
+	if p, ok := continuation(e.t, next); ok {
+		out = append(out, p)
+	}
+	slices.SortStableFunc(out, func(a, b Probe) int { return slices.Index(Kinds(), a.Kind) - slices.Index(Kinds(), b.Kind) })
+	return out
+}
+
+// Of returns the probes about the messages dropped of t (see
+// [Extractor.Of]).
+func Of(t *transcript.Transcript, dropped []int, next int) []Probe {
+	return NewExtractor(t).Of(dropped, next)
+}
+
+// All returns the probes of t's whole history (no continuation).
+func All(t *transcript.Transcript) []Probe {
+	idx := make([]int, len(t.Messages))
+	for i := range idx {
+		idx[i] = i
+	}
+	return Of(t, idx, -1)
+}
+
+type extractor struct {
+	t       *transcript.Transcript
+	results map[string]*transcript.Block
+	// files: the last action on each path, in first-seen order.
+	paths  []string
+	last   map[string]fileAction
+	probes []Probe
+	seen   map[string]bool
+}
+
+type fileAction struct {
+	tool string
+	msg  int
+}
+
+// results indexes t's tool results by the id of the call they answer.
+func results(t *transcript.Transcript) map[string]*transcript.Block {
+	m := map[string]*transcript.Block{}
+	for i := range t.Messages {
+		for j := range t.Messages[i].Blocks {
+			if b := &t.Messages[i].Blocks[j]; b.Type == transcript.BlockToolResult && b.ID != "" {
+				m[b.ID] = b
+			}
+		}
+	}
+	return m
+}
+
+func (x *extractor) add(p Probe) {
+	key := string(p.Kind) + "\x00" + strings.Join(p.Keys, "\x00")
+	if x.seen == nil {
+		x.seen = map[string]bool{}
+	}
+	if x.seen[key] || len(p.Keys) == 0 {
+		return
+	}
+	x.seen[key] = true
+	x.probes = append(x.probes, p)
+}
+
+func (x *extractor) message(i int) {
+	m := &x.t.Messages[i]
+	perMessage := 0
+	budget := func() bool { perMessage++; return perMessage <= maxPerMessage }
+	for j := range m.Blocks {
+		b := &m.Blocks[j]
+		switch b.Type {
+		case transcript.BlockToolUse:
+			x.toolUse(i, b)
+		case transcript.BlockToolResult:
+			x.toolResult(i, b, budget)
+		case transcript.BlockText:
+			switch m.Role {
+			case transcript.RoleUser:
+				x.userText(i, b.Text, budget)
+			case transcript.RoleAssistant:
+				x.choices(i, b.Text, budget)
+			}
+		}
+	}
+}
+
+// inputField returns the first string field of a tool input named one
+// of keys.
+func inputField(input json.RawMessage, keys ...string) string {
+	var in map[string]any
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	for _, k := range keys {
+		if v, ok := in[k].(string); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+var pathKeys = []string{"file_path", "path", "notebook_path", "filePath", "filename"}
+var commandKeys = []string{"command", "cmd"}
+
+func (x *extractor) toolUse(i int, b *transcript.Block) {
+	if p := inputField(b.Input, pathKeys...); p != "" {
+		if x.last == nil {
+			x.last = map[string]fileAction{}
+		}
+		if _, ok := x.last[p]; !ok {
+			x.paths = append(x.paths, p)
+		}
+		x.last[p] = fileAction{b.Name, i}
+	}
+	cmd := inputField(b.Input, commandKeys...)
+	if cmd == "" || len(cmd) > 300 {
+		return
+	}
+	outcome, keys := "no result recorded", []string{cmd}
+	if r := x.results[b.ID]; r != nil {
+		switch line := firstErrorLine(r.Text); {
+		case line != "":
+			outcome, keys = "failed: "+clip(line), []string{cmd, clip(line)}
+		case r.IsError:
+			outcome = "failed"
+		default:
+			outcome = "succeeded"
+		}
+	}
+	x.add(Probe{Kind: Artifact, Question: fmt.Sprintf("What happened when the agent ran `%s`?", clip(cmd)), Answer: outcome, Keys: keys, Message: i})
+}
+
+func (x *extractor) artifactProbes() []Probe {
+	var out []Probe
+	for _, p := range x.paths {
+		a := x.last[p]
+		out = append(out, Probe{Kind: Artifact, Question: fmt.Sprintf("What was last done to %s?", p),
+			Answer: a.tool + " " + p, Keys: []string{p}, Message: a.msg})
+	}
+	return out
+}
+
+var exitCode = regexp.MustCompile(`(?i)\bexit(?:ed with)? (?:code|status)[ :=]+(-?\d+)`)
+
+func (x *extractor) toolResult(i int, b *transcript.Block, budget func() bool) {
+	if line := firstErrorLine(b.Text); line != "" && budget() {
+		x.add(Probe{Kind: Recall, Question: "What error did a tool report?", Answer: clip(line), Keys: []string{clip(line)}, Message: i})
+	}
+	if m := exitCode.FindString(b.Text); m != "" && budget() {
+		x.add(Probe{Kind: Recall, Question: "What exit code did a command end with?", Answer: m, Keys: []string{m}, Message: i})
+	}
+}
+
+// firstErrorLine returns the first line of s that reports an error.
+func firstErrorLine(s string) string {
+	for line := range strings.SplitSeq(s, "\n") {
+		line = strings.TrimSpace(line)
+		if len(line) >= 8 && errorWords.MatchString(line) {
+			return line
+		}
+	}
+	return ""
+}
+
+var errorWords = regexp.MustCompile(`(?i)\b(errors?|exception|traceback|fail|failed|failing|failure|fatal|panic)\b`)
+
+var (
+	number    = regexp.MustCompile(`(?:^|[\s(=:$])(\d[\d,]*(?:\.\d+)?%?)`)
+	quoted    = regexp.MustCompile("`([^`\n]{2,80})`" + `|"([^"\n]{2,80})"`)
+	sentences = regexp.MustCompile(`[^.!?\n]+[.!?]?`)
+	// constraint and choice words (the user's rules; the assistant's
+	// stated decisions).
+	constraint = regexp.MustCompile(`(?i)\b(don't|do not|never|always|must|mustn't|must not|should not|shouldn't|only use|make sure)\b`)
+	choice     = regexp.MustCompile(`(?i)\b(i'll use|i will use|i'll go with|i chose|i decided|i've decided|instead of|rather than|let's use|we'll use|i'm going to use)\b`)
+)
+
+func (x *extractor) userText(i int, text string, budget func() bool) {
+	for _, s := range sentences.FindAllString(text, -1) {
+		if s = sentence(s); constraint.MatchString(s) && len(s) >= 12 && budget() {
+			x.add(Probe{Kind: Decision, Question: "What constraint did the user set?", Answer: clip(s), Keys: []string{clip(s)}, Message: i})
+		}
+	}
+	for _, m := range quoted.FindAllStringSubmatch(text, -1) {
+		v := strings.TrimSpace(m[1] + m[2])
+		if v != "" && budget() {
+			x.add(Probe{Kind: Recall, Question: "What name did the user give?", Answer: v, Keys: []string{v}, Message: i})
+		}
+	}
+	for _, m := range number.FindAllStringSubmatch(text, -1) {
+		if v := strings.TrimRight(m[1], ",."); len(strings.Trim(v, "%")) >= 2 && budget() {
+			x.add(Probe{Kind: Recall, Question: "What number did the user give?", Answer: v, Keys: []string{v}, Message: i})
+		}
+	}
+}
+
+func (x *extractor) choices(i int, text string, budget func() bool) {
+	for _, s := range sentences.FindAllString(text, -1) {
+		if s = sentence(s); choice.MatchString(s) && len(s) >= 12 && budget() {
+			x.add(Probe{Kind: Decision, Question: "What did the assistant decide?", Answer: clip(s), Keys: []string{clip(s)}, Message: i})
+		}
+	}
+}
+
+// sentence is s without the white space around it and the markdown
+// quote and list marks before it.
+func sentence(s string) string {
+	return strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), ">-*•# "))
+}
+
+// continuation is the probe about what came next: the first user request
+// or tool action at or after message next.
+func continuation(t *transcript.Transcript, next int) (Probe, bool) {
+	if next < 0 {
+		return Probe{}, false
+	}
+	for i := next; i < len(t.Messages); i++ {
+		m := &t.Messages[i]
+		for _, b := range m.Blocks {
+			switch {
+			case b.Type == transcript.BlockToolUse:
+				key := inputField(b.Input, append(append(slices.Clone(pathKeys), commandKeys...), "pattern", "url", "query")...)
+				if key == "" {
+					key = b.Name
+				}
+				return Probe{Kind: Continuation, Question: "What is the next step?", Answer: strings.TrimSpace(b.Name + " " + clip(key)),
+					Keys: []string{clip(key)}, Message: i}, true
+			case b.Type == transcript.BlockText && m.Role == transcript.RoleUser && strings.TrimSpace(b.Text) != "":
+				line := clip(firstLine(b.Text))
+				return Probe{Kind: Continuation, Question: "What did the user ask for next?", Answer: line, Keys: []string{line}, Message: i}, true
+			}
+		}
+	}
+	return Probe{}, false
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// clip cuts s to maxAnswer bytes at a rune boundary.
+func clip(s string) string {
+	if len(s) <= maxAnswer {
+		return s
+	}
+	i := maxAnswer
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i]
+}

@@ -1,0 +1,98 @@
+package probe
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+func msg(role transcript.Role, blocks ...transcript.Block) transcript.Message {
+	return transcript.Message{Role: role, Blocks: blocks}
+}
+
+func text(s string) transcript.Block { return transcript.Block{Type: transcript.BlockText, Text: s} }
+
+func use(id, name, input string) transcript.Block {
+	return transcript.Block{Type: transcript.BlockToolUse, ID: id, Name: name, Input: json.RawMessage(input)}
+}
+
+func result(id, s string, failed bool) transcript.Block {
+	return transcript.Block{Type: transcript.BlockToolResult, ID: id, Text: s, IsError: failed}
+}
+
+// session is a hand-built history whose probes are known.
+func session() *transcript.Transcript {
+	return &transcript.Transcript{ID: "s", Messages: []transcript.Message{
+		msg(transcript.RoleUser, text("Fix the flaky test in `pkg/clock`. Never change the public API. The timeout is 250 ms.")),
+		msg(transcript.RoleAssistant, text("I'll run the tests first."), use("c1", "Bash", `{"command":"go test ./pkg/clock"}`)),
+		msg(transcript.RoleTool, result("c1", "--- FAIL: TestTick (0.25s)\n    clock_test.go:40: deadline exceeded\nFAIL\nexit status 1", true)),
+		msg(transcript.RoleAssistant, text("I'll use a fake clock instead of time.Sleep."), use("c2", "Read", `{"file_path":"pkg/clock/clock.go"}`)),
+		msg(transcript.RoleTool, result("c2", "package clock", false)),
+		msg(transcript.RoleAssistant, use("c3", "Edit", `{"file_path":"pkg/clock/clock.go","old_string":"a","new_string":"b"}`)),
+		msg(transcript.RoleTool, result("c3", "ok", false)),
+		msg(transcript.RoleUser, text("Now run the race detector.")),
+	}}
+}
+
+func TestOfKnownHistory(t *testing.T) {
+	got := Of(session(), []int{0, 1, 2, 3, 4, 5, 6}, 7)
+	want := []Probe{
+		{Kind: Artifact, Question: "What was last done to pkg/clock/clock.go?", Answer: "Edit pkg/clock/clock.go", Keys: []string{"pkg/clock/clock.go"}, Message: 5},
+		{Kind: Artifact, Question: "What happened when the agent ran `go test ./pkg/clock`?", Answer: "failed: --- FAIL: TestTick (0.25s)",
+			Keys: []string{"go test ./pkg/clock", "--- FAIL: TestTick (0.25s)"}, Message: 1},
+		{Kind: Recall, Question: "What name did the user give?", Answer: "pkg/clock", Keys: []string{"pkg/clock"}, Message: 0},
+		{Kind: Recall, Question: "What number did the user give?", Answer: "250", Keys: []string{"250"}, Message: 0},
+		{Kind: Recall, Question: "What error did a tool report?", Answer: "--- FAIL: TestTick (0.25s)", Keys: []string{"--- FAIL: TestTick (0.25s)"}, Message: 2},
+		{Kind: Recall, Question: "What exit code did a command end with?", Answer: "exit status 1", Keys: []string{"exit status 1"}, Message: 2},
+		{Kind: Decision, Question: "What constraint did the user set?", Answer: "Never change the public API.", Keys: []string{"Never change the public API."}, Message: 0},
+		{Kind: Decision, Question: "What did the assistant decide?", Answer: "I'll use a fake clock instead of time.", Keys: []string{"I'll use a fake clock instead of time."}, Message: 3},
+		{Kind: Continuation, Question: "What did the user ask for next?", Answer: "Now run the race detector.", Keys: []string{"Now run the race detector."}, Message: 7},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("probes (-want +got):\n%s", diff)
+	}
+}
+
+// TestExactJudge: a context that kept the paths and the user's rule in
+// a summary keeps those probes, not the error it paraphrased.
+func TestExactJudge(t *testing.T) {
+	probes := Of(session(), []int{0, 1, 2, 3, 4, 5, 6}, 7)
+	summary := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{text(
+		"Summary: the user asked to fix a flaky test in pkg/clock and said: never change the  public API. The test timed out; " +
+			"pkg/clock/clock.go was edited to use a fake clock.")}}
+	c := NewContext([]*transcript.Message{summary})
+	var s Score
+	var kept []string
+	for _, p := range probes {
+		k := c.Keeps(p)
+		s.Add(p, k)
+		if k {
+			kept = append(kept, p.Answer)
+		}
+	}
+	want := []string{"Edit pkg/clock/clock.go", "pkg/clock", "Never change the public API."}
+	if diff := cmp.Diff(want, kept); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
+	}
+	if share, ok := s.Share(Recall); !ok || share != 0.25 {
+		t.Errorf("recall kept %v (%v), want 1 of 4", share, ok)
+	}
+	if all, _ := s.Overall(); all != 3.0/9 {
+		t.Errorf("overall %v, want 3/9", all)
+	}
+	// The whole history keeps every probe but the continuation, whose
+	// answer is in the future.
+	var hist []*transcript.Message
+	for i := range session().Messages[:7] {
+		hist = append(hist, &session().Messages[i])
+	}
+	full := NewContext(hist)
+	for _, p := range probes {
+		if full.Keeps(p) != (p.Kind != Continuation) {
+			t.Errorf("the whole history: %s %q kept %v", p.Kind, p.Answer, full.Keeps(p))
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package replay
+
+import (
+	"context"
+	"slices"
+
+	"github.com/ctxbench/ctxbench/replay/probe"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// A CallProbes is what a policy stopped sending verbatim at one call
+// (evicted, truncated, cleared or summarized, for the first time), asked
+// as probes and judged against the context the call sent.
+type CallProbes struct {
+	Step int `json:"step"`
+	// Dropped are the indices of the messages first lost at this call.
+	Dropped []int         `json:"dropped"`
+	Probes  []JudgedProbe `json:"probes"`
+}
+
+// A JudgedProbe is a probe and whether the exact judge kept it.
+type JudgedProbe struct {
+	probe.Probe
+	Kept bool `json:"kept"`
+}
+
+// Probes replays t under p and returns, at each call where the policy
+// first stopped sending some earlier messages verbatim, the probes
+// about those messages (and the call's continuation probe), judged by
+// [probe.Context.Keeps] against what the call sent, with their score.
+// opt is as for [Replay]; its Observe, SummaryOnly and NoRetention are
+// set here.
+func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options) ([]CallProbes, probe.Score, error) {
+	var out []CallProbes
+	var score probe.Score
+	ex := probe.NewExtractor(t)
+	var norm probe.Normalizer
+	lost := make([]bool, len(t.Messages))
+	// sentAt[i] is 1 + the step that last sent message i verbatim. A
+	// message is first lost at a step that does not send it verbatim
+	// while the step before did, or it came since: only those are
+	// looked at, so a step costs its context, not the history.
+	sentAt := make([]int32, len(t.Messages))
+	var before []int // the messages the step before sent verbatim
+	prevNext := 0
+	opt.SummaryOnly, opt.NoRetention = true, true
+	opt.Observe = func(_ int, s *Step) error {
+		stamp := int32(s.Step) + 1
+		msgs := make([]*transcript.Message, 0, len(s.sent))
+		var now []int
+		for _, it := range s.sent {
+			msgs = append(msgs, it.Msg)
+			if i := it.Index(); i >= 0 && i < s.next && !it.Truncated && sentAt[i] != stamp {
+				sentAt[i] = stamp
+				now = append(now, i)
+			}
+		}
+		var dropped []int
+		check := func(i int) {
+			if sentAt[i] != stamp && !lost[i] {
+				lost[i] = true
+				dropped = append(dropped, i)
+			}
+		}
+		for _, i := range before {
+			check(i)
+		}
+		for i := prevNext; i < s.next; i++ {
+			check(i)
+		}
+		before, prevNext = now, s.next
+		if len(dropped) == 0 {
+			return nil
+		}
+		slices.Sort(dropped)
+		judge := norm.Context(msgs)
+		cp := CallProbes{Step: s.Step, Dropped: dropped}
+		for _, pr := range ex.Of(dropped, s.next) {
+			kept := judge.Keeps(pr)
+			score.Add(pr, kept)
+			cp.Probes = append(cp.Probes, JudgedProbe{pr, kept})
+		}
+		out = append(out, cp)
+		return nil
+	}
+	if _, err := Replay(ctx, t, p, opt); err != nil {
+		return nil, probe.Score{}, err
+	}
+	return out, score, nil
+}
