@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// otelDoc returns t as OTLP JSON (a TracesData object) following the
-// GenAI conventions: an invoke_agent span for the session (and one under
+// writeOTel writes t as OTLP JSON following the GenAI conventions, a
+// TracesData line per span (as the OpenTelemetry file exporter writes
+// batches), so that what is held at once is one span, not the session: an invoke_agent span for the session (and one under
 // it for a subagent, its gen_ai.agent.id the subagent's name), and
 // under it a chat span per assistant message, holding what the agent
 // sent for that call (gen_ai.input.messages: the history since the last
@@ -23,14 +25,19 @@ import (
 // ignore: a message's "timestamp", a tool response's "is_error", and a
 // block of no part's type as {"type":"ctxbench.block","block_type",
 // "raw"}.
-func otelDoc(t *Transcript) any {
+func writeOTel(w io.Writer, t *Transcript) error {
 	session, agent := t.ID, ""
 	if t.Parent != "" {
 		session, agent = t.Parent, t.Subagent
 	}
 	trace := otelID(t.ID, 16)
 	root := otelID(t.ID+"\x00agent", 8)
-	var spans []any
+	var err error
+	emitSpan := func(sp otelOutSpan) {
+		if err == nil {
+			err = writeOTelSpan(w, sp)
+		}
+	}
 	parent := root
 	var first, last time.Time
 	for i := range t.Messages {
@@ -42,11 +49,11 @@ func otelDoc(t *Transcript) any {
 		}
 	}
 	attrs := []otelKV{otelString(otelOperation, "invoke_agent"), otelString(otelConversation, session)}
-	spans = append(spans, otelOutSpan{TraceID: trace, SpanID: root, Name: "invoke_agent", Kind: 1,
+	emitSpan(otelOutSpan{TraceID: trace, SpanID: root, Name: "invoke_agent", Kind: 1,
 		Start: otelNanos(first), End: otelNanos(last), Attributes: attrs})
 	if agent != "" {
 		parent = otelID(t.ID+"\x00subagent", 8)
-		spans = append(spans, otelOutSpan{TraceID: trace, SpanID: parent, ParentSpanID: root, Name: "invoke_agent " + agent, Kind: 1,
+		emitSpan(otelOutSpan{TraceID: trace, SpanID: parent, ParentSpanID: root, Name: "invoke_agent " + agent, Kind: 1,
 			Start: otelNanos(first), End: otelNanos(last),
 			Attributes: []otelKV{otelString(otelOperation, "invoke_agent"), otelString(otelConversation, session), otelString("gen_ai.agent.id", agent)}})
 	}
@@ -105,7 +112,7 @@ func otelDoc(t *Transcript) any {
 			sp.Start, sp.End = otelNanos(reply.Time), otelNanos(reply.Time)
 		}
 		sp.Attributes = attrs
-		spans = append(spans, sp)
+		emitSpan(sp)
 	}
 	end := 0
 	for i := range t.Messages {
@@ -117,10 +124,20 @@ func otelDoc(t *Transcript) any {
 	if end < len(t.Messages) || comp < len(t.Compactions) {
 		chat(len(t.Messages), len(t.Messages), nil)
 	}
-	return otelOutDoc{ResourceSpans: []otelOutResource{{
+	return err
+}
+
+// writeOTelSpan writes sp as one TracesData line.
+func writeOTelSpan(w io.Writer, sp otelOutSpan) error {
+	line, err := marshalNoEscape(otelOutDoc{ResourceSpans: []otelOutResource{{
 		Resource:   otelOutAttrs{Attributes: []otelKV{otelString("service.name", "ctxbench")}},
-		ScopeSpans: []otelOutScope{{Scope: otelOutScopeName{Name: "ctxbench"}, Spans: spans}},
-	}}}
+		ScopeSpans: []otelOutScope{{Scope: otelOutScopeName{Name: "ctxbench"}, Spans: []otelOutSpan{sp}}},
+	}}})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(line, '\n'))
+	return err
 }
 
 type otelOutDoc struct {
@@ -138,7 +155,7 @@ type otelOutAttrs struct {
 
 type otelOutScope struct {
 	Scope otelOutScopeName `json:"scope"`
-	Spans []any            `json:"spans"`
+	Spans []otelOutSpan    `json:"spans"`
 }
 
 type otelOutScopeName struct {

@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// Write writes t to w as one JSON line in format f, which is
-// [FormatOpenAIChat] ({"id", "model", "messages"}), [FormatAnthropic]
-// ({"id", "model", "system", "messages"}) or [FormatOTel] (an OTLP JSON
-// TracesData object: a chat span per call under an invoke_agent span, see
-// otelDoc); reading the output back gives the same messages, up to what
-// the target format cannot say:
+// Write writes t to w in format f: one JSON line in [FormatOpenAIChat]
+// ({"id", "model", "messages"}) or [FormatAnthropic] ({"id", "model",
+// "system", "messages"}), or, in [FormatOTel], a line per span (an OTLP
+// JSON TracesData object each: a chat span per call under an
+// invoke_agent span, see writeOTel); reading the output back gives the
+// same messages, up to what the target format cannot say:
 //
 //   - openai-chat puts an assistant message's thinking first (as
 //     reasoning_content, joined by newlines), then its content, then its
@@ -39,7 +39,10 @@ func Write(w io.Writer, t *Transcript, f Format) error {
 	case FormatAnthropic:
 		v = anthropicDoc(t)
 	case FormatOTel:
-		v = otelDoc(t)
+		if err := writeOTel(w, t); err != nil {
+			return fmt.Errorf("writing %s: %w", t.ID, err)
+		}
+		return nil
 	default:
 		return fmt.Errorf("writing %s: cannot write format %q (can: %s, %s, %s)", t.ID, f, FormatOpenAIChat, FormatAnthropic, FormatOTel)
 	}
