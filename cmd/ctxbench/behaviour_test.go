@@ -120,9 +120,9 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 
 // TestImportChain holds the layout: each library package imports, of the
 // project's, only those the chain allows (transcript ← estimate, pricing ←
-// summarize ← window ← replay ← cost ← suite; reports above them), so no
-// arrow runs back up; kong is the command's alone, tablewriter and
-// gonum/plot reports'.
+// summarize ← window ← replay ← cost ← suite; reports above them;
+// replay/probe, on transcript alone, under replay), so no arrow runs back
+// up; kong is the command's alone, tablewriter and gonum/plot reports'.
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
@@ -131,10 +131,11 @@ func TestImportChain(t *testing.T) {
 		"pricing":             {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":           {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
 		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest"},
-		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "internal/scan"},
-		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay"},
-		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "internal/limit", "internal/strictyaml"},
-		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "suite", "internal/printable", "internal/tempfile"},
+		"replay/probe":        {"transcript"},
+		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
+		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
+		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml"},
+		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile"},
 		"fixtures":            {"transcript"},
 		"internal/scan":       {},
 		"internal/limit":      {},
