@@ -35,7 +35,7 @@ func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	var out []CallProbes
 	var score probe.Score
 	ex := probe.NewExtractor(t)
-	var norm probe.Normalizer
+	var judge probe.ExactJudge
 	lost := make([]bool, len(t.Messages))
 	// sentAt[i] is 1 + the step that last sent message i verbatim. A
 	// message is first lost at a step that does not send it verbatim
@@ -74,10 +74,10 @@ func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 			return nil
 		}
 		slices.Sort(dropped)
-		judge := norm.Context(msgs)
+		sent := judge.Context(msgs)
 		cp := CallProbes{Step: s.Step, Dropped: dropped}
 		for _, pr := range ex.Of(dropped, s.next) {
-			kept := judge.Keeps(pr)
+			kept := sent.Keeps(pr)
 			score.Add(pr, kept)
 			cp.Probes = append(cp.Probes, JudgedProbe{pr, kept})
 		}

@@ -16,27 +16,27 @@ type Context struct {
 // NewContext prepares the messages sent (originals, truncated copies,
 // summaries).
 func NewContext(msgs []*transcript.Message) *Context {
-	var n Normalizer
-	return n.Context(msgs)
+	var j ExactJudge
+	return j.Context(msgs)
 }
 
-// A Normalizer prepares contexts, each message's text once: the calls
-// of a replay send most of the same messages again.
-type Normalizer struct {
+// ExactJudge judges the calls of one replay: it prepares each message's
+// text once, as the calls send most of the same messages again.
+type ExactJudge struct {
 	of map[*transcript.Message]string
 }
 
-// Context prepares the messages sent.
-func (n *Normalizer) Context(msgs []*transcript.Message) *Context {
-	if n.of == nil {
-		n.of = map[*transcript.Message]string{}
+// Context prepares the messages a call sent.
+func (j *ExactJudge) Context(msgs []*transcript.Message) *Context {
+	if j.of == nil {
+		j.of = map[*transcript.Message]string{}
 	}
 	var b strings.Builder
 	for _, m := range msgs {
-		text, ok := n.of[m]
+		text, ok := j.of[m]
 		if !ok {
 			text = messageText(m)
-			n.of[m] = text
+			j.of[m] = text
 		}
 		b.WriteString(text)
 	}
