@@ -42,15 +42,15 @@ func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	// while the step before did, or it came since: only those are
 	// looked at, so a step costs its context, not the history.
 	sentAt := make([]int32, len(t.Messages))
-	var before []int // the messages the step before sent verbatim
+	// before are the messages the step before sent verbatim; spare the
+	// other buffer the steps swap with it.
+	var before, spare []int
 	prevNext := 0
 	opt.SummaryOnly, opt.NoRetention = true, true
 	opt.Observe = func(_ int, s *Step) error {
 		stamp := int32(s.Step) + 1
-		msgs := make([]*transcript.Message, 0, len(s.sent))
-		var now []int
+		now := spare[:0]
 		for _, it := range s.sent {
-			msgs = append(msgs, it.Msg)
 			if i := it.Index(); i >= 0 && i < s.next && !it.Truncated && sentAt[i] != stamp {
 				sentAt[i] = stamp
 				now = append(now, i)
@@ -69,11 +69,15 @@ func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		for i := prevNext; i < s.next; i++ {
 			check(i)
 		}
-		before, prevNext = now, s.next
+		before, spare, prevNext = now, before, s.next
 		if len(dropped) == 0 {
 			return nil
 		}
 		slices.Sort(dropped)
+		msgs := make([]*transcript.Message, len(s.sent))
+		for k, it := range s.sent {
+			msgs[k] = it.Msg
+		}
 		sent := judge.Context(msgs)
 		cp := CallProbes{Step: s.Step, Dropped: dropped}
 		for _, pr := range ex.Of(dropped, s.next) {

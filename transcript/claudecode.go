@@ -423,5 +423,5 @@ func (b *ccBuilder) assistant(msg Message, u *Usage) {
 // sameBlock reports whether a and b are the same block written twice.
 func sameBlock(a, b Block) bool {
 	return a.Type == b.Type && a.ID == b.ID && a.Name == b.Name && a.Text == b.Text && a.Measured == b.Measured &&
-		bytes.Equal(a.Input, b.Input) && bytes.Equal(a.Raw, b.Raw)
+		a.IsError == b.IsError && bytes.Equal(a.Input, b.Input) && bytes.Equal(a.Raw, b.Raw)
 }

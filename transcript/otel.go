@@ -371,6 +371,7 @@ type otelCall struct {
 	session  string
 	subagent string
 	model    string
+	usage    *Usage
 }
 
 func otelTranscripts(s *source, holder *Transcript, recs []otelRecord) ([]*Transcript, error) {
@@ -380,16 +381,21 @@ func otelTranscripts(s *source, holder *Transcript, recs []otelRecord) ([]*Trans
 	spans := map[string]*otelRecord{}
 	traceModel := map[string]string{}
 	chatTraces, chatResponses := map[string]bool{}, map[string]bool{}
+	sessions := make([]string, len(recs)) // each record's own
 	for i := range recs {
 		r := &recs[i]
-		if id, p := r.session(); p > tracePriority[r.traceID] {
+		id, p := r.session()
+		sessions[i] = id
+		if p > tracePriority[r.traceID] {
 			traceSession[r.traceID], tracePriority[r.traceID] = id, p
 		}
 		if r.span && r.spanID != "" {
 			spans[r.traceID+"/"+r.spanID] = r
 		}
-		if _, ok := traceModel[r.traceID]; !ok && r.model() != "" {
-			traceModel[r.traceID] = r.model()
+		if _, ok := traceModel[r.traceID]; !ok {
+			if m := r.model(); m != "" {
+				traceModel[r.traceID] = m
+			}
 		}
 		if ok, log := r.call(); ok && !log {
 			chatTraces[r.traceID] = r.traceID != ""
@@ -417,15 +423,15 @@ func otelTranscripts(s *source, holder *Transcript, recs []otelRecord) ([]*Trans
 			holder.skip(cmp.Or(r.skipAs, kind))
 			continue
 		}
-		sess, _ := r.session()
-		sess = cmp.Or(sess, traceSession[r.traceID], r.traceID, s.nameID())
+		sess := cmp.Or(sessions[i], traceSession[r.traceID], r.traceID, s.nameID())
+		use := r.usage()
 		model := r.model()
-		if model == "" && r.usage() != nil {
+		if model == "" && use != nil {
 			// A billed call with no model is the trace's (as ccusage
 			// prices it).
 			model = traceModel[r.traceID]
 		}
-		calls = append(calls, otelCall{rec: r, session: sess, subagent: otelSubagent(r, spans), model: model})
+		calls = append(calls, otelCall{rec: r, session: sess, subagent: otelSubagent(r, spans), model: model, usage: use})
 	}
 	// Calls are taken in the order they started where every one records
 	// when (exporters write a span when it ends), else in file order.
@@ -447,7 +453,7 @@ func otelTranscripts(s *source, holder *Transcript, recs []otelRecord) ([]*Trans
 			byKey[key] = h
 			out = append(out, t)
 		}
-		if err := h.add(s, c.rec, c.model); err != nil {
+		if err := h.add(s, c); err != nil {
 			return nil, err
 		}
 	}
@@ -500,9 +506,9 @@ type otelHistory struct {
 	summary *Message
 }
 
-// add reads call r into the history.
-func (h *otelHistory) add(s *source, r *otelRecord, model string) error {
-	t := h.t
+// add reads call c into the history.
+func (h *otelHistory) add(s *source, c otelCall) error {
+	t, r := h.t, c.rec
 	pos := Pos{s.file, r.line}
 	prompt, err := otelPrompt(r, pos)
 	if err != nil {
@@ -514,7 +520,7 @@ func (h *otelHistory) add(s *source, r *otelRecord, model string) error {
 	if prompt != nil {
 		h.extend(prompt, pos)
 	}
-	reply := Message{Role: RoleAssistant, Model: model, CallID: r.str(otelResponseID), Pos: pos, Usage: r.usage(), Time: cmp.Or(r.end, r.start)}
+	reply := Message{Role: RoleAssistant, Model: c.model, CallID: r.str(otelResponseID), Pos: pos, Usage: c.usage, Time: cmp.Or(r.end, r.start)}
 	raw, replied := r.attrs[otelOutput]
 	if reply.Usage == nil && !replied {
 		// A prompt with no reply and no usage (a call that failed, or
@@ -582,9 +588,7 @@ func sameMessage(a, b *Message) bool {
 		return false
 	}
 	for i := range a.Blocks {
-		x, y := &a.Blocks[i], &b.Blocks[i]
-		if x.Type != y.Type || x.Text != y.Text || x.ID != y.ID || x.Name != y.Name || x.IsError != y.IsError ||
-			!bytes.Equal(x.Input, y.Input) || !bytes.Equal(x.Raw, y.Raw) {
+		if !sameBlock(a.Blocks[i], b.Blocks[i]) {
 			return false
 		}
 	}

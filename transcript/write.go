@@ -46,14 +46,24 @@ func Write(w io.Writer, t *Transcript, f Format) error {
 	default:
 		return fmt.Errorf("writing %s: cannot write format %q (can: %s, %s, %s)", t.ID, f, FormatOpenAIChat, FormatAnthropic, FormatOTel)
 	}
+	line, err := marshalNoEscape(v)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", t.ID, err)
+	}
+	_, err = w.Write(append(line, '\n'))
+	return err
+}
+
+// marshalNoEscape is v as compact JSON, without escaping <, > and & (the
+// recorded text is written as it was).
+func marshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("writing %s: %w", t.ID, err)
+		return nil, err
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 type outDoc struct {
@@ -314,11 +324,9 @@ type textPart struct {
 // in which the seed systems measure structured content (JSON.stringify of
 // the content blocks).
 func ContentJSON(blocks []Block) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(anthropicBlocks(blocks)); err != nil {
+	b, err := marshalNoEscape(anthropicBlocks(blocks))
+	if err != nil {
 		return nil // blocks hold only valid JSON values
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	return b
 }

@@ -122,10 +122,7 @@ func writeProbesText(w io.Writer, tp transcriptProbes) error {
 		s.Rows = append(s.Rows, []string{string(k), reports.Int(tp.Score.Kept[k]), reports.Int(tp.Score.Total[k]), fmt.Sprintf("%.0f%%", 100*share)})
 	}
 	if all, ok := tp.Score.Overall(); ok {
-		kept, total := 0, 0
-		for _, k := range probe.Kinds() {
-			kept, total = kept+tp.Score.Kept[k], total+tp.Score.Total[k]
-		}
+		kept, total := tp.Score.Totals()
 		s.Rows = append(s.Rows, []string{"all", reports.Int(kept), reports.Int(total), fmt.Sprintf("%.0f%%", 100*all)})
 		if err := s.WriteText(w); err != nil {
 			return err

@@ -73,9 +73,10 @@ func (c *Context) Keeps(p Probe) bool {
 // space. Tool inputs are JSON: their strings' escapes are read as the
 // text they stand for where they are the common ones (\n, \t, \", \/).
 func normalize(s string) string {
-	s = strings.NewReplacer(`\n`, " ", `\t`, " ", `\"`, `"`, `\/`, "/").Replace(s)
-	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	return strings.Join(strings.Fields(strings.ToLower(jsonEscapes.Replace(s))), " ")
 }
+
+var jsonEscapes = strings.NewReplacer(`\n`, " ", `\t`, " ", `\"`, `"`, `\/`, "/")
 
 // A Score is how many probes of each kind a context kept.
 type Score struct {
@@ -103,14 +104,19 @@ func (s *Score) Share(k Kind) (float64, bool) {
 	return float64(s.Kept[k]) / float64(s.Total[k]), true
 }
 
-// Overall returns the share of all probes kept, and whether there were
-// any.
-func (s *Score) Overall() (float64, bool) {
-	kept, total := 0, 0
+// Totals returns how many probes of every kind were kept, and asked.
+func (s *Score) Totals() (kept, total int) {
 	for _, k := range Kinds() {
 		kept += s.Kept[k]
 		total += s.Total[k]
 	}
+	return kept, total
+}
+
+// Overall returns the share of all probes kept, and whether there were
+// any.
+func (s *Score) Overall() (float64, bool) {
+	kept, total := s.Totals()
 	if total == 0 {
 		return 0, false
 	}
