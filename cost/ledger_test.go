@@ -371,3 +371,72 @@ func TestLedgerGeminiAgainstCcusage(t *testing.T) {
 		t.Errorf("pricing %s: %v (ccusage $%v)", s.ModelBreakdown[0].ModelName, err, s.TotalCost)
 	}
 }
+
+// TestLedgerOpencodeAgainstCcusage: ccusage reads opencode's messages
+// (storage/message, opencode.db), ctxbench the export and API files they
+// were split from (scripts/ccusage.sh), which add the parts. Both read the
+// same numbers: each message's tokens, which opencode sets at every
+// step-finish to that step's, equal its last step's in ctxbench; cache
+// reads are equal. They differ where ccusage reads less than was billed:
+// the earlier steps of a message of several (whose tokens only the
+// step-finish parts keep) and the reasoning Gemini counts apart from
+// output. The bill of the Anthropic and Gemini session equals ccusage's,
+// which takes the cost opencode recorded; in the OpenAI session opencode
+// recorded the reasoning tokens a second time at the output price (the AI
+// SDK's outputTokens already holds them), and ccusage passes that on.
+func TestLedgerOpencodeAgainstCcusage(t *testing.T) {
+	ref := readCcusage(t, "testdata/ccusage-opencode.json")
+	paths := []string{"../transcript/testdata/opencode/export.json", "../transcript/testdata/opencode/api-messages.json"}
+	l := Ledger{Prices: pricing.Default()}
+	lastSteps := map[string]transcript.Usage{}
+	_, err := transcript.Walk(paths, transcript.Options{}, nil, func(tr *transcript.Transcript) error {
+		last := map[string]transcript.Usage{}
+		for _, m := range tr.Messages {
+			if m.Usage != nil {
+				last[m.CallID] = *m.Usage
+			}
+		}
+		var sum transcript.Usage
+		for _, u := range last {
+			u.Output -= u.Reasoning // the last steps' reasoning is Gemini's, added to output
+			sum.Add(u)
+		}
+		lastSteps[tr.ID] = sum
+		return l.Add(tr)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Sessions) != 2 || len(l.Sessions) != 2 {
+		t.Fatalf("%d sessions in the reference, %d read", len(ref.Sessions), len(l.Sessions))
+	}
+	got := map[string]*SessionBill{}
+	for _, s := range l.Sessions {
+		got[s.ID] = s
+	}
+	const gpt5MiniOutput = 2e-6 // dollars per output token
+	for _, s := range ref.Sessions {
+		e, ok := got[s.SessionID]
+		if !ok {
+			t.Fatalf("ccusage's session %s not read", s.SessionID)
+		}
+		last := lastSteps[s.SessionID]
+		if last.Input != s.InputTokens || last.CacheRead != s.CacheRead || last.CacheWrite != s.CacheCreation || last.Output != s.OutputTokens {
+			t.Errorf("%s: last steps %+v, ccusage %s in %d read %d write %d out %d", s.SessionID, last, ref.Ccusage, s.InputTokens, s.CacheRead, s.CacheCreation, s.OutputTokens)
+		}
+		if e.Usage.CacheRead != s.CacheRead || e.Usage.Input <= s.InputTokens && e.Usage.Output <= s.OutputTokens {
+			t.Errorf("%s: ctxbench %+v reads no more than ccusage's in %d out %d", s.SessionID, e.Usage, s.InputTokens, s.OutputTokens)
+		}
+		bill := e.Cost.Total().USD()
+		switch s.SessionID {
+		case "ses_4f1c2a7e9ffeQz3kLm8NpR2tVx":
+			if math.Abs(bill-s.TotalCost) > 0.005*s.TotalCost {
+				t.Errorf("%s: bill $%.6f, ccusage $%.6f", s.SessionID, bill, s.TotalCost)
+			}
+		default:
+			if diff := s.TotalCost - bill; math.Abs(diff-256*gpt5MiniOutput) > 1e-9 {
+				t.Errorf("%s: ccusage $%.7f − bill $%.7f = %.7f, want the 256 reasoning tokens at the output price", s.SessionID, s.TotalCost, bill, diff)
+			}
+		}
+	}
+}

@@ -7,7 +7,9 @@
 # session), cost/testdata/ccusage-codex.json for the Codex rollouts with
 # token counts in transcript/testdata (codex session), and
 # cost/testdata/ccusage-gemini.json for the corpus's Gemini CLI session
-# (gemini session). The Go tests hold ctxbench's bill to them and need
+# (gemini session), and cost/testdata/ccusage-opencode.json for the
+# opencode sessions in transcript/testdata/opencode, written out as
+# opencode's storage directory (opencode session). The Go tests hold ctxbench's bill to them and need
 # neither node nor ccusage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,3 +53,25 @@ cp fixtures/corpus/codemie-code/tests/integration/metrics/fixtures/gemini/*.json
 GEMINI_DATA_DIR="$tmp/gemini" HOME="$tmp/home" TZ=UTC \
 	"$tmp/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage" gemini session --json --offline | stamp > cost/testdata/ccusage-gemini.json
 echo "wrote cost/testdata/ccusage-gemini.json"
+# ccusage reads $OPENCODE_DATA_DIR/storage/message/<session>/<message>.json
+# (and opencode.db); ctxbench reads the export and API files they are split
+# from, which hold the same messages with their parts.
+node -e '
+const fs = require("fs"), path = require("path");
+const out = process.argv[1];
+for (const f of process.argv.slice(2)) {
+	const j = JSON.parse(fs.readFileSync(f));
+	for (const m of Array.isArray(j) ? j : j.messages) {
+		const md = path.join(out, "storage/message", m.info.sessionID);
+		fs.mkdirSync(md, {recursive: true});
+		fs.writeFileSync(path.join(md, m.info.id + ".json"), JSON.stringify(m.info));
+		for (const p of m.parts) {
+			const pd = path.join(out, "storage/part", m.info.id);
+			fs.mkdirSync(pd, {recursive: true});
+			fs.writeFileSync(path.join(pd, p.id + ".json"), JSON.stringify(p));
+		}
+	}
+}' "$tmp/opencode" transcript/testdata/opencode/export.json transcript/testdata/opencode/api-messages.json
+OPENCODE_DATA_DIR="$tmp/opencode" HOME="$tmp/home" TZ=UTC \
+	"$tmp/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage" opencode session --json --offline | stamp > cost/testdata/ccusage-opencode.json
+echo "wrote cost/testdata/ccusage-opencode.json"

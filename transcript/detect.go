@@ -41,11 +41,14 @@ const (
 	// FormatLangfuse is Langfuse observations: the blob storage export's
 	// JSON or JSONL rows, or a page of the public API.
 	FormatLangfuse Format = "langfuse"
+	// FormatOpencode is an opencode session: the JSON `opencode export`
+	// writes, or the messages its server's API returns.
+	FormatOpencode Format = "opencode"
 )
 
 // Formats returns every format, in a fixed order.
 func Formats() []Format {
-	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands, FormatOTel, FormatATIF, FormatLangfuse}
+	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands, FormatOTel, FormatATIF, FormatLangfuse, FormatOpencode}
 }
 
 var readers = map[Format]func(*source) ([]*Transcript, error){
@@ -58,6 +61,7 @@ var readers = map[Format]func(*source) ([]*Transcript, error){
 	FormatOTel:       readOTel,
 	FormatATIF:       readATIF,
 	FormatLangfuse:   readLangfuse,
+	FormatOpencode:   readOpencode,
 }
 
 // detectProbe is how many records detection looks at.
@@ -96,14 +100,6 @@ func foreignFormat(m map[string]any) string {
 	case typ == "init" && hasAny(m, "session_id", "model") || typ == "message" && hasAny(m, "delta") ||
 		(typ == "tool_use" && hasAny(m, "tool_id", "tool_name")) || (typ == "tool_result" && hasAny(m, "tool_id")):
 		return "Gemini CLI stream-json output (--output-format stream-json)"
-	case hasAny(m, "info") && hasAny(m, "messages"):
-		if ms, ok := m["messages"].([]any); ok && len(ms) > 0 {
-			if e, ok := ms[0].(map[string]any); ok && hasAny(e, "info") && hasAny(e, "parts") {
-				return "an opencode session export (opencode export)"
-			}
-		}
-	case hasAny(m, "info") && hasAny(m, "parts") && !hasAny(m, "role"):
-		return "an opencode message (info with parts)"
 	}
 	return ""
 }
@@ -132,6 +128,9 @@ func detect(s *source) (Format, error) {
 					if langfuseObject(m) {
 						return FormatLangfuse, nil
 					}
+					if opencodeObject(m) {
+						return FormatOpencode, nil
+					}
 					if hasAny(m, "modelInfo") || hasAny(m, "metrics") && m["role"] == "assistant" {
 						return FormatAnthropic, nil // Cline's api_conversation_history.json
 					}
@@ -141,6 +140,9 @@ func detect(s *source) (Format, error) {
 		case map[string]any:
 			if name := foreignFormat(v); name != "" {
 				return "", notRead(s.file, name)
+			}
+			if opencodeExport(v) {
+				return FormatOpencode, nil
 			}
 			if f := detectObject(v); f != "" {
 				return f, nil

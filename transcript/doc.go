@@ -83,8 +83,8 @@
 //     holding any are counted in [Transcript.InvalidUTF8].
 //   - Empty input, binary input (NUL bytes), input that is not JSON or
 //     is JSON in no known format, input that looks like a format ctxbench
-//     does not read (Gemini API contents, Gemini CLI stream-json, an
-//     opencode export: named in the reason), and input of which no
+//     does not read (Gemini API contents, Gemini CLI stream-json: named
+//     in the reason), and input of which no
 //     message could be read give a [*NotTranscriptError]; [Walk] lists
 //     such files of a directory as skipped instead. An input is never
 //     read as a transcript with no message.
@@ -97,10 +97,12 @@
 // # Compactions
 //
 // An agent's own compactions (Claude Code's compact_boundary with the
-// summary message after it, Codex's compacted item) are [Compaction]
+// summary message after it, Codex's compacted item, opencode's compaction
+// part with the summary message after it) are [Compaction]
 // markers, not history: the summary is kept in the marker, and
 // Compaction.Index says how many messages preceded it, so a replay of what
-// the agent really sent can put the summary in their place. The turns a
+// the agent really sent can put the summary in their place (followed by
+// the messages it kept, Compaction.Kept: opencode's tail). The turns a
 // user undid (Codex's thread_rolled_back) are [Rollback] markers: their
 // messages, and the calls among them, stay in Messages; a replay of what
 // the agent sent leaves them out from the rollback on.

@@ -209,3 +209,16 @@ func FuzzDetect(f *testing.F) {
 		}
 	})
 }
+
+func FuzzOpencode(f *testing.F) {
+	for _, name := range []string{"export.json", "api-messages.json", "export-1.0.json"} {
+		raw, err := os.ReadFile(filepath.Join("testdata", "opencode", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Add([]byte(`[{"info":{"id":"m","sessionID":"s","role":"assistant","tokens":{"input":1,"output":1,"reasoning":9,"cache":{"read":2}}},"parts":[{"type":"tool","callID":"c","state":{"status":"completed","input":null,"time":{"compacted":5}}},{"type":"step-finish"}]}]`))
+	f.Add([]byte(`{"info":{"id":"s","time":{}},"messages":[{"info":{"id":"u","sessionID":"s","role":"user"},"parts":[{"type":"compaction","auto":true,"tail_start_id":"u"}]},{"info":{"id":"a","sessionID":"s","role":"assistant","summary":true},"parts":[{"type":"text","text":"sum"}]}]}`))
+	fuzzReader(f, FormatOpencode)
+}

@@ -229,7 +229,11 @@ type Compaction struct {
 	// Summary is the message that replaced the history; nil if the
 	// transcript did not record it.
 	Summary *Message `json:"summary,omitempty"`
-	Pos     Pos      `json:"pos"`
+	// Kept are the indexes, in order, of the messages before Index the
+	// agent kept sending after Summary (opencode's tail): from then on it
+	// sent Summary, Messages[Kept...], then Messages[Index:].
+	Kept []int `json:"kept,omitempty"`
+	Pos  Pos   `json:"pos"`
 }
 
 // A Clearing is a clearing of old tool results the agent recorded

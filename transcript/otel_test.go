@@ -30,6 +30,9 @@ func TestReadGoldens(t *testing.T) {
 		{"otel/otlp-traces.jsonl", FormatOTel},
 		{"atif/claude-code.trajectory.json", FormatATIF},
 		{"langfuse/observations.jsonl", FormatLangfuse},
+		{"opencode/export.json", FormatOpencode},
+		{"opencode/api-messages.json", FormatOpencode},
+		{"opencode/export-1.0.json", FormatOpencode},
 	} {
 		t.Run(c.path, func(t *testing.T) {
 			path := filepath.Join("testdata", c.path)

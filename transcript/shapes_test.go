@@ -149,7 +149,6 @@ func TestForeignInputRefused(t *testing.T) {
 	for name, want := range map[string]string{
 		"foreign-gemini-contents.json":    "Gemini API contents",
 		"foreign-gemini-cli-stream.jsonl": "Gemini CLI stream-json",
-		"foreign-opencode-export.json":    "opencode session export",
 		"foreign-agent-events.jsonl":      "foreign-agent-events.jsonl:1: message has no content",
 		"foreign-text-field.jsonl":        "foreign-text-field.jsonl:1: message has no content (a chat message's text is in \"content\") (its fields: role, text)",
 	} {

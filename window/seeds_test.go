@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -332,4 +333,24 @@ func render(calls []call) string {
 		fmt.Fprintf(&b, "| %v %v\n", c.step.Evicted, c.step.Truncated)
 	}
 	return b.String()
+}
+
+// TestRecordedKept: after an opencode compaction the recorded policy sends
+// the summary, then the tail the compaction kept, then what followed.
+func TestRecordedKept(t *testing.T) {
+	ts, err := transcript.ReadFile("../transcript/testdata/opencode/export.json", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := ts[0]
+	c := tr.Compactions[0]
+	calls := drive(t, mustPolicy(t, "recorded"), tr, nil)
+	h := calls[len(calls)-1].step.History
+	var got []int
+	for _, it := range h[1:] {
+		got = append(got, it.Index())
+	}
+	if h[0].Msg != c.Summary || !slices.Equal(got, []int{6, 7, 8, 11}) {
+		t.Errorf("last call sends summary %v then %v, want the summary then 6 7 8 11", h[0].Msg == c.Summary, got)
+	}
 }

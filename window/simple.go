@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
 )
@@ -47,8 +48,9 @@ func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []It
 	for ; rs.applied < len(cs) && cs[rs.applied].Index <= env.Next; rs.applied++ {
 		c := cs[rs.applied]
 		// A summary item (index < 0) is dropped too: the agent's summary
-		// replaces everything before the compaction.
-		dropped := evict(&step, func(i int) bool { return i < c.Index })
+		// replaces everything before the compaction but the messages it
+		// kept, which follow the summary.
+		dropped := evict(&step, func(i int) bool { return i < c.Index && !slices.Contains(c.Kept, i) })
 		if c.Summary != nil {
 			s := st.newItem(c.Summary.Role, c.Summary.Text(), true)
 			s.Msg = c.Summary

@@ -28,7 +28,8 @@
 // SDK stream-json logs), codex (Codex rollouts and `codex exec --json`
 // streams), openai-chat, anthropic, gemini-cli, openhands, otel
 // (OpenTelemetry GenAI traces), atif (Harbor's Agent Trajectory
-// Interchange Format) and langfuse (Langfuse observation exports).
+// Interchange Format), langfuse (Langfuse observation exports) and
+// opencode (`opencode export` and its server's messages).
 // --format overrides the detection.
 //
 // Reading is strict: the first malformed record stops it with

@@ -77,6 +77,7 @@ func TestGolden(t *testing.T) {
 		{"inspect-otel", []string{"inspect", "../../transcript/testdata/otel/copilot-spans.jsonl"}, 0},
 		{"inspect-atif", []string{"inspect", "../../transcript/testdata/atif/claude-code.trajectory.json"}, 0},
 		{"inspect-langfuse", []string{"inspect", "../../transcript/testdata/langfuse/observations.jsonl"}, 0},
+		{"inspect-opencode", []string{"inspect", "../../transcript/testdata/opencode/export.json"}, 0},
 		{"probes-claude-code", []string{"probes", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"probes-gemini-cli", []string{"probes", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
 		{"probes-openhands", []string{"probes", corpus + "OpenHands/tests/runtime/trajs/wrong_initial_state.json"}, 0},

@@ -1,0 +1,518 @@
+package transcript
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+)
+
+// opencodeEntry is one message of an opencode session as its export and
+// its server's API give it: the message and its parts.
+type opencodeEntry struct {
+	Info  *opencodeInfo     `json:"info"`
+	Parts []json.RawMessage `json:"parts"`
+}
+
+// opencodeInfo is a message's info (MessageV2.Info): a user message
+// (its model under model), or an assistant message (modelID,
+// providerID, summary true for a compaction's summary, its cost and the
+// tokens of its last step).
+type opencodeInfo struct {
+	ID        string `json:"id"`
+	SessionID string `json:"sessionID"`
+	Role      string `json:"role"`
+	Time      struct {
+		Created int64 `json:"created"`
+	} `json:"time"`
+	ModelID    string          `json:"modelID"`
+	ProviderID string          `json:"providerID"`
+	Summary    json.RawMessage `json:"summary"`
+	Cost       float64         `json:"cost"`
+	Tokens     *opencodeTokens `json:"tokens"`
+	// System is the system prompt an assistant message recorded (opencode
+	// before 1.0; later versions do not record it).
+	System []string `json:"system"`
+}
+
+// opencodeTokens is a step's (or a message's last step's) usage.
+type opencodeTokens struct {
+	Input     int64 `json:"input"`
+	Output    int64 `json:"output"`
+	Reasoning int64 `json:"reasoning"`
+	Cache     struct {
+		Read  int64 `json:"read"`
+		Write int64 `json:"write"`
+	} `json:"cache"`
+}
+
+// opencodePart is one part of a message (MessageV2.Part): text,
+// reasoning, file, tool, step-start, step-finish, compaction, subtask
+// and the parts that are not sent (snapshot, patch, agent, retry).
+type opencodePart struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	Synthetic bool   `json:"synthetic"`
+	Ignored   bool   `json:"ignored"`
+	Time      struct {
+		Start int64 `json:"start"`
+	} `json:"time"`
+	Mime   string `json:"mime"`
+	CallID string `json:"callID"`
+	Tool   string `json:"tool"`
+	State  *struct {
+		Status string          `json:"status"`
+		Input  json.RawMessage `json:"input"`
+		Output string          `json:"output"`
+		Error  string          `json:"error"`
+		Time   struct {
+			Start     int64 `json:"start"`
+			Compacted int64 `json:"compacted"`
+		} `json:"time"`
+	} `json:"state"`
+	Tokens      *opencodeTokens `json:"tokens"`
+	Auto        bool            `json:"auto"`
+	TailStartID string          `json:"tail_start_id"`
+}
+
+// The texts opencode sends in place of parts (MessageV2.toModelMessages):
+// a compaction request, a tool call that did not finish, an output
+// compaction.prune cleared.
+const (
+	opencodeCompactionRequest = "What did we do so far?"
+	opencodeInterrupted       = "[Tool execution was interrupted]"
+	opencodeCleared           = "[Old tool result content cleared]"
+)
+
+// opencodeObject reports whether m is an opencode message as its export
+// and API give it: an info with a role and a session id, and parts.
+func opencodeObject(m map[string]any) bool {
+	info, ok := m["info"].(map[string]any)
+	return ok && hasAny(m, "parts") && hasAny(info, "role") && hasAny(info, "sessionID")
+}
+
+// opencodeExport reports whether m is an opencode session export
+// (`opencode export`): the session's info and its messages.
+func opencodeExport(m map[string]any) bool {
+	info, ok := m["info"].(map[string]any)
+	if !ok || !hasAny(info, "id") || !hasAny(info, "time") {
+		return false
+	}
+	ms, ok := m["messages"].([]any)
+	if !ok {
+		return false
+	}
+	if len(ms) == 0 {
+		return hasAny(info, "projectID", "slug", "directory")
+	}
+	e, ok := ms[0].(map[string]any)
+	return ok && opencodeObject(e)
+}
+
+// readOpencode reads an opencode session: the JSON `opencode export`
+// writes ({info, messages: [{info, parts}]}, the session's id and its
+// parent's from info), or the array of messages its server's API
+// returns (GET /session/{id}/message). opencode sends each part as
+// MessageV2.toModelMessages does, and so does the reader:
+//
+//   - a user message's text parts but those marked ignored, its files
+//     but text/plain files and directories (whose content the prompt
+//     added as synthetic text parts) as images or other blocks, and a
+//     compaction part as the request "What did we do so far?";
+//   - an assistant message is one call per step (step-start …
+//     step-finish): its reasoning as thinking, its text, its tool parts
+//     as tool uses, followed by a tool message of their results — the
+//     output, the error (is_error), or "[Tool execution was
+//     interrupted]" for a call that did not finish. Usage is the step's
+//     step-finish tokens; without step-finish parts, the message's
+//     tokens (which opencode sets to its last step's) go to its last
+//     call. tokens.input is uncached (opencode's getUsage takes the
+//     cache reads and writes out of the AI SDK's inputTokens for every
+//     provider but Anthropic and Bedrock, which count them apart); the
+//     AI SDK's outputTokens includes reasoning for OpenAI and
+//     OpenAI-compatible providers, not for Google's or xAI's (nor where
+//     reasoning exceeds output), whose reasoning tokens are added to
+//     Output. The message's cost is summed in ReportedCostUSD.
+//   - A user message with a compaction part and the assistant message
+//     after it marked summary are a [Compaction]: its summary is that
+//     message's text, and the messages from tail_start_id to the request
+//     are Kept (opencode sends the request, the summary, then that
+//     tail). A tool output cleared by compaction.prune
+//     (state.time.compacted) is a [Clearing] at the first message
+//     recorded after the clearing's time.
+//
+// The system prompt is not recorded since opencode 1.0 (before, each
+// assistant message's info.system held it: the first is read). Snapshot,
+// patch, agent and retry parts are not sent and are counted in Skipped.
+// Calls is the number of steps.
+func readOpencode(s *source) ([]*Transcript, error) {
+	var out []*Transcript
+	for r := range s.records() {
+		t := &Transcript{ID: lineID(s, r)} // JSON Lines of sessions
+		if err := readOpencodeSession(s, r, t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// readOpencodeSession reads the session r holds into t.
+func readOpencodeSession(s *source, r record, t *Transcript) error {
+	o := &opencodeReader{s: s, t: t, first: map[string]int{}}
+	var recs []record
+	var err error
+	if len(r.raw) > 0 && r.raw[0] == '[' {
+		if recs, err = elems(r.raw, r.line); err != nil {
+			return s.bad(t, r.line, "%v", err)
+		}
+	} else {
+		var head struct {
+			Info struct {
+				ID       string `json:"id"`
+				ParentID string `json:"parentID"`
+				Version  string `json:"version"`
+			} `json:"info"`
+		}
+		if ok, err := s.decode(t, r, &head); !ok || err != nil {
+			return err
+		}
+		if head.Info.ID != "" {
+			t.ID, o.named = head.Info.ID, true
+		}
+		t.Parent, t.AgentVersion = head.Info.ParentID, head.Info.Version
+		if t.Parent != "" {
+			t.Subagent = t.ID
+		}
+		if recs, err = messageRecords(r, "messages"); err != nil {
+			if err := s.bad(t, r.line, "%v", err); err != nil {
+				return err
+			}
+		}
+	}
+	for _, mr := range recs {
+		mr.nested = true
+		if err := o.entry(mr); err != nil {
+			return err
+		}
+	}
+	o.finish()
+	return nil
+}
+
+// opencodeReader turns an opencode session's messages into t.
+type opencodeReader struct {
+	s *source
+	t *Transcript
+	// first is the index in t.Messages of each opencode message's first;
+	// named whether the session's id is known (else its messages' is
+	// taken).
+	first map[string]int
+	named bool
+	// pending says a compaction request awaits its summary: request is
+	// its index, tail the id of the message its tail starts at, auto
+	// whether opencode compacted by itself.
+	pending bool
+	request int
+	tail    string
+	auto    bool
+	// cleared are the times at which tool outputs were cleared, and the
+	// tool call ids cleared at each.
+	cleared map[int64][]string
+	system  []string
+}
+
+// entry reads one message of the session.
+func (o *opencodeReader) entry(r record) error {
+	var e opencodeEntry
+	if ok, err := o.s.decode(o.t, r, &e); !ok || err != nil {
+		return err
+	}
+	if e.Info == nil {
+		return o.s.bad(o.t, r.line, "opencode message has no info")
+	}
+	if !o.named && e.Info.SessionID != "" {
+		o.t.ID, o.named = e.Info.SessionID, true
+	}
+	pos := Pos{o.s.file, r.line}
+	created := time.Time{}
+	if e.Info.Time.Created > 0 {
+		created = time.UnixMilli(e.Info.Time.Created).UTC()
+	}
+	parts := make([]opencodePart, 0, len(e.Parts))
+	for i, raw := range e.Parts {
+		var p opencodePart
+		if err := unmarshal(raw, &p); err != nil {
+			if err := o.s.bad(o.t, r.line, "message %s part %d: %s", e.Info.ID, i, describeJSONError(err, record{line: r.line, raw: raw})); err != nil {
+				return err
+			}
+			continue
+		}
+		parts = append(parts, p)
+	}
+	o.first[e.Info.ID] = len(o.t.Messages)
+	switch e.Info.Role {
+	case "user":
+		return o.user(e, parts, pos, created)
+	case "assistant":
+		return o.assistant(e, parts, pos, created)
+	}
+	return o.s.bad(o.t, r.line, "opencode message role %q, want user or assistant", e.Info.Role)
+}
+
+// user adds a user message.
+func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, created time.Time) error {
+	m := Message{Role: RoleUser, Pos: pos, Time: created}
+	for i, p := range parts {
+		switch p.Type {
+		case "text":
+			if p.Ignored {
+				o.skip("opencode part text (ignored)")
+				continue
+			}
+			m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: p.Text})
+		case "file":
+			if p.Mime == "text/plain" || p.Mime == "application/x-directory" {
+				o.skip("opencode part file (sent as its text parts)")
+				continue
+			}
+			typ := BlockOther
+			if strings.HasPrefix(p.Mime, "image/") {
+				typ = BlockImage
+			}
+			m.Blocks = append(m.Blocks, Block{Type: typ, Raw: compactJSON(e.Parts[i])})
+		case "compaction":
+			m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: opencodeCompactionRequest})
+			o.request, o.tail, o.auto, o.pending = len(o.t.Messages), p.TailStartID, p.Auto, true
+		case "subtask":
+			m.Blocks = append(m.Blocks, Block{Type: BlockOther, Raw: compactJSON(e.Parts[i])})
+		default:
+			o.skip("opencode part " + p.Type)
+		}
+	}
+	if len(m.Blocks) == 0 {
+		o.skip("opencode user message with nothing sent")
+		return nil
+	}
+	o.clearedBefore(created, pos)
+	o.t.Messages = append(o.t.Messages, m)
+	return nil
+}
+
+// assistant adds an assistant message's steps: each a call and the
+// results of its tool calls.
+func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Pos, created time.Time) error {
+	info := e.Info
+	if len(o.system) == 0 && len(info.System) > 0 {
+		o.system = info.System
+	}
+	o.clearedBefore(created, pos)
+	o.t.addModel(info.ModelID)
+	call := Message{Role: RoleAssistant, Model: info.ModelID, CallID: info.ID, Pos: pos, Time: created}
+	results := Message{Role: RoleTool, Pos: pos}
+	steps, finished := 0, false
+	flush := func(u *Usage) {
+		if len(call.Blocks) == 0 && u == nil {
+			return
+		}
+		call.Usage = u
+		o.t.Messages = append(o.t.Messages, call)
+		o.t.Calls++
+		steps++
+		if len(results.Blocks) > 0 {
+			o.t.Messages = append(o.t.Messages, results)
+		}
+		call = Message{Role: RoleAssistant, Model: info.ModelID, CallID: info.ID, Pos: pos}
+		results = Message{Role: RoleTool, Pos: pos}
+	}
+	stepTime := func(ms int64) {
+		if call.Time.IsZero() && len(call.Blocks) == 0 && ms > 0 {
+			call.Time = time.UnixMilli(ms).UTC()
+		}
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "step-start":
+			flush(nil) // a step that did not finish
+		case "reasoning":
+			stepTime(p.Time.Start)
+			if p.Text != "" {
+				call.Blocks = append(call.Blocks, Block{Type: BlockThinking, Text: p.Text})
+			}
+		case "text":
+			stepTime(p.Time.Start)
+			if p.Ignored {
+				o.skip("opencode part text (ignored)")
+				continue
+			}
+			call.Blocks = append(call.Blocks, Block{Type: BlockText, Text: p.Text})
+		case "tool":
+			if p.State == nil {
+				if err := o.s.bad(o.t, pos.Line, "message %s tool part %s has no state", info.ID, p.CallID); err != nil {
+					return err
+				}
+				continue
+			}
+			stepTime(p.State.Time.Start)
+			use := Block{Type: BlockToolUse, ID: p.CallID, Name: p.Tool}
+			if len(p.State.Input) > 0 && string(p.State.Input) != "null" {
+				use.Input = compactJSON(p.State.Input)
+			}
+			call.Blocks = append(call.Blocks, use)
+			res := Block{Type: BlockToolResult, ID: p.CallID}
+			switch p.State.Status {
+			case "completed":
+				res.Text = p.State.Output
+				if c := p.State.Time.Compacted; c > 0 {
+					if o.cleared == nil {
+						o.cleared = map[int64][]string{}
+					}
+					o.cleared[c] = append(o.cleared[c], p.CallID)
+				}
+			case "error":
+				res.Text, res.IsError = p.State.Error, true
+			default:
+				res.Text, res.IsError = opencodeInterrupted, true
+			}
+			results.Blocks = append(results.Blocks, res)
+		case "step-finish":
+			finished = true
+			var u *Usage
+			if p.Tokens != nil {
+				v := p.Tokens.usage(info.ProviderID, info.ModelID)
+				u = &v
+			}
+			flush(u)
+		case "file":
+			typ := BlockOther
+			if strings.HasPrefix(p.Mime, "image/") {
+				typ = BlockImage
+			}
+			raw, _ := json.Marshal(map[string]string{"type": "file", "mime": p.Mime})
+			call.Blocks = append(call.Blocks, Block{Type: typ, Raw: raw})
+		default:
+			o.skip("opencode part " + p.Type)
+		}
+	}
+	var last *Usage
+	if !finished && info.Tokens != nil && *info.Tokens != (opencodeTokens{}) {
+		v := info.Tokens.usage(info.ProviderID, info.ModelID)
+		last = &v
+	}
+	flush(last)
+	if steps == 0 {
+		o.skip("opencode assistant message with nothing sent")
+	}
+	o.t.ReportedCostUSD += info.Cost
+	if o.pending && opencodeSummary(info.Summary) {
+		o.compacted(pos)
+	}
+	return nil
+}
+
+// compacted records the compaction whose summary was just added.
+func (o *opencodeReader) compacted(pos Pos) {
+	o.pending = false
+	n := len(o.t.Messages)
+	sum := Message{Role: RoleAssistant, Pos: pos}
+	for i := n - 1; i > o.request; i-- {
+		if m := &o.t.Messages[i]; m.Role == RoleAssistant {
+			for _, b := range m.Blocks {
+				if b.Type == BlockText {
+					sum.Blocks = append(sum.Blocks, b)
+				}
+			}
+			sum.Model, sum.Time = m.Model, m.Time
+			break
+		}
+	}
+	c := Compaction{Index: n, Trigger: "manual", Summary: &sum, Pos: pos}
+	if o.auto {
+		c.Trigger = "auto"
+	}
+	if from, ok := o.first[o.tail]; ok && o.tail != "" && from < o.request {
+		for i := from; i < o.request; i++ {
+			c.Kept = append(c.Kept, i)
+		}
+	}
+	o.t.Compactions = append(o.t.Compactions, c)
+}
+
+// opencodeSummary reports whether an assistant message's summary field
+// marks it a compaction's summary (true; a user message's is an object).
+func opencodeSummary(raw json.RawMessage) bool { return string(raw) == "true" }
+
+// clearedBefore records the clearings of tool outputs that happened
+// before a message recorded at created.
+func (o *opencodeReader) clearedBefore(created time.Time, pos Pos) {
+	if len(o.cleared) == 0 || created.IsZero() {
+		return
+	}
+	ms := created.UnixMilli()
+	var at []int64
+	for c := range o.cleared {
+		if c <= ms {
+			at = append(at, c)
+		}
+	}
+	slices.Sort(at)
+	for _, c := range at {
+		o.t.Clearings = append(o.t.Clearings, Clearing{Index: len(o.t.Messages), ToolIDs: o.cleared[c], Pos: pos})
+		delete(o.cleared, c)
+	}
+}
+
+// finish places the recorded system prompt first.
+func (o *opencodeReader) finish() {
+	t := o.t
+	if len(o.system) == 0 {
+		return
+	}
+	sys := make([]Message, len(o.system))
+	for i, text := range o.system {
+		sys[i] = Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: Pos{o.s.file, o.s.docRec.line}}
+	}
+	t.Messages = append(sys, t.Messages...)
+	k := len(sys)
+	for i := range t.Compactions {
+		t.Compactions[i].Index += k
+		for j := range t.Compactions[i].Kept {
+			t.Compactions[i].Kept[j] += k
+		}
+	}
+	for i := range t.Clearings {
+		t.Clearings[i].Index += k
+	}
+}
+
+// skip counts a part or message that carries nothing sent.
+func (o *opencodeReader) skip(kind string) {
+	if o.t.Skipped == nil {
+		o.t.Skipped = map[string]int{}
+	}
+	o.t.Skipped[kind]++
+}
+
+// usage is a step's tokens in ctxbench's terms. Output includes
+// reasoning: the AI SDK's outputTokens does for OpenAI and
+// OpenAI-compatible providers; Google's (Gemini) and xAI's (Grok) count
+// reasoning apart, as does any step whose reasoning exceeds its output,
+// and their reasoning is added.
+func (k *opencodeTokens) usage(provider, model string) Usage {
+	u := Usage{Input: k.Input, CacheRead: k.Cache.Read, CacheWrite: k.Cache.Write, Output: k.Output, Reasoning: k.Reasoning}
+	if k.Reasoning > k.Output || reasoningApart(provider, model) {
+		u.Output += k.Reasoning
+	}
+	return u
+}
+
+// reasoningApart reports whether the AI SDK provider behind an opencode
+// provider or model counts reasoning tokens apart from output tokens.
+func reasoningApart(provider, model string) bool {
+	switch provider {
+	case "google", "google-vertex", "xai":
+		return true
+	}
+	model = strings.ToLower(model[strings.LastIndexByte(model, '/')+1:])
+	return strings.HasPrefix(model, "gemini") || strings.HasPrefix(model, "grok")
+}
