@@ -41,8 +41,9 @@ const (
 	// FormatLangfuse is Langfuse observations: the blob storage export's
 	// JSON or JSONL rows, or a page of the public API.
 	FormatLangfuse Format = "langfuse"
-	// FormatOpencode is an opencode session: the JSON `opencode export`
-	// writes, or the messages its server's API returns.
+	// FormatOpencode is opencode's sessions: its SQLite database
+	// (opencode.db), the JSON `opencode export` writes, or the messages
+	// its server's API returns.
 	FormatOpencode Format = "opencode"
 )
 
@@ -97,6 +98,8 @@ func foreignFormat(m map[string]any) string {
 				return "a Gemini API request (contents with parts)"
 			}
 		}
+	case hasAny(m, "sessionID") && hasAny(m, "role") && hasAny(m, "time") && !hasAny(m, "content", "parts"):
+		return "an opencode storage message (its parts are in storage/part; ctxbench reads opencode.db and `opencode export`)"
 	case typ == "init" && hasAny(m, "session_id", "model") || typ == "message" && hasAny(m, "delta") ||
 		(typ == "tool_use" && hasAny(m, "tool_id", "tool_name")) || (typ == "tool_result" && hasAny(m, "tool_id")):
 		return "Gemini CLI stream-json output (--output-format stream-json)"
@@ -112,6 +115,9 @@ func notRead(file, name string) error {
 
 // detect names the format of s from its content.
 func detect(s *source) (Format, error) {
+	if s.db != "" {
+		return FormatOpencode, nil // the only format kept in SQLite
+	}
 	if s.doc {
 		var v any
 		_ = unmarshal(s.docRec.raw, &v)

@@ -109,10 +109,13 @@ func opencodeExport(m map[string]any) bool {
 	return ok && opencodeObject(e)
 }
 
-// readOpencode reads an opencode session: the JSON `opencode export`
-// writes ({info, messages: [{info, parts}]}, the session's id and its
-// parent's from info), or the array of messages its server's API
-// returns (GET /session/{id}/message). opencode sends each part as
+// readOpencode reads opencode sessions: its database ([readOpencodeDB]),
+// the JSON `opencode export` writes ({info, messages: [{info, parts}]},
+// the session's id and its parent's from info), or the array of messages
+// its server's API returns (GET /session/{id}/message). The older
+// storage directory (storage/message, storage/part: opencode before 1.2
+// moved it into the database) is not read: its message files are refused
+// by name. opencode sends each part as
 // MessageV2.toModelMessages does, and so does the reader:
 //
 //   - a user message's text parts but those marked ignored, its files
@@ -146,6 +149,9 @@ func opencodeExport(m map[string]any) bool {
 // patch, agent and retry parts are not sent and are counted in Skipped.
 // Calls is the number of steps.
 func readOpencode(s *source) ([]*Transcript, error) {
+	if s.db != "" {
+		return readOpencodeDB(s)
+	}
 	var out []*Transcript
 	for r := range s.records() {
 		t := &Transcript{ID: lineID(s, r)} // JSON Lines of sessions
@@ -159,7 +165,7 @@ func readOpencode(s *source) ([]*Transcript, error) {
 
 // readOpencodeSession reads the session r holds into t.
 func readOpencodeSession(s *source, r record, t *Transcript) error {
-	o := &opencodeReader{s: s, t: t, first: map[string]int{}}
+	o := newOpencodeReader(s, t)
 	var recs []record
 	var err error
 	if len(r.raw) > 0 && r.raw[0] == '[' {
@@ -200,6 +206,11 @@ func readOpencodeSession(s *source, r record, t *Transcript) error {
 	return nil
 }
 
+// newOpencodeReader returns a reader of a session of s into t.
+func newOpencodeReader(s *source, t *Transcript) *opencodeReader {
+	return &opencodeReader{s: s, t: t, first: map[string]int{}}
+}
+
 // opencodeReader turns an opencode session's messages into t.
 type opencodeReader struct {
 	s *source
@@ -228,13 +239,18 @@ func (o *opencodeReader) entry(r record) error {
 	if ok, err := o.s.decode(o.t, r, &e); !ok || err != nil {
 		return err
 	}
+	return o.add(e, r.line)
+}
+
+// add adds message e, recorded at line (0 when the source has no lines).
+func (o *opencodeReader) add(e opencodeEntry, line int) error {
 	if e.Info == nil {
-		return o.s.bad(o.t, r.line, "opencode message has no info")
+		return o.s.bad(o.t, line, "opencode message has no info")
 	}
 	if !o.named && e.Info.SessionID != "" {
 		o.t.ID, o.named = e.Info.SessionID, true
 	}
-	pos := Pos{o.s.file, r.line}
+	pos := Pos{o.s.file, line}
 	created := time.Time{}
 	if e.Info.Time.Created > 0 {
 		created = time.UnixMilli(e.Info.Time.Created).UTC()
@@ -243,7 +259,7 @@ func (o *opencodeReader) entry(r record) error {
 	for i, raw := range e.Parts {
 		var p opencodePart
 		if err := unmarshal(raw, &p); err != nil {
-			if err := o.s.bad(o.t, r.line, "message %s part %d: %s", e.Info.ID, i, describeJSONError(err, record{line: r.line, raw: raw})); err != nil {
+			if err := o.s.bad(o.t, line, "message %s part %d: %s", e.Info.ID, i, describeJSONError(err, record{line: line, raw: raw})); err != nil {
 				return err
 			}
 			continue
@@ -257,7 +273,7 @@ func (o *opencodeReader) entry(r record) error {
 	case "assistant":
 		return o.assistant(e, parts, pos, created)
 	}
-	return o.s.bad(o.t, r.line, "opencode message role %q, want user or assistant", e.Info.Role)
+	return o.s.bad(o.t, line, "opencode message %s role %q, want user or assistant", e.Info.ID, e.Info.Role)
 }
 
 // user adds a user message.

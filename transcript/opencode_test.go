@@ -1,10 +1,19 @@
 package transcript
 
 import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestOpencode holds the opencode reader to what opencode sends and
@@ -99,5 +108,163 @@ func TestOpencodeUsage(t *testing.T) {
 		if u := k.usage(c.provider, c.model); u.Output != c.to || u.Reasoning != c.reasoning {
 			t.Errorf("%s/%s output %d reasoning %d: %+v, want output %d", c.provider, c.model, c.output, c.reasoning, u, c.to)
 		}
+	}
+}
+
+// opencodeSchema is the tables of opencode.db that hold sessions
+// (opencode 1.2's migration: session, message, part), with the columns
+// the reader reads.
+const opencodeSchema = "CREATE TABLE `session` (`id` text PRIMARY KEY, `project_id` text NOT NULL, `parent_id` text, `slug` text NOT NULL, `directory` text NOT NULL, `title` text NOT NULL, `version` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL);" +
+	"CREATE TABLE `message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL);" +
+	"CREATE TABLE `part` (`id` text PRIMARY KEY, `message_id` text NOT NULL, `session_id` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL);"
+
+// writeOpencodeDB writes the sessions of opencode export files into an
+// opencode.db at path, as opencode stores them: ids in columns, the rest
+// of each message and part in data. With wal, it writes in WAL mode (as
+// opencode does) and never checkpoints: until the returned connection
+// is closed, the rows are in the -wal file only.
+func writeOpencodeDB(t *testing.T, path string, wal bool, exports ...string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	if wal {
+		if _, err := db.Exec("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(opencodeSchema); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range exports {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Raw values keep the nested objects' keys in their order.
+		var exp struct {
+			Info     map[string]json.RawMessage `json:"info"`
+			Messages []struct {
+				Info  map[string]json.RawMessage   `json:"info"`
+				Parts []map[string]json.RawMessage `json:"parts"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal(raw, &exp); err != nil {
+			t.Fatal(err)
+		}
+		created := func(m map[string]json.RawMessage) int64 {
+			var tm struct{ Created int64 }
+			json.Unmarshal(m["time"], &tm)
+			return tm.Created
+		}
+		str := func(raw json.RawMessage) string {
+			var v string
+			json.Unmarshal(raw, &v)
+			return v
+		}
+		si := exp.Info
+		if _, err := db.Exec("INSERT INTO session VALUES (?, 'p', nullif(?, ''), 's', '/', 't', ?, ?, ?)", str(si["id"]), str(si["parentID"]), str(si["version"]), created(si), created(si)); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range exp.Messages {
+			id, sess := str(m.Info["id"]), str(m.Info["sessionID"])
+			delete(m.Info, "id")
+			delete(m.Info, "sessionID")
+			data, _ := json.Marshal(m.Info)
+			if _, err := db.Exec("INSERT INTO message VALUES (?, ?, ?, ?, ?)", id, sess, created(m.Info), created(m.Info), data); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range m.Parts {
+				pid := str(p["id"])
+				delete(p, "id")
+				delete(p, "messageID")
+				delete(p, "sessionID")
+				data, _ := json.Marshal(p)
+				if _, err := db.Exec("INSERT INTO part VALUES (?, ?, ?, 0, 0, ?)", pid, id, sess, data); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return db
+}
+
+// TestOpencodeDB: the sessions of opencode.db read as the exports of the
+// same sessions do, but for positions (a database has no lines).
+func TestOpencodeDB(t *testing.T) {
+	exports := []string{filepath.Join("testdata", "opencode", "export.json"), filepath.Join("testdata", "opencode", "export-1.0.json")}
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	writeOpencodeDB(t, path, false, exports...).Close()
+	got, err := ReadFile(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []*Transcript
+	for _, f := range exports {
+		ts, err := ReadFile(f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, ts...)
+	}
+	// The database lists sessions by creation: the 1.0 export's first.
+	slices.SortFunc(want, func(a, b *Transcript) int { return strings.Compare(b.ID, a.ID) })
+	noPos := cmp.Options{cmpopts.IgnoreFields(Message{}, "Pos"), cmpopts.IgnoreFields(Compaction{}, "Pos"),
+		cmpopts.IgnoreFields(Clearing{}, "Pos"), cmpopts.IgnoreFields(Transcript{}, "File")}
+	if diff := cmp.Diff(want, got, noPos); diff != "" {
+		t.Errorf("opencode.db (-exports +db):\n%s", diff)
+	}
+	if got[0].Format != FormatOpencode || got[0].File != path {
+		t.Errorf("read as %s from %s", got[0].Format, got[0].File)
+	}
+	// Through a reader that is not a file (standard input), the same.
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	piped, err := Read(struct{ io.Reader }{bytes.NewReader(raw)}, "<stdin>", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, piped, noPos); diff != "" {
+		t.Errorf("opencode.db from a pipe (-exports +db):\n%s", diff)
+	}
+	if _, err := ReadFile(path, Options{Format: FormatClaudeCode}); err == nil || !strings.Contains(err.Error(), "read as opencode only") {
+		t.Errorf("read as claude-code: %v", err)
+	}
+	// opencode writes in WAL mode: what it wrote since the last
+	// checkpoint is in opencode.db-wal, and is read.
+	live := filepath.Join(t.TempDir(), "opencode.db")
+	writeOpencodeDB(t, live, true, exports...)
+	if st, err := os.Stat(live + "-wal"); err != nil || st.Size() == 0 {
+		t.Fatalf("no write-ahead log: %v", err)
+	}
+	got, err = ReadFile(live, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, noPos); diff != "" {
+		t.Errorf("opencode.db with its -wal (-exports +db):\n%s", diff)
+	}
+}
+
+// TestSQLiteNotOpencode: another SQLite database is not a transcript.
+func TestSQLiteNotOpencode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE message (id text)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = ReadFile(path, Options{})
+	var nt *NotTranscriptError
+	if !errors.As(err, &nt) || !strings.Contains(err.Error(), "without opencode's message and part tables") {
+		t.Errorf("error %v", err)
 	}
 }

@@ -147,10 +147,11 @@ func TestCline(t *testing.T) {
 // refuses a file of which nothing could be read.
 func TestForeignInputRefused(t *testing.T) {
 	for name, want := range map[string]string{
-		"foreign-gemini-contents.json":    "Gemini API contents",
-		"foreign-gemini-cli-stream.jsonl": "Gemini CLI stream-json",
-		"foreign-agent-events.jsonl":      "foreign-agent-events.jsonl:1: message has no content",
-		"foreign-text-field.jsonl":        "foreign-text-field.jsonl:1: message has no content (a chat message's text is in \"content\") (its fields: role, text)",
+		"foreign-gemini-contents.json":          "Gemini API contents",
+		"foreign-gemini-cli-stream.jsonl":       "Gemini CLI stream-json",
+		"foreign-opencode-storage-message.json": "opencode storage message",
+		"foreign-agent-events.jsonl":            "foreign-agent-events.jsonl:1: message has no content",
+		"foreign-text-field.jsonl":              "foreign-text-field.jsonl:1: message has no content (a chat message's text is in \"content\") (its fields: role, text)",
 	} {
 		f := filepath.Join("testdata", name)
 		_, err := ReadFile(f, Options{})

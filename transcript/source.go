@@ -94,6 +94,14 @@ func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 			return nil, &NotTranscriptError{file, c.name + "-compressed: decompress it first (" + c.tool + ")"}
 		}
 	}
+	if bytes.HasPrefix(head[:n], sqliteMagic) {
+		s, done, err := sqliteSource(r, head[:n], file, opt, maxBytes)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		return parse(s, opt)
+	}
 	if binaryStart(bytes.TrimPrefix(head[:n], utf8BOM)) {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
 	}
@@ -131,6 +139,9 @@ func parse(s *source, opt Options) ([]*Transcript, error) {
 	rd, ok := readers[f]
 	if !ok {
 		return nil, fmt.Errorf("unknown format %q (known: %v)", f, Formats())
+	}
+	if s.db != "" && f != FormatOpencode {
+		return nil, fmt.Errorf("%s: an SQLite database, read as %s only", file, FormatOpencode)
 	}
 	ts, err := rd(s)
 	if err != nil {
@@ -219,6 +230,9 @@ type source struct {
 	// the records read from it before (copies), stream the ones after.
 	stream *lineStream
 	head   []record
+	// db is the path of an SQLite database the input is, read by its
+	// reader (opencode's) instead of records.
+	db string
 }
 
 // records yields the input's records in order: its non-blank lines for

@@ -29,7 +29,7 @@
 // streams), openai-chat, anthropic, gemini-cli, openhands, otel
 // (OpenTelemetry GenAI traces), atif (Harbor's Agent Trajectory
 // Interchange Format), langfuse (Langfuse observation exports) and
-// opencode (`opencode export` and its server's messages).
+// opencode (opencode.db, `opencode export` and its server's messages).
 // --format overrides the detection.
 //
 // Reading is strict: the first malformed record stops it with

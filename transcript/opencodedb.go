@@ -1,0 +1,196 @@
+package transcript
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	_ "modernc.org/sqlite" // the "sqlite" driver: pure Go, so go install needs no C compiler
+)
+
+// sqliteMagic begins every SQLite database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// sqliteSource prepares an SQLite database for reading: the file itself
+// when r is one (so that its write-ahead log is read too), else a copy of
+// r's bytes (head, then the rest, up to maxBytes) in a temporary file,
+// removed by done.
+func sqliteSource(r io.Reader, head []byte, file string, opt Options, maxBytes int64) (s *source, done func(), err error) {
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return &source{file: file, opt: opt, db: f.Name()}, func() {}, nil
+		}
+	}
+	tmp, err := os.CreateTemp("", "ctxbench-*.db")
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	done = func() { tmp.Close(); os.Remove(tmp.Name()) }
+	n, err := io.Copy(tmp, io.LimitReader(io.MultiReader(bytes.NewReader(head), r), maxBytes+1))
+	if err == nil && n > maxBytes {
+		err = fmt.Errorf("%s: larger than %d bytes", file, maxBytes)
+	}
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	return &source{file: file, opt: opt, db: tmp.Name()}, done, nil
+}
+
+// openSQLite opens the database at path read-only. A database in WAL
+// mode needs its -shm file; where that cannot be made (a read-only
+// folder) it is opened as immutable, without the log's last writes.
+func openSQLite(path string) (*sql.DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	var last error
+	for _, q := range []string{"mode=ro", "mode=ro&immutable=1"} {
+		db, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: abs, RawQuery: q}).String())
+		if err == nil {
+			if err = db.Ping(); err == nil {
+				var n int
+				if err = db.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&n); err == nil {
+					return db, nil
+				}
+			}
+			db.Close()
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// readOpencodeDB reads the sessions of opencode's SQLite database
+// (opencode.db, opencode-<channel>.db; opencode 1.2 on): the session
+// table's id, parent_id and version, the message table's rows (id,
+// session_id, data: the message's info without its id and session id)
+// in order of time_created and id, and the part table's (data: the part
+// without its ids) in order of id. Each session is read as an export's
+// messages are ([readOpencode]); a session's transcript is a subagent's
+// when it has a parent. Positions name the file and the message id, as
+// a database has no lines.
+func readOpencodeDB(s *source) ([]*Transcript, error) {
+	db, err := openSQLite(s.db)
+	if err != nil {
+		return nil, &NotTranscriptError{s.file, "an SQLite database that cannot be opened: " + err.Error()}
+	}
+	defer db.Close()
+	tables := map[string]bool{}
+	rows, err := db.Query("SELECT name FROM sqlite_master WHERE type = 'table'")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.file, err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("%s: %w", s.file, err)
+		}
+		tables[name] = true
+	}
+	rows.Close()
+	if !tables["message"] || !tables["part"] {
+		return nil, &NotTranscriptError{s.file, "an SQLite database without opencode's message and part tables"}
+	}
+	var out []*Transcript
+	var sessions []opencodeDBSession
+	if tables["session"] {
+		sessions, err = dbSessions(db, "SELECT id, coalesce(parent_id, ''), coalesce(version, '') FROM session ORDER BY time_created, id")
+	} else {
+		sessions, err = dbSessions(db, "SELECT DISTINCT session_id, '', '' FROM message ORDER BY session_id")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.file, err)
+	}
+	for _, ss := range sessions {
+		t := &Transcript{ID: ss.id, Parent: ss.parent, AgentVersion: ss.version}
+		if t.Parent != "" {
+			t.Subagent = t.ID
+		}
+		if err := readDBSession(s, db, t); err != nil {
+			return nil, err
+		}
+		if len(t.Messages) > 0 || len(t.Bad) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+type opencodeDBSession struct{ id, parent, version string }
+
+func dbSessions(db *sql.DB, query string) ([]opencodeDBSession, error) {
+	rows, err := db.Query(query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []opencodeDBSession
+	for rows.Next() {
+		var ss opencodeDBSession
+		if err := rows.Scan(&ss.id, &ss.parent, &ss.version); err != nil {
+			return nil, err
+		}
+		out = append(out, ss)
+	}
+	return out, rows.Err()
+}
+
+// readDBSession reads the messages and parts of session t.ID into t.
+func readDBSession(s *source, db *sql.DB, t *Transcript) error {
+	parts := map[string][]json.RawMessage{}
+	rows, err := db.Query("SELECT message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id", t.ID)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.file, err)
+	}
+	for rows.Next() {
+		var msg string
+		var data []byte
+		if err := rows.Scan(&msg, &data); err != nil {
+			rows.Close()
+			return fmt.Errorf("%s: %w", s.file, err)
+		}
+		parts[msg] = append(parts[msg], data)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: %w", s.file, err)
+	}
+	rows.Close()
+	o := newOpencodeReader(s, t)
+	o.named = true
+	rows, err = db.Query("SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", t.ID)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.file, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var data []byte
+		if err := rows.Scan(&id, &data); err != nil {
+			return fmt.Errorf("%s: %w", s.file, err)
+		}
+		var info opencodeInfo
+		if err := unmarshal(data, &info); err != nil {
+			if err := s.bad(t, 0, "message %s: %s", id, describeJSONError(err, record{raw: data})); err != nil {
+				return err
+			}
+			continue
+		}
+		info.ID, info.SessionID = id, t.ID
+		if err := o.add(opencodeEntry{Info: &info, Parts: parts[id]}, 0); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: %w", s.file, err)
+	}
+	o.finish()
+	return nil
+}
