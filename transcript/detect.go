@@ -30,7 +30,7 @@ const (
 	// FormatOpenHands is an OpenHands event-list JSON file.
 	FormatOpenHands Format = "openhands"
 	// FormatOTel is OpenTelemetry traces following the GenAI semantic
-	// conventions: OTLP JSON (a document, or JSON Lines of TracesData
+	// conventions or OpenInference's (Arize Phoenix): OTLP JSON (a document, or JSON Lines of TracesData
 	// objects as the OpenTelemetry file exporter writes them), or JSON
 	// Lines of spans as the JavaScript SDK's file exporters write them
 	// (GitHub Copilot's COPILOT_OTEL_FILE_EXPORTER_PATH).
@@ -296,7 +296,7 @@ func otelObject(m map[string]any) bool {
 		return false
 	}
 	for k := range attrs {
-		if strings.HasPrefix(k, "gen_ai.") {
+		if strings.HasPrefix(k, "gen_ai.") || k == "openinference.span.kind" {
 			return true
 		}
 	}

@@ -160,6 +160,12 @@ func FuzzOTel(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"name":"chat m","traceId":"t","attributes":{"gen_ai.usage.input_tokens":"5","gen_ai.input.messages":"[{\"role\":\"user\",\"parts\":[{\"type\":\"compaction\"}]}]"}}`))
+	raw, err := os.ReadFile(filepath.Join("testdata", "otel", "openinference-traces.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(raw)
+	f.Add([]byte(`{"name":"x","traceId":"t","attributes":{"openinference.span.kind":"LLM","llm.input_messages.0.message.role":"tool","llm.input_messages.1.message.tool_calls.-1.tool_call.id":"a","llm.input_messages.07.message.contents.0.message_content.type":"image"}}`))
 	fuzzReader(f, FormatOTel)
 }
 

@@ -266,8 +266,19 @@ func hrTime(raw json.RawMessage) time.Time {
 	return time.Unix(p[0], p[1]).UTC()
 }
 
-// otelRecords reads every span and log record of the line or document r.
+// otelRecords reads every span and log record of the line or document
+// r, OpenInference's attributes read as the GenAI ones they stand for
+// ([fromOpenInference]).
 func otelRecords(l *otelSpanLine, line int) []otelRecord {
+	out := spanRecords(l, line)
+	for i := range out {
+		fromOpenInference(&out[i])
+	}
+	return out
+}
+
+// spanRecords reads every span and log record of the line or document r.
+func spanRecords(l *otelSpanLine, line int) []otelRecord {
 	var out []otelRecord
 	if l.ResourceSpans != nil || l.ResourceLogs != nil {
 		add := func(s *otlpSpan, span bool) {
@@ -314,7 +325,8 @@ func otelRecords(l *otelSpanLine, line int) []otelRecord {
 }
 
 // readOTel reads OpenTelemetry traces that follow the GenAI semantic
-// conventions: OTLP JSON (a document, or JSON Lines of TracesData and
+// conventions, or OpenInference's, read as the GenAI attributes they
+// stand for ([fromOpenInference]): OTLP JSON (a document, or JSON Lines of TracesData and
 // LogsData objects, as the OpenTelemetry file exporter writes them), or
 // JSON Lines of spans as the JavaScript SDK's file exporters write them
 // (GitHub Copilot's COPILOT_OTEL_FILE_EXPORTER_PATH).
@@ -625,7 +637,9 @@ func otelPrompt(r *otelRecord, pos Pos) ([]Message, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", otelSystem, err)
 			}
-			out = append(out, Message{Role: RoleSystem, Blocks: bs, Pos: pos})
+			if len(bs) > 0 { // an empty list sends no system prompt
+				out = append(out, Message{Role: RoleSystem, Blocks: bs, Pos: pos})
+			}
 		default:
 			return nil, fmt.Errorf("%s: expected a list of parts", otelSystem)
 		}

@@ -28,6 +28,7 @@ func TestReadGoldens(t *testing.T) {
 	}{
 		{"otel/copilot-spans.jsonl", FormatOTel},
 		{"otel/otlp-traces.jsonl", FormatOTel},
+		{"otel/openinference-traces.json", FormatOTel},
 		{"atif/claude-code.trajectory.json", FormatATIF},
 		{"langfuse/observations.jsonl", FormatLangfuse},
 		{"opencode/export.json", FormatOpencode},
@@ -201,5 +202,36 @@ func TestOTelDetected(t *testing.T) {
 	ts, err := Parse(buf.Bytes(), "w.jsonl", Options{})
 	if err != nil || ts[0].Format != FormatOTel {
 		t.Fatalf("written otel read back as %v (%v)", ts, err)
+	}
+}
+
+// TestOpenInference: OpenInference's flattened attributes read as the
+// GenAI ones they stand for (Arize-ai/openinference
+// spec/semantic_conventions.md): llm.token_count.prompt holds the cache
+// reads and writes, tool call arguments are a JSON string, a tool
+// message answers its tool_call_id.
+func TestOpenInference(t *testing.T) {
+	ts, err := ReadFile(filepath.Join("testdata", "otel", "openinference-traces.json"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 1 || ts[0].ID != "sess-7f3a" || ts[0].Calls != 3 {
+		t.Fatalf("%d transcripts, first %s with %d calls", len(ts), ts[0].ID, ts[0].Calls)
+	}
+	m := ts[0].Messages
+	call := m[2]
+	if call.Role != RoleAssistant || call.Model != "claude-sonnet-4-5-20250929" || len(call.Blocks) != 2 ||
+		call.Blocks[0].Type != BlockThinking || call.Blocks[1].Name != "read_file" || string(call.Blocks[1].Input) != `{"path":"tests/test_parse.py"}` {
+		t.Errorf("first call %+v", call)
+	}
+	if u := *call.Usage; u != (Usage{Input: 22, CacheWrite: 3390, Output: 58}) {
+		t.Errorf("first call usage %+v", u)
+	}
+	if r := m[3]; r.Role != RoleTool || r.Blocks[0].Type != BlockToolResult || r.Blocks[0].ID != "toolu_01" || !strings.HasPrefix(r.Blocks[0].Text, "def test_parse") {
+		t.Errorf("tool result %+v", r)
+	}
+	last := m[len(m)-1]
+	if u := *last.Usage; last.Model != "gpt-5-mini-2025-08-07" || u != (Usage{Input: 866, CacheRead: 1024, Output: 420, Reasoning: 384}) {
+		t.Errorf("last call %s %+v", last.Model, u)
 	}
 }

@@ -1,0 +1,211 @@
+package transcript
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// OpenInference (Arize Phoenix's tracing conventions, spec/
+// semantic_conventions.md of Arize-ai/openinference) records the facts
+// the GenAI conventions record under other names, with messages
+// flattened into one attribute per field:
+//
+//	openinference.span.kind                  LLM, AGENT, TOOL, CHAIN, …
+//	llm.model_name, llm.request.model_name, llm.response.model_name
+//	llm.token_count.prompt                   the whole prompt: cache reads and writes included
+//	llm.token_count.prompt_details.cache_read, .cache_write
+//	llm.token_count.completion               reasoning included
+//	llm.token_count.completion_details.reasoning
+//	llm.input_messages.<i>.message.role, .content, .name, .tool_call_id
+//	llm.input_messages.<i>.message.contents.<j>.message_content.type, .text, .image.image.url
+//	llm.input_messages.<i>.message.tool_calls.<j>.tool_call.id, .function.name, .function.arguments
+//	llm.output_messages.<i>.message.…        the same for the reply
+//
+// (the Anthropic instrumentation counts llm.token_count.prompt as
+// input_tokens + cache_creation_input_tokens + cache_read_input_tokens,
+// OpenAI's prompt_tokens holds its cached tokens: the same meaning as
+// gen_ai.usage.input_tokens). fromOpenInference gives a record the
+// GenAI attributes its OpenInference ones say, where it has none of
+// its own, so that one reader reads both.
+func fromOpenInference(r *otelRecord) {
+	kind := r.str("openinference.span.kind")
+	if kind == "" {
+		return
+	}
+	set := func(key string, v json.RawMessage) {
+		if _, ok := r.attrs[key]; !ok && len(v) > 0 {
+			r.attrs[key] = v
+		}
+	}
+	switch kind {
+	case "LLM":
+		set(otelOperation, json.RawMessage(`"chat"`))
+	case "AGENT":
+		set(otelOperation, json.RawMessage(`"invoke_agent"`))
+	case "TOOL":
+		set(otelOperation, json.RawMessage(`"execute_tool"`))
+	}
+	set("gen_ai.request.model", r.attrs["llm.request.model_name"])
+	set("gen_ai.request.model", r.attrs["llm.model_name"])
+	set("gen_ai.response.model", r.attrs["llm.response.model_name"])
+	for _, m := range [][2]string{
+		{"llm.token_count.prompt", otelInputTokens},
+		{"llm.token_count.completion", otelOutputTokens},
+		{"llm.token_count.prompt_details.cache_read", otelCacheRead},
+		{"llm.token_count.prompt_details.cache_write", otelCacheCreation},
+		{"llm.token_count.completion_details.reasoning", otelReasoning},
+	} {
+		set(m[1], r.attrs[m[0]])
+	}
+	set(otelInput, openInferenceMessages(r.attrs, "llm.input_messages."))
+	set(otelOutput, openInferenceMessages(r.attrs, "llm.output_messages."))
+}
+
+// openInferenceMessages gathers the flattened messages under prefix into
+// the GenAI conventions' [{role, parts}] (as JSON), or returns nil when
+// there are none. A message's content, then its contents in order, are
+// text (or reasoning) parts; its tool calls tool_call parts; a tool
+// message's content the tool_call_response to its tool_call_id.
+func openInferenceMessages(attrs map[string]json.RawMessage, prefix string) json.RawMessage {
+	type message struct {
+		role, text, name, toolCallID string
+		contents, calls              map[int]*oiContent
+	}
+	msgs := map[int]*message{}
+	str := func(raw json.RawMessage) string {
+		var s string
+		if unmarshal(raw, &s) != nil {
+			return string(raw) // a number or another value: its JSON
+		}
+		return s
+	}
+	// index splits "<n>.<rest>".
+	index := func(s string) (int, string, bool) {
+		n, rest, ok := strings.Cut(s, ".")
+		i, err := strconv.Atoi(n)
+		return i, rest, ok && err == nil && i >= 0
+	}
+	for key, raw := range attrs {
+		rest, ok := strings.CutPrefix(key, prefix)
+		if !ok {
+			continue
+		}
+		i, field, ok := index(rest)
+		if !ok {
+			continue
+		}
+		m := msgs[i]
+		if m == nil {
+			m = &message{contents: map[int]*oiContent{}, calls: map[int]*oiContent{}}
+			msgs[i] = m
+		}
+		field, ok = strings.CutPrefix(field, "message.")
+		if !ok {
+			continue
+		}
+		// part sets field f of the j-th of in, s being "<j>.<f>".
+		part := func(in map[int]*oiContent, s string) {
+			if j, f, ok := index(s); ok {
+				if in[j] == nil {
+					in[j] = &oiContent{}
+				}
+				in[j].set(f, str(raw))
+			}
+		}
+		switch {
+		case field == "role":
+			m.role = str(raw)
+		case field == "content":
+			m.text = str(raw)
+		case field == "name":
+			m.name = str(raw)
+		case field == "tool_call_id":
+			m.toolCallID = str(raw)
+		case strings.HasPrefix(field, "contents."):
+			part(m.contents, strings.TrimPrefix(field, "contents."))
+		case strings.HasPrefix(field, "tool_calls."):
+			part(m.calls, strings.TrimPrefix(field, "tool_calls."))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	arguments := func(s string) json.RawMessage {
+		if t := strings.TrimSpace(s); t != "" && json.Valid([]byte(t)) {
+			return json.RawMessage(t)
+		}
+		b, _ := json.Marshal(s)
+		return b
+	}
+	callPart := func(c *oiContent) map[string]any {
+		p := map[string]any{"type": "tool_call", "id": c.callID, "name": c.name}
+		if c.args != "" {
+			p["arguments"] = arguments(c.args)
+		}
+		return p
+	}
+	var out []map[string]any
+	for _, i := range slices.Sorted(maps.Keys(msgs)) {
+		m := msgs[i]
+		var parts []map[string]any
+		if m.role == "tool" {
+			parts = append(parts, map[string]any{"type": "tool_call_response", "id": m.toolCallID, "response": m.text})
+		} else if m.text != "" {
+			parts = append(parts, map[string]any{"type": "text", "content": m.text})
+		}
+		for _, j := range slices.Sorted(maps.Keys(m.contents)) {
+			c := m.contents[j]
+			switch c.typ {
+			case "text", "":
+				parts = append(parts, map[string]any{"type": "text", "content": c.text})
+			case "reasoning":
+				parts = append(parts, map[string]any{"type": "reasoning", "content": c.text})
+			case "tool_use":
+				parts = append(parts, callPart(c))
+			case "image":
+				parts = append(parts, map[string]any{"type": "uri", "modality": "image", "uri": c.image})
+			default:
+				parts = append(parts, map[string]any{"type": c.typ, "content": c.text})
+			}
+		}
+		for _, j := range slices.Sorted(maps.Keys(m.calls)) {
+			parts = append(parts, callPart(m.calls[j]))
+		}
+		msg := map[string]any{"role": m.role, "parts": parts}
+		if m.name != "" {
+			msg["name"] = m.name
+		}
+		out = append(out, msg)
+	}
+	b, _ := marshalNoEscape(out)
+	return b
+}
+
+// oiContent is one of a message's contents (message_content.*, or a
+// tool_call.* of an ordered tool_use content) or one of its tool calls
+// (tool_call.*).
+type oiContent struct {
+	typ, text, image   string
+	callID, name, args string
+}
+
+// set sets the field an attribute's name ends with.
+func (c *oiContent) set(field, v string) {
+	switch field {
+	case "message_content.type":
+		c.typ = v
+	case "message_content.text":
+		c.text = v
+	case "message_content.image.image.url":
+		c.image = v
+	case "tool_call.id":
+		c.callID = v
+	case "tool_call.function.name":
+		c.name = v
+	case "tool_call.function.arguments":
+		c.args = v
+	}
+}
