@@ -188,6 +188,15 @@ func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 			last = m.Time
 		}
 	}
+	if last.IsZero() {
+		// No call records usage (Copilot's event log): the usage
+		// recorded apart is dated at the last message.
+		for i := range t.Messages {
+			if at := t.Messages[i].Time; at.After(last) {
+				last = at
+			}
+		}
+	}
 	if u := t.Unattributed; u != nil && l.keeps(last) {
 		if err := add(nil, fallback, *u, last); err != nil {
 			return nil, err

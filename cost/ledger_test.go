@@ -440,3 +440,37 @@ func TestLedgerOpencodeAgainstCcusage(t *testing.T) {
 		}
 	}
 }
+
+// TestLedgerCopilotEventsAgainstCcusage: the bill of a Copilot CLI event
+// log (session-state/<id>/events.jsonl) equals ccusage's, per model:
+// both read the session.shutdown events' modelMetrics (the log records
+// no call's usage), sum the process runs of a resumed session, and take
+// the cache reads and writes out of inputTokens.
+func TestLedgerCopilotEventsAgainstCcusage(t *testing.T) {
+	ref := readCcusage(t, "testdata/ccusage-copilot-events.json")
+	l := Ledger{Prices: pricing.Default()}
+	if _, err := transcript.Walk([]string{"../transcript/testdata/copilot/session-state/6f1d2c3b-8a9e-4f70-b1c2-d3e4f5a6b7c8/events.jsonl"}, transcript.Options{}, nil, l.Add); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Sessions) != 1 || len(l.Sessions) != 1 {
+		t.Fatalf("%d sessions in the reference, %d read", len(ref.Sessions), len(l.Sessions))
+	}
+	s, e := ref.Sessions[0], l.Sessions[0]
+	if e.ID != s.SessionID || e.Usage.Input != s.InputTokens || e.Usage.CacheRead != s.CacheRead || e.Usage.CacheWrite != s.CacheCreation || e.Usage.Output != s.OutputTokens {
+		t.Errorf("ctxbench %s %+v, ccusage %s %s in %d read %d write %d out %d", e.ID, e.Usage, ref.Ccusage, s.SessionID, s.InputTokens, s.CacheRead, s.CacheCreation, s.OutputTokens)
+	}
+	if bill := e.Cost.Total().USD(); math.Abs(bill-s.TotalCost) > 0.005*s.TotalCost {
+		t.Errorf("bill $%.7f, ccusage $%.7f", bill, s.TotalCost)
+	}
+	byModel := map[string]float64{}
+	for _, m := range e.ByModel {
+		byModel[m.Model] = m.Cost.Total().USD()
+	}
+	for _, m := range s.ModelBreakdown {
+		// ccusage names Copilot's models as Copilot does (claude-sonnet-4.5).
+		got := byModel[strings.ReplaceAll(m.ModelName, "4.5", "4-5")]
+		if math.Abs(got-m.Cost) > 0.005*m.Cost {
+			t.Errorf("%s: $%.7f, ccusage $%.7f", m.ModelName, got, m.Cost)
+		}
+	}
+}

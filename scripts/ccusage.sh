@@ -9,7 +9,9 @@
 # cost/testdata/ccusage-gemini.json for the corpus's Gemini CLI session
 # (gemini session), and cost/testdata/ccusage-opencode.json for the
 # opencode sessions in transcript/testdata/opencode, written out as
-# opencode's storage directory (opencode session). The Go tests hold ctxbench's bill to them and need
+# opencode's storage directory (opencode session), and
+# cost/testdata/ccusage-copilot-events.json for the Copilot CLI event log
+# in transcript/testdata/copilot (copilot session). The Go tests hold ctxbench's bill to them and need
 # neither node nor ccusage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,3 +77,7 @@ for (const f of process.argv.slice(2)) {
 OPENCODE_DATA_DIR="$tmp/opencode" HOME="$tmp/home" TZ=UTC \
 	"$tmp/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage" opencode session --json --offline | stamp > cost/testdata/ccusage-opencode.json
 echo "wrote cost/testdata/ccusage-opencode.json"
+# ccusage reads ${COPILOT_HOME:-~/.copilot}/session-state/<session>/events.jsonl.
+COPILOT_HOME="$PWD/transcript/testdata/copilot" HOME="$tmp/home" TZ=UTC \
+	"$tmp/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage" copilot session --json --offline | stamp > cost/testdata/ccusage-copilot-events.json
+echo "wrote cost/testdata/ccusage-copilot-events.json"

@@ -41,6 +41,9 @@ const (
 	// FormatLangfuse is Langfuse observations: the blob storage export's
 	// JSON or JSONL rows, or a page of the public API.
 	FormatLangfuse Format = "langfuse"
+	// FormatCopilot is a GitHub Copilot CLI session's event log
+	// (~/.copilot/session-state/<session id>/events.jsonl).
+	FormatCopilot Format = "copilot"
 	// FormatOpencode is opencode's sessions: its SQLite database
 	// (opencode.db), the JSON `opencode export` writes, or the messages
 	// its server's API returns.
@@ -49,7 +52,7 @@ const (
 
 // Formats returns every format, in a fixed order.
 func Formats() []Format {
-	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands, FormatOTel, FormatATIF, FormatLangfuse, FormatOpencode}
+	return []Format{FormatClaudeCode, FormatCodex, FormatOpenAIChat, FormatAnthropic, FormatGeminiCLI, FormatOpenHands, FormatOTel, FormatATIF, FormatLangfuse, FormatOpencode, FormatCopilot}
 }
 
 var readers = map[Format]func(*source) ([]*Transcript, error){
@@ -63,6 +66,7 @@ var readers = map[Format]func(*source) ([]*Transcript, error){
 	FormatATIF:       readATIF,
 	FormatLangfuse:   readLangfuse,
 	FormatOpencode:   readOpencode,
+	FormatCopilot:    readCopilot,
 }
 
 // detectProbe is how many records detection looks at.
@@ -204,6 +208,8 @@ func detectObject(m map[string]any) Format {
 		return FormatATIF
 	case langfuseObject(m):
 		return FormatLangfuse
+	case copilotObject(m):
+		return FormatCopilot
 	}
 	if rows, ok := m["data"].([]any); ok && len(rows) > 0 {
 		if row, ok := rows[0].(map[string]any); ok && langfuseObject(row) {

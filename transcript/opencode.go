@@ -283,13 +283,13 @@ func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, cr
 		switch p.Type {
 		case "text":
 			if p.Ignored {
-				o.skip("opencode part text (ignored)")
+				o.t.skip("opencode part text (ignored)")
 				continue
 			}
 			m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: p.Text})
 		case "file":
 			if p.Mime == "text/plain" || p.Mime == "application/x-directory" {
-				o.skip("opencode part file (sent as its text parts)")
+				o.t.skip("opencode part file (sent as its text parts)")
 				continue
 			}
 			typ := BlockOther
@@ -303,11 +303,11 @@ func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, cr
 		case "subtask":
 			m.Blocks = append(m.Blocks, Block{Type: BlockOther, Raw: compactJSON(e.Parts[i])})
 		default:
-			o.skip("opencode part " + p.Type)
+			o.t.skip("opencode part " + p.Type)
 		}
 	}
 	if len(m.Blocks) == 0 {
-		o.skip("opencode user message with nothing sent")
+		o.t.skip("opencode user message with nothing sent")
 		return nil
 	}
 	o.clearedBefore(created, pos)
@@ -358,7 +358,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 		case "text":
 			stepTime(p.Time.Start)
 			if p.Ignored {
-				o.skip("opencode part text (ignored)")
+				o.t.skip("opencode part text (ignored)")
 				continue
 			}
 			call.Blocks = append(call.Blocks, Block{Type: BlockText, Text: p.Text})
@@ -407,7 +407,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 			raw, _ := json.Marshal(map[string]string{"type": "file", "mime": p.Mime})
 			call.Blocks = append(call.Blocks, Block{Type: typ, Raw: raw})
 		default:
-			o.skip("opencode part " + p.Type)
+			o.t.skip("opencode part " + p.Type)
 		}
 	}
 	var last *Usage
@@ -417,7 +417,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 	}
 	flush(last)
 	if steps == 0 {
-		o.skip("opencode assistant message with nothing sent")
+		o.t.skip("opencode assistant message with nothing sent")
 	}
 	o.t.ReportedCostUSD += info.Cost
 	if o.pending && opencodeSummary(info.Summary) {
@@ -499,14 +499,6 @@ func (o *opencodeReader) finish() {
 	for i := range t.Clearings {
 		t.Clearings[i].Index += k
 	}
-}
-
-// skip counts a part or message that carries nothing sent.
-func (o *opencodeReader) skip(kind string) {
-	if o.t.Skipped == nil {
-		o.t.Skipped = map[string]int{}
-	}
-	o.t.Skipped[kind]++
 }
 
 // usage is a step's tokens in ctxbench's terms. Output includes

@@ -34,6 +34,7 @@ func TestReadGoldens(t *testing.T) {
 		{"opencode/export.json", FormatOpencode},
 		{"opencode/api-messages.json", FormatOpencode},
 		{"opencode/export-1.0.json", FormatOpencode},
+		{"copilot/session-state/6f1d2c3b-8a9e-4f70-b1c2-d3e4f5a6b7c8/events.jsonl", FormatCopilot},
 	} {
 		t.Run(c.path, func(t *testing.T) {
 			path := filepath.Join("testdata", c.path)

@@ -28,8 +28,9 @@
 // SDK stream-json logs), codex (Codex rollouts and `codex exec --json`
 // streams), openai-chat, anthropic, gemini-cli, openhands, otel
 // (OpenTelemetry GenAI traces), atif (Harbor's Agent Trajectory
-// Interchange Format), langfuse (Langfuse observation exports) and
-// opencode (opencode.db, `opencode export` and its server's messages).
+// Interchange Format), langfuse (Langfuse observation exports), opencode
+// (opencode.db, `opencode export` and its server's messages) and copilot
+// (GitHub Copilot CLI's session-state/*/events.jsonl).
 // --format overrides the detection.
 //
 // Reading is strict: the first malformed record stops it with

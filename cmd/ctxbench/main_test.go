@@ -78,6 +78,7 @@ func TestGolden(t *testing.T) {
 		{"inspect-atif", []string{"inspect", "../../transcript/testdata/atif/claude-code.trajectory.json"}, 0},
 		{"inspect-langfuse", []string{"inspect", "../../transcript/testdata/langfuse/observations.jsonl"}, 0},
 		{"inspect-opencode", []string{"inspect", "../../transcript/testdata/opencode/export.json"}, 0},
+		{"inspect-copilot", []string{"inspect", "../../transcript/testdata/copilot/session-state/6f1d2c3b-8a9e-4f70-b1c2-d3e4f5a6b7c8/events.jsonl"}, 0},
 		{"probes-claude-code", []string{"probes", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"probes-gemini-cli", []string{"probes", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
 		{"probes-openhands", []string{"probes", corpus + "OpenHands/tests/runtime/trajs/wrong_initial_state.json"}, 0},

@@ -1,0 +1,268 @@
+package transcript
+
+import (
+	"cmp"
+	"encoding/json"
+	"maps"
+	"slices"
+)
+
+// copilotEvent is one line of a GitHub Copilot CLI session's event log
+// (~/.copilot/session-state/<session id>/events.jsonl): the envelope of
+// the SessionEvent union of @github/copilot-sdk's generated
+// session-events.ts. agentId marks a sub-agent's events.
+type copilotEvent struct {
+	Type      string          `json:"type"`
+	Timestamp string          `json:"timestamp"`
+	AgentID   string          `json:"agentId"`
+	Ephemeral bool            `json:"ephemeral"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// copilotData holds the fields of the events the reader reads (StartData,
+// ResumeData, ModelChangeData, UserMessageData, AssistantReasoningData,
+// AssistantMessageData, ToolExecutionCompleteData, CompactionCompleteData,
+// ShutdownData).
+type copilotData struct {
+	SessionID          string `json:"sessionId"`
+	CopilotVersion     string `json:"copilotVersion"`
+	SelectedModel      string `json:"selectedModel"`
+	NewModel           string `json:"newModel"`
+	Content            string `json:"content"`
+	TransformedContent string `json:"transformedContent"`
+	MessageID          string `json:"messageId"`
+	Model              string `json:"model"`
+	ReasoningText      string `json:"reasoningText"`
+	ToolRequests       []struct {
+		ToolCallID string          `json:"toolCallId"`
+		Name       string          `json:"name"`
+		Arguments  json.RawMessage `json:"arguments"`
+	} `json:"toolRequests"`
+	ToolCallID string `json:"toolCallId"`
+	Success    *bool  `json:"success"`
+	Result     *struct {
+		Content string `json:"content"`
+	} `json:"result"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+	SummaryContent      string `json:"summaryContent"`
+	PreCompactionTokens int64  `json:"preCompactionTokens"`
+	Trigger             string `json:"trigger"`
+	ModelMetrics        map[string]struct {
+		Usage struct {
+			Input      int64 `json:"inputTokens"`
+			Output     int64 `json:"outputTokens"`
+			CacheRead  int64 `json:"cacheReadTokens"`
+			CacheWrite int64 `json:"cacheWriteTokens"`
+			Reasoning  int64 `json:"reasoningTokens"`
+		} `json:"usage"`
+	} `json:"modelMetrics"`
+}
+
+// copilotTypes are the event types that mark a Copilot CLI event log.
+var copilotTypes = map[string]bool{
+	"session.start": true, "session.resume": true, "session.shutdown": true, "session.model_change": true,
+	"user.message": true, "assistant.message": true, "assistant.turn_start": true, "assistant.turn_end": true,
+	"tool.execution_start": true, "tool.execution_complete": true, "session.compaction_complete": true,
+}
+
+// copilotObject reports whether m is an event of a Copilot CLI event log.
+func copilotObject(m map[string]any) bool {
+	typ, _ := m["type"].(string)
+	_, data := m["data"].(map[string]any)
+	return copilotTypes[typ] && data && hasAny(m, "id", "parentId", "timestamp")
+}
+
+// readCopilot reads a GitHub Copilot CLI session's event log
+// (~/.copilot/session-state/<session id>/events.jsonl), as
+// @github/copilot-sdk's session-events.ts describes its events:
+//
+//   - session.start names the session (sessionId), the agent's version
+//     (copilotVersion) and the model (selectedModel), as session.resume
+//     and session.model_change (newModel) do later;
+//   - user.message is a user message: transformedContent, what was sent
+//     to the model, else content;
+//   - assistant.message is a call: its reasoningText (else the
+//     assistant.reasoning before it) as thinking, its content, its
+//     toolRequests as tool uses; events of one messageId are one call;
+//   - tool.execution_complete is a tool result: result.content ("sent to
+//     the LLM"), or error.message as an error; results in a row make one
+//     tool message;
+//   - session.compaction_complete that succeeded is a [Compaction] whose
+//     summary (summaryContent) is a user message, with its trigger and
+//     preCompactionTokens. Copilot keeps its most recent messages
+//     (messagesRemoved is less than preCompactionMessagesLength), which
+//     the log does not name: a replay of what was sent sends the summary
+//     and what follows;
+//   - the events of a sub-agent (agentId) are a transcript of their own,
+//     its Parent the session and Subagent the agent id.
+//
+// Copilot does not write a call's usage to the log (assistant.usage is
+// ephemeral): each session.shutdown (one per process that ran the
+// session, a resumed one having several) holds the usage of that
+// process by model (modelMetrics), main conversation and sub-agents
+// together, and is read as UnattributedByModel of the session's own
+// transcript. inputTokens there holds the cache reads and writes (the
+// SDK's maintainers: "Input tokens is the total covering all kinds of
+// input, including cached"), which are taken out. Other events
+// (ephemeral ones, turn and tool starts, hooks, permissions) are counted
+// in Skipped.
+func readCopilot(s *source) ([]*Transcript, error) {
+	main := &Transcript{ID: s.nameID()}
+	subs := map[string]*Transcript{}
+	var order []string
+	model := ""
+	reasoning := map[*Transcript]string{}
+	lastCall := map[*Transcript]string{}
+	by := map[string]ModelUsage{}
+	var byOrder []string
+	for r := range s.records() {
+		var ev copilotEvent
+		ok, err := s.decode(main, r, &ev)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		t := main
+		if ev.AgentID != "" {
+			if t = subs[ev.AgentID]; t == nil {
+				t = &Transcript{Subagent: ev.AgentID}
+				subs[ev.AgentID] = t
+				order = append(order, ev.AgentID)
+			}
+		}
+		var d copilotData
+		if len(ev.Data) > 0 && string(ev.Data) != "null" {
+			if err := unmarshal(ev.Data, &d); err != nil {
+				if err := s.bad(main, r.line, "%s: %s", ev.Type, describeJSONError(err, record{line: r.line, raw: ev.Data})); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		pos := Pos{s.file, r.line}
+		at := parseTime(ev.Timestamp)
+		switch ev.Type {
+		case "session.start", "session.resume":
+			if d.SessionID != "" {
+				main.ID = d.SessionID
+			}
+			if main.AgentVersion == "" {
+				main.AgentVersion = d.CopilotVersion
+			}
+			model = cmp.Or(d.SelectedModel, model)
+		case "session.model_change":
+			model = cmp.Or(d.NewModel, model)
+		case "user.message":
+			text := cmp.Or(d.TransformedContent, d.Content)
+			t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos, Time: at})
+		case "assistant.reasoning":
+			reasoning[t] += d.Content
+		case "assistant.message":
+			m := Message{Role: RoleAssistant, Model: cmp.Or(d.Model, model), CallID: d.MessageID, Pos: pos, Time: at}
+			think := cmp.Or(d.ReasoningText, reasoning[t])
+			delete(reasoning, t)
+			if think != "" {
+				m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: think})
+			}
+			if d.Content != "" {
+				m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: d.Content})
+			}
+			for _, tr := range d.ToolRequests {
+				b := Block{Type: BlockToolUse, ID: tr.ToolCallID, Name: tr.Name}
+				if len(tr.Arguments) > 0 && string(tr.Arguments) != "null" {
+					b.Input = compactJSON(tr.Arguments)
+				}
+				m.Blocks = append(m.Blocks, b)
+			}
+			t.addModel(m.Model)
+			if n := len(t.Messages); d.MessageID != "" && lastCall[t] == d.MessageID && n > 0 && t.Messages[n-1].Role == RoleAssistant {
+				// Another chunk of the same response.
+				t.Messages[n-1].Blocks = append(t.Messages[n-1].Blocks, m.Blocks...)
+				continue
+			}
+			lastCall[t] = d.MessageID
+			t.Messages = append(t.Messages, m)
+			t.Calls++
+		case "tool.execution_complete":
+			b := Block{Type: BlockToolResult, ID: d.ToolCallID}
+			switch {
+			case d.Result != nil && (d.Success == nil || *d.Success):
+				b.Text = d.Result.Content
+			case d.Error != nil:
+				b.Text, b.IsError = d.Error.Message, true
+			default:
+				b.IsError = d.Success != nil && !*d.Success
+			}
+			if n := len(t.Messages); n > 0 && t.Messages[n-1].Role == RoleTool {
+				t.Messages[n-1].Blocks = append(t.Messages[n-1].Blocks, b)
+			} else {
+				t.Messages = append(t.Messages, Message{Role: RoleTool, Blocks: []Block{b}, Pos: pos, Time: at})
+			}
+		case "session.compaction_complete":
+			var ok struct {
+				Success bool `json:"success"`
+			}
+			_ = unmarshal(ev.Data, &ok)
+			if !ok.Success {
+				main.skip("session.compaction_complete (failed)")
+				continue
+			}
+			sum := &Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: d.SummaryContent}}, Pos: pos, Time: at}
+			t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Trigger: copilotTrigger(d.Trigger),
+				PreTokens: d.PreCompactionTokens, Summary: sum, Pos: pos})
+		case "session.shutdown":
+			for _, name := range slices.Sorted(maps.Keys(d.ModelMetrics)) {
+				u := d.ModelMetrics[name].Usage
+				mu, seen := by[name]
+				if !seen {
+					byOrder = append(byOrder, name)
+					mu.Model = name
+				}
+				mu.Usage.Add(Usage{Input: uncachedInput(u.Input, u.CacheRead, u.CacheWrite), CacheRead: u.CacheRead,
+					CacheWrite: u.CacheWrite, Output: u.Output, Reasoning: u.Reasoning})
+				by[name] = mu
+			}
+			main.skip("session.shutdown")
+		default:
+			kind := ev.Type
+			if ev.Ephemeral {
+				kind += " (ephemeral)"
+			}
+			main.skip(kind)
+		}
+	}
+	for _, name := range byOrder {
+		main.UnattributedByModel = append(main.UnattributedByModel, by[name])
+		main.addModel(name)
+	}
+	var out []*Transcript
+	if len(main.Messages) > 0 || len(main.Compactions) > 0 || len(main.UnattributedByModel) > 0 || len(order) == 0 {
+		out = append(out, main)
+	}
+	for _, id := range order {
+		sub := subs[id]
+		if len(sub.Messages) == 0 && len(sub.Compactions) == 0 {
+			continue // events of a sub-agent that sent nothing
+		}
+		sub.ID, sub.Parent = main.ID+"/"+id, main.ID
+		out = append(out, sub)
+	}
+	return out, nil
+}
+
+// copilotTrigger names a compaction's trigger as the other formats do:
+// manual, else auto (threshold, context_limit_retry, memory_pressure,
+// model_switch).
+func copilotTrigger(t string) string {
+	switch t {
+	case "":
+		return ""
+	case "manual":
+		return "manual"
+	}
+	return "auto"
+}
