@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/ctxbench/ctxbench/replay/probe"
@@ -17,23 +18,39 @@ type CallProbes struct {
 	// Dropped are the indices of the messages first lost at this call.
 	Dropped []int         `json:"dropped"`
 	Probes  []JudgedProbe `json:"probes"`
+	// Distractor is the LLM judge's question no context can answer,
+	// where that judge was asked.
+	Distractor *probe.Verdict `json:"distractor,omitempty"`
 }
 
-// A JudgedProbe is a probe and whether the exact judge kept it.
+// A JudgedProbe is a probe, whether the exact judge kept it, and the LLM
+// judge's verdict where that judge was asked.
 type JudgedProbe struct {
 	probe.Probe
-	Kept bool `json:"kept"`
+	Kept bool           `json:"kept"`
+	LLM  *probe.Verdict `json:"llm,omitempty"`
+}
+
+// A ProbeScore is what the judges kept over a replay's calls: the exact
+// judge's score, and the LLM judge's where it was asked.
+type ProbeScore struct {
+	Exact probe.Score     `json:"exact"`
+	LLM   *probe.LLMScore `json:"llm,omitempty"`
 }
 
 // Probes replays t under p and returns, at each call where the policy
 // first stopped sending some earlier messages verbatim, the probes
 // about those messages (and the call's continuation probe), judged by
-// [probe.Context.Keeps] against what the call sent, with their score.
+// [probe.Context.Keeps] against what the call sent, with their score;
+// llm, when not nil, judges them too, with a distractor at each call.
 // opt is as for [Replay]; its Observe, SummaryOnly and NoRetention are
 // set here.
-func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options) ([]CallProbes, probe.Score, error) {
+func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options, llm *probe.LLMJudge) ([]CallProbes, ProbeScore, error) {
 	var out []CallProbes
-	var score probe.Score
+	var score ProbeScore
+	if llm != nil {
+		score.LLM = &probe.LLMScore{Prompts: probe.PromptsDigest()}
+	}
 	ex := probe.NewExtractor(t)
 	var judge probe.ExactJudge
 	lost := make([]bool, len(t.Messages))
@@ -80,16 +97,29 @@ func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		}
 		sent := judge.Context(msgs)
 		cp := CallProbes{Step: s.Step, Dropped: dropped}
-		for _, pr := range ex.Of(dropped, s.next) {
+		probes := ex.Of(dropped, s.next)
+		for _, pr := range probes {
 			kept := sent.Keeps(pr)
-			score.Add(pr, kept)
-			cp.Probes = append(cp.Probes, JudgedProbe{pr, kept})
+			score.Exact.Add(pr, kept)
+			cp.Probes = append(cp.Probes, JudgedProbe{Probe: pr, Kept: kept})
+		}
+		if llm != nil {
+			vs, d, err := llm.Judge(ctx, s.Step, msgs, probes)
+			if err != nil {
+				return fmt.Errorf("call %d: LLM judge: %w", s.Step, err)
+			}
+			for k := range vs {
+				cp.Probes[k].LLM = &vs[k]
+				score.LLM.Add(probes[k], vs[k])
+			}
+			cp.Distractor = &d
+			score.LLM.AddDistractor(d)
 		}
 		out = append(out, cp)
 		return nil
 	}
 	if _, err := Replay(ctx, t, p, opt); err != nil {
-		return nil, probe.Score{}, err
+		return nil, ProbeScore{}, err
 	}
 	return out, score, nil
 }

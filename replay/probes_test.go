@@ -39,7 +39,7 @@ func TestProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, score, err := Probes(context.Background(), tr, ps[0].Policy, Options{})
+	calls, score, err := Probes(context.Background(), tr, ps[0].Policy, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,12 +65,12 @@ func TestProbes(t *testing.T) {
 	if !pathKept {
 		t.Errorf("no artifact probe about parse.go kept: %+v", calls)
 	}
-	if n := score.Total[probe.Artifact] + score.Total[probe.Recall] + score.Total[probe.Decision] + score.Total[probe.Continuation]; n != total || n == 0 {
+	if _, n := score.Exact.Totals(); n != total || n == 0 || score.LLM != nil {
 		t.Errorf("score counts %d probes, the calls hold %d", n, total)
 	}
 	// Nothing is lost when the policy sends everything.
 	none, _ := window.ParseLabeled([]string{"none"})
-	if calls, _, _ := Probes(context.Background(), tr, none[0].Policy, Options{}); len(calls) != 0 {
+	if calls, _, _ := Probes(context.Background(), tr, none[0].Policy, Options{}, nil); len(calls) != 0 {
 		t.Errorf("none lost %+v", calls)
 	}
 }

@@ -131,7 +131,7 @@ func TestImportChain(t *testing.T) {
 		"pricing":             {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":           {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
 		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest"},
-		"replay/probe":        {"transcript"},
+		"replay/probe":        {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
 		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
 		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
 		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml"},

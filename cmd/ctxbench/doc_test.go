@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -112,7 +113,11 @@ func TestDocExamples(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "ctxbench.yaml"), []byte("transcripts: [session.jsonl]\npolicies:\n  - aidf:max_messages=30,preserve_last_n=8,pair_safe=true\n  - compress\n"), 0o644)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("content-type", "application/json")
-		io.WriteString(w, `{"model":"claude-haiku-4-5-20251001","content":[{"type":"text","text":"The agent fixed the build."}],"usage":{"input_tokens":900,"output_tokens":7}}`)
+		text := "The agent fixed the build."
+		if b, _ := io.ReadAll(r.Body); bytes.Contains(b, []byte(`"system":"You grade`)) {
+			text = `{\"accuracy\": 3, \"context_awareness\": 3, \"artifact_trail\": 3, \"completeness\": 3, \"continuity\": 3, \"instruction_following\": 3}` // the probes' LLM judge
+		}
+		io.WriteString(w, `{"model":"claude-haiku-4-5-20251001","content":[{"type":"text","text":"`+text+`"}],"usage":{"input_tokens":900,"output_tokens":7}}`)
 	}))
 	defer api.Close()
 	t.Setenv("HOME", home)

@@ -78,6 +78,9 @@
 // --policy, it asks those about the messages the policy stopped sending,
 // at the call it stopped, and keeps each whose answer's keys the context
 // sent still holds (the exact judge), with the share kept per kind.
+// --judge llm also has a model answer each probe, paraphrased, from that
+// context alone and grade the answer on six 0-5 dimensions, with a
+// question per call no context can answer.
 //
 //	$ ctxbench probes --policy aidf:max_messages=30 session.jsonl
 //

@@ -16,6 +16,7 @@ type probesCmd struct {
 	inputFlags
 	summarizerFlags
 	Policy string   `placeholder:"SPEC" help:"Replay this policy and ask, at each call where it first stopped sending messages verbatim, the probes about them, judged against what it sent (default: the probes of each whole history, not judged)."`
+	Judge  string   `enum:"exact,llm" default:"exact" help:"exact (offline: every key of the answer is in the context sent), or llm as well: a model answers each probe, paraphrased, from the context sent and grades the answer on six 0-5 dimensions, with a distractor question per call (needs --policy and --provider anthropic or openai; its calls share the provider's cache, retries and --max-summary-usd)."`
 	JSON   bool     `help:"Print one JSON document instead of tables."`
 	Paths  []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
 }
@@ -35,6 +36,8 @@ type transcriptProbes struct {
 	Probes []probe.Probe       `json:"probes,omitempty"`
 	Calls  []replay.CallProbes `json:"calls,omitempty"`
 	Score  *probe.Score        `json:"score,omitempty"`
+	// LLMScore is the LLM judge's (--judge llm).
+	LLMScore *probe.LLMScore `json:"llm_score,omitempty"`
 }
 
 func (c *probesCmd) Run(e *env) error {
@@ -50,6 +53,16 @@ func (c *probesCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	var llm *probe.LLMJudge
+	if c.Judge == "llm" {
+		if policy == nil {
+			return fmt.Errorf("--judge llm: give --policy: the probes are judged against what a policy sent")
+		}
+		if prun == nil {
+			return fmt.Errorf("--judge llm needs a model: give --provider anthropic or openai (the %s summarizer answers no question)", sum.Name())
+		}
+		llm = &probe.LLMJudge{Model: sum}
+	}
 	res := probesResult{Transcripts: []transcriptProbes{}}
 	skipped, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
 		tp := transcriptProbes{File: t.File, ID: t.ID}
@@ -57,11 +70,11 @@ func (c *probesCmd) Run(e *env) error {
 			tp.Probes = probe.All(t)
 		} else {
 			tp.Policy = policy.Label
-			calls, score, err := replay.Probes(e.ctx, t, policy.Policy, replay.Options{Summarizer: sum})
+			calls, score, err := replay.Probes(e.ctx, t, policy.Policy, replay.Options{Summarizer: sum}, llm)
 			if err != nil {
 				return err
 			}
-			tp.Calls, tp.Score = calls, &score
+			tp.Calls, tp.Score, tp.LLMScore = calls, &score.Exact, score.LLM
 		}
 		if c.JSON {
 			res.Transcripts = append(res.Transcripts, tp)
@@ -99,13 +112,25 @@ func writeProbesText(w io.Writer, tp transcriptProbes) error {
 	}
 	fmt.Fprintf(w, "%s under %s: %d calls lost messages\n", title, tp.Policy, len(tp.Calls))
 	t := reports.Table{Header: []string{"call", "kind", "question", "answer", "kept"}}
+	if tp.LLMScore != nil {
+		t.Header = append(t.Header, "llm")
+	}
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
 	for _, c := range tp.Calls {
 		for _, p := range c.Probes {
-			kept := "no"
-			if p.Kept {
-				kept = "yes"
+			row := []string{fmt.Sprint(c.Step), string(p.Kind), shortCell(p.Question), shortCell(p.Answer), yes(p.Kept)}
+			if p.LLM != nil {
+				row = append(row, fmt.Sprintf("%s (accuracy %d)", yes(p.LLM.Kept), p.LLM.Grade.Accuracy))
 			}
-			t.Rows = append(t.Rows, []string{fmt.Sprint(c.Step), string(p.Kind), shortCell(p.Question), shortCell(p.Answer), kept})
+			t.Rows = append(t.Rows, row)
+		}
+		if d := c.Distractor; d != nil {
+			t.Rows = append(t.Rows, []string{fmt.Sprint(c.Step), "distractor", shortCell(d.Asked), "not in the context", "", yes(d.Kept)})
 		}
 	}
 	if len(t.Rows) > 0 {
@@ -128,7 +153,41 @@ func writeProbesText(w io.Writer, tp transcriptProbes) error {
 			return err
 		}
 	}
+	if ls := tp.LLMScore; ls != nil {
+		if err := writeLLMScore(w, ls); err != nil {
+			return err
+		}
+	}
 	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// writeLLMScore writes the LLM judge's score: kept per kind, the mean of
+// each dimension, the distractors answered right, the prompts' digest.
+func writeLLMScore(w io.Writer, ls *probe.LLMScore) error {
+	s := reports.Table{Header: []string{"llm judge", "kept", "probes", "share"}, Right: []bool{false, true, true, true}}
+	for _, k := range probe.Kinds() {
+		if share, ok := ls.Share(k); ok {
+			s.Rows = append(s.Rows, []string{string(k), reports.Int(ls.Kept[k]), reports.Int(ls.Total[k]), fmt.Sprintf("%.0f%%", 100*share)})
+		}
+	}
+	if ls.Distractors > 0 {
+		s.Rows = append(s.Rows, []string{"distractors", reports.Int(ls.DistractorsRight), reports.Int(ls.Distractors),
+			fmt.Sprintf("%.0f%%", 100*float64(ls.DistractorsRight)/float64(ls.Distractors))})
+	}
+	if err := s.WriteText(w); err != nil {
+		return err
+	}
+	if len(ls.MeanGrade) > 0 {
+		g := reports.Table{Header: []string{"dimension", "mean (0-5)"}, Right: []bool{false, true}}
+		for _, d := range []string{"accuracy", "context_awareness", "artifact_trail", "completeness", "continuity", "instruction_following"} {
+			g.Rows = append(g.Rows, []string{d, fmt.Sprintf("%.2f", ls.MeanGrade[d])})
+		}
+		if err := g.WriteText(w); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "llm judge prompts sha256 %s\n", ls.Prompts)
 	return err
 }
 

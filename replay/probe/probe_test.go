@@ -2,6 +2,7 @@ package probe
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -93,6 +94,36 @@ func TestExactJudge(t *testing.T) {
 	for _, p := range probes {
 		if full.Keeps(p) != (p.Kind != Continuation) {
 			t.Errorf("the whole history: %s %q kept %v", p.Kind, p.Answer, full.Keeps(p))
+		}
+	}
+}
+
+// TestParaphrase: every question the extractor asks is put to the LLM
+// judge in other words.
+func TestParaphrase(t *testing.T) {
+	for _, q := range []string{"What happened when the agent ran `go test ./...`?", "What was last done to src/a.go?",
+		"What error did a tool report?", "What exit code did a command end with?", "What constraint did the user set?",
+		"What name did the user give?", "What number did the user give?", "What did the assistant decide?",
+		"What is the next step?", "What did the user ask for next?"} {
+		if p := Paraphrase(q); p == q || strings.HasPrefix(p, q[:min(len(q), 12)]) {
+			t.Errorf("%q asked as %q", q, p)
+		}
+	}
+}
+
+// TestParseGrade: the grader's reply is read from its first JSON object,
+// scores clamped to 0–5; a reply without all six is an error.
+func TestParseGrade(t *testing.T) {
+	g, err := parseGrade("Here:\n```json\n{\"accuracy\": 7, \"context_awareness\": -1, \"artifact_trail\": 3.6, \"completeness\": 2, \"continuity\": 1, \"instruction_following\": 5}\n```")
+	if err != nil || g != (Grade{Accuracy: 5, ArtifactTrail: 3, Completeness: 2, Continuity: 1, InstructionFollowing: 5}) {
+		t.Errorf("grade %+v, %v", g, err)
+	}
+	if g.Mean() != 16.0/6 {
+		t.Errorf("mean %v", g.Mean())
+	}
+	for _, bad := range []string{"no json", `{"accuracy": 3}`, `{"accuracy": "high"}`} {
+		if _, err := parseGrade(bad); err == nil {
+			t.Errorf("%q read", bad)
 		}
 	}
 }

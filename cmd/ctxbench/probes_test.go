@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// judgeAPI is a fake Anthropic Messages API that answers the LLM judge:
+// a question about the distractor file is "NOT IN CONTEXT", any other
+// gets an answer, and a grading request its six scores.
+type judgeAPI struct {
+	*httptest.Server
+	mu               sync.Mutex
+	asked, graded    int
+	rubric, answered bool
+	status           int
+}
+
+func newJudgeAPI(t *testing.T) *judgeAPI {
+	j := &judgeAPI{rubric: true, answered: true, status: http.StatusOK}
+	j.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			System   string `json:"system"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &req)
+		user := ""
+		if len(req.Messages) > 0 {
+			user = req.Messages[0].Content
+		}
+		j.mu.Lock()
+		status := j.status
+		text := "The agent read the file and the tests failed."
+		switch {
+		case strings.HasPrefix(req.System, "You grade"):
+			j.graded++
+			j.rubric = j.rubric && strings.Contains(req.System, "artifact_trail") && strings.Contains(req.System, "instruction_following") &&
+				strings.Contains(user, "Expected answer: ")
+			text = `{"accuracy": 4, "context_awareness": 3, "artifact_trail": 4, "completeness": 2, "continuity": 4, "instruction_following": 5}`
+		default:
+			j.asked++
+			j.answered = j.answered && strings.Contains(user, "<conversation>") && strings.Contains(user, "Question: ")
+			if strings.Contains(user, "config/ctxbench-") {
+				text = "NOT IN CONTEXT"
+			}
+		}
+		j.mu.Unlock()
+		w.Header().Set("content-type", "application/json")
+		if status != http.StatusOK {
+			w.WriteHeader(status)
+			io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)
+			return
+		}
+		body, _ := json.Marshal(map[string]any{"model": "claude-haiku-4-5-20251001", "content": []map[string]string{{"type": "text", "text": text}},
+			"usage": map[string]int{"input_tokens": 900, "output_tokens": 30}})
+		w.Write(body)
+	}))
+	t.Cleanup(j.Close)
+	return j
+}
+
+func (j *judgeAPI) counts() (asked, graded int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.asked, j.graded
+}
+
+// TestProbesLLMJudgeEndToEnd runs `probes --judge llm` against the fake
+// API: the requests carry the rubric, the answers are scored, a re-run is
+// served from the cache with no request, and the spend cap and the
+// breaker stop it.
+func TestProbesLLMJudgeEndToEnd(t *testing.T) {
+	api := newJudgeAPI(t)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test-judge")
+	cache := t.TempDir()
+	session := corpus + "spotter/subagent.jsonl"
+	args := []string{"probes", "--json", "--judge", "llm", "--policy", "aidf:max_messages=6", "--provider", "anthropic",
+		"--base-url", api.URL, "--cache-dir", cache, session}
+	stdout, stderr, code := ctxbench("", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res probesResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	asked, graded := api.counts()
+	tp := res.Transcripts[0]
+	probes := 0
+	for _, c := range tp.Calls {
+		probes += len(c.Probes)
+		for _, p := range c.Probes {
+			if p.LLM == nil || p.LLM.Grade == nil || p.LLM.Grade.Accuracy != 4 || !p.LLM.Kept || p.LLM.Asked == p.Question {
+				t.Errorf("call %d: %q judged %+v, want graded and asked paraphrased", c.Step, p.Question, p.LLM)
+			}
+		}
+		if c.Distractor == nil || !c.Distractor.Kept {
+			t.Errorf("call %d: distractor %+v, want answered not in the context", c.Step, c.Distractor)
+		}
+	}
+	ls := tp.LLMScore
+	// Asking the same question of the same context twice (two
+	// constraints lost at one call) is one request: the cache serves the
+	// second.
+	if probes == 0 || ls == nil || graded != probes || asked < len(tp.Calls) || asked > probes+len(tp.Calls) || ls.Distractors != len(tp.Calls) ||
+		ls.DistractorsRight != ls.Distractors || ls.MeanGrade["completeness"] != 2 || len(ls.Prompts) != 64 {
+		t.Fatalf("%d probes at %d calls: %d asked, %d graded; score %+v", probes, len(tp.Calls), asked, graded, ls)
+	}
+	if !api.rubric || !api.answered {
+		t.Errorf("requests without the rubric (%v) or the context and question (%v)", api.rubric, api.answered)
+	}
+	// A re-run is served from the cache.
+	again, stderr, code := ctxbench("", args...)
+	if a, g := api.counts(); code != 0 || again != stdout || a != asked || g != graded {
+		t.Errorf("re-run: exit %d, same output %v, %d more requests: %s", code, again == stdout, a+g-asked-graded, stderr)
+	}
+	// The spend cap stops the judge before it spends: each request could
+	// cost more than a hundredth of a cent.
+	_, stderr, code = ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", "--provider", "anthropic",
+		"--base-url", api.URL, "--cache-dir", t.TempDir(), "--max-summary-usd", "0.0001", session)
+	if a, g := api.counts(); code == 0 || !strings.Contains(stderr, "spend cap") || a+g != asked+graded {
+		t.Errorf("spend cap: exit %d, %d requests made: %s", code, a+g-asked-graded, stderr)
+	}
+	// A key the API refuses stops the run at its first request.
+	api.mu.Lock()
+	api.status = http.StatusUnauthorized
+	api.mu.Unlock()
+	_, stderr, code = ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", "--provider", "anthropic",
+		"--base-url", api.URL, "--cache-dir", t.TempDir(), session)
+	if a, g := api.counts(); code == 0 || !strings.Contains(stderr, "authentication_error") || a+g != asked+graded+1 {
+		t.Errorf("refused key: exit %d, %d requests made: %s", code, a+g-asked-graded, stderr)
+	}
+	// The judge needs a model and a policy.
+	if _, stderr, code := ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", session); code != 2 || !strings.Contains(stderr, "--judge llm needs a model") {
+		t.Errorf("mock judge: exit %d: %s", code, stderr)
+	}
+}
