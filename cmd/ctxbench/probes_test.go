@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -141,5 +143,54 @@ func TestProbesLLMJudgeEndToEnd(t *testing.T) {
 	// The judge needs a model and a policy.
 	if _, stderr, code := ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", session); code != 2 || !strings.Contains(stderr, "--judge llm needs a model") {
 		t.Errorf("mock judge: exit %d: %s", code, stderr)
+	}
+}
+
+// TestProbesAgainstRework reproduces the table of docs/probes.md: at
+// each compaction the corpus records, the probes the exact judge kept
+// (probes --policy recorded) and the work done again (estimate's
+// rework).
+func TestProbesAgainstRework(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/probes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, row string }{
+		{"ai-workflow-agent/issue-113/04_implementation/execute/agent_log_raw.txt", "| ai-workflow-agent `agent_log_raw.txt` (stream-json records no summary) |"},
+		{"spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl", "| spotter `8463c716…` |"},
+	} {
+		stdout, stderr, code := ctxbench("", "probes", "--json", "--policy", "recorded", corpus+c.file)
+		if code != 0 {
+			t.Fatalf("probes %s: exit %d: %s", c.file, code, stderr)
+		}
+		var res probesResult
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatal(err)
+		}
+		kept, total := res.Transcripts[0].Score.Totals()
+		stdout, stderr, code = ctxbench("", "estimate", "--json", corpus+c.file)
+		if code != 0 {
+			t.Fatalf("estimate %s: exit %d: %s", c.file, code, stderr)
+		}
+		var est struct {
+			Rework []struct {
+				After, Before struct {
+					ToolCalls               int `json:"tool_calls"`
+					Repeated, Reads, Reread int
+				}
+			} `json:"rework"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &est); err != nil {
+			t.Fatal(err)
+		}
+		if len(est.Rework) != 1 {
+			t.Fatalf("%s: %d compactions with rework", c.file, len(est.Rework))
+		}
+		a, b := est.Rework[0].After, est.Rework[0].Before
+		row := fmt.Sprintf("%s %d of %d | %d of %d (%d of %d) | %d of %d (%d of %d) |", c.row, kept, total,
+			a.Repeated, a.ToolCalls, b.Repeated, b.ToolCalls, a.Reread, a.Reads, b.Reread, b.Reads)
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/probes.md lacks the row\n%s", row)
+		}
 	}
 }
