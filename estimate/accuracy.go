@@ -150,8 +150,9 @@ func Analyze(t *transcript.Transcript, ests []Estimator) *Counts {
 		}
 	}
 	wg.Wait()
-	// What each compaction's summary counts, for the prefix after it.
-	summaries := map[int][]int{}
+	// What each compaction's summary counts, for the prefix after it,
+	// and the messages it kept.
+	summaries := map[int]restart{}
 	for _, cp := range t.Compactions {
 		n := make([]int, len(ests))
 		if cp.Summary != nil {
@@ -159,7 +160,7 @@ func Analyze(t *transcript.Transcript, ests []Estimator) *Counts {
 				n[k] = countNoOverhead(e, cp.Summary)
 			}
 		}
-		summaries[cp.Index] = n
+		summaries[cp.Index] = restart{n, cp.Kept}
 	}
 	c.Calls = calls(t, c, summaries)
 	return c
@@ -178,7 +179,14 @@ func countNoOverhead(e Estimator, m *transcript.Message) int {
 // rollback it sent the history without the turns undone. The
 // thinking of each turn is counted apart, for the calls whose model drops
 // it once a new turn starts.
-func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallCounts {
+// A restart is where a compaction restarts the prompt: its summary's
+// count by estimator, and the messages before it kept.
+type restart struct {
+	summary []int
+	kept    []int
+}
+
+func calls(t *transcript.Transcript, c *Counts, summaries map[int]restart) []CallCounts {
 	var out []CallCounts
 	n := len(c.Estimators)
 	prefix := make([]int, n)
@@ -193,7 +201,12 @@ func calls(t *transcript.Transcript, c *Counts, summaries map[int][]int) []CallC
 	for i := range t.Messages {
 		if s, ok := summaries[i]; ok {
 			compacted = true
-			copy(prefix, s)
+			copy(prefix, s.summary)
+			for _, j := range s.kept {
+				for k := range n {
+					prefix[k] += c.Messages[j].withImages(k)
+				}
+			}
 			clear(ended)
 			clear(turn)
 			clear(dropped)

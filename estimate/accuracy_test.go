@@ -280,3 +280,24 @@ func TestDroppedThinkingCorpus(t *testing.T) {
 		t.Errorf("%d shrinking calls explained by dropped thinking, %d not; want 3 and 1", explained, unexplained)
 	}
 }
+
+// TestKeptPrefix: after a compaction that kept a tail (opencode's), a
+// call's prompt is the summary, the messages kept, and what came after.
+func TestKeptPrefix(t *testing.T) {
+	ts, err := transcript.ReadFile("../transcript/testdata/opencode/export.json", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := ts[0]
+	c := tr.Compactions[0]
+	e := estimate.MustNew("chars4", estimate.OverheadNone)
+	counts := estimate.Analyze(tr, []estimate.Estimator{e})
+	last := counts.Calls[len(counts.Calls)-1]
+	want := e.CountMessage(c.Summary)
+	for _, j := range append(append([]int(nil), c.Kept...), 11) {
+		want += e.CountMessage(&tr.Messages[j])
+	}
+	if last.Message != 12 || last.Prefix[0] != want {
+		t.Errorf("call at message %d: prefix %d, want the summary, messages %v and 11: %d", last.Message, last.Prefix[0], c.Kept, want)
+	}
+}

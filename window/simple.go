@@ -35,7 +35,9 @@ type recordedState struct{ applied int }
 
 // Apply honours the compaction markers of the transcript: when the agent
 // compacted before this call, every earlier item is replaced by the
-// summary it recorded (a user message, as Claude Code and Codex send it).
+// summary it recorded (a user message, as Claude Code and Codex send it;
+// an assistant one, as opencode does), followed by the messages the
+// compaction kept (opencode's tail).
 // The turns the user undid are not in the history it is given.
 func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	rs, _ := st.data.(*recordedState)
