@@ -249,6 +249,14 @@ func TestOpencodeDB(t *testing.T) {
 	if diff := cmp.Diff(want, got, noPos); diff != "" {
 		t.Errorf("opencode.db with its -wal (-exports +db):\n%s", diff)
 	}
+	// The files beside it are named, not read as transcripts.
+	for suffix, want := range map[string]string{"-wal": "an SQLite write-ahead log", "-shm": "an SQLite shared-memory index"} {
+		_, err := ReadFile(live+suffix, Options{})
+		var nt *NotTranscriptError
+		if !errors.As(err, &nt) || !strings.Contains(nt.Reason, want) {
+			t.Errorf("%s: %v, want %q", suffix, err, want)
+		}
+	}
 }
 
 // TestSQLiteNotOpencode: another SQLite database is not a transcript.

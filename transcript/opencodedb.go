@@ -9,12 +9,26 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver: pure Go, so go install needs no C compiler
 )
 
 // sqliteMagic begins every SQLite database file.
 var sqliteMagic = []byte("SQLite format 3\x00")
+
+// sqliteCompanion names the files SQLite keeps beside a database in WAL
+// mode (its write-ahead log, by its magic number; its shared-memory
+// index, by name), which are read with the database, or returns "".
+func sqliteCompanion(file string, head []byte) string {
+	switch {
+	case len(head) >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 && head[3]&^1 == 0x82:
+		return "an SQLite write-ahead log, read with its database"
+	case strings.HasSuffix(file, "-shm") && bytes.IndexByte(head, 0) >= 0:
+		return "an SQLite shared-memory index, read with its database"
+	}
+	return ""
+}
 
 // sqliteSource prepares an SQLite database for reading: the file itself
 // when r is one (so that its write-ahead log is read too), else a copy of

@@ -102,6 +102,9 @@ func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
 		defer done()
 		return parse(s, opt)
 	}
+	if reason := sqliteCompanion(file, head[:n]); reason != "" {
+		return nil, &NotTranscriptError{file, reason}
+	}
 	if binaryStart(bytes.TrimPrefix(head[:n], utf8BOM)) {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
 	}
