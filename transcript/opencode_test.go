@@ -269,10 +269,17 @@ func TestSQLiteNotOpencode(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE message (id text)"); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
 	_, err = ReadFile(path, Options{})
 	var nt *NotTranscriptError
 	if !errors.As(err, &nt) || !strings.Contains(err.Error(), "without opencode's message and part tables") {
 		t.Errorf("error %v", err)
+	}
+	// opencode's next session table alone is named.
+	if _, err := db.Exec("CREATE TABLE session_message (id text, session_id text, type text, data text)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err = ReadFile(path, Options{}); !errors.As(err, &nt) || !strings.Contains(err.Error(), "session_message") {
+		t.Errorf("session_message: %v", err)
 	}
 }

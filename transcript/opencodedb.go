@@ -111,6 +111,12 @@ func readOpencodeDB(s *source) ([]*Transcript, error) {
 	}
 	rows.Close()
 	if !tables["message"] || !tables["part"] {
+		if tables["session_message"] {
+			// opencode's next session model (SessionMessage in
+			// @opencode-ai/sdk 1.19's v2 types), whose rows' layout
+			// no published schema gives.
+			return nil, &NotTranscriptError{s.file, "opencode's session_message table without its message and part tables: a layout ctxbench does not read"}
+		}
 		return nil, &NotTranscriptError{s.file, "an SQLite database without opencode's message and part tables"}
 	}
 	var out []*Transcript
