@@ -203,11 +203,7 @@ func readCopilot(s *source) ([]*Transcript, error) {
 				t.Messages = append(t.Messages, Message{Role: RoleTool, Blocks: []Block{b}, Pos: pos, Time: at})
 			}
 		case "session.compaction_complete":
-			var ok struct {
-				Success bool `json:"success"`
-			}
-			_ = unmarshal(ev.Data, &ok)
-			if !ok.Success {
+			if d.Success == nil || !*d.Success {
 				main.skip("session.compaction_complete (failed)")
 				continue
 			}

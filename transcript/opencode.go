@@ -292,11 +292,7 @@ func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, cr
 				o.t.skip("opencode part file (sent as its text parts)")
 				continue
 			}
-			typ := BlockOther
-			if strings.HasPrefix(p.Mime, "image/") {
-				typ = BlockImage
-			}
-			m.Blocks = append(m.Blocks, Block{Type: typ, Raw: compactJSON(e.Parts[i])})
+			m.Blocks = append(m.Blocks, Block{Type: fileBlockType(p.Mime), Raw: compactJSON(e.Parts[i])})
 		case "compaction":
 			m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: opencodeCompactionRequest})
 			o.request, o.tail, o.auto, o.pending = len(o.t.Messages), p.TailStartID, p.Auto, true
@@ -326,7 +322,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 	o.t.addModel(info.ModelID)
 	call := Message{Role: RoleAssistant, Model: info.ModelID, CallID: info.ID, Pos: pos, Time: created}
 	results := Message{Role: RoleTool, Pos: pos}
-	steps, finished := 0, false
+	calls, finished := o.t.Calls, false
 	flush := func(u *Usage) {
 		if len(call.Blocks) == 0 && u == nil {
 			return
@@ -334,7 +330,6 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 		call.Usage = u
 		o.t.Messages = append(o.t.Messages, call)
 		o.t.Calls++
-		steps++
 		if len(results.Blocks) > 0 {
 			o.t.Messages = append(o.t.Messages, results)
 		}
@@ -400,12 +395,8 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 			}
 			flush(u)
 		case "file":
-			typ := BlockOther
-			if strings.HasPrefix(p.Mime, "image/") {
-				typ = BlockImage
-			}
 			raw, _ := json.Marshal(map[string]string{"type": "file", "mime": p.Mime})
-			call.Blocks = append(call.Blocks, Block{Type: typ, Raw: raw})
+			call.Blocks = append(call.Blocks, Block{Type: fileBlockType(p.Mime), Raw: raw})
 		default:
 			o.t.skip("opencode part " + p.Type)
 		}
@@ -416,7 +407,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 		last = &v
 	}
 	flush(last)
-	if steps == 0 {
+	if o.t.Calls == calls {
 		o.t.skip("opencode assistant message with nothing sent")
 	}
 	o.t.ReportedCostUSD += info.Cost
@@ -452,6 +443,14 @@ func (o *opencodeReader) compacted(pos Pos) {
 		}
 	}
 	o.t.Compactions = append(o.t.Compactions, c)
+}
+
+// fileBlockType is the block an attached file is: an image, or other.
+func fileBlockType(mime string) BlockType {
+	if strings.HasPrefix(mime, "image/") {
+		return BlockImage
+	}
+	return BlockOther
 }
 
 // opencodeSummary reports whether an assistant message's summary field

@@ -60,8 +60,11 @@ func fromOpenInference(r *otelRecord) {
 	} {
 		set(m[1], r.attrs[m[0]])
 	}
-	set(otelInput, openInferenceMessages(r.attrs, "llm.input_messages."))
-	set(otelOutput, openInferenceMessages(r.attrs, "llm.output_messages."))
+	for key, prefix := range map[string]string{otelInput: "llm.input_messages.", otelOutput: "llm.output_messages."} {
+		if _, ok := r.attrs[key]; !ok {
+			set(key, openInferenceMessages(r.attrs, prefix))
+		}
+	}
 }
 
 // openInferenceMessages gathers the flattened messages under prefix into
@@ -133,17 +136,10 @@ func openInferenceMessages(attrs map[string]json.RawMessage, prefix string) json
 	if len(msgs) == 0 {
 		return nil
 	}
-	arguments := func(s string) json.RawMessage {
-		if t := strings.TrimSpace(s); t != "" && json.Valid([]byte(t)) {
-			return json.RawMessage(t)
-		}
-		b, _ := json.Marshal(s)
-		return b
-	}
 	callPart := func(c *oiContent) map[string]any {
 		p := map[string]any{"type": "tool_call", "id": c.callID, "name": c.name}
 		if c.args != "" {
-			p["arguments"] = arguments(c.args)
+			p["arguments"] = argumentsJSON(c.args)
 		}
 		return p
 	}

@@ -180,7 +180,7 @@ func writeLLMScore(w io.Writer, ls *probe.LLMScore) error {
 	}
 	if len(ls.MeanGrade) > 0 {
 		g := reports.Table{Header: []string{"dimension", "mean (0-5)"}, Right: []bool{false, true}}
-		for _, d := range []string{"accuracy", "context_awareness", "artifact_trail", "completeness", "continuity", "instruction_following"} {
+		for _, d := range probe.Dimensions {
 			g.Rows = append(g.Rows, []string{d, fmt.Sprintf("%.2f", ls.MeanGrade[d])})
 		}
 		if err := g.WriteText(w); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"sync"
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -40,9 +41,22 @@ type Grade struct {
 	InstructionFollowing int `json:"instruction_following"`
 }
 
+// Dimensions are the rubric's dimensions, as the grader names them, in
+// the order of [Grade]'s fields.
+var Dimensions = []string{"accuracy", "context_awareness", "artifact_trail", "completeness", "continuity", "instruction_following"}
+
+// scores returns g's fields in the order of [Dimensions].
+func (g *Grade) scores() []*int {
+	return []*int{&g.Accuracy, &g.ContextAwareness, &g.ArtifactTrail, &g.Completeness, &g.Continuity, &g.InstructionFollowing}
+}
+
 // Mean returns the mean of the six scores.
 func (g Grade) Mean() float64 {
-	return float64(g.Accuracy+g.ContextAwareness+g.ArtifactTrail+g.Completeness+g.Continuity+g.InstructionFollowing) / 6
+	sum := 0
+	for _, v := range g.scores() {
+		sum += *v
+	}
+	return float64(sum) / float64(len(Dimensions))
 }
 
 // A Verdict is an LLM judge's finding on one question at one call.
@@ -80,23 +94,19 @@ func (s *LLMScore) Add(p Probe, v Verdict) {
 	if v.Grade == nil {
 		return
 	}
-	g := v.Grade
-	s.sum.Accuracy += g.Accuracy
-	s.sum.ContextAwareness += g.ContextAwareness
-	s.sum.ArtifactTrail += g.ArtifactTrail
-	s.sum.Completeness += g.Completeness
-	s.sum.Continuity += g.Continuity
-	s.sum.InstructionFollowing += g.InstructionFollowing
 	s.graded++
-	n := float64(s.graded)
-	s.MeanGrade = map[string]float64{"accuracy": float64(s.sum.Accuracy) / n, "context_awareness": float64(s.sum.ContextAwareness) / n,
-		"artifact_trail": float64(s.sum.ArtifactTrail) / n, "completeness": float64(s.sum.Completeness) / n,
-		"continuity": float64(s.sum.Continuity) / n, "instruction_following": float64(s.sum.InstructionFollowing) / n}
+	if s.MeanGrade == nil {
+		s.MeanGrade = map[string]float64{}
+	}
+	sum, g := s.sum.scores(), v.Grade.scores()
+	for k, d := range Dimensions {
+		*sum[k] += *g[k]
+		s.MeanGrade[d] = float64(*sum[k]) / float64(s.graded)
+	}
 }
 
 // AddDistractor counts a distractor's verdict.
 func (s *LLMScore) AddDistractor(v Verdict) {
-	s.Prompts = PromptsDigest()
 	s.Distractors++
 	if v.Kept {
 		s.DistractorsRight++
@@ -129,7 +139,9 @@ var (
 
 // PromptsDigest returns the SHA-256 of the judge's pinned prompts and of
 // its paraphrases, as hex.
-func PromptsDigest() string {
+func PromptsDigest() string { return promptsDigest() }
+
+var promptsDigest = sync.OnceValue(func() string {
 	h := sha256.New()
 	for _, t := range []*summarize.Template{answerPrompt, gradePrompt} {
 		fmt.Fprintf(h, "%s\x00%s\x00%d\x00", t.Name, t.System, t.MaxTokens)
@@ -138,7 +150,7 @@ func PromptsDigest() string {
 		fmt.Fprintf(h, "%s\x00%s\x00", p.from, p.to)
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
+})
 
 // paraphrases reword each question the extractor asks, so that the
 // model cannot find an answer by the question's words alone.
@@ -227,24 +239,14 @@ func parseGrade(text string) (Grade, error) {
 	if err := json.Unmarshal([]byte(text[i:k+1]), &raw); err != nil {
 		return Grade{}, fmt.Errorf("reply %q: %v", clip(text), err)
 	}
-	score := func(k string) (int, error) {
-		v, ok := raw[k]
-		if !ok {
-			return 0, fmt.Errorf("reply %q has no %s", clip(text), k)
-		}
-		return int(min(5, max(0, v))), nil
-	}
 	var g Grade
-	for _, f := range []struct {
-		key string
-		to  *int
-	}{{"accuracy", &g.Accuracy}, {"context_awareness", &g.ContextAwareness}, {"artifact_trail", &g.ArtifactTrail},
-		{"completeness", &g.Completeness}, {"continuity", &g.Continuity}, {"instruction_following", &g.InstructionFollowing}} {
-		v, err := score(f.key)
-		if err != nil {
-			return Grade{}, err
+	to := g.scores()
+	for k, d := range Dimensions {
+		v, ok := raw[d]
+		if !ok {
+			return Grade{}, fmt.Errorf("reply %q has no %s", clip(text), d)
 		}
-		*f.to = v
+		*to[k] = int(min(5, max(0, v)))
 	}
 	return g, nil
 }

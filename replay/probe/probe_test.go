@@ -109,6 +109,12 @@ func TestParaphrase(t *testing.T) {
 			t.Errorf("%q asked as %q", q, p)
 		}
 	}
+	// And every question the extractor asks of the hand-built session.
+	for _, p := range All(session()) {
+		if Paraphrase(p.Question) == p.Question {
+			t.Errorf("%s probe %q not paraphrased", p.Kind, p.Question)
+		}
+	}
 }
 
 // TestParseGrade: the grader's reply is read from its first JSON object,
