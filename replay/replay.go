@@ -45,6 +45,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -66,10 +67,11 @@ type Options struct {
 	// Violations, and memory does not grow with the calls. Sweeps and
 	// replays that print summaries set it.
 	SummaryOnly bool
-	// NoRetention measures no retention: every step's Retention, and the
-	// Summary's MeanRetention and MinRetention, are 0. What a caller that
-	// never shows retention (the bill, the cost of a policy) sets: finding
-	// the artifacts of every message is about a fifth of such a run.
+	// NoRetention measures neither retention nor the probe score: every
+	// step's Retention and probes, and the Summary's MeanRetention,
+	// MinRetention, Probes and ProbeScore, are 0. What a caller that
+	// shows neither (the bill, the cost of a policy) sets: finding the
+	// artifacts of every message is about a fifth of such a run.
 	NoRetention bool
 	// Prices is the model table a policy's window defaults come from:
 	// a window parameter left at 0 is the context window of the
@@ -132,13 +134,20 @@ type Step struct {
 	Warnings []string          `json:"warnings,omitempty"`
 	// Retention is the share of the artifacts seen so far that the context
 	// still holds (see retention.go).
-	Retention  float64       `json:"retention"`
-	Violations []Violation   `json:"violations"`
-	turn       int           // items appended at this step
-	next       int           // index of the call's assistant message
-	sent       []window.Item // the context, for checks
-	kept       int           // items shared in place with the previous context
-	before     int           // primary tokens before the policy
+	Retention float64 `json:"retention"`
+	// ProbesAsked counts the probes about the messages the policy first
+	// stopped sending verbatim at this call, and ProbesKept those the
+	// exact judge finds the context still answers (package probe; absent
+	// from the trace: 0).
+	ProbesAsked int           `json:"probes_asked,omitempty"`
+	ProbesKept  int           `json:"probes_kept,omitempty"`
+	Violations  []Violation   `json:"violations"`
+	probes      probesAt      // what ProbesAsked counts
+	turn        int           // items appended at this step
+	next        int           // index of the call's assistant message
+	sent        []window.Item // the context, for checks
+	kept        int           // items shared in place with the previous context
+	before      int           // primary tokens before the policy
 }
 
 // Sent returns the items the step sent, in order: what [Step.Context]
@@ -201,6 +210,16 @@ type Summary struct {
 	// MeanRetention and MinRetention summarize the steps' retention.
 	MeanRetention float64 `json:"mean_retention"`
 	MinRetention  float64 `json:"min_retention"`
+	// Probes counts, by kind, the probes asked over the calls (at each,
+	// about the messages first lost at it) and those the exact judge
+	// kept: what [Probes] lists, call by call. ProbeLoss counts the
+	// session's probes and those lost (asked at a call whose context
+	// could not answer them), and ProbeScore is the share of the
+	// session's probes not lost: 1 for a policy that sends everything,
+	// lower the more it loses, comparable across policies.
+	Probes     probe.Score `json:"probes"`
+	ProbeLoss  probe.Loss  `json:"probe_loss"`
+	ProbeScore float64     `json:"probe_score"`
 	// Warnings are what the policy said of its own steps (a summary that
 	// failed, a cap its parameters cannot keep), each text once with the
 	// calls it was said at; the first maxWarnings texts, MoreWarnings
@@ -259,9 +278,12 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	}
 	chk := newChecker(t, p, arts.toolsOf(t))
 	chk.counted = opt.countViolations
-	var ret *retention
+	var (
+		ret    *retention
+		probed *probeScore
+	)
 	if !opt.NoRetention {
-		ret = newRetention(t, arts)
+		ret, probed = newRetention(t, arts), newProbeScore(arts.probesOf(t))
 	}
 	var (
 		hist []window.Item
@@ -376,6 +398,13 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		}
 		if ret != nil {
 			step.Retention = ret.step(i, d.gone, d.came, ps.History)
+			step.probes = probed.step(i, d.gone, d.came, ps.History)
+			step.ProbesAsked = len(step.probes.probes)
+			for _, k := range step.probes.kept {
+				if k {
+					step.ProbesKept++
+				}
+			}
 		}
 		if build {
 			if d.kept == len(ctxIDs) {
@@ -463,6 +492,10 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		env.Call++
 	}
 	run.Summary = sum.summary()
+	if probed != nil {
+		run.Summary.Probes, run.Summary.ProbeLoss = probed.summary()
+		run.Summary.ProbeScore = run.Summary.ProbeLoss.Score()
+	}
 	return run, nil
 }
 

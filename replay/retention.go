@@ -149,8 +149,8 @@ func textArtifacts(s string, add func(kind, s string)) {
 }
 
 // An ArtifactCache remembers the artifacts of transcript messages, keyed
-// by message identity, so that each message is scanned once however many
-// policies and sweep points replay it (as [estimate.Cache] does for
+// by message identity, and their probes, so that each message is scanned
+// once however many policies and sweep points replay it (as [estimate.Cache] does for
 // counts). Artifacts are interned: a run works with small integers, not
 // strings. It also holds each transcript's interned tool ids, which the
 // invariant checks use. It is safe for concurrent use.
@@ -158,6 +158,7 @@ type ArtifactCache struct {
 	mu     sync.RWMutex
 	tools  map[*transcript.Transcript]*toolIndex
 	locals map[*transcript.Transcript]*transcriptArtifacts
+	probes map[*transcript.Transcript]*probeIndex
 	of     map[*transcript.Message][]int32
 	ids    map[string]int32
 	texts  []string  // texts[id]: the text, without its kind
@@ -167,7 +168,7 @@ type ArtifactCache struct {
 // NewArtifactCache returns an empty cache.
 func NewArtifactCache() *ArtifactCache {
 	return &ArtifactCache{of: map[*transcript.Message][]int32{}, ids: map[string]int32{}, tools: map[*transcript.Transcript]*toolIndex{},
-		locals: map[*transcript.Transcript]*transcriptArtifacts{}}
+		locals: map[*transcript.Transcript]*transcriptArtifacts{}, probes: map[*transcript.Transcript]*probeIndex{}}
 }
 
 // perTranscript returns m[t], made by mk on first use (outside the lock:
@@ -192,6 +193,11 @@ func perTranscript[V any](c *ArtifactCache, m map[*transcript.Transcript]*V, t *
 // toolsOf returns t's tool index, made on first use.
 func (c *ArtifactCache) toolsOf(t *transcript.Transcript) *toolIndex {
 	return perTranscript(c, c.tools, t, func() *toolIndex { return newToolIndex(t) })
+}
+
+// probesOf returns t's probe index, made on first use.
+func (c *ArtifactCache) probesOf(t *transcript.Transcript) *probeIndex {
+	return perTranscript(c, c.probes, t, func() *probeIndex { return newProbeIndex(t) })
 }
 
 // artifacts returns the ids of m's artifacts; keep caches m's, which a

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -123,8 +124,14 @@ type Point struct {
 	SummaryUsage transcript.Usage  `json:"summary_usage"`
 	// MeanRetention is the mean over transcripts of the runs' mean
 	// retention.
-	MeanRetention float64        `json:"mean_retention"`
-	Violations    map[string]int `json:"violations"`
+	MeanRetention float64 `json:"mean_retention"`
+	// Probes are the runs' probes, asked and kept, and ProbeLoss the
+	// session's probes and those lost, summed over the transcripts;
+	// ProbeScore is the share of the transcripts' probes not lost.
+	Probes     probe.Score    `json:"probes"`
+	ProbeLoss  probe.Loss     `json:"probe_loss"`
+	ProbeScore float64        `json:"probe_score"`
+	Violations map[string]int `json:"violations"`
 	// Cost is what the point's runs cost, summed over the Priced
 	// transcripts ([Sweeper.Price]; none without it), in pico-dollars and
 	// in dollars.
@@ -288,7 +295,8 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 			return nil, err
 		}
 		policies = append(policies, p)
-		pt := Point{Params: params, Violations: map[string]int{}}
+		pt := Point{Params: params, Violations: map[string]int{}, Probes: probe.Score{Kept: map[probe.Kind]int{}, Total: map[probe.Kind]int{}},
+			ProbeLoss: probe.Loss{Lost: map[probe.Kind]int{}, Of: map[probe.Kind]int{}}}
 		if c, ok := p.(window.Cautioner); ok {
 			pt.Cautions = c.Cautions()
 		}
@@ -383,6 +391,8 @@ func (sw *Sweeper) addRuns(i int, tr *sweptTranscript) {
 			pt.Cost += s.Cost
 			pt.Priced++
 		}
+		pt.Probes.Merge(s.Probes)
+		pt.ProbeLoss.Merge(s.ProbeLoss)
 		sw.retention = append(sw.retention, s.MeanRetention)
 	}
 }
@@ -408,6 +418,8 @@ type SweptRun struct {
 	Summaries     int              `json:"summaries"`
 	SummaryUsage  transcript.Usage `json:"summary_usage"`
 	MeanRetention float64          `json:"mean_retention"`
+	Probes        probe.Score      `json:"probes"`
+	ProbeLoss     probe.Loss       `json:"probe_loss"`
 	Violations    map[string]int   `json:"violations,omitempty"`
 	Cost          int64            `json:"cost_pusd"`
 }
@@ -427,7 +439,7 @@ func SweptRunOf(s Summary, est string) SweptRun {
 	}
 	return SweptRun{Calls: s.Calls, PeakMessages: s.PeakMessages, PeakTokens: s.PeakTokens[est], InputTokens: s.InputTokens[est],
 		Evictions: s.Evictions, Truncations: s.Truncations, Summaries: s.Summaries, SummaryUsage: s.SummaryUsage,
-		MeanRetention: s.MeanRetention, Violations: s.Violations}
+		MeanRetention: s.MeanRetention, Probes: s.Probes, ProbeLoss: s.ProbeLoss, Violations: s.Violations}
 }
 
 // run replays job j's transcript at its point, and prices it when the
@@ -574,6 +586,7 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 		for i := range len(sw.trs) {
 			pt.MeanRetention += sw.retention[i*len(res.Points)+p] / n
 		}
+		pt.ProbeScore = pt.ProbeLoss.Score()
 		if sw.noneTotal > 0 {
 			pt.ShareOfNone = float64(pt.InputTokens) / float64(sw.noneTotal)
 		}
@@ -727,6 +740,10 @@ func warm(t *transcript.Transcript, opt Options, workers int) {
 	for k, e := range ests {
 		tables[k] = opt.Counts.Table(e, t)
 	}
+	var probes *probeIndex
+	if !opt.NoRetention {
+		probes = opt.Artifacts.probesOf(t)
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -734,8 +751,9 @@ func warm(t *transcript.Transcript, opt Options, workers int) {
 				for _, tb := range tables {
 					tb.Count(i)
 				}
-				if !opt.NoRetention {
+				if probes != nil {
 					opt.Artifacts.artifacts(&t.Messages[i], true)
+					probes.prepare(i)
 				}
 			}
 		})

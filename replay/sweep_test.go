@@ -211,7 +211,8 @@ func TestSweepSkipsInvalid(t *testing.T) {
 }
 
 // TestNoRetentionChangesNothingElse: a run that measures no retention is
-// the run that does, step for step, but for the retention it leaves at 0;
+// the run that does, step for step, but for the retention and the probe
+// score it leaves at 0;
 // and ReplayAll's warming of such runs gives the same runs.
 func TestNoRetentionChangesNothingElse(t *testing.T) {
 	tr := generated(t, 80)
@@ -229,22 +230,25 @@ func TestNoRetentionChangesNothingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	measured := false
+	measured, asked := false, false
 	for k, run := range got {
-		if run.Summary.MeanRetention != 0 || run.Summary.MinRetention != 0 {
-			t.Errorf("%s: retention %v, %v with NoRetention", run.Policy, run.Summary.MeanRetention, run.Summary.MinRetention)
+		if s := run.Summary; s.MeanRetention != 0 || s.MinRetention != 0 || s.ProbeScore != 0 || s.Probes.Total != nil || s.ProbeLoss.Of != nil {
+			t.Errorf("%s: retention %v, %v, probes %v %+v with NoRetention", run.Policy, s.MeanRetention, s.MinRetention, s.ProbeScore, s.Probes)
 		}
 		measured = measured || want[k].Summary.MeanRetention > 0
+		asked = asked || want[k].Summary.ProbeScore < 1
 		for i := range run.Steps {
-			if run.Steps[i].Retention != 0 {
-				t.Fatalf("%s step %d: retention %v with NoRetention", run.Policy, i, run.Steps[i].Retention)
+			st, w := &run.Steps[i], &want[k].Steps[i]
+			if st.Retention != 0 || st.ProbesAsked != 0 {
+				t.Fatalf("%s step %d: retention %v, %d probes with NoRetention", run.Policy, i, st.Retention, st.ProbesAsked)
 			}
-			run.Steps[i].Retention = want[k].Steps[i].Retention
+			st.Retention, st.ProbesAsked, st.ProbesKept = w.Retention, w.ProbesAsked, w.ProbesKept
 		}
 		run.Summary.MeanRetention, run.Summary.MinRetention = want[k].Summary.MeanRetention, want[k].Summary.MinRetention
+		run.Summary.Probes, run.Summary.ProbeLoss, run.Summary.ProbeScore = want[k].Summary.Probes, want[k].Summary.ProbeLoss, want[k].Summary.ProbeScore
 	}
-	if !measured {
-		t.Fatal("no run measured any retention: the comparison proves nothing")
+	if !measured || !asked {
+		t.Fatal("no run measured any retention, or lost a probe: the comparison proves nothing")
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Step{})); diff != "" {
 		t.Fatalf("(-retention +none):\n%s", diff)

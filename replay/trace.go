@@ -83,7 +83,8 @@ type PricedCall struct {
 //	 "fired": {"what": "auto-compact", "unit": "tokens", "trigger": 167000, "before": 167731, "after": 28565},
 //	 "messages": 31, "tokens": {"cl100k_base": 9120},
 //	 "recorded": {"input": 0, "cache_read": 0, "cache_write": 0, "output": 0},
-//	 "retention": 0.93, "violations": [{"step": 12, "invariant": "cap", "detail": "…"}],
+//	 "retention": 0.93, "probes_asked": 6, "probes_kept": 2,
+//	 "violations": [{"step": 12, "invariant": "cap", "detail": "…"}],
 //	 "cost_usd": 0.0123,
 //	 "cache_break": 2, "cache_rebilled_tokens": 30002, "cache_break_cost_usd": 0.1035}
 //
@@ -102,7 +103,9 @@ type PricedCall struct {
 // not priced (never zero for "not priced"); violations is [] on a clean
 // step. cache_break and the two fields after it are present when the call
 // broke the provider's cache (see [PricedCall]), absent when it did not or
-// the run is not priced.
+// the run is not priced. probes_asked and probes_kept are present at a
+// call where the policy first stopped sending some messages verbatim and
+// probes about them were asked (see [Step.ProbesAsked]); absent, 0.
 func WriteTrace(w io.Writer, run *Run, priced []PricedCall) error {
 	if priced != nil && len(priced) != len(run.Steps) {
 		return fmt.Errorf("tracing %s: %d calls priced for %d steps", run.Transcript, len(priced), len(run.Steps))

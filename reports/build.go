@@ -242,6 +242,8 @@ func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepare
 		pr.Messages = append(pr.Messages, st.Messages)
 		pr.Tokens = append(pr.Tokens, st.Tokens[est])
 		pr.Retention = append(pr.Retention, st.Retention)
+		pr.ProbesAsked = append(pr.ProbesAsked, st.ProbesAsked)
+		pr.ProbesKept = append(pr.ProbesKept, st.ProbesKept)
 		return nil
 	}
 	s, err := cost.Replay(ctx, t, ps, ropt, b.Cost)
@@ -313,7 +315,8 @@ func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepare
 	if b.rows() && s.Costs != nil {
 		steps := make([]RunSteps, len(b.Policies))
 		for k := range steps {
-			steps[k] = RunSteps{Tokens: series[k].Tokens, Retention: series[k].Retention}
+			steps[k] = RunSteps{Tokens: series[k].Tokens, Retention: series[k].Retention, ProbesAsked: series[k].ProbesAsked,
+				ProbesKept: series[k].ProbesKept, Loss: s.Runs[k].Summary.ProbeLoss}
 		}
 		e.Runs, e.Calls = RowsOf(t, b.Policies, s.Costs[:len(b.Policies)], steps, s.Misses, s.MissTotals)
 	}

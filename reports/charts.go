@@ -260,44 +260,44 @@ func decimate(pts plotter.XYs, n int) plotter.XYs {
 	return out
 }
 
-// A Point is one policy or grid point in the cost-retention plane.
+// A Point is one policy or grid point in the cost-probe score plane.
 type Point struct {
-	Label     string
-	Cost      float64 // USD
-	Retention float64 // 0..1
+	Label string
+	Cost  float64 // USD
+	Score float64 // the probe score, 0..1
 }
 
 // ParetoFront returns the points no other point beats on both cost (lower)
-// and retention (higher), by increasing cost.
+// and probe score (higher), by increasing cost.
 func ParetoFront(pts []Point) []Point {
 	s := append([]Point(nil), pts...)
 	sort.SliceStable(s, func(i, j int) bool {
 		if s[i].Cost != s[j].Cost {
 			return s[i].Cost < s[j].Cost
 		}
-		return s[i].Retention > s[j].Retention
+		return s[i].Score > s[j].Score
 	})
 	var front []Point
 	best := -1.0
 	for _, p := range s {
-		if p.Retention > best {
+		if p.Score > best {
 			front = append(front, p)
-			best = p.Retention
+			best = p.Score
 		}
 	}
 	return front
 }
 
-// ParetoChart plots cost against retention, one labelled point per
+// ParetoChart plots cost against probe score, one labelled point per
 // policy, the Pareto front joined by a line.
 func ParetoChart(dir, name string, pts []Point) ([]string, error) {
-	p := newPlot("Cost against retention, per policy (mean per session)", "cost per session (USD)", "mean retention (%)")
+	p := newPlot("Cost against probe score, per policy (cost: mean per session)", "cost per session (USD)", "probes not lost (%)")
 	p.Legend.Top, p.Legend.Left = false, false
 	// Policies that land on the same point share one label.
 	var xy plotter.XYs
 	var labels []string
 	for _, pt := range pts {
-		x := plotter.XY{X: pt.Cost, Y: pt.Retention * 100}
+		x := plotter.XY{X: pt.Cost, Y: pt.Score * 100}
 		merged := false
 		for i := range xy {
 			if math.Abs(xy[i].X-x.X) < 1e-9 && math.Abs(xy[i].Y-x.Y) < 1e-9 {
@@ -336,7 +336,7 @@ func ParetoChart(dir, name string, pts []Point) ([]string, error) {
 	front := ParetoFront(pts)
 	fxy := make(plotter.XYs, len(front))
 	for i, f := range front {
-		fxy[i] = plotter.XY{X: f.Cost, Y: f.Retention * 100}
+		fxy[i] = plotter.XY{X: f.Cost, Y: f.Score * 100}
 	}
 	if len(fxy) > 0 {
 		l, err := plotter.NewLine(fxy)

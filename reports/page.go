@@ -36,16 +36,16 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 
 	totals := r.Totals()
 	fmt.Fprint(w, "<h2 id=\"policies\">Policies over all sessions</h2>\n")
-	fmt.Fprint(w, "<div class=\"box\"><table id=\"summary\"><thead><tr><th>policy</th><th>sessions</th><th>calls</th><th>tokens sent</th><th>of none</th><th>cost (cache simulated)</th><th>cache-break cost</th><th>mean retention</th><th>violations</th><th>verdict</th></tr></thead><tbody>\n")
+	fmt.Fprint(w, "<div class=\"box\"><table id=\"summary\"><thead><tr><th>policy</th><th>sessions</th><th>calls</th><th>tokens sent</th><th>of none</th><th>cost (cache simulated)</th><th>cache-break cost</th><th>probes</th><th>mean retention</th><th>violations</th><th>verdict</th></tr></thead><tbody>\n")
 	for _, p := range totals {
 		class, name := "", e(p.Label)
 		if p.Pareto {
-			class, name = " class=\"pareto\"", name+" <span class=\"star\" title=\"Pareto-best: no policy costs less and keeps more\">★</span>"
+			class, name = " class=\"pareto\"", name+" <span class=\"star\" title=\"Pareto-best: no policy costs less and loses fewer probes\">★</span>"
 		}
 		verdict := fmt.Sprintf("<span class=\"%s\">%s</span>", pick(p.Clean(), "good", "bad"), p.Verdict())
-		fmt.Fprintf(w, "<tr%s data-policy=\"%s\"><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\" data-v=\"%d\">%s</td><td class=\"n\">%s</td><td class=\"n w\" data-v=\"%s\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"w\">%s</td><td>%s</td></tr>\n",
+		fmt.Fprintf(w, "<tr%s data-policy=\"%s\"><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\" data-v=\"%d\">%s</td><td class=\"n\">%s</td><td class=\"n w\" data-v=\"%s\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"w\">%s</td><td>%s</td></tr>\n",
 			class, e(p.Label), name, Int(p.Sessions), Int(p.Calls), p.Tokens, Int(p.Tokens), p.Share(), costValue(p), e(p.Cost()), p.Breaks(),
-			p.Retention*100, e(violationText(p.Violations)), verdict)
+			e(ProbeText(p.Probes)), p.Retention*100, e(violationText(p.Violations)), verdict)
 	}
 	fmt.Fprint(w, "</tbody></table></div>\n")
 	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
@@ -69,7 +69,7 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if rec := Recommendation(totals); rec != "" {
 		fmt.Fprintf(w, "<p class=\"rec\" id=\"recommendation\">%s</p>\n", e(rec))
 	}
-	fmt.Fprint(w, "<p>★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and keeps more. Retention is the share of the files, commands, URLs, errors and tool calls seen so far that the context still holds; a verdict fails on any broken invariant.</p>\n")
+	fmt.Fprintf(w, "<p>★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and has a higher probe score. In the tables, %s; a verdict fails on any broken invariant.</p>\n", e(ProbeNote))
 	if len(r.Notes) > 0 {
 		fmt.Fprint(w, "<ul class=\"notes\">")
 		for _, n := range r.Notes {
@@ -146,7 +146,7 @@ document.body.setAttribute('data-page-width',String(document.documentElement.scr
 // writeSessionTable writes one session's row per policy.
 func writeSessionTable(w io.Writer, r *Report, t *TranscriptResult) {
 	e := html.EscapeString
-	fmt.Fprint(w, "<div class=\"box\"><table class=\"session\"><thead><tr><th>policy</th><th>peak messages</th><th>peak tokens</th><th>tokens sent</th><th>of none</th><th>evicted</th><th>truncated</th><th>summaries</th><th>mean retention</th><th>violations</th><th>cost</th><th>cache breaks</th><th>cache misses (the provider's)</th></tr></thead><tbody>\n")
+	fmt.Fprint(w, "<div class=\"box\"><table class=\"session\"><thead><tr><th>policy</th><th>peak messages</th><th>peak tokens</th><th>tokens sent</th><th>of none</th><th>evicted</th><th>truncated</th><th>summaries</th><th>probes</th><th>mean retention</th><th>violations</th><th>cost</th><th>cache breaks</th><th>cache misses (the provider's)</th></tr></thead><tbody>\n")
 	// Every policy inherits the provider's misses the bill shows.
 	misses := "-"
 	if m := t.CacheMisses; m != nil {
@@ -161,9 +161,9 @@ func writeSessionTable(w io.Writer, r *Report, t *TranscriptResult) {
 		if b := p.CacheBreaks; b != nil {
 			breaks = fmt.Sprintf("%s, %s re-billed", Int(b.Breaks), USD(b.Cost.USD()))
 		}
-		fmt.Fprintf(w, "<tr><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"w\">%s</td><td class=\"%s\">%s</td><td class=\"n w\">%s</td><td class=\"n w\">%s</td></tr>\n",
+		fmt.Fprintf(w, "<tr><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"w\">%s</td><td class=\"%s\">%s</td><td class=\"n w\">%s</td><td class=\"n w\">%s</td></tr>\n",
 			e(p.Label), Int(s.PeakMessages), Int(s.PeakTokens[r.Estimator]), Int(s.InputTokens[r.Estimator]), p.ShareOfNone*100,
-			Int(s.Evictions), Int(s.Truncations), Int(s.Summaries), s.MeanRetention*100, e(violationText(s.Violations)), costClass, e(cost), e(breaks), e(misses))
+			Int(s.Evictions), Int(s.Truncations), Int(s.Summaries), e(ProbeText(s.ProbeLoss)), s.MeanRetention*100, e(violationText(s.Violations)), costClass, e(cost), e(breaks), e(misses))
 	}
 	fmt.Fprint(w, "</tbody></table></div>\n")
 	if t.BilledUSD != nil {

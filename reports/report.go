@@ -90,7 +90,11 @@ type PolicyResult struct {
 	Messages   []int     `json:"messages_per_call"`
 	Tokens     []int     `json:"tokens_per_call"`
 	Retention  []float64 `json:"retention_per_call"`
-	Cost       []float64 `json:"cost_per_call_usd,omitempty"`
+	// ProbesAsked and ProbesKept are each call's probes
+	// ([replay.Step.ProbesAsked]).
+	ProbesAsked []int     `json:"probes_asked_per_call"`
+	ProbesKept  []int     `json:"probes_kept_per_call"`
+	Cost        []float64 `json:"cost_per_call_usd,omitempty"`
 	// CacheBreaks are the run's cache breaks, weighed (nil: not priced);
 	// CacheRead and CacheWrite are each call's simulated cache reads and
 	// writes, and Events the calls (0-based) at which the policy changed
@@ -265,7 +269,7 @@ func build(dir string, r *Report) error {
 	}
 	session = -1
 	if pts := r.tallied().paretoPoints(); len(pts) > 1 {
-		if err := add("Cost against retention, the Pareto front dashed")(ParetoChart(dir, "pareto", pts)); err != nil {
+		if err := add("Cost against probe score, the Pareto front dashed")(ParetoChart(dir, "pareto", pts)); err != nil {
 			return err
 		}
 	}
@@ -278,7 +282,7 @@ func build(dir string, r *Report) error {
 	if s := r.Sweep; s != nil && len(s.Grid) == 2 {
 		xs, ys, z, err := sweepGrid(s)
 		if err == nil {
-			if err := add("Sweep of " + s.Policy + ": mean retention")(Heatmap(dir, "sweep-heatmap", "Sweep of "+s.Policy+baseText(s.Base)+" over the transcripts: mean retention", s.Grid[0].Key, s.Grid[1].Key, "mean retention (%)", xs, ys, z)); err != nil {
+			if err := add("Sweep of " + s.Policy + ": probe score")(Heatmap(dir, "sweep-heatmap", "Sweep of "+s.Policy+baseText(s.Base)+" over the transcripts: probes not lost", s.Grid[0].Key, s.Grid[1].Key, "probe score (%)", xs, ys, z)); err != nil {
 				return err
 			}
 		}
@@ -382,7 +386,7 @@ func sweepGrid(s *replay.SweepResult) (xs, ys []float64, z [][]float64, err erro
 		for i, y := range s.Grid[1].Values {
 			for j, x := range s.Grid[0].Values {
 				if p.Params[s.Grid[0].Key] == x && p.Params[s.Grid[1].Key] == y {
-					z[i][j] = p.MeanRetention * 100
+					z[i][j] = p.ProbeScore * 100
 				}
 			}
 		}
@@ -422,7 +426,7 @@ func writeSummaryCSV(w io.Writer, r *Report) error {
 // first, reading one transcript at a time: of every transcript, or those
 // show says (nil: every one).
 func eachSummaryRow(r *Report, human bool, show []bool, f func(row []string) error) error {
-	if err := f([]string{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "mean retention", "violations", "cost (USD)", "cache breaks", "re-billed (USD)", "net of breaks (USD)", "cache misses (USD)"}); err != nil {
+	if err := f([]string{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "probe score", "probes lost", "mean retention", "violations", "cost (USD)", "cache breaks", "re-billed (USD)", "net of breaks (USD)", "cache misses (USD)"}); err != nil {
 		return err
 	}
 	num := func(n int64) string {
@@ -447,6 +451,7 @@ func eachSummaryRow(r *Report, human bool, show []bool, f func(row []string) err
 			for _, v := range s.Violations {
 				nv += v
 			}
+			lost, _ := s.ProbeLoss.Totals()
 			// Empty in the CSV: not priced.
 			cost, breaks, rebilled, net := "", "", "", ""
 			switch {
@@ -460,7 +465,7 @@ func eachSummaryRow(r *Report, human bool, show []bool, f func(row []string) err
 			}
 			err := f([]string{shortLabel(t.File), p.Label, num(int64(s.Calls)), num(int64(s.PeakMessages)), num(int64(s.PeakTokens[r.Estimator])),
 				num(s.InputTokens[r.Estimator]), fmt.Sprintf("%.3f", p.ShareOfNone), num(int64(s.Evictions)), num(int64(s.Truncations)),
-				num(int64(s.Summaries)), fmt.Sprintf("%.3f", s.MeanRetention), num(int64(nv)), cost, breaks, rebilled, net, misses})
+				num(int64(s.Summaries)), fmt.Sprintf("%.3f", s.ProbeScore), num(int64(lost)), fmt.Sprintf("%.3f", s.MeanRetention), num(int64(nv)), cost, breaks, rebilled, net, misses})
 			if err != nil {
 				return err
 			}
@@ -473,10 +478,10 @@ func eachSummaryRow(r *Report, human bool, show []bool, f func(row []string) err
 // a time: a long session's rows are never all in memory.
 func writeSteps(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"transcript", "policy", "call", "messages", "tokens", "retention", "cost (USD)"}); err != nil {
+	if err := cw.Write([]string{"transcript", "policy", "call", "messages", "tokens", "retention", "probes asked", "probes kept", "cost (USD)"}); err != nil {
 		return err
 	}
-	row := make([]string, 7)
+	row := make([]string, 9)
 	err := r.each(nil, func(_ int, t *TranscriptResult) error {
 		for _, p := range t.Runs {
 			for i := range p.Messages {
@@ -485,7 +490,11 @@ func writeSteps(w io.Writer, r *Report) error {
 					cost = strconv.FormatFloat(p.Cost[i], 'f', 6, 64)
 				}
 				row[0], row[1], row[2], row[3] = shortLabel(t.File), p.Label, strconv.Itoa(i+1), strconv.Itoa(p.Messages[i])
-				row[4], row[5], row[6] = strconv.Itoa(p.Tokens[i]), strconv.FormatFloat(p.Retention[i], 'f', 4, 64), cost
+				row[4], row[5], row[8] = strconv.Itoa(p.Tokens[i]), strconv.FormatFloat(p.Retention[i], 'f', 4, 64), cost
+				row[6], row[7] = "", ""
+				if i < len(p.ProbesAsked) && i < len(p.ProbesKept) {
+					row[6], row[7] = strconv.Itoa(p.ProbesAsked[i]), strconv.Itoa(p.ProbesKept[i])
+				}
 				if err := cw.Write(row); err != nil {
 					return err
 				}
@@ -505,7 +514,7 @@ func sweepCSV(s *replay.SweepResult) [][]string {
 	for _, g := range s.Grid {
 		head = append(head, g.Key)
 	}
-	rows := [][]string{append(head, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "evictions", "summaries", "mean_retention")}
+	rows := [][]string{append(head, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "evictions", "summaries", "probe_score", "mean_retention")}
 	for _, p := range s.Points {
 		row := []string{}
 		for _, g := range s.Grid {
@@ -513,7 +522,7 @@ func sweepCSV(s *replay.SweepResult) [][]string {
 		}
 		rows = append(rows, append(row, strconv.Itoa(p.Calls), strconv.Itoa(p.PeakMessages), strconv.Itoa(p.PeakTokens),
 			strconv.FormatInt(p.InputTokens, 10), fmt.Sprintf("%.4f", p.ShareOfNone), strconv.Itoa(p.Evictions), strconv.Itoa(p.Summaries),
-			fmt.Sprintf("%.4f", p.MeanRetention)))
+			fmt.Sprintf("%.4f", p.ProbeScore), fmt.Sprintf("%.4f", p.MeanRetention)))
 	}
 	return rows
 }
@@ -522,11 +531,11 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	fmt.Fprintf(w, "# ctxbench report\n\n%s replayed under %s; tokens are %s counts.\n\n", overviewText(r.Overview()), Count(len(r.Policies), "policy", "policies"), r.Estimator)
 	// The answer first: the policies over every session, as the page.
 	totals := r.Totals()
-	fmt.Fprint(w, "## Policies over all sessions\n\n| policy | sessions | calls | tokens sent | of none | cost (cache simulated) | cache-break cost | mean retention | violations | verdict |\n|---|--:|--:|--:|--:|--:|--:|--:|---|---|\n")
+	fmt.Fprint(w, "## Policies over all sessions\n\n| policy | sessions | calls | tokens sent | of none | cost (cache simulated) | cache-break cost | probes | mean retention | violations | verdict |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n")
 	for _, p := range totals {
 		name := p.Label + pick(p.Pareto, " ★", "")
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f%% | %s | %s |\n", strings.ReplaceAll(name, "|", `\|`), Int(p.Sessions), Int(p.Calls),
-			Int(p.Tokens), p.Share(), p.Cost(), p.Breaks(), p.Retention*100, violationText(p.Violations), p.Verdict())
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %.1f%% | %s | %s |\n", strings.ReplaceAll(name, "|", `\|`), Int(p.Sessions), Int(p.Calls),
+			Int(p.Tokens), p.Share(), p.Cost(), p.Breaks(), ProbeText(p.Probes), p.Retention*100, violationText(p.Violations), p.Verdict())
 	}
 	fmt.Fprintln(w)
 	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
@@ -546,7 +555,7 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if rec := Recommendation(totals); rec != "" {
 		fmt.Fprintf(w, "**%s**\n\n", rec)
 	}
-	fmt.Fprint(w, "★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and keeps more.\n\n## Sessions\n\n")
+	fmt.Fprintf(w, "★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and has a higher probe score. In the tables, %s.\n\n## Sessions\n\n", ProbeNote)
 	if n := countTrue(show); n < len(show) {
 		fmt.Fprintf(w, "%s. Every session is in summary.csv, steps.csv and results.json.\n\n", detailText(n, len(show), r.Detail.By))
 	}

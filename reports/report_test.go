@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/replay/probe"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -30,13 +31,16 @@ func fixtureReport() *Report {
 			BilledUSD: &billed, Billed: []float64{0.1, 0.1, 0.1, 0.2},
 			Runs: []PolicyResult{
 				{Label: "none", ShareOfNone: 1, CostUSD: cost(0.6), Messages: []int{1, 3, 5, 7}, Tokens: []int{10, 30, 50, 70},
-					Retention: []float64{1, 1, 1, 1}, Cost: []float64{0.1, 0.1, 0.2, 0.2},
+					Retention: []float64{1, 1, 1, 1}, ProbesAsked: []int{0, 0, 0, 0}, ProbesKept: []int{0, 0, 0, 0}, Cost: []float64{0.1, 0.1, 0.2, 0.2},
 					Summary: replay.Summary{Calls: 4, PeakMessages: 7, PeakTokens: map[string]int{"cl100k_base": 70}, InputTokens: map[string]int64{"cl100k_base": 160},
-						MeanRetention: 1, MinRetention: 1, Violations: map[string]int{}}},
+						MeanRetention: 1, MinRetention: 1, Violations: map[string]int{},
+						ProbeLoss: probe.Loss{Lost: map[probe.Kind]int{}, Of: map[probe.Kind]int{probe.Artifact: 6, probe.Continuation: 4}}, ProbeScore: 1}},
 				{Label: "aidf:max_messages=3", ShareOfNone: 0.6875, CostUSD: cost(0.4), MessageCap: 3, Messages: []int{1, 3, 3, 3}, Tokens: []int{10, 30, 30, 40},
-					Retention: []float64{1, 1, 0.75, 0.5}, Cost: []float64{0.1, 0.1, 0.1, 0.1},
+					Retention: []float64{1, 1, 0.75, 0.5}, ProbesAsked: []int{0, 0, 3, 2}, ProbesKept: []int{0, 0, 1, 0}, Cost: []float64{0.1, 0.1, 0.1, 0.1},
 					Summary: replay.Summary{Calls: 4, PeakMessages: 3, PeakTokens: map[string]int{"cl100k_base": 40}, InputTokens: map[string]int64{"cl100k_base": 110},
-						Evictions: 4, MeanRetention: 0.8125, MinRetention: 0.5, Violations: map[string]int{"tool_pairing": 2}}},
+						Evictions: 4, MeanRetention: 0.8125, MinRetention: 0.5, Violations: map[string]int{"tool_pairing": 2},
+						Probes:    probe.Score{Kept: map[probe.Kind]int{probe.Artifact: 1}, Total: map[probe.Kind]int{probe.Artifact: 3, probe.Continuation: 2}},
+						ProbeLoss: probe.Loss{Lost: map[probe.Kind]int{probe.Artifact: 2, probe.Continuation: 2}, Of: map[probe.Kind]int{probe.Artifact: 6, probe.Continuation: 4}}, ProbeScore: 0.6}},
 			},
 		}},
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -53,6 +55,12 @@ type RunRow struct {
 	CacheMissPUSD       int64   `parquet:"cache_miss_pusd" json:"cache_miss_pusd"`
 	// Retention is the run's mean retention (null: not replayed).
 	Retention *float64 `parquet:"retention,optional" json:"retention"`
+	// ProbeScore is the share of the session's probes the run did not
+	// lose, ProbesLost and Probes the counts it is made of (null: not
+	// replayed).
+	ProbeScore *float64 `parquet:"probe_score,optional" json:"probe_score"`
+	ProbesLost *int64   `parquet:"probes_lost,optional" json:"probes_lost"`
+	Probes     *int64   `parquet:"probes,optional" json:"probes"`
 }
 
 // A CallRow is one call of one policy's run of one transcript: a row of
@@ -74,14 +82,31 @@ type CallRow struct {
 	CacheBreak          bool     `parquet:"cache_break" json:"cache_break"`
 	CacheMiss           bool     `parquet:"cache_miss" json:"cache_miss"`
 	Retention           *float64 `parquet:"retention,optional" json:"retention"`
+	// ProbesAsked counts the probes about the messages the policy first
+	// stopped sending at this call, ProbesKept those the context still
+	// answered (null: not replayed).
+	ProbesAsked *int64 `parquet:"probes_asked,optional" json:"probes_asked"`
+	ProbesKept  *int64 `parquet:"probes_kept,optional" json:"probes_kept"`
 }
 
 // RunSteps are what a run's rows take from its replay, call by call:
-// the estimate of what each call sent and its retention (empty: the run
-// was priced from the bill, not replayed).
+// the estimate of what each call sent, its retention and its probes
+// (empty: the run was priced from the bill, not replayed); and what the
+// run lost of the session's probes.
 type RunSteps struct {
-	Tokens    []int
-	Retention []float64
+	Tokens      []int
+	Retention   []float64
+	ProbesAsked []int
+	ProbesKept  []int
+	Loss        probe.Loss
+}
+
+// Add adds a step's series.
+func (r *RunSteps) Add(s *replay.Step, est string) {
+	r.Tokens = append(r.Tokens, s.Tokens[est])
+	r.Retention = append(r.Retention, s.Retention)
+	r.ProbesAsked = append(r.ProbesAsked, s.ProbesAsked)
+	r.ProbesKept = append(r.ProbesKept, s.ProbesKept)
 }
 
 // RowsOf returns t's rows: one per policy, pols[k] priced at costs[k]
@@ -110,7 +135,8 @@ func RowsOf(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCo
 	var calls []CallRow
 	for k, rc := range costs {
 		var st RunSteps
-		if k < len(steps) && len(steps[k].Tokens) == len(rc.PerStep) && len(steps[k].Retention) == len(rc.PerStep) {
+		if k < len(steps) && len(steps[k].Tokens) == len(rc.PerStep) && len(steps[k].Retention) == len(rc.PerStep) &&
+			len(steps[k].ProbesAsked) == len(rc.PerStep) && len(steps[k].ProbesKept) == len(rc.PerStep) {
 			st = steps[k]
 		}
 		replayed := len(st.Tokens) > 0
@@ -138,8 +164,8 @@ func RowsOf(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCo
 				row.Time = times[i].UTC().Format(time.RFC3339)
 			}
 			if replayed {
-				n, ret := int64(st.Tokens[i]), st.Retention[i]
-				row.TokensSent, row.Retention = &n, &ret
+				n, ret, asked, answered := int64(st.Tokens[i]), st.Retention[i], int64(st.ProbesAsked[i]), int64(st.ProbesKept[i])
+				row.TokensSent, row.Retention, row.ProbesAsked, row.ProbesKept = &n, &ret, &asked, &answered
 				sent += n
 				kept += ret
 			}
@@ -148,6 +174,9 @@ func RowsOf(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCo
 		if replayed {
 			mean := kept / float64(len(st.Tokens))
 			run.TokensSent, run.Retention = &sent, &mean
+			lost, of := st.Loss.Totals()
+			score, lost64, of64 := st.Loss.Score(), int64(lost), int64(of)
+			run.ProbeScore, run.ProbesLost, run.Probes = &score, &lost64, &of64
 		}
 		runs = append(runs, run)
 	}

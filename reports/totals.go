@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/replay/probe"
 )
 
 // A PolicyTotal is one policy over every transcript of a report: the
@@ -27,12 +29,18 @@ type PolicyTotal struct {
 	BreakUSD  float64
 	Priced    int
 	NotPriced []string
-	// Retention is the mean over sessions of the runs' mean retention.
+	// Retention is the mean over sessions of the runs' mean retention
+	// (the older proxy).
 	Retention float64
+	// Probes are the sessions' probes and those the policy lost, and
+	// ProbeScore the share not lost ([replay.Summary.ProbeScore]) over
+	// every session.
+	Probes     probe.Loss
+	ProbeScore float64
 	// Violations counts broken invariants by name.
 	Violations map[string]int
 	// Pareto marks a policy no other beats on both cost (or, when not
-	// every session is priced, tokens) and retention.
+	// every session is priced, tokens) and probe score.
 	Pareto bool
 }
 
@@ -84,11 +92,11 @@ type tally struct {
 	baseline  int64
 	policies  []PolicyTotal
 	reasons   []map[string]bool
-	// pricedRetention sums each policy's priced runs' mean retention,
-	// for the Pareto chart (its cost is the policy's CostUSD).
-	pricedRetention []float64
-	overview        Overview
-	seen            map[string]bool
+	// pricedProbes sums each policy's priced runs' probes, for the
+	// Pareto chart (its cost is the policy's CostUSD).
+	pricedProbes []probe.Loss
+	overview     Overview
+	seen         map[string]bool
 	// ranks rank each session for the report's detail.
 	ranks []sessionRank
 	// costs are each policy's priced runs' costs, session by session,
@@ -102,7 +110,7 @@ type tally struct {
 
 func newTally(estimator string, policies []string) *tally {
 	t := &tally{estimator: estimator, none: slices.Index(policies, "none"), seen: map[string]bool{},
-		reasons: make([]map[string]bool, len(policies)), pricedRetention: make([]float64, len(policies)),
+		reasons: make([]map[string]bool, len(policies)), pricedProbes: make([]probe.Loss, len(policies)),
 		costs: make([][]float64, len(policies)), most: make([]float64, len(policies)), costliest: make([]int, len(policies)),
 		byModel: newCostGroups(len(policies)), byDay: newCostGroups(len(policies))}
 	for k, label := range policies {
@@ -159,6 +167,7 @@ func (tl *tally) add(tr *TranscriptResult) {
 		p.Tokens += run.Summary.InputTokens[tl.estimator]
 		p.PeakTokens = max(p.PeakTokens, run.Summary.PeakTokens[tl.estimator])
 		p.Retention += run.Summary.MeanRetention
+		p.Probes.Merge(run.Summary.ProbeLoss)
 		for inv, n := range run.Summary.Violations {
 			if n > 0 {
 				p.Violations[inv] += n
@@ -174,7 +183,7 @@ func (tl *tally) add(tr *TranscriptResult) {
 			if run.CacheBreaks != nil {
 				p.BreakUSD += run.CacheBreaks.Cost.USD()
 			}
-			tl.pricedRetention[k] += run.Summary.MeanRetention
+			tl.pricedProbes[k].Merge(run.Summary.ProbeLoss)
 		} else {
 			tl.reasons[k][tr.notPricedReason()] = true
 		}
@@ -190,6 +199,8 @@ func (tl *tally) totals() []PolicyTotal {
 	for k, p := range tl.policies {
 		p.Violations = maps.Clone(p.Violations)
 		p.Retention /= float64(max(1, p.Sessions))
+		p.Probes = probe.Loss{Lost: maps.Clone(p.Probes.Lost), Of: maps.Clone(p.Probes.Of)}
+		p.ProbeScore = p.Probes.Score()
 		p.NotPriced = slices.Sorted(maps.Keys(tl.reasons[k]))
 		if tl.baseline > 0 {
 			p.ShareOfNone = float64(p.Tokens) / float64(tl.baseline)
@@ -251,13 +262,13 @@ func (tl *tally) spread() []CostSpread {
 	return out
 }
 
-// paretoPoints are the policies' mean cost and retention over the priced
-// transcripts.
+// paretoPoints are the policies' mean cost and probe score over the
+// priced transcripts.
 func (tl *tally) paretoPoints() []Point {
 	var pts []Point
 	for k, p := range tl.policies {
 		if n := p.Priced; n > 0 {
-			pts = append(pts, Point{p.Label, p.CostUSD / float64(n), tl.pricedRetention[k] / float64(n)})
+			pts = append(pts, Point{p.Label, p.CostUSD / float64(n), tl.pricedProbes[k].Score()})
 		}
 	}
 	return pts
@@ -277,7 +288,7 @@ func samePriced(ps []PolicyTotal) bool {
 
 // markPareto marks the policies no other beats on both counts: cost (of
 // the priced sessions) when there is one to compare, else tokens sent;
-// and retention.
+// and probe score.
 func markPareto(ps []PolicyTotal) {
 	priced := samePriced(ps)
 	spend := func(p PolicyTotal) float64 {
@@ -290,7 +301,7 @@ func markPareto(ps []PolicyTotal) {
 		beaten := false
 		for j := range ps {
 			a, b := ps[j], ps[i]
-			if i != j && spend(a) <= spend(b) && a.Retention >= b.Retention && (spend(a) < spend(b) || a.Retention > b.Retention) {
+			if i != j && spend(a) <= spend(b) && a.ProbeScore >= b.ProbeScore && (spend(a) < spend(b) || a.ProbeScore > b.ProbeScore) {
 				beaten = true
 				break
 			}
@@ -299,8 +310,12 @@ func markPareto(ps []PolicyTotal) {
 	}
 }
 
+// minProbeScore is the probe score a recommended policy keeps at least.
+const minProbeScore = 0.9
+
 // Recommendation is one or two sentences derived from the totals: the
-// cheapest clean policy that keeps at least 90% retention, against
+// cheapest clean policy that loses at most a tenth of the sessions'
+// probes (a probe score of 90% or more), against
 // sending everything and, when the report replays it, against what the
 // agent sent (recorded, which is no policy one can choose); and a policy
 // that costs more than sending everything, when its cache breaks are
@@ -321,7 +336,7 @@ func Recommendation(ps []PolicyTotal) string {
 	}
 	best := -1
 	for k, p := range ps {
-		if k == i || k == rec || !p.Clean() || p.Retention < 0.9 || spend(p) >= spend(none) {
+		if k == i || k == rec || !p.Clean() || p.ProbeScore < minProbeScore || spend(p) >= spend(none) {
 			continue
 		}
 		if best < 0 || spend(p) < spend(ps[best]) {
@@ -350,10 +365,11 @@ func Recommendation(ps []PolicyTotal) string {
 				vs = ", as much as what the agent sent (recorded),"
 			}
 		}
-		out = append(out, fmt.Sprintf("%s %s %.0f%% less than none%s%s and keeps %.0f%% retention, with no invariant broken.",
-			b.Label, what, (1-spend(b)/spend(none))*100, on, vs, b.Retention*100))
+		lost, of := b.Probes.Totals()
+		out = append(out, fmt.Sprintf("%s %s %.0f%% less than none%s%s and loses %s of the sessions' %s probes (score %.0f%%), with no invariant broken.",
+			b.Label, what, (1-spend(b)/spend(none))*100, on, vs, Int(lost), Int(of), b.ProbeScore*100))
 	} else {
-		out = append(out, fmt.Sprintf("No policy %s less than none%s while keeping 90%% retention with no invariant broken.", what, on))
+		out = append(out, fmt.Sprintf("No policy %s less than none%s while keeping 90%% of the sessions' probes with no invariant broken.", what, on))
 	}
 	if priced {
 		// The policy that sends less than none and pays most for it in

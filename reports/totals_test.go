@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -9,11 +10,15 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/replay/probe"
 )
 
-func run(label string, tokens int64, retention float64, usd *float64, breakUSD float64, violations map[string]int) PolicyResult {
+// run is a policy's result of one session: kept is both its retention
+// and its probe score, the session holding 100 probes.
+func run(label string, tokens int64, kept float64, usd *float64, breakUSD float64, violations map[string]int) PolicyResult {
+	loss := probe.Loss{Lost: map[probe.Kind]int{probe.Artifact: int(math.Round((1 - kept) * 100))}, Of: map[probe.Kind]int{probe.Artifact: 100}}
 	p := PolicyResult{Label: label, CostUSD: usd, Summary: replay.Summary{Calls: 10, InputTokens: map[string]int64{"cl100k_base": tokens},
-		MeanRetention: retention, Violations: violations}}
+		MeanRetention: kept, ProbeLoss: loss, ProbeScore: loss.Score(), Violations: violations}}
 	if usd != nil {
 		p.CacheBreaks = &cost.CacheBreaks{Cost: pricing.Money(breakUSD * 1e12)}
 	}
@@ -22,9 +27,10 @@ func run(label string, tokens int64, retention float64, usd *float64, breakUSD f
 
 func usd(v float64) *float64 { return &v }
 
-// TestTotals: a policy's totals add its sessions up, a session not priced
-// is named and never counted as $0, and the Pareto-best are the policies
-// no other is cheaper than while keeping more.
+// TestTotals: a policy's totals add its sessions up (its probes pooled),
+// a session not priced is named and never counted as $0, and the
+// Pareto-best are the policies no other is cheaper than while losing
+// fewer probes.
 func TestTotals(t *testing.T) {
 	r := &Report{Estimator: "cl100k_base", Policies: []string{"none", "window", "clear"}, Transcripts: []TranscriptResult{
 		{File: "a.jsonl", Runs: []PolicyResult{run("none", 1000, 1, usd(1), 0, nil), run("window", 300, 0.8, usd(1.5), 0.9, map[string]int{"tool_pairing": 2}), run("clear", 600, 0.95, usd(0.7), 0.1, nil)}},
@@ -33,6 +39,9 @@ func TestTotals(t *testing.T) {
 	got := r.Totals()
 	if got[1].Tokens != 600 || got[1].ShareOfNone != 0.3 || got[1].Calls != 20 || got[1].Clean() || got[1].Violations["tool_pairing"] != 2 {
 		t.Errorf("window: %+v", got[1])
+	}
+	if lost, of := got[2].Probes.Totals(); lost != 8 || of != 200 || got[2].ProbeScore != 0.96 {
+		t.Errorf("clear's probes: %d lost of %d, score %v; want 8 of 200, 0.96", lost, of, got[2].ProbeScore)
 	}
 	if got[2].Cost() != "$0.7000 (1 of 2 sessions priced)" || !cmp.Equal(got[2].NotPriced, []string{"model x-1"}) {
 		t.Errorf("clear's cost %q, not priced %v", got[2].Cost(), got[2].NotPriced)
@@ -48,7 +57,7 @@ func TestTotals(t *testing.T) {
 		t.Errorf("Pareto-best %v, want none and clear", pareto)
 	}
 	rec := Recommendation(got)
-	for _, want := range []string{"clear costs 30% less than none (on the 1 session priced) and keeps 96% retention",
+	for _, want := range []string{"clear costs 30% less than none (on the 1 session priced) and loses 8 of the sessions' 200 probes (score 96%)",
 		"window sends 70% fewer tokens than none yet costs $0.5000 more: its changes break the prompt cache ($0.9000 re-billed)"} {
 		if !strings.Contains(rec, want) {
 			t.Errorf("the recommendation %q lacks %q", rec, want)
@@ -60,7 +69,7 @@ func TestTotals(t *testing.T) {
 	}
 	r.Transcripts[0].NotPriced = "no model recorded"
 	got = r.Totals()
-	if got[0].Cost() != "not priced" || !strings.HasPrefix(Recommendation(got), "clear sends 40% less than none and keeps 96% retention") {
+	if got[0].Cost() != "not priced" || !strings.HasPrefix(Recommendation(got), "clear sends 40% less than none and loses 8 of the sessions' 200 probes (score 96%)") {
 		t.Errorf("unpriced: %q; %q", got[0].Cost(), Recommendation(got))
 	}
 }
@@ -73,7 +82,7 @@ func TestRecommendationBesideRecorded(t *testing.T) {
 		{File: "a.jsonl", Runs: []PolicyResult{run("none", 1000, 1, usd(1), 0, nil), run("recorded", 500, 0.95, usd(0.5), 0, nil),
 			run("clear", 600, 0.95, usd(0.6), 0, nil), run("window", 800, 0.97, usd(0.8), 0, nil)}},
 	}}
-	want := "clear costs 40% less than none, 20% more than what the agent sent (recorded), and keeps 95% retention, with no invariant broken."
+	want := "clear costs 40% less than none, 20% more than what the agent sent (recorded), and loses 5 of the sessions' 100 probes (score 95%), with no invariant broken."
 	if got := Recommendation(r.Totals()); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/replay/probe"
 )
 
 // Metrics are what `ctxbench check` watches for one transcript under one
@@ -24,6 +25,17 @@ type Metrics struct {
 	Evictions    int     `json:"evictions"`
 	Summaries    int     `json:"summaries"`
 	Retention    float64 `json:"retention"`
+	// ProbeScore is the share of the session's probes the policy did not
+	// lose, by the exact judge ([replay.Summary.ProbeScore]: 1 when it
+	// sends everything), and ProbeArtifact … ProbeContinuation the share
+	// of each kind's (nil when the session has no probe of the kind). All
+	// nil when the baseline was recorded before ctxbench asked probes
+	// (then they are not compared).
+	ProbeScore        *float64 `json:"probe_score,omitempty"`
+	ProbeArtifact     *float64 `json:"probe_artifact,omitempty"`
+	ProbeRecall       *float64 `json:"probe_recall,omitempty"`
+	ProbeDecision     *float64 `json:"probe_decision,omitempty"`
+	ProbeContinuation *float64 `json:"probe_continuation,omitempty"`
 	// CacheBreaks counts the calls that broke the provider's cache, and
 	// CacheBreakUSD is what re-billing after the breaks cost
 	// ([cost.CacheBreak]); both nil when the run is not priced, or the
@@ -46,13 +58,52 @@ func MetricsOf(run *replay.Run, estimator string, rc *cost.RunCost) Metrics {
 	s := run.Summary
 	m := Metrics{PeakTokens: s.PeakTokens[estimator], PeakMessages: s.PeakMessages, InputTokens: s.InputTokens[estimator],
 		Evictions: s.Evictions, Summaries: s.Summaries,
-		Retention: math.Round(s.MeanRetention*1e4) / 1e4, Violations: maps.Clone(s.Violations)}
+		Retention: round4(s.MeanRetention), Violations: maps.Clone(s.Violations)}
+	if s.ProbeLoss.Of != nil {
+		score := round4(s.ProbeScore)
+		m.ProbeScore = &score
+		for _, k := range probe.Kinds() {
+			if share, ok := s.ProbeLoss.KindScore(k); ok {
+				share = round4(share)
+				*m.probeKind(k) = &share
+			}
+		}
+	}
 	if rc != nil {
 		m.CostUSD = roundUSD(rc.Total.USD())
 		n, usd := rc.BreakTotals.Breaks, roundUSD(rc.BreakTotals.Cost.USD())
 		m.CacheBreaks, m.CacheBreakUSD = &n, &usd
 	}
 	return m
+}
+
+// round4 rounds a share to four places, as the baseline keeps it.
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// probeKind returns the field of m holding the share of kind k's probes.
+func (m *Metrics) probeKind(k probe.Kind) **float64 {
+	switch k {
+	case probe.Artifact:
+		return &m.ProbeArtifact
+	case probe.Recall:
+		return &m.ProbeRecall
+	case probe.Decision:
+		return &m.ProbeDecision
+	default:
+		return &m.ProbeContinuation
+	}
+}
+
+// probeShares are m's probe metrics by name, in [checkedMetrics]' order.
+func (m *Metrics) probeShares() []struct {
+	name string
+	v    *float64
+} {
+	return []struct {
+		name string
+		v    *float64
+	}{{"probe_score", m.ProbeScore}, {"probe_artifact", m.ProbeArtifact}, {"probe_recall", m.ProbeRecall},
+		{"probe_decision", m.ProbeDecision}, {"probe_continuation", m.ProbeContinuation}}
 }
 
 // roundUSD rounds to a millionth of a dollar, as the baseline keeps it.
@@ -132,6 +183,11 @@ func (e Entry) check() error {
 	}
 	if m.Retention > 1 {
 		return fmt.Errorf("retention is %v, over 1", m.Retention)
+	}
+	for _, p := range m.probeShares() {
+		if p.v != nil && (*p.v < 0 || *p.v > 1) {
+			return fmt.Errorf("%s is %v, not a share (0 to 1)", p.name, *p.v)
+		}
 	}
 	if m.CacheBreaks != nil && *m.CacheBreaks < 0 {
 		return fmt.Errorf("cache_breaks is %d, below 0", *m.CacheBreaks)

@@ -109,6 +109,36 @@ func TestCacheMissMetric(t *testing.T) {
 	}
 }
 
+// TestProbeMetrics: the probe scores improve upward; they are compared
+// where the baseline has them (a baseline recorded before ctxbench asked
+// probes compares none, and a kind the session no longer has is not
+// compared), and min_probe_score budgets the overall score.
+func TestProbeMetrics(t *testing.T) {
+	v := func(x float64) *float64 { return &x }
+	base := Metrics{ProbeScore: v(0.8), ProbeArtifact: v(0.9), ProbeRecall: v(0.5), ProbeDecision: v(1)}
+	now := Metrics{ProbeScore: v(0.7), ProbeArtifact: v(0.95), ProbeRecall: v(0.5), ProbeContinuation: v(0.2)}
+	got := map[string]Verdict{}
+	for _, d := range Compare(base, now, nil) {
+		got[d.Metric] = d.Verdict
+	}
+	if diff := cmp.Diff(map[string]Verdict{"probe_score": Worse, "probe_artifact": Better}, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	if d := Compare(Metrics{}, now, nil); len(d) != 0 {
+		t.Errorf("a baseline without probes compared them: %+v", d)
+	}
+	fails, err := CheckBudgets(now, map[string]float64{"min_probe_score": 0.75})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]BudgetFailure{{Budget: "min_probe_score", Limit: 0.75, Got: 0.7}}, fails); diff != "" {
+		t.Errorf("budgets (-want +got):\n%s", diff)
+	}
+	if s := fails[0].String(); s != "probe score 0.7 is under the minimum 0.75 (min_probe_score)" {
+		t.Errorf("the failure reads %q", s)
+	}
+}
+
 // TestChanges: a baseline read back has nil maps where a run has empty
 // ones; that is no change. A metric that differs is one.
 func TestChanges(t *testing.T) {

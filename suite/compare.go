@@ -16,12 +16,15 @@ type Tol struct {
 }
 
 // The metrics a tolerance can name.
-var checkedMetrics = []string{"peak_tokens", "peak_messages", "input_tokens", "cost_usd", "cache_breaks", "cache_break_usd", "cache_miss_usd", "evictions", "summaries", "retention", "violations"}
+var checkedMetrics = []string{"peak_tokens", "peak_messages", "input_tokens", "cost_usd", "cache_breaks", "cache_break_usd", "cache_miss_usd", "evictions", "summaries", "retention",
+	"probe_score", "probe_artifact", "probe_recall", "probe_decision", "probe_continuation", "violations"}
 
-// HigherIsBetter says which way a metric improves: retention up; every
-// other metric — tokens, messages, cost, cache breaks, evictions,
-// summaries, violations — down.
-func HigherIsBetter(metric string) bool { return metric == "retention" }
+// HigherIsBetter says which way a metric improves: retention and the
+// probe scores up; every other metric — tokens, messages, cost, cache
+// breaks, evictions, summaries, violations — down.
+func HigherIsBetter(metric string) bool {
+	return metric == "retention" || strings.HasPrefix(metric, "probe_")
+}
 
 // DefaultTolerance is what applies to a metric the config does not name:
 // 2% relative for the numbers, and no change at all in the violations.
@@ -129,6 +132,12 @@ func Compare(base, now Metrics, tol Tolerances) []Delta {
 	if base.CacheMissUSD != nil && now.CacheMissUSD != nil {
 		check("cache_miss_usd", "cache_miss_usd", *base.CacheMissUSD, *now.CacheMissUSD)
 	}
+	// The probe scores, where the baseline asked probes (of the kind).
+	for k, b := range base.probeShares() {
+		if n := now.probeShares()[k]; b.v != nil && n.v != nil {
+			check(b.name, b.name, *b.v, *n.v)
+		}
+	}
 	names := maps.Clone(base.Violations)
 	if names == nil {
 		names = map[string]int{}
@@ -148,8 +157,11 @@ type BudgetFailure struct {
 }
 
 func (b BudgetFailure) String() string {
-	if b.Budget == "min_retention" {
+	switch b.Budget {
+	case "min_retention":
 		return fmt.Sprintf("retention %s is under the minimum %s (min_retention)", FormatNum(b.Got), FormatNum(b.Limit))
+	case "min_probe_score":
+		return fmt.Sprintf("probe score %s is under the minimum %s (min_probe_score)", FormatNum(b.Got), FormatNum(b.Limit))
 	}
 	return fmt.Sprintf("%s is over the budget %s (%s)", FormatNum(b.Got), FormatNum(b.Limit), b.Budget)
 }
@@ -171,7 +183,7 @@ func FormatNum(v float64) string {
 }
 
 // Budgets lists the budgets a config may set.
-var Budgets = []string{"max_context_tokens", "max_messages", "max_cost_usd", "max_cache_break_usd", "max_cache_miss_usd", "min_retention"}
+var Budgets = []string{"max_context_tokens", "max_messages", "max_cost_usd", "max_cache_break_usd", "max_cache_miss_usd", "min_retention", "min_probe_score"}
 
 // CheckBudgets returns the budgets m exceeds. A budget not in [Budgets]
 // is an error ([LoadConfig] rejects it first).
@@ -206,6 +218,14 @@ func CheckBudgets(m Metrics, budgets map[string]float64) ([]BudgetFailure, error
 			over = got > limit
 		case "min_retention":
 			got = m.Retention
+			over = got < limit
+		case "min_probe_score":
+			// The share of the probes kept (a run measured before
+			// ctxbench asked probes has none: 1, nothing lost is known).
+			got = 1
+			if m.ProbeScore != nil {
+				got = *m.ProbeScore
+			}
 			over = got < limit
 		default:
 			return nil, fmt.Errorf("budgets: unknown budget %q (valid: %s)", name, strings.Join(Budgets, ", "))

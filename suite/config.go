@@ -179,8 +179,8 @@ func (c *Config) Estimator() estimate.Estimator {
 	return estimate.MustNew("cl100k_base", estimate.OverheadNone)
 }
 
-// checkBudgets rejects a budget that does not exist or a limit that is
-// not a finite number ≥ 0.
+// checkBudgets rejects a budget that does not exist, a limit that is
+// not a finite number ≥ 0, and a minimum share over 1.
 func checkBudgets(b map[string]float64) error {
 	for _, name := range slices.Sorted(maps.Keys(b)) {
 		if !slices.Contains(Budgets, name) {
@@ -188,6 +188,9 @@ func checkBudgets(b map[string]float64) error {
 		}
 		if v := b[name]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("budgets: %s is %v; want a number ≥ 0", name, v)
+		}
+		if v := b[name]; strings.HasPrefix(name, "min_") && v > 1 {
+			return fmt.Errorf("budgets: %s is %v; want a share, 0 to 1", name, v)
 		}
 	}
 	return nil

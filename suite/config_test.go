@@ -60,6 +60,7 @@ baseline: ctxbench.baseline.json
 		// read, with their line, not after the replays.
 		{"transcripts: [a]\npolicies: [none]\nbudgets: {max_tokens: 5}\n", `bad.yaml:3: budgets: unknown budget "max_tokens"`},
 		{"transcripts: [a]\npolicies: [none]\nbudgets: {max_messages: -1}\n", `bad.yaml:3: budgets: max_messages is -1`},
+		{"transcripts: [a]\npolicies: [none]\nbudgets: {min_probe_score: 1.5}\n", `bad.yaml:3: budgets: min_probe_score is 1.5; want a share, 0 to 1`},
 		{"transcripts: [a]\npolicies: [none]\ntolerance:\n  default: {relative: 0.1}\n  peak: {relative: 0.1}\n", `bad.yaml:5: tolerance: unknown metric "peak"`},
 		{"transcripts: [a]\npolicies: [none]\ntolerance:\n  cost_usd: {relative: -1}\n", `bad.yaml:4: tolerance cost_usd.relative: -1`},
 		{"transcripts: [a]\npolicies: [none]\ntolerance:\n  cost_usd: {relative: lots}\n", `bad.yaml:4: tolerance cost_usd.relative: "lots" is not a number`},

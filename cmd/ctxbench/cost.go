@@ -471,6 +471,7 @@ func (r *costRun) entry(t *transcript.Transcript, ropt replay.Options) (*costEnt
 			return nil, err
 		}
 		cmpr, unpricedRun, unpricedBill = c, s.NotPriced, s.BillNotPriced
+		takeLoss(steps, s.Runs)
 	}
 	le, err := r.ledger.Entry(t)
 	if err != nil && !pricing.NotPriced(err) {

@@ -828,7 +828,8 @@ func TestCheckFailures(t *testing.T) {
 	// --accept, and leaves nothing on disk.
 	for _, tc := range []struct{ body, want string }{
 		{"transcripts: [TRANSCRIPT]\npolicies: [none]\nbudgets: {max_context_tokens: 500}\n", "1,090 is over the budget 500 (max_context_tokens)"},
-		{"transcripts: [TRANSCRIPT]\npolicies: [none]\nbudgets: {min_retention: 1.5}\n", "retention 1 is under the minimum 1.5 (min_retention)"},
+		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=4,preserve_first_n=0,preserve_last_n=2,pair_safe=true\"]\nbudgets: {min_retention: 0.9}\n", "is under the minimum 0.9 (min_retention)"},
+		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=4,preserve_first_n=0,preserve_last_n=2,pair_safe=true\"]\nbudgets: {min_probe_score: 0.9}\n", "probe score 0.5 is under the minimum 0.9 (min_probe_score)"},
 		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=3,preserve_last_n=1\"]\n", "violations.tool_pairing"},
 	} {
 		cfg := checkSuite(t, tc.body)
@@ -1438,11 +1439,11 @@ func TestCostTotalsBySession(t *testing.T) {
 }
 
 // TestSweepPareto: a point is best when it breaks no invariant and no
-// other such point sends fewer tokens and keeps more; equal points both
-// are, a point with violations never is.
+// other such point sends fewer tokens and has a higher probe score; equal
+// points both are, a point with violations never is.
 func TestSweepPareto(t *testing.T) {
-	pt := func(tokens int64, ret float64, viol int) replay.Point {
-		return replay.Point{InputTokens: tokens, MeanRetention: ret, Violations: map[string]int{"cap": viol}}
+	pt := func(tokens int64, score float64, viol int) replay.Point {
+		return replay.Point{InputTokens: tokens, ProbeScore: score, Violations: map[string]int{"cap": viol}}
 	}
 	got := paretoPoints([]replay.Point{pt(100, 0.9, 0), pt(100, 0.9, 0), pt(120, 0.8, 0), pt(80, 0.95, 3), pt(150, 0.95, 0)})
 	if want := []bool{true, true, false, false, true}; !slices.Equal(got, want) {

@@ -31,11 +31,13 @@ type transcriptProbes struct {
 	File   string `json:"file"`
 	ID     string `json:"id"`
 	Policy string `json:"policy,omitempty"`
-	// Probes are the whole history's (no --policy); Calls and Score the
-	// policy's.
-	Probes []probe.Probe       `json:"probes,omitempty"`
-	Calls  []replay.CallProbes `json:"calls,omitempty"`
-	Score  *probe.Score        `json:"score,omitempty"`
+	// Probes are the whole history's (no --policy); Calls, Score (the
+	// probes asked and kept), Loss and ProbeScore the policy's.
+	Probes     []probe.Probe       `json:"probes,omitempty"`
+	Calls      []replay.CallProbes `json:"calls,omitempty"`
+	Score      *probe.Score        `json:"score,omitempty"`
+	Loss       *probe.Loss         `json:"loss,omitempty"`
+	ProbeScore *float64            `json:"probe_score,omitempty"`
 	// LLMScore is the LLM judge's (--judge llm).
 	LLMScore *probe.LLMScore `json:"llm_score,omitempty"`
 }
@@ -74,7 +76,7 @@ func (c *probesCmd) Run(e *env) error {
 			if err != nil {
 				return err
 			}
-			tp.Calls, tp.Score, tp.LLMScore = calls, &score.Exact, score.LLM
+			tp.Calls, tp.Score, tp.Loss, tp.ProbeScore, tp.LLMScore = calls, &score.Exact, &score.Loss, &score.Score, score.LLM
 		}
 		if c.JSON {
 			res.Transcripts = append(res.Transcripts, tp)
@@ -138,20 +140,31 @@ func writeProbesText(w io.Writer, tp transcriptProbes) error {
 			return err
 		}
 	}
-	s := reports.Table{Header: []string{"kind", "kept", "probes", "share"}, Right: []bool{false, true, true, true}}
-	for _, k := range probe.Kinds() {
-		share, ok := tp.Score.Share(k)
+	s := reports.Table{Header: []string{"kind", "asked", "kept", "share kept", "lost", "of the session's", "score"}, Right: []bool{false, true, true, true, true, true, true}}
+	share := func(ok bool, v float64) string {
 		if !ok {
+			return ""
+		}
+		return fmt.Sprintf("%.0f%%", 100*v)
+	}
+	for _, k := range probe.Kinds() {
+		asked, askedOK := tp.Score.Share(k)
+		score, scoreOK := tp.Loss.KindScore(k)
+		if !scoreOK {
 			continue
 		}
-		s.Rows = append(s.Rows, []string{string(k), reports.Int(tp.Score.Kept[k]), reports.Int(tp.Score.Total[k]), fmt.Sprintf("%.0f%%", 100*share)})
+		s.Rows = append(s.Rows, []string{string(k), reports.Int(tp.Score.Total[k]), reports.Int(tp.Score.Kept[k]), share(askedOK, asked),
+			reports.Int(tp.Loss.Lost[k]), reports.Int(tp.Loss.Of[k]), share(true, score)})
 	}
-	if all, ok := tp.Score.Overall(); ok {
+	if len(s.Rows) > 0 {
 		kept, total := tp.Score.Totals()
-		s.Rows = append(s.Rows, []string{"all", reports.Int(kept), reports.Int(total), fmt.Sprintf("%.0f%%", 100*all)})
+		lost, of := tp.Loss.Totals()
+		all, ok := tp.Score.Overall()
+		s.Rows = append(s.Rows, []string{"all", reports.Int(total), reports.Int(kept), share(ok, all), reports.Int(lost), reports.Int(of), share(true, *tp.ProbeScore)})
 		if err := s.WriteText(w); err != nil {
 			return err
 		}
+		fmt.Fprintln(w, "asked: at the calls where the policy first stopped sending a message; lost: asked where the context could not answer (each probe once); score: the share of the session's probes not lost")
 	}
 	if ls := tp.LLMScore; ls != nil {
 		if err := writeLLMScore(w, ls); err != nil {

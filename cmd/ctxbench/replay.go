@@ -316,6 +316,7 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, cac
 			}
 			e.warn(notPriced(fmt.Errorf("%s: %s: %w", t.File, what, sess.NotPriced), "--pricing-model", "--prices"))
 		} else if spools.rows != nil {
+			takeLoss(steps, sess.Runs)
 			if err := spools.rows.write(reports.RowsOf(t, s.policies, sess.Costs, steps, sess.Misses, sess.MissTotals)); err != nil {
 				return tr, err
 			}
@@ -416,8 +417,8 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	}
 	fmt.Fprintf(w, "%s (%s, %s)\n", printable.String(tr.File), printable.String(tr.ID), reports.Count(calls, "call", "calls"))
 	t := reports.Table{
-		Header: []string{"policy", "peak msgs", "peak tokens", "input tokens sent", "of none", "evicted", "truncated", "summaries", "retention", "violations"},
-		Right:  []bool{false, true, true, true, true, true, true, true, true, false},
+		Header: []string{"policy", "peak msgs", "peak tokens", "input tokens sent", "of none", "evicted", "truncated", "summaries", "probes", "retention", "violations"},
+		Right:  []bool{false, true, true, true, true, true, true, true, true, true, false},
 	}
 	for _, r := range tr.Runs {
 		s := r.Summary
@@ -427,7 +428,7 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 		}
 		t.Rows = append(t.Rows, []string{r.Label, reports.Int(s.PeakMessages), reports.Int(s.PeakTokens[primary]),
 			reports.Int(s.InputTokens[primary]), fmt.Sprintf("%.1f%%", r.ShareOfNone*100), reports.Int(s.Evictions),
-			reports.Int(s.Truncations), sums, fmt.Sprintf("%.1f%%", s.MeanRetention*100), violationSummary(s.Violations)})
+			reports.Int(s.Truncations), sums, reports.ProbeText(s.ProbeLoss), fmt.Sprintf("%.1f%%", s.MeanRetention*100), violationSummary(s.Violations)})
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
@@ -440,7 +441,7 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 			fmt.Fprintf(w, "cache: %s: %s\n", r.Label, reports.CacheBreakText(r.cost.BreakTotals, r.cost.Breaks))
 		}
 	}
-	_, err := fmt.Fprintf(w, "tokens are %s counts of what each policy sends; retention is the mean share of the files, commands, URLs, errors and tool calls seen so far that the context still holds (a proxy)\n\n", primary)
+	_, err := fmt.Fprintf(w, "tokens are %s counts of what each policy sends; %s\n\n", primary, reports.ProbeNote)
 	return err
 }
 

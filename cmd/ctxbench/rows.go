@@ -48,11 +48,21 @@ func observeRows(runs int, est string) (func(int, *replay.Step, *replay.PricedCa
 	steps := make([]reports.RunSteps, runs)
 	return func(k int, s *replay.Step, _ *replay.PricedCall) error {
 		if k < runs { // each run on its own goroutine: steps[k] is its own
-			steps[k].Tokens = append(steps[k].Tokens, s.Tokens[est])
-			steps[k].Retention = append(steps[k].Retention, s.Retention)
+			steps[k].Add(s, est)
 		}
 		return nil
 	}, steps
+}
+
+// takeLoss gives each run's steps what the run lost of the session's
+// probes, which its summary holds (runs past steps, none replayed for the
+// saving, are left out).
+func takeLoss(steps []reports.RunSteps, runs []*replay.Run) {
+	for k := range steps {
+		if k < len(runs) {
+			steps[k].Loss = runs[k].Summary.ProbeLoss
+		}
+	}
 }
 
 // rowsOf returns t's rows (docs/rows.md); steps are what observeRows

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -128,7 +129,7 @@ func sweepHeader(res *replay.SweepResult) []string {
 	for _, g := range res.Grid {
 		h = append(h, g.Key)
 	}
-	return append(h, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "cost_usd", "priced_transcripts", "evictions", "truncations", "summaries", "violations", "mean_retention", "pareto")
+	return append(h, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "cost_usd", "priced_transcripts", "evictions", "truncations", "summaries", "violations", "probes_lost", "probes", "probe_score", "mean_retention", "pareto")
 }
 
 // sweepRows are the table's rows with plain numbers (CSV); the text table
@@ -147,7 +148,7 @@ func sweepRows(res *replay.SweepResult) [][]string {
 		}
 		row = append(row, fmt.Sprint(p.Calls), fmt.Sprint(p.PeakMessages), fmt.Sprint(p.PeakTokens), fmt.Sprint(p.InputTokens),
 			fmt.Sprintf("%.4f", p.ShareOfNone), pointCostCSV(res, p), fmt.Sprint(p.Priced), fmt.Sprint(p.Evictions), fmt.Sprint(p.Truncations), fmt.Sprint(p.Summaries), fmt.Sprint(nv),
-			fmt.Sprintf("%.4f", p.MeanRetention), fmt.Sprint(best[i]))
+			fmt.Sprint(probesLost(p.ProbeLoss)), fmt.Sprint(probesOf(p.ProbeLoss)), fmt.Sprintf("%.4f", p.ProbeScore), fmt.Sprintf("%.4f", p.MeanRetention), fmt.Sprint(best[i]))
 		rows = append(rows, row)
 	}
 	return rows
@@ -164,7 +165,7 @@ func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 	if res.Costed {
 		t.Header = append(t.Header, "cost")
 	}
-	t.Header = append(t.Header, "evicted", "truncated", "summaries", "retention", "violations", "")
+	t.Header = append(t.Header, "evicted", "truncated", "summaries", "probes", "retention", "violations", "")
 	for range len(t.Header) - len(t.Right) - 2 {
 		t.Right = append(t.Right, true)
 	}
@@ -180,7 +181,7 @@ func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 			row = append(row, pointCost(p, p.Transcripts))
 		}
 		row = append(row, reports.Int(p.Evictions), reports.Int(p.Truncations), reports.Int(p.Summaries),
-			fmt.Sprintf("%.1f%%", p.MeanRetention*100), violationSummary(p.Violations), map[bool]string{true: "★"}[best[i]])
+			reports.ProbeText(p.ProbeLoss), fmt.Sprintf("%.1f%%", p.MeanRetention*100), violationSummary(p.Violations), map[bool]string{true: "★"}[best[i]])
 		t.Rows = append(t.Rows, row)
 	}
 	if err := t.WriteText(w); err != nil {
@@ -188,10 +189,11 @@ func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 	}
 	if slices.Contains(best, true) {
 		if byCost(res.Points) {
-			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant costs less and keeps more (retention, a proxy)")
+			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant costs less and keeps more probes")
 		} else {
-			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant sends fewer tokens and keeps more (retention, a proxy)")
+			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant sends fewer tokens and keeps more probes")
 		}
+		fmt.Fprintln(w, reports.ProbeNote)
 	}
 	writeSweepCautions(w, res)
 	for _, inv := range res.Invalid {
@@ -253,7 +255,7 @@ func byCost(ps []replay.Point) bool { return len(ps) > 0 && ps[0].Priced > 0 }
 
 // paretoPoints marks the points that break no invariant and that no other
 // such point beats on both what it spends (fewer dollars over the
-// transcripts priced when some are, else fewer tokens) and retention
+// transcripts priced when some are, else fewer tokens) and probe score
 // (more).
 func paretoPoints(ps []replay.Point) []bool {
 	spend := func(p *replay.Point) float64 { return float64(p.InputTokens) }
@@ -273,13 +275,25 @@ func paretoPoints(ps []replay.Point) []bool {
 		best[i] = clean[i]
 		for j := 0; best[i] && j < len(ps); j++ {
 			q := &ps[j]
-			if clean[j] && spend(q) <= spend(p) && q.MeanRetention >= p.MeanRetention &&
-				(spend(q) < spend(p) || q.MeanRetention > p.MeanRetention) {
+			if clean[j] && spend(q) <= spend(p) && q.ProbeScore >= p.ProbeScore &&
+				(spend(q) < spend(p) || q.ProbeScore > p.ProbeScore) {
 				best[i] = false
 			}
 		}
 	}
 	return best
+}
+
+// probesLost returns how many probes l counts lost, and probesOf of
+// how many.
+func probesLost(l probe.Loss) int {
+	n, _ := l.Totals()
+	return n
+}
+
+func probesOf(l probe.Loss) int {
+	_, n := l.Totals()
+	return n
 }
 
 // progressBar returns a progress callback that draws on w when w is a

@@ -30,6 +30,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -69,16 +70,60 @@ const (
 )
 
 // An Extractor makes the probes of one transcript; it indexes the
-// transcript's tool results once, so that asking at every call of a long
-// session costs what the messages asked about cost.
+// transcript's tool results once, and finds each message's probes once,
+// so that asking at every call of a long session, under many policies,
+// costs what the messages asked about cost. It is safe for concurrent
+// use.
 type Extractor struct {
 	t       *transcript.Transcript
 	results map[string]*transcript.Block
+	// of[i] is message i's probes, found on first use; next[i] the
+	// continuation probe from message i on.
+	of   []atomic.Pointer[messageProbes]
+	next []atomic.Pointer[nextProbe]
+}
+
+// A nextProbe is the continuation probe from a message on, if any.
+type nextProbe struct {
+	p  Probe
+	ok bool
+}
+
+// messageProbes are what one message contributes to a call's probes:
+// its probes in the order they were found (each once), and the files
+// its tool calls acted on.
+type messageProbes struct {
+	probes []Probe
+	files  []fileAction
 }
 
 // NewExtractor returns the extractor of t.
 func NewExtractor(t *transcript.Transcript) *Extractor {
-	return &Extractor{t: t, results: results(t)}
+	n := len(t.Messages)
+	return &Extractor{t: t, results: results(t), of: make([]atomic.Pointer[messageProbes], n), next: make([]atomic.Pointer[nextProbe], n)}
+}
+
+// Prepare finds message i's probes, if they are not found yet: what a
+// caller that will ask about the messages later calls ahead, on many
+// goroutines.
+func (e *Extractor) Prepare(i int) { e.message(i) }
+
+// message returns message i's probes, found on first use (two callers
+// may both find them; the first stored wins).
+func (e *Extractor) message(i int) *messageProbes {
+	if mp := e.of[i].Load(); mp != nil {
+		return mp
+	}
+	x := extractor{t: e.t, results: e.results}
+	x.message(i)
+	mp := &messageProbes{probes: x.probes}
+	for _, p := range x.paths {
+		mp.files = append(mp.files, x.last[p])
+	}
+	if e.of[i].CompareAndSwap(nil, mp) {
+		return mp
+	}
+	return e.of[i].Load()
 }
 
 // Of returns the probes about the messages dropped of the transcript
@@ -88,19 +133,86 @@ func NewExtractor(t *transcript.Transcript) *Extractor {
 // call's outcome is looked up anywhere in the transcript (it may follow
 // the call).
 func (e *Extractor) Of(dropped []int, next int) []Probe {
-	x := extractor{t: e.t, results: e.results}
+	var (
+		out   []Probe
+		paths []string
+		last  = map[string]fileAction{}
+		seen  = map[string]bool{}
+	)
 	for _, i := range dropped {
-		if i >= 0 && i < len(e.t.Messages) {
-			x.message(i)
+		if i < 0 || i >= len(e.t.Messages) {
+			continue
+		}
+		mp := e.message(i)
+		for _, p := range mp.probes {
+			if k := p.Identity(); !seen[k] {
+				seen[k] = true
+				out = append(out, p)
+			}
+		}
+		for _, f := range mp.files {
+			if _, ok := last[f.path]; !ok {
+				paths = append(paths, f.path)
+			}
+			last[f.path] = f
 		}
 	}
-	out := x.artifactProbes()
-	out = append(out, x.probes...)
-	if p, ok := continuation(e.t, next); ok {
+	files := make([]Probe, 0, len(paths)+len(out)+1)
+	for _, p := range paths {
+		files = append(files, last[p].probe())
+	}
+	out = append(files, out...)
+	if p, ok := e.continuation(next); ok {
 		out = append(out, p)
 	}
 	slices.SortStableFunc(out, func(a, b Probe) int { return slices.Index(Kinds(), a.Kind) - slices.Index(Kinds(), b.Kind) })
 	return out
+}
+
+// Session returns how many probes of each kind the session holds, as a
+// [Loss] counts them: those about every message before the last
+// assistant message (the messages a call can send), each kind and keys
+// once, and one per distinct continuation probe of the calls.
+func (e *Extractor) Session() map[Kind]int {
+	last := -1
+	for i := range e.t.Messages {
+		if e.t.Messages[i].Role == transcript.RoleAssistant {
+			last = i
+		}
+	}
+	idx := make([]int, max(last, 0))
+	for i := range idx {
+		idx[i] = i
+	}
+	out := map[Kind]int{}
+	for _, p := range e.Of(idx, -1) {
+		out[p.Kind]++
+	}
+	seen := map[string]bool{}
+	for i := range e.t.Messages {
+		if e.t.Messages[i].Role != transcript.RoleAssistant {
+			continue
+		}
+		if p, ok := e.continuation(i); ok && !seen[p.Identity()] {
+			seen[p.Identity()] = true
+			out[Continuation]++
+		}
+	}
+	return out
+}
+
+// continuation returns the continuation probe from message next on,
+// found on first use.
+func (e *Extractor) continuation(next int) (Probe, bool) {
+	if next < 0 || next >= len(e.next) {
+		return Probe{}, false
+	}
+	if np := e.next[next].Load(); np != nil {
+		return np.p, np.ok
+	}
+	p, ok := continuation(e.t, next)
+	e.next[next].CompareAndSwap(nil, &nextProbe{p, ok})
+	return p, ok
 }
 
 // Of returns the probes about the messages dropped of t (see
@@ -128,9 +240,18 @@ type extractor struct {
 	seen   map[string]bool
 }
 
+// A fileAction is the last action on a file: the tool and the message
+// of its call.
 type fileAction struct {
+	path string
 	tool string
 	msg  int
+}
+
+// probe is the artifact probe about the file.
+func (a fileAction) probe() Probe {
+	return Probe{Kind: Artifact, Question: fmt.Sprintf("What was last done to %s?", a.path),
+		Answer: a.tool + " " + a.path, Keys: []string{a.path}, Message: a.msg}
 }
 
 // results indexes t's tool results by the id of the call they answer.
@@ -146,8 +267,13 @@ func results(t *transcript.Transcript) map[string]*transcript.Block {
 	return m
 }
 
+// Identity is what makes two probes the same: their kind and keys.
+func (p Probe) Identity() string {
+	return string(p.Kind) + "\x00" + strings.Join(p.Keys, "\x00")
+}
+
 func (x *extractor) add(p Probe) {
-	key := string(p.Kind) + "\x00" + strings.Join(p.Keys, "\x00")
+	key := p.Identity()
 	if x.seen == nil {
 		x.seen = map[string]bool{}
 	}
@@ -206,7 +332,7 @@ func (x *extractor) toolUse(i int, b *transcript.Block) {
 		if _, ok := x.last[p]; !ok {
 			x.paths = append(x.paths, p)
 		}
-		x.last[p] = fileAction{b.Name, i}
+		x.last[p] = fileAction{p, b.Name, i}
 	}
 	cmd := inputField(b.Input, commandKeys...)
 	if cmd == "" || len(cmd) > 300 {
@@ -226,21 +352,14 @@ func (x *extractor) toolUse(i int, b *transcript.Block) {
 	x.add(Probe{Kind: Artifact, Question: fmt.Sprintf("What happened when the agent ran `%s`?", clip(cmd)), Answer: outcome, Keys: keys, Message: i})
 }
 
-func (x *extractor) artifactProbes() []Probe {
-	var out []Probe
-	for _, p := range x.paths {
-		a := x.last[p]
-		out = append(out, Probe{Kind: Artifact, Question: fmt.Sprintf("What was last done to %s?", p),
-			Answer: a.tool + " " + p, Keys: []string{p}, Message: a.msg})
-	}
-	return out
-}
-
 var exitCode = regexp.MustCompile(`(?i)\bexit(?:ed with)? (?:code|status)[ :=]+(-?\d+)`)
 
 func (x *extractor) toolResult(i int, b *transcript.Block, budget func() bool) {
 	if line := firstErrorLine(b.Text); line != "" && budget() {
 		x.add(Probe{Kind: Recall, Question: "What error did a tool report?", Answer: clip(line), Keys: []string{clip(line)}, Message: i})
+	}
+	if !hasWordFold(b.Text, "exit") {
+		return
 	}
 	if m := exitCode.FindString(b.Text); m != "" && budget() {
 		x.add(Probe{Kind: Recall, Question: "What exit code did a command end with?", Answer: m, Keys: []string{m}, Message: i})
@@ -249,6 +368,12 @@ func (x *extractor) toolResult(i int, b *transcript.Block, budget func() bool) {
 
 // firstErrorLine returns the first line of s that reports an error.
 func firstErrorLine(s string) string {
+	// Most tool output holds none of the words: it is looked through
+	// once for their starts before its lines are matched. Of the words'
+	// letters only k has a fold outside ASCII (the Kelvin sign).
+	if !hasWordFold(s, "error", "exception", "traceback", "fail", "fatal", "panic") && !strings.Contains(s, "\u212a") {
+		return ""
+	}
 	for line := range strings.SplitSeq(s, "\n") {
 		line = strings.TrimSpace(line)
 		if len(line) >= 8 && errorWords.MatchString(line) {
@@ -256,6 +381,33 @@ func firstErrorLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// hasWordFold reports whether s holds one of words, lowercase ASCII
+// letters, in any ASCII case.
+func hasWordFold(s string, words ...string) bool {
+	for i := 0; i < len(s); i++ {
+		// c|0x20 is a lowercase letter only for that letter in either
+		// case.
+		c := s[i] | 0x20
+		for _, w := range words {
+			if c == w[0] && len(s)-i >= len(w) && equalFoldASCII(s[i:i+len(w)], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// equalFoldASCII reports whether s is w, lowercase ASCII letters, in any
+// case.
+func equalFoldASCII(s, w string) bool {
+	for j := range len(w) {
+		if s[j]|0x20 != w[j] {
+			return false
+		}
+	}
+	return true
 }
 
 var errorWords = regexp.MustCompile(`(?i)\b(errors?|exception|traceback|fail|failed|failing|failure|fatal|panic)\b`)

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -130,6 +131,71 @@ func TestParseGrade(t *testing.T) {
 	for _, bad := range []string{"no json", `{"accuracy": 3}`, `{"accuracy": "high"}`} {
 		if _, err := parseGrade(bad); err == nil {
 			t.Errorf("%q read", bad)
+		}
+	}
+}
+
+// TestNormalizeFast: the one-pass normalization of ASCII text is the
+// definition's (escapes, then lowercase, then white space joined), on
+// texts made of the bytes it treats apart.
+func TestNormalizeFast(t *testing.T) {
+	def := func(s string) string {
+		return strings.Join(strings.Fields(strings.ToLower(jsonEscapes.Replace(s))), " ")
+	}
+	alphabet := []string{`\`, "n", "t", `"`, "/", " ", "\t", "\n", "\v", "\f", "\r", "A", "z", "Q", "0", "-", "\\\\", "\x00", "é", "K", "\xff", "\u0085", "\u00a0", "İ", "\ufffd", "\xe2\x84"}
+	r := rand.New(rand.NewPCG(1, 2))
+	n := 200_000
+	if testing.Short() {
+		n = 20_000
+	}
+	for range n {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		if s := b.String(); Normalize(s) != def(s) {
+			t.Fatalf("Normalize(%q) = %q, the definition %q", s, Normalize(s), def(s))
+		}
+	}
+}
+
+func FuzzNormalize(f *testing.F) {
+	f.Add(`a\"b\/c  D\n\te`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Normalize(s), strings.Join(strings.Fields(strings.ToLower(jsonEscapes.Replace(s))), " "); got != want {
+			t.Fatalf("Normalize(%q) = %q, the definition %q", s, got, want)
+		}
+	})
+}
+
+// jsonEscapes are the escapes [Normalize] reads, as the definition
+// replaces them.
+var jsonEscapes = strings.NewReplacer(`\n`, " ", `\t`, " ", `\"`, `"`, `\/`, "/")
+
+// TestErrorPrefilter: the words looked for before a text's lines are
+// matched leave out no line the pattern finds, nor any exit code, on
+// texts made of the words' pieces, folds and boundaries.
+func TestErrorPrefilter(t *testing.T) {
+	pieces := []string{"err", "or", "s", "exc", "eption", "trace", "bac", "k", "\u212a", "fai", "l", "ed", "ure", "fat", "al", "pan", "ic", "EX", "it", " code ", "status=", "1", " ", "\n", "_", "É", "\u017f"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 50_000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		want := ""
+		for line := range strings.SplitSeq(s, "\n") {
+			if line = strings.TrimSpace(line); len(line) >= 8 && errorWords.MatchString(line) {
+				want = line
+				break
+			}
+		}
+		if got := firstErrorLine(s); got != want {
+			t.Fatalf("firstErrorLine(%q) = %q, the pattern %q", s, got, want)
+		}
+		if exitCode.MatchString(s) && !hasWordFold(s, "exit") {
+			t.Fatalf("%q holds an exit code the prefilter misses", s)
 		}
 	}
 }
