@@ -103,7 +103,7 @@ func foreignFormat(m map[string]any) string {
 			}
 		}
 	case hasAny(m, "sessionID") && hasAny(m, "role") && hasAny(m, "time") && !hasAny(m, "content", "parts"):
-		return "an opencode storage message (its parts are in storage/part; ctxbench reads opencode.db and `opencode export`)"
+		return "an opencode storage message alone (its parts are in storage/part: give ctxbench the storage directory, opencode.db or `opencode export`)"
 	case typ == "init" && hasAny(m, "session_id", "model") || typ == "message" && hasAny(m, "delta") ||
 		(typ == "tool_use" && hasAny(m, "tool_id", "tool_name")) || (typ == "tool_result" && hasAny(m, "tool_id")):
 		return "Gemini CLI stream-json output (--output-format stream-json)"
@@ -119,8 +119,8 @@ func notRead(file, name string) error {
 
 // detect names the format of s from its content.
 func detect(s *source) (Format, error) {
-	if s.db != "" {
-		return FormatOpencode, nil // the only format kept in SQLite
+	if s.db != "" || s.storage != "" {
+		return FormatOpencode, nil // the only format kept in SQLite, or in a directory
 	}
 	if s.doc {
 		var v any

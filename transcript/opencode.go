@@ -112,10 +112,9 @@ func opencodeExport(m map[string]any) bool {
 // readOpencode reads opencode sessions: its database ([readOpencodeDB]),
 // the JSON `opencode export` writes ({info, messages: [{info, parts}]},
 // the session's id and its parent's from info), or the array of messages
-// its server's API returns (GET /session/{id}/message). The older
-// storage directory (storage/message, storage/part: opencode before 1.2
-// moved it into the database) is not read: its message files are refused
-// by name. opencode sends each part as
+// its server's API returns (GET /session/{id}/message), or the older
+// storage directory (opencode before 1.2; [readOpencodeStorage]), whose
+// files alone are refused by name. opencode sends each part as
 // MessageV2.toModelMessages does, and so does the reader:
 //
 //   - a user message's text parts but those marked ignored, its files
@@ -151,6 +150,9 @@ func opencodeExport(m map[string]any) bool {
 func readOpencode(s *source) ([]*Transcript, error) {
 	if s.db != "" {
 		return readOpencodeDB(s)
+	}
+	if s.storage != "" {
+		return readOpencodeStorage(s)
 	}
 	var out []*Transcript
 	for r := range s.records() {

@@ -146,6 +146,9 @@ func parse(s *source, opt Options) ([]*Transcript, error) {
 	if s.db != "" && f != FormatOpencode {
 		return nil, fmt.Errorf("%s: an SQLite database, read as %s only", file, FormatOpencode)
 	}
+	if s.storage != "" && f != FormatOpencode {
+		return nil, fmt.Errorf("%s: opencode's storage directory, read as %s only", file, FormatOpencode)
+	}
 	ts, err := rd(s)
 	if err != nil {
 		return nil, err
@@ -233,9 +236,11 @@ type source struct {
 	// the records read from it before (copies), stream the ones after.
 	stream *lineStream
 	head   []record
-	// db is the path of an SQLite database the input is, read by its
-	// reader (opencode's) instead of records.
-	db string
+	// db is the path of an SQLite database the input is, and storage
+	// of opencode's storage directory, read by opencode's reader instead
+	// of records.
+	db      string
+	storage string
 }
 
 // records yields the input's records in order: its non-blank lines for

@@ -147,7 +147,18 @@ func listInputs(paths []string) []input {
 				return err
 			}
 			if d.IsDir() {
-				if d.Name() == ".git" {
+				switch {
+				case d.Name() == ".git":
+					return filepath.SkipDir
+				case opencodeStorage(path):
+					// Read whole, as one input; beside a database
+					// opencode 1.2 copied it into, passed over unless
+					// named.
+					in := input{path: path, size: treeSize(path), explicit: path == root}
+					if db := opencodeDBBeside(path); db != "" && path != root {
+						in.skip = "opencode's storage directory, whose sessions " + filepath.Base(db) + " beside it holds (name the directory to read it)"
+					}
+					out = append(out, in)
 					return filepath.SkipDir
 				}
 				return nil
@@ -335,8 +346,15 @@ func (r *readAhead[P]) stop() {
 	r.wg.Wait()
 }
 
-// ReadFile reads every transcript in the named file.
+// ReadFile reads every transcript in the named file, or in opencode's
+// storage directory.
 func ReadFile(name string, opt Options) ([]*Transcript, error) {
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		if !opencodeStorage(name) {
+			return nil, &NotTranscriptError{name, "a directory"}
+		}
+		return parse(&source{file: name, opt: opt, storage: name}, opt)
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
