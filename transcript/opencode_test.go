@@ -192,6 +192,28 @@ func writeOpencodeDB(t *testing.T, path string, wal bool, exports ...string) *sq
 	return db
 }
 
+// readExports reads the opencode exports' sessions in order of
+// creation, as the database and the storage directory list them (the
+// fixtures' ids grow backwards: the 1.0 export's first).
+func readExports(t *testing.T, exports ...string) []*Transcript {
+	t.Helper()
+	var want []*Transcript
+	for _, f := range exports {
+		ts, err := ReadFile(f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, ts...)
+	}
+	slices.SortFunc(want, func(a, b *Transcript) int { return strings.Compare(b.ID, a.ID) })
+	return want
+}
+
+// noPos compares transcripts read from other places: positions and file
+// names differ.
+var noPos = cmp.Options{cmpopts.IgnoreFields(Message{}, "Pos"), cmpopts.IgnoreFields(Compaction{}, "Pos"),
+	cmpopts.IgnoreFields(Clearing{}, "Pos"), cmpopts.IgnoreFields(Transcript{}, "File")}
+
 // TestOpencodeDB: the sessions of opencode.db read as the exports of the
 // same sessions do, but for positions (a database has no lines).
 func TestOpencodeDB(t *testing.T) {
@@ -202,18 +224,7 @@ func TestOpencodeDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []*Transcript
-	for _, f := range exports {
-		ts, err := ReadFile(f, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, ts...)
-	}
-	// The database lists sessions by creation: the 1.0 export's first.
-	slices.SortFunc(want, func(a, b *Transcript) int { return strings.Compare(b.ID, a.ID) })
-	noPos := cmp.Options{cmpopts.IgnoreFields(Message{}, "Pos"), cmpopts.IgnoreFields(Compaction{}, "Pos"),
-		cmpopts.IgnoreFields(Clearing{}, "Pos"), cmpopts.IgnoreFields(Transcript{}, "File")}
+	want := readExports(t, exports...)
 	if diff := cmp.Diff(want, got, noPos); diff != "" {
 		t.Errorf("opencode.db (-exports +db):\n%s", diff)
 	}

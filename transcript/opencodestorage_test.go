@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // writeOpencodeStorage writes the sessions of exports as opencode before
@@ -76,17 +75,7 @@ func TestOpencodeStorage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []*Transcript
-	for _, f := range exports {
-		ts, err := ReadFile(f, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, ts...)
-	}
-	slices.SortFunc(want, func(a, b *Transcript) int { return strings.Compare(b.ID, a.ID) })
-	noPos := cmp.Options{cmpopts.IgnoreFields(Message{}, "Pos"), cmpopts.IgnoreFields(Compaction{}, "Pos"),
-		cmpopts.IgnoreFields(Clearing{}, "Pos"), cmpopts.IgnoreFields(Transcript{}, "File")}
+	want := readExports(t, exports...)
 	if diff := cmp.Diff(want, got, noPos); diff != "" {
 		t.Errorf("storage (-exports +storage):\n%s", diff)
 	}
