@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"hash/maphash"
 	"maps"
 	"slices"
 	"strings"
@@ -13,34 +14,58 @@ import (
 )
 
 // probeIndex is what the runs of one transcript share to ask probes: the
-// extractor, which finds each message's probes once, and a gram set of
-// each message's text as the exact judge reads it ([probe.Text]), which
-// rules a message out for most keys at a few bit lookups, so that a step
-// is searched without its context's text being made.
+// extractor, which finds each message's probes once, and the index of
+// the messages that hold each key a probe can have ([keyIndex]), so that
+// a step finds a key without reading the context it sent.
 type probeIndex struct {
-	t     *transcript.Transcript
-	ex    *probe.Extractor
-	grams []atomic.Pointer[gramSet]
+	t  *transcript.Transcript
+	ex *probe.Extractor
 	// texts are the messages' texts read so far, while their total stays
 	// within maxSharedTexts bytes (stored): beyond, a run reads its own
 	// while the message is in its context.
 	texts  []atomic.Pointer[string]
 	stored atomic.Int64
-	// session counts the session's probes ([probe.Extractor.Session]).
-	session func() map[probe.Kind]int
+	// session counts the session's probes and numbers them by identity
+	// ([probe.Extractor.SessionProbes]), keys indexes their keys; both
+	// made on first use.
+	session func() *sessionProbes
+	keys    func() *keyIndex
 }
 
-// maxSharedTexts bounds the texts a transcript's runs share: the texts
-// of a session of a few thousand calls, a fraction of a 50,000-call
-// one's.
-const maxSharedTexts = 64 << 20
+// maxSharedTexts bounds the texts a transcript's runs share: those of a
+// session of a thousand calls, a fraction of a 50,000-call one's (the
+// key index finds most keys without them).
+const maxSharedTexts = 16 << 20
 
 func newProbeIndex(t *transcript.Transcript) *probeIndex {
-	n := len(t.Messages)
-	x := &probeIndex{t: t, ex: probe.NewExtractor(t), grams: make([]atomic.Pointer[gramSet], n), texts: make([]atomic.Pointer[string], n)}
-	x.session = sync.OnceValue(x.ex.Session)
+	x := &probeIndex{t: t, ex: probe.NewExtractor(t), texts: make([]atomic.Pointer[string], len(t.Messages))}
+	x.session = sync.OnceValue(func() *sessionProbes { return newSessionProbes(x.ex) })
+	x.keys = sync.OnceValue(func() *keyIndex { return newKeyIndex(x) })
 	return x
 }
+
+// sessionProbes are a session's probes: how many of each kind, and each
+// one's number, by the hash of its identity (a 64-bit hash: two of a
+// session's probes share one with odds below 1e-8 for a million probes,
+// and a probe asked whose hash is not the session's is counted apart,
+// by identity).
+type sessionProbes struct {
+	counts map[probe.Kind]int
+	ids    map[uint64]int32
+	seed   maphash.Seed
+}
+
+func newSessionProbes(ex *probe.Extractor) *sessionProbes {
+	s := &sessionProbes{counts: map[probe.Kind]int{}, ids: map[uint64]int32{}, seed: maphash.MakeSeed()}
+	for _, p := range ex.SessionProbes() {
+		s.counts[p.Kind]++
+		s.ids[maphash.String(s.seed, p.Identity())] = int32(len(s.ids))
+	}
+	return s
+}
+
+// prepare finds message i's probes, if not yet.
+func (x *probeIndex) prepare(i int) { x.ex.Prepare(i) }
 
 // text returns message i's text, and whether it is shared (else the
 // caller keeps it while it needs it).
@@ -59,68 +84,14 @@ func (x *probeIndex) text(i int) (string, bool) {
 	return text, true
 }
 
-// prepare finds message i's probes and gram set, if not yet.
-func (x *probeIndex) prepare(i int) {
-	x.ex.Prepare(i)
-	x.gramsOf(i)
-}
-
-// gramsOf returns message i's gram set, made on first use.
-func (x *probeIndex) gramsOf(i int) *gramSet {
-	if g := x.grams[i].Load(); g != nil {
-		return g
-	}
-	g := newGramSet(probe.Text(&x.t.Messages[i]))
-	if x.grams[i].CompareAndSwap(nil, g) {
-		return g
-	}
-	return x.grams[i].Load()
-}
-
-// A gramSet holds a bit per hash of each 4-byte window of a text, about
-// one bit per byte: a window of s missing proves the text does not hold
-// s.
-type gramSet struct {
-	bits  []uint64
-	shift uint
-}
-
-func newGramSet(text string) *gramSet {
-	n := uint(6) // 64 bits at least
-	for 1<<n < len(text) {
-		n++
-	}
-	g := &gramSet{bits: make([]uint64, (1<<n)/64), shift: 32 - n}
-	for i := 0; i+4 <= len(text); i++ {
-		h := g.hash(text, i)
-		g.bits[h/64] |= 1 << (h % 64)
-	}
-	return g
-}
-
-func (g *gramSet) hash(s string, i int) uint32 {
-	w := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
-	return (w * 2654435761) >> g.shift
-}
-
-// mayHold reports false only when the text cannot hold s, which is 4
-// bytes long at least.
-func (g *gramSet) mayHold(s string) bool {
-	for i := 0; i+4 <= len(s); i++ {
-		if h := g.hash(s, i); g.bits[h/64]&(1<<(h%64)) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // probeScore asks the probes of one run: at each call, about the
 // messages the policy first stopped sending verbatim, judged as
 // [probe.Context.Keeps] judges them against the context sent. A step
 // updates it with the items that left the context and the items that
-// came in, so finding what was lost costs what changed; the probes are
-// then searched for in the context's messages, each ruled out by its
-// gram set before its text is read.
+// came in, so finding what was lost costs what changed; a key is then
+// found among the messages the index says hold it (an original sent
+// verbatim, or a copy or summary, whose keys are found as it comes in),
+// or, for a common key, in the context itself.
 type probeScore struct {
 	x *probeIndex
 	// held[i] is how many items of the context are message i verbatim;
@@ -129,29 +100,39 @@ type probeScore struct {
 	askedOf []bool
 	// asked: the messages before it have been looked at.
 	asked int
-	// copies are the texts of the context's items that are not
-	// originals (summaries, truncated copies), while they are in it.
-	copies map[*transcript.Message]*copyText
-	// texts are the texts of the originals read while they are in the
-	// context, those the index does not share.
-	texts map[int]string
-	score probe.Score
-	// lost are the probes lost so far, by identity, and loss counts them.
-	lost map[string]bool
-	loss probe.Loss
-	gone []int
+	// copies are the context's items that are not originals (summaries,
+	// truncated copies) and the keys they hold, while they are in it; copyHeld[id] counts the copies that hold key
+	// id. keys is the transcript's index, taken when a step first needs
+	// it (a run that loses nothing never does).
+	keys     *keyIndex
+	copies   map[*transcript.Message]*copyText
+	copyHeld []int32
+	// keyHeld[id] counts the originals sent verbatim that hold key id.
+	keyHeld []int32
+	score   probe.Score
+	// lost are the session's probes lost so far, by number
+	// (sessionProbes), and loss counts them; lostOther those of no
+	// number, by identity (none: every probe asked is the session's).
+	lost      []bool
+	lostOther map[string]bool
+	loss      probe.Loss
+	gone      []int
 }
 
+// A copyText is a copy's or a summary's part in the context: the keys
+// its text holds (the text itself is not kept: a run's copies can be as
+// large as its context), and how many of the context's items it is.
 type copyText struct {
-	text string
+	msg  *transcript.Message
+	keys []int32
 	n    int
 }
 
 func newProbeScore(x *probeIndex) *probeScore {
 	n := len(x.t.Messages)
 	return &probeScore{x: x, held: make([]int32, n), askedOf: make([]bool, n), copies: map[*transcript.Message]*copyText{},
-		texts: map[int]string{}, score: probe.Score{Kept: map[probe.Kind]int{}, Total: map[probe.Kind]int{}},
-		lost: map[string]bool{}, loss: probe.Loss{Lost: map[probe.Kind]int{}}}
+		score:     probe.Score{Kept: map[probe.Kind]int{}, Total: map[probe.Kind]int{}},
+		lostOther: map[string]bool{}, loss: probe.Loss{Lost: map[probe.Kind]int{}}}
 }
 
 // original returns the index of the message the item is verbatim, or
@@ -177,23 +158,41 @@ func (ps *probeScore) step(next int, gone, came, sent []window.Item) probesAt {
 	ps.gone = ps.gone[:0]
 	for _, it := range gone {
 		if i := original(it); i >= 0 {
+			ps.countKeys(i, -1)
 			if ps.held[i]--; ps.held[i] == 0 {
 				ps.gone = append(ps.gone, i)
-				delete(ps.texts, i)
 			}
 		} else if c := ps.copies[it.Msg]; c != nil {
 			if c.n--; c.n == 0 {
+				for _, id := range c.keys {
+					ps.copyHeld[id]--
+				}
 				delete(ps.copies, it.Msg)
 			}
 		}
 	}
+	var fresh []*copyText
 	for _, it := range came {
 		if i := original(it); i >= 0 {
+			ps.countKeys(i, 1)
 			ps.held[i]++
 		} else if c := ps.copies[it.Msg]; c != nil {
 			c.n++
 		} else {
-			ps.copies[it.Msg] = &copyText{text: probe.Text(it.Msg), n: 1}
+			c := &copyText{n: 1, msg: it.Msg}
+			ps.copies[it.Msg] = c
+			fresh = append(fresh, c)
+		}
+	}
+	if len(fresh) > 0 {
+		// After the originals are counted: taking the index counts those
+		// sent.
+		ps.index(sent)
+		for _, c := range fresh {
+			c.keys = ps.keys.keysOf(probe.Text(c.msg))
+			for _, id := range c.keys {
+				ps.copyHeld[id]++
+			}
 		}
 	}
 	var at probesAt
@@ -213,17 +212,44 @@ func (ps *probeScore) step(next int, gone, came, sent []window.Item) probesAt {
 		return at
 	}
 	slices.Sort(at.dropped)
+	ps.index(sent)
 	at.probes = ps.x.ex.Of(at.dropped, next)
 	at.kept = make([]bool, len(at.probes))
 	for k, p := range at.probes {
 		at.kept[k] = ps.keeps(p, sent)
 		ps.score.Add(p, at.kept[k])
-		if id := p.Identity(); !at.kept[k] && !ps.lost[id] {
-			ps.lost[id] = true
+		if !at.kept[k] && ps.lose(p.Identity()) {
 			ps.loss.Lost[p.Kind]++
 		}
 	}
 	return at
+}
+
+// index takes the transcript's key index, if not yet, and counts the
+// keys of the originals sent (the copies' are counted as they come).
+func (ps *probeScore) index(sent []window.Item) {
+	if ps.keys != nil {
+		return
+	}
+	ps.keys = ps.x.keys()
+	ps.copyHeld = make([]int32, len(ps.keys.m.keys))
+	ps.keyHeld = make([]int32, len(ps.keys.m.keys))
+	for _, it := range sent {
+		if i := original(it); i >= 0 {
+			ps.countKeys(i, 1)
+		}
+	}
+}
+
+// countKeys adds d to the count of each key message i holds, once the
+// index is taken.
+func (ps *probeScore) countKeys(i int, d int32) {
+	if ps.keys == nil {
+		return
+	}
+	for _, id := range ps.keys.of[i] {
+		ps.keyHeld[id] += d
+	}
 }
 
 // keeps reports whether the context sent holds every key of p.
@@ -236,33 +262,32 @@ func (ps *probeScore) keeps(p probe.Probe, sent []window.Item) bool {
 	return len(p.Keys) > 0
 }
 
-// holds reports whether a message of sent holds key, normalized.
+// holds reports whether a message of sent holds key, normalized: a copy
+// or an original the index names, or, for a key the index leaves to the
+// context, any message of it, the latest first.
 func (ps *probeScore) holds(key string, sent []window.Item) bool {
-	for _, it := range sent {
+	if key == "" {
+		return true // as strings.Contains has it
+	}
+	if id, ok := ps.keys.id(key); ok {
+		return ps.keyHeld[id] > 0 || ps.copyHeld[id] > 0
+	}
+	for k := len(sent) - 1; k >= 0; k-- {
+		it := sent[k]
 		i := original(it)
-		if i < 0 {
-			if c := ps.copies[it.Msg]; c != nil && strings.Contains(c.text, key) {
-				return true
-			}
-			continue
-		}
-		switch {
-		case len(key) >= 4:
-			if !ps.x.gramsOf(i).mayHold(key) {
-				continue
-			}
-		case literal(key):
+		if literal(key) {
 			if rawHolds(it.Msg, key) {
 				return true
 			}
 			continue
 		}
-		text, ok := ps.texts[i]
-		if !ok {
-			var shared bool
-			if text, shared = ps.x.text(i); !shared {
-				ps.texts[i] = text
-			}
+		// Not kept: a long context's texts would be the size of the
+		// history.
+		var text string
+		if i < 0 {
+			text = probe.Text(it.Msg)
+		} else {
+			text, _ = ps.x.text(i)
 		}
 		if strings.Contains(text, key) {
 			return true
@@ -297,9 +322,31 @@ func rawHolds(m *transcript.Message, key string) bool {
 	return false
 }
 
+// lose marks the probe of identity id lost, and reports whether it was
+// not yet.
+func (ps *probeScore) lose(id string) bool {
+	sp := ps.x.session()
+	n, ok := sp.ids[maphash.String(sp.seed, id)]
+	if !ok {
+		if ps.lostOther[id] {
+			return false
+		}
+		ps.lostOther[id] = true
+		return true
+	}
+	if ps.lost == nil {
+		ps.lost = make([]bool, len(sp.ids))
+	}
+	if ps.lost[n] {
+		return false
+	}
+	ps.lost[n] = true
+	return true
+}
+
 // summary returns the probes asked and kept, and what the run lost of
 // the session's probes.
 func (ps *probeScore) summary() (probe.Score, probe.Loss) {
-	loss := probe.Loss{Lost: ps.loss.Lost, Of: maps.Clone(ps.x.session())}
+	loss := probe.Loss{Lost: ps.loss.Lost, Of: maps.Clone(ps.x.session().counts)}
 	return ps.score, loss
 }

@@ -174,6 +174,19 @@ func (e *Extractor) Of(dropped []int, next int) []Probe {
 // assistant message (the messages a call can send), each kind and keys
 // once, and one per distinct continuation probe of the calls.
 func (e *Extractor) Session() map[Kind]int {
+	out := map[Kind]int{}
+	for _, p := range e.SessionProbes() {
+		out[p.Kind]++
+	}
+	return out
+}
+
+// SessionProbes returns the session's probes that [Extractor.Session]
+// counts, each kind and keys once: those about the messages before the
+// last assistant message, then each distinct continuation probe. Every
+// probe [Extractor.Of] returns for a call is one of them, by
+// [Probe.Identity].
+func (e *Extractor) SessionProbes() []Probe {
 	last := -1
 	for i := range e.t.Messages {
 		if e.t.Messages[i].Role == transcript.RoleAssistant {
@@ -184,10 +197,7 @@ func (e *Extractor) Session() map[Kind]int {
 	for i := range idx {
 		idx[i] = i
 	}
-	out := map[Kind]int{}
-	for _, p := range e.Of(idx, -1) {
-		out[p.Kind]++
-	}
+	out := e.Of(idx, -1)
 	seen := map[string]bool{}
 	for i := range e.t.Messages {
 		if e.t.Messages[i].Role != transcript.RoleAssistant {
@@ -195,7 +205,39 @@ func (e *Extractor) Session() map[Kind]int {
 		}
 		if p, ok := e.continuation(i); ok && !seen[p.Identity()] {
 			seen[p.Identity()] = true
-			out[Continuation]++
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Keys returns every key a probe [Extractor.Of] returns can have: the
+// keys of each message's probes and the paths of its files, and those
+// of the continuation probe of each call (from each assistant message
+// on), each once, in that order.
+func (e *Extractor) Keys() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(keys ...string) {
+		for _, k := range keys {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	for i := range e.t.Messages {
+		mp := e.message(i)
+		for _, p := range mp.probes {
+			add(p.Keys...)
+		}
+		for _, f := range mp.files {
+			add(f.path)
+		}
+		if e.t.Messages[i].Role == transcript.RoleAssistant {
+			if p, ok := e.continuation(i); ok {
+				add(p.Keys...)
+			}
 		}
 	}
 	return out
