@@ -158,7 +158,7 @@ func newKeyIndex(x *probeIndex) *keyIndex {
 	ki := &keyIndex{m: newKeyMatcher(norm), of: make([][]int32, len(t.Messages))}
 	seenAt := make([]int32, len(ki.m.keys))
 	for i := range t.Messages {
-		text, _ := x.text(i)
+		text := x.text(i)
 		stamp := int32(i) + 1
 		var ids []int32
 		ki.m.scan(text, func(id int32) {

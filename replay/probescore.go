@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"hash/maphash"
 	"maps"
 	"slices"
 	"strings"
@@ -21,8 +20,8 @@ type probeIndex struct {
 	t  *transcript.Transcript
 	ex *probe.Extractor
 	// texts are the messages' texts read so far, while their total stays
-	// within maxSharedTexts bytes (stored): beyond, a run reads its own
-	// while the message is in its context.
+	// within maxSharedTexts bytes (stored): beyond, a text is read again
+	// each time it is needed.
 	texts  []atomic.Pointer[string]
 	stored atomic.Int64
 	// session counts the session's probes and numbers them by identity
@@ -45,53 +44,42 @@ func newProbeIndex(t *transcript.Transcript) *probeIndex {
 }
 
 // sessionProbes are a session's probes: how many of each kind, and each
-// one's number, by the hash of its identity (a 64-bit hash: two of a
-// session's probes share one with odds below 1e-8 for a million probes,
-// and a probe asked whose hash is not the session's is counted apart,
-// by identity).
+// one's number, by identity.
 type sessionProbes struct {
 	counts map[probe.Kind]int
-	ids    map[uint64]int32
-	seed   maphash.Seed
+	ids    map[string]int32
 }
 
 func newSessionProbes(ex *probe.Extractor) *sessionProbes {
-	s := &sessionProbes{counts: map[probe.Kind]int{}, ids: map[uint64]int32{}, seed: maphash.MakeSeed()}
+	s := &sessionProbes{counts: map[probe.Kind]int{}, ids: map[string]int32{}}
 	for _, p := range ex.SessionProbes() {
 		s.counts[p.Kind]++
-		s.ids[maphash.String(s.seed, p.Identity())] = int32(len(s.ids))
+		s.ids[p.Identity()] = int32(len(s.ids))
 	}
 	return s
 }
 
-// prepare finds message i's probes, if not yet.
-func (x *probeIndex) prepare(i int) { x.ex.Prepare(i) }
-
-// text returns message i's text, and whether it is shared (else the
-// caller keeps it while it needs it).
-func (x *probeIndex) text(i int) (string, bool) {
+// text returns message i's text, kept for the other runs while the
+// texts kept stay within maxSharedTexts.
+func (x *probeIndex) text(i int) string {
 	if p := x.texts[i].Load(); p != nil {
-		return *p, true
+		return *p
 	}
 	text := probe.Text(&x.t.Messages[i])
-	if x.stored.Add(int64(len(text))) > maxSharedTexts {
-		x.stored.Add(-int64(len(text)))
-		return text, false
-	}
-	if !x.texts[i].CompareAndSwap(nil, &text) {
+	if x.stored.Add(int64(len(text))) > maxSharedTexts || !x.texts[i].CompareAndSwap(nil, &text) {
 		x.stored.Add(-int64(len(text)))
 	}
-	return text, true
+	return text
 }
 
 // probeScore asks the probes of one run: at each call, about the
 // messages the policy first stopped sending verbatim, judged as
 // [probe.Context.Keeps] judges them against the context sent. A step
 // updates it with the items that left the context and the items that
-// came in, so finding what was lost costs what changed; a key is then
-// found among the messages the index says hold it (an original sent
-// verbatim, or a copy or summary, whose keys are found as it comes in),
-// or, for a common key, in the context itself.
+// came in, so finding what was lost costs what changed; whether a key is
+// sent is then two counters: of the originals sent verbatim that hold it
+// ([keyIndex]) and of the copies and summaries that do (their keys found
+// as they come in). A key under 2 bytes is looked for in the context.
 type probeScore struct {
 	x *probeIndex
 	// held[i] is how many items of the context are message i verbatim;
@@ -101,9 +89,10 @@ type probeScore struct {
 	// asked: the messages before it have been looked at.
 	asked int
 	// copies are the context's items that are not originals (summaries,
-	// truncated copies) and the keys they hold, while they are in it; copyHeld[id] counts the copies that hold key
-	// id. keys is the transcript's index, taken when a step first needs
-	// it (a run that loses nothing never does).
+	// truncated copies) and the keys they hold, while they are in it;
+	// copyHeld[id] counts the copies that hold key id. keys is the
+	// transcript's index, taken when a step first needs it (a run that
+	// loses nothing never does).
 	keys     *keyIndex
 	copies   map[*transcript.Message]*copyText
 	copyHeld []int32
@@ -287,7 +276,7 @@ func (ps *probeScore) holds(key string, sent []window.Item) bool {
 		if i < 0 {
 			text = probe.Text(it.Msg)
 		} else {
-			text, _ = ps.x.text(i)
+			text = ps.x.text(i)
 		}
 		if strings.Contains(text, key) {
 			return true
@@ -326,7 +315,7 @@ func rawHolds(m *transcript.Message, key string) bool {
 // not yet.
 func (ps *probeScore) lose(id string) bool {
 	sp := ps.x.session()
-	n, ok := sp.ids[maphash.String(sp.seed, id)]
+	n, ok := sp.ids[id]
 	if !ok {
 		if ps.lostOther[id] {
 			return false

@@ -753,7 +753,7 @@ func warm(t *transcript.Transcript, opt Options, workers int) {
 				}
 				if probes != nil {
 					opt.Artifacts.artifacts(&t.Messages[i], true)
-					probes.prepare(i)
+					probes.ex.Prepare(i)
 				}
 			}
 		})

@@ -118,6 +118,37 @@ const opencodeSchema = "CREATE TABLE `session` (`id` text PRIMARY KEY, `project_
 	"CREATE TABLE `message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL);" +
 	"CREATE TABLE `part` (`id` text PRIMARY KEY, `message_id` text NOT NULL, `session_id` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL);"
 
+// An opencodeExportFile is an `opencode export` file as raw values,
+// which keep the nested objects' keys in their order.
+type opencodeExportFile struct {
+	Info     map[string]json.RawMessage `json:"info"`
+	Messages []struct {
+		Info  map[string]json.RawMessage   `json:"info"`
+		Parts []map[string]json.RawMessage `json:"parts"`
+	} `json:"messages"`
+}
+
+// readExport reads the export file f.
+func readExport(t *testing.T, f string) opencodeExportFile {
+	t.Helper()
+	raw, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp opencodeExportFile
+	if err := json.Unmarshal(raw, &exp); err != nil {
+		t.Fatal(err)
+	}
+	return exp
+}
+
+// str is a raw JSON string's value ("" for anything else).
+func str(raw json.RawMessage) string {
+	var v string
+	json.Unmarshal(raw, &v)
+	return v
+}
+
 // writeOpencodeDB writes the sessions of opencode export files into an
 // opencode.db at path, as opencode stores them: ids in columns, the rest
 // of each message and part in data. With wal, it writes in WAL mode (as
@@ -140,30 +171,11 @@ func writeOpencodeDB(t *testing.T, path string, wal bool, exports ...string) *sq
 		t.Fatal(err)
 	}
 	for _, f := range exports {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Raw values keep the nested objects' keys in their order.
-		var exp struct {
-			Info     map[string]json.RawMessage `json:"info"`
-			Messages []struct {
-				Info  map[string]json.RawMessage   `json:"info"`
-				Parts []map[string]json.RawMessage `json:"parts"`
-			} `json:"messages"`
-		}
-		if err := json.Unmarshal(raw, &exp); err != nil {
-			t.Fatal(err)
-		}
+		exp := readExport(t, f)
 		created := func(m map[string]json.RawMessage) int64 {
 			var tm struct{ Created int64 }
 			json.Unmarshal(m["time"], &tm)
 			return tm.Created
-		}
-		str := func(raw json.RawMessage) string {
-			var v string
-			json.Unmarshal(raw, &v)
-			return v
 		}
 		si := exp.Info
 		if _, err := db.Exec("INSERT INTO session VALUES (?, 'p', nullif(?, ''), 's', '/', 't', ?, ?, ?)", str(si["id"]), str(si["parentID"]), str(si["version"]), created(si), created(si)); err != nil {

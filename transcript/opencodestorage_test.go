@@ -28,26 +28,8 @@ func writeOpencodeStorage(t *testing.T, dir string, exports ...string) {
 			t.Fatal(err)
 		}
 	}
-	str := func(raw json.RawMessage) string {
-		var v string
-		json.Unmarshal(raw, &v)
-		return v
-	}
 	for _, f := range exports {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var exp struct {
-			Info     map[string]json.RawMessage `json:"info"`
-			Messages []struct {
-				Info  map[string]json.RawMessage   `json:"info"`
-				Parts []map[string]json.RawMessage `json:"parts"`
-			} `json:"messages"`
-		}
-		if err := json.Unmarshal(raw, &exp); err != nil {
-			t.Fatal(err)
-		}
+		exp := readExport(t, f)
 		sid := str(exp.Info["id"])
 		write(filepath.Join(dir, "session", "project", sid+".json"), exp.Info)
 		for _, m := range exp.Messages {

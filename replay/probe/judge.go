@@ -16,31 +16,11 @@ type Context struct {
 }
 
 // NewContext prepares the messages sent (originals, truncated copies,
-// summaries).
+// summaries): the definition a replay's incremental judging is held to.
 func NewContext(msgs []*transcript.Message) *Context {
-	var j ExactJudge
-	return j.Context(msgs)
-}
-
-// ExactJudge judges the calls of one replay: it prepares each message's
-// text once, as the calls send most of the same messages again.
-type ExactJudge struct {
-	of map[*transcript.Message]string
-}
-
-// Context prepares the messages a call sent.
-func (j *ExactJudge) Context(msgs []*transcript.Message) *Context {
-	if j.of == nil {
-		j.of = map[*transcript.Message]string{}
-	}
 	c := &Context{texts: make([]string, len(msgs))}
 	for k, m := range msgs {
-		text, ok := j.of[m]
-		if !ok {
-			text = Text(m)
-			j.of[m] = text
-		}
-		c.texts[k] = text
+		c.texts[k] = Text(m)
 	}
 	return c
 }
