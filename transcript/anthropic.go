@@ -370,9 +370,11 @@ func anthropicAppend(s *source, t *Transcript, r record, m anthropicMessage) err
 	if err != nil {
 		return s.bad(t, r.line, "%v", err)
 	}
-	msg := Message{Role: Role(m.Role), Blocks: blocks, Pos: Pos{s.file, r.line}, CallID: m.ID, Time: parseTime(m.Timestamp)}
+	msg := Message{Role: Role(m.Role), Blocks: blocks, Pos: Pos{s.file, r.line}, Time: parseTime(m.Timestamp)}
 	if msg.Role == RoleAssistant {
-		msg.Model, msg.Usage = m.Model, m.Usage.usage()
+		// Only a reply's id names a call; an agent's ids of the other
+		// messages (Cline's) name nothing the provider knows.
+		msg.CallID, msg.Model, msg.Usage = m.ID, m.Model, m.Usage.usage()
 		t.addModel(m.Model)
 	}
 	t.Messages = append(t.Messages, msg)

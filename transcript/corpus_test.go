@@ -114,6 +114,14 @@ func independentWalk(t *testing.T, path string, raw []byte) truth {
 		}
 		return out
 	}
+	// docMessages returns the messages array of a JSON document.
+	docMessages := func() []map[string]any {
+		var doc struct{ Messages []map[string]any }
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatalf("independent walk: %v", err)
+		}
+		return doc.Messages
+	}
 	var w truth
 	switch {
 	case strings.Contains(path, "spotter/") || strings.Contains(path, "session/fixtures") || strings.Contains(path, "ai-workflow-agent"):
@@ -170,12 +178,7 @@ func independentWalk(t *testing.T, path string, raw []byte) truth {
 		}
 	case strings.Contains(path, "gemini"):
 		w.Format = transcript.FormatGeminiCLI
-		var doc map[string]any
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range doc["messages"].([]any) {
-			m := e.(map[string]any)
+		for _, m := range docMessages() {
 			if m["type"] != "gemini" {
 				continue
 			}
@@ -186,12 +189,7 @@ func independentWalk(t *testing.T, path string, raw []byte) truth {
 		}
 	case strings.HasSuffix(path, ".traj.json"):
 		w.Format = transcript.FormatOpenAIChat
-		var doc map[string]any
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range doc["messages"].([]any) {
-			m := e.(map[string]any)
+		for _, m := range docMessages() {
 			if m["role"] != "assistant" {
 				continue
 			}
@@ -230,6 +228,19 @@ func independentWalk(t *testing.T, path string, raw []byte) truth {
 			cached, created := num(u, "prompt_tokens_details", "cached_tokens"), num(u, "cache_creation_input_tokens")
 			w.Usage.Add(transcript.Usage{Input: num(u, "prompt_tokens") - cached - created, CacheRead: cached,
 				CacheWrite: created, Output: num(u, "completion_tokens")})
+		}
+	case strings.Contains(path, "cline/"):
+		// A Cline 4 messages file: the AI SDK's usage on each assistant
+		// message, inputTokens the whole prompt.
+		w.Format = transcript.FormatAnthropic
+		for _, m := range docMessages() {
+			if m["role"] != "assistant" {
+				continue
+			}
+			w.Calls++
+			read, write := num(m, "metrics", "cacheReadTokens"), num(m, "metrics", "cacheWriteTokens")
+			w.Usage.Add(transcript.Usage{Input: num(m, "metrics", "inputTokens") - read - write,
+				CacheRead: read, CacheWrite: write, Output: num(m, "metrics", "outputTokens")})
 		}
 	default:
 		t.Fatalf("no independent walk for %s", path)

@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/replay"
 )
@@ -643,7 +644,7 @@ func TestReportEndToEnd(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
-	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != len(reportPolicies) || len(doc.Transcripts) != 6 {
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != len(reportPolicies) || len(doc.Transcripts) != len(fixtures.SampleFiles()) {
 		t.Errorf("results.json: %v, %d policies, %d transcripts", err, len(doc.Policies), len(doc.Transcripts))
 	}
 	for _, tr := range doc.Transcripts {
