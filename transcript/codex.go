@@ -40,7 +40,8 @@ type codexPayload struct {
 		Text string `json:"text"`
 	} `json:"base_instructions"`
 	// turn_context
-	Model string `json:"model"`
+	Model            string           `json:"model"`
+	TruncationPolicy *codexTruncation `json:"truncation_policy"`
 	// response_item message
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
@@ -87,7 +88,10 @@ type codexPayload struct {
 // records them only as event_msg user_message (Codex Desktop) has those
 // read instead. A thread_rolled_back event is a [Rollback] of its num_turns user
 // turns (see rollBack). Other event_msg records duplicate response items and
-// are counted in Skipped.
+// are counted in Skipped. Where a turn_context records a
+// truncation_policy, each function and custom tool output is read as
+// Codex sent it: cut to the policy × 1.2 as its history cuts it before
+// sending (the rollout keeps it whole), and counted in SentTruncated.
 //
 // exec streams: item.completed events become messages (agent_message →
 // text, reasoning → thinking, command_execution, file_change and
@@ -147,6 +151,9 @@ type codexReader struct {
 	open      int
 	lastTotal *codexUsage
 	model     string
+	// truncation is the current turn's truncation_policy, nil where its
+	// turn_context records none.
+	truncation *codexTruncation
 }
 
 func (c *codexReader) line(r record, l codexLine) error {
@@ -204,6 +211,7 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 		return nil
 	case "turn_context":
 		c.model = p.Model
+		c.truncation = p.TruncationPolicy
 		t.addModel(p.Model)
 		return nil
 	case "compacted":
@@ -259,7 +267,14 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: "local_shell", Input: compactJSON(p.Action)})
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		c.open = -1
-		text, isErr := codexOutput(p.Output)
+		out := p.Output
+		if p.Type != "local_shell_call_output" {
+			var cut bool
+			if out, cut = codexSent(out, c.truncation); cut {
+				t.SentTruncated++
+			}
+		}
+		text, isErr := codexOutput(out)
 		t.Messages = append(t.Messages, Message{Role: RoleTool, Pos: pos,
 			Blocks: []Block{{Type: BlockToolResult, ID: p.CallID, Text: text, IsError: isErr}}})
 	default:

@@ -296,6 +296,10 @@ type Transcript struct {
 	Clearings []Clearing `json:"clearings,omitempty"`
 	// Rollbacks are the turns the user undid, in order.
 	Rollbacks []Rollback `json:"rollbacks,omitempty"`
+	// SentTruncated counts the tool outputs the agent cut before sending
+	// them (Codex's truncation_policy): their text here is what was
+	// sent, not what the file keeps.
+	SentTruncated int `json:"sent_truncated,omitempty"`
 	// Calls is the number of recorded API calls, counted as the format
 	// records them (see the package documentation).
 	Calls int `json:"calls"`

@@ -15,7 +15,10 @@ type Stats struct {
 	CallsWithUsage int `json:"calls_with_usage"`
 	ToolUses       int `json:"tool_uses"`
 	ToolResults    int `json:"tool_results"`
-	Thinking       int `json:"thinking_blocks"`
+	// SentTruncated is the tool results the agent cut before sending
+	// them (see [Transcript.SentTruncated]).
+	SentTruncated int `json:"sent_truncated,omitempty"`
+	Thinking      int `json:"thinking_blocks"`
 	// Characters is the characters of the content, images' data left out.
 	Characters int `json:"characters"`
 	// Images are the images the messages hold (see [Block.Images]).
@@ -48,7 +51,7 @@ func (t *Transcript) Summary() Stats {
 		Skipped:     map[string]int{},
 		Compactions: len(t.Compactions), BadRecords: t.BadRecords, Bad: t.Bad,
 		InvalidUTF8: t.InvalidUTF8, Unattributed: t.Unattributed, Reported: t.Reported, ReportedCostUSD: t.ReportedCostUSD,
-		UnattributedByModel: t.UnattributedByModel,
+		UnattributedByModel: t.UnattributedByModel, SentTruncated: t.SentTruncated,
 	}
 	if s.Models == nil {
 		s.Models = []string{}

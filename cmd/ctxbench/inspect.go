@@ -115,7 +115,7 @@ func writeInspectText(w io.Writer, s transcript.Stats) error {
 			{"messages", reports.Int(s.Messages), roleDetail(s.Roles)},
 			{"calls", reports.Int(s.Calls), callsDetail(s)},
 			{"tool uses", reports.Int(s.ToolUses), ""},
-			{"tool results", reports.Int(s.ToolResults), ""},
+			{"tool results", reports.Int(s.ToolResults), sentTruncatedDetail(s.SentTruncated)},
 			{"thinking blocks", reports.Int(s.Thinking), ""},
 			{"characters", reports.Int(s.Characters), charactersDetail(s)},
 			{"input tokens", reports.Int(u.Input), "uncached"},
@@ -231,4 +231,13 @@ func callsDetail(s transcript.Stats) string {
 		}
 	}
 	return d
+}
+
+// sentTruncatedDetail says how many tool results the agent cut before
+// sending them, when it cut any.
+func sentTruncatedDetail(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return reports.Int(n) + " cut by the agent's truncation policy: counted as sent"
 }

@@ -1,0 +1,227 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// codexTruncation is a turn's truncation_policy as a Codex rollout's
+// turn_context records it (codex-rs protocol TruncationPolicy, serialized
+// {"mode": "bytes" | "tokens", "limit": N}): the budget Codex cuts each
+// tool output to before it enters the history it sends.
+type codexTruncation struct {
+	Mode  string `json:"mode"`
+	Limit int64  `json:"limit"`
+}
+
+// valid reports whether p is a policy Codex could have applied.
+func (p *codexTruncation) valid() bool {
+	return p != nil && (p.Mode == "bytes" || p.Mode == "tokens") && p.Limit >= 0
+}
+
+// serialized is p × 1.2, the allowance ContextManager::process_item adds
+// for serialization (codex-rs core/src/context_manager/history.rs at
+// 023fad26: policy_with_serialization_budget = policy * 1.2; the
+// multiplication rounds up).
+func (p codexTruncation) serialized() codexTruncation {
+	return codexTruncation{Mode: p.Mode, Limit: int64(math.Ceil(float64(p.Limit) * 1.2))}
+}
+
+// truncate is truncate_text(s, p) (codex-rs utils/output-truncation):
+// for tokens, truncate_middle_with_token_budget, s when it fits the
+// limit × 4 bytes (a zero limit cuts everything); for bytes,
+// truncate_middle_chars.
+func (p codexTruncation) truncate(s string) string {
+	if p.Mode == "tokens" {
+		if s == "" || (p.Limit > 0 && int64(len(s)) <= p.Limit*4) {
+			return s
+		}
+		return codexTruncateMiddle(s, int(p.Limit*4), true)
+	}
+	return codexTruncateMiddle(s, int(p.Limit), false)
+}
+
+// codexTruncateMiddle is truncate_with_byte_estimate (codex-rs
+// utils/string/src/truncate.rs): s when it fits maxBytes; else its first
+// maxBytes/2 bytes and its last maxBytes − maxBytes/2, each on character
+// boundaries, around "…N tokens truncated…" (N the bytes over the budget
+// / 4, rounded up) or "…N chars truncated…" (N the characters between
+// them). A zero budget leaves the marker alone, counting all of s.
+func codexTruncateMiddle(s string, maxBytes int, tokens bool) string {
+	if s == "" {
+		return ""
+	}
+	marker := func(bytes, chars int) string {
+		if tokens {
+			return "…" + strconv.Itoa((bytes+3)/4) + " tokens truncated…"
+		}
+		return "…" + strconv.Itoa(chars) + " chars truncated…"
+	}
+	if maxBytes == 0 {
+		return marker(len(s), utf8.RuneCountInString(s))
+	}
+	if len(s) <= maxBytes {
+		return s
+	}
+	left := maxBytes / 2
+	tailStart := len(s) - (maxBytes - left)
+	prefixEnd, suffixStart, removed := 0, len(s), 0
+	suffixStarted := false
+	for i, r := range s {
+		w := utf8.RuneLen(r)
+		if w < 0 {
+			w = 1 // invalid UTF-8, which Rust strings cannot hold, read a byte at a time
+		}
+		switch {
+		case i+w <= left:
+			prefixEnd = i + w
+		case i >= tailStart:
+			if !suffixStarted {
+				suffixStart, suffixStarted = i, true
+			}
+		default:
+			removed++
+		}
+	}
+	suffixStart = max(suffixStart, prefixEnd)
+	return s[:prefixEnd] + marker(len(s)-maxBytes, removed) + s[suffixStart:]
+}
+
+// codexOutputItem is an item of a tool output made of content items
+// (FunctionCallOutputContentItem: input_text, input_image, input_audio,
+// encrypted_content).
+type codexOutputItem struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// truncateItems is truncate_function_output_items_with_policy for an
+// output of content items (raw, a JSON array): the text items, in order,
+// within one budget (bytes, or approx_token_count tokens), the first that
+// does not fit cut to what is left and those after it omitted and
+// counted in a last "[omitted N text items ...]" item; empty text items
+// dropped; other items kept as they are. Audio items are kept whole:
+// Codex charges them an estimate the rollout does not record. ok is false
+// when raw is not an array of items.
+func (p codexTruncation) truncateItems(raw json.RawMessage) (out json.RawMessage, changed, ok bool) {
+	var items []json.RawMessage
+	if unmarshal(raw, &items) != nil {
+		return raw, false, false
+	}
+	remaining := p.Limit // byte_budget for bytes, token_budget for tokens: the limit
+	var kept []json.RawMessage
+	omitted := 0
+	for _, it := range items {
+		var item codexOutputItem
+		if unmarshal(it, &item) != nil {
+			return raw, false, false
+		}
+		if item.Type != "input_text" {
+			kept = append(kept, it)
+			continue
+		}
+		if item.Text == "" {
+			changed = true
+			continue
+		}
+		if remaining == 0 {
+			omitted++
+			continue
+		}
+		cost := int64(len(item.Text))
+		if p.Mode == "tokens" {
+			cost = int64((len(item.Text) + 3) / 4)
+		}
+		if cost <= remaining {
+			kept = append(kept, it)
+			remaining -= cost
+			continue
+		}
+		snippet := codexTruncation{Mode: p.Mode, Limit: remaining}.truncate(item.Text)
+		remaining = 0
+		changed = true
+		if snippet == "" {
+			omitted++
+			continue
+		}
+		kept = append(kept, codexTextItem(snippet))
+	}
+	if omitted > 0 {
+		changed = true
+		kept = append(kept, codexTextItem("[omitted "+strconv.Itoa(omitted)+" text items ...]"))
+	}
+	if !changed {
+		return raw, false, true
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, it := range kept {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(compactJSON(it))
+	}
+	b.WriteByte(']')
+	return b.Bytes(), true, true
+}
+
+// codexTextItem is an input_text content item holding text, its JSON as
+// Codex writes it (serde: no HTML escapes).
+func codexTextItem(text string) json.RawMessage {
+	return []byte(`{"type":"input_text","text":` + string(serdeJSON(text)) + `}`)
+}
+
+// serdeJSON is v's JSON as Codex (serde_json) writes it: compact,
+// without Go's HTML escapes.
+func serdeJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // strings, bools and their structs always encode
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// codexSent returns a tool output as Codex sent it under the turn's
+// truncation policy p (nil: none recorded), and whether p cut it: the
+// output's text, or its content items, truncated to p × 1.2. The
+// rollout keeps the output whole (Session::record_conversation_items
+// persists the items it records into the history, where
+// ContextManager::record_items truncates them).
+func codexSent(raw json.RawMessage, p *codexTruncation) (json.RawMessage, bool) {
+	if !p.valid() {
+		return raw, false
+	}
+	sp := p.serialized()
+	var s string
+	if unmarshal(raw, &s) == nil {
+		t := sp.truncate(s)
+		if t == s {
+			return raw, false
+		}
+		return serdeJSON(t), true
+	}
+	if strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
+		if out, changed, ok := sp.truncateItems(raw); ok {
+			return out, changed
+		}
+		return raw, false
+	}
+	// The older object form, {"content": ..., "success": ...}.
+	var o struct {
+		Content string `json:"content"`
+		Success *bool  `json:"success,omitempty"`
+	}
+	if unmarshal(raw, &o) == nil {
+		t := sp.truncate(o.Content)
+		if t == o.Content {
+			return raw, false
+		}
+		o.Content = t
+		return serdeJSON(o), true
+	}
+	return raw, false
+}
