@@ -500,7 +500,7 @@ func selfCheckText(c selfCheck, agent string) string {
 	default:
 		did = fmt.Sprintf("compacted%s before call %d (%s, %s tokens)", again, c.Call, c.Trigger, reports.Int(c.PreTokens))
 	}
-	policy := "never compacted"
+	policy := "did not compact by then"
 	if c.Fired >= 0 {
 		policy = fmt.Sprintf("compacted at call %d, counting %s", c.Fired, reports.Int(c.Counted))
 	}
