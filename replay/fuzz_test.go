@@ -28,6 +28,7 @@ var tinySpecs = []string{
 	"anthropic-clear-tool-uses:trigger=5,keep=0,clear_tool_inputs=true", "anthropic-clear-thinking:keep=0",
 	"anthropic-compaction:trigger=50000", "vercel-prune", "vercel-prune:tool_calls=all,tools=Bash|x,empty_messages=keep",
 	"openai-trim:recent_turns=1,max_output_chars=1,preview_chars=0", "openai-compaction:compact_threshold=60",
+	"cline:max_input_tokens=60",
 }
 
 // labeled parses specs, failing tb on a spec no policy takes.

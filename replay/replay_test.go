@@ -57,6 +57,7 @@ var specs = []string{
 	"vercel-prune", "vercel-prune:reasoning=all,tool_calls=all,empty_messages=keep",
 	"openai-trim", "openai-trim:recent_turns=1,max_output_chars=100,preview_chars=0,tools=Bash|Read",
 	"openai-compaction:compact_threshold=50000", "openai-compaction:compact_threshold=30000,keep_user_messages=false",
+	"cline:context_window=64000", "cline:max_input_tokens=20000,max_tokens=4096",
 }
 
 // TestEveryPolicyOverTheCorpus: the invariants each design guarantees hold

@@ -10,12 +10,13 @@ LANGCHAIN_CORE_VERSION=1.4.0
 LANGCHAIN_VERSION=1.5.14
 GEMINI_CLI_CORE_VERSION=0.61.0
 AI_SDK_VERSION=6.0.326
+CLINE_CORE_VERSION=0.0.86
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go run ./scripts/conformance/export > "$tmp/histories.json"
 (cd "$tmp" && npm install --silent --no-audit --no-fund --no-save \
 	"@langchain/core@$LANGCHAIN_CORE_VERSION" "langchain@$LANGCHAIN_VERSION" "@google/gemini-cli-core@$GEMINI_CLI_CORE_VERSION" \
-	"ai@$AI_SDK_VERSION" >/dev/null)
+	"ai@$AI_SDK_VERSION" "@cline/core@$CLINE_CORE_VERSION" >/dev/null)
 # The one line of gemini-cli-core changed for the replay: the inflation
 # check leaves out the environment context, as the replayed histories do.
 svc="$tmp/node_modules/@google/gemini-cli-core/dist/src/context/chatCompressionService.js"
@@ -25,7 +26,7 @@ sed -i "s|$line|const fullNewHistory = extraHistory; // ctxbench conformance: no
 echo "conformance: patched $svc: the inflation check leaves out the environment context" >&2
 out=window/testdata/conformance
 mkdir -p "$out"
-for peer in langchain langchainmw gemini vercelprune; do
+for peer in langchain langchainmw gemini vercelprune cline; do
 	(cd "$tmp" && node "$OLDPWD/scripts/conformance/$peer.mjs" "$tmp/histories.json") > "$out/$peer.json.tmp"
 	mv "$out/$peer.json.tmp" "$out/$peer.json"
 	echo "wrote $out/$peer.json"

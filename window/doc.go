@@ -1,11 +1,12 @@
 // Package window holds the context-window policies ctxbench replays: each
 // one a faithful model of a real system's context management — the seed
 // systems (aidf, two-tier, prune, cross-turn, compress), public agents
-// (gemini-cli, opencode, codex, claude-code, langchain-trim), LangChain
-// v1's middleware (langchain-summarization, langchain-clear-tool-uses)
-// and the edits Anthropic's API applies to each request
-// (anthropic-clear-tool-uses, anthropic-clear-thinking,
-// anthropic-compaction) — plus none
+// (gemini-cli, opencode, codex, claude-code, cline, langchain-trim),
+// LangChain v1's middleware (langchain-summarization,
+// langchain-clear-tool-uses), the AI SDK's and the OpenAI Agents SDK's
+// (vercel-prune, openai-trim) and the edits the providers' APIs apply to
+// each request (anthropic-clear-tool-uses, anthropic-clear-thinking,
+// anthropic-compaction, openai-compaction) — plus none
 // (send everything) and recorded (what the agent really sent).
 //
 // A [Policy] is a value: its name, its resolved parameters and an Apply

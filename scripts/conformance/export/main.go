@@ -21,6 +21,9 @@ type history struct {
 	Model    string    `json:"model,omitempty"`
 	Messages []message `json:"messages"`
 	Calls    []int     `json:"calls"`
+	// Prompts are the calls' billed prompts (input, cache reads and
+	// writes; 0 where not recorded).
+	Prompts []int64 `json:"prompts"`
 }
 
 type message struct {
@@ -67,7 +70,7 @@ func run() error {
 }
 
 func export(source string, t *transcript.Transcript) history {
-	h := history{Source: source, ID: t.ID, Messages: []message{}, Calls: []int{}}
+	h := history{Source: source, ID: t.ID, Messages: []message{}, Calls: []int{}, Prompts: []int64{}}
 	if len(t.Models) > 0 {
 		h.Model = t.Models[0]
 	}
@@ -79,6 +82,11 @@ func export(source string, t *transcript.Transcript) history {
 		h.Messages = append(h.Messages, msg)
 		if m.Role == transcript.RoleAssistant {
 			h.Calls = append(h.Calls, i)
+			var prompt int64
+			if m.Usage != nil {
+				prompt = m.Usage.Prompt()
+			}
+			h.Prompts = append(h.Prompts, prompt)
 		}
 	}
 	return h

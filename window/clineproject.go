@@ -1,0 +1,327 @@
+package window
+
+import (
+	"math"
+	"strconv"
+)
+
+// clineProject is buildBudgetProjection with the basic compaction's
+// intent (budget-projection/project.ts): every thinking block dropped,
+// and images (media, redacted thinking) outside the live tail and the
+// latest typed prompt; then, while over target, messages cut from the
+// newest back (each to its share of the target) and dropped from the
+// oldest on with every message its tool calls pair it with, the first
+// and latest typed prompts and the live tail (from the last tool call
+// still waiting for its result) always kept.
+func clineProject(msgs []clineMsg, target int) []clineMsg {
+	x := make([]clineMsg, 0, len(msgs))
+	for _, m := range msgs {
+		var kept []*jsValue
+		changed := false
+		for _, b := range m.content() {
+			if b.str("type") == "thinking" {
+				changed = true
+				continue
+			}
+			kept = append(kept, b)
+		}
+		if changed {
+			m = m.withContent(kept)
+		}
+		if len(m.content()) == 0 {
+			continue
+		}
+		x = append(x, m)
+	}
+	latest := clineLastTyped(x)
+	tail := clineLiveTail(x)
+	y := x[:0:0]
+	for i, m := range x {
+		live := i == latest || i >= tail
+		var kept []*jsValue
+		changed := false
+		for _, b := range m.content() {
+			switch t := b.str("type"); {
+			case !live && (t == "image" || t == "media" || t == "redacted_thinking"):
+				changed = true
+				continue
+			case t == "tool_result" && !live:
+				if c := b.field("content"); c != nil && c.kind == 'a' {
+					var parts []*jsValue
+					for _, e := range c.a {
+						if e.str("type") != "image" {
+							parts = append(parts, e)
+						}
+					}
+					if len(parts) != len(c.a) {
+						changed = true
+						b = b.with("content", &jsValue{kind: 'a', a: orEmpty(parts)})
+					}
+				}
+			}
+			kept = append(kept, b)
+		}
+		if changed {
+			m = m.withContent(kept)
+		}
+		if len(m.content()) == 0 {
+			continue
+		}
+		y = append(y, m)
+	}
+	x = y
+	total := clineTokens(x)
+	if total <= target {
+		return x
+	}
+	for k := len(x) - 1; k >= 0 && total > target; k-- {
+		if k == clineLastTyped(x) || k >= clineLiveTail(x) || !clineHasText(x[k]) {
+			continue
+		}
+		size := x[k].v.len()
+		ratio := math.Max(1, float64(size)/float64(max(1, x[k].tokens())))
+		limit := max(16, int(math.Floor(float64(target)*ratio/float64(max(1, len(x))))))
+		x[k] = clineCut(x[k], limit)
+		total = clineTokens(x)
+	}
+	for k := 0; k < len(x) && total > target; {
+		first, last, tail := clineFirstTyped(x), clineLastTyped(x), clineLiveTail(x)
+		if k == first || k == last {
+			k++
+			continue
+		}
+		group := clinePairGroup(x, k)
+		late := false
+		for i := range group {
+			if i >= tail {
+				late = true
+			}
+		}
+		if group[first] || group[last] || late {
+			k++
+			continue
+		}
+		y := x[:0:0]
+		for i, m := range x {
+			if !group[i] {
+				y = append(y, m)
+			}
+		}
+		x = y
+		total = clineTokens(x)
+	}
+	return x
+}
+
+func orEmpty(v []*jsValue) []*jsValue {
+	if v == nil {
+		return []*jsValue{}
+	}
+	return v
+}
+
+func clineTokens(msgs []clineMsg) int {
+	n := 0
+	for _, m := range msgs {
+		n += m.tokens()
+	}
+	return n
+}
+
+// clineLastTyped and clineFirstTyped are the projection's latest and
+// first typed user message: a user message that is not tool results
+// alone (-1: none).
+func clineLastTyped(x []clineMsg) int {
+	for i := len(x) - 1; i >= 0; i-- {
+		if x[i].role() == "user" && !clineToolResultOnly(x[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func clineFirstTyped(x []clineMsg) int {
+	for i, m := range x {
+		if m.role() == "user" && !clineToolResultOnly(m) {
+			return i
+		}
+	}
+	return -1
+}
+
+// clineLiveTail is where the live tail starts: the last message with a
+// tool call no result answers, else the end.
+func clineLiveTail(x []clineMsg) int {
+	answered := map[string]bool{}
+	for _, m := range x {
+		for _, b := range m.content() {
+			if b.str("type") == "tool_result" {
+				answered[b.str("tool_use_id")] = true
+			}
+		}
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		for _, b := range x[i].content() {
+			if b.str("type") == "tool_use" && !answered[b.str("id")] {
+				return i
+			}
+		}
+	}
+	return len(x)
+}
+
+// clineToolIDs are the tool call ids a message's calls and results name.
+func clineToolIDs(m clineMsg) []string {
+	var out []string
+	for _, b := range m.content() {
+		switch b.str("type") {
+		case "tool_use":
+			out = append(out, b.str("id"))
+		case "tool_result":
+			out = append(out, b.str("tool_use_id"))
+		}
+	}
+	return out
+}
+
+// clinePairGroup is the message k and every message a tool call id
+// links it to, transitively.
+func clinePairGroup(x []clineMsg, k int) map[int]bool {
+	by := map[string][]int{}
+	for i, m := range x {
+		for _, id := range clineToolIDs(m) {
+			if l := by[id]; len(l) == 0 || l[len(l)-1] != i {
+				by[id] = append(l, i)
+			}
+		}
+	}
+	group := map[int]bool{}
+	queue := []int{k}
+	for len(queue) > 0 {
+		w := queue[0]
+		queue = queue[1:]
+		if group[w] {
+			continue
+		}
+		group[w] = true
+		for _, id := range clineToolIDs(x[w]) {
+			for _, j := range by[id] {
+				if !group[j] {
+					queue = append(queue, j)
+				}
+			}
+		}
+	}
+	return group
+}
+
+// clineHasText reports whether a message has text to cut: a text, file
+// or tool result block.
+func clineHasText(m clineMsg) bool {
+	for _, b := range m.content() {
+		switch b.str("type") {
+		case "text", "file", "tool_result":
+			return true
+		}
+	}
+	return false
+}
+
+// clineCutText is truncateWithNotice: s within limit UTF-16 units, cut
+// with "\n...[truncated N chars]".
+func clineCutText(s string, limit int) string {
+	if limit <= 0 {
+		return ""
+	}
+	n := jsLength(s)
+	if n <= limit {
+		return s
+	}
+	if limit <= 16 {
+		return jsSlice(s, max(1, limit))
+	}
+	marker := "\n...[truncated " + strconv.Itoa(n-limit) + " chars]"
+	keep := max(1, limit-len(marker))
+	return jsSlice(s, keep) + "\n...[truncated " + strconv.Itoa(n-keep) + " chars]"
+}
+
+// clineCut is truncateMessageContent: the message's texts, files and
+// tool results within limit characters, in order, those past it emptied.
+func clineCut(m clineMsg, limit int) clineMsg {
+	left := limit
+	var out []*jsValue
+	for _, b := range m.content() {
+		switch b.str("type") {
+		case "text", "file":
+			b = clineCutPart(b, &left)
+		case "tool_result":
+			c := clineCutResult(b.field("content"), max(0, left))
+			if left > 0 {
+				left -= clineResultLength(c)
+			}
+			b = b.with("content", c)
+		}
+		out = append(out, b)
+	}
+	return m.withContent(out)
+}
+
+// clineCutPart cuts a text block's text, or a file block's content, to
+// the characters left, and takes them from left; with none left, it is
+// emptied.
+func clineCutPart(b *jsValue, left *int) *jsValue {
+	field := "text"
+	if b.str("type") == "file" {
+		field = "content"
+	}
+	t := ""
+	if *left > 0 {
+		t = clineCutText(b.str(field), *left)
+		*left -= jsLength(t)
+	}
+	return b.with(field, jsString(t))
+}
+
+// clineCutResult is truncateToolResultContent: a tool result's content
+// within limit characters.
+func clineCutResult(c *jsValue, limit int) *jsValue {
+	if c == nil {
+		return c
+	}
+	if c.kind == 's' {
+		return jsString(clineCutText(c.s, limit))
+	}
+	if c.kind != 'a' {
+		return c
+	}
+	left := limit
+	out := make([]*jsValue, 0, len(c.a))
+	for _, e := range c.a {
+		if t := e.str("type"); t == "text" || t == "file" {
+			e = clineCutPart(e, &left)
+		}
+		out = append(out, e)
+	}
+	return &jsValue{kind: 'a', a: out}
+}
+
+// clineResultLength is the characters of a tool result's content: its
+// text, or its texts' and files'.
+func clineResultLength(c *jsValue) int {
+	if c == nil {
+		return 0
+	}
+	if c.kind == 's' {
+		return jsLength(c.s)
+	}
+	n := 0
+	for _, e := range c.a {
+		switch e.str("type") {
+		case "text":
+			n += jsLength(e.str("text"))
+		case "file":
+			n += jsLength(e.str("content"))
+		}
+	}
+	return n
+}
