@@ -134,8 +134,9 @@ type clineState struct {
 }
 
 // extend adds the transcript's messages before next to the tail, or
-// makes the projection anew when a rollback undid some of it.
-func (cs *clineState) extend(env *Env) {
+// makes the projection anew when a rollback undid some of it; dropped
+// says that it dropped a compaction.
+func (cs *clineState) extend(env *Env) (dropped bool) {
 	t := env.Transcript
 	rebuild := false
 	for _, rb := range t.Rollbacks {
@@ -147,6 +148,7 @@ func (cs *clineState) extend(env *Env) {
 		// The compaction stands for messages some of which the user
 		// undid: Cline's projection no longer matches its source, and
 		// the session starts from the canonical history again.
+		dropped = cs.compacts
 		cs.compacted, cs.tail, cs.next, cs.compacts = nil, nil, cs.lead, false
 		cs.units, cs.tokens = 0, 0
 	}
@@ -160,6 +162,7 @@ func (cs *clineState) extend(env *Env) {
 		cs.tokens += m.tokens()
 	}
 	cs.next = max(cs.next, env.Next)
+	return dropped
 }
 
 func (cs *clineState) projection() []clineMsg {
@@ -184,18 +187,24 @@ func (p *clinePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		cs.next = cs.lead
 		st.data = cs
 	}
-	cs.extend(env)
+	dropped := cs.extend(env)
 	out, fired := p.compact(env, cs, t)
-	if out == nil {
+	switch {
+	case out != nil:
+		cs.compacted, cs.tail, cs.compacts = out, nil, true
+		cs.units, cs.tokens = 0, 0
+		for _, m := range out {
+			cs.units += m.v.len()
+			cs.tokens += m.tokens()
+		}
+	case dropped:
+		// The history given is the dropped compaction's: send the
+		// transcript's messages instead.
+		out = cs.projection()
+	default:
 		// What was sent and the turn since: the history given.
 		cs.sent = nil
 		return Step{History: hist}, nil
-	}
-	cs.compacted, cs.tail, cs.compacts = out, nil, true
-	cs.units, cs.tokens = 0, 0
-	for _, m := range out {
-		cs.units += m.v.len()
-		cs.tokens += m.tokens()
 	}
 	cs.sent = out
 	step := Step{Fired: fired}
