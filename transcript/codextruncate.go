@@ -6,7 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/ctxbench/ctxbench/internal/codexcut"
 )
 
 // codexTruncation is a turn's truncation_policy as a Codex rollout's
@@ -31,64 +32,12 @@ func (p codexTruncation) serialized() codexTruncation {
 	return codexTruncation{Mode: p.Mode, Limit: int64(math.Ceil(float64(p.Limit) * 1.2))}
 }
 
-// truncate is truncate_text(s, p) (codex-rs utils/output-truncation):
-// for tokens, truncate_middle_with_token_budget, s when it fits the
-// limit × 4 bytes (a zero limit cuts everything); for bytes,
-// truncate_middle_chars.
+// truncate is truncate_text(s, p) (codex-rs utils/output-truncation).
 func (p codexTruncation) truncate(s string) string {
 	if p.Mode == "tokens" {
-		if s == "" || (p.Limit > 0 && int64(len(s)) <= p.Limit*4) {
-			return s
-		}
-		return codexTruncateMiddle(s, int(p.Limit*4), true)
+		return codexcut.Tokens(s, int(p.Limit))
 	}
-	return codexTruncateMiddle(s, int(p.Limit), false)
-}
-
-// codexTruncateMiddle is truncate_with_byte_estimate (codex-rs
-// utils/string/src/truncate.rs): s when it fits maxBytes; else its first
-// maxBytes/2 bytes and its last maxBytes − maxBytes/2, each on character
-// boundaries, around "…N tokens truncated…" (N the bytes over the budget
-// / 4, rounded up) or "…N chars truncated…" (N the characters between
-// them). A zero budget leaves the marker alone, counting all of s.
-func codexTruncateMiddle(s string, maxBytes int, tokens bool) string {
-	if s == "" {
-		return ""
-	}
-	marker := func(bytes, chars int) string {
-		if tokens {
-			return "…" + strconv.Itoa((bytes+3)/4) + " tokens truncated…"
-		}
-		return "…" + strconv.Itoa(chars) + " chars truncated…"
-	}
-	if maxBytes == 0 {
-		return marker(len(s), utf8.RuneCountInString(s))
-	}
-	if len(s) <= maxBytes {
-		return s
-	}
-	left := maxBytes / 2
-	tailStart := len(s) - (maxBytes - left)
-	prefixEnd, suffixStart, removed := 0, len(s), 0
-	suffixStarted := false
-	for i, r := range s {
-		w := utf8.RuneLen(r)
-		if w < 0 {
-			w = 1 // invalid UTF-8, which Rust strings cannot hold, read a byte at a time
-		}
-		switch {
-		case i+w <= left:
-			prefixEnd = i + w
-		case i >= tailStart:
-			if !suffixStarted {
-				suffixStart, suffixStarted = i, true
-			}
-		default:
-			removed++
-		}
-	}
-	suffixStart = max(suffixStart, prefixEnd)
-	return s[:prefixEnd] + marker(len(s)-maxBytes, removed) + s[suffixStart:]
+	return codexcut.Bytes(s, int(p.Limit))
 }
 
 // codexOutputItem is an item of a tool output made of content items
@@ -172,18 +121,9 @@ func (p codexTruncation) truncateItems(raw json.RawMessage) (out json.RawMessage
 // codexTextItem is an input_text content item holding text, its JSON as
 // Codex writes it (serde: no HTML escapes).
 func codexTextItem(text string) json.RawMessage {
-	return []byte(`{"type":"input_text","text":` + string(serdeJSON(text)) + `}`)
+	return []byte(`{"type":"input_text","text":` + string(noEscape(text)) + `}`)
 }
 
-// serdeJSON is v's JSON as Codex (serde_json) writes it: compact,
-// without Go's HTML escapes.
-func serdeJSON(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // strings, bools and their structs always encode
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
 
 // codexSent returns a tool output as Codex sent it under the turn's
 // truncation policy p (nil: none recorded), and whether p cut it: the
@@ -202,7 +142,7 @@ func codexSent(raw json.RawMessage, p *codexTruncation) (json.RawMessage, bool) 
 		if t == s {
 			return raw, false
 		}
-		return serdeJSON(t), true
+		return noEscape(t), true
 	}
 	if strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
 		if out, changed, ok := sp.truncateItems(raw); ok {
@@ -221,7 +161,15 @@ func codexSent(raw json.RawMessage, p *codexTruncation) (json.RawMessage, bool) 
 			return raw, false
 		}
 		o.Content = t
-		return serdeJSON(o), true
+		return noEscape(o), true
 	}
 	return raw, false
+}
+
+// noEscape is v's JSON as Codex (serde_json) writes it: without HTML
+// escapes. v is a string or a struct of strings and a bool, which always
+// encode.
+func noEscape(v any) []byte {
+	b, _ := marshalNoEscape(v)
+	return b
 }

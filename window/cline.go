@@ -2,7 +2,6 @@ package window
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"regexp"
 	"slices"
@@ -120,13 +119,15 @@ func clineEstimate(units int) int { return max(1, (units+2)/3) }
 // so the projection stays the size of the model's window, whatever the
 // session's length.
 type clineState struct {
-	lead      int // the leading system messages
-	compacted []clineMsg
-	tail      []clineMsg
-	next      int // the transcript message the tail goes on with
-	units     int // the JSON length of the projection's messages
-	tokens    int // their estimates' sum
-	compacts  bool
+	lead int // the leading system messages
+	// systemUnits is the JSON length of the system prompt, their text.
+	systemUnits int
+	compacted   []clineMsg
+	tail        []clineMsg
+	next        int // the transcript message the tail goes on with
+	units       int // the JSON length of the projection's messages
+	tokens      int // their estimates' sum
+	compacts    bool
 	// sent is what the last call sent after the system prompt, when it
 	// compacted; items are the copies it sent, by content.
 	sent  []clineMsg
@@ -185,10 +186,11 @@ func (p *clinePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 			cs.lead++
 		}
 		cs.next = cs.lead
+		cs.systemUnits = jsStringUnits(clineSystemPrompt(t, cs.lead))
 		st.data = cs
 	}
 	dropped := cs.extend(env)
-	out, fired := p.compact(env, cs, t)
+	out, fired := p.compact(env, cs)
 	switch {
 	case out != nil:
 		cs.compacted, cs.tail, cs.compacts = out, nil, true
@@ -237,6 +239,11 @@ func clineMessage(t *transcript.Transcript, i int) clineMsg {
 	if err != nil || content.kind != 'a' {
 		content = &jsValue{kind: 'a', a: []*jsValue{}}
 	}
+	if len(content.a) == len(m.Blocks) { // ContentJSON writes a value per block
+		for k, b := range content.a {
+			b.block = &m.Blocks[k]
+		}
+	}
 	return clineMsg{jsObject("id", jsString(transcript.MessageID(i)), "role", jsString(role), "content", content), i, content}
 }
 
@@ -272,10 +279,15 @@ func clineItems(t *transcript.Transcript, lead int, msgs []clineMsg, made map[*j
 	return out, next
 }
 
-// clineBlocks turns Cline's content back into blocks.
+// clineBlocks turns Cline's content back into blocks: a block as the
+// transcript holds it where it is unchanged, else one made of its JSON.
 func clineBlocks(content []*jsValue) []transcript.Block {
 	var out []transcript.Block
 	for _, b := range content {
+		if b.block != nil {
+			out = append(out, *b.block)
+			continue
+		}
 		switch b.str("type") {
 		case "text":
 			out = append(out, transcript.Block{Type: transcript.BlockText, Text: b.str("text")})
@@ -311,54 +323,13 @@ func clineBlocks(content []*jsValue) []transcript.Block {
 	return out
 }
 
-// jsJSON writes v as JSON.
-func jsJSON(v *jsValue) json.RawMessage {
-	if v == nil {
-		return nil
-	}
-	var b strings.Builder
-	writeJS(&b, v)
-	return json.RawMessage(b.String())
-}
-
-func writeJS(b *strings.Builder, v *jsValue) {
-	switch v.kind {
-	case 's':
-		q, _ := json.Marshal(v.s)
-		b.Write(q)
-	case 'n':
-		b.WriteString(v.s)
-	case 'a':
-		b.WriteByte('[')
-		for i, e := range v.a {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJS(b, e)
-		}
-		b.WriteByte(']')
-	case 'o':
-		b.WriteByte('{')
-		for i, f := range v.o {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			q, _ := json.Marshal(f.key)
-			b.Write(q)
-			b.WriteByte(':')
-			writeJS(b, f.val)
-		}
-		b.WriteByte('}')
-	}
-}
-
 // compact is the prepare-turn callback on the state's projection: the
 // trigger, then the basic compaction. It returns nil when it does not
 // compact.
-func (p *clinePolicy) compact(env *Env, cs *clineState, t *transcript.Transcript) ([]clineMsg, *Firing) {
+func (p *clinePolicy) compact(env *Env, cs *clineState) ([]clineMsg, *Firing) {
 	// estimateRequestInputTokens: JSON.stringify({systemPrompt, messages, tools: []}).
 	n := len(cs.compacted) + len(cs.tail)
-	units := len(`{"systemPrompt":,"messages":[],"tools":[]}`) + jsStringUnits(clineSystemPrompt(t, cs.lead)) + max(0, n-1) + cs.units
+	units := len(`{"systemPrompt":,"messages":[],"tools":[]}`) + cs.systemUnits + max(0, n-1) + cs.units
 	request := clineEstimate(units)
 	overhead := max(0, request-cs.tokens)
 	maxInput := p.usableInput(env)
@@ -771,34 +742,20 @@ func clineUserRunSpan(m clineMsg) int {
 // without its user_input and user_command tags and mode notices, a slash
 // command as "/name text".
 func clineDisplayInput(n string) string {
-	s := ""
-	if jsTrim(n) != "" {
-		s = jsTrim(n)
-		for _, tag := range []struct{ whole, open *regexp.Regexp }{{clineUserInputTag, clineUserInputOpen}, {clineUserCommandTag, clineUserCmdOpen}} {
-			g := s
-			if jsTrim(s) != "" {
-				g = tag.whole.ReplaceAllString(s, "$1")
-			} else {
-				g = ""
-			}
-			if g != s {
-				s = jsTrim(g)
-			} else {
-				s = jsTrim(tag.open.ReplaceAllString(s, ""))
-			}
+	trimmed := jsTrim(n)
+	s := trimmed
+	for _, tag := range []struct{ whole, open *regexp.Regexp }{{clineUserInputTag, clineUserInputOpen}, {clineUserCommandTag, clineUserCmdOpen}} {
+		if g := tag.whole.ReplaceAllString(s, "$1"); g != s {
+			s = jsTrim(g)
+		} else {
+			s = jsTrim(tag.open.ReplaceAllString(s, ""))
 		}
 	}
-	if jsTrim(s) != "" {
-		s = jsTrim(clineRemoveSections(s, "mode_notice"))
-	} else {
-		s = ""
-	}
+	s = jsTrim(clineRemoveSections(s, "mode_notice"))
 	slash := ""
-	if jsTrim(n) != "" {
-		if m := clineSlashCommand.FindStringSubmatch(jsTrim(n)); m != nil {
-			if a := clineSlashAttr.FindStringSubmatch(m[1]); a != nil {
-				slash = jsTrim(a[1])
-			}
+	if m := clineSlashCommand.FindStringSubmatch(trimmed); m != nil {
+		if a := clineSlashAttr.FindStringSubmatch(m[1]); a != nil {
+			slash = jsTrim(a[1])
 		}
 	}
 	if slash == "" {

@@ -55,6 +55,9 @@ func TestClineConformance(t *testing.T) {
 					if it.ID != sent[k].v.str("id") || it.Truncated == whole {
 						t.Fatalf("%s, %s: item %d is %s (truncated %v), the projection's %s (whole %v)", spec, r.Source, k, it.ID, it.Truncated, sent[k].v.str("id"), whole)
 					}
+					if c, err := parseJS(transcript.ContentJSON(it.Msg.Blocks)); err != nil || !c.equal(sent[k].v.field("content")) {
+						t.Fatalf("%s, %s: item %s holds %s, Cline sends %s", spec, r.Source, it.ID, transcript.ContentJSON(it.Msg.Blocks), jsJSON(sent[k].v.field("content")))
+					}
 				}
 				got = append(got, strings.Join(enc.encode(sent), ","))
 			})

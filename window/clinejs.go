@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxbench/ctxbench/transcript"
 )
 
 // jsValue is a JSON value as JavaScript holds it: objects keep their
@@ -21,6 +23,9 @@ type jsValue struct {
 	o    []jsField
 	// units is the length of its JSON in UTF-16 code units, 0 unknown.
 	units int
+	// block is the transcript block a content block was read from; a
+	// changed block is a new value, without one.
+	block *transcript.Block
 }
 
 type jsField struct {
@@ -287,4 +292,53 @@ func jsTrim(s string) string {
 		}
 		return r >= '\u2000' && r <= '\u200a'
 	})
+}
+
+// jsJSON writes v as JSON.
+func jsJSON(v *jsValue) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	var b strings.Builder
+	writeJS(&b, v)
+	return json.RawMessage(b.String())
+}
+
+func writeJS(b *strings.Builder, v *jsValue) {
+	switch v.kind {
+	case 's':
+		writeJSString(b, v.s)
+	case 'n':
+		b.WriteString(v.s)
+	case 'a':
+		b.WriteByte('[')
+		for i, e := range v.a {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJS(b, e)
+		}
+		b.WriteByte(']')
+	case 'o':
+		b.WriteByte('{')
+		for i, f := range v.o {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSString(b, f.key)
+			b.WriteByte(':')
+			writeJS(b, f.val)
+		}
+		b.WriteByte('}')
+	}
+}
+
+// writeJSString writes s quoted, without HTML escapes, as
+// JSON.stringify does.
+func writeJSString(b *strings.Builder, s string) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
 }

@@ -14,83 +14,63 @@ import (
 // and latest typed prompts and the live tail (from the last tool call
 // still waiting for its result) always kept.
 func clineProject(msgs []clineMsg, target int) []clineMsg {
-	x := make([]clineMsg, 0, len(msgs))
-	for _, m := range msgs {
-		var kept []*jsValue
-		changed := false
-		for _, b := range m.content() {
-			if b.str("type") == "thinking" {
-				changed = true
-				continue
-			}
-			kept = append(kept, b)
+	x := clineMapBlocks(msgs, func(_ int, b *jsValue) *jsValue {
+		if b.str("type") == "thinking" {
+			return nil
 		}
-		if changed {
-			m = m.withContent(kept)
+		return b
+	})
+	latest, tail := clineLastTyped(x), clineLiveTail(x)
+	x = clineMapBlocks(x, func(i int, b *jsValue) *jsValue {
+		if i == latest || i >= tail {
+			return b
 		}
-		if len(m.content()) == 0 {
-			continue
-		}
-		x = append(x, m)
-	}
-	latest := clineLastTyped(x)
-	tail := clineLiveTail(x)
-	y := x[:0:0]
-	for i, m := range x {
-		live := i == latest || i >= tail
-		var kept []*jsValue
-		changed := false
-		for _, b := range m.content() {
-			switch t := b.str("type"); {
-			case !live && (t == "image" || t == "media" || t == "redacted_thinking"):
-				changed = true
-				continue
-			case t == "tool_result" && !live:
-				if c := b.field("content"); c != nil && c.kind == 'a' {
-					var parts []*jsValue
-					for _, e := range c.a {
-						if e.str("type") != "image" {
-							parts = append(parts, e)
-						}
-					}
-					if len(parts) != len(c.a) {
-						changed = true
-						b = b.with("content", &jsValue{kind: 'a', a: orEmpty(parts)})
+		switch b.str("type") {
+		case "image", "media", "redacted_thinking":
+			return nil
+		case "tool_result":
+			if c := b.field("content"); c != nil && c.kind == 'a' {
+				var parts []*jsValue
+				for _, e := range c.a {
+					if e.str("type") != "image" {
+						parts = append(parts, e)
 					}
 				}
+				if len(parts) != len(c.a) {
+					return b.with("content", &jsValue{kind: 'a', a: orEmpty(parts)})
+				}
 			}
-			kept = append(kept, b)
 		}
-		if changed {
-			m = m.withContent(kept)
-		}
-		if len(m.content()) == 0 {
-			continue
-		}
-		y = append(y, m)
-	}
-	x = y
+		return b
+	})
 	total := clineTokens(x)
 	if total <= target {
 		return x
 	}
+	// Cutting text changes no role and no tool call: the latest typed
+	// prompt and the live tail stay where they are while it goes on.
+	latest, tail = clineLastTyped(x), clineLiveTail(x)
 	for k := len(x) - 1; k >= 0 && total > target; k-- {
-		if k == clineLastTyped(x) || k >= clineLiveTail(x) || !clineHasText(x[k]) {
+		if k == latest || k >= tail || !clineHasText(x[k]) {
 			continue
 		}
+		old := x[k].tokens()
 		size := x[k].v.len()
-		ratio := math.Max(1, float64(size)/float64(max(1, x[k].tokens())))
+		ratio := math.Max(1, float64(size)/float64(max(1, old)))
 		limit := max(16, int(math.Floor(float64(target)*ratio/float64(max(1, len(x))))))
 		x[k] = clineCut(x[k], limit)
-		total = clineTokens(x)
+		total += x[k].tokens() - old
 	}
+	// Dropping moves messages: where the typed prompts and the live tail
+	// are, and which messages each tool call links, are found again after
+	// each drop only.
+	first, last, tail, links := clineFirstTyped(x), latest, tail, clineToolLinks(x)
 	for k := 0; k < len(x) && total > target; {
-		first, last, tail := clineFirstTyped(x), clineLastTyped(x), clineLiveTail(x)
 		if k == first || k == last {
 			k++
 			continue
 		}
-		group := clinePairGroup(x, k)
+		group := clinePairGroup(x, links, k)
 		late := false
 		for i := range group {
 			if i >= tail {
@@ -103,14 +83,41 @@ func clineProject(msgs []clineMsg, target int) []clineMsg {
 		}
 		y := x[:0:0]
 		for i, m := range x {
-			if !group[i] {
+			if group[i] {
+				total -= m.tokens()
+			} else {
 				y = append(y, m)
 			}
 		}
 		x = y
-		total = clineTokens(x)
+		first, last, tail, links = clineFirstTyped(x), clineLastTyped(x), clineLiveTail(x), clineToolLinks(x)
 	}
 	return x
+}
+
+// clineMapBlocks returns msgs with each block of message i replaced by
+// f(i, block), or dropped where f returns nil; a message left with no
+// block is dropped.
+func clineMapBlocks(msgs []clineMsg, f func(i int, b *jsValue) *jsValue) []clineMsg {
+	out := make([]clineMsg, 0, len(msgs))
+	for i, m := range msgs {
+		kept := make([]*jsValue, 0, len(m.content()))
+		changed := false
+		for _, b := range m.content() {
+			nb := f(i, b)
+			changed = changed || nb != b
+			if nb != nil {
+				kept = append(kept, nb)
+			}
+		}
+		if changed {
+			m = m.withContent(kept)
+		}
+		if len(m.content()) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func orEmpty(v []*jsValue) []*jsValue {
@@ -184,9 +191,9 @@ func clineToolIDs(m clineMsg) []string {
 	return out
 }
 
-// clinePairGroup is the message k and every message a tool call id
-// links it to, transitively.
-func clinePairGroup(x []clineMsg, k int) map[int]bool {
+// clineToolLinks returns, for each tool call id, the messages whose
+// calls and results name it.
+func clineToolLinks(x []clineMsg) map[string][]int {
 	by := map[string][]int{}
 	for i, m := range x {
 		for _, id := range clineToolIDs(m) {
@@ -195,6 +202,12 @@ func clinePairGroup(x []clineMsg, k int) map[int]bool {
 			}
 		}
 	}
+	return by
+}
+
+// clinePairGroup is the message k and every message a tool call id
+// links it to (links: clineToolLinks), transitively.
+func clinePairGroup(x []clineMsg, links map[string][]int, k int) map[int]bool {
 	group := map[int]bool{}
 	queue := []int{k}
 	for len(queue) > 0 {
@@ -205,7 +218,7 @@ func clinePairGroup(x []clineMsg, k int) map[int]bool {
 		}
 		group[w] = true
 		for _, id := range clineToolIDs(x[w]) {
-			for _, j := range by[id] {
+			for _, j := range links[id] {
 				if !group[j] {
 					queue = append(queue, j)
 				}

@@ -4,11 +4,10 @@ import (
 	"context"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/codexcut"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -204,7 +203,7 @@ func (p *codexPolicy) selectUsers(env *Env, users []Item) ([]Item, []string) {
 			remaining -= n
 			continue
 		}
-		c := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: codexTruncate(text, remaining)}},
+		c := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: codexcut.Tokens(text, remaining)}},
 			Pos: users[i].Msg.Pos, Time: users[i].Msg.Time}
 		kept = append(kept, Item{ID: users[i].ID, Msg: c, Truncated: true, index: users[i].index})
 		cut = append(cut, users[i].ID)
@@ -216,39 +215,6 @@ func (p *codexPolicy) selectUsers(env *Env, users []Item) ([]Item, []string) {
 
 // codexApproxTokens is approx_token_count: UTF-8 bytes / 4, rounded up.
 func codexApproxTokens(s string) int { return (len(s) + 3) / 4 }
-
-// codexTruncate is truncate_text(s, TruncationPolicy::Tokens(max)): s when
-// its bytes fit max × 4; else its first and last bytes within max × 4,
-// halved, on character boundaries, around "…N tokens truncated…", N the
-// bytes dropped beyond the budget / 4, rounded up.
-func codexTruncate(s string, maxTokens int) string {
-	if s == "" {
-		return ""
-	}
-	budget := maxTokens * 4
-	if maxTokens > 0 && len(s) <= budget {
-		return s
-	}
-	marker := func(bytes int) string { return "…" + strconv.Itoa((bytes+3)/4) + " tokens truncated…" }
-	if budget == 0 {
-		return marker(len(s))
-	}
-	left, right := budget/2, budget-budget/2
-	prefixEnd, suffixStart := 0, len(s)
-	tail := len(s) - right
-	for i := 0; i < len(s); {
-		_, w := utf8.DecodeRuneInString(s[i:])
-		if i+w <= left {
-			prefixEnd = i + w
-		} else if i >= tail {
-			suffixStart = i
-			break
-		}
-		i += w
-	}
-	suffixStart = max(suffixStart, prefixEnd)
-	return s[:prefixEnd] + marker(len(s)-budget) + s[suffixStart:]
-}
 
 func (p *codexPolicy) Guarantees() Guarantees {
 	return Guarantees{SummaryRole: transcript.RoleUser, Compacts: true}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/internal/codexcut"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -38,7 +39,7 @@ func TestCodexTruncate(t *testing.T) {
 		{"short output", 100, "short output"},
 		{"", 3, ""},
 	} {
-		if got := codexTruncate(c.in, c.tokens); got != c.want {
+		if got := codexcut.Tokens(c.in, c.tokens); got != c.want {
 			t.Errorf("truncate_text(%q, Tokens(%d)) = %q, want %q", c.in, c.tokens, got, c.want)
 		}
 	}
