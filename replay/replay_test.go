@@ -314,18 +314,38 @@ func TestClaudeCodeSelfCheckUnseen(t *testing.T) {
 	if diff := cmp.Diff(want, selfChecks(t, trs)); diff != "" {
 		t.Errorf("self-checks (-want +got):\n%s", diff)
 	}
+	// fa812bfe's count where Claude Code compacted: with its threshold
+	// lowered to 166,997 (a context window of 199,997: less 20,000 of
+	// output reserve and 13,000) the policy fires there, counting that;
+	// one token higher, it does not.
+	for _, tr := range trs {
+		if tr.ID != "fa812bfe-b295-4cca-9c2f-fdf01028cb46" {
+			continue
+		}
+		at := selfChecksOf(t, "claude-code:context_window=199997", []*transcript.Transcript{tr})[tr.ID]
+		above := selfChecksOf(t, "claude-code:context_window=199998", []*transcript.Transcript{tr})[tr.ID]
+		if len(at) != 1 || at[0].Fired != 126 || at[0].Counted != 166_997 || len(above) != 1 || above[0].Fired != -1 {
+			t.Errorf("fa812bfe: at a threshold of 166,997 %+v, of 166,998 %+v; want a firing at call 126 counting 166,997, then none", at, above)
+		}
+	}
 }
 
 // selfChecks replays claude-code on each transcript that recorded a
 // compaction and returns its self-checks, by transcript.
 func selfChecks(t *testing.T, trs []*transcript.Transcript) map[string][]CompactionCheck {
 	t.Helper()
+	return selfChecksOf(t, "claude-code", trs)
+}
+
+// selfChecksOf is selfChecks under the policy spec.
+func selfChecksOf(t *testing.T, spec string, trs []*transcript.Transcript) map[string][]CompactionCheck {
+	t.Helper()
 	got := map[string][]CompactionCheck{}
 	for _, tr := range trs {
 		if len(tr.Compactions) == 0 {
 			continue
 		}
-		p := must(t, "claude-code")
+		p := must(t, spec)
 		run, err := Replay(context.Background(), tr, p, Options{SummaryOnly: true})
 		if err != nil {
 			t.Fatal(err)
