@@ -126,11 +126,11 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
-		"transcript":          {"internal/limit", "internal/swar"},
+		"transcript":          {"internal/limit", "internal/swar", "internal/codexcut"},
 		"estimate":            {"transcript"},
 		"pricing":             {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":           {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest"},
+		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut"},
 		"replay/probe":        {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
 		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
 		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
@@ -145,6 +145,7 @@ func TestImportChain(t *testing.T) {
 		"internal/tempfile":   {},
 		"internal/suggest":    {},
 		"internal/rework":     {"transcript"},
+		"internal/codexcut":   {},
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {
