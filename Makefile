@@ -6,7 +6,7 @@ BIN             := $(CURDIR)/.bin
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(BIN)/staticcheck-$(STATICCHECK_VER)
 
-.PHONY: run test long vet lint staticcheck bench perf pgo exact golden conformance fuzz hostile screenshots clean
+.PHONY: run test long vet fmt lint staticcheck bench perf pgo exact golden conformance fuzz hostile screenshots clean
 
 # The main job on the embedded sample transcripts: the report, in
 # ./ctxbench-report (open index.html).
@@ -28,7 +28,11 @@ long:
 vet:
 	$(GO) vet ./...
 
-lint: vet staticcheck
+lint: vet fmt staticcheck
+
+# gofmt must have nothing to say.
+fmt:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
 
 staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...

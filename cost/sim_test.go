@@ -152,3 +152,26 @@ func TestCacheSimTruncation(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheSplitBoundaries: OpenAI caches a prompt of 1,024 tokens or
+// more, from 1,024 in 128-token increments; Anthropic reads whatever
+// prefix the cache holds.
+func TestCacheSplitBoundaries(t *testing.T) {
+	for _, tc := range []struct {
+		sim         string
+		total, read int
+		want        transcript.Usage
+	}{
+		{CacheOpenAI, 1023, 1023, transcript.Usage{Input: 1023}},
+		{CacheOpenAI, 1024, 1023, transcript.Usage{Input: 1024}},
+		{CacheOpenAI, 1024, 1024, transcript.Usage{CacheRead: 1024}},
+		{CacheOpenAI, 2000, 1151, transcript.Usage{Input: 2000 - 1024, CacheRead: 1024}},
+		{CacheOpenAI, 2000, 1152, transcript.Usage{Input: 2000 - 1152, CacheRead: 1152}},
+		{CacheAnthropic, 1023, 1000, transcript.Usage{CacheRead: 1000, CacheWrite: 23}},
+		{CacheNone, 1024, 1024, transcript.Usage{Input: 1024}},
+	} {
+		if got := split(tc.sim, tc.total, tc.read); got != tc.want {
+			t.Errorf("%s: %d tokens, %d cached before: got %+v, want %+v", tc.sim, tc.total, tc.read, got, tc.want)
+		}
+	}
+}

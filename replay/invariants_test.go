@@ -409,3 +409,62 @@ func TestHeadroom(t *testing.T) {
 		}
 	}
 }
+
+// TestInvariantBoundaries: the cap and headroom rules at their exact
+// boundaries. A context of the cap plus the latest turn is within the
+// cap, one more message is not; a firing that leaves the count one under
+// its trigger bought headroom, one that leaves it at the trigger did not.
+func TestInvariantBoundaries(t *testing.T) {
+	tr := generated(t, 40)
+	const capMessages, trigger, firesAt = 4, 1000, 5
+	for _, tc := range []struct {
+		name      string
+		invariant string
+		policy    *broken
+		want      bool
+	}{
+		{"cap + turn", InvCap, atCap(capMessages, 0), false},
+		{"cap + turn + 1", InvCap, atCap(capMessages, 1), true},
+		{"left one under the trigger", InvHeadroom, firesOnce(firesAt, trigger, trigger-1), false},
+		{"left at the trigger", InvHeadroom, firesOnce(firesAt, trigger, trigger), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, opt := range []Options{{}, {countViolations: true}} {
+				run, err := Replay(context.Background(), tr, tc.policy, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := run.Summary.Violations[tc.invariant] > 0; got != tc.want {
+					t.Errorf("countViolations=%v: %s reported %v, want %v (%v)", opt.countViolations, tc.invariant, got, tc.want, run.Summary.Violations)
+				}
+			}
+		})
+	}
+}
+
+// atCap sends, at every call, the last capMessages + the latest turn +
+// over messages of the history, and names what it leaves out evicted.
+func atCap(capMessages, over int) *broken {
+	return &broken{name: "at-cap", g: window.Guarantees{MaxMessages: capMessages},
+		apply: func(env *window.Env, h []window.Item) window.Step {
+			n := min(len(h), capMessages+env.Turn+over)
+			var gone []string
+			for _, it := range h[:len(h)-n] {
+				gone = append(gone, it.ID)
+			}
+			return window.Step{History: h[len(h)-n:], Evicted: gone}
+		}}
+}
+
+// firesOnce sends the whole history and reports, at call k only, a
+// firing of the given trigger that left after tokens.
+func firesOnce(k, trigger, after int) *broken {
+	return &broken{name: "fires-once",
+		apply: func(env *window.Env, h []window.Item) window.Step {
+			s := window.Step{History: h}
+			if env.Call == k {
+				s.Fired = &window.Firing{What: "compaction", Unit: "tokens", Trigger: trigger, Before: trigger + 500, After: after}
+			}
+			return s
+		}}
+}

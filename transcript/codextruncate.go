@@ -124,7 +124,6 @@ func codexTextItem(text string) json.RawMessage {
 	return []byte(`{"type":"input_text","text":` + string(noEscape(text)) + `}`)
 }
 
-
 // codexSent returns a tool output as Codex sent it under the turn's
 // truncation policy p (nil: none recorded), and whether p cut it: the
 // output's text, or its content items, truncated to p × 1.2. The
