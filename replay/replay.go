@@ -262,65 +262,9 @@ const maxWarnings = 20
 // So a step costs what changed, not the size of its context, and
 // replaying a policy costs about one pass over the transcript.
 func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options) (*Run, error) {
-	ests := opt.estimators()
-	counts := opt.Counts
-	if counts == nil {
-		counts = estimate.NewCache()
-	}
-	cnt := newCounter(counts, t)
+	e := newEngine(t, p, opt)
+	defer e.release()
 	run := &Run{Transcript: t.ID, File: t.File, Policy: p.Name(), Params: p.Params()}
-	env := &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts, Counter: cnt, ReuseSent: opt.SummaryOnly,
-		ModelWindow: modelWindow(t, opt.Prices)}
-	st := &window.State{}
-	arts := opt.Artifacts
-	if arts == nil {
-		arts = NewArtifactCache()
-	}
-	chk := newChecker(t, p, arts.toolsOf(t))
-	chk.counted = opt.countViolations
-	var (
-		ret    *retention
-		probed *probeScore
-	)
-	if !opt.NoRetention {
-		ret, probed = newRetention(t, arts), newProbeScore(arts.probesOf(t))
-	}
-	var (
-		hist []window.Item
-		// sent is the previous step's context as the engine measured it
-		// (its own copy: a policy may reuse what it returned); tok its
-		// counts, one per estimator; ctxIDs its ids.
-		sent   []window.Item
-		tok    = make([]int, len(ests))
-		ctxIDs []string
-	)
-	var d delta
-	var prevFired *window.Firing // the previous step's
-	next, rolledBack := 0, 0
-	sum := newSummaryBuilder(ests)
-	keep := !opt.SummaryOnly
-	// build: the step is made whole, to keep or to observe.
-	build := keep || opt.Observe != nil
-	// A run that keeps no steps makes each in the same place (a step
-	// escapes to Observe, so a fresh one per call was an allocation per
-	// call): Observe's step is valid during the call only.
-	var scratch Step
-	if opt.items != nil && !keep {
-		// As long as the history can grow: the messages, and a summary.
-		if b, ok := opt.items.Get().(*[]window.Item); ok && cap(*b) > len(t.Messages) {
-			sent = (*b)[:0]
-		} else {
-			sent = make([]window.Item, 0, len(t.Messages)+1)
-		}
-		defer func() {
-			b := sent[:0]
-			if cap(hist) > cap(b) {
-				b = hist[:0]
-			}
-			opt.items.Put(&b)
-		}()
-	}
-	var recorded transcript.Usage
 	for i := range t.Messages {
 		if t.Messages[i].Role != transcript.RoleAssistant {
 			continue
@@ -328,174 +272,25 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		step := &scratch
-		if keep {
-			step = &Step{}
-		}
-		*step = Step{Step: sum.s.Calls, Violations: []Violation{}}
-		if build {
-			step.Appended, step.Tokens = make([]string, 0, i-next), make(map[string]int, len(ests))
-		}
-		for j := next; j < i; j++ {
-			hist = append(hist, window.Original(t, j))
-			if build {
-				step.Appended = append(step.Appended, transcript.MessageID(j))
-			}
-		}
-		step.turn, step.next = i-next, i
-		env.Next, env.Turn = i, step.turn
-		// The turns the user undid leave the history before any policy
-		// sees it, as they left what the agent sent.
-		var undone []string
-		unrolled := hist
-		hist, undone, rolledBack = rollBack(t.Rollbacks, rolledBack, i, hist)
-		if undone != nil {
-			step.before = cnt.sum(ests[0], hist)
-		} else {
-			// hist is sent, then the call's assistant message, then the turn.
-			step.before = tok[0] + cnt.sum(ests[0], hist[len(sent):])
-		}
-		var given []window.Item
-		if opt.recompute {
-			// The reference run counts whole, keeps a copy of the history
-			// to verify the policy's contract, and leaves the policy to
-			// compare its histories item by item (no Given/Returned).
-			step.before = cnt.sum(ests[0], hist)
-			given = slices.Clone(hist)
-		} else {
-			st.Given(hist)
-		}
-		ps, err := p.Apply(ctx, env, st, hist)
+		step, err := e.call(ctx, i)
 		if err != nil {
 			return nil, err
 		}
-		if opt.recompute {
-			if !sameItems(given, hist) {
-				return nil, fmt.Errorf("%s modified the history it was given at call %d", p.Name(), sum.s.Calls)
-			}
-		} else {
-			st.Returned(ps.History)
-		}
-		switch {
-		case opt.recompute:
-			d.whole(sent, ps.History)
-		case undone == nil && len(ps.History) > 0 && len(ps.History) <= len(hist) && &ps.History[0] == &hist[0]:
-			// The history given back, or a part of it from its start:
-			// items Apply does not modify, sent then fresh.
-			d.prefix(sent, ps.History)
-		default:
-			d.diff(sent, ps.History)
-		}
-		for k, e := range ests {
-			if opt.recompute {
-				tok[k] = cnt.sum(e, ps.History)
-			} else {
-				tok[k] += cnt.sum(e, d.came) - cnt.sum(e, d.gone)
-			}
-			if build {
-				step.Tokens[e.Name()] = tok[k]
-			}
-		}
-		if ret != nil {
-			step.Retention = ret.step(i, d.gone, d.came, ps.History)
-			step.probes = probed.step(i, d.gone, d.came, ps.History)
-			step.ProbesAsked = len(step.probes.probes)
-			for _, k := range step.probes.kept {
-				if k {
-					step.ProbesKept++
-				}
-			}
-		}
-		if build {
-			if d.kept == len(ctxIDs) {
-				ctxIDs = appendIDs(ctxIDs, ps.History[d.kept:])
-			} else {
-				ctxIDs = appendIDs(append(make([]string, 0, len(ps.History)+len(ps.History)/4), ctxIDs[:d.kept]...), ps.History[d.kept:])
-			}
-			// The full slice expression keeps a caller's append from
-			// writing into the ids of the next step, which share the array.
-			step.Context = ctxIDs[:len(ctxIDs):len(ctxIDs)]
-		}
-		// edges: the policy sent the history as it was given but for its
-		// edges — items replaced in place by copies, or a block removed —
-		// so the checks look at those and at the fresh messages alone.
-		var fresh []window.Item
-		if undone == nil {
-			fresh = hist[len(sent):]
-		}
-		var edges *edit
-		switch {
-		case opt.recompute, undone != nil:
-		case d.kept == len(sent) && len(ps.History) == len(hist) && sameItems(ps.History[len(sent):], fresh):
-			edges = &edit{fresh: fresh, replaced: d.replaced, old: d.gone}
-		case d.block && sameItems(d.came, fresh):
-			edges = &edit{fresh: fresh, removed: d.gone, cut: d.kept}
-		}
-		step.sent, step.kept = ps.History, d.kept
-		if len(d.replaced) > 0 {
-			step.kept = d.replaced[0]
-		}
-		step.Evicted, step.Truncated = orEmpty(ps.Evicted), orEmpty(ps.Truncated)
-		if undone != nil {
-			step.Evicted = append(undone, ps.Evicted...)
-		}
-		step.Summary, step.Warnings = ps.Summary, ps.Warnings
-		step.Messages = len(ps.History)
-		if u := t.Messages[i].Usage; u != nil {
-			if keep {
-				uc := *u
-				step.Recorded = &uc
-			} else {
-				recorded = *u
-				step.Recorded = &recorded
-			}
-		}
-		if v := chk.check(step, unrolled, edges, ests[0], cnt); v != nil {
-			step.Violations = v // else the empty list: the trace has [], not null
-		}
-		step.Fired = ps.Fired
-		if v := headroom(step.Step, ps.Fired, prevFired, opt.countViolations); v != nil {
-			step.Violations = append(step.Violations, v...)
-		}
-		prevFired = ps.Fired
-		// The engine's copy of the context, updated last: d.gone may be a
-		// slice of it.
-		for _, j := range d.replaced {
-			sent[j] = ps.History[j]
-		}
-		sent = append(sent[:d.kept], ps.History[d.kept:]...)
 		if !opt.countViolations {
 			run.Violations = append(run.Violations, step.Violations...)
 		}
-		sum.add(step, tok)
+		e.sum.add(step, e.tok)
 		if opt.Observe != nil {
 			if err := opt.Observe(opt.run, step); err != nil {
 				return nil, err
 			}
 		}
-		if keep {
+		if e.keep {
 			run.Steps = append(run.Steps, *step)
 		}
-		// The next history: what was sent, then the call's assistant
-		// message. A run that keeps its steps appends to what was sent
-		// (the step holds it); a summary-only run continues its copy of
-		// the context, just made equal to what was sent, instead of
-		// copying what was sent again (no step, and no policy, keeps a
-		// history past its call, and the copy is next written after the
-		// next call's checks, when that history is no longer read).
-		if keep {
-			hist = append(ps.History, window.Original(t, i))
-		} else {
-			hist = append(sent, window.Original(t, i))
-		}
-		next = i + 1
-		env.Call++
+		e.advance(step, i)
 	}
-	run.Summary = sum.summary()
-	if probed != nil {
-		run.Summary.Probes, run.Summary.ProbeLoss = probed.summary()
-		run.Summary.ProbeScore = run.Summary.ProbeLoss.Score()
-	}
+	run.Summary = e.summary()
 	return run, nil
 }
 
