@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/replay"
@@ -243,22 +244,24 @@ func (b *requestBuilder) next(s *replay.Step, constant int) request {
 // by its id, a copy or a synthetic message by its id and a hash of its
 // content — what the provider compares — so that the same content sent
 // again is read, whichever copy holds it, and a cut copy is not its
-// original. It remembers each copy's hash.
+// original. It remembers each copy's hash while the copy lives (a policy
+// that makes a summary at every call lets go of each).
 type keyer struct {
-	hashes map[*transcript.Message]string
+	hashes map[weak.Pointer[transcript.Message]]string
 }
 
 func (k *keyer) key(it window.Item) string {
 	if !it.Truncated && !it.Synthetic() {
 		return it.ID
 	}
-	h, ok := k.hashes[it.Msg]
+	w := weak.Make(it.Msg)
+	h, ok := k.hashes[w]
 	if !ok {
 		h = contentHash(it.Msg)
 		if k.hashes == nil {
-			k.hashes = map[*transcript.Message]string{}
+			k.hashes = map[weak.Pointer[transcript.Message]]string{}
 		}
-		k.hashes[it.Msg] = h
+		k.hashes[w] = h
 	}
 	return it.ID + "@" + h
 }

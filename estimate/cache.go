@@ -1,8 +1,10 @@
 package estimate
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -11,6 +13,8 @@ import (
 // address) and estimator, so that a message is counted once per estimator
 // however many steps, policies and sweep points see it. It is safe for
 // concurrent use. A message must not change while a Cache holds its count.
+// The cache does not keep a message alive: a message made during a replay
+// (a summary, a truncated copy) and let go is let go of its count too.
 type Cache struct {
 	mu     sync.RWMutex
 	counts map[cacheKey]int
@@ -25,7 +29,7 @@ type tableKey struct {
 }
 
 type cacheKey struct {
-	msg *transcript.Message
+	msg weak.Pointer[transcript.Message]
 	est Estimator
 }
 
@@ -80,7 +84,7 @@ func (tb *Table) Count(i int) int {
 
 // Count returns e's count of m, computing it on first use.
 func (c *Cache) Count(e Estimator, m *transcript.Message) int {
-	k := cacheKey{m, e}
+	k := cacheKey{weak.Make(m), e}
 	c.mu.RLock()
 	n, ok := c.counts[k]
 	c.mu.RUnlock()
@@ -91,9 +95,19 @@ func (c *Cache) Count(e Estimator, m *transcript.Message) int {
 	n = e.CountMessage(m)
 	c.misses.Add(1)
 	c.mu.Lock()
-	c.counts[k] = n
+	if _, ok := c.counts[k]; !ok {
+		c.counts[k] = n
+		runtime.AddCleanup(m, c.forget, k)
+	}
 	c.mu.Unlock()
 	return n
+}
+
+// forget drops the count of a message no longer reachable.
+func (c *Cache) forget(k cacheKey) {
+	c.mu.Lock()
+	delete(c.counts, k)
+	c.mu.Unlock()
 }
 
 // Stats returns how many counts [Cache.Count] served from the cache, and

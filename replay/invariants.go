@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -85,7 +86,7 @@ type checker struct {
 	// policy made), after the transcript's.
 	extra      map[string]int32
 	extraNames []string
-	refs       map[*transcript.Message][]toolRef // of messages not the transcript's
+	refs       map[weak.Pointer[transcript.Message]][]toolRef // of messages not the transcript's, while they live
 	// evicted[key] says the item was evicted at some step; evictedOther
 	// holds the ids that have no key.
 	evicted      []bool
@@ -162,7 +163,7 @@ func newChecker(t *transcript.Transcript, p window.Policy, tools *toolIndex) *ch
 	// gen starts at 1: a set's zero entries are of no generation, so a
 	// run whose first steps are checked on what changed (which keeps the
 	// generation) finds in its sets only what it put there.
-	c := &checker{t: t, tools: tools, extra: map[string]int32{}, refs: map[*transcript.Message][]toolRef{},
+	c := &checker{t: t, tools: tools, extra: map[string]int32{}, refs: map[weak.Pointer[transcript.Message]][]toolRef{},
 		evictedOther: map[string]bool{}, sentOther: map[string]bool{}, hadOther: map[string]bool{}, last: -1, clean: true, gen: 1}
 	if g, ok := p.(window.Guarantor); ok {
 		c.g = g.Guarantees()
@@ -214,7 +215,8 @@ func (c *checker) toolRefs(it window.Item) []toolRef {
 	if i := it.Index(); i >= 0 && i < len(c.t.Messages) && it.Msg == &c.t.Messages[i] {
 		return c.tools.refs[i]
 	}
-	if r, ok := c.refs[it.Msg]; ok {
+	w := weak.Make(it.Msg)
+	if r, ok := c.refs[w]; ok {
 		return r
 	}
 	var r []toolRef
@@ -232,7 +234,7 @@ func (c *checker) toolRefs(it window.Item) []toolRef {
 		}
 		r = append(r, toolRef{id, b.Type == transcript.BlockToolUse})
 	}
-	c.refs[it.Msg] = r
+	c.refs[w] = r
 	return r
 }
 

@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
@@ -436,8 +437,10 @@ type counter struct {
 	local  map[counterKey]int
 }
 
+// A counterKey does not keep its message alive: a policy that makes a
+// summary at every call lets go of each.
 type counterKey struct {
-	msg *transcript.Message
+	msg weak.Pointer[transcript.Message]
 	est estimate.Estimator
 }
 
@@ -469,7 +472,7 @@ func (c *counter) table(e estimate.Estimator) *estimate.Table {
 func (c *counter) count(e estimate.Estimator, tb *estimate.Table, it window.Item) int {
 	i := it.Index()
 	if i < 0 || i >= len(c.t.Messages) || it.Truncated || it.Msg != &c.t.Messages[i] {
-		k := counterKey{it.Msg, e}
+		k := counterKey{weak.Make(it.Msg), e}
 		if n, ok := c.local[k]; ok {
 			return n
 		}

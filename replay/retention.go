@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/ctxbench/ctxbench/internal/scan"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -296,9 +297,9 @@ type retention struct {
 	t        *transcript.Transcript
 	of       *ArtifactCache
 	arts     *transcriptArtifacts
-	cut      map[*transcript.Message][]int32 // local artifacts of truncated copies
-	seen     []bool                          // seen[id]: in a message appended so far
-	seenList []int32                         // the ids seen, in order
+	cut      map[weak.Pointer[transcript.Message]][]int32 // local artifacts of truncated copies, while they live
+	seen     []bool                                       // seen[id]: in a message appended so far
+	seenList []int32                                      // the ids seen, in order
 	appended int
 	// held[id] is how many items of the context hold artifact id, and
 	// present how many seen ids are held.
@@ -329,7 +330,7 @@ func newRetention(t *transcript.Transcript, of *ArtifactCache) *retention {
 	}
 	arts := of.ofTranscript(t)
 	n := len(arts.texts)
-	return &retention{t: t, of: of, arts: arts, cut: map[*transcript.Message][]int32{},
+	return &retention{t: t, of: of, arts: arts, cut: map[weak.Pointer[transcript.Message]][]int32{},
 		seen: make([]bool, n), held: make([]int32, n), inSum: make([]bool, n), triedAt: make([]uint32, n)}
 }
 
@@ -346,7 +347,8 @@ func (r *retention) itemArtifacts(it window.Item) []int32 {
 	case !it.Truncated && i < len(r.t.Messages) && it.Msg == &r.t.Messages[i]:
 		return r.message(i)
 	default:
-		a, ok := r.cut[it.Msg]
+		w := weak.Make(it.Msg)
+		a, ok := r.cut[w]
 		if !ok {
 			// Artifacts no message of the transcript holds are never
 			// seen, so they never count: they are left out.
@@ -355,7 +357,7 @@ func (r *retention) itemArtifacts(it window.Item) []int32 {
 					a = append(a, l)
 				}
 			}
-			r.cut[it.Msg] = a
+			r.cut[w] = a
 		}
 		return a
 	}

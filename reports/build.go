@@ -80,7 +80,12 @@ type Builder struct {
 // Prepared is what [Builder.Prepare] made of a transcript, for
 // [Builder.Add].
 type Prepared struct {
-	counts *estimate.Counts // the estimators' counts; nil without Estimators
+	// counts are the rows the accuracy plots draw of t's counts with
+	// every estimator ([PlotCounts.rowsOf]), or countsErr why there are
+	// none; nil without Estimators. The counts themselves are let go as
+	// soon as they are made: on a long session they are tens of MB.
+	counts    []int
+	countsErr error
 	// caches are the transcript's replay caches (Counts, Artifacts).
 	caches replay.Options
 }
@@ -121,7 +126,7 @@ func (b *Builder) Prepare(t *transcript.Transcript) Prepared {
 		p.caches.Artifacts = replay.NewArtifactCache()
 	}
 	if len(b.Estimators) > 0 {
-		p.counts = estimate.Analyze(t, b.Estimators)
+		p.counts, p.countsErr = b.report.counts.rowsOf(estimate.Analyze(t, b.Estimators))
 	}
 	replay.Prepare(t, p.caches)
 	return p
@@ -218,12 +223,10 @@ func (e *entryError) Unwrap() error { return e.cause }
 func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepared) (*Entry, error) {
 	r := b.report
 	e := &Entry{}
-	if len(b.Estimators) > 0 {
-		var err error
-		if e.Counts, err = r.counts.rowsOf(p.counts); err != nil {
-			return nil, err
-		}
+	if p.countsErr != nil {
+		return nil, p.countsErr
 	}
+	e.Counts = p.counts
 	ps := make([]window.Policy, len(b.Policies))
 	for k, lp := range b.Policies {
 		ps[k] = lp.Policy

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,21 +30,45 @@ func newTranscriptSpool() (*transcriptSpool, error) {
 	return &transcriptSpool{f: f}, nil
 }
 
-// put appends t and returns what the report keeps of it in memory.
+// put appends t and returns what the report keeps of it in memory. A
+// record is t without its runs, then each run, as JSON values written
+// straight to the file: a long session's results are tens of MB of JSON,
+// which one Marshal would hold twice over.
 func (s *transcriptSpool) put(t *TranscriptResult) (TranscriptResult, error) {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return TranscriptResult{}, err
-	}
-	end := int64(len(b))
+	start := int64(0)
 	if n := len(s.ends); n > 0 {
-		end += s.ends[n-1]
+		start = s.ends[n-1]
 	}
-	if _, err := s.f.WriteAt(b, end-int64(len(b))); err != nil {
+	w := &countingWriter{w: io.NewOffsetWriter(s.f, start)}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	head := *t
+	head.Runs = t.Runs[:0]
+	if err := enc.Encode(&head); err != nil {
 		return TranscriptResult{}, err
 	}
-	s.ends = append(s.ends, end)
+	for i := range t.Runs {
+		if err := enc.Encode(&t.Runs[i]); err != nil {
+			return TranscriptResult{}, err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return TranscriptResult{}, err
+	}
+	s.ends = append(s.ends, start+w.n)
 	return TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls}, nil
+}
+
+// A countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // get returns the i-th transcript put, whose header is t.
@@ -53,7 +78,13 @@ func (s *transcriptSpool) get(i int, t TranscriptResult) (TranscriptResult, erro
 		start = s.ends[i-1]
 	}
 	var full TranscriptResult
-	if err := json.NewDecoder(io.NewSectionReader(s.f, start, s.ends[i]-start)).Decode(&full); err != nil {
+	dec := json.NewDecoder(io.NewSectionReader(s.f, start, s.ends[i]-start))
+	err := dec.Decode(&full)
+	for err == nil && dec.More() {
+		full.Runs = append(full.Runs, PolicyResult{})
+		err = dec.Decode(&full.Runs[len(full.Runs)-1])
+	}
+	if err != nil {
 		return t, fmt.Errorf("reading the results of %s back: %w", t.File, err)
 	}
 	return full, nil
