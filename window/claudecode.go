@@ -95,6 +95,7 @@ func init() {
 			"the files, todo list and plan Claude Code attaches after a compaction are not replayed (their content is not in the transcript); the summary prompt is summarize.Generic, not Claude Code's",
 			"Claude Code counts the attachments it holds in memory (hook results, reminders) with the messages since the last call; a session file keeps the messages, not every attachment, so where Claude Code held more the policy counts less by that much: on the public 2.1.39 sessions outside the corpus, 3,145 tokens (1.8%) under on one and 120 on another, which compacts one call late (replay's TestClaudeCodeSelfCheckUnseen)",
 			"session-memory compaction (behind feature flags) is not modelled",
+			"Claude Code after 2.1.39 is replayed with 2.1.39's rules. Read in 2.1.332 (its npm package is a native binary; the JavaScript is inside it), the trigger is 2.1.39's — the window less min(max output, 20,000), less 13,000 — but the window is resolved from settings (autoCompactWindow), CLAUDE_CODE_AUTO_COMPACT_WINDOW, client data and server experiments; the messages since the last call are counted at a bytes-per-token of the model; a compaction is put off to the threshold of the model's whole window when \"no prompt since the last summary was under\" what the summary left; the conversation is compacted while idle before a 1-hour prompt cache expires, from max(100,000, CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS or 200,000) tokens (never before the trigger on a 200,000 window); summaries are precomputed from a server-set fraction of the window (0.2 by default); and old tool results are cleared through the API's clear_tool_uses_20250919 after an idle return. None of these is modelled: the settings and experiments in force are not in a session file. The replay warns of it, and so does the self-check",
 			"from 2.1.19 microcompact does nothing while the server-side flag tengu_cache_plum_violet is on, which a session does not record: microcompact=recorded replays it on when the session records a clearing (a microcompact_boundary line, or a billed prompt 20,000 tokens below the call's before with no compaction between), off when it records none",
 		},
 		build: func(v Values) Policy {
@@ -168,6 +169,25 @@ type ccPending struct {
 type ccCall struct {
 	msg, sentEst int
 	faithful     bool
+}
+
+// ccNewestRead is the newest version whose rules the policy was held
+// to, line by line.
+var ccNewestRead = [3]int{2, 1, 39}
+
+// ClaudeCodeNotModelled says what the claude-code policy leaves out of
+// the rules of the Claude Code version given, when that version is newer
+// than the versions it models ("" otherwise). 2.1.332, read from its
+// package (a native binary, the JavaScript inside it), keeps 2.1.39's
+// trigger (the window less min(max output, 20,000), less 13,000; $Ue,
+// kfo, QG, gse) and adds rules that turn on settings, server
+// experiments and time the session file does not record.
+func ClaudeCodeNotModelled(version string) string {
+	v, ok := semver(version)
+	if !ok || slices.Compare(v[:], ccNewestRead[:]) <= 0 {
+		return ""
+	}
+	return "Claude Code after 2.1.39 is replayed with 2.1.39's rules; read in 2.1.332, the versions since add the window from settings and server experiments, idle compaction before a 1-hour cache expires, precomputed summaries and tool-result clearing after an idle return, none modelled"
 }
 
 // ccModelledFor returns the modelled version that replays a transcript
@@ -279,7 +299,11 @@ func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 			if v == "" {
 				v = "no version"
 			}
-			warnf(step, "the transcript records %s: Claude Code is replayed as %s", v, cs.version)
+			if why := ClaudeCodeNotModelled(v); why != "" {
+				warnf(step, "the transcript records %s: %s", v, why)
+			} else {
+				warnf(step, "the transcript records %s: Claude Code is replayed as %s", v, cs.version)
+			}
 		}
 	}
 	switch p.microcompact {

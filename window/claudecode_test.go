@@ -350,3 +350,35 @@ func TestClaudeCodeMicrocompactRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeNewerThanModelled: a session recorded by a Claude Code
+// newer than 2.1.39, the newest version read line by line, replays with
+// 2.1.39's rules, and the replay says what 2.1.332's package adds that
+// the policy leaves out (its constants, read in the binary:
+// $Ue=13000, kfo=20000, and "Compacted while idle, before the prompt
+// cache expired").
+func TestClaudeCodeNewerThanModelled(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		newer   bool
+	}{
+		{"2.1.39", false}, {"2.1.38", false}, {"2.0.76", false}, {"", false}, {"unknown", false},
+		{"2.1.40", true}, {"2.1.332", true}, {"2.1.332-beta.1", true}, {"3.0.0", true},
+	} {
+		why := ClaudeCodeNotModelled(tc.version)
+		if (why != "") != tc.newer {
+			t.Errorf("%q: %q, want newer %v", tc.version, why, tc.newer)
+		}
+		tr := msgs(user("task"), usageAt(1_000), user("next"), usageAt(2_000))
+		tr.Format, tr.AgentVersion = transcript.FormatClaudeCode, tc.version
+		said := false
+		for _, c := range drive(t, mustPolicy(t, "claude-code"), tr, &recorder{}) {
+			for _, w := range c.step.Warnings {
+				said = said || strings.Contains(w, "idle compaction before a 1-hour cache expires")
+			}
+		}
+		if said != tc.newer {
+			t.Errorf("%q: the replay says what is not modelled %v, want %v", tc.version, said, tc.newer)
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/replay"
 )
 
 // TestFlagsOverConfig: a provider flag given on the command line wins over
@@ -347,5 +349,24 @@ func TestImagesAreAKindOfTheirOwn(t *testing.T) {
 	}
 	if want := "| claude       |           1 |     2 |         1,523 | chars4         |     1,454 |                1.047 |"; !strings.Contains(stdout, want) {
 		t.Errorf("estimate lacks %q:\n%s", want, stdout)
+	}
+}
+
+// TestSelfCheckNewerVersion: the self-check line of a session recorded
+// by a Claude Code newer than the policy models says so; an older one's
+// does not.
+func TestSelfCheckNewerVersion(t *testing.T) {
+	c := selfCheck{Label: "claude-code", CompactionCheck: replay.CompactionCheck{Call: 12, Trigger: "auto", PreTokens: 167_200, Fired: 12, Counted: 167_100}, Agrees: true}
+	for _, tc := range []struct {
+		agent string
+		says  bool
+	}{{"2.1.39", false}, {"2.0.76", false}, {"", false}, {"2.1.332", true}} {
+		line := selfCheckText(c, tc.agent)
+		if !strings.HasPrefix(line, "self-check: Claude Code (") || !strings.Contains(line, "agrees (count -100)") {
+			t.Errorf("%q: %s", tc.agent, line)
+		}
+		if got := strings.Contains(line, "replayed with 2.1.39's rules"); got != tc.says {
+			t.Errorf("%q: says it is not modelled %v, want %v: %s", tc.agent, got, tc.says, line)
+		}
 	}
 }

@@ -511,7 +511,11 @@ func selfCheckText(c selfCheck, agent string) string {
 			verdict += fmt.Sprintf(" (count %+d)", d)
 		}
 	}
-	return fmt.Sprintf("self-check: Claude Code (%s) %s%s; %s %s%s: %s", agent, from, did, c.Label, same, policy, verdict)
+	line := fmt.Sprintf("self-check: Claude Code (%s) %s%s; %s %s%s: %s", agent, from, did, c.Label, same, policy, verdict)
+	if why := window.ClaudeCodeNotModelled(agent); why != "" {
+		line += " (" + why + ")"
+	}
+	return line
 }
 
 func violationSummary(v map[string]int) string {
