@@ -9,8 +9,9 @@
 //   - [Mock] is deterministic (the same request gives the same summary),
 //     never sleeps, has a configurable length and can fail on demand, for
 //     offline replays and for testing the policies' fallbacks.
-//   - [Heuristic] is seed 001's tier-1 summary without a model: tools
-//     used, files explored, commands run.
+//   - [Heuristic] is the tier-1 summary of ralph-gpu's Decision 005
+//     (Context Management and Message Summarization), without a model:
+//     tools used, files explored, commands run.
 //   - [Anthropic] and [OpenAI] call the real APIs (OpenAI also any
 //     compatible server: llama.cpp, Ollama, vLLM).
 //

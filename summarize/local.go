@@ -198,9 +198,10 @@ func cutTokens(text string, n int) string {
 	return strings.Join(words[:lo], " ")
 }
 
-// Heuristic is seed 001's tier-1 summary, made without a model: the tools
-// used (with counts), the files explored and the commands run, extracted by
-// rules from tool inputs and message text. It is deterministic and free.
+// Heuristic is the tier-1 summary of ralph-gpu's Decision 005 (Context
+// Management and Message Summarization), made without a model: the tools used
+// (with counts), the files explored and the commands run, extracted by rules
+// from tool inputs and message text. It is deterministic and free.
 type Heuristic struct{}
 
 // Name returns "heuristic".

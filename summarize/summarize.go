@@ -83,17 +83,19 @@ type Template struct {
 // and 003 describe theirs (the sections to produce, the length, the
 // previous summary's place), which these templates follow.
 var (
-	// AIDF is seed 000's summarization prompt (max_tokens 1024).
+	// AIDF is the summarization prompt of AIDF's v0.8.0 plan (Message
+	// History Management) (max_tokens 1024).
 	AIDF = &Template{
-		Name: "aidf", Source: "seed 000 (AIDF v0.8.0, task 118)", MaxTokens: 1024,
+		Name: "aidf", Source: "AIDF's v0.8.0 plan (Message History Management), its summarization task (118-implement-summarization.md)", MaxTokens: 1024,
 		Prompt: "Summarize the following conversation history concisely. Focus on: what files were read/written, " +
 			"what decisions were made, what problems were encountered, and what the current state of the task is. " +
 			"Be factual and brief.\n\n{{.Conversation}}",
 	}
-	// TwoTier is seed 001's AI tier: a six-section structured summary of
-	// at most 2000 tokens.
+	// TwoTier is the AI tier of ralph-gpu's Decision 005 (Context
+	// Management and Message Summarization): a six-section structured
+	// summary of at most 2000 tokens.
 	TwoTier = &Template{
-		Name: "two-tier", Source: "seed 001 (two-tier summarization, AI tier)", MaxTokens: 2000,
+		Name: "two-tier", Source: "ralph-gpu's Decision 005 (Context Management and Message Summarization), AI tier", MaxTokens: 2000,
 		Prompt: "Here is the earlier part of an agent's conversation:\n\n{{.Conversation}}\n\n" +
 			"Create a detailed, structured summary that includes:\n" +
 			"1. Task Progress: What has been accomplished so far?\n" +
@@ -103,18 +105,20 @@ var (
 			"5. Current Focus: What was the agent working on most recently?\n" +
 			"6. Important Context: Domain-specific knowledge discovered",
 	}
-	// CrossTurn is seed 003's Haiku summary: 2–3 sentences, at most 500
-	// tokens, folding in the previous summary when there is one.
+	// CrossTurn is the Haiku summary of the AI Context Management document:
+	// 2–3 sentences, at most 500 tokens, folding in the previous summary
+	// when there is one.
 	CrossTurn = &Template{
-		Name: "cross-turn", Source: "seed 003 (auto-summarization and proposed re-summarization)", MaxTokens: 500,
+		Name: "cross-turn", Source: "the AI Context Management document (auto-summarization and proposed re-summarization)", MaxTokens: 500,
 		Prompt: "Summarize this conversation in 2-3 sentences, keeping what is needed to continue it.\n\n{{.Conversation}}",
 		PromptWithPrevious: "Previous summary: {{.Previous}}\n\n" +
 			"Produce an updated summary in 2-3 sentences that incorporates both the previous summary and these newer messages:\n\n{{.Conversation}}",
 	}
-	// Generic is the summary seed 004's compression service asks for
-	// (generateSummary of the compressed history), in gemini-cli's manner.
+	// Generic is the summary the compression service of Dexto's Complete
+	// Context Management Plan asks for (generateSummary of the compressed
+	// history), in gemini-cli's manner.
 	Generic = &Template{
-		Name: "generic", Source: "seed 004 (Dexto compression service)", MaxTokens: 1024,
+		Name: "generic", Source: "Dexto's Complete Context Management Plan (its compression service)", MaxTokens: 1024,
 		Prompt: "Summarize the conversation below so that an agent can continue the task from the summary alone. " +
 			"Keep the goal, what was done, files and commands involved, errors and their fixes, and what remains.\n\n{{.Conversation}}",
 		PromptWithPrevious: "Earlier summary:\n{{.Previous}}\n\n" +

@@ -32,7 +32,8 @@ import (
 // sends the messages they share twice (a history of 12 under max 10,
 // first 1, last 20 sends 13 items, m0 twice, and what is sent twice stays
 // in the conversation the next trim is given), makes no summary and
-// counts nothing towards one; seed 002 keeps each message once.
+// counts nothing towards one; AIDF's task Implement Conversation Window
+// Module keeps each message once.
 // preserve_last_n 0 is refused under reading=code while max_messages is
 // set: slice(-0) is the whole array, so the code's tail is every message
 // it was given, and the conversation grows by about max_messages items at

@@ -15,7 +15,9 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// Conformance of aidf with seed 002's Definition of Done and seed 000.
+// Conformance of aidf with the Definition of Done of AIDF's task Implement
+// Conversation Window Module and with AIDF's v0.8.0 plan (Message History
+// Management).
 
 func applyAIDF(t *testing.T, spec string, n int, sum summarize.Summarizer) (Step, *transcript.Transcript) {
 	t.Helper()
@@ -29,9 +31,9 @@ func applyAIDF(t *testing.T, spec string, n int, sum summarize.Summarizer) (Step
 }
 
 func TestAIDFDefaults(t *testing.T) {
-	// seed 002 DoD: "Default values are applied for omitted config fields
-	// (max_messages: 100, summarize_on_trim: false, preserve_first_n: 1,
-	// preserve_last_n: 20)".
+	// The task's Definition of Done: "Default values are applied for
+	// omitted config fields (max_messages: 100, summarize_on_trim: false,
+	// preserve_first_n: 1, preserve_last_n: 20)".
 	want := Values{"max_messages": "100", "summarize_on_trim": "false", "preserve_first_n": "1", "preserve_last_n": "20",
 		"summarize_every": "10", "pair_safe": "false", "reading": "code", "config": ""}
 	if diff := cmp.Diff(want, mustPolicy(t, "aidf").Params()); diff != "" {
@@ -41,7 +43,7 @@ func TestAIDFDefaults(t *testing.T) {
 
 func TestAIDFTrim(t *testing.T) {
 	for _, tc := range []struct {
-		name    string // the seed 002 line it checks
+		name    string // the Definition of Done line it checks
 		spec    string
 		n       int
 		sent    []int // indices sent
@@ -98,9 +100,10 @@ func names(idx []int) []string {
 	return out
 }
 
-// TestAIDFSuccessCriterion is seed 000's success criterion: a task with
-// 50+ tool calls and max_messages: 30 never exceeds the cap by more than one
-// turn (here: a 120-call generated session and a real one).
+// TestAIDFSuccessCriterion is the success criterion of AIDF's v0.8.0 plan
+// (Message History Management): a task with 50+ tool calls and max_messages: 30
+// never exceeds the cap by more than one turn (here: a 120-call generated
+// session and a real one).
 func TestAIDFSuccessCriterion(t *testing.T) {
 	for _, tr := range []*transcript.Transcript{generated(t, 120, 3), readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")} {
 		for _, spec := range []string{"aidf:max_messages=30", "aidf:max_messages=30,summarize_on_trim=true"} {
@@ -129,7 +132,8 @@ func TestAIDFSuccessCriterion(t *testing.T) {
 }
 
 func TestAIDFSummary(t *testing.T) {
-	// seed 000 task 118 / 122: the summary replaces the evicted messages
+	// the plan's tasks 118-implement-summarization and
+	// 122-test-summarization: the summary replaces the evicted messages
 	// with a single synthetic assistant message "[Conversation Summary] …"
 	// between head and the rest; the prompt is the seed's.
 	rec := &recorder{}

@@ -10,9 +10,10 @@ import (
 	"github.com/ctxbench/ctxbench/internal/strictyaml"
 )
 
-// aidfConfig is the part of AIDF's config.yml the window reads (seed 000,
-// task 114 and 120): execution.max_conversation_messages, the shorthand,
-// and the execution.conversation block.
+// aidfConfig is the part of AIDF's config.yml the window reads (AIDF's v0.8.0
+// plan (Message History Management), tasks 114-add-conversation-config-types
+// and 120-config-documentation): execution.max_conversation_messages, the
+// shorthand, and the execution.conversation block.
 type aidfConfig struct {
 	Execution struct {
 		MaxConversationMessages *int `yaml:"max_conversation_messages"`

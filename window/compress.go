@@ -33,7 +33,7 @@ type compressPolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "compress", Source: "seed 004 (Dexto CompressionService)",
+		Name: "compress", Source: "Dexto's Complete Context Management Plan (its CompressionService)",
 		Summary: "at 80% of max_tokens, summarize all but the newest 30% of messages, splitting only after a complete turn; summary as a system message",
 		Params: []Param{
 			intParam("max_tokens", 0, 0, none, "the model's context budget; 0: the transcript model's window, else 128,000"),

@@ -44,7 +44,7 @@ type crossTurnPolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "cross-turn", Source: "seed 003 layers 2 and 3 (chat.component.ts, ai.routes.ts)",
+		Name: "cross-turn", Source: "the AI Context Management document, layers 2 and 3 (chat.component.ts, ai.routes.ts)",
 		Summary: "text-only history of earlier turns: the last 20 messages, or a summary + the last 6; one automatic summary after 10 text messages; optional re-summarization",
 		Params: []Param{
 			intParam("last_n", 20, 1, none, "text messages sent when there is no summary"),

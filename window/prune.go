@@ -34,7 +34,7 @@ type prunePolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "prune", Source: "seed 003 layer 1 (pruneMessages in base.ts)",
+		Name: "prune", Source: "the AI Context Management document, layer 1 (pruneMessages in base.ts)",
 		Summary: "first message and last 6 kept whole; in the middle, file-write contents → [truncated], tool results and text over 2000 characters cut to 200",
 		Params: []Param{
 			intParam("preserve_first_n", 1, 0, none, "messages at the start kept whole"),

@@ -13,9 +13,9 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// TestCrossTurnExampleFlow reproduces seed 003's "Example Flow" table row
-// by row: with resummarize_threshold 10, after N text messages, what the
-// summary covers and what the AI sees.
+// TestCrossTurnExampleFlow reproduces the "Example Flow" table row of the AI
+// Context Management document by row: with resummarize_threshold 10, after N
+// text messages, what the summary covers and what the AI sees.
 func TestCrossTurnExampleFlow(t *testing.T) {
 	p := mustPolicy(t, "cross-turn:resummarize_threshold=10").(*crossTurnPolicy)
 	cs := &crossTurnState{}
@@ -171,7 +171,8 @@ func TestCompressSafeSplit(t *testing.T) {
 	}
 }
 
-// TestPruneRules checks seed 003 layer 1's rules one by one.
+// TestPruneRules checks the rules of layer 1 of the AI Context Management
+// document one by one.
 func TestPruneRules(t *testing.T) {
 	long := strings.Repeat("x", 2001)
 	tr := &transcript.Transcript{Messages: []transcript.Message{

@@ -13,8 +13,9 @@ import (
 
 // The two-tier system: summarizeMessages of the ralph loop
 // (packages/ralph/src/loop.ts of vercel-labs/ralph-gpu at [ralphCommit]),
-// which seed 001 describes; where they read otherwise the code wins
-// (reading=code) and the seed's reading is reading=seed. make conformance
+// which ralph-gpu's Decision 005 (Context Management and Message
+// Summarization) describes; where they read otherwise the code wins
+// (reading=code) and the document's reading is reading=seed. make conformance
 // runs the code on the corpus; twotier_test.go holds the lines the corpus
 // does not reach.
 //
@@ -46,7 +47,8 @@ import (
 // Since the summary is made anew from every older message at every call,
 // a session once over the threshold is summarized at every call.
 //
-// reading=seed is seed 001 as ctxbench reads the document alone: the
+// reading=seed is ralph-gpu's Decision 005 (Context Management and
+// Message Summarization) as ctxbench reads the document alone: the
 // summary ("[Summary of the earlier conversation]\n" and
 // [summarize.TwoTier]'s six sections, or ctxbench's extraction,
 // [summarize.Heuristic]) replaces what it summarizes in the history, so
@@ -67,7 +69,7 @@ const ralphCommit = "4f47ced574fc9cbef34a176642b356e12bc0a6f5"
 
 func init() {
 	register(&Spec{
-		Name: "two-tier", Source: "the ralph loop's summarizeMessages (vercel-labs/ralph-gpu, packages/ralph/src/loop.ts); seed 001",
+		Name: "two-tier", Source: "the ralph loop's summarizeMessages (vercel-labs/ralph-gpu, packages/ralph/src/loop.ts); ralph-gpu's Decision 005 (Context Management and Message Summarization)",
 		Models: "ralph-gpu@" + ralphCommit[:7], Held: heldConformance,
 		Summary: "over 80k estimated tokens a heuristic summary, over 120k an AI summary (six sections, ≤2000 tokens, cached), keeping the last 8 messages",
 		Params: []Param{

@@ -372,9 +372,10 @@ func TestSummarizeEndToEnd(t *testing.T) {
 	}
 }
 
-// TestReplaySeed000 runs seed 000's success criterion through the command
-// line: 60 tool calls, aidf:max_messages=30, never more than 30 plus one
-// turn; and two runs write byte-identical traces and JSON.
+// TestReplaySeed000 runs the success criterion of AIDF's v0.8.0 plan (Message
+// History Management) through the command line: 60 tool calls,
+// aidf:max_messages=30, never more than 30 plus one turn; and two runs write
+// byte-identical traces and JSON.
 func TestReplaySeed000(t *testing.T) {
 	dir := t.TempDir()
 	session := filepath.Join(dir, "s.jsonl")

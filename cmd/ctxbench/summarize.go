@@ -154,7 +154,7 @@ func checkBaseURL(base string) error {
 type summarizeCmd struct {
 	inputFlags
 	summarizerFlags
-	Template     string   `default:"generic" help:"Prompt: aidf (seed 000), two-tier (seed 001), cross-turn (seed 003) or generic (seed 004)."`
+	Template     string   `default:"generic" help:"Prompt: aidf (AIDF's v0.8.0 plan), two-tier (ralph-gpu's Decision 005), cross-turn (the AI Context Management document) or generic (Dexto's Complete Context Management Plan)."`
 	TemplateFile string   `name:"template-file" placeholder:"FILE" help:"Read the prompt from FILE, a text/template using {{.Conversation}} and {{.Previous}}."`
 	MaxTokens    int      `name:"max-tokens" help:"Output limit (default: the template's)."`
 	JSON         bool     `help:"Print one JSON document."`
