@@ -253,7 +253,8 @@ type Warning struct {
 // maxWarnings bounds the distinct warning texts a summary keeps.
 const maxWarnings = 20
 
-// Replay runs t through p. Its only errors are ctx's.
+// Replay runs t through p. Its errors are ctx's, and the refusal of a
+// transcript that holds no content to send ([transcript.Transcript.Measured]).
 //
 // A step's measures are kept up to date from the previous step's rather
 // than recomputed: the context sent is compared with the previous one
@@ -263,6 +264,9 @@ const maxWarnings = 20
 // So a step costs what changed, not the size of its context, and
 // replaying a policy costs about one pass over the transcript.
 func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options) (*Run, error) {
+	if t.Measured {
+		return nil, fmt.Errorf("%s: read measured (transcript.Options.Measure), it holds no content to replay", t.File)
+	}
 	e := newEngine(t, p, opt)
 	defer e.release()
 	run := &Run{Transcript: t.ID, File: t.File, Policy: p.Name(), Params: p.Params()}

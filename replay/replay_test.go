@@ -444,3 +444,25 @@ func TestTraceReadsBack(t *testing.T) {
 		t.Error("a ^N with no line before: no error")
 	}
 }
+
+// TestMeasuredRefused: a Claude Code session read measured
+// (transcript.Options.Measure) holds its blocks' sizes, not their text;
+// replaying it is refused, not answered with the counts of empty blocks.
+func TestMeasuredRefused(t *testing.T) {
+	const file = "../fixtures/corpus/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+	for _, measure := range []bool{false, true} {
+		ts, err := transcript.ReadFile(file, transcript.Options{Measure: measure})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := Replay(context.Background(), ts[0], must(t, "none"), Options{SummaryOnly: true, NoRetention: true})
+		switch {
+		case measure && (err == nil || !strings.Contains(err.Error(), "no content to replay")):
+			t.Errorf("measured: replayed (%v), want it refused", err)
+		case !measure && err != nil:
+			t.Errorf("read whole: %v", err)
+		case !measure && run.Summary.PeakTokens["cl100k_base"] < 100_000:
+			t.Errorf("read whole: peak %d tokens, want the session's (over 100,000)", run.Summary.PeakTokens["cl100k_base"])
+		}
+	}
+}

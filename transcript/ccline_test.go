@@ -427,6 +427,10 @@ func TestMeasureReadsTheSame(t *testing.T) {
 						w.Blocks, m.Blocks = nil, nil
 					}
 				}
+				if whole[k].Measured || meas[k].Measured != (meas[k].Format == FormatClaudeCode) {
+					t.Fatalf("%s (%s): Measured %v read whole, %v measuring", in.path, meas[k].Format, whole[k].Measured, meas[k].Measured)
+				}
+				meas[k].Measured = false
 				if diff := quickDiff(whole[k], meas[k]); diff != "" {
 					t.Fatalf("%s: transcript but its blocks (-whole +measured):\n%s", in.path, diff)
 				}

@@ -165,6 +165,9 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 		b.t.ID = t.ID + "/" + b.t.Subagent
 		out = append(out, b.t)
 	}
+	for _, x := range out {
+		x.Measured = s.opt.Measure
+	}
 	unstreamedOutput(t, out)
 	beyondLines(t, main.modelUsage, out)
 	return out, nil

@@ -300,6 +300,11 @@ type Transcript struct {
 	// them (Codex's truncation_policy): their text here is what was
 	// sent, not what the file keeps.
 	SentTruncated int `json:"sent_truncated,omitempty"`
+	// Measured says the transcript was read with [Options.Measure]: its
+	// blocks keep their sizes ([Block.Measured]) but not their text,
+	// input or raw JSON, so it can be inspected and billed, not
+	// replayed or counted with a tokenizer (package replay refuses it).
+	Measured bool `json:"-"`
 	// Calls is the number of recorded API calls, counted as the format
 	// records them (see the package documentation).
 	Calls int `json:"calls"`

@@ -34,8 +34,9 @@ type Options struct {
 	// content: Claude Code's blocks keep their types, ids and names, and
 	// [Block.Measured] holds what [Message.Chars] would count of their
 	// text, input and raw JSON, which are left empty, neither unescaped
-	// nor copied. Its lines read in stages, and the other formats, keep
-	// their content: Chars is the same either way.
+	// nor copied; such a transcript says so ([Transcript.Measured]). Its
+	// lines read in stages, and the other formats, keep their content:
+	// Chars is the same either way.
 	Measure bool
 	// Select, when set, is called by a walk ([Walk]) on each input it
 	// would read, in order, before reading any: only the inputs it
