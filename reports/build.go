@@ -221,23 +221,59 @@ func (e *entryError) Unwrap() error { return e.cause }
 
 // entry replays and prices t: its results, as Add adds them.
 func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepared) (*Entry, error) {
-	r := b.report
-	e := &Entry{}
 	if p.countsErr != nil {
 		return nil, p.countsErr
 	}
-	e.Counts = p.counts
+	e := &Entry{Counts: p.counts}
 	ps := make([]window.Policy, len(b.Policies))
 	for k, lp := range b.Policies {
 		ps[k] = lp.Policy
 	}
-	est := r.Estimator
 	// The runs keep no steps: each policy's per-call series are taken as
 	// the steps are made (a run's on its own goroutine).
 	series := make([]PolicyResult, len(b.Policies))
 	ropt := p.caches
 	ropt.SummaryOnly = true
-	ropt.Observe = func(k int, st *replay.Step) error {
+	ropt.Observe = seriesObserver(series, b.report.Estimator)
+	s, err := cost.Replay(ctx, t, ps, ropt, b.Cost)
+	if err != nil {
+		return nil, err
+	}
+	if s.NotPriced != nil {
+		e.Warnings = append(e.Warnings, newEntryWarning(fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced)))
+	} else if s.BillNotPriced != nil {
+		e.Warnings = append(e.Warnings, newEntryWarning(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced)))
+	}
+	tr := transcriptResult(t, s)
+	none := replay.NoneInputTokens(t, b.Replay.Estimators[0], p.caches.Counts)
+	for k, lp := range b.Policies {
+		pr := policyResult(lp, series[k], s.Runs[k], none, b.report.Estimator)
+		if s.Costs != nil {
+			rc := s.Costs[k]
+			priceResult(&pr, rc)
+			if bt := rc.BreakTotals; bt.Breaks > 0 {
+				tr.Notes = append(tr.Notes, fmt.Sprintf("%s: %s", lp.Label, CacheBreakText(bt, rc.Breaks)))
+			}
+		}
+		tr.Runs = append(tr.Runs, pr)
+	}
+	if b.rows() && s.Costs != nil {
+		steps := make([]RunSteps, len(b.Policies))
+		for k := range steps {
+			steps[k] = RunSteps{Tokens: series[k].Tokens, Retention: series[k].Retention, ProbesAsked: series[k].ProbesAsked,
+				ProbesKept: series[k].ProbesKept, Loss: s.Runs[k].Summary.ProbeLoss}
+		}
+		e.Runs, e.Calls = RowsOf(t, b.Policies, s.Costs[:len(b.Policies)], steps, s.Misses, s.MissTotals)
+	}
+	e.Transcript = tr
+	return e, nil
+}
+
+// seriesObserver returns the Observe that appends each step of run k to
+// series[k]: the calls where the context was edited, and per call the
+// messages, the tokens by est, the retention and the probes.
+func seriesObserver(series []PolicyResult, est string) func(int, *replay.Step) error {
+	return func(k int, st *replay.Step) error {
 		pr := &series[k]
 		if len(st.Evicted) > 0 || len(st.Truncated) > 0 || st.Summary != nil {
 			pr.Events = append(pr.Events, st.Step)
@@ -249,16 +285,11 @@ func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepare
 		pr.ProbesKept = append(pr.ProbesKept, st.ProbesKept)
 		return nil
 	}
-	s, err := cost.Replay(ctx, t, ps, ropt, b.Cost)
-	if err != nil {
-		return nil, err
-	}
-	if s.NotPriced != nil {
-		e.Warnings = append(e.Warnings, newEntryWarning(fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced)))
-	} else if s.BillNotPriced != nil {
-		e.Warnings = append(e.Warnings, newEntryWarning(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced)))
-	}
-	none := replay.NoneInputTokens(t, b.Replay.Estimators[0], p.caches.Counts)
+}
+
+// transcriptResult is what the report says of t itself: its model, its
+// span of time, and its bill and cache misses where it is priced.
+func transcriptResult(t *transcript.Transcript, s *cost.Session) TranscriptResult {
 	tr := TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls, Models: t.Models}
 	if len(s.Costs) > 0 {
 		tr.Model = s.Costs[0].Model
@@ -277,54 +308,47 @@ func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepare
 			tr.End = m.Time
 		}
 	}
-	if s.Billed != nil && s.NotPriced == nil {
-		v := s.Billed.Total().USD()
-		tr.BilledUSD = &v
-		for _, m := range s.BilledPerCall {
-			tr.Billed = append(tr.Billed, m.USD())
-		}
-		if m := s.MissTotals; m != nil && m.Calls > 0 {
-			tr.CacheMisses, tr.Misses = m, s.Misses
-			tr.Notes = append(tr.Notes, CacheMissText(*m, v))
-		}
+	if s.Billed == nil || s.NotPriced != nil {
+		return tr
 	}
-	for k, lp := range b.Policies {
-		run := s.Runs[k]
-		pr := series[k]
-		pr.Label, pr.Summary = lp.Label, run.Summary
-		if none > 0 {
-			pr.ShareOfNone = float64(run.Summary.InputTokens[est]) / float64(none)
-		}
-		if g, ok := lp.Policy.(window.Guarantor); ok {
-			pr.MessageCap = g.Guarantees().MaxMessages
-		}
-		if s.Costs != nil {
-			v := s.Costs[k].Total.USD()
-			pr.CostUSD = &v
-			pr.Cost = s.Costs[k].PerStepUSD()
-			rc := s.Costs[k]
-			bt := rc.BreakTotals
-			pr.CacheBreaks, pr.Breaks = &bt, rc.Breaks
-			if bt.Breaks > 0 {
-				tr.Notes = append(tr.Notes, fmt.Sprintf("%s: %s", lp.Label, CacheBreakText(bt, rc.Breaks)))
-			}
-			for _, u := range rc.PerStepUsage {
-				pr.CacheRead = append(pr.CacheRead, u.CacheRead)
-				pr.CacheWrite = append(pr.CacheWrite, u.CacheWrite)
-			}
-		}
-		tr.Runs = append(tr.Runs, pr)
+	v := s.Billed.Total().USD()
+	tr.BilledUSD = &v
+	for _, m := range s.BilledPerCall {
+		tr.Billed = append(tr.Billed, m.USD())
 	}
-	if b.rows() && s.Costs != nil {
-		steps := make([]RunSteps, len(b.Policies))
-		for k := range steps {
-			steps[k] = RunSteps{Tokens: series[k].Tokens, Retention: series[k].Retention, ProbesAsked: series[k].ProbesAsked,
-				ProbesKept: series[k].ProbesKept, Loss: s.Runs[k].Summary.ProbeLoss}
-		}
-		e.Runs, e.Calls = RowsOf(t, b.Policies, s.Costs[:len(b.Policies)], steps, s.Misses, s.MissTotals)
+	if m := s.MissTotals; m != nil && m.Calls > 0 {
+		tr.CacheMisses, tr.Misses = m, s.Misses
+		tr.Notes = append(tr.Notes, CacheMissText(*m, v))
 	}
-	e.Transcript = tr
-	return e, nil
+	return tr
+}
+
+// policyResult is a policy's run of the transcript: its series, its
+// summary, its share of none's input tokens (none: that total) and its
+// cap.
+func policyResult(lp window.Labeled, pr PolicyResult, run *replay.Run, none int64, est string) PolicyResult {
+	pr.Label, pr.Summary = lp.Label, run.Summary
+	if none > 0 {
+		pr.ShareOfNone = float64(run.Summary.InputTokens[est]) / float64(none)
+	}
+	if g, ok := lp.Policy.(window.Guarantor); ok {
+		pr.MessageCap = g.Guarantees().MaxMessages
+	}
+	return pr
+}
+
+// priceResult adds a policy's priced run to its result: its cost, per
+// call and by cache component, and its cache breaks.
+func priceResult(pr *PolicyResult, rc *cost.RunCost) {
+	v := rc.Total.USD()
+	pr.CostUSD = &v
+	pr.Cost = rc.PerStepUSD()
+	bt := rc.BreakTotals
+	pr.CacheBreaks, pr.Breaks = &bt, rc.Breaks
+	for _, u := range rc.PerStepUsage {
+		pr.CacheRead = append(pr.CacheRead, u.CacheRead)
+		pr.CacheWrite = append(pr.CacheWrite, u.CacheWrite)
+	}
 }
 
 // rows reports whether the entries hold their rows.
