@@ -199,21 +199,9 @@ func build(dir string, r *Report) error {
 	if err := os.WriteFile(filepath.Join(dir, MarkerFile), []byte("made by ctxbench report\n"), 0o644); err != nil {
 		return err
 	}
-	var figs []figure
-	// add(caption)(files, err) records a plot's PNG under its caption.
-	session := -1
-	add := func(caption string) func([]string, error) error {
-		return func(files []string, err error) error {
-			if err != nil {
-				return err
-			}
-			figs = append(figs, figure{filepath.Base(files[0]), caption, session})
-			return nil
-		}
-	}
+	var figs figureList
 	labels := uniqueLabels(r.Transcripts)
 	for i := range r.Transcripts {
-		session = i
 		if r.Transcripts[i].Calls < 2 || !show[i] {
 			continue // a line needs two calls: the page says so
 		}
@@ -221,71 +209,12 @@ func build(dir string, r *Report) error {
 		if err != nil {
 			return err
 		}
-		var msgs, toks, cost []Series
-		var caps []Level
-		var cache []CacheSeries
-		for _, p := range t.Runs {
-			if p.CacheBreaks != nil && len(p.Events) > 0 {
-				cs := CacheSeries{Label: p.Label, Read: p.CacheRead, Write: p.CacheWrite, Events: p.Events}
-				for _, b := range p.Breaks {
-					cs.Break = append(cs.Break, b.Step)
-				}
-				cache = append(cache, cs)
-			}
-			msgs = append(msgs, Series{Label: p.Label, Y: ints(p.Messages)})
-			toks = append(toks, Series{Label: p.Label, Y: ints(p.Tokens)})
-			if p.Cost != nil {
-				cost = append(cost, Series{Label: p.Label, Y: cumulative(p.Cost)})
-			}
-			if p.MessageCap > 0 {
-				caps = append(caps, Level{fmt.Sprintf("cap of %s (%s)", p.Label, Int(p.MessageCap)), float64(p.MessageCap), p.Label})
-			}
-		}
-		name := labels[i]
-		n := strconv.Itoa(i + 1)
-		if err := add("Messages sent per call, " + t.File)(LineChart(dir, "growth-messages-"+n, "Messages sent per call: "+name, "messages", msgs, caps)); err != nil {
-			return err
-		}
-		if err := add("Tokens sent per call, " + t.File)(LineChart(dir, "growth-tokens-"+n, "Tokens sent per call: "+name, r.Estimator+" tokens", toks, nil)); err != nil {
-			return err
-		}
-		if len(cost) > 0 {
-			if t.Billed != nil {
-				bill := Series{Label: "billed (recorded usage)", Y: cumulative(t.Billed), Reference: true, MarkLabel: "cache miss (the provider's)"}
-				for _, m := range t.Misses {
-					bill.Marks = append(bill.Marks, m.Call)
-				}
-				cost = append(cost, bill)
-			}
-			if err := add("Cumulative cost, " + t.File + unplottedCost(&t))(LineChart(dir, "cost-"+n, "Cumulative cost: "+name+" ("+t.Model+")", "USD", cost, nil)); err != nil {
-				return err
-			}
-		}
-		if len(cache) > 0 {
-			if err := add("Cache reads and writes per call, policy events and cache breaks marked, " + t.File)(CacheChart(dir, "cache-"+n, "Cache traffic per call, policies that changed what was sent: "+name, cache)); err != nil {
-				return err
-			}
-		}
-	}
-	session = -1
-	if pts := r.tallied().paretoPoints(); len(pts) > 1 {
-		if err := add("Cost against probe score, the Pareto front dashed")(ParetoChart(dir, "pareto", pts)); err != nil {
+		if err := sessionFigures(dir, r.Estimator, &figs, i, &t, labels[i]); err != nil {
 			return err
 		}
 	}
-	if r.counts != nil && r.counts.added > 0 {
-		if _, err := r.counts.Plot(dir); err != nil {
-			return err
-		}
-		figs = append(figs, figure{"estimate-scatter.png", "Token estimates against exact counts", -1}, figure{"estimate-error.png", "Relative error of the estimates", -1})
-	}
-	if s := r.Sweep; s != nil && len(s.Grid) == 2 {
-		xs, ys, z, err := sweepGrid(s)
-		if err == nil {
-			if err := add("Sweep of " + s.Policy + ": probe score")(Heatmap(dir, "sweep-heatmap", "Sweep of "+s.Policy+baseText(s.Base)+" over the transcripts: probes not lost", s.Grid[0].Key, s.Grid[1].Key, "probe score (%)", xs, ys, z)); err != nil {
-				return err
-			}
-		}
+	if err := summaryFigures(dir, r, &figs); err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		name  string
@@ -294,8 +223,8 @@ func build(dir string, r *Report) error {
 		{"results.json", func(w *bufio.Writer) error { return writeResults(w, r) }},
 		{"summary.csv", func(w *bufio.Writer) error { return writeSummaryCSV(w, r) }},
 		{"steps.csv", func(w *bufio.Writer) error { return writeSteps(w, r) }},
-		{"report.md", func(w *bufio.Writer) error { return writeMarkdown(w, r, figs, show) }},
-		{"index.html", func(w *bufio.Writer) error { return writeHTML(w, r, figs, show) }},
+		{"report.md", func(w *bufio.Writer) error { return writeMarkdown(w, r, figs.figs, show) }},
+		{"index.html", func(w *bufio.Writer) error { return writeHTML(w, r, figs.figs, show) }},
 	} {
 		if err := WriteFile(filepath.Join(dir, f.name), f.write); err != nil {
 			return err
@@ -303,6 +232,92 @@ func build(dir string, r *Report) error {
 	}
 	if r.Sweep != nil {
 		return WriteFile(filepath.Join(dir, "sweep.csv"), func(w *bufio.Writer) error { return writeCSV(w, sweepCSV(r.Sweep)) })
+	}
+	return nil
+}
+
+// A figureList collects the report's plots, in the order drawn.
+type figureList struct{ figs []figure }
+
+// add(caption, session)(files, err) records a plot's PNG under its
+// caption, for one session (its index) or, with −1, for them all.
+func (l *figureList) add(caption string, session int) func([]string, error) error {
+	return func(files []string, err error) error {
+		if err != nil {
+			return err
+		}
+		l.figs = append(l.figs, figure{filepath.Base(files[0]), caption, session})
+		return nil
+	}
+}
+
+// sessionFigures draws session i's plots (t, called name on them):
+// messages and tokens sent per call, cumulative cost beside the bill,
+// and cache traffic.
+func sessionFigures(dir, estimator string, figs *figureList, i int, t *TranscriptResult, name string) error {
+	var msgs, toks, cost []Series
+	var caps []Level
+	var cache []CacheSeries
+	for _, p := range t.Runs {
+		if p.CacheBreaks != nil && len(p.Events) > 0 {
+			cs := CacheSeries{Label: p.Label, Read: p.CacheRead, Write: p.CacheWrite, Events: p.Events}
+			for _, b := range p.Breaks {
+				cs.Break = append(cs.Break, b.Step)
+			}
+			cache = append(cache, cs)
+		}
+		msgs = append(msgs, Series{Label: p.Label, Y: ints(p.Messages)})
+		toks = append(toks, Series{Label: p.Label, Y: ints(p.Tokens)})
+		if p.Cost != nil {
+			cost = append(cost, Series{Label: p.Label, Y: cumulative(p.Cost)})
+		}
+		if p.MessageCap > 0 {
+			caps = append(caps, Level{fmt.Sprintf("cap of %s (%s)", p.Label, Int(p.MessageCap)), float64(p.MessageCap), p.Label})
+		}
+	}
+	n := strconv.Itoa(i + 1)
+	if err := figs.add("Messages sent per call, "+t.File, i)(LineChart(dir, "growth-messages-"+n, "Messages sent per call: "+name, "messages", msgs, caps)); err != nil {
+		return err
+	}
+	if err := figs.add("Tokens sent per call, "+t.File, i)(LineChart(dir, "growth-tokens-"+n, "Tokens sent per call: "+name, estimator+" tokens", toks, nil)); err != nil {
+		return err
+	}
+	if len(cost) > 0 {
+		if t.Billed != nil {
+			bill := Series{Label: "billed (recorded usage)", Y: cumulative(t.Billed), Reference: true, MarkLabel: "cache miss (the provider's)"}
+			for _, m := range t.Misses {
+				bill.Marks = append(bill.Marks, m.Call)
+			}
+			cost = append(cost, bill)
+		}
+		if err := figs.add("Cumulative cost, "+t.File+unplottedCost(t), i)(LineChart(dir, "cost-"+n, "Cumulative cost: "+name+" ("+t.Model+")", "USD", cost, nil)); err != nil {
+			return err
+		}
+	}
+	if len(cache) > 0 {
+		return figs.add("Cache reads and writes per call, policy events and cache breaks marked, "+t.File, i)(CacheChart(dir, "cache-"+n, "Cache traffic per call, policies that changed what was sent: "+name, cache))
+	}
+	return nil
+}
+
+// summaryFigures draws the plots of all the sessions: the Pareto chart,
+// the estimates against exact counts, and the sweep's heatmap.
+func summaryFigures(dir string, r *Report, figs *figureList) error {
+	if pts := r.tallied().paretoPoints(); len(pts) > 1 {
+		if err := figs.add("Cost against probe score, the Pareto front dashed", -1)(ParetoChart(dir, "pareto", pts)); err != nil {
+			return err
+		}
+	}
+	if r.counts != nil && r.counts.added > 0 {
+		if _, err := r.counts.Plot(dir); err != nil {
+			return err
+		}
+		figs.figs = append(figs.figs, figure{"estimate-scatter.png", "Token estimates against exact counts", -1}, figure{"estimate-error.png", "Relative error of the estimates", -1})
+	}
+	if s := r.Sweep; s != nil && len(s.Grid) == 2 {
+		if xs, ys, z, err := sweepGrid(s); err == nil {
+			return figs.add("Sweep of "+s.Policy+": probe score", -1)(Heatmap(dir, "sweep-heatmap", "Sweep of "+s.Policy+baseText(s.Base)+" over the transcripts: probes not lost", s.Grid[0].Key, s.Grid[1].Key, "probe score (%)", xs, ys, z))
+		}
 	}
 	return nil
 }
