@@ -36,56 +36,20 @@ type checkCmd struct {
 }
 
 func (c *checkCmd) Run(e *env) error {
-	if len(c.More) > 0 {
-		if len(c.Merge) == 0 {
-			return fmt.Errorf("unexpected argument %s: check reads the transcripts its config names (--config); to merge partials, --merge %s", c.More[0], strings.Join(c.More, " "))
-		}
-		c.Merge = append(c.Merge, c.More...)
-	}
-	cfg, err := suite.LoadConfig(c.Config)
-	if errors.Is(err, fs.ErrNotExist) {
-		return withHint(err, "write the suite there, or pass --config FILE: a ctxbench.yaml names the transcripts and the policies, at the least \"transcripts: [sessions/*.jsonl]\" and \"policies: [none, aidf:max_messages=30]\" (see docs/check.md of github.com/ctxbench/ctxbench)")
-	}
+	cfg, basePath, err := c.load()
 	if err != nil {
 		return err
 	}
-	if c.PricingModel != "" {
-		cfg.Model = c.PricingModel
-	}
-	basePath := c.Baseline
-	if basePath == "" {
-		basePath = cfg.BaselinePath()
-	}
-	for _, out := range []struct{ flag, path string }{{"--junit", c.JUnit}, {"--summary", c.Summary}, {"--partial", c.Partial}} {
-		for _, in := range []struct{ what, path string }{{"the baseline", basePath}, {"the config", c.Config}} {
-			if out.path != "" && out.path != "-" && sameFile(out.path, in.path) {
-				return fmt.Errorf("%s %s is %s: ctxbench writes the baseline only with --update", out.flag, out.path, in.what)
-			}
-		}
-	}
-	// The suite's transcripts, which a merge does not read (a glob that
-	// matches nothing is reported by the run).
-	if inputs, err := cfg.Paths(); err == nil && len(c.Merge) == 0 {
-		for _, out := range []struct{ flag, path string }{{"--junit", c.JUnit}, {"--summary", c.Summary}, {"--partial", c.Partial}} {
-			if err := refuseInput(out.flag, out.path, inputs); err != nil {
-				return err
-			}
-		}
+	if err := c.refuseOutputs(cfg, basePath); err != nil {
+		return err
 	}
 	res, shard, err := c.result(e, cfg)
 	if err != nil || shard.N > 0 {
 		return err
 	}
-	base, err := suite.LoadBaseline(basePath)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && !c.Update:
-		return withHint(fmt.Errorf("no baseline at %s", basePath), "run 'ctxbench check --update' once to record it, and commit it")
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	base, err := c.baseline(basePath, res)
+	if err != nil {
 		return err
-	case err == nil && !c.Update && base.Estimator != res.Estimator:
-		// Token metrics counted by two estimators are not comparable.
-		return withHint(fmt.Errorf("%s was recorded with the estimator %s; the suite counts with %s", basePath, base.Estimator, res.Estimator),
-			"run 'ctxbench check --update' to record the baseline with "+res.Estimator)
 	}
 	rep := suite.Check(cfg, res, base, c.Strict)
 	for _, w := range rep.Warnings {
@@ -101,6 +65,73 @@ func (c *checkCmd) Run(e *env) error {
 		return errVerdict
 	}
 	return nil
+}
+
+// load reads the suite's config, with the flags that change it, and
+// returns it with the baseline's path.
+func (c *checkCmd) load() (*suite.Config, string, error) {
+	if len(c.More) > 0 {
+		if len(c.Merge) == 0 {
+			return nil, "", fmt.Errorf("unexpected argument %s: check reads the transcripts its config names (--config); to merge partials, --merge %s", c.More[0], strings.Join(c.More, " "))
+		}
+		c.Merge = append(c.Merge, c.More...)
+	}
+	cfg, err := suite.LoadConfig(c.Config)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", withHint(err, "write the suite there, or pass --config FILE: a ctxbench.yaml names the transcripts and the policies, at the least \"transcripts: [sessions/*.jsonl]\" and \"policies: [none, aidf:max_messages=30]\" (see docs/check.md of github.com/ctxbench/ctxbench)")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if c.PricingModel != "" {
+		cfg.Model = c.PricingModel
+	}
+	basePath := c.Baseline
+	if basePath == "" {
+		basePath = cfg.BaselinePath()
+	}
+	return cfg, basePath, nil
+}
+
+// refuseOutputs refuses an output that would write over the baseline,
+// the config or one of the suite's transcripts (which a merge does not
+// read; a glob that matches nothing is reported by the run).
+func (c *checkCmd) refuseOutputs(cfg *suite.Config, basePath string) error {
+	outs := []struct{ flag, path string }{{"--junit", c.JUnit}, {"--summary", c.Summary}, {"--partial", c.Partial}}
+	for _, out := range outs {
+		for _, in := range []struct{ what, path string }{{"the baseline", basePath}, {"the config", c.Config}} {
+			if out.path != "" && out.path != "-" && sameFile(out.path, in.path) {
+				return fmt.Errorf("%s %s is %s: ctxbench writes the baseline only with --update", out.flag, out.path, in.what)
+			}
+		}
+	}
+	inputs, err := cfg.Paths()
+	if err != nil || len(c.Merge) > 0 {
+		return nil
+	}
+	for _, out := range outs {
+		if err := refuseInput(out.flag, out.path, inputs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// baseline reads the baseline res is compared with (nil, recording one
+// with --update where there is none).
+func (c *checkCmd) baseline(path string, res *suite.Result) (*suite.Baseline, error) {
+	base, err := suite.LoadBaseline(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !c.Update:
+		return nil, withHint(fmt.Errorf("no baseline at %s", path), "run 'ctxbench check --update' once to record it, and commit it")
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	case err == nil && !c.Update && base.Estimator != res.Estimator:
+		// Token metrics counted by two estimators are not comparable.
+		return nil, withHint(fmt.Errorf("%s was recorded with the estimator %s; the suite counts with %s", path, base.Estimator, res.Estimator),
+			"run 'ctxbench check --update' to record the baseline with "+res.Estimator)
+	}
+	return base, nil
 }
 
 // result replays the suite (or its shard, writing the partial: then the
