@@ -1485,3 +1485,48 @@ func TestEstimateRework(t *testing.T) {
 		t.Errorf("the text says nothing of the re-work:\n%s", text)
 	}
 }
+
+// TestCheckRefusals: before anything runs, check refuses an output
+// naming one of the suite's transcripts, arguments without --merge, and
+// a baseline recorded with another estimator.
+func TestCheckRefusals(t *testing.T) {
+	cfg := checkSuite(t, "transcripts: [TRANSCRIPT]\npolicies: [none]\n")
+	abs, _ := filepath.Abs(corpus + "spotter/tool_heavy.jsonl")
+	before, err := os.ReadFile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--junit", abs}, "is an input: ctxbench never writes over what it reads"},
+		{[]string{"extra.json"}, "unexpected argument extra.json: check reads the transcripts its config names"},
+	} {
+		_, stderr, code := ctxbench("", append([]string{"check", "--config", cfg}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, stderr)
+		}
+	}
+	if after, _ := os.ReadFile(abs); !bytes.Equal(before, after) {
+		t.Fatal("the transcript changed")
+	}
+	if _, stderr, code := ctxbench("", "check", "--config", cfg, "--update"); code != 0 {
+		t.Fatal(stderr)
+	}
+	base := filepath.Join(filepath.Dir(cfg), "ctxbench.baseline.json")
+	b, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := bytes.Replace(b, []byte(`"estimator": "cl100k_base"`), []byte(`"estimator": "o200k_base"`), 1)
+	if bytes.Equal(b, other) {
+		t.Fatalf("no estimator in the baseline:\n%.300s", b)
+	}
+	if err := os.WriteFile(base, other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := ctxbench("", "check", "--config", cfg); code != 2 || !strings.Contains(stderr, "was recorded with the estimator o200k_base; the suite counts with cl100k_base") {
+		t.Errorf("another estimator's baseline: exit %d, stderr %q", code, stderr)
+	}
+}
