@@ -67,76 +67,30 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := strictyaml.Check(b); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var raw map[string]yaml.Node
-	if err := yaml.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for _, k := range slices.Sorted(maps.Keys(raw)) {
-		if !slices.Contains(configKeys, k) {
-			n := raw[k]
-			return nil, fmt.Errorf("%s:%d: unknown key %q (valid: %s)", path, n.Line, k, strings.Join(configKeys, ", "))
-		}
-	}
-	for _, k := range []string{"transcripts", "policies"} {
-		if _, ok := raw[k]; !ok {
-			return nil, fmt.Errorf("%s: %q is required", path, k)
-		}
+	raw, err := configNodes(path, b)
+	if err != nil {
+		return nil, err
 	}
 	sum := sha256.Sum256(b)
 	c := &Config{Path: path, Dir: filepath.Dir(path), Digest: hex.EncodeToString(sum[:])}
 	at := func(n *yaml.Node, err error) error { return fmt.Errorf("%s:%d: %w", path, n.Line, err) }
-	decode := func(key string, v any) error {
-		n, ok := raw[key]
-		if !ok {
-			return nil
-		}
-		if err := n.Decode(v); err != nil {
-			return at(&n, fmt.Errorf("%s: %w", key, err))
-		}
-		return nil
-	}
 	var policies []yaml.Node
 	for _, d := range []struct {
 		key string
 		v   any
 	}{{"transcripts", &c.Transcripts}, {"policies", &policies}, {"estimators", &c.Estimators}, {"provider", &c.Provider},
 		{"model", &c.Model}, {"budgets", &c.Budgets}, {"baseline", &c.Baseline}} {
-		if err := decode(d.key, d.v); err != nil {
-			return nil, err
+		if n, ok := raw[d.key]; ok {
+			if err := n.Decode(d.v); err != nil {
+				return nil, at(&n, fmt.Errorf("%s: %w", d.key, err))
+			}
 		}
 	}
-	if len(c.Transcripts) == 0 {
-		return nil, fmt.Errorf("%s: no transcripts: list the suite's files or globs under transcripts", path)
+	if err := c.resolvePaths(); err != nil {
+		return nil, err
 	}
-	for i, t := range c.Transcripts {
-		if t, err = expandHome(t); err != nil {
-			return nil, fmt.Errorf("%s: transcripts: %q: %w", path, c.Transcripts[i], err)
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(c.Dir, t)
-		}
-		c.Transcripts[i] = t
-	}
-	if c.Baseline, err = expandHome(c.Baseline); err != nil {
-		return nil, fmt.Errorf("%s: baseline: %w", path, err)
-	}
-	if c.Baseline != "" && !filepath.IsAbs(c.Baseline) {
-		c.Baseline = filepath.Join(c.Dir, c.Baseline)
-	}
-	labels := map[string]int{}
-	for _, n := range policies {
-		lp, err := policyNode(n)
-		if err != nil {
-			return nil, at(&n, err)
-		}
-		if line, dup := labels[lp.Label]; dup {
-			return nil, at(&n, fmt.Errorf("policies: a second policy labelled %q (the first at line %d): give one a label ({name, label, params})", lp.Label, line))
-		}
-		labels[lp.Label] = n.Line
-		c.Policies = append(c.Policies, lp)
+	if c.Policies, err = configPolicies(policies, at); err != nil {
+		return nil, err
 	}
 	if len(c.Policies) == 0 {
 		return nil, fmt.Errorf("%s: no policies", path)
@@ -159,6 +113,75 @@ func LoadConfig(path string) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// configNodes reads a config's top-level keys, refusing a key it does
+// not know and requiring transcripts and policies.
+func configNodes(path string, b []byte) (map[string]yaml.Node, error) {
+	if err := strictyaml.Check(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var raw map[string]yaml.Node
+	if err := yaml.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if !slices.Contains(configKeys, k) {
+			n := raw[k]
+			return nil, fmt.Errorf("%s:%d: unknown key %q (valid: %s)", path, n.Line, k, strings.Join(configKeys, ", "))
+		}
+	}
+	for _, k := range []string{"transcripts", "policies"} {
+		if _, ok := raw[k]; !ok {
+			return nil, fmt.Errorf("%s: %q is required", path, k)
+		}
+	}
+	return raw, nil
+}
+
+// resolvePaths makes the transcripts and the baseline paths from the
+// config's directory, ~ expanded.
+func (c *Config) resolvePaths() error {
+	if len(c.Transcripts) == 0 {
+		return fmt.Errorf("%s: no transcripts: list the suite's files or globs under transcripts", c.Path)
+	}
+	for i, t := range c.Transcripts {
+		t, err := expandHome(t)
+		if err != nil {
+			return fmt.Errorf("%s: transcripts: %q: %w", c.Path, c.Transcripts[i], err)
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(c.Dir, t)
+		}
+		c.Transcripts[i] = t
+	}
+	var err error
+	if c.Baseline, err = expandHome(c.Baseline); err != nil {
+		return fmt.Errorf("%s: baseline: %w", c.Path, err)
+	}
+	if c.Baseline != "" && !filepath.IsAbs(c.Baseline) {
+		c.Baseline = filepath.Join(c.Dir, c.Baseline)
+	}
+	return nil
+}
+
+// configPolicies reads the policies' nodes, refusing two of one label;
+// at names a node's line.
+func configPolicies(nodes []yaml.Node, at func(*yaml.Node, error) error) ([]window.Labeled, error) {
+	var out []window.Labeled
+	labels := map[string]int{}
+	for _, n := range nodes {
+		lp, err := policyNode(n)
+		if err != nil {
+			return nil, at(&n, err)
+		}
+		if line, dup := labels[lp.Label]; dup {
+			return nil, at(&n, fmt.Errorf("policies: a second policy labelled %q (the first at line %d): give one a label ({name, label, params})", lp.Label, line))
+		}
+		labels[lp.Label] = n.Line
+		out = append(out, lp)
+	}
+	return out, nil
 }
 
 // BaselinePath returns the baseline file: the config's, else
