@@ -203,19 +203,41 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 			return r, nil
 		}
 	}
+	if err := c.refuseCall(p, prompt); err != nil {
+		return Result{}, err
+	}
+	if res, err = c.call(ctx, p, body, prompt); err != nil {
+		return Result{}, err
+	}
+	if c.Cache != nil {
+		if err := c.Cache.Put(key, res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// refuseCall refuses a call not in the cache that must not be made:
+// offline, with a key no request can carry, or over the budget (else
+// reserved in it).
+func (c *Client) refuseCall(p *provider, prompt Prompt) error {
 	if c.Offline {
-		return Result{}, c.Run.fail(fmt.Errorf("%s: %w (model %s)", p.name, ErrOffline, p.model), false)
+		return c.Run.fail(fmt.Errorf("%s: %w (model %s)", p.name, ErrOffline, p.model), false)
 	}
 	if i := strings.IndexFunc(p.key, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }); i >= 0 {
-		// No request can carry it: refused before one is made.
-		return Result{}, c.Run.fail(fmt.Errorf("%s: the API key holds a control character (%q at byte %d); check how %s was set", p.name, p.key[i], i, p.keyEnv), true)
+		return c.Run.fail(fmt.Errorf("%s: the API key holds a control character (%q at byte %d); check how %s was set", p.name, p.key[i], i, p.keyEnv), true)
 	}
 	if c.Budget != nil {
 		if err := c.Budget.reserve(p.model, prompt); err != nil {
-			return Result{}, c.Run.fail(fmt.Errorf("%s: %w", p.name, err), false)
+			return c.Run.fail(fmt.Errorf("%s: %w", p.name, err), false)
 		}
 	}
-	var fatal bool
+	return nil
+}
+
+// call makes the call, within the time the run's failed calls left it,
+// settles it with the budget and checks its summary.
+func (c *Client) call(ctx context.Context, p *provider, body []byte, prompt Prompt) (Result, error) {
 	callTime := c.MaxCallTime
 	if callTime <= 0 {
 		callTime = defaultCallTime
@@ -225,7 +247,7 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 		return Result{}, c.Run.fail(fmt.Errorf("%s: the run's failed calls took %s together", p.name, callTime), false)
 	}
 	start := time.Now()
-	res, fatal, err = c.attempts(ctx, p, body, start.Add(left))
+	res, fatal, err := c.attempts(ctx, p, body, start.Add(left))
 	if c.Budget != nil {
 		// A call answered is billed, whatever its summary holds.
 		res.CostUSD = c.Budget.settle(p.model, prompt, res, err)
@@ -243,11 +265,6 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 			return Result{}, err
 		}
 		return Result{}, c.Run.failAfter(err, fatal, time.Since(start), callTime)
-	}
-	if c.Cache != nil {
-		if err := c.Cache.Put(key, res); err != nil {
-			return res, err
-		}
 	}
 	return res, nil
 }
