@@ -304,63 +304,24 @@ func mergePartials(paths []string, want partialHeader, add func(line []byte) err
 		return nil, errors.New("no partials to merge")
 	}
 	first := parts[0]
-	shards := map[int]string{}
-	n := 0
-	owner := map[int]*partialReader{}
-	var skipped []placedSkip
+	sm := shardMerge{shards: map[int]string{}, owner: map[int]*partialReader{}}
 	res := &mergedRun{Paths: first.h.Paths}
+	var skipped []placedSkip
 	for _, p := range parts {
-		h := p.h
-		sh, err := suite.ParseShard(h.Shard)
-		switch {
-		case h.Command != want.Command:
-			return nil, fmt.Errorf("%s: a partial of ctxbench %s, not of %s", p.path, h.Command, want.Command)
-		case h.Ctxbench != version:
-			return nil, fmt.Errorf("%s: written by ctxbench %s, this is %s: run every shard with the same version", p.path, h.Ctxbench, version)
-		case !h.Rows && want.Rows:
-			return nil, fmt.Errorf("%s: a partial without the rows --parquet and --jsonl write: give the shards --parquet or --jsonl too", p.path)
-		case h.Config != want.Config:
-			return nil, withHint(fmt.Errorf("%s: a partial of other flags (digest %.12s, these flags %.12s)", p.path, h.Config, want.Config),
-				"give the merge the flags every shard was given, but --shard, --partial and the paths")
-		case !slices.Equal(h.Paths, first.h.Paths):
-			return nil, fmt.Errorf("%s: a partial of %q, %s of %q", p.path, h.Paths, first.path, first.h.Paths)
-		case err != nil:
-			return nil, fmt.Errorf("%s: %w", p.path, err)
-		case h.Inputs != first.h.Inputs:
-			return nil, fmt.Errorf("%s: its walk listed %d files, %s's %d: the shards read different folders", p.path, h.Inputs, first.path, first.h.Inputs)
+		if err := sameRun(p, first, want); err != nil {
+			return nil, err
 		}
-		if n == 0 {
-			n = sh.N
+		if err := sm.add(p); err != nil {
+			return nil, err
 		}
-		if sh.N != n {
-			return nil, fmt.Errorf("%s: shard %s of a split into %d, the others into %d", p.path, sh, sh.N, n)
-		}
-		if other, dup := shards[sh.K]; dup {
-			return nil, fmt.Errorf("%s: shard %s given twice (also %s)", p.path, sh, other)
-		}
-		shards[sh.K] = p.path
-		for _, f := range h.Files {
-			if !sh.Holds(f.Path) || f.Input < 0 || f.Input >= h.Inputs {
-				return nil, fmt.Errorf("%s: the input %s is not shard %s's", p.path, f.Path, sh)
-			}
-			if other, dup := owner[f.Input]; dup {
-				return nil, fmt.Errorf("%s: the input %s is in %s too", p.path, f.Path, other.path)
-			}
-			owner[f.Input] = p
-		}
-		res.Read += h.Read
-		skipped = append(skipped, h.Skipped...)
+		res.Read += p.h.Read
+		skipped = append(skipped, p.h.Skipped...)
 	}
-	for k := 1; k <= n; k++ {
-		if _, ok := shards[k]; !ok {
-			return nil, fmt.Errorf("shard %d/%d is missing", k, n)
-		}
-	}
-	if len(owner) != first.h.Inputs {
-		return nil, fmt.Errorf("the partials hold %d files of the walk's %d", len(owner), first.h.Inputs)
+	if err := sm.complete(first.h.Inputs); err != nil {
+		return nil, err
 	}
 	for place := range first.h.Inputs {
-		p := owner[place]
+		p := sm.owner[place]
 		for p.next == place {
 			if err := add(p.nextLine); err != nil {
 				return nil, fmt.Errorf("%s: %w", p.path, err)
@@ -380,4 +341,77 @@ func mergePartials(paths []string, want partialHeader, add func(line []byte) err
 		res.Skipped = append(res.Skipped, s.SkippedFile)
 	}
 	return res, nil
+}
+
+// sameRun checks that p is a partial of the run first is of: want's
+// command, flags and rows, this version, the same paths and walk.
+func sameRun(p, first *partialReader, want partialHeader) error {
+	h := p.h
+	_, err := suite.ParseShard(h.Shard)
+	switch {
+	case h.Command != want.Command:
+		return fmt.Errorf("%s: a partial of ctxbench %s, not of %s", p.path, h.Command, want.Command)
+	case h.Ctxbench != version:
+		return fmt.Errorf("%s: written by ctxbench %s, this is %s: run every shard with the same version", p.path, h.Ctxbench, version)
+	case !h.Rows && want.Rows:
+		return fmt.Errorf("%s: a partial without the rows --parquet and --jsonl write: give the shards --parquet or --jsonl too", p.path)
+	case h.Config != want.Config:
+		return withHint(fmt.Errorf("%s: a partial of other flags (digest %.12s, these flags %.12s)", p.path, h.Config, want.Config),
+			"give the merge the flags every shard was given, but --shard, --partial and the paths")
+	case !slices.Equal(h.Paths, first.h.Paths):
+		return fmt.Errorf("%s: a partial of %q, %s of %q", p.path, h.Paths, first.path, first.h.Paths)
+	case err != nil:
+		return fmt.Errorf("%s: %w", p.path, err)
+	case h.Inputs != first.h.Inputs:
+		return fmt.Errorf("%s: its walk listed %d files, %s's %d: the shards read different folders", p.path, h.Inputs, first.path, first.h.Inputs)
+	}
+	return nil
+}
+
+// A shardMerge tells which partial holds each shard (its path) and each
+// input of the walk.
+type shardMerge struct {
+	n      int // shards in the split
+	shards map[int]string
+	owner  map[int]*partialReader
+}
+
+// add takes p's shard and inputs: one split, each shard and input once.
+func (sm *shardMerge) add(p *partialReader) error {
+	h := p.h
+	sh, _ := suite.ParseShard(h.Shard) // checked by sameRun
+	if sm.n == 0 {
+		sm.n = sh.N
+	}
+	if sh.N != sm.n {
+		return fmt.Errorf("%s: shard %s of a split into %d, the others into %d", p.path, sh, sh.N, sm.n)
+	}
+	if other, dup := sm.shards[sh.K]; dup {
+		return fmt.Errorf("%s: shard %s given twice (also %s)", p.path, sh, other)
+	}
+	sm.shards[sh.K] = p.path
+	for _, f := range h.Files {
+		if !sh.Holds(f.Path) || f.Input < 0 || f.Input >= h.Inputs {
+			return fmt.Errorf("%s: the input %s is not shard %s's", p.path, f.Path, sh)
+		}
+		if other, dup := sm.owner[f.Input]; dup {
+			return fmt.Errorf("%s: the input %s is in %s too", p.path, f.Path, other.path)
+		}
+		sm.owner[f.Input] = p
+	}
+	return nil
+}
+
+// complete checks that every shard, and every one of the walk's inputs,
+// was given.
+func (sm *shardMerge) complete(inputs int) error {
+	for k := 1; k <= sm.n; k++ {
+		if _, ok := sm.shards[k]; !ok {
+			return fmt.Errorf("shard %d/%d is missing", k, sm.n)
+		}
+	}
+	if len(sm.owner) != inputs {
+		return fmt.Errorf("the partials hold %d files of the walk's %d", len(sm.owner), inputs)
+	}
+	return nil
 }
