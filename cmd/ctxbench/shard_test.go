@@ -185,6 +185,24 @@ func TestMergeRefuses(t *testing.T) {
 	h.Files = h.Files[1:]
 	head, _ := json.Marshal(h)
 	lost := write("lost.jsonl", append(append(head, '\n'), bytes.Join(lines[1:], nil)...))
+	// edited is part 2 with its header changed by edit.
+	edited := func(name string, edit func(h *partialHeader)) string {
+		var h partialHeader
+		json.Unmarshal(lines[0], &h)
+		edit(&h)
+		head, _ := json.Marshal(h)
+		return write(name, append(append(head, '\n'), bytes.Join(lines[1:], nil)...))
+	}
+	var h0 partialHeader
+	b0, _ := os.ReadFile(parts[0])
+	json.Unmarshal(bytes.SplitAfter(b0, []byte("\n"))[0], &h0)
+	ofReplay := edited("replay.jsonl", func(h *partialHeader) { h.Command = "replay" })
+	otherSplit := edited("split.jsonl", func(h *partialHeader) { h.Shard = "2/4" })
+	otherWalk := edited("walk.jsonl", func(h *partialHeader) { h.Inputs++ })
+	notItsShard := edited("notits.jsonl", func(h *partialHeader) { h.Files = append(h.Files, h0.Files[0]) })
+	inTwo := edited("intwo.jsonl", func(h *partialHeader) {
+		h.Files = append(h.Files, partialFile{Path: h.Files[0].Path, Input: h0.Files[0].Input})
+	})
 	other := filepath.Join(dir, "other.jsonl")
 	if _, stderr, code := ctxbench("", "cost", "--policy", "none", "--json", "--shard", "2/3", "--partial", other, corpus); code != 0 {
 		t.Fatal(stderr)
@@ -199,6 +217,11 @@ func TestMergeRefuses(t *testing.T) {
 		{[]string{"--merge", parts[0], cut, parts[2]}, "a partial cut short"},
 		{[]string{"--merge", parts[0], lost, parts[2]}, "files of the walk's"},
 		{[]string{"--merge", parts[0], other, parts[2]}, "a partial of other flags"},
+		{[]string{"--merge", parts[0], ofReplay, parts[2]}, "a partial of ctxbench replay, not of cost"},
+		{[]string{"--merge", parts[0], otherSplit, parts[2]}, "shard 2/4 of a split into 4, the others into 3"},
+		{[]string{"--merge", parts[0], otherWalk, parts[2]}, "the shards read different folders"},
+		{[]string{"--merge", parts[0], notItsShard, parts[2]}, "is not shard 2/3's"},
+		{[]string{"--merge", parts[0], inTwo, parts[2]}, " is in " + parts[0] + " too"},
 		{[]string{"--parquet", filepath.Join(dir, "pq"), "--merge", parts[0], parts[1], parts[2]}, "give the shards --parquet or --jsonl too"},
 		{[]string{"--merge", parts[0], parts[1], corpus + "spotter/short.jsonl"}, "not a ctxbench partial"},
 		{[]string{"--shard", "1/3", corpus}, "--shard needs --partial FILE"},
