@@ -209,6 +209,18 @@ func pct(v float64) string { return fmt.Sprintf("%+.1f%%", v) }
 func abs(v float64) string { return fmt.Sprintf("%.1f%%", v) }
 
 func writeEstimateText(w io.Writer, res *estimateResult) error {
+	x0 := res.Exact[0]
+	for _, write := range []func(io.Writer, *estimateResult, string) error{writeEstimateTotals, writeEstimateErrors, writeEstimatePer, writeEstimateChecks} {
+		if err := write(w, res, x0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeEstimateTotals writes each estimator's total over all messages
+// against the exact ones, and the images no estimator counts.
+func writeEstimateTotals(w io.Writer, res *estimateResult, _ string) error {
 	o := res.Overall
 	fmt.Fprintf(w, "Token estimates: %s, %s; heuristics against exact BPE counts\n\n", reports.Count(len(res.Transcripts), "transcript", "transcripts"), reports.Count(o.Messages, "message", "messages"))
 
@@ -236,7 +248,13 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 		}
 		fmt.Fprintln(w, ".")
 	}
+	return nil
+}
 
+// writeEstimateErrors writes the error per message, per block by kind
+// and per message by script against x0, and against the bill by model.
+func writeEstimateErrors(w io.Writer, res *estimateResult, x0 string) error {
+	o := res.Overall
 	errs := reports.Table{
 		Header: []string{"heuristic", "exact", "messages", "mean signed", "mean abs", "p50 abs", "p90 abs", "p99 abs", "max abs", "whole set"},
 		Right:  []bool{false, false, true, true, true, true, true, true, true, true},
@@ -250,7 +268,6 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 		return err
 	}
 
-	x0 := res.Exact[0]
 	kinds := reports.Table{Header: []string{"block kind", "heuristic", "blocks", "mean signed", "mean abs", "p90 abs", "whole set"},
 		Right: []bool{false, false, true, true, true, true, true}}
 	for _, s := range o.ByKind {
@@ -280,7 +297,12 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 			return err
 		}
 	}
+	return nil
+}
 
+// writeEstimatePer writes each transcript's count with x0, chars4's
+// error and its billed ratio.
+func writeEstimatePer(w io.Writer, res *estimateResult, x0 string) error {
 	per := reports.Table{Header: []string{"transcript", "format", "messages", x0, "chars4 vs " + x0, "billed calls", "billed per " + x0, "shrank", "all calls, less thinking", "constant (" + x0 + ")"},
 		Right: []bool{false, false, true, true, true, true, true, true, true, true}}
 	for _, t := range res.Transcripts {
@@ -302,6 +324,12 @@ func writeEstimateText(w io.Writer, res *estimateResult) error {
 	if err := per.WriteText(w); err != nil {
 		return err
 	}
+	return nil
+}
+
+// writeEstimateChecks writes the self-checks at the recorded
+// compactions, the work done again after them, and the notes.
+func writeEstimateChecks(w io.Writer, res *estimateResult, _ string) error {
 	fmt.Fprintln(w)
 	if len(res.SelfChecks) > 0 {
 		fmt.Fprintln(w, "Claude Code's own count where it compacted, against ctxbench's claude-code policy")
