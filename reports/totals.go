@@ -334,16 +334,6 @@ func Recommendation(ps []PolicyTotal) string {
 		}
 		return float64(p.Tokens)
 	}
-	best := -1
-	for k, p := range ps {
-		if k == i || k == rec || !p.Clean() || p.ProbeScore < minProbeScore || spend(p) >= spend(none) {
-			continue
-		}
-		if best < 0 || spend(p) < spend(ps[best]) {
-			best = k
-		}
-	}
-	var out []string
 	what := "costs"
 	if !priced {
 		what = "sends"
@@ -352,41 +342,68 @@ func Recommendation(ps []PolicyTotal) string {
 	if priced && none.Priced < none.Sessions {
 		on = " (on the " + plural(none.Priced, "session") + " priced)"
 	}
-	if best >= 0 {
+	out := []string{fmt.Sprintf("No policy %s less than none%s while keeping 90%% of the sessions' probes with no invariant broken.", what, on)}
+	if best := cheapestClean(ps, i, rec, spend); best >= 0 {
 		b := ps[best]
 		vs := ""
 		if rec >= 0 && spend(ps[rec]) > 0 {
-			switch d := 1 - spend(b)/spend(ps[rec]); {
-			case d >= 0.005:
-				vs = fmt.Sprintf(", %.0f%% less than what the agent sent (recorded),", d*100)
-			case d <= -0.005:
-				vs = fmt.Sprintf(", %.0f%% more than what the agent sent (recorded),", -d*100)
-			default:
-				vs = ", as much as what the agent sent (recorded),"
-			}
+			vs = againstRecorded(1 - spend(b)/spend(ps[rec]))
 		}
 		lost, of := b.Probes.Totals()
-		out = append(out, fmt.Sprintf("%s %s %.0f%% less than none%s%s and loses %s of the sessions' %s probes (score %.0f%%), with no invariant broken.",
-			b.Label, what, (1-spend(b)/spend(none))*100, on, vs, Int(lost), Int(of), b.ProbeScore*100))
-	} else {
-		out = append(out, fmt.Sprintf("No policy %s less than none%s while keeping 90%% of the sessions' probes with no invariant broken.", what, on))
+		out[0] = fmt.Sprintf("%s %s %.0f%% less than none%s%s and loses %s of the sessions' %s probes (score %.0f%%), with no invariant broken.",
+			b.Label, what, (1-spend(b)/spend(none))*100, on, vs, Int(lost), Int(of), b.ProbeScore*100)
 	}
 	if priced {
-		// The policy that sends less than none and pays most for it in
-		// cache breaks.
-		worst := -1
-		for k, p := range ps {
-			if p.CostUSD > none.CostUSD && p.BreakUSD > 0 && p.Tokens < none.Tokens && (worst < 0 || p.CostUSD > ps[worst].CostUSD) {
-				worst = k
-			}
-		}
-		if worst >= 0 {
-			p := ps[worst]
-			out = append(out, fmt.Sprintf("%s sends %.0f%% fewer tokens than none yet costs %s more: its changes break the prompt cache (%s re-billed).",
-				p.Label, (1-float64(p.Tokens)/float64(none.Tokens))*100, USD(p.CostUSD-none.CostUSD), USD(p.BreakUSD)))
+		if s := cacheBreaker(ps, none); s != "" {
+			out = append(out, s)
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// cheapestClean returns the index of the cheapest clean policy, by
+// spend, that keeps minProbeScore and spends less than none (ps[none]),
+// leaving out recorded (ps[rec]); -1: none does.
+func cheapestClean(ps []PolicyTotal, none, rec int, spend func(PolicyTotal) float64) int {
+	best := -1
+	for k, p := range ps {
+		if k == none || k == rec || !p.Clean() || p.ProbeScore < minProbeScore || spend(p) >= spend(ps[none]) {
+			continue
+		}
+		if best < 0 || spend(p) < spend(ps[best]) {
+			best = k
+		}
+	}
+	return best
+}
+
+// againstRecorded says how a policy's spend compares with what the
+// agent sent, d being the share it saves.
+func againstRecorded(d float64) string {
+	switch {
+	case d >= 0.005:
+		return fmt.Sprintf(", %.0f%% less than what the agent sent (recorded),", d*100)
+	case d <= -0.005:
+		return fmt.Sprintf(", %.0f%% more than what the agent sent (recorded),", -d*100)
+	}
+	return ", as much as what the agent sent (recorded),"
+}
+
+// cacheBreaker says which policy sends less than none and pays most for
+// it in cache breaks, costing more than none; "" when none does.
+func cacheBreaker(ps []PolicyTotal, none PolicyTotal) string {
+	worst := -1
+	for k, p := range ps {
+		if p.CostUSD > none.CostUSD && p.BreakUSD > 0 && p.Tokens < none.Tokens && (worst < 0 || p.CostUSD > ps[worst].CostUSD) {
+			worst = k
+		}
+	}
+	if worst < 0 {
+		return ""
+	}
+	p := ps[worst]
+	return fmt.Sprintf("%s sends %.0f%% fewer tokens than none yet costs %s more: its changes break the prompt cache (%s re-billed).",
+		p.Label, (1-float64(p.Tokens)/float64(none.Tokens))*100, USD(p.CostUSD-none.CostUSD), USD(p.BreakUSD))
 }
 
 // An Overview says what a report replayed.
