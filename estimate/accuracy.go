@@ -187,94 +187,129 @@ type restart struct {
 }
 
 func calls(t *transcript.Transcript, c *Counts, summaries map[int]restart) []CallCounts {
-	var out []CallCounts
 	n := len(c.Estimators)
-	prefix := make([]int, n)
-	// ended is the thinking of the turns that ended, turn that of the
-	// current one (since the compaction, if any); dropped is what the
-	// previous call's prompt left out.
-	ended, turn, dropped := make([]int, n), make([]int, n), make([]int, n)
-	var prev *CallCounts
-	prevEnd := 0 // messages before prevEnd are in the previous call's prompt or response
-	compacted := false
-	gone := make([]bool, len(t.Messages)) // dropped by a rollback
+	w := &callWalk{t: t, c: c, n: n, prefix: make([]int, n), ended: make([]int, n), turn: make([]int, n), dropped: make([]int, n),
+		gone: make([]bool, len(t.Messages))}
 	for i := range t.Messages {
 		if s, ok := summaries[i]; ok {
-			compacted = true
-			copy(prefix, s.summary)
-			for _, j := range s.kept {
-				for k := range n {
-					prefix[k] += c.Messages[j].withImages(k)
-				}
-			}
-			clear(ended)
-			clear(turn)
-			clear(dropped)
+			w.restart(s)
 		}
-		// The turns the user undid leave the prompt: the next call is not
-		// compared with the one before.
-		for _, rb := range t.Rollbacks {
-			if rb.Index != i {
-				continue
-			}
-			compacted = true
-			for j := rb.From; j < rb.Index; j++ {
-				if gone[j] {
-					continue // an earlier rollback's
-				}
-				gone[j] = true
-				for k := range n {
-					prefix[k] -= c.Messages[j].withImages(k)
-				}
-			}
-		}
+		w.rollBack(i)
 		m := &t.Messages[i]
 		if m.Role == transcript.RoleUser && !hasToolResult(m) {
 			for k := range n {
-				ended[k] += turn[k]
+				w.ended[k] += w.turn[k]
 			}
-			clear(turn)
+			clear(w.turn)
 		}
 		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 {
-			drop := make([]int, n)
-			if DropsEarlierThinking(m.Model) {
-				copy(drop, ended)
-			}
-			cc := CallCounts{Message: i, Prompt: m.Usage.Prompt(), Prefix: make([]int, n)}
-			for k := range n {
-				cc.Prefix[k] = prefix[k] - drop[k]
-			}
-			if prev != nil && !compacted {
-				cc.Compared = true
-				cc.Delta = cc.Prompt - prev.Prompt
-				cc.Appended, cc.Dropped = make([]int, n), make([]int, n)
-				for j := prevEnd; j < i; j++ {
-					for k := range n {
-						cc.Appended[k] += c.Messages[j].withImages(k)
-					}
-				}
-				for k := range n {
-					cc.Dropped[k] = drop[k] - dropped[k]
-				}
-			}
-			out = append(out, cc)
-			prev, prevEnd, compacted = &out[len(out)-1], i, false
-			dropped = drop
+			w.call(i, m)
 		}
 		if m.Role == transcript.RoleAssistant {
-			for _, b := range c.Messages[i].Blocks {
-				if b.Kind == string(transcript.BlockThinking) {
-					for k := range n {
-						turn[k] += b.Counts[k]
-					}
-				}
+			w.thinking(i)
+		}
+		for k := range n {
+			w.prefix[k] += c.Messages[i].withImages(k)
+		}
+	}
+	return w.out
+}
+
+// A callWalk is [calls]' walk over a transcript's messages: the prompt's
+// count by estimator so far, the thinking the model may drop, and the
+// calls counted.
+type callWalk struct {
+	t      *transcript.Transcript
+	c      *Counts
+	n      int // estimators
+	prefix []int
+	// ended is the thinking of the turns that ended, turn that of the
+	// current one (since the compaction, if any); dropped is what the
+	// previous call's prompt left out.
+	ended, turn, dropped []int
+	out                  []CallCounts
+	prev                 *CallCounts
+	prevEnd              int // messages before prevEnd are in the previous call's prompt or response
+	// compacted: the prompt restarted since the previous call, which the
+	// next call is not compared with.
+	compacted bool
+	gone      []bool // dropped by a rollback
+}
+
+// restart starts the prompt again from a compaction's summary and the
+// messages it kept.
+func (w *callWalk) restart(s restart) {
+	w.compacted = true
+	copy(w.prefix, s.summary)
+	for _, j := range s.kept {
+		for k := range w.n {
+			w.prefix[k] += w.c.Messages[j].withImages(k)
+		}
+	}
+	clear(w.ended)
+	clear(w.turn)
+	clear(w.dropped)
+}
+
+// rollBack takes the turns the user undid before message i out of the
+// prompt: the next call is not compared with the one before.
+func (w *callWalk) rollBack(i int) {
+	for _, rb := range w.t.Rollbacks {
+		if rb.Index != i {
+			continue
+		}
+		w.compacted = true
+		for j := rb.From; j < rb.Index; j++ {
+			if w.gone[j] {
+				continue // an earlier rollback's
+			}
+			w.gone[j] = true
+			for k := range w.n {
+				w.prefix[k] -= w.c.Messages[j].withImages(k)
+			}
+		}
+	}
+}
+
+// call counts the call of message i, m: its prompt's count, and what
+// was appended and dropped since the previous call's.
+func (w *callWalk) call(i int, m *transcript.Message) {
+	n := w.n
+	drop := make([]int, n)
+	if DropsEarlierThinking(m.Model) {
+		copy(drop, w.ended)
+	}
+	cc := CallCounts{Message: i, Prompt: m.Usage.Prompt(), Prefix: make([]int, n)}
+	for k := range n {
+		cc.Prefix[k] = w.prefix[k] - drop[k]
+	}
+	if w.prev != nil && !w.compacted {
+		cc.Compared = true
+		cc.Delta = cc.Prompt - w.prev.Prompt
+		cc.Appended, cc.Dropped = make([]int, n), make([]int, n)
+		for j := w.prevEnd; j < i; j++ {
+			for k := range n {
+				cc.Appended[k] += w.c.Messages[j].withImages(k)
 			}
 		}
 		for k := range n {
-			prefix[k] += c.Messages[i].withImages(k)
+			cc.Dropped[k] = drop[k] - w.dropped[k]
 		}
 	}
-	return out
+	w.out = append(w.out, cc)
+	w.prev, w.prevEnd, w.compacted = &w.out[len(w.out)-1], i, false
+	w.dropped = drop
+}
+
+// thinking adds the thinking of assistant message i to the turn's.
+func (w *callWalk) thinking(i int) {
+	for _, b := range w.c.Messages[i].Blocks {
+		if b.Kind == string(transcript.BlockThinking) {
+			for k := range w.n {
+				w.turn[k] += b.Counts[k]
+			}
+		}
+	}
 }
 
 func hasToolResult(m *transcript.Message) bool {
