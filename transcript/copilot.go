@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"time"
 )
 
 // copilotEvent is one line of a GitHub Copilot CLI session's event log
@@ -109,145 +110,190 @@ func copilotObject(m map[string]any) bool {
 // (ephemeral ones, turn and tool starts, hooks, permissions) are counted
 // in Skipped.
 func readCopilot(s *source) ([]*Transcript, error) {
-	main := &Transcript{ID: s.nameID()}
-	subs := map[string]*Transcript{}
-	var order []string
-	model := ""
-	reasoning := map[*Transcript]string{}
-	lastCall := map[*Transcript]string{}
-	by := map[string]ModelUsage{}
-	var byOrder []string
+	c := &copilotReader{main: &Transcript{ID: s.nameID()}, subs: map[string]*Transcript{}, reasoning: map[*Transcript]string{},
+		lastCall: map[*Transcript]string{}, by: map[string]ModelUsage{}}
 	for r := range s.records() {
 		var ev copilotEvent
-		ok, err := s.decode(main, r, &ev)
+		ok, err := s.decode(c.main, r, &ev)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		t := main
-		if ev.AgentID != "" {
-			if t = subs[ev.AgentID]; t == nil {
-				t = &Transcript{Subagent: ev.AgentID}
-				subs[ev.AgentID] = t
-				order = append(order, ev.AgentID)
-			}
-		}
+		t := c.transcriptOf(ev.AgentID)
 		var d copilotData
 		if len(ev.Data) > 0 && string(ev.Data) != "null" {
 			if err := unmarshal(ev.Data, &d); err != nil {
-				if err := s.bad(main, r.line, "%s: %s", ev.Type, describeJSONError(err, record{line: r.line, raw: ev.Data})); err != nil {
+				if err := s.bad(c.main, r.line, "%s: %s", ev.Type, describeJSONError(err, record{line: r.line, raw: ev.Data})); err != nil {
 					return nil, err
 				}
 				continue
 			}
 		}
-		pos := Pos{s.file, r.line}
-		at := parseTime(ev.Timestamp)
-		switch ev.Type {
-		case "session.start", "session.resume":
-			if d.SessionID != "" {
-				main.ID = d.SessionID
-			}
-			if main.AgentVersion == "" {
-				main.AgentVersion = d.CopilotVersion
-			}
-			model = cmp.Or(d.SelectedModel, model)
-		case "session.model_change":
-			model = cmp.Or(d.NewModel, model)
-		case "user.message":
-			text := cmp.Or(d.TransformedContent, d.Content)
-			t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos, Time: at})
-		case "assistant.reasoning":
-			reasoning[t] += d.Content
-		case "assistant.message":
-			m := Message{Role: RoleAssistant, Model: cmp.Or(d.Model, model), CallID: d.MessageID, Pos: pos, Time: at}
-			think := cmp.Or(d.ReasoningText, reasoning[t])
-			delete(reasoning, t)
-			if think != "" {
-				m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: think})
-			}
-			if d.Content != "" {
-				m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: d.Content})
-			}
-			for _, tr := range d.ToolRequests {
-				b := Block{Type: BlockToolUse, ID: tr.ToolCallID, Name: tr.Name}
-				if len(tr.Arguments) > 0 && string(tr.Arguments) != "null" {
-					b.Input = compactJSON(tr.Arguments)
-				}
-				m.Blocks = append(m.Blocks, b)
-			}
-			t.addModel(m.Model)
-			if n := len(t.Messages); d.MessageID != "" && lastCall[t] == d.MessageID && n > 0 && t.Messages[n-1].Role == RoleAssistant {
-				// Another chunk of the same response.
-				t.Messages[n-1].Blocks = append(t.Messages[n-1].Blocks, m.Blocks...)
-				continue
-			}
-			lastCall[t] = d.MessageID
-			t.Messages = append(t.Messages, m)
-			t.Calls++
-		case "tool.execution_complete":
-			b := Block{Type: BlockToolResult, ID: d.ToolCallID}
-			switch {
-			case d.Result != nil && (d.Success == nil || *d.Success):
-				b.Text = d.Result.Content
-			case d.Error != nil:
-				b.Text, b.IsError = d.Error.Message, true
-			default:
-				b.IsError = d.Success != nil && !*d.Success
-			}
-			if n := len(t.Messages); n > 0 && t.Messages[n-1].Role == RoleTool {
-				t.Messages[n-1].Blocks = append(t.Messages[n-1].Blocks, b)
-			} else {
-				t.Messages = append(t.Messages, Message{Role: RoleTool, Blocks: []Block{b}, Pos: pos, Time: at})
-			}
-		case "session.compaction_complete":
-			if d.Success == nil || !*d.Success {
-				main.skip("session.compaction_complete (failed)")
-				continue
-			}
-			sum := &Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: d.SummaryContent}}, Pos: pos, Time: at}
-			t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Trigger: copilotTrigger(d.Trigger),
-				PreTokens: d.PreCompactionTokens, Summary: sum, Pos: pos})
-		case "session.shutdown":
-			for _, name := range slices.Sorted(maps.Keys(d.ModelMetrics)) {
-				u := d.ModelMetrics[name].Usage
-				mu, seen := by[name]
-				if !seen {
-					byOrder = append(byOrder, name)
-					mu.Model = name
-				}
-				mu.Usage.Add(Usage{Input: uncachedInput(u.Input, u.CacheRead, u.CacheWrite), CacheRead: u.CacheRead,
-					CacheWrite: u.CacheWrite, Output: u.Output, Reasoning: u.Reasoning})
-				by[name] = mu
-			}
-			main.skip("session.shutdown")
-		default:
-			kind := ev.Type
-			if ev.Ephemeral {
-				kind += " (ephemeral)"
-			}
-			main.skip(kind)
-		}
+		c.event(t, &ev, &d, Pos{s.file, r.line})
 	}
-	for _, name := range byOrder {
-		main.UnattributedByModel = append(main.UnattributedByModel, by[name])
+	return c.transcripts(), nil
+}
+
+// A copilotReader is one event log being read: the session's transcript
+// and its sub-agents', the model in use, each transcript's reasoning not
+// yet given to a message and its last call's id, and the usage by model.
+type copilotReader struct {
+	main      *Transcript
+	subs      map[string]*Transcript
+	order     []string // the sub-agents, as they first appear
+	model     string
+	reasoning map[*Transcript]string
+	lastCall  map[*Transcript]string
+	by        map[string]ModelUsage
+	byOrder   []string
+}
+
+// event reads one event at pos, of t (the session's transcript or a
+// sub-agent's).
+func (c *copilotReader) event(t *Transcript, ev *copilotEvent, d *copilotData, pos Pos) {
+	at := parseTime(ev.Timestamp)
+	switch ev.Type {
+	case "session.start", "session.resume":
+		if d.SessionID != "" {
+			c.main.ID = d.SessionID
+		}
+		if c.main.AgentVersion == "" {
+			c.main.AgentVersion = d.CopilotVersion
+		}
+		c.model = cmp.Or(d.SelectedModel, c.model)
+	case "session.model_change":
+		c.model = cmp.Or(d.NewModel, c.model)
+	case "user.message":
+		text := cmp.Or(d.TransformedContent, d.Content)
+		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos, Time: at})
+	case "assistant.reasoning":
+		c.reasoning[t] += d.Content
+	case "assistant.message":
+		c.assistant(t, d, pos, at)
+	case "tool.execution_complete":
+		copilotToolResult(t, d, pos, at)
+	case "session.compaction_complete":
+		if d.Success == nil || !*d.Success {
+			c.main.skip("session.compaction_complete (failed)")
+			return
+		}
+		sum := &Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: d.SummaryContent}}, Pos: pos, Time: at}
+		t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Trigger: copilotTrigger(d.Trigger),
+			PreTokens: d.PreCompactionTokens, Summary: sum, Pos: pos})
+	case "session.shutdown":
+		c.shutdown(d)
+		c.main.skip("session.shutdown")
+	default:
+		kind := ev.Type
+		if ev.Ephemeral {
+			kind += " (ephemeral)"
+		}
+		c.main.skip(kind)
+	}
+}
+
+// transcriptOf returns the transcript of a sub-agent's events (agent,
+// made on first use), or of the session's own ("").
+func (c *copilotReader) transcriptOf(agent string) *Transcript {
+	if agent == "" {
+		return c.main
+	}
+	t := c.subs[agent]
+	if t == nil {
+		t = &Transcript{Subagent: agent}
+		c.subs[agent] = t
+		c.order = append(c.order, agent)
+	}
+	return t
+}
+
+// assistant reads a response: a call, or another chunk of the last one.
+func (c *copilotReader) assistant(t *Transcript, d *copilotData, pos Pos, at time.Time) {
+	m := Message{Role: RoleAssistant, Model: cmp.Or(d.Model, c.model), CallID: d.MessageID, Pos: pos, Time: at}
+	think := cmp.Or(d.ReasoningText, c.reasoning[t])
+	delete(c.reasoning, t)
+	if think != "" {
+		m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: think})
+	}
+	if d.Content != "" {
+		m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: d.Content})
+	}
+	for _, tr := range d.ToolRequests {
+		b := Block{Type: BlockToolUse, ID: tr.ToolCallID, Name: tr.Name}
+		if len(tr.Arguments) > 0 && string(tr.Arguments) != "null" {
+			b.Input = compactJSON(tr.Arguments)
+		}
+		m.Blocks = append(m.Blocks, b)
+	}
+	t.addModel(m.Model)
+	if n := len(t.Messages); d.MessageID != "" && c.lastCall[t] == d.MessageID && n > 0 && t.Messages[n-1].Role == RoleAssistant {
+		// Another chunk of the same response.
+		t.Messages[n-1].Blocks = append(t.Messages[n-1].Blocks, m.Blocks...)
+		return
+	}
+	c.lastCall[t] = d.MessageID
+	t.Messages = append(t.Messages, m)
+	t.Calls++
+}
+
+// copilotToolResult reads a tool's result into the tool message after the call
+// (the results of one response share it).
+func copilotToolResult(t *Transcript, d *copilotData, pos Pos, at time.Time) {
+	b := Block{Type: BlockToolResult, ID: d.ToolCallID}
+	switch {
+	case d.Result != nil && (d.Success == nil || *d.Success):
+		b.Text = d.Result.Content
+	case d.Error != nil:
+		b.Text, b.IsError = d.Error.Message, true
+	default:
+		b.IsError = d.Success != nil && !*d.Success
+	}
+	if n := len(t.Messages); n > 0 && t.Messages[n-1].Role == RoleTool {
+		t.Messages[n-1].Blocks = append(t.Messages[n-1].Blocks, b)
+	} else {
+		t.Messages = append(t.Messages, Message{Role: RoleTool, Blocks: []Block{b}, Pos: pos, Time: at})
+	}
+}
+
+// shutdown adds a process's usage by model, cache reads and writes
+// taken out of its input.
+func (c *copilotReader) shutdown(d *copilotData) {
+	for _, name := range slices.Sorted(maps.Keys(d.ModelMetrics)) {
+		u := d.ModelMetrics[name].Usage
+		mu, seen := c.by[name]
+		if !seen {
+			c.byOrder = append(c.byOrder, name)
+			mu.Model = name
+		}
+		mu.Usage.Add(Usage{Input: uncachedInput(u.Input, u.CacheRead, u.CacheWrite), CacheRead: u.CacheRead,
+			CacheWrite: u.CacheWrite, Output: u.Output, Reasoning: u.Reasoning})
+		c.by[name] = mu
+	}
+}
+
+// transcripts returns the session's transcript, its usage by model
+// unattributed, and its sub-agents' that sent something.
+func (c *copilotReader) transcripts() []*Transcript {
+	main := c.main
+	for _, name := range c.byOrder {
+		main.UnattributedByModel = append(main.UnattributedByModel, c.by[name])
 		main.addModel(name)
 	}
 	var out []*Transcript
-	if len(main.Messages) > 0 || len(main.Compactions) > 0 || len(main.UnattributedByModel) > 0 || len(order) == 0 {
+	if len(main.Messages) > 0 || len(main.Compactions) > 0 || len(main.UnattributedByModel) > 0 || len(c.order) == 0 {
 		out = append(out, main)
 	}
-	for _, id := range order {
-		sub := subs[id]
+	for _, id := range c.order {
+		sub := c.subs[id]
 		if len(sub.Messages) == 0 && len(sub.Compactions) == 0 {
 			continue // events of a sub-agent that sent nothing
 		}
 		sub.ID, sub.Parent = main.ID+"/"+id, main.ID
 		out = append(out, sub)
 	}
-	return out, nil
+	return out
 }
 
 // copilotTrigger names a compaction's trigger as the other formats do:
