@@ -104,7 +104,7 @@ func (e *engine) release() {
 // the context measured and checked.
 func (e *engine) call(ctx context.Context, i int) (*Step, error) {
 	step := e.newStep(i)
-	unrolled, undone := e.rollBack(step, i)
+	unrolled, undone := e.given(step, i)
 	ps, err := e.apply(ctx, step)
 	if err != nil {
 		return nil, err
@@ -151,11 +151,11 @@ func (e *engine) newStep(i int) *Step {
 	return step
 }
 
-// rollBack takes the turns the user undid before message i out of the
-// history before any policy sees it, as they left what the agent sent,
-// and counts what the policy is given. It returns the history as it was
-// before, and the ids undone (nil: none).
-func (e *engine) rollBack(step *Step, i int) (unrolled []window.Item, undone []string) {
+// given makes the history the policy is given at message i: the turns
+// the user undid taken out before any policy sees it, as they left what
+// the agent sent (the package's rollBack), and counted. It returns the
+// history as it was before, and the ids undone (nil: none).
+func (e *engine) given(step *Step, i int) (unrolled []window.Item, undone []string) {
 	unrolled = e.hist
 	e.hist, undone, e.rolledBack = rollBack(e.t.Rollbacks, e.rolledBack, i, e.hist)
 	switch {

@@ -43,7 +43,7 @@ func (s *transcriptSpool) put(t *TranscriptResult) (TranscriptResult, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	head := *t
-	head.Runs = t.Runs[:0]
+	head.Runs = t.Runs[:0] // nil stays nil, empty stays empty: get appends the runs to it
 	if err := enc.Encode(&head); err != nil {
 		return TranscriptResult{}, err
 	}
