@@ -79,8 +79,9 @@ type Template struct {
 	MaxTokens int
 }
 
-// The seeds' templates. Seed 000 gives its prompt word for word; seeds 001
-// and 003 describe theirs (the sections to produce, the length, the
+// The seeds' templates. AIDF's v0.8.0 plan gives its prompt word for
+// word; ralph-gpu's Decision 005 and the AI Context Management document
+// describe theirs (the sections to produce, the length, the
 // previous summary's place), which these templates follow.
 var (
 	// AIDF is the summarization prompt of AIDF's v0.8.0 plan (Message

@@ -9,14 +9,15 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// The AIDF sliding window: a message-count window that keeps the first
-// preserve_first_n and the last preserve_last_n messages and the most
+// AIDF names the AIDF sliding window: a message-count window that keeps the
+// first preserve_first_n and the last preserve_last_n messages and the most
 // recent of the middle, with an optional summary of what it evicts. It
 // follows AIDF's ConversationWindow.trim
 // (packages/cli/src/core/providers/conversation-window.ts of
-// rubenmavarezb/aidf), which make conformance runs on the corpus; seeds
-// 000 and 002 describe it, and where they read otherwise the code wins
-// (reading=code) and the seeds' reading is reading=seed.
+// rubenmavarezb/aidf), which make conformance runs on the corpus; AIDF's
+// v0.8.0 plan (Message History Management) and its task Implement
+// Conversation Window Module describe it, and where they read otherwise the
+// code wins (reading=code) and the documents' reading is reading=seed.
 //
 // If there are no more than max_messages messages, nothing changes
 // (max_messages 0 disables trimming); otherwise the head
@@ -57,17 +58,20 @@ import (
 // the preserved tail, back before their calls — which can send a few
 // messages more than max_messages: with pair_safe the pairs are kept and
 // the cap is soft.
+const AIDF = "aidf"
+
+// aidfPolicy is the [AIDF] policy.
 type aidfPolicy struct {
 	base
 	max, first, last, every int
 	summarize, pairSafe     bool
-	// seed: seeds 000 and 002's reading, where they and the code part.
+	// seed: the AIDF documents' reading, where they and the code part.
 	seed bool
 }
 
 func init() {
 	register(&Spec{
-		Name: "aidf", Source: "AIDF's ConversationWindow (rubenmavarezb/aidf, conversation-window.ts); seeds 000 and 002",
+		Name: AIDF, Source: "AIDF's ConversationWindow (rubenmavarezb/aidf, conversation-window.ts); AIDF's v0.8.0 plan and its task Implement Conversation Window Module",
 		Models: "aidf@" + aidfCommit[:7], Held: heldConformance,
 		Differs: []string{
 			"preserve_last_n=0 is refused under reading=code: the code's tail, slice(-0), is the whole conversation, which then grows without bound",
@@ -105,7 +109,7 @@ func init() {
 			return nil
 		},
 		build: func(v Values) Policy {
-			return &aidfPolicy{base: base{"aidf", v}, max: v.Int("max_messages"), first: v.Int("preserve_first_n"),
+			return &aidfPolicy{base: base{AIDF, v}, max: v.Int("max_messages"), first: v.Int("preserve_first_n"),
 				last: v.Int("preserve_last_n"), every: v.Int("summarize_every"), summarize: v.Bool("summarize_on_trim"), pairSafe: v.Bool("pair_safe"),
 				seed: v.String("reading") == "seed"}
 		},

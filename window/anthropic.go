@@ -12,6 +12,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
+// AnthropicClearToolUses names the clear_tool_uses_20250919 edit of
 // Anthropic's context editing (Messages API, beta
 // context-management-2025-06-27; docs.claude.com/en/docs/build-with-claude/
 // context-editing, as of 2026-02): edits the API applies to each request
@@ -20,26 +21,23 @@ import (
 // a function of the client's history alone (the edits of earlier requests
 // are not in it).
 //
-// clear_tool_uses_20250919 (anthropic-clear-tool-uses): when the request
-// is at or over the trigger (input tokens, 100,000 by default; or a
-// number of tool uses), the oldest tool results are replaced by a
-// placeholder, all but the newest keep (3) tool uses, never those of the
-// excluded tools; clear_tool_inputs clears the calls' inputs too (all, or
-// the listed tools'). When that clears fewer than clear_at_least input
-// tokens, nothing is cleared. Clearing changes the prompt where the
-// oldest result it clears sits: as new tool uses push older ones out of
-// the kept ones, each request clears one more, and the cache breaks
-// there (the docs: clearing "invalidates cached prompt prefixes").
-//
-// clear_thinking_20251015 (anthropic-clear-thinking): the thinking blocks
-// of all but the newest keep (1) assistant turns are removed; keep=all
-// removes none. A turn is the assistant messages after a user message
-// that is not a tool result.
+// When the request is at or over the trigger (input tokens, 100,000 by
+// default; or a number of tool uses), the oldest tool results are replaced
+// by a placeholder, all but the newest keep (3) tool uses, never those of
+// the excluded tools; clear_tool_inputs clears the calls' inputs too (all,
+// or the listed tools'). When that clears fewer than clear_at_least input
+// tokens, nothing is cleared. Clearing changes the prompt where the oldest
+// result it clears sits: as new tool uses push older ones out of the kept
+// ones, each request clears one more, and the cache breaks there (the docs:
+// clearing "invalidates cached prompt prefixes").
 //
 // The request's input tokens are the transcript's recorded prompt where
 // the recording sent the same history (no compaction of its own before);
 // elsewhere chars4 of the history on a line fitted to those calls (the
 // system prompt and tools, and the tokenizer's ratio).
+const AnthropicClearToolUses = "anthropic-clear-tool-uses"
+
+// anthropicClearTools is the [AnthropicClearToolUses] policy.
 type anthropicClearTools struct {
 	base
 	trigger, triggerUses, keep, clearAtLeast int
@@ -49,6 +47,14 @@ type anthropicClearTools struct {
 	placeholder                              string
 }
 
+// AnthropicClearThinking names the clear_thinking_20251015 edit of
+// Anthropic's context editing (see [AnthropicClearToolUses]): the thinking
+// blocks of all but the newest keep (1) assistant turns are removed;
+// keep=all removes none. A turn is the assistant messages after a user
+// message that is not a tool result.
+const AnthropicClearThinking = "anthropic-clear-thinking"
+
+// anthropicClearThinking is the [AnthropicClearThinking] policy.
 type anthropicClearThinking struct {
 	base
 	keep int // -1: all
@@ -61,7 +67,7 @@ const anthropicPlaceholder = "[cleared]"
 
 func init() {
 	register(&Spec{
-		Name: "anthropic-clear-tool-uses", Source: "Anthropic Messages API context editing, clear_tool_uses_20250919 (docs.claude.com build-with-claude/context-editing)",
+		Name: AnthropicClearToolUses, Source: "Anthropic Messages API context editing, clear_tool_uses_20250919 (docs.claude.com build-with-claude/context-editing)",
 		Models: "clear_tool_uses_20250919", Held: heldDocs,
 		Summary: "the API's edit: at the trigger, replace all but the newest tool results with a placeholder, at every request",
 		Params: []Param{
@@ -85,7 +91,7 @@ func init() {
 			return nil
 		},
 		build: func(v Values) Policy {
-			p := &anthropicClearTools{base: base{"anthropic-clear-tool-uses", v}, trigger: v.Int("trigger"), triggerUses: v.Int("trigger_tool_uses"),
+			p := &anthropicClearTools{base: base{AnthropicClearToolUses, v}, trigger: v.Int("trigger"), triggerUses: v.Int("trigger_tool_uses"),
 				keep: v.Int("keep"), clearAtLeast: v.Int("clear_at_least"), exclude: nameSet(v.String("exclude_tools")),
 				inputs: v.String("clear_tool_inputs"), placeholder: v.String("placeholder")}
 			if p.inputs != "true" && p.inputs != "false" {
@@ -98,7 +104,7 @@ func init() {
 		},
 	})
 	register(&Spec{
-		Name: "anthropic-clear-thinking", Source: "Anthropic Messages API context editing, clear_thinking_20251015 (docs.claude.com build-with-claude/context-editing)",
+		Name: AnthropicClearThinking, Source: "Anthropic Messages API context editing, clear_thinking_20251015 (docs.claude.com build-with-claude/context-editing)",
 		Models: "clear_thinking_20251015", Held: heldDocs,
 		Summary: "the API's edit: remove the thinking of all but the newest assistant turns, at every request",
 		Params: []Param{
@@ -117,7 +123,7 @@ func init() {
 			if k := v.String("keep"); k != "all" {
 				keep, _ = strconv.Atoi(k)
 			}
-			return &anthropicClearThinking{base: base{"anthropic-clear-thinking", v}, keep: keep}
+			return &anthropicClearThinking{base: base{AnthropicClearThinking, v}, keep: keep}
 		},
 	})
 }

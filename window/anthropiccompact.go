@@ -8,6 +8,8 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
+// AnthropicCompaction names the anthropic-compaction policy.
+//
 // Anthropic's server-side compaction (Messages API, beta
 // compact-2026-01-12, edit compact_20260112; platform.claude.com/docs/en/
 // build-with-claude/compaction, as of 2026-03): when a request's input
@@ -31,6 +33,9 @@ import (
 // The request's input tokens are measured as anthropic-clear-tool-uses
 // measures them: recorded where the recording sent the same history,
 // else fitted.
+const AnthropicCompaction = "anthropic-compaction"
+
+// anthropicCompaction is the [AnthropicCompaction] policy.
 type anthropicCompaction struct {
 	base
 	trigger, keep int
@@ -43,7 +48,7 @@ const anthropicTriggerMin = 50_000
 
 func init() {
 	register(&Spec{
-		Name: "anthropic-compaction", Source: "Anthropic Messages API server-side compaction, compact_20260112 (platform.claude.com build-with-claude/compaction)",
+		Name: AnthropicCompaction, Source: "Anthropic Messages API server-side compaction, compact_20260112 (platform.claude.com build-with-claude/compaction)",
 		Models: "compact_20260112", Held: heldDocs,
 		Summary: "the API's compaction: over the trigger, summarize the whole request into a compaction block and send it in place of everything before",
 		Params: []Param{
@@ -59,7 +64,7 @@ func init() {
 			"the request's input tokens are recorded or fitted (see go doc), not counted by Anthropic's tokenizer",
 		},
 		build: func(v Values) Policy {
-			p := &anthropicCompaction{base: base{"anthropic-compaction", v}, trigger: v.Int("trigger"),
+			p := &anthropicCompaction{base: base{AnthropicCompaction, v}, trigger: v.Int("trigger"),
 				pause: v.Bool("pause_after_compaction"), keep: v.Int("keep")}
 			if in := v.String("instructions"); in != "" {
 				// The prompt is a text/template: the instructions are

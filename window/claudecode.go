@@ -12,6 +12,8 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
+// ClaudeCode names the claude-code policy.
+//
 // Claude Code's own context management, as the published package runs it
 // before every API call (@anthropic-ai/claude-code cli.js; the versions
 // modelled are 2.1.39, which recorded the corpus's spotter sessions, and
@@ -64,6 +66,9 @@ import (
 // compacted before, both send a summary and the same messages from then
 // on: the recorded usage counts again, plus the summaries' difference
 // (chars4), and the line is fitted anew.
+const ClaudeCode = "claude-code"
+
+// claudeCodePolicy is the [ClaudeCode] policy.
 type claudeCodePolicy struct {
 	base
 	version           string
@@ -78,7 +83,7 @@ var claudeCodeVersions = []string{"2.1.39", "2.0.21"}
 
 func init() {
 	register(&Spec{
-		Name: "claude-code", Source: "@anthropic-ai/claude-code cli.js (2.1.39: pm, vv, lg1, Qs4, MW1, ox1; 2.0.21: gg, SI, Gn6, bXB)",
+		Name: ClaudeCode, Source: "@anthropic-ai/claude-code cli.js (2.1.39: pm, vv, lg1, Qs4, MW1, ox1; 2.0.21: gg, SI, Gn6, bXB)",
 		Models: "@anthropic-ai/claude-code@2.1.39, @2.0.21", Held: "table tests quoting its cli.js, and the compactions the corpus recorded (estimate's self-check)",
 		Summary: "Claude Code's auto-compact at the effective window − 13,000 (the whole conversation summarized), and its microcompact of old tool results",
 		Params: []Param{
@@ -99,7 +104,7 @@ func init() {
 			"from 2.1.19 microcompact does nothing while the server-side flag tengu_cache_plum_violet is on, which a session does not record: microcompact=recorded replays it on when the session records a clearing (a microcompact_boundary line, or a billed prompt 20,000 tokens below the call's before with no compaction between), off when it records none",
 		},
 		build: func(v Values) Policy {
-			return &claudeCodePolicy{base: base{"claude-code", v}, version: v.String("version"), window: v.Int("context_window"),
+			return &claudeCodePolicy{base: base{ClaudeCode, v}, version: v.String("version"), window: v.Int("context_window"),
 				maxOutput: v.Int("max_output_tokens"), pct: v.Float("autocompact_pct"), autoCompact: v.Bool("auto_compact"), microcompact: v.String("microcompact")}
 		},
 	})

@@ -11,6 +11,8 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
+// Cline names the cline policy.
+//
 // Cline's rule-based compaction, as a Cline session runs it before each
 // model request (@cline/core 0.0.86: createContextCompactionPrepareTurn
 // with strategy "basic", runBasicCompaction, buildBudgetProjection and
@@ -45,6 +47,9 @@ import (
 //
 // The compaction is the session's state: later calls send it and the
 // messages since, and the next compaction starts from it.
+const Cline = "cline"
+
+// clinePolicy is the [Cline] policy.
 type clinePolicy struct {
 	base
 	contextWindow, maxInput, maxTokens int
@@ -55,7 +60,7 @@ const clineCoreVersion = "0.0.86"
 
 func init() {
 	register(&Spec{
-		Name: "cline", Source: "@cline/core " + clineCoreVersion + " (createContextCompactionPrepareTurn, strategy basic, in createCompactionStateAwarePrepareTurn)",
+		Name: Cline, Source: "@cline/core " + clineCoreVersion + " (createContextCompactionPrepareTurn, strategy basic, in createCompactionStateAwarePrepareTurn)",
 		Models: "@cline/core@" + clineCoreVersion, Held: heldConformance,
 		Summary: "at 90% of the usable input (JSON/3 tokens), keep every typed prompt, the latest turn's newest messages and older turns' final answers within 70% of it, cut or drop the rest, and note the dropped files and commands in the prompts",
 		Params: []Param{
@@ -69,7 +74,7 @@ func init() {
 			"Cline's messages are the transcript's: a tool message, or a system message after the first, is a user message; file and image blocks are the transcript's",
 		},
 		build: func(v Values) Policy {
-			return &clinePolicy{base: base{"cline", v}, contextWindow: v.Int("context_window"), maxInput: v.Int("max_input_tokens"), maxTokens: v.Int("max_tokens")}
+			return &clinePolicy{base: base{Cline, v}, contextWindow: v.Int("context_window"), maxInput: v.Int("max_input_tokens"), maxTokens: v.Int("max_tokens")}
 		},
 	})
 }

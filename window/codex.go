@@ -32,6 +32,8 @@ func (bytes4Estimator) CountMessage(m *transcript.Message) int {
 	return (size + 3) / 4
 }
 
+// Codex names the codex policy.
+//
 // Codex's auto-compaction (openai/codex e06dd0e5 codex-rs/core/src/
 // compact.rs, event_mapping.rs, truncate.rs,
 // templates/compact/summary_prefix.md). codex_test.go holds the table
@@ -60,6 +62,9 @@ func (bytes4Estimator) CountMessage(m *transcript.Message) int {
 // sent: the replacement. The initial context is the transcript's leading
 // system messages and contextual user messages, sent again as new items
 // (Codex builds it anew). The prompt is [summarize.Generic], not Codex's.
+const Codex = "codex"
+
+// codexPolicy is the [Codex] policy.
 type codexPolicy struct {
 	base
 	window, userTokens int
@@ -68,7 +73,7 @@ type codexPolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "codex", Source: "openai/codex e06dd0e5 codex-rs/core/src/compact.rs",
+		Name: Codex, Source: "openai/codex e06dd0e5 codex-rs/core/src/compact.rs",
 		Models: "codex@e06dd0e5", Held: heldSource,
 		Summary: "at 90% of the window, keep the newest real user messages (≤20k tokens, the last cut head-and-tail) and the summary as a user message; the initial context re-injected after a pre-turn compaction, before the last user message mid-turn",
 		Params: []Param{
@@ -80,7 +85,7 @@ func init() {
 			"Codex is Rust and cannot be run from npm: the policy is held to table tests citing the source lines it models (window/codex_test.go)",
 		},
 		build: func(v Values) Policy {
-			return &codexPolicy{base: base{"codex", v}, window: v.Int("context_window"), ratio: v.Float("auto_compact_ratio"),
+			return &codexPolicy{base: base{Codex, v}, window: v.Int("context_window"), ratio: v.Float("auto_compact_ratio"),
 				userTokens: v.Int("user_message_tokens")}
 		},
 	})

@@ -8,7 +8,10 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// Seed 004 (Dexto's CompressionService.compressIfNeeded): when the history
+// Compress names the compress policy.
+//
+// Dexto's Complete Context Management Plan (its
+// CompressionService.compressIfNeeded): when the history
 // reaches threshold (0.8) × max_tokens, everything before a split point is
 // summarized and replaced by a system message "Previous context
 // summary:\n…"; the rest is kept.
@@ -25,6 +28,9 @@ import (
 // estimator (cl100k_base by default). The seed's generateSummary prompt is
 // not given; ctxbench uses [summarize.Generic]. A failed summary leaves
 // the history as it was.
+const Compress = "compress"
+
+// compressPolicy is the [Compress] policy.
 type compressPolicy struct {
 	base
 	maxTokens       int
@@ -33,7 +39,7 @@ type compressPolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "compress", Source: "Dexto's Complete Context Management Plan (its CompressionService)",
+		Name: Compress, Source: "Dexto's Complete Context Management Plan (its CompressionService)",
 		Summary: "at 80% of max_tokens, summarize all but the newest 30% of messages, splitting only after a complete turn; summary as a system message",
 		Params: []Param{
 			intParam("max_tokens", 0, 0, none, "the model's context budget; 0: the transcript model's window, else 128,000"),
@@ -42,7 +48,7 @@ func init() {
 			estimatorParam("cl100k_base", "how the history's tokens are counted"),
 		},
 		build: func(v Values) Policy {
-			return &compressPolicy{base: base{"compress", v}, maxTokens: v.Int("max_tokens"), threshold: v.Float("threshold"), keep: v.Float("preserve_ratio")}
+			return &compressPolicy{base: base{Compress, v}, maxTokens: v.Int("max_tokens"), threshold: v.Float("threshold"), keep: v.Float("preserve_ratio")}
 		},
 	})
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// Seed 003, layers 2 and 3: the history a chat client sends with a new
-// prompt, and its automatic summary.
+// CrossTurn names the cross-turn policy.
+//
+// The AI Context Management document, layers 2 and 3: the history a chat
+// client sends with a new prompt, and its automatic summary.
 //
 // Layer 2: only role and text are sent — no tool calls, file contents or
 // structured data — and system and empty messages are left out. Without a
@@ -37,6 +39,9 @@ import (
 // results included — is sent whole, as the generation in progress is; the
 // layers apply to the turns before it. The summary is made "after a
 // generation completes": before the first call of the next turn.
+const CrossTurn = "cross-turn"
+
+// crossTurnPolicy is the [CrossTurn] policy.
 type crossTurnPolicy struct {
 	base
 	lastN, lastNWithSummary, after, threshold int
@@ -44,7 +49,7 @@ type crossTurnPolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "cross-turn", Source: "the AI Context Management document, layers 2 and 3 (chat.component.ts, ai.routes.ts)",
+		Name: CrossTurn, Source: "the AI Context Management document, layers 2 and 3 (chat.component.ts, ai.routes.ts)",
 		Summary: "text-only history of earlier turns: the last 20 messages, or a summary + the last 6; one automatic summary after 10 text messages; optional re-summarization",
 		Params: []Param{
 			intParam("last_n", 20, 1, none, "text messages sent when there is no summary"),
@@ -53,13 +58,13 @@ func init() {
 			intParam("resummarize_threshold", 0, 0, none, "fold the old summary and this many unsummarized messages into a new one (the seed's proposal: 10; 0: off)"),
 		},
 		build: func(v Values) Policy {
-			return &crossTurnPolicy{base: base{"cross-turn", v}, lastN: v.Int("last_n"), lastNWithSummary: v.Int("last_n_with_summary"),
+			return &crossTurnPolicy{base: base{CrossTurn, v}, lastN: v.Int("last_n"), lastNWithSummary: v.Int("last_n_with_summary"),
 				after: v.Int("summarize_after"), threshold: v.Int("resummarize_threshold")}
 		},
 	})
 }
 
-// Seed 003's injected messages.
+// The AI Context Management document's injected messages.
 const (
 	crossTurnSummaryPrefix = "[Earlier conversation summary: "
 	crossTurnAck           = "Understood, I have context from our earlier conversation."

@@ -25,9 +25,10 @@
 // policy back as its SPEC. A value out of range, or at odds with another
 // parameter, is a [*ParamError]; an unknown policy or parameter is another
 // error (a sweep skips the points whose values are at odds and stops at
-// any other). Each policy's doc
-// comment says which source lines it follows and what it chose where the
-// source is silent.
+// any other). Each policy's name is an exported constant ([AIDF],
+// [ClaudeCode], [GeminiCLI], …) whose doc is the policy's specification:
+// which source lines it follows and what it chose where the source is
+// silent.
 //
 // A policy whose trigger fired at a call says so in [Step.Fired], with
 // what it counted before and after, in its own unit: the replay's

@@ -12,6 +12,8 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
+// GeminiCLI names the gemini-cli policy.
+//
 // gemini-cli's chat compression, as @google/gemini-cli-core 0.61.0 runs
 // it (dist/src/context/chatCompressionService.js, core/geminiChat.js,
 // core/client.js tryCompressChat, utils/tokenCalculation.js,
@@ -52,6 +54,9 @@ import (
 //     tokens than the last prompt it is discarded, and from then on
 //     (hasFailedCompressionAttempt) Gemini CLI only truncates function
 //     responses to the budget, when that lowers the count.
+const GeminiCLI = "gemini-cli"
+
+// geminiPolicy is the [GeminiCLI] policy.
 type geminiPolicy struct {
 	base
 	limit           int
@@ -60,7 +65,7 @@ type geminiPolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "gemini-cli", Source: "google-gemini/gemini-cli packages/core/src/context/chatCompressionService.ts",
+		Name: GeminiCLI, Source: "google-gemini/gemini-cli packages/core/src/context/chatCompressionService.ts",
 		Models: "@google/gemini-cli-core@0.61.0", Held: heldConformance,
 		Summary: "at 50% of the model's window, summarize all but the newest 30% (by characters) of the history Gemini CLI holds, splitting before a user message, then verify the summary; summary as a user message + model acknowledgement",
 		Params: []Param{
@@ -80,7 +85,7 @@ func init() {
 			return nil
 		},
 		build: func(v Values) Policy {
-			return &geminiPolicy{base: base{"gemini-cli", v}, limit: v.Int("token_limit"), threshold: v.Float("threshold"), keep: v.Float("preserve")}
+			return &geminiPolicy{base: base{GeminiCLI, v}, limit: v.Int("token_limit"), threshold: v.Float("threshold"), keep: v.Float("preserve")}
 		},
 	})
 }

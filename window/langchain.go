@@ -9,6 +9,8 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
+// LangChainTrim names the langchain-trim policy.
+//
 // LangChain's trimMessages (@langchain/core 1.4.0
 // dist/messages/transformers.js, the port of
 // libs/core/langchain_core/messages/utils.py trim_messages), strategy
@@ -42,6 +44,9 @@ import (
 // when no human message is kept). The defaults are LangChain's own
 // (include_system false, start_on unset), so a leading orphaned tool
 // result (langchain-ai/langchain #33245) shows.
+const LangChainTrim = "langchain-trim"
+
+// langchainPolicy is the [LangChainTrim] policy.
 type langchainPolicy struct {
 	base
 	maxTokens              int
@@ -51,7 +56,7 @@ type langchainPolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "langchain-trim", Source: "langchain-ai/langchainjs libs/langchain-core/src/messages/transformers.ts (trimMessages); langchain_core/messages/utils.py (count_tokens_approximately)",
+		Name: LangChainTrim, Source: "langchain-ai/langchainjs libs/langchain-core/src/messages/transformers.ts (trimMessages); langchain_core/messages/utils.py (count_tokens_approximately)",
 		Models: "@langchain/core@1.4.0", Held: heldConformance,
 		Summary: "keep the newest messages within a token budget (strategy last), optionally the system message, starting on a human message",
 		Params: []Param{
@@ -65,7 +70,7 @@ func init() {
 			"a system message over the budget, or left without a human message by start_on, is kept as Python keeps it; LangChain JS returns [undefined]",
 		},
 		build: func(v Values) Policy {
-			return &langchainPolicy{base: base{"langchain-trim", v}, maxTokens: v.Int("max_tokens"), includeSystem: v.Bool("include_system"),
+			return &langchainPolicy{base: base{LangChainTrim, v}, maxTokens: v.Int("max_tokens"), includeSystem: v.Bool("include_system"),
 				partial: v.Bool("allow_partial"), startOn: v.String("start_on")}
 		},
 	})

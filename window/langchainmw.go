@@ -11,7 +11,8 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// LangChain v1's context middleware, as langchain 1.5.14 (JS) runs it in
+// LangChainSummarization names the SummarizationMiddleware of LangChain
+// v1's context middleware, as langchain 1.5.14 (JS) runs it in
 // an agent (dist/agents/middleware/summarization.js and
 // contextEditing.js), on the LangChain view of the history that
 // langchain-trim trims (window/langchain.go): a transcript message is one
@@ -39,16 +40,9 @@ import (
 // summary call becomes the summary text ("Error generating summary: …"),
 // as the JS does: the summary invariant shows it. With no trigger (the
 // default) it never fires.
-//
-// ContextEditingMiddleware with ClearToolUsesEdit (wrapModelCall, every
-// call; it edits the state's messages in place, so what it clears stays
-// cleared): tool results without their call are dropped; when the
-// trigger is met, every ToolMessage but the newest keep (messages: 3 by
-// default) is replaced by the placeholder ("[cleared]"), oldest first,
-// skipping those cleared before and the excluded tools', with the call's
-// arguments emptied ({}) when clear_tool_inputs; if that cleared fewer
-// than clear_at_least tokens, the kept ones are cleared too, newest
-// first, until it has.
+const LangChainSummarization = "langchain-summarization"
+
+// lcSummaryPolicy is the [LangChainSummarization] policy.
 type lcSummaryPolicy struct {
 	base
 	trigger    lcCondition
@@ -59,6 +53,21 @@ type lcSummaryPolicy struct {
 	hasTrigger bool
 }
 
+// LangChainClearToolUses names the ContextEditingMiddleware with
+// ClearToolUsesEdit of LangChain v1's context middleware (see
+// [LangChainSummarization] for the view of the history and the trigger).
+//
+// It runs in wrapModelCall, every call; it edits the state's messages in
+// place, so what it clears stays cleared: tool results without their call
+// are dropped; when the trigger is met, every ToolMessage but the newest
+// keep (messages: 3 by default) is replaced by the placeholder
+// ("[cleared]"), oldest first, skipping those cleared before and the
+// excluded tools', with the call's arguments emptied ({}) when
+// clear_tool_inputs; if that cleared fewer than clear_at_least tokens, the
+// kept ones are cleared too, newest first, until it has.
+const LangChainClearToolUses = "langchain-clear-tool-uses"
+
+// lcClearPolicy is the [LangChainClearToolUses] policy.
 type lcClearPolicy struct {
 	base
 	trigger      lcCondition
@@ -88,7 +97,7 @@ const (
 
 func init() {
 	register(&Spec{
-		Name: "langchain-summarization", Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/summarization.ts (SummarizationMiddleware)",
+		Name: LangChainSummarization, Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/summarization.ts (SummarizationMiddleware)",
 		Models: "langchain@1.5.14", Held: heldConformance,
 		Summary: "at the trigger (tokens, messages or a fraction of the window), summarize all but the newest messages into one human message; no trigger by default",
 		Params: append(lcContextParams(0, lcDefaultKeep, "the newest LangChain messages kept"),
@@ -102,14 +111,14 @@ func init() {
 		},
 		check: lcCheckKeep,
 		build: func(v Values) Policy {
-			p := &lcSummaryPolicy{base: base{"langchain-summarization", v}, trigger: lcTrigger(v), keep: lcKeep(v, lcDefaultKeep),
+			p := &lcSummaryPolicy{base: base{LangChainSummarization, v}, trigger: lcTrigger(v), keep: lcKeep(v, lcDefaultKeep),
 				trimTokens: v.Int("trim_tokens_to_summarize"), prefix: v.String("summary_prefix"), maxInput: v.Int("max_input_tokens")}
 			p.hasTrigger = p.trigger != lcCondition{}
 			return p
 		},
 	})
 	register(&Spec{
-		Name: "langchain-clear-tool-uses", Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/contextEditing.ts (ContextEditingMiddleware, ClearToolUsesEdit)",
+		Name: LangChainClearToolUses, Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/contextEditing.ts (ContextEditingMiddleware, ClearToolUsesEdit)",
 		Models: "langchain@1.5.14", Held: heldConformance,
 		Summary: "at the trigger, replace all but the newest tool results with a placeholder, as Anthropic's clear_tool_uses does, in the agent's state",
 		Params: append(lcContextParams(lcEditTriggerTokens, lcEditKeepDefault, "the newest tool results kept"),
@@ -132,7 +141,7 @@ func init() {
 			return nil
 		},
 		build: func(v Values) Policy {
-			p := &lcClearPolicy{base: base{"langchain-clear-tool-uses", v}, trigger: lcTrigger(v), keep: lcKeep(v, lcEditKeepDefault),
+			p := &lcClearPolicy{base: base{LangChainClearToolUses, v}, trigger: lcTrigger(v), keep: lcKeep(v, lcEditKeepDefault),
 				clearAtLeast: v.Int("clear_at_least"), clearInputs: v.Bool("clear_tool_inputs"), exclude: map[string]bool{},
 				placeholder: v.String("placeholder"), maxInput: v.Int("max_input_tokens")}
 			for _, name := range strings.Split(v.String("exclude_tools"), "|") {

@@ -8,6 +8,8 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
+// OpenAICompaction names the openai-compaction policy.
+//
 // OpenAI's server-side compaction (Responses API, context_management:
 // [{type: "compaction", compact_threshold}]; developers.openai.com/api/
 // docs/guides/compaction, as of 2026-11): "when the rendered token count
@@ -31,6 +33,9 @@ import (
 // The request's rendered tokens are measured as anthropic-compaction
 // measures them: recorded where the recording sent the same history,
 // else fitted.
+const OpenAICompaction = "openai-compaction"
+
+// openAICompaction is the [OpenAICompaction] policy.
 type openAICompaction struct {
 	base
 	threshold int
@@ -39,7 +44,7 @@ type openAICompaction struct {
 
 func init() {
 	register(&Spec{
-		Name: "openai-compaction", Source: "OpenAI Responses API server-side compaction, context_management compaction (developers.openai.com/api/docs/guides/compaction)",
+		Name: OpenAICompaction, Source: "OpenAI Responses API server-side compaction, context_management compaction (developers.openai.com/api/docs/guides/compaction)",
 		Models: "context_management compaction", Held: heldDocs,
 		Summary: "the API's compaction: when the request crosses compact_threshold, send its user messages and one compaction item in place of everything before",
 		Params: []Param{
@@ -52,7 +57,7 @@ func init() {
 			"the request's rendered tokens are recorded or fitted (see go doc), not counted by OpenAI's tokenizer",
 		},
 		build: func(v Values) Policy {
-			return &openAICompaction{base: base{"openai-compaction", v}, threshold: v.Int("compact_threshold"), keepUsers: v.Bool("keep_user_messages")}
+			return &openAICompaction{base: base{OpenAICompaction, v}, threshold: v.Int("compact_threshold"), keepUsers: v.Bool("keep_user_messages")}
 		},
 	})
 }

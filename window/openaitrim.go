@@ -9,12 +9,13 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// The OpenAI Agents SDK's ToolOutputTrimmer (openai/openai-agents-python,
+// OpenAITrim names the OpenAI Agents SDK's ToolOutputTrimmer
+// (openai/openai-agents-python,
 // src/agents/extensions/tool_output_trimmer.py, release 0.22.0), the
 // call_model_input_filter an application passes in its RunConfig: before
-// each model call it is given the run's whole input and returns it with
-// the large outputs of older tool calls cut to a preview; what it
-// returns is sent, never kept, so each call trims the originals anew.
+// each model call it is given the run's whole input and returns it with the
+// large outputs of older tool calls cut to a preview; what it returns is
+// sent, never kept, so each call trims the originals anew.
 //
 // The input is the Responses API's items: a system message is a system
 // item; an assistant message its text and a function_call item per
@@ -38,6 +39,9 @@ import (
 // The boundary only moves forward, so a result once trimmed stays
 // trimmed: the policy sends what it sent at the previous call with the
 // results that became old cut and the new items after it.
+const OpenAITrim = "openai-trim"
+
+// openAITrimPolicy is the [OpenAITrim] policy.
 type openAITrimPolicy struct {
 	base
 	recentTurns, maxChars, previewChars int
@@ -55,7 +59,7 @@ const (
 
 func init() {
 	register(&Spec{
-		Name: "openai-trim", Source: "the OpenAI Agents SDK's ToolOutputTrimmer (openai/openai-agents-python, src/agents/extensions/tool_output_trimmer.py)",
+		Name: OpenAITrim, Source: "the OpenAI Agents SDK's ToolOutputTrimmer (openai/openai-agents-python, src/agents/extensions/tool_output_trimmer.py)",
 		Models: "openai-agents@" + openAITrimVersion, Held: heldConformance,
 		Differs: []string{
 			"a tool result is trimmed as a string output, its text: the SDK's structured outputs (lists of input_text, input_image and input_file parts) and tool_search outputs are not in the transcripts' tool results",
@@ -68,7 +72,7 @@ func init() {
 			stringParam("tools", "", "the tools whose outputs may be trimmed, separated by | (empty: every tool; trimmable_tools)"),
 		},
 		build: func(v Values) Policy {
-			p := &openAITrimPolicy{base: base{"openai-trim", v}, recentTurns: v.Int("recent_turns"), maxChars: v.Int("max_output_chars"), previewChars: v.Int("preview_chars")}
+			p := &openAITrimPolicy{base: base{OpenAITrim, v}, recentTurns: v.Int("recent_turns"), maxChars: v.Int("max_output_chars"), previewChars: v.Int("preview_chars")}
 			if names := v.String("tools"); names != "" {
 				p.tools = nameSet(names)
 			}

@@ -8,6 +8,8 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
+// Opencode names the opencode policy.
+//
 // opencode's session management, as opencode 1.18.33 runs it (the
 // SessionCompaction and SessionPrompt modules of the published binary:
 // prune, select, process, filterCompacted; session/overflow.ts usable).
@@ -37,6 +39,9 @@ import (
 // Earlier compactions are summarized with the rest. Tokens are length/4
 // of the messages' JSON (chars4). The summary prompt is
 // [summarize.Generic] rather than opencode's template.
+const Opencode = "opencode"
+
+// opencodePolicy is the [Opencode] policy.
 type opencodePolicy struct {
 	base
 	prune                                         bool
@@ -45,7 +50,7 @@ type opencodePolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "opencode", Source: "sst/opencode packages/opencode/src/session/compaction.ts, prompt.ts, overflow.ts",
+		Name: Opencode, Source: "sst/opencode packages/opencode/src/session/compaction.ts, prompt.ts, overflow.ts",
 		Models: "opencode@1.18.33", Held: heldSource,
 		Summary: "at overflow, summarize all but the newest user turns within 25% of the window; optionally (prune) clear old tool outputs beyond the newest 40k tokens between turns",
 		Params: []Param{
@@ -61,7 +66,7 @@ func init() {
 			"overflow is the replayed history's length/4 estimate against the usable window; opencode compares the last call's billed tokens",
 		},
 		build: func(v Values) Policy {
-			return &opencodePolicy{base: base{"opencode", v}, prune: v.Bool("prune"), protect: v.Int("prune_protect"),
+			return &opencodePolicy{base: base{Opencode, v}, prune: v.Bool("prune"), protect: v.Int("prune_protect"),
 				minimum: v.Int("prune_minimum"), protectTurns: v.Int("protect_turns"), limit: v.Int("context_limit"), output: v.Int("max_output")}
 		},
 	})

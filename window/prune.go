@@ -10,7 +10,10 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// Seed 003, layer 1 (pruneMessages in base.ts), run before every call: the
+// Prune names the prune policy.
+//
+// The AI Context Management document, layer 1 (pruneMessages in
+// base.ts), run before every call: the
 // first message and the last 6 are kept whole; in the middle,
 //
 //   - write_files tool calls keep their file paths, their contents become
@@ -25,6 +28,9 @@ import (
 // transcript's own names be used (Claude Code's Write, say). The seed says
 // "cut to first 200 chars" and nothing more, so nothing is appended unless
 // cut_marker is set.
+const Prune = "prune"
+
+// prunePolicy is the [Prune] policy.
 type prunePolicy struct {
 	base
 	keepFirst, keepLast, limit, cutTo int
@@ -34,7 +40,7 @@ type prunePolicy struct {
 
 func init() {
 	register(&Spec{
-		Name: "prune", Source: "the AI Context Management document, layer 1 (pruneMessages in base.ts)",
+		Name: Prune, Source: "the AI Context Management document, layer 1 (pruneMessages in base.ts)",
 		Summary: "first message and last 6 kept whole; in the middle, file-write contents → [truncated], tool results and text over 2000 characters cut to 200",
 		Params: []Param{
 			intParam("preserve_first_n", 1, 0, none, "messages at the start kept whole"),
@@ -46,7 +52,7 @@ func init() {
 			stringParam("cut_marker", "", "text appended to a cut content (the seed appends nothing)"),
 		},
 		build: func(v Values) Policy {
-			return &prunePolicy{base: base{"prune", v}, keepFirst: v.Int("preserve_first_n"), keepLast: v.Int("preserve_last_n"),
+			return &prunePolicy{base: base{Prune, v}, keepFirst: v.Int("preserve_first_n"), keepLast: v.Int("preserve_last_n"),
 				limit: v.Int("max_chars"), cutTo: v.Int("truncate_to"), writeFiles: splitList(v.String("write_files_tools")),
 				writeFile: splitList(v.String("write_file_tools")), marker: v.String("cut_marker")}
 		},

@@ -223,7 +223,7 @@ func TestTwoTier(t *testing.T) {
 	big := strings.Repeat("word ", 100_000) // 500,000 characters: 125,000 chars4 tokens
 	tr.Messages[2].Blocks[0].Text = big
 	rec := &recorder{}
-	// Seed 001 as ctxbench read it (the code: twotier_test.go and the
+	// ralph-gpu's Decision 005 as ctxbench read it (the code: twotier_test.go and the
 	// conformance golden).
 	p := mustPolicy(t, "two-tier:reading=seed")
 	env := &Env{Transcript: tr, Summarizer: rec}

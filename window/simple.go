@@ -7,15 +7,24 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 )
 
+// None names the baseline: every call sends the whole history.
+const None = "none"
+
+// Recorded names what the agent actually sent: the history, where at each
+// compaction the transcript recorded every earlier message is replaced by
+// the summary the agent recorded, followed by the messages the compaction
+// kept (opencode's tail).
+const Recorded = "recorded"
+
 func init() {
 	register(&Spec{
-		Name: "none", Source: "-", Summary: "send everything: the baseline",
-		build: func(v Values) Policy { return &nonePolicy{base{"none", v}} },
+		Name: None, Source: "-", Summary: "send everything: the baseline",
+		build: func(v Values) Policy { return &nonePolicy{base{None, v}} },
 	})
 	register(&Spec{
-		Name: "recorded", Source: "the transcript",
+		Name: Recorded, Source: "the transcript",
 		Summary: "what the agent actually sent: the history, replaced by the agent's own summary at each compaction it recorded",
-		build:   func(v Values) Policy { return &recordedPolicy{base{"recorded", v}} },
+		build:   func(v Values) Policy { return &recordedPolicy{base{Recorded, v}} },
 	})
 }
 

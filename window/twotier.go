@@ -11,7 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// The two-tier system: summarizeMessages of the ralph loop
+// TwoTier names the two-tier system: summarizeMessages of the ralph loop
 // (packages/ralph/src/loop.ts of vercel-labs/ralph-gpu at [ralphCommit]),
 // which ralph-gpu's Decision 005 (Context Management and Message
 // Summarization) describes; where they read otherwise the code wins
@@ -56,6 +56,9 @@ import (
 // it has grown back; tokens are chars4's; nothing is cut.
 // The seed summarizes only when more than 8 messages can be
 // (min_summarizable=8); the code whenever one can (0).
+const TwoTier = "two-tier"
+
+// twoTierPolicy is the [TwoTier] policy.
 type twoTierPolicy struct {
 	base
 	basic, ai, keep, minSummarizable int
@@ -69,7 +72,7 @@ const ralphCommit = "4f47ced574fc9cbef34a176642b356e12bc0a6f5"
 
 func init() {
 	register(&Spec{
-		Name: "two-tier", Source: "the ralph loop's summarizeMessages (vercel-labs/ralph-gpu, packages/ralph/src/loop.ts); ralph-gpu's Decision 005 (Context Management and Message Summarization)",
+		Name: TwoTier, Source: "the ralph loop's summarizeMessages (vercel-labs/ralph-gpu, packages/ralph/src/loop.ts); ralph-gpu's Decision 005 (Context Management and Message Summarization)",
 		Models: "ralph-gpu@" + ralphCommit[:7], Held: heldConformance,
 		Summary: "over 80k estimated tokens a heuristic summary, over 120k an AI summary (six sections, ≤2000 tokens, cached), keeping the last 8 messages",
 		Params: []Param{
@@ -86,7 +89,7 @@ func init() {
 			"the AI summary is cached by the ids of the messages it covers; loop.ts keys its one cached summary by each message's role and first 100 characters",
 		},
 		build: func(v Values) Policy {
-			p := &twoTierPolicy{base: base{"two-tier", v}, basic: v.Int("basic_threshold"), ai: v.Int("ai_threshold"),
+			p := &twoTierPolicy{base: base{TwoTier, v}, basic: v.Int("basic_threshold"), ai: v.Int("ai_threshold"),
 				keep: v.Int("keep_last"), minSummarizable: v.Int("min_summarizable"), seed: v.String("reading") == "seed"}
 			switch name := v.String("estimator"); {
 			case name != "source":
@@ -103,7 +106,7 @@ const twoTierPrefix = "[Summary of the earlier conversation]\n"
 
 // loopAITemplate is createAISummary's call: its system prompt and
 // maxOutputTokens; the user part is loopAIPrompt's.
-var loopAITemplate = &summarize.Template{Name: "two-tier", Source: "loop.ts createAISummary (vercel-labs/ralph-gpu)",
+var loopAITemplate = &summarize.Template{Name: TwoTier, Source: "loop.ts createAISummary (vercel-labs/ralph-gpu)",
 	System: loopAISystem, Prompt: "{{.Conversation}}", MaxTokens: 2000}
 
 type twoTierState struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// The AI SDK's pruneMessages (package ai, src/generate-text/
+// VercelPrune names the AI SDK's pruneMessages (package ai, src/generate-text/
 // prune-messages.ts), as an application calls it on its whole history
 // before each call (the documentation's example: reasoning
 // before-last-message, toolCalls before-last-2-messages, emptyMessages
@@ -35,6 +35,9 @@ import (
 //
 // A message of the transcript is sent with the blocks its messages kept,
 // and not at all when none of them is kept.
+const VercelPrune = "vercel-prune"
+
+// vercelPrunePolicy is the [VercelPrune] policy.
 type vercelPrunePolicy struct {
 	base
 	reasoning string
@@ -53,7 +56,7 @@ var beforeLastN = regexp.MustCompile(`^before-last-(\d+)-messages$`)
 
 func init() {
 	register(&Spec{
-		Name: "vercel-prune", Source: "the AI SDK's pruneMessages (package ai, src/generate-text/prune-messages.ts)",
+		Name: VercelPrune, Source: "the AI SDK's pruneMessages (package ai, src/generate-text/prune-messages.ts)",
 		Models: "ai@" + vercelAIVersion, Held: heldConformance,
 		Summary: "before each call, remove reasoning and old tool calls and results from the whole history, then the messages left empty",
 		Params: []Param{
@@ -72,7 +75,7 @@ func init() {
 			return nil
 		},
 		build: func(v Values) Policy {
-			p := &vercelPrunePolicy{base: base{"vercel-prune", v}, reasoning: v.String("reasoning"),
+			p := &vercelPrunePolicy{base: base{VercelPrune, v}, reasoning: v.String("reasoning"),
 				keepLast: -1, removeEmpty: v.String("empty_messages") == "remove"}
 			switch t := v.String("tool_calls"); {
 			case t == "none":
