@@ -147,7 +147,7 @@ func (e *engine) newStep(i int) *Step {
 		}
 	}
 	step.turn, step.next = i-e.next, i
-	e.env.Next, e.env.Turn = i, step.turn
+	e.env.Next, e.env.Turn, e.env.Model = i, step.turn, e.t.Messages[i].Model
 	return step
 }
 

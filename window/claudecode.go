@@ -132,7 +132,6 @@ var ccTools = map[string]bool{"Read": true, "Bash": true, "Grep": true, "Glob": 
 // ccState is one replay's state.
 type ccState struct {
 	version string
-	names   map[string]string // tool_use id → tool name, over the transcript
 	// pending are the ids of the tool uses microcompact may clear, in
 	// order, with their results' weight and the history position of the
 	// message holding each result (-1: no result yet); weight is their sum.
@@ -152,8 +151,11 @@ type ccState struct {
 	diverged bool
 	// microcompact says microcompact runs.
 	microcompact bool
-	// last is the last call that recorded usage, as the policy replayed it.
+	// last is the last call that recorded usage, as the policy replayed
+	// it; sent is the previous call, whose reply (its usage) is known
+	// from this call on.
 	last *ccCall
+	sent *ccCall
 	fits lineFits
 	// aligned is how many of the recorded compactions the policy made
 	// too, before the same call: from the last on, the agent and the
@@ -169,11 +171,11 @@ type ccPending struct {
 }
 
 // ccCall is a call as the policy replayed it: its assistant message,
-// what the policy sent (chars4), and whether that was what the recorded
-// agent sent.
+// what the policy sent (chars4), whether that was what the recorded
+// agent sent, and the summary's excess then (see ccState.aligned).
 type ccCall struct {
-	msg, sentEst int
-	faithful     bool
+	msg, sentEst, summaryDelta int
+	faithful                   bool
 }
 
 // ccNewestRead is the newest version whose rules the policy was held
@@ -293,7 +295,7 @@ func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 	if cs, ok := st.data.(*ccState); ok {
 		return cs
 	}
-	cs := &ccState{version: p.version, names: map[string]string{}, fits: lineFits{}}
+	cs := &ccState{version: p.version, fits: lineFits{}}
 	if cs.version == "recorded" {
 		v := env.Transcript.AgentVersion
 		cs.version = ccModelledFor(v)
@@ -320,13 +322,6 @@ func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 		}
 	default:
 		cs.microcompact = p.microcompact == "true"
-	}
-	for i := range env.Transcript.Messages {
-		for _, b := range env.Transcript.Messages[i].Blocks {
-			if b.Type == transcript.BlockToolUse {
-				cs.names[b.ID] = b.Name
-			}
-		}
 	}
 	st.data = cs
 	return cs
@@ -385,6 +380,7 @@ func ccModelOutput(model string) int {
 func (p *claudeCodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
 	cs := p.state(env, st, &step)
+	cs.record(env)
 	model := callModel(env)
 	auto, warn := p.thresholds(cs.version, model)
 	last := cs.usage(env)
@@ -400,17 +396,15 @@ func (p *claudeCodePolicy) Apply(ctx context.Context, env *Env, st *State, hist 
 			return Step{}, err
 		}
 	}
-	cs.record(env, st, step.History)
+	cs.remember(env, st, step.History)
 	return step, nil
 }
 
 // callModel returns the model of the call being prepared (the agent
 // chose it before the call), or the transcript's first.
 func callModel(env *Env) string {
-	if env.Next < len(env.Transcript.Messages) {
-		if m := env.Transcript.Messages[env.Next].Model; m != "" && m != "<synthetic>" {
-			return m
-		}
+	if m := env.Model; m != "" && m != "<synthetic>" {
+		return m
 	}
 	if len(env.Transcript.Models) > 0 {
 		return env.Transcript.Models[0]
@@ -446,24 +440,34 @@ func (cs *ccState) after(env *Env, hist []Item) int {
 	return 0
 }
 
-// record remembers what the call sent, and fits the line on it when the
-// policy and the recorded agent both sent the whole history.
-func (cs *ccState) record(env *Env, st *State, sent []Item) {
-	if env.Next >= len(env.Transcript.Messages) {
-		return // the call's reply is not known yet
-	}
-	m := &env.Transcript.Messages[env.Next]
-	if m.Usage == nil || m.Model == "<synthetic>" {
-		return
-	}
-	c := &ccCall{msg: env.Next, sentEst: st.historyTokens(env, chars4Estimator(), sent), faithful: !cs.diverged}
+// remember keeps what the call sent, for its reply to be recorded at the
+// next call.
+func (cs *ccState) remember(env *Env, st *State, sent []Item) {
+	c := &ccCall{msg: env.Next, sentEst: st.historyTokens(env, chars4Estimator(), sent), faithful: !cs.diverged,
+		summaryDelta: cs.summaryDelta}
 	for _, k := range env.Transcript.Compactions[cs.aligned:] {
 		if k.Index <= env.Next {
 			c.faithful = false // the recorded agent sent its summary, the policy not
 		}
 	}
+	cs.sent = c
+}
+
+// record takes the previous call's reply, known now, as the last call
+// with usage when it has some, and fits the line on it when the policy
+// and the recorded agent both sent the whole history.
+func (cs *ccState) record(env *Env) {
+	c := cs.sent
+	if c == nil || c.msg >= len(env.Transcript.Messages) {
+		return
+	}
+	cs.sent = nil
+	m := &env.Transcript.Messages[c.msg]
+	if m.Role != transcript.RoleAssistant || m.Usage == nil || m.Model == "<synthetic>" {
+		return
+	}
 	if c.faithful && m.Usage.Prompt() > 0 {
-		cs.fits.of(m.Model).add(c.sentEst, int(m.Usage.Prompt())+cs.summaryDelta)
+		cs.fits.of(m.Model).add(c.sentEst, int(m.Usage.Prompt())+c.summaryDelta)
 	}
 	cs.last = c
 }

@@ -76,6 +76,9 @@ type Env struct {
 	// Turn is how many items at the end of the history were appended since
 	// the previous call (the latest turn).
 	Turn int
+	// Model is the model the call goes to, where known: the agent chose
+	// it before the call ("": the transcript's first).
+	Model string
 	// Summarizer makes summaries (nil: policies that need one evict
 	// without summarizing and say so).
 	Summarizer summarize.Summarizer
