@@ -30,6 +30,11 @@
 // which source lines it follows and what it chose where the source is
 // silent.
 //
+// Outside a replay, [Apply] returns what a policy sends at the next call
+// of a conversation given as messages, and a [Conversation] applies a
+// policy call by call as an agent loop runs: each call decided as a
+// replay of the same messages decides it.
+//
 // A policy whose trigger fired at a call says so in [Step.Fired], with
 // what it counted before and after, in its own unit: the replay's
 // headroom invariant holds it to leaving the history below its trigger.

@@ -1,0 +1,71 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// asLive returns t's messages as a live conversation knows them: no
+// format, version, compaction, clearing or rollback record.
+func asLive(t *transcript.Transcript) *transcript.Transcript {
+	return &transcript.Transcript{ID: t.ID, File: t.File, Models: t.Models, Messages: t.Messages, Calls: t.Calls}
+}
+
+// liveDecision is what a window.Step decided, in the terms of decision.
+func liveDecision(s *window.Step) string {
+	ids := make([]string, len(s.History))
+	for i, it := range s.History {
+		ids[i] = it.ID
+	}
+	summary := ""
+	if s.Summary != nil {
+		summary = fmt.Sprint(s.Summary.Covers)
+	}
+	return fmt.Sprintf("sent %v evicted %v truncated %v summary %s", ids, s.Evicted, s.Truncated, summary)
+}
+
+// TestConversationAsReplay applies every policy to a live history that
+// grows a message at a time (window.Conversation: the messages appended
+// one by one, Next before each assistant message) and holds each call's
+// decision to the replay of the same messages.
+func TestConversationAsReplay(t *testing.T) {
+	trs := corpus(t)
+	policies := labeled(t, append(specs, "anthropic-compaction:trigger=50000"))
+	for j, whole := range trs {
+		tr := asLive(whole)
+		for i, p := range policies {
+			if testing.Short() && (i+j)%4 != 0 {
+				continue // make long: every pair
+			}
+			run, err := Replay(context.Background(), tr, p.Policy, Options{Summarizer: &summarize.Mock{}, NoRetention: true})
+			if err != nil {
+				t.Fatalf("%s on %s: %v", p.Label, tr.File, err)
+			}
+			c := window.NewConversation(p.Policy, window.ConversationOptions{ID: tr.ID, ModelWindow: modelWindow(tr, nil), Summarizer: &summarize.Mock{}})
+			call := 0
+			for k := range tr.Messages {
+				m := tr.Messages[k]
+				if m.Role == transcript.RoleAssistant {
+					c.SetModel(m.Model)
+					step, err := c.Next(context.Background())
+					if err != nil {
+						t.Fatalf("%s on %s, call %d: %v", p.Label, tr.File, call, err)
+					}
+					if d := cmp.Diff(decision(&run.Steps[call]), liveDecision(&step)); d != "" {
+						t.Errorf("%s on %s: call %d decided otherwise live (-replay +live):\n%s", p.Label, tr.File, call, d)
+						break
+					}
+					call++
+				}
+				c.Append(m)
+			}
+		}
+	}
+}
