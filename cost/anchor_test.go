@@ -72,7 +72,7 @@ func (p *dropMessage) Apply(_ context.Context, _ *window.Env, _ *window.State, h
 func anchoredSession(t *testing.T, b billedSession, ps ...window.Policy) *Session {
 	t.Helper()
 	e := estimate.MustNew("chars4", estimate.OverheadNone)
-	s, err := Replay(context.Background(), b.transcript(), ps, replay.Options{Estimators: []estimate.Estimator{e}}, Options{})
+	s, err := Replay(context.Background(), replayerOf(b.transcript()), ps, replay.Options{Estimators: []estimate.Estimator{e}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestAlphaFallsBackOnTheFamily(t *testing.T) {
 	}
 	tr.Models = []string{"gpt-4.1"}
 	e := estimate.MustNew("chars4", estimate.OverheadNone)
-	s, err := Replay(context.Background(), tr, policies(t, "none"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{})
+	s, err := Replay(context.Background(), replayerOf(tr), policies(t, "none"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestRecordedIsTheBill(t *testing.T) {
 		if tr.Usage().Prompt() == 0 {
 			return nil
 		}
-		s, err := Replay(context.Background(), tr, rec, replay.Options{}, Options{})
+		s, err := Replay(context.Background(), replayerOf(tr), rec, replay.Options{}, Options{})
 		if err != nil {
 			return err
 		}
@@ -220,7 +220,7 @@ func TestRecordedIsTheBill(t *testing.T) {
 func TestWhatIfKeepsTheBillsTokens(t *testing.T) {
 	b := billedSession{turns: 12, size: 2000, constant: 5000, alpha: 1.3}
 	e := estimate.MustNew("chars4", estimate.OverheadNone)
-	s, err := Replay(context.Background(), b.transcript(), policies(t, "none"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{Model: "gpt-4.1"})
+	s, err := Replay(context.Background(), replayerOf(b.transcript()), policies(t, "none"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{Model: "gpt-4.1"})
 	if err != nil {
 		t.Fatal(err)
 	}

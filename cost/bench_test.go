@@ -26,28 +26,28 @@ func BenchmarkPriceRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		counts := estimate.NewCache()
-		ropt := replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts}
-		rec, err := replay.Replay(context.Background(), tr, must(window.Parse("recorded"))(b), ropt)
+		r := replayerOf(tr)
+		ropt := replay.Options{Estimators: []estimate.Estimator{e}}
+		rec, err := r.Replay(context.Background(), must(window.Parse("recorded"))(b), ropt)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, spec := range []string{"none", "aidf:max_messages=30"} {
-			run, err := replay.Replay(context.Background(), tr, must(window.Parse(spec))(b), ropt)
+			run, err := r.Replay(context.Background(), must(window.Parse(spec))(b), ropt)
 			if err != nil {
 				b.Fatal(err)
 			}
-			opt := Options{Estimator: e, Counts: counts}
+			opt := Options{Estimator: e}
 			b.Run(fmt.Sprintf("%s/calls=%d/incremental", spec, calls), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := PriceRun(run, rec, tr, opt); err != nil {
+					if _, err := PriceRun(run, rec, r, opt); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
 			b.Run(fmt.Sprintf("%s/calls=%d/whole", spec, calls), func(b *testing.B) {
 				times := tr.CallTimes()
-				cnt := replay.NewCounter(counts, tr)
+				cnt := r.Counter()
 				for b.Loop() {
 					wholeSim(run, e, cnt, times)
 				}

@@ -63,12 +63,12 @@ func breakRunGap(t *testing.T, turns int, sizes []int, gap time.Duration, p wind
 				Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "ok"}}})
 	}
 	e := estimate.MustNew("chars4", estimate.OverheadNone)
-	counts := estimate.NewCache()
-	run, err := replay.Replay(context.Background(), tr, p, replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts})
+	r := replayerOf(tr)
+	run, err := r.Replay(context.Background(), p, replay.Options{Estimators: []estimate.Estimator{e}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := PriceRun(run, run, tr, Options{Prices: pricing.Default(), Estimator: e, Counts: counts})
+	rc, err := PriceRun(run, run, r, Options{Prices: pricing.Default(), Estimator: e})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestCacheBreakNeedsWarmCache(t *testing.T) {
 // and aidf's first breaks on this session "cost" -$0.1658 and -$0.1409.
 func TestAnchoredBreakCost(t *testing.T) {
 	tr := corpusFile(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
-	s, err := Replay(context.Background(), tr, policies(t, "aidf:max_messages=10"), replay.Options{}, Options{})
+	s, err := Replay(context.Background(), replayerOf(tr), policies(t, "aidf:max_messages=10"), replay.Options{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

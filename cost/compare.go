@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
 
@@ -60,11 +59,13 @@ func (b Bill) MarshalJSON() ([]byte, error) {
 	}{b.Cost.JSON(), b.TotalUSD, b.ReportedUSD, b.ByModel})
 }
 
-// Compare prices the policies on t ([Replay]) beside none, the baseline
+// Compare prices the policies on r's transcript ([Replay]) beside none,
+// the baseline
 // of each policy's saving (replayed once, whether or not the policies
 // list it). A transcript that cannot be priced returns a nil Comparison
 // and the Session, whose NotPriced says why.
-func Compare(ctx context.Context, t *transcript.Transcript, policies []window.Labeled, ropt replay.Options, opt Options) (*Comparison, *Session, error) {
+func Compare(ctx context.Context, r *replay.Replayer, policies []window.Labeled, ropt replay.Options, opt Options) (*Comparison, *Session, error) {
+	t := r.Transcript()
 	ps := make([]window.Policy, 0, len(policies)+1)
 	for _, lp := range policies {
 		ps = append(ps, lp.Policy)
@@ -77,7 +78,7 @@ func Compare(ctx context.Context, t *transcript.Transcript, policies []window.La
 		}
 		ps, none = append(ps, p), len(ps)
 	}
-	s, err := Replay(ctx, t, ps, ropt, opt)
+	s, err := Replay(ctx, r, ps, ropt, opt)
 	if err != nil || s.NotPriced != nil {
 		return nil, s, err
 	}

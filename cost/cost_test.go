@@ -61,7 +61,6 @@ func TestBilledCrossCheck(t *testing.T) {
 		"short.jsonl": 0, "subagent.jsonl": -2.0, "tool_heavy.jsonl": -34.9,
 	}
 	e := estimate.MustNew("cl100k_base", 0)
-	counts := estimate.NewCache()
 	rec, err := window.Parse("recorded")
 	if err != nil {
 		t.Fatal(err)
@@ -72,11 +71,12 @@ func TestBilledCrossCheck(t *testing.T) {
 		if !ok {
 			continue // no usage, or a model the table does not price
 		}
-		run, err := replay.Replay(context.Background(), tr, rec, replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts})
+		r := replayerOf(tr)
+		run, err := r.Replay(context.Background(), rec, replay.Options{Estimators: []estimate.Estimator{e}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sim, err := PriceRun(run, run, tr, Options{Estimator: e, Counts: counts})
+		sim, err := PriceRun(run, run, r, Options{Estimator: e})
 		if err != nil {
 			t.Fatalf("%s: %v", tr.File, err)
 		}
@@ -89,7 +89,7 @@ func TestBilledCrossCheck(t *testing.T) {
 			t.Errorf("%s: simulated cost off the bill by %+.1f%%, measured %+.1f%% before", filepath.Base(tr.File), got, want)
 		}
 		// The session's cross-check is the out-of-sample one.
-		s, err := Replay(context.Background(), tr, []window.Policy{rec}, replay.Options{Estimators: []estimate.Estimator{e}}, Options{})
+		s, err := Replay(context.Background(), replayerOf(tr), []window.Policy{rec}, replay.Options{Estimators: []estimate.Estimator{e}}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,11 @@ func ExampleCompare() {
 	if err != nil {
 		panic(err)
 	}
-	c, _, err := cost.Compare(context.Background(), tr, policies, replay.Options{}, cost.Options{})
+	r, err := replay.NewReplayer(tr)
+	if err != nil {
+		panic(err)
+	}
+	c, _, err := cost.Compare(context.Background(), r, policies, replay.Options{}, cost.Options{})
 	if err != nil {
 		panic(err)
 	}

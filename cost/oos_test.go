@@ -25,7 +25,7 @@ func outOfSample(t *testing.T) (total []float64, parts map[string][]float64, nam
 		if tr.Usage().Prompt() == 0 || tr.Calls < 20 {
 			return nil
 		}
-		s, err := Replay(context.Background(), tr, rec, replay.Options{}, Options{FitCalls: tr.Calls / 2})
+		s, err := Replay(context.Background(), replayerOf(tr), rec, replay.Options{}, Options{FitCalls: tr.Calls / 2})
 		if err != nil {
 			return err
 		}
@@ -91,7 +91,7 @@ func TestOutOfSample(t *testing.T) {
 func afterFit(t *testing.T, tr *transcript.Transcript, fitCalls int) *OutOfSample {
 	t.Helper()
 	e := estimate.MustNew("chars4", estimate.OverheadNone)
-	s, err := Replay(context.Background(), tr, policies(t, "recorded"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{FitCalls: fitCalls})
+	s, err := Replay(context.Background(), replayerOf(tr), policies(t, "recorded"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{FitCalls: fitCalls})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestOutOfSampleReadsBeyondIdeal(t *testing.T) {
 // idle is above the chance after 10 seconds.
 func TestBedrockMissesRiseWithIdle(t *testing.T) {
 	tr := corpusFile(t, "codemie-code/tests/integration/session/fixtures/session-196820da.jsonl")
-	s, err := Replay(context.Background(), tr, policies(t, "recorded"), replay.Options{}, Options{})
+	s, err := Replay(context.Background(), replayerOf(tr), policies(t, "recorded"), replay.Options{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestBedrockMissesRiseWithIdle(t *testing.T) {
 	if fit != 23 || tr.Calls != 47 || before != 7 || after != 11 {
 		t.Errorf("%d calls, fitted on %d: %d misses before, %d after; want 47, 23, 7 and 11", tr.Calls, fit, before, after)
 	}
-	s, err = Replay(context.Background(), tr, policies(t, "recorded"), replay.Options{}, Options{FitCalls: fit})
+	s, err = Replay(context.Background(), replayerOf(tr), policies(t, "recorded"), replay.Options{}, Options{FitCalls: fit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,9 +79,9 @@ func (c *wholeCache) send(keys []string, tokens []int, at time.Time) (read, shar
 // checkAgainstWhole prices run's requests with the incremental builder
 // and cache and with the whole ones, at times (nil: no expiry), and
 // reports the first call where they differ.
-func checkAgainstWhole(t *testing.T, name string, run *replay.Run, tr *transcript.Transcript, est estimate.Estimator, counts *estimate.Cache, times []time.Time) {
+func checkAgainstWhole(t *testing.T, name string, run *replay.Run, tr *transcript.Transcript, est estimate.Estimator, times []time.Time) {
 	t.Helper()
-	cnt := replay.NewCounter(counts, tr)
+	cnt := replayerOf(tr).Counter()
 	reqs := &requestBuilder{est: est, counts: cnt}
 	fast, whole := newPrefixCache(), &wholeCache{ttl: cacheTTL}
 	for i := range run.Steps {
@@ -135,13 +135,12 @@ func TestPrefixCacheMatchesWholeComparison(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tr := range trs {
-			counts := estimate.NewCache()
-			run, err := replay.Replay(context.Background(), tr, p, replay.Options{Estimators: []estimate.Estimator{est}, Counts: counts, Summarizer: &summarize.Mock{}})
+			run, err := replay.Replay(context.Background(), tr, p, replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: &summarize.Mock{}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkAgainstWhole(t, spec+" on "+tr.File, run, tr, est, counts, nil)
-			checkAgainstWhole(t, spec+" on "+tr.File+" with times", run, tr, est, counts, tr.CallTimes())
+			checkAgainstWhole(t, spec+" on "+tr.File, run, tr, est, nil)
+			checkAgainstWhole(t, spec+" on "+tr.File+" with times", run, tr, est, tr.CallTimes())
 		}
 	}
 }
@@ -181,8 +180,8 @@ func TestPrefixCacheRandomContexts(t *testing.T) {
 		}
 		run, tr, opt := simRun(t, steps, times, nil)
 		name := fmt.Sprintf("seed %d", seed)
-		checkAgainstWhole(t, name, run, tr, opt.Estimator, opt.Counts, tr.CallTimes())
-		checkAgainstWhole(t, name+" without expiry", run, tr, opt.Estimator, opt.Counts, nil)
+		checkAgainstWhole(t, name, run, tr, opt.Estimator, tr.CallTimes())
+		checkAgainstWhole(t, name+" without expiry", run, tr, opt.Estimator, nil)
 	}
 }
 
@@ -205,14 +204,13 @@ func TestPrefixCacheLongContexts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		counts := estimate.NewCache()
-		run, err := replay.Replay(context.Background(), tr, p, replay.Options{Estimators: []estimate.Estimator{est}, Counts: counts, Summarizer: &summarize.Mock{}})
+		run, err := replay.Replay(context.Background(), tr, p, replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: &summarize.Mock{}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if (spec == "none" || spec == "prune") && run.Summary.PeakMessages <= 2*chunkSize {
 			t.Fatalf("%s: peak %d messages, want contexts across chunks", spec, run.Summary.PeakMessages)
 		}
-		checkAgainstWhole(t, spec+" (long)", run, tr, est, counts, tr.CallTimes())
+		checkAgainstWhole(t, spec+" (long)", run, tr, est, tr.CallTimes())
 	}
 }

@@ -27,8 +27,6 @@ type Options struct {
 	// Estimator counts the prompts; it must be one of the runs'
 	// estimators (default: their primary one, when [Replay] makes them).
 	Estimator estimate.Estimator
-	// Counts is the count cache the runs used.
-	Counts *estimate.Cache
 	// FitCalls, when above 0, fits alpha, the constant and the cache's
 	// losses on the first FitCalls calls alone, and prices every later
 	// call without its bill: its prompt is the constant plus alpha times
@@ -164,18 +162,20 @@ type Fit struct {
 // [Fit.Add] adds the recorded run's steps to it, in order.
 func NewFit(estimator string) *Fit { return &Fit{estimator: estimator} }
 
-// NewAnchoredFit returns an empty fit of t's recorded run that also
+// NewAnchoredFit returns an empty fit of the recorded run of r's
+// transcript that also
 // keeps what pricing a policy against the bill needs (see
 // [RunPricer]): opt's estimator counts, and each call belongs to the
 // model that prices it under opt.
-func NewAnchoredFit(t *transcript.Transcript, opt Options) *Fit {
+func NewAnchoredFit(r *replay.Replayer, opt Options) *Fit {
+	t := r.Transcript()
 	// The recorded run's caches are its own models', whatever model a
 	// what-if prices the runs at.
 	own := opt
 	own.Model = ""
 	pr := newPricer(t, nil, own)
 	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{pr: pr, caches: map[string]*idealCache{}, calls: callCaches(pr),
-		reqs: &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, t)}}}
+		reqs: &requestBuilder{est: opt.Estimator, counts: r.Counter()}}}
 }
 
 // anchored reports whether the fit keeps what pricing against the bill
@@ -271,7 +271,7 @@ var ErrNoSteps = errors.New("the run kept no steps to price")
 // PriceRun prices a run call by call: each call at the model that made it
 // (or opt.Model, for a what-if), at the price in effect when it was made.
 // Its prompt is the estimate of what the policy sent plus its model's
-// constant, fitted on rec, the recorded policy's run of t, over that
+// constant, fitted on rec, the recorded policy's run of r's transcript, over that
 // model's calls (a side call to a smaller model has another system
 // prompt); the prompt is split by the model's cache simulation into
 // uncached input, cache reads and cache writes (each model has its own
@@ -282,14 +282,15 @@ var ErrNoSteps = errors.New("the run kept no steps to price")
 // [pricing.NotPriced] recognizes, never another model's price. The output
 // the transcript records for no call in particular (its Unattributed
 // output) is priced at its first model, for every run alike.
-func PriceRun(run, rec *replay.Run, t *transcript.Transcript, opt Options) (*RunCost, error) {
+func PriceRun(run, rec *replay.Run, r *replay.Replayer, opt Options) (*RunCost, error) {
+	t := r.Transcript()
 	if len(run.Steps) != run.Summary.Calls || len(rec.Steps) != rec.Summary.Calls {
 		return nil, fmt.Errorf("pricing %s under %s: %w", t.File, run.Policy, ErrNoSteps)
 	}
 	if opt.Estimator == nil {
 		return nil, fmt.Errorf("pricing %s: no estimator", t.File)
 	}
-	p, err := NewRunPricer(t, FitOf(rec, opt.Estimator.Name()), opt)
+	p, err := NewRunPricer(r, FitOf(rec, opt.Estimator.Name()), opt)
 	if err != nil {
 		return nil, err
 	}
@@ -326,14 +327,15 @@ type RunPricer struct {
 	finished   bool
 }
 
-// NewRunPricer returns a pricer of a run of t, its constants fitted on
-// fit.
-func NewRunPricer(t *transcript.Transcript, fit *Fit, opt Options) (*RunPricer, error) {
-	if opt.Estimator == nil || opt.Counts == nil {
+// NewRunPricer returns a pricer of a run of r's transcript, its
+// constants fitted on fit.
+func NewRunPricer(r *replay.Replayer, fit *Fit, opt Options) (*RunPricer, error) {
+	t := r.Transcript()
+	if opt.Estimator == nil {
 		return nil, fmt.Errorf("pricing %s: no estimator", t.File)
 	}
 	pr := newPricer(t, fit, opt)
-	counts := replay.NewCounter(opt.Counts, t)
+	counts := r.Counter()
 	p := &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}}, anchored: fit.anchored(),
 		reqs: &requestBuilder{est: opt.Estimator, counts: counts},
 		brk:  &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}}

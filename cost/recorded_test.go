@@ -44,7 +44,7 @@ func TestRecordedIsTheReplayedBill(t *testing.T) {
 			return nil
 		}
 		fast, ferr := p.c, p.err
-		slow, s, err := Compare(context.Background(), tr, rec, replay.Options{}, Options{})
+		slow, s, err := Compare(context.Background(), replayerOf(tr), rec, replay.Options{}, Options{})
 		if err != nil {
 			return err
 		}

@@ -45,18 +45,18 @@ type Session struct {
 	fit        *Fit
 }
 
-// Replay replays t under each policy, fits the prompt constant on the
-// recorded policy's run, and prices every run, with the provider's cache
-// simulated, at opt's model or t's own; it bills t's recorded usage and
-// cross-checks the recorded run against it.
+// Replay replays r's transcript t under each policy, fits the prompt
+// constant on the recorded policy's run, and prices every run, with the
+// provider's cache simulated, at opt's model or t's own; it bills t's
+// recorded usage and cross-checks the recorded run against it.
 //
 // The runs are priced as they are replayed ([RunPricer], through
 // ropt.Observe, which is given the steps too when set): they keep their
 // steps only when ropt.SummaryOnly is false, and the memory of a run
 // that does not keep them does not grow with its context. The constant
 // is fitted first, on a replay of the recorded policy alone (one pass,
-// its steps not kept). opt.Counts and opt.Estimator default to ropt's
-// count cache and primary estimator, which the runs share.
+// its steps not kept). opt.Estimator defaults to ropt's primary
+// estimator; the runs share r's counts.
 //
 // Its one error rule, which every command shares: a transcript that
 // cannot be priced — no model, or a model with no price — is not an
@@ -64,18 +64,10 @@ type Session struct {
 // BillNotPriced), and the caller reports it and goes on. Any other
 // failure (a cancelled ctx, a run that cannot be priced for another
 // reason) is returned.
-func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Policy, ropt replay.Options, opt Options) (*Session, error) {
-	if ropt.Counts == nil {
-		ropt.Counts = estimate.NewCache()
-	}
-	if ropt.Artifacts == nil {
-		ropt.Artifacts = replay.NewArtifactCache()
-	}
+func Replay(ctx context.Context, r *replay.Replayer, policies []window.Policy, ropt replay.Options, opt Options) (*Session, error) {
+	t := r.Transcript()
 	if len(ropt.Estimators) == 0 {
 		ropt.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
-	}
-	if opt.Counts == nil {
-		opt.Counts = ropt.Counts
 	}
 	if opt.Estimator == nil {
 		opt.Estimator = ropt.Estimators[0]
@@ -86,10 +78,10 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	}
 	// The counts every run needs, made on every CPU: the fit's replay
 	// runs alone.
-	ropt = replay.Warm(t, ropt)
+	r.Warm(ropt)
 	// The fit: the recorded policy's run, counted with the pricing's
 	// estimator alone.
-	fit, recRun, err := fitRecorded(ctx, t, recorded, ropt, opt)
+	fit, recRun, err := fitRecorded(ctx, r, recorded, ropt, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +99,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 	}
 	main := make([]*RunPricer, len(policies))
 	for k := range main {
-		if main[k], err = NewRunPricer(t, fit, opt); err != nil {
+		if main[k], err = NewRunPricer(r, fit, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -120,7 +112,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 		if ownOpt.FitCalls == 0 {
 			ownOpt.FitCalls = DefaultFitCalls(t)
 		}
-		if own, err = NewRunPricer(t, fit, ownOpt); err != nil {
+		if own, err = NewRunPricer(r, fit, ownOpt); err != nil {
 			return nil, err
 		}
 	}
@@ -149,7 +141,7 @@ func Replay(ctx context.Context, t *transcript.Transcript, policies []window.Pol
 		}
 		return nil
 	}
-	runs, err := replay.ReplayAll(ctx, t, ps, ropt, 0)
+	runs, err := r.ReplayAll(ctx, ps, ropt, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -247,24 +239,21 @@ func (s *Session) Cost(name string) *RunCost {
 // fitRecorded replays t under recorded, counted with opt's estimator
 // alone and keeping no step, into the fit pricing takes from it
 // ([NewAnchoredFit]); it returns the fit and the run.
-func fitRecorded(ctx context.Context, t *transcript.Transcript, recorded window.Policy, ropt replay.Options, opt Options) (*Fit, *replay.Run, error) {
-	fit := NewAnchoredFit(t, opt)
+func fitRecorded(ctx context.Context, r *replay.Replayer, recorded window.Policy, ropt replay.Options, opt Options) (*Fit, *replay.Run, error) {
+	fit := NewAnchoredFit(r, opt)
 	ropt.Estimators, ropt.SummaryOnly, ropt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
 	ropt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
-	run, err := replay.Replay(ctx, t, recorded, ropt)
+	run, err := r.Replay(ctx, recorded, ropt)
 	return fit, run, err
 }
 
-// SweepPricer fits t's recorded run, as [Replay] does, and returns what
-// prices each run of a sweep of t as Replay prices it
-// ([replay.Sweeper.Price]): ropt are the sweep's options, with t's
-// caches; opt.Estimator defaults to their first estimator. It returns
-// nil, and no error, when t cannot be priced (no model, a model with no
-// price, or no call).
-func SweepPricer(ctx context.Context, t *transcript.Transcript, ropt replay.Options, opt Options) (func() replay.RunCoster, error) {
-	if opt.Counts == nil {
-		opt.Counts = ropt.Counts
-	}
+// SweepPricer fits the recorded run of r's transcript t, as [Replay]
+// does, and returns what prices each run of a sweep of t as Replay
+// prices it ([replay.Sweeper.Price]): ropt are the sweep's options;
+// opt.Estimator defaults to their first estimator. It returns nil, and
+// no error, when t cannot be priced (no model, a model with no price, or
+// no call).
+func SweepPricer(ctx context.Context, r *replay.Replayer, ropt replay.Options, opt Options) (func() replay.RunCoster, error) {
 	if opt.Estimator == nil && len(ropt.Estimators) > 0 {
 		opt.Estimator = ropt.Estimators[0]
 	}
@@ -272,11 +261,11 @@ func SweepPricer(ctx context.Context, t *transcript.Transcript, ropt replay.Opti
 	if err != nil {
 		return nil, err
 	}
-	fit, _, err := fitRecorded(ctx, t, recorded, ropt, opt)
+	fit, _, err := fitRecorded(ctx, r, recorded, ropt, opt)
 	if err != nil {
 		return nil, err
 	}
-	probe, err := NewRunPricer(t, fit, opt)
+	probe, err := NewRunPricer(r, fit, opt)
 	if err == nil {
 		err = probe.NotPriced()
 	}
@@ -287,7 +276,7 @@ func SweepPricer(ctx context.Context, t *transcript.Transcript, ropt replay.Opti
 		return nil, err
 	}
 	return func() replay.RunCoster {
-		p, _ := NewRunPricer(t, fit, opt) // as the one above: no error
+		p, _ := NewRunPricer(r, fit, opt) // as the one above: no error
 		return sweepCoster{p}
 	}, nil
 }

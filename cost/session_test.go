@@ -14,6 +14,15 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
+// replayerOf returns tr's Replayer; tr is not read measured.
+func replayerOf(tr *transcript.Transcript) *replay.Replayer {
+	r, err := replay.NewReplayer(tr)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
 func policies(t *testing.T, specs ...string) []window.Policy {
 	t.Helper()
 	var out []window.Policy
@@ -41,7 +50,7 @@ func corpusFile(t *testing.T, name string) *transcript.Transcript {
 // cross-check is the recorded run's cost against the bill.
 func TestSessionPriced(t *testing.T) {
 	tr := corpusFile(t, "spotter/subagent.jsonl")
-	s, err := Replay(context.Background(), tr, policies(t, "none", "recorded", "aidf:max_messages=10,preserve_last_n=4"), replay.Options{}, Options{})
+	s, err := Replay(context.Background(), replayerOf(tr), policies(t, "none", "recorded", "aidf:max_messages=10,preserve_last_n=4"), replay.Options{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,24 +100,24 @@ func TestSessionPriced(t *testing.T) {
 func TestSessionNotPriced(t *testing.T) {
 	ps := policies(t, "none")
 	unknown := corpusFile(t, "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json")
-	s, err := Replay(context.Background(), unknown, ps, replay.Options{}, Options{})
+	s, err := Replay(context.Background(), replayerOf(unknown), ps, replay.Options{}, Options{})
 	var u *pricing.UnknownModelError
 	if err != nil || !errors.As(s.NotPriced, &u) || s.Costs != nil || len(s.Runs) != 1 || s.CrossCheck != nil {
 		t.Errorf("unknown model: err %v, NotPriced %v, costs %v", err, s.NotPriced, s.Costs)
 	}
 	noModel := corpusFile(t, "codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl")
-	s, err = Replay(context.Background(), noModel, ps, replay.Options{}, Options{})
+	s, err = Replay(context.Background(), replayerOf(noModel), ps, replay.Options{}, Options{})
 	if err != nil || !errors.Is(s.NotPriced, pricing.ErrNoModel) || s.Costs != nil {
 		t.Errorf("no model: err %v, NotPriced %v", err, s.NotPriced)
 	}
-	s, err = Replay(context.Background(), noModel, ps, replay.Options{}, Options{Model: "gpt-5"})
+	s, err = Replay(context.Background(), replayerOf(noModel), ps, replay.Options{}, Options{Model: "gpt-5"})
 	if err != nil || s.NotPriced != nil || s.Costs[0].Model != "gpt-5" {
 		t.Errorf("a model given: err %v, NotPriced %v", err, s.NotPriced)
 	}
 	// Any other failure is an error: a cancelled context.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Replay(ctx, unknown, ps, replay.Options{}, Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := Replay(ctx, replayerOf(unknown), ps, replay.Options{}, Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -118,12 +127,11 @@ func TestSessionNotPriced(t *testing.T) {
 func TestPriceRunNeedsSteps(t *testing.T) {
 	tr := corpusFile(t, "spotter/tool_heavy.jsonl")
 	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
-	counts := estimate.NewCache()
-	run, err := replay.Replay(context.Background(), tr, policies(t, "none")[0], replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts, SummaryOnly: true})
+	run, err := replay.Replay(context.Background(), tr, policies(t, "none")[0], replay.Options{Estimators: []estimate.Estimator{e}, SummaryOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := PriceRun(run, run, tr, Options{Estimator: e, Counts: counts}); !errors.Is(err, ErrNoSteps) || pricing.NotPriced(err) {
+	if _, err := PriceRun(run, run, replayerOf(tr), Options{Estimator: e}); !errors.Is(err, ErrNoSteps) || pricing.NotPriced(err) {
 		t.Errorf("a summary-only run priced: %v", err)
 	}
 }
@@ -147,12 +155,11 @@ func TestMixedModels(t *testing.T) {
 	tr.Models = append(tr.Models, "claude-haiku-4-5-20251001")
 	rec := policies(t, "recorded")
 	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
-	counts := estimate.NewCache()
-	run, err := replay.Replay(context.Background(), tr, rec[0], replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts})
+	run, err := replay.Replay(context.Background(), tr, rec[0], replay.Options{Estimators: []estimate.Estimator{e}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := PriceRun(run, run, tr, Options{Estimator: e, Counts: counts})
+	rc, err := PriceRun(run, run, replayerOf(tr), Options{Estimator: e})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +183,7 @@ func TestMixedModels(t *testing.T) {
 		t.Errorf("the models' costs sum to %v, the calls' to %v", sum, rc.Calls.Total())
 	}
 	// One model for every call is the wrong bill's twin.
-	one, err := Replay(context.Background(), tr, rec, replay.Options{}, Options{Model: "claude-opus-4-6"})
+	one, err := Replay(context.Background(), replayerOf(tr), rec, replay.Options{}, Options{Model: "claude-opus-4-6"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,11 +199,11 @@ func TestMixedModels(t *testing.T) {
 func TestWhatIfCrossCheck(t *testing.T) {
 	tr := corpusFile(t, "spotter/subagent.jsonl")
 	ps := policies(t, "none", "recorded")
-	own, err := Replay(context.Background(), tr, ps, replay.Options{}, Options{})
+	own, err := Replay(context.Background(), replayerOf(tr), ps, replay.Options{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	whatIf, err := Replay(context.Background(), tr, ps, replay.Options{}, Options{Model: "gpt-4o-mini"})
+	whatIf, err := Replay(context.Background(), replayerOf(tr), ps, replay.Options{}, Options{Model: "gpt-4o-mini"})
 	if err != nil {
 		t.Fatal(err)
 	}

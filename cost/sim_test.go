@@ -59,12 +59,11 @@ func simRun(t *testing.T, steps [][]int, times []time.Duration, cut map[int]wind
 			Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "ok"}}, Usage: &transcript.Usage{Input: sent}})
 	}
 	e := estimate.MustNew("chars4", 0)
-	counts := estimate.NewCache()
-	run, err := replay.Replay(context.Background(), tr, &script{steps, cut}, replay.Options{Estimators: []estimate.Estimator{e}, Counts: counts})
+	run, err := replay.Replay(context.Background(), tr, &script{steps, cut}, replay.Options{Estimators: []estimate.Estimator{e}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return run, tr, Options{Prices: pricing.Default(), Estimator: e, Counts: counts}
+	return run, tr, Options{Prices: pricing.Default(), Estimator: e}
 }
 
 func TestCacheSimulation(t *testing.T) {
@@ -73,7 +72,7 @@ func TestCacheSimulation(t *testing.T) {
 		var out []split
 		cache := newPrefixCache()
 		times := tr.CallTimes()
-		reqs := &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, tr)}
+		reqs := &requestBuilder{est: opt.Estimator, counts: replayerOf(tr).Counter()}
 		for i := range run.Steps {
 			u, _ := simulate(opt.CacheSim, cache, reqs.next(&run.Steps[i], rc.Constant), 0, run.Steps[i].Recorded, times[i], i == 0)
 			out = append(out, split{u.Input, u.CacheRead, u.CacheWrite})
@@ -113,7 +112,7 @@ func TestCacheSimulation(t *testing.T) {
 			}
 			// PriceRun agrees with the splits, priced, with the constant
 			// it fits: 1,000.
-			priced, err := PriceRun(run, run, tr, opt)
+			priced, err := PriceRun(run, run, replayerOf(tr), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +139,7 @@ func TestCacheSimTruncation(t *testing.T) {
 	}
 	cache := newPrefixCache()
 	times := tr.CallTimes()
-	reqs := &requestBuilder{est: opt.Estimator, counts: replay.NewCounter(opt.Counts, tr)}
+	reqs := &requestBuilder{est: opt.Estimator, counts: replayerOf(tr).Counter()}
 	for i := range run.Steps {
 		st := &run.Steps[i]
 		u, _ := simulate(CacheAnthropic, cache, reqs.next(st, 0), 0, st.Recorded, times[i], false)

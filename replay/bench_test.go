@@ -25,7 +25,7 @@ func BenchmarkReplay(b *testing.B) {
 		p := must(b, spec)
 		b.Run(spec, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Replay(context.Background(), tr, p, Options{Counts: counts, Summarizer: &summarize.Mock{Tokens: 50}}); err != nil {
+				if _, err := Replay(context.Background(), tr, p, Options{counts: counts, Summarizer: &summarize.Mock{Tokens: 50}}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -53,7 +53,7 @@ func BenchmarkReplay20k(b *testing.B) {
 		p := must(b, spec)
 		b.Run(spec, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Replay(context.Background(), tr, p, Options{Counts: counts, Summarizer: &summarize.Mock{Tokens: 50}}); err != nil {
+				if _, err := Replay(context.Background(), tr, p, Options{counts: counts, Summarizer: &summarize.Mock{Tokens: 50}}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -78,7 +78,7 @@ func BenchmarkSweep(b *testing.B) {
 	}
 	counts := estimate.NewCache()
 	for b.Loop() {
-		if _, err := Sweep(context.Background(), []*transcript.Transcript{tr}, "aidf", map[string]string{"preserve_last_n": "5"}, grid, Options{Counts: counts}, 0, nil); err != nil {
+		if _, err := Sweep(context.Background(), []*transcript.Transcript{tr}, "aidf", map[string]string{"preserve_last_n": "5"}, grid, Options{counts: counts}, 0, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -93,7 +93,7 @@ func BenchmarkSweepCorpus(b *testing.B) {
 	for m := 10; m < 1010; m++ {
 		grid[0].Values = append(grid[0].Values, strconv.Itoa(m))
 	}
-	opt := Options{Counts: estimate.NewCache(), Artifacts: NewArtifactCache()}
+	opt := Options{counts: estimate.NewCache(), arts: newArtifactCache()}
 	for b.Loop() {
 		if _, err := Sweep(context.Background(), trs, "aidf", nil, grid, opt, 0, nil); err != nil {
 			b.Fatal(err)
@@ -112,14 +112,14 @@ func BenchmarkNoneBaseline(b *testing.B) {
 	none := must(b, "none")
 	b.Run("replay", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Replay(context.Background(), tr, none, Options{Counts: counts}); err != nil {
+			if _, err := Replay(context.Background(), tr, none, Options{counts: counts}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("one-pass", func(b *testing.B) {
 		for b.Loop() {
-			NoneInputTokens(tr, e, counts)
+			noneInputTokens(tr, e, counts)
 		}
 	})
 }
@@ -132,12 +132,12 @@ func BenchmarkDeltaSteps(b *testing.B) {
 	tr := generated(b, 2000)
 	counts := estimate.NewCache()
 	counts.Counts(estimate.MustNew("cl100k_base", 0), tr)
-	arts := NewArtifactCache()
+	arts := newArtifactCache()
 	for _, spec := range []string{"none", "aidf:max_messages=100", "gemini-cli:token_limit=200000", "opencode:context_limit=60000,max_output=8000"} {
 		p := must(b, spec)
 		for _, mode := range []string{"whole", "delta"} {
 			b.Run(spec+"/"+mode, func(b *testing.B) {
-				opt := Options{Counts: counts, Artifacts: arts, Summarizer: &summarize.Mock{}, recompute: mode == "whole"}
+				opt := Options{counts: counts, arts: arts, Summarizer: &summarize.Mock{}, recompute: mode == "whole"}
 				for b.Loop() {
 					if _, err := Replay(context.Background(), tr, p, opt); err != nil {
 						b.Fatal(err)

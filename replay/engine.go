@@ -55,13 +55,13 @@ type engine struct {
 }
 
 func newEngine(t *transcript.Transcript, p window.Policy, opt Options) *engine {
-	counts := opt.Counts
+	counts := opt.counts
 	if counts == nil {
 		counts = estimate.NewCache()
 	}
-	arts := opt.Artifacts
+	arts := opt.arts
 	if arts == nil {
-		arts = NewArtifactCache()
+		arts = newArtifactCache()
 	}
 	e := &engine{t: t, p: p, opt: opt, ests: opt.estimators(), st: &window.State{}, keep: !opt.SummaryOnly}
 	e.build = e.keep || opt.Observe != nil

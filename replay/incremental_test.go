@@ -192,7 +192,7 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 	}
 	policies = append(policies, misbehaving()...)
 	ests := []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone), estimate.MustNew("chars4", estimate.OverheadNone)}
-	counts, arts := estimate.NewCache(), NewArtifactCache()
+	counts, arts := estimate.NewCache(), newArtifactCache()
 	unchanged, violations := 0, 0
 	type pair struct {
 		p  window.Policy
@@ -242,7 +242,7 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 			}
 		}
 		{
-			opt := Options{Estimators: ests, Summarizer: &summarize.Mock{}, Counts: counts, Artifacts: arts}
+			opt := Options{Estimators: ests, Summarizer: &summarize.Mock{}, counts: counts, arts: arts}
 			inc, err := Replay(context.Background(), tr, p, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -362,7 +362,7 @@ func refViolations(tr *transcript.Transcript, p window.Policy, run *Run, e estim
 // setRetention computes a step's retention from sets: the artifacts of the
 // messages before next, those the context's originals and truncated
 // copies hold, and those the text of its synthetic items contains.
-func setRetention(tr *transcript.Transcript, arts *ArtifactCache, next int, sent []window.Item) float64 {
+func setRetention(tr *transcript.Transcript, arts *artifactCache, next int, sent []window.Item) float64 {
 	seen := map[int32]bool{}
 	for i := range next {
 		for _, id := range arts.artifacts(&tr.Messages[i], true) {

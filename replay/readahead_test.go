@@ -72,7 +72,7 @@ func TestNoReadAhead(t *testing.T) {
 			if testing.Short() && (i+j)%3 != 0 {
 				continue // make long: every pair
 			}
-			opt := Options{Summarizer: &summarize.Mock{}, Counts: counts}
+			opt := Options{Summarizer: &summarize.Mock{}, counts: counts}
 			whole, err := Replay(context.Background(), tr, p.Policy, opt)
 			if err != nil {
 				t.Fatalf("%s on %s: %v", p.Label, tr.File, err)

@@ -12,8 +12,9 @@
 // estimator; the invariants are checked; then the recorded assistant
 // message k is appended. Responses are never regenerated: the replay is a
 // counterfactual on what is sent, not on what comes back. [Replay] runs
-// one policy, [ReplayAll] several side by side on shared caches, [Sweep]
-// a grid of one policy's parameters over many transcripts ([Sweeper]
+// one policy; a [Replayer] runs a transcript under many, one after
+// another or side by side ([Replayer.ReplayAll]), each message counted
+// once for all of them; [Sweep] a grid of one policy's parameters over many transcripts ([Sweeper]
 // while they are read).
 //
 // A [Run] holds a [Step] per call and a [Summary] of the run; [WriteTrace]
@@ -59,11 +60,6 @@ type Options struct {
 	Estimators []estimate.Estimator
 	// Summarizer makes the summaries policies ask for (nil: none).
 	Summarizer summarize.Summarizer
-	// Counts caches message counts across runs (nil: a cache per run).
-	Counts *estimate.Cache
-	// Artifacts caches the messages' retention artifacts across runs
-	// (nil: a cache per run).
-	Artifacts *ArtifactCache
 	// SummaryOnly keeps no steps: the run has its Summary and its
 	// Violations, and memory does not grow with the calls. Sweeps and
 	// replays that print summaries set it.
@@ -82,16 +78,18 @@ type Options struct {
 	// ids, tokens and context), whether or not the run keeps it: what a
 	// caller that needs every step but not all of them at once (pricing,
 	// per-call series) reads instead of the run's Steps. run is the
-	// policy's index in [ReplayAll]'s list (0 for [Replay]). A run's steps
-	// come in order, on one goroutine; ReplayAll's runs may call it at the
-	// same time. The step and its Sent are valid during the call only:
-	// what is kept must be copied (Context's ids, never written again, may
-	// be kept). An error stops the run.
+	// policy's index in [Replayer.ReplayAll]'s list (0 otherwise). A
+	// run's steps come in order, on one goroutine; ReplayAll's runs may
+	// call it at the same time. The step and its Sent are valid during
+	// the call only: what is kept must be copied (Context's ids, never
+	// written again, may be kept). An error stops the run.
 	Observe func(run int, s *Step) error
 	// run is the index Observe is given.
 	run int
-	// warmed is the transcript whose counts and artifacts [Warm] made.
-	warmed *transcript.Transcript
+	// counts and arts are the caches the runs of a transcript share (a
+	// Replayer's; nil: the run's own).
+	counts *estimate.Cache
+	arts   *artifactCache
 	// recompute measures and checks every step's context whole, the
 	// reference the incremental steps are tested against.
 	recompute bool
@@ -264,8 +262,8 @@ const maxWarnings = 20
 // So a step costs what changed, not the size of its context, and
 // replaying a policy costs about one pass over the transcript.
 func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options) (*Run, error) {
-	if t.Measured {
-		return nil, fmt.Errorf("%s: read measured (transcript.Options.Measure), it holds no content to replay", t.File)
+	if err := replayable(t); err != nil {
+		return nil, err
 	}
 	e := newEngine(t, p, opt)
 	defer e.release()
@@ -297,6 +295,14 @@ func Replay(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 	}
 	run.Summary = e.summary()
 	return run, nil
+}
+
+// replayable refuses a transcript read measured.
+func replayable(t *transcript.Transcript) error {
+	if t.Measured {
+		return fmt.Errorf("%s: read measured (transcript.Options.Measure), it holds no content to replay", t.File)
+	}
+	return nil
 }
 
 // rollBack applies the rollbacks of rbs from the done-th that came before
@@ -452,14 +458,6 @@ func newCounter(shared *estimate.Cache, t *transcript.Transcript) *counter {
 	return &counter{shared: shared, t: t, local: map[counterKey]int{}}
 }
 
-// NewCounter returns a counter of t's items through shared, the counts a
-// replay of t with shared as its [Options.Counts] uses: the transcript's
-// messages by index, other items (summaries, truncated copies) by
-// message. A counter is not safe for concurrent use.
-func NewCounter(shared *estimate.Cache, t *transcript.Transcript) window.Counter {
-	return newCounter(shared, t)
-}
-
 // table returns e's table.
 func (c *counter) table(e estimate.Estimator) *estimate.Table {
 	for k, x := range c.ests {
@@ -596,12 +594,8 @@ func (z *summaryBuilder) summary() Summary {
 	return s
 }
 
-// NoneInputTokens returns the input tokens e counts when every call sends
-// the whole history — what a replay under the none policy reports as
-// Summary.InputTokens[e.Name()] — in one pass over the transcript instead
-// of a replay, whose steps list and check contexts that grow with every
-// call. It is the baseline of "share of none".
-func NoneInputTokens(t *transcript.Transcript, e estimate.Estimator, counts *estimate.Cache) int64 {
+// noneInputTokens is [Replayer.NoneInputTokens] through counts.
+func noneInputTokens(t *transcript.Transcript, e estimate.Estimator, counts *estimate.Cache) int64 {
 	if counts == nil {
 		counts = estimate.NewCache()
 	}

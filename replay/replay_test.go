@@ -32,6 +32,15 @@ func corpus(t testing.TB) []*transcript.Transcript {
 	return out
 }
 
+func mustReplayer(t testing.TB, tr *transcript.Transcript) *Replayer {
+	t.Helper()
+	r, err := NewReplayer(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func generated(t testing.TB, calls int) *transcript.Transcript {
 	t.Helper()
 	o := fixtures.DefaultGenOptions
@@ -79,7 +88,7 @@ func TestEveryPolicyOverTheCorpus(t *testing.T) {
 			if testing.Short() && (i+j)%2 == 1 {
 				continue // make long: every pair
 			}
-			run, err := Replay(context.Background(), tr, p, Options{Summarizer: &summarize.Mock{}, Counts: counts})
+			run, err := Replay(context.Background(), tr, p, Options{Summarizer: &summarize.Mock{}, counts: counts})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +191,7 @@ func TestNoneInputTokens(t *testing.T) {
 		}
 		counts := estimate.NewCache()
 		for _, tr := range corpus(t) {
-			run, err := Replay(context.Background(), tr, none, Options{Estimators: []estimate.Estimator{e}, Counts: counts})
+			run, err := Replay(context.Background(), tr, none, Options{Estimators: []estimate.Estimator{e}, counts: counts})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +199,7 @@ func TestNoneInputTokens(t *testing.T) {
 			if want == 0 && run.Summary.Calls > 0 {
 				t.Fatalf("%s: a none replay sent no %s tokens", tr.File, e.Name())
 			}
-			if got := NoneInputTokens(tr, e, counts); got != want {
+			if got := noneInputTokens(tr, e, counts); got != want {
 				t.Errorf("%s, %s: NoneInputTokens = %d, a none replay sends %d", tr.File, e.Name(), got, want)
 			}
 		}

@@ -149,13 +149,13 @@ func textArtifacts(s string, add func(kind, s string)) {
 	scan.Paths(s, func(p string) { add("path", strings.TrimRight(p, ".,;:")) })
 }
 
-// An ArtifactCache remembers the artifacts of transcript messages, keyed
+// An artifactCache remembers the artifacts of transcript messages, keyed
 // by message identity, and their probes, so that each message is scanned
 // once however many policies and sweep points replay it (as [estimate.Cache] does for
 // counts). Artifacts are interned: a run works with small integers, not
 // strings. It also holds each transcript's interned tool ids, which the
 // invariant checks use. It is safe for concurrent use.
-type ArtifactCache struct {
+type artifactCache struct {
 	mu     sync.RWMutex
 	tools  map[*transcript.Transcript]*toolIndex
 	locals map[*transcript.Transcript]*transcriptArtifacts
@@ -166,15 +166,15 @@ type ArtifactCache struct {
 	sigs   []gramSig // sigs[id]: grams of the text, for gramFilter
 }
 
-// NewArtifactCache returns an empty cache.
-func NewArtifactCache() *ArtifactCache {
-	return &ArtifactCache{of: map[*transcript.Message][]int32{}, ids: map[string]int32{}, tools: map[*transcript.Transcript]*toolIndex{},
+// newArtifactCache returns an empty cache.
+func newArtifactCache() *artifactCache {
+	return &artifactCache{of: map[*transcript.Message][]int32{}, ids: map[string]int32{}, tools: map[*transcript.Transcript]*toolIndex{},
 		locals: map[*transcript.Transcript]*transcriptArtifacts{}, probes: map[*transcript.Transcript]*probeIndex{}}
 }
 
 // perTranscript returns m[t], made by mk on first use (outside the lock:
 // two runs of t may both make it, and the first stored wins).
-func perTranscript[V any](c *ArtifactCache, m map[*transcript.Transcript]*V, t *transcript.Transcript, mk func() *V) *V {
+func perTranscript[V any](c *artifactCache, m map[*transcript.Transcript]*V, t *transcript.Transcript, mk func() *V) *V {
 	c.mu.RLock()
 	x := m[t]
 	c.mu.RUnlock()
@@ -192,19 +192,19 @@ func perTranscript[V any](c *ArtifactCache, m map[*transcript.Transcript]*V, t *
 }
 
 // toolsOf returns t's tool index, made on first use.
-func (c *ArtifactCache) toolsOf(t *transcript.Transcript) *toolIndex {
+func (c *artifactCache) toolsOf(t *transcript.Transcript) *toolIndex {
 	return perTranscript(c, c.tools, t, func() *toolIndex { return newToolIndex(t) })
 }
 
 // probesOf returns t's probe index, made on first use.
-func (c *ArtifactCache) probesOf(t *transcript.Transcript) *probeIndex {
+func (c *artifactCache) probesOf(t *transcript.Transcript) *probeIndex {
 	return perTranscript(c, c.probes, t, func() *probeIndex { return newProbeIndex(t) })
 }
 
 // artifacts returns the ids of m's artifacts; keep caches m's, which a
 // run does for the transcript's own messages and not for its truncated
 // copies, made afresh by every run.
-func (c *ArtifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
+func (c *artifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
 	c.mu.RLock()
 	a, ok := c.of[m]
 	c.mu.RUnlock()
@@ -235,7 +235,7 @@ func (c *ArtifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
 // textsNow returns the texts of the artifacts known so far and their
 // signatures, by id. Ids only grow, so the slices stay valid for every id
 // seen before the call.
-func (c *ArtifactCache) textsNow() ([]string, []gramSig) {
+func (c *artifactCache) textsNow() ([]string, []gramSig) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.texts, c.sigs
@@ -259,13 +259,13 @@ type transcriptArtifacts struct {
 
 // ofTranscript returns t's artifacts numbered for its runs, made on first
 // use (the messages' artifacts are computed then, if not yet).
-func (c *ArtifactCache) ofTranscript(t *transcript.Transcript) *transcriptArtifacts {
+func (c *artifactCache) ofTranscript(t *transcript.Transcript) *transcriptArtifacts {
 	return perTranscript(c, c.locals, t, func() *transcriptArtifacts { return c.number(t) })
 }
 
 // number numbers t's artifacts (computing the messages' artifacts, if
 // not yet) and keys them.
-func (c *ArtifactCache) number(t *transcript.Transcript) *transcriptArtifacts {
+func (c *artifactCache) number(t *transcript.Transcript) *transcriptArtifacts {
 	x := &transcriptArtifacts{of: make([][]int32, len(t.Messages)), local: map[int32]int32{}}
 	global := make([][]int32, len(t.Messages))
 	for i := range t.Messages {
@@ -295,7 +295,7 @@ func (c *ArtifactCache) number(t *transcript.Transcript) *transcriptArtifacts {
 // context.
 type retention struct {
 	t        *transcript.Transcript
-	of       *ArtifactCache
+	of       *artifactCache
 	arts     *transcriptArtifacts
 	cut      map[weak.Pointer[transcript.Message]][]int32 // local artifacts of truncated copies, while they live
 	seen     []bool                                       // seen[id]: in a message appended so far
@@ -324,9 +324,9 @@ type retention struct {
 	tried   uint32
 }
 
-func newRetention(t *transcript.Transcript, of *ArtifactCache) *retention {
+func newRetention(t *transcript.Transcript, of *artifactCache) *retention {
 	if of == nil {
-		of = NewArtifactCache()
+		of = newArtifactCache()
 	}
 	arts := of.ofTranscript(t)
 	n := len(arts.texts)

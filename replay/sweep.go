@@ -158,9 +158,7 @@ type SweepResult struct {
 }
 
 // Sweep replays every transcript under policy name at every grid point,
-// on workers goroutines (0: one per CPU). opt's caches, when set, are
-// shared by every transcript; else each has its own. The result
-// is the same whatever the number of workers. progress, if not nil, is
+// on workers goroutines (0: one per CPU). The result is the same whatever the number of workers. progress, if not nil, is
 // called with the number of jobs done and the total.
 func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base map[string]string, grid []GridKey,
 	opt Options, workers int, progress func(done, total int)) (*SweepResult, error) {
@@ -169,7 +167,12 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 		return nil, err
 	}
 	for _, t := range trs {
-		if err := sw.Add(t, SweepCaches{}); err != nil {
+		r, err := NewReplayer(t)
+		if err == nil {
+			err = sw.Add(r)
+		}
+		if err != nil {
+			sw.fail(err)
 			break // Result says why
 		}
 	}
@@ -182,10 +185,10 @@ func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base 
 // order they were added, whatever the number of workers.
 type Sweeper struct {
 	// Price, when set before the first [Sweeper.Add], prices each run:
-	// given a transcript and its options (its caches), it returns what
-	// makes one RunCoster per run, or nil when the transcript is not
+	// given a transcript's Replayer and the sweep's options, it returns
+	// what makes one RunCoster per run, or nil when the transcript is not
 	// priced. It is called on the goroutine that adds the transcript.
-	Price func(t *transcript.Transcript, opt Options) (func() RunCoster, error)
+	Price func(r *Replayer, opt Options) (func() RunCoster, error)
 	// Done, when set before the first [Sweeper.Add], is given each
 	// transcript's part of the sweep once its runs are done, i the
 	// transcript's place in the order added, in that order, one call at
@@ -199,10 +202,6 @@ type Sweeper struct {
 	none     window.Policy
 	res      *SweepResult
 	progress func(done, total int)
-
-	// ownCounts and ownArtifacts say that each transcript has caches of
-	// its own, let go once its runs are done (the options held none).
-	ownCounts, ownArtifacts bool
 
 	jobs    chan sweepJob
 	stopped chan struct{} // closed when a run fails: no more jobs are taken
@@ -314,7 +313,6 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 	}
 	workers = min(workers, MaxWorkers)
 	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress,
-		ownCounts: opt.Counts == nil, ownArtifacts: opt.Artifacts == nil,
 		jobs: make(chan sweepJob, 4*workers), stopped: make(chan struct{})}
 	for range workers {
 		sw.wg.Go(sw.work)
@@ -343,7 +341,7 @@ func (sw *Sweeper) work() {
 		j.tr.runs[j.p].Cost = cost
 		if j.tr.left.Add(-1) == 0 {
 			tr := j.tr
-			tr.noneTokens = NoneInputTokens(tr.t, tr.opt.estimators()[0], tr.opt.Counts)
+			tr.noneTokens = noneInputTokens(tr.t, tr.opt.estimators()[0], tr.opt.counts)
 			tr.t, tr.opt = nil, Options{}
 			sw.finish(tr)
 		}
@@ -479,52 +477,30 @@ func (sw *Sweeper) replay(tr *sweptTranscript, p window.Policy, opt Options) (Su
 	return r.Summary, cost, err
 }
 
-// SweepCaches are a transcript's caches in a sweep: made and filled by
-// [Sweeper.Prepare], or a caller's that hold the transcript's counts
-// already (nil: made by [Sweeper.Add]).
-type SweepCaches struct {
-	Counts    *estimate.Cache
-	Artifacts *ArtifactCache
-}
-
-// Prepare makes t's caches (its own, unless the sweep's options hold
-// some to share) and fills them with t's counts and artifacts on the
-// calling goroutine ([Warm]): what a reader calls as soon as it has read
-// t. It is safe for concurrent use.
-func (sw *Sweeper) Prepare(t *transcript.Transcript) SweepCaches {
-	opt := Warm(t, sw.caches())
-	return SweepCaches{opt.Counts, opt.Artifacts}
-}
-
-// caches returns the sweep's options with a transcript's caches.
-func (sw *Sweeper) caches() Options {
-	opt := sw.opt
-	if sw.ownCounts {
-		opt.Counts = estimate.NewCache()
+// Prepare returns t's Replayer, with the counts and artifacts of t's
+// messages found on the calling goroutine ([Replayer.Warm]): what a
+// reader calls as soon as it has read t, before [Sweeper.Add]. It is safe
+// for concurrent use.
+func (sw *Sweeper) Prepare(t *transcript.Transcript) (*Replayer, error) {
+	r, err := NewReplayer(t)
+	if err != nil {
+		return nil, err
 	}
-	if sw.ownArtifacts {
-		opt.Artifacts = NewArtifactCache()
-	}
-	return opt
+	r.Warm(sw.opt)
+	return r, nil
 }
 
-// Add starts t's runs, one per point, with c, the caches Prepare made of
-// t (zero: made here, filled by the runs). It returns an error when the
-// sweep has stopped (a run failed, or ctx is done): [Sweeper.Result]
-// says why. The sweep keeps each run's summary; t and its caches are let
-// go once its runs are done.
-func (sw *Sweeper) Add(t *transcript.Transcript, c SweepCaches) error {
+// Add starts the runs of r's transcript, one per point. It returns an
+// error when the sweep has stopped (a run failed, or ctx is done):
+// [Sweeper.Result] says why. The sweep keeps each run's summary; the
+// transcript and r are let go once its runs are done.
+func (sw *Sweeper) Add(r *Replayer) error {
+	t := r.t
 	tr := &sweptTranscript{t: t, runs: make([]SweptRun, len(sw.policies))}
-	tr.opt = sw.caches()
-	if c.Counts != nil {
-		tr.opt.Counts = c.Counts
-	}
-	if c.Artifacts != nil {
-		tr.opt.Artifacts = c.Artifacts
-	}
+	tr.opt = r.with(sw.opt)
 	if sw.Price != nil {
 		var err error
-		if tr.coster, err = sw.Price(t, tr.opt); err != nil {
+		if tr.coster, err = sw.Price(r, sw.opt); err != nil {
 			sw.fail(err)
 			return err
 		}
@@ -642,63 +618,7 @@ func SortPoints(points []Point, grid []GridKey) {
 	})
 }
 
-// ReplayAll replays t under each policy, workers runs at a time, and
-// returns the runs in the policies' order: the same runs as one Replay
-// after another, whatever the number of workers. workers 0 means up to
-// four runs per CPU at once: the runs then share the CPUs, so a long run
-// started last does not finish alone on one (how long each run takes is
-// not known beforehand). opt's caches are shared; its summarizer must be
-// safe for concurrent use, as every summarizer of package summarize is.
-func ReplayAll(ctx context.Context, t *transcript.Transcript, ps []window.Policy, opt Options, workers int) ([]*Run, error) {
-	cpus := runtime.GOMAXPROCS(0)
-	if workers <= 0 {
-		workers = runsPerCPU * cpus
-	}
-	workers = min(workers, MaxWorkers)
-	if opt.Counts == nil {
-		opt.Counts = estimate.NewCache()
-	}
-	if opt.Artifacts == nil {
-		opt.Artifacts = NewArtifactCache()
-	}
-	if opt.warmed != t {
-		warm(t, opt, min(workers, cpus))
-	}
-	runs := make([]*Run, len(ps))
-	errs := make([]error, len(ps))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, len(ps)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(ps) {
-					return
-				}
-				o := opt
-				o.run = i
-				runs[i], errs[i] = Replay(ctx, t, ps[i], o)
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return runs, nil
-}
-
-// TranscriptCaches returns opt with new caches (Counts, Artifacts) for
-// one transcript: shared by its runs and let go with it, so that memory
-// is a transcript's, not a folder's.
-func TranscriptCaches(opt Options) Options {
-	opt.Counts, opt.Artifacts = estimate.NewCache(), NewArtifactCache()
-	return opt
-}
-
-// MaxWorkers is the most runs a sweep or [ReplayAll] makes at once,
+// MaxWorkers is the most runs a sweep or [Replayer.ReplayAll] makes at once,
 // whatever it is asked: enough to wait on a summarizing provider many
 // calls at a time, few enough that the workers' queue and their runs'
 // state stay a small part of memory.
@@ -709,40 +629,18 @@ const MaxWorkers = 1024
 // enough that many policies do not hold all their runs' state at once.
 const runsPerCPU = 4
 
-// Warm fills opt's caches (opt.Counts, opt.Artifacts, which must be set)
-// with the counts and artifacts of t's messages, one goroutine per CPU:
-// what a caller that replays t one run at a time before [ReplayAll] calls
-// first, so that the counting is not done on one CPU. It returns opt
-// marked so that ReplayAll of t with it does not warm them again.
-func Warm(t *transcript.Transcript, opt Options) Options {
-	warm(t, opt, runtime.GOMAXPROCS(0))
-	opt.warmed = t
-	return opt
-}
-
-// Prepare fills opt.Counts (which must be set) with the counts of t's
-// messages, on every CPU: what a reader calls as soon as it has read t
-// ([transcript.WalkPrepared]), so that [Warm] and [ReplayAll] find them
-// made while the transcripts before t were replayed. The artifacts are
-// left to Warm: found ahead too, for the transcripts read ahead, they
-// took figure 5's peak memory past its bound (docs/performance.md).
-func Prepare(t *transcript.Transcript, opt Options) {
-	opt.NoRetention = true
-	warm(t, opt, runtime.GOMAXPROCS(0))
-}
-
-// warm fills opt's caches with the counts and artifacts of t's messages,
-// on workers goroutines, each taking every workers-th message: the runs
-// then find them, instead of computing the same ones at once.
-func warm(t *transcript.Transcript, opt Options, workers int) {
-	ests := opt.estimators()
+// warm fills counts and arts with the counts (with ests) and, when
+// retention, the artifacts of t's messages, on workers goroutines, each
+// taking every workers-th message: the runs then find them, instead of
+// computing the same ones at once.
+func warm(t *transcript.Transcript, counts *estimate.Cache, arts *artifactCache, ests []estimate.Estimator, retention bool, workers int) {
 	tables := make([]*estimate.Table, len(ests))
 	for k, e := range ests {
-		tables[k] = opt.Counts.Table(e, t)
+		tables[k] = counts.Table(e, t)
 	}
 	var probes *probeIndex
-	if !opt.NoRetention {
-		probes = opt.Artifacts.probesOf(t)
+	if retention {
+		probes = arts.probesOf(t)
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -752,7 +650,7 @@ func warm(t *transcript.Transcript, opt Options, workers int) {
 					tb.Count(i)
 				}
 				if probes != nil {
-					opt.Artifacts.artifacts(&t.Messages[i], true)
+					arts.artifacts(&t.Messages[i], true)
 					probes.ex.Prepare(i)
 				}
 			}
@@ -761,8 +659,8 @@ func warm(t *transcript.Transcript, opt Options, workers int) {
 	wg.Wait()
 	// What every run of t starts from, made once here rather than by
 	// each of the first runs at once.
-	if !opt.NoRetention {
-		opt.Artifacts.ofTranscript(t)
+	if retention {
+		arts.ofTranscript(t)
 	}
-	opt.Artifacts.toolsOf(t)
+	arts.toolsOf(t)
 }

@@ -78,7 +78,7 @@ func TestSweepDeterministic(t *testing.T) {
 		{Key: "preserve_last_n", Values: []string{"4", "30"}}}
 	var out []string
 	for _, w := range []int{1, 8} {
-		opt := Options{Summarizer: &summarize.Mock{}, Counts: estimate.NewCache()}
+		opt := Options{Summarizer: &summarize.Mock{}, counts: estimate.NewCache()}
 		res, err := Sweep(context.Background(), trs, "aidf", map[string]string{"preserve_first_n": "1"}, grid, opt, w, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -147,7 +147,7 @@ func TestReplayAllMatchesReplay(t *testing.T) {
 		workers = []int{1, 0} // make long: all four
 	}
 	for _, workers := range workers {
-		got, err := ReplayAll(context.Background(), tr, ps, opt, workers)
+		got, err := mustReplayer(t, tr).ReplayAll(context.Background(), ps, opt, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestReplayAllMatchesReplay(t *testing.T) {
 // from the none run), and says so only when the cap cannot be reached.
 func TestInertRunsAreNoneRuns(t *testing.T) {
 	trs := append(corpus(t), generated(t, 50))
-	opt := Options{Summarizer: &summarize.Mock{}, Counts: estimate.NewCache(), Artifacts: NewArtifactCache()}
+	opt := Options{Summarizer: &summarize.Mock{}, counts: estimate.NewCache(), arts: newArtifactCache()}
 	inert := 0
 	for _, tr := range trs {
 		none, err := Replay(context.Background(), tr, must(t, "none"), opt)
@@ -221,12 +221,12 @@ func TestNoRetentionChangesNothingElse(t *testing.T) {
 		ps = append(ps, must(t, spec))
 	}
 	opt := Options{Summarizer: &summarize.Mock{}}
-	want, err := ReplayAll(context.Background(), tr, ps, opt, 0)
+	want, err := mustReplayer(t, tr).ReplayAll(context.Background(), ps, opt, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt.NoRetention = true
-	got, err := ReplayAll(context.Background(), tr, ps, opt, 0)
+	got, err := mustReplayer(t, tr).ReplayAll(context.Background(), ps, opt, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestSweeperStops(t *testing.T) {
 	tr := generated(t, 40)
 	added := 0
 	for range 1000 {
-		if err := sw.Add(tr, SweepCaches{}); err != nil {
+		if err := sw.Add(mustReplayer(t, tr)); err != nil {
 			break
 		}
 		added++
@@ -302,7 +302,7 @@ func TestSweeperWorkersBounded(t *testing.T) {
 		if started := runtime.NumGoroutine() - before; started > min(workers, MaxWorkers) {
 			t.Errorf("asked %d workers: %d goroutines started, want at most %d", workers, started, MaxWorkers)
 		}
-		if err := sw.Add(tr, SweepCaches{}); err != nil {
+		if err := sw.Add(mustReplayer(t, tr)); err != nil {
 			t.Fatal(err)
 		}
 		if results[workers], err = sw.Result(); err != nil {
@@ -328,7 +328,11 @@ func TestSweeperLetsGo(t *testing.T) {
 	for range 3 {
 		tr := generated(t, 30)
 		gone = append(gone, weak.Make(tr))
-		if err := sw.Add(tr, sw.Prepare(tr)); err != nil {
+		r, err := sw.Prepare(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.Add(r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -357,7 +361,7 @@ func TestSweeperLetsGo(t *testing.T) {
 		}
 	}
 	shared, err := Sweep(context.Background(), []*transcript.Transcript{generated(t, 30), generated(t, 30), generated(t, 30)}, "aidf", nil, grid,
-		Options{Counts: estimate.NewCache(), Artifacts: NewArtifactCache()}, 2, nil)
+		Options{counts: estimate.NewCache(), arts: newArtifactCache()}, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

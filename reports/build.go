@@ -61,14 +61,11 @@ type Builder struct {
 	Emit     func(*Entry) error
 	EmitRows bool
 
-	once   sync.Once
-	report *Report
-	// ownCounts and ownArtifacts say that each transcript has caches of
-	// its own (Replay held none).
-	ownCounts, ownArtifacts bool
-	sweeper                 *replay.Sweeper // started by the first Add
-	sweepErr                error
-	setupErr                error
+	once     sync.Once
+	report   *Report
+	sweeper  *replay.Sweeper // started by the first Add
+	sweepErr error
+	setupErr error
 	// adds counts the transcripts added; pending are the entries not
 	// yet emitted, by their place, until their sweep is done.
 	adds    int
@@ -86,8 +83,10 @@ type Prepared struct {
 	// soon as they are made: on a long session they are tens of MB.
 	counts    []int
 	countsErr error
-	// caches are the transcript's replay caches (Counts, Artifacts).
-	caches replay.Options
+	// r replays the transcript, its counts made ahead, or rErr says why
+	// it cannot.
+	r    *replay.Replayer
+	rErr error
 }
 
 func (b *Builder) init() { b.once.Do(b.setup) }
@@ -96,7 +95,6 @@ func (b *Builder) setup() {
 	if len(b.Replay.Estimators) == 0 {
 		b.Replay.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
 	}
-	b.ownCounts, b.ownArtifacts = b.Replay.Counts == nil, b.Replay.Artifacts == nil
 	b.report = &Report{Estimator: b.Replay.Estimators[0].Name(), Notes: slices.Clone(b.Notes)}
 	for _, p := range b.Policies {
 		b.report.Policies = append(b.report.Policies, p.Label)
@@ -113,22 +111,19 @@ func (b *Builder) setup() {
 
 // Prepare does the part of [Builder.Add] that needs no other transcript
 // — t's counts with every estimator, and the replay's counts
-// ([replay.Prepare]) — on the calling goroutine: what a reader calls as
+// ([replay.Replayer.Prepare]) — on the calling goroutine: what a reader calls as
 // soon as it has read t ([transcript.WalkPrepared]). It is safe for
 // concurrent use, with Add too.
 func (b *Builder) Prepare(t *transcript.Transcript) Prepared {
 	b.init()
-	p := Prepared{caches: b.Replay}
-	if b.ownCounts {
-		p.caches.Counts = estimate.NewCache()
-	}
-	if b.ownArtifacts {
-		p.caches.Artifacts = replay.NewArtifactCache()
+	var p Prepared
+	if p.r, p.rErr = replay.NewReplayer(t); p.rErr != nil {
+		return p
 	}
 	if len(b.Estimators) > 0 {
 		p.counts, p.countsErr = b.report.counts.rowsOf(estimate.Analyze(t, b.Estimators))
 	}
-	replay.Prepare(t, p.caches)
+	p.r.Prepare(b.Replay)
 	return p
 }
 
@@ -139,8 +134,11 @@ func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared)
 	if b.setupErr != nil {
 		return b.setupErr
 	}
-	if p.caches.Counts == nil {
+	if p.r == nil && p.rErr == nil {
 		p = b.Prepare(t)
+	}
+	if p.rErr != nil {
+		return p.rErr
 	}
 	e, err := b.entry(ctx, t, p)
 	if err != nil {
@@ -232,10 +230,10 @@ func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepare
 	// The runs keep no steps: each policy's per-call series are taken as
 	// the steps are made (a run's on its own goroutine).
 	series := make([]PolicyResult, len(b.Policies))
-	ropt := p.caches
+	ropt := b.Replay
 	ropt.SummaryOnly = true
 	ropt.Observe = seriesObserver(series, b.report.Estimator)
-	s, err := cost.Replay(ctx, t, ps, ropt, b.Cost)
+	s, err := cost.Replay(ctx, p.r, ps, ropt, b.Cost)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +243,7 @@ func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepare
 		e.Warnings = append(e.Warnings, newEntryWarning(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced)))
 	}
 	tr := transcriptResult(t, s)
-	none := replay.NoneInputTokens(t, b.Replay.Estimators[0], p.caches.Counts)
+	none := p.r.NoneInputTokens(b.Replay.Estimators[0])
 	for k, lp := range b.Policies {
 		pr := policyResult(lp, series[k], s.Runs[k], none, b.report.Estimator)
 		if s.Costs != nil {
@@ -443,7 +441,7 @@ func (b *Builder) swept(i int, st replay.SweptTranscript) {
 	}
 }
 
-// sweep starts t's runs of the sweep, with t's caches (the counts its
+// sweep starts t's runs of the sweep, with t's Replayer (the counts its
 // replay made).
 func (b *Builder) sweep(ctx context.Context, t *transcript.Transcript, p Prepared) error {
 	if b.Sweep == nil {
@@ -452,7 +450,7 @@ func (b *Builder) sweep(ctx context.Context, t *transcript.Transcript, p Prepare
 	if err := b.startSweep(ctx); err != nil {
 		return err
 	}
-	if err := b.sweeper.Add(t, replay.SweepCaches{Counts: p.caches.Counts, Artifacts: p.caches.Artifacts}); err != nil {
+	if err := b.sweeper.Add(p.r); err != nil {
 		_, b.sweepErr = b.sweeper.Result() // why it stopped
 		return b.sweepErr
 	}

@@ -147,8 +147,12 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		for k, lp := range policies {
 			ps[k] = lp.Policy
 		}
-		// Caches of t's own, let go with it.
-		s, err := cost.Replay(ctx, t, ps, replay.TranscriptCaches(ropt), copt)
+		// A Replayer of t's own, let go with it.
+		r, err := replay.NewReplayer(t)
+		if err != nil {
+			return err
+		}
+		s, err := cost.Replay(ctx, r, ps, ropt, copt)
 		if err != nil {
 			return err
 		}

@@ -248,25 +248,31 @@ func (r *costRun) read(paths []string) error {
 	return err
 }
 
-// prepare makes a transcript's counts, on the goroutine that read it,
-// while the ones before it are priced.
-func (r *costRun) prepare(t *transcript.Transcript) replay.Options {
+// prepare makes a transcript's Replayer and its counts, on the goroutine
+// that read it, while the ones before it are priced (nil: t is priced
+// from its bill, or cannot be replayed, which entry says).
+func (r *costRun) prepare(t *transcript.Transcript) *replay.Replayer {
 	if r.billOnly() || r.fromBill(t) {
-		return replay.Options{}
+		return nil
 	}
-	ropt, err := r.caches()
-	if err == nil {
-		replay.Prepare(t, ropt)
+	ropt, err := r.replayOptions()
+	if err != nil {
+		return nil
 	}
-	return ropt
+	rp, err := replay.NewReplayer(t)
+	if err != nil {
+		return nil
+	}
+	rp.Prepare(ropt)
+	return rp
 }
 
 // readShard prices the shard's transcripts and writes its partial.
 func (r *costRun) readShard(paths []string) error {
 	read := 0
-	skipped, err := readPrepared(r.e, paths, r.c.inputFlags, true, r.prepare, func(t *transcript.Transcript, ropt replay.Options) error {
+	skipped, err := readPrepared(r.e, paths, r.c.inputFlags, true, r.prepare, func(t *transcript.Transcript, rp *replay.Replayer) error {
 		read++
-		return r.transcript(t, ropt)
+		return r.transcript(t, rp)
 	})
 	if err != nil {
 		return err
@@ -364,14 +370,6 @@ func (r *costRun) fromBill(t *transcript.Transcript) bool {
 	return r.recordedAlone() && (cost.HasBill(t) || t.Format == transcript.FormatClaudeCode)
 }
 
-// caches returns the replays' options with new caches (Counts,
-// Artifacts) for one transcript: shared by its policies and let go with
-// it, so that memory is the transcripts' read ahead, not the folder's.
-func (r *costRun) caches() (replay.Options, error) {
-	ropt, err := r.replayOptions()
-	return replay.TranscriptCaches(ropt), err
-}
-
 // A costEntry is what cost adds of a transcript to its totals and
 // outputs: made as the transcript is read ([costRun.entry]) and added
 // in the walk's order ([costRun.add]), by the run that read it or, from
@@ -414,10 +412,10 @@ func newEntryWarning(err error) entryWarning {
 func (w entryWarning) error() error { return withHint(errors.New(w.Text), w.Hint) }
 
 // transcript prices t's policies and its bill, and adds them (or, in a
-// shard, writes them to the partial); ropt holds t's caches
-// ([costRun.caches]), or none when t is priced from its bill.
-func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) error {
-	ce, err := r.entry(t, ropt)
+// shard, writes them to the partial); rp is t's Replayer
+// ([costRun.prepare]), or nil.
+func (r *costRun) transcript(t *transcript.Transcript, rp *replay.Replayer) error {
+	ce, err := r.entry(t, rp)
 	if err != nil {
 		return err
 	}
@@ -431,7 +429,7 @@ func (r *costRun) transcript(t *transcript.Transcript, ropt replay.Options) erro
 }
 
 // entry prices t's policies and its bill.
-func (r *costRun) entry(t *transcript.Transcript, ropt replay.Options) (*costEntry, error) {
+func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEntry, error) {
 	ce := &costEntry{}
 	if !r.ledger.InRange(t) {
 		ce.OutOfRange = true
@@ -459,14 +457,21 @@ func (r *costRun) entry(t *transcript.Transcript, ropt replay.Options) (*costEnt
 			return nil, err
 		}
 	} else {
-		if _, err := r.replayOptions(); err != nil {
+		ropt, err := r.replayOptions()
+		if err != nil {
 			return nil, err
+		}
+		if rp == nil {
+			// A Replayer of t's own, let go with it.
+			if rp, err = replay.NewReplayer(t); err != nil {
+				return nil, err
+			}
 		}
 		copt := r.copt
 		if r.wantRows {
 			copt.Observe, steps = observeRows(len(r.pols), r.c.Estimator)
 		}
-		c, s, err := cost.Compare(r.e.ctx, t, r.pols, ropt, copt)
+		c, s, err := cost.Compare(r.e.ctx, rp, r.pols, ropt, copt)
 		if err != nil {
 			return nil, err
 		}

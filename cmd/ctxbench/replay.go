@@ -169,15 +169,16 @@ func (c *replayCmd) Run(e *env) error {
 			spools.rows.abort()
 		}
 	}()
-	// Each transcript's caches are made, and its counts made, by the
+	// Each transcript's Replayer is made, and its counts made, by the
 	// goroutine that read it, while the ones before it are replayed.
-	prepare := func(t *transcript.Transcript) replay.Options {
-		opt := s.caches()
-		replay.Prepare(t, opt)
-		return opt
+	prepare := func(t *transcript.Transcript) prepared {
+		return prepareReplayer(t, replay.Options{Estimators: s.estimators})
 	}
-	skipped, err := readPrepared(e, s.paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, caches replay.Options) error {
-		tr, err := c.replay(e, t, s, caches, sum, prices, &spools)
+	skipped, err := readPrepared(e, s.paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, p prepared) error {
+		if p.err != nil {
+			return p.err
+		}
+		tr, err := c.replay(e, p.r, s, sum, prices, &spools)
 		if err != nil {
 			return err
 		}
@@ -276,20 +277,31 @@ func (sp *replaySpools) finish() error {
 // replay replays t under the policies, its runs written to the spools as
 // they go; with --trace, the runs are priced as ctxbench cost prices them
 // ([cost.Replay]), and a transcript that cannot be priced is a warning.
-// caches returns new caches for one transcript (Estimators, Counts,
-// Artifacts): shared by its policies, and let go with it, so memory is the
-// transcripts' read ahead, not the corpus's.
-func (s *replaySetup) caches() replay.Options {
-	return replay.TranscriptCaches(replay.Options{Estimators: s.estimators})
+// prepared is a transcript's Replayer, its counts made ahead, or why it
+// cannot be replayed.
+type prepared struct {
+	r   *replay.Replayer
+	err error
 }
 
-// replay replays t under the setup's policies with caches, its own
-// ([replaySetup.caches]).
-func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, caches replay.Options, sum summarize.Summarizer, prices pricing.Prices, spools *replaySpools) (transcriptRuns, error) {
+// prepareReplayer makes t's Replayer, and its counts with opt's
+// estimators: a Replayer of t's own, shared by its policies and let go
+// with it, so that memory is the transcripts' read ahead, not the
+// corpus's.
+func prepareReplayer(t *transcript.Transcript, opt replay.Options) prepared {
+	r, err := replay.NewReplayer(t)
+	if err == nil {
+		r.Prepare(opt)
+	}
+	return prepared{r, err}
+}
+
+// replay replays r's transcript under the setup's policies.
+func (c *replayCmd) replay(e *env, r *replay.Replayer, s *replaySetup, sum summarize.Summarizer, prices pricing.Prices, spools *replaySpools) (transcriptRuns, error) {
+	t := r.Transcript()
 	// The runs keep no steps: the trace and --json's steps are written as
 	// they are made.
-	opt := caches
-	opt.Summarizer, opt.Prices, opt.SummaryOnly = sum, prices, true
+	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Prices: prices, SummaryOnly: true}
 	ps := make([]window.Policy, len(s.policies))
 	for k, lp := range s.policies {
 		ps[k] = lp.Policy
@@ -305,7 +317,7 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, cac
 		if spools.rows != nil {
 			spools.rowSteps, steps = observeRows(len(ps), s.estimators[0].Name())
 		}
-		sess, err := cost.Replay(e.ctx, t, ps, opt, cost.Options{Prices: prices, Model: c.Pricing, Observe: spools.observe})
+		sess, err := cost.Replay(e.ctx, r, ps, opt, cost.Options{Prices: prices, Model: c.Pricing, Observe: spools.observe})
 		if err != nil {
 			return tr, err
 		}
@@ -327,14 +339,14 @@ func (c *replayCmd) replay(e *env, t *transcript.Transcript, s *replaySetup, cac
 			opt.Observe = func(k int, s *replay.Step) error { return spools.observe(k, s, nil) }
 		}
 		var err error
-		if runs, err = replay.ReplayAll(e.ctx, t, ps, opt, 0); err != nil {
+		if runs, err = r.ReplayAll(e.ctx, ps, opt, 0); err != nil {
 			return tr, err
 		}
 	}
 	if err := spools.finish(); err != nil {
 		return tr, err
 	}
-	none := replay.NoneInputTokens(t, s.estimators[0], opt.Counts)
+	none := r.NoneInputTokens(s.estimators[0])
 	for k, lp := range s.policies {
 		lr := labeledRun{Label: lp.Label, Run: runs[k]}
 		if none > 0 {

@@ -81,16 +81,23 @@ func (c *sweepCmd) Run(e *env) error {
 	// Each point's runs are priced as cost prices them.
 	if !c.NoCost {
 		copt := cost.Options{Prices: prices, Model: c.PricingModel}
-		sw.Price = func(t *transcript.Transcript, opt replay.Options) (func() replay.RunCoster, error) {
-			return cost.SweepPricer(e.ctx, t, opt, copt)
+		sw.Price = func(r *replay.Replayer, opt replay.Options) (func() replay.RunCoster, error) {
+			return cost.SweepPricer(e.ctx, r, opt, copt)
 		}
 	}
 	trs := 0
-	// Its counts and retention artifacts, in caches of its own let go
-	// with it, are made by the goroutine that read it.
-	_, rerr := readPrepared(e, c.Paths, c.inputFlags, true, sw.Prepare, func(t *transcript.Transcript, caches replay.SweepCaches) error {
+	// Its counts and retention artifacts, in a Replayer of its own let
+	// go with it, are made by the goroutine that read it.
+	prepare := func(t *transcript.Transcript) prepared {
+		r, err := sw.Prepare(t)
+		return prepared{r, err}
+	}
+	_, rerr := readPrepared(e, c.Paths, c.inputFlags, true, prepare, func(_ *transcript.Transcript, p prepared) error {
+		if p.err != nil {
+			return p.err
+		}
 		trs++
-		return sw.Add(t, caches)
+		return sw.Add(p.r)
 	})
 	res, err := sw.Result()
 	stop()

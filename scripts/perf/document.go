@@ -49,7 +49,7 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
    A cache of piece counts came later (item 15).
 2. **Replay: retention recomputed artifacts per run and hashed strings
    per step** (54% of a 1,000-call aidf replay). Artifacts are now
-   cached across runs and interned as integers (` + "`replay.ArtifactCache`" + `,
+   cached across runs and interned as integers (` + "`replay.Replayer`'s artifacts" + `,
    shared by every command), a step marks them in a generation-stamped
    array, and a summary is searched once per artifact, not at every step
    (93% of a two-tier replay went to ` + "`strings.Contains`" + ` there).
@@ -64,7 +64,7 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 6. **The "share of none" baseline was a none replay** for every
    transcript of ` + "`ctxbench replay`" + ` and ` + "`ctxbench sweep`" + `: quadratic in
    the calls (a 20,000-call session passed 4.7 GB and 5 minutes before it
-   was stopped). ` + "`replay.NoneInputTokens`" + ` computes it in one pass over
+   was stopped). ` + "`replay.Replayer.NoneInputTokens`" + ` computes it in one pass over
    the cached counts; ` + "`TestNoneInputTokens`" + ` holds it equal to a none
    replay on the corpus (` + "`BenchmarkNoneBaseline`" + ` shows the gain).
 7. **` + "`ctxbench replay`" + ` kept every step of every run, and the count caches
@@ -336,7 +336,7 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     0.071 → 0.057 s; peak RSS on the corpus of figure 5 unchanged.
 44. **` + "`cost`" + ` counted every message on one CPU**: its fit replays
     recorded alone first; the counts are now made on every CPU before it
-    (` + "`replay.Warm`" + `). ` + "`cost --policy recorded`" + ` of the 174 MB: 1.6 → 1.3 s.
+    (` + "`replay.Replayer.Warm`" + `). ` + "`cost --policy recorded`" + ` of the 174 MB: 1.6 → 1.3 s.
 45. **` + "`cost`" + ` measured retention that it never shows**: finding every
     message's artifacts was a fifth of its time on Claude Code sessions.
     ` + "`replay.Options.NoRetention`" + ` leaves it out (steps and summary keep 0;
@@ -423,7 +423,7 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
 55. **` + "`cost`" + ` counted a transcript, then priced it with one CPU idle**: the
     readers, ahead by their byte budget, waited. Each transcript's exact
     counts are now made by the goroutine that read it
-    (` + "`transcript.WalkPrepared`" + `, ` + "`replay.Prepare`" + `, ` + "`TestWalkPrepared`" + `), while the
+    (` + "`transcript.WalkPrepared`" + `, ` + "`replay.Replayer.Prepare`" + `, ` + "`TestWalkPrepared`" + `), while the
     ones before it are priced. ` + "`cost --policy recorded`" + ` of 181 MB in 288
     files 0.42 → 0.36 s (in a slower hour, 0.49 → 0.41 s), of one
     20,000-call file unchanged. ` + "`estimate`" + ` analyzes each transcript on its
@@ -454,7 +454,7 @@ after it; ` + "`make perf`" + ` does not re-measure them, only the table above.
     worker waiting for them. Each transcript's runs now start when it is
     read (` + "`replay.Sweeper`" + `: Add, then Result; the points are summed in
     the same order, so the bytes are the same), its counts and artifacts
-    made by the goroutine that read it (` + "`replay.Warm`" + `). Figure 3's sweep,
+    made by the goroutine that read it (` + "`replay.Replayer.Warm`" + `). Figure 3's sweep,
     best of 7 alternated: 210 → 194 ms after item 56 (243 ms before
     either, the replay it is compared with 99 ms). ` + "`reports.Table`" + `
     buffers what it writes: tablewriter writes a line at a time, one
