@@ -170,7 +170,7 @@ func (e *engine) given(step *Step, i int) (unrolled []window.Item, undone []stri
 
 // apply runs the policy on the history. The reference run keeps a copy
 // of the history to verify the policy's contract, and leaves the policy
-// to compare its histories item by item (no Given/Returned).
+// to compare its histories item by item (p.Apply, not State.Apply).
 func (e *engine) apply(ctx context.Context, step *Step) (window.Step, error) {
 	if e.opt.recompute {
 		given := slices.Clone(e.hist)
@@ -180,12 +180,7 @@ func (e *engine) apply(ctx context.Context, step *Step) (window.Step, error) {
 		}
 		return ps, err
 	}
-	e.st.Given(e.hist)
-	ps, err := e.p.Apply(ctx, e.env, e.st, e.hist)
-	if err == nil {
-		e.st.Returned(ps.History)
-	}
-	return ps, err
+	return e.st.Apply(ctx, e.p, e.env, e.hist)
 }
 
 // measure finds what changed between the previous context and this one,

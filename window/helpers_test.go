@@ -219,7 +219,7 @@ func TestHistoryTokens(t *testing.T) {
 		if step%50 == 49 {
 			e = c4
 		}
-		st.Given(hist)
+		st.given(hist)
 		if got, want := st.historyTokens(nil, e, hist), tokens(nil, e, hist); got != want {
 			t.Fatalf("step %d (%d items): running count %d, fresh count %d", step, len(hist), got, want)
 		}
@@ -228,7 +228,7 @@ func TestHistoryTokens(t *testing.T) {
 		case 0: // the turn appended
 			next = append(next, all[rng.IntN(len(all))])
 		case 4: // sent as given, as the engine reports it, then extended
-			st.Returned(hist)
+			st.returned(hist)
 			next = append(hist, all[rng.IntN(len(all))])
 		case 1: // an item replaced by a copy, as truncation does
 			if len(next) > 0 {

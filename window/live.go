@@ -129,7 +129,7 @@ func (c *Conversation) call(ctx context.Context, i int) (Step, error) {
 	if c.called {
 		c.env.Call++
 	}
-	step, err := c.p.Apply(ctx, &c.env, &c.st, hist)
+	step, err := c.st.Apply(ctx, c.p, &c.env, hist)
 	if err != nil {
 		return Step{}, err
 	}

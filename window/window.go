@@ -134,7 +134,8 @@ type Counter interface {
 
 // State is one replay's state: a policy value keeps nothing between
 // calls, so that it can serve many replays at once. The engine creates a
-// State per replay and passes it to every call.
+// State per replay and applies the policy through it at every call
+// ([State.Apply]).
 type State struct {
 	synthetic int // synthetic items made so far
 	// data is the policy's own state, set on first use.
@@ -149,21 +150,30 @@ type tally struct {
 	items []Item // a copy: the engine and the policy may reuse the slices
 	n     int
 	// counted is the slice last counted; sent says that the policy sent
-	// it (see Returned), so the next history given starts with it; given
-	// is the history given at this call (see Given).
+	// it, so the next history given starts with it; given is the history
+	// given at this call (see State.Apply).
 	counted, given []Item
 	sent           bool
 }
 
-// Given and Returned tell the State what the policy was given and what
-// it sent at a call; the replay engine calls them around every call. The
-// next history given starts with what was sent, so when the policy
-// counted the history it was given and sent it, its next count of the
-// history it is given needs no comparing.
-func (st *State) Given(hist []Item) { st.tally.given = hist }
+// Apply applies p at one call, with st's state: what p.Apply returns.
+// The State also notes what p was given and what it sent, so that when p
+// counted the history it was given and sent it, its count of the next
+// history, which starts with what was sent, needs no comparing.
+func (st *State) Apply(ctx context.Context, p Policy, env *Env, hist []Item) (Step, error) {
+	st.given(hist)
+	step, err := p.Apply(ctx, env, st, hist)
+	if err == nil {
+		st.returned(step.History)
+	}
+	return step, err
+}
 
-// Returned: see Given.
-func (st *State) Returned(sent []Item) {
+// given and returned note what the policy was given and what it sent at
+// a call.
+func (st *State) given(hist []Item) { st.tally.given = hist }
+
+func (st *State) returned(sent []Item) {
 	t := &st.tally
 	t.sent = len(sent) > 0 && len(sent) == len(t.counted) && &sent[0] == &t.counted[0] &&
 		len(t.given) == len(t.counted) && &t.given[0] == &t.counted[0]
