@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -88,8 +89,12 @@ type CallCounts struct {
 // rule or the image's size is unknown. A call whose
 // prompt cannot be compared with the previous one — the first call, a
 // call after a compaction the agent recorded — keeps its Prefix but is
-// not Compared.
-func Analyze(t *transcript.Transcript, ests []Estimator) *Counts {
+// not Compared. A transcript read measured
+// ([transcript.Transcript.Measured]) keeps no text to count: refused.
+func Analyze(t *transcript.Transcript, ests []Estimator) (*Counts, error) {
+	if t.Measured {
+		return nil, fmt.Errorf("%s: read measured (transcript.Options.Measure), it holds no text to count", t.File)
+	}
 	c := &Counts{File: t.File, ID: t.ID, Format: t.Format, Messages: make([]MessageCounts, len(t.Messages))}
 	for _, e := range ests {
 		c.Estimators = append(c.Estimators, e.Name())
@@ -163,7 +168,7 @@ func Analyze(t *transcript.Transcript, ests []Estimator) *Counts {
 		summaries[cp.Index] = restart{n, cp.Kept}
 	}
 	c.Calls = calls(t, c, summaries)
-	return c
+	return c, nil
 }
 
 func countNoOverhead(e Estimator, m *transcript.Message) int {

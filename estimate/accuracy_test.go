@@ -44,7 +44,7 @@ func TestSummarizeByHand(t *testing.T) {
 	}}
 	exact := fixedEstimator{"exact", 1, true}
 	double := fixedEstimator{"double", 2, false}
-	c := estimate.Analyze(tr, []estimate.Estimator{double, exact})
+	c := analyzed(tr, []estimate.Estimator{double, exact})
 	a := estimate.AccuracyOf([]*estimate.Counts{c}, []string{"double"}, []string{"exact"}, true)
 	// Every message is over-counted by 100%.
 	want := estimate.ErrorStats{Heuristic: "double", Exact: "exact", Samples: 4, MeanPct: 100, MeanAbs: 100,
@@ -94,7 +94,7 @@ func TestAnalyzeCorpus(t *testing.T) {
 	for _, n := range estimate.Names() {
 		ests = append(ests, estimate.MustNew(n, estimate.OverheadNone))
 	}
-	c := estimate.Analyze(tr, ests)
+	c := analyzed(tr, ests)
 	if len(c.Calls) != tr.Calls {
 		t.Errorf("%d calls with usage, transcript has %d calls", len(c.Calls), tr.Calls)
 	}
@@ -234,7 +234,7 @@ func TestDroppedThinking(t *testing.T) {
 		if estimate.DropsEarlierThinking(c.model) != c.drops {
 			t.Fatalf("%s: DropsEarlierThinking is not %v", c.model, c.drops)
 		}
-		a := estimate.AccuracyOf([]*estimate.Counts{estimate.Analyze(session(c.model, c.drops), []estimate.Estimator{exact})}, nil, nil, true)
+		a := estimate.AccuracyOf([]*estimate.Counts{analyzed(session(c.model, c.drops), []estimate.Estimator{exact})}, nil, nil, true)
 		b, be := a.Billed, a.Billed.Estimators[0]
 		if int64(b.Shrank) != c.shrank || be.DroppedThinking != c.dropped || be.NetRatio != 1 || *be.Constant != system || be.Unexplained != 0 {
 			t.Errorf("%s: shrank %d (want %d), dropped %d (want %d), ratio over all calls %v (want 1), constant %d (want %d), unexplained %d",
@@ -257,7 +257,7 @@ func TestDroppedThinkingCorpus(t *testing.T) {
 	explained, unexplained := 0, 0
 	for _, name := range []string{"session-196820da.jsonl", "session-3fe1b6bc.jsonl"} {
 		tr := readCorpus(t, "codemie-code/tests/integration/session/fixtures/"+name)
-		c := estimate.Analyze(tr, []estimate.Estimator{x})
+		c := analyzed(tr, []estimate.Estimator{x})
 		a := estimate.AccuracyOf([]*estimate.Counts{c}, nil, nil, true)
 		r := a.Billed.Estimators[0].Ratio
 		for _, call := range c.Calls {
@@ -291,7 +291,7 @@ func TestKeptPrefix(t *testing.T) {
 	tr := ts[0]
 	c := tr.Compactions[0]
 	e := estimate.MustNew("chars4", estimate.OverheadNone)
-	counts := estimate.Analyze(tr, []estimate.Estimator{e})
+	counts := analyzed(tr, []estimate.Estimator{e})
 	last := counts.Calls[len(counts.Calls)-1]
 	want := e.CountMessage(c.Summary)
 	for _, j := range append(append([]int(nil), c.Kept...), 11) {
@@ -300,4 +300,13 @@ func TestKeptPrefix(t *testing.T) {
 	if last.Message != 12 || last.Prefix[0] != want {
 		t.Errorf("call at message %d: prefix %d, want the summary, messages %v and 11: %d", last.Message, last.Prefix[0], c.Kept, want)
 	}
+}
+
+// analyzed is Analyze of a transcript read whole.
+func analyzed(t *transcript.Transcript, ests []estimate.Estimator) *estimate.Counts {
+	c, err := estimate.Analyze(t, ests)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -22,7 +22,7 @@ func TestCorpusAlpha(t *testing.T) {
 	families := map[string][]*Counts{}
 	_, err := transcript.Walk([]string{"../fixtures/corpus"}, transcript.Options{}, nil, func(tr *transcript.Transcript) error {
 		f := Family(tr.Models)
-		families[f] = append(families[f], Analyze(tr, ests))
+		families[f] = append(families[f], analyzed(tr, ests))
 		return nil
 	})
 	if err != nil {

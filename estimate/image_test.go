@@ -64,7 +64,7 @@ func TestAnalyzeCountsImagesByRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Analyze(ts[0], []Estimator{MustNew("chars4", OverheadNone), MustNew("cl100k_base", OverheadNone)})
+	c := analyzed(ts[0], []Estimator{MustNew("chars4", OverheadNone), MustNew("cl100k_base", OverheadNone)})
 	m := c.Messages[2] // the tool result holding the image
 	if m.Images != 1 || m.ImageTokens != 1366 || m.Unsized != 0 {
 		t.Errorf("message 2: %d images, %d tokens, %d unsized; want 1, 1,366, 0", m.Images, m.ImageTokens, m.Unsized)
@@ -95,4 +95,13 @@ func TestAlpha(t *testing.T) {
 	if a, n, ok := Alpha(gs[:4]); ok || n != 4 || a != 1 {
 		t.Errorf("alpha %v over %d (%v), want 1 and not fitted", a, n, ok)
 	}
+}
+
+// analyzed is Analyze of a transcript read whole.
+func analyzed(t *transcript.Transcript, ests []Estimator) *Counts {
+	c, err := Analyze(t, ests)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -456,7 +456,8 @@ func TestTraceReadsBack(t *testing.T) {
 
 // TestMeasuredRefused: a Claude Code session read measured
 // (transcript.Options.Measure) holds its blocks' sizes, not their text;
-// replaying it is refused, not answered with the counts of empty blocks.
+// replaying it (Replay, NewReplayer) or counting it (estimate.Analyze)
+// is refused, not answered with the counts of empty blocks.
 func TestMeasuredRefused(t *testing.T) {
 	const file = "../fixtures/corpus/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
 	for _, measure := range []bool{false, true} {
@@ -472,6 +473,12 @@ func TestMeasuredRefused(t *testing.T) {
 			t.Errorf("read whole: %v", err)
 		case !measure && run.Summary.PeakTokens["cl100k_base"] < 100_000:
 			t.Errorf("read whole: peak %d tokens, want the session's (over 100,000)", run.Summary.PeakTokens["cl100k_base"])
+		}
+		if _, err := NewReplayer(ts[0]); (err != nil) != measure {
+			t.Errorf("measured %v: NewReplayer: %v", measure, err)
+		}
+		if _, err := estimate.Analyze(ts[0], []estimate.Estimator{estimate.MustNew("chars4", estimate.OverheadNone)}); (err != nil) != measure {
+			t.Errorf("measured %v: estimate.Analyze: %v", measure, err)
 		}
 	}
 }

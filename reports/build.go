@@ -121,7 +121,10 @@ func (b *Builder) Prepare(t *transcript.Transcript) Prepared {
 		return p
 	}
 	if len(b.Estimators) > 0 {
-		p.counts, p.countsErr = b.report.counts.rowsOf(estimate.Analyze(t, b.Estimators))
+		var c *estimate.Counts
+		if c, p.countsErr = estimate.Analyze(t, b.Estimators); p.countsErr == nil {
+			p.counts, p.countsErr = b.report.counts.rowsOf(c)
+		}
 	}
 	p.r.Prepare(b.Replay)
 	return p

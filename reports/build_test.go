@@ -79,7 +79,7 @@ func TestBuilderKeepsMessageCounts(t *testing.T) {
 		ests = append(ests, estimate.MustNew(n, estimate.OverheadNone))
 	}
 	b := &Builder{Policies: ps, Estimators: ests}
-	whole := estimate.Analyze(tr, ests)
+	whole := analyzed(tr, ests)
 	if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
 		t.Fatal(err)
 	}

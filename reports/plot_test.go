@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/transcript"
 )
 
 // TestSpilledCountsPlotTheSame: the estimator plots of counts spilled to
@@ -28,7 +29,7 @@ func TestSpilledCountsPlotTheSame(t *testing.T) {
 	messages := 0
 	for messages <= 2*maxScatterPoints {
 		for _, tr := range ts {
-			c := estimate.Analyze(tr, ests)
+			c := analyzed(tr, ests)
 			cs = append(cs, c)
 			messages += len(c.Messages)
 		}
@@ -63,4 +64,13 @@ func TestSpilledCountsPlotTheSame(t *testing.T) {
 			t.Errorf("%s: no thinned scatter over %d messages", name, messages)
 		}
 	}
+}
+
+// analyzed is Analyze of a transcript read whole.
+func analyzed(t *transcript.Transcript, ests []estimate.Estimator) *estimate.Counts {
+	c, err := estimate.Analyze(t, ests)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -91,8 +91,19 @@ func (c *estimateCmd) Run(e *env) error {
 	var familyOrder []string
 	// Each transcript is counted by the goroutine that read it, while the
 	// ones before it are taken in order.
-	analyze := func(t *transcript.Transcript) *estimate.Counts { return estimate.Analyze(t, ests) }
-	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, analyze, func(t *transcript.Transcript, counts *estimate.Counts) error {
+	type analyzed struct {
+		counts *estimate.Counts
+		err    error
+	}
+	analyze := func(t *transcript.Transcript) analyzed {
+		c, err := estimate.Analyze(t, ests)
+		return analyzed{c, err}
+	}
+	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, analyze, func(t *transcript.Transcript, a analyzed) error {
+		if a.err != nil {
+			return a.err
+		}
+		counts := a.counts
 		all = append(all, counts)
 		res.Transcripts = append(res.Transcripts, transcriptAccuracy{File: t.File, ID: t.ID, Format: t.Format, Models: nonNil(t.Models),
 			Accuracy: estimate.AccuracyOf([]*estimate.Counts{counts}, heuristicNames, exactNames, true)})
