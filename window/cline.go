@@ -551,103 +551,155 @@ func clineBasicCompaction(z []clineMsg, messageTarget, messageTrigger int) []cli
 	if len(z) < 2 {
 		return nil
 	}
-	target := max(1, min(messageTarget, messageTrigger))
-	var typed []int
-	for i, m := range z {
-		if clineTurnStart(m) {
-			typed = append(typed, i)
-		}
-	}
-	sanitized := map[int]clineMsg{}
-	for _, i := range typed {
-		if m, ok := clineSanitizeTyped(z[i]); ok {
-			sanitized[i] = m
-		}
-	}
-	if len(sanitized) == 0 {
+	c := &clineCompactor{z: z, target: max(1, min(messageTarget, messageTrigger))}
+	if !c.sanitize() {
 		return nil
 	}
-	latest := typed[len(typed)-1]
-	total := 0
-	for _, i := range typed {
-		if m, ok := sanitized[i]; ok {
-			total += m.withContent(clineUserBlocks(m, i == latest)).tokens()
-		}
-	}
-	frozen := map[int]bool{}
-	for i, m := range z {
-		if _, ok := sanitized[i]; ok {
-			continue
-		}
-		if clinePreserved(m) {
-			frozen[i] = true
-			total += m.tokens()
-		}
-	}
-	// The latest turn's newest messages that fit, from an assistant one.
-	keep := map[int]bool{}
-	{
-		start, acc := len(z), 0
-		for i := len(z) - 1; i > latest; i-- {
-			if frozen[i] {
-				break
-			}
-			c := z[i].tokens()
-			if total+acc+c > target {
-				break
-			}
-			acc += c
-			start = i
-		}
-		for start < len(z) && z[start].role() != "assistant" {
-			start++
-		}
-		for i := start; i < len(z); i++ {
-			keep[i] = true
-			total += z[i].tokens()
-		}
-	}
-	// Older turns' concluding answers, newest first.
-	finals := map[int]clineMsg{}
-	for k := len(typed) - 2; k >= 0; k-- {
-		from, to := typed[k]+1, typed[k+1]
-		for i := to - 1; i >= from; i-- {
-			m := z[i]
-			if frozen[i] {
-				break
-			}
-			if m.role() != "assistant" || clineHasToolUse(m) {
-				continue
-			}
-			if f, ok := clineOlderFinal(m); ok {
-				if c := f.tokens(); total+c <= target {
-					finals[i] = f
-					total += c
-				}
-			}
-			break
-		}
-	}
-	var kept []clineMsg
-	for i, m := range z {
-		if s, ok := sanitized[i]; ok {
-			kept = append(kept, s)
-			continue
-		}
-		if frozen[i] || keep[i] {
-			kept = append(kept, m)
-			continue
-		}
-		if f, ok := finals[i]; ok {
-			kept = append(kept, f)
-		}
-	}
-	projTarget := min(max(target, total), max(1, messageTrigger))
-	projected := clineProject(kept, projTarget)
+	c.freeze()
+	c.keepLatest()
+	c.keepFinals()
+	projected := clineProject(c.kept(), min(max(c.target, c.total), max(1, messageTrigger)))
 	merged := clineMergeTurns(projected, z)
 	if clineSame(z, merged) {
 		return nil
 	}
+	return clineMarkCompacted(merged, len(z))
+}
+
+// A clineCompactor is one runBasicCompaction: the messages z, the
+// token target, and what it keeps of each, with the tokens kept so far
+// (total).
+type clineCompactor struct {
+	z      []clineMsg
+	target int
+	// typed are the turns' first messages (clineTurnStart), latest the
+	// last of them; sanitized what is kept of each, by index.
+	typed     []int
+	latest    int
+	sanitized map[int]clineMsg
+	// frozen are the messages kept whole wherever they are (preserved),
+	// keep the latest turn's newest, finals the older turns' answers.
+	frozen, keep map[int]bool
+	finals       map[int]clineMsg
+	total        int
+}
+
+// sanitize keeps each turn's first message, sanitized; false when none
+// is left.
+func (c *clineCompactor) sanitize() bool {
+	c.sanitized = map[int]clineMsg{}
+	for i, m := range c.z {
+		if clineTurnStart(m) {
+			c.typed = append(c.typed, i)
+			if s, ok := clineSanitizeTyped(m); ok {
+				c.sanitized[i] = s
+			}
+		}
+	}
+	if len(c.sanitized) == 0 {
+		return false
+	}
+	c.latest = c.typed[len(c.typed)-1]
+	for _, i := range c.typed {
+		if m, ok := c.sanitized[i]; ok {
+			c.total += m.withContent(clineUserBlocks(m, i == c.latest)).tokens()
+		}
+	}
+	return true
+}
+
+// freeze keeps the preserved messages.
+func (c *clineCompactor) freeze() {
+	c.frozen = map[int]bool{}
+	for i, m := range c.z {
+		if _, ok := c.sanitized[i]; !ok && clinePreserved(m) {
+			c.frozen[i] = true
+			c.total += m.tokens()
+		}
+	}
+}
+
+// keepLatest keeps the latest turn's newest messages that fit, from an
+// assistant one.
+func (c *clineCompactor) keepLatest() {
+	z := c.z
+	c.keep = map[int]bool{}
+	start, acc := len(z), 0
+	for i := len(z) - 1; i > c.latest; i-- {
+		if c.frozen[i] {
+			break
+		}
+		n := z[i].tokens()
+		if c.total+acc+n > c.target {
+			break
+		}
+		acc += n
+		start = i
+	}
+	for start < len(z) && z[start].role() != "assistant" {
+		start++
+	}
+	for i := start; i < len(z); i++ {
+		c.keep[i] = true
+		c.total += z[i].tokens()
+	}
+}
+
+// keepFinals keeps the older turns' concluding answers that fit, newest
+// first.
+func (c *clineCompactor) keepFinals() {
+	c.finals = map[int]clineMsg{}
+	for k := len(c.typed) - 2; k >= 0; k-- {
+		if i, f, ok := c.final(c.typed[k]+1, c.typed[k+1]); ok {
+			if n := f.tokens(); c.total+n <= c.target {
+				c.finals[i] = f
+				c.total += n
+			}
+		}
+	}
+}
+
+// final returns the concluding answer of the turn whose messages after
+// its first are z[from:to]: its last assistant message with no tool use,
+// none past a preserved one.
+func (c *clineCompactor) final(from, to int) (int, clineMsg, bool) {
+	for i := to - 1; i >= from; i-- {
+		m := c.z[i]
+		if c.frozen[i] {
+			break
+		}
+		if m.role() != "assistant" || clineHasToolUse(m) {
+			continue
+		}
+		f, ok := clineOlderFinal(m)
+		return i, f, ok
+	}
+	return 0, clineMsg{}, false
+}
+
+// kept returns the messages kept, in order.
+func (c *clineCompactor) kept() []clineMsg {
+	var kept []clineMsg
+	for i, m := range c.z {
+		if s, ok := c.sanitized[i]; ok {
+			kept = append(kept, s)
+			continue
+		}
+		if c.frozen[i] || c.keep[i] {
+			kept = append(kept, m)
+			continue
+		}
+		if f, ok := c.finals[i]; ok {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// clineMarkCompacted returns merged, the compaction of n messages, with
+// the compaction's record on its first message and the others marked
+// preserved.
+func clineMarkCompacted(merged []clineMsg, n int) []clineMsg {
 	removed := 0
 	if md := merged[0].meta(); md.str("kind") == "compaction" {
 		if f := md.field("messagesRemoved"); f != nil && f.kind == 'n' {
@@ -655,7 +707,7 @@ func clineBasicCompaction(z []clineMsg, messageTarget, messageTrigger int) []cli
 		}
 	}
 	record := jsObject("kind", jsString("compaction"), "reason", jsString("auto_compaction"), "displayRole", jsString("system"),
-		"messagesRemoved", jsInt(removed+len(z)-len(merged)))
+		"messagesRemoved", jsInt(removed+n-len(merged)))
 	out := make([]clineMsg, len(merged))
 	for i, m := range merged {
 		switch {
@@ -834,83 +886,107 @@ func clineAddUnique(list *[]string, s string) {
 // range their result's numbered diff shows) and the commands
 // run_commands ran (cut to 100 characters).
 func clineToolActivity(msgs []clineMsg) clineActivity {
-	var a clineActivity
-	type pending struct{ id, path string }
-	var edits []pending
+	var t clineActivityTally
 	for _, m := range msgs {
 		for _, b := range m.content() {
 			switch b.str("type") {
 			case "tool_use":
-				input := b.field("input")
-				if input == nil {
-					input = &jsValue{kind: 'o'}
-				}
-				switch b.str("name") {
-				case "read_files":
-					if files := input.field("files"); files != nil && files.kind == 'a' {
-						for _, f := range files.a {
-							if f.kind != 'o' {
-								continue
-							}
-							path := ""
-							if f.isStr("path") {
-								path = jsTrim(f.str("path"))
-							}
-							if path == "" {
-								continue
-							}
-							start, end := f.field("start_line"), f.field("end_line")
-							if start != nil && end != nil && start.kind == 'n' && end.kind == 'n' && clineIsNumber(start.s) && clineIsNumber(end.s) {
-								path += ":" + start.s + "-" + end.s
-							}
-							clineAddUnique(&a.read, path)
-						}
-					} else {
-						for _, p := range clinePaths(input) {
-							clineAddUnique(&a.read, p)
-						}
-					}
-				case "editor", "apply_patch":
-					if ps := clinePaths(input); len(ps) > 0 {
-						id := b.str("id")
-						if k := slices.IndexFunc(edits, func(e pending) bool { return e.id == id }); k >= 0 {
-							edits[k].path = ps[0]
-						} else {
-							edits = append(edits, pending{id, ps[0]})
-						}
-					}
-				case "run_commands":
-					if cmds := input.field("commands"); cmds != nil && cmds.kind == 'a' {
-						for _, c := range cmds.a {
-							if c.kind == 's' && jsTrim(c.s) != "" {
-								cmd := jsTrim(c.s)
-								if jsLength(cmd) > clineCommandLimit {
-									cmd = jsSlice(cmd, clineCommandLimit) + "..."
-								}
-								clineAddUnique(&a.commands, cmd)
-							}
-						}
-					}
-				}
+				t.use(b)
 			case "tool_result":
-				id := b.str("tool_use_id")
-				k := slices.IndexFunc(edits, func(e pending) bool { return e.id == id })
-				if k < 0 {
-					continue
-				}
-				path := edits[k].path
-				if lo, hi, ok := clineDiffRange(b.field("content")); ok {
-					path += ":" + strconv.Itoa(lo) + "-" + strconv.Itoa(hi)
-				}
-				clineAddUnique(&a.edited, path)
-				edits = slices.Delete(edits, k, k+1)
+				t.result(b)
 			}
 		}
 	}
-	for _, e := range edits {
-		clineAddUnique(&a.edited, e.path)
+	for _, e := range t.edits {
+		clineAddUnique(&t.a.edited, e.path)
 	}
-	return a
+	return t.a
+}
+
+// clineActivityTally is summarizeToolActivity's state: the activity so
+// far, and the edits whose result is not seen yet (their path).
+type clineActivityTally struct {
+	a     clineActivity
+	edits []clinePendingEdit
+}
+
+type clinePendingEdit struct{ id, path string }
+
+// use takes a tool_use block.
+func (t *clineActivityTally) use(b *jsValue) {
+	input := b.field("input")
+	if input == nil {
+		input = &jsValue{kind: 'o'}
+	}
+	switch b.str("name") {
+	case "read_files":
+		files := input.field("files")
+		if files == nil || files.kind != 'a' {
+			for _, p := range clinePaths(input) {
+				clineAddUnique(&t.a.read, p)
+			}
+			return
+		}
+		for _, f := range files.a {
+			if path := clineReadPath(f); path != "" {
+				clineAddUnique(&t.a.read, path)
+			}
+		}
+	case "editor", "apply_patch":
+		if ps := clinePaths(input); len(ps) > 0 {
+			id := b.str("id")
+			if k := slices.IndexFunc(t.edits, func(e clinePendingEdit) bool { return e.id == id }); k >= 0 {
+				t.edits[k].path = ps[0]
+			} else {
+				t.edits = append(t.edits, clinePendingEdit{id, ps[0]})
+			}
+		}
+	case "run_commands":
+		if cmds := input.field("commands"); cmds != nil && cmds.kind == 'a' {
+			for _, c := range cmds.a {
+				if c.kind == 's' && jsTrim(c.s) != "" {
+					cmd := jsTrim(c.s)
+					if jsLength(cmd) > clineCommandLimit {
+						cmd = jsSlice(cmd, clineCommandLimit) + "..."
+					}
+					clineAddUnique(&t.a.commands, cmd)
+				}
+			}
+		}
+	}
+}
+
+// clineReadPath is the path of a read_files file, with its line range
+// where both ends are given ("": none).
+func clineReadPath(f *jsValue) string {
+	if f.kind != 'o' || !f.isStr("path") {
+		return ""
+	}
+	path := jsTrim(f.str("path"))
+	if path == "" {
+		return ""
+	}
+	start, end := f.field("start_line"), f.field("end_line")
+	if start != nil && end != nil && start.kind == 'n' && end.kind == 'n' && clineIsNumber(start.s) && clineIsNumber(end.s) {
+		path += ":" + start.s + "-" + end.s
+	}
+	return path
+}
+
+// result takes a tool_result block: an edit's, with the range its
+// numbered diff shows.
+func (t *clineActivityTally) result(b *jsValue) {
+	id := b.str("tool_use_id")
+	k := slices.IndexFunc(t.edits, func(e clinePendingEdit) bool { return e.id == id })
+	if k < 0 {
+		return
+	}
+	path := t.edits[k].path
+	if lo, hi, ok := clineDiffRange(b.field("content")); ok {
+		path += ":" + strconv.Itoa(lo) + "-" + strconv.Itoa(hi)
+	}
+	clineAddUnique(&t.a.edited, path)
+	t.edits = slices.Delete(t.edits, k, k+1)
 }
 
 func clineIsNumber(s string) bool { return s != "true" && s != "false" && s != "null" }
@@ -1007,90 +1083,8 @@ func clineDroppedNotice(a clineActivity, responses []string) *jsValue {
 // work dropped after a typed message noted at its end; orig is the
 // history compacted.
 func clineMergeTurns(msgs, orig []clineMsg) []clineMsg {
-	at := map[string]int{}
-	for i, m := range orig {
-		if id := m.v.str("id"); id != "" {
-			at[id] = i
-		}
-	}
-	index := func(m clineMsg) (int, bool) {
-		id := m.v.str("id")
-		if id == "" {
-			return 0, false
-		}
-		i, ok := at[id]
-		return i, ok
-	}
-	answers := map[int]bool{}
-	for i := len(orig) - 1; i >= 0 && len(answers) < clinePreservedAnswers; i-- {
-		if clineAnswer(orig[i]) != "" {
-			answers[i] = true
-		}
-	}
-	responses := func(from, to int) []string {
-		var out []string
-		for i := from; i < to; i++ {
-			if answers[i] {
-				if t := clineAnswer(orig[i]); t != "" {
-					out = append(out, t)
-				}
-			}
-		}
-		return out
-	}
-	latest := -1
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if clineTurnStart(msgs[i]) {
-			latest = i
-			break
-		}
-	}
-	type entry struct {
-		m                 clineMsg
-		first, last       int
-		hasFirst, hasLast bool
-		typed             bool
-	}
-	var entries []entry
-	for i := 0; i < len(msgs); {
-		if !clineTurnStart(msgs[i]) {
-			k, ok := index(msgs[i])
-			entries = append(entries, entry{m: msgs[i], first: k, last: k, hasFirst: ok, hasLast: ok})
-			i++
-			continue
-		}
-		end := i
-		for end+1 < len(msgs) && clineTurnStart(msgs[end+1]) {
-			end++
-		}
-		m := msgs[i]
-		if end > i {
-			var blocks []*jsValue
-			span := 0
-			for h := i; h <= end; h++ {
-				span += clineUserRunSpan(msgs[h])
-				if h > i {
-					prev, ok1 := index(msgs[h-1])
-					cur, ok2 := index(msgs[h])
-					if ok1 && ok2 && cur > prev+1 {
-						a := clineToolActivity(orig[prev+1 : cur])
-						if r := responses(prev+1, cur); a.any() || len(r) > 0 {
-							blocks = append(blocks, clineDroppedNotice(a, r))
-						}
-					}
-				}
-				blocks = append(blocks, clineUserBlocks(msgs[h], h == latest)...)
-			}
-			m = m.withContent(blocks)
-			m = m.withMeta(m.meta().merged(jsObject("userRunSpan", jsInt(span))))
-		} else if b := clineUserBlocks(m, i == latest); len(b) != len(m.content()) {
-			m = m.withContent(b)
-		}
-		first, ok1 := index(msgs[i])
-		last, ok2 := index(msgs[end])
-		entries = append(entries, entry{m: m, first: first, last: last, hasFirst: ok1, hasLast: ok2, typed: true})
-		i = end + 1
-	}
+	g := newClineMerger(msgs, orig)
+	entries := g.entries()
 	for k := range entries {
 		e := &entries[k]
 		if !e.typed || !e.hasLast {
@@ -1103,16 +1097,137 @@ func clineMergeTurns(msgs, orig []clineMsg) []clineMsg {
 		if !ok || gapEnd <= e.last+1 {
 			continue
 		}
-		a := clineToolActivity(orig[e.last+1 : gapEnd])
-		r := responses(e.last+1, gapEnd)
-		if !a.any() && len(r) == 0 {
-			continue
+		if n, ok := g.notice(e.last+1, gapEnd); ok {
+			e.m = e.m.withContent(append(clineUserBlocks(e.m, true), n))
 		}
-		e.m = e.m.withContent(append(clineUserBlocks(e.m, true), clineDroppedNotice(a, r)))
 	}
 	out := make([]clineMsg, len(entries))
 	for k, e := range entries {
 		out[k] = e.m
 	}
 	return out
+}
+
+// A clineMerger is one mergeAdjacentUserTurns of msgs, the compaction of
+// orig.
+type clineMerger struct {
+	msgs, orig []clineMsg
+	// at is where each id of orig is; answers are the newest
+	// clinePreservedAnswers answers of orig; latest is the place in msgs
+	// of its last typed message (-1: none).
+	at      map[string]int
+	answers map[int]bool
+	latest  int
+}
+
+// A clineEntry is a message of the merge: one of msgs, or a run of typed
+// ones merged, with the places in orig of its first and last.
+type clineEntry struct {
+	m                 clineMsg
+	first, last       int
+	hasFirst, hasLast bool
+	typed             bool
+}
+
+func newClineMerger(msgs, orig []clineMsg) *clineMerger {
+	g := &clineMerger{msgs: msgs, orig: orig, at: map[string]int{}, answers: map[int]bool{}, latest: -1}
+	for i, m := range orig {
+		if id := m.v.str("id"); id != "" {
+			g.at[id] = i
+		}
+	}
+	for i := len(orig) - 1; i >= 0 && len(g.answers) < clinePreservedAnswers; i-- {
+		if clineAnswer(orig[i]) != "" {
+			g.answers[i] = true
+		}
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if clineTurnStart(msgs[i]) {
+			g.latest = i
+			break
+		}
+	}
+	return g
+}
+
+// index returns the place of m in orig.
+func (g *clineMerger) index(m clineMsg) (int, bool) {
+	id := m.v.str("id")
+	if id == "" {
+		return 0, false
+	}
+	i, ok := g.at[id]
+	return i, ok
+}
+
+// notice returns the notice of what was dropped in orig[from:to]: its
+// tool activity and preserved answers (false: nothing).
+func (g *clineMerger) notice(from, to int) (*jsValue, bool) {
+	a := clineToolActivity(g.orig[from:to])
+	var r []string
+	for i := from; i < to; i++ {
+		if g.answers[i] {
+			if t := clineAnswer(g.orig[i]); t != "" {
+				r = append(r, t)
+			}
+		}
+	}
+	if !a.any() && len(r) == 0 {
+		return nil, false
+	}
+	return clineDroppedNotice(a, r), true
+}
+
+// entries returns the merge's entries: each run of typed messages
+// merged into one, the other messages as they are.
+func (g *clineMerger) entries() []clineEntry {
+	msgs := g.msgs
+	var entries []clineEntry
+	for i := 0; i < len(msgs); {
+		if !clineTurnStart(msgs[i]) {
+			k, ok := g.index(msgs[i])
+			entries = append(entries, clineEntry{m: msgs[i], first: k, last: k, hasFirst: ok, hasLast: ok})
+			i++
+			continue
+		}
+		end := i
+		for end+1 < len(msgs) && clineTurnStart(msgs[end+1]) {
+			end++
+		}
+		first, ok1 := g.index(msgs[i])
+		last, ok2 := g.index(msgs[end])
+		entries = append(entries, clineEntry{m: g.run(i, end), first: first, last: last, hasFirst: ok1, hasLast: ok2, typed: true})
+		i = end + 1
+	}
+	return entries
+}
+
+// run returns the typed messages msgs[i..end] as one: their blocks, each
+// gap between two bridged by what was dropped there.
+func (g *clineMerger) run(i, end int) clineMsg {
+	msgs := g.msgs
+	m := msgs[i]
+	if end == i {
+		if b := clineUserBlocks(m, i == g.latest); len(b) != len(m.content()) {
+			m = m.withContent(b)
+		}
+		return m
+	}
+	var blocks []*jsValue
+	span := 0
+	for h := i; h <= end; h++ {
+		span += clineUserRunSpan(msgs[h])
+		if h > i {
+			prev, ok1 := g.index(msgs[h-1])
+			cur, ok2 := g.index(msgs[h])
+			if ok1 && ok2 && cur > prev+1 {
+				if n, ok := g.notice(prev+1, cur); ok {
+					blocks = append(blocks, n)
+				}
+			}
+		}
+		blocks = append(blocks, clineUserBlocks(msgs[h], h == g.latest)...)
+	}
+	m = m.withContent(blocks)
+	return m.withMeta(m.meta().merged(jsObject("userRunSpan", jsInt(span))))
 }

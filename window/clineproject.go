@@ -14,6 +14,18 @@ import (
 // and latest typed prompts and the live tail (from the last tool call
 // still waiting for its result) always kept.
 func clineProject(msgs []clineMsg, target int) []clineMsg {
+	x := clineStripMedia(msgs)
+	total := clineTokens(x)
+	if total <= target {
+		return x
+	}
+	total = clineCutNewest(x, target, total)
+	return clineDropOldest(x, target, total)
+}
+
+// clineStripMedia drops every thinking block, and the images outside the
+// live tail and the latest typed prompt.
+func clineStripMedia(msgs []clineMsg) []clineMsg {
 	x := clineMapBlocks(msgs, func(_ int, b *jsValue) *jsValue {
 		if b.str("type") == "thinking" {
 			return nil
@@ -21,7 +33,7 @@ func clineProject(msgs []clineMsg, target int) []clineMsg {
 		return b
 	})
 	latest, tail := clineLastTyped(x), clineLiveTail(x)
-	x = clineMapBlocks(x, func(i int, b *jsValue) *jsValue {
+	return clineMapBlocks(x, func(i int, b *jsValue) *jsValue {
 		if i == latest || i >= tail {
 			return b
 		}
@@ -43,13 +55,15 @@ func clineProject(msgs []clineMsg, target int) []clineMsg {
 		}
 		return b
 	})
-	total := clineTokens(x)
-	if total <= target {
-		return x
-	}
-	// Cutting text changes no role and no tool call: the latest typed
-	// prompt and the live tail stay where they are while it goes on.
-	latest, tail = clineLastTyped(x), clineLiveTail(x)
+}
+
+// clineCutNewest cuts the text of x's messages in place, from the newest
+// back, each to its share of target, while total (x's tokens) is over
+// it; it returns the new total. Cutting text changes no role and no tool
+// call: the latest typed prompt and the live tail stay where they are
+// while it goes on.
+func clineCutNewest(x []clineMsg, target, total int) int {
+	latest, tail := clineLastTyped(x), clineLiveTail(x)
 	for k := len(x) - 1; k >= 0 && total > target; k-- {
 		if k == latest || k >= tail || !clineHasText(x[k]) {
 			continue
@@ -61,23 +75,23 @@ func clineProject(msgs []clineMsg, target int) []clineMsg {
 		x[k] = clineCut(x[k], limit)
 		total += x[k].tokens() - old
 	}
-	// Dropping moves messages: where the typed prompts and the live tail
-	// are, and which messages each tool call links, are found again after
-	// each drop only.
-	first, last, tail, links := clineFirstTyped(x), latest, tail, clineToolLinks(x)
+	return total
+}
+
+// clineDropOldest drops x's messages from the oldest on, each with every
+// message its tool calls pair it with, while total is over target; the
+// first and latest typed prompts and the live tail are kept. Dropping
+// moves messages: where those are, and which messages each tool call
+// links, are found again after each drop only.
+func clineDropOldest(x []clineMsg, target, total int) []clineMsg {
+	first, last, tail, links := clineFirstTyped(x), clineLastTyped(x), clineLiveTail(x), clineToolLinks(x)
 	for k := 0; k < len(x) && total > target; {
 		if k == first || k == last {
 			k++
 			continue
 		}
 		group := clinePairGroup(x, links, k)
-		late := false
-		for i := range group {
-			if i >= tail {
-				late = true
-			}
-		}
-		if group[first] || group[last] || late {
+		if group[first] || group[last] || clineReaches(group, tail) {
 			k++
 			continue
 		}
@@ -93,6 +107,16 @@ func clineProject(msgs []clineMsg, target int) []clineMsg {
 		first, last, tail, links = clineFirstTyped(x), clineLastTyped(x), clineLiveTail(x), clineToolLinks(x)
 	}
 	return x
+}
+
+// clineReaches reports whether group holds a message at tail or after.
+func clineReaches(group map[int]bool, tail int) bool {
+	for i := range group {
+		if i >= tail {
+			return true
+		}
+	}
+	return false
 }
 
 // clineMapBlocks returns msgs with each block of message i replaced by
