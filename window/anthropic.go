@@ -224,77 +224,26 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 	ss := serverStateOf(env, st)
 	client := restoreServerCopies(env, ss.made, hist)
 	step := Step{History: client}
-	// The tool uses, oldest first, with where their results are.
-	type use struct {
-		id, name     string
-		call, result int // positions in client (-1: none)
-	}
-	var uses []use
-	at := map[string]int{}
-	for i, it := range client {
-		for _, b := range it.Msg.Blocks {
-			switch b.Type {
-			case transcript.BlockToolUse:
-				at[b.ID] = len(uses)
-				uses = append(uses, use{id: b.ID, name: b.Name, call: i, result: -1})
-			case transcript.BlockToolResult:
-				if k, ok := at[b.ID]; ok {
-					uses[k].result = i
-				}
-			}
-		}
-	}
+	uses := toolUsesOf(client)
 	input := ss.request.at(env, st, client)
 	fires := p.triggerUses > 0 && len(uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
 	if !fires {
 		ss.remember(hist, client)
 		return step, nil
 	}
-	// The oldest, all but the newest keep, the excluded tools' never.
-	clearOld := uses[:max(0, len(uses)-p.keep)]
-	// The edits of each message, by position: its blocks cleared.
-	edits := map[int]*messageEdit{}
-	editOf := func(i int) *messageEdit {
-		e, ok := edits[i]
-		if !ok {
-			e = &messageEdit{placeholder: p.placeholder}
-			edits[i] = e
-		}
-		return e
-	}
-	for _, u := range clearOld {
-		if p.exclude[u.name] || u.result < 0 {
-			continue
-		}
-		e := editOf(u.result)
-		for j, b := range client[u.result].Msg.Blocks {
-			if b.Type == transcript.BlockToolResult && b.ID == u.id {
-				e.results = append(e.results, j)
-			}
-		}
-		if p.inputs == "true" || p.inputTools[u.name] {
-			e := editOf(u.call)
-			for j, b := range client[u.call].Msg.Blocks {
-				if b.Type == transcript.BlockToolUse && b.ID == u.id {
-					e.inputs = append(e.inputs, j)
-				}
-			}
-		}
-	}
+	edits := p.edits(client, uses)
 	if len(edits) == 0 {
 		ss.remember(hist, client)
 		return step, nil
 	}
 	positions := slices.Sorted(maps.Keys(edits))
 	out := slices.Clone(client)
+	var diff int
 	for _, i := range positions {
 		e := edits[i]
 		slices.Sort(e.results)
 		slices.Sort(e.inputs)
 		out[i] = Item{ID: out[i].ID, Msg: ss.edited(out[i].Msg, *e), Truncated: true, Summary: out[i].Summary, index: out[i].index}
-	}
-	var diff int
-	for _, i := range positions {
 		diff += count4(env, client[i]) - count4(env, out[i])
 	}
 	cleared := ss.request.scale(env, diff)
@@ -316,6 +265,68 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 	}
 	ss.remember(hist, out)
 	return step, nil
+}
+
+// A clearUse is a tool use of the history: its id and tool, and the
+// positions of its call and its result (-1: none).
+type clearUse struct {
+	id, name     string
+	call, result int
+}
+
+// toolUsesOf returns the tool uses of hist, oldest first.
+func toolUsesOf(hist []Item) []clearUse {
+	var uses []clearUse
+	at := map[string]int{}
+	for i, it := range hist {
+		for _, b := range it.Msg.Blocks {
+			switch b.Type {
+			case transcript.BlockToolUse:
+				at[b.ID] = len(uses)
+				uses = append(uses, clearUse{id: b.ID, name: b.Name, call: i, result: -1})
+			case transcript.BlockToolResult:
+				if k, ok := at[b.ID]; ok {
+					uses[k].result = i
+				}
+			}
+		}
+	}
+	return uses
+}
+
+// edits returns the edits of clearing client, by message position: the
+// results of the oldest uses, all but the newest keep, the excluded
+// tools' never, and their calls' inputs where they are cleared too.
+func (p *anthropicClearTools) edits(client []Item, uses []clearUse) map[int]*messageEdit {
+	edits := map[int]*messageEdit{}
+	editOf := func(i int) *messageEdit {
+		e, ok := edits[i]
+		if !ok {
+			e = &messageEdit{placeholder: p.placeholder}
+			edits[i] = e
+		}
+		return e
+	}
+	for _, u := range uses[:max(0, len(uses)-p.keep)] {
+		if p.exclude[u.name] || u.result < 0 {
+			continue
+		}
+		e := editOf(u.result)
+		for j, b := range client[u.result].Msg.Blocks {
+			if b.Type == transcript.BlockToolResult && b.ID == u.id {
+				e.results = append(e.results, j)
+			}
+		}
+		if p.inputs == "true" || p.inputTools[u.name] {
+			e := editOf(u.call)
+			for j, b := range client[u.call].Msg.Blocks {
+				if b.Type == transcript.BlockToolUse && b.ID == u.id {
+					e.inputs = append(e.inputs, j)
+				}
+			}
+		}
+	}
+	return edits
 }
 
 // Guarantees: clearing keeps every call with its result.

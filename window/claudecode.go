@@ -472,13 +472,12 @@ func (cs *ccState) record(env *Env) {
 	cs.last = c
 }
 
-// microcompactStep clears old tool results as microcompact does.
-func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, last, warn int) {
-	h := step.History
+// scan takes the results and tool uses appended to h since the last
+// call.
+func (cs *ccState) scan(h []Item) {
 	if cs.scanned > len(h) {
 		cs.scanned = 0 // the history was replaced
 	}
-	// The results and tool uses appended since the last call.
 	for pos := cs.scanned; pos < len(h); pos++ {
 		for _, b := range h[pos].Msg.Blocks {
 			switch {
@@ -497,6 +496,47 @@ func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, l
 		}
 	}
 	cs.scanned = len(h)
+}
+
+// clearResults replaces in out the results of the oldest n pending tool
+// uses by microcompact's placeholder, each message copied once, and
+// returns the ids of the messages cut.
+func (cs *ccState) clearResults(env *Env, out []Item, n int) []string {
+	clear := map[int]map[string]bool{}
+	var order []int
+	for _, pd := range cs.pending[:n] {
+		if pd.pos < 0 {
+			cs.unwait(pd.id)
+			continue
+		}
+		if clear[pd.pos] == nil {
+			clear[pd.pos] = map[string]bool{}
+			order = append(order, pd.pos)
+		}
+		clear[pd.pos][pd.id] = true
+	}
+	var cut []string
+	for _, pos := range order {
+		it := out[pos]
+		c := *it.Msg
+		c.Blocks = append([]transcript.Block(nil), c.Blocks...)
+		for j, b := range c.Blocks {
+			if b.Type == transcript.BlockToolResult && clear[pos][b.ID] {
+				c.Blocks[j] = transcript.Block{Type: transcript.BlockToolResult, ID: b.ID, IsError: b.IsError, Text: ccPlaceholder(cs.version, env, b)}
+			}
+		}
+		if len(cut) == 0 || cut[len(cut)-1] != it.ID {
+			cut = append(cut, it.ID)
+		}
+		out[pos] = Item{ID: it.ID, Msg: &c, Truncated: true, Summary: it.Summary, index: it.index}
+	}
+	return cut
+}
+
+// microcompactStep clears old tool results as microcompact does.
+func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, last, warn int) {
+	h := step.History
+	cs.scan(h)
 	var out []Item
 	if cs.version != "2.0.21" {
 		out = cs.clearImages(h, step)
@@ -512,40 +552,11 @@ func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, l
 		if out == nil {
 			out = append([]Item(nil), h...)
 		}
-		var cut []string
-		// The results cleared, by message: each message is copied once.
-		clear := map[int]map[string]bool{}
-		var order []int
-		for _, pd := range cs.pending[:n] {
-			if pd.pos < 0 {
-				cs.unwait(pd.id)
-				continue
-			}
-			if clear[pd.pos] == nil {
-				clear[pd.pos] = map[string]bool{}
-				order = append(order, pd.pos)
-			}
-			clear[pd.pos][pd.id] = true
-		}
-		for _, pos := range order {
-			it := out[pos]
-			c := *it.Msg
-			c.Blocks = append([]transcript.Block(nil), c.Blocks...)
-			for j, b := range c.Blocks {
-				if b.Type == transcript.BlockToolResult && clear[pos][b.ID] {
-					c.Blocks[j] = transcript.Block{Type: transcript.BlockToolResult, ID: b.ID, IsError: b.IsError, Text: ccPlaceholder(cs.version, env, b)}
-				}
-			}
-			if len(cut) == 0 || cut[len(cut)-1] != it.ID {
-				cut = append(cut, it.ID)
-			}
-			out[pos] = Item{ID: it.ID, Msg: &c, Truncated: true, Summary: it.Summary, index: it.index}
-		}
+		step.Truncated = append(step.Truncated, cs.clearResults(env, out, n)...)
 		cs.pending = cs.pending[n:]
 		cs.dropped += n
 		cs.weight -= saved
 		cs.diverged = true
-		step.Truncated = append(step.Truncated, cut...)
 		step.Fired = &Firing{What: "microcompact", Unit: "tokens", Trigger: warn, Before: last, After: last - saved}
 	}
 	if out != nil {

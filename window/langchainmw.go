@@ -676,32 +676,38 @@ func (p *lcClearPolicy) clear(cs *lcClearState, e *lcEdit, total, maxIn int) {
 	case keep > 0:
 		toClear = cands[:len(cands)-keep]
 	}
-	// Each message is copied once in a pass, then edited in place: a
-	// message holding thousands of results is not copied for each.
-	copies := map[int]*transcript.Message{}
-	copyOf := func(item int) *transcript.Message {
-		if c, ok := copies[item]; ok {
-			return c
+	c := &lcClearing{p: p, cs: cs, e: e, total: total, copies: map[int]*transcript.Message{}, callOf: lcCallsOf(e), stale: map[int]bool{}}
+	for _, k := range toClear {
+		c.clearOne(k)
+	}
+	cleared := c.counted()
+	if p.clearAtLeast > 0 && cleared < p.clearAtLeast && keep > 0 && keep < len(cands) {
+		rest := cands[len(cands)-keep:]
+		for i := len(rest) - 1; i >= 0 && cleared < p.clearAtLeast; i-- {
+			c.clearOne(rest[i])
+			cleared = c.counted()
 		}
-		c := *e.out[item].Msg
-		c.Blocks = slices.Clone(c.Blocks)
-		copies[item] = &c
-		e.set(item, &c)
-		return &c
 	}
-	// The AI message each tool message answers (the nearest before it
-	// that holds its call), and where in that message the call is.
-	type call struct {
-		ai     int   // in e.msgs
-		blocks []int // its tool use blocks with the id
-		name   string
-	}
-	callOf := map[int]call{}
-	latest := map[string]call{}
+}
+
+// An lcCall is where the AI message a tool message answers holds the
+// call: the message (in lcEdit.msgs), its tool use blocks with the id,
+// and the tool.
+type lcCall struct {
+	ai     int
+	blocks []int
+	name   string
+}
+
+// lcCallsOf returns the call of each tool message of e, by its place in
+// e.msgs: in the nearest AI message before it that holds the call.
+func lcCallsOf(e *lcEdit) map[int]lcCall {
+	callOf := map[int]lcCall{}
+	latest := map[string]lcCall{}
 	for k, m := range e.msgs {
 		switch m.u.kind {
 		case 'a':
-			at := map[string]call{}
+			at := map[string]lcCall{}
 			for j, b := range e.out[m.item].Msg.Blocks {
 				if b.Type == transcript.BlockToolUse {
 					c := at[b.ID]
@@ -721,51 +727,70 @@ func (p *lcClearPolicy) clear(cs *lcClearState, e *lcEdit, total, maxIn int) {
 			}
 		}
 	}
-	// An AI message whose inputs were cleared is measured again once,
-	// before the count is read.
-	stale := map[int]bool{}
-	counted := func() int {
-		for ai := range stale {
-			a := e.msgs[ai]
-			e.msgs[ai] = lcMsgOf(a.item, e.out[a.item].Msg, lcView(e.out[a.item].Msg)[0])
-		}
-		clear(stale)
-		return max(0, total-lcCount(e.msgs))
+	return callOf
+}
+
+// An lcClearing is one pass of ClearToolUsesEdit over e: each message is
+// copied once in it, then edited in place (a message holding thousands
+// of results is not copied for each), and an AI message whose inputs
+// were cleared (stale) is measured again once, before the count is read.
+type lcClearing struct {
+	p      *lcClearPolicy
+	cs     *lcClearState
+	e      *lcEdit
+	total  int
+	copies map[int]*transcript.Message
+	callOf map[int]lcCall
+	stale  map[int]bool
+}
+
+// copyOf returns the pass's copy of item.
+func (c *lcClearing) copyOf(item int) *transcript.Message {
+	if m, ok := c.copies[item]; ok {
+		return m
 	}
-	clearOne := func(k int) {
-		m := e.msgs[k]
-		id := m.ids[0]
-		if cs.cleared[id] {
-			return
-		}
-		call, ok := callOf[k]
-		if !ok || p.exclude[call.name] {
-			return
-		}
-		ai := call.ai
-		cs.cleared[id] = true
-		c := copyOf(m.item)
-		j := m.u.blocks[0]
-		c.Blocks[j].Text, c.Blocks[j].Raw = p.placeholder, nil
-		e.msgs[k] = lcMsgOf(m.item, c, lcToolUnit(c, j))
-		if p.clearInputs {
-			ac := copyOf(e.msgs[ai].item)
-			for _, j := range call.blocks {
-				ac.Blocks[j].Input = []byte("{}")
-			}
-			stale[ai] = true
-		}
+	m := *c.e.out[item].Msg
+	m.Blocks = slices.Clone(m.Blocks)
+	c.copies[item] = &m
+	c.e.set(item, &m)
+	return &m
+}
+
+// counted returns the tokens cleared so far.
+func (c *lcClearing) counted() int {
+	e := c.e
+	for ai := range c.stale {
+		a := e.msgs[ai]
+		e.msgs[ai] = lcMsgOf(a.item, e.out[a.item].Msg, lcView(e.out[a.item].Msg)[0])
 	}
-	for _, k := range toClear {
-		clearOne(k)
+	clear(c.stale)
+	return max(0, c.total-lcCount(e.msgs))
+}
+
+// clearOne clears tool message k, unless cleared before, of an excluded
+// tool, or answering no call.
+func (c *lcClearing) clearOne(k int) {
+	e := c.e
+	m := e.msgs[k]
+	id := m.ids[0]
+	if c.cs.cleared[id] {
+		return
 	}
-	cleared := counted()
-	if p.clearAtLeast > 0 && cleared < p.clearAtLeast && keep > 0 && keep < len(cands) {
-		rest := cands[len(cands)-keep:]
-		for i := len(rest) - 1; i >= 0 && cleared < p.clearAtLeast; i-- {
-			clearOne(rest[i])
-			cleared = counted()
+	call, ok := c.callOf[k]
+	if !ok || c.p.exclude[call.name] {
+		return
+	}
+	c.cs.cleared[id] = true
+	tm := c.copyOf(m.item)
+	j := m.u.blocks[0]
+	tm.Blocks[j].Text, tm.Blocks[j].Raw = c.p.placeholder, nil
+	e.msgs[k] = lcMsgOf(m.item, tm, lcToolUnit(tm, j))
+	if c.p.clearInputs {
+		ac := c.copyOf(e.msgs[call.ai].item)
+		for _, j := range call.blocks {
+			ac.Blocks[j].Input = []byte("{}")
 		}
+		c.stale[call.ai] = true
 	}
 }
 

@@ -175,68 +175,21 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 		*vs = vercelPruneState{client: vs.client, names: vs.names, holders: map[string][]int{}}
 	}
 	base := len(vs.client.items) - len(added)
-	for k, it := range added {
-		i := base + k
-		for _, b := range it.Msg.Blocks {
-			switch b.Type {
-			case transcript.BlockToolUse:
-				vs.names[b.ID] = b.Name
-				vs.holders[b.ID] = append(vs.holders[b.ID], i)
-			case transcript.BlockToolResult:
-				vs.holders[b.ID] = append(vs.holders[b.ID], i)
-			}
-		}
-		// As the history given has it: sent whole.
-		vs.perItem = append(vs.perItem, pruneItem{first: len(vs.msgs), special: -1, sent: len(it.Msg.Blocks)})
-		for _, sm := range sdkMessages(it.Msg) {
-			vs.msgs = append(vs.msgs, sm)
-			vs.owner = append(vs.owner, i)
-		}
-	}
+	vs.add(added, base)
 	vs.call++
+	w := p.window(vs)
+	vs.mark(w)
 	items := vs.client.items
-	n := len(vs.msgs)
-	// The window: the messages from recent on are left as they are by the
-	// tool rule, and their calls and results are kept everywhere.
-	recent := n
-	keptIDs := map[string]bool{}
-	toolRule := p.keepLast != 0
-	if toolRule && p.keepLast > 0 {
-		recent = n - min(p.keepLast, n)
-		for m := recent; m < n; m++ {
-			if r := vs.msgs[m].role; r == "assistant" || r == "tool" {
-				for _, b := range vs.msgs[m].blocks {
-					if bl := &items[vs.owner[m]].Msg.Blocks[b]; bl.Type == transcript.BlockToolUse || bl.Type == transcript.BlockToolResult {
-						keptIDs[bl.ID] = true
-					}
-				}
-			}
-		}
-	}
-	// The items whose messages are not in their steady state: the last
-	// message's, the window's, and those holding a call it keeps.
-	mark := func(i int) { vs.perItem[i].special = vs.call }
-	if n > 0 {
-		mark(vs.owner[n-1])
-	}
-	for m := recent; m < n; m++ {
-		mark(vs.owner[m])
-	}
-	for id := range keptIDs {
-		for _, i := range vs.holders[id] {
-			mark(i)
-		}
-	}
 	step := Step{History: make([]Item, 0, len(items))}
 	for i, it := range items {
 		pi := &vs.perItem[i]
 		var out Item
 		var sent bool
 		if pi.special == vs.call {
-			out, sent = p.send(vs, it, i, keptIDs, recent, toolRule)
+			out, sent = p.send(vs, it, i, w)
 		} else {
 			if !pi.made {
-				pi.steady, pi.steadySent = p.send(vs, it, i, nil, n, toolRule)
+				pi.steady, pi.steadySent = p.send(vs, it, i, pruneWindow{recent: len(vs.msgs), toolRule: w.toolRule})
 				pi.made = true
 			}
 			out, sent = pi.steady, pi.steadySent
@@ -244,18 +197,7 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 		// What is removed or cut at this call: only an item new, or
 		// special now or at the previous call, can change.
 		if rebuilt || i >= base || pi.special >= vs.call-1 {
-			now := -1
-			if sent {
-				now = len(out.Msg.Blocks)
-			}
-			switch {
-			case rebuilt:
-			case pi.sent >= 0 && now < 0:
-				step.Evicted = append(step.Evicted, it.ID)
-			case now >= 0 && out.Truncated && now != pi.sent:
-				step.Truncated = append(step.Truncated, it.ID)
-			}
-			pi.sent = now
+			pi.note(&step, it, out, sent, rebuilt)
 		}
 		if !sent {
 			continue
@@ -271,11 +213,99 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 	return step, nil
 }
 
+// add takes the items added to the client's history, the first at base:
+// their tool calls and results, and their SDK messages, sent whole as
+// the history given has them.
+func (vs *vercelPruneState) add(added []Item, base int) {
+	for k, it := range added {
+		i := base + k
+		for _, b := range it.Msg.Blocks {
+			switch b.Type {
+			case transcript.BlockToolUse:
+				vs.names[b.ID] = b.Name
+				vs.holders[b.ID] = append(vs.holders[b.ID], i)
+			case transcript.BlockToolResult:
+				vs.holders[b.ID] = append(vs.holders[b.ID], i)
+			}
+		}
+		vs.perItem = append(vs.perItem, pruneItem{first: len(vs.msgs), special: -1, sent: len(it.Msg.Blocks)})
+		for _, sm := range sdkMessages(it.Msg) {
+			vs.msgs = append(vs.msgs, sm)
+			vs.owner = append(vs.owner, i)
+		}
+	}
+}
+
+// A pruneWindow is the tool rule's window at a call: the SDK messages
+// from recent on are left as they are, and the calls and results of
+// keptIDs are kept everywhere (toolRule: the rule applies).
+type pruneWindow struct {
+	recent   int
+	keptIDs  map[string]bool
+	toolRule bool
+}
+
+// window returns the call's window.
+func (p *vercelPrunePolicy) window(vs *vercelPruneState) pruneWindow {
+	n := len(vs.msgs)
+	w := pruneWindow{recent: n, keptIDs: map[string]bool{}, toolRule: p.keepLast != 0}
+	if !w.toolRule || p.keepLast < 0 {
+		return w
+	}
+	w.recent = n - min(p.keepLast, n)
+	for m := w.recent; m < n; m++ {
+		if r := vs.msgs[m].role; r != "assistant" && r != "tool" {
+			continue
+		}
+		for _, b := range vs.msgs[m].blocks {
+			if bl := &vs.client.items[vs.owner[m]].Msg.Blocks[b]; bl.Type == transcript.BlockToolUse || bl.Type == transcript.BlockToolResult {
+				w.keptIDs[bl.ID] = true
+			}
+		}
+	}
+	return w
+}
+
+// mark marks special the items whose messages are not in their steady
+// state at this call: the last message's, the window's, and those
+// holding a call it keeps.
+func (vs *vercelPruneState) mark(w pruneWindow) {
+	mark := func(i int) { vs.perItem[i].special = vs.call }
+	n := len(vs.msgs)
+	if n > 0 {
+		mark(vs.owner[n-1])
+	}
+	for m := w.recent; m < n; m++ {
+		mark(vs.owner[m])
+	}
+	for id := range w.keptIDs {
+		for _, i := range vs.holders[id] {
+			mark(i)
+		}
+	}
+}
+
+// note records in step whether item it, which sends out (sent: at all),
+// is removed or cut at this call, and remembers what it sent.
+func (pi *pruneItem) note(step *Step, it, out Item, sent, rebuilt bool) {
+	now := -1
+	if sent {
+		now = len(out.Msg.Blocks)
+	}
+	switch {
+	case rebuilt:
+	case pi.sent >= 0 && now < 0:
+		step.Evicted = append(step.Evicted, it.ID)
+	case now >= 0 && out.Truncated && now != pi.sent:
+		step.Truncated = append(step.Truncated, it.ID)
+	}
+	pi.sent = now
+}
+
 // send is what item i sends: pruneMessages on its messages, the last
-// message being vs.msgs' last, those from recent on left by the tool
-// rule, the calls and results of keptIDs kept. sent is false when every
+// message being vs.msgs' last, under w. sent is false when every
 // message of the item is removed.
-func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, keptIDs map[string]bool, recent int, toolRule bool) (out Item, sent bool) {
+func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, w pruneWindow) (out Item, sent bool) {
 	end := len(vs.msgs)
 	if i+1 < len(vs.perItem) {
 		end = vs.perItem[i+1].first
@@ -289,31 +319,8 @@ func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, keptIDs m
 		if role == "assistant" && (p.reasoning == "all" || p.reasoning == "before-last-message" && m != len(vs.msgs)-1) {
 			parts = slices.DeleteFunc(slices.Clone(parts), isReasoning)
 		}
-		if toolRule && (role == "assistant" || role == "tool") && m < recent {
-			keep := make([]bool, len(parts))
-			for j, b := range parts {
-				bl := &m0.Blocks[b]
-				switch {
-				case bl.Type != transcript.BlockToolUse && bl.Type != transcript.BlockToolResult, keptIDs[bl.ID]:
-					keep[j] = true
-				default:
-					name := bl.Name
-					if bl.Type == transcript.BlockToolResult {
-						name = vs.names[bl.ID]
-					}
-					keep[j] = p.tools != nil && !p.tools[name]
-				}
-			}
-			if role == "assistant" {
-				dropOrphanedReasoning(parts, keep, isReasoning)
-			}
-			var kept []int
-			for j, b := range parts {
-				if keep[j] {
-					kept = append(kept, b)
-				}
-			}
-			parts = kept
+		if w.toolRule && (role == "assistant" || role == "tool") && m < w.recent {
+			parts = p.toolParts(vs, m0, parts, role, w.keptIDs, isReasoning)
 		}
 		// A system message's content is a string, its text: empty when
 		// the text is.
@@ -336,6 +343,37 @@ func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, keptIDs m
 		c.Blocks[j] = m0.Blocks[b]
 	}
 	return Item{ID: it.ID, Msg: &c, Truncated: true, index: it.index}, true
+}
+
+// toolParts returns the parts (blocks of m0) of an SDK message before
+// the tool rule's window that the rule keeps: all but the calls and
+// results of the tools it prunes, unless keptIDs keeps them, and an
+// assistant message's reasoning left with nothing after it.
+func (p *vercelPrunePolicy) toolParts(vs *vercelPruneState, m0 *transcript.Message, parts []int, role string, keptIDs map[string]bool, isReasoning func(int) bool) []int {
+	keep := make([]bool, len(parts))
+	for j, b := range parts {
+		bl := &m0.Blocks[b]
+		switch {
+		case bl.Type != transcript.BlockToolUse && bl.Type != transcript.BlockToolResult, keptIDs[bl.ID]:
+			keep[j] = true
+		default:
+			name := bl.Name
+			if bl.Type == transcript.BlockToolResult {
+				name = vs.names[bl.ID]
+			}
+			keep[j] = p.tools != nil && !p.tools[name]
+		}
+	}
+	if role == "assistant" {
+		dropOrphanedReasoning(parts, keep, isReasoning)
+	}
+	var kept []int
+	for j, b := range parts {
+		if keep[j] {
+			kept = append(kept, b)
+		}
+	}
+	return kept
 }
 
 // dropOrphanedReasoning marks removed each run of reasoning parts whose
