@@ -103,13 +103,27 @@ func (a *anchor) add(i int, s *replay.Step, est int) {
 // between them; the constant is the median of the billed prompt less
 // alpha times the estimate.
 func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]*groupFit {
-	fitted := map[string]*groupFit{}
-	growths := map[string][]estimate.Growth{}
-	last := map[string]int{}
 	n := len(a.est)
 	if limit > 0 {
 		n = min(n, limit)
 	}
+	growths := a.growths(f, n, group)
+	fitted := map[string]*groupFit{}
+	for i := range a.est { // every group, fitted on its first n calls
+		key := group(i)
+		if _, ok := fitted[key]; !ok {
+			fitted[key] = a.fitGroup(f, key, growths[key], n, limit > 0, group)
+		}
+	}
+	a.fitCache(f, fitted, n, limit > 0, group)
+	return fitted
+}
+
+// growths returns each group's prompt growths between consecutive calls
+// of the first n that recorded a prompt, with no compaction between.
+func (a *anchor) growths(f *Fit, n int, group func(call int) string) map[string][]estimate.Growth {
+	growths := map[string][]estimate.Growth{}
+	last := map[string]int{}
 	for i := range n {
 		key := group(i)
 		if a.reset[i] {
@@ -123,49 +137,55 @@ func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]
 		}
 		last[key] = i
 	}
-	for i := range a.est { // every group, fitted on its first n calls
-		key := group(i)
-		if _, ok := fitted[key]; ok {
-			continue
+	return growths
+}
+
+// fitGroup fits group key's alpha on its growths (too few: the family's
+// over the corpus, else 1) and its constant and uncached input, the
+// medians over its first n calls; limited (a fit on the first calls
+// alone), the constant is the one since the fit's last compaction: what
+// the agent sends beside the transcript changes with it.
+func (a *anchor) fitGroup(f *Fit, key string, growths []estimate.Growth, n int, limited bool, group func(call int) string) *groupFit {
+	g := &groupFit{}
+	var ok bool
+	if g.alpha, g.pairs, ok = estimate.Alpha(growths); !ok {
+		g.pairs, g.alpha = 0, 1
+		if fa, family, ok := estimate.FamilyAlpha(key, f.estimator); ok {
+			g.alpha, g.family = fa, family
 		}
-		g := &groupFit{}
-		var ok bool
-		if g.alpha, g.pairs, ok = estimate.Alpha(growths[key]); !ok {
-			// Too few growths: the family's over the corpus, else 1.
-			g.pairs, g.alpha = 0, 1
-			if fa, family, ok := estimate.FamilyAlpha(key, f.estimator); ok {
-				g.alpha, g.family = fa, family
-			}
-		}
-		// Projecting past the fit, the constant is the one since the
-		// fit's last compaction: what the agent sends beside the
-		// transcript changes with it.
-		from := 0
-		if limit > 0 {
-			for j := range n {
-				if a.reset[j] && group(j) == key {
-					from = j
-				}
-			}
-		}
-		var d, in []int
-		for j := from; j < n; j++ {
-			if f.has[j] && group(j) == key {
-				d = append(d, f.prompt(j)-int(math.Round(g.alpha*float64(a.est[j]))))
-				in = append(in, int(a.bill(j).Input))
-			}
-		}
-		g.constant, g.input = median(d), median(in)
-		fitted[key] = g
 	}
-	// The provider's cache against an ideal one: what it lost at the
-	// misses no idle spell explains, and what it read beyond the ideal
-	// read at the other calls that read.
-	type tally struct {
-		missedIdeal, lost, rest, extra int
-		obs                            []missObs
+	from := 0
+	if limited {
+		for j := range n {
+			if a.reset[j] && group(j) == key {
+				from = j
+			}
+		}
 	}
-	tallies := map[string]*tally{}
+	var d, in []int
+	for j := from; j < n; j++ {
+		if f.has[j] && group(j) == key {
+			d = append(d, f.prompt(j)-int(math.Round(g.alpha*float64(a.est[j]))))
+			in = append(in, int(a.bill(j).Input))
+		}
+	}
+	g.constant, g.input = median(d), median(in)
+	return g
+}
+
+// cacheTally is a group's provider cache against an ideal one over the
+// fit's calls: what it lost at the misses no idle spell explains, and
+// what it read beyond the ideal read at the other calls that read.
+type cacheTally struct {
+	missedIdeal, lost, rest, extra int
+	obs                            []missObs
+}
+
+// fitCache fits each group's cache losses and gains on the first n
+// calls; limited, also its miss rate (only the calls after a fit are
+// priced by a rate).
+func (a *anchor) fitCache(f *Fit, fitted map[string]*groupFit, n int, limited bool, group func(call int) string) {
+	tallies := map[string]*cacheTally{}
 	for j := range n {
 		key := group(j)
 		x := a.calls[j].ideal
@@ -174,7 +194,7 @@ func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]
 		}
 		t := tallies[key]
 		if t == nil {
-			t = &tally{}
+			t = &cacheTally{}
 			tallies[key] = t
 		}
 		missed, ok := missAt(x, a.bill(j))
@@ -189,7 +209,7 @@ func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]
 	}
 	for key, t := range tallies {
 		g := fitted[key]
-		if limit > 0 { // only the calls after a fit are priced by a rate
+		if limited {
 			g.misses = fitMissRate(t.obs)
 		}
 		if t.missedIdeal > 0 {
@@ -199,7 +219,6 @@ func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]
 			g.gain = min(1, float64(t.extra)/float64(t.rest))
 		}
 	}
-	return fitted
 }
 
 // ideal returns what an ideal cache would have read of the recorded

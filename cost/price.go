@@ -400,29 +400,7 @@ func (p *RunPricer) Observe(s *replay.Step) {
 		og.hint = min(og.hint, s.Kept()+1)
 	}
 	req := p.reqs.next(s, g.constant)
-	var u transcript.Usage
-	var shared int
-	if bill := s.Recorded; p.anchored && g.fit != nil {
-		// Priced from the bill: the cache is ideal (no expiry), what the
-		// provider really lost comes from the bill. A call the bill
-		// records no prompt for costs what the bill says: its output.
-		var read int
-		read, shared = g.cache.send(req, time.Time{}, g.hint)
-		switch {
-		case pr.opt.FitCalls > 0 && i >= pr.opt.FitCalls:
-			u = p.projected(i, g, s, read)
-			p.afterCalls++
-		case bill != nil && bill.Prompt() > 0:
-			a := pr.fit.anchor
-			_, missed := missAt(a.calls[i].ideal, bill)
-			u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], a.ideal(i, g.fit, bill.Prompt()),
-				read-g.constant, missed, read > 0, g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0, pr.oneHour)
-		default:
-			p.unbilled++
-		}
-	} else {
-		u, shared = simulate(g.sim, g.cache, req, g.hint, s.Recorded, at, g.calls == 0)
-	}
+	u, shared := p.usage(i, s, g, req, at)
 	g.hint = math.MaxInt
 	if s.Recorded != nil {
 		u.Output, u.Reasoning = s.Recorded.Output, s.Recorded.Reasoning
@@ -455,6 +433,34 @@ func (p *RunPricer) Observe(s *replay.Step) {
 		}
 		rc.Summaries.Add(sp.CallCost(transcript.Usage{Input: ev.Usage.Prompt(), Output: ev.Usage.Output}))
 	}
+}
+
+// usage returns the usage of call i, step s, sending req in group g at
+// time at, and the tokens its request shares with the group's cached
+// prefix. Priced from the bill (anchored), the cache is ideal (no
+// expiry) and what the provider really lost comes from the bill; a call
+// the bill records no prompt for costs what the bill says, its output.
+// Otherwise the group's cache is simulated.
+func (p *RunPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at time.Time) (u transcript.Usage, shared int) {
+	pr := p.pr
+	bill := s.Recorded
+	if !p.anchored || g.fit == nil {
+		return simulate(g.sim, g.cache, req, g.hint, bill, at, g.calls == 0)
+	}
+	read, shared := g.cache.send(req, time.Time{}, g.hint)
+	switch {
+	case pr.opt.FitCalls > 0 && i >= pr.opt.FitCalls:
+		u = p.projected(i, g, s, read)
+		p.afterCalls++
+	case bill != nil && bill.Prompt() > 0:
+		a := pr.fit.anchor
+		_, missed := missAt(a.calls[i].ideal, bill)
+		u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], a.ideal(i, g.fit, bill.Prompt()),
+			read-g.constant, missed, read > 0, g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0, pr.oneHour)
+	default:
+		p.unbilled++
+	}
+	return u, shared
 }
 
 // Finish returns the cost of run, whose steps it observed (run need not

@@ -119,49 +119,66 @@ func notRead(file, name string) error {
 
 // detect names the format of s from its content.
 func detect(s *source) (Format, error) {
-	if s.db != "" || s.storage != "" {
+	switch {
+	case s.db != "" || s.storage != "":
 		return FormatOpencode, nil // the only format kept in SQLite, or in a directory
+	case s.doc:
+		return detectDoc(s)
 	}
-	if s.doc {
-		var v any
-		_ = unmarshal(s.docRec.raw, &v)
-		switch v := v.(type) {
-		case []any:
-			for _, e := range v[:min(len(v), detectProbe)] {
-				if m, ok := e.(map[string]any); ok {
-					if _, ok := m["source"]; ok && (m["action"] != nil || m["observation"] != nil) {
-						return FormatOpenHands, nil
-					}
-					if name := foreignFormat(m); name != "" {
-						return "", notRead(s.file, name)
-					}
-					if langfuseObject(m) {
-						return FormatLangfuse, nil
-					}
-					if opencodeObject(m) {
-						return FormatOpencode, nil
-					}
-					if hasAny(m, "modelInfo") || hasAny(m, "metrics") && m["role"] == "assistant" {
-						return FormatAnthropic, nil // Cline's api_conversation_history.json
-					}
-				}
-			}
-			return chatFlavour(v), nil
-		case map[string]any:
-			if name := foreignFormat(v); name != "" {
-				return "", notRead(s.file, name)
-			}
-			if opencodeExport(v) {
-				return FormatOpencode, nil
-			}
-			if f := detectObject(v); f != "" {
-				return f, nil
-			}
+	return detectLines(s)
+}
+
+// detectDoc names the format of a JSON document.
+func detectDoc(s *source) (Format, error) {
+	var v any
+	_ = unmarshal(s.docRec.raw, &v)
+	switch v := v.(type) {
+	case []any:
+		return detectArray(s.file, v)
+	case map[string]any:
+		if name := foreignFormat(v); name != "" {
+			return "", notRead(s.file, name)
 		}
-		return "", &NotTranscriptError{s.file, "JSON document in no known format"}
+		if opencodeExport(v) {
+			return FormatOpencode, nil
+		}
+		if f := detectObject(v); f != "" {
+			return f, nil
+		}
 	}
-	// Chat messages one per line are told apart by the features of all the
-	// probed lines, not of the first alone.
+	return "", &NotTranscriptError{s.file, "JSON document in no known format"}
+}
+
+// detectArray names the format of a document that is an array, from its
+// first elements.
+func detectArray(file string, v []any) (Format, error) {
+	for _, e := range v[:min(len(v), detectProbe)] {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, ok := m["source"]; ok && (m["action"] != nil || m["observation"] != nil) {
+			return FormatOpenHands, nil
+		}
+		if name := foreignFormat(m); name != "" {
+			return "", notRead(file, name)
+		}
+		switch {
+		case langfuseObject(m):
+			return FormatLangfuse, nil
+		case opencodeObject(m):
+			return FormatOpencode, nil
+		case hasAny(m, "modelInfo") || hasAny(m, "metrics") && m["role"] == "assistant":
+			return FormatAnthropic, nil // Cline's api_conversation_history.json
+		}
+	}
+	return chatFlavour(v), nil
+}
+
+// detectLines names the format of JSON Lines. Chat messages one per line
+// are told apart by the features of all the probed lines, not of the
+// first alone.
+func detectLines(s *source) (Format, error) {
 	var chat []any
 	probed := 0
 	for r := range s.probe() {
@@ -192,6 +209,23 @@ func detect(s *source) (Format, error) {
 // detectObject names the format a single top-level object belongs to, or
 // returns "".
 func detectObject(m map[string]any) Format {
+	if f := detectRecord(m); f != "" {
+		return f
+	}
+	if f := detectWrapper(m); f != "" {
+		return f
+	}
+	if msgs, ok := m["messages"].([]any); ok {
+		return detectConversation(m, msgs)
+	}
+	if _, ok := m["role"].(string); ok {
+		return chatFlavour([]any{m})
+	}
+	return ""
+}
+
+// detectRecord names the format whose records m is one of, or returns "".
+func detectRecord(m map[string]any) Format {
 	typ, _ := m["type"].(string)
 	switch {
 	case claudeTypes[typ] && hasAny(m, "message", "uuid", "sessionId", "session_id", "subtype", "leafUuid", "snapshot"):
@@ -211,9 +245,15 @@ func detectObject(m map[string]any) Format {
 	case copilotObject(m):
 		return FormatCopilot
 	}
+	return ""
+}
+
+// detectWrapper names the format whose records m wraps (a page of
+// Langfuse's API, an OpenHands export), or returns "".
+func detectWrapper(m map[string]any) Format {
 	if rows, ok := m["data"].([]any); ok && len(rows) > 0 {
 		if row, ok := rows[0].(map[string]any); ok && langfuseObject(row) {
-			return FormatLangfuse // a page of Langfuse's API
+			return FormatLangfuse
 		}
 	}
 	if evs, ok := m["events"].([]any); ok && hasAny(m, "exported_at", "conversation") {
@@ -223,24 +263,24 @@ func detectObject(m map[string]any) Format {
 			}
 		}
 	}
-	if msgs, ok := m["messages"].([]any); ok {
-		if hasAny(m, "sessionId") && hasAny(m, "projectHash", "startTime", "lastUpdated") {
-			return FormatGeminiCLI
-		}
-		if hasAny(m, "sessionId") && hasAny(m, "version") {
-			return FormatAnthropic // a Cline 4 session's messages file
-		}
-		openai, anthropic := chatScores(msgs)
-		if _, ok := m["system"]; ok && openai == 0 {
-			// Only Anthropic requests carry the system prompt apart.
-			return FormatAnthropic
-		}
-		return flavour(openai, anthropic)
-	}
-	if _, ok := m["role"].(string); ok {
-		return chatFlavour([]any{m})
-	}
 	return ""
+}
+
+// detectConversation names the format of an object holding a
+// conversation's messages, msgs.
+func detectConversation(m map[string]any, msgs []any) Format {
+	if hasAny(m, "sessionId") && hasAny(m, "projectHash", "startTime", "lastUpdated") {
+		return FormatGeminiCLI
+	}
+	if hasAny(m, "sessionId") && hasAny(m, "version") {
+		return FormatAnthropic // a Cline 4 session's messages file
+	}
+	openai, anthropic := chatScores(msgs)
+	if _, ok := m["system"]; ok && openai == 0 {
+		// Only Anthropic requests carry the system prompt apart.
+		return FormatAnthropic
+	}
+	return flavour(openai, anthropic)
 }
 
 // chatFlavour tells OpenAI chat messages from Anthropic ones by the

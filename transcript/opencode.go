@@ -322,72 +322,30 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 	}
 	o.clearedBefore(created, pos)
 	o.t.addModel(info.ModelID)
-	call := Message{Role: RoleAssistant, Model: info.ModelID, CallID: info.ID, Pos: pos, Time: created}
-	results := Message{Role: RoleTool, Pos: pos}
+	st := &opencodeSteps{o: o, info: info, pos: pos}
+	st.reset()
+	st.call.Time = created
 	calls, finished := o.t.Calls, false
-	flush := func(u *Usage) {
-		if len(call.Blocks) == 0 && u == nil {
-			return
-		}
-		call.Usage = u
-		o.t.Messages = append(o.t.Messages, call)
-		o.t.Calls++
-		if len(results.Blocks) > 0 {
-			o.t.Messages = append(o.t.Messages, results)
-		}
-		call = Message{Role: RoleAssistant, Model: info.ModelID, CallID: info.ID, Pos: pos}
-		results = Message{Role: RoleTool, Pos: pos}
-	}
-	stepTime := func(ms int64) {
-		if call.Time.IsZero() && len(call.Blocks) == 0 && ms > 0 {
-			call.Time = time.UnixMilli(ms).UTC()
-		}
-	}
 	for _, p := range parts {
 		switch p.Type {
 		case "step-start":
-			flush(nil) // a step that did not finish
+			st.flush(nil) // a step that did not finish
 		case "reasoning":
-			stepTime(p.Time.Start)
+			st.startAt(p.Time.Start)
 			if p.Text != "" {
-				call.Blocks = append(call.Blocks, Block{Type: BlockThinking, Text: p.Text})
+				st.call.Blocks = append(st.call.Blocks, Block{Type: BlockThinking, Text: p.Text})
 			}
 		case "text":
-			stepTime(p.Time.Start)
+			st.startAt(p.Time.Start)
 			if p.Ignored {
 				o.t.skip("opencode part text (ignored)")
 				continue
 			}
-			call.Blocks = append(call.Blocks, Block{Type: BlockText, Text: p.Text})
+			st.call.Blocks = append(st.call.Blocks, Block{Type: BlockText, Text: p.Text})
 		case "tool":
-			if p.State == nil {
-				if err := o.s.bad(o.t, pos.Line, "message %s tool part %s has no state", info.ID, p.CallID); err != nil {
-					return err
-				}
-				continue
+			if err := st.tool(p); err != nil {
+				return err
 			}
-			stepTime(p.State.Time.Start)
-			use := Block{Type: BlockToolUse, ID: p.CallID, Name: p.Tool}
-			if len(p.State.Input) > 0 && string(p.State.Input) != "null" {
-				use.Input = compactJSON(p.State.Input)
-			}
-			call.Blocks = append(call.Blocks, use)
-			res := Block{Type: BlockToolResult, ID: p.CallID}
-			switch p.State.Status {
-			case "completed":
-				res.Text = p.State.Output
-				if c := p.State.Time.Compacted; c > 0 {
-					if o.cleared == nil {
-						o.cleared = map[int64][]string{}
-					}
-					o.cleared[c] = append(o.cleared[c], p.CallID)
-				}
-			case "error":
-				res.Text, res.IsError = p.State.Error, true
-			default:
-				res.Text, res.IsError = opencodeInterrupted, true
-			}
-			results.Blocks = append(results.Blocks, res)
 		case "step-finish":
 			finished = true
 			var u *Usage
@@ -395,10 +353,10 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 				v := p.Tokens.usage(info.ProviderID, info.ModelID)
 				u = &v
 			}
-			flush(u)
+			st.flush(u)
 		case "file":
 			raw, _ := json.Marshal(map[string]string{"type": "file", "mime": p.Mime})
-			call.Blocks = append(call.Blocks, Block{Type: fileBlockType(p.Mime), Raw: raw})
+			st.call.Blocks = append(st.call.Blocks, Block{Type: fileBlockType(p.Mime), Raw: raw})
 		default:
 			o.t.skip("opencode part " + p.Type)
 		}
@@ -408,7 +366,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 		v := info.Tokens.usage(info.ProviderID, info.ModelID)
 		last = &v
 	}
-	flush(last)
+	st.flush(last)
 	if o.t.Calls == calls {
 		o.t.skip("opencode assistant message with nothing sent")
 	}
@@ -416,6 +374,74 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 	if o.pending && opencodeSummary(info.Summary) {
 		o.compacted(pos)
 	}
+	return nil
+}
+
+// opencodeSteps are the steps of one assistant message being read: the
+// call of the step so far, and its tool calls' results.
+type opencodeSteps struct {
+	o             *opencodeReader
+	info          *opencodeInfo
+	pos           Pos
+	call, results Message
+}
+
+// reset starts a step.
+func (st *opencodeSteps) reset() {
+	st.call = Message{Role: RoleAssistant, Model: st.info.ModelID, CallID: st.info.ID, Pos: st.pos}
+	st.results = Message{Role: RoleTool, Pos: st.pos}
+}
+
+// flush ends the step, with usage u, unless it holds nothing.
+func (st *opencodeSteps) flush(u *Usage) {
+	if len(st.call.Blocks) == 0 && u == nil {
+		return
+	}
+	t := st.o.t
+	st.call.Usage = u
+	t.Messages = append(t.Messages, st.call)
+	t.Calls++
+	if len(st.results.Blocks) > 0 {
+		t.Messages = append(t.Messages, st.results)
+	}
+	st.reset()
+}
+
+// startAt dates the step by its first part, unless it has a date.
+func (st *opencodeSteps) startAt(ms int64) {
+	if st.call.Time.IsZero() && len(st.call.Blocks) == 0 && ms > 0 {
+		st.call.Time = time.UnixMilli(ms).UTC()
+	}
+}
+
+// tool adds a tool part: its call, and its result as its state has it.
+func (st *opencodeSteps) tool(p opencodePart) error {
+	o := st.o
+	if p.State == nil {
+		return o.s.bad(o.t, st.pos.Line, "message %s tool part %s has no state", st.info.ID, p.CallID)
+	}
+	st.startAt(p.State.Time.Start)
+	use := Block{Type: BlockToolUse, ID: p.CallID, Name: p.Tool}
+	if len(p.State.Input) > 0 && string(p.State.Input) != "null" {
+		use.Input = compactJSON(p.State.Input)
+	}
+	st.call.Blocks = append(st.call.Blocks, use)
+	res := Block{Type: BlockToolResult, ID: p.CallID}
+	switch p.State.Status {
+	case "completed":
+		res.Text = p.State.Output
+		if c := p.State.Time.Compacted; c > 0 {
+			if o.cleared == nil {
+				o.cleared = map[int64][]string{}
+			}
+			o.cleared[c] = append(o.cleared[c], p.CallID)
+		}
+	case "error":
+		res.Text, res.IsError = p.State.Error, true
+	default:
+		res.Text, res.IsError = opencodeInterrupted, true
+	}
+	st.results.Blocks = append(st.results.Blocks, res)
 	return nil
 }
 

@@ -60,30 +60,11 @@ type ohResponse struct {
 // assistant messages.
 func readOpenHands(s *source) ([]*Transcript, error) {
 	t := &Transcript{ID: s.nameID()}
-	var recs []record
-	for r := range s.records() {
-		if s.doc {
-			raw, line := r.raw, r.line
-			if raw[0] == '{' {
-				var w ohExport
-				if ok, err := s.decode(t, r, &w); !ok {
-					return nil, err
-				}
-				t.ID = cmp.Or(w.Conversation.ConversationID, w.Conversation.ID, t.ID)
-				var ok bool
-				if raw, line, ok = member(r.raw, r.line, "events"); !ok {
-					return nil, &SyntaxError{File: s.file, Line: r.line, Msg: "OpenHands export has no events"}
-				}
-			}
-			var err error
-			if recs, err = elems(raw, line); err != nil {
-				return nil, &SyntaxError{File: s.file, Line: line, Msg: err.Error()}
-			}
-			break
-		}
-		recs = append(recs, r) // one event per line
+	recs, err := ohRecords(s, t)
+	if err != nil {
+		return nil, err
 	}
-	byResponse := map[string]int{} // model_response.id → its assistant message
+	oh := &ohReader{s: s, t: t, byResponse: map[string]int{}}
 	for _, r := range recs {
 		var e ohEvent
 		ok, err := s.decode(t, r, &e)
@@ -93,65 +74,117 @@ func readOpenHands(s *source) ([]*Transcript, error) {
 		if !ok {
 			continue
 		}
-		pos := Pos{s.file, r.line}
 		n := len(t.Messages)
+		if err := oh.event(r, &e); err != nil {
+			return nil, err
+		}
 		at := parseTime(e.Timestamp)
-		text := e.Message
-		if e.Args != nil && e.Args.Content != "" {
-			text = e.Args.Content
-		}
-		switch {
-		case e.Action != "" && e.Meta != nil && e.Meta.FunctionName != "":
-			mr := e.Meta.ModelResponse
-			respID := ""
-			if mr != nil {
-				respID = mr.ID
-			}
-			open, seen := byResponse[respID]
-			if !seen || respID == "" {
-				msg := Message{Role: RoleAssistant, CallID: respID, Pos: pos}
-				if mr != nil {
-					msg.Model, msg.Usage = mr.Model, mr.Usage.usage()
-					t.addModel(mr.Model)
-					if len(mr.Choices) > 0 {
-						if c, err := openaiContent(mr.Choices[0].Message.Content); err == nil {
-							msg.Blocks = c
-						}
-					}
-				}
-				t.Messages = append(t.Messages, msg)
-				open = len(t.Messages) - 1
-				if respID != "" {
-					byResponse[respID] = open
-				}
-			}
-			input := ohArguments(e.Meta.ToolCallID, mr)
-			m := &t.Messages[open]
-			m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: e.Meta.ToolCallID, Name: e.Meta.FunctionName, Input: input})
-		case e.Observation != "" && e.Meta != nil && e.Meta.ToolCallID != "":
-			t.Messages = append(t.Messages, Message{Role: RoleTool, Pos: pos, Blocks: []Block{{
-				Type: BlockToolResult, ID: e.Meta.ToolCallID, Text: e.Content, IsError: e.Observation == "error"}}})
-		case e.Action == "message" && e.Source == "user":
-			t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
-		case e.Action == "message" && e.Source == "agent":
-			t.Messages = append(t.Messages, Message{Role: RoleAssistant, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
-		case e.Action == "system":
-			t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
-		case e.Action != "":
-			t.skip("action/" + e.Action)
-		case e.Observation != "":
-			t.skip("observation/" + e.Observation)
-		default:
-			if err := s.bad(t, r.line, "event is neither an action nor an observation"); err != nil {
-				return nil, err
-			}
-		}
 		for j := n; j < len(t.Messages); j++ {
 			t.Messages[j].Time = at
 		}
 	}
 	countAssistantCalls(t)
 	return []*Transcript{t}, nil
+}
+
+// ohRecords returns the events of s: the elements of a document's array
+// (or of an export's "events"), else one per line.
+func ohRecords(s *source, t *Transcript) ([]record, error) {
+	var recs []record
+	for r := range s.records() {
+		if !s.doc {
+			recs = append(recs, r) // one event per line
+			continue
+		}
+		raw, line := r.raw, r.line
+		if raw[0] == '{' {
+			var w ohExport
+			if ok, err := s.decode(t, r, &w); !ok {
+				return nil, err
+			}
+			t.ID = cmp.Or(w.Conversation.ConversationID, w.Conversation.ID, t.ID)
+			var ok bool
+			if raw, line, ok = member(r.raw, r.line, "events"); !ok {
+				return nil, &SyntaxError{File: s.file, Line: r.line, Msg: "OpenHands export has no events"}
+			}
+		}
+		recs, err := elems(raw, line)
+		if err != nil {
+			return nil, &SyntaxError{File: s.file, Line: line, Msg: err.Error()}
+		}
+		return recs, nil
+	}
+	return recs, nil
+}
+
+// An ohReader turns OpenHands events into t's messages; byResponse is
+// the assistant message of each model_response.id.
+type ohReader struct {
+	s          *source
+	t          *Transcript
+	byResponse map[string]int
+}
+
+// event adds what event e, record r, holds.
+func (oh *ohReader) event(r record, e *ohEvent) error {
+	t := oh.t
+	pos := Pos{oh.s.file, r.line}
+	text := e.Message
+	if e.Args != nil && e.Args.Content != "" {
+		text = e.Args.Content
+	}
+	switch {
+	case e.Action != "" && e.Meta != nil && e.Meta.FunctionName != "":
+		oh.toolCall(e, pos)
+	case e.Observation != "" && e.Meta != nil && e.Meta.ToolCallID != "":
+		t.Messages = append(t.Messages, Message{Role: RoleTool, Pos: pos, Blocks: []Block{{
+			Type: BlockToolResult, ID: e.Meta.ToolCallID, Text: e.Content, IsError: e.Observation == "error"}}})
+	case e.Action == "message" && e.Source == "user":
+		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+	case e.Action == "message" && e.Source == "agent":
+		t.Messages = append(t.Messages, Message{Role: RoleAssistant, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+	case e.Action == "system":
+		t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+	case e.Action != "":
+		t.skip("action/" + e.Action)
+	case e.Observation != "":
+		t.skip("observation/" + e.Observation)
+	default:
+		return oh.s.bad(t, r.line, "event is neither an action nor an observation")
+	}
+	return nil
+}
+
+// toolCall adds an action with tool metadata: a tool use in the
+// assistant message of its model response, made by its first action.
+func (oh *ohReader) toolCall(e *ohEvent, pos Pos) {
+	t := oh.t
+	mr := e.Meta.ModelResponse
+	respID := ""
+	if mr != nil {
+		respID = mr.ID
+	}
+	open, seen := oh.byResponse[respID]
+	if !seen || respID == "" {
+		msg := Message{Role: RoleAssistant, CallID: respID, Pos: pos}
+		if mr != nil {
+			msg.Model, msg.Usage = mr.Model, mr.Usage.usage()
+			t.addModel(mr.Model)
+			if len(mr.Choices) > 0 {
+				if c, err := openaiContent(mr.Choices[0].Message.Content); err == nil {
+					msg.Blocks = c
+				}
+			}
+		}
+		t.Messages = append(t.Messages, msg)
+		open = len(t.Messages) - 1
+		if respID != "" {
+			oh.byResponse[respID] = open
+		}
+	}
+	input := ohArguments(e.Meta.ToolCallID, mr)
+	m := &t.Messages[open]
+	m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: e.Meta.ToolCallID, Name: e.Meta.FunctionName, Input: input})
 }
 
 // ohArguments returns the arguments of tool call id as the model response

@@ -73,111 +73,130 @@ func fromOpenInference(r *otelRecord) {
 // text (or reasoning) parts; its tool calls tool_call parts; a tool
 // message's content the tool_call_response to its tool_call_id.
 func openInferenceMessages(attrs map[string]json.RawMessage, prefix string) json.RawMessage {
-	type message struct {
-		role, text, name, toolCallID string
-		contents, calls              map[int]*oiContent
-	}
-	msgs := map[int]*message{}
-	str := func(raw json.RawMessage) string {
-		var s string
-		if unmarshal(raw, &s) != nil {
-			return string(raw) // a number or another value: its JSON
-		}
-		return s
-	}
-	// index splits "<n>.<rest>".
-	index := func(s string) (int, string, bool) {
-		n, rest, ok := strings.Cut(s, ".")
-		i, err := strconv.Atoi(n)
-		return i, rest, ok && err == nil && i >= 0
-	}
+	msgs := map[int]*oiMessage{}
 	for key, raw := range attrs {
 		rest, ok := strings.CutPrefix(key, prefix)
 		if !ok {
 			continue
 		}
-		i, field, ok := index(rest)
+		i, field, ok := oiIndex(rest)
 		if !ok {
 			continue
 		}
 		m := msgs[i]
 		if m == nil {
-			m = &message{contents: map[int]*oiContent{}, calls: map[int]*oiContent{}}
+			m = &oiMessage{contents: map[int]*oiContent{}, calls: map[int]*oiContent{}}
 			msgs[i] = m
 		}
-		field, ok = strings.CutPrefix(field, "message.")
-		if !ok {
-			continue
-		}
-		// part sets field f of the j-th of in, s being "<j>.<f>".
-		part := func(in map[int]*oiContent, s string) {
-			if j, f, ok := index(s); ok {
-				if in[j] == nil {
-					in[j] = &oiContent{}
-				}
-				in[j].set(f, str(raw))
-			}
-		}
-		switch {
-		case field == "role":
-			m.role = str(raw)
-		case field == "content":
-			m.text = str(raw)
-		case field == "name":
-			m.name = str(raw)
-		case field == "tool_call_id":
-			m.toolCallID = str(raw)
-		case strings.HasPrefix(field, "contents."):
-			part(m.contents, strings.TrimPrefix(field, "contents."))
-		case strings.HasPrefix(field, "tool_calls."):
-			part(m.calls, strings.TrimPrefix(field, "tool_calls."))
+		if field, ok = strings.CutPrefix(field, "message."); ok {
+			m.set(field, oiString(raw))
 		}
 	}
 	if len(msgs) == 0 {
 		return nil
 	}
-	callPart := func(c *oiContent) map[string]any {
-		p := map[string]any{"type": "tool_call", "id": c.callID, "name": c.name}
-		if c.args != "" {
-			p["arguments"] = argumentsJSON(c.args)
-		}
-		return p
-	}
 	var out []map[string]any
 	for _, i := range slices.Sorted(maps.Keys(msgs)) {
-		m := msgs[i]
-		var parts []map[string]any
-		if m.role == "tool" {
-			parts = append(parts, map[string]any{"type": "tool_call_response", "id": m.toolCallID, "response": m.text})
-		} else if m.text != "" {
-			parts = append(parts, map[string]any{"type": "text", "content": m.text})
-		}
-		for _, j := range slices.Sorted(maps.Keys(m.contents)) {
-			c := m.contents[j]
-			switch c.typ {
-			case "text", "":
-				parts = append(parts, map[string]any{"type": "text", "content": c.text})
-			case "reasoning":
-				parts = append(parts, map[string]any{"type": "reasoning", "content": c.text})
-			case "tool_use":
-				parts = append(parts, callPart(c))
-			case "image":
-				parts = append(parts, map[string]any{"type": "uri", "modality": "image", "uri": c.image})
-			default:
-				parts = append(parts, map[string]any{"type": c.typ, "content": c.text})
-			}
-		}
-		for _, j := range slices.Sorted(maps.Keys(m.calls)) {
-			parts = append(parts, callPart(m.calls[j]))
-		}
-		msg := map[string]any{"role": m.role, "parts": parts}
-		if m.name != "" {
-			msg["name"] = m.name
-		}
-		out = append(out, msg)
+		out = append(out, msgs[i].genAI())
 	}
 	b, _ := marshalNoEscape(out)
 	return b
+}
+
+// An oiMessage is a flattened message gathered: its role, content, name
+// and tool_call_id, and its contents and tool calls by index.
+type oiMessage struct {
+	role, text, name, toolCallID string
+	contents, calls              map[int]*oiContent
+}
+
+// oiString is a flattened value as a string: a string's, else its JSON
+// (a number or another value).
+func oiString(raw json.RawMessage) string {
+	var s string
+	if unmarshal(raw, &s) != nil {
+		return string(raw)
+	}
+	return s
+}
+
+// oiIndex splits "<n>.<rest>".
+func oiIndex(s string) (int, string, bool) {
+	n, rest, ok := strings.Cut(s, ".")
+	i, err := strconv.Atoi(n)
+	return i, rest, ok && err == nil && i >= 0
+}
+
+// set sets the message's field to v.
+func (m *oiMessage) set(field, v string) {
+	// part sets field f of the j-th of in, s being "<j>.<f>".
+	part := func(in map[int]*oiContent, s string) {
+		if j, f, ok := oiIndex(s); ok {
+			if in[j] == nil {
+				in[j] = &oiContent{}
+			}
+			in[j].set(f, v)
+		}
+	}
+	switch {
+	case field == "role":
+		m.role = v
+	case field == "content":
+		m.text = v
+	case field == "name":
+		m.name = v
+	case field == "tool_call_id":
+		m.toolCallID = v
+	case strings.HasPrefix(field, "contents."):
+		part(m.contents, strings.TrimPrefix(field, "contents."))
+	case strings.HasPrefix(field, "tool_calls."):
+		part(m.calls, strings.TrimPrefix(field, "tool_calls."))
+	}
+}
+
+// genAI returns the message as the GenAI conventions' {role, parts}.
+func (m *oiMessage) genAI() map[string]any {
+	var parts []map[string]any
+	if m.role == "tool" {
+		parts = append(parts, map[string]any{"type": "tool_call_response", "id": m.toolCallID, "response": m.text})
+	} else if m.text != "" {
+		parts = append(parts, map[string]any{"type": "text", "content": m.text})
+	}
+	for _, j := range slices.Sorted(maps.Keys(m.contents)) {
+		parts = append(parts, m.contents[j].part())
+	}
+	for _, j := range slices.Sorted(maps.Keys(m.calls)) {
+		parts = append(parts, m.calls[j].callPart())
+	}
+	msg := map[string]any{"role": m.role, "parts": parts}
+	if m.name != "" {
+		msg["name"] = m.name
+	}
+	return msg
+}
+
+// part returns a content as a GenAI part.
+func (c *oiContent) part() map[string]any {
+	switch c.typ {
+	case "text", "":
+		return map[string]any{"type": "text", "content": c.text}
+	case "reasoning":
+		return map[string]any{"type": "reasoning", "content": c.text}
+	case "tool_use":
+		return c.callPart()
+	case "image":
+		return map[string]any{"type": "uri", "modality": "image", "uri": c.image}
+	}
+	return map[string]any{"type": c.typ, "content": c.text}
+}
+
+// callPart returns a tool call as a GenAI tool_call part.
+func (c *oiContent) callPart() map[string]any {
+	p := map[string]any{"type": "tool_call", "id": c.callID, "name": c.name}
+	if c.args != "" {
+		p["arguments"] = argumentsJSON(c.args)
+	}
+	return p
 }
 
 // oiContent is one of a message's contents (message_content.*, or a

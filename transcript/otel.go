@@ -387,64 +387,8 @@ type otelCall struct {
 }
 
 func otelTranscripts(s *source, holder *Transcript, recs []otelRecord) ([]*Transcript, error) {
-	// What each trace says of its session, and each span's record.
-	traceSession := map[string]string{}
-	tracePriority := map[string]int{}
-	spans := map[string]*otelRecord{}
-	traceModel := map[string]string{}
-	chatTraces, chatResponses := map[string]bool{}, map[string]bool{}
-	sessions := make([]string, len(recs)) // each record's own
-	for i := range recs {
-		r := &recs[i]
-		id, p := r.session()
-		sessions[i] = id
-		if p > tracePriority[r.traceID] {
-			traceSession[r.traceID], tracePriority[r.traceID] = id, p
-		}
-		if r.span && r.spanID != "" {
-			spans[r.traceID+"/"+r.spanID] = r
-		}
-		if _, ok := traceModel[r.traceID]; !ok {
-			if m := r.model(); m != "" {
-				traceModel[r.traceID] = m
-			}
-		}
-		if ok, log := r.call(); ok && !log {
-			chatTraces[r.traceID] = r.traceID != ""
-			if id := r.str(otelResponseID); id != "" {
-				chatResponses[id] = true
-			}
-		}
-	}
-	var calls []otelCall
-	for i := range recs {
-		r := &recs[i]
-		ok, log := r.call()
-		if ok && log && (chatTraces[r.traceID] || chatResponses[r.str(otelResponseID)]) {
-			holder.skip("log " + otelInferenceLog + " (of a chat span)")
-			continue
-		}
-		if !ok {
-			kind := "log"
-			if r.span {
-				kind = "span"
-			}
-			if op := cmp.Or(r.str(otelOperation), r.str("event.name")); op != "" {
-				kind += " " + op
-			}
-			holder.skip(cmp.Or(r.skipAs, kind))
-			continue
-		}
-		sess := cmp.Or(sessions[i], traceSession[r.traceID], r.traceID, s.nameID())
-		use := r.usage()
-		model := r.model()
-		if model == "" && use != nil {
-			// A billed call with no model is the trace's (as ccusage
-			// prices it).
-			model = traceModel[r.traceID]
-		}
-		calls = append(calls, otelCall{rec: r, session: sess, subagent: otelSubagent(r, spans), model: model, usage: use})
-	}
+	ix := newOtelIndex(recs)
+	calls := ix.calls(s, holder, recs)
 	// Calls are taken in the order they started where every one records
 	// when (exporters write a span when it ends), else in file order.
 	if !slices.ContainsFunc(calls, func(c otelCall) bool { return c.rec.start.IsZero() }) {
@@ -470,25 +414,107 @@ func otelTranscripts(s *source, holder *Transcript, recs []otelRecord) ([]*Trans
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *Transcript) int { return cmp.Compare(a.ID, b.ID) })
-	if len(holder.Skipped) > 0 || len(holder.Bad) > 0 || len(out) == 0 {
-		if len(out) > 0 {
-			// The records no call holds are counted on the first
-			// transcript of the file.
-			t := out[0]
-			for k, n := range holder.Skipped {
-				if t.Skipped == nil {
-					t.Skipped = map[string]int{}
-				}
-				t.Skipped[k] += n
-			}
-			t.Bad, t.BadRecords, t.InvalidUTF8 = append(holder.Bad, t.Bad...), t.BadRecords+holder.BadRecords, t.InvalidUTF8+holder.InvalidUTF8
-		} else {
-			out = append(out, holder)
-		}
-	} else if len(out) > 0 {
+	return otelWithHolder(holder, out), nil
+}
+
+// otelWithHolder returns out with what holder counted of the file (the
+// records no call holds, the bad ones) on its first transcript, or
+// holder alone when the file holds no call.
+func otelWithHolder(holder *Transcript, out []*Transcript) []*Transcript {
+	switch {
+	case len(out) == 0:
+		return append(out, holder)
+	case len(holder.Skipped) == 0 && len(holder.Bad) == 0:
 		out[0].InvalidUTF8 += holder.InvalidUTF8
+		return out
 	}
-	return out, nil
+	t := out[0]
+	for k, n := range holder.Skipped {
+		if t.Skipped == nil {
+			t.Skipped = map[string]int{}
+		}
+		t.Skipped[k] += n
+	}
+	t.Bad, t.BadRecords, t.InvalidUTF8 = append(holder.Bad, t.Bad...), t.BadRecords+holder.BadRecords, t.InvalidUTF8+holder.InvalidUTF8
+	return out
+}
+
+// An otelIndex is what a file's records say of their traces: each
+// trace's session (from its record of highest priority) and model, each
+// span by trace and span id, the traces and response ids of chat spans,
+// and each record's own session.
+type otelIndex struct {
+	traceSession  map[string]string
+	tracePriority map[string]int
+	spans         map[string]*otelRecord
+	traceModel    map[string]string
+	chatTraces    map[string]bool
+	chatResponses map[string]bool
+	sessions      []string
+}
+
+func newOtelIndex(recs []otelRecord) *otelIndex {
+	ix := &otelIndex{traceSession: map[string]string{}, tracePriority: map[string]int{}, spans: map[string]*otelRecord{},
+		traceModel: map[string]string{}, chatTraces: map[string]bool{}, chatResponses: map[string]bool{}, sessions: make([]string, len(recs))}
+	for i := range recs {
+		r := &recs[i]
+		id, p := r.session()
+		ix.sessions[i] = id
+		if p > ix.tracePriority[r.traceID] {
+			ix.traceSession[r.traceID], ix.tracePriority[r.traceID] = id, p
+		}
+		if r.span && r.spanID != "" {
+			ix.spans[r.traceID+"/"+r.spanID] = r
+		}
+		if _, ok := ix.traceModel[r.traceID]; !ok {
+			if m := r.model(); m != "" {
+				ix.traceModel[r.traceID] = m
+			}
+		}
+		if ok, log := r.call(); ok && !log {
+			ix.chatTraces[r.traceID] = r.traceID != ""
+			if id := r.str(otelResponseID); id != "" {
+				ix.chatResponses[id] = true
+			}
+		}
+	}
+	return ix
+}
+
+// calls returns the records that are calls, in file order; the others
+// are counted on holder. An inference log of a chat span is the span's
+// call told twice: counted, not a call.
+func (ix *otelIndex) calls(s *source, holder *Transcript, recs []otelRecord) []otelCall {
+	var calls []otelCall
+	for i := range recs {
+		r := &recs[i]
+		ok, log := r.call()
+		if ok && log && (ix.chatTraces[r.traceID] || ix.chatResponses[r.str(otelResponseID)]) {
+			holder.skip("log " + otelInferenceLog + " (of a chat span)")
+			continue
+		}
+		if !ok {
+			kind := "log"
+			if r.span {
+				kind = "span"
+			}
+			if op := cmp.Or(r.str(otelOperation), r.str("event.name")); op != "" {
+				kind += " " + op
+			}
+			holder.skip(cmp.Or(r.skipAs, kind))
+			continue
+		}
+		sess := cmp.Or(ix.sessions[i], ix.traceSession[r.traceID], r.traceID, s.nameID())
+		use := r.usage()
+		model := r.model()
+		if model == "" && use != nil {
+			// A billed call with no model is the trace's (as ccusage
+			// prices it).
+			model = ix.traceModel[r.traceID]
+		}
+		calls = append(calls, otelCall{rec: r, session: sess, subagent: otelSubagent(r, ix.spans), model: model, usage: use})
+	}
+	return calls
 }
 
 // otelSubagent names the subagent whose call r is ("" for a session's
@@ -776,6 +802,49 @@ func otelParts(parts []json.RawMessage) ([]Block, error) {
 	return out, nil
 }
 
+// text returns a text or reasoning part's content.
+func (part *otelPart) text() (string, error) {
+	var s string
+	if len(part.Content) == 0 || string(part.Content) == "null" {
+		return "", nil
+	}
+	if err := unmarshal(part.Content, &s); err != nil {
+		return "", fmt.Errorf("%s part: content is not a string", part.Type)
+	}
+	return s, nil
+}
+
+// result returns a tool_call_response part as a tool result: its
+// response (or content) as the model reads it.
+func (part *otelPart) result() Block {
+	b := Block{Type: BlockToolResult, IsError: part.IsError}
+	if part.ID != nil {
+		b.ID = *part.ID
+	}
+	resp := part.Response
+	if len(resp) == 0 {
+		resp = part.Content
+	}
+	switch {
+	case len(resp) == 0 || string(resp) == "null":
+	case resp[0] == '"' || resp[0] == '[':
+		text, rich, err := resultContent(resp)
+		if err != nil {
+			b.Text = string(compactJSON(resp))
+			break
+		}
+		b.Text = text
+		if rich {
+			b.Raw = compactJSON(resp)
+		}
+	default:
+		// A structured response (an object, a number) is the text of
+		// its JSON, as the model reads it.
+		b.Text = string(compactJSON(resp))
+	}
+	return b
+}
+
 func otelPartBlock(p json.RawMessage) (Block, error) {
 	var part otelPart
 	if err := unmarshal(p, &part); err != nil {
@@ -786,22 +855,12 @@ func otelPartBlock(p json.RawMessage) (Block, error) {
 		// Fields of another format's part: kept as it is.
 		return Block{Type: BlockOther, Raw: compactJSON(p)}, nil
 	}
-	text := func() (string, error) {
-		var s string
-		if len(part.Content) == 0 || string(part.Content) == "null" {
-			return "", nil
-		}
-		if err := unmarshal(part.Content, &s); err != nil {
-			return "", fmt.Errorf("%s part: content is not a string", part.Type)
-		}
-		return s, nil
-	}
 	switch part.Type {
 	case "text":
-		s, err := text()
+		s, err := part.text()
 		return Block{Type: BlockText, Text: s}, err
 	case "reasoning":
-		s, err := text()
+		s, err := part.text()
 		return Block{Type: BlockThinking, Text: s}, err
 	case "tool_call":
 		b := Block{Type: BlockToolUse, Name: part.Name}
@@ -813,32 +872,7 @@ func otelPartBlock(p json.RawMessage) (Block, error) {
 		}
 		return b, nil
 	case "tool_call_response":
-		b := Block{Type: BlockToolResult, IsError: part.IsError}
-		if part.ID != nil {
-			b.ID = *part.ID
-		}
-		resp := part.Response
-		if len(resp) == 0 {
-			resp = part.Content
-		}
-		switch {
-		case len(resp) == 0 || string(resp) == "null":
-		case resp[0] == '"' || resp[0] == '[':
-			text, rich, err := resultContent(resp)
-			if err != nil {
-				b.Text = string(compactJSON(resp))
-				break
-			}
-			b.Text = text
-			if rich {
-				b.Raw = compactJSON(resp)
-			}
-		default:
-			// A structured response (an object, a number) is the
-			// text of its JSON, as the model reads it.
-			b.Text = string(compactJSON(resp))
-		}
-		return b, nil
+		return part.result(), nil
 	case otelBlockWrapper:
 		var w struct {
 			BlockType BlockType       `json:"block_type"`
