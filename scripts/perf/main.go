@@ -82,239 +82,70 @@ func run() error {
 	if err := sh("go", "build", "-o", bin, "./cmd/ctxbench"); err != nil {
 		return err
 	}
+	pr := &perfRun{bin: bin, tmp: tmp}
+	one := func(f func(bin, tmp string) (figure, error)) func() ([]figure, error) {
+		return func() ([]figure, error) {
+			fig, err := f(bin, tmp)
+			return []figure{fig}, err
+		}
+	}
 	var figs []figure
-
-	// 1. Tokenizer.
-	fig, err := tokenizer()
-	if err != nil {
-		return err
-	}
-	figs = append(figs, fig)
-
-	// 2 and 4. Replay against one tokenization; linearity.
-	g5k, g20k := filepath.Join(tmp, "5k.jsonl"), filepath.Join(tmp, "20k.jsonl")
-	for _, g := range []struct {
-		calls string
-		file  string
-	}{{"5000", g5k}, {"20000", g20k}} {
-		if err := sh(bin, "gen", "--calls", g.calls, "-o", g.file); err != nil {
-			return err
-		}
-	}
-	var pflags []string
-	for _, p := range policies {
-		pflags = append(pflags, "--policy", p)
-	}
-	replayCmd := append([]string{bin, "replay"}, pflags...)
-	times, _, err := timeRounds(*reps, []string{bin, "estimate", g20k}, slices.Concat(replayCmd, []string{g20k}), slices.Concat(replayCmd, []string{g5k}))
-	if err != nil {
-		return err
-	}
-	est, rep20, rep5 := times[0], times[1], times[2]
-	r := rep20.Seconds() / est.Seconds()
-	figs = append(figs, figure{
-		name:     "Replay of a 20,000-call generated session under 8 policies, against `ctxbench estimate` of it",
-		measured: fmt.Sprintf("%.2f× (%.1f s against %.1f s)", r, rep20.Seconds(), est.Seconds()),
-		target:   "≤ 1.2×", ok: r <= 1.2,
-		commands: []string{"ctxbench gen --calls 20000 -o 20k.jsonl", "ctxbench estimate 20k.jsonl",
-			"ctxbench replay " + strings.Join(pflags, " ") + " 20k.jsonl"},
-	})
-
-	// 3. Sweep against one replay of the corpus.
-	times, rss, err := timeRounds(*reps, []string{bin, "replay", "--policy", "aidf:max_messages=30", *corpus},
-		[]string{bin, "sweep", "--no-cost", "--policy", "aidf", "--grid", "max_messages=10:1009:1", *corpus})
-	if err != nil {
-		return err
-	}
-	one, sweep, sweepRSS := times[0], times[1], rss[1]
-	r = sweep.Seconds() / one.Seconds()
-	figs = append(figs, figure{
-		name:     "A 1,000-point sweep over the public corpus, against one replay of it",
-		measured: fmt.Sprintf("%.1f× (%.1f s against %.2f s; sweep peak RSS %d MB)", r, sweep.Seconds(), one.Seconds(), sweepRSS>>20),
-		target:   "≤ 2×", ok: r <= 2,
-		commands: []string{"ctxbench replay --policy aidf:max_messages=30 fixtures/corpus",
-			"ctxbench sweep --no-cost --policy aidf --grid max_messages=10:1009:1 fixtures/corpus"},
-	})
-
-	// 4. Linearity.
-	r = rep20.Seconds() / rep5.Seconds()
-	figs = append(figs, figure{
-		name:     "Replay time for 4× the calls (20,000 against 5,000, the same 8 policies)",
-		measured: fmt.Sprintf("%.2f× (%.1f s against %.1f s)", r, rep20.Seconds(), rep5.Seconds()),
-		target:   "≤ 4.5×", ok: r <= 4.5,
-		commands: []string{"ctxbench gen --calls 5000 -o 5k.jsonl", "ctxbench replay " + strings.Join(pflags, " ") + " 5k.jsonl"},
-	})
-
-	// 5. Memory on a 100 MB corpus of ten files.
-	dir := filepath.Join(tmp, "corpus100")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return err
-	}
-	var total, largest int64
-	for seed := 1; seed <= 10; seed++ {
-		f := filepath.Join(dir, fmt.Sprintf("s%02d.jsonl", seed))
-		if err := sh(bin, "gen", "--calls", "2400", "--seed", fmt.Sprint(seed), "-o", f); err != nil {
-			return err
-		}
-		st, err := os.Stat(f)
-		if err != nil {
-			return err
-		}
-		total += st.Size()
-		largest = max(largest, st.Size())
-	}
-	_, peak, err := timeCmd(1, bin, "replay", "--policy", "aidf:max_messages=100", dir)
-	if err != nil {
-		return err
-	}
-	limit := 3*largest + 100<<20
-	figs = append(figs, figure{
-		name:     fmt.Sprintf("Peak RSS replaying a %d MB corpus (ten generated sessions, the largest %d MB)", total>>20, largest>>20),
-		measured: fmt.Sprintf("%d MB (%.2f of the limit)", peak>>20, float64(peak)/float64(limit)),
-		target:   fmt.Sprintf("< 3 × largest + 100 MB = %d MB", limit>>20), ok: peak < limit,
-		commands: []string{"ctxbench gen --calls 2400 --seed N -o corpus100/sN.jsonl (N = 1…10)", "ctxbench replay --policy aidf:max_messages=100 corpus100"},
-	})
-
-	// 6 and 7. Cost against replay of the same policies; its linearity.
-	costCmd := append([]string{bin, "cost"}, pflags...)
-	times, _, err = timeRounds(*reps, slices.Concat(replayCmd, []string{g20k}), slices.Concat(costCmd, []string{g20k}), slices.Concat(costCmd, []string{g5k}))
-	if err != nil {
-		return err
-	}
-	rep20, cost20, cost5 := times[0], times[1], times[2]
-	r = cost20.Seconds() / rep20.Seconds()
-	figs = append(figs, figure{
-		name:     "`ctxbench cost` of the 20,000-call session under the same 8 policies, against their replay",
-		measured: fmt.Sprintf("%.2f× (%.1f s against %.1f s)", r, cost20.Seconds(), rep20.Seconds()),
-		target:   "≤ 1.5×", ok: r <= 1.5,
-		commands: []string{"ctxbench cost " + strings.Join(pflags, " ") + " 20k.jsonl"},
-	})
-	r = cost20.Seconds() / cost5.Seconds()
-	figs = append(figs, figure{
-		name:     "`ctxbench cost` time for 4× the calls (20,000 against 5,000, the same 8 policies)",
-		measured: fmt.Sprintf("%.2f× (%.1f s against %.1f s)", r, cost20.Seconds(), cost5.Seconds()),
-		target:   "≤ 4.5×", ok: r <= 4.5,
-		commands: []string{"ctxbench cost " + strings.Join(pflags, " ") + " 5k.jsonl"},
-	})
-
-	// 8. Trace bytes for 4× the calls, under a policy that keeps the
-	// whole history until it compacts.
-	var traceBytes [2]int64
-	for k, g := range []string{g5k, g20k} {
-		tf := filepath.Join(tmp, fmt.Sprintf("trace%d.jsonl", k))
-		if _, _, err := timeCmd(1, bin, "replay", "--policy", "codex", "--policy", "none", "--trace", tf, g); err != nil {
-			return err
-		}
-		st, err := os.Stat(tf)
-		if err != nil {
-			return err
-		}
-		traceBytes[k] = st.Size()
-		os.Remove(tf)
-	}
-	r = float64(traceBytes[1]) / float64(traceBytes[0])
-	figs = append(figs, figure{
-		name:     "`--trace` bytes for 4× the calls (20,000 against 5,000; codex and none)",
-		measured: fmt.Sprintf("%.2f× (%d MB against %d MB)", r, traceBytes[1]>>20, traceBytes[0]>>20),
-		target:   "≤ 4.5×", ok: r <= 4.5,
-		commands: []string{"ctxbench replay --policy codex --policy none --trace trace.jsonl 5k.jsonl (and 20k.jsonl)"},
-	})
-
-	// 9. Peak memory of every command that replays, on a 50,000-call
-	// session.
-	g50k := filepath.Join(tmp, "50k.jsonl")
-	if err := sh(bin, "gen", "--calls", "50000", "-o", g50k); err != nil {
-		return err
-	}
-	st, err := os.Stat(g50k)
-	if err != nil {
-		return err
-	}
-	suiteFile := filepath.Join(tmp, "ctxbench.yaml")
-	if err := os.WriteFile(suiteFile, []byte("transcripts: [50k.jsonl]\npolicies: [none, \"aidf:max_messages=30\", prune]\n"), 0o644); err != nil {
-		return err
-	}
-	limit50 := 3*st.Size() + 100<<20
-	var parts []string
-	ok50 := true
-	for _, c := range []struct {
-		name string
-		args []string
-	}{
-		{"inspect", []string{"inspect", g50k}},
-		{"replay", []string{"replay", "--policy", "none", "--policy", "aidf:max_messages=30", "--policy", "prune", g50k}},
-		{"cost", []string{"cost", "--policy", "none", "--policy", "aidf:max_messages=30", "--policy", "prune", g50k}},
-		{"check", []string{"check", "--update", "--config", suiteFile}},
-		{"report", []string{"report", "--out", filepath.Join(tmp, "report50k"), g50k}},
+	for _, measure := range []func() ([]figure, error){
+		pr.tokenizer,                 // 1
+		pr.replay,                    // 2, 3, 4
+		pr.memory,                    // 5
+		pr.cost,                      // 6, 7
+		pr.trace,                     // 8
+		pr.commands50k,               // 9
+		one(againstCcusage),          // 10
+		one(policiesAgainstCounting), // 11
+		pr.outOfSample,               // 12
+		one(apiEditsMemory),          // 13
+		pr.fleets,                    // 14, 15, 16
 	} {
-		_, peak, err := timeCmd(1, bin, c.args...)
+		f, err := measure()
 		if err != nil {
 			return err
 		}
-		parts = append(parts, fmt.Sprintf("%s %d MB", c.name, peak>>20))
-		ok50 = ok50 && (c.name == "inspect" || peak < limit50)
-	}
-	figs = append(figs, figure{
-		name:     fmt.Sprintf("Peak RSS on a 50,000-call generated session (%d MB): reading it (inspect), and each command that replays it", st.Size()>>20),
-		measured: strings.Join(parts, "; "),
-		target:   fmt.Sprintf("< 3 × file + 100 MB = %d MB", limit50>>20), ok: ok50,
-		commands: []string{"ctxbench gen --calls 50000 -o 50k.jsonl", "ctxbench inspect 50k.jsonl",
-			"ctxbench replay --policy none --policy aidf:max_messages=30 --policy prune 50k.jsonl", "ctxbench cost (the same policies)",
-			"ctxbench check --update --config ctxbench.yaml (the same policies)", "ctxbench report --out report50k 50k.jsonl (its 8 default policies)"},
-	})
-
-	// 10. Reading at ccusage's speed.
-	fig, err = againstCcusage(bin, tmp)
-	if err != nil {
-		return err
-	}
-	figs = append(figs, fig)
-
-	// 11. Pricing policies costs what counting the content costs.
-	fig, err = policiesAgainstCounting(bin, tmp)
-	if err != nil {
-		return err
-	}
-	figs = append(figs, fig)
-
-	// 12. How far a projection lands from the bill it did not see.
-	fig, err = outOfSample()
-	if err != nil {
-		return err
-	}
-	figs = append(figs, fig)
-
-	// 13. The API edits' memory, linear in the calls.
-	fig, err = apiEditsMemory(bin, tmp)
-	if err != nil {
-		return err
-	}
-	figs = append(figs, fig)
-
-	// 14. Memory over a folder of sessions, bounded by the largest; 15,
-	// the larger fleet's report against a tenth of it, and split in 4.
-	for _, f := range fleets {
-		fig, fl, err := fleetMemory(bin, tmp, f)
-		if err == nil && f.sessions == shardFleet {
-			figs = append(figs, fig)
-			fig, err = fleetShards(bin, tmp, fl)
-		}
-		os.RemoveAll(fl.dir)
-		os.RemoveAll(fl.report)
-		if err != nil {
-			return err
-		}
-		figs = append(figs, fig)
+		figs = append(figs, f...)
 	}
 
 	var b bytes.Buffer
-	table(&b, figs)
+	table(&b, figs, *reps)
 	if *out == "" {
 		_, err := os.Stdout.Write(b.Bytes())
 		return err
 	}
-	doc := strings.NewReplacer("{{FIGURES}}", b.String(), "{{REPS}}", fmt.Sprint(*reps)).Replace(document)
-	return writeAtomic(*out, []byte(doc))
+	doc, err := os.ReadFile(*out)
+	if err != nil {
+		return err
+	}
+	spliced, err := splice(string(doc), b.String())
+	if err != nil {
+		return fmt.Errorf("%s: %w", *out, err)
+	}
+	return writeAtomic(*out, []byte(spliced))
+}
+
+// The markers between which make perf writes its figures in
+// docs/performance.md: the rest of the document is written by hand.
+const (
+	beginFigures = "<!-- begin figures: written by make perf -->\n"
+	endFigures   = "<!-- end figures -->\n"
+)
+
+// splice returns doc with what lies between its figure markers replaced
+// by figures.
+func splice(doc, figures string) (string, error) {
+	head, rest, ok := strings.Cut(doc, beginFigures)
+	if !ok {
+		return "", fmt.Errorf("no line %q", strings.TrimSpace(beginFigures))
+	}
+	_, tail, ok := strings.Cut(rest, endFigures)
+	if !ok {
+		return "", fmt.Errorf("no line %q after %q", strings.TrimSpace(endFigures), strings.TrimSpace(beginFigures))
+	}
+	return head + beginFigures + figures + endFigures + tail, nil
 }
 
 // corpusTexts returns the text of every block of the corpus, and its size.
@@ -535,7 +366,10 @@ func sh(name string, args ...string) error {
 	return cmd.Run()
 }
 
-func table(b *bytes.Buffer, figs []figure) {
+func table(b *bytes.Buffer, figs []figure, reps int) {
+	fmt.Fprintf(b, "Each time is the fastest of %d runs; the commands of a ratio are run in\n"+
+		"turn, one of each per round, so that both meet the machine in the same\n"+
+		"state (the memory figure: one run).\n\n", reps)
 	fmt.Fprintf(b, "| # | Figure | Measured | Target | Met |\n|---|---|---|---|---|\n")
 	for i, f := range figs {
 		met := "yes"
