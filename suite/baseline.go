@@ -94,18 +94,6 @@ func (m *Metrics) probeKind(k probe.Kind) **float64 {
 	}
 }
 
-// probeShares are m's probe metrics by name, in [checkedMetrics]' order.
-func (m *Metrics) probeShares() []struct {
-	name string
-	v    *float64
-} {
-	return []struct {
-		name string
-		v    *float64
-	}{{"probe_score", m.ProbeScore}, {"probe_artifact", m.ProbeArtifact}, {"probe_recall", m.ProbeRecall},
-		{"probe_decision", m.ProbeDecision}, {"probe_continuation", m.ProbeContinuation}}
-}
-
 // roundUSD rounds to a millionth of a dollar, as the baseline keeps it.
 func roundUSD(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
@@ -169,28 +157,19 @@ func ParseBaseline(name string, b []byte) (*Baseline, error) {
 	return &bl, nil
 }
 
-// check holds an entry's metrics to what a run can record.
+// check holds an entry's metrics to what a run can record: none below
+// 0, no share over 1.
 func (e Entry) check() error {
 	m := e.Metrics
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"peak_tokens", float64(m.PeakTokens)}, {"peak_messages", float64(m.PeakMessages)}, {"input_tokens", float64(m.InputTokens)},
-		{"cost_usd", m.CostUSD}, {"evictions", float64(m.Evictions)}, {"summaries", float64(m.Summaries)}, {"retention", m.Retention}} {
-		if f.v < 0 {
-			return fmt.Errorf("%s is %v, below 0", f.name, f.v)
+	for _, mt := range metricList {
+		v, ok := mt.value(&m)
+		switch {
+		case !ok:
+		case v < 0:
+			return fmt.Errorf("%s is %v, below 0", mt.Name, v)
+		case mt.Unit == "share" && v > 1:
+			return fmt.Errorf("%s is %v, over 1", mt.Name, v)
 		}
-	}
-	if m.Retention > 1 {
-		return fmt.Errorf("retention is %v, over 1", m.Retention)
-	}
-	for _, p := range m.probeShares() {
-		if p.v != nil && (*p.v < 0 || *p.v > 1) {
-			return fmt.Errorf("%s is %v, not a share (0 to 1)", p.name, *p.v)
-		}
-	}
-	if m.CacheBreaks != nil && *m.CacheBreaks < 0 {
-		return fmt.Errorf("cache_breaks is %d, below 0", *m.CacheBreaks)
 	}
 	for inv, n := range m.Violations {
 		if n < 0 {

@@ -15,17 +15,6 @@ type Tol struct {
 	Absolute float64 `json:"absolute"`
 }
 
-// The metrics a tolerance can name.
-var checkedMetrics = []string{"peak_tokens", "peak_messages", "input_tokens", "cost_usd", "cache_breaks", "cache_break_usd", "cache_miss_usd", "evictions", "summaries", "retention",
-	"probe_score", "probe_artifact", "probe_recall", "probe_decision", "probe_continuation", "violations"}
-
-// HigherIsBetter says which way a metric improves: retention and the
-// probe scores up; every other metric — tokens, messages, cost, cache
-// breaks, evictions, summaries, violations — down.
-func HigherIsBetter(metric string) bool {
-	return metric == "retention" || strings.HasPrefix(metric, "probe_")
-}
-
 // DefaultTolerance is what applies to a metric the config does not name:
 // 2% relative for the numbers, and no change at all in the violations.
 var DefaultTolerance = Tol{Relative: 0.02}
@@ -107,35 +96,12 @@ func Compare(base, now Metrics, tol Tolerances) []Delta {
 		}
 		out = append(out, d)
 	}
-	for _, m := range []struct {
-		name string
-		b, n float64
-	}{
-		{"peak_tokens", float64(base.PeakTokens), float64(now.PeakTokens)},
-		{"peak_messages", float64(base.PeakMessages), float64(now.PeakMessages)},
-		{"input_tokens", float64(base.InputTokens), float64(now.InputTokens)},
-		{"cost_usd", base.CostUSD, now.CostUSD},
-		{"evictions", float64(base.Evictions), float64(now.Evictions)},
-		{"summaries", float64(base.Summaries), float64(now.Summaries)},
-		{"retention", base.Retention, now.Retention},
-	} {
-		check(m.name, m.name, m.b, m.n)
-	}
-	// The cache breaks, where both runs were priced and the baseline
-	// measured them.
-	if base.CacheBreaks != nil && now.CacheBreaks != nil {
-		check("cache_breaks", "cache_breaks", float64(*base.CacheBreaks), float64(*now.CacheBreaks))
-	}
-	if base.CacheBreakUSD != nil && now.CacheBreakUSD != nil {
-		check("cache_break_usd", "cache_break_usd", *base.CacheBreakUSD, *now.CacheBreakUSD)
-	}
-	if base.CacheMissUSD != nil && now.CacheMissUSD != nil {
-		check("cache_miss_usd", "cache_miss_usd", *base.CacheMissUSD, *now.CacheMissUSD)
-	}
-	// The probe scores, where the baseline asked probes (of the kind).
-	for k, b := range base.probeShares() {
-		if n := now.probeShares()[k]; b.v != nil && n.v != nil {
-			check(b.name, b.name, *b.v, *n.v)
+	for _, mt := range metricList {
+		// A metric either run does not measure is not compared.
+		b, okb := mt.value(&base)
+		n, okn := mt.value(&now)
+		if okb && okn {
+			check(mt.Name, mt.Name, b, n)
 		}
 	}
 	names := maps.Clone(base.Violations)
@@ -157,11 +123,8 @@ type BudgetFailure struct {
 }
 
 func (b BudgetFailure) String() string {
-	switch b.Budget {
-	case "min_retention":
-		return fmt.Sprintf("retention %s is under the minimum %s (min_retention)", FormatNum(b.Got), FormatNum(b.Limit))
-	case "min_probe_score":
-		return fmt.Sprintf("probe score %s is under the minimum %s (min_probe_score)", FormatNum(b.Got), FormatNum(b.Limit))
+	if mt := budgetMetric(b.Budget); mt != nil && mt.HigherIsBetter {
+		return fmt.Sprintf("%s %s is under the minimum %s (%s)", mt.label(), FormatNum(b.Got), FormatNum(b.Limit), b.Budget)
 	}
 	return fmt.Sprintf("%s is over the budget %s (%s)", FormatNum(b.Got), FormatNum(b.Limit), b.Budget)
 }
@@ -182,53 +145,23 @@ func FormatNum(v float64) string {
 	return fmt.Sprintf("%.4g", v)
 }
 
-// Budgets lists the budgets a config may set.
-var Budgets = []string{"max_context_tokens", "max_messages", "max_cost_usd", "max_cache_break_usd", "max_cache_miss_usd", "min_retention", "min_probe_score"}
-
 // CheckBudgets returns the budgets m exceeds. A budget not in [Budgets]
 // is an error ([LoadConfig] rejects it first).
 func CheckBudgets(m Metrics, budgets map[string]float64) ([]BudgetFailure, error) {
 	var out []BudgetFailure
 	for _, name := range slices.Sorted(maps.Keys(budgets)) {
 		limit := budgets[name]
-		var got float64
-		over := false
-		switch name {
-		case "max_context_tokens":
-			got = float64(m.PeakTokens)
-			over = got > limit
-		case "max_messages":
-			got = float64(m.PeakMessages)
-			over = got > limit
-		case "max_cost_usd":
-			got = m.CostUSD
-			over = got > limit
-		case "max_cache_break_usd":
-			// What re-billing after the policy's cache breaks cost (not
-			// priced: nil, which Run refuses first).
-			if m.CacheBreakUSD != nil {
-				got = *m.CacheBreakUSD
-			}
-			over = got > limit
-		case "max_cache_miss_usd":
-			// What the provider's cache misses cost (nothing billed: nil).
-			if m.CacheMissUSD != nil {
-				got = *m.CacheMissUSD
-			}
-			over = got > limit
-		case "min_retention":
-			got = m.Retention
-			over = got < limit
-		case "min_probe_score":
-			// The share of the probes kept (a run measured before
-			// ctxbench asked probes has none: 1, nothing lost is known).
-			got = 1
-			if m.ProbeScore != nil {
-				got = *m.ProbeScore
-			}
-			over = got < limit
-		default:
+		mt := budgetMetric(name)
+		if mt == nil {
 			return nil, fmt.Errorf("budgets: unknown budget %q (valid: %s)", name, strings.Join(Budgets, ", "))
+		}
+		got, ok := mt.value(&m)
+		if !ok {
+			got = mt.Unmeasured
+		}
+		over := got > limit
+		if mt.HigherIsBetter {
+			over = got < limit
 		}
 		if over {
 			out = append(out, BudgetFailure{Budget: name, Limit: limit, Got: got})
