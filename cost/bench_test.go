@@ -58,7 +58,7 @@ func BenchmarkPriceRun(b *testing.B) {
 
 // wholeSim simulates the cache over run's calls as the reference does,
 // and returns the tokens read.
-func wholeSim(run *replay.Run, e estimate.Estimator, cnt window.Counter, times []time.Time) int {
+func wholeSim(run *replay.Run, e estimate.Estimator, cnt func(estimate.Estimator, window.Item) int, times []time.Time) int {
 	c := &wholeCache{ttl: cacheTTL}
 	read := 0
 	for i := range run.Steps {

@@ -104,10 +104,10 @@ func (c CacheBreaks) Net() pricing.Money { return c.Saved - c.Cost }
 // A breakTracker finds a run's cache breaks call by call and, at the
 // end, weighs each against the savings of the calls after it.
 type breakTracker struct {
-	t      *transcript.Transcript
-	est    estimate.Estimator
-	counts window.Counter
-	calls  []int // each call's assistant message
+	t     *transcript.Transcript
+	est   estimate.Estimator
+	count func(estimate.Estimator, window.Item) int
+	calls []int // each call's assistant message
 	// rates[j] is what one more prompt token would have cost call j.
 	rates  []pricing.Money
 	events []CacheBreak
@@ -272,11 +272,11 @@ func (b *breakTracker) given(k int, s *replay.Step) int {
 	}
 	n := b.prevSent
 	if k-1 < len(b.calls) {
-		n += b.counts.Count(b.est, window.Original(b.t, b.calls[k-1]))
+		n += b.count(b.est, window.Original(b.t, b.calls[k-1]))
 	}
 	for _, id := range s.Appended {
 		if i, err := strconv.Atoi(strings.TrimPrefix(id, "m")); err == nil && i < len(b.t.Messages) {
-			n += b.counts.Count(b.est, window.Original(b.t, i))
+			n += b.count(b.est, window.Original(b.t, i))
 		}
 	}
 	return n

@@ -31,12 +31,12 @@ type wholeEntry struct {
 }
 
 // wholeRequest is step s's request made from its items alone.
-func wholeRequest(s *replay.Step, est estimate.Estimator, counts window.Counter, constant int) ([]string, []int) {
+func wholeRequest(s *replay.Step, est estimate.Estimator, count func(estimate.Estimator, window.Item) int, constant int) ([]string, []int) {
 	var k keyer
 	keys, tokens := []string{"#constant"}, []int{0, constant}
 	for _, it := range s.Sent() {
 		keys = append(keys, k.key(it))
-		tokens = append(tokens, tokens[len(tokens)-1]+counts.Count(est, it))
+		tokens = append(tokens, tokens[len(tokens)-1]+count(est, it))
 	}
 	return keys, tokens
 }
@@ -82,7 +82,7 @@ func (c *wholeCache) send(keys []string, tokens []int, at time.Time) (read, shar
 func checkAgainstWhole(t *testing.T, name string, run *replay.Run, tr *transcript.Transcript, est estimate.Estimator, times []time.Time) {
 	t.Helper()
 	cnt := replayerOf(tr).Counter()
-	reqs := &requestBuilder{est: est, counts: cnt}
+	reqs := &requestBuilder{est: est, count: cnt}
 	fast, whole := newPrefixCache(), &wholeCache{ttl: cacheTTL}
 	for i := range run.Steps {
 		s := &run.Steps[i]

@@ -175,7 +175,7 @@ func NewAnchoredFit(r *replay.Replayer, opt Options) *Fit {
 	own.Model = ""
 	pr := newPricer(t, nil, own)
 	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{pr: pr, caches: map[string]*idealCache{}, calls: callCaches(pr),
-		reqs: &requestBuilder{est: opt.Estimator, counts: r.Counter()}}}
+		reqs: &requestBuilder{est: opt.Estimator, count: r.Counter()}}}
 }
 
 // anchored reports whether the fit keeps what pricing against the bill
@@ -337,8 +337,8 @@ func NewRunPricer(r *replay.Replayer, fit *Fit, opt Options) (*RunPricer, error)
 	pr := newPricer(t, fit, opt)
 	counts := r.Counter()
 	p := &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}}, anchored: fit.anchored(),
-		reqs: &requestBuilder{est: opt.Estimator, counts: counts},
-		brk:  &breakTracker{t: t, est: opt.Estimator, counts: counts, calls: pr.calls}}
+		reqs: &requestBuilder{est: opt.Estimator, count: counts},
+		brk:  &breakTracker{t: t, est: opt.Estimator, count: counts, calls: pr.calls}}
 	// Whether every call can be priced is known before the first: the
 	// calls' models are the transcript's.
 	for i := range pr.calls {

@@ -199,10 +199,10 @@ func (r *request) key(j int) string {
 // ([replay.Step.Kept]) keep their keys and counts — and the chunks that
 // hold them — and only the others are keyed and counted.
 type requestBuilder struct {
-	est    estimate.Estimator
-	counts window.Counter
-	keys   keyer
-	prev   request
+	est   estimate.Estimator
+	count func(estimate.Estimator, window.Item) int
+	keys  keyer
+	prev  request
 }
 
 // next returns step s's request, the constant leading it.
@@ -232,7 +232,7 @@ func (b *requestBuilder) next(s *replay.Step, constant int) request {
 			r.chunks = append(r.chunks, &chunk{})
 		}
 		c := r.chunks[r.n/chunkSize]
-		sum += b.counts.Count(b.est, it)
+		sum += b.count(b.est, it)
 		c.keys, c.cum = append(c.keys, b.keys.key(it)), append(c.cum, sum)
 		r.n++
 	}

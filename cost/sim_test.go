@@ -72,7 +72,7 @@ func TestCacheSimulation(t *testing.T) {
 		var out []split
 		cache := newPrefixCache()
 		times := tr.CallTimes()
-		reqs := &requestBuilder{est: opt.Estimator, counts: replayerOf(tr).Counter()}
+		reqs := &requestBuilder{est: opt.Estimator, count: replayerOf(tr).Counter()}
 		for i := range run.Steps {
 			u, _ := simulate(opt.CacheSim, cache, reqs.next(&run.Steps[i], rc.Constant), 0, run.Steps[i].Recorded, times[i], i == 0)
 			out = append(out, split{u.Input, u.CacheRead, u.CacheWrite})
@@ -139,7 +139,7 @@ func TestCacheSimTruncation(t *testing.T) {
 	}
 	cache := newPrefixCache()
 	times := tr.CallTimes()
-	reqs := &requestBuilder{est: opt.Estimator, counts: replayerOf(tr).Counter()}
+	reqs := &requestBuilder{est: opt.Estimator, count: replayerOf(tr).Counter()}
 	for i := range run.Steps {
 		st := &run.Steps[i]
 		u, _ := simulate(CacheAnthropic, cache, reqs.next(st, 0), 0, st.Recorded, times[i], false)

@@ -66,7 +66,7 @@ func newEngine(t *transcript.Transcript, p window.Policy, opt Options) *engine {
 	e := &engine{t: t, p: p, opt: opt, ests: opt.estimators(), st: &window.State{}, keep: !opt.SummaryOnly}
 	e.build = e.keep || opt.Observe != nil
 	e.cnt = newCounter(counts, t)
-	e.env = &window.Env{Transcript: t, Summarizer: opt.Summarizer, Counts: counts, Counter: e.cnt, ReuseSent: opt.SummaryOnly,
+	e.env = &window.Env{Transcript: t, Summarizer: opt.Summarizer, Count: e.cnt.Count, ReuseSent: opt.SummaryOnly,
 		ModelWindow: modelWindow(t, opt.Prices)}
 	e.chk = newChecker(t, p, arts.toolsOf(t))
 	e.chk.counted = opt.countViolations

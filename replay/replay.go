@@ -438,7 +438,7 @@ func appendIDs(out []string, items []window.Item) []string {
 // message index, shared by every run of the transcript), so a step sums
 // its context with no hashing or locking; other messages (summaries,
 // truncated copies) go through a local map. It is the policies'
-// [window.Counter] too.
+// window.Env.Count too.
 type counter struct {
 	shared *estimate.Cache
 	t      *transcript.Transcript
@@ -485,7 +485,7 @@ func (c *counter) count(e estimate.Estimator, tb *estimate.Table, it window.Item
 	return tb.Count(i)
 }
 
-// Count implements [window.Counter].
+// Count counts it with e: what the policies' window.Env.Count is.
 func (c *counter) Count(e estimate.Estimator, it window.Item) int {
 	return c.count(e, c.table(e), it)
 }

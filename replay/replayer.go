@@ -154,10 +154,10 @@ func (r *Replayer) NoneInputTokens(e estimate.Estimator) int64 {
 	return noneInputTokens(r.t, e, r.counts)
 }
 
-// Counter returns a counter of the transcript's items with the counts
-// its runs share: the transcript's messages by index, other items
-// (summaries, truncated copies) by message. A counter is not safe for
+// Counter returns a count of the transcript's items with the counts its
+// runs share: the transcript's messages by index, other items
+// (summaries, truncated copies) by message. It is not safe for
 // concurrent use: each goroutine takes its own.
-func (r *Replayer) Counter() window.Counter {
-	return newCounter(r.counts, r.t)
+func (r *Replayer) Counter() func(e estimate.Estimator, it window.Item) int {
+	return newCounter(r.counts, r.t).Count
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -38,7 +37,7 @@ func TestClineConformance(t *testing.T) {
 			tr := conformanceSource(t, r.Source)
 			enc := newClineEncoder(tr)
 			var got []string
-			driveEach(t, p, tr, &Env{Transcript: tr, Counts: estimate.NewCache()}, func(_, _ int, step Step, st *State) {
+			driveEach(t, p, tr, &Env{Transcript: tr, Count: cacheCount()}, func(_, _ int, step Step, st *State) {
 				cs := st.data.(*clineState)
 				sent := cs.sent
 				if sent == nil { // the history given, sent as it was

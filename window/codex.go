@@ -15,7 +15,7 @@ import (
 // bytes4 is Codex's APPROX_BYTES_PER_TOKEN estimate: UTF-8 bytes / 4,
 // rounded up, of a message's text (or its content JSON when it is not a
 // single text).
-// It is an estimator so that env.Counts caches it: computing the content
+// It is an estimator so that the engine's counts (Env.Count) cache it: computing the content
 // JSON of the whole history at every step was half of a Codex replay.
 type bytes4Estimator struct{}
 

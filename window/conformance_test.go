@@ -14,7 +14,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -265,7 +264,7 @@ func TestGeminiConformance(t *testing.T) {
 		calls, same, compressions := 0, 0, 0
 		for _, r := range g.Results[k] {
 			tr := conformanceSource(t, r.Source)
-			env := &Env{Transcript: tr, Summarizer: snapshotSummarizer{summary}, Counts: estimate.NewCache()}
+			env := &Env{Transcript: tr, Summarizer: snapshotSummarizer{summary}, Count: cacheCount()}
 			c := 0
 			driveEach(t, mustPolicy(t, spec), tr, env, func(i, turn int, step Step, st *State) {
 				want := r.Calls[c]

@@ -32,7 +32,7 @@ type call struct {
 // runs, kept minimal for testing policies alone.
 func drive(t *testing.T, p Policy, tr *transcript.Transcript, sum summarize.Summarizer) []call {
 	t.Helper()
-	return driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: sum, Counts: estimate.NewCache()})
+	return driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: sum, Count: cacheCount()})
 }
 
 // driveIn is drive in env; when env.ReuseSent, the next history is a copy
@@ -300,4 +300,11 @@ func checkParses(t *testing.T, specs map[string]bool, why string) {
 			t.Errorf("%s: %v does not say %q", spec, err, why)
 		}
 	}
+}
+
+// cacheCount counts items through a cache of their messages' counts, as
+// the replay engine's Env.Count does.
+func cacheCount() func(estimate.Estimator, Item) int {
+	c := estimate.NewCache()
+	return func(e estimate.Estimator, it Item) int { return c.Count(e, it.Msg) }
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -54,7 +55,9 @@ func NewConversation(p Policy, opt ConversationOptions) *Conversation {
 	if opt.Model != "" {
 		c.t.Models = []string{opt.Model}
 	}
-	c.env = Env{Transcript: &c.t, Summarizer: opt.Summarizer, ModelWindow: opt.ModelWindow}
+	counts := estimate.NewCache()
+	c.env = Env{Transcript: &c.t, Summarizer: opt.Summarizer, ModelWindow: opt.ModelWindow,
+		Count: func(e estimate.Estimator, it Item) int { return counts.Count(e, it.Msg) }}
 	return c
 }
 

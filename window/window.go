@@ -82,13 +82,10 @@ type Env struct {
 	// Summarizer makes summaries (nil: policies that need one evict
 	// without summarizing and say so).
 	Summarizer summarize.Summarizer
-	// Counts caches token counts across steps and replays (may be nil).
-	Counts *estimate.Cache
-	// Counter, when set, counts items in place of Counts: the replay
-	// engine's reads the counts of the transcript's messages from an
-	// array, with no hashing, which matters to policies that count their
-	// whole history at every call.
-	Counter Counter
+	// Count, when set, counts an item with an estimator, as the policy
+	// would itself: the replay engine's shares the counts of the
+	// transcript's messages among its runs (nil: the policy counts).
+	Count func(e estimate.Estimator, it Item) int
 	// ReuseSent says that nothing reads the history Apply returns after
 	// the call (a replay that keeps no steps copies it): the policy may
 	// build the history of its next call in the same array.
@@ -125,11 +122,6 @@ func (e *Env) window(param, source int) int {
 		return e.ModelWindow
 	}
 	return source
-}
-
-// A Counter counts the tokens of an item with an estimator.
-type Counter interface {
-	Count(e estimate.Estimator, it Item) int
 }
 
 // State is one replay's state: a policy value keeps nothing between
@@ -339,11 +331,8 @@ func tokens(env *Env, e estimate.Estimator, items []Item) int {
 }
 
 func count(env *Env, e estimate.Estimator, it Item) int {
-	if env != nil && env.Counter != nil {
-		return env.Counter.Count(e, it)
-	}
-	if env != nil && env.Counts != nil {
-		return env.Counts.Count(e, it.Msg)
+	if env != nil && env.Count != nil {
+		return env.Count(e, it)
 	}
 	return e.CountMessage(it.Msg)
 }
