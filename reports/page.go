@@ -1,8 +1,9 @@
 package reports
 
 import (
+	_ "embed"
 	"fmt"
-	"html"
+	"html/template"
 	"io"
 	"maps"
 	"slices"
@@ -23,160 +24,174 @@ details{margin:.6em 0;border:1px solid #ddd;border-radius:4px;padding:.3em .8em}
 figure{display:inline-block;margin:1em;max-width:560px;vertical-align:top}figure img{width:100%}figcaption{font-size:13px;color:#555}
 .notes li{margin:.3em 0;color:#444}code{overflow-wrap:anywhere}`
 
+//go:embed page.html.tmpl
+var pageTemplate string
+
+// page is the report's page: html/template escapes every value by its
+// context.
+var page = template.Must(template.New("page").Parse(pageTemplate))
+
 // writeHTML writes the report's page: what was replayed, then one row per
 // policy over every session with the Pareto-best marked and a
 // recommendation, then each session in a section of its own, then the
 // plots across sessions and the files beside the page, each a link.
 func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
-	e := html.EscapeString
-	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>ctxbench report</title><style>%s</style></head><body>\n", css)
-	o := r.Overview()
-	fmt.Fprintf(w, "<h1>ctxbench report</h1>\n<p class=\"lede\">%s replayed under %s; tokens are %s counts.</p>\n",
-		e(overviewText(o)), e(Count(len(r.Policies), "policy", "policies")), e(r.Estimator))
-
-	totals := r.Totals()
-	fmt.Fprint(w, "<h2 id=\"policies\">Policies over all sessions</h2>\n")
-	fmt.Fprint(w, "<div class=\"box\"><table id=\"summary\"><thead><tr><th>policy</th><th>sessions</th><th>calls</th><th>tokens sent</th><th>of none</th><th>cost (cache simulated)</th><th>cache-break cost</th><th>probes</th><th>mean retention</th><th>violations</th><th>verdict</th></tr></thead><tbody>\n")
-	for _, p := range totals {
-		class, name := "", e(p.Label)
-		if p.Pareto {
-			class, name = " class=\"pareto\"", name+" <span class=\"star\" title=\"Pareto-best: no policy costs less and loses fewer probes\">★</span>"
-		}
-		verdict := fmt.Sprintf("<span class=\"%s\">%s</span>", pick(p.Clean(), "good", "bad"), p.Verdict())
-		fmt.Fprintf(w, "<tr%s data-policy=\"%s\"><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\" data-v=\"%d\">%s</td><td class=\"n\">%s</td><td class=\"n w\" data-v=\"%s\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"w\">%s</td><td>%s</td></tr>\n",
-			class, e(p.Label), name, Int(p.Sessions), Int(p.Calls), p.Tokens, Int(p.Tokens), p.Share(), costValue(p), e(p.Cost()), p.Breaks(),
-			e(ProbeText(p.Probes)), p.Retention*100, e(violationText(p.Violations)), verdict)
-	}
-	fmt.Fprint(w, "</tbody></table></div>\n")
-	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
-		fmt.Fprintf(w, "<p>Not priced (no cost is counted for them, never $0): %s.</p>\n", e(strings.Join(totals[0].NotPriced, "; ")))
-	}
-	for _, g := range costTables(r) {
-		fmt.Fprintf(w, "<h3 id=\"%s\">%s</h3>\n<div class=\"box\"><table id=\"%s\"><thead><tr>", g.id, g.title, g.id)
-		for _, h := range g.header {
-			fmt.Fprintf(w, "<th>%s</th>", e(h))
-		}
-		fmt.Fprint(w, "</tr></thead><tbody>\n")
-		for _, row := range g.rows {
-			fmt.Fprintf(w, "<tr><td class=\"p\">%s</td>", e(row[0]))
-			for k, c := range row[1:] {
-				fmt.Fprintf(w, "<td%s>%s</td>", pick(g.lastText && k == len(row)-2, "", ` class="n"`), e(c))
-			}
-			fmt.Fprint(w, "</tr>\n")
-		}
-		fmt.Fprint(w, "</tbody></table></div>\n")
-	}
-	if rec := Recommendation(totals); rec != "" {
-		fmt.Fprintf(w, "<p class=\"rec\" id=\"recommendation\">%s</p>\n", e(rec))
-	}
-	fmt.Fprintf(w, "<p>★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and has a higher probe score. In the tables, %s; a verdict fails on any broken invariant.</p>\n", e(ProbeNote))
-	if len(r.Notes) > 0 {
-		fmt.Fprint(w, "<ul class=\"notes\">")
-		for _, n := range r.Notes {
-			fmt.Fprintf(w, "<li>%s</li>", e(n))
-		}
-		fmt.Fprint(w, "</ul>\n")
-	}
-
-	fmt.Fprint(w, "<h2 id=\"sessions\">Sessions</h2>\n")
-	if n := countTrue(show); n < len(show) {
-		fmt.Fprintf(w, "<p>%s, in the order read. Every session is in <a href=\"summary.csv\">summary.csv</a>, <a href=\"steps.csv\">steps.csv</a> and <a href=\"results.json\">results.json</a>.</p>\n",
-			e(detailText(n, len(show), r.Detail.By)))
+	if err := page.ExecuteTemplate(w, "head", headOf(r, show)); err != nil {
+		return err
 	}
 	labels := uniqueLabels(r.Transcripts)
 	first := true
 	err := r.each(show, func(i int, t *TranscriptResult) error {
-		fmt.Fprintf(w, "<details id=\"session-%d\"%s><summary>%s — %s, %s</summary>\n<p><code>%s</code> (%s)</p>\n",
-			i+1, openIf(first), e(labels[i]), e(plural(t.Calls, "call")), e(sessionModel(t)), e(t.File), e(string(t.Format)))
-		first = false
-		writeSessionTable(w, r, t)
-		if len(t.Notes) > 0 {
-			fmt.Fprint(w, "<ul class=\"notes\">")
-			for _, n := range t.Notes {
-				fmt.Fprintf(w, "<li>%s</li>", e(n))
-			}
-			fmt.Fprint(w, "</ul>\n")
-		}
-		if t.Calls < 2 {
-			fmt.Fprint(w, "<p>No plots: a session of fewer than 2 calls draws no line.</p>\n")
-		}
-		for _, f := range figs {
-			if f.session == i {
-				writeFigure(w, f)
-			}
-		}
-		fmt.Fprint(w, "</details>\n")
-		return nil
+		s := sessionOf(r, t, i, labels[i], figs)
+		s.Open, first = first, false
+		return page.ExecuteTemplate(w, "session", s)
 	})
 	if err != nil {
 		return err
 	}
-
-	if slices.ContainsFunc(figs, func(f figure) bool { return f.session < 0 }) {
-		fmt.Fprint(w, "<h2 id=\"across\">Across sessions</h2>\n")
-		for _, f := range figs {
-			if f.session < 0 {
-				writeFigure(w, f)
-			}
+	tail := pageTail{Sweep: r.Sweep != nil}
+	for _, f := range figs {
+		if f.session < 0 {
+			tail.Across = append(tail.Across, figureOf(f))
 		}
 	}
-	fmt.Fprint(w, "<h2 id=\"files\">Files beside this page</h2>\n<ul>")
-	for _, f := range [][2]string{{"results.json", "every number of this page, and the per-call series"}, {"summary.csv", "one row per session and policy"},
-		{"steps.csv", "one row per call"}, {"report.md", "this report as Markdown"}} {
-		fmt.Fprintf(w, "<li><a href=\"%s\">%s</a>: %s</li>", f[0], f[0], e(f[1]))
-	}
-	if r.Sweep != nil {
-		fmt.Fprint(w, "<li><a href=\"sweep.csv\">sweep.csv</a>: the sweep's points</li>")
-	}
-	fmt.Fprint(w, "</ul>\n")
-	// The browser test reads what this script finds: every image loaded
-	// with a size, and the elements wider than the window.
-	fmt.Fprint(w, `<script>window.addEventListener('load',function(){
-var ok=Array.prototype.every.call(document.images,function(i){return i.complete&&i.naturalWidth>0});
-document.body.setAttribute('data-images',ok?'loaded':'broken');
-var wide=[],vw=document.documentElement.clientWidth;
-document.querySelectorAll('body *').forEach(function(el){var r=el.getBoundingClientRect();if(r.width>0&&r.right>vw+1&&!el.closest('.box')){wide.push(el.tagName+(el.id?'#'+el.id:''))}});
-document.body.setAttribute('data-wide',wide.length?wide.slice(0,10).join(' '):'none');
-document.body.setAttribute('data-page-width',String(document.documentElement.scrollWidth));})</script>
-`)
-	_, err = fmt.Fprint(w, "</body></html>\n")
-	return err
+	return page.ExecuteTemplate(w, "tail", tail)
 }
 
-// writeSessionTable writes one session's row per policy.
-func writeSessionTable(w io.Writer, r *Report, t *TranscriptResult) {
-	e := html.EscapeString
-	fmt.Fprint(w, "<div class=\"box\"><table class=\"session\"><thead><tr><th>policy</th><th>peak messages</th><th>peak tokens</th><th>tokens sent</th><th>of none</th><th>evicted</th><th>truncated</th><th>summaries</th><th>probes</th><th>mean retention</th><th>violations</th><th>cost</th><th>cache breaks</th><th>cache misses (the provider's)</th></tr></thead><tbody>\n")
+// pageHead is the page up to its sessions.
+type pageHead struct {
+	CSS                           template.CSS
+	Overview, Policies, Estimator string
+	Totals                        []totalRow
+	NotPriced                     string
+	CostTables                    []costTableRows
+	Recommendation, ProbeNote     string
+	Notes                         []string
+	// Detail says which sessions are shown one by one ("": all).
+	Detail string
+}
+
+// A totalRow is a policy's row over all sessions.
+type totalRow struct {
+	Label                                      string
+	Pareto, Clean                              bool
+	Sessions, Calls, Tokens, Share             string
+	TokensValue                                int64
+	CostValue, Cost, Breaks, Probes, Retention string
+	Violations, Verdict                        string
+}
+
+// costTableRows is a cost table as the page writes it.
+type costTableRows struct {
+	ID, Title string
+	Header    []string
+	Rows      []costRow
+}
+
+type costRow struct {
+	First string
+	Cells []costCell
+}
+
+type costCell struct {
+	Text   string
+	Number bool
+}
+
+func headOf(r *Report, show []bool) pageHead {
+	h := pageHead{CSS: template.CSS(css), Overview: overviewText(r.Overview()), Policies: Count(len(r.Policies), "policy", "policies"),
+		Estimator: r.Estimator, ProbeNote: ProbeNote, Notes: r.Notes}
+	totals := r.Totals()
+	for _, p := range totals {
+		h.Totals = append(h.Totals, totalRow{Label: p.Label, Pareto: p.Pareto, Clean: p.Clean(), Sessions: Int(p.Sessions), Calls: Int(p.Calls),
+			TokensValue: p.Tokens, Tokens: Int(p.Tokens), Share: p.Share(), CostValue: costValue(p), Cost: p.Cost(), Breaks: p.Breaks(),
+			Probes: ProbeText(p.Probes), Retention: fmt.Sprintf("%.1f%%", p.Retention*100), Violations: violationText(p.Violations), Verdict: p.Verdict()})
+	}
+	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
+		h.NotPriced = strings.Join(totals[0].NotPriced, "; ")
+	}
+	for _, g := range costTables(r) {
+		t := costTableRows{ID: g.id, Title: g.title, Header: g.header}
+		for _, row := range g.rows {
+			cr := costRow{First: row[0]}
+			for k, c := range row[1:] {
+				cr.Cells = append(cr.Cells, costCell{Text: c, Number: !(g.lastText && k == len(row)-2)})
+			}
+			t.Rows = append(t.Rows, cr)
+		}
+		h.CostTables = append(h.CostTables, t)
+	}
+	h.Recommendation = Recommendation(totals)
+	if n := countTrue(show); n < len(show) {
+		h.Detail = detailText(n, len(show), r.Detail.By)
+	}
+	return h
+}
+
+// pageSession is a session's section.
+type pageSession struct {
+	N                                 int
+	Open                              bool
+	Label, Calls, Model, File, Format string
+	Runs                              []sessionRow
+	Billed                            string
+	Notes                             []string
+	FewCalls                          bool
+	Figures                           []pageFigure
+}
+
+// A sessionRow is a policy's row of a session.
+type sessionRow struct {
+	Label, PeakMessages, PeakTokens, Tokens, Share string
+	Evictions, Truncations, Summaries, Probes      string
+	Retention, Violations, CostClass, Cost, Breaks string
+	Misses                                         string
+}
+
+func sessionOf(r *Report, t *TranscriptResult, i int, label string, figs []figure) pageSession {
+	s := pageSession{N: i + 1, Label: label, Calls: plural(t.Calls, "call"), Model: sessionModel(t), File: t.File, Format: string(t.Format),
+		Notes: t.Notes, FewCalls: t.Calls < 2}
 	// Every policy inherits the provider's misses the bill shows.
 	misses := "-"
 	if m := t.CacheMisses; m != nil {
 		misses = fmt.Sprintf("%s, %s", Int(m.Calls), USD(m.CostUSD))
 	}
 	for _, p := range t.Runs {
-		s := p.Summary
-		cost, costClass, breaks := "not priced ("+t.notPricedReason()+")", "n w", "-"
+		sm := p.Summary
+		row := sessionRow{Label: p.Label, PeakMessages: Int(sm.PeakMessages), PeakTokens: Int(sm.PeakTokens[r.Estimator]), Tokens: Int(sm.InputTokens[r.Estimator]),
+			Share: fmt.Sprintf("%.1f%%", p.ShareOfNone*100), Evictions: Int(sm.Evictions), Truncations: Int(sm.Truncations), Summaries: Int(sm.Summaries),
+			Probes: ProbeText(sm.ProbeLoss), Retention: fmt.Sprintf("%.1f%%", sm.MeanRetention*100), Violations: violationText(sm.Violations),
+			CostClass: "n w", Cost: "not priced (" + t.notPricedReason() + ")", Breaks: "-", Misses: misses}
 		if p.CostUSD != nil {
-			cost, costClass = USD(*p.CostUSD), "n"
+			row.Cost, row.CostClass = USD(*p.CostUSD), "n"
 		}
 		if b := p.CacheBreaks; b != nil {
-			breaks = fmt.Sprintf("%s, %s re-billed", Int(b.Breaks), USD(b.Cost.USD()))
+			row.Breaks = fmt.Sprintf("%s, %s re-billed", Int(b.Breaks), USD(b.Cost.USD()))
 		}
-		fmt.Fprintf(w, "<tr><td class=\"p\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"w\">%s</td><td class=\"%s\">%s</td><td class=\"n w\">%s</td><td class=\"n w\">%s</td></tr>\n",
-			e(p.Label), Int(s.PeakMessages), Int(s.PeakTokens[r.Estimator]), Int(s.InputTokens[r.Estimator]), p.ShareOfNone*100,
-			Int(s.Evictions), Int(s.Truncations), Int(s.Summaries), e(ProbeText(s.ProbeLoss)), s.MeanRetention*100, e(violationText(s.Violations)), costClass, e(cost), e(breaks), e(misses))
+		s.Runs = append(s.Runs, row)
 	}
-	fmt.Fprint(w, "</tbody></table></div>\n")
 	if t.BilledUSD != nil {
-		fmt.Fprintf(w, "<p>Billed (the recorded usage, priced): %s.</p>\n", e(USD(*t.BilledUSD)))
+		s.Billed = USD(*t.BilledUSD)
 	}
+	for _, f := range figs {
+		if f.session == i {
+			s.Figures = append(s.Figures, figureOf(f))
+		}
+	}
+	return s
 }
 
-// writeFigure writes a plot as its PNG, linked to its SVG.
-func writeFigure(w io.Writer, f figure) {
-	e := html.EscapeString
-	svg := strings.TrimSuffix(f.file, ".png") + ".svg"
-	fmt.Fprintf(w, "<figure><a href=\"%s\"><img src=\"%s\" alt=\"%s\"></a><figcaption>%s (<a href=\"%s\">SVG</a>)</figcaption></figure>\n",
-		e(svg), e(f.file), e(f.caption), e(f.caption), e(svg))
+// pageTail is the page after its sessions.
+type pageTail struct {
+	Across []pageFigure
+	Sweep  bool
+}
+
+// A pageFigure is a plot as its PNG, linked to its SVG.
+type pageFigure struct{ PNG, SVG, Caption string }
+
+func figureOf(f figure) pageFigure {
+	return pageFigure{PNG: f.file, SVG: strings.TrimSuffix(f.file, ".png") + ".svg", Caption: f.caption}
 }
 
 // overviewText says what was replayed: sessions, calls, models, period.
@@ -225,13 +240,6 @@ func costValue(p PolicyTotal) string {
 		return ""
 	}
 	return strconv.FormatFloat(p.CostUSD, 'f', -1, 64)
-}
-
-func openIf(b bool) string {
-	if b {
-		return " open"
-	}
-	return ""
 }
 
 // Count is n and its noun: "1 call", "2,000 calls".
