@@ -563,9 +563,7 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 			pt.MeanRetention += sw.retention[i*len(res.Points)+p] / n
 		}
 		pt.ProbeScore = pt.ProbeLoss.Score()
-		if sw.noneTotal > 0 {
-			pt.ShareOfNone = float64(pt.InputTokens) / float64(sw.noneTotal)
-		}
+		pt.ShareOfNone = ShareOfNone(pt.InputTokens, sw.noneTotal)
 		pt.CostUSD = float64(pt.Cost) / 1e12
 	}
 	return res, nil

@@ -329,9 +329,7 @@ func transcriptResult(t *transcript.Transcript, s *cost.Session) TranscriptResul
 // cap.
 func policyResult(lp window.Labeled, pr PolicyResult, run *replay.Run, none int64, est string) PolicyResult {
 	pr.Label, pr.Summary = lp.Label, run.Summary
-	if none > 0 {
-		pr.ShareOfNone = float64(run.Summary.InputTokens[est]) / float64(none)
-	}
+	pr.ShareOfNone = replay.ShareOfNone(run.Summary.InputTokens[est], none)
 	if g, ok := lp.Policy.(window.Guarantor); ok {
 		pr.MessageCap = g.Guarantees().MaxMessages
 	}

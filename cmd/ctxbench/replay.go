@@ -348,10 +348,7 @@ func (c *replayCmd) replay(e *env, r *replay.Replayer, s *replaySetup, sum summa
 	}
 	none := r.NoneInputTokens(s.estimators[0])
 	for k, lp := range s.policies {
-		lr := labeledRun{Label: lp.Label, Run: runs[k]}
-		if none > 0 {
-			lr.ShareOfNone = float64(runs[k].Summary.InputTokens[s.estimators[0].Name()]) / float64(none)
-		}
+		lr := labeledRun{Label: lp.Label, Run: runs[k], ShareOfNone: replay.ShareOfNone(runs[k].Summary.InputTokens[s.estimators[0].Name()], none)}
 		if costs != nil {
 			lr.cost = costs[k]
 		}
