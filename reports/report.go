@@ -231,7 +231,7 @@ func build(dir string, r *Report) error {
 		}
 	}
 	if r.Sweep != nil {
-		return WriteFile(filepath.Join(dir, "sweep.csv"), func(w *bufio.Writer) error { return writeCSV(w, sweepCSV(r.Sweep)) })
+		return WriteFile(filepath.Join(dir, "sweep.csv"), func(w *bufio.Writer) error { return writeCSV(w, SweepCSV(r.Sweep)) })
 	}
 	return nil
 }
@@ -522,24 +522,6 @@ func writeSteps(w io.Writer, r *Report) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-func sweepCSV(s *replay.SweepResult) [][]string {
-	head := []string{}
-	for _, g := range s.Grid {
-		head = append(head, g.Key)
-	}
-	rows := [][]string{append(head, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "evictions", "summaries", "probe_score", "mean_retention")}
-	for _, p := range s.Points {
-		row := []string{}
-		for _, g := range s.Grid {
-			row = append(row, p.Params[g.Key])
-		}
-		rows = append(rows, append(row, strconv.Itoa(p.Calls), strconv.Itoa(p.PeakMessages), strconv.Itoa(p.PeakTokens),
-			strconv.FormatInt(p.InputTokens, 10), fmt.Sprintf("%.4f", p.ShareOfNone), strconv.Itoa(p.Evictions), strconv.Itoa(p.Summaries),
-			fmt.Sprintf("%.4f", p.ProbeScore), fmt.Sprintf("%.4f", p.MeanRetention)))
-	}
-	return rows
 }
 
 func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {

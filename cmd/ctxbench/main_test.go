@@ -1440,19 +1440,6 @@ func TestCostTotalsBySession(t *testing.T) {
 	}
 }
 
-// TestSweepPareto: a point is best when it breaks no invariant and no
-// other such point sends fewer tokens and has a higher probe score; equal
-// points both are, a point with violations never is.
-func TestSweepPareto(t *testing.T) {
-	pt := func(tokens int64, score float64, viol int) replay.Point {
-		return replay.Point{InputTokens: tokens, ProbeScore: score, Violations: map[string]int{"cap": viol}}
-	}
-	got := paretoPoints([]replay.Point{pt(100, 0.9, 0), pt(100, 0.9, 0), pt(120, 0.8, 0), pt(80, 0.95, 3), pt(150, 0.95, 0)})
-	if want := []bool{true, true, false, false, true}; !slices.Equal(got, want) {
-		t.Errorf("best %v, want %v", got, want)
-	}
-}
-
 // TestEstimateRework: estimate gives, for the compaction the spotter
 // session recorded, the work done again after it against before it,
 // in --json and in the text.

@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
@@ -437,7 +434,7 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 		}
 		t.Rows = append(t.Rows, []string{r.Label, reports.Int(s.PeakMessages), reports.Int(s.PeakTokens[primary]),
 			reports.Int(s.InputTokens[primary]), fmt.Sprintf("%.1f%%", r.ShareOfNone*100), reports.Int(s.Evictions),
-			reports.Int(s.Truncations), sums, reports.ProbeText(s.ProbeLoss), fmt.Sprintf("%.1f%%", s.MeanRetention*100), violationSummary(s.Violations)})
+			reports.Int(s.Truncations), sums, reports.ProbeText(s.ProbeLoss), fmt.Sprintf("%.1f%%", s.MeanRetention*100), reports.ViolationSummary(s.Violations)})
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
@@ -525,15 +522,4 @@ func selfCheckText(c selfCheck, agent string) string {
 		line += " (" + why + ")"
 	}
 	return line
-}
-
-func violationSummary(v map[string]int) string {
-	if len(v) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(v)) {
-		parts = append(parts, fmt.Sprintf("%s %d", k, v[k]))
-	}
-	return strings.Join(parts, ", ")
 }

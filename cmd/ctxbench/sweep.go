@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -111,11 +107,10 @@ func (c *sweepCmd) Run(e *env) error {
 		return err
 	}
 	replay.SortPoints(res.Points, grid)
-	rows := sweepRows(res)
 	if c.CSV != "" {
 		err := reports.WriteTo(c.CSV, e.stdout, func(w *bufio.Writer) error {
 			cw := csv.NewWriter(w)
-			if err := cw.WriteAll(append([][]string{sweepHeader(res)}, rows...)); err != nil {
+			if err := cw.WriteAll(reports.SweepCSV(res)); err != nil {
 				return err
 			}
 			cw.Flush()
@@ -128,179 +123,7 @@ func (c *sweepCmd) Run(e *env) error {
 	if c.JSON {
 		return e.writeJSON(res)
 	}
-	return writeSweepText(e.stdout, res, trs)
-}
-
-func sweepHeader(res *replay.SweepResult) []string {
-	var h []string
-	for _, g := range res.Grid {
-		h = append(h, g.Key)
-	}
-	return append(h, "calls", "peak_messages", "peak_tokens", "input_tokens", "share_of_none", "cost_usd", "priced_transcripts", "evictions", "truncations", "summaries", "violations", "probes_lost", "probes", "probe_score", "mean_retention", "pareto")
-}
-
-// sweepRows are the table's rows with plain numbers (CSV); the text table
-// formats them for people.
-func sweepRows(res *replay.SweepResult) [][]string {
-	var rows [][]string
-	best := paretoPoints(res.Points)
-	for i, p := range res.Points {
-		var row []string
-		for _, g := range res.Grid {
-			row = append(row, p.Params[g.Key])
-		}
-		nv := 0
-		for _, v := range p.Violations {
-			nv += v
-		}
-		row = append(row, fmt.Sprint(p.Calls), fmt.Sprint(p.PeakMessages), fmt.Sprint(p.PeakTokens), fmt.Sprint(p.InputTokens),
-			fmt.Sprintf("%.4f", p.ShareOfNone), pointCostCSV(res, p), fmt.Sprint(p.Priced), fmt.Sprint(p.Evictions), fmt.Sprint(p.Truncations), fmt.Sprint(p.Summaries), fmt.Sprint(nv),
-			fmt.Sprint(probesLost(p.ProbeLoss)), fmt.Sprint(probesOf(p.ProbeLoss)), fmt.Sprintf("%.4f", p.ProbeScore), fmt.Sprintf("%.4f", p.MeanRetention), fmt.Sprint(best[i]))
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-func writeSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error {
-	fmt.Fprintf(w, "sweep of %s: %s over %s (tokens: %s)\n", res.Policy, reports.Count(len(res.Points), "point", "points"), reports.Count(transcripts, "transcript", "transcripts"), res.Estimator)
-	t := reports.Table{}
-	for _, g := range res.Grid {
-		t.Header = append(t.Header, g.Key)
-		t.Right = append(t.Right, true)
-	}
-	t.Header = append(t.Header, "peak msgs", "peak tokens", "input tokens", "of none")
-	if res.Costed {
-		t.Header = append(t.Header, "cost")
-	}
-	t.Header = append(t.Header, "evicted", "truncated", "summaries", "probes", "retention", "violations", "")
-	for range len(t.Header) - len(t.Right) - 2 {
-		t.Right = append(t.Right, true)
-	}
-	t.Right = append(t.Right, false, false)
-	best := paretoPoints(res.Points)
-	for i, p := range res.Points {
-		var row []string
-		for _, g := range res.Grid {
-			row = append(row, p.Params[g.Key])
-		}
-		row = append(row, reports.Int(p.PeakMessages), reports.Int(p.PeakTokens), reports.Int(p.InputTokens), fmt.Sprintf("%.1f%%", p.ShareOfNone*100))
-		if res.Costed {
-			row = append(row, pointCost(p, p.Transcripts))
-		}
-		row = append(row, reports.Int(p.Evictions), reports.Int(p.Truncations), reports.Int(p.Summaries),
-			reports.ProbeText(p.ProbeLoss), fmt.Sprintf("%.1f%%", p.MeanRetention*100), violationSummary(p.Violations), map[bool]string{true: "★"}[best[i]])
-		t.Rows = append(t.Rows, row)
-	}
-	if err := t.WriteText(w); err != nil {
-		return err
-	}
-	if slices.Contains(best, true) {
-		if byCost(res.Points) {
-			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant costs less and keeps more probes")
-		} else {
-			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant sends fewer tokens and keeps more probes")
-		}
-		fmt.Fprintln(w, reports.ProbeNote)
-	}
-	writeSweepCautions(w, res)
-	for _, inv := range res.Invalid {
-		fmt.Fprintf(w, "skipped an invalid combination: %s\n", inv)
-	}
-	return nil
-}
-
-// writeSweepCautions writes each caution the policy gave, once, with the
-// points it applies to.
-func writeSweepCautions(w io.Writer, res *replay.SweepResult) {
-	var order []string
-	at := map[string][]string{}
-	for _, p := range res.Points {
-		var params []string
-		for _, g := range res.Grid {
-			params = append(params, g.Key+"="+p.Params[g.Key])
-		}
-		for _, c := range p.Cautions {
-			if _, ok := at[c]; !ok {
-				order = append(order, c)
-			}
-			at[c] = append(at[c], strings.Join(params, ","))
-		}
-	}
-	for _, c := range order {
-		if points := at[c]; len(points) < len(res.Points) {
-			fmt.Fprintf(w, "caution, at %s: %s\n", strings.Join(points, "; "), c)
-		} else {
-			fmt.Fprintf(w, "caution, at every point: %s\n", c)
-		}
-	}
-}
-
-// pointCost says what a point costs over the transcripts priced: not
-// priced, or the sum and, when some are not priced, how many are.
-func pointCost(p replay.Point, transcripts int) string {
-	switch {
-	case p.Priced == 0:
-		return "not priced"
-	case p.Priced < transcripts:
-		return fmt.Sprintf("%s (%d of %d priced)", reports.USD(p.CostUSD), p.Priced, transcripts)
-	}
-	return reports.USD(p.CostUSD)
-}
-
-// pointCostCSV is a point's cost in dollars, empty when the sweep priced
-// nothing.
-func pointCostCSV(res *replay.SweepResult, p replay.Point) string {
-	if !res.Costed || p.Priced == 0 {
-		return ""
-	}
-	return strconv.FormatFloat(p.CostUSD, 'f', -1, 64)
-}
-
-// byCost reports whether the points are compared by cost: some
-// transcript is priced (every point prices the same ones).
-func byCost(ps []replay.Point) bool { return len(ps) > 0 && ps[0].Priced > 0 }
-
-// paretoPoints marks the points that break no invariant and that no other
-// such point beats on both what it spends (fewer dollars over the
-// transcripts priced when some are, else fewer tokens) and probe score
-// (more).
-func paretoPoints(ps []replay.Point) []bool {
-	spend := func(p *replay.Point) float64 { return float64(p.InputTokens) }
-	if byCost(ps) {
-		spend = func(p *replay.Point) float64 { return float64(p.Cost) }
-	}
-	clean := make([]bool, len(ps))
-	for i := range ps {
-		clean[i] = true
-		for _, n := range ps[i].Violations {
-			clean[i] = clean[i] && n == 0
-		}
-	}
-	best := make([]bool, len(ps))
-	for i := range ps {
-		p := &ps[i]
-		best[i] = clean[i]
-		for j := 0; best[i] && j < len(ps); j++ {
-			q := &ps[j]
-			if clean[j] && spend(q) <= spend(p) && q.ProbeScore >= p.ProbeScore &&
-				(spend(q) < spend(p) || q.ProbeScore > p.ProbeScore) {
-				best[i] = false
-			}
-		}
-	}
-	return best
-}
-
-// probesLost returns how many probes l counts lost, and probesOf of
-// how many.
-func probesLost(l probe.Loss) int {
-	n, _ := l.Totals()
-	return n
-}
-
-func probesOf(l probe.Loss) int {
-	_, n := l.Totals()
-	return n
+	return reports.WriteSweepText(e.stdout, res, trs)
 }
 
 // progressBar returns a progress callback that draws on w when w is a

@@ -1,0 +1,238 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ctxbench/ctxbench/replay"
+)
+
+// A sweepColumn is a sweep point's column, as `ctxbench sweep --csv`,
+// the report's sweep.csv and the sweep's text table show it: its CSV name
+// and value, and its text heading and value ("": not in the text
+// table). A column is one entry here for every view.
+type sweepColumn struct {
+	name, head string
+	// costed: the text table shows it when the sweep priced its points;
+	// left: the text table aligns it left (text, not a number).
+	costed, left bool
+	csv, text    func(c *sweepCell) string
+}
+
+// A sweepCell is what a point's column is drawn from.
+type sweepCell struct {
+	res    *replay.SweepResult
+	p      *replay.Point
+	pareto bool
+	trs    int // the transcripts swept
+}
+
+var sweepColumns = []sweepColumn{
+	{name: "calls", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.Calls) }},
+	{name: "peak_messages", head: "peak msgs", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.PeakMessages) },
+		text: func(c *sweepCell) string { return Int(c.p.PeakMessages) }},
+	{name: "peak_tokens", head: "peak tokens", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.PeakTokens) },
+		text: func(c *sweepCell) string { return Int(c.p.PeakTokens) }},
+	{name: "input_tokens", head: "input tokens", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.InputTokens) },
+		text: func(c *sweepCell) string { return Int(c.p.InputTokens) }},
+	{name: "share_of_none", head: "of none", csv: func(c *sweepCell) string { return fmt.Sprintf("%.4f", c.p.ShareOfNone) },
+		text: func(c *sweepCell) string { return fmt.Sprintf("%.1f%%", c.p.ShareOfNone*100) }},
+	{name: "cost_usd", head: "cost", costed: true, csv: pointCostCSV, text: pointCostText},
+	{name: "priced_transcripts", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.Priced) }},
+	{name: "evictions", head: "evicted", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.Evictions) },
+		text: func(c *sweepCell) string { return Int(c.p.Evictions) }},
+	{name: "truncations", head: "truncated", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.Truncations) },
+		text: func(c *sweepCell) string { return Int(c.p.Truncations) }},
+	{name: "summaries", head: "summaries", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.Summaries) },
+		text: func(c *sweepCell) string { return Int(c.p.Summaries) }},
+	{name: "probes_lost", csv: func(c *sweepCell) string { n, _ := c.p.ProbeLoss.Totals(); return fmt.Sprint(n) }},
+	{name: "probes", head: "probes", csv: func(c *sweepCell) string { _, n := c.p.ProbeLoss.Totals(); return fmt.Sprint(n) },
+		text: func(c *sweepCell) string { return ProbeText(c.p.ProbeLoss) }},
+	{name: "probe_score", csv: func(c *sweepCell) string { return fmt.Sprintf("%.4f", c.p.ProbeScore) }},
+	{name: "mean_retention", head: "retention", csv: func(c *sweepCell) string { return fmt.Sprintf("%.4f", c.p.MeanRetention) },
+		text: func(c *sweepCell) string { return fmt.Sprintf("%.1f%%", c.p.MeanRetention*100) }},
+	{name: "violations", head: "violations", left: true, csv: func(c *sweepCell) string { return fmt.Sprint(violationTotal(c.p.Violations)) },
+		text: func(c *sweepCell) string { return ViolationSummary(c.p.Violations) }},
+	{name: "pareto", left: true, csv: func(c *sweepCell) string { return fmt.Sprint(c.pareto) },
+		text: func(c *sweepCell) string { return map[bool]string{true: "★"}[c.pareto] }},
+}
+
+// SweepCSV is a sweep's table with plain numbers: a header, then a row
+// per point, the grid's parameters first.
+func SweepCSV(res *replay.SweepResult) [][]string {
+	var head []string
+	for _, g := range res.Grid {
+		head = append(head, g.Key)
+	}
+	for _, col := range sweepColumns {
+		head = append(head, col.name)
+	}
+	rows := [][]string{head}
+	best := ParetoPoints(res.Points)
+	for i := range res.Points {
+		c := &sweepCell{res: res, p: &res.Points[i], pareto: best[i]}
+		var row []string
+		for _, g := range res.Grid {
+			row = append(row, c.p.Params[g.Key])
+		}
+		for _, col := range sweepColumns {
+			row = append(row, col.csv(c))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// WriteSweepText writes a sweep's table for people: a line naming it, a
+// row per point with the Pareto-best starred, then the cautions the
+// policy gave and the combinations it skipped.
+func WriteSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error {
+	fmt.Fprintf(w, "sweep of %s: %s over %s (tokens: %s)\n", res.Policy, Count(len(res.Points), "point", "points"), Count(transcripts, "transcript", "transcripts"), res.Estimator)
+	t := Table{}
+	for _, g := range res.Grid {
+		t.Header = append(t.Header, g.Key)
+		t.Right = append(t.Right, true)
+	}
+	var cols []sweepColumn
+	for _, col := range sweepColumns {
+		if col.text != nil && (!col.costed || res.Costed) {
+			cols = append(cols, col)
+		}
+	}
+	for _, col := range cols {
+		t.Header = append(t.Header, col.head)
+		t.Right = append(t.Right, !col.left)
+	}
+	best := ParetoPoints(res.Points)
+	for i := range res.Points {
+		c := &sweepCell{res: res, p: &res.Points[i], pareto: best[i], trs: transcripts}
+		var row []string
+		for _, g := range res.Grid {
+			row = append(row, c.p.Params[g.Key])
+		}
+		for _, col := range cols {
+			row = append(row, col.text(c))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	if slices.Contains(best, true) {
+		if byCost(res.Points) {
+			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant costs less and keeps more probes")
+		} else {
+			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant sends fewer tokens and keeps more probes")
+		}
+		fmt.Fprintln(w, ProbeNote)
+	}
+	writeSweepCautions(w, res)
+	for _, inv := range res.Invalid {
+		fmt.Fprintf(w, "skipped an invalid combination: %s\n", inv)
+	}
+	return nil
+}
+
+// writeSweepCautions writes each caution the policy gave, once, with the
+// points it applies to.
+func writeSweepCautions(w io.Writer, res *replay.SweepResult) {
+	var order []string
+	at := map[string][]string{}
+	for _, p := range res.Points {
+		var params []string
+		for _, g := range res.Grid {
+			params = append(params, g.Key+"="+p.Params[g.Key])
+		}
+		for _, c := range p.Cautions {
+			if _, ok := at[c]; !ok {
+				order = append(order, c)
+			}
+			at[c] = append(at[c], strings.Join(params, ","))
+		}
+	}
+	for _, c := range order {
+		if points := at[c]; len(points) < len(res.Points) {
+			fmt.Fprintf(w, "caution, at %s: %s\n", strings.Join(points, "; "), c)
+		} else {
+			fmt.Fprintf(w, "caution, at every point: %s\n", c)
+		}
+	}
+}
+
+// pointCostText says what a point costs over the transcripts priced: not
+// priced, or the sum and, when some are not priced, how many are.
+func pointCostText(c *sweepCell) string {
+	switch p := c.p; {
+	case p.Priced == 0:
+		return "not priced"
+	case p.Priced < c.trs:
+		return fmt.Sprintf("%s (%d of %d priced)", USD(p.CostUSD), p.Priced, c.trs)
+	}
+	return USD(c.p.CostUSD)
+}
+
+// pointCostCSV is a point's cost in dollars, empty when the sweep priced
+// nothing.
+func pointCostCSV(c *sweepCell) string {
+	if !c.res.Costed || c.p.Priced == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(c.p.CostUSD, 'f', -1, 64)
+}
+
+// byCost reports whether the points are compared by cost: some
+// transcript is priced (every point prices the same ones).
+func byCost(ps []replay.Point) bool { return len(ps) > 0 && ps[0].Priced > 0 }
+
+// ParetoPoints marks the points that break no invariant and that no other
+// such point beats on both what it spends (fewer dollars over the
+// transcripts priced when some are, else fewer tokens) and probe score
+// (more).
+func ParetoPoints(ps []replay.Point) []bool {
+	spend := func(p *replay.Point) float64 { return float64(p.InputTokens) }
+	if byCost(ps) {
+		spend = func(p *replay.Point) float64 { return float64(p.Cost) }
+	}
+	clean := make([]bool, len(ps))
+	for i := range ps {
+		clean[i] = violationTotal(ps[i].Violations) == 0
+	}
+	best := make([]bool, len(ps))
+	for i := range ps {
+		p := &ps[i]
+		best[i] = clean[i]
+		for j := 0; best[i] && j < len(ps); j++ {
+			q := &ps[j]
+			if clean[j] && spend(q) <= spend(p) && q.ProbeScore >= p.ProbeScore &&
+				(spend(q) < spend(p) || q.ProbeScore > p.ProbeScore) {
+				best[i] = false
+			}
+		}
+	}
+	return best
+}
+
+func violationTotal(v map[string]int) int {
+	n := 0
+	for _, c := range v {
+		n += c
+	}
+	return n
+}
+
+// ViolationSummary lists a run's or a point's violations by invariant,
+// with their counts as they are: "none", or "cap 3, tool_pairing 12".
+func ViolationSummary(v map[string]int) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, v[k]))
+	}
+	return strings.Join(parts, ", ")
+}
