@@ -66,9 +66,9 @@ type Options struct {
 	SummaryOnly bool
 	// NoRetention measures neither retention nor the probe score: every
 	// step's Retention and probes, and the Summary's MeanRetention,
-	// MinRetention, Probes and ProbeScore, are 0. What a caller that
-	// shows neither (the bill, the cost of a policy) sets: finding the
-	// artifacts of every message is about a fifth of such a run.
+	// MinRetention, Probes and ProbeScore, are 0: what a caller that
+	// shows neither (the bill, the cost of a policy) sets, so that no
+	// message's artifacts are found.
 	NoRetention bool
 	// Prices is the model table a policy's window defaults come from:
 	// a window parameter left at 0 is the context window of the
@@ -95,8 +95,8 @@ type Options struct {
 	recompute bool
 	// countViolations counts the violations in the Summary and lists none:
 	// the run's Violations is empty, and a step's violations hold their
-	// step and invariant alone (no ids, no detail). What a sweep, which
-	// reports counts, sets: the details were a fifth of its allocations.
+	// step and invariant alone (no ids, no detail): what a sweep, which
+	// reports counts, sets.
 	countViolations bool
 	// items, when set, lends a summary-only run the array its context is
 	// kept in, and takes it back when the run ends: what a sweep's many

@@ -15,8 +15,8 @@ import (
 // bytes4 is Codex's APPROX_BYTES_PER_TOKEN estimate: UTF-8 bytes / 4,
 // rounded up, of a message's text (or its content JSON when it is not a
 // single text).
-// It is an estimator so that the engine's counts (Env.Count) cache it: computing the content
-// JSON of the whole history at every step was half of a Codex replay.
+// It is an estimator so that the engine's counts (Env.Count) cache it:
+// each message's content JSON is made once, not at every step.
 type bytes4Estimator struct{}
 
 var codexBytes4 estimate.Estimator = bytes4Estimator{}

@@ -177,8 +177,8 @@ func (st *State) returned(sent []Item) {
 // previous call unless the policy changed it, so the State keeps the
 // previous history and its count, and counts only the items that differ
 // at their place, and those past the shorter of the two: comparing items
-// by identity costs far less than counting them, which made policies
-// that measure their whole history at every call quadratic in practice.
+// by identity costs far less than counting them, so a policy that
+// measures its whole history at every call costs what changed.
 func (st *State) historyTokens(env *Env, e estimate.Estimator, hist []Item) int {
 	t := &st.tally
 	if t.est != e {
