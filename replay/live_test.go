@@ -66,6 +66,25 @@ func TestConversationAsReplay(t *testing.T) {
 				}
 				c.Append(m)
 			}
+			// Appended at once, the calls before are prepared when Next is
+			// called (what window.Apply does): the last call decides as the
+			// replay does.
+			for _, k := range []int{tr.Calls / 2, tr.Calls - 1} {
+				if k < 1 || k >= len(run.Steps) {
+					continue
+				}
+				next := callMessage(tr, k)
+				c := window.NewConversation(p.Policy, window.ConversationOptions{ID: tr.ID, ModelWindow: modelWindow(tr, nil), Summarizer: &summarize.Mock{}})
+				c.Append(tr.Messages[:next]...)
+				c.SetModel(tr.Messages[next].Model)
+				step, err := c.Next(context.Background())
+				if err != nil {
+					t.Fatalf("%s on %s, call %d at once: %v", p.Label, tr.File, k, err)
+				}
+				if d := cmp.Diff(decision(&run.Steps[k]), liveDecision(&step)); d != "" {
+					t.Errorf("%s on %s: call %d decided otherwise after its history appended at once (-replay +live):\n%s", p.Label, tr.File, k, d)
+				}
+			}
 		}
 	}
 }
