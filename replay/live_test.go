@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,6 +84,47 @@ func TestConversationAsReplay(t *testing.T) {
 				}
 				if d := cmp.Diff(decision(&run.Steps[k]), liveDecision(&step)); d != "" {
 					t.Errorf("%s on %s: call %d decided otherwise after its history appended at once (-replay +live):\n%s", p.Label, tr.File, k, d)
+				}
+			}
+		}
+	}
+}
+
+// TestConversationAnyOrder applies every policy, with thresholds small
+// enough to act, to live histories grown in any order a caller may use:
+// several messages at once, Next twice with nothing appended (a call
+// that failed and is retried), assistant messages appended without a
+// Next before them, a reply that never comes. Whatever the order, Next
+// returns no error and a history of items of the conversation, ending
+// with what was appended last when the policy keeps it.
+func TestConversationAnyOrder(t *testing.T) {
+	policies := labeled(t, tinySpecs)
+	tr := generated(t, 40)
+	rng := rand.New(rand.NewPCG(1, 2))
+	rounds := 3
+	if testing.Short() {
+		rounds = 1
+	}
+	for range rounds {
+		for _, p := range policies {
+			c := window.NewConversation(p.Policy, window.ConversationOptions{Model: "claude-sonnet-4-5", Summarizer: &summarize.Mock{}})
+			for i := 0; i < len(tr.Messages); {
+				n := 1 + rng.IntN(4)
+				c.Append(tr.Messages[i:min(i+n, len(tr.Messages))]...)
+				i += n
+				for range rng.IntN(3) {
+					step, err := c.Next(context.Background())
+					if err != nil {
+						t.Fatalf("%s: Next after %d messages: %v", p.Label, min(i, len(tr.Messages)), err)
+					}
+					for _, it := range step.History {
+						if it.Msg == nil || it.ID == "" {
+							t.Fatalf("%s: Next after %d messages sent an item with no message or id: %+v", p.Label, i, it)
+						}
+						if k := it.Index(); k >= min(i, len(tr.Messages)) {
+							t.Fatalf("%s: Next after %d messages sent message %d", p.Label, i, k)
+						}
+					}
 				}
 			}
 		}
