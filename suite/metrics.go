@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -59,12 +58,18 @@ func optional[T int | float64](v *T) (float64, bool) {
 }
 
 // MetricList returns the metrics, in the order a case's changes are
-// listed. The violations of each invariant are compared too, as
-// "violations.INVARIANT".
-func MetricList() []*Metric { return slices.Clone(metricList) }
+// listed (copies: the list itself cannot be changed). The violations of
+// each invariant are compared too, as "violations.INVARIANT".
+func MetricList() []Metric {
+	out := make([]Metric, len(metricList))
+	for i, mt := range metricList {
+		out[i] = *mt
+	}
+	return out
+}
 
 // Value returns the metric in m, false when m does not measure it.
-func (mt *Metric) Value(m *Metrics) (float64, bool) { return mt.value(m) }
+func (mt Metric) Value(m *Metrics) (float64, bool) { return mt.value(m) }
 
 // lookupMetric returns the metric named name.
 func lookupMetric(name string) *Metric {
