@@ -72,7 +72,7 @@ func SweepCSV(res *replay.SweepResult) [][]string {
 		head = append(head, col.name)
 	}
 	rows := [][]string{head}
-	best := ParetoPoints(res.Points)
+	best := paretoPoints(res.Points)
 	for i := range res.Points {
 		c := &sweepCell{res: res, p: &res.Points[i], pareto: best[i]}
 		var row []string
@@ -107,7 +107,7 @@ func WriteSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 		t.Header = append(t.Header, col.head)
 		t.Right = append(t.Right, !col.left)
 	}
-	best := ParetoPoints(res.Points)
+	best := paretoPoints(res.Points)
 	for i := range res.Points {
 		c := &sweepCell{res: res, p: &res.Points[i], pareto: best[i], trs: transcripts}
 		var row []string
@@ -188,11 +188,11 @@ func pointCostCSV(c *sweepCell) string {
 // transcript is priced (every point prices the same ones).
 func byCost(ps []replay.Point) bool { return len(ps) > 0 && ps[0].Priced > 0 }
 
-// ParetoPoints marks the points that break no invariant and that no other
+// paretoPoints marks the points that break no invariant and that no other
 // such point beats on both what it spends (fewer dollars over the
 // transcripts priced when some are, else fewer tokens) and probe score
 // (more).
-func ParetoPoints(ps []replay.Point) []bool {
+func paretoPoints(ps []replay.Point) []bool {
 	spend := func(p *replay.Point) float64 { return float64(p.InputTokens) }
 	if byCost(ps) {
 		spend = func(p *replay.Point) float64 { return float64(p.Cost) }

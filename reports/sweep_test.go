@@ -15,7 +15,7 @@ func TestSweepPareto(t *testing.T) {
 	pt := func(tokens int64, score float64, viol int) replay.Point {
 		return replay.Point{InputTokens: tokens, ProbeScore: score, Violations: map[string]int{"cap": viol}}
 	}
-	got := ParetoPoints([]replay.Point{pt(100, 0.9, 0), pt(100, 0.9, 0), pt(120, 0.8, 0), pt(80, 0.95, 3), pt(150, 0.95, 0)})
+	got := paretoPoints([]replay.Point{pt(100, 0.9, 0), pt(100, 0.9, 0), pt(120, 0.8, 0), pt(80, 0.95, 3), pt(150, 0.95, 0)})
 	if want := []bool{true, true, false, false, true}; !slices.Equal(got, want) {
 		t.Errorf("best %v, want %v", got, want)
 	}

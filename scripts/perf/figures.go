@@ -20,12 +20,6 @@ type perfRun struct {
 	rep20     time.Duration
 }
 
-// tokenizer is figure 1.
-func (pr *perfRun) tokenizer() ([]figure, error) {
-	fig, err := tokenizer()
-	return []figure{fig}, err
-}
-
 // replay is figures 2, 3 and 4: replay against one tokenization, a
 // sweep against one replay, and replay's linearity.
 func (pr *perfRun) replay() ([]figure, error) {
@@ -238,12 +232,6 @@ func (pr *perfRun) commands50k() ([]figure, error) {
 	})
 
 	return figs, nil
-}
-
-// outOfSample is figure 12.
-func (pr *perfRun) outOfSample() ([]figure, error) {
-	fig, err := outOfSample()
-	return []figure{fig}, err
 }
 
 // fleets is figures 14, 15 and 16: memory over folders of sessions, and

@@ -83,25 +83,30 @@ func run() error {
 		return err
 	}
 	pr := &perfRun{bin: bin, tmp: tmp}
-	one := func(f func(bin, tmp string) (figure, error)) func() ([]figure, error) {
+	// one is a figure maker of one figure, given the binary and the
+	// temporary folder or not.
+	one := func(f func() (figure, error)) func() ([]figure, error) {
 		return func() ([]figure, error) {
-			fig, err := f(bin, tmp)
+			fig, err := f()
 			return []figure{fig}, err
 		}
 	}
+	withBin := func(f func(bin, tmp string) (figure, error)) func() (figure, error) {
+		return func() (figure, error) { return f(bin, tmp) }
+	}
 	var figs []figure
 	for _, measure := range []func() ([]figure, error){
-		pr.tokenizer,                 // 1
-		pr.replay,                    // 2, 3, 4
-		pr.memory,                    // 5
-		pr.cost,                      // 6, 7
-		pr.trace,                     // 8
-		pr.commands50k,               // 9
-		one(againstCcusage),          // 10
-		one(policiesAgainstCounting), // 11
-		pr.outOfSample,               // 12
-		one(apiEditsMemory),          // 13
-		pr.fleets,                    // 14, 15, 16
+		one(tokenizer),                        // 1
+		pr.replay,                             // 2, 3, 4
+		pr.memory,                             // 5
+		pr.cost,                               // 6, 7
+		pr.trace,                              // 8
+		pr.commands50k,                        // 9
+		one(withBin(againstCcusage)),          // 10
+		one(withBin(policiesAgainstCounting)), // 11
+		one(outOfSample),                      // 12
+		one(withBin(apiEditsMemory)),          // 13
+		pr.fleets,                             // 14, 15, 16
 	} {
 		f, err := measure()
 		if err != nil {
