@@ -2,7 +2,6 @@ package reports
 
 import (
 	_ "embed"
-	"fmt"
 	"html/template"
 	"io"
 	"maps"
@@ -62,6 +61,7 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 type pageHead struct {
 	CSS                           template.CSS
 	Overview, Policies, Estimator string
+	TotalHead                     []string
 	Totals                        []totalRow
 	NotPriced                     string
 	CostTables                    []costTableRows
@@ -73,12 +73,10 @@ type pageHead struct {
 
 // A totalRow is a policy's row over all sessions.
 type totalRow struct {
-	Label                                      string
-	Pareto, Clean                              bool
-	Sessions, Calls, Tokens, Share             string
-	TokensValue                                int64
-	CostValue, Cost, Breaks, Probes, Retention string
-	Violations, Verdict                        string
+	Label         string
+	Pareto, Clean bool
+	Cells         []totalCell
+	Verdict       string
 }
 
 // costTableRows is a cost table as the page writes it.
@@ -102,10 +100,9 @@ func headOf(r *Report, show []bool) pageHead {
 	h := pageHead{CSS: template.CSS(css), Overview: overviewText(r.Overview()), Policies: Count(len(r.Policies), "policy", "policies"),
 		Estimator: r.Estimator, ProbeNote: ProbeNote, Notes: r.Notes}
 	totals := r.Totals()
+	h.TotalHead = totalPageHeader()
 	for _, p := range totals {
-		h.Totals = append(h.Totals, totalRow{Label: p.Label, Pareto: p.Pareto, Clean: p.Clean(), Sessions: Int(p.Sessions), Calls: Int(p.Calls),
-			TokensValue: p.Tokens, Tokens: Int(p.Tokens), Share: p.Share(), CostValue: costValue(p), Cost: p.Cost(), Breaks: p.Breaks(),
-			Probes: ProbeText(p.Probes), Retention: fmt.Sprintf("%.1f%%", p.Retention*100), Violations: violationText(p.Violations), Verdict: p.Verdict()})
+		h.Totals = append(h.Totals, totalRow{Label: p.Label, Pareto: p.Pareto, Clean: p.Clean(), Cells: totalPageCells(&p), Verdict: p.Verdict()})
 	}
 	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
 		h.NotPriced = strings.Join(totals[0].NotPriced, "; ")
@@ -133,42 +130,20 @@ type pageSession struct {
 	N                                 int
 	Open                              bool
 	Label, Calls, Model, File, Format string
-	Runs                              []sessionRow
+	Head                              []template.HTML
+	Runs                              [][]pageCell
 	Billed                            string
 	Notes                             []string
 	FewCalls                          bool
 	Figures                           []pageFigure
 }
 
-// A sessionRow is a policy's row of a session.
-type sessionRow struct {
-	Label, PeakMessages, PeakTokens, Tokens, Share string
-	Evictions, Truncations, Summaries, Probes      string
-	Retention, Violations, CostClass, Cost, Breaks string
-	Misses                                         string
-}
-
 func sessionOf(r *Report, t *TranscriptResult, i int, label string, figs []figure) pageSession {
 	s := pageSession{N: i + 1, Label: label, Calls: plural(t.Calls, "call"), Model: sessionModel(t), File: t.File, Format: string(t.Format),
 		Notes: t.Notes, FewCalls: t.Calls < 2}
-	// Every policy inherits the provider's misses the bill shows.
-	misses := "-"
-	if m := t.CacheMisses; m != nil {
-		misses = fmt.Sprintf("%s, %s", Int(m.Calls), USD(m.CostUSD))
-	}
-	for _, p := range t.Runs {
-		sm := p.Summary
-		row := sessionRow{Label: p.Label, PeakMessages: Int(sm.PeakMessages), PeakTokens: Int(sm.PeakTokens[r.Estimator]), Tokens: Int(sm.InputTokens[r.Estimator]),
-			Share: fmt.Sprintf("%.1f%%", p.ShareOfNone*100), Evictions: Int(sm.Evictions), Truncations: Int(sm.Truncations), Summaries: Int(sm.Summaries),
-			Probes: ProbeText(sm.ProbeLoss), Retention: fmt.Sprintf("%.1f%%", sm.MeanRetention*100), Violations: violationText(sm.Violations),
-			CostClass: "n w", Cost: "not priced (" + t.notPricedReason() + ")", Breaks: "-", Misses: misses}
-		if p.CostUSD != nil {
-			row.Cost, row.CostClass = USD(*p.CostUSD), "n"
-		}
-		if b := p.CacheBreaks; b != nil {
-			row.Breaks = fmt.Sprintf("%s, %s re-billed", Int(b.Breaks), USD(b.Cost.USD()))
-		}
-		s.Runs = append(s.Runs, row)
+	s.Head = pageHeader()
+	for k := range t.Runs {
+		s.Runs = append(s.Runs, pageRow(t, &t.Runs[k], r.Estimator))
 	}
 	if t.BilledUSD != nil {
 		s.Billed = USD(*t.BilledUSD)

@@ -441,47 +441,12 @@ func writeSummaryCSV(w io.Writer, r *Report) error {
 // first, reading one transcript at a time: of every transcript, or those
 // show says (nil: every one).
 func eachSummaryRow(r *Report, human bool, show []bool, f func(row []string) error) error {
-	if err := f([]string{"transcript", "policy", "calls", "peak messages", "peak tokens", "input tokens", "share of none", "evicted", "truncated", "summaries", "probe score", "probes lost", "mean retention", "violations", "cost (USD)", "cache breaks", "re-billed (USD)", "net of breaks (USD)", "cache misses (USD)"}); err != nil {
+	if err := f(summaryHeader()); err != nil {
 		return err
 	}
-	num := func(n int64) string {
-		if human {
-			return Int(n)
-		}
-		return strconv.FormatInt(n, 10)
-	}
 	return r.each(show, func(_ int, t *TranscriptResult) error {
-		// The provider's misses, which every policy inherits: empty
-		// without a bill.
-		misses := ""
-		switch m := t.CacheMisses; {
-		case m != nil:
-			misses = fmt.Sprintf("%.4f", m.CostUSD)
-		case human:
-			misses = "-"
-		}
-		for _, p := range t.Runs {
-			s := p.Summary
-			nv := 0
-			for _, v := range s.Violations {
-				nv += v
-			}
-			lost, _ := s.ProbeLoss.Totals()
-			// Empty in the CSV: not priced.
-			cost, breaks, rebilled, net := "", "", "", ""
-			switch {
-			case p.CostUSD != nil:
-				cost = fmt.Sprintf("%.4f", *p.CostUSD)
-			case human:
-				cost, breaks, rebilled, net = "not priced", "-", "-", "-"
-			}
-			if b := p.CacheBreaks; b != nil {
-				breaks, rebilled, net = num(int64(b.Breaks)), fmt.Sprintf("%.4f", b.Cost.USD()), fmt.Sprintf("%+.4f", b.Net().USD())
-			}
-			err := f([]string{shortLabel(t.File), p.Label, num(int64(s.Calls)), num(int64(s.PeakMessages)), num(int64(s.PeakTokens[r.Estimator])),
-				num(s.InputTokens[r.Estimator]), fmt.Sprintf("%.3f", p.ShareOfNone), num(int64(s.Evictions)), num(int64(s.Truncations)),
-				num(int64(s.Summaries)), fmt.Sprintf("%.3f", s.ProbeScore), num(int64(lost)), fmt.Sprintf("%.3f", s.MeanRetention), num(int64(nv)), cost, breaks, rebilled, net, misses})
-			if err != nil {
+		for k := range t.Runs {
+			if err := f(summaryRow(t, &t.Runs[k], r.Estimator, human)); err != nil {
 				return err
 			}
 		}
@@ -528,12 +493,8 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	fmt.Fprintf(w, "# ctxbench report\n\n%s replayed under %s; tokens are %s counts.\n\n", overviewText(r.Overview()), Count(len(r.Policies), "policy", "policies"), r.Estimator)
 	// The answer first: the policies over every session, as the page.
 	totals := r.Totals()
-	fmt.Fprint(w, "## Policies over all sessions\n\n| policy | sessions | calls | tokens sent | of none | cost (cache simulated) | cache-break cost | probes | mean retention | violations | verdict |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n")
-	for _, p := range totals {
-		name := p.Label + pick(p.Pareto, " ★", "")
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %.1f%% | %s | %s |\n", strings.ReplaceAll(name, "|", `\|`), Int(p.Sessions), Int(p.Calls),
-			Int(p.Tokens), p.Share(), p.Cost(), p.Breaks(), ProbeText(p.Probes), p.Retention*100, violationText(p.Violations), p.Verdict())
-	}
+	fmt.Fprint(w, "## Policies over all sessions\n\n")
+	writeMarkdownTotals(w, totals)
 	fmt.Fprintln(w)
 	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
 		fmt.Fprintf(w, "Not priced (no cost is counted for them, never $0): %s.\n\n", strings.Join(totals[0].NotPriced, "; "))

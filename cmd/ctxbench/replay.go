@@ -422,21 +422,11 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 		calls = tr.Runs[0].Summary.Calls
 	}
 	fmt.Fprintf(w, "%s (%s, %s)\n", printable.String(tr.File), printable.String(tr.ID), reports.Count(calls, "call", "calls"))
-	t := reports.Table{
-		Header: []string{"policy", "peak msgs", "peak tokens", "input tokens sent", "of none", "evicted", "truncated", "summaries", "probes", "retention", "violations"},
-		Right:  []bool{false, true, true, true, true, true, true, true, true, true, false},
+	runs := make([]reports.PolicyResult, len(tr.Runs))
+	for i, r := range tr.Runs {
+		runs[i] = reports.PolicyResult{Label: r.Label, Summary: r.Summary, ShareOfNone: r.ShareOfNone}
 	}
-	for _, r := range tr.Runs {
-		s := r.Summary
-		sums := reports.Int(s.Summaries)
-		if s.SummaryFailures > 0 {
-			sums += fmt.Sprintf(" (+%d failed)", s.SummaryFailures)
-		}
-		t.Rows = append(t.Rows, []string{r.Label, reports.Int(s.PeakMessages), reports.Int(s.PeakTokens[primary]),
-			reports.Int(s.InputTokens[primary]), fmt.Sprintf("%.1f%%", r.ShareOfNone*100), reports.Int(s.Evictions),
-			reports.Int(s.Truncations), sums, reports.ProbeText(s.ProbeLoss), fmt.Sprintf("%.1f%%", s.MeanRetention*100), reports.ViolationSummary(s.Violations)})
-	}
-	if err := t.WriteText(w); err != nil {
+	if err := reports.WriteRunTable(w, runs, primary); err != nil {
 		return err
 	}
 	for _, c := range tr.SelfChecks {
