@@ -4,8 +4,6 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -192,20 +190,6 @@ func sessionModel(t *TranscriptResult) string {
 		return t.Model
 	}
 	return "not priced (" + t.notPricedReason() + ")"
-}
-
-// violationText lists violations by invariant: "none", or "cap 3, tool_pairing 12".
-func violationText(v map[string]int) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(v)) {
-		if v[k] > 0 {
-			parts = append(parts, k+" "+Int(v[k]))
-		}
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // costValue is a total's cost for the browser test: the dollars of its

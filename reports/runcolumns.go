@@ -105,7 +105,7 @@ var runColumns = []runColumn{
 		textCell: func(c *runCell) string { return percent(c.p.Summary.MeanRetention) }},
 	{name: "violations", page: "violations", text: "violations", left: true,
 		csv:      func(c *runCell) string { return c.num(int64(violationTotal(c.p.Summary.Violations))) },
-		textCell: func(c *runCell) string { return ViolationSummary(c.p.Summary.Violations) },
+		textCell: func(c *runCell) string { return violationText(c.p.Summary.Violations) },
 		pageCell: func(c *runCell) (string, string) { return "w", violationText(c.p.Summary.Violations) }},
 	{name: "cost (USD)", page: "cost", csv: (*runCell).cost, pageCell: runCostCell},
 	{name: "cache breaks", page: "cache breaks",

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,7 +55,7 @@ var sweepColumns = []sweepColumn{
 	{name: "mean_retention", head: "retention", csv: func(c *sweepCell) string { return fmt.Sprintf("%.4f", c.p.MeanRetention) },
 		text: func(c *sweepCell) string { return fmt.Sprintf("%.1f%%", c.p.MeanRetention*100) }},
 	{name: "violations", head: "violations", left: true, csv: func(c *sweepCell) string { return fmt.Sprint(violationTotal(c.p.Violations)) },
-		text: func(c *sweepCell) string { return ViolationSummary(c.p.Violations) }},
+		text: func(c *sweepCell) string { return violationText(c.p.Violations) }},
 	{name: "pareto", left: true, csv: func(c *sweepCell) string { return fmt.Sprint(c.pareto) },
 		text: func(c *sweepCell) string { return map[bool]string{true: "★"}[c.pareto] }},
 }
@@ -214,25 +213,4 @@ func paretoPoints(ps []replay.Point) []bool {
 		}
 	}
 	return best
-}
-
-func violationTotal(v map[string]int) int {
-	n := 0
-	for _, c := range v {
-		n += c
-	}
-	return n
-}
-
-// ViolationSummary lists a run's or a point's violations by invariant,
-// with their counts as they are: "none", or "cap 3, tool_pairing 12".
-func ViolationSummary(v map[string]int) string {
-	if len(v) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(v)) {
-		parts = append(parts, fmt.Sprintf("%s %d", k, v[k]))
-	}
-	return strings.Join(parts, ", ")
 }

@@ -3,8 +3,10 @@ package reports
 import (
 	"bufio"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -102,4 +104,27 @@ func printableRow(r []string) []string {
 		}
 	}
 	return out
+}
+
+// violationText lists violations by invariant: "none", or "cap 3, tool_pairing 12".
+func violationText(v map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		if v[k] > 0 {
+			parts = append(parts, k+" "+Int(v[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// violationTotal is the violations of every invariant.
+func violationTotal(v map[string]int) int {
+	n := 0
+	for _, c := range v {
+		n += c
+	}
+	return n
 }

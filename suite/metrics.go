@@ -73,8 +73,13 @@ func (mt Metric) Value(m *Metrics) (float64, bool) { return mt.value(m) }
 
 // lookupMetric returns the metric named name.
 func lookupMetric(name string) *Metric {
+	return findMetric(func(mt *Metric) bool { return mt.Name == name })
+}
+
+// findMetric returns the first metric that is, nil when none is.
+func findMetric(is func(*Metric) bool) *Metric {
 	for _, mt := range metricList {
-		if mt.Name == name {
+		if is(mt) {
 			return mt
 		}
 	}
@@ -109,12 +114,7 @@ var Budgets = func() []string {
 
 // budgetMetric returns the metric budget name limits.
 func budgetMetric(name string) *Metric {
-	for _, mt := range metricList {
-		if mt.Budget == name {
-			return mt
-		}
-	}
-	return nil
+	return findMetric(func(mt *Metric) bool { return mt.Budget == name })
 }
 
 // HigherIsBetter says which way a metric improves: retention and the
