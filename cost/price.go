@@ -265,7 +265,7 @@ func median(d []int) int {
 }
 
 // ErrNoSteps is the error of pricing a run that kept no steps
-// ([replay.Options.SummaryOnly]): its calls cannot be priced.
+// ([replay.Options.NoSteps]): its calls cannot be priced.
 var ErrNoSteps = errors.New("the run kept no steps to price")
 
 // PriceRun prices a run call by call: each call at the model that made it

@@ -52,7 +52,7 @@ type Session struct {
 //
 // The runs are priced as they are replayed ([RunPricer], through
 // ropt.Observe, which is given the steps too when set): they keep their
-// steps only when ropt.SummaryOnly is false, and the memory of a run
+// steps only when ropt.NoSteps is false, and the memory of a run
 // that does not keep them does not grow with its context. The constant
 // is fitted first, on a replay of the recorded policy alone (one pass,
 // its steps not kept). opt.Estimator defaults to ropt's primary
@@ -241,7 +241,7 @@ func (s *Session) Cost(name string) *RunCost {
 // ([NewAnchoredFit]); it returns the fit and the run.
 func fitRecorded(ctx context.Context, r *replay.Replayer, recorded window.Policy, ropt replay.Options, opt Options) (*Fit, *replay.Run, error) {
 	fit := NewAnchoredFit(r, opt)
-	ropt.Estimators, ropt.SummaryOnly, ropt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
+	ropt.Estimators, ropt.NoSteps, ropt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
 	ropt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
 	run, err := r.Replay(ctx, recorded, ropt)
 	return fit, run, err

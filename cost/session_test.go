@@ -127,7 +127,7 @@ func TestSessionNotPriced(t *testing.T) {
 func TestPriceRunNeedsSteps(t *testing.T) {
 	tr := corpusFile(t, "spotter/tool_heavy.jsonl")
 	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
-	run, err := replay.Replay(context.Background(), tr, policies(t, "none")[0], replay.Options{Estimators: []estimate.Estimator{e}, SummaryOnly: true})
+	run, err := replay.Replay(context.Background(), tr, policies(t, "none")[0], replay.Options{Estimators: []estimate.Estimator{e}, NoSteps: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/sentreuse"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -63,11 +64,14 @@ func newEngine(t *transcript.Transcript, p window.Policy, opt Options) *engine {
 	if arts == nil {
 		arts = newArtifactCache()
 	}
-	e := &engine{t: t, p: p, opt: opt, ests: opt.estimators(), st: &window.State{}, keep: !opt.SummaryOnly}
+	e := &engine{t: t, p: p, opt: opt, ests: opt.estimators(), st: &window.State{}, keep: !opt.NoSteps}
 	e.build = e.keep || opt.Observe != nil
 	e.cnt = newCounter(counts, t)
-	e.env = &window.Env{Transcript: t, Summarizer: opt.Summarizer, Count: e.cnt.Count, ReuseSent: opt.SummaryOnly,
+	e.env = &window.Env{Transcript: t, Summarizer: opt.Summarizer, Count: e.cnt.Count,
 		ModelWindow: modelWindow(t, opt.Prices)}
+	if opt.NoSteps {
+		sentreuse.Allow(e.env)
+	}
 	e.chk = newChecker(t, p, arts.toolsOf(t))
 	e.chk.counted = opt.countViolations
 	if !opt.NoRetention {
@@ -301,5 +305,6 @@ func (e *engine) summary() Summary {
 		s.Probes, s.ProbeLoss = e.probed.summary()
 		s.ProbeScore = s.ProbeLoss.Score()
 	}
+	s.RetentionNotMeasured = e.ret == nil
 	return s
 }

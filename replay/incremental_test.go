@@ -258,7 +258,7 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 			if diff := cmp.Diff(refViolations(tr, p, whole, ests[0], counts), whole.Violations); diff != "" {
 				t.Fatalf("%s on %s: violations differ from the reference checks' (-reference +engine):\n%s", p.Name(), tr.ID, diff)
 			}
-			opt.recompute, opt.SummaryOnly = false, true
+			opt.recompute, opt.NoSteps = false, true
 			lean, err := Replay(context.Background(), tr, p, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -48,14 +48,14 @@ type ProbeScore struct {
 // the exact judge ([probe.Context.Keeps]) against what the call sent,
 // with their score: the run's [Summary.Probes]. llm, when not nil,
 // judges them too, with a distractor at each call. opt is as for
-// [Replay]; its Observe, SummaryOnly and NoRetention are set here.
+// [Replay]; its Observe, NoSteps and NoRetention are set here.
 func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options, llm *probe.LLMJudge) ([]CallProbes, ProbeScore, error) {
 	var out []CallProbes
 	var score ProbeScore
 	if llm != nil {
 		score.LLM = &probe.LLMScore{Prompts: probe.PromptsDigest()}
 	}
-	opt.SummaryOnly, opt.NoRetention = true, false
+	opt.NoSteps, opt.NoRetention = true, false
 	opt.Observe = func(_ int, s *Step) error {
 		at := s.probes
 		if len(at.dropped) == 0 {

@@ -102,7 +102,7 @@ func TestProbeScoreAgainstWholeContext(t *testing.T) {
 			var want probe.Score
 			lostIDs := map[string]bool{}
 			wantLost := map[probe.Kind]int{}
-			opt := Options{Summarizer: &summarize.Mock{Tokens: 40}, SummaryOnly: true}
+			opt := Options{Summarizer: &summarize.Mock{Tokens: 40}, NoSteps: true}
 			opt.Observe = func(_ int, s *Step) error {
 				now := map[int]bool{}
 				msgs := make([]*transcript.Message, len(s.sent))

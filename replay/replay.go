@@ -60,15 +60,16 @@ type Options struct {
 	Estimators []estimate.Estimator
 	// Summarizer makes the summaries policies ask for (nil: none).
 	Summarizer summarize.Summarizer
-	// SummaryOnly keeps no steps: the run has its Summary and its
+	// NoSteps keeps no steps: the run has its Summary and its
 	// Violations, and memory does not grow with the calls. Sweeps and
 	// replays that print summaries set it.
-	SummaryOnly bool
+	NoSteps bool
 	// NoRetention measures neither retention nor the probe score: every
 	// step's Retention and probes, and the Summary's MeanRetention,
-	// MinRetention, Probes and ProbeScore, are 0: what a caller that
-	// shows neither (the bill, the cost of a policy) sets, so that no
-	// message's artifacts are found.
+	// MinRetention, Probes and ProbeScore, are 0, and the Summary says so
+	// (RetentionNotMeasured): what a caller that shows neither (the bill,
+	// the cost of a policy) sets, so that no message's artifacts are
+	// found.
 	NoRetention bool
 	// Prices is the model table a policy's window defaults come from:
 	// a window parameter left at 0 is the context window of the
@@ -183,7 +184,7 @@ type Run struct {
 	Steps      []Step        `json:"steps"`
 	Summary    Summary       `json:"summary"`
 	// Violations are the steps' violations, in order (also with
-	// [Options.SummaryOnly], which keeps no steps).
+	// [Options.NoSteps], which keeps no steps).
 	Violations []Violation `json:"-"`
 }
 
@@ -207,8 +208,11 @@ type Summary struct {
 	// Violations counts broken invariants by name.
 	Violations map[string]int `json:"violations"`
 	// MeanRetention and MinRetention summarize the steps' retention.
-	MeanRetention float64 `json:"mean_retention"`
-	MinRetention  float64 `json:"min_retention"`
+	// RetentionNotMeasured says the run measured neither retention nor
+	// probes ([Options.NoRetention]): they, and ProbeScore, are 0.
+	MeanRetention        float64 `json:"mean_retention"`
+	MinRetention         float64 `json:"min_retention"`
+	RetentionNotMeasured bool    `json:"retention_not_measured,omitempty"`
 	// Probes counts, by kind, the probes asked over the calls (at each,
 	// about the messages first lost at it) and those the exact judge
 	// kept: what [Probes] lists, call by call. ProbeLoss counts the

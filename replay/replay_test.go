@@ -225,7 +225,7 @@ func TestWindowDefaultsToModel(t *testing.T) {
 	}
 	run := func(tr *transcript.Transcript, spec string) Summary {
 		t.Helper()
-		r, err := Replay(context.Background(), tr, must(t, spec), Options{Summarizer: &summarize.Mock{}, SummaryOnly: true})
+		r, err := Replay(context.Background(), tr, must(t, spec), Options{Summarizer: &summarize.Mock{}, NoSteps: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +355,7 @@ func selfChecksOf(t *testing.T, spec string, trs []*transcript.Transcript) map[s
 			continue
 		}
 		p := must(t, spec)
-		run, err := Replay(context.Background(), tr, p, Options{SummaryOnly: true})
+		run, err := Replay(context.Background(), tr, p, Options{NoSteps: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -465,7 +465,7 @@ func TestMeasuredRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, err := Replay(context.Background(), ts[0], must(t, "none"), Options{SummaryOnly: true, NoRetention: true})
+		run, err := Replay(context.Background(), ts[0], must(t, "none"), Options{NoSteps: true, NoRetention: true})
 		switch {
 		case measure && (err == nil || !strings.Contains(err.Error(), "no content to replay")):
 			t.Errorf("measured: replayed (%v), want it refused", err)

@@ -106,7 +106,7 @@ func firstFiring(ctx context.Context, t *transcript.Transcript, run *Run, whole 
 		}
 	}
 	first := FiredAt{Step: -1}
-	_, err := Replay(ctx, t, p, Options{SummaryOnly: true, NoRetention: true, Summarizer: &summarize.Mock{}, Prices: opt.Prices,
+	_, err := Replay(ctx, t, p, Options{NoSteps: true, NoRetention: true, Summarizer: &summarize.Mock{}, Prices: opt.Prices,
 		Observe: func(_ int, s *Step) error {
 			if first.Step < 0 && s.Fired != nil && s.Fired.What == what {
 				first = FiredAt{Step: s.Step, Firing: *s.Fired}

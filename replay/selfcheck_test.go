@@ -103,7 +103,7 @@ func TestCheckCompactions(t *testing.T) {
 	for _, c := range cases {
 		tr := compactedSession(c.prompts, c.compactions, c.triggers)
 		p := must(t, "claude-code")
-		run, err := Replay(ctx, tr, p, Options{SummaryOnly: true, Summarizer: &summarize.Mock{}})
+		run, err := Replay(ctx, tr, p, Options{NoSteps: true, Summarizer: &summarize.Mock{}})
 		if err != nil {
 			t.Fatal(err)
 		}

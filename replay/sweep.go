@@ -307,7 +307,7 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 	}
 	// Only each run's summary is kept: a sweep's memory is its points, not
 	// its points × steps.
-	opt.SummaryOnly, opt.countViolations, opt.items = true, true, &sync.Pool{}
+	opt.NoSteps, opt.countViolations, opt.items = true, true, &sync.Pool{}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}

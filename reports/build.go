@@ -234,7 +234,7 @@ func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepare
 	// the steps are made (a run's on its own goroutine).
 	series := make([]PolicyResult, len(b.Policies))
 	ropt := b.Replay
-	ropt.SummaryOnly = true
+	ropt.NoSteps = true
 	ropt.Observe = seriesObserver(series, b.report.Estimator)
 	s, err := cost.Replay(ctx, p.r, ps, ropt, b.Cost)
 	if err != nil {

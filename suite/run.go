@@ -127,7 +127,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if sum == nil {
 		sum = &summarize.Mock{}
 	}
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: opts.Prices, SummaryOnly: true}
+	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: opts.Prices, NoSteps: true}
 	copt := cost.Options{Prices: opts.Prices, Model: cfg.Model}
 	res := &Result{Estimator: est.Name(), Cases: []Case{}, Warnings: []string{}}
 	// A file of the suite that holds no transcript is an error, never a

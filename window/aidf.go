@@ -123,7 +123,7 @@ const aidfCommit = "ce89f915d85168e2ab9c8c22a39e364f5a42beae"
 type aidfState struct {
 	evictedSinceSummary int
 	// sent is the array of the history last sent, reused when the
-	// engine allows it (Env.ReuseSent).
+	// engine allows it (Env.reuseSent).
 	sent []Item
 }
 
@@ -167,7 +167,7 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 	}
 	evicted := hist[nHead:cut]
 	var kept []Item
-	if env != nil && env.ReuseSent {
+	if env != nil && env.reuseSent {
 		kept = as.sent[:0]
 	} else {
 		kept = make([]Item, 0, len(hist)-len(evicted)+1)
@@ -200,7 +200,7 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 		}
 	}
 	kept = append(kept, hist[cut:]...)
-	if env != nil && env.ReuseSent {
+	if env != nil && env.reuseSent {
 		as.sent = kept
 	}
 	step.History = kept

@@ -96,7 +96,7 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	}
 	// The parts must not build in the arrays of what the chain sent.
 	sub := *env
-	sub.ReuseSent = false
+	sub.reuseSent = false
 	h := restoreServerCopies(env, cs.made, hist)
 	// What the provider's edits sent cut at the previous call and cut
 	// again is not news.

@@ -35,7 +35,7 @@ func drive(t *testing.T, p Policy, tr *transcript.Transcript, sum summarize.Summ
 	return driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: sum, Count: cacheCount()})
 }
 
-// driveIn is drive in env; when env.ReuseSent, the next history is a copy
+// driveIn is drive in env; when env.reuseSent, the next history is a copy
 // of what was sent, as the engine's summary-only runs make it.
 func driveIn(t *testing.T, p Policy, tr *transcript.Transcript, env *Env) []call {
 	t.Helper()
@@ -88,7 +88,7 @@ func driveCalls(t *testing.T, p Policy, tr *transcript.Transcript, env *Env, cal
 			break
 		}
 		sent := step.History
-		if env.ReuseSent {
+		if env.reuseSent {
 			sent = slices.Clone(sent)
 		}
 		hist = append(sent, Original(tr, i))

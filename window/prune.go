@@ -81,7 +81,7 @@ type pruneState struct {
 	next int
 	at   string
 	// sent is the array of the last history it made, which it makes the
-	// next one in when env.ReuseSent.
+	// next one in when env.reuseSent.
 	sent []Item
 }
 
@@ -108,7 +108,7 @@ func (p *prunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item)
 		ps.done[hist[i].ID] = true
 		if m, ok := p.prune(hist[i].Msg); ok {
 			if out == nil {
-				if env != nil && env.ReuseSent {
+				if env != nil && env.reuseSent {
 					out = append(ps.sent[:0], hist...)
 					ps.sent = out
 				} else {

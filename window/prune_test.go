@@ -8,7 +8,7 @@ import (
 )
 
 // TestPruneReuseSent: prune building each history it changes in the array
-// of the previous one (Env.ReuseSent) sends what building each in a new
+// of the previous one (Env.reuseSent) sends what building each in a new
 // array does, item for item and content for content, on a corpus session
 // it truncates, with the defaults and with a smaller limit.
 func TestPruneReuseSent(t *testing.T) {
@@ -21,7 +21,7 @@ func TestPruneReuseSent(t *testing.T) {
 			want = append(want, slices.Clone(step.History))
 			truncated += len(step.Truncated)
 		})
-		driveEach(t, p, tr, &Env{Transcript: tr, ReuseSent: true}, func(_, _ int, step Step, _ *State) {
+		driveEach(t, p, tr, &Env{Transcript: tr, reuseSent: true}, func(_, _ int, step Step, _ *State) {
 			got = append(got, slices.Clone(step.History))
 		})
 		if truncated == 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/sentreuse"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -86,15 +87,19 @@ type Env struct {
 	// would itself: the replay engine's shares the counts of the
 	// transcript's messages among its runs (nil: the policy counts).
 	Count func(e estimate.Estimator, it Item) int
-	// ReuseSent says that nothing reads the history Apply returns after
-	// the call (a replay that keeps no steps copies it): the policy may
-	// build the history of its next call in the same array.
-	ReuseSent bool
 	// ModelWindow is the context window of the transcript's model (its
 	// first), 0 when not known: what a policy's window parameter means
 	// when it is 0, its default.
 	ModelWindow int
+
+	// reuseSent says that nothing reads the history Apply returns after
+	// the call (a replay that keeps no steps copies it): the policy may
+	// build the history of its next call in the same array. Only the
+	// replay engine sets it ([sentreuse.Allow]).
+	reuseSent bool
 }
+
+func init() { sentreuse.Allow = func(env any) { env.(*Env).reuseSent = true } }
 
 // undone reports whether message i is one of the turns the user undid
 // before this call: the replay engine leaves those out of the history it
@@ -310,7 +315,7 @@ func (e *SummaryEvent) UnmarshalJSON(b []byte) error {
 //
 // Apply must not modify the elements of hist, nor keep hist past the
 // call: it may return hist itself, a part of it, or a new slice (when
-// env.ReuseSent, one in the array of what it returned before). The
+// env.reuseSent, one in the array of what it returned before). The
 // replay engine relies on it to see, without comparing them item by
 // item, that a history it is given back is the one it gave (the engine's
 // tests hold every policy to it).

@@ -132,9 +132,9 @@ func TestImportChain(t *testing.T) {
 		"estimate":            {"transcript"},
 		"pricing":             {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":           {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut"},
+		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/sentreuse"},
 		"replay/probe":        {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
-		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
+		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan", "internal/sentreuse"},
 		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
 		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml"},
 		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile"},
@@ -148,6 +148,7 @@ func TestImportChain(t *testing.T) {
 		"internal/suggest":    {},
 		"internal/rework":     {"transcript"},
 		"internal/codexcut":   {},
+		"internal/sentreuse":  {},
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {

@@ -343,7 +343,7 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 			}
 			// Retention is measured for the rows alone.
 			noRetention := c.Parquet == "" && c.JSONL == ""
-			return replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices, SummaryOnly: true, NoRetention: noRetention}, nil
+			return replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices, NoSteps: true, NoRetention: noRetention}, nil
 		}),
 		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim, FitCalls: c.FitCalls},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},

@@ -298,7 +298,7 @@ func (c *replayCmd) replay(e *env, r *replay.Replayer, s *replaySetup, sum summa
 	t := r.Transcript()
 	// The runs keep no steps: the trace and --json's steps are written as
 	// they are made.
-	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Prices: prices, SummaryOnly: true}
+	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Prices: prices, NoSteps: true}
 	ps := make([]window.Policy, len(s.policies))
 	for k, lp := range s.policies {
 		ps[k] = lp.Policy
@@ -458,7 +458,7 @@ func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]selfCheck, error)
 	if err != nil {
 		return nil, err
 	}
-	opt := replay.Options{SummaryOnly: true, Summarizer: &summarize.Mock{}}
+	opt := replay.Options{NoSteps: true, Summarizer: &summarize.Mock{}}
 	run, err := replay.Replay(e.ctx, t, p, opt)
 	if err != nil {
 		return nil, err
