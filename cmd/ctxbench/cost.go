@@ -8,10 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +16,6 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
-	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
@@ -119,7 +115,7 @@ func (c *costCmd) Run(e *env) error {
 	prices, err := loadPrices(c.Prices)
 	if err != nil || c.ListModels {
 		if err == nil {
-			err = listModels(e.stdout, prices)
+			err = reports.WritePrices(e.stdout, prices)
 		}
 		return err
 	}
@@ -230,16 +226,16 @@ func (r *costRun) run() error {
 	if r.res.OutOfRange > 0 {
 		e.warn(fmt.Errorf("left out %s with no call in --since/--until", reports.Count(r.res.OutOfRange, "transcript", "transcripts")))
 	}
-	if err := writeLedger(e.stdout, &r.res, r.billOnly()); err != nil {
+	if err := r.writeLedger(e.stdout); err != nil {
 		return err
 	}
-	if err := writeReported(e.stdout, r.res.Sessions); err != nil {
+	if err := reports.WriteReported(e.stdout, r.res.Sessions); err != nil {
 		return err
 	}
 	if err := writeTotals(e.stdout, &r.res); err != nil {
 		return err
 	}
-	return writeProjection(e.stdout, r.res.Projection, len(r.sessions), c.SessionsPerDay)
+	return reports.WriteProjection(e.stdout, r.res.Projection, len(r.sessions), c.SessionsPerDay)
 }
 
 // read prices the transcripts of paths.
@@ -509,7 +505,7 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 		return ce, nil
 	}
 	var b strings.Builder
-	if err := writeCostText(&b, cmpr); err != nil {
+	if err := reports.WriteComparison(&b, cmpr); err != nil {
 		return nil, err
 	}
 	ce.Text = b.String()
@@ -572,6 +568,15 @@ func orDefault(list, def []string) []string {
 	return list
 }
 
+// writeLedger writes the bill of the recorded usage when more than one
+// transcript was priced, or when the bill is all that was asked.
+func (r *costRun) writeLedger(w io.Writer) error {
+	if r.res.priced < 2 && !(r.billOnly() && len(r.res.Sessions) > 0) {
+		return nil
+	}
+	return reports.WriteLedger(w, &r.ledger)
+}
+
 // writeTotals writes each policy's cost over every session priced, when
 // there are two or more (one session's table says it).
 func writeTotals(w io.Writer, res *costResult) error {
@@ -584,238 +589,4 @@ func writeTotals(w io.Writer, res *costResult) error {
 	}
 	fmt.Fprintf(w, "\nPolicies over the %s priced (subagents in their sessions)\n", reports.Count(res.Totals[0].Sessions, "session", "sessions"))
 	return t.WriteText(w)
-}
-
-func writeProjection(w io.Writer, proj []cost.Projection, sessions int, perDay float64) error {
-	if len(proj) == 0 {
-		return nil
-	}
-	t := reports.Table{Header: []string{"policy", "per session (mean)", fmt.Sprintf("per day (%g sessions)", perDay), "per 30 days"},
-		Right: []bool{false, true, true, true}}
-	for _, p := range proj {
-		t.Rows = append(t.Rows, []string{p.Label, reports.USD(p.SessionUSD), reports.USD(p.DayUSD), reports.USD(p.MonthUSD)})
-	}
-	fmt.Fprintf(w, "Projection over the %s above\n", reports.Count(sessions, "session", "sessions"))
-	return t.WriteText(w)
-}
-
-func writeCostText(w io.Writer, ct *cost.Comparison) error {
-	usd := reports.USD
-	head := ct.Policies[0]
-	fmt.Fprintf(w, "%s (%s; %s)\n", printable.String(ct.File), printable.String(ct.ID), printable.String(pricedAs(head.RunCost)))
-	t := reports.Table{Header: []string{"policy", "input", "cache read", "cache write", "output", "summaries", "total", "saving vs none"},
-		Right: []bool{false, true, true, true, true, true, true, true}}
-	for _, p := range ct.Policies {
-		t.Rows = append(t.Rows, []string{p.Label, usd(p.Calls.Input.USD()), usd(p.Calls.CacheRead.USD()), usd(p.Calls.CacheWrite.USD()),
-			usd(p.Calls.Output.USD()), usd(p.Summaries.Total().USD()), usd(p.TotalUSD), percentOf(p.SavingVsNone)})
-	}
-	if b := ct.Billed; b != nil {
-		t.Rows = append(t.Rows, []string{"billed (recorded usage)", usd(b.Input.USD()), usd(b.CacheRead.USD()), usd(b.CacheWrite.USD()),
-			usd(b.Output.USD()), "", usd(b.TotalUSD), ""})
-	}
-	if err := t.WriteText(w); err != nil {
-		return err
-	}
-	if b := ct.Billed; b != nil && len(b.ByModel) > 1 {
-		var parts []string
-		for _, m := range b.ByModel {
-			parts = append(parts, fmt.Sprintf("%s %s calls %s", m.Model, reports.Int(m.Calls), usd(m.Cost.Total().USD())))
-		}
-		fmt.Fprintf(w, "billed by model: %s\n", strings.Join(parts, "; "))
-	}
-	if m, b := ct.CacheMisses, ct.Billed; m != nil && b != nil && m.Calls > 0 {
-		fmt.Fprintln(w, reports.CacheMissText(*m, b.TotalUSD))
-	}
-	for _, p := range ct.Policies {
-		if p.BreakTotals.Breaks > 0 {
-			fmt.Fprintf(w, "cache: %s: %s\n", p.Label, reports.CacheBreakText(p.BreakTotals, p.Breaks))
-		}
-	}
-	for _, a := range head.Assumptions {
-		fmt.Fprintf(w, "assumption: %s\n", a)
-	}
-	if x := ct.CrossCheck; x != nil && x.AfterFit != nil {
-		o := x.AfterFit
-		fmt.Fprintf(w, "cross-check after the fit: the recorded policy's %s calls after the first %s, priced without their bill, cost %s against %s billed (%+.1f%%): input %s/%s, cache read %s/%s, cache write %s/%s, output %s/%s\n",
-			reports.Int(o.Calls), reports.Int(o.FitCalls), usd(x.SimulatedUSD), usd(x.BilledUSD), x.ErrorPct,
-			usd(o.Simulated.Input.USD()), usd(o.Billed.Input.USD()), usd(o.Simulated.CacheRead.USD()), usd(o.Billed.CacheRead.USD()),
-			usd(o.Simulated.CacheWrite.USD()), usd(o.Billed.CacheWrite.USD()), usd(o.Simulated.Output.USD()), usd(o.Billed.Output.USD()))
-		for _, a := range o.Assumptions {
-			fmt.Fprintf(w, "  cross-check assumption: %s\n", a)
-		}
-	}
-	if b := ct.Billed; b != nil && b.ReportedUSD > 0 {
-		fmt.Fprintf(w, "the agent itself reported %s\n", usd(b.ReportedUSD))
-	}
-	_, err := fmt.Fprintln(w)
-	return err
-}
-
-// pricedAs says which models priced a run's calls, with which cache and
-// constant.
-func pricedAs(rc *cost.RunCost) string {
-	if rc.CacheSim == cost.CacheBill {
-		var parts []string
-		for _, m := range rc.ByModel {
-			parts = append(parts, fmt.Sprintf("%s %s calls", m.Model, reports.Int(m.Calls)))
-		}
-		return "priced from the bill, no token counted: " + strings.Join(parts, ", ")
-	}
-	if len(rc.ByModel) == 1 {
-		m := rc.ByModel[0]
-		return fmt.Sprintf("priced as %s; cache: %s; %s tokens per call not in the transcript%s", rc.Model, rc.CacheSim, reports.Int(rc.Constant), alphaText(m))
-	}
-	var parts []string
-	for _, m := range rc.ByModel {
-		parts = append(parts, fmt.Sprintf("%s %s calls (cache: %s; %s tokens per call not in the transcript%s)", m.Model, reports.Int(m.Calls), m.CacheSim, reports.Int(m.Constant), alphaText(m)))
-	}
-	return "priced per call: " + strings.Join(parts, ", ")
-}
-
-// alphaText says how many billed tokens an estimated one stood for.
-func alphaText(m cost.ModelCost) string {
-	switch {
-	case m.Alpha == 0:
-		return ""
-	case m.AlphaFittedOn == 0 && m.AlphaFamily != "":
-		return fmt.Sprintf("; alpha %.3f billed per estimated token, %s's over the corpus (too few prompt growths to fit)", m.Alpha, m.AlphaFamily)
-	case m.AlphaFittedOn == 0:
-		return "; alpha 1 (too few prompt growths to fit, and no figure for the model's family)"
-	}
-	return fmt.Sprintf("; alpha %.3f billed per estimated token (%s growths)", m.Alpha, reports.Int(m.AlphaFittedOn))
-}
-
-func listModels(w io.Writer, prices pricing.Prices) error {
-	t := reports.Table{Header: []string{"model", "provider", "input", "output", "cache read", "cache write", "window", "long context, earlier prices", "source"},
-		Right: []bool{false, false, true, true, true, true, true, false, false}}
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	for _, n := range slices.Sorted(maps.Keys(prices)) {
-		p := prices[n]
-		src := p.Source
-		if p.Date != "" {
-			src += ", " + p.Date
-		}
-		var notes []string
-		if p.InputAbove > 0 {
-			notes = append(notes, fmt.Sprintf("above %s: %s/%s", reports.Int(cmp.Or(p.LongContextAbove, pricing.LongContext)), g(p.InputAbove), g(p.OutputAbove)))
-		}
-		for _, e := range p.Before {
-			notes = append(notes, fmt.Sprintf("until %s: %s/%s", e.Until, g(e.Input), g(e.Output)))
-		}
-		t.Rows = append(t.Rows, []string{n, p.Provider, g(p.Input), g(p.Output), g(p.CacheRead), g(p.CacheWrite5m), reports.Int(p.MaxInput),
-			strings.Join(notes, "; "), src})
-	}
-	fmt.Fprintln(w, "USD per million tokens (input/output where two are given); cache write is the 5-minute one")
-	return t.WriteText(w)
-}
-
-// writeLedger writes the bill of the recorded usage, totalled by session
-// (subagents beneath), by model and by day, when more than one transcript
-// was read.
-func writeLedger(w io.Writer, res *costResult, billOnly bool) error {
-	if res.priced < 2 && !(billOnly && len(res.Sessions) > 0) {
-		return nil
-	}
-	fmt.Fprintln(w, "Recorded usage and its bill, by session")
-	if err := writeSessions(w, res.Sessions, res.Duplicates, true); err != nil {
-		return err
-	}
-	models := usageTable("model", true)
-	for _, m := range res.ByModel {
-		models.Rows = append(models.Rows, usageRow(m.Model, m.Calls, m.Usage, &m.Cost))
-	}
-	fmt.Fprintln(w, "\nBy model")
-	if err := models.WriteText(w); err != nil {
-		return err
-	}
-	days := usageTable("day (UTC)", true)
-	for _, d := range res.ByDay {
-		days.Rows = append(days.Rows, usageRow(d.Day, d.Calls, d.Usage, &d.Cost))
-	}
-	fmt.Fprintln(w, "\nBy day")
-	if err := days.WriteText(w); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w)
-	return err
-}
-
-// reportedTolerance is how far, as a share of the agent's own figure,
-// ctxbench's bill of a session may be from the cost the agent reported
-// before the two are flagged as differing.
-const reportedTolerance = 0.01
-
-// writeReported writes, for each session whose agent reported its cost,
-// that cost beside ctxbench's bill of its recorded usage, flagged when
-// they differ by more than reportedTolerance.
-func writeReported(w io.Writer, sessions []*cost.SessionBill) error {
-	for _, s := range sessions {
-		if s.ReportedUSD <= 0 {
-			continue
-		}
-		d := (s.TotalUSD - s.ReportedUSD) / s.ReportedUSD
-		flag := ""
-		if math.Abs(d) > reportedTolerance {
-			flag = fmt.Sprintf(": they differ by more than %.0f%%", reportedTolerance*100)
-		}
-		if _, err := fmt.Fprintf(w, "session %s: the agent reported %s, the bill of its recorded usage is %s (%+.1f%%)%s\n",
-			s.ID, reports.USD(s.ReportedUSD), reports.USD(s.TotalUSD), d*100, flag); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeSessions writes the sessions' usage, and their cost when priced,
-// each session's transcripts beneath it when it has subagents.
-func writeSessions(w io.Writer, sessions []*cost.SessionBill, duplicates int, priced bool) error {
-	t := usageTable("session (subagents beneath)", priced)
-	c := func(c *pricing.Cost) *pricing.Cost {
-		if priced {
-			return c
-		}
-		return nil
-	}
-	for _, s := range sessions {
-		t.Rows = append(t.Rows, usageRow(s.ID, s.Calls, s.Usage, c(&s.Cost)))
-		if len(s.Transcripts) > 1 {
-			for _, tb := range s.Transcripts {
-				t.Rows = append(t.Rows, usageRow("└ "+cmp.Or(tb.Subagent, "the session's own"), tb.Calls, tb.Usage, c(&tb.Cost)))
-			}
-		}
-	}
-	if err := t.WriteText(w); err != nil {
-		return err
-	}
-	if duplicates > 0 {
-		_, err := fmt.Fprintf(w, "%s calls copied from an earlier file (a resumed session) were counted once\n", reports.Int(duplicates))
-		return err
-	}
-	return nil
-}
-
-// usageTable is a table of usage by what first names, with cost when
-// priced.
-func usageTable(first string, priced bool) reports.Table {
-	t := reports.Table{Header: []string{first, "calls", "input", "output", "cache read", "cache write"}, Right: []bool{false, true, true, true, true, true}}
-	if priced {
-		t.Header, t.Right = append(t.Header, "cost"), append(t.Right, true)
-	}
-	return t
-}
-
-func usageRow(name string, calls int, u transcript.Usage, c *pricing.Cost) []string {
-	row := []string{name, reports.Int(calls), reports.Int(u.Input), reports.Int(u.Output), reports.Int(u.CacheRead), reports.Int(u.CacheWrite)}
-	if c != nil {
-		row = append(row, reports.USD(c.Total().USD()))
-	}
-	return row
-}
-
-// percentOf formats a share as a percentage; "" when there is none.
-func percentOf(share *float64) string {
-	if share == nil {
-		return ""
-	}
-	return fmt.Sprintf("%.1f%%", *share*100)
 }

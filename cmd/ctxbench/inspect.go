@@ -85,7 +85,7 @@ func (c *inspectCmd) Run(e *env) error {
 		return nil
 	}
 	fmt.Fprintln(e.stdout, "Recorded usage by session")
-	return writeSessions(e.stdout, ledger.Sessions, ledger.Duplicates, false)
+	return reports.WriteSessions(e.stdout, ledger.Sessions, ledger.Duplicates, false)
 }
 
 // writeInspectText writes one transcript's statistics as a titled table.
