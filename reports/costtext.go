@@ -154,21 +154,21 @@ func WriteLedger(w io.Writer, l *cost.Ledger) error {
 	if err := WriteSessions(w, l.Sessions, l.Duplicates, true); err != nil {
 		return err
 	}
-	models := usageTable("model", true)
+	models, days := usageTable("model", true), usageTable("day (UTC)", true)
 	for _, m := range l.ByModel {
 		models.Rows = append(models.Rows, usageRow(m.Model, m.Calls, m.Usage, &m.Cost))
 	}
-	fmt.Fprintln(w, "\nBy model")
-	if err := models.WriteText(w); err != nil {
-		return err
-	}
-	days := usageTable("day (UTC)", true)
 	for _, d := range l.ByDay {
 		days.Rows = append(days.Rows, usageRow(d.Day, d.Calls, d.Usage, &d.Cost))
 	}
-	fmt.Fprintln(w, "\nBy day")
-	if err := days.WriteText(w); err != nil {
-		return err
+	for _, t := range []struct {
+		title string
+		table Table
+	}{{"By model", models}, {"By day", days}} {
+		fmt.Fprintf(w, "\n%s\n", t.title)
+		if err := t.table.WriteText(w); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintln(w)
 	return err
