@@ -351,10 +351,21 @@ func (x *extractor) message(i int) {
 // inputField returns the first string field of a tool input named one
 // of keys.
 func inputField(input json.RawMessage, keys ...string) string {
+	return field(inputFields(input), keys...)
+}
+
+// inputFields returns a tool input's fields, nil if it is not an object.
+func inputFields(input json.RawMessage) map[string]any {
 	var in map[string]any
 	if json.Unmarshal(input, &in) != nil {
-		return ""
+		return nil
 	}
+	return in
+}
+
+// field returns the first string of in, not blank, named one of keys,
+// without the white space around it.
+func field(in map[string]any, keys ...string) string {
 	for _, k := range keys {
 		if v, ok := in[k].(string); ok && strings.TrimSpace(v) != "" {
 			return strings.TrimSpace(v)
@@ -367,7 +378,8 @@ var pathKeys = []string{"file_path", "path", "notebook_path", "filePath", "filen
 var commandKeys = []string{"command", "cmd"}
 
 func (x *extractor) toolUse(i int, b *transcript.Block) {
-	if p := inputField(b.Input, pathKeys...); p != "" {
+	in := inputFields(b.Input)
+	if p := field(in, pathKeys...); p != "" {
 		if x.last == nil {
 			x.last = map[string]fileAction{}
 		}
@@ -376,7 +388,7 @@ func (x *extractor) toolUse(i int, b *transcript.Block) {
 		}
 		x.last[p] = fileAction{p, b.Name, i}
 	}
-	cmd := inputField(b.Input, commandKeys...)
+	cmd := field(in, commandKeys...)
 	if cmd == "" || len(cmd) > 300 {
 		return
 	}
@@ -413,16 +425,25 @@ func firstErrorLine(s string) string {
 	// Most tool output holds none of the words: it is looked through
 	// once for their starts before its lines are matched. Of the words'
 	// letters only k has a fold outside ASCII (the Kelvin sign).
-	if !hasWordFold(s, "error", "exception", "traceback", "fail", "fatal", "panic") && !strings.Contains(s, "\u212a") {
+	if !mayMatchFold(s, errorCues...) {
 		return ""
 	}
 	for line := range strings.SplitSeq(s, "\n") {
 		line = strings.TrimSpace(line)
-		if len(line) >= 8 && errorWords.MatchString(line) {
+		if len(line) >= 8 && mayMatchFold(line, errorCues...) && errorWords.MatchString(line) {
 			return line
 		}
 	}
 	return ""
+}
+
+// mayMatchFold reports whether s may hold a match of a case-insensitive
+// pattern each of whose matches holds one of cues: s holds one in any
+// ASCII case, or a letter whose case folds reach outside ASCII (the
+// long s and the Kelvin sign, which (?i) matches for s and k). Most
+// text holds none, and is looked through once instead of matched.
+func mayMatchFold(s string, cues ...string) bool {
+	return hasWordFold(s, cues...) || strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")
 }
 
 // hasWordFold reports whether s holds one of words, lowercase ASCII
@@ -454,6 +475,14 @@ func equalFoldASCII(s, w string) bool {
 
 var errorWords = regexp.MustCompile(`(?i)\b(errors?|exception|traceback|fail|failed|failing|failure|fatal|panic)\b`)
 
+// The cues of errorWords, constraint and choice: each match of one holds
+// one of its cues.
+var (
+	errorCues      = []string{"error", "exception", "traceback", "fail", "fatal", "panic"}
+	constraintCues = []string{"don't", "do not", "never", "always", "must", "should", "only use", "make sure"}
+	choiceCues     = []string{"use", "go with", "chose", "decided", "instead of", "rather than"}
+)
+
 var (
 	number    = regexp.MustCompile(`(?:^|[\s(=:$])(\d[\d,]*(?:\.\d+)?%?)`)
 	quoted    = regexp.MustCompile("`([^`\n]{2,80})`" + `|"([^"\n]{2,80})"`)
@@ -465,11 +494,7 @@ var (
 )
 
 func (x *extractor) userText(i int, text string, budget func() bool) {
-	for _, s := range sentences.FindAllString(text, -1) {
-		if s = sentence(s); constraint.MatchString(s) && len(s) >= 12 && budget() {
-			x.add(Probe{Kind: Decision, Question: "What constraint did the user set?", Answer: clip(s), Keys: []string{clip(s)}, Message: i})
-		}
-	}
+	x.decisions(i, text, constraint, constraintCues, "What constraint did the user set?", budget)
 	for _, m := range quoted.FindAllStringSubmatch(text, -1) {
 		v := strings.TrimSpace(m[1] + m[2])
 		if v != "" && budget() {
@@ -484,9 +509,19 @@ func (x *extractor) userText(i int, text string, budget func() bool) {
 }
 
 func (x *extractor) choices(i int, text string, budget func() bool) {
+	x.decisions(i, text, choice, choiceCues, "What did the assistant decide?", budget)
+}
+
+// decisions adds a decision probe asking question of each sentence of
+// text of 12 bytes or more that words matches (each match holding one
+// of cues).
+func (x *extractor) decisions(i int, text string, words *regexp.Regexp, cues []string, question string, budget func() bool) {
+	if !mayMatchFold(text, cues...) {
+		return
+	}
 	for _, s := range sentences.FindAllString(text, -1) {
-		if s = sentence(s); choice.MatchString(s) && len(s) >= 12 && budget() {
-			x.add(Probe{Kind: Decision, Question: "What did the assistant decide?", Answer: clip(s), Keys: []string{clip(s)}, Message: i})
+		if s = sentence(s); len(s) >= 12 && mayMatchFold(s, cues...) && words.MatchString(s) && budget() {
+			x.add(Probe{Kind: Decision, Question: question, Answer: clip(s), Keys: []string{clip(s)}, Message: i})
 		}
 	}
 }

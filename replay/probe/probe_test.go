@@ -172,6 +172,40 @@ func FuzzNormalize(f *testing.F) {
 // replaces them.
 var jsonEscapes = strings.NewReplacer(`\n`, " ", `\t`, " ", `\"`, `"`, `\/`, "/")
 
+// TestDecisionCues: every text the constraint and choice patterns match
+// holds one of their cues (so a sentence without one is not matched),
+// on texts made of the patterns' pieces, folds and boundaries.
+func TestDecisionCues(t *testing.T) {
+	pieces := []string{"don", "'t", "do", " not", "nev", "er", "alw", "ays", "mu", "st", "n't", "shou", "ld", "only", " use", "ma", "ke", " sure",
+		"i", "'ll", " will", " go with", "cho", "se", "deci", "ded", "'ve", "inst", "ead", " of", "rat", "her", " than", "let", "'s", "we", "'m going to",
+		"\u017f", "\u212a", "S", "K", " ", "_", "É", "."}
+	folded := []string{"You mu\u017ft.", "ma\u212ae \u017fure", "I'll u\u017fe it", "I cho\u017fe it"}
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := range 200_000 {
+		var b strings.Builder
+		for range r.IntN(10) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		if n < len(folded) {
+			s = folded[n]
+			if !constraint.MatchString(s) && !choice.MatchString(s) {
+				t.Fatalf("%q: no pattern matches it", s)
+			}
+		}
+		if constraint.MatchString(s) && !mayMatchFold(s, constraintCues...) {
+			t.Fatalf("%q: a constraint its cues miss", s)
+		}
+		if choice.MatchString(s) && !mayMatchFold(s, choiceCues...) {
+			t.Fatalf("%q: a choice its cues miss", s)
+		}
+	}
+	// The test can fail: a cue list without "must" misses a constraint.
+	if mayMatchFold("You must.", "don't", "never") {
+		t.Fatal("a text without the cues passes")
+	}
+}
+
 // TestErrorPrefilter: the words looked for before a text's lines are
 // matched leave out no line the pattern finds, nor any exit code, on
 // texts made of the words' pieces, folds and boundaries.
