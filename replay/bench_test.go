@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -190,4 +191,31 @@ func BenchmarkArtifacts(b *testing.B) {
 			artifacts(&tr.Messages[i])
 		}
 	}
+}
+
+// BenchmarkKeyIndex indexes the probe keys of a 2,000-call generated
+// session (its probes found first, as warm finds them); its baseline,
+// texts, reads each message's text once, as the index does.
+func BenchmarkKeyIndex(b *testing.B) {
+	tr := generated(b, 2000)
+	x := newProbeIndex(tr)
+	size := 0
+	for i := range tr.Messages {
+		x.ex.Prepare(i)
+		size += len(probe.Text(&tr.Messages[i]))
+	}
+	b.Run("texts", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			for i := range tr.Messages {
+				_ = probe.Text(&tr.Messages[i])
+			}
+		}
+	})
+	b.Run("index", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		for b.Loop() {
+			newKeyIndex(x)
+		}
+	})
 }

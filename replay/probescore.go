@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -19,11 +18,6 @@ import (
 type probeIndex struct {
 	t  *transcript.Transcript
 	ex *probe.Extractor
-	// texts are the messages' texts read so far, while their total stays
-	// within maxSharedTexts bytes (stored): beyond, a text is read again
-	// each time it is needed.
-	texts  []atomic.Pointer[string]
-	stored atomic.Int64
 	// session counts the session's probes and numbers them by identity
 	// ([probe.Extractor.SessionProbes]), keys indexes their keys; both
 	// made on first use.
@@ -31,13 +25,8 @@ type probeIndex struct {
 	keys    func() *keyIndex
 }
 
-// maxSharedTexts bounds the texts a transcript's runs share: those of a
-// session of a thousand calls, a fraction of a 50,000-call one's (the
-// key index finds most keys without them).
-const maxSharedTexts = 16 << 20
-
 func newProbeIndex(t *transcript.Transcript) *probeIndex {
-	x := &probeIndex{t: t, ex: probe.NewExtractor(t), texts: make([]atomic.Pointer[string], len(t.Messages))}
+	x := &probeIndex{t: t, ex: probe.NewExtractor(t)}
 	x.session = sync.OnceValue(func() *sessionProbes { return newSessionProbes(x.ex) })
 	x.keys = sync.OnceValue(func() *keyIndex { return newKeyIndex(x) })
 	return x
@@ -57,19 +46,6 @@ func newSessionProbes(ex *probe.Extractor) *sessionProbes {
 		s.ids[p.Identity()] = int32(len(s.ids))
 	}
 	return s
-}
-
-// text returns message i's text, kept for the other runs while the
-// texts kept stay within maxSharedTexts.
-func (x *probeIndex) text(i int) string {
-	if p := x.texts[i].Load(); p != nil {
-		return *p
-	}
-	text := probe.Text(&x.t.Messages[i])
-	if x.stored.Add(int64(len(text))) > maxSharedTexts || !x.texts[i].CompareAndSwap(nil, &text) {
-		x.stored.Add(-int64(len(text)))
-	}
-	return text
 }
 
 // probeScore asks the probes of one run: at each call, about the
@@ -270,15 +246,11 @@ func (ps *probeScore) holds(key string, sent []window.Item) bool {
 			}
 			continue
 		}
-		// Not kept: a long context's texts would be the size of the
-		// history.
-		var text string
-		if i < 0 {
-			text = probe.Text(it.Msg)
-		} else {
-			text = ps.x.text(i)
+		m := it.Msg
+		if i >= 0 {
+			m = &ps.x.t.Messages[i]
 		}
-		if strings.Contains(text, key) {
+		if strings.Contains(probe.Text(m), key) {
 			return true
 		}
 	}
