@@ -138,6 +138,9 @@ type Point struct {
 	Cost    int64   `json:"cost_pusd"`
 	CostUSD float64 `json:"cost_usd"`
 	Priced  int     `json:"priced_transcripts"`
+	// Metrics are the points' [Metrics], each folded over the
+	// transcripts as it says.
+	Metrics MetricValues `json:"metrics,omitempty"`
 	// Cautions are what the policy says of its settings at this point
 	// before replaying them ([window.Cautioner]).
 	Cautions []string `json:"cautions,omitempty"`
@@ -223,6 +226,8 @@ type Sweeper struct {
 	// a transcript's points after another's: a point's mean is their sum
 	// over the transcripts divided by their number, known at the end.
 	retention []float64
+	// metrics fold each point's [Metrics] over the transcripts added.
+	metrics []MetricFolder
 }
 
 // A RunCoster prices one run as it is replayed: each step as it is made
@@ -313,7 +318,7 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 	}
 	workers = min(workers, MaxWorkers)
 	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress,
-		jobs: make(chan sweepJob, 4*workers), stopped: make(chan struct{})}
+		jobs: make(chan sweepJob, 4*workers), stopped: make(chan struct{}), metrics: make([]MetricFolder, len(res.Points))}
 	for range workers {
 		sw.wg.Go(sw.work)
 	}
@@ -392,6 +397,7 @@ func (sw *Sweeper) addRuns(i int, tr *sweptTranscript) {
 		pt.Probes.Merge(s.Probes)
 		pt.ProbeLoss.Merge(s.ProbeLoss)
 		sw.retention = append(sw.retention, s.MeanRetention)
+		sw.metrics[p].Add(s.Metrics)
 	}
 }
 
@@ -420,6 +426,7 @@ type SweptRun struct {
 	ProbeLoss     probe.Loss       `json:"probe_loss"`
 	Violations    map[string]int   `json:"violations,omitempty"`
 	Cost          int64            `json:"cost_pusd"`
+	Metrics       MetricValues     `json:"metrics,omitempty"`
 }
 
 // A SweptTranscript is what a transcript adds to a sweep's points: its
@@ -437,7 +444,7 @@ func SweptRunOf(s Summary, est string) SweptRun {
 	}
 	return SweptRun{Calls: s.Calls, PeakMessages: s.PeakMessages, PeakTokens: s.PeakTokens[est], InputTokens: s.InputTokens[est],
 		Evictions: s.Evictions, Truncations: s.Truncations, Summaries: s.Summaries, SummaryUsage: s.SummaryUsage,
-		MeanRetention: s.MeanRetention, Probes: s.Probes, ProbeLoss: s.ProbeLoss, Violations: s.Violations}
+		MeanRetention: s.MeanRetention, Probes: s.Probes, ProbeLoss: s.ProbeLoss, Violations: s.Violations, Metrics: MetricsOf(&s)}
 }
 
 // run replays job j's transcript at its point, and prices it when the
@@ -563,6 +570,7 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 			pt.MeanRetention += sw.retention[i*len(res.Points)+p] / n
 		}
 		pt.ProbeScore = pt.ProbeLoss.Score()
+		pt.Metrics = sw.metrics[p].Values()
 		pt.ShareOfNone = ShareOfNone(pt.InputTokens, sw.noneTotal)
 		pt.CostUSD = float64(pt.Cost) / 1e12
 	}

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/replay"
 )
 
 // A runColumn is a run's metric as every per-run table shows it: the
@@ -67,7 +70,7 @@ func (c *runCell) breaks(f func(c *runCell) string) string {
 
 func percent(v float64) string { return fmt.Sprintf("%.1f%%", v*100) }
 
-var runColumns = []runColumn{
+var runColumns = append([]runColumn{
 	{name: "transcript", csv: func(c *runCell) string { return shortLabel(c.t.File) }},
 	{name: "policy", page: "policy", text: "policy", left: true,
 		csv:      func(c *runCell) string { return c.p.Label },
@@ -122,6 +125,51 @@ var runColumns = []runColumn{
 	// The provider's misses, which every policy of the session inherits:
 	// empty without a bill.
 	{name: "cache misses (USD)", page: "cache misses (the provider's)", csv: missesCSV, pageCell: missesCell},
+}, metricRunColumns()...)
+
+// metricRunColumns are the columns of [replay.Metrics], under their
+// headings in every per-run table.
+func metricRunColumns() []runColumn {
+	var cols []runColumn
+	for _, m := range replay.Metrics() {
+		cols = append(cols, runColumn{name: m.Heading, page: m.Heading, text: m.Heading,
+			csv: func(c *runCell) string {
+				v := m.Of(&c.p.Summary)
+				if c.human {
+					return metricText(m, v)
+				}
+				return metricCSV(m, v, 3)
+			},
+			textCell: func(c *runCell) string { return metricText(m, m.Of(&c.p.Summary)) }})
+	}
+	return cols
+}
+
+// metricCSV is a metric's value in a CSV: a share to places decimals,
+// dollars to four, a count whole.
+func metricCSV(m replay.Metric, v float64, places int) string {
+	switch m.Unit {
+	case replay.UnitShare:
+		return strconv.FormatFloat(v, 'f', places, 64)
+	case replay.UnitUSD:
+		return fmt.Sprintf("%.4f", v)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// metricText is a metric's value for people: a share in percent,
+// dollars as USD writes them, a count grouped.
+func metricText(m replay.Metric, v float64) string {
+	switch m.Unit {
+	case replay.UnitShare:
+		return percent(v)
+	case replay.UnitUSD:
+		return USD(v)
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return Int(int64(v))
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
 // summariesText is the summaries made, and those that failed.
@@ -260,7 +308,7 @@ type totalColumn struct {
 	data     func(p *PolicyTotal) string
 }
 
-var totalColumns = []totalColumn{
+var totalColumns = append([]totalColumn{
 	{page: "sessions", text: "transcripts", class: "n", cell: func(p *PolicyTotal) string { return Int(p.Sessions) }},
 	{page: "calls", class: "n", cell: func(p *PolicyTotal) string { return Int(p.Calls) }},
 	{page: "tokens sent", text: "input tokens", class: "n", cell: func(p *PolicyTotal) string { return Int(p.Tokens) },
@@ -273,6 +321,18 @@ var totalColumns = []totalColumn{
 	{page: "mean retention", text: "mean retention", class: "n", cell: func(p *PolicyTotal) string { return percent(p.Retention) }},
 	{page: "violations", text: "violations", left: true, class: "w", cell: func(p *PolicyTotal) string { return violationText(p.Violations) },
 		textCell: func(p *PolicyTotal) string { return Int(violationTotal(p.Violations)) }},
+}, metricTotalColumns()...)
+
+// metricTotalColumns are the columns of [replay.Metrics], under their
+// headings in every table of totals, each folded over the sessions as
+// it says.
+func metricTotalColumns() []totalColumn {
+	var cols []totalColumn
+	for _, m := range replay.Metrics() {
+		cols = append(cols, totalColumn{page: m.Heading, text: m.Heading, class: "n",
+			cell: func(p *PolicyTotal) string { return metricText(m, p.Metrics[m.Name]) }})
+	}
+	return cols
 }
 
 // A totalCell is a cell of the page's table of totals: HasData says

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"html/template"
 	"maps"
 	"slices"
 	"strings"
@@ -142,6 +143,71 @@ func TestTotalColumns(t *testing.T) {
 		}
 		if changed != 1 {
 			t.Errorf("%s: a change of the tokens sent changed %d cells: %q to %q", d.name, changed, d.old, d.new)
+		}
+	}
+}
+
+// TestMetricColumns: each metric of [replay.Metrics] is a column of every
+// per-run table, every sweep table and every table of totals, its value
+// read from the run, the point or the totals.
+func TestMetricColumns(t *testing.T) {
+	const est = "cl100k_base"
+	s := replay.Summary{Calls: 4, PeakTokens: map[string]int{est: 10}, InputTokens: map[string]int64{est: 30},
+		MeanRetention: 0.5, MinRetention: 0.25, Violations: map[string]int{}}
+	p := PolicyResult{Label: "aidf", Summary: s}
+	tr := &TranscriptResult{File: "a.jsonl"}
+	point := replay.Point{Params: map[string]string{"max_messages": "10"}, Metrics: replay.MetricsOf(&s)}
+	sweep := &replay.SweepResult{Grid: []replay.GridKey{{Key: "max_messages", Values: []string{"10"}}}, Points: []replay.Point{point}}
+	total := PolicyTotal{Label: "aidf", Sessions: 1, Metrics: replay.MetricsOf(&s), Violations: map[string]int{}}
+	var text, sweepText, totalsText strings.Builder
+	if err := WriteRunTable(&text, []PolicyResult{p}, est); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSweepText(&sweepText, sweep, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeTotalsText(&totalsText, []PolicyTotal{total}); err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	writeMarkdownTotals(&md, []PolicyTotal{total})
+	csv, rows := summaryHeader(), SweepCSV(sweep)
+	for _, m := range replay.Metrics() {
+		v := m.Of(&s)
+		if i := slices.Index(csv, m.Heading); i < 0 || summaryRow(tr, &p, est, false)[i] != metricCSV(m, v, 3) {
+			t.Errorf("%s: summary.csv %q, row %q", m.Name, csv, summaryRow(tr, &p, est, false))
+		}
+		if i := slices.Index(rows[0], m.Name); i < 0 || rows[1][i] != metricCSV(m, v, 4) {
+			t.Errorf("%s: sweep CSV %q", m.Name, rows)
+		}
+		if !slices.Contains(pageHeader(), template.HTML(m.Heading)) || !slices.Contains(totalPageHeader(), m.Heading) {
+			t.Errorf("%s: not on the page", m.Name)
+		}
+		for name, out := range map[string]string{"replay": text.String(), "sweep": sweepText.String(), "totals": totalsText.String(), "markdown totals": md.String()} {
+			if !strings.Contains(out, m.Heading) || !strings.Contains(out, metricText(m, v)) {
+				t.Errorf("%s: %s table without it:\n%s", m.Name, name, out)
+			}
+		}
+	}
+}
+
+func TestMetricFormat(t *testing.T) {
+	for _, c := range []struct {
+		unit      replay.Unit
+		v         float64
+		csv, text string
+	}{
+		{replay.UnitShare, 0.25, "0.250", "25.0%"},
+		{replay.UnitUSD, 1234.5, "1234.5000", "$1,234.5000"},
+		{replay.UnitCount, 12345, "12345", "12,345"},
+		{replay.UnitCount, 2.5, "2.5", "2.5"},
+	} {
+		m := replay.Metric{Name: "m", Unit: c.unit}
+		if got := metricCSV(m, c.v, 3); got != c.csv {
+			t.Errorf("%s %v: CSV %q, want %q", c.unit, c.v, got, c.csv)
+		}
+		if got := metricText(m, c.v); got != c.text {
+			t.Errorf("%s %v: text %q, want %q", c.unit, c.v, got, c.text)
 		}
 	}
 }

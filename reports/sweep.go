@@ -30,7 +30,7 @@ type sweepCell struct {
 	trs    int // the transcripts swept
 }
 
-var sweepColumns = []sweepColumn{
+var sweepColumns = append(append([]sweepColumn{
 	{name: "calls", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.Calls) }},
 	{name: "peak_messages", head: "peak msgs", csv: func(c *sweepCell) string { return fmt.Sprint(c.p.PeakMessages) },
 		text: func(c *sweepCell) string { return Int(c.p.PeakMessages) }},
@@ -56,8 +56,21 @@ var sweepColumns = []sweepColumn{
 		text: func(c *sweepCell) string { return fmt.Sprintf("%.1f%%", c.p.MeanRetention*100) }},
 	{name: "violations", head: "violations", left: true, csv: func(c *sweepCell) string { return fmt.Sprint(violationTotal(c.p.Violations)) },
 		text: func(c *sweepCell) string { return violationText(c.p.Violations) }},
-	{name: "pareto", left: true, csv: func(c *sweepCell) string { return fmt.Sprint(c.pareto) },
+}, metricSweepColumns()...),
+	sweepColumn{name: "pareto", left: true, csv: func(c *sweepCell) string { return fmt.Sprint(c.pareto) },
 		text: func(c *sweepCell) string { return map[bool]string{true: "★"}[c.pareto] }},
+)
+
+// metricSweepColumns are the columns of [replay.Metrics] in a sweep's
+// tables: its name in the CSV, its heading in the text.
+func metricSweepColumns() []sweepColumn {
+	var cols []sweepColumn
+	for _, m := range replay.Metrics() {
+		cols = append(cols, sweepColumn{name: m.Name, head: m.Heading,
+			csv:  func(c *sweepCell) string { return metricCSV(m, c.p.Metrics[m.Name], 4) },
+			text: func(c *sweepCell) string { return metricText(m, c.p.Metrics[m.Name]) }})
+	}
+	return cols
 }
 
 // SweepCSV is a sweep's table with plain numbers: a header, then a row

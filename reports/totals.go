@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/replay/probe"
 )
 
@@ -39,6 +40,9 @@ type PolicyTotal struct {
 	ProbeScore float64
 	// Violations counts broken invariants by name.
 	Violations map[string]int
+	// Metrics are the policy's [replay.Metrics], each folded over the
+	// sessions as it says.
+	Metrics replay.MetricValues
 	// Pareto marks a policy no other beats on both cost (or, when not
 	// every session is priced, tokens) and probe score.
 	Pareto bool
@@ -106,13 +110,15 @@ type tally struct {
 	costliest []int
 	// byModel and byDay sum the priced runs by model and by day.
 	byModel, byDay costGroups
+	// metrics fold each policy's [replay.Metrics].
+	metrics []replay.MetricFolder
 }
 
 func newTally(estimator string, policies []string) *tally {
 	t := &tally{estimator: estimator, none: slices.Index(policies, "none"), seen: map[string]bool{},
 		reasons: make([]map[string]bool, len(policies)), pricedProbes: make([]probe.Loss, len(policies)),
 		costs: make([][]float64, len(policies)), most: make([]float64, len(policies)), costliest: make([]int, len(policies)),
-		byModel: newCostGroups(len(policies)), byDay: newCostGroups(len(policies))}
+		byModel: newCostGroups(len(policies)), byDay: newCostGroups(len(policies)), metrics: make([]replay.MetricFolder, len(policies))}
 	for k, label := range policies {
 		t.policies = append(t.policies, PolicyTotal{Label: label, Violations: map[string]int{}})
 		t.reasons[k] = map[string]bool{}
@@ -168,6 +174,7 @@ func (tl *tally) add(tr *TranscriptResult) {
 		p.PeakTokens = max(p.PeakTokens, run.Summary.PeakTokens[tl.estimator])
 		p.Retention += run.Summary.MeanRetention
 		p.Probes.Merge(run.Summary.ProbeLoss)
+		tl.metrics[k].Add(replay.MetricsOf(&run.Summary))
 		for inv, n := range run.Summary.Violations {
 			if n > 0 {
 				p.Violations[inv] += n
@@ -201,6 +208,7 @@ func (tl *tally) totals() []PolicyTotal {
 		p.Retention /= float64(max(1, p.Sessions))
 		p.Probes = probe.Loss{Lost: maps.Clone(p.Probes.Lost), Of: maps.Clone(p.Probes.Of)}
 		p.ProbeScore = p.Probes.Score()
+		p.Metrics = tl.metrics[k].Values()
 		p.NotPriced = slices.Sorted(maps.Keys(tl.reasons[k]))
 		if tl.baseline > 0 {
 			p.ShareOfNone = float64(p.Tokens) / float64(tl.baseline)

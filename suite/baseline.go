@@ -48,6 +48,10 @@ type Metrics struct {
 	// transcript's, which every policy inherits; nil when nothing is
 	// billed or priced.
 	CacheMissUSD *float64 `json:"cache_miss_usd,omitempty"`
+	// Values are the run's [replay.Metrics] by name, shares to four
+	// places and dollars to a millionth (a metric absent is not
+	// compared: the baseline was recorded before ctxbench measured it).
+	Values replay.MetricValues `json:"values,omitempty"`
 	// Violations counts broken invariants by name.
 	Violations map[string]int `json:"violations"`
 }
@@ -58,7 +62,7 @@ func MetricsOf(run *replay.Run, estimator string, rc *cost.RunCost) Metrics {
 	s := run.Summary
 	m := Metrics{PeakTokens: s.PeakTokens[estimator], PeakMessages: s.PeakMessages, InputTokens: s.InputTokens[estimator],
 		Evictions: s.Evictions, Summaries: s.Summaries,
-		Retention: round4(s.MeanRetention), Violations: maps.Clone(s.Violations)}
+		Retention: round4(s.MeanRetention), Violations: maps.Clone(s.Violations), Values: roundValues(replay.MetricsOf(&s))}
 	if s.ProbeLoss.Of != nil {
 		score := round4(s.ProbeScore)
 		m.ProbeScore = &score
@@ -75,6 +79,19 @@ func MetricsOf(run *replay.Run, estimator string, rc *cost.RunCost) Metrics {
 		m.CacheBreaks, m.CacheBreakUSD = &n, &usd
 	}
 	return m
+}
+
+// roundValues rounds each of v as the baseline keeps its unit.
+func roundValues(v replay.MetricValues) replay.MetricValues {
+	for _, m := range replay.Metrics() {
+		switch m.Unit {
+		case replay.UnitShare:
+			v[m.Name] = round4(v[m.Name])
+		case replay.UnitUSD:
+			v[m.Name] = roundUSD(v[m.Name])
+		}
+	}
+	return v
 }
 
 // round4 rounds a share to four places, as the baseline keeps it.

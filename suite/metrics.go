@@ -2,13 +2,18 @@ package suite
 
 import (
 	"strings"
+
+	"github.com/ctxbench/ctxbench/replay"
 )
 
 // A Metric is one number `ctxbench check` watches for each case: its
 // name (in the baseline, the tolerances and the report), its unit, which
 // way it improves, its budget, and where a case's [Metrics] keep it.
-// [MetricList] lists them; adding one is an entry there, a field of
-// Metrics and its computation ([MetricsOf], or [Run] for what the
+// [MetricList] lists them. A number of a run's [replay.Summary] is
+// added as an entry of [replay.Metrics], which every table shows and
+// this list reads (kept in Metrics.Values); one this package alone
+// reads (a budget, the pricing, the session's) is an entry here, a field
+// of Metrics and its computation ([MetricsOf], or [Run] for what the
 // session rather than the run measures).
 type Metric struct {
 	Name string
@@ -29,8 +34,9 @@ type Metric struct {
 	value func(m *Metrics) (float64, bool)
 }
 
-// The metrics, in the order a case's changes are listed.
-var metricList = []*Metric{
+// The metrics, in the order a case's changes are listed: suite's own,
+// then [replay.Metrics].
+var metricList = append([]*Metric{
 	{Name: "peak_tokens", Unit: "tokens", Budget: "max_context_tokens", value: func(m *Metrics) (float64, bool) { return float64(m.PeakTokens), true }},
 	{Name: "peak_messages", Unit: "messages", Budget: "max_messages", value: func(m *Metrics) (float64, bool) { return float64(m.PeakMessages), true }},
 	{Name: "input_tokens", Unit: "tokens", value: func(m *Metrics) (float64, bool) { return float64(m.InputTokens), true }},
@@ -48,6 +54,16 @@ var metricList = []*Metric{
 	{Name: "probe_recall", Unit: "share", HigherIsBetter: true, value: func(m *Metrics) (float64, bool) { return optional(m.ProbeRecall) }},
 	{Name: "probe_decision", Unit: "share", HigherIsBetter: true, value: func(m *Metrics) (float64, bool) { return optional(m.ProbeDecision) }},
 	{Name: "probe_continuation", Unit: "share", HigherIsBetter: true, value: func(m *Metrics) (float64, bool) { return optional(m.ProbeContinuation) }},
+}, replayMetrics()...)
+
+// replayMetrics are [replay.Metrics], read from a case's Values.
+func replayMetrics() []*Metric {
+	var out []*Metric
+	for _, m := range replay.Metrics() {
+		out = append(out, &Metric{Name: m.Name, Unit: string(m.Unit), HigherIsBetter: m.HigherIsBetter,
+			value: func(x *Metrics) (float64, bool) { v, ok := x.Values[m.Name]; return v, ok }})
+	}
+	return out
 }
 
 func optional[T int | float64](v *T) (float64, bool) {

@@ -2,13 +2,24 @@ package suite
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/replay"
 )
 
 // setField sets the field of m whose JSON name is name to v (a pointer
-// field to a new value), and reports whether m has one.
+// field to a new value), or its value of the [replay.Metrics] of that
+// name, and reports whether m has one.
 func setField(m *Metrics, name string, v float64) bool {
+	if slices.ContainsFunc(replay.Metrics(), func(mt replay.Metric) bool { return mt.Name == name }) {
+		if m.Values == nil {
+			m.Values = replay.MetricValues{}
+		}
+		m.Values[name] = v
+		return true
+	}
 	rv := reflect.ValueOf(m).Elem()
 	for i := range rv.NumField() {
 		tag, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
@@ -80,6 +91,29 @@ func TestMetricRegistry(t *testing.T) {
 	for _, b := range Budgets {
 		if budgetMetric(b) == nil {
 			t.Errorf("budget %s limits no metric", b)
+		}
+	}
+}
+
+// TestReplayMetrics: each metric of [replay.Metrics] is checked, read
+// from a run's summary into the baseline's values, rounded as its unit
+// is kept.
+func TestReplayMetrics(t *testing.T) {
+	s := replay.Summary{MinRetention: 0.123456, MeanRetention: 0.5, PeakTokens: map[string]int{}, InputTokens: map[string]int64{}}
+	m := MetricsOf(&replay.Run{Summary: s}, "cl100k_base", nil)
+	for _, rm := range replay.Metrics() {
+		mt := lookupMetric(rm.Name)
+		if mt == nil || mt.Unit != string(rm.Unit) || mt.HigherIsBetter != rm.HigherIsBetter {
+			t.Errorf("%s: checked as %+v", rm.Name, mt)
+			continue
+		}
+		got, ok := mt.Value(&m)
+		want := rm.Of(&s)
+		if rm.Unit == replay.UnitShare {
+			want = round4(want)
+		}
+		if !ok || got != want {
+			t.Errorf("%s: %v (%v), want %v", rm.Name, got, ok, want)
 		}
 	}
 }
