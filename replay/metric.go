@@ -48,7 +48,10 @@ const (
 // metrics are the metrics every table shows after the ones each table
 // names itself (tokens, cost, probes, retention, violations: their
 // cells are more than a number).
-var metrics = []Metric{}
+var metrics = []Metric{
+	{Name: "worst_retention", Heading: "worst retention", Unit: UnitShare, HigherIsBetter: true, Fold: FoldMin,
+		Of: func(s *Summary) float64 { return s.MinRetention }},
+}
 
 // Metrics returns the metrics, in the order the tables show them (a
 // copy: the list itself cannot be changed).

@@ -135,7 +135,7 @@ func metricRunColumns() []runColumn {
 		cols = append(cols, runColumn{name: m.Heading, page: m.Heading, text: m.Heading,
 			csv: func(c *runCell) string {
 				v := m.Of(&c.p.Summary)
-				if c.human {
+				if c.human && m.Unit == replay.UnitCount {
 					return metricText(m, v)
 				}
 				return metricCSV(m, v, 3)

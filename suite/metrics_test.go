@@ -102,6 +102,9 @@ func TestReplayMetrics(t *testing.T) {
 	s := replay.Summary{MinRetention: 0.123456, MeanRetention: 0.5, PeakTokens: map[string]int{}, InputTokens: map[string]int64{}}
 	m := MetricsOf(&replay.Run{Summary: s}, "cl100k_base", nil)
 	for _, rm := range replay.Metrics() {
+		if slices.Contains(Budgets, rm.Name) {
+			t.Errorf("%s is a budget's name too", rm.Name)
+		}
 		mt := lookupMetric(rm.Name)
 		if mt == nil || mt.Unit != string(rm.Unit) || mt.HigherIsBetter != rm.HigherIsBetter {
 			t.Errorf("%s: checked as %+v", rm.Name, mt)
