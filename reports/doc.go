@@ -13,14 +13,19 @@
 // ctxbench did not make ([ErrNotAReport]). [Report.WriteSummary] prints
 // the totals per policy.
 //
-// The commands' text tables are here too: a transcript's runs
-// ([WriteRunTable]), a sweep ([WriteSweepText]), a transcript's costs by
-// component ([WriteComparison]), the bill by session, model and day
-// ([WriteLedger], [WriteSessions]), the projection and the price table.
-// A metric shown beside each run is one entry of one list of columns for
-// replay's table, summary.csv, the Markdown and the page; a policy's
-// totals are one list for the page, the Markdown and the summary; a
-// sweep's, one for its CSV, text and the report's sweep.csv.
+// The commands' text tables are here too: a transcript's statistics
+// ([WriteStats]), its runs ([WriteRunTable]), a sweep ([WriteSweepText]),
+// a transcript's costs by component ([WriteComparison]), the bill by
+// session, model and day ([WriteLedger], [WriteSessions]), the projection
+// and the price table, the policies ([WritePolicies]), and a check's
+// table, Markdown summary, JUnit and workflow annotations
+// ([WriteCheckRows], [WriteCheckMarkdown], [WriteCheckJUnit],
+// [WriteCheckAnnotations]). A metric shown beside each run is one entry of one
+// list of columns for replay's table, summary.csv, the Markdown and the
+// page; a policy's totals are one list for the page, the Markdown and the
+// summary; a sweep's, one for its CSV, text and the report's sweep.csv;
+// and every one of them shows the metrics of [replay.Metrics] after its
+// own, so that a metric of a run is added there once.
 //
 // Numbers are formatted here, by hand, never with %v: integers with
 // thousands separators ([Int]), dollars to 4 decimals ([USD]),

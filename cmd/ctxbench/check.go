@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,7 +199,9 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 	w := e.stdout
 	blocking := rep.Blocking()
 	if len(blocking) > 0 && !c.Accept {
-		writeRows(w, rep, true)
+		if err := reports.WriteCheckRows(w, rep, true); err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "ctxbench check: %s; the baseline is unchanged\n", reports.Count(len(blocking), "case fails", "cases fail"))
 		fmt.Fprintf(e.stderr, "ctxbench: error: refusing to record %d failing cases in %s\nctxbench: hint: check what fails; pass --accept to record it anyway\n", len(blocking), path)
 		return errVerdict
@@ -212,7 +213,9 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 	fmt.Fprintf(w, "wrote %s: %s, %d changed\n", path, reports.Count(len(rep.Current.Entries), "entry", "entries"), len(changes))
 	if len(blocking) > 0 {
 		fmt.Fprintf(w, "accepted %s:\n", reports.Count(len(blocking), "failing case", "failing cases"))
-		writeRows(w, rep, true)
+		if err := reports.WriteCheckRows(w, rep, true); err != nil {
+			return err
+		}
 		// The baseline records metrics and violations; budgets are the
 		// config's, and a case over one fails again.
 		over := 0
@@ -246,178 +249,23 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 // at names a case's file in an annotation.
 func (c *checkCmd) writeOutputs(w io.Writer, rep *suite.Report, at func(file string) string) error {
 	if c.JUnit != "" {
-		if err := reports.WriteTo(c.JUnit, w, func(bw *bufio.Writer) error { return writeJUnit(bw, rep) }); err != nil {
+		if err := reports.WriteTo(c.JUnit, w, func(bw *bufio.Writer) error { return reports.WriteCheckJUnit(bw, rep) }); err != nil {
 			return err
 		}
 	}
 	if c.Summary != "" {
-		if err := reports.WriteTo(c.Summary, w, func(bw *bufio.Writer) error { return writeMarkdown(bw, rep) }); err != nil {
+		if err := reports.WriteTo(c.Summary, w, func(bw *bufio.Writer) error { return reports.WriteCheckMarkdown(bw, rep) }); err != nil {
 			return err
 		}
 	}
 	if c.Format == "github" {
-		return writeAnnotations(w, rep, at)
+		return reports.WriteCheckAnnotations(w, rep, at)
 	}
-	writeRows(w, rep, false)
-	fmt.Fprintln(w, verdictLine(rep))
-	return nil
-}
-
-func verdictLine(rep *suite.Report) string {
-	failed, improved := rep.Failed(), rep.Improved()
-	s := fmt.Sprintf("ctxbench check: %d of %d transcript × policy cases fail", failed, len(rep.Cases))
-	if failed == 0 {
-		s = fmt.Sprintf("ctxbench check: %s", reports.Count(len(rep.Cases), "transcript × policy case passes", "transcript × policy cases pass"))
-	}
-	if improved > 0 {
-		s += fmt.Sprintf("; %d improved (run --update to record)", improved)
-	}
-	if known := rep.KnownViolations(); known > 0 {
-		s += fmt.Sprintf("; %d with the violations the baseline records", known)
-	}
-	return s
-}
-
-// rowCells formats a row as the table's cells: case, metric, baseline,
-// now, Δ%, verdict and note.
-func rowCells(r suite.Row, strict bool) []string {
-	base, now, pct := "", "", ""
-	if r.HasValues {
-		now = suite.FormatNum(r.Now)
-		if r.Kind != suite.KindBudget && !(r.Kind == suite.KindViolation && !r.HasPct) {
-			base = suite.FormatNum(r.Base)
-		}
-		if r.Kind == suite.KindBudget {
-			base = "limit " + suite.FormatNum(r.Base)
-		}
-	}
-	if r.HasPct {
-		pct = "new"
-		if !math.IsInf(r.Pct, 0) {
-			pct = fmt.Sprintf("%+.1f%%", r.Pct)
-		}
-	}
-	verdict := map[suite.Kind]string{suite.KindBudget: "✗ over budget", suite.KindRegression: "↓ worse", suite.KindViolation: "↓ worse",
-		suite.KindMissing: "✗ missing", suite.KindRemoved: "✗ removed", suite.KindParam: "changed", suite.KindBetter: "↑ better", suite.KindWithin: "~"}[r.Kind]
-	if r.Kind == suite.KindBetter && strict {
-		verdict = "↑ better (fails: --strict)"
-	}
-	return []string{r.File, r.Policy, r.Metric, base, now, pct, verdict, r.Note}
-}
-
-// writeRows prints the report's table; failing only, when asked.
-func writeRows(w io.Writer, rep *suite.Report, failingOnly bool) {
-	t := reports.Table{Header: []string{"transcript", "policy", "metric", "baseline", "now", "Δ%", "verdict", "note"},
-		Right: []bool{false, false, false, true, true, true, false, false}}
-	for _, r := range rep.Rows() {
-		if failingOnly && !r.Kind.Fails(rep.Strict) {
-			continue
-		}
-		t.Rows = append(t.Rows, rowCells(r, rep.Strict))
-	}
-	if len(t.Rows) > 0 {
-		t.WriteText(w)
-	}
-}
-
-// writeAnnotations emits GitHub workflow commands: at most one per case
-// and kind of failure, worst first, pointing at the transcript (at names
-// it) and, for violations, the line of the first call; improvements as
-// notices.
-func writeAnnotations(w io.Writer, rep *suite.Report, at func(file string) string) error {
-	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-	type group struct {
-		first suite.Row
-		n     int
-	}
-	var order []string
-	groups := map[string]*group{}
-	for _, r := range rep.Rows() {
-		if r.Kind == suite.KindWithin || r.Kind == suite.KindParam {
-			continue
-		}
-		k := suite.Key(r.File, r.Policy) + "\x00" + r.Kind.String()
-		if g := groups[k]; g != nil {
-			g.n++
-			continue
-		}
-		groups[k] = &group{first: r, n: 1}
-		order = append(order, k)
-	}
-	for _, k := range order {
-		g := groups[k]
-		r := g.first
-		level := "error"
-		if !r.Kind.Fails(rep.Strict) {
-			level = "notice"
-		}
-		loc := "file=" + prop.Replace(at(r.File))
-		if r.Line > 0 {
-			loc += fmt.Sprintf(",line=%d", r.Line)
-		}
-		msg := annotation(r, rep.Strict)
-		if g.n > 1 {
-			msg += fmt.Sprintf(" (and %d more)", g.n-1)
-		}
-		fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, loc, prop.Replace("ctxbench "+r.Policy+": "+r.Kind.String()), esc.Replace(msg))
-	}
-	_, err := fmt.Fprintln(w, verdictLine(rep))
-	return err
-}
-
-// annotation says a row in a line: metric, values, change, verdict, note.
-func annotation(r suite.Row, strict bool) string {
-	if r.Kind == suite.KindBudget || r.Kind == suite.KindMissing || r.Kind == suite.KindRemoved {
-		return r.Note
-	}
-	cells := rowCells(r, strict)
-	var parts []string
-	for k, c := range []string{cells[2], cells[3], "→", cells[4], cells[5], cells[6], cells[7]} {
-		if c != "" && !(k == 2 && cells[3] == "") {
-			parts = append(parts, c)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// writeJUnit writes one test case per transcript × policy, its failing
-// rows as the failure text.
-func writeJUnit(w io.Writer, rep *suite.Report) error {
-	var jc []reports.JUnitCase
-	failing := map[string][]string{}
-	for _, r := range rep.Rows() {
-		if r.Kind.Fails(rep.Strict) {
-			k := suite.Key(r.File, r.Policy)
-			failing[k] = append(failing[k], annotation(r, rep.Strict))
-		}
-	}
-	for i := range rep.Cases {
-		c := &rep.Cases[i]
-		jc = append(jc, reports.JUnitCase{Class: c.File, Name: c.Policy, Failures: failing[c.Key()]})
-	}
-	return reports.WriteJUnit(w, "ctxbench check", jc)
-}
-
-// writeMarkdown writes the report for a CI job's summary page.
-func writeMarkdown(w io.Writer, rep *suite.Report) error {
-	fmt.Fprintf(w, "## %s\n\n", verdictLine(rep))
-	rows := rep.Rows()
-	if len(rows) == 0 {
-		_, err := fmt.Fprintln(w, "Every metric as in the baseline.")
+	if err := reports.WriteCheckRows(w, rep, false); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "| transcript | policy | metric | baseline | now | Δ% | verdict | note |")
-	fmt.Fprintln(w, "|:--|:--|:--|--:|--:|--:|:--|:--|")
-	cell := strings.NewReplacer("|", `\|`, "\n", " ")
-	for _, r := range rows {
-		cells := rowCells(r, rep.Strict)
-		for i := range cells {
-			cells[i] = cell.Replace(cells[i])
-		}
-		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-	}
-	return nil
+	_, err := fmt.Fprintln(w, reports.CheckVerdict(rep))
+	return err
 }
 
 // refuseInput returns an error when out, the file a flag names for

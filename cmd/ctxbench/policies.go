@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -30,6 +28,9 @@ type paramOut struct {
 }
 
 func (c *policiesCmd) Run(e *env) error {
+	if !c.JSON {
+		return reports.WritePolicies(e.stdout, window.Specs())
+	}
 	var out []policyOut
 	for _, s := range window.Specs() {
 		p := policyOut{Name: s.Name, Source: s.Source, Models: s.Models, Held: s.Held, Differs: s.Differs, Summary: s.Summary, Params: []paramOut{}}
@@ -38,35 +39,5 @@ func (c *policiesCmd) Run(e *env) error {
 		}
 		out = append(out, p)
 	}
-	if c.JSON {
-		return e.writeJSON(map[string]any{"policies": out})
-	}
-	for _, p := range out {
-		fmt.Fprintf(e.stdout, "%s: %s\n  source: %s\n", p.Name, p.Summary, p.Source)
-		if p.Models != "" {
-			fmt.Fprintf(e.stdout, "  models: %s, held to it by %s\n", p.Models, p.Held)
-		}
-		for _, d := range p.Differs {
-			fmt.Fprintf(e.stdout, "  differs on purpose: %s\n", d)
-		}
-		if len(p.Params) == 0 {
-			fmt.Fprintln(e.stdout, "  no parameters")
-			fmt.Fprintln(e.stdout)
-			continue
-		}
-		t := reports.Table{Header: []string{"parameter", "default", "valid", "meaning"}}
-		for _, pa := range p.Params {
-			def := pa.Default
-			if def == "" {
-				def = `""`
-			}
-			t.Rows = append(t.Rows, []string{pa.Name, def, pa.Valid, pa.Help})
-		}
-		if err := t.WriteText(e.stdout); err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout)
-	}
-	fmt.Fprintln(e.stdout, "A policy SPEC is NAME or NAME:key=value,key=value (for example aidf:max_messages=30,preserve_last_n=8).")
-	return nil
+	return e.writeJSON(map[string]any{"policies": out})
 }
