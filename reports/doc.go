@@ -17,7 +17,8 @@
 // ([WriteStats]), its runs ([WriteRunTable]), a sweep ([WriteSweepText]),
 // a transcript's costs by component ([WriteComparison]), the bill by
 // session, model and day ([WriteLedger], [WriteSessions]), the projection
-// and the price table, the policies ([WritePolicies]), and a check's
+// and the price table, the policies ([WritePolicies]), a transcript's
+// probes ([WriteProbes]), and a check's
 // table, Markdown summary, JUnit and workflow annotations
 // ([WriteCheckRows], [WriteCheckMarkdown], [WriteCheckJUnit],
 // [WriteCheckAnnotations]). A metric shown beside each run is one entry of one
