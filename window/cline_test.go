@@ -37,6 +37,17 @@ func TestClineConformance(t *testing.T) {
 			tr := conformanceSource(t, r.Source)
 			enc := newClineEncoder(tr)
 			var got []string
+			// An item checked once is not checked again: its check reads
+			// only values that do not change (a jsValue, a message's
+			// blocks), named by the key.
+			type itemKey struct {
+				v         *jsValue
+				msg       *transcript.Message
+				id        string
+				truncated bool
+				src       int
+			}
+			checked := map[itemKey]bool{}
 			driveEach(t, p, tr, &Env{Transcript: tr, Count: cacheCount()}, func(_, _ int, step Step, st *State) {
 				cs := st.data.(*clineState)
 				sent := cs.sent
@@ -50,6 +61,11 @@ func TestClineConformance(t *testing.T) {
 					t.Fatalf("%s, %s: the step sends %d messages, the projection holds %d", spec, r.Source, len(items), len(sent))
 				}
 				for k, it := range items {
+					key := itemKey{sent[k].v, it.Msg, it.ID, it.Truncated, sent[k].src}
+					if checked[key] {
+						continue
+					}
+					checked[key] = true
 					whole := string(jsJSON(sent[k].v.field("content"))) == string(jsJSON(clineMessage(tr, sent[k].src).v.field("content")))
 					if it.ID != sent[k].v.str("id") || it.Truncated == whole {
 						t.Fatalf("%s, %s: item %d is %s (truncated %v), the projection's %s (whole %v)", spec, r.Source, k, it.ID, it.Truncated, sent[k].v.str("id"), whole)
