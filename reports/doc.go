@@ -13,8 +13,8 @@
 // ctxbench did not make ([ErrNotAReport]). [Report.WriteSummary] prints
 // the totals per policy.
 //
-// The commands' text tables are here too: a transcript's statistics
-// ([WriteStats]), its runs ([WriteRunTable]), a sweep ([WriteSweepText]),
+// The commands' text tables are here too: the estimators' accuracy
+// ([WriteEstimate]), a transcript's statistics ([WriteStats]), its runs ([WriteRunTable]), a sweep ([WriteSweepText]),
 // a transcript's costs by component ([WriteComparison]), the bill by
 // session, model and day ([WriteLedger], [WriteSessions]), the projection
 // and the price table, the policies ([WritePolicies]), a transcript's

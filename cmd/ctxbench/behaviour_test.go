@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/reports"
 )
 
 // TestFlagsOverConfig: a provider flag given on the command line wins over
@@ -137,7 +138,7 @@ func TestImportChain(t *testing.T) {
 		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan", "internal/sentreuse"},
 		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
 		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml"},
-		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile"},
+		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework"},
 		"fixtures":            {"transcript"},
 		"internal/scan":       {},
 		"internal/limit":      {},
@@ -357,12 +358,12 @@ func TestImagesAreAKindOfTheirOwn(t *testing.T) {
 // by a Claude Code newer than the policy models says so; an older one's
 // does not.
 func TestSelfCheckNewerVersion(t *testing.T) {
-	c := selfCheck{Label: "claude-code", CompactionCheck: replay.CompactionCheck{Call: 12, Trigger: "auto", PreTokens: 167_200, Fired: 12, Counted: 167_100}, Agrees: true}
+	c := reports.SelfCheck{Label: "claude-code", CompactionCheck: replay.CompactionCheck{Call: 12, Trigger: "auto", PreTokens: 167_200, Fired: 12, Counted: 167_100}, Agrees: true}
 	for _, tc := range []struct {
 		agent string
 		says  bool
 	}{{"2.1.39", false}, {"2.0.76", false}, {"", false}, {"2.1.332", true}} {
-		line := selfCheckText(c, tc.agent)
+		line := reports.SelfCheckText(c, tc.agent)
 		if !strings.HasPrefix(line, "self-check: Claude Code (") || !strings.Contains(line, "agrees (count -100)") {
 			t.Errorf("%q: %s", tc.agent, line)
 		}

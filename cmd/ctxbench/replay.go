@@ -102,15 +102,8 @@ type transcriptRuns struct {
 	Runs []labeledRun `json:"runs"`
 	// SelfChecks hold the claude-code runs to the compaction the
 	// transcript recorded.
-	SelfChecks []selfCheck `json:"self_checks,omitempty"`
+	SelfChecks []reports.SelfCheck `json:"self_checks,omitempty"`
 	agent      string
-}
-
-// selfCheck is a run's compaction check.
-type selfCheck struct {
-	Label string `json:"label"`
-	replay.CompactionCheck
-	Agrees bool `json:"agrees"`
 }
 
 type labeledRun struct {
@@ -430,7 +423,7 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 		return err
 	}
 	for _, c := range tr.SelfChecks {
-		fmt.Fprintln(w, selfCheckText(c, tr.agent))
+		fmt.Fprintln(w, reports.SelfCheckText(c, tr.agent))
 	}
 	for _, r := range tr.Runs {
 		if r.cost != nil && r.cost.BreakTotals.Breaks > 0 {
@@ -450,7 +443,7 @@ func recordedByClaudeCode(t *transcript.Transcript) bool {
 // claudeCodeSelfChecks replays t under claude-code (as the version that
 // recorded it) when t recorded a compaction, and holds the policy to
 // each part of t (replay.CheckCompactions).
-func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]selfCheck, error) {
+func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]reports.SelfCheck, error) {
 	if len(t.Compactions) == 0 || !recordedByClaudeCode(t) {
 		return nil, nil
 	}
@@ -468,48 +461,11 @@ func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]selfCheck, error)
 
 // selfChecks holds run, lp's replay of t, to every compaction t
 // recorded (replay.CheckCompactions).
-func selfChecks(e *env, t *transcript.Transcript, run *replay.Run, lp window.Labeled, opt replay.Options) ([]selfCheck, error) {
+func selfChecks(e *env, t *transcript.Transcript, run *replay.Run, lp window.Labeled, opt replay.Options) ([]reports.SelfCheck, error) {
 	checks, err := replay.CheckCompactions(e.ctx, t, run, lp.Policy, "auto-compact", opt)
-	out := make([]selfCheck, len(checks))
+	out := make([]reports.SelfCheck, len(checks))
 	for k, c := range checks {
-		out[k] = selfCheck{Label: lp.Label, CompactionCheck: c, Agrees: c.Agrees()}
+		out[k] = reports.SelfCheck{Label: lp.Label, CompactionCheck: c, Agrees: c.Agrees()}
 	}
 	return out, err
-}
-
-// selfCheckText says whether a claude-code run compacted where the
-// recorded Claude Code did, over one part of the session.
-func selfCheckText(c selfCheck, agent string) string {
-	if agent == "" {
-		agent = "version not recorded"
-	}
-	from, same, again := "", "", ""
-	if c.From > 0 {
-		from, same, again = fmt.Sprintf("from its compaction before call %d ", c.From), "from the same history ", " again"
-	}
-	var did string
-	switch {
-	case c.Call < 0:
-		did = "did not compact again"
-	case c.Trigger == "manual":
-		did = fmt.Sprintf("was compacted by hand before call %d (%s tokens)", c.Call, reports.Int(c.PreTokens))
-	default:
-		did = fmt.Sprintf("compacted%s before call %d (%s, %s tokens)", again, c.Call, c.Trigger, reports.Int(c.PreTokens))
-	}
-	policy := "did not compact by then"
-	if c.Fired >= 0 {
-		policy = fmt.Sprintf("compacted at call %d, counting %s", c.Fired, reports.Int(c.Counted))
-	}
-	verdict := "differs"
-	if c.Agrees {
-		verdict = "agrees"
-		if d := int64(c.Counted) - c.PreTokens; c.Fired >= 0 && c.Call >= 0 && d != 0 {
-			verdict += fmt.Sprintf(" (count %+d)", d)
-		}
-	}
-	line := fmt.Sprintf("self-check: Claude Code (%s) %s%s; %s %s%s: %s", agent, from, did, c.Label, same, policy, verdict)
-	if why := window.ClaudeCodeNotModelled(agent); why != "" {
-		line += " (" + why + ")"
-	}
-	return line
 }
