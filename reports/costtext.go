@@ -253,3 +253,27 @@ func percentOf(share *float64) string {
 	}
 	return fmt.Sprintf("%.1f%%", *share*100)
 }
+
+// A PolicyCost is one policy's cost over the sessions priced (a
+// session's subagents in it, as the bill counts sessions).
+type PolicyCost struct {
+	Label      string  `json:"label"`
+	Sessions   int     `json:"sessions"`
+	TotalUSD   float64 `json:"total_usd"`
+	SessionUSD float64 `json:"per_session_usd"`
+}
+
+// WritePolicyCosts writes `ctxbench cost`'s table of each policy's cost
+// over every session priced, when there are two or more (one session's
+// table says it).
+func WritePolicyCosts(w io.Writer, totals []PolicyCost) error {
+	if len(totals) == 0 || totals[0].Sessions < 2 {
+		return nil
+	}
+	t := Table{Header: []string{"policy", "total", "per session (mean)"}, Right: []bool{false, true, true}}
+	for _, p := range totals {
+		t.Rows = append(t.Rows, []string{p.Label, USD(p.TotalUSD), USD(p.SessionUSD)})
+	}
+	fmt.Fprintf(w, "\nPolicies over the %s priced (subagents in their sessions)\n", Count(totals[0].Sessions, "session", "sessions"))
+	return t.WriteText(w)
+}

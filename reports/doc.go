@@ -15,7 +15,9 @@
 //
 // The commands' text tables are here too: the estimators' accuracy
 // ([WriteEstimate]), a transcript's statistics ([WriteStats]), its runs ([WriteRunTable]), a sweep ([WriteSweepText]),
-// a transcript's costs by component ([WriteComparison]), the bill by
+// a transcript's costs by component ([WriteComparison]) and each
+// policy's over the sessions ([WritePolicyCosts]), texts' token counts
+// ([WriteTokenCounts]), the bill by
 // session, model and day ([WriteLedger], [WriteSessions]), the projection
 // and the price table, the policies ([WritePolicies]), a transcript's
 // probes ([WriteProbes]), and a check's

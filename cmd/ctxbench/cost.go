@@ -50,7 +50,7 @@ type costResult struct {
 	NotPriced  []unpriced        `json:"not_priced"`
 	Projection []cost.Projection `json:"projection"`
 	// Totals are each policy's cost over every session priced.
-	Totals []policyTotal `json:"policy_totals"`
+	Totals []reports.PolicyCost `json:"policy_totals"`
 	// Transcripts are the []*cost.Comparison, one per transcript priced,
 	// read back from the spool they were written to as they were made.
 	Transcripts *jsonstream.Stream `json:"transcripts"`
@@ -64,15 +64,6 @@ type costResult struct {
 	OutOfRange int `json:"out_of_range,omitempty"`
 	// priced counts the transcripts priced.
 	priced int
-}
-
-// A policyTotal is one policy's cost over the sessions priced (a
-// session's subagents in it, as the bill counts sessions).
-type policyTotal struct {
-	Label      string  `json:"label"`
-	Sessions   int     `json:"sessions"`
-	TotalUSD   float64 `json:"total_usd"`
-	SessionUSD float64 `json:"per_session_usd"`
 }
 
 type unpriced struct {
@@ -204,7 +195,7 @@ func (r *costRun) run() error {
 	if n := len(r.sessions); n > 0 {
 		for _, lp := range r.pols {
 			total := r.totals[lp.Label].USD()
-			r.res.Totals = append(r.res.Totals, policyTotal{Label: lp.Label, Sessions: n, TotalUSD: total, SessionUSD: total / float64(n)})
+			r.res.Totals = append(r.res.Totals, reports.PolicyCost{Label: lp.Label, Sessions: n, TotalUSD: total, SessionUSD: total / float64(n)})
 			if c.SessionsPerDay > 0 {
 				r.res.Projection = append(r.res.Projection, cost.Project(lp.Label, r.totals[lp.Label], n, c.SessionsPerDay))
 			}
@@ -232,7 +223,7 @@ func (r *costRun) run() error {
 	if err := reports.WriteReported(e.stdout, r.res.Sessions); err != nil {
 		return err
 	}
-	if err := writeTotals(e.stdout, &r.res); err != nil {
+	if err := reports.WritePolicyCosts(e.stdout, r.res.Totals); err != nil {
 		return err
 	}
 	return reports.WriteProjection(e.stdout, r.res.Projection, len(r.sessions), c.SessionsPerDay)
@@ -575,18 +566,4 @@ func (r *costRun) writeLedger(w io.Writer) error {
 		return nil
 	}
 	return reports.WriteLedger(w, &r.ledger)
-}
-
-// writeTotals writes each policy's cost over every session priced, when
-// there are two or more (one session's table says it).
-func writeTotals(w io.Writer, res *costResult) error {
-	if len(res.Totals) == 0 || res.Totals[0].Sessions < 2 {
-		return nil
-	}
-	t := reports.Table{Header: []string{"policy", "total", "per session (mean)"}, Right: []bool{false, true, true}}
-	for _, p := range res.Totals {
-		t.Rows = append(t.Rows, []string{p.Label, reports.USD(p.TotalUSD), reports.USD(p.SessionUSD)})
-	}
-	fmt.Fprintf(w, "\nPolicies over the %s priced (subagents in their sessions)\n", reports.Count(res.Totals[0].Sessions, "session", "sessions"))
-	return t.WriteText(w)
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/reports"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -1378,7 +1379,7 @@ func TestSweepCostIsCost(t *testing.T) {
 			t.Fatalf("cost: exit %d: %s", code, stderr)
 		}
 		var doc struct {
-			Totals []policyTotal `json:"policy_totals"`
+			Totals []reports.PolicyCost `json:"policy_totals"`
 		}
 		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Totals) != 1 {
 			t.Fatalf("cost --json: %v", err)

@@ -59,7 +59,7 @@ func TestCostRows(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var doc struct {
-		Totals      []policyTotal `json:"policy_totals"`
+		Totals      []reports.PolicyCost `json:"policy_totals"`
 		Transcripts []struct {
 			ID       string
 			Policies []struct {
@@ -173,7 +173,7 @@ func TestDuckDBQuery(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var doc struct {
-		Totals []policyTotal `json:"policy_totals"`
+		Totals []reports.PolicyCost `json:"policy_totals"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
