@@ -61,7 +61,6 @@ func newKeyMatcher(keys []string) *keyMatcher {
 	}
 	m.offset = make([]int32, len(m.keys))
 	m.tail = make([]uint64, len(m.keys))
-	anchors := 0
 	for id, k := range m.keys {
 		var best int32
 		bestOff := 0
@@ -79,14 +78,13 @@ func newKeyMatcher(keys []string) *keyMatcher {
 		if m.at[l] == nil {
 			m.at[l] = map[uint64][]int32{}
 		}
-		if len(m.at[l][w]) == 0 {
-			anchors++
-		}
 		m.at[l][w] = append(m.at[l][w], int32(id))
 	}
+	anchors := 0
 	for _, l := range anchorLens {
 		if m.at[l] != nil {
 			m.lens = append(m.lens, l)
+			anchors += len(m.at[l])
 		}
 	}
 	// A filter of about 64 bits an anchor, 2^12 to 2^22 bits: about one

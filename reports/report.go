@@ -362,15 +362,7 @@ func cumulative(v []float64) []float64 {
 	return out
 }
 
-func shortLabel(p string) string {
-	p = strings.TrimPrefix(p, "embedded:")
-	dir, file := filepath.Split(p)
-	d := filepath.Base(filepath.Clean(dir))
-	if d == "." || d == "/" {
-		return file
-	}
-	return d + "/" + file
-}
+func shortLabel(p string) string { return shortPath(strings.TrimPrefix(p, "embedded:")) }
 
 func sweepGrid(s *replay.SweepResult) (xs, ys []float64, z [][]float64, err error) {
 	parse := func(v []string) ([]float64, error) {

@@ -112,6 +112,3 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
-
-// plural says "1 call" or "n calls".
-func plural(n int, noun string) string { return reports.Count(n, noun, noun+"s") }

@@ -359,10 +359,10 @@ func (c *replayCmd) replay(e *env, r *replay.Replayer, s *replaySetup, sum summa
 func warnPolicies(e *env, tr transcriptRuns) {
 	for _, r := range tr.Runs {
 		for _, w := range r.Summary.Warnings {
-			e.warn(fmt.Errorf("%s, %s: %s (%s from step %d)", tr.File, r.Label, w.Text, plural(w.Calls, "call"), w.First))
+			e.warn(fmt.Errorf("%s, %s: %s (%s from step %d)", tr.File, r.Label, w.Text, reports.Count(w.Calls, "call", "calls"), w.First))
 		}
 		if n := r.Summary.MoreWarnings; n > 0 {
-			e.warn(fmt.Errorf("%s, %s: %s with other warnings (see --trace)", tr.File, r.Label, plural(n, "call")))
+			e.warn(fmt.Errorf("%s, %s: %s with other warnings (see --trace)", tr.File, r.Label, reports.Count(n, "call", "calls")))
 		}
 	}
 }

@@ -423,8 +423,7 @@ func (x *extractor) toolResult(i int, b *transcript.Block, budget func() bool) {
 // firstErrorLine returns the first line of s that reports an error.
 func firstErrorLine(s string) string {
 	// Most tool output holds none of the words: it is looked through
-	// once for their starts before its lines are matched. Of the words'
-	// letters only k has a fold outside ASCII (the Kelvin sign).
+	// once for their starts before its lines are matched.
 	if !mayMatchFold(s, errorCues...) {
 		return ""
 	}
