@@ -1,46 +1,34 @@
 package reports
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
 	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// A SweepSpec is the sweep a report draws as a heatmap: a policy, its
-// fixed parameters and a grid of two keys.
-type SweepSpec struct {
-	Policy string
-	Base   map[string]string
-	Grid   []replay.GridKey
-}
-
-// A Builder assembles a [Report] transcript by transcript: [Builder.Add]
-// measures a transcript's estimators, replays it under the policies and
-// prices the runs ([cost.Replay]), and starts its runs of the sweep;
-// [Builder.Finish] waits for the sweep. A transcript and its caches are
-// let go once its runs are done: the report keeps what it draws.
+// A Builder assembles a [Report] from what a [suite.Pipeline] makes
+// of each transcript: [Builder.AddRuns] takes a transcript's runs (the
+// pipeline's Runs), [Builder.AddEntry] a shard's entry, and
+// [Builder.Finish] the sweep. It keeps what the report draws of each
+// transcript, never the transcript.
 type Builder struct {
 	// Policies are the policies replayed, in the report's order.
 	Policies []window.Labeled
-	// Replay configures the replays; its first estimator counts the
-	// report's tokens (default cl100k_base).
-	Replay replay.Options
-	// Cost configures the pricing.
-	Cost cost.Options
-	// Estimators are measured against each other for the accuracy plots,
-	// which draw chars4's and gemini's counts against cl100k_base's.
-	Estimators []estimate.Estimator
-	// Sweep, if not nil, is swept over every transcript added.
-	Sweep *SweepSpec
+	// Estimator names the estimator the tokens are counted with (default
+	// cl100k_base).
+	Estimator string
+	// CountedWith names the estimators of each run's message counts
+	// ([suite.SessionRun.Counts]), in order, which hold
+	// [AccuracyEstimators]. None: no accuracy plots.
+	CountedWith []string
 	// Notes are printed under the summary table.
 	Notes []string
 	// SpoolTranscripts keeps each transcript's results in a temporary
@@ -54,54 +42,44 @@ type Builder struct {
 	// ([RowsOf]) as it is added.
 	Rows []*RowsWriter
 	// Emit, when set, is given each transcript's entry, in the order
-	// added, in place of the report (a shard's): once its runs of the
-	// sweep are done, on a goroutine of the sweep, one call at a time.
-	// [Builder.Finish] returns its first error. EmitRows makes the
-	// entries hold their rows.
+	// added, in place of the report (a shard's). [Builder.Finish]
+	// returns its first error. EmitRows makes the entries hold their
+	// rows.
 	Emit     func(*Entry) error
 	EmitRows bool
+	// Swept says the transcripts are swept: an entry is emitted once its
+	// part of the sweep is given ([Builder.AddSwept]), and an entry
+	// added ([Builder.AddEntry]) must hold its part.
+	Swept bool
 
 	once     sync.Once
 	report   *Report
-	sweeper  *replay.Sweeper // started by the first Add
-	sweepErr error
 	setupErr error
-	// adds counts the transcripts added; pending are the entries not
-	// yet emitted, by their place, until their sweep is done.
-	adds    int
+	// pending are the entries not yet emitted, by their place, until
+	// their part of the sweep is given.
 	mu      sync.Mutex
 	pending map[int]*Entry
 	emitErr error
 }
 
-// Prepared is what [Builder.Prepare] made of a transcript, for
-// [Builder.Add].
-type Prepared struct {
-	// counts are the rows the accuracy plots draw of t's counts with
-	// every estimator ([PlotCounts.rowsOf]), or countsErr why there are
-	// none; nil without Estimators. The counts themselves are let go as
-	// soon as they are made: on a long session they are tens of MB.
-	counts    []int
-	countsErr error
-	// r replays the transcript, its counts made ahead, or rErr says why
-	// it cannot.
-	r    *replay.Replayer
-	rErr error
-}
+// AccuracyEstimators are the estimators a report's accuracy plots draw:
+// chars4's and gemini's counts against cl100k_base's.
+func AccuracyEstimators() []string { return []string{"cl100k_base", "chars4", "gemini"} }
 
 func (b *Builder) init() { b.once.Do(b.setup) }
 
 func (b *Builder) setup() {
-	if len(b.Replay.Estimators) == 0 {
-		b.Replay.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
+	if b.Estimator == "" {
+		b.Estimator = "cl100k_base"
 	}
-	b.report = &Report{Estimator: b.Replay.Estimators[0].Name(), Notes: slices.Clone(b.Notes)}
+	b.report = &Report{Estimator: b.Estimator, Notes: slices.Clone(b.Notes)}
 	for _, p := range b.Policies {
 		b.report.Policies = append(b.report.Policies, p.Label)
 	}
 	b.report.tally = newTally(b.report.Estimator, b.report.Policies)
-	if len(b.Estimators) > 0 {
-		b.report.counts = NewPlotCounts("cl100k_base", []string{"chars4", "gemini"})
+	if len(b.CountedWith) > 0 {
+		a := AccuracyEstimators()
+		b.report.counts = NewPlotCounts(a[0], a[1:])
 	}
 	if b.SpoolTranscripts {
 		b.report.spool, b.setupErr = newTranscriptSpool()
@@ -109,59 +87,27 @@ func (b *Builder) setup() {
 	b.pending = map[int]*Entry{}
 }
 
-// Prepare does the part of [Builder.Add] that needs no other transcript
-// — t's counts with every estimator, and the replay's counts
-// ([replay.Replayer.Prepare]) — on the calling goroutine: what a reader calls as
-// soon as it has read t ([transcript.WalkPrepared]). It is safe for
-// concurrent use, with Add too.
-func (b *Builder) Prepare(t *transcript.Transcript) Prepared {
-	b.init()
-	var p Prepared
-	if p.r, p.rErr = replay.NewReplayer(t); p.rErr != nil {
-		return p
-	}
-	if len(b.Estimators) > 0 {
-		var c *estimate.Counts
-		if c, p.countsErr = estimate.Analyze(t, b.Estimators); p.countsErr == nil {
-			p.counts, p.countsErr = b.report.counts.rowsOf(c)
-		}
-	}
-	p.r.Prepare(b.Replay)
-	return p
-}
-
-// Add replays t under every policy and adds its results; p is what
-// Prepare made of t, or the zero Prepared (Add then does it).
-func (b *Builder) Add(ctx context.Context, t *transcript.Transcript, p Prepared) error {
+// AddRuns adds a transcript's runs, made by a pipeline of the Builder's
+// policies: the pipeline's Runs.
+func (b *Builder) AddRuns(sr *suite.SessionRun) error {
 	b.init()
 	if b.setupErr != nil {
 		return b.setupErr
 	}
-	if p.r == nil && p.rErr == nil {
-		p = b.Prepare(t)
-	}
-	if p.rErr != nil {
-		return p.rErr
-	}
-	e, err := b.entry(ctx, t, p)
+	e, err := b.entry(sr)
 	if err != nil {
 		return err
 	}
-	if b.Emit == nil {
-		if err := b.addEntry(e); err != nil {
-			return err
-		}
-	} else if b.Sweep == nil {
-		if err := b.Emit(e); err != nil {
-			return err
-		}
-	} else {
-		b.mu.Lock()
-		b.pending[b.adds] = e // emitted with its sweep ([Builder.swept])
-		b.mu.Unlock()
+	switch {
+	case b.Emit == nil:
+		return b.addEntry(e)
+	case !b.Swept:
+		return b.Emit(e)
 	}
-	b.adds++
-	return b.sweep(ctx, t, p)
+	b.mu.Lock()
+	b.pending[sr.Index] = e // emitted with its sweep ([Builder.AddSwept])
+	b.mu.Unlock()
+	return nil
 }
 
 // An Entry is what a transcript adds to a report: its results, the
@@ -220,25 +166,18 @@ type entryError struct {
 func (e *entryError) Error() string { return e.text }
 func (e *entryError) Unwrap() error { return e.cause }
 
-// entry replays and prices t: its results, as Add adds them.
-func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepared) (*Entry, error) {
-	if p.countsErr != nil {
-		return nil, p.countsErr
+// entry is what the report draws of sr.
+func (b *Builder) entry(sr *suite.SessionRun) (*Entry, error) {
+	t, s := sr.Transcript, sr.Session
+	if len(sr.Series) != len(b.Policies) || len(s.Runs) < len(b.Policies) {
+		return nil, fmt.Errorf("%s: %d runs for the report's %d policies", t.File, len(sr.Series), len(b.Policies))
 	}
-	e := &Entry{Counts: p.counts}
-	ps := make([]window.Policy, len(b.Policies))
-	for k, lp := range b.Policies {
-		ps[k] = lp.Policy
-	}
-	// The runs keep no steps: each policy's per-call series are taken as
-	// the steps are made (a run's on its own goroutine).
-	series := make([]PolicyResult, len(b.Policies))
-	ropt := b.Replay
-	ropt.NoSteps = true
-	ropt.Observe = seriesObserver(series, b.report.Estimator)
-	s, err := cost.Replay(ctx, p.r, ps, ropt, b.Cost)
-	if err != nil {
-		return nil, err
+	e := &Entry{}
+	if b.report.counts != nil {
+		var err error
+		if e.Counts, err = b.report.counts.pick(sr.Counts, b.CountedWith); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.File, err)
+		}
 	}
 	if s.NotPriced != nil {
 		e.Warnings = append(e.Warnings, newEntryWarning(fmt.Errorf("%s: not priced: %w", t.File, s.NotPriced)))
@@ -246,9 +185,8 @@ func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepare
 		e.Warnings = append(e.Warnings, newEntryWarning(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, s.BillNotPriced)))
 	}
 	tr := transcriptResult(t, s)
-	none := p.r.NoneInputTokens(b.Replay.Estimators[0])
 	for k, lp := range b.Policies {
-		pr := policyResult(lp, series[k], s.Runs[k], none, b.report.Estimator)
+		pr := policyResult(lp, sr.Series[k], s.Runs[k], sr.NoneInputTokens, b.report.Estimator)
 		if s.Costs != nil {
 			rc := s.Costs[k]
 			priceResult(&pr, rc)
@@ -261,31 +199,14 @@ func (b *Builder) entry(ctx context.Context, t *transcript.Transcript, p Prepare
 	if b.rows() && s.Costs != nil {
 		steps := make([]RunSteps, len(b.Policies))
 		for k := range steps {
-			steps[k] = RunSteps{Tokens: series[k].Tokens, Retention: series[k].Retention, ProbesAsked: series[k].ProbesAsked,
-				ProbesKept: series[k].ProbesKept, Loss: s.Runs[k].Summary.ProbeLoss}
+			se := sr.Series[k]
+			steps[k] = RunSteps{Tokens: se.Tokens, Retention: se.Retention, ProbesAsked: se.ProbesAsked,
+				ProbesKept: se.ProbesKept, Loss: s.Runs[k].Summary.ProbeLoss}
 		}
 		e.Runs, e.Calls = RowsOf(t, b.Policies, s.Costs[:len(b.Policies)], steps, s.Misses, s.MissTotals)
 	}
 	e.Transcript = tr
 	return e, nil
-}
-
-// seriesObserver returns the Observe that appends each step of run k to
-// series[k]: the calls where the context was edited, and per call the
-// messages, the tokens by est, the retention and the probes.
-func seriesObserver(series []PolicyResult, est string) func(int, *replay.Step) error {
-	return func(k int, st *replay.Step) error {
-		pr := &series[k]
-		if len(st.Evicted) > 0 || len(st.Truncated) > 0 || st.Summary != nil {
-			pr.Events = append(pr.Events, st.Step)
-		}
-		pr.Messages = append(pr.Messages, st.Messages)
-		pr.Tokens = append(pr.Tokens, st.Tokens[est])
-		pr.Retention = append(pr.Retention, st.Retention)
-		pr.ProbesAsked = append(pr.ProbesAsked, st.ProbesAsked)
-		pr.ProbesKept = append(pr.ProbesKept, st.ProbesKept)
-		return nil
-	}
 }
 
 // transcriptResult is what the report says of t itself: its model, its
@@ -327,8 +248,9 @@ func transcriptResult(t *transcript.Transcript, s *cost.Session) TranscriptResul
 // policyResult is a policy's run of the transcript: its series, its
 // summary, its share of none's input tokens (none: that total) and its
 // cap.
-func policyResult(lp window.Labeled, pr PolicyResult, run *replay.Run, none int64, est string) PolicyResult {
-	pr.Label, pr.Summary = lp.Label, run.Summary
+func policyResult(lp window.Labeled, se suite.Series, run *replay.Run, none int64, est string) PolicyResult {
+	pr := PolicyResult{Label: lp.Label, Summary: run.Summary, Messages: se.Messages, Tokens: se.Tokens, Retention: se.Retention,
+		ProbesAsked: se.ProbesAsked, ProbesKept: se.ProbesKept, Events: se.Events}
 	pr.ShareOfNone = replay.ShareOfNone(run.Summary.InputTokens[est], none)
 	if g, ok := lp.Policy.(window.Guarantor); ok {
 		pr.MessageCap = g.Guarantees().MaxMessages
@@ -354,31 +276,24 @@ func priceResult(pr *PolicyResult, rc *cost.RunCost) {
 func (b *Builder) rows() bool { return len(b.Rows) > 0 || b.EmitRows }
 
 // AddEntry adds a transcript's entry made by another Builder of the same
-// settings ([Builder.Emit]), as [Builder.Add] adds a transcript.
-func (b *Builder) AddEntry(ctx context.Context, e *Entry) error {
+// settings ([Builder.Emit]), as [Builder.AddRuns] adds a transcript's
+// runs; its part of the sweep, which it must hold when Swept, is the
+// pipeline's to add ([suite.Pipeline.AddSwept]).
+func (b *Builder) AddEntry(e *Entry) error {
 	b.init()
 	if b.setupErr != nil {
 		return b.setupErr
 	}
-	if err := b.addEntry(e); err != nil {
-		return err
-	}
-	if b.Sweep == nil {
-		return nil
-	}
-	if e.Sweep == nil {
+	if b.Swept && e.Sweep == nil {
 		return fmt.Errorf("%s: no part of the sweep", e.Transcript.File)
 	}
-	if err := b.startSweep(ctx); err != nil {
-		return err
-	}
-	return b.sweeper.AddSwept(*e.Sweep)
+	return b.addEntry(e)
 }
 
 // addEntry adds e's results, counts, rows and warnings to the report.
 func (b *Builder) addEntry(e *Entry) error {
 	r := b.report
-	if len(b.Estimators) > 0 {
+	if r.counts != nil {
 		if err := r.counts.addRows(e.Counts); err != nil {
 			return err
 		}
@@ -406,30 +321,17 @@ func (b *Builder) addEntry(e *Entry) error {
 	return nil
 }
 
-// startSweep starts the sweep, once.
-func (b *Builder) startSweep(ctx context.Context) error {
-	if b.sweeper != nil {
-		return nil
-	}
-	opt := b.Replay
-	opt.Estimators = opt.Estimators[:1]
-	sw, err := replay.NewSweeper(ctx, b.Sweep.Policy, b.Sweep.Base, b.Sweep.Grid, opt, 0, nil)
-	if err != nil {
-		return err
-	}
-	if b.Emit != nil {
-		sw.Done = b.swept
-	}
-	b.sweeper = sw
-	return nil
-}
-
-// swept emits the i-th transcript's entry with its part of the sweep.
-func (b *Builder) swept(i int, st replay.SweptTranscript) {
+// AddSwept emits the i-th transcript's entry with its part of the
+// sweep: the pipeline's Swept, when Emit and Swept are set.
+func (b *Builder) AddSwept(i int, st replay.SweptTranscript) {
 	b.mu.Lock()
 	e := b.pending[i]
 	delete(b.pending, i)
 	failed := b.emitErr != nil
+	if e == nil && !failed {
+		b.emitErr = fmt.Errorf("the sweep's transcript %d has no runs", i+1)
+		failed = true
+	}
 	b.mu.Unlock()
 	if failed {
 		return
@@ -442,42 +344,18 @@ func (b *Builder) swept(i int, st replay.SweptTranscript) {
 	}
 }
 
-// sweep starts t's runs of the sweep, with t's Replayer (the counts its
-// replay made).
-func (b *Builder) sweep(ctx context.Context, t *transcript.Transcript, p Prepared) error {
-	if b.Sweep == nil {
-		return nil
-	}
-	if err := b.startSweep(ctx); err != nil {
-		return err
-	}
-	if err := b.sweeper.Add(p.r); err != nil {
-		_, b.sweepErr = b.sweeper.Result() // why it stopped
-		return b.sweepErr
-	}
-	return nil
-}
-
-// Finish waits for the sweep over the transcripts added and returns the
-// report.
-func (b *Builder) Finish(ctx context.Context) (*Report, error) {
+// Finish returns the report, with sweep, the pipeline's, drawn as its
+// heatmap (nil: none).
+func (b *Builder) Finish(sweep *replay.SweepResult) (*Report, error) {
 	b.init()
 	if b.setupErr != nil {
 		return nil, b.setupErr
 	}
-	if b.sweepErr != nil {
-		return nil, b.sweepErr
-	}
-	if b.sweeper != nil {
-		s, err := b.sweeper.Result()
-		if err != nil {
-			return nil, err
-		}
-		replay.SortPoints(s.Points, b.Sweep.Grid)
-		b.report.Sweep = s
-	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.emitErr != nil {
 		return nil, b.emitErr
 	}
+	b.report.Sweep = sweep
 	return b.report, nil
 }

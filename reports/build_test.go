@@ -18,6 +18,7 @@ import (
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -31,7 +32,8 @@ func TestBuilderLetsGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Builder{Policies: ps, Sweep: &SweepSpec{Policy: "aidf", Grid: []replay.GridKey{
+	b := &Builder{Policies: ps}
+	p := &suite.Pipeline{Policies: ps, Runs: b.AddRuns, Sweep: &suite.SweepSpec{Policy: "aidf", Grid: []replay.GridKey{
 		{Key: "max_messages", Values: []string{"4", "8"}}, {Key: "preserve_last_n", Values: []string{"2", "3"}}}}}
 	var gone []weak.Pointer[transcript.Transcript]
 	for seed := range 3 {
@@ -42,11 +44,15 @@ func TestBuilderLetsGo(t *testing.T) {
 			t.Fatal(err)
 		}
 		gone = append(gone, weak.Make(tr))
-		if err := b.Add(context.Background(), tr, b.Prepare(tr)); err != nil {
+		if err := p.Add(context.Background(), tr, p.Prepare(tr)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, err := b.Finish(context.Background())
+	sweep, err := p.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Finish(sweep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +66,7 @@ func TestBuilderLetsGo(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(b)
+	runtime.KeepAlive(p)
 }
 
 // TestBuilderKeepsMessageCounts: of a transcript's estimator counts the
@@ -74,16 +81,18 @@ func TestBuilderKeepsMessageCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	names := []string{"gemini", "o200k_base", "chars4", "cl100k_base"}
 	var ests []estimate.Estimator
-	for _, n := range []string{"gemini", "o200k_base", "chars4", "cl100k_base"} {
+	for _, n := range names {
 		ests = append(ests, estimate.MustNew(n, estimate.OverheadNone))
 	}
-	b := &Builder{Policies: ps, Estimators: ests}
+	b := &Builder{Policies: ps, CountedWith: names}
+	p := &suite.Pipeline{Policies: ps, Estimators: ests, Runs: b.AddRuns}
 	whole := analyzed(tr, ests)
-	if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
+	if err := p.Add(context.Background(), tr, suite.Prepared{}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := b.Finish(context.Background())
+	r, err := b.Finish(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +120,7 @@ func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := func(spool bool) string {
-		r := built(t, &Builder{Policies: ps, SpoolTranscripts: spool, Cost: cost.Options{Prices: pricing.Default()}}, ts)
+		r := built(t, &Builder{Policies: ps, SpoolTranscripts: spool}, cost.Options{Prices: pricing.Default()}, ts)
 		for _, tr := range r.Transcripts {
 			if head := (TranscriptResult{File: tr.File, ID: tr.ID, Format: tr.Format, Calls: tr.Calls}); spool && !cmp.Equal(tr, head) {
 				t.Fatalf("%s: kept in memory: %s", tr.File, cmp.Diff(head, tr))
@@ -150,15 +159,17 @@ func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
 	}
 }
 
-// built is the report b makes of ts, closed when the test ends.
-func built(t *testing.T, b *Builder, ts []*transcript.Transcript) *Report {
+// built is the report b makes of ts, priced with copt by a pipeline of
+// b's policies, closed when the test ends.
+func built(t *testing.T, b *Builder, copt cost.Options, ts []*transcript.Transcript) *Report {
 	t.Helper()
+	p := &suite.Pipeline{Policies: b.Policies, Cost: copt, Runs: b.AddRuns}
 	for _, tr := range ts {
-		if err := b.Add(context.Background(), tr, Prepared{}); err != nil {
+		if err := p.Add(context.Background(), tr, suite.Prepared{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, err := b.Finish(context.Background())
+	r, err := b.Finish(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

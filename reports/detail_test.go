@@ -98,7 +98,7 @@ func TestDetailBoundsFiles(t *testing.T) {
 		ts = append(ts, tr)
 	}
 	write := func(d Detail) string {
-		r := built(t, &Builder{Policies: ps, SpoolTranscripts: true, Cost: cost.Options{Prices: pricing.Default()}}, ts)
+		r := built(t, &Builder{Policies: ps, SpoolTranscripts: true}, cost.Options{Prices: pricing.Default()}, ts)
 		r.Detail = d
 		dir := filepath.Join(t.TempDir(), "report")
 		if _, err := WriteReport(dir, r); err != nil {

@@ -2,16 +2,17 @@
 // (tablewriter), Markdown, CSV and JSON, PNG and SVG plots (gonum/plot),
 // JUnit XML, and the report folder with its index page.
 //
-// A [Builder] assembles a [Report] transcript by transcript — the
-// estimators measured ([estimate.Analyze]), the policies replayed and
-// priced ([cost.Replay]), the per-call series kept, in memory or in a
-// temporary file (Builder.SpoolTranscripts: a report over thousands of
-// sessions then keeps in memory their totals and each one's name) — and
-// runs a sweep over them as they come; [WriteReport] writes the folder (index.html, report.md,
-// results.json, summary.csv, steps.csv, sweep.csv and the plots), built
-// beside the target and swapped in whole, and never over a folder
-// ctxbench did not make ([ErrNotAReport]). [Report.WriteSummary] prints
-// the totals per policy.
+// A [Builder] assembles a [Report] from what a [suite.Pipeline] makes
+// of each transcript — its runs, priced, and their series call by call,
+// its messages' counts, its part of the sweep — keeping what the report
+// draws, in memory or in a temporary file (Builder.SpoolTranscripts: a
+// report over thousands of sessions then keeps in memory their totals
+// and each one's name); the package runs none of that work itself.
+// [WriteReport] writes the folder (index.html, report.md, results.json,
+// summary.csv, steps.csv, sweep.csv and the plots), built beside the
+// target and swapped in whole, and never over a folder ctxbench did not
+// make ([ErrNotAReport]). [Report.WriteSummary] prints the totals per
+// policy.
 //
 // The commands' text tables are here too: the estimators' accuracy
 // ([WriteEstimate]), a transcript's statistics ([WriteStats]), its runs ([WriteRunTable]), a sweep ([WriteSweepText]),

@@ -132,7 +132,7 @@ func TestUnplottedCostIsTheUnattributed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := built(t, &Builder{Policies: ps, Cost: cost.Options{Prices: prices}}, ts[:1])
+	r := built(t, &Builder{Policies: ps}, cost.Options{Prices: prices}, ts[:1])
 	run := r.Transcripts[0].Runs[0]
 	var calls float64
 	for _, c := range run.Cost {

@@ -1,11 +1,11 @@
 package reports
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -21,14 +21,7 @@ func TestReportNamesCacheMisses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Builder{Policies: ps}
-	if err := b.Add(context.Background(), ts[0], b.Prepare(ts[0])); err != nil {
-		t.Fatal(err)
-	}
-	r, err := b.Finish(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := built(t, &Builder{Policies: ps}, cost.Options{}, ts[:1])
 	tr := r.Transcripts[0]
 	if tr.CacheMisses == nil || tr.CacheMisses.Calls != len(tr.Misses) || tr.CacheMisses.Calls == 0 {
 		t.Fatalf("misses %+v, %d listed", tr.CacheMisses, len(tr.Misses))

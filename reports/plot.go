@@ -156,8 +156,43 @@ func (pc *PlotCounts) Add(c *estimate.Counts) error {
 // rowsOf returns the rows Add adds of c: each message's exact count,
 // then the heuristics'.
 func (pc *PlotCounts) rowsOf(c *estimate.Counts) ([]int, error) {
+	cols, err := pc.columns(c.Estimators)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]int, 0, len(c.Messages)*len(cols))
+	for _, m := range c.Messages {
+		for _, k := range cols {
+			rows = append(rows, m.Counts[k])
+		}
+	}
+	return rows, nil
+}
+
+// pick returns the rows Add adds of counts, each message's counts by the
+// estimators named, in that order.
+func (pc *PlotCounts) pick(counts []int, names []string) ([]int, error) {
+	cols, err := pc.columns(names)
+	if err != nil {
+		return nil, err
+	}
+	if len(counts)%len(names) != 0 {
+		return nil, fmt.Errorf("plotting: %d counts, not rows of %d", len(counts), len(names))
+	}
+	rows := make([]int, 0, len(counts)/len(names)*len(cols))
+	for m := 0; m < len(counts); m += len(names) {
+		for _, k := range cols {
+			rows = append(rows, counts[m+k])
+		}
+	}
+	return rows, nil
+}
+
+// columns returns where the exact estimator and each heuristic are
+// among names.
+func (pc *PlotCounts) columns(names []string) ([]int, error) {
 	col := map[string]int{}
-	for k, n := range c.Estimators {
+	for k, n := range names {
 		col[n] = k
 	}
 	cols := make([]int, 0, 1+len(pc.heuristics))
@@ -168,13 +203,7 @@ func (pc *PlotCounts) rowsOf(c *estimate.Counts) ([]int, error) {
 		}
 		cols = append(cols, k)
 	}
-	rows := make([]int, 0, len(c.Messages)*len(cols))
-	for _, m := range c.Messages {
-		for _, k := range cols {
-			rows = append(rows, m.Counts[k])
-		}
-	}
-	return rows, nil
+	return cols, nil
 }
 
 // addRows adds a transcript's rows ([PlotCounts.rowsOf]).

@@ -1,7 +1,9 @@
-// Package suite is ctxbench's regression check: a suite of recorded
-// sessions replayed under the policies a team ships, held to invariants,
-// budgets and a checked-in baseline. `ctxbench check` is [Run], [Check]
-// and a printer.
+// Package suite replays sets of recorded sessions under policies: the
+// regression check, a suite of sessions replayed under the policies a
+// team ships, held to invariants, budgets and a checked-in baseline
+// (`ctxbench check` is [Run], [Check] and a printer), and the
+// [Pipeline] a report is drawn from (`ctxbench report` is a Pipeline,
+// package reports and a printer).
 //
 // The steps:
 //
@@ -27,6 +29,13 @@
 //     [Report.Rows] is the table, worst first.
 //  4. The report's Current is the next baseline; [Changes] says what an
 //     update would change, and [Report.Blocking] what it must accept.
+//
+// A report of many sessions is drawn from a [Pipeline]: each transcript
+// replayed under the policies and priced, its runs' series kept call by
+// call, its messages counted by the estimators, and a policy swept over
+// the transcripts as they come; what it makes of each ([SessionRun]) is
+// given to the caller, which keeps what it draws (package reports'
+// Builder) and lets the transcript go.
 //
 // A large suite runs as shards ([Shard]): each replays the cases whose
 // key hashes to it and writes a [Partial]; [Merge] combines the partials

@@ -121,6 +121,47 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 	}
 }
 
+// TestReportsRendersOnly: package reports draws what the pipeline made
+// and runs none of it: no replay, pricing, sweep or estimator count is
+// called from its code (suite.Pipeline runs them).
+func TestReportsRendersOnly(t *testing.T) {
+	pipeline := map[string][]string{
+		"replay":   {"Replay", "NewReplayer", "NewSweeper", "Probes"},
+		"cost":     {"Replay", "Compare", "SweepPricer", "NewRunPricer", "BilledPerCall"},
+		"estimate": {"Analyze"},
+		"suite":    {"Run"},
+	}
+	files, err := filepath.Glob("../../reports/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files of reports (%v)", err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			checked++
+			if pkg, ok := sel.X.(*ast.Ident); ok && slices.Contains(pipeline[pkg.Name], sel.Sel.Name) {
+				t.Errorf("%s: reports calls %s.%s: the pipeline's, not a renderer's", fset.Position(sel.Pos()), pkg.Name, sel.Sel.Name)
+			}
+			return true
+		})
+	}
+	if checked < 100 {
+		t.Errorf("%d selectors checked; the walk missed the package", checked)
+	}
+}
+
 // TestImportChain holds the layout: each library package imports, of the
 // project's, only those the chain allows (transcript ← estimate, pricing ←
 // summarize ← window ← replay ← cost ← suite; reports above them;

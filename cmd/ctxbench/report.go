@@ -12,6 +12,7 @@ import (
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -25,7 +26,7 @@ var reportPolicies = []string{"none", "recorded", "claude-code", "aidf", "aidf:m
 
 // reportSweep is the report's sweep: aidf's cap against its preserved
 // head.
-var reportSweep = reports.SweepSpec{Policy: "aidf", Base: map[string]string{"preserve_last_n": "4"}, Grid: []replay.GridKey{
+var reportSweep = suite.SweepSpec{Policy: "aidf", Base: map[string]string{"preserve_last_n": "4"}, Grid: []replay.GridKey{
 	{Key: "max_messages", Values: []string{"10", "20", "30", "40", "60", "80"}},
 	{Key: "preserve_first_n", Values: []string{"0", "1", "2", "4", "8"}},
 }}
@@ -90,10 +91,10 @@ func (c *reportCmd) Run(e *env) error {
 			return fmt.Errorf("--out and the rows' folder are both %s: give the rows a folder of their own", d)
 		}
 	}
-	b := c.builder(pols, sum, prices)
+	p, b := c.pipeline(pols, sum, prices)
 	if sh.run != nil {
 		defer sh.run.close()
-		return c.shard(e, b, sh, prun)
+		return c.shard(e, p, b, sh, prun)
 	}
 	rows, err := newCostRows(c.Parquet, c.JSONL)
 	if err != nil {
@@ -107,13 +108,13 @@ func (c *reportCmd) Run(e *env) error {
 			}
 		}()
 		b.Rows = rows.writers
-		if err := c.report(e, b, sh, detail, prun); err != nil {
+		if err := c.report(e, p, b, sh, detail, prun); err != nil {
 			return err
 		}
 		done = true
 		return rows.close()
 	}
-	return c.report(e, b, sh, detail, prun)
+	return c.report(e, p, b, sh, detail, prun)
 }
 
 // reportShard is what --shard, --partial and --merge ask of a report.
@@ -145,31 +146,40 @@ func (c *reportCmd) shardFlags(e *env, prices pricing.Prices) (reportShard, erro
 	return sh, nil
 }
 
-// builder returns the report's builder.
-func (c *reportCmd) builder(pols []window.Labeled, sum summarize.Summarizer, prices pricing.Prices) *reports.Builder {
-	b := &reports.Builder{Policies: pols, Notes: reportNotes, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel}, SpoolTranscripts: true,
+// pipeline returns the report's pipeline and its builder, the runs of
+// the one given to the other.
+func (c *reportCmd) pipeline(pols []window.Labeled, sum summarize.Summarizer, prices pricing.Prices) (*suite.Pipeline, *reports.Builder) {
+	p := &suite.Pipeline{Policies: pols, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel},
 		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}, Summarizer: sum, Prices: prices}}
-	for _, n := range append(append([]string(nil), heuristicNames...), exactNames...) {
-		b.Estimators = append(b.Estimators, estimate.MustNew(n, estimate.OverheadNone))
+	b := &reports.Builder{Policies: pols, Estimator: p.Estimator(), Notes: reportNotes, SpoolTranscripts: true, Swept: true}
+	b.CountedWith = reports.AccuracyEstimators()
+	for _, n := range b.CountedWith {
+		p.Estimators = append(p.Estimators, estimate.MustNew(n, estimate.OverheadNone))
 	}
-	return b
+	p.Runs = b.AddRuns
+	return p, b
 }
 
 // shard replays and prices the shard's transcripts and writes its
 // partial.
-func (c *reportCmd) shard(e *env, b *reports.Builder, sh reportShard, prun *providerRun) error {
+func (c *reportCmd) shard(e *env, p *suite.Pipeline, b *reports.Builder, sh reportShard, prun *providerRun) error {
 	b.SpoolTranscripts = false // the report is the merge's
 	b.EmitRows = sh.rows
 	b.Emit = func(en *reports.Entry) error { return sh.run.addAt(en.Transcript.File, en) }
+	p.Swept = b.AddSwept
 	read := 0
-	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, b.Prepare, func(t *transcript.Transcript, p reports.Prepared) error {
+	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr suite.Prepared) error {
 		read++
-		return b.Add(e.ctx, t, p)
+		return p.Add(e.ctx, t, pr)
 	})
 	if err != nil {
 		return err
 	}
-	if _, err := b.Finish(e.ctx); err != nil {
+	sweep, err := p.Finish()
+	if err != nil {
+		return err
+	}
+	if _, err := b.Finish(sweep); err != nil {
 		return err
 	}
 	for _, w := range b.Warnings {
@@ -189,14 +199,17 @@ func (c *reportCmd) shard(e *env, b *reports.Builder, sh reportShard, prun *prov
 // report replays and prices the transcripts, or merges the partials of
 // a sharded report, writes the report folder (and the rows) and prints
 // the summary.
-func (c *reportCmd) report(e *env, b *reports.Builder, sh reportShard, detail reports.Detail, prun *providerRun) error {
+func (c *reportCmd) report(e *env, p *suite.Pipeline, b *reports.Builder, sh reportShard, detail reports.Detail, prun *providerRun) error {
 	if len(c.Merge) > 0 {
 		m, err := mergePartials(append(slices.Clone(c.Merge), c.Paths...), partialHeader{Command: "report", Config: sh.digest, Rows: sh.rows}, func(line []byte) error {
 			var en reports.Entry
 			if err := json.Unmarshal(line, &en); err != nil {
 				return fmt.Errorf("not an entry of ctxbench report: %w", err)
 			}
-			return b.AddEntry(e.ctx, &en)
+			if err := b.AddEntry(&en); err != nil || en.Sweep == nil {
+				return err
+			}
+			return p.AddSwept(e.ctx, *en.Sweep)
 		})
 		if err != nil {
 			return err
@@ -205,7 +218,7 @@ func (c *reportCmd) report(e *env, b *reports.Builder, sh reportShard, detail re
 			return err
 		}
 	} else {
-		_, err := readPrepared(e, c.Paths, c.inputFlags, true, b.Prepare, func(t *transcript.Transcript, p reports.Prepared) error { return b.Add(e.ctx, t, p) })
+		_, err := readPrepared(e, c.Paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr suite.Prepared) error { return p.Add(e.ctx, t, pr) })
 		if err != nil {
 			return err
 		}
@@ -213,7 +226,11 @@ func (c *reportCmd) report(e *env, b *reports.Builder, sh reportShard, detail re
 	for _, w := range b.Warnings {
 		e.warn(notPriced(w, "--pricing-model", "--prices"))
 	}
-	rep, err := b.Finish(e.ctx)
+	sweep, err := p.Finish()
+	if err != nil {
+		return err
+	}
+	rep, err := b.Finish(sweep)
 	if err != nil {
 		return err
 	}
