@@ -6,9 +6,10 @@ import (
 )
 
 // A Metric is a number of a run's [Summary] that every table of runs,
-// of sweep points and of policy totals shows, and that `ctxbench check`
-// watches: each of them reads [Metrics], so a metric is added by an
-// entry there and its computation in the Summary.
+// of sweep points and of policy totals shows, that the warehouse rows
+// hold (the runs' metrics column) and that `ctxbench check` watches:
+// each of them reads [Metrics], so a metric is added by an entry there
+// and its computation in the Summary.
 type Metric struct {
 	// Name names it in CSV headers, JSON and `ctxbench check`'s
 	// baseline (snake_case); Heading in the tables people read.

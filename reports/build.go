@@ -200,8 +200,9 @@ func (b *Builder) entry(sr *suite.SessionRun) (*Entry, error) {
 		steps := make([]RunSteps, len(b.Policies))
 		for k := range steps {
 			se := sr.Series[k]
+			sum := &s.Runs[k].Summary
 			steps[k] = RunSteps{Tokens: se.Tokens, Retention: se.Retention, ProbesAsked: se.ProbesAsked,
-				ProbesKept: se.ProbesKept, Loss: s.Runs[k].Summary.ProbeLoss}
+				ProbesKept: se.ProbesKept, Loss: sum.ProbeLoss, Metrics: replay.MetricsOf(sum)}
 		}
 		e.Runs, e.Calls = RowsOf(t, b.Policies, s.Costs[:len(b.Policies)], steps, s.Misses, s.MissTotals)
 	}

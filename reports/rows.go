@@ -61,6 +61,9 @@ type RunRow struct {
 	ProbeScore *float64 `parquet:"probe_score,optional" json:"probe_score"`
 	ProbesLost *int64   `parquet:"probes_lost,optional" json:"probes_lost"`
 	Probes     *int64   `parquet:"probes,optional" json:"probes"`
+	// Metrics are the run's [replay.Metrics] by name (null, an empty map
+	// in Parquet: not replayed).
+	Metrics replay.MetricValues `parquet:"metrics" json:"metrics"`
 }
 
 // A CallRow is one call of one policy's run of one transcript: a row of
@@ -98,7 +101,9 @@ type RunSteps struct {
 	Retention   []float64
 	ProbesAsked []int
 	ProbesKept  []int
-	Loss        probe.Loss
+	// Loss and Metrics are the run's, from its summary.
+	Loss    probe.Loss
+	Metrics replay.MetricValues
 }
 
 // Add adds a step's series.
@@ -177,6 +182,7 @@ func RowsOf(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCo
 			lost, of := st.Loss.Totals()
 			score, lost64, of64 := st.Loss.Score(), int64(lost), int64(of)
 			run.ProbeScore, run.ProbesLost, run.Probes = &score, &lost64, &of64
+			run.Metrics = st.Metrics
 		}
 		runs = append(runs, run)
 	}

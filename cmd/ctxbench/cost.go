@@ -463,7 +463,7 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 			return nil, err
 		}
 		cmpr, unpricedRun, unpricedBill = c, s.NotPriced, s.BillNotPriced
-		takeLoss(steps, s.Runs)
+		takeSummaries(steps, s.Runs)
 	}
 	le, err := r.ledger.Entry(t)
 	if err != nil && !pricing.NotPriced(err) {

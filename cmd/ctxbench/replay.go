@@ -318,7 +318,7 @@ func (c *replayCmd) replay(e *env, r *replay.Replayer, s *replaySetup, sum summa
 			}
 			e.warn(notPriced(fmt.Errorf("%s: %s: %w", t.File, what, sess.NotPriced), "--pricing-model", "--prices"))
 		} else if spools.rows != nil {
-			takeLoss(steps, sess.Runs)
+			takeSummaries(steps, sess.Runs)
 			if err := spools.rows.write(reports.RowsOf(t, s.policies, sess.Costs, steps, sess.Misses, sess.MissTotals)); err != nil {
 				return tr, err
 			}

@@ -54,13 +54,14 @@ func observeRows(runs int, est string) (func(int, *replay.Step, *replay.PricedCa
 	}, steps
 }
 
-// takeLoss gives each run's steps what the run lost of the session's
-// probes, which its summary holds (runs past steps, none replayed for the
-// saving, are left out).
-func takeLoss(steps []reports.RunSteps, runs []*replay.Run) {
+// takeSummaries gives each run's steps what its summary holds: what the
+// run lost of the session's probes, and its metrics (runs past steps,
+// none replayed for the saving, are left out).
+func takeSummaries(steps []reports.RunSteps, runs []*replay.Run) {
 	for k := range steps {
 		if k < len(runs) {
 			steps[k].Loss = runs[k].Summary.ProbeLoss
+			steps[k].Metrics = replay.MetricsOf(&runs[k].Summary)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
 )
 
@@ -105,6 +106,16 @@ func TestCostRows(t *testing.T) {
 			}
 			if r.TokensSent == nil || r.Retention == nil || *r.TokensSent <= 0 {
 				t.Errorf("%s %s: no tokens sent or retention: %v %v", tr.ID, p.Label, r.TokensSent, r.Retention)
+			}
+			// Every metric of the registry, by name; the worst call's
+			// retention is at most the mean.
+			for _, m := range replay.Metrics() {
+				if _, ok := r.Metrics[m.Name]; !ok {
+					t.Errorf("%s %s: no %s in the row's metrics %v", tr.ID, p.Label, m.Name, r.Metrics)
+				}
+			}
+			if w := r.Metrics["worst_retention"]; r.Retention != nil && (w > *r.Retention || w < 0) {
+				t.Errorf("%s %s: worst retention %v, mean %v", tr.ID, p.Label, w, *r.Retention)
 			}
 			byPolicy[p.Label] += r.TotalPUSD
 			cs := callsOf[[2]string{tr.ID, p.Label}]
@@ -229,7 +240,7 @@ func TestRecordedRows(t *testing.T) {
 				}
 			}
 		}
-		if r.TokensSent != nil || r.Retention != nil || int64(n) != r.Calls || read != r.CacheReadTokens ||
+		if r.TokensSent != nil || r.Retention != nil || len(r.Metrics) > 0 || int64(n) != r.Calls || read != r.CacheReadTokens ||
 			cost != r.InputPUSD+r.CacheReadPUSD+r.CacheWritePUSD+r.OutputPUSD {
 			t.Errorf("%s: run %+v; its %d calls cost %d and read %d", r.Transcript, r, n, cost, read)
 		}
