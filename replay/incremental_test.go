@@ -222,105 +222,125 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 			"6 tool_pairing [m4] P", "6 tool_pairing [m4] Q", "6 tool_pairing [m6] S"},
 	}
 	for _, pt := range pairs {
-		p, tr := pt.p, pt.tr
-		if want, ok := wantViolations[p]; ok {
-			run, _ := Replay(context.Background(), tr, p, Options{})
-			var at []string
-			for _, st := range run.Steps {
-				for _, v := range st.Violations {
-					s := fmt.Sprintf("%d %s %v", v.Step, v.Invariant, v.IDs)
-					if p == evictsCalls {
-						_, call, _ := strings.Cut(v.Detail, "answers the call ")
-						call, _, _ = strings.Cut(call, ",")
-						s += " " + call
-					}
-					at = append(at, s)
-				}
-			}
-			if diff := cmp.Diff(want, at); diff != "" {
-				t.Errorf("%s: violations (-want +got):\n%s", p.Name(), diff)
-			}
+		if want, ok := wantViolations[pt.p]; ok {
+			scriptedViolations(t, pt.tr, pt.p, want, pt.p == evictsCalls)
 		}
-		{
-			opt := Options{Estimators: ests, Summarizer: &summarize.Mock{}, counts: counts, arts: arts}
-			inc, err := Replay(context.Background(), tr, p, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opt.recompute = true
-			whole, err := Replay(context.Background(), tr, p, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(whole, inc, cmpopts.IgnoreUnexported(Step{})); diff != "" {
-				t.Fatalf("%s on %s: incremental steps differ from whole ones (-whole +incremental):\n%s", p.Name(), tr.ID, diff)
-			}
-			if diff := cmp.Diff(refViolations(tr, p, whole, ests[0], counts), whole.Violations); diff != "" {
-				t.Fatalf("%s on %s: violations differ from the reference checks' (-reference +engine):\n%s", p.Name(), tr.ID, diff)
-			}
-			opt.recompute, opt.NoSteps = false, true
-			lean, err := Replay(context.Background(), tr, p, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(inc.Summary, lean.Summary); diff != "" || lean.Steps != nil {
-				t.Fatalf("%s on %s: a summary-only run (%d steps kept) summarizes differently (-steps +summary only):\n%s", p.Name(), tr.ID, len(lean.Steps), diff)
-			}
-			var stepViolations []Violation
-			for _, st := range inc.Steps {
-				stepViolations = append(stepViolations, st.Violations...)
-			}
-			if diff := cmp.Diff(stepViolations, lean.Violations); diff != "" {
-				t.Fatalf("%s on %s: a summary-only run's violations differ (-steps +summary only):\n%s", p.Name(), tr.ID, diff)
-			}
-			// A run that counts its violations (a sweep's) summarizes the
-			// same, lists none, and gives Observe each step's violations
-			// by step and invariant.
-			opt.countViolations = true
-			var countedAt []string
-			opt.Observe = func(_ int, st *Step) error {
-				for _, v := range st.Violations {
-					if v.Detail != "" || v.IDs != nil {
-						return fmt.Errorf("step %d: a counted violation with details: %+v", st.Step, v)
-					}
-					countedAt = append(countedAt, fmt.Sprintf("%d %s", v.Step, v.Invariant))
-				}
-				return nil
-			}
-			counted, err := Replay(context.Background(), tr, p, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var wantAt []string
-			for _, v := range stepViolations {
-				wantAt = append(wantAt, fmt.Sprintf("%d %s", v.Step, v.Invariant))
-			}
-			if diff := cmp.Diff(inc.Summary, counted.Summary); diff != "" || counted.Violations != nil {
-				t.Fatalf("%s on %s: a run that counts violations (%d listed) summarizes differently (-listed +counted):\n%s", p.Name(), tr.ID, len(counted.Violations), diff)
-			}
-			if diff := cmp.Diff(wantAt, countedAt); diff != "" {
-				t.Fatalf("%s on %s: counted violations differ (-listed +counted):\n%s", p.Name(), tr.ID, diff)
-			}
-			stride := max(1, len(inc.Steps)/40)
-			for k := 0; k < len(inc.Steps); k += stride {
-				st := &inc.Steps[k]
-				if want := setRetention(tr, arts, st.next, st.sent); st.Retention != want {
-					t.Fatalf("%s on %s step %d: retention %v, the sets give %v", p.Name(), tr.ID, k, st.Retention, want)
-				}
-			}
-			for k := 1; k < len(inc.Steps); k++ {
-				if len(inc.Steps[k].Context) == len(inc.Steps[k-1].Context)+1+len(inc.Steps[k].Appended) && len(inc.Steps[k].Evicted) == 0 {
-					unchanged++
-				}
-				violations += len(inc.Steps[k].Violations)
-			}
-		}
+		u, v := incrementalMatchesWhole(t, pt.tr, pt.p, Options{Estimators: ests, Summarizer: &summarize.Mock{}, counts: counts, arts: arts})
+		unchanged += u
+		violations += v
 	}
 	// The comparison means something only if both kinds of step occur.
 	if unchanged < 1000 || violations < 100 {
 		t.Errorf("%d steps sent their history unchanged and %d violations were found: too few to compare", unchanged, violations)
 	}
 	t.Logf("%d unchanged steps, %d violations compared", unchanged, violations)
+}
+
+// scriptedViolations holds p's violations on tr to want, each "step
+// invariant [ids]", and the call a result answers when withCall.
+func scriptedViolations(t *testing.T, tr *transcript.Transcript, p window.Policy, want []string, withCall bool) {
+	t.Helper()
+	run, _ := Replay(context.Background(), tr, p, Options{})
+	var at []string
+	for _, st := range run.Steps {
+		for _, v := range st.Violations {
+			s := fmt.Sprintf("%d %s %v", v.Step, v.Invariant, v.IDs)
+			if withCall {
+				_, call, _ := strings.Cut(v.Detail, "answers the call ")
+				call, _, _ = strings.Cut(call, ",")
+				s += " " + call
+			}
+			at = append(at, s)
+		}
+	}
+	if diff := cmp.Diff(want, at); diff != "" {
+		t.Errorf("%s: violations (-want +got):\n%s", p.Name(), diff)
+	}
+}
+
+// incrementalMatchesWhole replays tr under p with opt incrementally, whole,
+// keeping no steps and counting violations, and holds them to each other,
+// to the reference checks and to the set-based retention. It returns the
+// steps that sent their history unchanged and the violations found.
+func incrementalMatchesWhole(t *testing.T, tr *transcript.Transcript, p window.Policy, opt Options) (unchanged, violations int) {
+	t.Helper()
+	inc, err := Replay(context.Background(), tr, p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.recompute = true
+	whole, err := Replay(context.Background(), tr, p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(whole, inc, cmpopts.IgnoreUnexported(Step{})); diff != "" {
+		t.Fatalf("%s on %s: incremental steps differ from whole ones (-whole +incremental):\n%s", p.Name(), tr.ID, diff)
+	}
+	if diff := cmp.Diff(refViolations(tr, p, whole, opt.Estimators[0], opt.counts), whole.Violations); diff != "" {
+		t.Fatalf("%s on %s: violations differ from the reference checks' (-reference +engine):\n%s", p.Name(), tr.ID, diff)
+	}
+	opt.recompute, opt.NoSteps = false, true
+	lean, err := Replay(context.Background(), tr, p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(inc.Summary, lean.Summary); diff != "" || lean.Steps != nil {
+		t.Fatalf("%s on %s: a summary-only run (%d steps kept) summarizes differently (-steps +summary only):\n%s", p.Name(), tr.ID, len(lean.Steps), diff)
+	}
+	var stepViolations []Violation
+	for _, st := range inc.Steps {
+		stepViolations = append(stepViolations, st.Violations...)
+	}
+	if diff := cmp.Diff(stepViolations, lean.Violations); diff != "" {
+		t.Fatalf("%s on %s: a summary-only run's violations differ (-steps +summary only):\n%s", p.Name(), tr.ID, diff)
+	}
+	countedMatchesListed(t, tr, p, opt, inc, stepViolations)
+	stride := max(1, len(inc.Steps)/40)
+	for k := 0; k < len(inc.Steps); k += stride {
+		st := &inc.Steps[k]
+		if want := setRetention(tr, opt.arts, st.next, st.sent); st.Retention != want {
+			t.Fatalf("%s on %s step %d: retention %v, the sets give %v", p.Name(), tr.ID, k, st.Retention, want)
+		}
+	}
+	for k := 1; k < len(inc.Steps); k++ {
+		if len(inc.Steps[k].Context) == len(inc.Steps[k-1].Context)+1+len(inc.Steps[k].Appended) && len(inc.Steps[k].Evicted) == 0 {
+			unchanged++
+		}
+		violations += len(inc.Steps[k].Violations)
+	}
+	return unchanged, violations
+}
+
+// countedMatchesListed: a run that counts its violations (a sweep's)
+// summarizes as inc does, lists none, and gives Observe each step's
+// violations by step and invariant: listed's.
+func countedMatchesListed(t *testing.T, tr *transcript.Transcript, p window.Policy, opt Options, inc *Run, listed []Violation) {
+	t.Helper()
+	opt.countViolations = true
+	var countedAt []string
+	opt.Observe = func(_ int, st *Step) error {
+		for _, v := range st.Violations {
+			if v.Detail != "" || v.IDs != nil {
+				return fmt.Errorf("step %d: a counted violation with details: %+v", st.Step, v)
+			}
+			countedAt = append(countedAt, fmt.Sprintf("%d %s", v.Step, v.Invariant))
+		}
+		return nil
+	}
+	counted, err := Replay(context.Background(), tr, p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantAt []string
+	for _, v := range listed {
+		wantAt = append(wantAt, fmt.Sprintf("%d %s", v.Step, v.Invariant))
+	}
+	if diff := cmp.Diff(inc.Summary, counted.Summary); diff != "" || counted.Violations != nil {
+		t.Fatalf("%s on %s: a run that counts violations (%d listed) summarizes differently (-listed +counted):\n%s", p.Name(), tr.ID, len(counted.Violations), diff)
+	}
+	if diff := cmp.Diff(wantAt, countedAt); diff != "" {
+		t.Fatalf("%s on %s: counted violations differ (-listed +counted):\n%s", p.Name(), tr.ID, diff)
+	}
 }
 
 // refViolations checks the steps of run with the reference checks,

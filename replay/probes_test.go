@@ -95,83 +95,108 @@ func TestProbeScoreAgainstWholeContext(t *testing.T) {
 	asked := 0
 	for _, tr := range trs {
 		for _, spec := range specs {
-			p := must(t, spec)
-			lost := make([]bool, len(tr.Messages))
-			var before map[int]bool
-			prevNext := 0
-			var want probe.Score
-			lostIDs := map[string]bool{}
-			wantLost := map[probe.Kind]int{}
-			opt := Options{Summarizer: &summarize.Mock{Tokens: 40}, NoSteps: true}
-			opt.Observe = func(_ int, s *Step) error {
-				now := map[int]bool{}
-				msgs := make([]*transcript.Message, len(s.sent))
-				for k, it := range s.sent {
-					msgs[k] = it.Msg
-					if i := it.Index(); i >= 0 && !it.Truncated {
-						now[i] = true
-					}
-				}
-				var dropped []int
-				for i := range tr.Messages[:s.next] {
-					if (before[i] || i >= prevNext) && !now[i] && !lost[i] {
-						lost[i] = true
-						dropped = append(dropped, i)
-					}
-				}
-				before, prevNext = now, s.next
-				if !slices.Equal(dropped, s.probes.dropped) {
-					return fmt.Errorf("call %d: lost %v, the engine %v", s.Step, dropped, s.probes.dropped)
-				}
-				if len(dropped) == 0 {
-					return nil
-				}
-				c := probe.NewContext(msgs)
-				probes := probe.Of(tr, dropped, s.next)
-				if diff := cmp.Diff(probes, s.probes.probes); diff != "" {
-					return fmt.Errorf("call %d: probes (-whole +engine):\n%s", s.Step, diff)
-				}
-				kept := 0
-				for k, pr := range probes {
-					if c.Keeps(pr) != s.probes.kept[k] {
-						return fmt.Errorf("call %d: %s probe %q: whole context keeps %v, the engine %v", s.Step, pr.Kind, pr.Keys, c.Keeps(pr), s.probes.kept[k])
-					}
-					want.Add(pr, c.Keeps(pr))
-					if c.Keeps(pr) {
-						kept++
-					} else if !lostIDs[pr.Identity()] {
-						lostIDs[pr.Identity()] = true
-						wantLost[pr.Kind]++
-					}
-				}
-				if s.ProbesAsked != len(probes) || s.ProbesKept != kept {
-					return fmt.Errorf("call %d: step counts %d/%d, want %d/%d", s.Step, s.ProbesKept, s.ProbesAsked, kept, len(probes))
-				}
-				asked += len(probes)
-				return nil
-			}
-			run, err := Replay(context.Background(), tr, p, opt)
+			w := &wholeProbes{tr: tr, lost: make([]bool, len(tr.Messages)), lostIDs: map[string]bool{}, wantLost: map[probe.Kind]int{}}
+			opt := Options{Summarizer: &summarize.Mock{Tokens: 40}, NoSteps: true, Observe: func(_ int, s *Step) error { return w.observe(s) }}
+			run, err := Replay(context.Background(), tr, must(t, spec), opt)
 			if err != nil {
 				t.Fatalf("%s %s: %v", tr.ID, spec, err)
 			}
-			loss := run.Summary.ProbeLoss
-			for _, k := range probe.Kinds() {
-				if run.Summary.Probes.Kept[k] != want.Kept[k] || run.Summary.Probes.Total[k] != want.Total[k] {
-					t.Errorf("%s %s: %s %d/%d, want %d/%d", tr.ID, spec, k, run.Summary.Probes.Kept[k], run.Summary.Probes.Total[k], want.Kept[k], want.Total[k])
-				}
-				// A probe lost is one of the session's: the score is a
-				// share.
-				if loss.Lost[k] != wantLost[k] || loss.Lost[k] > loss.Of[k] {
-					t.Errorf("%s %s: %s lost %d of %d, want %d lost", tr.ID, spec, k, loss.Lost[k], loss.Of[k], wantLost[k])
-				}
-			}
-			if lost, _ := loss.Totals(); lost == 0 && run.Summary.ProbeScore != 1 || run.Summary.ProbeScore < 0 {
-				t.Errorf("%s %s: lost %d, score %v", tr.ID, spec, lost, run.Summary.ProbeScore)
-			}
+			w.check(t, spec, &run.Summary)
+			asked += w.asked
 		}
 	}
 	if asked == 0 {
 		t.Fatal("no probe asked: the comparison proves nothing")
 	}
 	t.Logf("%d probes over %d transcripts and %d policies", asked, len(trs), len(specs))
+}
+
+// wholeProbes computes a run's probes whole at every call, and holds the
+// engine's steps to them.
+type wholeProbes struct {
+	tr       *transcript.Transcript
+	lost     []bool       // the messages lost so far
+	before   map[int]bool // the messages the previous call sent verbatim
+	prevNext int
+	want     probe.Score
+	lostIDs  map[string]bool
+	wantLost map[probe.Kind]int
+	asked    int
+}
+
+// dropped returns the messages first lost at the call s: sent verbatim
+// at the call before, or come since, and not sent verbatim now.
+func (w *wholeProbes) dropped(s *Step) []int {
+	now := map[int]bool{}
+	for _, it := range s.sent {
+		if i := it.Index(); i >= 0 && !it.Truncated {
+			now[i] = true
+		}
+	}
+	var dropped []int
+	for i := range w.tr.Messages[:s.next] {
+		if (w.before[i] || i >= w.prevNext) && !now[i] && !w.lost[i] {
+			w.lost[i] = true
+			dropped = append(dropped, i)
+		}
+	}
+	w.before, w.prevNext = now, s.next
+	return dropped
+}
+
+// observe holds the step s to the probes computed whole.
+func (w *wholeProbes) observe(s *Step) error {
+	dropped := w.dropped(s)
+	if !slices.Equal(dropped, s.probes.dropped) {
+		return fmt.Errorf("call %d: lost %v, the engine %v", s.Step, dropped, s.probes.dropped)
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	msgs := make([]*transcript.Message, len(s.sent))
+	for k, it := range s.sent {
+		msgs[k] = it.Msg
+	}
+	c := probe.NewContext(msgs)
+	probes := probe.Of(w.tr, dropped, s.next)
+	if diff := cmp.Diff(probes, s.probes.probes); diff != "" {
+		return fmt.Errorf("call %d: probes (-whole +engine):\n%s", s.Step, diff)
+	}
+	kept := 0
+	for k, pr := range probes {
+		keeps := c.Keeps(pr)
+		if keeps != s.probes.kept[k] {
+			return fmt.Errorf("call %d: %s probe %q: whole context keeps %v, the engine %v", s.Step, pr.Kind, pr.Keys, keeps, s.probes.kept[k])
+		}
+		w.want.Add(pr, keeps)
+		if keeps {
+			kept++
+		} else if !w.lostIDs[pr.Identity()] {
+			w.lostIDs[pr.Identity()] = true
+			w.wantLost[pr.Kind]++
+		}
+	}
+	if s.ProbesAsked != len(probes) || s.ProbesKept != kept {
+		return fmt.Errorf("call %d: step counts %d/%d, want %d/%d", s.Step, s.ProbesKept, s.ProbesAsked, kept, len(probes))
+	}
+	w.asked += len(probes)
+	return nil
+}
+
+// check holds the run's summary to the probes computed whole.
+func (w *wholeProbes) check(t *testing.T, spec string, sum *Summary) {
+	t.Helper()
+	loss := sum.ProbeLoss
+	for _, k := range probe.Kinds() {
+		if sum.Probes.Kept[k] != w.want.Kept[k] || sum.Probes.Total[k] != w.want.Total[k] {
+			t.Errorf("%s %s: %s %d/%d, want %d/%d", w.tr.ID, spec, k, sum.Probes.Kept[k], sum.Probes.Total[k], w.want.Kept[k], w.want.Total[k])
+		}
+		// A probe lost is one of the session's: the score is a share.
+		if loss.Lost[k] != w.wantLost[k] || loss.Lost[k] > loss.Of[k] {
+			t.Errorf("%s %s: %s lost %d of %d, want %d lost", w.tr.ID, spec, k, loss.Lost[k], loss.Of[k], w.wantLost[k])
+		}
+	}
+	if lost, _ := loss.Totals(); lost == 0 && sum.ProbeScore != 1 || sum.ProbeScore < 0 {
+		t.Errorf("%s %s: lost %d, score %v", w.tr.ID, spec, lost, sum.ProbeScore)
+	}
 }

@@ -57,27 +57,39 @@ func (c *refChecker) scratch() (sent, used, resultsSent, had map[string]bool) {
 	return c.sets[0], c.sets[1], c.sets[2], c.sets[3]
 }
 
+// refAdd records a violation of one invariant at a step.
+type refAdd func(inv string, ids []string, format string, args ...any)
+
 func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, counts *counter) []Violation {
 	var out []Violation
 	add := func(inv string, ids []string, format string, args ...any) {
 		out = append(out, Violation{Step: s.Step, Invariant: inv, IDs: ids, Detail: fmt.Sprintf(format, args...)})
 	}
-	sent := s.sent
-	// The sets are the refChecker's, cleared and reused: allocating them at
-	// every step was a third of a bounded replay's time.
+	// The sets are the refChecker's, cleared and reused.
 	sentIDs, used, resultsSent, had := c.scratch()
-	for _, it := range sent {
+	for _, it := range s.sent {
 		sentIDs[it.ID] = true
 	}
+	c.capOf(s, add)
+	c.anchorsOf(s, before, add)
+	c.orderOf(s, add)
+	c.pairingOf(s, used, resultsSent, add)
+	c.summaryOf(s, add)
+	c.shrinksOf(s, sentIDs, e, counts, add)
+	c.conservationOf(s, before, sentIDs, had, add)
+	return out
+}
 
-	// cap
+func (c *refChecker) capOf(s *Step, add refAdd) {
 	if m := c.g.MaxMessages; m > 0 {
-		if limit := m + s.turn + c.g.SummaryExtra; len(sent) > limit {
-			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(sent), m, s.turn, c.g.SummaryExtra)
+		if limit := m + s.turn + c.g.SummaryExtra; len(s.sent) > limit {
+			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(s.sent), m, s.turn, c.g.SummaryExtra)
 		}
 	}
+}
 
-	// anchors
+func (c *refChecker) anchorsOf(s *Step, before []window.Item, add refAdd) {
+	sent := s.sent
 	for j := 0; j < c.g.Head && j < len(before); j++ {
 		want := before[j]
 		if want.Synthetic() {
@@ -88,8 +100,7 @@ func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, 
 		}
 	}
 	if t := c.g.Tail; t > 0 {
-		tail := before[max(0, len(before)-t):]
-		for _, want := range tail {
+		for _, want := range before[max(0, len(before)-t):] {
 			found := false
 			for _, it := range sent {
 				if it.ID == want.ID && it.Msg == want.Msg {
@@ -101,10 +112,11 @@ func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, 
 			}
 		}
 	}
+}
 
-	// order
+func (c *refChecker) orderOf(s *Step, add refAdd) {
 	last := -1
-	for _, it := range sent {
+	for _, it := range s.sent {
 		if c.evicted[it.ID] {
 			add(InvOrder, []string{it.ID}, "%s was evicted at an earlier step and is sent again", it.ID)
 		}
@@ -115,16 +127,17 @@ func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, 
 			last = i
 		}
 	}
+}
 
-	// tool pairing
-	for _, it := range sent {
+func (c *refChecker) pairingOf(s *Step, used, resultsSent map[string]bool, add refAdd) {
+	for _, it := range s.sent {
 		for _, b := range it.Msg.Blocks {
 			if b.Type == transcript.BlockToolResult {
 				resultsSent[b.ID] = true
 			}
 		}
 	}
-	for _, it := range sent {
+	for _, it := range s.sent {
 		for _, b := range it.Msg.Blocks {
 			switch b.Type {
 			case transcript.BlockToolUse:
@@ -139,14 +152,16 @@ func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, 
 			}
 		}
 	}
+}
 
-	// summary
-	var summaries []window.Item
+func (c *refChecker) summaryOf(s *Step, add refAdd) {
+	sent := s.sent
+	var ids []string
 	for i, it := range sent {
 		if !it.Summary {
 			continue
 		}
-		summaries = append(summaries, it)
+		ids = append(ids, it.ID)
 		if r := c.g.SummaryRole; r != "" && it.Msg.Role != r {
 			add(InvSummary, []string{it.ID}, "the summary %s is a %s message; the design makes it %s", it.ID, it.Msg.Role, r)
 		}
@@ -160,11 +175,7 @@ func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, 
 			}
 		}
 	}
-	if len(summaries) > 1 {
-		var ids []string
-		for _, it := range summaries {
-			ids = append(ids, it.ID)
-		}
+	if len(ids) > 1 {
 		add(InvSummary, ids, "%d summaries are sent at once: %s", len(ids), strings.Join(ids, ", "))
 	}
 	if ev := s.Summary; ev != nil && ev.Error != "" {
@@ -174,12 +185,12 @@ func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, 
 			}
 		}
 	}
+}
 
-	// shrinks
+func (c *refChecker) shrinksOf(s *Step, sentIDs map[string]bool, e estimate.Estimator, counts *counter, add refAdd) {
 	made := s.Summary != nil && s.Summary.ID != ""
 	if c.g.Compacts && made {
-		after := counts.sum(e, sent)
-		if after >= s.before {
+		if after := counts.sum(e, s.sent); after >= s.before {
 			add(InvShrinks, []string{s.Summary.ID}, "compaction into %s left %d %s tokens, not fewer than the %d before it", s.Summary.ID, after, e.Name(), s.before)
 		}
 		if c.prevSummary != nil {
@@ -198,8 +209,9 @@ func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, 
 	if made {
 		c.prevSummary = maps.Clone(sentIDs)
 	}
+}
 
-	// conservation
+func (c *refChecker) conservationOf(s *Step, before []window.Item, sentIDs, had map[string]bool, add refAdd) {
 	for _, it := range before {
 		had[it.ID] = true
 	}
@@ -214,5 +226,4 @@ func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, 
 			add(InvConservation, []string{it.ID}, "%s is neither sent nor evicted", it.ID)
 		}
 	}
-	return out
 }

@@ -138,9 +138,10 @@ func must(t testing.TB, spec string) window.Policy {
 	return p
 }
 
-// TestSeed000Criterion: 60 tool calls, aidf:max_messages=30, never more
+// TestAIDFCriterion: the success criterion of AIDF's v0.8.0 plan: 60
+// tool calls, aidf:max_messages=30, never more
 // than 30 plus one turn.
-func TestSeed000Criterion(t *testing.T) {
+func TestAIDFCriterion(t *testing.T) {
 	tr := generated(t, 60)
 	run, err := Replay(context.Background(), tr, must(t, "aidf:max_messages=30"), Options{})
 	if err != nil {

@@ -40,9 +40,14 @@ func TestCopilot(t *testing.T) {
 		main.Compactions[0].PreTokens != 13950 || !strings.HasPrefix(main.Compactions[0].Summary.Text(), "<overview>") {
 		t.Errorf("compactions %+v", main.Compactions)
 	}
-	// Usage is the shutdowns' modelMetrics, both process runs summed,
-	// cache reads and writes out of inputTokens; the ephemeral
-	// assistant.usage is not read.
+	copilotUsage(t, main)
+}
+
+// copilotUsage: usage is the shutdowns' modelMetrics, both process runs
+// summed, cache reads and writes out of inputTokens; the ephemeral
+// assistant.usage is not read.
+func copilotUsage(t *testing.T, main *Transcript) {
+	t.Helper()
 	want := map[string]Usage{
 		"claude-sonnet-4.5": {Input: 47300 - 27400 - 9800, CacheRead: 27400, CacheWrite: 9800, Output: 760},
 		"claude-haiku-4.5":  {Input: 4020, Output: 80},

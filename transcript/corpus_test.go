@@ -89,161 +89,205 @@ func TestCorpusCallsAndUsage(t *testing.T) {
 // generic JSON, sharing no code with the readers.
 func independentWalk(t *testing.T, path string, raw []byte) truth {
 	t.Helper()
-	num := func(m map[string]any, keys ...string) int64 {
-		var v any = m
-		for _, k := range keys {
-			mm, ok := v.(map[string]any)
-			if !ok {
-				return 0
-			}
-			v = mm[k]
-		}
-		f, _ := v.(float64)
-		return int64(f)
-	}
-	lines := func() []map[string]any {
-		var out []map[string]any
-		sc := bufio.NewScanner(bytes.NewReader(raw))
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				t.Fatalf("independent walk: %v", err)
-			}
-			out = append(out, m)
-		}
-		return out
-	}
-	// docMessages returns the messages array of a JSON document.
-	docMessages := func() []map[string]any {
-		var doc struct{ Messages []map[string]any }
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			t.Fatalf("independent walk: %v", err)
-		}
-		return doc.Messages
-	}
-	var w truth
 	switch {
 	case strings.Contains(path, "spotter/") || strings.Contains(path, "session/fixtures") || strings.Contains(path, "ai-workflow-agent"):
-		w.Format = transcript.FormatClaudeCode
-		seen := map[string]*transcript.Usage{}
-		var order []string
-		var result map[string]any
-		for _, m := range lines() {
-			if m["type"] == "result" {
-				result, _ = m["usage"].(map[string]any)
-			}
-			if m["type"] != "assistant" {
-				continue
-			}
-			msg := m["message"].(map[string]any)
-			id := msg["id"].(string)
-			u := msg["usage"].(map[string]any)
-			if p, ok := seen[id]; ok {
-				p.Output = max(p.Output, num(u, "output_tokens"))
-				continue
-			}
-			seen[id] = &transcript.Usage{Input: num(u, "input_tokens"), CacheRead: num(u, "cache_read_input_tokens"),
-				CacheWrite: num(u, "cache_creation_input_tokens"), Output: num(u, "output_tokens"),
-				CacheWrite1h: num(u, "cache_creation", "ephemeral_1h_input_tokens")}
-			order = append(order, id)
-		}
-		w.Calls = len(order)
-		for _, id := range order {
-			w.Usage.Add(*seen[id])
-		}
-		// A stream-json result whose input side is the calls' counts their
-		// final output: the events carry only what was streamed when they
-		// were written.
-		if result != nil && num(result, "input_tokens") == w.Usage.Input && num(result, "cache_read_input_tokens") == w.Usage.CacheRead &&
-			num(result, "cache_creation_input_tokens") == w.Usage.CacheWrite {
-			w.Usage.Output = max(w.Usage.Output, num(result, "output_tokens"))
-		}
+		return walkClaudeCode(rawLines(t, raw))
 	case strings.Contains(path, "rollout-"):
-		w.Format = transcript.FormatCodex
-		inGroup := false
-		for _, m := range lines() {
-			p, _ := m["payload"].(map[string]any)
-			switch {
-			case m["type"] == "response_item" && (p["type"] == "function_call_output" || (p["type"] == "message" && p["role"] != "assistant")):
-				inGroup = false
-			case m["type"] == "event_msg" && p["type"] == "user_message":
-				inGroup = false
-			case m["type"] == "response_item":
-				if !inGroup {
-					w.Calls++
-				}
-				inGroup = true
-			}
-		}
+		return walkCodex(rawLines(t, raw))
 	case strings.Contains(path, "gemini"):
-		w.Format = transcript.FormatGeminiCLI
-		for _, m := range docMessages() {
-			if m["type"] != "gemini" {
-				continue
-			}
-			w.Calls++
-			w.Usage.Add(transcript.Usage{Input: num(m, "tokens", "input") - num(m, "tokens", "cached") + num(m, "tokens", "tool"),
-				CacheRead: num(m, "tokens", "cached"), Output: num(m, "tokens", "output") + num(m, "tokens", "thoughts"),
-				Reasoning: num(m, "tokens", "thoughts")})
-		}
+		return walkGemini(rawMessages(t, raw))
 	case strings.HasSuffix(path, ".traj.json"):
-		w.Format = transcript.FormatOpenAIChat
-		for _, m := range docMessages() {
-			if m["role"] != "assistant" {
-				continue
-			}
-			w.Calls++
-			u := m["extra"].(map[string]any)["response"].(map[string]any)["usage"].(map[string]any)
-			cached := num(u, "prompt_tokens_details", "cached_tokens")
-			w.Usage.Add(transcript.Usage{Input: num(u, "prompt_tokens") - cached, CacheRead: cached,
-				Output: num(u, "completion_tokens"), Reasoning: num(u, "completion_tokens_details", "reasoning_tokens")})
-		}
+		return walkTraj(rawMessages(t, raw))
 	case strings.Contains(path, "OpenHands"):
-		w.Format = transcript.FormatOpenHands
 		var events []map[string]any
 		if err := json.Unmarshal(raw, &events); err != nil {
 			t.Fatal(err)
 		}
-		seen := map[string]bool{}
-		for _, e := range events {
-			if e["action"] == nil {
-				continue
-			}
-			md, _ := e["tool_call_metadata"].(map[string]any)
-			if md == nil {
-				if e["action"] == "message" && e["source"] == "agent" {
-					w.Calls++
-				}
-				continue
-			}
-			mr := md["model_response"].(map[string]any)
-			id := mr["id"].(string)
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			w.Calls++
-			u := mr["usage"].(map[string]any)
-			cached, created := num(u, "prompt_tokens_details", "cached_tokens"), num(u, "cache_creation_input_tokens")
-			w.Usage.Add(transcript.Usage{Input: num(u, "prompt_tokens") - cached - created, CacheRead: cached,
-				CacheWrite: created, Output: num(u, "completion_tokens")})
-		}
+		return walkOpenHands(events)
 	case strings.Contains(path, "cline/"):
-		// A Cline 4 messages file: the AI SDK's usage on each assistant
-		// message, inputTokens the whole prompt.
-		w.Format = transcript.FormatAnthropic
-		for _, m := range docMessages() {
-			if m["role"] != "assistant" {
-				continue
-			}
-			w.Calls++
-			read, write := num(m, "metrics", "cacheReadTokens"), num(m, "metrics", "cacheWriteTokens")
-			w.Usage.Add(transcript.Usage{Input: num(m, "metrics", "inputTokens") - read - write,
-				CacheRead: read, CacheWrite: write, Output: num(m, "metrics", "outputTokens")})
+		return walkCline(rawMessages(t, raw))
+	}
+	t.Fatalf("no independent walk for %s", path)
+	return truth{}
+}
+
+// num is the number at keys in m, 0 when there is none.
+func num(m map[string]any, keys ...string) int64 {
+	var v any = m
+	for _, k := range keys {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return 0
 		}
-	default:
-		t.Fatalf("no independent walk for %s", path)
+		v = mm[k]
+	}
+	f, _ := v.(float64)
+	return int64(f)
+}
+
+// rawLines are raw's JSON lines.
+func rawLines(t *testing.T, raw []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("independent walk: %v", err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// rawMessages are the messages array of the JSON document raw.
+func rawMessages(t *testing.T, raw []byte) []map[string]any {
+	t.Helper()
+	var doc struct{ Messages []map[string]any }
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("independent walk: %v", err)
+	}
+	return doc.Messages
+}
+
+// walkClaudeCode: one call per assistant message id, its output the
+// largest its lines record.
+func walkClaudeCode(lines []map[string]any) truth {
+	w := truth{Format: transcript.FormatClaudeCode}
+	seen := map[string]*transcript.Usage{}
+	var order []string
+	var result map[string]any
+	for _, m := range lines {
+		if m["type"] == "result" {
+			result, _ = m["usage"].(map[string]any)
+		}
+		if m["type"] != "assistant" {
+			continue
+		}
+		msg := m["message"].(map[string]any)
+		id := msg["id"].(string)
+		u := msg["usage"].(map[string]any)
+		if p, ok := seen[id]; ok {
+			p.Output = max(p.Output, num(u, "output_tokens"))
+			continue
+		}
+		seen[id] = &transcript.Usage{Input: num(u, "input_tokens"), CacheRead: num(u, "cache_read_input_tokens"),
+			CacheWrite: num(u, "cache_creation_input_tokens"), Output: num(u, "output_tokens"),
+			CacheWrite1h: num(u, "cache_creation", "ephemeral_1h_input_tokens")}
+		order = append(order, id)
+	}
+	w.Calls = len(order)
+	for _, id := range order {
+		w.Usage.Add(*seen[id])
+	}
+	// A stream-json result whose input side is the calls' counts their
+	// final output: the events carry only what was streamed when they
+	// were written.
+	if result != nil && num(result, "input_tokens") == w.Usage.Input && num(result, "cache_read_input_tokens") == w.Usage.CacheRead &&
+		num(result, "cache_creation_input_tokens") == w.Usage.CacheWrite {
+		w.Usage.Output = max(w.Usage.Output, num(result, "output_tokens"))
+	}
+	return w
+}
+
+// walkCodex: one call per run of response items between inputs.
+func walkCodex(lines []map[string]any) truth {
+	w := truth{Format: transcript.FormatCodex}
+	inGroup := false
+	for _, m := range lines {
+		p, _ := m["payload"].(map[string]any)
+		switch {
+		case m["type"] == "response_item" && (p["type"] == "function_call_output" || (p["type"] == "message" && p["role"] != "assistant")):
+			inGroup = false
+		case m["type"] == "event_msg" && p["type"] == "user_message":
+			inGroup = false
+		case m["type"] == "response_item":
+			if !inGroup {
+				w.Calls++
+			}
+			inGroup = true
+		}
+	}
+	return w
+}
+
+// walkGemini: one call per gemini message, its tokens as Gemini CLI
+// records them.
+func walkGemini(msgs []map[string]any) truth {
+	w := truth{Format: transcript.FormatGeminiCLI}
+	for _, m := range msgs {
+		if m["type"] != "gemini" {
+			continue
+		}
+		w.Calls++
+		w.Usage.Add(transcript.Usage{Input: num(m, "tokens", "input") - num(m, "tokens", "cached") + num(m, "tokens", "tool"),
+			CacheRead: num(m, "tokens", "cached"), Output: num(m, "tokens", "output") + num(m, "tokens", "thoughts"),
+			Reasoning: num(m, "tokens", "thoughts")})
+	}
+	return w
+}
+
+// walkTraj: one call per assistant message of a mini-swe-agent
+// trajectory, its usage the response's.
+func walkTraj(msgs []map[string]any) truth {
+	w := truth{Format: transcript.FormatOpenAIChat}
+	for _, m := range msgs {
+		if m["role"] != "assistant" {
+			continue
+		}
+		w.Calls++
+		u := m["extra"].(map[string]any)["response"].(map[string]any)["usage"].(map[string]any)
+		cached := num(u, "prompt_tokens_details", "cached_tokens")
+		w.Usage.Add(transcript.Usage{Input: num(u, "prompt_tokens") - cached, CacheRead: cached,
+			Output: num(u, "completion_tokens"), Reasoning: num(u, "completion_tokens_details", "reasoning_tokens")})
+	}
+	return w
+}
+
+// walkOpenHands: one call per model response id, and per agent message
+// without one.
+func walkOpenHands(events []map[string]any) truth {
+	w := truth{Format: transcript.FormatOpenHands}
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e["action"] == nil {
+			continue
+		}
+		md, _ := e["tool_call_metadata"].(map[string]any)
+		if md == nil {
+			if e["action"] == "message" && e["source"] == "agent" {
+				w.Calls++
+			}
+			continue
+		}
+		mr := md["model_response"].(map[string]any)
+		id := mr["id"].(string)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		w.Calls++
+		u := mr["usage"].(map[string]any)
+		cached, created := num(u, "prompt_tokens_details", "cached_tokens"), num(u, "cache_creation_input_tokens")
+		w.Usage.Add(transcript.Usage{Input: num(u, "prompt_tokens") - cached - created, CacheRead: cached,
+			CacheWrite: created, Output: num(u, "completion_tokens")})
+	}
+	return w
+}
+
+// walkCline: a Cline 4 messages file, the AI SDK's usage on each
+// assistant message, inputTokens the whole prompt.
+func walkCline(msgs []map[string]any) truth {
+	w := truth{Format: transcript.FormatAnthropic}
+	for _, m := range msgs {
+		if m["role"] != "assistant" {
+			continue
+		}
+		w.Calls++
+		read, write := num(m, "metrics", "cacheReadTokens"), num(m, "metrics", "cacheWriteTokens")
+		w.Usage.Add(transcript.Usage{Input: num(m, "metrics", "inputTokens") - read - write,
+			CacheRead: read, CacheWrite: write, Output: num(m, "metrics", "outputTokens")})
 	}
 	return w
 }

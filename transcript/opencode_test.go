@@ -18,7 +18,7 @@ import (
 
 // TestOpencode holds the opencode reader to what opencode sends and
 // records (MessageV2.toModelMessages, SessionProcessor, getUsage) on the
-// spec-built export and API files.
+// spec-built export file.
 func TestOpencode(t *testing.T) {
 	ts, err := ReadFile(filepath.Join("testdata", "opencode", "export.json"), Options{})
 	if err != nil {
@@ -28,7 +28,22 @@ func TestOpencode(t *testing.T) {
 	if tr.ID != "ses_4f1c2a7e9ffeQz3kLm8NpR2tVx" || tr.AgentVersion != "1.18.33" || tr.Calls != 6 || tr.Parent != "" {
 		t.Errorf("id %s version %s calls %d parent %q", tr.ID, tr.AgentVersion, tr.Calls, tr.Parent)
 	}
-	m := tr.Messages
+	checkOpencodeSteps(t, tr.Messages)
+	// The user's text/plain file part is sent as the synthetic text parts
+	// before it; the agent part is not sent.
+	if len(tr.Messages[0].Blocks) != 3 || tr.Skipped["opencode part file (sent as its text parts)"] != 1 || tr.Skipped["opencode part agent"] != 1 {
+		t.Errorf("first user message %d blocks, skipped %v", len(tr.Messages[0].Blocks), tr.Skipped)
+	}
+	checkOpencodeEdits(t, tr)
+	if tr.ReportedCostUSD < 0.08122 || tr.ReportedCostUSD > 0.08123 {
+		t.Errorf("reported cost %v, want the messages' 0.081221", tr.ReportedCostUSD)
+	}
+}
+
+// checkOpencodeSteps holds the export's steps: each its call, its usage, its
+// time and its tool results.
+func checkOpencodeSteps(t *testing.T, m []Message) {
+	t.Helper()
 	// The first assistant message has two steps: two calls, each with its
 	// step-finish tokens and followed by its tool results.
 	if m[1].Role != RoleAssistant || m[3].Role != RoleAssistant || m[1].CallID != m[3].CallID {
@@ -50,16 +65,17 @@ func TestOpencode(t *testing.T) {
 	if r := m[8].Blocks[0]; r.Text != opencodeInterrupted || !r.IsError {
 		t.Errorf("running tool call: %+v", r)
 	}
-	// The user's text/plain file part is sent as the synthetic text parts
-	// before it; the agent part is not sent.
-	if len(m[0].Blocks) != 3 || tr.Skipped["opencode part file (sent as its text parts)"] != 1 || tr.Skipped["opencode part agent"] != 1 {
-		t.Errorf("first user message %d blocks, skipped %v", len(m[0].Blocks), tr.Skipped)
-	}
+}
+
+// checkOpencodeEdits holds the export's edits of its history: a tool output
+// cleared, and a compaction.
+func checkOpencodeEdits(t *testing.T, tr *Transcript) {
+	t.Helper()
 	if len(tr.Clearings) != 1 || tr.Clearings[0].Index != 6 || !slices.Equal(tr.Clearings[0].ToolIDs, []string{"toolu_01A"}) {
 		t.Errorf("clearings %+v, want toolu_01A's output cleared before message 6", tr.Clearings)
 	}
-	if m[9].Text() != opencodeCompactionRequest {
-		t.Errorf("compaction request %q", m[9].Text())
+	if tr.Messages[9].Text() != opencodeCompactionRequest {
+		t.Errorf("compaction request %q", tr.Messages[9].Text())
 	}
 	if len(tr.Compactions) != 1 {
 		t.Fatalf("%d compactions", len(tr.Compactions))
@@ -69,17 +85,17 @@ func TestOpencode(t *testing.T) {
 		c.Summary == nil || c.Summary.Role != RoleAssistant || !strings.HasPrefix(c.Summary.Text(), "## Goal") {
 		t.Errorf("compaction %+v", c)
 	}
-	if tr.ReportedCostUSD < 0.08122 || tr.ReportedCostUSD > 0.08123 {
-		t.Errorf("reported cost %v, want the messages' 0.081221", tr.ReportedCostUSD)
-	}
+}
 
-	ts, err = ReadFile(filepath.Join("testdata", "opencode", "api-messages.json"), Options{})
+// TestOpencodeAPIMessages: the older shape of the API's messages records
+// the system prompt on assistant messages: it comes first. OpenAI's
+// output includes its reasoning.
+func TestOpencodeAPIMessages(t *testing.T) {
+	ts, err := ReadFile(filepath.Join("testdata", "opencode", "api-messages.json"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr = ts[0]
-	// The older shape records the system prompt on assistant messages: it
-	// comes first. OpenAI's output includes its reasoning.
+	tr := ts[0]
 	if tr.ID != "ses_5a0b1c2d3ffeChildAgentAAAAA" || tr.Messages[0].Role != RoleSystem || tr.Messages[1].Role != RoleSystem {
 		t.Errorf("id %s, first roles %s %s", tr.ID, tr.Messages[0].Role, tr.Messages[1].Role)
 	}

@@ -499,17 +499,8 @@ func TestTwoTierConformance(t *testing.T) {
 	var g struct {
 		Ralph   goldenSource `json:"ralph"`
 		Results []struct {
-			Source string `json:"source"`
-			Calls  []struct {
-				Sent      []string `json:"sent"`
-				Tokens    int      `json:"tokens"`
-				Heuristic string   `json:"heuristic"`
-				AI        *struct {
-					System, User string
-					Length       int
-					Cached       bool
-				} `json:"ai"`
-			} `json:"calls"`
+			Source string          `json:"source"`
+			Calls  []twoTierGolden `json:"calls"`
 		} `json:"results"`
 	}
 	readGolden(t, "twotier.json", &g)
@@ -527,45 +518,22 @@ func TestTwoTierConformance(t *testing.T) {
 		tokens, next := 0, 0 // what loop.ts counts: every message before the call
 		for c, want := range r.Calls {
 			calls++
-			end := callMessage(tr, c)
-			for ; next < end; next++ {
-				m := &tr.Messages[next]
-				if next == 0 && m.Role == transcript.RoleSystem {
-					tokens += loopTokens.Count(m.Text())
-				} else {
-					tokens += loopTokens.CountMessage(m)
-				}
+			for end := callMessage(tr, c); next < end; next++ {
+				tokens += loopCount(tr, next)
 			}
 			if tokens != want.Tokens {
 				t.Errorf("%s, call %d: loop.ts counts %d tokens, ctxbench %d", r.Source, c, want.Tokens, tokens)
 			}
-			step := got[c].step
-			enc := encodeRuns(loopIDs(step.History))
-			ok := slices.Equal(enc, want.Sent)
-			switch ev := step.Summary; {
-			case want.Heuristic != "":
+			if want.Heuristic != "" {
 				heuristic++
-				ok = ok && ev != nil && ev.Model == "heuristic" && summaryText(step.History) == want.Heuristic
-			case want.AI != nil:
+			} else if want.AI != nil {
 				ai++
-				ok = ok && ev != nil && ev.Model != "heuristic" && ev.Cached == want.AI.Cached &&
-					strings.HasPrefix(summaryText(step.History), "## Earlier Conversation Summary (AI-Generated)\n\n")
-				if !want.AI.Cached && ok {
-					// The AI summaries' requests, in the order of the calls.
-					req := log.reqs[0]
-					log.reqs = log.reqs[1:]
-					if sha256Hex(req.Template.System) != want.AI.System || sha256Hex(req.Prompt) != want.AI.User {
-						ok = false
-						t.Errorf("%s, call %d: the AI summary's prompt (%d characters) is not createAISummary's (%d)", r.Source, c, transcript.UTF16Len(req.Prompt), want.AI.Length)
-					}
-				}
-			default:
-				ok = ok && ev == nil
 			}
-			if ok {
+			step := got[c].step
+			if want.matches(t, r.Source, c, step, log) {
 				same++
 			} else if !t.Failed() || calls < 20 {
-				t.Errorf("%s, call %d: summarizeMessages sent %v (heuristic %t, ai %t), ctxbench %v (summary %+v)", r.Source, c, want.Sent, want.Heuristic != "", want.AI != nil, enc, step.Summary)
+				t.Errorf("%s, call %d: summarizeMessages sent %v (heuristic %t, ai %t), ctxbench %v (summary %+v)", r.Source, c, want.Sent, want.Heuristic != "", want.AI != nil, encodeRuns(loopIDs(step.History)), step.Summary)
 			}
 		}
 	}
@@ -573,6 +541,56 @@ func TestTwoTierConformance(t *testing.T) {
 		t.Errorf("the golden has %d heuristic and %d AI summaries: it no longer tests both tiers", heuristic, ai)
 	}
 	t.Logf("%d of %d calls as summarizeMessages (%d heuristic summaries, %d AI)", same, calls, heuristic, ai)
+}
+
+// A twoTierGolden is what summarizeMessages did at a call: the messages
+// it sent, the tokens it counted, its heuristic summary or the hashes
+// of its AI summary's prompt.
+type twoTierGolden struct {
+	Sent      []string `json:"sent"`
+	Tokens    int      `json:"tokens"`
+	Heuristic string   `json:"heuristic"`
+	AI        *struct {
+		System, User string
+		Length       int
+		Cached       bool
+	} `json:"ai"`
+}
+
+// loopCount is what loop.ts counts of message i of tr: the system
+// prompt's text, or the message's JSON.
+func loopCount(tr *transcript.Transcript, i int) int {
+	m := &tr.Messages[i]
+	if i == 0 && m.Role == transcript.RoleSystem {
+		return loopTokens.Count(m.Text())
+	}
+	return loopTokens.CountMessage(m)
+}
+
+// matches reports whether step sent what the golden did, with a summary
+// in the same place made by the same tier; an AI summary's request is
+// the next of log's.
+func (want twoTierGolden) matches(t *testing.T, src string, c int, step Step, log *promptLog) bool {
+	t.Helper()
+	ok := slices.Equal(encodeRuns(loopIDs(step.History)), want.Sent)
+	switch ev := step.Summary; {
+	case want.Heuristic != "":
+		return ok && ev != nil && ev.Model == "heuristic" && summaryText(step.History) == want.Heuristic
+	case want.AI != nil:
+		ok = ok && ev != nil && ev.Model != "heuristic" && ev.Cached == want.AI.Cached &&
+			strings.HasPrefix(summaryText(step.History), "## Earlier Conversation Summary (AI-Generated)\n\n")
+		if !want.AI.Cached && ok {
+			// The AI summaries' requests, in the order of the calls.
+			req := log.reqs[0]
+			log.reqs = log.reqs[1:]
+			if sha256Hex(req.Template.System) != want.AI.System || sha256Hex(req.Prompt) != want.AI.User {
+				t.Errorf("%s, call %d: the AI summary's prompt (%d characters) is not createAISummary's (%d)", src, c, transcript.UTF16Len(req.Prompt), want.AI.Length)
+				return false
+			}
+		}
+		return ok
+	}
+	return ok && step.Summary == nil
 }
 
 // promptLog is the mock summarizer, keeping the requests it is given.

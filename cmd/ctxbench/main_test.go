@@ -373,11 +373,11 @@ func TestSummarizeEndToEnd(t *testing.T) {
 	}
 }
 
-// TestReplaySeed000 runs the success criterion of AIDF's v0.8.0 plan (Message
-// History Management) through the command line: 60 tool calls,
-// aidf:max_messages=30, never more than 30 plus one turn; and two runs write
-// byte-identical traces and JSON.
-func TestReplaySeed000(t *testing.T) {
+// TestReplayAIDFCriterion runs the success criterion of AIDF's v0.8.0
+// plan (Message History Management) through the command line: 60 tool
+// calls, aidf:max_messages=30, never more than 30 plus one turn; and two
+// runs write byte-identical traces and JSON.
+func TestReplayAIDFCriterion(t *testing.T) {
 	dir := t.TempDir()
 	session := filepath.Join(dir, "s.jsonl")
 	if _, stderr, code := ctxbench("", "gen", "--calls", "60", "--tool-ratio", "1", "-o", session); code != 0 {
@@ -405,12 +405,31 @@ func TestReplaySeed000(t *testing.T) {
 	if b, _ := os.ReadFile(streamed); string(b) != traces[0] {
 		t.Error("the trace written as the steps are made differs from the one of the kept steps")
 	}
-	lines := strings.Split(strings.TrimSpace(traces[0]), "\n")
+	lines := traceWithinCap(t, traces[0])
+	traceCostsAsCost(t, session, lines)
+	// A replay that lists recorded prices with that run: the same lines.
+	withRec := filepath.Join(dir, "trace-recorded.jsonl")
+	if _, stderr, code := ctxbench("", "replay", "--policy", "recorded", "--policy", "aidf:max_messages=30", "--trace", withRec, session); code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(withRec)
+	all := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(all) != 120 || strings.Join(all[60:], "\n") != strings.Join(lines, "\n") {
+		t.Errorf("with recorded listed, the aidf lines differ (%d lines)", len(all))
+	}
+}
+
+// traceWithinCap: the trace of aidf:max_messages=30 over 60 calls has a
+// line per call, each sending at most 30 messages plus its turn, and
+// every field. It returns the lines.
+func traceWithinCap(t *testing.T, trace string) []string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(trace), "\n")
 	if len(lines) != 60 {
 		t.Fatalf("%d trace lines for 60 calls", len(lines))
 	}
 	read := 0
-	err := replay.ReadTrace(strings.NewReader(traces[0]), func(l *replay.TraceLine) error {
+	err := replay.ReadTrace(strings.NewReader(trace), func(l *replay.TraceLine) error {
 		read++
 		if l.Messages != len(l.Context) || l.Messages > 30+len(l.Appended) || l.Tokens["cl100k_base"] == 0 {
 			t.Errorf("step %d: %d messages sent for a turn of %d", l.Step.Step, l.Messages, len(l.Appended))
@@ -425,7 +444,14 @@ func TestReplaySeed000(t *testing.T) {
 			t.Errorf("the trace line lacks %s: %.300s", key, lines[59])
 		}
 	}
-	// Each call's cost_usd is the price ctxbench cost gives that call.
+	return lines
+}
+
+// traceCostsAsCost: each traced call's cost_usd is the price ctxbench
+// cost gives that call, and its cache_break the break cost finds there:
+// where, how many tokens re-billed, at what cost.
+func traceCostsAsCost(t *testing.T, session string, lines []string) {
+	t.Helper()
 	stdout, stderr, code := ctxbench("", "cost", "--json", "--policy", "aidf:max_messages=30", session)
 	if code != 0 {
 		t.Fatalf("cost: exit %d: %s", code, stderr)
@@ -450,8 +476,6 @@ func TestReplaySeed000(t *testing.T) {
 	if len(perStep) != len(lines) {
 		t.Fatalf("%d calls priced by cost, %d traced", len(perStep), len(lines))
 	}
-	// And its cache_break is the break cost finds at that call: where,
-	// how many tokens re-billed, at what cost.
 	breaks := map[int]string{}
 	for _, b := range cost.Transcripts[0].Policies[0].Breaks {
 		breaks[b.Step] = fmt.Sprintf("at %d, %d tokens, %v", b.Index, b.Rebilled, float64(b.Cost)/1e12)
@@ -479,16 +503,6 @@ func TestReplaySeed000(t *testing.T) {
 		if got != breaks[i] {
 			t.Errorf("step %d: the trace's cache break is %q, cost's %q", i, got, breaks[i])
 		}
-	}
-	// A replay that lists recorded prices with that run: the same lines.
-	withRec := filepath.Join(dir, "trace-recorded.jsonl")
-	if _, stderr, code := ctxbench("", "replay", "--policy", "recorded", "--policy", "aidf:max_messages=30", "--trace", withRec, session); code != 0 && code != 1 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	b, _ := os.ReadFile(withRec)
-	all := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(all) != 120 || strings.Join(all[60:], "\n") != strings.Join(lines, "\n") {
-		t.Errorf("with recorded listed, the aidf lines differ (%d lines)", len(all))
 	}
 }
 
@@ -614,14 +628,22 @@ func TestReportEndToEnd(t *testing.T) {
 	if rec == "" || !strings.HasSuffix(stdout, "\n"+rec+"\n") {
 		t.Errorf("the output does not end with the recommendation %q:\n%s", rec, stdout)
 	}
+	reportFolderComplete(t, out)
+	doc := reportResults(t, out)
+	testBrowser(t, filepath.Join(out, "index.html"), func(dom string) { pageSummaryAsResults(t, dom, doc) })
+}
+
+// reportFolderComplete: the report's folder holds every file, none
+// empty; SVGs name their font instead of embedding it, so the whole
+// default report stays under 3 MB.
+func reportFolderComplete(t *testing.T, out string) {
+	t.Helper()
 	for _, f := range []string{"index.html", "report.md", "results.json", "summary.csv", "steps.csv", "sweep.csv", "pareto.png",
 		"sweep-heatmap.png", "estimate-scatter.png", "growth-tokens-6.png", "cost-1.png"} {
 		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	// SVGs name their font instead of embedding it: the whole default
-	// report stays under 3 MB.
 	var total int64
 	entries, _ := os.ReadDir(out)
 	for _, d := range entries {
@@ -632,19 +654,28 @@ func TestReportEndToEnd(t *testing.T) {
 	if total > 3<<20 || len(entries) < 20 {
 		t.Errorf("the report is %d bytes in %d files, want under 3 MB", total, len(entries))
 	}
-	var doc struct {
-		Policies    []string
-		Transcripts []struct {
-			Runs []struct {
-				Label   string
-				Cost    []float64 `json:"cost_per_call_usd"`
-				CostUSD *float64  `json:"cost_usd"`
-				Summary struct {
-					InputTokens map[string]int64 `json:"input_tokens"`
-				}
+}
+
+// reportDoc is what TestReportEndToEnd reads of results.json.
+type reportDoc struct {
+	Policies    []string
+	Transcripts []struct {
+		Runs []struct {
+			Label   string
+			Cost    []float64 `json:"cost_per_call_usd"`
+			CostUSD *float64  `json:"cost_usd"`
+			Summary struct {
+				InputTokens map[string]int64 `json:"input_tokens"`
 			}
 		}
 	}
+}
+
+// reportResults reads the default report's results.json: every policy
+// and sample, no call costing less than nothing.
+func reportResults(t *testing.T, out string) reportDoc {
+	t.Helper()
+	var doc reportDoc
 	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
 	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != len(reportPolicies) || len(doc.Transcripts) != len(fixtures.SampleFiles()) {
 		t.Errorf("results.json: %v, %d policies, %d transcripts", err, len(doc.Policies), len(doc.Transcripts))
@@ -658,42 +689,46 @@ func TestReportEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	testBrowser(t, filepath.Join(out, "index.html"), func(dom string) {
-		// The summary's cost per policy is results.json's, summed over
-		// the sessions.
-		for k, label := range doc.Policies {
-			sum, all, tokens := 0.0, true, int64(0)
-			for _, tr := range doc.Transcripts {
-				tokens += tr.Runs[k].Summary.InputTokens["cl100k_base"]
-				if c := tr.Runs[k].CostUSD; c != nil {
-					sum += *c
-				} else {
-					all = false
-				}
-			}
-			m := regexp.MustCompile(`<tr[^>]*data-policy="` + regexp.QuoteMeta(html.EscapeString(label)) + `"><td[^>]*>.*?</td>(?:<td[^>]*>.*?</td>){2}<td class="n" data-v="(\d+)">[^<]*</td><td[^>]*>[^<]*</td><td class="n w" data-v="([^"]*)">([^<]*)<`).FindStringSubmatch(dom)
-			if m == nil {
-				t.Errorf("the summary has no cost for %s", label)
-				continue
-			}
-			if m[1] != strconv.FormatInt(tokens, 10) || tokens == 0 {
-				t.Errorf("%s: the summary's tokens sent %s, results.json's %d", label, m[1], tokens)
-			}
-			// The priced sessions' cost; the page says which are not.
-			if got, err := strconv.ParseFloat(m[2], 64); err != nil || math.Abs(got-sum) > 1e-9 {
-				t.Errorf("%s: the summary's cost %q, results.json's %v", label, m[2], sum)
-			}
-			if !all && !strings.Contains(m[3], " sessions priced)") && m[3] != "not priced" {
-				t.Errorf("%s: a session is not priced, and the summary says %q", label, m[3])
+	return doc
+}
+
+// pageSummaryAsResults: the page's summary gives each policy the tokens
+// and the cost of results.json, summed over the sessions, says which
+// are not priced, and has a recommendation.
+func pageSummaryAsResults(t *testing.T, dom string, doc reportDoc) {
+	t.Helper()
+	for k, label := range doc.Policies {
+		sum, all, tokens := 0.0, true, int64(0)
+		for _, tr := range doc.Transcripts {
+			tokens += tr.Runs[k].Summary.InputTokens["cl100k_base"]
+			if c := tr.Runs[k].CostUSD; c != nil {
+				sum += *c
+			} else {
+				all = false
 			}
 		}
-		if !strings.Contains(dom, "Not priced (no cost is counted for them, never $0): model ") {
-			t.Error("the page does not name the model of the sessions not priced")
+		m := regexp.MustCompile(`<tr[^>]*data-policy="` + regexp.QuoteMeta(html.EscapeString(label)) + `"><td[^>]*>.*?</td>(?:<td[^>]*>.*?</td>){2}<td class="n" data-v="(\d+)">[^<]*</td><td[^>]*>[^<]*</td><td class="n w" data-v="([^"]*)">([^<]*)<`).FindStringSubmatch(dom)
+		if m == nil {
+			t.Errorf("the summary has no cost for %s", label)
+			continue
 		}
-		if !strings.Contains(dom, `id="recommendation"`) {
-			t.Error("the page has no recommendation")
+		if m[1] != strconv.FormatInt(tokens, 10) || tokens == 0 {
+			t.Errorf("%s: the summary's tokens sent %s, results.json's %d", label, m[1], tokens)
 		}
-	})
+		// The priced sessions' cost; the page says which are not.
+		if got, err := strconv.ParseFloat(m[2], 64); err != nil || math.Abs(got-sum) > 1e-9 {
+			t.Errorf("%s: the summary's cost %q, results.json's %v", label, m[2], sum)
+		}
+		if !all && !strings.Contains(m[3], " sessions priced)") && m[3] != "not priced" {
+			t.Errorf("%s: a session is not priced, and the summary says %q", label, m[3])
+		}
+	}
+	if !strings.Contains(dom, "Not priced (no cost is counted for them, never $0): model ") {
+		t.Error("the page does not name the model of the sessions not priced")
+	}
+	if !strings.Contains(dom, `id="recommendation"`) {
+		t.Error("the page has no recommendation")
+	}
 }
 
 // testBrowser loads the report in headless Chromium at 1280 px: the page
@@ -827,69 +862,95 @@ func TestCheckFailures(t *testing.T) {
 	if _, _, code := ctxbench("", "check", "--config", cfg, "--strict"); code != 1 {
 		t.Errorf("an improvement under --strict: exit %d, want 1", code)
 	}
-	// Budgets and invariants: --update refuses to record them without
-	// --accept, and leaves nothing on disk.
+	// An unknown budget is a config error.
+	if _, stderr, code := ctxbench("", "check", "--config", checkSuite(t, "transcripts: [TRANSCRIPT]\npolicies: [none]\nbudgets: {max_cost: 1}\n"), "--update"); code != 2 || !strings.Contains(stderr, "unknown budget") {
+		t.Errorf("unknown budget: exit %d, %s", code, stderr)
+	}
+}
+
+// TestCheckAccept: budgets and invariants a check fails on. --update
+// refuses to record them without --accept, and leaves nothing on disk;
+// --accept records them; the next check fails again on a budget, passes
+// on known violations and fails on more of them, and says so in JUnit.
+func TestCheckAccept(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{"transcripts: [TRANSCRIPT]\npolicies: [none]\nbudgets: {max_context_tokens: 500}\n", "1,090 is over the budget 500 (max_context_tokens)"},
 		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=4,preserve_first_n=0,preserve_last_n=2,pair_safe=true\"]\nbudgets: {min_retention: 0.9}\n", "is under the minimum 0.9 (min_retention)"},
 		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=4,preserve_first_n=0,preserve_last_n=2,pair_safe=true\"]\nbudgets: {min_probe_score: 0.9}\n", "probe score 0.5 is under the minimum 0.9 (min_probe_score)"},
 		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=3,preserve_last_n=1\"]\n", "violations.tool_pairing"},
 	} {
-		cfg := checkSuite(t, tc.body)
-		base := filepath.Join(filepath.Dir(cfg), "ctxbench.baseline.json")
-		stdout, stderr, code := ctxbench("", "check", "--config", cfg, "--update")
-		if _, err := os.Stat(base); code != 1 || err == nil || !strings.Contains(stdout, tc.want) || !strings.Contains(stderr, "--accept") {
-			t.Errorf("%q: --update without --accept: exit %d, baseline written: %v\n%s%s", tc.body, code, err == nil, stdout, stderr)
-		}
-		stdout, stderr, code = ctxbench("", "check", "--config", cfg, "--update", "--accept")
-		if code != 0 || !strings.Contains(stdout, "accepted 1 failing case:") || !strings.Contains(stdout, tc.want) {
-			t.Fatalf("--accept: exit %d\n%s%s", code, stdout, stderr)
-		}
-		// A budget is the config's: accepting says the next check fails
-		// again, as it does below; violations become known, and pass.
-		budget := !strings.Contains(tc.want, "violations")
-		if again := strings.Contains(stdout, "the next check fails on it again"); again != budget {
-			t.Errorf("%q: --accept says the next check fails again: %v\n%s", tc.body, again, stdout)
-		}
-		stdout, stderr, code = ctxbench("", "check", "--config", cfg, "--junit", filepath.Join(filepath.Dir(cfg), "junit.xml"))
-		if strings.Contains(tc.want, "violations") {
-			// Known violations pass; more of them fail.
-			if code != 0 {
-				t.Errorf("known violations: exit %d\n%s%s", code, stdout, stderr)
-			}
-			b, _ := os.ReadFile(base)
-			lower := regexp.MustCompile(`"tool_pairing": (\d+)`).ReplaceAllStringFunc(string(b), func(m string) string {
-				n, _ := strconv.Atoi(m[len(`"tool_pairing": `):])
-				return `"tool_pairing": ` + strconv.Itoa(n-1)
-			})
-			if lower == string(b) {
-				t.Fatal("no tool_pairing count in the baseline")
-			}
-			os.WriteFile(base, []byte(lower), 0o644)
-			stdout, stderr, code = ctxbench("", "check", "--config", cfg, "--junit", filepath.Join(filepath.Dir(cfg), "junit.xml"))
-		}
-		if code != 1 || !strings.Contains(stdout+stderr, tc.want) {
-			t.Errorf("%q: exit %d, want 1 and %q:\n%s%s", tc.body, code, tc.want, stdout, stderr)
-		}
-		var suites struct {
-			XMLName xml.Name `xml:"testsuites"`
-			Suites  []struct {
-				Cases []struct {
-					Name    string `xml:"name,attr"`
-					Failure *struct {
-						Message string `xml:"message,attr"`
-					} `xml:"failure"`
-				} `xml:"testcase"`
-			} `xml:"testsuite"`
-		}
-		b, _ := os.ReadFile(filepath.Join(filepath.Dir(cfg), "junit.xml"))
-		if err := xml.Unmarshal(b, &suites); err != nil || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 1 || suites.Suites[0].Cases[0].Failure == nil {
-			t.Errorf("junit: %v\n%s", err, b)
-		}
+		checkAccepted(t, tc.body, tc.want)
 	}
-	// An unknown budget is a config error.
-	if _, stderr, code := ctxbench("", "check", "--config", checkSuite(t, "transcripts: [TRANSCRIPT]\npolicies: [none]\nbudgets: {max_cost: 1}\n"), "--update"); code != 2 || !strings.Contains(stderr, "unknown budget") {
-		t.Errorf("unknown budget: exit %d, %s", code, stderr)
+}
+
+// checkAccepted runs TestCheckAccept's steps on the suite body, whose
+// check fails saying want.
+func checkAccepted(t *testing.T, body, want string) {
+	t.Helper()
+	cfg := checkSuite(t, body)
+	base := filepath.Join(filepath.Dir(cfg), "ctxbench.baseline.json")
+	junit := filepath.Join(filepath.Dir(cfg), "junit.xml")
+	stdout, stderr, code := ctxbench("", "check", "--config", cfg, "--update")
+	if _, err := os.Stat(base); code != 1 || err == nil || !strings.Contains(stdout, want) || !strings.Contains(stderr, "--accept") {
+		t.Errorf("%q: --update without --accept: exit %d, baseline written: %v\n%s%s", body, code, err == nil, stdout, stderr)
+	}
+	stdout, stderr, code = ctxbench("", "check", "--config", cfg, "--update", "--accept")
+	if code != 0 || !strings.Contains(stdout, "accepted 1 failing case:") || !strings.Contains(stdout, want) {
+		t.Fatalf("--accept: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// A budget is the config's: accepting says the next check fails
+	// again, as it does below; violations become known, and pass.
+	violations := strings.Contains(want, "violations")
+	if again := strings.Contains(stdout, "the next check fails on it again"); again == violations {
+		t.Errorf("%q: --accept says the next check fails again: %v\n%s", body, again, stdout)
+	}
+	stdout, stderr, code = ctxbench("", "check", "--config", cfg, "--junit", junit)
+	if violations {
+		// Known violations pass; more of them fail.
+		if code != 0 {
+			t.Errorf("known violations: exit %d\n%s%s", code, stdout, stderr)
+		}
+		lowerKnownViolations(t, base)
+		stdout, stderr, code = ctxbench("", "check", "--config", cfg, "--junit", junit)
+	}
+	if code != 1 || !strings.Contains(stdout+stderr, want) {
+		t.Errorf("%q: exit %d, want 1 and %q:\n%s%s", body, code, want, stdout, stderr)
+	}
+	junitOneFailure(t, junit)
+}
+
+// lowerKnownViolations makes the baseline know one tool_pairing
+// violation fewer.
+func lowerKnownViolations(t *testing.T, base string) {
+	t.Helper()
+	b, _ := os.ReadFile(base)
+	lower := regexp.MustCompile(`"tool_pairing": (\d+)`).ReplaceAllStringFunc(string(b), func(m string) string {
+		n, _ := strconv.Atoi(m[len(`"tool_pairing": `):])
+		return `"tool_pairing": ` + strconv.Itoa(n-1)
+	})
+	if lower == string(b) {
+		t.Fatal("no tool_pairing count in the baseline")
+	}
+	os.WriteFile(base, []byte(lower), 0o644)
+}
+
+// junitOneFailure: the JUnit file holds one suite of one failing case.
+func junitOneFailure(t *testing.T, junit string) {
+	t.Helper()
+	var suites struct {
+		XMLName xml.Name `xml:"testsuites"`
+		Suites  []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	b, _ := os.ReadFile(junit)
+	if err := xml.Unmarshal(b, &suites); err != nil || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 1 || suites.Suites[0].Cases[0].Failure == nil {
+		t.Errorf("junit: %v\n%s", err, b)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/reports"
 )
 
 // judgeAPI is a fake Anthropic Messages API that answers the LLM judge:
@@ -96,18 +98,7 @@ func TestProbesLLMJudgeEndToEnd(t *testing.T) {
 	}
 	asked, graded := api.counts()
 	tp := res.Transcripts[0]
-	probes := 0
-	for _, c := range tp.Calls {
-		probes += len(c.Probes)
-		for _, p := range c.Probes {
-			if p.LLM == nil || p.LLM.Grade == nil || p.LLM.Grade.Accuracy != 4 || !p.LLM.Kept || p.LLM.Asked == p.Question {
-				t.Errorf("call %d: %q judged %+v, want graded and asked paraphrased", c.Step, p.Question, p.LLM)
-			}
-		}
-		if c.Distractor == nil || !c.Distractor.Kept {
-			t.Errorf("call %d: distractor %+v, want answered not in the context", c.Step, c.Distractor)
-		}
-	}
+	probes := judgedProbes(t, &tp)
 	ls := tp.LLMScore
 	// Asking the same question of the same context twice (two
 	// constraints lost at one call) is one request: the cache serves the
@@ -124,25 +115,51 @@ func TestProbesLLMJudgeEndToEnd(t *testing.T) {
 	if a, g := api.counts(); code != 0 || again != stdout || a != asked || g != graded {
 		t.Errorf("re-run: exit %d, same output %v, %d more requests: %s", code, again == stdout, a+g-asked-graded, stderr)
 	}
-	// The spend cap stops the judge before it spends: each request could
-	// cost more than a hundredth of a cent.
-	_, stderr, code = ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", "--provider", "anthropic",
-		"--base-url", api.URL, "--cache-dir", t.TempDir(), "--max-summary-usd", "0.0001", session)
-	if a, g := api.counts(); code == 0 || !strings.Contains(stderr, "spend cap") || a+g != asked+graded {
-		t.Errorf("spend cap: exit %d, %d requests made: %s", code, a+g-asked-graded, stderr)
+	judgeStops(t, api, session, asked+graded)
+	// The judge needs a model and a policy.
+	if _, stderr, code := ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", session); code != 2 || !strings.Contains(stderr, "--judge llm needs a model") {
+		t.Errorf("mock judge: exit %d: %s", code, stderr)
 	}
-	// A key the API refuses stops the run at its first request.
+}
+
+// judgedProbes: every probe of tp is graded, kept and asked
+// paraphrased, and every call's distractor answered not in the context.
+// It returns the probes.
+func judgedProbes(t *testing.T, tp *reports.TranscriptProbes) int {
+	t.Helper()
+	probes := 0
+	for _, c := range tp.Calls {
+		probes += len(c.Probes)
+		for _, p := range c.Probes {
+			if p.LLM == nil || p.LLM.Grade == nil || p.LLM.Grade.Accuracy != 4 || !p.LLM.Kept || p.LLM.Asked == p.Question {
+				t.Errorf("call %d: %q judged %+v, want graded and asked paraphrased", c.Step, p.Question, p.LLM)
+			}
+		}
+		if c.Distractor == nil || !c.Distractor.Kept {
+			t.Errorf("call %d: distractor %+v, want answered not in the context", c.Step, c.Distractor)
+		}
+	}
+	return probes
+}
+
+// judgeStops: the spend cap stops the judge before it spends (each
+// request could cost more than a hundredth of a cent), and a key the API
+// refuses stops the run at its first request; made is the requests the
+// API had before.
+func judgeStops(t *testing.T, api *judgeAPI, session string, made int) {
+	t.Helper()
+	_, stderr, code := ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", "--provider", "anthropic",
+		"--base-url", api.URL, "--cache-dir", t.TempDir(), "--max-summary-usd", "0.0001", session)
+	if a, g := api.counts(); code == 0 || !strings.Contains(stderr, "spend cap") || a+g != made {
+		t.Errorf("spend cap: exit %d, %d requests made: %s", code, a+g-made, stderr)
+	}
 	api.mu.Lock()
 	api.status = http.StatusUnauthorized
 	api.mu.Unlock()
 	_, stderr, code = ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", "--provider", "anthropic",
 		"--base-url", api.URL, "--cache-dir", t.TempDir(), session)
-	if a, g := api.counts(); code == 0 || !strings.Contains(stderr, "authentication_error") || a+g != asked+graded+1 {
-		t.Errorf("refused key: exit %d, %d requests made: %s", code, a+g-asked-graded, stderr)
-	}
-	// The judge needs a model and a policy.
-	if _, stderr, code := ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", session); code != 2 || !strings.Contains(stderr, "--judge llm needs a model") {
-		t.Errorf("mock judge: exit %d: %s", code, stderr)
+	if a, g := api.counts(); code == 0 || !strings.Contains(stderr, "authentication_error") || a+g != made+1 {
+		t.Errorf("refused key: exit %d, %d requests made: %s", code, a+g-made, stderr)
 	}
 }
 

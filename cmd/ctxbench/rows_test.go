@@ -104,31 +104,9 @@ func TestCostRows(t *testing.T) {
 			if r.Transcript != tr.ID || r.Policy != p.Label || r.TotalPUSD != p.Total || r.Calls != int64(len(p.PerStep)) {
 				t.Errorf("%s %s: row %+v; cost --json: total %d, %d calls", tr.ID, p.Label, r, p.Total, len(p.PerStep))
 			}
-			if r.TokensSent == nil || r.Retention == nil || *r.TokensSent <= 0 {
-				t.Errorf("%s %s: no tokens sent or retention: %v %v", tr.ID, p.Label, r.TokensSent, r.Retention)
-			}
-			// Every metric of the registry, by name; the worst call's
-			// retention is at most the mean.
-			for _, m := range replay.Metrics() {
-				if _, ok := r.Metrics[m.Name]; !ok {
-					t.Errorf("%s %s: no %s in the row's metrics %v", tr.ID, p.Label, m.Name, r.Metrics)
-				}
-			}
-			if w := r.Metrics["worst_retention"]; r.Retention != nil && (w > *r.Retention || w < 0) {
-				t.Errorf("%s %s: worst retention %v, mean %v", tr.ID, p.Label, w, *r.Retention)
-			}
+			replayedRow(t, r)
 			byPolicy[p.Label] += r.TotalPUSD
-			cs := callsOf[[2]string{tr.ID, p.Label}]
-			var sum int64
-			for k, c := range cs {
-				sum += c.CostPUSD
-				if c.Call != int64(k) || c.CostPUSD != p.PerStep[k] {
-					t.Errorf("%s %s call %d: %+v, cost --json %d", tr.ID, p.Label, k, c, p.PerStep[k])
-				}
-			}
-			if len(cs) != len(p.PerStep) {
-				t.Errorf("%s %s: %d calls rows, %d calls", tr.ID, p.Label, len(cs), len(p.PerStep))
-			}
+			callRowsMatch(t, r, callsOf[[2]string{tr.ID, p.Label}], p.PerStep)
 		}
 	}
 	for _, tot := range doc.Totals {
@@ -138,19 +116,7 @@ func TestCostRows(t *testing.T) {
 	}
 	// Written again, the folders are replaced, byte for byte the same; a
 	// folder of something else is refused before the work.
-	var before [][]byte
-	for _, f := range []string{filepath.Join(pq, "runs.parquet"), filepath.Join(pq, "calls.parquet"), filepath.Join(jl, "calls.jsonl")} {
-		b, _ := os.ReadFile(f)
-		before = append(before, b)
-	}
-	if _, stderr, code := ctxbench("", args...); code != 0 {
-		t.Errorf("again: exit %d: %s", code, stderr)
-	}
-	for i, f := range []string{filepath.Join(pq, "runs.parquet"), filepath.Join(pq, "calls.parquet"), filepath.Join(jl, "calls.jsonl")} {
-		if b, _ := os.ReadFile(f); len(b) == 0 || string(b) != string(before[i]) {
-			t.Errorf("%s: not the same bytes when written again", f)
-		}
-	}
+	rewritesSame(t, args, filepath.Join(pq, "runs.parquet"), filepath.Join(pq, "calls.parquet"), filepath.Join(jl, "calls.jsonl"))
 	other := filepath.Join(dir, "other")
 	os.MkdirAll(other, 0o755)
 	_, stderr, code = ctxbench("", append([]string{"cost", "--policy", "none", "--parquet", other}, rowsFiles...)...)
@@ -159,6 +125,58 @@ func TestCostRows(t *testing.T) {
 	}
 	if _, stderr, code := ctxbench("", "cost", "--parquet", filepath.Join(dir, "x"), rowsFiles[0]); code != 2 || !strings.Contains(stderr, "give --policy") {
 		t.Errorf("no policy: exit %d, %s", code, stderr)
+	}
+}
+
+// rewritesSame runs ctxbench with args again and requires files to be
+// the same bytes as before.
+func rewritesSame(t *testing.T, args []string, files ...string) {
+	t.Helper()
+	var before [][]byte
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		before = append(before, b)
+	}
+	if _, stderr, code := ctxbench("", args...); code != 0 {
+		t.Errorf("again: exit %d: %s", code, stderr)
+	}
+	for i, f := range files {
+		if b, _ := os.ReadFile(f); len(b) == 0 || string(b) != string(before[i]) {
+			t.Errorf("%s: not the same bytes when written again", f)
+		}
+	}
+}
+
+// replayedRow: a replayed run's row has the tokens sent, the retention,
+// and every metric of the registry by name, the worst call's retention
+// at most the mean.
+func replayedRow(t *testing.T, r reports.RunRow) {
+	t.Helper()
+	if r.TokensSent == nil || r.Retention == nil || *r.TokensSent <= 0 {
+		t.Errorf("%s %s: no tokens sent or retention: %v %v", r.Transcript, r.Policy, r.TokensSent, r.Retention)
+		return
+	}
+	for _, m := range replay.Metrics() {
+		if _, ok := r.Metrics[m.Name]; !ok {
+			t.Errorf("%s %s: no %s in the row's metrics %v", r.Transcript, r.Policy, m.Name, r.Metrics)
+		}
+	}
+	if w := r.Metrics["worst_retention"]; w > *r.Retention || w < 0 {
+		t.Errorf("%s %s: worst retention %v, mean %v", r.Transcript, r.Policy, w, *r.Retention)
+	}
+}
+
+// callRowsMatch: a run's calls rows are its calls, in order, each at the
+// cost cost --json gives it (perStep).
+func callRowsMatch(t *testing.T, r reports.RunRow, cs []reports.CallRow, perStep []int64) {
+	t.Helper()
+	for k, c := range cs[:min(len(cs), len(perStep))] {
+		if c.Call != int64(k) || c.CostPUSD != perStep[k] {
+			t.Errorf("%s %s call %d: %+v, cost --json %d", r.Transcript, r.Policy, k, c, perStep[k])
+		}
+	}
+	if len(cs) != len(perStep) {
+		t.Errorf("%s %s: %d calls rows, %d calls", r.Transcript, r.Policy, len(cs), len(perStep))
 	}
 }
 
