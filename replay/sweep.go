@@ -246,7 +246,8 @@ type sweptTranscript struct {
 	t          *transcript.Transcript
 	opt        Options
 	left       atomic.Int64
-	finished   bool // left reached 0; under the Sweeper's mu
+	ran        chan struct{} // closed once left reached 0 and finish ran
+	finished   bool          // left reached 0; under the Sweeper's mu
 	noneTokens int64
 	runs       []SweptRun
 	// coster makes each run's RunCoster (nil: not priced); priced says
@@ -318,7 +319,7 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 	}
 	workers = min(workers, MaxWorkers)
 	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress,
-		jobs: make(chan sweepJob, 4*workers), stopped: make(chan struct{}), metrics: make([]MetricFolder, len(res.Points))}
+		jobs: make(chan sweepJob), stopped: make(chan struct{}), metrics: make([]MetricFolder, len(res.Points))}
 	for range workers {
 		sw.wg.Go(sw.work)
 	}
@@ -349,6 +350,7 @@ func (sw *Sweeper) work() {
 			tr.noneTokens = noneInputTokens(tr.t, tr.opt.estimators()[0], tr.opt.counts)
 			tr.t, tr.opt = nil, Options{}
 			sw.finish(tr)
+			close(tr.ran)
 		}
 		if sw.progress != nil {
 			sw.progress(int(sw.done.Add(1)), int(sw.total.Load()))
@@ -497,13 +499,17 @@ func (sw *Sweeper) Prepare(t *transcript.Transcript) (*Replayer, error) {
 	return r, nil
 }
 
-// Add starts the runs of r's transcript, one per point. It returns an
-// error when the sweep has stopped (a run failed, or ctx is done):
-// [Sweeper.Result] says why. The sweep keeps each run's summary; the
-// transcript and r are let go once its runs are done.
+// Add starts the runs of r's transcript, one per point, and returns
+// once a worker has taken each of them; a transcript of more than
+// [SweptAloneBytes] of text is swept alone: Add returns once its runs
+// are done, so that a reader reads the next transcript after it (the
+// sweep holds one large transcript, not two). It returns an error when
+// the sweep has stopped (a run failed, or ctx is done): [Sweeper.Result]
+// says why. The sweep keeps each run's summary; the transcript and r are
+// let go once its runs are done.
 func (sw *Sweeper) Add(r *Replayer) error {
 	t := r.t
-	tr := &sweptTranscript{t: t, runs: make([]SweptRun, len(sw.policies))}
+	tr := &sweptTranscript{t: t, runs: make([]SweptRun, len(sw.policies)), ran: make(chan struct{})}
 	tr.opt = r.with(sw.opt)
 	if sw.Price != nil {
 		var err error
@@ -527,7 +533,36 @@ func (sw *Sweeper) Add(r *Replayer) error {
 			return sw.ctx.Err()
 		}
 	}
-	return nil
+	if textBytes(t) <= sweptAlone {
+		return nil
+	}
+	select {
+	case <-tr.ran:
+		return nil
+	case <-sw.stopped:
+		return errSweepStopped
+	case <-sw.ctx.Done():
+		return sw.ctx.Err()
+	}
+}
+
+// SweptAloneBytes is the text above which [Sweeper.Add] waits for a
+// transcript's runs: the least a reader reads ahead at once
+// (transcript.WalkPrepared reads a file larger than its budget alone).
+const SweptAloneBytes = 16 << 20
+
+// sweptAlone is SweptAloneBytes, lowered by tests.
+var sweptAlone int64 = SweptAloneBytes
+
+// textBytes is the text of t's blocks, in bytes.
+func textBytes(t *transcript.Transcript) int64 {
+	var n int64
+	for i := range t.Messages {
+		for _, b := range t.Messages[i].Blocks {
+			n += int64(len(b.Text) + len(b.Input) + len(b.Raw))
+		}
+	}
+	return n
 }
 
 var errSweepStopped = errors.New("the sweep has stopped")

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"weak"
@@ -370,4 +371,58 @@ func TestSweeperLetsGo(t *testing.T) {
 		t.Errorf("(-shared caches +each its own):\n%s", diff)
 	}
 	runtime.KeepAlive(sw)
+}
+
+// TestSweeperLargeAlone: a transcript of more text than SweptAloneBytes
+// is swept alone: Add returns once its runs are done and it is added
+// into the points (Done is called); one of that much text or less is
+// returned as soon as workers have taken its runs, done or not.
+func TestSweeperLargeAlone(t *testing.T) {
+	defer func(n int64) { sweptAlone = n }(sweptAlone)
+	tr := generated(t, 40)
+	size := textBytes(tr)
+	grid := []GridKey{{Key: "max_messages", Values: []string{"4", "8", "16"}}}
+	sweptAlone = size - 1
+	sw, err := NewSweeper(context.Background(), "aidf", nil, grid, Options{}, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done atomic.Int64
+	sw.Done = func(int, SweptTranscript) { done.Add(1) }
+	for i := range 3 {
+		if err := sw.Add(mustReplayer(t, tr)); err != nil {
+			t.Fatal(err)
+		}
+		if n := done.Load(); n != int64(i+1) {
+			t.Errorf("%d bytes, over %d: transcript %d's Add returned with %d transcripts done", size, sweptAlone, i, n)
+		}
+	}
+	if _, err := sw.Result(); err != nil {
+		t.Fatal(err)
+	}
+	// At the bound, Add does not wait: the two workers hold their runs
+	// until it has returned.
+	sweptAlone = size
+	release := make(chan struct{})
+	two := []GridKey{{Key: "max_messages", Values: []string{"4", "8"}}}
+	sw, err = NewSweeper(context.Background(), "aidf", nil, two, Options{}, 2, func(int, int) { <-release })
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.Done = func(int, SweptTranscript) { done.Add(1) }
+	done.Store(0)
+	added := make(chan error, 1)
+	go func() { added <- sw.Add(mustReplayer(t, tr)) }()
+	select {
+	case err := <-added:
+		if err != nil || done.Load() != 0 {
+			t.Errorf("at the bound: Add returned %v with %d transcripts done", err, done.Load())
+		}
+	case <-time.After(time.Minute):
+		t.Error("at the bound: Add waited for the runs")
+	}
+	close(release)
+	if _, err := sw.Result(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -61,7 +61,7 @@ func (c *sweepCmd) Run(e *env) error {
 		return err
 	}
 	// Each transcript's runs start as soon as it is read, while the next
-	// ones are read.
+	// ones are read; a large one is swept alone ([replay.Sweeper.Add]).
 	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum}
 	progress, stop := progressBar(e.stderr)
 	prices, err := loadPrices(c.Prices)
