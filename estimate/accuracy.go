@@ -24,6 +24,16 @@ type Counts struct {
 	Calls []CallCounts
 }
 
+// Rows returns every message's counts in a row, message after message,
+// each one per estimator in the order of Estimators.
+func (c *Counts) Rows() []int {
+	rows := make([]int, 0, len(c.Messages)*len(c.Estimators))
+	for _, m := range c.Messages {
+		rows = append(rows, m.Counts...)
+	}
+	return rows
+}
+
 // MessageCounts is one message's counts.
 type MessageCounts struct {
 	Index int

@@ -23,7 +23,8 @@ type Builder struct {
 	// Policies are the policies replayed, in the report's order.
 	Policies []window.Labeled
 	// Estimator names the estimator the tokens are counted with (default
-	// cl100k_base).
+	// cl100k_base): the pipeline's ([suite.Pipeline.Estimator]), whose
+	// runs are refused otherwise.
 	Estimator string
 	// CountedWith names the estimators of each run's message counts
 	// ([suite.SessionRun.Counts]), in order, which hold
@@ -171,6 +172,9 @@ func (b *Builder) entry(sr *suite.SessionRun) (*Entry, error) {
 	t, s := sr.Transcript, sr.Session
 	if len(sr.Series) != len(b.Policies) || len(s.Runs) < len(b.Policies) {
 		return nil, fmt.Errorf("%s: %d runs for the report's %d policies", t.File, len(sr.Series), len(b.Policies))
+	}
+	if sr.Estimator != b.report.Estimator {
+		return nil, fmt.Errorf("%s: runs counted with %s, the report's tokens with %s", t.File, sr.Estimator, b.report.Estimator)
 	}
 	e := &Entry{}
 	if b.report.counts != nil {

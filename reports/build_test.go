@@ -176,3 +176,23 @@ func built(t *testing.T, b *Builder, copt cost.Options, ts []*transcript.Transcr
 	t.Cleanup(func() { r.Close() })
 	return r
 }
+
+// TestBuilderRefusesAnotherEstimator: runs whose tokens a pipeline
+// counted with another estimator than the report's are refused, never
+// read as no tokens.
+func TestBuilderRefusesAnotherEstimator(t *testing.T) {
+	ps, err := window.ParseLabeled([]string{"none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := fixtures.GenerateTranscript(fixtures.GenOptions{Calls: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Builder{Policies: ps}
+	p := &suite.Pipeline{Policies: ps, Runs: b.AddRuns,
+		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("chars4", estimate.OverheadNone)}}}
+	if err := p.Add(context.Background(), tr, suite.Prepared{}); err == nil || !strings.Contains(err.Error(), "runs counted with chars4, the report's tokens with cl100k_base") {
+		t.Errorf("runs of chars4 into a report of cl100k_base: %v", err)
+	}
+}

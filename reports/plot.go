@@ -156,17 +156,7 @@ func (pc *PlotCounts) Add(c *estimate.Counts) error {
 // rowsOf returns the rows Add adds of c: each message's exact count,
 // then the heuristics'.
 func (pc *PlotCounts) rowsOf(c *estimate.Counts) ([]int, error) {
-	cols, err := pc.columns(c.Estimators)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]int, 0, len(c.Messages)*len(cols))
-	for _, m := range c.Messages {
-		for _, k := range cols {
-			rows = append(rows, m.Counts[k])
-		}
-	}
-	return rows, nil
+	return pc.pick(c.Rows(), c.Estimators)
 }
 
 // pick returns the rows Add adds of counts, each message's counts by the

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/ctxbench/ctxbench/cost"
@@ -128,23 +129,13 @@ func (p *Pipeline) Prepare(t *transcript.Transcript) Prepared {
 		return pr
 	}
 	if len(p.Estimators) > 0 {
-		pr.counts, pr.countsErr = messageCounts(t, p.Estimators)
+		var c *estimate.Counts
+		if c, pr.countsErr = estimate.Analyze(t, p.Estimators); pr.countsErr == nil {
+			pr.counts = c.Rows()
+		}
 	}
 	pr.r.Prepare(p.Replay)
 	return pr
-}
-
-// messageCounts are t's messages' counts by ests, one row per message.
-func messageCounts(t *transcript.Transcript, ests []estimate.Estimator) ([]int, error) {
-	c, err := estimate.Analyze(t, ests)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]int, 0, len(c.Messages)*len(ests))
-	for _, m := range c.Messages {
-		rows = append(rows, m.Counts...)
-	}
-	return rows, nil
 }
 
 // Add replays t under every policy, gives its runs to Runs and starts
@@ -250,7 +241,7 @@ func (p *Pipeline) sweep(ctx context.Context, r *replay.Replayer) error {
 func (p *Pipeline) AddSwept(ctx context.Context, st replay.SweptTranscript) error {
 	p.init()
 	if p.Sweep == nil {
-		return nil
+		return errors.New("a part of a sweep added to a pipeline that sweeps nothing")
 	}
 	if err := p.startSweep(ctx); err != nil {
 		return err

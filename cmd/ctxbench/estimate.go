@@ -89,8 +89,10 @@ func (c *estimateCmd) Run(e *env) error {
 		}
 	}
 	if c.Plot != "" {
-		// The Gemini CLI variants overlap the current rule: plot two series.
-		paths, err := reports.EstimatePlots(c.Plot, all, []string{"chars4", "gemini"}, exactNames[0])
+		// The Gemini CLI variants overlap the current rule: plot two
+		// series, the report's.
+		accuracy := reports.AccuracyEstimators()
+		paths, err := reports.EstimatePlots(c.Plot, all, accuracy[1:], accuracy[0])
 		if err != nil {
 			return err
 		}
