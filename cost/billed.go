@@ -15,7 +15,13 @@ import (
 // ([transcript.Transcript.UnattributedByModel]) at that model. ByModel is
 // the bill by the calls' models, as ccusage's modelBreakdowns.
 func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (total pricing.Cost, byModel []ModelCost, err error) {
-	l := Ledger{Prices: prices, Model: model}
+	return billed(t, pricing.ResolverOf(prices), model)
+}
+
+// billed is [Billed] through res, which resolves each model name once
+// however many transcripts it prices.
+func billed(t *transcript.Transcript, res *pricing.Resolver, model string) (total pricing.Cost, byModel []ModelCost, err error) {
+	l := Ledger{Prices: res.Prices(), Model: model, resolver: res}
 	if err := l.Add(t); err != nil {
 		return pricing.Cost{}, nil, err
 	}
@@ -26,7 +32,12 @@ func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (tota
 // [Billed] prices it, in call order: 0 for a call that recorded none. The
 // unattributed usage is in no call's.
 func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Money, error) {
-	costs, err := billedCallCosts(t, prices, model)
+	return billedPerCall(t, pricing.ResolverOf(prices), model)
+}
+
+// billedPerCall is [BilledPerCall] through res.
+func billedPerCall(t *transcript.Transcript, res *pricing.Resolver, model string) ([]pricing.Money, error) {
+	costs, err := billedCallCosts(t, res, model)
 	if err != nil {
 		return nil, err
 	}
@@ -38,10 +49,10 @@ func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string
 }
 
 // billedCallCosts is [BilledPerCall] by component.
-func billedCallCosts(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Cost, error) {
+func billedCallCosts(t *transcript.Transcript, resolver *pricing.Resolver, model string) ([]pricing.Cost, error) {
 	model = fallbackModel(t, model)
 	var out []pricing.Cost
-	resolver := pricing.NewResolver(prices)
+	look := pricing.LastLookup{Resolver: resolver}
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		if m.Role != transcript.RoleAssistant {
@@ -55,7 +66,7 @@ func billedCallCosts(t *transcript.Transcript, prices pricing.Prices, model stri
 		if name == "" || name == "<synthetic>" {
 			name = model
 		}
-		p, _, err := resolver.Lookup(name)
+		p, _, err := look.Lookup(name)
 		if err != nil {
 			return nil, err
 		}
@@ -109,8 +120,8 @@ type OutOfSample struct {
 }
 
 // newOutOfSample compares rc's calls after the fit's with their bill.
-func newOutOfSample(rc *RunCost, t *transcript.Transcript, prices pricing.Prices, model string) (*CrossCheck, error) {
-	costs, err := billedCallCosts(t, prices, model)
+func newOutOfSample(rc *RunCost, t *transcript.Transcript, res *pricing.Resolver, model string) (*CrossCheck, error) {
+	costs, err := billedCallCosts(t, res, model)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,25 @@ type Ledger struct {
 	bySession map[string]*SessionBill
 	seen      map[[2]string]bool
 	resolver  *pricing.Resolver
+	day       dayName
+}
+
+// A dayName names the UTC day of a time, remembering the last day named:
+// a transcript's calls fall on few days.
+type dayName struct {
+	from, until time.Time
+	name        string
+}
+
+// of returns at's UTC date (YYYY-MM-DD).
+func (d *dayName) of(at time.Time) string {
+	if d.name == "" || at.Before(d.from) || !at.Before(d.until) {
+		u := at.UTC()
+		d.from = time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)
+		d.until = d.from.AddDate(0, 0, 1)
+		d.name = d.from.Format(time.DateOnly)
+	}
+	return d.name
 }
 
 // A SessionBill is one session's usage and bill: its own transcript's and
@@ -96,10 +115,10 @@ func (l *Ledger) InRange(t *transcript.Transcript) bool {
 }
 
 func (l *Ledger) keeps(at time.Time) bool {
-	if at.IsZero() {
+	if at.IsZero() || l.Since == "" && l.Until == "" {
 		return true
 	}
-	day := at.UTC().Format(time.DateOnly)
+	day := l.day.of(at)
 	return (l.Since == "" || day >= l.Since) && (l.Until == "" || day <= l.Until)
 }
 
@@ -149,14 +168,15 @@ type LedgerItem struct {
 // no price, it returns the error [pricing.NotPriced] recognizes.
 func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 	if l.resolver == nil && l.Prices != nil {
-		l.resolver = pricing.NewResolver(l.Prices)
+		l.resolver = pricing.ResolverOf(l.Prices)
 	}
 	e := &LedgerEntry{Session: cmp.Or(t.Parent, t.ID), File: t.File, ID: t.ID, Subagent: t.Subagent, Own: t.Parent == "", ReportedUSD: t.ReportedCostUSD}
 	fallback := fallbackModel(t, l.Model)
+	look := pricing.LastLookup{Resolver: l.resolver}
 	add := func(m *transcript.Message, name string, u transcript.Usage, at time.Time) error {
 		it := LedgerItem{Model: name, Usage: u, At: at}
 		if l.Prices != nil {
-			p, table, err := l.resolver.Lookup(name)
+			p, table, err := look.Lookup(name)
 			if err != nil {
 				return err
 			}
@@ -255,7 +275,7 @@ func (l *Ledger) AddEntry(e *LedgerEntry) {
 			if it.At.After(s.Last) {
 				s.Last = it.At
 			}
-			l.addDay(it.At.UTC().Format(time.DateOnly), it.Model, calls, it.Usage, it.Cost)
+			l.addDay(l.day.of(it.At), it.Model, calls, it.Usage, it.Cost)
 		}
 	}
 	tb.TotalUSD = tb.Cost.Total().USD()

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/pricing"
@@ -471,6 +472,19 @@ func TestLedgerCopilotEventsAgainstCcusage(t *testing.T) {
 		got := byModel[strings.ReplaceAll(m.ModelName, "4.5", "4-5")]
 		if math.Abs(got-m.Cost) > 0.005*m.Cost {
 			t.Errorf("%s: $%.7f, ccusage $%.7f", m.ModelName, got, m.Cost)
+		}
+	}
+}
+
+// TestDayName: the remembered day is the one time.DateOnly formats,
+// whatever order the times come in and whatever zone they are in.
+func TestDayName(t *testing.T) {
+	var d dayName
+	base := time.Date(2026, 3, 31, 23, 59, 59, 999_999_999, time.UTC)
+	for _, at := range []time.Time{base, base.Add(time.Nanosecond), base.Add(-time.Hour), base.Add(48 * time.Hour), base,
+		base.In(time.FixedZone("east", 5*3600)), time.Date(2025, 12, 31, 22, 0, 0, 0, time.FixedZone("west", -3*3600)), base.Add(time.Nanosecond)} {
+		if got, want := d.of(at), at.UTC().Format(time.DateOnly); got != want {
+			t.Errorf("day of %v: %s, want %s", at, got, want)
 		}
 	}
 }

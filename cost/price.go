@@ -47,20 +47,8 @@ type Options struct {
 	Observe func(run int, s *replay.Step, priced *replay.PricedCall) error
 }
 
-func (o Options) prices() pricing.Prices {
-	if o.Prices == nil {
-		return pricing.Default()
-	}
-	return o.Prices
-}
-
 // resolver looks models up in o's table, each name once.
-func (o Options) resolver() *pricing.Resolver {
-	if o.Prices == nil {
-		return pricing.DefaultResolver()
-	}
-	return pricing.NewResolver(o.Prices)
-}
+func (o Options) resolver() *pricing.Resolver { return pricing.ResolverOf(o.Prices) }
 
 // callModel returns the model that prices message m of t: o.Model when
 // set, else m's own, else (no model recorded, or Claude Code's

@@ -14,19 +14,19 @@ import "github.com/ctxbench/ctxbench/transcript"
 // bill, which [Compare] does. A transcript that cannot be priced
 // returns a nil Comparison and the error [pricing.NotPriced] recognizes.
 func Recorded(t *transcript.Transcript, label string, opt Options) (*Comparison, error) {
-	prices, model := opt.prices(), ""
+	res, model := opt.resolver(), ""
 	if len(t.Models) > 0 {
 		model = t.Models[0]
 	}
-	billed, byModel, err := Billed(t, prices, model)
+	bill, byModel, err := billed(t, res, model)
 	if err != nil {
 		return nil, err
 	}
-	perCall, err := BilledPerCall(t, prices, model)
+	perCall, err := billedPerCall(t, res, model)
 	if err != nil {
 		return nil, err
 	}
-	rc := &RunCost{CacheSim: CacheBill, Usage: t.Usage(), Calls: billed, Total: billed.Total(), ByModel: byModel,
+	rc := &RunCost{CacheSim: CacheBill, Usage: t.Usage(), Calls: bill, Total: bill.Total(), ByModel: byModel,
 		PerStep: perCall, PerStepUsage: make([]transcript.Usage, 0, len(perCall)), Breaks: []CacheBreak{}}
 	for i := range t.Messages { // each call's usage is its bill's
 		if m := &t.Messages[i]; m.Role == transcript.RoleAssistant {
@@ -48,7 +48,7 @@ func Recorded(t *transcript.Transcript, label string, opt Options) (*Comparison,
 	}
 	pr := newPricer(t, nil, opt)
 	c := &Comparison{File: t.File, ID: t.ID, Policies: []PolicyCost{{Label: label, RunCost: rc, TotalUSD: rc.Total.USD()}},
-		Billed: &Bill{Cost: billed, TotalUSD: billed.Total().USD(), ReportedUSD: t.ReportedCostUSD, ByModel: byModel}}
+		Billed: &Bill{Cost: bill, TotalUSD: bill.Total().USD(), ReportedUSD: t.ReportedCostUSD, ByModel: byModel}}
 	c.Misses, c.CacheMisses = cacheMisses(pr, callCaches(pr))
 	return c, nil
 }

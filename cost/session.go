@@ -183,13 +183,13 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	// The bill is what the calls cost at their own models; a call that
 	// records none is priced at the transcript's first model, or, with
 	// none recorded at all, at the what-if model.
-	prices, model := opt.prices(), opt.Model
+	res, model := opt.resolver(), opt.Model
 	if len(t.Models) > 0 {
 		model = t.Models[0]
 	}
-	billed, byModel, err := Billed(t, prices, model)
+	bill, byModel, err := billed(t, res, model)
 	if err == nil {
-		s.BilledPerCall, err = BilledPerCall(t, prices, model)
+		s.BilledPerCall, err = billedPerCall(t, res, model)
 	}
 	s.BilledByModel = byModel
 	if pricing.NotPriced(err) {
@@ -199,7 +199,7 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	if err != nil {
 		return err
 	}
-	s.Billed = &billed
+	s.Billed = &bill
 	if a := s.fit.anchor; a != nil {
 		s.Misses, s.MissTotals = cacheMisses(a.pr, a.calls)
 	}
@@ -217,7 +217,7 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	if sim.afterCalls == 0 {
 		return nil
 	}
-	s.CrossCheck, err = newOutOfSample(sim, t, prices, model)
+	s.CrossCheck, err = newOutOfSample(sim, t, res, model)
 	return err
 }
 

@@ -36,7 +36,7 @@ func policies(t *testing.T, specs ...string) []window.Policy {
 	return out
 }
 
-func corpusFile(t *testing.T, name string) *transcript.Transcript {
+func corpusFile(t testing.TB, name string) *transcript.Transcript {
 	t.Helper()
 	ts, err := transcript.ReadFile("../fixtures/corpus/"+name, transcript.Options{})
 	if err != nil {

@@ -1,7 +1,6 @@
 package pricing
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -73,8 +72,42 @@ func (c Cost) JSON() CostJSON {
 	return CostJSON{c.Input, c.CacheRead, c.CacheWrite, c.Output, c.Input.USD(), c.CacheRead.USD(), c.CacheWrite.USD(), c.Output.USD()}
 }
 
-// MarshalJSON writes [Cost.JSON]; decoding reads the pico-dollars.
-func (c Cost) MarshalJSON() ([]byte, error) { return json.Marshal(c.JSON()) }
+// MarshalJSON writes [Cost.JSON], byte for byte as encoding/json would,
+// without reflection; decoding reads the pico-dollars.
+func (c Cost) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 192)
+	for i, f := range [...]struct {
+		key string
+		m   Money
+	}{{`{"input_pusd":`, c.Input}, {`,"cache_read_pusd":`, c.CacheRead}, {`,"cache_write_pusd":`, c.CacheWrite}, {`,"output_pusd":`, c.Output},
+		{`,"input_usd":`, c.Input}, {`,"cache_read_usd":`, c.CacheRead}, {`,"cache_write_usd":`, c.CacheWrite}, {`,"output_usd":`, c.Output}} {
+		b = append(b, f.key...)
+		if i < 4 {
+			b = strconv.AppendInt(b, int64(f.m), 10)
+		} else {
+			b = appendJSONFloat(b, f.m.USD())
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONFloat appends f as encoding/json writes a float64: the
+// shortest decimal, in exponent form below 1e-6 and from 1e21, with a
+// one-digit negative exponent unpadded. f is finite.
+func appendJSONFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
 
 // Total returns the sum of the components.
 func (c Cost) Total() Money { return c.Input + c.CacheRead + c.CacheWrite + c.Output }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxbench/ctxbench/internal/suggest"
 	"maps"
 	"math"
 	"reflect"
@@ -14,9 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/internal/suggest"
 )
 
 // A Price is a model's price, in USD per million tokens, and its context
@@ -57,16 +58,25 @@ type EarlierPrice struct {
 // At returns the price in effect at t: an earlier price when t is before
 // its date, else p. A zero t is now.
 func (p Price) At(t time.Time) Price {
-	if t.IsZero() {
+	if t.IsZero() || len(p.Before) == 0 {
 		return p
 	}
-	day := t.UTC().Format(time.DateOnly)
+	day := dateOnly(t)
 	for _, e := range p.Before {
-		if day < e.Until {
+		if string(day[:]) < e.Until {
 			return e.Price
 		}
 	}
 	return p
+}
+
+// dateOnly is t's UTC date as time.DateOnly formats it, for years 0 to
+// 9999, without allocating.
+func dateOnly(t time.Time) [10]byte {
+	y, m, d := t.UTC().Date()
+	y = max(0, min(y, 9999))
+	return [10]byte{byte('0' + y/1000), byte('0' + y/100%10), byte('0' + y/10%10), byte('0' + y%10), '-',
+		byte('0' + int(m)/10), byte('0' + int(m)%10), '-', byte('0' + d/10), byte('0' + d%10)}
 }
 
 // Prices is a price table by model name.
@@ -111,6 +121,28 @@ func NewResolver(prices Prices) *Resolver {
 	return &Resolver{prices: prices, seen: map[string]resolved{}}
 }
 
+// Prices returns the table r looks models up in.
+func (r *Resolver) Prices() Prices { return r.prices }
+
+// A LastLookup looks models up through a Resolver, remembering the last
+// name it looked up: the calls of a transcript name few models, one
+// after another. It is not safe for concurrent use.
+type LastLookup struct {
+	Resolver *Resolver
+	name     string
+	last     resolved
+	set      bool
+}
+
+// Lookup is the Resolver's Lookup of model.
+func (l *LastLookup) Lookup(model string) (Price, string, error) {
+	if !l.set || model != l.name {
+		l.last.price, l.last.name, l.last.err = l.Resolver.Lookup(model)
+		l.name, l.set = model, true
+	}
+	return l.last.price, l.last.name, l.last.err
+}
+
 // Lookup is the table's Lookup of model, found once.
 func (r *Resolver) Lookup(model string) (Price, string, error) {
 	r.mu.Lock()
@@ -122,6 +154,39 @@ func (r *Resolver) Lookup(model string) (Price, string, error) {
 	}
 	return l.price, l.name, l.err
 }
+
+// ResolverOf returns the Resolver of prices, one per table: the same
+// table (the same map, not an equal one) gives the same Resolver, so
+// that the transcripts priced at one table look each name up once
+// between them; nil gives [DefaultResolver]. The table must not change
+// once looked up. A process that makes more than maxShared tables gets
+// a Resolver of its own for each table beyond.
+func ResolverOf(prices Prices) *Resolver {
+	if prices == nil {
+		return DefaultResolver()
+	}
+	key := reflect.ValueOf(prices).UnsafePointer()
+	if r, ok := shared.Load(key); ok {
+		return r.(*Resolver)
+	}
+	r := NewResolver(prices)
+	// The Resolver holds the table, so that its address is never
+	// another table's while the entry lives.
+	if sharedCount.Add(1) <= maxShared {
+		actual, _ := shared.LoadOrStore(key, r)
+		return actual.(*Resolver)
+	}
+	return r
+}
+
+// maxShared bounds the tables [ResolverOf] keeps: a process prices at
+// one table or a few.
+const maxShared = 16
+
+var (
+	shared      sync.Map // table's address → *Resolver
+	sharedCount atomic.Int32
+)
 
 // DefaultResolver is the Resolver of the embedded table, shared.
 var DefaultResolver = sync.OnceValue(func() *Resolver { return NewResolver(defaultPrices()) })

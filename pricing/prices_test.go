@@ -1,0 +1,44 @@
+package pricing
+
+import (
+	"testing"
+	"time"
+)
+
+// TestDateOnly: dateOnly writes what time.DateOnly formats.
+func TestDateOnly(t *testing.T) {
+	for _, at := range []time.Time{time.Date(2026, 1, 2, 23, 59, 59, 0, time.UTC), time.Date(1999, 12, 31, 0, 0, 0, 0, time.UTC),
+		time.Date(2025, 10, 9, 23, 0, 0, 0, time.FixedZone("x", -3*3600)), time.Date(7, 3, 4, 0, 0, 0, 0, time.UTC)} {
+		if got, want := dateOnly(at), at.UTC().Format(time.DateOnly); string(got[:]) != want {
+			t.Errorf("dateOnly(%v) = %q, want %q", at, got[:], want)
+		}
+	}
+}
+
+// TestResolverOf: one Resolver per table, shared by whoever prices at
+// it; another table, even an equal one, has its own; nil is the
+// embedded table's.
+func TestResolverOf(t *testing.T) {
+	a, b := Default(), Default()
+	if first, again := ResolverOf(a), ResolverOf(a); first != again {
+		t.Error("the same table gave two Resolvers")
+	}
+	if ResolverOf(a) == ResolverOf(b) {
+		t.Error("two tables gave one Resolver")
+	}
+	if ResolverOf(nil) != DefaultResolver() {
+		t.Error("nil did not give the embedded table's Resolver")
+	}
+	if ResolverOf(a).Prices() == nil {
+		t.Error("the Resolver holds no table")
+	}
+	// A LastLookup answers as its Resolver does, name after name.
+	l := LastLookup{Resolver: ResolverOf(a)}
+	for _, m := range []string{"claude-sonnet-4-5", "claude-sonnet-4-5", "gpt-4.1", "no-such-model", "claude-sonnet-4-5"} {
+		p, name, err := l.Lookup(m)
+		wp, wname, werr := ResolverOf(a).Lookup(m)
+		if p.Input != wp.Input || name != wname || (err == nil) != (werr == nil) {
+			t.Errorf("%s: LastLookup %v %q %v, Resolver %v %q %v", m, p.Input, name, err, wp.Input, wname, werr)
+		}
+	}
+}
