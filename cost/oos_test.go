@@ -3,6 +3,7 @@ package cost
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,14 +15,15 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// outOfSample prices the recorded run of every corpus session of 20
-// calls or more with its first half fitted, and returns each session's
-// error after the fit, in all and by component (components over $0.01).
-func outOfSample(t *testing.T) (total []float64, parts map[string][]float64, names []string) {
+// outOfSample prices the recorded run of every session of 20 calls or
+// more under paths with its first half fitted, and returns each
+// session's error after the fit, in all and by component (components
+// over $0.01).
+func outOfSample(t *testing.T, paths ...string) (total []float64, parts map[string][]float64, names []string) {
 	t.Helper()
 	rec := policies(t, "recorded")
 	parts = map[string][]float64{}
-	_, err := transcript.Walk([]string{"../fixtures/corpus"}, transcript.Options{Lenient: true}, nil, func(tr *transcript.Transcript) error {
+	_, err := transcript.Walk(paths, transcript.Options{Lenient: true}, nil, func(tr *transcript.Transcript) error {
 		if tr.Usage().Prompt() == 0 || tr.Calls < 20 {
 			return nil
 		}
@@ -70,7 +72,7 @@ func medianAbs(v []float64) (med, worst float64) {
 // The error of each component over $0.01 is logged, not held: see the
 // README's cross-check section for how far those land.
 func TestOutOfSample(t *testing.T) {
-	total, parts, names := outOfSample(t)
+	total, parts, names := outOfSample(t, "../fixtures/corpus")
 	for i, n := range names {
 		t.Logf("%+6.1f%% %s", total[i], n)
 	}
@@ -82,6 +84,43 @@ func TestOutOfSample(t *testing.T) {
 	for k, v := range parts {
 		m, w := medianAbs(v)
 		t.Logf("%s: %d sessions, median %.1f%%, worst %.1f%% %v", k, len(v), m, w, v)
+	}
+}
+
+// TestOutOfSampleUnseen runs TestOutOfSample's check on the public
+// Claude Code sessions outside the corpus (fixtures/compactions: four
+// spotter sessions of 139 to 217 calls, each with a compaction), and
+// with the corpus's. They land further out than the corpus's, past the
+// corpus's bound of 15% at worst: their caches miss after the fit where
+// nothing before it says they would (4d5611e5: an idle expiry and an
+// unexplained miss, $0.92), and after a compaction the agent sends
+// beside the transcript more than it did (ae4a77f8: 12,300 tokens more
+// at its first call after it) or less (8463c716 in the corpus: 12,900
+// fewer), which the fit cannot see. Measured: +6.3%, -19.5%, -17.5% and +2.2%; with the
+// corpus's seven, 11 sessions, median 4.3%, worst 19.5%. The test holds
+// that state, so that a change which moves them is seen: each session
+// within 25%, the eleven's median within 5%.
+func TestOutOfSampleUnseen(t *testing.T) {
+	files, err := filepath.Glob("../fixtures/compactions/spotter/*.jsonl.gz")
+	if err != nil || len(files) != 4 {
+		t.Fatalf("%d sessions: %v", len(files), err)
+	}
+	total, parts, names := outOfSample(t, files...)
+	for i, n := range names {
+		t.Logf("%+6.1f%% %s", total[i], n)
+	}
+	for k, v := range parts {
+		m, w := medianAbs(v)
+		t.Logf("%s: %d sessions, median %.1f%%, worst %.1f%% %v", k, len(v), m, w, v)
+	}
+	med, worst := medianAbs(total)
+	t.Logf("unseen: %d sessions, median |error| %.1f%%, worst %.1f%%", len(total), med, worst)
+	corpus, _, _ := outOfSample(t, "../fixtures/corpus")
+	all := append(slices.Clone(corpus), total...)
+	allMed, allWorst := medianAbs(all)
+	t.Logf("with the corpus: %d sessions, median |error| %.1f%%, worst %.1f%%", len(all), allMed, allWorst)
+	if len(total) != 4 || worst > 25 || allMed > 5 {
+		t.Errorf("%d sessions, worst |error| %.1f%%; with the corpus's %d, median %.1f%%: want 4, at most 25%% and 5%%", len(total), worst, len(corpus), allMed)
 	}
 }
 
