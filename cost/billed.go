@@ -13,7 +13,8 @@ import (
 // ([transcript.Transcript.Unattributed]) is priced at model, at its last
 // call's date; the usage recorded for a model as a whole
 // ([transcript.Transcript.UnattributedByModel]) at that model. ByModel is
-// the bill by the calls' models, as ccusage's modelBreakdowns.
+// the bill by the calls' models, as ccusage's modelBreakdowns. prices
+// must not change once used ([pricing.ResolverOf]).
 func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (total pricing.Cost, byModel []ModelCost, err error) {
 	return billed(t, pricing.ResolverOf(prices), model)
 }

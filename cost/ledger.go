@@ -20,7 +20,8 @@ import (
 // With Prices nil, a Ledger counts usage and prices nothing.
 type Ledger struct {
 	// Prices is the table the calls are priced at (nil: usage only); it
-	// must not change once a transcript is added.
+	// must not change once a transcript is added, nor once any pricing
+	// has used it ([pricing.ResolverOf]).
 	Prices pricing.Prices
 	// Model prices the calls that record no model (default: each
 	// transcript's first model).

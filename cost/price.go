@@ -15,7 +15,9 @@ import (
 
 // Options configure the pricing of runs.
 type Options struct {
-	// Prices is the price table (nil: [pricing.Default]).
+	// Prices is the price table (nil: [pricing.Default]); it must not
+	// change once used: each model name is looked up in it once, for
+	// every pricing at the same table ([pricing.ResolverOf]).
 	Prices pricing.Prices
 	// Model, when set, prices every call, a what-if (--pricing-model);
 	// by default each call is priced at the model that made it, and a
