@@ -107,19 +107,22 @@ func (l *Ledger) InRange(t *transcript.Transcript) bool {
 	if l.Since == "" && l.Until == "" {
 		return true
 	}
+	var day dayName
 	for i := range t.Messages {
-		if m := &t.Messages[i]; m.Role == transcript.RoleAssistant && l.keeps(m.Time) {
+		if m := &t.Messages[i]; m.Role == transcript.RoleAssistant && l.keeps(m.Time, &day) {
 			return true
 		}
 	}
 	return false
 }
 
-func (l *Ledger) keeps(at time.Time) bool {
+// keeps reports whether a call at at is in the ledger's days; d names
+// the days.
+func (l *Ledger) keeps(at time.Time, d *dayName) bool {
 	if at.IsZero() || l.Since == "" && l.Until == "" {
 		return true
 	}
-	day := l.day.of(at)
+	day := d.of(at)
 	return (l.Since == "" || day >= l.Since) && (l.Until == "" || day <= l.Until)
 }
 
@@ -166,14 +169,18 @@ type LedgerItem struct {
 }
 
 // Entry prices t's calls in the ledger's days. When a call's model has
-// no price, it returns the error [pricing.NotPriced] recognizes.
+// no price, it returns the error [pricing.NotPriced] recognizes. Entry
+// and InRange change nothing of the ledger: several goroutines may call
+// them at once, while one adds the entries ([Ledger.AddEntry]).
 func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
-	if l.resolver == nil && l.Prices != nil {
-		l.resolver = pricing.ResolverOf(l.Prices)
+	res := l.resolver
+	if res == nil && l.Prices != nil {
+		res = pricing.ResolverOf(l.Prices)
 	}
 	e := &LedgerEntry{Session: cmp.Or(t.Parent, t.ID), File: t.File, ID: t.ID, Subagent: t.Subagent, Own: t.Parent == "", ReportedUSD: t.ReportedCostUSD}
 	fallback := fallbackModel(t, l.Model)
-	look := pricing.LastLookup{Resolver: l.resolver}
+	look := pricing.LastLookup{Resolver: res}
+	var day dayName
 	add := func(m *transcript.Message, name string, u transcript.Usage, at time.Time) error {
 		it := LedgerItem{Model: name, Usage: u, At: at}
 		if l.Prices != nil {
@@ -195,7 +202,7 @@ func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 	var last time.Time
 	for i := range t.Messages {
 		m := &t.Messages[i]
-		if m.Usage == nil || !l.keeps(m.Time) {
+		if m.Usage == nil || !l.keeps(m.Time, &day) {
 			continue
 		}
 		name := m.Model
@@ -218,13 +225,13 @@ func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 			}
 		}
 	}
-	if u := t.Unattributed; u != nil && l.keeps(last) {
+	if u := t.Unattributed; u != nil && l.keeps(last, &day) {
 		if err := add(nil, fallback, *u, last); err != nil {
 			return nil, err
 		}
 	}
 	for _, mu := range t.UnattributedByModel {
-		if !l.keeps(last) {
+		if !l.keeps(last, &day) {
 			break
 		}
 		if err := add(nil, mu.Model, mu.Usage, last); err != nil {

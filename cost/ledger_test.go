@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -485,6 +486,59 @@ func TestDayName(t *testing.T) {
 		base.In(time.FixedZone("east", 5*3600)), time.Date(2025, 12, 31, 22, 0, 0, 0, time.FixedZone("west", -3*3600)), base.Add(time.Nanosecond)} {
 		if got, want := d.of(at), at.UTC().Format(time.DateOnly); got != want {
 			t.Errorf("day of %v: %s, want %s", at, got, want)
+		}
+	}
+}
+
+// TestLedgerEntriesAtOnce: entries made on several goroutines at once
+// (as cost makes them while it reads), added in order on one, total as
+// transcripts added one by one; with days set, InRange is asked at once
+// too. Run under -race, it also checks Entry and InRange change nothing
+// of the ledger.
+func TestLedgerEntriesAtOnce(t *testing.T) {
+	var trs []*transcript.Transcript
+	paths := []string{"../fixtures/corpus/spotter", "../fixtures/corpus/codemie-code/tests/integration/session/fixtures"}
+	if _, err := transcript.Walk(paths, transcript.Options{}, nil, func(tr *transcript.Transcript) error {
+		trs = append(trs, tr)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, days := range [][2]string{{"", ""}, {"2026-01-01", "2026-12-31"}} {
+		one := Ledger{Prices: pricing.Default(), Since: days[0], Until: days[1]}
+		for _, tr := range trs {
+			if one.InRange(tr) {
+				if err := one.Add(tr); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		many := Ledger{Prices: pricing.Default(), Since: days[0], Until: days[1]}
+		entries := make([]*LedgerEntry, len(trs))
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Go(func() {
+				for i := w; i < len(trs); i += 4 {
+					if !many.InRange(trs[i]) {
+						continue
+					}
+					e, err := many.Entry(trs[i])
+					if err != nil {
+						t.Error(err)
+					}
+					entries[i] = e
+				}
+			})
+		}
+		wg.Wait()
+		for _, e := range entries {
+			if e != nil {
+				many.AddEntry(e)
+			}
+		}
+		if len(one.Sessions) == 0 || !slices.EqualFunc(one.Sessions, many.Sessions, func(a, b *SessionBill) bool { return a.ID == b.ID && a.Cost == b.Cost && a.Calls == b.Calls }) ||
+			len(one.ByDay) != len(many.ByDay) {
+			t.Errorf("days %v: one by one %d sessions, %d days; at once %d sessions, %d days", days, len(one.Sessions), len(one.ByDay), len(many.Sessions), len(many.ByDay))
 		}
 	}
 }

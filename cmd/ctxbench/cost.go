@@ -235,31 +235,43 @@ func (r *costRun) read(paths []string) error {
 	return err
 }
 
-// prepare makes a transcript's Replayer and its counts, on the goroutine
-// that read it, while the ones before it are priced (nil: t is priced
-// from its bill, or cannot be replayed, which entry says).
-func (r *costRun) prepare(t *transcript.Transcript) *replay.Replayer {
+// A costPrepared is what prepare made of a transcript on the goroutine
+// that read it: its whole entry when it is priced from its bill (done),
+// else its Replayer and counts (nil: it cannot be replayed, which entry
+// says).
+type costPrepared struct {
+	done  bool
+	entry *costEntry
+	err   error
+	rp    *replay.Replayer
+}
+
+// prepare prices a transcript from its bill, or makes its Replayer and
+// its counts, on the goroutine that read it, while the ones before it
+// are priced.
+func (r *costRun) prepare(t *transcript.Transcript) costPrepared {
 	if r.billOnly() || r.fromBill(t) {
-		return nil
+		ce, err := r.entry(t, nil)
+		return costPrepared{done: true, entry: ce, err: err}
 	}
 	ropt, err := r.replayOptions()
 	if err != nil {
-		return nil
+		return costPrepared{}
 	}
 	rp, err := replay.NewReplayer(t)
 	if err != nil {
-		return nil
+		return costPrepared{}
 	}
 	rp.Prepare(ropt)
-	return rp
+	return costPrepared{rp: rp}
 }
 
 // readShard prices the shard's transcripts and writes its partial.
 func (r *costRun) readShard(paths []string) error {
 	read := 0
-	skipped, err := readPrepared(r.e, paths, r.c.inputFlags, true, r.prepare, func(t *transcript.Transcript, rp *replay.Replayer) error {
+	skipped, err := readPrepared(r.e, paths, r.c.inputFlags, true, r.prepare, func(t *transcript.Transcript, p costPrepared) error {
 		read++
-		return r.transcript(t, rp)
+		return r.transcript(t, p)
 	})
 	if err != nil {
 		return err
@@ -398,11 +410,14 @@ func newEntryWarning(err error) entryWarning {
 
 func (w entryWarning) error() error { return withHint(errors.New(w.Text), w.Hint) }
 
-// transcript prices t's policies and its bill, and adds them (or, in a
-// shard, writes them to the partial); rp is t's Replayer
-// ([costRun.prepare]), or nil.
-func (r *costRun) transcript(t *transcript.Transcript, rp *replay.Replayer) error {
-	ce, err := r.entry(t, rp)
+// transcript prices t's policies and its bill, unless prepare did, and
+// adds them (or, in a shard, writes them to the partial); p is what
+// [costRun.prepare] made of t, or its zero value.
+func (r *costRun) transcript(t *transcript.Transcript, p costPrepared) error {
+	ce, err := p.entry, p.err
+	if !p.done {
+		ce, err = r.entry(t, p.rp)
+	}
 	if err != nil {
 		return err
 	}
