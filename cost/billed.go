@@ -53,7 +53,7 @@ func billedPerCall(t *transcript.Transcript, res *pricing.Resolver, model string
 func billedCallCosts(t *transcript.Transcript, resolver *pricing.Resolver, model string) ([]pricing.Cost, error) {
 	model = fallbackModel(t, model)
 	var out []pricing.Cost
-	look := pricing.LastLookup{Resolver: resolver}
+	look := lastLookup{resolver: resolver}
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		if m.Role != transcript.RoleAssistant {
@@ -132,4 +132,25 @@ func newOutOfSample(rc *RunCost, t *transcript.Transcript, res *pricing.Resolver
 	}
 	o.ErrorPct = errorPct(o.Simulated.Total(), o.Billed.Total())
 	return &CrossCheck{AfterFit: o, SimulatedUSD: o.Simulated.Total().USD(), BilledUSD: o.Billed.Total().USD(), ErrorPct: o.ErrorPct}, nil
+}
+
+// A lastLookup looks models up through a Resolver, remembering the last
+// name it looked up: the calls of a transcript name few models, one
+// after another. It is not safe for concurrent use.
+type lastLookup struct {
+	resolver *pricing.Resolver
+	name     string
+	set      bool
+	price    pricing.Price
+	table    string
+	err      error
+}
+
+// Lookup is the Resolver's Lookup of model.
+func (l *lastLookup) Lookup(model string) (pricing.Price, string, error) {
+	if !l.set || model != l.name {
+		l.price, l.table, l.err = l.resolver.Lookup(model)
+		l.name, l.set = model, true
+	}
+	return l.price, l.table, l.err
 }

@@ -179,7 +179,7 @@ func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 	}
 	e := &LedgerEntry{Session: cmp.Or(t.Parent, t.ID), File: t.File, ID: t.ID, Subagent: t.Subagent, Own: t.Parent == "", ReportedUSD: t.ReportedCostUSD}
 	fallback := fallbackModel(t, l.Model)
-	look := pricing.LastLookup{Resolver: res}
+	look := lastLookup{resolver: res}
 	var day dayName
 	add := func(m *transcript.Message, name string, u transcript.Usage, at time.Time) error {
 		it := LedgerItem{Model: name, Usage: u, At: at}

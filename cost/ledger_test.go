@@ -542,3 +542,17 @@ func TestLedgerEntriesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestLastLookup: a lastLookup answers as its Resolver does, name after
+// name, a name it remembers as well as one it does not.
+func TestLastLookup(t *testing.T) {
+	res := pricing.ResolverOf(pricing.Default())
+	l := lastLookup{resolver: res}
+	for _, m := range []string{"claude-sonnet-4-5", "claude-sonnet-4-5", "gpt-4.1", "no-such-model", "no-such-model", "claude-sonnet-4-5"} {
+		p, name, err := l.Lookup(m)
+		wp, wname, werr := res.Lookup(m)
+		if p.Input != wp.Input || name != wname || (err == nil) != (werr == nil) {
+			t.Errorf("%s: lastLookup %v %q %v, Resolver %v %q %v", m, p.Input, name, err, wp.Input, wname, werr)
+		}
+	}
+}

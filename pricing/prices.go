@@ -124,25 +124,6 @@ func NewResolver(prices Prices) *Resolver {
 // Prices returns the table r looks models up in.
 func (r *Resolver) Prices() Prices { return r.prices }
 
-// A LastLookup looks models up through a Resolver, remembering the last
-// name it looked up: the calls of a transcript name few models, one
-// after another. It is not safe for concurrent use.
-type LastLookup struct {
-	Resolver *Resolver
-	name     string
-	last     resolved
-	set      bool
-}
-
-// Lookup is the Resolver's Lookup of model.
-func (l *LastLookup) Lookup(model string) (Price, string, error) {
-	if !l.set || model != l.name {
-		l.last.price, l.last.name, l.last.err = l.Resolver.Lookup(model)
-		l.name, l.set = model, true
-	}
-	return l.last.price, l.last.name, l.last.err
-}
-
 // Lookup is the table's Lookup of model, found once.
 func (r *Resolver) Lookup(model string) (Price, string, error) {
 	r.mu.Lock()

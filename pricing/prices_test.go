@@ -32,13 +32,4 @@ func TestResolverOf(t *testing.T) {
 	if ResolverOf(a).Prices() == nil {
 		t.Error("the Resolver holds no table")
 	}
-	// A LastLookup answers as its Resolver does, name after name.
-	l := LastLookup{Resolver: ResolverOf(a)}
-	for _, m := range []string{"claude-sonnet-4-5", "claude-sonnet-4-5", "gpt-4.1", "no-such-model", "claude-sonnet-4-5"} {
-		p, name, err := l.Lookup(m)
-		wp, wname, werr := ResolverOf(a).Lookup(m)
-		if p.Input != wp.Input || name != wname || (err == nil) != (werr == nil) {
-			t.Errorf("%s: LastLookup %v %q %v, Resolver %v %q %v", m, p.Input, name, err, wp.Input, wname, werr)
-		}
-	}
 }
