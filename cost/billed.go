@@ -16,64 +16,62 @@ import (
 // the bill by the calls' models, as ccusage's modelBreakdowns. prices
 // must not change once used ([pricing.ResolverOf]).
 func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (total pricing.Cost, byModel []ModelCost, err error) {
-	return billed(t, pricing.ResolverOf(prices), model)
-}
-
-// billed is [Billed] through res, which resolves each model name once
-// however many transcripts it prices.
-func billed(t *transcript.Transcript, res *pricing.Resolver, model string) (total pricing.Cost, byModel []ModelCost, err error) {
-	l := Ledger{Prices: res.Prices(), Model: model, resolver: res}
-	if err := l.Add(t); err != nil {
-		return pricing.Cost{}, nil, err
-	}
-	return l.Sessions[0].Cost, l.Sessions[0].ByModel, nil
+	b, err := billOf(t, prices, model)
+	return b.total, b.byModel, err
 }
 
 // BilledPerCall returns the cost of each call's recorded usage, priced as
 // [Billed] prices it, in call order: 0 for a call that recorded none. The
 // unattributed usage is in no call's.
 func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Money, error) {
-	return billedPerCall(t, pricing.ResolverOf(prices), model)
+	b, err := billOf(t, prices, model)
+	return b.perCall(), err
 }
 
-// billedPerCall is [BilledPerCall] through res.
-func billedPerCall(t *transcript.Transcript, res *pricing.Resolver, model string) ([]pricing.Money, error) {
-	costs, err := billedCallCosts(t, res, model)
+// A billedUsage is a transcript's recorded usage priced once: in all and by
+// model ([Billed]), and call by call, each call's cost by component in
+// call order (zero for a call that recorded none).
+type billedUsage struct {
+	total   pricing.Cost
+	byModel []ModelCost
+	calls   []pricing.Cost
+}
+
+// billOf prices t's recorded usage at prices, model pricing the calls
+// that record none: one ledger entry, its items read back call by call.
+func billOf(t *transcript.Transcript, prices pricing.Prices, model string) (billedUsage, error) {
+	l := Ledger{Prices: prices, Model: model}
+	e, err := l.Entry(t)
 	if err != nil {
-		return nil, err
+		return billedUsage{}, err
 	}
-	out := make([]pricing.Money, len(costs))
-	for i, c := range costs {
-		out[i] = c.Total()
-	}
-	return out, nil
-}
-
-// billedCallCosts is [BilledPerCall] by component.
-func billedCallCosts(t *transcript.Transcript, resolver *pricing.Resolver, model string) ([]pricing.Cost, error) {
-	model = fallbackModel(t, model)
-	var out []pricing.Cost
-	look := lastLookup{resolver: resolver}
+	// The entry holds an item for each message with usage, in order, and
+	// then the usage no call recorded.
+	var b billedUsage
+	k := 0
 	for i := range t.Messages {
 		m := &t.Messages[i]
-		if m.Role != transcript.RoleAssistant {
-			continue
+		var c pricing.Cost
+		if m.Usage != nil {
+			c = e.Items[k].Cost
+			k++
 		}
-		if m.Usage == nil {
-			out = append(out, pricing.Cost{})
-			continue
+		if m.Role == transcript.RoleAssistant {
+			b.calls = append(b.calls, c)
 		}
-		name := m.Model
-		if name == "" || name == "<synthetic>" {
-			name = model
-		}
-		p, _, err := look.Lookup(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p.At(m.Time).CallCost(*m.Usage))
 	}
-	return out, nil
+	l.AddEntry(e)
+	b.total, b.byModel = l.Sessions[0].Cost, l.Sessions[0].ByModel
+	return b, nil
+}
+
+// perCall is each call's cost in all.
+func (b billedUsage) perCall() []pricing.Money {
+	out := make([]pricing.Money, len(b.calls))
+	for i, c := range b.calls {
+		out[i] = c.Total()
+	}
+	return out
 }
 
 // fallbackModel returns model, or t's first model when model is "".
@@ -120,37 +118,13 @@ type OutOfSample struct {
 	Assumptions []string `json:"assumptions,omitempty"`
 }
 
-// newOutOfSample compares rc's calls after the fit's with their bill.
-func newOutOfSample(rc *RunCost, t *transcript.Transcript, res *pricing.Resolver, model string) (*CrossCheck, error) {
-	costs, err := billedCallCosts(t, res, model)
-	if err != nil {
-		return nil, err
-	}
+// newOutOfSample compares rc's calls after the fit's with their bill,
+// costs (each call's, in call order).
+func newOutOfSample(rc *RunCost, costs []pricing.Cost) *CrossCheck {
 	o := &OutOfSample{FitCalls: rc.fitCalls, Calls: rc.afterCalls, Simulated: *rc.AfterFit, Assumptions: rc.fitAssumptions}
 	for i := rc.fitCalls; i < len(costs); i++ {
 		o.Billed.Add(costs[i])
 	}
 	o.ErrorPct = errorPct(o.Simulated.Total(), o.Billed.Total())
-	return &CrossCheck{AfterFit: o, SimulatedUSD: o.Simulated.Total().USD(), BilledUSD: o.Billed.Total().USD(), ErrorPct: o.ErrorPct}, nil
-}
-
-// A lastLookup looks models up through a Resolver, remembering the last
-// name it looked up: the calls of a transcript name few models, one
-// after another. It is not safe for concurrent use.
-type lastLookup struct {
-	resolver *pricing.Resolver
-	name     string
-	set      bool
-	price    pricing.Price
-	table    string
-	err      error
-}
-
-// Lookup is the Resolver's Lookup of model.
-func (l *lastLookup) Lookup(model string) (pricing.Price, string, error) {
-	if !l.set || model != l.name {
-		l.price, l.table, l.err = l.resolver.Lookup(model)
-		l.name, l.set = model, true
-	}
-	return l.price, l.table, l.err
+	return &CrossCheck{AfterFit: o, SimulatedUSD: o.Simulated.Total().USD(), BilledUSD: o.Billed.Total().USD(), ErrorPct: o.ErrorPct}
 }

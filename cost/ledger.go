@@ -39,7 +39,6 @@ type Ledger struct {
 
 	bySession map[string]*SessionBill
 	seen      map[[2]string]bool
-	resolver  *pricing.Resolver
 	day       dayName
 }
 
@@ -173,8 +172,8 @@ type LedgerItem struct {
 // and InRange change nothing of the ledger: several goroutines may call
 // them at once, while one adds the entries ([Ledger.AddEntry]).
 func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
-	res := l.resolver
-	if res == nil && l.Prices != nil {
+	var res *pricing.Resolver
+	if l.Prices != nil {
 		res = pricing.ResolverOf(l.Prices)
 	}
 	e := &LedgerEntry{Session: cmp.Or(t.Parent, t.ID), File: t.File, ID: t.ID, Subagent: t.Subagent, Own: t.Parent == "", ReportedUSD: t.ReportedCostUSD}
@@ -320,4 +319,25 @@ func addModel(list []ModelCost, model string, calls int, u transcript.Usage, c p
 	list[i].Usage.Add(u)
 	list[i].Cost.Add(c)
 	return list
+}
+
+// A lastLookup looks models up through a Resolver, remembering the last
+// name it looked up: the calls of a transcript name few models, one
+// after another. It is not safe for concurrent use.
+type lastLookup struct {
+	resolver *pricing.Resolver
+	name     string
+	set      bool
+	price    pricing.Price
+	table    string
+	err      error
+}
+
+// Lookup is the Resolver's Lookup of model.
+func (l *lastLookup) Lookup(model string) (pricing.Price, string, error) {
+	if !l.set || model != l.name {
+		l.price, l.table, l.err = l.resolver.Lookup(model)
+		l.name, l.set = model, true
+	}
+	return l.price, l.table, l.err
 }

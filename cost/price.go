@@ -52,6 +52,9 @@ type Options struct {
 // resolver looks models up in o's table, each name once.
 func (o Options) resolver() *pricing.Resolver { return pricing.ResolverOf(o.Prices) }
 
+// prices is o's table: Prices, or the embedded one (shared, not a copy).
+func (o Options) prices() pricing.Prices { return o.resolver().Prices() }
+
 // callModel returns the model that prices message m of t: o.Model when
 // set, else m's own, else (no model recorded, or Claude Code's
 // "<synthetic>") the transcript's first.

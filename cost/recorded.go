@@ -14,20 +14,17 @@ import "github.com/ctxbench/ctxbench/transcript"
 // bill, which [Compare] does. A transcript that cannot be priced
 // returns a nil Comparison and the error [pricing.NotPriced] recognizes.
 func Recorded(t *transcript.Transcript, label string, opt Options) (*Comparison, error) {
-	res, model := opt.resolver(), ""
+	model := ""
 	if len(t.Models) > 0 {
 		model = t.Models[0]
 	}
-	bill, byModel, err := billed(t, res, model)
+	b, err := billOf(t, opt.prices(), model)
 	if err != nil {
 		return nil, err
 	}
-	perCall, err := billedPerCall(t, res, model)
-	if err != nil {
-		return nil, err
-	}
+	bill, byModel := b.total, b.byModel
 	rc := &RunCost{CacheSim: CacheBill, Usage: t.Usage(), Calls: bill, Total: bill.Total(), ByModel: byModel,
-		PerStep: perCall, PerStepUsage: make([]transcript.Usage, 0, len(perCall)), Breaks: []CacheBreak{}}
+		PerStep: b.perCall(), PerStepUsage: make([]transcript.Usage, 0, len(b.calls)), Breaks: []CacheBreak{}}
 	for i := range t.Messages { // each call's usage is its bill's
 		if m := &t.Messages[i]; m.Role == transcript.RoleAssistant {
 			var u transcript.Usage

@@ -183,15 +183,12 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	// The bill is what the calls cost at their own models; a call that
 	// records none is priced at the transcript's first model, or, with
 	// none recorded at all, at the what-if model.
-	res, model := opt.resolver(), opt.Model
+	model := opt.Model
 	if len(t.Models) > 0 {
 		model = t.Models[0]
 	}
-	bill, byModel, err := billed(t, res, model)
-	if err == nil {
-		s.BilledPerCall, err = billedPerCall(t, res, model)
-	}
-	s.BilledByModel = byModel
+	b, err := billOf(t, opt.prices(), model)
+	s.BilledPerCall, s.BilledByModel = b.perCall(), b.byModel
 	if pricing.NotPriced(err) {
 		s.BillNotPriced, s.BilledPerCall, s.BilledByModel = err, nil, nil
 		return nil
@@ -199,7 +196,7 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	if err != nil {
 		return err
 	}
-	s.Billed = &bill
+	s.Billed = &b.total
 	if a := s.fit.anchor; a != nil {
 		s.Misses, s.MissTotals = cacheMisses(a.pr, a.calls)
 	}
@@ -217,8 +214,8 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	if sim.afterCalls == 0 {
 		return nil
 	}
-	s.CrossCheck, err = newOutOfSample(sim, t, res, model)
-	return err
+	s.CrossCheck = newOutOfSample(sim, b.calls)
+	return nil
 }
 
 // DefaultFitCalls is the number of calls the cross-check fits on when

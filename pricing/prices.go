@@ -139,13 +139,15 @@ func (r *Resolver) Lookup(model string) (Price, string, error) {
 // ResolverOf returns the Resolver of prices, one per table: the same
 // table (the same map, not an equal one) gives the same Resolver, so
 // that the transcripts priced at one table look each name up once
-// between them; nil gives [DefaultResolver]. The table must not change
-// once looked up. A process that makes more than maxShared tables gets
-// a Resolver of its own for each table beyond.
+// between them; nil, or the table [DefaultResolver] holds, gives
+// DefaultResolver. The table must not change once looked up. Past
+// maxShared tables, each call for a table not yet kept gets a Resolver
+// of its own.
 func ResolverOf(prices Prices) *Resolver {
 	if prices == nil {
 		return DefaultResolver()
 	}
+	DefaultResolver() // the embedded table's is shared too
 	key := reflect.ValueOf(prices).UnsafePointer()
 	if r, ok := shared.Load(key); ok {
 		return r.(*Resolver)
@@ -170,7 +172,11 @@ var (
 )
 
 // DefaultResolver is the Resolver of the embedded table, shared.
-var DefaultResolver = sync.OnceValue(func() *Resolver { return NewResolver(defaultPrices()) })
+var DefaultResolver = sync.OnceValue(func() *Resolver {
+	r := NewResolver(defaultPrices())
+	shared.Store(reflect.ValueOf(r.prices).UnsafePointer(), r) // ResolverOf(r.Prices()) is r
+	return r
+})
 
 // LookupDefault is Default().Lookup(model), through [DefaultResolver]:
 // what a replay asks of the table for every run.

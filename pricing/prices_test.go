@@ -26,8 +26,8 @@ func TestResolverOf(t *testing.T) {
 	if ResolverOf(a) == ResolverOf(b) {
 		t.Error("two tables gave one Resolver")
 	}
-	if ResolverOf(nil) != DefaultResolver() {
-		t.Error("nil did not give the embedded table's Resolver")
+	if ResolverOf(nil) != DefaultResolver() || ResolverOf(DefaultResolver().Prices()) != DefaultResolver() {
+		t.Error("nil, or the embedded table, did not give the embedded table's Resolver")
 	}
 	if ResolverOf(a).Prices() == nil {
 		t.Error("the Resolver holds no table")

@@ -236,11 +236,10 @@ func (r *costRun) read(paths []string) error {
 }
 
 // A costPrepared is what prepare made of a transcript on the goroutine
-// that read it: its whole entry when it is priced from its bill (done),
-// else its Replayer and counts (nil: it cannot be replayed, which entry
-// says).
+// that read it: its whole entry, or the error making it, when it is
+// priced from its bill; else its Replayer and counts (nil: it cannot be
+// replayed, which entry says).
 type costPrepared struct {
-	done  bool
 	entry *costEntry
 	err   error
 	rp    *replay.Replayer
@@ -252,7 +251,7 @@ type costPrepared struct {
 func (r *costRun) prepare(t *transcript.Transcript) costPrepared {
 	if r.billOnly() || r.fromBill(t) {
 		ce, err := r.entry(t, nil)
-		return costPrepared{done: true, entry: ce, err: err}
+		return costPrepared{entry: ce, err: err}
 	}
 	ropt, err := r.replayOptions()
 	if err != nil {
@@ -415,7 +414,7 @@ func (w entryWarning) error() error { return withHint(errors.New(w.Text), w.Hint
 // [costRun.prepare] made of t, or its zero value.
 func (r *costRun) transcript(t *transcript.Transcript, p costPrepared) error {
 	ce, err := p.entry, p.err
-	if !p.done {
+	if ce == nil && err == nil {
 		ce, err = r.entry(t, p.rp)
 	}
 	if err != nil {
