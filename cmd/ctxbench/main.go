@@ -229,8 +229,8 @@ const stopGrace = 5 * time.Second
 // written whole or not at all, so nothing is left half-written either.
 //
 // The collector keeps the process under 2.5 times its largest input's size
-// plus 64 MB where it can, and below that runs at GOGC=400
-// (limitMemory), unless GOGC or GOMEMLIMIT is set.
+// plus 64 MB where it can, and collects at GOGC=400 when no input is
+// over 8 MB (limitMemory), unless GOGC or GOMEMLIMIT is set.
 func main() {
 	os.Exit(mainCode())
 }
