@@ -2,7 +2,9 @@ package cost
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,23 +56,77 @@ func outOfSample(t *testing.T, paths ...string) (total []float64, parts map[stri
 	return total, parts, names
 }
 
+// medianAbs returns the median and the largest of v's absolute values
+// (of an even count, the median is the mean of the middle two).
 func medianAbs(v []float64) (med, worst float64) {
 	a := make([]float64, len(v))
 	for i, x := range v {
 		a[i] = math.Abs(x)
 	}
 	slices.Sort(a)
-	if len(a) == 0 {
+	n := len(a)
+	if n == 0 {
 		return 0, 0
 	}
-	return a[len(a)/2], a[len(a)-1]
+	if n%2 == 0 {
+		return (a[n/2-1] + a[n/2]) / 2, a[n-1]
+	}
+	return a[n/2], a[n-1]
+}
+
+// TestOutOfSampleDocumented holds what README.md and docs/cost.md say
+// of the out-of-sample check to what TestOutOfSample and
+// TestOutOfSampleUnseen measure: the corpus's median and worst, in all
+// and for cache reads and writes, the four sessions outside it one by
+// one, and the eleven's median and worst.
+func TestOutOfSampleDocumented(t *testing.T) {
+	total, parts, _ := outOfSample(t, "../fixtures/corpus")
+	files, err := filepath.Glob("../fixtures/compactions/spotter/*.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unseen, _, _ := outOfSample(t, files...)
+	atMedian := func(v []float64) string {
+		m, w := medianAbs(v)
+		return fmt.Sprintf("%.1f%% at the median and %.1f%% at worst", m, w)
+	}
+	writeMed, writeWorst := medianAbs(parts["cache write"])
+	each := make([]string, len(unseen))
+	for i, e := range unseen {
+		each[i] = strings.Replace(fmt.Sprintf("%+.1f%%", e), "-", "−", 1)
+	}
+	byDoc := map[string][]string{
+		"../README.md": {
+			fmt.Sprintf("corpus's %d sessions of 20 calls or more land %s", len(total), atMedian(total)),
+			fmt.Sprintf("%d sessions, %s", len(total)+len(unseen), atMedian(append(slices.Clone(total), unseen...))),
+			fmt.Sprintf("cache reads %s, cache writes %.1f%% and %.1f%%", atMedian(parts["cache read"]), writeMed, writeWorst),
+		},
+		"../docs/cost.md": {
+			fmt.Sprintf("the error is %s", atMedian(total)),
+			fmt.Sprintf("%d sessions, %s", len(total)+len(unseen), atMedian(append(slices.Clone(total), unseen...))),
+			fmt.Sprintf("cache reads %s, cache writes %.1f%% and %.1f%%", atMedian(parts["cache read"]), writeMed, writeWorst),
+			fmt.Sprintf("lands at %s and %s", strings.Join(each[:len(each)-1], ", "), each[len(each)-1]),
+		},
+	}
+	for doc, phrases := range byDoc {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(b)), " ")
+		for _, p := range phrases {
+			if !strings.Contains(text, p) {
+				t.Errorf("%s does not say %q", doc, p)
+			}
+		}
+	}
 }
 
 // TestOutOfSample: on every corpus session of 20 calls or more, the
 // recorded run priced without the bill of its second half lands within
 // 5% of it at the median and 15% at worst (measured: 4.2% and 8.4%).
-// The error of each component over $0.01 is logged, not held: see the
-// README's cross-check section for how far those land.
+// The error of each component over $0.01 is logged, not held: the
+// README's "How close a projection lands" says how far those land.
 func TestOutOfSample(t *testing.T) {
 	total, parts, names := outOfSample(t, "../fixtures/corpus")
 	for i, n := range names {
