@@ -34,9 +34,11 @@ func limitMemory(paths []string, extra ...string) {
 			}
 		}
 		debug.SetMemoryLimit(largest*5/2 + 64<<20)
+		percent := 100
 		if largest <= gcPercentUpTo {
-			debug.SetGCPercent(gcPercent)
+			percent = gcPercent
 		}
+		debug.SetGCPercent(percent)
 	}
 }
 

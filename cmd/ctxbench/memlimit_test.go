@@ -15,8 +15,9 @@ func gcSettings() (limit int64, percent int) {
 }
 
 // TestLimitMemory: the limit is 2.5 times the largest input plus 64 MB
-// and GOGC is gcPercent while that input is at most gcPercentUpTo,
-// unless GOGC or GOMEMLIMIT is set.
+// and GOGC is gcPercent while that input is at most gcPercentUpTo, else
+// 100, whatever an earlier call set; GOGC or GOMEMLIMIT set leave both
+// as they were.
 func TestLimitMemory(t *testing.T) {
 	limit0, percent0 := gcSettings()
 	t.Cleanup(func() {
@@ -44,14 +45,16 @@ func TestLimitMemory(t *testing.T) {
 			if env != "" {
 				t.Setenv(env, "50")
 			}
+			// What an earlier call (an earlier command run in this
+			// process) left.
 			debug.SetMemoryLimit(1 << 40)
-			debug.SetGCPercent(100)
+			debug.SetGCPercent(gcPercent)
 			limitMemory([]string{dir})
 			limit, percent := gcSettings()
 			wantLimit, wantPercent := largest*5/2+64<<20, gcPercent
 			switch {
 			case env != "":
-				wantLimit, wantPercent = 1<<40, 100
+				wantLimit, wantPercent = 1<<40, gcPercent
 			case largest > gcPercentUpTo:
 				wantPercent = 100
 			}
