@@ -1,6 +1,8 @@
 package cost
 
 import (
+	"fmt"
+
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -40,11 +42,17 @@ type billedUsage struct {
 // billOf prices t's recorded usage at prices, model pricing the calls
 // that record none: one ledger entry, its items read back call by call.
 func billOf(t *transcript.Transcript, prices pricing.Prices, model string) (billedUsage, error) {
-	l := Ledger{Prices: prices, Model: model}
-	e, err := l.Entry(t)
+	e, err := (&Ledger{Prices: prices, Model: model}).Entry(t)
 	if err != nil {
 		return billedUsage{}, err
 	}
+	return billFrom(t, e)
+}
+
+// billFrom reads t's bill back from e, t's ledger entry: in all, by
+// model, and call by call. An entry that is not t's, or left some of its
+// calls out (a ledger with days), is an error.
+func billFrom(t *transcript.Transcript, e *LedgerEntry) (billedUsage, error) {
 	// The entry holds an item for each message with usage, in order, and
 	// then the usage no call recorded.
 	var b billedUsage
@@ -53,6 +61,9 @@ func billOf(t *transcript.Transcript, prices pricing.Prices, model string) (bill
 		m := &t.Messages[i]
 		var c pricing.Cost
 		if m.Usage != nil {
+			if e.ID != t.ID || e.File != t.File || k >= len(e.Items) || !e.Items[k].Call {
+				return billedUsage{}, fmt.Errorf("%s: the ledger entry does not hold every call of the transcript", t.File)
+			}
 			c = e.Items[k].Cost
 			k++
 		}
@@ -60,6 +71,7 @@ func billOf(t *transcript.Transcript, prices pricing.Prices, model string) (bill
 			b.calls = append(b.calls, c)
 		}
 	}
+	var l Ledger
 	l.AddEntry(e)
 	b.total, b.byModel = l.Sessions[0].Cost, l.Sessions[0].ByModel
 	return b, nil

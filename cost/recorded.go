@@ -14,11 +14,20 @@ import "github.com/ctxbench/ctxbench/transcript"
 // bill, which [Compare] does. A transcript that cannot be priced
 // returns a nil Comparison and the error [pricing.NotPriced] recognizes.
 func Recorded(t *transcript.Transcript, label string, opt Options) (*Comparison, error) {
-	model := ""
-	if len(t.Models) > 0 {
-		model = t.Models[0]
+	e, err := (&Ledger{Prices: opt.prices()}).Entry(t)
+	if err != nil {
+		return nil, err
 	}
-	b, err := billOf(t, opt.prices(), model)
+	return RecordedFrom(t, e, label, opt)
+}
+
+// RecordedFrom is [Recorded] of t from e, the entry of t that a [Ledger]
+// of opt's prices, with no model and no days of its own, made
+// ([Ledger.Entry]): a caller that keeps such a ledger prices each call
+// once. An entry of another transcript, or one that left calls out, is
+// an error.
+func RecordedFrom(t *transcript.Transcript, e *LedgerEntry, label string, opt Options) (*Comparison, error) {
+	b, err := billFrom(t, e)
 	if err != nil {
 		return nil, err
 	}

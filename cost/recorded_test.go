@@ -2,10 +2,13 @@ package cost
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -81,4 +84,47 @@ func TestRecordedIsTheReplayedBill(t *testing.T) {
 		t.Errorf("compared %d transcripts; want 15 or more", n)
 	}
 	t.Logf("%d transcripts", n)
+}
+
+// TestRecordedFromRefusesAnotherEntry: RecordedFrom prices from an entry
+// of the transcript that holds every call; an entry of a ledger whose
+// days leave a call out, or another transcript's, is an error, not a
+// bill read from the wrong items.
+func TestRecordedFromRefusesAnotherEntry(t *testing.T) {
+	tr := corpusFile(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	other := corpusFile(t, "spotter/tool_heavy.jsonl")
+	whole, err := (&Ledger{Prices: pricing.Default()}).Entry(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RecordedFrom(tr, whole, "recorded", Options{}); err != nil {
+		t.Fatalf("the whole entry: %v", err)
+	}
+	// A copy whose first call was made the day before: a ledger of the
+	// later day leaves it out.
+	moved := *tr
+	moved.Messages = slices.Clone(tr.Messages)
+	var last time.Time
+	for i := range moved.Messages {
+		if m := &moved.Messages[i]; m.Usage != nil {
+			if last.IsZero() {
+				m.Time = m.Time.AddDate(0, 0, -1)
+			}
+			last = m.Time
+		}
+	}
+	tr = &moved
+	days, err := (&Ledger{Prices: pricing.Default(), Since: last.Format(time.DateOnly)}).Entry(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherEntry, err := (&Ledger{Prices: pricing.Default()}).Entry(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, e := range map[string]*LedgerEntry{"the last day's": days, "another transcript's": otherEntry} {
+		if c, err := RecordedFrom(tr, e, "recorded", Options{}); err == nil {
+			t.Errorf("%s entry: priced %v, want an error", name, c.Billed.TotalUSD)
+		}
+	}
 }

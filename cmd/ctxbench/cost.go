@@ -446,12 +446,25 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 		ce.Ledger = le
 		return ce, err
 	}
+	le, lerr := r.ledger.Entry(t)
+	if lerr != nil && !pricing.NotPriced(lerr) {
+		return nil, lerr
+	}
 	var cmpr *cost.Comparison
 	var unpricedRun, unpricedBill error
 	var steps []reports.RunSteps
 	if r.fromBill(t) {
 		var err error
-		if cmpr, err = cost.Recorded(t, r.pols[0].Label, r.copt); pricing.NotPriced(err) {
+		switch {
+		case r.ledger.Since != "" || r.ledger.Until != "":
+			// The ledger's entry holds the days' calls, not the bill.
+			cmpr, err = cost.Recorded(t, r.pols[0].Label, r.copt)
+		case lerr != nil:
+			err = lerr
+		default: // the ledger prices as the recorded run does (--pricing-model is not given)
+			cmpr, err = cost.RecordedFrom(t, le, r.pols[0].Label, r.copt)
+		}
+		if pricing.NotPriced(err) {
 			unpricedRun, err = err, nil
 		}
 		if err != nil {
@@ -478,10 +491,6 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 		}
 		cmpr, unpricedRun, unpricedBill = c, s.NotPriced, s.BillNotPriced
 		takeSummaries(steps, s.Runs)
-	}
-	le, err := r.ledger.Entry(t)
-	if err != nil && !pricing.NotPriced(err) {
-		return nil, err
 	}
 	ce.Ledger = le
 	if unpricedRun != nil {

@@ -1579,3 +1579,27 @@ func TestCheckRefusals(t *testing.T) {
 		t.Errorf("another estimator's baseline: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestCostRecordedOnceAsWithDays: `cost --policy recorded` prices each
+// call once, the recorded run read back from the ledger's entry
+// (cost.RecordedFrom); with --since, whose entries hold the days' calls
+// alone, the run is priced apart (cost.Recorded). With days that hold
+// every call the two must print the same bytes, unpriced models
+// included.
+func TestCostRecordedOnceAsWithDays(t *testing.T) {
+	prices := filepath.Join(t.TempDir(), "prices.json")
+	if err := os.WriteFile(prices, []byte(`{"claude-sonnet-4-5": {"input_cost_per_token": 3e-6, "output_cost_per_token": 1.5e-5, "cache_read_input_token_cost": 3e-7, "cache_creation_input_token_cost": 3.75e-6, "litellm_provider": "anthropic", "mode": "chat"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"--prices", prices}} {
+		args := append([]string{"cost", "--json", "--policy", "recorded"}, extra...)
+		once, stderr1, code1 := ctxbench("", append(args, corpus)...)
+		apart, stderr2, code2 := ctxbench("", append(args, "--since", "2000-01-01", corpus)...)
+		if code1 != 0 || code2 != 0 || once != apart || stderr1 != stderr2 {
+			t.Errorf("%v: exit %d and %d; the bill priced once and apart differ:\n%s", extra, code1, code2, cmp.Diff(once+stderr1, apart+stderr2))
+		}
+		if len(extra) > 0 && !strings.Contains(stderr1, "not priced") {
+			t.Errorf("%v: no transcript left unpriced: %s", extra, stderr1)
+		}
+	}
+}

@@ -45,16 +45,20 @@ func limitMemory(paths []string, extra ...string) {
 // gcPercent is the collector's GOGC under the memory limit when the
 // inputs are small. Reading a folder of many sessions holds little (a
 // session at a time) and allocates much (each line's strings), so at
-// GOGC=100 the collector ran every few MB read: `cost --json --policy
-// recorded` over 181 MB of Claude Code sessions (none over 3 MB) took
-// 0.21 s at 100, 0.19 s at 200, 0.17 s at 400 and at off (peak RSS 36,
-// 40, 48 and 85 MB).
+// GOGC=100 the collector ran every few MB read: `GOGC=N ctxbench cost
+// --json --policy recorded` over 181 MB of Claude Code sessions (none
+// over 3 MB; GOGC set, no limit is set, and none is reached), fastest of
+// 5 alternated runs, took 212 ms at 100, 189 ms at 200 and 180 ms at
+// 400 (peak RSS 36, 41 and 50 MB).
 const gcPercent = 400
 
 // gcPercentUpTo is the largest input collected at gcPercent. A replay
 // holds about 1.6 times its input live (138 MB for the 84 MB
-// 20,000-call session of make perf's figure 2); five times that is
-// within the limit up to about 8 MB. Past it the limit decides when to
-// collect, and GOGC=400 only made that dearer: that session's replay
-// under 8 policies took 2.5–5% longer (alternated, four runs each).
+// 20,000-call session of make perf's figure 2, by GODEBUG=gctrace=1);
+// five times that is within the limit up to about 8 MB. Past it the
+// limit decides when to collect, and GOGC=400 only made that dearer:
+// that session's replay under figure 2's 8 policies, with GOGC=N and
+// GOMEMLIMIT=276157879 (the limit limitMemory sets for it), four runs
+// each alternated, took 7.85–8.50 s at 100 and 8.35–8.77 s at 400
+// (user CPU 10.9–11.6 s and 11.8–12.3 s).
 const gcPercentUpTo = 8 << 20
