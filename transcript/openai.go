@@ -123,7 +123,7 @@ func readOpenAIChat(s *source) ([]*Transcript, error) {
 	}
 	var out []*Transcript
 	flat := &Transcript{ID: s.nameID()}
-	var flatRecs []record
+	flatRecs := false
 	for r := range s.records() {
 		var m openaiMessage
 		ok, err := s.decode(flat, r, &m)
@@ -134,7 +134,12 @@ func readOpenAIChat(s *source) ([]*Transcript, error) {
 			continue
 		}
 		if m.Messages == nil {
-			flatRecs = append(flatRecs, r)
+			// A message of the flat transcript, added now: a streamed
+			// record's bytes last until the next is read.
+			flatRecs = true
+			if err := openaiAdd(s, flat, r, &m); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		t := &Transcript{ID: lineID(s, r)}
@@ -158,15 +163,14 @@ func readOpenAIChat(s *source) ([]*Transcript, error) {
 		}
 		out = append(out, t)
 	}
-	if len(flatRecs) > 0 || len(flat.Bad) > 0 || len(out) == 0 {
-		if err := openaiMessages(s, flat, flatRecs); err != nil {
-			return nil, err
-		}
+	if flatRecs || len(flat.Bad) > 0 || len(out) == 0 {
+		countAssistantCalls(flat)
 		out = append([]*Transcript{flat}, out...)
 	}
 	return out, nil
 }
 
+// openaiMessages adds the messages of recs to t.
 func openaiMessages(s *source, t *Transcript, recs []record) error {
 	for _, r := range recs {
 		var m openaiMessage
@@ -177,24 +181,27 @@ func openaiMessages(s *source, t *Transcript, recs []record) error {
 		if !ok {
 			continue
 		}
-		if problem := openaiProblem(&m, r.raw); problem != "" {
-			if err := s.bad(t, r.line, "%s", problem); err != nil {
-				return err
-			}
-			continue
+		if err := openaiAdd(s, t, r, &m); err != nil {
+			return err
 		}
-		msg, err := openaiMessageOf(m)
-		if err != nil {
-			if err := s.bad(t, r.line, "%v", err); err != nil {
-				return err
-			}
-			continue
-		}
-		msg.Pos = Pos{s.file, r.line}
-		t.addModel(msg.Model)
-		t.Messages = append(t.Messages, msg)
 	}
 	countAssistantCalls(t)
+	return nil
+}
+
+// openaiAdd adds m, decoded from r, to t as a message, or counts r as
+// malformed when it is no chat message.
+func openaiAdd(s *source, t *Transcript, r record, m *openaiMessage) error {
+	if problem := openaiProblem(m, r.raw); problem != "" {
+		return s.bad(t, r.line, "%s", problem)
+	}
+	msg, err := openaiMessageOf(*m)
+	if err != nil {
+		return s.bad(t, r.line, "%v", err)
+	}
+	msg.Pos = Pos{s.file, r.line}
+	t.addModel(msg.Model)
+	t.Messages = append(t.Messages, msg)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 )
@@ -93,7 +94,9 @@ func ohRecords(s *source, t *Transcript) ([]record, error) {
 	var recs []record
 	for r := range s.records() {
 		if !s.doc {
-			recs = append(recs, r) // one event per line
+			// One event per line, kept past the next line's read.
+			r.raw = bytes.Clone(r.raw)
+			recs = append(recs, r)
 			continue
 		}
 		raw, line := r.raw, r.line

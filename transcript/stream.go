@@ -31,11 +31,22 @@ type lineStream struct {
 	long []byte
 	err  error // why the input ends early: a read error or the limit
 	done bool
+	prev []byte // the line returned last, overwritten when poisonLines
 }
+
+// poisonLines, set by tests, makes a lineStream overwrite each line it
+// returned when the next is asked for, so that a reader that keeps a
+// line's bytes past that reads garbage at once, wherever the buffer is.
+var poisonLines bool
 
 // next returns the next line with its end, if any; false at the end of
 // the input or at an error (ls.err). The line is valid until the next call.
 func (ls *lineStream) next() ([]byte, bool) {
+	if poisonLines {
+		for i := range ls.prev {
+			ls.prev[i] = '#'
+		}
+	}
 	if ls.done {
 		return nil, false
 	}
@@ -63,6 +74,9 @@ func (ls *lineStream) next() ([]byte, bool) {
 		return nil, false
 	}
 	ls.line++
+	if poisonLines {
+		ls.prev = l
+	}
 	return l, true
 }
 

@@ -18,9 +18,29 @@ const (
 	streamAsst = `{"type":"assistant","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1,"output_tokens":2}}}`
 )
 
-// readStreamed reads data as Read reads a stream of unknown size.
+// readStreamed reads data as Read reads a stream of unknown size that
+// arrives in pieces of a few bytes to a few KiB ([chunkReader]), so that
+// the buffered reader refills, and moves what it holds, within a line
+// and between lines.
 func readStreamed(data []byte, name string, opt Options) ([]*Transcript, error) {
-	return Read(io.LimitReader(bytes.NewReader(data), int64(len(data))), name, opt)
+	return Read(&chunkReader{r: bytes.NewReader(data)}, name, opt)
+}
+
+// A chunkReader returns at most a few bytes to a few KiB per Read, the
+// sizes cycling through chunkSizes.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+// chunkSizes are the sizes a chunkReader's reads cycle through: primes,
+// so that pieces end at every offset of a line sooner or later.
+var chunkSizes = []int{1, 7, 61, 509, 4093, 3, 8191, 127}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	size := chunkSizes[c.n%len(chunkSizes)]
+	c.n++
+	return c.r.Read(p[:min(len(p), size)])
 }
 
 // TestStreamReadsAsParse: every file of the corpus and of testdata,
@@ -47,6 +67,42 @@ func TestStreamReadsAsParse(t *testing.T) {
 	}
 	if streamed < 60 {
 		t.Errorf("only %d reads succeeded: the corpus was not found", streamed)
+	}
+}
+
+// TestStreamReadsAsParseMany: every JSON Lines file of the corpus and of
+// testdata, its lines repeated until it holds more records than format
+// detection reads ([detectProbe]), reads the same streamed as whole:
+// what a reader keeps of a record past the next is held to it.
+func TestStreamReadsAsParseMany(t *testing.T) {
+	inflated := 0
+	for _, in := range inputFiles(t) {
+		if !strings.HasSuffix(in.path, ".jsonl") {
+			continue
+		}
+		lines := bytes.Count(in.data, []byte{'\n'}) + 1
+		if lines > 4*detectProbe {
+			continue // read as it is by TestStreamReadsAsParse
+		}
+		data := bytes.TrimRight(in.data, "\n")
+		var b bytes.Buffer
+		for b.Len() == 0 || bytes.Count(b.Bytes(), []byte{'\n'}) < 4*detectProbe {
+			b.Write(data)
+			b.WriteByte('\n')
+		}
+		whole, wholeErr := Parse(bytes.Clone(b.Bytes()), in.path, Options{Lenient: true})
+		got, err := readStreamed(b.Bytes(), in.path, Options{Lenient: true})
+		if (err == nil) != (wholeErr == nil) || (err != nil && err.Error() != wholeErr.Error()) {
+			t.Errorf("%s repeated: streamed %v, whole %v", in.path, err, wholeErr)
+			continue
+		}
+		if diff := quickDiff(whole, got); diff != "" {
+			t.Errorf("%s repeated: (-whole +streamed):\n%s", in.path, diff)
+		}
+		inflated++
+	}
+	if inflated < 10 {
+		t.Errorf("only %d files repeated: testdata was not found", inflated)
 	}
 }
 
