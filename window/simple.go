@@ -58,6 +58,15 @@ func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []It
 	cs := env.Transcript.Compactions
 	for ; rs.applied < len(cs) && cs[rs.applied].Index <= env.Next; rs.applied++ {
 		c := cs[rs.applied]
+		// Compactions recorded back to back (no call between them) are
+		// one: the summary of the earlier was never sent, so it goes
+		// without being evicted, and the later covers what it covered.
+		var covers []string
+		if step.Summary != nil {
+			covers = step.Summary.Covers
+			step.History = step.History[1:]
+			step.Summary = nil
+		}
 		// A summary item (index < 0) is dropped too: the agent's summary
 		// replaces everything before the compaction but the messages it
 		// kept, which follow the summary.
@@ -65,7 +74,7 @@ func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []It
 		if c.Summary != nil {
 			s := st.newItem(c.Summary.Role, c.Summary.Text(), true)
 			s.Msg = c.Summary
-			step.Summary = &SummaryEvent{ID: s.ID, Covers: ids(dropped), Model: "recorded"}
+			step.Summary = &SummaryEvent{ID: s.ID, Covers: append(covers, ids(dropped)...), Model: "recorded"}
 			step.History = append([]Item{s}, step.History...)
 		}
 	}
