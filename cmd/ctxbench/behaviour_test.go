@@ -337,7 +337,7 @@ func TestAIDFDefaultsOverCap(t *testing.T) {
 }
 
 // TestMessagesSayWhatHappened: cost over an empty ~/.claude/projects
-// says no session was found; a transcript with no call is not "left out
+// says no transcript was found there, exit 2; a transcript with no call is not "left out
 // of --since/--until" when neither was given; the stream-json session
 // whose result counts calls no line shows has its agent's cost printed
 // beside the bill; the claude-code policy says once per session file,
@@ -351,7 +351,7 @@ func TestMessagesSayWhatHappened(t *testing.T) {
 	code := runEnv([]string{"cost"}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string {
 		return map[string]string{"HOME": home}[k]
 	}})
-	if code != 0 || !strings.Contains(errOut.String(), "ctxbench: warning: no session found in "+filepath.Join(home, ".claude", "projects")) {
+	if code != exitError || !strings.Contains(errOut.String(), "ctxbench: error: no transcript found in "+filepath.Join(home, ".claude", "projects")) {
 		t.Errorf("empty projects: exit %d, stderr %q", code, errOut.String())
 	}
 

@@ -324,9 +324,13 @@ func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, pre
 	for _, s := range skipped {
 		e.warn(fmt.Errorf("skipped %s: %s", s.File, s.Reason))
 	}
-	// Every file skipped is no result: never an empty report with exit 0.
-	if err == nil && read == 0 && len(skipped) > 0 && f.selectFile == nil { // a shard's: the merge's to say
+	// Nothing read is no result: never an empty report with exit 0.
+	switch {
+	case err != nil || read > 0 || f.selectFile != nil: // a shard's: the merge's to say
+	case len(skipped) > 0:
 		err = fmt.Errorf("no transcript read from %s: all %d files were skipped", strings.Join(paths, ", "), len(skipped))
+	default:
+		err = fmt.Errorf("no transcript found in %s", strings.Join(paths, ", "))
 	}
 	var bad *transcript.SyntaxError
 	var none *transcript.NotTranscriptError

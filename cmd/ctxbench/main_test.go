@@ -1216,6 +1216,30 @@ func TestEverythingSkipped(t *testing.T) {
 	}
 }
 
+// TestEmptyFolder: a folder named on the command line that holds no
+// file (an empty folder, or one of empty folders) is an error, exit 2,
+// "no transcript found in DIR", for every command that reads one.
+func TestEmptyFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r")
+	for _, args := range [][]string{
+		{"inspect", dir}, {"replay", dir}, {"cost", dir}, {"cost", "--policy", "none", dir},
+		{"report", "--out", out, dir}, {"estimate", dir}, {"probes", dir},
+		{"sweep", "--policy", "aidf", "--grid", "max_messages=10,20", dir},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitError || !strings.Contains(stderr.String(), "no transcript found in "+dir) {
+			t.Errorf("%v: exit %d, stderr %q; want %d, no transcript found in %s", args, code, stderr.String(), exitError, dir)
+		}
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("report wrote %s: %v", out, err)
+	}
+}
+
 // TestOutputIsAnInput: an output flag naming one of the command's own
 // inputs — the file, or a file in an input folder — is refused, exit 2,
 // and the input is left as it was: replay --trace, convert -o and
