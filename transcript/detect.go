@@ -180,15 +180,20 @@ func detectArray(file string, v []any) (Format, error) {
 // first alone.
 func detectLines(s *source) (Format, error) {
 	var chat []any
-	probed := 0
+	probed, objects := 0, 0
+	var firstBad string // the first line that is no JSON object, and why
 	for r := range s.probe() {
 		if probed++; probed > detectProbe {
 			break
 		}
 		var m map[string]any
-		if unmarshal(r.raw, &m) != nil {
+		if err := unmarshal(r.raw, &m); err != nil {
+			if firstBad == "" {
+				firstBad = fmt.Sprintf("line %d: %s", r.line, describeJSONError(err, r))
+			}
 			continue
 		}
+		objects++
 		if name := foreignFormat(m); name != "" {
 			return "", notRead(s.file, name)
 		}
@@ -202,6 +207,10 @@ func detectLines(s *source) (Format, error) {
 	}
 	if len(chat) > 0 {
 		return chatFlavour(chat), nil
+	}
+	if objects == 0 && firstBad != "" {
+		// No line is an object: the first one's fault is the reason.
+		return "", &NotTranscriptError{s.file, firstBad}
 	}
 	return "", &NotTranscriptError{s.file, "JSON Lines in no known format"}
 }

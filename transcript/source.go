@@ -359,7 +359,8 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 			// A malformed first line before lines that are objects of their
 			// own is a JSON Lines file with a bad record (skipped with
 			// --lenient), not a document.
-			s.doc = json.Valid(trimmed) || !objectLines(rest)
+			// A first line that is a brace alone opens a document.
+			s.doc = json.Valid(trimmed) || len(first) == 1 || !objectLines(rest)
 		}
 	default:
 		if !utf8.Valid(head) {
@@ -388,15 +389,33 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 
 // binaryStart reports whether the head of an input holds a NUL byte
 // that makes it a binary file (a device, an image, a compressed file not
-// named): any NUL, unless the first line is a whole JSON value. After
-// such a line, a NUL is its own line's fault, a malformed record named at
-// its line (JSON allows no raw control character).
+// named): any NUL, unless the first line is a whole JSON value, or the
+// head is JSON text (it starts with an object or an array, is UTF-8, and
+// holds at most 8 NULs, or 1 byte in 100). In JSON text a NUL is its record's
+// fault, a malformed record named at its line (JSON allows no raw control
+// character).
 func binaryStart(head []byte) bool {
-	if bytes.IndexByte(head, 0) < 0 {
+	nuls := bytes.Count(head, []byte{0})
+	if nuls == 0 {
 		return false
 	}
 	first, _, found := bytes.Cut(head, []byte{'\n'})
-	return !found || !json.Valid(first)
+	if found && json.Valid(first) {
+		return false
+	}
+	text := bytes.TrimLeft(head, " \t\r\n")
+	return len(text) == 0 || text[0] != '{' && text[0] != '[' || nuls > max(8, len(head)/100) || !utf8Head(head)
+}
+
+// utf8Head reports whether head is UTF-8 but for a character cut at its
+// end.
+func utf8Head(head []byte) bool {
+	for cut := range min(len(head), utf8.UTFMax) {
+		if utf8.Valid(head[:len(head)-cut]) {
+			return true
+		}
+	}
+	return false
 }
 
 // objectLines reports whether one of the first lines of data (up to
