@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -97,34 +98,81 @@ func TestEmptyOrBadSummary(t *testing.T) {
 			if err == nil {
 				t.Errorf("%s %d: %s accepted", pc.name, i, body)
 			}
-			files := 0
-			filepath.WalkDir(dir, func(_ string, d fs.DirEntry, _ error) error {
-				if d != nil && !d.IsDir() {
-					files++
-				}
-				return nil
-			})
-			if files != 0 {
+			if files := countFiles(dir); files != 0 {
 				t.Errorf("%s %d: %d files cached", pc.name, i, files)
 			}
 		}
 	}
 }
 
-// TestRedirectKeepsKeys: a redirect to another origin carries no key; one
-// to the same origin keeps it.
-func TestRedirectKeepsKeys(t *testing.T) {
+// TestRedirectToAnotherOrigin: a redirect to another origin (another
+// port, or the same server under another host name) is refused with an
+// error naming both origins, and not retried: the other origin gets no
+// request, nothing is cached, and the run stops. A redirect within the
+// origin is followed, with the key.
+func TestRedirectToAnotherOrigin(t *testing.T) {
 	for _, pc := range providerCases {
 		other := newFakeAPI(t, step{status: 200, body: pc.ok})
-		for _, tc := range []struct {
-			name    string
-			target  func(self string) string
-			keySeen bool
-		}{
-			{"another origin", func(string) string { return other.URL }, false},
-			{"the same origin", func(self string) string { return self + "/again" }, true},
-		} {
-			var self string
+		for _, status := range []int{301, 302, 303, 307, 308} {
+			for _, tc := range []struct {
+				name   string
+				target func(self string) string
+				// permissive makes the client's own CheckRedirect follow
+				// anything.
+				permissive bool
+			}{
+				{"another port", func(string) string { return other.URL }, false},
+				{"another host name", func(self string) string { return strings.Replace(self, "127.0.0.1", "localhost", 1) }, false},
+				{"another port, a client that follows anything", func(string) string { return other.URL }, true},
+			} {
+				name := fmt.Sprintf("%s/%d/%s", pc.name, status, tc.name)
+				var mu sync.Mutex
+				var self string
+				reqs := 0
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					mu.Lock()
+					reqs++
+					mu.Unlock()
+					if strings.HasSuffix(r.URL.Path, "/again") { // the other host name
+						w.Header().Set("content-type", "application/json")
+						io.WriteString(w, pc.ok)
+						return
+					}
+					http.Redirect(w, r, tc.target(self)+r.URL.Path+"/again", status)
+				}))
+				self = srv.URL
+				to := tc.target(self)
+				before := len(other.requests())
+				dir := t.TempDir()
+				var s sleeps
+				c := testClient(&s)
+				c.Cache, c.Run = &Cache{Dir: dir}, &Run{}
+				if tc.permissive {
+					c.HTTP = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
+				}
+				_, err := pc.make(srv.URL, c).Summarize(context.Background(), Request{Messages: messages})
+				want := fmt.Sprintf("%s: refused a redirect (%d) from %s to another origin, %s:", pc.name, status, self, to)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: error %v, want %q", name, err, want)
+				}
+				if !errors.Is(err, ErrStopped) {
+					t.Errorf("%s: the run goes on: %v", name, err)
+				}
+				if n := len(other.requests()) - before; n != 0 {
+					t.Errorf("%s: %d requests at the other origin", name, n)
+				}
+				mu.Lock()
+				if reqs != 1 {
+					t.Errorf("%s: %d requests at the base URL's origin, want 1", name, reqs)
+				}
+				mu.Unlock()
+				if n := countFiles(dir); n != 0 {
+					t.Errorf("%s: %d files cached", name, n)
+				}
+				srv.Close()
+			}
+		}
+		t.Run(pc.name+"/the same origin", func(t *testing.T) {
 			var gotKey string
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if strings.HasSuffix(r.URL.Path, "/again") {
@@ -133,27 +181,36 @@ func TestRedirectKeepsKeys(t *testing.T) {
 					io.WriteString(w, pc.ok)
 					return
 				}
-				http.Redirect(w, r, tc.target(self)+r.URL.Path+"/again", http.StatusTemporaryRedirect)
+				http.Redirect(w, r, r.URL.Path+"/again", http.StatusTemporaryRedirect)
 			}))
-			self = srv.URL
-			before := len(other.requests())
+			defer srv.Close()
+			dir := t.TempDir()
 			var s sleeps
-			if _, err := pc.make(srv.URL, testClient(&s)).Summarize(context.Background(), Request{Messages: messages}); err != nil {
-				t.Errorf("%s %s: %v", pc.name, tc.name, err)
+			c := testClient(&s)
+			c.Cache = &Cache{Dir: dir}
+			if _, err := pc.make(srv.URL, c).Summarize(context.Background(), Request{Messages: messages}); err != nil {
+				t.Fatal(err)
 			}
-			if !tc.keySeen {
-				got := other.requests()
-				if len(got) != before+1 {
-					t.Fatalf("%s: %d requests at the other origin", pc.name, len(got)-before)
-				}
-				gotKey = got[len(got)-1].Header.Get("x-api-key") + got[len(got)-1].Header.Get("authorization")
+			if !strings.Contains(gotKey, testKey) {
+				t.Errorf("key sent %q", gotKey)
 			}
-			if strings.Contains(gotKey, testKey) != tc.keySeen {
-				t.Errorf("%s %s: key sent %q", pc.name, tc.name, gotKey)
+			if n := countFiles(dir); n != 1 {
+				t.Errorf("%d files cached, want 1", n)
 			}
-			srv.Close()
-		}
+		})
 	}
+}
+
+// countFiles returns how many files are under dir.
+func countFiles(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, _ error) error {
+		if d != nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
 }
 
 // TestKeyInSummaryRedacted: a server that echoes the key in a summary

@@ -22,14 +22,17 @@
 //
 // The HTTP providers share a [Client]: each attempt has a timeout; 408,
 // 409, 429, 5xx and 529 (overloaded) are retried with exponential backoff
-// and jitter, honouring retry-after-ms, retry-after (seconds or a date) and
-// x-should-retry; other 4xx are not retried, nor is a 429 that reports a
-// spend or quota limit. Errors name the provider, the status, the API's
-// error type and message. Cancelling the context stops at once. A [Cache]
-// keeps responses on disk so a re-run costs nothing, and Client.Offline
-// serves from it alone. A [Budget] refuses calls that could take the
-// spending past its cap; the refusal wraps [ErrSpendCap], which policies
-// handle like any failed summary.
+// and jitter, honouring retry-after-ms, retry-after (seconds or a date)
+// and x-should-retry; other 4xx are not retried, nor is a 429 that reports
+// a spend or quota limit. A redirect to another origin (scheme, host and
+// port) is refused, not retried: the request would take the conversation
+// there, and its answer would pass for the API's summary, so nothing is
+// sent to it, and nothing from it is used or cached. Errors name the
+// provider, the status, the API's error type and message. Cancelling the
+// context stops at once. A [Cache] keeps responses on disk so a re-run
+// costs nothing, and Client.Offline serves from it alone. A [Budget]
+// refuses calls that could take the spending past its cap; the refusal
+// wraps [ErrSpendCap], which policies handle like any failed summary.
 //
 // The API keys are given by the caller (the command line reads them from
 // the environment only). They are sent in headers and never written

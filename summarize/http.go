@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -24,7 +25,9 @@ import (
 // Client holds what the HTTP providers share: the transport, the retry
 // policy, the response cache and the spend cap.
 type Client struct {
-	// HTTP is the client used for requests (default http.DefaultClient).
+	// HTTP is the client used for requests (default http.DefaultClient);
+	// a redirect to another origin is refused whatever its CheckRedirect
+	// says.
 	HTTP *http.Client
 	// Timeout bounds each attempt (default 2 minutes).
 	Timeout time.Duration
@@ -271,7 +274,8 @@ func (c *Client) call(ctx context.Context, p *provider, body []byte, prompt Prom
 
 // attempts makes the call's attempts; fatal says that its error is one
 // no retry, and no later call, can mend (a 4xx other than a rate limit
-// or a timeout: a bad key, a bad request, a spend limit).
+// or a timeout: a bad key, a bad request, a spend limit; a redirect to
+// another origin).
 func (c *Client) attempts(ctx context.Context, p *provider, body []byte, deadline time.Time) (res Result, fatal bool, err error) {
 	retries := c.MaxRetries
 	if retries == 0 {
@@ -281,7 +285,7 @@ func (c *Client) attempts(ctx context.Context, p *provider, body []byte, deadlin
 	if timeout <= 0 {
 		timeout = defaultTimeout
 	}
-	hc := withoutKeysAcrossOrigins(c.HTTP)
+	hc := sameOriginOnly(c.HTTP)
 	for n := 0; ; n++ {
 		status, h, respBody, err := c.once(ctx, hc, p, body, min(timeout, time.Until(deadline)))
 		if err == nil && status == http.StatusOK {
@@ -293,6 +297,9 @@ func (c *Client) attempts(ctx context.Context, p *provider, body []byte, deadlin
 			// not put it in the cache, the trace or the output.
 			res.Model, res.Text = scrubKey(res.Model, p.key), scrubKey(res.Text, p.key)
 			return res, false, nil
+		}
+		if redirect := (*crossOriginError)(nil); errors.As(err, &redirect) {
+			return Result{}, true, fmt.Errorf("%s: %w", p.name, redirect)
 		}
 		if err == nil {
 			// Before the body is read for its message and cut short: a cut
@@ -351,21 +358,24 @@ func checkResult(name string, r Result) error {
 	return nil
 }
 
-// withoutKeysAcrossOrigins returns hc (or the default client) made to
-// drop the headers that carry API keys on a redirect to another origin:
-// Go drops Authorization only when the host changes, and never a custom
-// header such as x-api-key.
-func withoutKeysAcrossOrigins(hc *http.Client) *http.Client {
+// sameOriginOnly returns hc (or the default client) made to refuse a
+// redirect to another origin (scheme, host and port): a 307 or 308
+// would send it the request's body, the conversation, and any answer
+// from it would be taken for a summary the API made. A redirect within
+// the origin is followed as hc follows it.
+func sameOriginOnly(hc *http.Client) *http.Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
 	c := *hc
 	next := hc.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) > 0 && origin(req.URL) != origin(via[0].URL) {
-			for _, h := range []string{"x-api-key", "authorization", "api-key", "x-goog-api-key"} {
-				req.Header.Del(h)
+		if from, to := origin(via[0].URL), origin(req.URL); from != to {
+			status := 0
+			if req.Response != nil {
+				status = req.Response.StatusCode
 			}
+			return &crossOriginError{status: status, from: from, to: to}
 		}
 		if next != nil {
 			return next(req, via)
@@ -378,13 +388,24 @@ func withoutKeysAcrossOrigins(hc *http.Client) *http.Client {
 	return &c
 }
 
+// A crossOriginError is a redirect refused because it leads to another
+// origin. No retry mends it: the server sends it again.
+type crossOriginError struct {
+	status   int
+	from, to string
+}
+
+func (e *crossOriginError) Error() string {
+	return fmt.Sprintf("refused a redirect (%d) from %s to another origin, %s: the request holds the conversation; if that server is the API, make it the base URL", e.status, e.from, e.to)
+}
+
 // origin is a URL's scheme, host and port.
 func origin(u *url.URL) string {
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	return u.Scheme + "://" + u.Hostname() + ":" + port
+	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // Run is what the calls of one run share: how many failed, and the

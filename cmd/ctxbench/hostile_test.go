@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -29,17 +30,20 @@ import (
 // TestHostileProvider replays a session whose policy summarizes at many
 // calls against a server failing in each way, and prints the requests,
 // the time and the exit status: no failure mode may cost more than a few
-// requests, or more than a call's time, and none may exit 0 unnoticed.
+// requests, or more than a call's time, and none may exit 0 unnoticed;
+// no request reaches another origin, and a run whose calls all fail
+// caches nothing.
 func TestHostileProvider(t *testing.T) {
 	session := filepath.Join(t.TempDir(), "s.jsonl")
 	if _, stderr, code := ctxbench("", "gen", "--calls", "200", "-o", session); code != 0 {
 		t.Fatal(stderr)
 	}
 	const key = "sk-hostile-KEY-0123456789"
+	// other is another origin, which no request reaches: a redirect to
+	// it is refused.
+	var otherReqs atomic.Int64
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.Header.Get("x-api-key"), key) {
-			t.Error("the key reached another origin")
-		}
+		otherReqs.Add(1)
 		w.Header().Set("content-type", "application/json")
 		io.WriteString(w, `{"model":"m","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":5,"output_tokens":1}}`)
 	}))
@@ -80,7 +84,10 @@ func TestHostileProvider(t *testing.T) {
 		}, 3 * 2, 2},
 		{"307 to another origin", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
-		}, 1000, 0},
+		}, 1, 2},
+		{"302 to another origin", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+		}, 1, 2},
 		{"key echoed in the summary", status(200, ok("the key is "+key)), 1000, 0},
 		{"key echoed as the model", status(200, `{"model":"`+key+`","content":[{"type":"text","text":"s"}],"usage":{"input_tokens":5,"output_tokens":1}}`), 1000, 0},
 		{"key past 200 characters of an error", status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"`+strings.Repeat("x", 190)+` key `+key+`"}}`), 1, 2},
@@ -100,6 +107,7 @@ func TestHostileProvider(t *testing.T) {
 			defer api.Close()
 			t.Setenv("ANTHROPIC_API_KEY", key)
 			cache, trace := t.TempDir(), filepath.Join(t.TempDir(), "trace.jsonl")
+			otherBefore := otherReqs.Load()
 			start := time.Now()
 			stdout, stderr, code := ctxbench("", "replay", "--provider", "anthropic", "--base-url", api.URL, "--cache-dir", cache, "--trace", trace,
 				"--provider-timeout", "1s", "--provider-retries", "1", "--policy", "aidf:max_messages=10,preserve_last_n=4,summarize_on_trim=true,summarize_every=1", session)
@@ -115,6 +123,13 @@ func TestHostileProvider(t *testing.T) {
 			if took > 30*time.Second {
 				t.Errorf("took %v", took)
 			}
+			if n := otherReqs.Load() - otherBefore; n != 0 {
+				t.Errorf("%d requests reached another origin", n)
+			}
+			crossOrigin := strings.HasSuffix(tc.name, "to another origin")
+			if crossOrigin && !strings.Contains(stderr, "refused a redirect") {
+				t.Errorf("stderr does not say the redirect was refused: %s", stderr)
+			}
 			// No output, trace or cache entry holds the key, a part of
 			// it, or an escaped form of it.
 			written := map[string]string{"stdout": stdout, "stderr": stderr}
@@ -125,13 +140,18 @@ func TestHostileProvider(t *testing.T) {
 				}
 				return nil
 			})
+			cached := 0
 			filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
 				if err == nil && !d.IsDir() {
 					b, _ := os.ReadFile(p)
 					written[p] = string(b)
+					cached++
 				}
 				return nil
 			})
+			if (code == 2 || crossOrigin) && cached > 0 { // no call succeeded: nothing to cache
+				t.Errorf("%d files cached", cached)
+			}
 			for name, text := range written {
 				for _, part := range []string{key, key[:12], "hostile-KEY", "KEY-0123", "u006b"} {
 					if strings.Contains(text, part) {
