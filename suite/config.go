@@ -61,7 +61,8 @@ var configKeys = []string{"transcripts", "policies", "estimators", "provider", "
 
 // LoadConfig reads a ctxbench.yaml. Any problem — an unknown key, a
 // policy or parameter, estimator, budget or tolerance that does not
-// exist, a value out of range — is an error that names the file and line.
+// exist, a value out of range, a second YAML document — is an error that
+// names the file and line.
 func LoadConfig(path string) (*Config, error) {
 	b, err := limit.ReadFile(path, limit.Config)
 	if err != nil {

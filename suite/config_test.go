@@ -72,6 +72,8 @@ baseline: ctxbench.baseline.json
 		{"transcripts: [a]\npolicies: [none]\nbudgets:\n" + strings.Repeat("  max_messages: 1\n", 5000), `bad.yaml: line 5: key "max_messages" is already defined at line 4`},
 		{"transcripts: [a]\npolicies: [none]\ntranscripts: [b]\n", `bad.yaml: line 3: key "transcripts" is already defined at line 1`},
 		{"policies: [none]\n", `"transcripts" is required`},
+		// A second document (yaml.v3 reads the first alone): its line.
+		{"transcripts: [a]\npolicies: [none]\n---\npolicies: [aidf:max_messages=5]\n", `bad.yaml: line 3: a second YAML document`},
 	} {
 		_, err := LoadConfig(write("bad.yaml", tc.body))
 		if err == nil || !strings.Contains(err.Error(), tc.err) {

@@ -296,6 +296,11 @@ func TestAIDFConfig(t *testing.T) {
 	if _, err := Parse("aidf:config=" + dup); err == nil || !strings.Contains(err.Error(), `line 4: key "max_messages" is already defined at line 3`) {
 		t.Errorf("repeated keys: %v", err)
 	}
+	two := dir + "/two.yml"
+	os.WriteFile(two, []byte("execution:\n  max_conversation_messages: 60\n---\nexecution:\n  max_conversation_messages: 10\n"), 0o644)
+	if _, err := Parse("aidf:config=" + two); err == nil || !strings.Contains(err.Error(), "two.yml: line 3: a second YAML document") {
+		t.Errorf("two documents: %v", err)
+	}
 	if _, err := Parse("aidf:config=" + dir + "/missing.yml"); err == nil {
 		t.Error("a missing config was accepted")
 	}

@@ -1,23 +1,42 @@
-// Package strictyaml checks a YAML file for what yaml.v3 reports too
-// late or at too high a price, before it is decoded.
+// Package strictyaml checks a YAML file, before it is decoded, for what
+// yaml.v3 reports too late, at too high a price, or not at all.
 package strictyaml
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 
 	"go.yaml.in/yaml/v3"
 )
 
 // Check parses b and returns an error naming the first mapping key that
-// repeats an earlier key of its mapping, with both lines. Decoding a
-// file with many repeated keys, yaml.v3 builds an error for every pair
-// (an 85 KB file runs out of memory); Check stops at the first.
+// repeats an earlier key of its mapping, with both lines, or the line
+// of a second document: a file is one document, and yaml.v3 decodes
+// the first of several and ignores the rest. Decoding a file with many
+// repeated keys, yaml.v3 builds an error for every pair (an 85 KB file
+// runs out of memory); Check stops at the first.
 func Check(b []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) { // empty, or comments alone
+			return nil
+		}
 		return err
 	}
-	return check(&doc, 0)
+	if err := check(&doc, 0); err != nil {
+		return err
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+		return nil
+	case err != nil:
+		return err
+	}
+	return fmt.Errorf("line %d: a second YAML document: the file must hold one; join it to the first or remove it", next.Line)
 }
 
 // maxDepth bounds the nesting Check walks, as a config never nests deep.
