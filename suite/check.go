@@ -186,6 +186,10 @@ func (r *Report) Rows() []Row {
 			rows = append(rows, x)
 		}
 		switch {
+		case c.Missing && c.Blocking():
+			x := row(KindMissing)
+			x.Note = "not in the baseline, and failing: check it, then run 'ctxbench check --update --accept' to add it (--update alone refuses)"
+			rows = append(rows, x)
 		case c.Missing:
 			x := row(KindMissing)
 			x.Note = "not in the baseline: run 'ctxbench check --update' to add it"

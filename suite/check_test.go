@@ -220,3 +220,28 @@ func TestMergeRefusesMixedPartials(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingRowHint: a case the baseline lacks says how to add it:
+// --update, or --update --accept when it fails (a budget, a violation),
+// which --update alone refuses to record.
+func TestMissingRowHint(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    Case
+		want string
+	}{
+		{"passing", Case{File: "a.jsonl", Policy: "none", Missing: true}, "run 'ctxbench check --update' to add it"},
+		{"over a budget", Case{File: "a.jsonl", Policy: "none", Missing: true, Budgets: []BudgetFailure{{Budget: "max_messages", Limit: 1, Got: 9}}}, "'ctxbench check --update --accept' to add it"},
+		{"a violation", Case{File: "a.jsonl", Policy: "none", Missing: true, Violations: []ViolationGroup{{Invariant: "cap", Count: 1}}}, "'ctxbench check --update --accept' to add it"},
+	} {
+		var note string
+		for _, r := range (&Report{Cases: []Case{tc.c}}).Rows() {
+			if r.Kind == KindMissing {
+				note = r.Note
+			}
+		}
+		if !strings.Contains(note, tc.want) {
+			t.Errorf("%s: note %q, want %q", tc.name, note, tc.want)
+		}
+	}
+}

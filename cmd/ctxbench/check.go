@@ -46,7 +46,7 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil || shard.N > 0 {
 		return err
 	}
-	base, err := c.baseline(basePath, res)
+	base, err := c.baseline(cfg, basePath, res)
 	if err != nil {
 		return err
 	}
@@ -92,15 +92,20 @@ func (c *checkCmd) load() (*suite.Config, string, error) {
 	return cfg, basePath, nil
 }
 
-// refuseOutputs refuses an output that would write over the baseline,
-// the config or one of the suite's transcripts (which a merge does not
+// refuseOutputs refuses an output that would write over what check
+// reads: the config, the baseline, the --prices file, a partial it
+// merges, or one of the suite's transcripts (which a merge does not
 // read; a glob that matches nothing is reported by the run).
 func (c *checkCmd) refuseOutputs(cfg *suite.Config, basePath string) error {
 	outs := []struct{ flag, path string }{{"--junit", c.JUnit}, {"--summary", c.Summary}, {"--partial", c.Partial}}
+	read := []struct{ what, path string }{{"the config", c.Config}, {"the baseline", basePath}, {"the --prices file", c.Prices}}
+	for _, p := range c.Merge {
+		read = append(read, struct{ what, path string }{"a partial --merge reads", p})
+	}
 	for _, out := range outs {
-		for _, in := range []struct{ what, path string }{{"the baseline", basePath}, {"the config", c.Config}} {
-			if out.path != "" && out.path != "-" && sameFile(out.path, in.path) {
-				return fmt.Errorf("%s %s is %s: ctxbench writes the baseline only with --update", out.flag, out.path, in.what)
+		for _, in := range read {
+			if out.path != "" && out.path != "-" && in.path != "" && sameFile(out.path, in.path) {
+				return fmt.Errorf("%s %s is %s: ctxbench never writes over what it reads", out.flag, out.path, in.what)
 			}
 		}
 	}
@@ -118,19 +123,30 @@ func (c *checkCmd) refuseOutputs(cfg *suite.Config, basePath string) error {
 
 // baseline reads the baseline res is compared with (nil, recording one
 // with --update where there is none).
-func (c *checkCmd) baseline(path string, res *suite.Result) (*suite.Baseline, error) {
+func (c *checkCmd) baseline(cfg *suite.Config, path string, res *suite.Result) (*suite.Baseline, error) {
 	base, err := suite.LoadBaseline(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !c.Update:
-		return nil, withHint(fmt.Errorf("no baseline at %s", path), "run 'ctxbench check --update' once to record it, and commit it")
+		return nil, withHint(fmt.Errorf("no baseline at %s", path), c.updateHint(cfg, res, nil, "once to record it, and commit it"))
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	case err == nil && !c.Update && base.Estimator != res.Estimator:
 		// Token metrics counted by two estimators are not comparable.
 		return nil, withHint(fmt.Errorf("%s was recorded with the estimator %s; the suite counts with %s", path, base.Estimator, res.Estimator),
-			"run 'ctxbench check --update' to record the baseline with "+res.Estimator)
+			c.updateHint(cfg, res, base, "to record the baseline with "+res.Estimator))
 	}
 	return base, nil
+}
+
+// updateHint says how to record res over base (nil: none), to do what:
+// 'ctxbench check --update', or, when cases fail, which --update alone
+// refuses to record, 'ctxbench check --update --accept' once they are
+// checked.
+func (c *checkCmd) updateHint(cfg *suite.Config, res *suite.Result, base *suite.Baseline, what string) string {
+	if n := len(suite.Check(cfg, res, base, c.Strict).Blocking()); n > 0 {
+		return fmt.Sprintf("run 'ctxbench check --update --accept' %s: %s, which --update alone refuses to record; check what fails first", what, reports.Count(n, "case fails", "cases fail"))
+	}
+	return "run 'ctxbench check --update' " + what
 }
 
 // result replays the suite (or its shard, writing the partial: then the

@@ -1042,7 +1042,7 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--junit", base}, {"--summary", "testdata/check/ctxbench.yaml"}, {"--junit", "./testdata/check/../check/ctxbench.baseline.json"}} {
 		_, stderr, code := ctxbench("", append([]string{"check", "--config", "testdata/check/ctxbench.yaml"}, args...)...)
-		if code != 2 || !strings.Contains(stderr, "writes the baseline only with --update") {
+		if code != 2 || !strings.Contains(stderr, "ctxbench never writes over what it reads") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
