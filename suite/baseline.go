@@ -8,11 +8,13 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/replay/probe"
+	"github.com/ctxbench/ctxbench/window"
 )
 
 // Metrics are what `ctxbench check` watches for one transcript under one
@@ -147,8 +149,11 @@ func LoadBaseline(path string) (*Baseline, error) {
 // baseline cannot be is an error naming it: anything after its object
 // (a merge's conflict markers), a key repeated in an object (JSON keeps
 // the last, silently), a count, a size or a cost below 0 or a retention
-// over 1 (a cache break's cost against its savings can be below 0). A
-// UTF-8 byte order mark is allowed.
+// over 1 (a cache break's cost against its savings can be below 0). An
+// entry's faults name the entry and its line: a key not of the form
+// "FILE | LABEL", a policy that does not exist or is not the one its
+// label names (a label that is a policy's name), an invariant that does
+// not exist. A UTF-8 byte order mark is allowed.
 func ParseBaseline(name string, b []byte) (*Baseline, error) {
 	b = bytes.TrimPrefix(b, []byte{0xEF, 0xBB, 0xBF})
 	var bl Baseline
@@ -167,33 +172,138 @@ func ParseBaseline(name string, b []byte) (*Baseline, error) {
 		return nil, fmt.Errorf("%s: no entries", name)
 	}
 	for _, k := range slices.Sorted(maps.Keys(bl.Entries)) {
-		if err := bl.Entries[k].check(); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", name, k, err)
+		if at, err := bl.Entries[k].check(k); err != nil {
+			if line := lineOf(b, append([]string{"entries", k}, at...)...); line > 0 {
+				return nil, fmt.Errorf("%s:%d: entry %q: %w", name, line, k, err)
+			}
+			return nil, fmt.Errorf("%s: entry %q: %w", name, k, err)
 		}
 	}
 	return &bl, nil
 }
 
-// check holds an entry's metrics to what a run can record: none below
-// 0, no share over 1.
-func (e Entry) check() error {
+// check holds the entry of key to what a run can record: a key "FILE |
+// LABEL", a policy that exists and, when the label is a policy's name,
+// is that one (a config labels no policy with another's name), no
+// metric below 0, no share over 1, only invariants that exist. at is
+// the path below the entry to the value at fault (nil: the entry).
+func (e Entry) check(key string) (at []string, err error) {
+	file, label, ok := strings.Cut(key, " | ")
+	if !ok || file == "" || label == "" {
+		return nil, fmt.Errorf(`the key is not "FILE | LABEL"`)
+	}
+	if e.Policy != "" {
+		if err := policyExists(e.Policy); err != nil {
+			return []string{"policy"}, err
+		}
+		if label != e.Policy && isPolicy(label) {
+			return []string{"policy"}, fmt.Errorf("policy %q is not the policy its key names, %q", e.Policy, label)
+		}
+	}
 	m := e.Metrics
 	for _, mt := range metricList {
 		v, ok := mt.value(&m)
 		switch {
 		case !ok:
 		case v < 0:
-			return fmt.Errorf("%s is %v, below 0", mt.Name, v)
+			return nil, fmt.Errorf("%s is %v, below 0", mt.Name, v)
 		case mt.Unit == "share" && v > 1:
-			return fmt.Errorf("%s is %v, over 1", mt.Name, v)
+			return nil, fmt.Errorf("%s is %v, over 1", mt.Name, v)
 		}
 	}
 	for inv, n := range m.Violations {
-		if n < 0 {
-			return fmt.Errorf("violations %s is %d, below 0", inv, n)
+		if n < 0 || !slices.Contains(invariants, inv) {
+			return m.violationsFault()
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// invariants are the invariants' names.
+var invariants = replay.Invariants()
+
+// violationsFault returns the first of m's violations, by name, that
+// names no invariant or counts below 0.
+func (m *Metrics) violationsFault() (at []string, err error) {
+	for _, inv := range slices.Sorted(maps.Keys(m.Violations)) {
+		switch {
+		case !slices.Contains(invariants, inv):
+			return []string{"violations", inv}, fmt.Errorf("violations: unknown invariant %q (known: %s)", inv, strings.Join(invariants, ", "))
+		case m.Violations[inv] < 0:
+			return []string{"violations", inv}, fmt.Errorf("violations %s is %d, below 0", inv, m.Violations[inv])
+		}
+	}
+	return nil, nil
+}
+
+// policyExists returns an error unless name is a policy's name, or
+// names joined by "+" (a chain).
+func policyExists(name string) error {
+	if isPolicy(name) {
+		return nil
+	}
+	for part := range strings.SplitSeq(name, "+") {
+		if _, err := window.Lookup(part); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("unknown policy %q", name)
+}
+
+// isPolicy reports whether name is a policy's name, or names joined by
+// "+" (a chain).
+func isPolicy(name string) bool {
+	for part := range strings.SplitSeq(name, "+") {
+		if !policyNames()[part] {
+			return false
+		}
+	}
+	return true
+}
+
+// policyNames is the set of the policies' names.
+var policyNames = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	for _, n := range window.Names() {
+		names[n] = true
+	}
+	return names
+})
+
+// lineOf returns the line of b, which is valid JSON, on which the key
+// at path (object keys from the top) stands; 0 when there is none. It
+// decodes b token by token: for an error's line, not for every read.
+func lineOf(b []byte, path ...string) int {
+	type level struct {
+		object, wantKey bool
+		key             string
+	}
+	var stack []level
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].object {
+			top := &stack[n-1]
+			if top.wantKey {
+				top.key, top.wantKey = tok.(string), false
+				if n == len(path) && slices.EqualFunc(stack, path, func(l level, k string) bool { return l.key == k }) {
+					return 1 + bytes.Count(b[:dec.InputOffset()], []byte{'\n'})
+				}
+				continue
+			}
+			top.wantKey = true
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, level{object: d == '{', wantKey: d == '{'})
+		}
+	}
 }
 
 // repeatedKey returns an error naming the first key repeated within one

@@ -163,12 +163,22 @@ func TestChanges(t *testing.T) {
 
 // TestCorruptBaseline: a baseline that is not one is an error naming the
 // file and what is wrong — trailing text (a merge's conflict markers), a
-// key repeated, a metric below 0, a retention over 1, no entries — and a
-// UTF-8 byte order mark is read past.
+// key repeated, a metric below 0, a retention over 1, no entries, an
+// entry whose policy is not its key's or does not exist, an invariant
+// that does not exist (these with the entry and its line) — and a UTF-8
+// byte order mark is read past; a label of the config's own, and a
+// chain, are accepted.
 func TestCorruptBaseline(t *testing.T) {
 	good := `{"estimator":"cl100k_base","entries":{"a.jsonl | none":{"policy":"none","peak_tokens":5,"peak_messages":2,"input_tokens":9,"cost_usd":0,"evictions":0,"summaries":0,"retention":1,"violations":{}}}}`
 	if _, err := ParseBaseline("b.json", []byte("\xEF\xBB\xBF"+good+"\n")); err != nil {
 		t.Errorf("a BOM: %v", err)
+	}
+	for _, e := range []struct{ key, policy string }{{"a.jsonl | aidf-summarizing", "aidf"}, {"a.jsonl | tight", "prune"},
+		{"a.jsonl | anthropic-clear-thinking+anthropic-clear-tool-uses", "anthropic-clear-thinking+anthropic-clear-tool-uses"}, {"a.jsonl | none", ""}} {
+		b := (&Baseline{Estimator: "cl100k_base", Entries: map[string]Entry{e.key: {Policy: e.policy}}}).Encode()
+		if _, err := ParseBaseline("b.json", b); err != nil {
+			t.Errorf("%s, policy %q: %v", e.key, e.policy, err)
+		}
 	}
 	for _, c := range []struct{ in, err string }{
 		{good + "\n<<<<<<< HEAD\n", "after the baseline's object"},
@@ -179,8 +189,21 @@ func TestCorruptBaseline(t *testing.T) {
 		{strings.Replace(good, `"retention":1`, `"retention":1.5`, 1), "retention is 1.5, over 1"},
 		{strings.Replace(good, `"violations":{}`, `"violations":{"cap":-1}`, 1), "violations cap is -1"},
 		{`{"estimator":"cl100k_base"}`, "no entries"},
+		// An entry at odds with its key, or naming what does not exist:
+		// the entry and the line, in a file as Encode writes it.
+		{string((&Baseline{Estimator: "cl100k_base", Entries: map[string]Entry{"a.jsonl | none": {Policy: "prune"}}}).Encode()),
+			`b.json:5: entry "a.jsonl | none": policy "prune" is not the policy its key names, "none"`},
+		{string((&Baseline{Estimator: "cl100k_base", Entries: map[string]Entry{"a.jsonl | mine": {Policy: "prun"}}}).Encode()),
+			`b.json:5: entry "a.jsonl | mine": unknown policy "prun", did you mean "prune"?`},
+		{string((&Baseline{Estimator: "cl100k_base", Entries: map[string]Entry{"a.jsonl | x": {Policy: "anthropic-clear-thinking+nonesuch"}}}).Encode()),
+			`b.json:5: entry "a.jsonl | x": unknown policy "nonesuch"`},
+		{string((&Baseline{Estimator: "cl100k_base", Entries: map[string]Entry{"a.jsonl none": {Policy: "none"}}}).Encode()),
+			`b.json:4: entry "a.jsonl none": the key is not "FILE | LABEL"`},
+		{string((&Baseline{Estimator: "cl100k_base", Entries: map[string]Entry{"a.jsonl | none": {Policy: "none", Metrics: Metrics{Violations: map[string]int{"cap": 1, "tool_paring": 2}}}}}).Encode()),
+			`b.json:15: entry "a.jsonl | none": violations: unknown invariant "tool_paring" (known: cap,`},
+		{strings.Replace(good, `"violations":{}`, `"violations":{"nonesuch":1}`, 1), `b.json:1: entry "a.jsonl | none": violations: unknown invariant "nonesuch"`},
 	} {
-		if _, err := ParseBaseline("b.json", []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "b.json: ") {
+		if _, err := ParseBaseline("b.json", []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "b.json:") {
 			t.Errorf("%.60q: %v, want %q", c.in, err, c.err)
 		}
 	}

@@ -304,5 +304,9 @@ func policyNode(n yaml.Node) (window.Labeled, error) {
 	if label == "" {
 		label = p.Name()
 	}
+	if label != p.Name() && isPolicy(label) {
+		// The baseline would take one policy's case for the other's.
+		return window.Labeled{}, fmt.Errorf("policies: the label %q is another policy's name; label %s otherwise", label, p.Name())
+	}
 	return window.Labeled{Label: label, Policy: p}, nil
 }

@@ -54,6 +54,9 @@ baseline: ctxbench.baseline.json
 		// two of one name need labels.
 		{"transcripts: [a]\npolicies:\n  - aidf:max_messages=30\n  - aidf:max_messages=10\n", `:4: policies: a second policy labelled "aidf" (the first at line 3)`},
 		{"transcripts: [a]\npolicies: [aidf:max=1]\n", `unknown parameter "max"`},
+		// A label that is another policy's name: the baseline would take
+		// one for the other.
+		{"transcripts: [a]\npolicies:\n  - name: prune\n    label: none\n", `bad.yaml:3: policies: the label "none" is another policy's name; label prune otherwise`},
 		{"transcripts: [a]\npolicies:\n  - name: aidf\n    params: {max_messages: [1]}\n", "max_messages: want a number"},
 		{"transcripts: [a\n", "bad.yaml: yaml: line 1"},
 		// Budgets, tolerances and estimators are checked when the file is

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,48 @@ func TestCheckMissingBaselineHint(t *testing.T) {
 				t.Errorf("%v recorded no baseline: %v", args, err)
 			}
 		})
+	}
+}
+
+// TestCheckBaselineAtOddsWithItsKey: a recorded baseline edited so that
+// an entry's policy is not its key's, or a violation names no
+// invariant, is refused when read, naming the file, the entry and the
+// line; the baseline as recorded passes.
+func TestCheckBaselineAtOddsWithItsKey(t *testing.T) {
+	cfg := checkSuite(t, "transcripts: [TRANSCRIPT]\npolicies: [none, prune]\n")
+	base := filepath.Join(filepath.Dir(cfg), "ctxbench.baseline.json")
+	if _, stderr, code := ctxbench("", "check", "--config", cfg, "--update"); code != 0 {
+		t.Fatal(stderr)
+	}
+	recorded, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := ctxbench("", "check", "--config", cfg); code != 0 {
+		t.Fatalf("the baseline as recorded: exit %d: %s", code, stderr)
+	}
+	lineOf := func(b []byte, s string) int {
+		i := bytes.Index(b, []byte(s))
+		if i < 0 {
+			t.Fatalf("no %q in the baseline:\n%s", s, b)
+		}
+		return 1 + bytes.Count(b[:i], []byte("\n"))
+	}
+	for _, tc := range []struct{ old, new, want string }{
+		{`"policy": "none"`, `"policy": "prune"`, `tool_heavy.jsonl | none": policy "prune" is not the policy its key names, "none"`},
+		{`"violations": {}`, `"violations": {"tool_paring": 1}`, `violations: unknown invariant "tool_paring"`},
+	} {
+		edited := bytes.Replace(recorded, []byte(tc.old), []byte(tc.new), 1)
+		if bytes.Equal(edited, recorded) {
+			t.Fatalf("no %s in the baseline:\n%s", tc.old, recorded)
+		}
+		if err := os.WriteFile(base, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%s:%d: ", base, lineOf(edited, tc.new))
+		_, stderr, code := ctxbench("", "check", "--config", cfg)
+		if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2, %q and %q", tc.new, code, stderr, want, tc.want)
+		}
 	}
 }
