@@ -410,10 +410,12 @@ func (b *bpeEstimator) Count(text string) int { return b.enc.count(text) }
 // CountMessage counts each block's text apart and sums: text, thinking and
 // tool results by their text (non-text result content by its JSON), a tool
 // call by its name and its JSON input, other blocks by their JSON. Images
-// count 0: their tokens depend on the provider and the pixels.
+// count 0, an image block and the image parts of a tool result alike
+// ([transcript.Message.WithoutImages]): their tokens depend on the
+// provider and the pixels ([ImageTokens]).
 func (b *bpeEstimator) CountMessage(m *transcript.Message) int {
 	n := 0
-	for _, bl := range m.Blocks {
+	for _, bl := range m.WithoutImages() {
 		n += b.blockTokens(bl)
 	}
 	return n + overhead(b.overheadRule, m, b.Count)

@@ -47,6 +47,9 @@ type Table struct {
 	e      Estimator
 	t      *transcript.Transcript
 	counts []atomic.Int32 // count + 1; 0: not counted yet
+	// images is the rule an exact estimator's counts add the images of
+	// the messages by: the transcript's provider's ([TranscriptImageRule]).
+	images *ImageRule
 }
 
 // Table returns the cache's table of e's counts of t's messages, made on
@@ -63,20 +66,27 @@ func (c *Cache) Table(e Estimator, t *transcript.Transcript) *Table {
 	defer c.mu.Unlock()
 	if tb = c.tables[k]; tb == nil {
 		tb = &Table{c: c, e: e, t: t, counts: make([]atomic.Int32, len(t.Messages))}
+		if e.Exact() {
+			tb.images = TranscriptImageRule(t)
+		}
 		c.tables[k] = tb
 	}
 	return tb
 }
 
-// Count returns the count of message i, computed on first use. The table
-// holds its own counts: a count made through it is not found by
-// [Cache.Count], which is keyed by address, so a caller that knows a
-// message's index counts it through the table.
+// Count returns the count of message i, computed on first use: for an
+// exact estimator, its text's and its images' by the transcript's image
+// rule ([ImageTokens]), what the provider bills for the message; for a
+// heuristic, what the heuristic counts. The table holds its own counts: a
+// count made through it is not found by [Cache.Count], which is keyed by
+// address, so a caller that knows a message's index counts it through the
+// table.
 func (tb *Table) Count(i int) int {
 	if n := tb.counts[i].Load(); n > 0 {
 		return int(n - 1)
 	}
-	n := tb.e.CountMessage(&tb.t.Messages[i])
+	m := &tb.t.Messages[i]
+	n := tb.e.CountMessage(m) + ImageTokens(tb.images, m)
 	tb.c.misses.Add(1)
 	tb.counts[i].Store(int32(n + 1))
 	return n

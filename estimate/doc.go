@@ -33,7 +33,8 @@
 //
 // An exact estimator counts a message block by block: texts, thinking and
 // tool results by their text, a tool call by its name plus its JSON input.
-// Images count 0 there: their cost depends on the provider and the pixels.
+// Images count 0 there, image blocks and the image parts of tool results
+// alike: their cost depends on the provider and the pixels.
 //
 // # Images
 //
@@ -41,7 +42,12 @@
 // the tokens of an image of a given size (Claude's width × height / 750,
 // OpenAI's 512-pixel tiles, Gemini's 768-pixel tiles), where the provider
 // documents one. [Analyze] leaves images out of every estimator's counts
-// and adds what the rule gives them to the comparisons with the bill.
+// and adds what the rule gives them to the comparisons with the bill. A
+// [Table]'s counts, what a replay measures a context with, add to an
+// exact estimator's count of a message its images by the rule of the
+// transcript's provider ([TranscriptImageRule]); a heuristic counts an
+// image as the agent it models does (chars4 its base64 text, as
+// JSON.stringify does; gemini 3,000).
 //
 // # Against the bill
 //

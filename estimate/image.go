@@ -26,6 +26,31 @@ func (r *ImageRule) Tokens(im transcript.Image) (n int, ok bool) {
 	return r.tokens(im.Width, im.Height), true
 }
 
+// ImageTokens returns the tokens of m's images by rule: 0 for an image
+// whose size is not known, and for every image when rule is nil.
+func ImageTokens(rule *ImageRule, m *transcript.Message) int {
+	if rule == nil {
+		return 0
+	}
+	n := 0
+	for _, b := range m.Blocks {
+		for _, im := range b.Images {
+			k, _ := rule.Tokens(im)
+			n += k
+		}
+	}
+	return n
+}
+
+// TranscriptImageRule returns the image rule of t's provider: its first
+// model's ([ImageRuleFor]), nil when it records none.
+func TranscriptImageRule(t *transcript.Transcript) *ImageRule {
+	if len(t.Models) == 0 {
+		return nil
+	}
+	return ImageRuleFor(t.Models[0])
+}
+
 // ImageRuleFor returns the rule the model's provider documents for the
 // images it reads, or nil when none is known for that model: ctxbench
 // never counts an image by another model's rule.

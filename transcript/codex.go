@@ -274,9 +274,9 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 				t.SentTruncated++
 			}
 		}
-		text, isErr := codexOutput(out)
+		text, rich, isErr := codexOutput(out)
 		t.Messages = append(t.Messages, Message{Role: RoleTool, Pos: pos,
-			Blocks: []Block{{Type: BlockToolResult, ID: p.CallID, Text: text, IsError: isErr}}})
+			Blocks: []Block{{Type: BlockToolResult, ID: p.CallID, Text: text, Raw: rich, IsError: isErr}}})
 	default:
 		// Server-side items (web_search_call, …) are part of the response
 		// but have no result the client sends back.
@@ -514,21 +514,42 @@ func replacementBlocks(items []json.RawMessage) []Block {
 	return out
 }
 
-// codexOutput reads a tool output: a string, or (older Codex) an object
-// {"content": ..., "success": ...}.
-func codexOutput(raw json.RawMessage) (string, bool) {
+// codexOutput reads a tool output: a string, (older Codex) an object
+// {"content": ..., "success": ...}, or a list of content items. A list
+// of texts alone is read as its JSON text; a list holding other items (input_image: the view_image and
+// screenshot tools) is the rich content, for its images to be found
+// ([findImages]) and never read as text, and its texts are the text.
+func codexOutput(raw json.RawMessage) (text string, rich json.RawMessage, isErr bool) {
 	var s string
 	if unmarshal(raw, &s) == nil {
-		return s, false
+		return s, nil, false
 	}
 	var o struct {
 		Content string `json:"content"`
 		Success *bool  `json:"success"`
 	}
 	if unmarshal(raw, &o) == nil {
-		return o.Content, o.Success != nil && !*o.Success
+		return o.Content, nil, o.Success != nil && !*o.Success
 	}
-	return string(compactJSON(raw)), false
+	var items []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if unmarshal(raw, &items) == nil && len(items) > 0 {
+		var texts []string
+		onlyText := true
+		for _, it := range items {
+			if (it.Type == "input_text" || it.Type == "output_text" || it.Type == "text") && it.Text != nil {
+				texts = append(texts, *it.Text)
+			} else {
+				onlyText = false
+			}
+		}
+		if !onlyText {
+			return strings.Join(texts, "\n"), compactJSON(raw), false
+		}
+	}
+	return string(compactJSON(raw)), nil, false
 }
 
 // argumentsJSON returns a function call's arguments string as JSON: itself
