@@ -237,7 +237,11 @@ type anthropicRequest struct {
 // per file) or of requests {"system", "messages"} (one transcript per
 // line), or a JSON array of messages (one transcript), such as Cline's
 // api_conversation_history.json (see [readCline]), or a Cline 4
-// session's messages file (see [readClineSession]).
+// session's messages file (see [readClineSession]). Messages one per line
+// that are the blocks of one response, as message dumps write them, are
+// joined ([joinSplitResponses]): consecutive assistant lines with no
+// line between them, written within a second, are one call unless each
+// records its own usage or id.
 func readAnthropic(s *source) ([]*Transcript, error) {
 	if s.doc && s.docRec.raw[0] == '[' {
 		return readCline(s)
@@ -297,6 +301,7 @@ func readAnthropic(s *source) ([]*Transcript, error) {
 		out = append(out, t)
 	}
 	if len(flat.Messages) > 0 || len(flat.Bad) > 0 || len(out) == 0 {
+		joinSplitResponses(flat)
 		countAssistantCalls(flat)
 		out = append([]*Transcript{flat}, out...)
 	}

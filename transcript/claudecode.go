@@ -82,7 +82,12 @@ type ccModelUsage struct {
 // session's.
 //
 // Lines that are not messages (progress, file-history-snapshot, …) are
-// counted by type in Skipped, system lines by "system/<subtype>". A
+// counted by type in Skipped, system lines by "system/<subtype>". An
+// assistant line of the model "<synthetic>" ([SyntheticModel]) is no
+// call: Claude Code writes it itself, with all-zero usage, for an API
+// error ("Credit balance is too low", isApiErrorMessage) or an
+// interruption ("No response requested."); it is counted as
+// "assistant/<synthetic>" in Skipped, neither a message nor a model. A
 // compact_boundary and the summary message after it become a
 // [Compaction]. The stream-json "result" event's usage and cost are kept
 // in Reported and ReportedCostUSD, its modelUsage in ReportedByModel.
@@ -96,6 +101,10 @@ type ccModelUsage struct {
 // Code's own Haiku calls): what it counts for a model beyond what the
 // lines and the unattributed output show is the session's
 // UnattributedByModel usage of that model.
+// SyntheticModel is the model Claude Code records on the assistant lines
+// it writes itself, which no API call answered.
+const SyntheticModel = "<synthetic>"
+
 func readClaudeCode(s *source) ([]*Transcript, error) {
 	main := newCCBuilder()
 	var subs []*ccBuilder
@@ -167,6 +176,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 	}
 	for _, x := range out {
 		x.Measured = s.opt.Measure
+		orderEarlyResults(x)
 	}
 	unstreamedOutput(t, out)
 	beyondLines(t, main.modelUsage, out)
@@ -313,6 +323,10 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 			if m, err = b.message(s, r, l); m == nil {
 				return err
 			}
+		}
+		if l.Type == "assistant" && m.Model == SyntheticModel {
+			t.skip("assistant/" + SyntheticModel)
+			return nil
 		}
 		msg := Message{Role: Role(l.Type), Blocks: m.Blocks, Pos: pos, Time: parseTime(l.Timestamp)}
 		if l.Type == "user" {

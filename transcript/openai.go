@@ -108,7 +108,10 @@ func (o *openaiUsage) usage() *Usage {
 // reasoning_content (DeepSeek, and ctxbench's own writer) a thinking block
 // before it; a "tool" message is a tool_result. A "developer" message is a
 // system message. Roles ctxbench does not know (mini-swe-agent's "exit")
-// are kept as they are. Calls is the number of assistant messages.
+// are kept as they are. Calls is the number of assistant messages; as in
+// [readAnthropic], assistant messages one per line written within a
+// second of each other, with nothing between, are one
+// ([joinSplitResponses]).
 func readOpenAIChat(s *source) ([]*Transcript, error) {
 	if s.doc && s.docRec.raw[0] == '[' {
 		t := &Transcript{ID: s.nameID()}
@@ -164,6 +167,7 @@ func readOpenAIChat(s *source) ([]*Transcript, error) {
 		out = append(out, t)
 	}
 	if flatRecs || len(flat.Bad) > 0 || len(out) == 0 {
+		joinSplitResponses(flat)
 		countAssistantCalls(flat)
 		out = append([]*Transcript{flat}, out...)
 	}
