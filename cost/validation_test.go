@@ -1,0 +1,62 @@
+package cost
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var validate = flag.Bool("validate", false, "TestValidation: print the out-of-sample distribution on fixtures/validation")
+
+// TestValidation prints, with -validate (make validate), how close the
+// projection lands on the validation set, fixtures/validation: real
+// public sessions nothing in ctxbench is fitted on. Each session of 20
+// calls or more is fitted on its first half, and its later calls priced
+// without their bill; the distribution of the errors, the total's and
+// each component's over $0.01, is printed: median, p90 and worst.
+func TestValidation(t *testing.T) {
+	if !*validate {
+		t.Skip("make validate runs it (-validate)")
+	}
+	total, parts, names := outOfSample(t, "../fixtures/validation")
+	order := make([]int, len(total))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmpAbs(total[a], total[b]) })
+	for _, i := range order {
+		fmt.Printf("%+8.1f%%  %s\n", total[i], strings.TrimPrefix(names[i], "../fixtures/validation/"))
+	}
+	fmt.Println(distribution("total", total))
+	for _, k := range []string{"input", "cache read", "cache write", "output"} {
+		fmt.Println(distribution(k, parts[k]))
+	}
+}
+
+func cmpAbs(a, b float64) int {
+	switch a, b := math.Abs(a), math.Abs(b); {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// distribution formats the median, p90 and worst of v's absolute values.
+func distribution(name string, v []float64) string {
+	if len(v) == 0 {
+		return fmt.Sprintf("%-12s no session", name)
+	}
+	a := make([]float64, len(v))
+	for i, x := range v {
+		a[i] = math.Abs(x)
+	}
+	slices.Sort(a)
+	med, _ := medianAbs(v)
+	p90 := a[int(math.Ceil(0.9*float64(len(a))))-1]
+	return fmt.Sprintf("%-12s %2d sessions: median %5.1f%%, p90 %5.1f%%, worst %5.1f%%", name, len(a), med, p90, a[len(a)-1])
+}
