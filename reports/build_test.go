@@ -163,13 +163,23 @@ func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
 // b's policies, closed when the test ends.
 func built(t *testing.T, b *Builder, copt cost.Options, ts []*transcript.Transcript) *Report {
 	t.Helper()
-	p := &suite.Pipeline{Policies: b.Policies, Cost: copt, Runs: b.AddRuns}
+	return finished(t, b, &suite.Pipeline{Policies: b.Policies, Cost: copt, Runs: b.AddRuns}, ts)
+}
+
+// finished is the report b makes of ts, given it by p, with p's sweep;
+// closed when the test ends.
+func finished(t testing.TB, b *Builder, p *suite.Pipeline, ts []*transcript.Transcript) *Report {
+	t.Helper()
 	for _, tr := range ts {
-		if err := p.Add(context.Background(), tr, suite.Prepared{}); err != nil {
+		if err := p.Add(context.Background(), tr, p.Prepare(tr)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, err := b.Finish(nil)
+	sweep, err := p.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Finish(sweep)
 	if err != nil {
 		t.Fatal(err)
 	}

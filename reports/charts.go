@@ -92,12 +92,14 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 		pts := make(plotter.XYs, len(s.Y))
 		for j, y := range s.Y {
 			pts[j] = plotter.XY{X: float64(j + 1), Y: y}
-			maxY = math.Max(maxY, y)
 		}
-		maxX = max(maxX, len(s.Y))
-		if len(pts) == 0 {
+		if pts = drawable(p, pts); len(pts) == 0 {
 			continue
 		}
+		for _, pt := range pts {
+			maxY = math.Max(maxY, pt.Y)
+		}
+		maxX = max(maxX, len(s.Y))
 		l, err := plotter.NewLine(decimate(pts, maxPlotPoints))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Label, err)
@@ -119,7 +121,7 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 				marks = append(marks, plotter.XY{X: float64(j + 1), Y: s.Y[j]})
 			}
 		}
-		if len(marks) > 0 {
+		if marks = drawable(p, marks); len(marks) > 0 {
 			sc, err := plotter.NewScatter(thin(marks, maxPlotPoints))
 			if err != nil {
 				return nil, err
@@ -132,6 +134,9 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 	for _, lv := range levels {
 		if maxX == 0 {
 			break
+		}
+		if !shows(&p.Y, lv.Y) {
+			continue
 		}
 		l, err := plotter.NewLine(plotter.XYs{{X: 1, Y: lv.Y}, {X: float64(maxX), Y: lv.Y}})
 		if err != nil {
@@ -293,6 +298,7 @@ func ParetoFront(pts []Point) []Point {
 func ParetoChart(dir, name string, pts []Point) ([]string, error) {
 	p := newPlot("Cost against probe score, per policy (cost: mean per session)", "cost per session (USD)", "probes not lost (%)")
 	p.Legend.Top, p.Legend.Left = false, false
+	pts = slices.DeleteFunc(slices.Clone(pts), func(pt Point) bool { return !shows(&p.X, pt.Cost) || !shows(&p.Y, pt.Score*100) })
 	// Policies that land on the same point share one label.
 	var xy plotter.XYs
 	var labels []string
@@ -350,7 +356,7 @@ func ParetoChart(dir, name string, pts []Point) ([]string, error) {
 	// The legend inside, bottom right: expensive and forgetful, the
 	// corner no policy worth keeping reaches.
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(10), vg.Points(10)
-	minX, maxX := math.Inf(1), 0.0
+	minX, maxX := math.Inf(1), 0.0 // fitAxis bounds them when pts is empty
 	for _, pt := range pts {
 		minX, maxX = math.Min(minX, pt.Cost), math.Max(maxX, pt.Cost)
 	}
@@ -401,15 +407,26 @@ func Heatmap(dir, name, title, xlabel, ylabel, zlabel string, xs, ys []float64, 
 	if len(xs) < 2 || len(ys) < 2 {
 		return nil, fmt.Errorf("heatmap: need two values of each key")
 	}
+	if len(z) != len(ys) || slices.ContainsFunc(z, func(row []float64) bool { return len(row) != len(xs) }) {
+		return nil, fmt.Errorf("heatmap: values are not %d rows of %d", len(ys), len(xs))
+	}
+	// A value no scale shows is no cell, as NaN is.
+	z = slices.Clone(z)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, row := range z {
-		for _, v := range row {
-			if !math.IsNaN(v) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
+	for i, row := range z {
+		z[i] = slices.Clone(row)
+		for j, v := range row {
+			if !showable(v) {
+				z[i][j] = math.NaN()
+				continue
 			}
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
-	if hi == lo {
+	switch {
+	case lo > hi: // no cell
+		lo, hi = 0, 1
+	case hi == lo:
 		hi = lo + 1
 	}
 	const shades = 64
@@ -468,8 +485,8 @@ func Heatmap(dir, name, title, xlabel, ylabel, zlabel string, xs, ys []float64, 
 	bar.Y.Tick.Marker = barTicks{lo: lo, hi: hi, n: shades}
 	return saveDrawing(dir, name, func(c draw.Canvas) {
 		w := c.Max.X - c.Min.X
-		p.Draw(draw.Crop(c, 0, -w*0.16, 0, 0))
-		bar.Draw(draw.Crop(c, w*0.86, -w*0.01, 0, 0))
+		drawPlot(p, draw.Crop(c, 0, -w*0.16, 0, 0))
+		drawPlot(bar, draw.Crop(c, w*0.86, -w*0.01, 0, 0))
 	})
 }
 

@@ -63,7 +63,7 @@ const svgFonts = "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"
 // savePlot writes p as name.png and name.svg (fonts named, not embedded: a browser draws them with its own sans-serif) in dir, each
 // atomically, and returns the paths.
 func savePlot(p *plot.Plot, dir, name string) ([]string, error) {
-	return saveDrawing(dir, name, p.Draw)
+	return saveDrawing(dir, name, func(c draw.Canvas) { drawPlot(p, c) })
 }
 
 // saveDrawing writes what draw draws on a plot-sized canvas, as savePlot
@@ -345,7 +345,7 @@ func (pc *PlotCounts) Plot(dir string) ([]string, error) {
 	scatter.X.Scale, scatter.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	scatter.X.Tick.Marker, scatter.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	for i, h := range heuristics {
-		s, err := plotter.NewScatter(drawn[i])
+		s, err := plotter.NewScatter(drawable(scatter, drawn[i]))
 		if err != nil {
 			return nil, fmt.Errorf("plotting %s: %w", h, err)
 		}
@@ -359,10 +359,12 @@ func (pc *PlotCounts) Plot(dir string) ([]string, error) {
 	}
 	scatter.X.Min, scatter.Y.Min = lo, lo
 	scatter.X.Max, scatter.Y.Max = hi, hi
+	fitAxis(&scatter.X) // the diagonal spans the axes drawn
+	fitAxis(&scatter.Y)
 	scatter.Legend.Top, scatter.Legend.Left = false, false // the corner below the diagonal's far end is empty
 	scatter.Legend.XOffs, scatter.Legend.YOffs = -vg.Points(8), vg.Points(8)
 	if hi > 0 {
-		diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+		diag, err := plotter.NewLine(plotter.XYs{{X: scatter.X.Min, Y: scatter.Y.Min}, {X: scatter.X.Max, Y: scatter.Y.Max}})
 		if err != nil {
 			return nil, err
 		}
