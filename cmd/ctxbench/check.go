@@ -284,10 +284,11 @@ func (c *checkCmd) writeOutputs(w io.Writer, rep *suite.Report, at func(file str
 	return err
 }
 
-// refuseInput returns an error when out, the file a flag names for
-// output, is one of the inputs: the same file as one, or an existing
-// file inside an input folder (a walk reads it). ctxbench never writes
-// over what it reads.
+// refuseInput returns an error when out, the file or folder a flag
+// names for output, is one of the inputs or holds one: the same file as
+// one, an existing file inside an input folder (a walk reads it), or an
+// existing folder an input is in, named or walked (writing the folder
+// replaces all it holds). ctxbench never writes over what it reads.
 func refuseInput(flag, out string, inputs []string) error {
 	if out == "" || out == "-" {
 		return nil
@@ -309,8 +310,49 @@ func refuseInput(flag, out string, inputs []string) error {
 		if outErr == nil && fo.Mode().IsRegular() && err == nil && fi.IsDir() && absErr == nil && strings.HasPrefix(absOut, absIn+string(filepath.Separator)) {
 			return fmt.Errorf("%s %s is a file in the input folder %s: ctxbench never writes over what it reads", flag, out, in)
 		}
+		if outErr == nil && fo.IsDir() && inFolder(in, fo) {
+			return holdsInput(flag, out, in)
+		}
 	}
 	return nil
+}
+
+// holdsInput is the error of a folder a flag names for output, out,
+// that holds the input in.
+func holdsInput(flag, out, in string) error {
+	return fmt.Errorf("%s %s holds the input %s: ctxbench never writes over what it reads", flag, out, in)
+}
+
+// inFolder reports whether the file or folder path, which exists, lies
+// inside the folder dir, by its path or, its links followed, by what it
+// names.
+func inFolder(path string, dir os.FileInfo) bool {
+	if _, err := os.Lstat(path); err != nil {
+		return false
+	}
+	for _, p := range []string{path, resolved(path)} {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		for parent := filepath.Dir(abs); ; parent = filepath.Dir(parent) {
+			if fi, err := os.Stat(parent); err == nil && os.SameFile(fi, dir) {
+				return true
+			}
+			if parent == filepath.Dir(parent) {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// resolved is path with its links followed, or path when they cannot be.
+func resolved(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
 }
 
 // sameFile reports whether paths a and b name one file: the same file

@@ -223,6 +223,29 @@ type inputFlags struct {
 	// selectFile reads only the inputs of a shard
 	// (transcript.Options.Select).
 	selectFile func(path string) bool
+	// replaced are the folders the command writes by replacing them
+	// whole (--out, --parquet, --jsonl): a transcript read from inside
+	// one, found by a walk of a folder that holds it, stops the read, as
+	// refuseInput refuses one named there before it.
+	replaced []outFolder
+}
+
+// An outFolder is a folder a flag names for output.
+type outFolder struct{ flag, path string }
+
+// replaces refuses out, the folder flag names, which the command writes
+// by replacing it whole, when it is or holds one of the inputs named
+// (refuseInput), and has the read refuse a transcript found in it; ""
+// names none.
+func (f *inputFlags) replaces(flag, out string, inputs []string) error {
+	if out == "" {
+		return nil
+	}
+	if err := refuseInput(flag, out, inputs); err != nil {
+		return err
+	}
+	f.replaced = append(f.replaced, outFolder{flag, out})
+	return nil
 }
 
 func (f inputFlags) options() (transcript.Options, error) {
@@ -280,9 +303,24 @@ func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, pre
 	if err != nil {
 		return nil, err
 	}
+	type held struct {
+		outFolder
+		fi os.FileInfo
+	}
+	var outs []held
+	for _, o := range f.replaced {
+		if fi, err := os.Stat(o.path); err == nil && fi.IsDir() {
+			outs = append(outs, held{o, fi})
+		}
+	}
 	each := func(t *transcript.Transcript, p P) error {
 		if err := e.ctx.Err(); err != nil {
 			return err
+		}
+		for _, o := range outs {
+			if inFolder(t.File, o.fi) {
+				return holdsInput(o.flag, o.path, t.File)
+			}
 		}
 		if n := t.BadRecords; n > 0 {
 			lines := make([]string, 0, min(n, 10))

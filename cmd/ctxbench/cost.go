@@ -121,7 +121,7 @@ func (c *costCmd) Run(e *env) error {
 		return err
 	}
 	if r.wantRows && r.shard == nil {
-		if r.rows, err = newCostRows(c.Parquet, c.JSONL); err != nil {
+		if r.rows, err = newCostRows(&c.inputFlags, c.Parquet, c.JSONL, append(slices.Clone(c.Merge), c.Paths...)); err != nil {
 			return err
 		}
 		done := false

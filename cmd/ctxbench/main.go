@@ -181,7 +181,7 @@
 // Report replays, prices and plots every transcript under every policy and
 // writes the tables, CSVs, JSON and plots into one folder with an index
 // page (default ctxbench-report; an existing folder is replaced only if
-// ctxbench made it).
+// ctxbench made it and it holds none of the inputs).
 //
 //	$ ctxbench report --out report session.jsonl
 //

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"io/fs"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -1271,6 +1272,83 @@ func TestOutputIsAnInput(t *testing.T) {
 		if now, _ := os.ReadFile(session); !bytes.Equal(now, body) {
 			t.Fatalf("%v wrote over its input", args)
 		}
+	}
+}
+
+// TestOutFolderHoldsAnInput: a folder the command replaces whole
+// (report --out, --parquet, --jsonl) that holds one of its inputs —
+// named, the folder itself, a folder inside it, a link to a file in it,
+// or found by the walk of a folder above it — is refused, exit 2, the
+// error naming the input, and every file is left as it was: report
+// --out deleted the session before. A report folder inside the folder
+// read that holds only a report is written as before.
+func TestOutFolderHoldsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	at := func(p string) string { return filepath.Join(dir, p) }
+	body, err := os.ReadFile(corpus + "spotter/short.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(at("a.jsonl"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"report", "--out", at("rep"), "--policy", "none", at("a.jsonl")},
+		{"cost", "--policy", "none", "--parquet", at("pq"), "--jsonl", at("jl"), at("a.jsonl")},
+	} {
+		if _, stderr, code := ctxbench("", args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	// The report and rows folders of a run of the walk above them.
+	if _, stderr, code := ctxbench("", "report", "--out", at("rep"), "--policy", "none", dir); code != 0 {
+		t.Fatalf("a report folder in the folder read: exit %d: %s", code, stderr)
+	}
+	inputs := []string{at("rep/mysession.jsonl"), at("rep/sub/deep.jsonl"), at("pq/x.jsonl"), at("jl/y.jsonl")}
+	for _, p := range inputs {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(at("rep/mysession.jsonl"), at("link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, d := range []string{"rep", "pq", "jl"} {
+		filepath.WalkDir(at(d), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				before[p], _ = os.ReadFile(p)
+			}
+			return nil
+		})
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"report", "--out", at("rep"), at("rep/mysession.jsonl")}, "--out " + at("rep") + " holds the input " + at("rep/mysession.jsonl")},
+		{[]string{"report", "--out", at("rep"), at("rep")}, "--out " + at("rep") + " is an input"},
+		{[]string{"report", "--out", at("rep"), at("rep/sub")}, "holds the input " + at("rep/sub")},
+		{[]string{"report", "--out", at("rep"), at("link.jsonl")}, "holds the input " + at("link.jsonl")},
+		{[]string{"report", "--out", at("rep"), dir}, "holds the input " + at("rep/mysession.jsonl")},
+		{[]string{"report", "--out", at("other"), "--parquet", at("pq"), at("pq/x.jsonl")}, "--parquet " + at("pq") + " holds the input " + at("pq/x.jsonl")},
+		{[]string{"cost", "--policy", "none", "--parquet", at("pq"), dir}, "holds the input " + at("pq/x.jsonl")},
+		{[]string{"replay", "--policy", "none", "--jsonl", at("jl"), at("jl/y.jsonl")}, "--jsonl " + at("jl") + " holds the input " + at("jl/y.jsonl")},
+	} {
+		if _, stderr, code := ctxbench("", c.args...); code != exitError || !strings.Contains(stderr, c.says) {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", c.args, code, stderr, exitError, c.says)
+		}
+		for p, b := range before {
+			if now, err := os.ReadFile(p); err != nil || !bytes.Equal(now, b) {
+				t.Fatalf("%v: %s changed: %v", c.args, p, err)
+			}
+		}
+	}
+	if _, err := os.Stat(at("other")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused report wrote its folder: %v", err)
 	}
 }
 

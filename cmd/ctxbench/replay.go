@@ -150,7 +150,7 @@ func (c *replayCmd) Run(e *env) error {
 		}
 		defer spools.steps.close()
 	}
-	if spools.rows, err = newCostRows(c.Parquet, c.JSONL); err != nil {
+	if spools.rows, err = newCostRows(&c.inputFlags, c.Parquet, c.JSONL, s.paths); err != nil {
 		return err
 	}
 	rowsDone := false

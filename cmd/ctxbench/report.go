@@ -81,6 +81,9 @@ func (c *reportCmd) Run(e *env) error {
 		if err := outDirError(reports.CheckDir(c.Out)); err != nil {
 			return err
 		}
+		if err := c.inputFlags.replaces("--out", c.Out, append(slices.Clone(c.Merge), c.Paths...)); err != nil {
+			return err
+		}
 	}
 	sum, prun, err := c.build(e)
 	if err != nil {
@@ -96,7 +99,7 @@ func (c *reportCmd) Run(e *env) error {
 		defer sh.run.close()
 		return c.shard(e, p, b, sh, prun)
 	}
-	rows, err := newCostRows(c.Parquet, c.JSONL)
+	rows, err := newCostRows(&c.inputFlags, c.Parquet, c.JSONL, append(slices.Clone(c.Merge), c.Paths...))
 	if err != nil {
 		return err
 	}

@@ -17,10 +17,17 @@ type costRows struct {
 	writers []*reports.RowsWriter
 }
 
-// newCostRows starts the writers of the folders given (none: nil).
-func newCostRows(parquetDir, jsonlDir string) (*costRows, error) {
+// newCostRows starts the writers of the folders given (none: nil), which
+// hold none of the inputs, named or read with f ([inputFlags.replaces]).
+func newCostRows(f *inputFlags, parquetDir, jsonlDir string, inputs []string) (*costRows, error) {
 	if parquetDir != "" && filepath.Clean(parquetDir) == filepath.Clean(jsonlDir) {
 		return nil, fmt.Errorf("--parquet and --jsonl name the same folder, %s: give each its own", parquetDir)
+	}
+	if err := f.replaces("--parquet", parquetDir, inputs); err != nil {
+		return nil, err
+	}
+	if err := f.replaces("--jsonl", jsonlDir, inputs); err != nil {
+		return nil, err
 	}
 	r := &costRows{}
 	for _, d := range []struct{ dir, format string }{{parquetDir, reports.RowsParquet}, {jsonlDir, reports.RowsJSONL}} {
