@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/ctxbench/ctxbench/replay"
 )
@@ -382,13 +381,13 @@ func writeMarkdownTotals(w io.Writer, totals []PolicyTotal) {
 	for i := range totals {
 		p := &totals[i]
 		name := p.Label + pick(p.Pareto, " ★", "")
-		line := "| " + strings.ReplaceAll(name, "|", `\|`) + " |"
+		line := "| " + mdCell(name) + " |"
 		for _, col := range totalColumns {
 			if col.page != "" {
-				line += " " + col.cell(p) + " |"
+				line += " " + mdCell(col.cell(p)) + " |"
 			}
 		}
-		fmt.Fprintf(w, "%s %s |\n", line, p.Verdict())
+		fmt.Fprintf(w, "%s %s |\n", line, mdCell(p.Verdict()))
 	}
 }
 

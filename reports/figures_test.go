@@ -25,7 +25,7 @@ import (
 )
 
 // shapeReport is the report `ctxbench report` makes of the transcripts
-// of data (one file, named file): replayed under a few policies, one
+// of data (one file, named file) ([commandReport]): replayed under a few policies, one
 // with a cap, priced at the embedded table, its messages counted by the
 // accuracy plots' estimators, and swept over two keys. A file the reader
 // refuses skips the test.
@@ -35,6 +35,12 @@ func shapeReport(t testing.TB, file string, data []byte) *Report {
 	if err != nil {
 		t.Skipf("not a transcript: %v", err)
 	}
+	return commandReport(t, ts)
+}
+
+// commandReport is the report shapeReport makes of ts.
+func commandReport(t testing.TB, ts []*transcript.Transcript) *Report {
+	t.Helper()
 	ps, err := window.ParseLabeled([]string{"none", "recorded", "aidf:max_messages=2,preserve_first_n=0,preserve_last_n=1"})
 	if err != nil {
 		t.Fatal(err)

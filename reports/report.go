@@ -21,6 +21,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -231,7 +232,7 @@ func build(dir string, r *Report) error {
 		}
 	}
 	if r.Sweep != nil {
-		return WriteFile(filepath.Join(dir, "sweep.csv"), func(w *bufio.Writer) error { return writeCSV(w, SweepCSV(r.Sweep)) })
+		return WriteFile(filepath.Join(dir, "sweep.csv"), func(w *bufio.Writer) error { return WriteCSV(w, SweepCSV(r.Sweep)) })
 	}
 	return nil
 }
@@ -401,12 +402,42 @@ func sweepGrid(s *replay.SweepResult) (xs, ys []float64, z [][]float64, err erro
 	return
 }
 
-func writeCSV(w io.Writer, rows [][]string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.WriteAll(rows); err != nil {
-		return err
+// A csvWriter writes CSV each cell of which a spreadsheet takes for text
+// or a number, never for a formula ([printable.CSVCell]): every CSV
+// ctxbench writes is written with one.
+type csvWriter struct {
+	w   *csv.Writer
+	row []string
+}
+
+func newCSVWriter(w io.Writer) *csvWriter { return &csvWriter{w: csv.NewWriter(w)} }
+
+// Write writes a row.
+func (c *csvWriter) Write(row []string) error {
+	c.row = c.row[:0]
+	for _, cell := range row {
+		c.row = append(c.row, printable.CSVCell(cell))
 	}
-	return cw.Error()
+	return c.w.Write(c.row)
+}
+
+// Flush writes what is buffered and returns the first error of any
+// write.
+func (c *csvWriter) Flush() error {
+	c.w.Flush()
+	return c.w.Error()
+}
+
+// WriteCSV writes rows as CSV, no cell of which a spreadsheet takes for
+// a formula ([printable.CSVCell]).
+func WriteCSV(w io.Writer, rows [][]string) error {
+	cw := newCSVWriter(w)
+	for _, row := range rows {
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	return cw.Flush()
 }
 
 // summaryRows is the summary table; human formats numbers for people.
@@ -421,12 +452,11 @@ func summaryRows(r *Report, human bool, show []bool) ([][]string, error) {
 
 // writeSummaryCSV writes summary.csv, a session at a time.
 func writeSummaryCSV(w io.Writer, r *Report) error {
-	cw := csv.NewWriter(w)
+	cw := newCSVWriter(w)
 	if err := eachSummaryRow(r, false, nil, cw.Write); err != nil {
 		return err
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.Flush()
 }
 
 // eachSummaryRow calls f with each row of the summary table, the header
@@ -449,7 +479,7 @@ func eachSummaryRow(r *Report, human bool, show []bool, f func(row []string) err
 // writeSteps writes steps.csv, one row per call of every run, a row at
 // a time: a long session's rows are never all in memory.
 func writeSteps(w io.Writer, r *Report) error {
-	cw := csv.NewWriter(w)
+	cw := newCSVWriter(w)
 	if err := cw.Write([]string{"transcript", "policy", "call", "messages", "tokens", "retention", "probes asked", "probes kept", "cost (USD)"}); err != nil {
 		return err
 	}
@@ -477,19 +507,18 @@ func writeSteps(w io.Writer, r *Report) error {
 	if err != nil {
 		return err
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.Flush()
 }
 
 func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
-	fmt.Fprintf(w, "# ctxbench report\n\n%s replayed under %s; tokens are %s counts.\n\n", overviewText(r.Overview()), Count(len(r.Policies), "policy", "policies"), r.Estimator)
+	fmt.Fprintf(w, "# ctxbench report\n\n%s replayed under %s; tokens are %s counts.\n\n", printable.Markdown(overviewText(r.Overview())), Count(len(r.Policies), "policy", "policies"), printable.Markdown(r.Estimator))
 	// The answer first: the policies over every session, as the page.
 	totals := r.Totals()
 	fmt.Fprint(w, "## Policies over all sessions\n\n")
 	writeMarkdownTotals(w, totals)
 	fmt.Fprintln(w)
 	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
-		fmt.Fprintf(w, "Not priced (no cost is counted for them, never $0): %s.\n\n", strings.Join(totals[0].NotPriced, "; "))
+		fmt.Fprintf(w, "Not priced (no cost is counted for them, never $0): %s.\n\n", printable.Markdown(strings.Join(totals[0].NotPriced, "; ")))
 	}
 	for _, g := range costTables(r) {
 		align := "|---" + strings.Repeat("|--:", len(g.header)-1)
@@ -503,7 +532,7 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 		fmt.Fprintln(w)
 	}
 	if rec := Recommendation(totals); rec != "" {
-		fmt.Fprintf(w, "**%s**\n\n", rec)
+		fmt.Fprintf(w, "**%s**\n\n", printable.Markdown(rec))
 	}
 	fmt.Fprintf(w, "★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and has a higher probe score. In the tables, %s.\n\n## Sessions\n\n", ProbeNote)
 	if n := countTrue(show); n < len(show) {
@@ -523,12 +552,9 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	tbl := tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()), tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone), tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
 		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: aligns}))
-	tbl.Header(anySlice(rows[0])...)
+	tbl.Header(anySlice(mdCells(rows[0]))...)
 	for _, row := range rows[1:] {
-		for i := range row {
-			row[i] = strings.ReplaceAll(row[i], "|", `\|`)
-		}
-		if err := tbl.Append(anySlice(row)...); err != nil {
+		if err := tbl.Append(anySlice(mdCells(row))...); err != nil {
 			return err
 		}
 	}
@@ -537,11 +563,11 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	}
 	fmt.Fprintln(w)
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "- %s\n", n)
+		fmt.Fprintf(w, "- %s\n", printable.Markdown(n))
 	}
 	err = r.each(show, func(_ int, t *TranscriptResult) error {
 		for _, n := range t.Notes {
-			fmt.Fprintf(w, "- %s, %s\n", shortLabel(t.File), n)
+			fmt.Fprintf(w, "- %s, %s\n", printable.Markdown(shortLabel(t.File)), printable.Markdown(n))
 		}
 		return nil
 	})
@@ -550,19 +576,24 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	}
 	fmt.Fprintln(w)
 	for _, f := range figs {
-		fmt.Fprintf(w, "![%s](%s)\n\n", f.caption, f.file)
+		fmt.Fprintf(w, "![%s](%s)\n\n", printable.Markdown(f.caption), f.file)
 	}
 	return nil
 }
 
-// mdCells are cells of a Markdown table: their | escaped.
+// mdCells are cells of a Markdown table ([mdCell]).
 func mdCells(row []string) []string {
 	out := make([]string, len(row))
 	for i, c := range row {
-		out[i] = strings.ReplaceAll(c, "|", `\|`)
+		out[i] = mdCell(c)
 	}
 	return out
 }
+
+// mdCell is c, text that may come from an input, in a cell of a
+// Markdown table: its markup written as text ([printable.Markdown]) and
+// its | escaped.
+func mdCell(c string) string { return strings.ReplaceAll(printable.Markdown(c), "|", `\|`) }
 
 // baseText renders a sweep's fixed parameters: " (k=v, …)", or "".
 func baseText(base map[string]string) string {

@@ -7,11 +7,13 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -72,5 +74,75 @@ func TestHostileReportShapes(t *testing.T) {
 				t.Errorf("%s: figure %s: %v", name, f[1], err)
 			}
 		}
+	}
+}
+
+// TestHostileReportNames runs the built command's report over sessions
+// whose file and model names are markup and spreadsheet formulas
+// (issue 64's =cmd|calc!A1.jsonl, <script>…</script><img src=x
+// onerror=…>), and prints what reached each file raw: report.md holds
+// no "<", index.html none of the markup, and no CSV cell starts a
+// formula.
+func TestHostileReportNames(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildCommand(t, dir)
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const script = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+	for _, s := range []struct{ file, model string }{
+		{"=cmd|calc!A1.jsonl", script}, {"<img src=x onerror=alert(3)>.jsonl", "gpt-4o"}, {"+1+1.jsonl", "@SUM(A1)"}, {"-2+3.jsonl", "=1+1"},
+	} {
+		var body strings.Builder
+		for range 2 {
+			fmt.Fprintf(&body, `{"role":"user","content":"q"}`+"\n"+`{"role":"assistant","content":"a","model":%q,"usage":{"prompt_tokens":10,"completion_tokens":1}}`+"\n", s.model)
+		}
+		if err := os.WriteFile(filepath.Join(in, s.file), []byte(body.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Run in the folder, the files named by their names alone: the
+	// CSVs' first cells are the names as they were given.
+	out := filepath.Join(dir, "report")
+	cmd := exec.Command(bin, "report", "--out", out, ".")
+	cmd.Dir = in
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	raw := map[string]int{"report.md": strings.Count(read("report.md"), "<")}
+	for _, m := range []string{"<script>alert", "<img src=x onerror"} {
+		raw["index.html"] += strings.Count(read("index.html"), m)
+	}
+	for _, name := range []string{"summary.csv", "steps.csv", "sweep.csv"} {
+		rows, err := csv.NewReader(strings.NewReader(read(name))).ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, row := range rows {
+			for _, cell := range row {
+				if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+					if _, err := strconv.ParseFloat(cell, 64); err != nil {
+						raw[name]++
+					}
+				}
+			}
+		}
+	}
+	for _, name := range []string{"report.md", "index.html", "summary.csv", "steps.csv", "sweep.csv"} {
+		fmt.Printf("%-12s %d raw\n", name, raw[name])
+		if raw[name] > 0 {
+			t.Errorf("%s: %d markup or formulas raw", name, raw[name])
+		}
+	}
+	if md := read("report.md"); !strings.Contains(md, "'=cmd") && !strings.Contains(md, "=cmd\\|calc!A1.jsonl") {
+		t.Errorf("report.md does not name =cmd|calc!A1.jsonl")
 	}
 }

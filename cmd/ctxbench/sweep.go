@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -108,14 +107,7 @@ func (c *sweepCmd) Run(e *env) error {
 	}
 	replay.SortPoints(res.Points, grid)
 	if c.CSV != "" {
-		err := reports.WriteTo(c.CSV, e.stdout, func(w *bufio.Writer) error {
-			cw := csv.NewWriter(w)
-			if err := cw.WriteAll(reports.SweepCSV(res)); err != nil {
-				return err
-			}
-			cw.Flush()
-			return cw.Error()
-		})
+		err := reports.WriteTo(c.CSV, e.stdout, func(w *bufio.Writer) error { return reports.WriteCSV(w, reports.SweepCSV(res)) })
 		if err != nil {
 			return err
 		}

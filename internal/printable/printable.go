@@ -1,5 +1,6 @@
-// Package printable makes text from an input safe to print on a line of
-// a terminal or a CI log.
+// Package printable makes text from an input safe to print: on a line
+// of a terminal or a CI log ([String], [Writer]), in Markdown
+// ([Markdown]), and in a CSV cell a spreadsheet opens ([CSVCell]).
 package printable
 
 import (
@@ -74,4 +75,38 @@ func hasControl(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// markdown writes Markdown's markup as text: inline HTML and entities
+// (&, <, >) as entities, and the backslash and link brackets escaped.
+var markdown = strings.NewReplacer(`\`, `\\`, "&", "&amp;", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`)
+
+// Markdown returns s as Markdown text that renders as s reads: its
+// control characters escaped ([String]), so that it stays on its line,
+// and its HTML, entities, links and backslash escapes written as text, so
+// that a model or file name read from a transcript (<script>…, <img
+// onerror=…>) is never markup in a report.
+func Markdown(s string) string { return markdown.Replace(String(s)) }
+
+// CSVCell returns s as a cell a spreadsheet takes for text, never for a
+// formula (OWASP's CSV injection advice): a cell that starts with =, +,
+// -, @, a tab or a carriage return gets a leading single quote, unless
+// it is a plain decimal number (-0.25, +3, -1e-5), which a spreadsheet
+// reads as one.
+func CSVCell(s string) string {
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) || plainNumber(s) {
+		return s
+	}
+	return "'" + s
+}
+
+// plainNumber reports whether s is a decimal number: digits, a point,
+// an exponent and signs only, which strconv reads as a float (no
+// infinity, NaN or hexadecimal).
+func plainNumber(s string) bool {
+	if strings.Trim(s, "0123456789.eE+-") != "" {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }

@@ -32,3 +32,50 @@ func TestWriter(t *testing.T) {
 		t.Errorf("wrote %q, want %q", b.String(), want)
 	}
 }
+
+// TestMarkdown: markup read from an input is text in Markdown — HTML,
+// entities, link brackets and backslashes escaped, control characters
+// as in String — and plain text is left as it is.
+func TestMarkdown(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"spotter/short.jsonl", "spotter/short.jsonl"},
+		{"aidf:max_messages=30,summarize_on_trim=true", "aidf:max_messages=30,summarize_on_trim=true"},
+		{"<script>alert(1)</script><img src=x onerror=alert(2)>", "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;"},
+		{"&lt;b&gt; & co", "&amp;lt;b&amp;gt; &amp; co"},
+		{"x](javascript:alert(1)) ![y", `x\](javascript:alert(1)) !\[y`},
+		{`a\|b`, `a\\|b`},
+		{"two\nlines <b>", `two\\nlines &lt;b&gt;`},
+	} {
+		if got := Markdown(c.in); got != c.want {
+			t.Errorf("Markdown(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestCSVCell: a cell a spreadsheet would take for a formula starts with
+// a quote; numbers, signed ones too, and other text are left as they are.
+func TestCSVCell(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"},
+		{"=cmd|calc!A1.jsonl", "'=cmd|calc!A1.jsonl"},
+		{"+1+1", "'+1+1"},
+		{"-2+3", "'-2+3"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\t=1", "'\t=1"},
+		{"\r=1", "'\r=1"},
+		{"-", "'-"},
+		{"-Inf", "'-Inf"},
+		{"-0x1p3", "'-0x1p3"},
+		{"-0.25", "-0.25"},
+		{"+3", "+3"},
+		{"-1e-05", "-1e-05"},
+		{"0.1234", "0.1234"},
+		{"", ""},
+		{"session.jsonl", "session.jsonl"},
+		{"a=b", "a=b"},
+	} {
+		if got := CSVCell(c.in); got != c.want {
+			t.Errorf("CSVCell(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
