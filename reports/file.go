@@ -23,7 +23,7 @@ import (
 // even when a shell redirected it to a file), is written through, as a
 // shell redirection would. Temporary files of earlier runs killed before
 // they could remove them (".NAME.tmp…" beside the target, untouched for
-// 10 minutes) are removed first.
+// 10 minutes: [removeStale]) are removed first.
 func WriteFile(name string, write func(w *bufio.Writer) error) (err error) {
 	if strings.HasPrefix(filepath.Clean(name), "/dev/") {
 		// /dev/stdout, /dev/fd/N: the stream the name stands for, even
@@ -129,15 +129,60 @@ func writeThrough(name, target string, write func(w *bufio.Writer) error) error 
 // run takes it for one a killed run left.
 const staleAfter = 10 * time.Minute
 
-// removeStale removes the temporary files WriteFile left for base in dir
-// when its run was killed.
+// removeStale removes what runs killed before they could remove it left
+// for base in dir, once it has gone untouched for staleAfter: WriteFile's
+// temporary files (".base.tmp…"), and the folders WriteReport and a
+// RowsWriter build (".base.tmpN", and ".base.tmpN.old", the folder a
+// swap replaced), untouched when nothing in them is touched either. A
+// folder another run is writing is touched as it writes (a RowsWriter at
+// least once a minute), and is left.
 func removeStale(dir, base string) {
 	matches, _ := filepath.Glob(filepath.Join(dir, "."+escapeGlob(base)+".tmp*"))
 	for _, m := range matches {
-		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleAfter {
-			os.Remove(m)
+		fi, err := os.Lstat(m)
+		switch {
+		case err != nil:
+		case fi.Mode().IsRegular():
+			if time.Since(fi.ModTime()) > staleAfter {
+				os.Remove(m)
+			}
+		case fi.IsDir() && isTempDir(filepath.Base(m), base) && untouched(m, staleAfter):
+			os.RemoveAll(m)
 		}
 	}
+}
+
+// isTempDir reports whether name is that of a folder os.MkdirTemp made
+// for base (".base.tmp" and digits), or that folder renamed by swapDir
+// (".old" after).
+func isTempDir(name, base string) bool {
+	n := strings.TrimSuffix(strings.TrimPrefix(name, "."+base+".tmp"), ".old")
+	return n != "" && strings.Trim(n, "0123456789") == ""
+}
+
+// untouched reports whether neither the folder dir nor a folder or file
+// in it was modified in the last d (links are neither followed nor
+// counted: the folders of ctxbench's runs hold none).
+func untouched(dir string, d time.Duration) bool {
+	cutoff := time.Now().Add(-d)
+	fresh := errors.New("fresh")
+	err := filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.IsDir() && !e.Type().IsRegular() {
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if fi.ModTime().After(cutoff) {
+			return fresh
+		}
+		return nil
+	})
+	return err == nil
 }
 
 func escapeGlob(s string) string {

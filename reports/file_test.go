@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -111,5 +112,127 @@ func TestStaleTempFiles(t *testing.T) {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", filepath.Base(p), err == nil, want)
 		}
+	}
+}
+
+// staleFolders makes, beside dir/base, the folders killed runs leave
+// (".base.tmpN" and ".base.tmpN.old", each holding a file, one a link
+// out), untouched for an hour, and those a next run must leave: one
+// whose file is being written, a fresh one, a user's folder named like
+// them, and another target's. It returns each with whether it must be
+// left.
+func staleFolders(t *testing.T, dir, base string) map[string]bool {
+	t.Helper()
+	outside := filepath.Join(t.TempDir(), "kept.txt")
+	if err := os.WriteFile(outside, []byte("kept"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	folders := map[string]bool{
+		"." + base + ".tmp123":     false,
+		"." + base + ".tmp45.old":  false,
+		"." + base + ".tmp678":     false, // its link is removed, not what it names
+		"." + base + ".tmp9":       true,  // its file is written now
+		"." + base + ".tmp10":      true,  // made now
+		"." + base + ".tmpl":       true,  // not a name MkdirTemp makes
+		".other" + base + ".tmp11": true,
+	}
+	old := time.Now().Add(-time.Hour)
+	for name := range folders {
+		d := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Join(d, "sub"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(d, "sub", "part.png")
+		if err := os.WriteFile(f, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if name == "."+base+".tmp678" {
+			if err := os.Symlink(outside, filepath.Join(d, "link")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if name == "."+base+".tmp10" {
+			continue
+		}
+		for _, p := range []string{f, filepath.Join(d, "sub"), d} {
+			if p == f && name == "."+base+".tmp9" {
+				continue
+			}
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(outside); err != nil || string(b) != "kept" {
+			t.Errorf("the file a stale folder's link names: %q, %v", b, err)
+		}
+	})
+	return folders
+}
+
+// checkFolders checks which of the folders staleFolders made beside
+// dir/base are left.
+func checkFolders(t *testing.T, dir string, folders map[string]bool) {
+	t.Helper()
+	for name, want := range folders {
+		if _, err := os.Lstat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", name, err == nil, want)
+		}
+	}
+}
+
+// TestStaleFolders: the folders of report and rows runs killed while
+// they wrote (".DIR.tmpN") are removed by the next run writing the same
+// folder, once nothing in them has been touched for 10 minutes; a folder
+// another run is writing is left.
+func TestStaleFolders(t *testing.T) {
+	dir := t.TempDir()
+	folders := staleFolders(t, dir, "report")
+	if _, err := WriteReport(filepath.Join(dir, "report"), fixtureReport()); err != nil {
+		t.Fatal(err)
+	}
+	checkFolders(t, dir, folders)
+
+	folders = staleFolders(t, dir, "rows")
+	w, err := NewRowsWriter(filepath.Join(dir, "rows"), RowsJSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkFolders(t, dir, folders)
+}
+
+// TestRowsWriterKeepsItsFolderFresh: a RowsWriter whose rows have waited
+// in its buffers for 10 minutes touches its folder as the next rows
+// come, and another run writing the same folder leaves it.
+func TestRowsWriterKeepsItsFolderFresh(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rows")
+	w, err := NewRowsWriter(dir, RowsParquet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(w.tmp, func(p string, _ fs.DirEntry, err error) error {
+		if err == nil {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	})
+	if err := w.Add([]RunRow{{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewRowsWriter(dir, RowsJSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Abort()
+	if err := w.Close(); err != nil {
+		t.Fatalf("the first writer, its folder removed by the second: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs.parquet")); err != nil {
+		t.Error(err)
 	}
 }

@@ -143,13 +143,15 @@ func checkMarked(dir, marker string) error {
 // WriteReport writes the report into dir: index.html, report.md,
 // results.json, summary.csv, steps.csv, sweep.csv and the plots. It builds
 // everything in a new folder beside dir and swaps it in at the end; an
-// existing dir is replaced only if it holds MarkerFile. It returns the
-// index page's path.
+// existing dir is replaced only if it holds MarkerFile. The folders of
+// earlier runs killed while they built dir's, untouched for 10 minutes,
+// are removed first ([removeStale]). It returns the index page's path.
 func WriteReport(dir string, r *Report) (string, error) {
 	if err := CheckDir(dir); err != nil {
 		return "", err
 	}
 	parent := filepath.Dir(filepath.Clean(dir))
+	removeStale(parent, filepath.Base(dir))
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
 	if err != nil {
 		return "", err

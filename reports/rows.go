@@ -214,9 +214,13 @@ const (
 // runs.parquet and calls.parquet, or runs.jsonl and calls.jsonl. It
 // writes into a new folder beside the one named and swaps it in at
 // [RowsWriter.Close]: a folder that exists is replaced only if it holds
-// [RowsMarker], and a run that fails leaves it as it was.
+// [RowsMarker], and a run that fails leaves it as it was. It removes
+// the folders of earlier runs killed while they wrote the same one,
+// untouched for 10 minutes, and touches its own at least once a minute
+// while rows come, however long the rows wait in its buffers.
 type RowsWriter struct {
 	dir, tmp string
+	touched  time.Time // when tmp was last touched
 	files    []*os.File
 	bufs     []*bufio.Writer
 	// parquet
@@ -240,6 +244,7 @@ func NewRowsWriter(dir, format string) (*RowsWriter, error) {
 		return nil, err
 	}
 	parent := filepath.Dir(filepath.Clean(dir))
+	removeStale(parent, filepath.Base(dir))
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
 	if err != nil {
 		return nil, err
@@ -278,6 +283,12 @@ func NewRowsWriter(dir, format string) (*RowsWriter, error) {
 
 // Add writes one transcript's rows.
 func (w *RowsWriter) Add(runs []RunRow, calls []CallRow) error {
+	if now := time.Now(); now.Sub(w.touched) >= time.Minute {
+		if err := os.Chtimes(w.tmp, now, now); err != nil {
+			return err
+		}
+		w.touched = now
+	}
 	if w.runs != nil {
 		if _, err := w.runs.Write(runs); err != nil {
 			return err

@@ -9,13 +9,16 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHostileReportShapes runs the built command's report over folders
@@ -144,5 +147,89 @@ func TestHostileReportNames(t *testing.T) {
 	}
 	if md := read("report.md"); !strings.Contains(md, "'=cmd") && !strings.Contains(md, "=cmd\\|calc!A1.jsonl") {
 		t.Errorf("report.md does not name =cmd|calc!A1.jsonl")
+	}
+}
+
+// TestHostileReportKill kills the built command's report, writing its
+// folder and its rows (--parquet), with SIGKILL at points through its
+// run, and prints the temporary folders each kill left beside them.
+// Those folders made 11 minutes old, the next report removes them all;
+// the folders of a kill just before it, which another run may still be
+// writing for all it knows, it leaves.
+func TestHostileReportKill(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildCommand(t, dir)
+	session := filepath.Join(dir, "s.jsonl")
+	if out, err := exec.Command(bin, "gen", "--calls", "400", "-o", session).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	report := func() *exec.Cmd {
+		return exec.Command(bin, "report", "--out", filepath.Join(dir, "rep"), "--parquet", filepath.Join(dir, "pq"), session)
+	}
+	left := func() []string {
+		var out []string
+		for _, base := range []string{"rep", "pq"} {
+			m, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp*"))
+			out = append(out, m...)
+		}
+		return out
+	}
+	start := time.Now()
+	if out, err := report().CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	took := time.Since(start)
+	kill := func(at int) {
+		cmd := report()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(took * time.Duration(at) / 100)
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	for i := range 10 {
+		at := 20 + 8*i // through the reading and the report's writing
+		before := len(left())
+		kill(at)
+		fmt.Printf("kill %2d at %3d%% of %.1fs: %d folders left by it, %d in all\n", i+1, at, took.Seconds(), len(left())-before, len(left()))
+	}
+	stale := left()
+	if len(stale) == 0 {
+		t.Fatal("no kill left a folder: none stopped a run mid-write")
+	}
+	old := time.Now().Add(-11 * time.Minute)
+	for _, d := range stale {
+		filepath.WalkDir(d, func(p string, _ fs.DirEntry, err error) error {
+			if err == nil {
+				err = os.Chtimes(p, old, old)
+			}
+			return err
+		})
+	}
+	kill(70)
+	fresh := map[string]bool{}
+	for _, d := range left() {
+		if !slices.Contains(stale, d) {
+			fresh[d] = true
+		}
+	}
+	if out, err := report().CombinedOutput(); err != nil {
+		t.Fatalf("the run after the kills: %v\n%s", err, out)
+	}
+	var wrong []string
+	for _, d := range left() {
+		if !fresh[d] {
+			wrong = append(wrong, filepath.Base(d))
+		}
+	}
+	for d := range fresh {
+		if _, err := os.Stat(d); err != nil {
+			wrong = append(wrong, "removed fresh "+filepath.Base(d))
+		}
+	}
+	fmt.Printf("next run: %d stale folders removed, %d fresh kept, %d wrong\n", len(stale), len(fresh), len(wrong))
+	if len(wrong) > 0 {
+		t.Errorf("after the next run: %v", wrong)
 	}
 }
