@@ -97,9 +97,11 @@ screenshots:
 
 # The hardening pass's fault matrix: replays against a fake provider on
 # 127.0.0.1 failing in each way (bad key, rate limits, 5xx, no answer,
-# empty or negative summaries, oversized bodies, redirects), and the
-# built command on inputs too large to read; prints requests, time,
-# peak memory and exit status per case, each held to a bound.
+# empty or negative summaries, oversized bodies, redirects), the built
+# command on inputs too large to read, and its report over tiny
+# sessions, over names that are markup or formulas, and killed mid-write;
+# prints requests, time, peak memory and exit status per case, each held
+# to a bound.
 hostile:
 	$(GO) test -tags hostile -run 'TestHostile' -timeout 30m -v ./cmd/ctxbench | grep -v '^=== RUN'
 
