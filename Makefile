@@ -61,9 +61,11 @@ pgo:
 
 # The pre-tokenizers against the patterns on two million random texts
 # (make test runs 20,000), and the counts against pkoukk/tiktoken-go on a
-# million random texts and a million corpus slices (make test: 2,000 each).
+# million random texts and a million corpus slices (make test: 2,000 each),
+# and the chunked merge of long pieces against pkoukk's whole one on runs
+# of every length up to 1,000 bytes (make test: 96).
 exact:
-	$(GO) test ./estimate -run 'TestPretokenizersMatchPatterns|TestCountsMatchPkoukk' -random-texts 2000000 -pkoukk-texts 1000000 -timeout 60m -v
+	$(GO) test ./estimate -run 'TestPretokenizersMatchPatterns|TestCountsMatchPkoukk|TestChunkMergeRuns' -random-texts 2000000 -pkoukk-texts 1000000 -run-lengths 1000 -timeout 60m -v
 
 # How close the cost projection lands on the validation set
 # (fixtures/validation: real public sessions nothing is fitted on): each

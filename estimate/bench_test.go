@@ -132,3 +132,25 @@ func BenchmarkLongPiece(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkLongRun counts 4 MiB of one letter, one pre-tokenizer piece
+// (chunked: a few windows merged, then bytes compared), against 4 MiB of
+// words (item 5 of issue 64: 25 MB of x took 2.8 times 25 MB of words in
+// replay).
+func BenchmarkLongRun(b *testing.B) {
+	words := strings.Fields("the of and to in is that for it as with was on be by this are or at from an which have not but had his they you were their one all we can her has there been if more when will would who so no")
+	var w strings.Builder
+	for i := 0; w.Len() < 4<<20; i++ {
+		w.WriteString(words[(i*7+i/len(words))%len(words)])
+		w.WriteByte(' ')
+	}
+	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
+	for _, in := range []struct{ name, text string }{{"x", strings.Repeat("x", 4<<20)}, {"words", w.String()}} {
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.text)))
+			for b.Loop() {
+				e.Count(in.text)
+			}
+		})
+	}
+}

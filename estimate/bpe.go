@@ -51,6 +51,8 @@ type encoding struct {
 	ranks  map[string]int
 	next   func(text string, i int) int // where the piece at i ends
 	pieces pieceCache
+	// longest is the length of the longest token.
+	longest int
 }
 
 // pieceCache remembers the token counts of pre-tokenizer pieces. BPE
@@ -130,6 +132,9 @@ func loadEncoding(name string) (*encoding, error) {
 	}
 	loadClasses()
 	e := &encoding{name: name, ranks: ranks, next: splitters[name]}
+	for t := range ranks {
+		e.longest = max(e.longest, len(t))
+	}
 	e.pieces.seed = maphash.MakeSeed()
 	encodings[name] = e
 	return e, nil
@@ -202,6 +207,11 @@ func (e *encoding) pieceTokens(piece string) int {
 	if len(piece) < heapMergeMin {
 		return e.scanMerge(piece)
 	}
+	if len(piece) > chunkSize+chunkAhead {
+		if n, ok := e.chunkMerge(piece, chunkSize, chunkAhead); ok {
+			return n
+		}
+	}
 	return e.heapMerge(piece)
 }
 
@@ -257,22 +267,45 @@ func (e *encoding) scanMerge(piece string) int {
 	return parts
 }
 
-// heapMerge gives the same result as scanMerge in O(n log n): the parts
-// form a linked list, and a heap holds each adjacent pair's rank, ordered
-// by rank then position (so the leftmost pair wins ties, as in the scan).
-// A part is named by the offset it starts at, which a merge keeps, so
-// the position is the node. Entries made stale by a merge are skipped
-// when popped. Memory is 12 bytes a byte for the list and 12 an entry
-// of the heap, which holds at most one entry that is not stale a part;
-// the stale ones are dropped when they outnumber the parts.
+// heapMerge gives the same result as scanMerge in O(n log n) (see
+// [merger]).
 func (e *encoding) heapMerge(piece string) int {
+	var m merger
+	return m.merge(e, piece, false)
+}
+
+// A merger is scanMerge's merge in O(n log n), with buffers kept from
+// one piece to the next: the parts form a linked list, and a heap holds
+// each adjacent pair's rank, ordered by rank then position (so the
+// leftmost pair wins ties, as in the scan). A part is named by the offset
+// it starts at, which a merge keeps, so the position is the node. Entries
+// made stale by a merge are skipped when popped. Memory is 12 bytes a byte
+// for the list and 12 an entry of the heap, which holds at most one entry
+// that is not stale a part; the stale ones are dropped when they
+// outnumber the parts.
+type merger struct {
+	next    []int32 // the next part's start (n: none; n+1: merged away)
+	prev    []int32
+	version []int32
+	h       pairHeap
+	// steps, when merge logs, is every merge in the order made.
+	steps []mergeStep
+}
+
+// A mergeStep is one merge: the rank of the token it made, where the
+// token starts and ends.
+type mergeStep struct{ rank, start, end int32 }
+
+// merge merges piece and returns its number of tokens; m.next then links
+// the tokens' starts from 0. With logging, m.steps lists the merges.
+func (m *merger) merge(e *encoding, piece string, logging bool) int {
 	n := int32(len(piece))
-	next := make([]int32, n) // the next part's start (n: none; n+1: merged away)
-	prev := make([]int32, n)
-	version := make([]int32, n)
+	m.next, m.prev, m.version = grow(m.next, n), grow(m.prev, n), grow(m.version, n)
+	m.steps = m.steps[:0]
+	next, prev, version := m.next, m.prev, m.version
 	alive := int(n)
 	for i := range n {
-		next[i], prev[i] = i+1, i-1
+		next[i], prev[i], version[i] = i+1, i-1, 0
 	}
 	end := func(i int32) int32 { // where the part after i ends (-1: none)
 		j := next[i]
@@ -281,7 +314,7 @@ func (e *encoding) heapMerge(piece string) int {
 		}
 		return next[j]
 	}
-	h := make(pairHeap, 0, n)
+	h := m.h[:0]
 	for i := int32(0); i < n-1; i++ {
 		if r := e.rank(piece, int(i), int(i)+2); r != math.MaxInt {
 			h = append(h, pair{rank: int32(r), node: i})
@@ -303,6 +336,9 @@ func (e *encoding) heapMerge(piece string) int {
 		next[j] = n + 1 // dead
 		alive--
 		version[i]++
+		if logging {
+			m.steps = append(m.steps, mergeStep{rank: p.rank, start: i, end: next[i]})
+		}
 		if b := end(i); b > 0 {
 			if r := e.rank(piece, int(i), int(b)); r != math.MaxInt {
 				h.push(pair{rank: int32(r), node: i, version: version[i]})
@@ -319,7 +355,16 @@ func (e *encoding) heapMerge(piece string) int {
 			h = h.compact(version, next, n)
 		}
 	}
+	m.h = h
 	return alive
+}
+
+// grow returns s resized to n, reallocated only when too small.
+func grow(s []int32, n int32) []int32 {
+	if int32(cap(s)) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
 }
 
 // A pair is a heap entry: the rank of part node merged with the next,

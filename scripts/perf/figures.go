@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -256,4 +257,68 @@ func (pr *perfRun) fleets() ([]figure, error) {
 	}
 
 	return figs, nil
+}
+
+// longRuns is figure 17: 25 MB of one character, one pre-tokenizer piece
+// (a tool's result of x, =, or spaces in a session; the same as a text
+// file for tokens), against 25 MB of words, in time and peak RSS. 25 MB
+// of x took 2.8 times the time and 3.5 times the memory of the words in
+// replay --policy recorded (issue 64, item 5).
+func longRuns(bin, tmp string) (figure, error) {
+	const size = 25 << 20
+	words := strings.Fields("the of and to in is that for it as with was on be by this are or at from an which have not but had his they you were their one all we can her has there been if more when will would who so no")
+	var w strings.Builder
+	for i := 0; w.Len() < size; i++ {
+		w.WriteString(words[(i*7+i/len(words))%len(words)] + " ")
+	}
+	texts := map[string]string{"words": w.String()[:size], "x": strings.Repeat("x", size), "=": strings.Repeat("=", size), "spaces": strings.Repeat(" ", size)}
+	order := []string{"words", "x", "=", "spaces"}
+	var cmds [][]string
+	for _, cmd := range []string{"replay", "tokens"} {
+		for k, name := range order {
+			path := filepath.Join(tmp, fmt.Sprintf("run%d.txt", k))
+			data := []byte(texts[name])
+			if cmd == "replay" {
+				path = filepath.Join(tmp, fmt.Sprintf("run%d.jsonl", k))
+				result, err := json.Marshal(texts[name])
+				if err != nil {
+					return figure{}, err
+				}
+				data = []byte(`{"type":"assistant","sessionId":"s","message":{"id":"a","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}],"usage":{"input_tokens":1,"output_tokens":1}}}` + "\n" +
+					`{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":` + string(result) + `}]}}` + "\n" +
+					`{"type":"assistant","sessionId":"s","message":{"id":"b","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":1,"output_tokens":1}}}` + "\n")
+				cmds = append(cmds, []string{bin, "replay", "--policy", "recorded", path})
+			} else {
+				cmds = append(cmds, []string{bin, "tokens", path})
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				return figure{}, err
+			}
+			defer os.Remove(path)
+		}
+	}
+	times, rss, err := timeRounds(*reps, cmds...)
+	if err != nil {
+		return figure{}, err
+	}
+	ok := true
+	var parts []string
+	for c, cmd := range []string{"replay", "tokens"} {
+		base := c * len(order)
+		var each []string
+		for k, name := range order[1:] {
+			i := base + 1 + k
+			rt, rm := times[i].Seconds()/times[base].Seconds(), float64(rss[i])/float64(rss[base])
+			ok = ok && rt <= 2 && rm <= 2
+			each = append(each, fmt.Sprintf("%s %.2f×, %.2f×", name, rt, rm))
+		}
+		parts = append(parts, fmt.Sprintf("%s (words %.2f s, %d MB): %s", cmd, times[base].Seconds(), rss[base]>>20, strings.Join(each, "; ")))
+	}
+	return figure{
+		name:     "25 MB of one character (one pre-tokenizer piece) against 25 MB of words, in time and peak RSS: a tool's result in `ctxbench replay --policy recorded`, a file in `ctxbench tokens`",
+		measured: strings.Join(parts, "; ") + " (time, peak RSS)",
+		target:   "≤ 2× each", ok: ok,
+		commands: []string{"a Claude Code session of one tool call whose result is the 25 MB (run.jsonl), and the 25 MB alone (run.txt)",
+			"ctxbench replay --policy recorded run.jsonl", "ctxbench tokens run.txt"},
+	}, nil
 }

@@ -107,6 +107,7 @@ func run() error {
 		one(outOfSample),                      // 12
 		one(withBin(apiEditsMemory)),          // 13
 		pr.fleets,                             // 14, 15, 16
+		one(withBin(longRuns)),                // 17
 	} {
 		f, err := measure()
 		if err != nil {
