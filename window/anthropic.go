@@ -3,7 +3,6 @@ package window
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -148,6 +147,8 @@ type serverState struct {
 	// edit changes: a message cleared at every request is one copy, not
 	// one per request (memory and counts linear in the calls).
 	copies map[*transcript.Message]editedCopy
+	// clear is anthropic-clear-tool-uses' own (nil for the others).
+	clear *clearState
 }
 
 // A messageEdit is what an edit does to a message: the tool results it
@@ -222,48 +223,43 @@ func (ss *serverState) remember(client, out []Item) {
 
 func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	ss := serverStateOf(env, st)
-	client := restoreServerCopies(env, ss.made, hist)
-	step := Step{History: client}
-	uses := toolUsesOf(client)
+	if ss.clear == nil {
+		ss.clear = &clearState{}
+	}
+	cs := ss.clear
+	cs.sync(env, p, ss, hist)
+	client := hist
+	if cs.restored > 0 {
+		client = cs.client
+	}
+	step := Step{History: hist}
 	input := ss.request.at(env, st, client)
-	fires := p.triggerUses > 0 && len(uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
-	if !fires {
-		ss.remember(hist, client)
+	fires := p.triggerUses > 0 && len(cs.uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
+	if !fires || cs.edited == 0 {
+		if cs.restored > 0 {
+			step.History = cs.give(env, cs.client)
+		}
+		cs.remember(ss, false)
 		return step, nil
 	}
-	edits := p.edits(client, uses)
-	if len(edits) == 0 {
-		ss.remember(hist, client)
-		return step, nil
-	}
-	positions := slices.Sorted(maps.Keys(edits))
-	out := slices.Clone(client)
-	var diff int
-	for _, i := range positions {
-		e := edits[i]
-		slices.Sort(e.results)
-		slices.Sort(e.inputs)
-		out[i] = Item{ID: out[i].ID, Msg: ss.edited(out[i].Msg, *e), Truncated: true, Summary: out[i].Summary, index: out[i].index}
-		diff += count4(env, client[i]) - count4(env, out[i])
-	}
-	cleared := ss.request.scale(env, diff)
+	cs.copies(env, ss)
+	cleared := ss.request.scale(env, cs.diff)
 	if cleared < p.clearAtLeast {
 		warnf(&step, "clearing would clear %d input tokens, under clear_at_least %d: nothing cleared", cleared, p.clearAtLeast)
-		ss.remember(hist, client)
+		if cs.restored > 0 {
+			step.History = cs.give(env, cs.client)
+		}
+		cs.remember(ss, false)
 		return step, nil
 	}
-	for _, i := range positions {
-		if !ss.made[hist[i].Msg] { // else sent cut at the previous call too
-			step.Truncated = append(step.Truncated, out[i].ID)
-		}
-	}
-	step.History = out
+	step.Truncated = cs.cut()
+	step.History = cs.give(env, cs.out)
 	if p.triggerUses > 0 && p.trigger == 0 {
-		step.Fired = &Firing{What: "clearing", Unit: "tool uses", Trigger: p.triggerUses, Before: len(uses), After: len(uses)}
+		step.Fired = &Firing{What: "clearing", Unit: "tool uses", Trigger: p.triggerUses, Before: len(cs.uses), After: len(cs.uses)}
 	} else {
 		step.Fired = &Firing{What: "clearing", Unit: "tokens", Trigger: p.trigger, Before: input, After: input - cleared}
 	}
-	ss.remember(hist, out)
+	cs.remember(ss, true)
 	return step, nil
 }
 
@@ -272,61 +268,6 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 type clearUse struct {
 	id, name     string
 	call, result int
-}
-
-// toolUsesOf returns the tool uses of hist, oldest first.
-func toolUsesOf(hist []Item) []clearUse {
-	var uses []clearUse
-	at := map[string]int{}
-	for i, it := range hist {
-		for _, b := range it.Msg.Blocks {
-			switch b.Type {
-			case transcript.BlockToolUse:
-				at[b.ID] = len(uses)
-				uses = append(uses, clearUse{id: b.ID, name: b.Name, call: i, result: -1})
-			case transcript.BlockToolResult:
-				if k, ok := at[b.ID]; ok {
-					uses[k].result = i
-				}
-			}
-		}
-	}
-	return uses
-}
-
-// edits returns the edits of clearing client, by message position: the
-// results of the oldest uses, all but the newest keep, the excluded
-// tools' never, and their calls' inputs where they are cleared too.
-func (p *anthropicClearTools) edits(client []Item, uses []clearUse) map[int]*messageEdit {
-	edits := map[int]*messageEdit{}
-	editOf := func(i int) *messageEdit {
-		e, ok := edits[i]
-		if !ok {
-			e = &messageEdit{placeholder: p.placeholder}
-			edits[i] = e
-		}
-		return e
-	}
-	for _, u := range uses[:max(0, len(uses)-p.keep)] {
-		if p.exclude[u.name] || u.result < 0 {
-			continue
-		}
-		e := editOf(u.result)
-		for j, b := range client[u.result].Msg.Blocks {
-			if b.Type == transcript.BlockToolResult && b.ID == u.id {
-				e.results = append(e.results, j)
-			}
-		}
-		if p.inputs == "true" || p.inputTools[u.name] {
-			e := editOf(u.call)
-			for j, b := range client[u.call].Msg.Blocks {
-				if b.Type == transcript.BlockToolUse && b.ID == u.id {
-					e.inputs = append(e.inputs, j)
-				}
-			}
-		}
-	}
-	return edits
 }
 
 // Guarantees: clearing keeps every call with its result.

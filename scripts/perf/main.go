@@ -108,6 +108,7 @@ func run() error {
 		one(withBin(apiEditsMemory)),          // 13
 		pr.fleets,                             // 14, 15, 16
 		one(withBin(longRuns)),                // 17
+		one(withBin(clearToolUsesTime)),       // 18
 	} {
 		f, err := measure()
 		if err != nil {
@@ -606,12 +607,9 @@ var apiEdits = []string{"anthropic-clear-tool-uses", "anthropic-clear-thinking",
 // every message. The figure is met when each ratio is at most 4.5×
 // (linear in the calls, with the process's floor).
 func apiEditsMemory(bin, tmp string) (figure, error) {
-	var files [2]string
-	for k, calls := range []string{"1000", "4000"} {
-		files[k] = filepath.Join(tmp, "tools"+calls+".jsonl")
-		if err := sh(bin, "gen", "--calls", calls, "--tool-ratio", "1", "-o", files[k]); err != nil {
-			return figure{}, err
-		}
+	files, err := toolSessions(bin, tmp)
+	if err != nil {
+		return figure{}, err
 	}
 	var parts []string
 	ok := true
@@ -636,6 +634,23 @@ func apiEditsMemory(bin, tmp string) (figure, error) {
 		commands: []string{"ctxbench gen --calls 4000 --tool-ratio 1 -o tools4000.jsonl (and 1000)",
 			"ctxbench replay --policy P tools4000.jsonl, P each of " + strings.Join(apiEdits, ", ")},
 	}, nil
+}
+
+// toolSessions returns the tool-heavy generated sessions (every call
+// calls tools) of 1,000 and 4,000 calls of figures 13 and 18, made in tmp
+// by the first to ask.
+func toolSessions(bin, tmp string) ([2]string, error) {
+	var files [2]string
+	for k, calls := range []string{"1000", "4000"} {
+		files[k] = filepath.Join(tmp, "tools"+calls+".jsonl")
+		if _, err := os.Stat(files[k]); err == nil {
+			continue
+		}
+		if err := sh(bin, "gen", "--calls", calls, "--tool-ratio", "1", "-o", files[k]); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
 }
 
 // A fleet is a folder of generated sessions for the fleet figures.

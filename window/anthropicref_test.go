@@ -1,0 +1,117 @@
+package window
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/ctxbench/ctxbench/transcript"
+)
+
+// wholeClearTools is anthropic-clear-tool-uses as it was before it kept a
+// clearState: every call restores the client's history, finds its tool
+// uses, and makes every edit, copy and count anew, whole. It is the
+// reference TestClearToolUsesIncremental holds the policy to.
+type wholeClearTools struct{ *anthropicClearTools }
+
+func (p wholeClearTools) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	ss := serverStateOf(env, st)
+	client := restoreServerCopies(env, ss.made, hist)
+	step := Step{History: client}
+	uses := toolUsesOf(client)
+	input := ss.request.at(env, st, client)
+	fires := p.triggerUses > 0 && len(uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
+	if !fires {
+		ss.remember(hist, client)
+		return step, nil
+	}
+	edits := p.edits(client, uses)
+	if len(edits) == 0 {
+		ss.remember(hist, client)
+		return step, nil
+	}
+	positions := slices.Sorted(maps.Keys(edits))
+	out := slices.Clone(client)
+	var diff int
+	for _, i := range positions {
+		e := edits[i]
+		slices.Sort(e.results)
+		slices.Sort(e.inputs)
+		out[i] = Item{ID: out[i].ID, Msg: ss.edited(out[i].Msg, *e), Truncated: true, Summary: out[i].Summary, index: out[i].index}
+		diff += count4(env, client[i]) - count4(env, out[i])
+	}
+	cleared := ss.request.scale(env, diff)
+	if cleared < p.clearAtLeast {
+		warnf(&step, "clearing would clear %d input tokens, under clear_at_least %d: nothing cleared", cleared, p.clearAtLeast)
+		ss.remember(hist, client)
+		return step, nil
+	}
+	for _, i := range positions {
+		if !ss.made[hist[i].Msg] { // else sent cut at the previous call too
+			step.Truncated = append(step.Truncated, out[i].ID)
+		}
+	}
+	step.History = out
+	if p.triggerUses > 0 && p.trigger == 0 {
+		step.Fired = &Firing{What: "clearing", Unit: "tool uses", Trigger: p.triggerUses, Before: len(uses), After: len(uses)}
+	} else {
+		step.Fired = &Firing{What: "clearing", Unit: "tokens", Trigger: p.trigger, Before: input, After: input - cleared}
+	}
+	ss.remember(hist, out)
+	return step, nil
+}
+
+// toolUsesOf returns the tool uses of hist, oldest first.
+func toolUsesOf(hist []Item) []clearUse {
+	var uses []clearUse
+	at := map[string]int{}
+	for i, it := range hist {
+		for _, b := range it.Msg.Blocks {
+			switch b.Type {
+			case transcript.BlockToolUse:
+				at[b.ID] = len(uses)
+				uses = append(uses, clearUse{id: b.ID, name: b.Name, call: i, result: -1})
+			case transcript.BlockToolResult:
+				if k, ok := at[b.ID]; ok {
+					uses[k].result = i
+				}
+			}
+		}
+	}
+	return uses
+}
+
+// edits returns the edits of clearing client, by message position: the
+// results of the oldest uses, all but the newest keep, the excluded
+// tools' never, and their calls' inputs where they are cleared too.
+func (p wholeClearTools) edits(client []Item, uses []clearUse) map[int]*messageEdit {
+	edits := map[int]*messageEdit{}
+	editOf := func(i int) *messageEdit {
+		e, ok := edits[i]
+		if !ok {
+			e = &messageEdit{placeholder: p.placeholder}
+			edits[i] = e
+		}
+		return e
+	}
+	for _, u := range uses[:max(0, len(uses)-p.keep)] {
+		if p.exclude[u.name] || u.result < 0 {
+			continue
+		}
+		e := editOf(u.result)
+		for j, b := range client[u.result].Msg.Blocks {
+			if b.Type == transcript.BlockToolResult && b.ID == u.id {
+				e.results = append(e.results, j)
+			}
+		}
+		if p.inputs == "true" || p.inputTools[u.name] {
+			e := editOf(u.call)
+			for j, b := range client[u.call].Msg.Blocks {
+				if b.Type == transcript.BlockToolUse && b.ID == u.id {
+					e.inputs = append(e.inputs, j)
+				}
+			}
+		}
+	}
+	return edits
+}
