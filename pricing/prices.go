@@ -2,21 +2,17 @@ package pricing
 
 import (
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/internal/suggest"
 )
 
@@ -92,7 +88,7 @@ func Default() Prices {
 }
 
 var defaultPrices = sync.OnceValue(func() Prices {
-	p, err := parse(embeddedPrices, "prices.json")
+	p, err := parseEmbedded(embeddedPrices, "prices.json")
 	if err != nil {
 		panic(err) // the embedded table is tested
 	}
@@ -182,140 +178,6 @@ var DefaultResolver = sync.OnceValue(func() *Resolver {
 // what a replay asks of the table for every run.
 func LookupDefault(model string) (Price, string, error) {
 	return DefaultResolver().Lookup(model)
-}
-
-// Load reads a price file: ctxbench's own format ({"models": {…}}, USD
-// per million tokens) or LiteLLM's model_prices_and_context_window.json
-// as it is (USD per token).
-func Load(path string) (Prices, error) {
-	b, err := limit.ReadFile(path, limit.Prices)
-	if err != nil {
-		return nil, err
-	}
-	return parse(b, path)
-}
-
-type litellmEntry struct {
-	Provider     string   `json:"litellm_provider"`
-	Mode         string   `json:"mode"`
-	Input        *float64 `json:"input_cost_per_token"`
-	Output       *float64 `json:"output_cost_per_token"`
-	CacheRead    *float64 `json:"cache_read_input_token_cost"`
-	CacheWrite   *float64 `json:"cache_creation_input_token_cost"`
-	CacheWrite1h *float64 `json:"cache_creation_input_token_cost_above_1hr"`
-	MaxInput     any      `json:"max_input_tokens"`
-}
-
-// litellmAbove matches LiteLLM's long-context fields, such as
-// input_cost_per_token_above_200k_tokens: the field and the threshold.
-var litellmAbove = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost)_above_(\d+)k_tokens$`)
-
-// ownLegacy are the long-context fields of ctxbench's table before it
-// named its threshold: *_above_200k.
-type ownLegacy struct {
-	InputAbove   float64 `json:"input_above_200k"`
-	OutputAbove  float64 `json:"output_above_200k"`
-	ReadAbove    float64 `json:"cache_read_above_200k"`
-	Write5mAbove float64 `json:"cache_write_5m_above_200k"`
-	Write1hAbove float64 `json:"cache_write_1h_above_200k"`
-}
-
-// parse reads a price table: ctxbench's own, or LiteLLM's.
-func parse(b []byte, name string) (Prices, error) {
-	var own struct {
-		Models map[string]json.RawMessage `json:"models"`
-	}
-	if err := json.Unmarshal(b, &own); err == nil && len(own.Models) > 0 {
-		return parseOwn(own.Models, name)
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	out := Prices{}
-	for model, r := range raw {
-		if p, ok := litellmPrice(model, r, name); ok {
-			out[model] = p
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no model prices (want ctxbench's {\"models\": …} or LiteLLM's model_prices_and_context_window.json)", name)
-	}
-	return out, nil
-}
-
-// parseOwn reads ctxbench's table, whose older long-context fields
-// (*_above_200k) stand for the named threshold's.
-func parseOwn(models map[string]json.RawMessage, name string) (Prices, error) {
-	out := Prices{}
-	for model, raw := range models {
-		var p Price
-		var old ownLegacy
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, fmt.Errorf("%s: model %s: %w", name, model, err)
-		}
-		if json.Unmarshal(raw, &old) == nil && old.InputAbove > 0 && p.InputAbove == 0 {
-			p.InputAbove, p.OutputAbove, p.ReadAbove, p.Write5mAbove, p.Write1hAbove = old.InputAbove, old.OutputAbove, old.ReadAbove, old.Write5mAbove, old.Write1hAbove
-		}
-		out[model] = p
-	}
-	return out, nil
-}
-
-// perM is a LiteLLM price per token as a price per million tokens
-// (0: none given).
-func perM(f *float64) float64 {
-	if f == nil {
-		return 0
-	}
-	return math.Round(*f*1e6*1e9) / 1e9
-}
-
-// litellmPrice reads a LiteLLM entry; false for the spec and the
-// models that are not priced by the token for text (image, audio,
-// embedding).
-func litellmPrice(model string, r json.RawMessage, name string) (Price, bool) {
-	var e litellmEntry
-	if model == "sample_spec" || json.Unmarshal(r, &e) != nil || e.Input == nil || e.Output == nil ||
-		(e.Mode != "" && e.Mode != "chat" && e.Mode != "completion" && e.Mode != "responses") {
-		return Price{}, false
-	}
-	p := Price{Provider: e.Provider, Input: perM(e.Input), Output: perM(e.Output), CacheRead: perM(e.CacheRead),
-		CacheWrite5m: perM(e.CacheWrite), CacheWrite1h: perM(e.CacheWrite1h), Source: name}
-	if f, ok := e.MaxInput.(float64); ok {
-		p.MaxInput = int(f)
-	}
-	litellmLongContext(&p, r)
-	return p, true
-}
-
-// litellmLongContext sets p's long-context prices from the entry's
-// *_above_<n>k_tokens fields: one threshold, the first in name order.
-func litellmLongContext(p *Price, r json.RawMessage) {
-	var fields map[string]json.RawMessage
-	json.Unmarshal(r, &fields)
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		m := litellmAbove.FindStringSubmatch(k)
-		var v float64
-		if m == nil || json.Unmarshal(fields[k], &v) != nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[2])
-		if p.LongContextAbove != 0 && p.LongContextAbove != n*1000 {
-			continue
-		}
-		p.LongContextAbove = n * 1000
-		switch m[1] {
-		case "input_cost_per_token":
-			p.InputAbove = perM(&v)
-		case "output_cost_per_token":
-			p.OutputAbove = perM(&v)
-		case "cache_read_input_token_cost":
-			p.ReadAbove = perM(&v)
-		case "cache_creation_input_token_cost":
-			p.Write5mAbove = perM(&v)
-		}
-	}
 }
 
 // ErrNoModel is the error of a price asked for with no model name: a

@@ -179,9 +179,13 @@ func TestLiteLLMPrices(t *testing.T) {
 
 // TestEmbeddedTable: every entry has a provider, a source, a date, a
 // price and a context window; no alias names two models or shadows one;
-// earlier prices are in date order.
+// earlier prices are in date order; the table passes the checks of a
+// file read by Load, which its parse leaves out, and reads the same.
 func TestEmbeddedTable(t *testing.T) {
 	table := Default()
+	if checked, err := parse(embeddedPrices, "prices.json"); err != nil || !cmp.Equal(checked, table) {
+		t.Errorf("the embedded table checked: %v, or it reads otherwise:\n%s", err, cmp.Diff(table, checked))
+	}
 	owner := map[string]string{}
 	for name, p := range table {
 		if p.Provider == "" || p.Source == "" || p.Date == "" || p.Input <= 0 || p.Output <= 0 || p.MaxInput <= 0 {
@@ -264,7 +268,7 @@ func TestLookupDefault(t *testing.T) {
 func BenchmarkDefaultLookup(b *testing.B) {
 	b.Run("ParseEach", func(b *testing.B) {
 		for b.Loop() {
-			p, _ := parse(embeddedPrices, "prices.json")
+			p, _ := parseEmbedded(embeddedPrices, "prices.json")
 			if _, _, err := p.Lookup("claude-sonnet-4-5-20250929"); err != nil {
 				b.Fatal(err)
 			}
