@@ -72,7 +72,9 @@ func billFrom(t *transcript.Transcript, e *LedgerEntry) (billedUsage, error) {
 		}
 	}
 	var l Ledger
-	l.AddEntry(e)
+	if err := l.AddEntry(e); err != nil {
+		return billedUsage{}, err
+	}
 	b.total, b.byModel = l.Sessions[0].Cost, l.Sessions[0].ByModel
 	return b, nil
 }
@@ -131,12 +133,15 @@ type OutOfSample struct {
 }
 
 // newOutOfSample compares rc's calls after the fit's with their bill,
-// costs (each call's, in call order).
-func newOutOfSample(rc *RunCost, costs []pricing.Cost) *CrossCheck {
+// costs (each call's, in call order), or returns the error of their sum
+// past what Money holds.
+func newOutOfSample(rc *RunCost, costs []pricing.Cost) (*CrossCheck, error) {
 	o := &OutOfSample{FitCalls: rc.fitCalls, Calls: rc.afterCalls, Simulated: *rc.AfterFit, Assumptions: rc.fitAssumptions}
 	for i := rc.fitCalls; i < len(costs); i++ {
-		o.Billed.Add(costs[i])
+		if err := o.Billed.Add(costs[i]); err != nil {
+			return nil, fmt.Errorf("the bill of the calls after the fit's: %w", err)
+		}
 	}
 	o.ErrorPct = errorPct(o.Simulated.Total(), o.Billed.Total())
-	return &CrossCheck{AfterFit: o, SimulatedUSD: o.Simulated.Total().USD(), BilledUSD: o.Billed.Total().USD(), ErrorPct: o.ErrorPct}
+	return &CrossCheck{AfterFit: o, SimulatedUSD: o.Simulated.Total().USD(), BilledUSD: o.Billed.Total().USD(), ErrorPct: o.ErrorPct}, nil
 }

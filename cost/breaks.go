@@ -2,6 +2,7 @@ package cost
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -186,7 +187,10 @@ type lastRequest struct {
 // billed tokens, alpha per estimated token), else u was simulated over
 // req. It records a break when g's previous request is still warm and
 // req does not extend it.
-func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGroup, req request, shared int, u transcript.Usage, price pricing.Price, oneHour bool, anchored *groupFit) {
+//
+// An error is a cost past what a bill can be: the call's, or the
+// counterfactual's.
+func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGroup, req request, shared int, u transcript.Usage, price pricing.Price, oneHour bool, anchored *groupFit) error {
 	r := price.RatesFor(u.Prompt())
 	rate := r.CacheRead
 	if u.CacheRead == 0 {
@@ -209,11 +213,11 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	last := g.last
 	g.last = &lastRequest{req: req, at: at}
 	if last == nil || g.sim == CacheNone || !warm(last.at, at, g.cache.ttl) {
-		return
+		return nil
 	}
 	n := shared
 	if n == last.req.positions() {
-		return // the previous request is a prefix: nothing broke
+		return nil // the previous request is a prefix: nothing broke
 	}
 	// What the call sent after the break that the last request held: a
 	// request holds each item once, and the two agree before n, so only
@@ -259,9 +263,27 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 			u.CacheWrite1h, cf.CacheWrite1h = u.CacheWrite, cf.CacheWrite
 		}
 	}
+	broke, err := price.CallCost(u)
+	var kept pricing.Cost
+	if err == nil {
+		kept, err = price.CallCost(cf)
+	}
+	if err != nil {
+		return b.error(k, "the cache break", err)
+	}
 	ev := CacheBreak{Step: k, Index: max(n-1, 0), Rebilled: int64(rebilled),
-		Cost: price.CallCost(u).Total() - price.CallCost(cf).Total(), Removed: int64(removed), readRate: r.CacheRead}
+		Cost: broke.Total() - kept.Total(), Removed: int64(removed), readRate: r.CacheRead}
 	b.events = append(b.events, ev)
+	return nil
+}
+
+// error names call k's record in err, the error of what.
+func (b *breakTracker) error(k int, what string, err error) error {
+	where := b.t.File
+	if k < len(b.calls) {
+		where = b.t.Messages[b.calls[k]].Pos.String()
+	}
+	return fmt.Errorf("%s: %s: %w", where, what, err)
 }
 
 // given returns the tokens of the history the policy was given at call
@@ -294,37 +316,66 @@ func baseID(key string) string {
 }
 
 // finish weighs each break against the calls from it to the end, and
-// returns the breaks and their totals.
-func (b *breakTracker) finish() ([]CacheBreak, CacheBreaks) {
-	// suffix[j] is what one token costs over calls j… (suffix[len] = 0).
+// returns the breaks and their totals, or the error of an amount past
+// what Money holds, naming the break's call.
+func (b *breakTracker) finish() ([]CacheBreak, CacheBreaks, error) {
+	// suffix[j] is what one token costs over calls j… (suffix[len] = 0),
+	// or -1 from where the sum passes what Money holds.
 	suffix := make([]pricing.Money, len(b.rates)+1)
 	for j := len(b.rates) - 1; j >= 0; j-- {
-		suffix[j] = suffix[j+1] + b.rates[j]
+		var err error
+		if suffix[j], err = suffix[j+1].Plus(b.rates[j]); err != nil || suffix[j+1] < 0 {
+			suffix[j] = -1
+		}
 	}
 	var tot CacheBreaks
 	for i := range b.events {
 		ev := &b.events[i]
 		k, per := ev.Step, pricing.Money(ev.Removed)
-		ev.Saved = per * suffix[k]
-		// The first c with per × (suffix[k] − suffix[k+c]) ≥ Cost.
+		var err error
+		if suffix[k] < 0 {
+			err = &pricing.AmountError{Sum: true}
+		} else {
+			ev.Saved, err = per.Times(int64(suffix[k]))
+		}
+		// The first c with per × (suffix[k] − suffix[k+c]) ≥ Cost: no
+		// more than Saved.
 		switch {
+		case err != nil:
 		case ev.Saved >= ev.Cost:
 			ev.Paid = true
 			ev.BreakEven = sort.Search(len(b.rates)-k, func(c int) bool {
 				return per*(suffix[k]-suffix[k+c+1]) >= ev.Cost
 			}) + 1
 		case per > 0 && ev.readRate > 0:
-			step := per * ev.readRate
-			ev.BreakEven = int((ev.Cost + step - 1) / step)
+			var step pricing.Money
+			if step, err = per.Times(int64(ev.readRate)); err == nil {
+				ev.BreakEven = int(ev.Cost / step) // Cost > Saved ≥ 0
+				if ev.Cost%step != 0 {
+					ev.BreakEven++
+				}
+			}
+		}
+		if err == nil {
+			tot.Cost, err = tot.Cost.Plus(ev.Cost)
+		}
+		if err == nil {
+			tot.Saved, err = tot.Saved.Plus(ev.Saved)
+		}
+		if err == nil { // Net, the event's and the totals', fits too
+			if _, err = ev.Saved.Plus(-ev.Cost); err == nil {
+				_, err = tot.Saved.Plus(-tot.Cost)
+			}
+		}
+		if err != nil {
+			return nil, CacheBreaks{}, b.error(k, "the cache break's savings", err)
 		}
 		tot.Breaks++
 		tot.Rebilled += ev.Rebilled
-		tot.Cost += ev.Cost
 		tot.Removed += ev.Removed
-		tot.Saved += ev.Saved
 		if !ev.Paid {
 			tot.Unpaid++
 		}
 	}
-	return b.events, tot
+	return b.events, tot, nil
 }

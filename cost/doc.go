@@ -72,7 +72,11 @@
 // A transcript that cannot be priced (no model recorded and none given,
 // or no price for its model) is not an error: the [Session] says so
 // ([Session.NotPriced]), and the commands report it and go on. That is
-// the one rule every command follows.
+// the one rule every command follows. An amount past what a bill can
+// be is: a call that costs more than [pricing.MaxCall], or a sum of
+// calls, transcripts or cache breaks past [pricing.MaxTotal], is an
+// error naming the call's record (file:line), never a total of the
+// other sign.
 //
 // A [Ledger] totals the bills of many transcripts as ccusage does: by
 // session with its subagents beneath, by model and by day, between two

@@ -2,7 +2,9 @@ package cost
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ctxbench/ctxbench/pricing"
@@ -126,14 +128,15 @@ func (l *Ledger) keeps(at time.Time, d *dayName) bool {
 }
 
 // Add counts t's calls. When a call's model has no price, it returns the
-// error [pricing.NotPriced] recognizes and counts nothing of t.
+// error [pricing.NotPriced] recognizes and counts nothing of t; a call
+// or a sum past what a bill can be is an error too ([Ledger.Entry],
+// [Ledger.AddEntry]).
 func (l *Ledger) Add(t *transcript.Transcript) error {
 	e, err := l.Entry(t)
 	if err != nil {
 		return err
 	}
-	l.AddEntry(e)
-	return nil
+	return l.AddEntry(e)
 }
 
 // A LedgerEntry is what a transcript adds to a [Ledger]: its calls in the
@@ -165,12 +168,28 @@ type LedgerItem struct {
 	Usage     transcript.Usage `json:"usage"`
 	Cost      pricing.Cost     `json:"cost"`
 	At        time.Time        `json:"at,omitzero"`
+	// Line is the call's line in the entry's file (0: unknown, or usage
+	// recorded for no call), for an error to name.
+	Line int `json:"line,omitempty"`
+}
+
+// where names it in errors: its file and line, or the usage the file
+// recorded for no call.
+func (it *LedgerItem) where(file string) string {
+	switch {
+	case it.Line > 0:
+		return file + ":" + strconv.Itoa(it.Line)
+	case !it.Call:
+		return file + ": the usage recorded for no call"
+	}
+	return file
 }
 
 // Entry prices t's calls in the ledger's days. When a call's model has
-// no price, it returns the error [pricing.NotPriced] recognizes. Entry
-// and InRange change nothing of the ledger: several goroutines may call
-// them at once, while one adds the entries ([Ledger.AddEntry]).
+// no price, it returns the error [pricing.NotPriced] recognizes; a call
+// that costs more than [pricing.MaxCall] is an error naming its line.
+// Entry and InRange change nothing of the ledger: several goroutines may
+// call them at once, while one adds the entries ([Ledger.AddEntry]).
 func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 	var res *pricing.Resolver
 	if l.Prices != nil {
@@ -182,21 +201,33 @@ func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 	var day dayName
 	add := func(m *transcript.Message, name string, u transcript.Usage, at time.Time) error {
 		it := LedgerItem{Model: name, Usage: u, At: at}
+		if m != nil {
+			it.Call, it.Line = true, m.Pos.Line
+			if m.CallID != "" && m.RequestID != "" {
+				it.CallID, it.RequestID = m.CallID, m.RequestID
+			}
+		}
 		if l.Prices != nil {
 			p, table, err := look.Lookup(name)
 			if err != nil {
 				return err
 			}
-			it.Model, it.Cost = table, p.At(at).CallCost(u)
-		}
-		if m != nil {
-			it.Call = true
-			if m.CallID != "" && m.RequestID != "" {
-				it.CallID, it.RequestID = m.CallID, m.RequestID
+			it.Model = table
+			if it.Cost, err = p.At(at).CallCost(u); err != nil {
+				return fmt.Errorf("%s: pricing the call at %s: %w", it.where(t.File), table, err)
 			}
 		}
 		e.Items = append(e.Items, it)
 		return nil
+	}
+	n := 1 + len(t.UnattributedByModel) // the most items: one a call with usage, and these
+	for i := range t.Messages {
+		if t.Messages[i].Usage != nil {
+			n++
+		}
+	}
+	if n > 1 {
+		e.Items = make([]LedgerItem, 0, n)
 	}
 	var last time.Time
 	for i := range t.Messages {
@@ -240,8 +271,11 @@ func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 	return e, nil
 }
 
-// AddEntry counts a transcript's entry ([Ledger.Entry]).
-func (l *Ledger) AddEntry(e *LedgerEntry) {
+// AddEntry counts a transcript's entry ([Ledger.Entry]). An item that
+// costs more than [pricing.MaxCall] (an entry read from elsewhere), or
+// a sum that would pass [pricing.MaxTotal], is an error naming the
+// item's line, and the ledger is then left with part of the entry.
+func (l *Ledger) AddEntry(e *LedgerEntry) error {
 	if l.bySession == nil {
 		l.bySession, l.seen = map[string]*SessionBill{}, map[[2]string]bool{}
 	}
@@ -253,7 +287,11 @@ func (l *Ledger) AddEntry(e *LedgerEntry) {
 	}
 	s.ReportedUSD += e.ReportedUSD
 	tb := TranscriptBill{File: e.File, ID: e.ID, Subagent: e.Subagent}
-	for _, it := range e.Items {
+	for i := range e.Items {
+		it := &e.Items[i]
+		if err := checkCall(it.Cost); err != nil {
+			return fmt.Errorf("%s: %w", it.where(e.File), err)
+		}
 		if it.CallID != "" && it.RequestID != "" {
 			k := [2]string{it.CallID, it.RequestID}
 			if l.seen[k] {
@@ -267,14 +305,26 @@ func (l *Ledger) AddEntry(e *LedgerEntry) {
 		if it.Call {
 			calls = 1
 		}
+		err := tb.Cost.Add(it.Cost)
+		if err == nil {
+			err = s.Cost.Add(it.Cost)
+		}
+		if err == nil {
+			s.ByModel, err = addModel(s.ByModel, it.Model, calls, it.Usage, it.Cost)
+		}
+		if err == nil {
+			l.ByModel, err = addModel(l.ByModel, it.Model, calls, it.Usage, it.Cost)
+		}
+		if err == nil && !it.At.IsZero() {
+			err = l.addDay(l.day.of(it.At), it.Model, calls, it.Usage, it.Cost)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: adding the call to the bill: %w", it.where(e.File), err)
+		}
 		tb.Calls += calls
 		tb.Usage.Add(it.Usage)
-		tb.Cost.Add(it.Cost)
 		s.Calls += calls
 		s.Usage.Add(it.Usage)
-		s.Cost.Add(it.Cost)
-		s.ByModel = addModel(s.ByModel, it.Model, calls, it.Usage, it.Cost)
-		l.ByModel = addModel(l.ByModel, it.Model, calls, it.Usage, it.Cost)
 		if !it.At.IsZero() {
 			if s.First.IsZero() || it.At.Before(s.First) {
 				s.First = it.At
@@ -282,7 +332,6 @@ func (l *Ledger) AddEntry(e *LedgerEntry) {
 			if it.At.After(s.Last) {
 				s.Last = it.At
 			}
-			l.addDay(l.day.of(it.At), it.Model, calls, it.Usage, it.Cost)
 		}
 	}
 	tb.TotalUSD = tb.Cost.Total().USD()
@@ -292,33 +341,57 @@ func (l *Ledger) AddEntry(e *LedgerEntry) {
 	} else {
 		s.Transcripts = append(s.Transcripts, tb)
 	}
+	return nil
 }
 
-// addDay adds a call to its day, keeping the days in date order.
-func (l *Ledger) addDay(day, model string, calls int, u transcript.Usage, c pricing.Cost) {
+// checkCall returns an error when c is more than one call can cost: an
+// entry's item read from elsewhere (a shard's partial), where pricing
+// did not make it.
+func checkCall(c pricing.Cost) error {
+	if err := c.Check(); err != nil {
+		return err
+	}
+	if t := c.Total(); t > pricing.MaxCall || t < -pricing.MaxCall {
+		return &pricing.AmountError{USD: t.USD()}
+	}
+	return nil
+}
+
+// addDay adds a call to its day, keeping the days in date order, or
+// returns the error of a sum past what Money holds.
+func (l *Ledger) addDay(day, model string, calls int, u transcript.Usage, c pricing.Cost) error {
 	i, found := slices.BinarySearchFunc(l.ByDay, day, func(d DayBill, day string) int { return cmp.Compare(d.Day, day) })
 	if !found {
 		l.ByDay = slices.Insert(l.ByDay, i, DayBill{Day: day})
 	}
 	d := &l.ByDay[i]
+	if err := d.Cost.Add(c); err != nil {
+		return err
+	}
+	var err error
+	if d.ByModel, err = addModel(d.ByModel, model, calls, u, c); err != nil {
+		return err
+	}
 	d.Calls += calls
 	d.Usage.Add(u)
-	d.Cost.Add(c)
 	d.TotalUSD = d.Cost.Total().USD()
-	d.ByModel = addModel(d.ByModel, model, calls, u, c)
+	return nil
 }
 
-// addModel adds a call to its model's entry of list.
-func addModel(list []ModelCost, model string, calls int, u transcript.Usage, c pricing.Cost) []ModelCost {
+// addModel adds a call to its model's entry of list, or returns the
+// error of a sum past what Money holds.
+func addModel(list []ModelCost, model string, calls int, u transcript.Usage, c pricing.Cost) ([]ModelCost, error) {
 	i := slices.IndexFunc(list, func(m ModelCost) bool { return m.Model == model })
 	if i < 0 {
 		list = append(list, ModelCost{Model: model})
 		i = len(list) - 1
 	}
+	if err := list[i].Cost.Add(c); err != nil {
+		return list, err
+	}
 	list[i].Calls += calls
 	list[i].Usage.Add(u)
-	list[i].Cost.Add(c)
-	return list
+	return list, nil
 }
 
 // A lastLookup looks models up through a Resolver, remembering the last

@@ -132,8 +132,10 @@ type CacheMisses struct {
 }
 
 // cacheMisses finds the recorded calls that missed the cache (see
-// missAt) and what each cost over a hit, at the call's model's price.
-func cacheMisses(pr *pricer, caches []callCache) ([]CacheMiss, *CacheMisses) {
+// missAt) and what each cost over a hit, at the call's model's price; a
+// call, a hit or their sum past what a bill can be is an error naming
+// the call.
+func cacheMisses(pr *pricer, caches []callCache) ([]CacheMiss, *CacheMisses, error) {
 	out := []CacheMiss{}
 	totals := &CacheMisses{}
 	for i, c := range caches {
@@ -163,13 +165,25 @@ func cacheMisses(pr *pricer, caches []callCache) ([]CacheMiss, *CacheMisses) {
 		}
 		hit.CacheWrite -= w
 		hit.Input = max(0, hit.Input-(cm.Missed-w))
-		cm.Cost = price.CallCost(*bill).Total() - price.CallCost(hit).Total()
+		missCost, err := price.CallCost(*bill)
+		var hitCost pricing.Cost
+		if err == nil {
+			hitCost, err = price.CallCost(hit)
+		}
+		if err == nil {
+			cm.Cost, err = missCost.Total().Plus(-hitCost.Total())
+		}
+		if err == nil {
+			totals.Cost, err = totals.Cost.Plus(cm.Cost)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: the cache miss: %w", m.Pos, err)
+		}
 		totals.Calls++
-		totals.Cost += cm.Cost
 		out = append(out, cm)
 	}
 	totals.CostUSD = totals.Cost.USD()
-	return out, totals
+	return out, totals, nil
 }
 
 // A missRate is the chance that a call misses its model's cache, as a

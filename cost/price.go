@@ -344,7 +344,8 @@ func NewRunPricer(r *replay.Replayer, fit *Fit, opt Options) (*RunPricer, error)
 }
 
 // NotPriced returns why the run cannot be priced (nil: it can): a call
-// whose model has no price, known before the first step.
+// whose model has no price, known before the first step, or, once a step
+// is observed, an amount past what a bill can be.
 func (p *RunPricer) NotPriced() error { return p.err }
 
 // Last returns what pricing adds to the trace line of the step observed
@@ -363,7 +364,10 @@ func (p *RunPricer) Last() (replay.PricedCall, bool) {
 
 // Observe prices the run's next step. A call that cannot be priced (its
 // model has no price) makes the run not priced (known from the start:
-// [RunPricer.NotPriced]): Finish returns why, and no step is priced.
+// [RunPricer.NotPriced]): Finish returns why, and no step is priced. A
+// call past what a bill can be ([pricing.MaxCall], or the run's sums past
+// [pricing.MaxTotal]) stops the pricing too: Finish returns the error,
+// naming the call's record.
 func (p *RunPricer) Observe(s *replay.Step) {
 	if p.finished {
 		panic("cost: RunPricer.Observe after Finish")
@@ -407,16 +411,30 @@ func (p *RunPricer) Observe(s *replay.Step) {
 	if p.anchored {
 		anchoredFit = g.fit
 	}
-	p.brk.observe(i, s, at, g, req, shared, u, price, oneHour, anchoredFit)
-	c := price.CallCost(u)
+	if p.err = p.brk.observe(i, s, at, g, req, shared, u, price, oneHour, anchoredFit); p.err != nil {
+		return
+	}
+	c, err := price.CallCost(u)
+	if err != nil {
+		p.err = fmt.Errorf("%s: pricing the call at %s: %w", pr.where(i), g.name, err)
+		return
+	}
 	if pr.opt.FitCalls > 0 && i >= pr.opt.FitCalls {
-		p.after.Add(c)
+		err = p.after.Add(c)
+	}
+	if err == nil {
+		err = g.cost.Add(c)
+	}
+	if err == nil {
+		err = rc.Calls.Add(c)
+	}
+	if err != nil {
+		p.err = fmt.Errorf("%s: adding the call to the run's cost: %w", pr.where(i), err)
+		return
 	}
 	g.calls++
 	g.usage.Add(u)
-	g.cost.Add(c)
 	rc.Usage.Add(u)
-	rc.Calls.Add(c)
 	rc.PerStep = append(rc.PerStep, c.Total())
 	rc.PerStepUsage = append(rc.PerStepUsage, u)
 	if ev := s.Summary; ev != nil && (ev.Usage.Prompt() > 0 || ev.Usage.Output > 0) {
@@ -424,7 +442,13 @@ func (p *RunPricer) Observe(s *replay.Step) {
 		if r := pr.lookup(ev.Model); r.err == nil {
 			sp = r.price.At(at)
 		}
-		rc.Summaries.Add(sp.CallCost(transcript.Usage{Input: ev.Usage.Prompt(), Output: ev.Usage.Output}))
+		sc, err := sp.CallCost(transcript.Usage{Input: ev.Usage.Prompt(), Output: ev.Usage.Output})
+		if err == nil {
+			err = rc.Summaries.Add(sc)
+		}
+		if err != nil {
+			p.err = fmt.Errorf("%s: pricing the summary call: %w", pr.where(i), err)
+		}
 	}
 }
 
@@ -488,11 +512,18 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := g.price.CallCost(transcript.Usage{Output: u.Output})
+		c, err := g.price.CallCost(transcript.Usage{Output: u.Output})
+		if err == nil {
+			err = g.cost.Add(c)
+		}
+		if err == nil {
+			err = rc.Calls.Add(c)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: pricing the output recorded for no call: %w", pr.t.File, err)
+		}
 		g.usage.Output += u.Output
-		g.cost.Add(c)
 		rc.Usage.Output += u.Output
-		rc.Calls.Add(c)
 	}
 	// The calls no record shows (a stream-json log's hidden calls) are
 	// every policy's too, at what the agent reported they cost.
@@ -502,17 +533,27 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 			if r.err != nil {
 				return nil, r.err
 			}
-			c := r.price.CallCost(mu.Usage)
+			c, err := r.price.CallCost(mu.Usage)
+			if err == nil {
+				err = rc.Calls.Add(c)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: pricing the usage recorded for %s: %w", pr.t.File, mu.Model, err)
+			}
 			rc.Usage.Add(mu.Usage)
-			rc.Calls.Add(c)
 		}
 	}
-	rc.Total = rc.Calls.Total() + rc.Summaries.Total()
+	var err error
+	if rc.Total, err = rc.Calls.Total().Plus(rc.Summaries.Total()); err != nil {
+		return nil, fmt.Errorf("%s: the cost of the calls and their summaries: %w", pr.t.File, err)
+	}
 	if pr.opt.FitCalls > 0 {
 		rc.AfterFit = &p.after
 		rc.fitCalls, rc.afterCalls = pr.opt.FitCalls, p.afterCalls
 	}
-	rc.Breaks, rc.BreakTotals = p.brk.finish()
+	if rc.Breaks, rc.BreakTotals, err = p.brk.finish(); err != nil {
+		return nil, err
+	}
 	pr.finish(rc, p.firstRead && !p.anchored)
 	if p.unbilled > 0 {
 		rc.Assumptions = append(rc.Assumptions, fmt.Sprintf("%d calls record no prompt: priced at what the bill records of them (their output), for every policy", p.unbilled))
@@ -609,6 +650,14 @@ func (p *pricer) expired(sim string, prev, at time.Time) bool {
 		ttl = time.Hour
 	}
 	return !warm(prev, at, ttl)
+}
+
+// where names call i in errors: its record's file and line.
+func (p *pricer) where(i int) string {
+	if m := p.call(i); m != nil {
+		return m.Pos.String()
+	}
+	return p.t.File
 }
 
 // call returns the assistant message of call i, or nil.

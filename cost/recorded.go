@@ -55,7 +55,9 @@ func RecordedFrom(t *transcript.Transcript, e *LedgerEntry, label string, opt Op
 	pr := newPricer(t, nil, opt)
 	c := &Comparison{File: t.File, ID: t.ID, Policies: []PolicyCost{{Label: label, RunCost: rc, TotalUSD: rc.Total.USD()}},
 		Billed: &Bill{Cost: bill, TotalUSD: bill.Total().USD(), ReportedUSD: t.ReportedCostUSD, ByModel: byModel}}
-	c.Misses, c.CacheMisses = cacheMisses(pr, callCaches(pr))
+	if c.Misses, c.CacheMisses, err = cacheMisses(pr, callCaches(pr)); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
@@ -198,7 +199,9 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	}
 	s.Billed = &b.total
 	if a := s.fit.anchor; a != nil {
-		s.Misses, s.MissTotals = cacheMisses(a.pr, a.calls)
+		if s.Misses, s.MissTotals, err = cacheMisses(a.pr, a.calls); err != nil {
+			return err
+		}
 	}
 	// The cross-check is the out-of-sample test: the recorded policy,
 	// fitted on the first calls, its later calls priced without their
@@ -214,7 +217,9 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	if sim.afterCalls == 0 {
 		return nil
 	}
-	s.CrossCheck = newOutOfSample(sim, b.calls)
+	if s.CrossCheck, err = newOutOfSample(sim, b.calls); err != nil {
+		return fmt.Errorf("%s: %w", t.File, err)
+	}
 	return nil
 }
 

@@ -119,7 +119,13 @@ func TestCacheSimulation(t *testing.T) {
 			var want pricing.Cost
 			p, _, _ := opt.Prices.Lookup("claude-sonnet-4-5")
 			for _, s := range tc.want {
-				want.Add(p.CallCost(transcript.Usage{Input: s.in, CacheRead: s.read, CacheWrite: s.write}))
+				c, err := p.CallCost(transcript.Usage{Input: s.in, CacheRead: s.read, CacheWrite: s.write})
+				if err == nil {
+					err = want.Add(c)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
 			}
 			if priced.Calls != want || priced.Constant != 1000 {
 				t.Errorf("priced %+v with constant %d, want %+v and 1000", priced.Calls, priced.Constant, want)

@@ -34,4 +34,11 @@
 // token, so sums over millions of calls are exact. [Price.CallCost]
 // prices one call's usage as the providers bill it, by component
 // ([Cost]): uncached input, cache reads, cache writes and output.
+//
+// Money never wraps to the other sign. A call may cost at most
+// [MaxCall], a million dollars; past it the record is corrupt, and
+// CallCost's error says so. A sum may reach [MaxTotal], what an int64
+// of pico-dollars holds ($9,223,372.0369); [Cost.Add], [Money.Plus] and
+// [Money.Times] return an [*AmountError] rather than pass it, and the
+// callers name the record that would have.
 package pricing

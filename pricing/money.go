@@ -3,6 +3,7 @@ package pricing
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -11,7 +12,72 @@ import (
 
 // Money is an amount in pico-dollars (10⁻¹² USD): prices per million tokens
 // are whole pico-dollars per token to six decimals, so sums are exact.
+//
+// Money never wraps: one call costs at most [MaxCall] ([Price.CallCost]),
+// and a sum that would pass [MaxTotal] is an error ([Money.Plus],
+// [Cost.Add]), never an amount of the other sign.
 type Money int64
+
+// MaxCall is the most one call may cost: a million dollars, 10¹⁸
+// pico-dollars. A full context window of two million tokens at
+// LiteLLM's dearest price, a slip of units at $0.135 an input token,
+// costs $270,000; a call past MaxCall is a corrupt record, refused by
+// name, not a bill.
+const MaxCall Money = 1_000_000 * 1e12
+
+// MaxTotal is the most a sum of Money may reach, the most an int64
+// holds: $9,223,372.0369. Nine calls at MaxCall fit under it; what a
+// whole corpus of real sessions is billed is a small part of it.
+const MaxTotal Money = math.MaxInt64
+
+// An AmountError is an amount past what a bill can be: one call past
+// [MaxCall] (Sum false; USD is its cost, near enough to say it), or a
+// sum past [MaxTotal] (Sum true).
+type AmountError struct {
+	Sum bool
+	USD float64
+}
+
+func (e *AmountError) Error() string {
+	if e.Sum {
+		return fmt.Sprintf("the sum passes %s, the most ctxbench counts", MaxTotal)
+	}
+	if FormatUSD(e.USD) == MaxCall.String() { // past it by less than the rounding
+		return fmt.Sprintf("it costs more than the %s a call can cost", MaxCall)
+	}
+	return fmt.Sprintf("it costs %s, past the %s a call can cost", FormatUSD(e.USD), MaxCall)
+}
+
+// errSum is the error of a sum past MaxTotal.
+var errSum error = &AmountError{Sum: true}
+
+// Times returns m × n, or an [*AmountError] when the product is past
+// what Money holds.
+func (m Money) Times(n int64) (Money, error) {
+	hi, lo := bits.Mul64(magnitude(int64(m)), magnitude(n))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, errSum
+	}
+	return m * Money(n), nil
+}
+
+// magnitude is |n| (2⁶³ for the least int64).
+func magnitude(n int64) uint64 {
+	if n < 0 {
+		return -uint64(n)
+	}
+	return uint64(n)
+}
+
+// Plus returns m + n, or an [*AmountError] when the sum is past what
+// Money holds, either side of 0.
+func (m Money) Plus(n Money) (Money, error) {
+	s := m + n
+	if (m^s)&(n^s) < 0 { // the operands agree in sign, and the sum does not
+		return 0, errSum
+	}
+	return s, nil
+}
 
 // USD returns the amount in dollars.
 func (m Money) USD() float64 { return float64(m) / 1e12 }
@@ -43,8 +109,14 @@ func FormatUSD(v float64) string {
 	return b.String()
 }
 
-// perToken converts USD per million tokens to pico-dollars per token.
-func perToken(usdPerM float64) Money { return Money(math.Round(usdPerM * 1e6)) }
+// perToken converts USD per million tokens to pico-dollars per token;
+// -1 for a price outside 0 to MaxPrice, which no call may be priced at.
+func perToken(usdPerM float64) Money {
+	if !(usdPerM >= 0 && usdPerM <= MaxPrice) {
+		return -1
+	}
+	return Money(math.Round(usdPerM * 1e6))
+}
 
 // A Cost is a call's (or a sum of calls') cost by component.
 type Cost struct {
@@ -109,15 +181,40 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// Total returns the sum of the components.
+// Total returns the sum of the components. A Cost that [Price.CallCost]
+// and [Cost.Add] made has one: they refuse any whose total passes
+// [MaxTotal].
 func (c Cost) Total() Money { return c.Input + c.CacheRead + c.CacheWrite + c.Output }
 
-// Add adds d to c.
-func (c *Cost) Add(d Cost) {
-	c.Input += d.Input
-	c.CacheRead += d.CacheRead
-	c.CacheWrite += d.CacheWrite
-	c.Output += d.Output
+// Add adds d to c, or, when a component or the total of the sum would
+// pass [MaxTotal], returns an [*AmountError] and leaves c as it was.
+func (c *Cost) Add(d Cost) error {
+	s := Cost{c.Input + d.Input, c.CacheRead + d.CacheRead, c.CacheWrite + d.CacheWrite, c.Output + d.Output}
+	if (c.Input^s.Input)&(d.Input^s.Input)|(c.CacheRead^s.CacheRead)&(d.CacheRead^s.CacheRead)|
+		(c.CacheWrite^s.CacheWrite)&(d.CacheWrite^s.CacheWrite)|(c.Output^s.Output)&(d.Output^s.Output) < 0 {
+		return errSum // a component wrapped
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	*c = s
+	return nil
+}
+
+// Check returns an [*AmountError] when c's components, or their total,
+// are past what Money holds: a Cost read from elsewhere (a shard's
+// partial) that Total could not sum.
+func (c Cost) Check() error { return c.check() }
+
+func (c Cost) check() error {
+	t, err := c.Input.Plus(c.CacheRead)
+	if err == nil {
+		t, err = t.Plus(c.CacheWrite)
+	}
+	if err == nil {
+		_, err = t.Plus(c.Output)
+	}
+	return err
 }
 
 // LongContext is the prompt size above which the long-context rates
@@ -155,14 +252,52 @@ func (p Price) RatesFor(prompt int64) Rates {
 // rates. Cache writes are at the 5-minute rate, the 1-hour share at its
 // own. The price is the one in effect when the call was made: see
 // [Price.At].
-func (p Price) CallCost(u transcript.Usage) Cost {
+//
+// A call that would cost more than [MaxCall] (its components' sizes
+// summed) is an [*AmountError], and a price outside 0 to [MaxPrice] an
+// error: the cost is then zero, never an amount that wrapped.
+func (p Price) CallCost(u transcript.Usage) (Cost, error) {
 	r := p.RatesFor(u.Prompt())
-	return Cost{
-		Input:      Money(u.Input) * r.Input,
-		CacheRead:  Money(u.CacheRead) * r.CacheRead,
-		CacheWrite: Money(u.CacheWrite-u.CacheWrite1h)*r.CacheWrite5m + Money(u.CacheWrite1h)*r.CacheWrite1h,
-		Output:     Money(u.Output) * r.Output,
+	var size uint64
+	c := Cost{
+		Input:      charge(u.Input, r.Input, &size),
+		CacheRead:  charge(u.CacheRead, r.CacheRead, &size),
+		CacheWrite: charge(u.CacheWrite-u.CacheWrite1h, r.CacheWrite5m, &size) + charge(u.CacheWrite1h, r.CacheWrite1h, &size),
+		Output:     charge(u.Output, r.Output, &size),
 	}
+	if size > uint64(MaxCall) {
+		return Cost{}, callError(u, r)
+	}
+	return c, nil
+}
+
+// charge returns n tokens at rate and adds the amount's size to *size,
+// or, when that alone is past MaxCall or the rate is no price, makes
+// *size past MaxCall (and past it still after four more charges) and
+// returns 0.
+func charge(n int64, rate Money, size *uint64) Money {
+	hi, lo := bits.Mul64(magnitude(n), uint64(rate))
+	if hi != 0 || lo > uint64(MaxCall) || rate < 0 {
+		*size = 1 << 63
+		return 0
+	}
+	*size += lo
+	return Money(n) * rate
+}
+
+// callError is the error of pricing usage u at rates r past MaxCall.
+func callError(u transcript.Usage, r Rates) error {
+	if min(r.Input, r.CacheRead, r.CacheWrite5m, r.CacheWrite1h, r.Output) < 0 {
+		return fmt.Errorf("a price outside 0 to %s USD per million tokens", strconv.FormatFloat(MaxPrice, 'f', -1, 64))
+	}
+	usd := 0.0
+	for _, c := range [...]struct {
+		n    int64
+		rate Money
+	}{{u.Input, r.Input}, {u.CacheRead, r.CacheRead}, {u.CacheWrite - u.CacheWrite1h, r.CacheWrite5m}, {u.CacheWrite1h, r.CacheWrite1h}, {u.Output, r.Output}} {
+		usd += float64(magnitude(c.n)) * float64(c.rate) / 1e12
+	}
+	return &AmountError{USD: usd}
 }
 
 func pick(v, def float64) float64 {

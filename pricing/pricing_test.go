@@ -20,7 +20,7 @@ func TestCallCostByHand(t *testing.T) {
 	}
 	// 1,000 input × $3 + 10,000 cache read × $0.30 + 2,000 cache write (500
 	// of them 1-hour) × $3.75/$6 + 300 output × $15, per million tokens.
-	c := sonnet.CallCost(transcript.Usage{Input: 1000, CacheRead: 10000, CacheWrite: 2000, CacheWrite1h: 500, Output: 300})
+	c := callCost(t, sonnet, transcript.Usage{Input: 1000, CacheRead: 10000, CacheWrite: 2000, CacheWrite1h: 500, Output: 300})
 	want := Cost{Input: 3000 * 1e6, CacheRead: 3000 * 1e6, CacheWrite: (1500*3.75 + 500*6) * 1e6, Output: 4500 * 1e6}
 	if c != want {
 		t.Errorf("cost %+v, want %+v", c, want)
@@ -29,18 +29,18 @@ func TestCallCostByHand(t *testing.T) {
 		t.Errorf("total %s, want $0.0191", got)
 	}
 	// Above 200,000 prompt tokens every token is at the long-context rates.
-	long := sonnet.CallCost(transcript.Usage{Input: 1000, CacheRead: 200000, Output: 100})
+	long := callCost(t, sonnet, transcript.Usage{Input: 1000, CacheRead: 200000, Output: 100})
 	if want := Money((1000*6 + 200000*0.6 + 100*22.5) * 1e6); long.Total() != want {
 		t.Errorf("long-context cost %v, want %v", long.Total(), want)
 	}
 	// At exactly 200,000 the base rates still apply.
-	at := sonnet.CallCost(transcript.Usage{Input: 0, CacheRead: 200000})
+	at := callCost(t, sonnet, transcript.Usage{Input: 0, CacheRead: 200000})
 	if want := Money(200000 * 0.3 * 1e6); at.Total() != want {
 		t.Errorf("cost at the threshold %v, want %v", at.Total(), want)
 	}
 	// OpenAI: no cache writes, cached input at its rate.
 	gpt, _, _ := p.Lookup("openai/gpt-4o-2024-08-06")
-	if c := gpt.CallCost(transcript.Usage{Input: 1000, CacheRead: 1000, Output: 1000}); c.Total() != Money((2500+1250+10000)*1e6) {
+	if c := callCost(t, gpt, transcript.Usage{Input: 1000, CacheRead: 1000, Output: 1000}); c.Total() != Money((2500+1250+10000)*1e6) {
 		t.Errorf("gpt-4o cost %v", c.Total())
 	}
 }
@@ -101,12 +101,12 @@ func TestPriceAt(t *testing.T) {
 	p := Default()
 	opus, _, _ := p.Lookup("claude-opus-4-6")
 	long := transcript.Usage{Input: 250_000, Output: 1000}
-	before := opus.At(time.Date(2026, 2, 11, 21, 0, 0, 0, time.UTC)).CallCost(long).Total()
-	after := opus.At(time.Date(2026, 3, 13, 0, 0, 0, 0, time.UTC)).CallCost(long).Total()
+	before := callCost(t, opus.At(time.Date(2026, 2, 11, 21, 0, 0, 0, time.UTC)), long).Total()
+	after := callCost(t, opus.At(time.Date(2026, 3, 13, 0, 0, 0, 0, time.UTC)), long).Total()
 	if want := Money((250_000*10 + 1000*37.5) * 1e6); before != want {
 		t.Errorf("a 250k-token Opus 4.6 call on 2026-02-11 costs %v, want %v", before, want)
 	}
-	if want := Money((250_000*5 + 1000*25) * 1e6); after != want || opus.At(time.Time{}).CallCost(long).Total() != want {
+	if want := Money((250_000*5 + 1000*25) * 1e6); after != want || callCost(t, opus.At(time.Time{}), long).Total() != want {
 		t.Errorf("on 2026-03-13 and now it costs %v, want %v", after, want)
 	}
 	o3, _, _ := p.Lookup("o3")
@@ -118,10 +118,10 @@ func TestPriceAt(t *testing.T) {
 	}
 	// GPT-5.5's long context starts above 271,999 tokens.
 	g, _, _ := p.Lookup("gpt-5.5")
-	if c := g.CallCost(transcript.Usage{Input: 271_999}).Total(); c != Money(271_999*5*1e6) {
+	if c := callCost(t, g, transcript.Usage{Input: 271_999}).Total(); c != Money(271_999*5*1e6) {
 		t.Errorf("gpt-5.5 at 271,999 tokens: %v", c)
 	}
-	if c := g.CallCost(transcript.Usage{Input: 272_000}).Total(); c != Money(272_000*10*1e6) {
+	if c := callCost(t, g, transcript.Usage{Input: 272_000}).Total(); c != Money(272_000*10*1e6) {
 		t.Errorf("gpt-5.5 at 272,000 tokens: %v", c)
 	}
 }
@@ -171,7 +171,7 @@ func TestLiteLLMPrices(t *testing.T) {
 	}
 	d := Default()["claude-sonnet-4-5"]
 	for _, u := range []transcript.Usage{{Input: 123, CacheRead: 45678, CacheWrite: 9012, Output: 345}, {Input: 1000, CacheRead: 230_000, Output: 500}} {
-		if s.CallCost(u) != d.CallCost(u) {
+		if callCost(t, s, u) != callCost(t, d, u) {
 			t.Errorf("LiteLLM's and the embedded Sonnet 4.5 prices cost %+v differently", u)
 		}
 	}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -244,6 +245,7 @@ type sweptTranscript struct {
 	// of t's runs is done: left counts them down, and noneTokens is then
 	// what the none policy sends of t.
 	t          *transcript.Transcript
+	file       string // t's, kept
 	opt        Options
 	left       atomic.Int64
 	ran        chan struct{} // closed once left reached 0 and finish ran
@@ -375,7 +377,7 @@ func (sw *Sweeper) finish(tr *sweptTranscript) {
 // retentions kept apart.
 func (sw *Sweeper) addRuns(i int, tr *sweptTranscript) {
 	if sw.Done != nil {
-		sw.Done(i, SweptTranscript{Runs: tr.runs, NoneTokens: tr.noneTokens, Priced: tr.priced})
+		sw.Done(i, SweptTranscript{Runs: tr.runs, NoneTokens: tr.noneTokens, Priced: tr.priced, File: tr.file})
 	}
 	sw.noneTotal += tr.noneTokens
 	for p := range sw.res.Points {
@@ -393,7 +395,11 @@ func (sw *Sweeper) addRuns(i int, tr *sweptTranscript) {
 			pt.Violations[k] += v
 		}
 		if tr.priced {
-			pt.Cost += s.Cost
+			sum := pt.Cost + s.Cost
+			if (pt.Cost^sum)&(s.Cost^sum) < 0 { // wrapped
+				sw.fail(fmt.Errorf("%s: adding its cost to the sweep's point %d passes $9,223,372.0369, the most ctxbench counts", cmp.Or(tr.file, fmt.Sprintf("transcript %d", i+1)), p+1))
+			}
+			pt.Cost = sum
 			pt.Priced++
 		}
 		pt.Probes.Merge(s.Probes)
@@ -438,6 +444,8 @@ type SweptTranscript struct {
 	Runs       []SweptRun `json:"runs"`
 	NoneTokens int64      `json:"none_tokens"`
 	Priced     bool       `json:"priced,omitempty"`
+	// File is the transcript's, for an error to name.
+	File string `json:"file,omitempty"`
 }
 
 func SweptRunOf(s Summary, est string) SweptRun {
@@ -509,7 +517,7 @@ func (sw *Sweeper) Prepare(t *transcript.Transcript) (*Replayer, error) {
 // let go once its runs are done.
 func (sw *Sweeper) Add(r *Replayer) error {
 	t := r.t
-	tr := &sweptTranscript{t: t, runs: make([]SweptRun, len(sw.policies)), ran: make(chan struct{})}
+	tr := &sweptTranscript{t: t, file: t.File, runs: make([]SweptRun, len(sw.policies)), ran: make(chan struct{})}
 	tr.opt = r.with(sw.opt)
 	if sw.Price != nil {
 		var err error
@@ -574,7 +582,7 @@ func (sw *Sweeper) AddSwept(st SweptTranscript) error {
 	if len(st.Runs) != len(sw.policies) {
 		return fmt.Errorf("a transcript's sweep of %d points, this sweep has %d", len(st.Runs), len(sw.policies))
 	}
-	tr := &sweptTranscript{runs: st.Runs, noneTokens: st.NoneTokens, priced: st.Priced}
+	tr := &sweptTranscript{runs: st.Runs, noneTokens: st.NoneTokens, priced: st.Priced, file: st.File}
 	sw.mu.Lock()
 	sw.trs = append(sw.trs, tr)
 	sw.mu.Unlock()

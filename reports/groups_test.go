@@ -120,13 +120,21 @@ func TestUnplottedCostIsTheUnattributed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want += price.CallCost(transcript.Usage{Output: tr.Unattributed.Output}).Total().USD()
+	c, err := price.CallCost(transcript.Usage{Output: tr.Unattributed.Output})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want += c.Total().USD()
 	for _, mu := range tr.UnattributedByModel {
 		p, _, err := prices.Lookup(mu.Model)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want += p.CallCost(mu.Usage).Total().USD()
+		c, err := p.CallCost(mu.Usage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += c.Total().USD()
 	}
 	ps, err := window.ParseLabeled([]string{"none"})
 	if err != nil {

@@ -623,7 +623,22 @@ func (b *Budget) price(model string) (pricing.Price, error) {
 // worst is the most a call of prompt p can cost at price pr.
 func worst(pr pricing.Price, p Prompt) float64 {
 	in := int64(float64(len(p.System)+len(p.User)) / 3)
-	return pr.CallCost(transcript.Usage{Input: in, Output: int64(p.MaxTokens)}).Total().USD()
+	return costUSD(pr, transcript.Usage{Input: in, Output: int64(p.MaxTokens)})
+}
+
+// costUSD is what usage u costs at price pr, in dollars: near enough
+// past what one call can cost (pricing.MaxCall), and +Inf at a price
+// that is none.
+func costUSD(pr pricing.Price, u transcript.Usage) float64 {
+	c, err := pr.CallCost(u)
+	var a *pricing.AmountError
+	switch {
+	case errors.As(err, &a):
+		return a.USD
+	case err != nil:
+		return math.Inf(1)
+	}
+	return c.Total().USD()
 }
 
 func (b *Budget) reserve(model string, p Prompt) error {
@@ -648,7 +663,7 @@ func (b *Budget) settle(model string, p Prompt, r Result, err error) float64 {
 	pr, _ := b.price(model)
 	cost := 0.0
 	if u := r.Usage; err == nil {
-		cost = pr.CallCost(u).Total().USD()
+		cost = costUSD(pr, u)
 		if u.Check(transcript.MaxUsage) != nil {
 			cost = worst(pr, p) // usage that cannot be true: the reservation stands
 		}

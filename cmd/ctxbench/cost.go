@@ -380,8 +380,10 @@ type costEntry struct {
 	NotPriced *unpriced      `json:"not_priced,omitempty"`
 	Warnings  []entryWarning `json:"warnings,omitempty"`
 	// Priced says the policies were priced: Totals are their costs, in
-	// the order of the policies, and Session the session they count in.
+	// the order of the policies, and Session the session they count in,
+	// File the transcript's.
 	Priced  bool            `json:"priced,omitempty"`
+	File    string          `json:"file,omitempty"`
 	Session string          `json:"session,omitempty"`
 	Totals  []pricing.Money `json:"totals,omitempty"`
 	// Text or JSON is the transcript's part of the output.
@@ -504,7 +506,7 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 	if r.wantRows {
 		ce.Runs, ce.Calls = rowsOf(t, r.pols, cmpr, steps)
 	}
-	ce.Priced, ce.Session = true, cmp.Or(t.Parent, t.ID)
+	ce.Priced, ce.Session, ce.File = true, cmp.Or(t.Parent, t.ID), t.File
 	for _, p := range cmpr.Policies {
 		ce.Totals = append(ce.Totals, p.Total)
 	}
@@ -536,7 +538,9 @@ func (r *costRun) add(ce *costEntry) error {
 		return nil
 	}
 	if ce.Ledger != nil {
-		r.ledger.AddEntry(ce.Ledger)
+		if err := r.ledger.AddEntry(ce.Ledger); err != nil {
+			return err
+		}
 	}
 	if ce.NotPriced != nil {
 		r.res.NotPriced = append(r.res.NotPriced, *ce.NotPriced)
@@ -549,8 +553,15 @@ func (r *costRun) add(ce *costEntry) error {
 			return err
 		}
 	}
+	if len(ce.Totals) != len(r.pols) {
+		return fmt.Errorf("%s: %d policies' totals, want %d", ce.File, len(ce.Totals), len(r.pols))
+	}
 	for k, lp := range r.pols {
-		r.totals[lp.Label] += ce.Totals[k]
+		sum, err := r.totals[lp.Label].Plus(ce.Totals[k])
+		if err != nil {
+			return fmt.Errorf("%s: adding its cost under %s to the policy's total: %w", ce.File, lp.Label, err)
+		}
+		r.totals[lp.Label] = sum
 	}
 	r.res.priced++
 	r.sessions[ce.Session] = true
