@@ -18,9 +18,6 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // cli is the command-line grammar.
 type cli struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
@@ -151,7 +148,7 @@ func runEnv(args []string, e *env) int {
 				exited = code
 			}
 		}),
-		kong.Vars{"version": "ctxbench " + version, "formats": formatNames()},
+		kong.Vars{"version": versionLine(), "formats": formatNames()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.ValueFormatter(helpWithDefault),
 	)
