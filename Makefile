@@ -5,8 +5,19 @@ GO              ?= go
 BIN             := $(CURDIR)/.bin
 STATICCHECK_VER := v0.8.2
 STATICCHECK     := $(BIN)/staticcheck-$(STATICCHECK_VER)
+# The release tools (make snapshot; the release workflow installs the same):
+# goreleaser, ko and crane (ko's go-containerregistry), cyclonedx-gomod for
+# the SBOMs, which goreleaser runs by name from its own folder.
+GORELEASER_VER  := v2.15.1
+KO_VER          := v0.18.1
+CRANE_VER       := v0.20.7
+CYCLONEDX_VER   := v1.10.0
+GORELEASER      := $(BIN)/goreleaser-$(GORELEASER_VER)
+KO              := $(BIN)/ko-$(KO_VER)
+CRANE           := $(BIN)/crane-$(CRANE_VER)
+CYCLONEDX       := $(BIN)/cyclonedx-gomod-$(CYCLONEDX_VER)/cyclonedx-gomod
 
-.PHONY: run test long vet fmt lint staticcheck bench perf pgo exact golden conformance fuzz hostile screenshots validate clean
+.PHONY: run test long snapshot release release-tools vet fmt lint staticcheck bench perf pgo exact golden conformance fuzz hostile screenshots validate clean
 
 # The main job on the embedded sample transcripts: the report, in
 # ./ctxbench-report (open index.html).
@@ -22,8 +33,32 @@ test: vet staticcheck
 # The long checks whole, which CI runs after make test: every policy on
 # every transcript incremental against whole, every worker count, every
 # encoding.
-long:
+long: snapshot
 	$(GO) test -race -pgo=off -timeout 60m ./...
+
+# The release without publishing it, which make long runs first:
+# goreleaser check, a snapshot of every platform into ./dist (archives,
+# checksums, SBOMs, the Homebrew formula, built as the release builds
+# them), the image to dist/ctxbench-image.tar, and the tests
+# that open them (TestRelease, TestActionRelease): each binary stamped,
+# this machine's run, the image's binary run, go install …@VERSION
+# from a module proxy on disk, the action installing the release binary.
+snapshot: release-tools
+	$(GORELEASER) check
+	PATH=$(dir $(CYCLONEDX)):$$PATH $(GORELEASER) release --snapshot --clean
+	scripts/image.sh $(KO) $(CRANE) v$$(sed 's/.*"version":"\([^"]*\)".*/\1/' dist/metadata.json) dist/ctxbench-image.tar
+	CTXBENCH_DIST=$(CURDIR)/dist $(GO) test -run 'TestRelease|TestActionRelease' -count=1 -v ./cmd/ctxbench
+
+# What .github/workflows/release.yml runs on a tag, with GITHUB_TOKEN and
+# HOMEBREW_TAP_GITHUB_TOKEN set: the release, the formula, and the image
+# for linux/amd64 and linux/arm64 pushed to ghcr.io with its SBOM.
+release: release-tools
+	PATH=$(dir $(CYCLONEDX)):$$PATH $(GORELEASER) release --clean
+	echo "$$GITHUB_TOKEN" | $(KO) login ghcr.io --username "$$GITHUB_ACTOR" --password-stdin
+	tag=$$(git describe --tags --exact-match) && VERSION=$$tag KO_DOCKER_REPO=ghcr.io/ctxbench/ctxbench \
+		$(KO) build --bare --tags $$tag,latest ./cmd/ctxbench
+
+release-tools: $(GORELEASER) $(KO) $(CRANE) $(CYCLONEDX)
 
 vet:
 	$(GO) vet ./...
@@ -41,6 +76,24 @@ $(STATICCHECK):
 	mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VER)
 	mv $(BIN)/staticcheck $(STATICCHECK)
+
+$(GORELEASER):
+	mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VER)
+	mv $(BIN)/goreleaser $(GORELEASER)
+
+$(KO):
+	mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install github.com/google/ko@$(KO_VER)
+	mv $(BIN)/ko $(KO)
+
+$(CRANE):
+	mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install github.com/google/go-containerregistry/cmd/crane@$(CRANE_VER)
+	mv $(BIN)/crane $(CRANE)
+
+$(CYCLONEDX):
+	GOBIN=$(dir $(CYCLONEDX)) $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_VER)
 
 # Benchmarks, then the performance figures of docs/performance.md
 # with the commands behind them (ccusage installed into .bin with npm when
@@ -117,4 +170,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist
