@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -440,8 +441,8 @@ func TestFleetExamples(t *testing.T) {
 			if len(c) != 1 || len(c[0].Args) != 1 {
 				t.Fatalf("a Job of %d containers, want one with one script", len(c))
 			}
-			return strings.NewReplacer("go run github.com/ctxbench/ctxbench/cmd/ctxbench@latest", "ctxbench",
-				"$((JOB_COMPLETION_INDEX + 1))", fmt.Sprint(index+1), "/results/", "results/", "/sessions", "sessions/").Replace(c[0].Args[0])
+			script := regexp.MustCompile(`^go run github\.com/ctxbench/ctxbench/cmd/ctxbench@v\d+\.\d+\.\d+ `).ReplaceAllString(c[0].Args[0], "ctxbench ")
+			return strings.NewReplacer("$((JOB_COMPLETION_INDEX + 1))", fmt.Sprint(index+1), "/results/", "results/", "/sessions", "sessions/").Replace(script)
 		}
 		os.MkdirAll("results", 0o755)
 		var shards []string
