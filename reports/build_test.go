@@ -170,21 +170,27 @@ func built(t *testing.T, b *Builder, copt cost.Options, ts []*transcript.Transcr
 // closed when the test ends.
 func finished(t testing.TB, b *Builder, p *suite.Pipeline, ts []*transcript.Transcript) *Report {
 	t.Helper()
-	for _, tr := range ts {
-		if err := p.Add(context.Background(), tr, p.Prepare(tr)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sweep, err := p.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := b.Finish(sweep)
+	r, err := finish(b, p, ts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
 	return r
+}
+
+// finish adds ts to p and returns b's report of them, or the first
+// error.
+func finish(b *Builder, p *suite.Pipeline, ts []*transcript.Transcript) (*Report, error) {
+	for _, tr := range ts {
+		if err := p.Add(context.Background(), tr, p.Prepare(tr)); err != nil {
+			return nil, err
+		}
+	}
+	sweep, err := p.Finish()
+	if err != nil {
+		return nil, err
+	}
+	return b.Finish(sweep)
 }
 
 // TestBuilderRefusesAnotherEstimator: runs whose tokens a pipeline

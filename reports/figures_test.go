@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"math"
@@ -41,6 +42,13 @@ func shapeReport(t testing.TB, file string, data []byte) *Report {
 // commandReport is the report shapeReport makes of ts.
 func commandReport(t testing.TB, ts []*transcript.Transcript) *Report {
 	t.Helper()
+	b, p := commandPipeline(t)
+	return finished(t, b, p, ts)
+}
+
+// commandPipeline is the builder and pipeline of commandReport.
+func commandPipeline(t testing.TB) (*Builder, *suite.Pipeline) {
+	t.Helper()
 	ps, err := window.ParseLabeled([]string{"none", "recorded", "aidf:max_messages=2,preserve_first_n=0,preserve_last_n=1"})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +60,7 @@ func commandReport(t testing.TB, ts []*transcript.Transcript) *Report {
 	for _, n := range b.CountedWith {
 		p.Estimators = append(p.Estimators, estimate.MustNew(n, estimate.OverheadNone))
 	}
-	return finished(t, b, p, ts)
+	return b, p
 }
 
 var mdFigure = regexp.MustCompile(`(?m)^!\[[^\n]*\]\(([^()\s]+)\)$`)
@@ -125,12 +133,14 @@ func TestFigureShapes(t *testing.T) {
 // FuzzReportFigures writes the report of generated sessions of one to
 // three calls, each call's question and answer (empty ones too) and
 // usage given, and checks that each figure it shows is drawn: no input
-// a reader takes may make a plot panic or fail.
+// a reader takes may make a plot panic or fail. A session whose call
+// costs past [pricing.MaxCall] is refused as such, never drawn.
 func FuzzReportFigures(f *testing.F) {
 	// TestFigureShapes has the shapes of a call or two; these are the
 	// others.
 	f.Add(uint8(2), "what does main.go do?", "it prints", int64(1e12), int64(1e9), "claude-opus-4-6")
 	f.Add(uint8(2), "x", "", int64(-5), int64(3), "")
+	f.Add(uint8(1), "big", "ok", int64(1e8), int64(1e6), "claude-opus-4-6")
 	f.Fuzz(func(t *testing.T, calls uint8, question, answer string, prompt, completion int64, model string) {
 		var lines []string
 		for i := range 1 + int(calls%3) {
@@ -139,7 +149,20 @@ func FuzzReportFigures(f *testing.F) {
 				"usage": map[string]int64{"prompt_tokens": prompt + int64(i), "completion_tokens": completion}})
 			lines = append(lines, string(user), string(call))
 		}
-		checkFigures(t, shapeReport(t, "fuzz.jsonl", []byte(strings.Join(lines, "\n")+"\n")))
+		ts, err := transcript.Parse([]byte(strings.Join(lines, "\n")+"\n"), "fuzz.jsonl", transcript.Options{})
+		if err != nil {
+			t.Skipf("not a transcript: %v", err)
+		}
+		b, p := commandPipeline(t)
+		r, err := finish(b, p, ts)
+		if amount := (*pricing.AmountError)(nil); errors.As(err, &amount) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		checkFigures(t, r)
 	})
 }
 
