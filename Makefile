@@ -28,7 +28,7 @@ run:
 # detector, the long checks on a sample (-short). Tests build without the
 # command's profile (-pgo=off): optimizing with it doubles a cold build.
 test: vet staticcheck
-	$(GO) test -short -race -pgo=off ./...
+	$(GO) test -short -race -pgo=off -timeout 30m ./...
 
 # The long checks whole, which CI runs after make test: every policy on
 # every transcript incremental against whole, every worker count, every
