@@ -67,7 +67,7 @@ func callCaches(pr *pricer) []callCache {
 		if seen && !l.at.IsZero() && !m.Time.IsZero() {
 			c.idle = m.Time.Sub(l.at)
 		}
-		c.expired = seen && r.err == nil && pr.expired(CacheSimFor(r.price.Provider), l.at, m.Time)
+		c.expired = seen && r.err == nil && pr.expired(r, l.at, m.Time)
 		out[i] = c
 		if m.Usage != nil && m.Usage.Prompt() > 0 {
 			l.prompt = int(m.Usage.Prompt())

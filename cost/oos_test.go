@@ -353,3 +353,64 @@ func TestFitMissRate(t *testing.T) {
 		t.Errorf("no calls: fitted %+v", got)
 	}
 }
+
+// TestOutOfSampleOpenAIRetention: a gpt-5.x session whose bills read
+// the whole previous prompt from the cache after idle spells of 6.5 to
+// 10.5 minutes (OpenAI keeps an in-memory entry "typically" 5 to 10
+// minutes and at most an hour, developers.openai.com/docs/guides/
+// prompt-caching#prompt-cache-retention) is projected to read there:
+// the calls after the fit land within 2% of their bill, where a
+// 5-minute lifetime priced those prompts whole as uncached input.
+func TestOutOfSampleOpenAIRetention(t *testing.T) {
+	spells := map[int]time.Duration{13: 5*time.Minute + 30*time.Second, 15: 7 * time.Minute, 17: 9*time.Minute + 30*time.Second}
+	tr := openAISession(18, spells)
+	o := afterFit(t, tr, 12)
+	t.Logf("after the fit: simulated %v, billed %v: %+.2f%%", o.Simulated.Total(), o.Billed.Total(), o.ErrorPct)
+	if math.Abs(o.ErrorPct) > 2 {
+		t.Errorf("after the fit: simulated %+v, billed %+v: %+.2f%%", o.Simulated, o.Billed, o.ErrorPct)
+	}
+}
+
+// openAISession is a gpt-5.5 session of turns calls, a minute apart
+// but for the spells, each reading the whole previous prompt.
+func openAISession(turns int, spells map[int]time.Duration) *transcript.Transcript {
+	tr := billedSession{turns: turns, size: 4000, constant: 6000, alpha: 1.0, misses: spells}.transcript()
+	prev := int64(0)
+	for i := range tr.Messages {
+		m := &tr.Messages[i]
+		if m.Usage == nil {
+			continue
+		}
+		m.Model = "gpt-5.5"
+		prompt := m.Usage.Prompt()
+		read := prev / 128 * 128
+		m.Usage = &transcript.Usage{Input: prompt - read, CacheRead: read, Output: 10}
+		prev = prompt
+	}
+	tr.Models = []string{"gpt-5.5"}
+	return tr
+}
+
+// TestExtendedRetentionFromBill: a gpt-5.5 call that reads the previous
+// prompt after two idle hours, past the in-memory retention's hour,
+// says the agent used the extended retention (24 hours): its cache has
+// not expired. With no read there, it has.
+func TestExtendedRetentionFromBill(t *testing.T) {
+	tr := openAISession(8, map[int]time.Duration{5: 2 * time.Hour})
+	call := 5
+	if c := callCaches(newPricer(tr, nil, Options{}))[call]; c.expired || c.idle < 2*time.Hour {
+		t.Errorf("read after 2 hours: %+v, want not expired", c)
+	}
+	for i, k := 0, 0; i < len(tr.Messages); i++ {
+		if m := &tr.Messages[i]; m.Usage != nil {
+			if k == call {
+				m.Usage.Input += m.Usage.CacheRead
+				m.Usage.CacheRead = 0
+			}
+			k++
+		}
+	}
+	if c := callCaches(newPricer(tr, nil, Options{}))[call]; !c.expired {
+		t.Errorf("nothing read after 2 hours: %+v, want expired", c)
+	}
+}

@@ -604,8 +604,11 @@ type pricer struct {
 	prices  *pricing.Resolver
 	calls   []int
 	oneHour bool
-	groups  map[string]*modelGroup // by the table's name
-	order   []*modelGroup          // in first use
+	// extended names the models whose bills show the provider's extended
+	// retention ([pricing.Retention]) in use.
+	extended map[string]bool
+	groups   map[string]*modelGroup // by the table's name
+	order    []*modelGroup          // in first use
 }
 
 type resolution struct {
@@ -634,22 +637,79 @@ type modelGroup struct {
 
 func newPricer(t *transcript.Transcript, fit *Fit, opt Options) *pricer {
 	u := t.Usage()
-	return &pricer{t: t, fit: fit, opt: opt, prices: opt.resolver(), calls: callMessages(t), groups: map[string]*modelGroup{},
+	p := &pricer{t: t, fit: fit, opt: opt, prices: opt.resolver(), calls: callMessages(t), groups: map[string]*modelGroup{},
 		// Claude Code writes with the 1-hour lifetime: simulate the
 		// lifetime the transcript's writes used, at its price.
 		oneHour: u.CacheWrite1h*2 > u.CacheWrite}
+	p.extended = p.extendedRetention()
+	return p
 }
 
-// expired reports whether a call at at, to a model whose cache follows
-// sim, finds the cache of
-// its previous call, at prev, expired: 5 minutes, or the hour the
-// transcript's writes used (Anthropic); unknown times never expire.
-func (p *pricer) expired(sim string, prev, at time.Time) bool {
-	ttl := cacheTTL
-	if p.oneHour && sim == CacheAnthropic {
-		ttl = time.Hour
+// extendedRetention returns the models (the table's names) whose bills
+// show the provider's extended retention in use: a call that read from
+// the cache more than half of its model's previous prompt after an idle
+// spell longer than the default retention keeps an entry at most
+// ([pricing.Retention.Max]). Anthropic's is said by its writes instead
+// (oneHour).
+func (p *pricer) extendedRetention() map[string]bool {
+	type last struct {
+		at     time.Time
+		prompt int64
 	}
-	return !warm(prev, at, ttl)
+	out := map[string]bool{}
+	lasts := map[string]last{}
+	for i := range p.calls {
+		m := p.call(i)
+		r := p.resolve(m)
+		if r.err != nil || m.Usage == nil {
+			continue
+		}
+		ret := pricing.RetentionOf(r.name, r.price)
+		if l, ok := lasts[r.name]; ok && ret.Extended > 0 && r.price.Provider != "anthropic" &&
+			!warm(l.at, m.Time, ret.Max) && !l.at.IsZero() && l.prompt > 0 && m.Usage.CacheRead*2 > l.prompt {
+			out[r.name] = true
+		}
+		if m.Usage.Prompt() > 0 {
+			lasts[r.name] = last{m.Time, m.Usage.Prompt()}
+		}
+	}
+	return out
+}
+
+// lifetime returns how long the cache of model r keeps an entry for
+// sure at most: its provider's documented retention
+// ([pricing.RetentionOf]), the extended one where the bills show it in
+// use (Anthropic's hour where the transcript's writes used it).
+func (p *pricer) lifetime(r resolution) time.Duration {
+	ret := pricing.RetentionOf(r.name, r.price)
+	switch {
+	case p.oneHour && CacheSimFor(r.price.Provider) == CacheAnthropic:
+		return time.Hour
+	case p.extended[r.name]:
+		return ret.Extended
+	}
+	return ret.Max
+}
+
+// typical returns how long the cache of model r usually keeps an unused
+// entry: what a simulation with no bill holds it for.
+func (p *pricer) typical(r resolution) time.Duration {
+	ret := pricing.RetentionOf(r.name, r.price)
+	switch {
+	case p.oneHour && CacheSimFor(r.price.Provider) == CacheAnthropic:
+		return time.Hour
+	case p.extended[r.name]:
+		return ret.Extended
+	}
+	return ret.Typical
+}
+
+// expired reports whether a call at at to model r finds the cache of
+// its model's previous call, at prev, expired: past the lifetime that
+// keeps an entry for sure at most ([pricer.lifetime]); unknown times
+// never expire.
+func (p *pricer) expired(r resolution, prev, at time.Time) bool {
+	return !warm(prev, at, p.lifetime(r))
 }
 
 // where names call i in errors: its record's file and line.
@@ -704,8 +764,8 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 		}
 	}
 	g := &modelGroup{name: r.name, price: r.price, sim: sim, cache: newPrefixCache(), constant: constant, fit: gf}
-	if p.oneHour && sim == CacheAnthropic {
-		g.cache.ttl = time.Hour
+	if sim == CacheSimFor(r.price.Provider) {
+		g.cache.ttl = p.typical(r)
 	}
 	p.groups[r.name] = g
 	p.order = append(p.order, g)
