@@ -68,6 +68,8 @@ type groupFit struct {
 	// the alpha of family over the corpus, or 1 when family is "").
 	pairs  int
 	family string
+	// alphaFrom says where a family's alpha comes from.
+	alphaFrom string
 	// misses is the chance of an unexplained miss by idle time, and lost
 	// the share of the ideal read the provider lost at one; gain is the
 	// share of the rest of the prompt it read anyway at the other calls
@@ -150,8 +152,8 @@ func (a *anchor) fitGroup(f *Fit, key string, growths []estimate.Growth, n int, 
 	var ok bool
 	if g.alpha, g.pairs, ok = estimate.Alpha(growths); !ok {
 		g.pairs, g.alpha = 0, 1
-		if fa, family, ok := estimate.FamilyAlpha(key, f.estimator); ok {
-			g.alpha, g.family = fa, family
+		if fa, family, from, ok := estimate.FamilyAlpha(key, f.estimator); ok {
+			g.alpha, g.family, g.alphaFrom = fa, family, from
 		}
 	}
 	from := 0

@@ -98,7 +98,7 @@ func TestAlphaFit(t *testing.T) {
 // has too few billed calls of takes 1.
 func TestAlphaFallsBackOnTheFamily(t *testing.T) {
 	s := anchoredSession(t, billedSession{turns: 4, size: 2000, constant: 5000, alpha: 1.3}, policies(t, "none")...)
-	want, _, _ := estimate.FamilyAlpha("claude-sonnet-4-5", "chars4")
+	want, _, _, _ := estimate.FamilyAlpha("claude-sonnet-4-5", "chars4")
 	if m := s.Costs[0].ByModel[0]; m.Alpha != want || m.AlphaFittedOn != 0 || m.AlphaFamily != "claude" {
 		t.Errorf("alpha %v on %d growths, family %q; want %v, claude's", m.Alpha, m.AlphaFittedOn, m.AlphaFamily, want)
 	}

@@ -152,7 +152,7 @@ func TestOutOfSample(t *testing.T) {
 // unexplained miss, $0.92), and after a compaction the agent sends
 // beside the transcript more than it did (ae4a77f8: 12,300 tokens more
 // at its first call after it) or less (8463c716 in the corpus: 12,900
-// fewer), which the fit cannot see. Measured: +6.3%, -19.5%, -17.5% and +2.2%; with the
+// fewer), which the fit cannot see. Measured: +6.3%, -19.5%, -17.6% and +2.2%; with the
 // corpus's seven, 11 sessions, median 4.3%, worst 19.5%. The test holds
 // that state, so that a change which moves them is seen: each session
 // within 25%, the eleven's median within 5%.

@@ -570,7 +570,7 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 				alpha := fmt.Sprintf("alpha %.3f", g.fit.alpha)
 				switch {
 				case g.fit.pairs == 0 && g.fit.family != "":
-					alpha = fmt.Sprintf("alpha %.3f, %s's over the corpus (fewer than %d growths to fit it on)", g.fit.alpha, g.fit.family, estimate.MinAlphaGrowths)
+					alpha = fmt.Sprintf("alpha %.3f, %s (fewer than %d growths to fit it on)", g.fit.alpha, g.fit.alphaFrom, estimate.MinAlphaGrowths)
 				case g.fit.pairs == 0:
 					alpha = fmt.Sprintf("alpha 1 (fewer than %d growths to fit it on)", estimate.MinAlphaGrowths)
 				}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -682,7 +683,9 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 }
 
 // Family names the tokenizer family of a transcript's models (its first
-// model's): claude, gemini, deepseek or openai, which billed usage is
+// model's): claude (the tokenizer of Claude 3 to Opus 4.6), claude-4.7
+// (the one Claude Opus 4.7 introduced, which later Claude models keep:
+// [ClaudeTokenizer47]), gemini, deepseek or openai, which billed usage is
 // grouped by; the model's own name for any other, and "unknown model"
 // without one.
 func Family(models []string) string {
@@ -692,6 +695,9 @@ func Family(models []string) string {
 	m := strings.ToLower(models[0])
 	for _, f := range []string{"claude", "gemini", "deepseek"} {
 		if strings.Contains(m, f) {
+			if f == "claude" && ClaudeTokenizer47(m) {
+				return "claude-4.7"
+			}
 			return f
 		}
 	}
@@ -699,4 +705,35 @@ func Family(models []string) string {
 		return "openai"
 	}
 	return m
+}
+
+// ClaudeTokenizer47 reports whether the Claude model named model counts
+// its tokens with the tokenizer Claude Opus 4.7 introduced: a version of
+// 4.7 or later in its name (claude-opus-4-7, claude-opus-4-8,
+// claude-sonnet-5; not claude-sonnet-4-5-20250929, claude-3-7-sonnet).
+// Anthropic says the new tokenizer uses 1.0 to 1.35 times the tokens of
+// the one before for the same text
+// (https://platform.claude.com/docs/en/about-claude/models/whats-new-claude-4-7).
+func ClaudeTokenizer47(model string) bool {
+	var nums []int
+	for _, part := range strings.FieldsFunc(strings.ToLower(model), func(r rune) bool { return r == '-' || r == '.' || r == '@' || r == '_' }) {
+		n, err := strconv.Atoi(part)
+		if err != nil || n >= 100 { // a word, or a snapshot date
+			if len(nums) > 0 && err != nil {
+				break
+			}
+			continue
+		}
+		nums = append(nums, n)
+		if len(nums) == 2 {
+			break
+		}
+	}
+	switch {
+	case len(nums) == 0:
+		return false
+	case len(nums) == 1:
+		return nums[0] >= 5
+	}
+	return nums[0] > 4 || nums[0] == 4 && nums[1] >= 7
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/rework"
@@ -129,6 +130,17 @@ func writeBilled(w io.Writer, byModel []ModelAccuracy, x0 string) error {
 		return err
 	}
 	fmt.Fprintf(w, "alpha is the median of billed over estimated growth, weighted by growth, over %d or more growths: what ctxbench cost prices a policy's tokens with.\n", estimate.MinAlphaGrowths)
+	var fallback []string
+	for _, m := range byModel {
+		if a, _, _, ok := estimate.FamilyAlpha(m.Family, x0); ok {
+			fallback = append(fallback, fmt.Sprintf("%s %.3f", m.Family, a))
+		} else {
+			fallback = append(fallback, m.Family+" 1")
+		}
+	}
+	if len(fallback) > 0 {
+		fmt.Fprintf(w, "With fewer growths, a model's alpha in %s is its tokenizer family's over the corpus: %s.\n", x0, strings.Join(fallback, ", "))
+	}
 	for _, m := range byModel {
 		b := m.Billed
 		for _, be := range b.Estimators {
