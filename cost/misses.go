@@ -64,6 +64,9 @@ func callCaches(pr *pricer) []callCache {
 			lasts[r.name] = l
 		}
 		c := callCache{ideal: l.prompt}
+		if pr.noCache[r.name] {
+			c.ideal = -1 // no cache to miss
+		}
 		if seen && !l.at.IsZero() && !m.Time.IsZero() {
 			c.idle = m.Time.Sub(l.at)
 		}

@@ -414,3 +414,35 @@ func TestExtendedRetentionFromBill(t *testing.T) {
 		t.Errorf("nothing read after 2 hours: %+v, want expired", c)
 	}
 }
+
+// TestNoCacheUse: a Claude session whose bill shows no cache use (cache
+// read and write 0 on every call, as through a proxy that strips the
+// cache's markers) has no cache misses, and is priced without a prompt
+// cache, saying so: the calls after the fit write nothing to a cache and
+// land within 1% of their bill.
+func TestNoCacheUse(t *testing.T) {
+	tr := billedSession{turns: 24, size: 2000, constant: 5000, alpha: 1.3}.transcript()
+	for i := range tr.Messages {
+		if u := tr.Messages[i].Usage; u != nil {
+			tr.Messages[i].Usage = &transcript.Usage{Input: u.Prompt(), Output: u.Output}
+		}
+	}
+	e := estimate.MustNew("chars4", estimate.OverheadNone)
+	s, err := Replay(context.Background(), replayerOf(tr), policies(t, "recorded"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{FitCalls: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NotPriced != nil || s.CrossCheck == nil || s.CrossCheck.AfterFit == nil {
+		t.Fatalf("not priced: %v", s.NotPriced)
+	}
+	if s.MissTotals.Calls != 0 {
+		t.Errorf("%d cache misses (%+v), want none: the bill shows no cache", s.MissTotals.Calls, s.MissTotals)
+	}
+	o := s.CrossCheck.AfterFit
+	if o.Simulated.CacheWrite != 0 || o.Simulated.CacheRead != 0 || math.Abs(o.ErrorPct) > 1 {
+		t.Errorf("after the fit: simulated %+v, billed %+v: %+.2f%%", o.Simulated, o.Billed, o.ErrorPct)
+	}
+	if a := strings.Join(s.Costs[0].Assumptions, "\n"); !strings.Contains(a, "no cache use in the bill: priced without a prompt cache") {
+		t.Errorf("assumptions do not say the bill shows no cache use:\n%s", a)
+	}
+}

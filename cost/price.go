@@ -474,6 +474,9 @@ func (p *RunPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at 
 		_, missed := missAt(a.calls[i].ideal, bill)
 		u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], a.ideal(i, g.fit, bill.Prompt()),
 			read-g.constant, missed, read > 0, g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0, pr.oneHour)
+		if g.sim == CacheNone {
+			u = transcript.Usage{Input: u.Prompt()}
+		}
 	default:
 		p.unbilled++
 	}
@@ -574,6 +577,11 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 				case g.fit.pairs == 0:
 					alpha = fmt.Sprintf("alpha 1 (fewer than %d growths to fit it on)", estimate.MinAlphaGrowths)
 				}
+				if g.sim == CacheNone {
+					rc.fitAssumptions = append(rc.fitAssumptions, fmt.Sprintf("%s, fitted on the first %d calls: %s, constant %d tokens; no prompt cache; the later calls are priced from these, without their bill",
+						g.name, pr.opt.FitCalls, alpha, g.fit.constant))
+					continue
+				}
 				rc.fitAssumptions = append(rc.fitAssumptions, fmt.Sprintf("%s, fitted on the first %d calls: %s, constant %d tokens; the provider's cache %s, losing %.1f%% of the read at a miss, and read %.1f%% of the rest beyond an ideal cache; the later calls are priced from these, without their bill, reading nothing after the cache expired",
 					g.name, pr.opt.FitCalls, alpha, g.fit.constant, g.fit.misses, g.fit.lost*100, g.fit.gain*100))
 			}
@@ -607,8 +615,11 @@ type pricer struct {
 	// extended names the models whose bills show the provider's extended
 	// retention ([pricing.Retention]) in use.
 	extended map[string]bool
-	groups   map[string]*modelGroup // by the table's name
-	order    []*modelGroup          // in first use
+	// noCache names the models whose bills show no cache use: a prompt
+	// billed, and not one token read from the cache or written to it.
+	noCache map[string]bool
+	groups  map[string]*modelGroup // by the table's name
+	order   []*modelGroup          // in first use
 }
 
 type resolution struct {
@@ -642,7 +653,33 @@ func newPricer(t *transcript.Transcript, fit *Fit, opt Options) *pricer {
 		// lifetime the transcript's writes used, at its price.
 		oneHour: u.CacheWrite1h*2 > u.CacheWrite}
 	p.extended = p.extendedRetention()
+	p.noCache = p.cacheUnused()
 	return p
+}
+
+// cacheUnused returns the models (the table's names) whose bills record
+// a prompt and no cache use: no call of theirs read from the cache or
+// wrote to it (a proxy that strips the cache's markers, a provider
+// without one). They are priced without a prompt cache.
+func (p *pricer) cacheUnused() map[string]bool {
+	out := map[string]bool{}
+	for i := range p.calls {
+		m := p.call(i)
+		r := p.resolve(m)
+		if r.err != nil || m.Usage == nil || m.Usage.Prompt() == 0 {
+			continue
+		}
+		used := m.Usage.CacheRead > 0 || m.Usage.CacheWrite > 0
+		if was, seen := out[r.name]; !seen || was {
+			out[r.name] = !used
+		}
+	}
+	for name, none := range out {
+		if !none {
+			delete(out, name)
+		}
+	}
+	return out
 }
 
 // extendedRetention returns the models (the table's names) whose bills
@@ -749,7 +786,10 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 		return g, nil
 	}
 	sim := p.opt.CacheSim
-	if sim == "" {
+	switch {
+	case sim == "" && p.noCache[r.name]:
+		sim = CacheNone
+	case sim == "":
 		sim = CacheSimFor(r.price.Provider)
 	}
 	// The group's constant: over the recorded run's calls of its model.
@@ -792,6 +832,11 @@ func (p *pricer) finish(rc *RunCost, firstRead bool) {
 		}
 	}
 	rc.Model, rc.CacheSim, rc.Constant = most.name, most.sim, most.constant
+	for _, g := range p.order {
+		if p.noCache[g.name] && g.sim == CacheNone {
+			rc.Assumptions = append(rc.Assumptions, g.name+": no cache use in the bill: priced without a prompt cache")
+		}
+	}
 	if p.oneHour && rc.CacheSim == CacheAnthropic {
 		rc.Assumptions = append(rc.Assumptions, "cache writes use the 1-hour lifetime and price, as the transcript's did")
 	}
