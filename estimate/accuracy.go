@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -715,25 +714,6 @@ func Family(models []string) string {
 // the one before for the same text
 // (https://platform.claude.com/docs/en/about-claude/models/whats-new-claude-4-7).
 func ClaudeTokenizer47(model string) bool {
-	var nums []int
-	for _, part := range strings.FieldsFunc(strings.ToLower(model), func(r rune) bool { return r == '-' || r == '.' || r == '@' || r == '_' }) {
-		n, err := strconv.Atoi(part)
-		if err != nil || n >= 100 { // a word, or a snapshot date
-			if len(nums) > 0 && err != nil {
-				break
-			}
-			continue
-		}
-		nums = append(nums, n)
-		if len(nums) == 2 {
-			break
-		}
-	}
-	switch {
-	case len(nums) == 0:
-		return false
-	case len(nums) == 1:
-		return nums[0] >= 5
-	}
-	return nums[0] > 4 || nums[0] == 4 && nums[1] >= 7
+	_, v, ok := claudeVersion(strings.ToLower(model))
+	return ok && v >= 47
 }

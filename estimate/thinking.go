@@ -36,30 +36,41 @@ func DropsEarlierThinking(model string) bool {
 var (
 	// claude-3-7-sonnet-20250219, claude-3-haiku-20240307: the 3.x names.
 	claude3 = regexp.MustCompile(`claude-3(-\d)?-(opus|sonnet|haiku)`)
-	// claude-sonnet-4-5-20250929, claude-opus-4-20250514, claude-opus-4-6:
-	// a one-digit minor version, never the 8-digit date.
-	claude4 = regexp.MustCompile(`claude-(opus|sonnet|haiku)-(\d+)(?:-(\d))?(?:$|[^0-9])`)
+	// claude-sonnet-4-5-20250929, claude-opus-4-20250514, claude-opus-4-6,
+	// claude-opus-4.8-fast: a one-digit minor version, never the 8-digit
+	// date.
+	claude4 = regexp.MustCompile(`claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d))?(?:$|[^0-9])`)
 )
 
 func claudeDropsThinking(m string) bool {
 	if claude3.MatchString(m) {
 		return true
 	}
-	s := claude4.FindStringSubmatch(m)
-	if s == nil {
+	line, v, ok := claudeVersion(m)
+	if !ok {
 		return false
 	}
-	major, _ := strconv.Atoi(s[2])
-	minor := 0
-	if s[3] != "" {
-		minor, _ = strconv.Atoi(s[3])
-	}
-	v := major*10 + minor
-	switch s[1] {
+	switch line {
 	case "opus":
 		return v < 45
 	case "sonnet":
 		return v < 46
 	}
 	return v <= 45 // haiku: through 4.5
+}
+
+// claudeVersion reads a Claude 4 or later model's line (opus, sonnet,
+// haiku) and version, major·10 + minor, from its lower-case name; ok is
+// false for any other name.
+func claudeVersion(m string) (line string, v int, ok bool) {
+	s := claude4.FindStringSubmatch(m)
+	if s == nil {
+		return "", 0, false
+	}
+	major, _ := strconv.Atoi(s[2])
+	minor := 0
+	if s[3] != "" {
+		minor, _ = strconv.Atoi(s[3])
+	}
+	return s[1], major*10 + minor, true
 }
