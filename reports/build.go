@@ -217,7 +217,7 @@ func (b *Builder) entry(sr *suite.SessionRun) (*Entry, error) {
 // transcriptResult is what the report says of t itself: its model, its
 // span of time, and its bill and cache misses where it is priced.
 func transcriptResult(t *transcript.Transcript, s *cost.Session) TranscriptResult {
-	tr := TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls, Models: t.Models}
+	tr := TranscriptResult{File: t.File, ID: t.ID, Parent: t.Parent, Format: t.Format, Calls: t.Calls, Models: t.Models}
 	if len(s.Costs) > 0 {
 		tr.Model = s.Costs[0].Model
 	}

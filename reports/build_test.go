@@ -109,7 +109,7 @@ func TestBuilderKeepsMessageCounts(t *testing.T) {
 // builder spooled writes every file byte for byte as one that kept them
 // in memory, on corpus sessions priced and not, with cache misses and
 // breaks, times and notes; and keeps of each in memory only its name,
-// format and calls.
+// its parent session's, format and calls.
 func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
 	ts, err := fixtures.Corpus("../fixtures/corpus")
 	if err != nil {
@@ -122,7 +122,7 @@ func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
 	write := func(spool bool) string {
 		r := built(t, &Builder{Policies: ps, SpoolTranscripts: spool}, cost.Options{Prices: pricing.Default()}, ts)
 		for _, tr := range r.Transcripts {
-			if head := (TranscriptResult{File: tr.File, ID: tr.ID, Format: tr.Format, Calls: tr.Calls}); spool && !cmp.Equal(tr, head) {
+			if head := (TranscriptResult{File: tr.File, ID: tr.ID, Parent: tr.Parent, Format: tr.Format, Calls: tr.Calls}); spool && !cmp.Equal(tr, head) {
 				t.Fatalf("%s: kept in memory: %s", tr.File, cmp.Diff(head, tr))
 			}
 		}

@@ -19,7 +19,11 @@ import (
 // A Series is one line of a chart: y values by call (x = 1, 2, …).
 type Series struct {
 	Label string
-	Y     []float64
+	// Key is the series' policy's place in the report's list: its
+	// style (colour and dashes) in every plot, whichever lines a plot
+	// merges or leaves out.
+	Key int
+	Y   []float64
 	// Reference marks the line the others are read against (the bill):
 	// drawn black and thicker, whatever its place.
 	Reference bool
@@ -86,7 +90,6 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 	p.Y.Tick.Marker = numberTicks{usd: strings.HasPrefix(ylabel, "USD")}
 	maxY, maxX := 0.0, 0
 	styles := map[string]draw.LineStyle{}
-	k := 0
 	merged := mergeSeries(series)
 	for _, s := range merged {
 		pts := make(plotter.XYs, len(s.Y))
@@ -107,8 +110,7 @@ func LineChart(dir, name, title, ylabel string, series []Series, levels []Level)
 		if s.Reference {
 			l.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(2.4)}
 		} else {
-			l.LineStyle = style(k)
-			k++
+			l.LineStyle = style(s.Key)
 		}
 		for _, lb := range strings.Split(s.Label, " = ") {
 			styles[lb] = l.LineStyle
@@ -528,7 +530,9 @@ func categoryTicks(vs []float64) plot.ConstantTicks {
 // the policy changed what was sent before (Events) and those at which
 // that broke the cache (Breaks).
 type CacheSeries struct {
-	Label         string
+	Label string
+	// Key is the policy's place in the report's list, as [Series.Key].
+	Key           int
 	Read, Write   []int64
 	Events, Break []int
 }
@@ -542,8 +546,8 @@ func CacheChart(dir, name, title string, series []CacheSeries) ([]string, error)
 	p := newPlot(fitTitle(title), "API call (1 = first); filled triangle: cache break, open: other policy event", "tokens: cache writes (solid), reads (dashed)")
 	p.X.Tick.Marker, p.Y.Tick.Marker = intTicks{}, numberTicks{}
 	maxY := 0.0
-	for i, s := range series {
-		c := palette[i%len(palette)]
+	for _, s := range series {
+		c := style(s.Key).Color
 		for _, line := range []struct {
 			v    []int64
 			dash bool

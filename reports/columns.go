@@ -99,7 +99,8 @@ var runColumns = append([]runColumn{
 		textCell: summariesText,
 		pageCell: func(c *runCell) (string, string) { return "n", Int(c.p.Summary.Summaries) }},
 	{page: "probes", text: "probes",
-		textCell: func(c *runCell) string { return ProbeText(c.p.Summary.ProbeLoss) }},
+		textCell: func(c *runCell) string { return ProbeText(c.p.Summary.ProbeLoss) },
+		pageCell: func(c *runCell) (string, string) { return "n w", unbrokenParens(ProbeText(c.p.Summary.ProbeLoss)) }},
 	{name: "probe score", csv: func(c *runCell) string { return fmt.Sprintf("%.3f", c.p.Summary.ProbeScore) }},
 	{name: "probes lost", csv: func(c *runCell) string { lost, _ := c.p.Summary.ProbeLoss.Totals(); return c.num(int64(lost)) }},
 	{name: "mean retention", page: "mean retention", text: "retention",
@@ -178,6 +179,23 @@ func summariesText(c *runCell) string {
 		s += fmt.Sprintf(" (+%d failed)", n)
 	}
 	return s
+}
+
+// unbrokenParens is s whose parenthesised parts do not break across
+// lines: their spaces are no-break spaces.
+func unbrokenParens(s string) string {
+	b, depth := []rune(s), 0
+	for i, r := range b {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case r == ' ' && depth > 0:
+			b[i] = '\u00a0'
+		}
+	}
+	return string(b)
 }
 
 func runCostCell(c *runCell) (string, string) {

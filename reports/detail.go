@@ -103,20 +103,38 @@ func (r *Report) detailed(d Detail) []bool {
 	for i := range order {
 		order[i] = i
 	}
-	// Priced sessions first, then the larger key, then the report's order.
-	slices.SortStableFunc(order, func(a, b int) int {
-		if ranks[a].priced != ranks[b].priced {
-			if ranks[a].priced {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(key(b), key(a))
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return ranked(ranks, key, a, b) })
 	for _, i := range order[:d.N] {
 		show[i] = true
 	}
 	return show
+}
+
+// ranked orders sessions a and b by key: priced sessions first, then
+// the larger key (0: the report's order decides).
+func ranked(ranks []sessionRank, key func(int) float64, a, b int) int {
+	if ranks[a].priced != ranks[b].priced {
+		if ranks[a].priced {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(key(b), key(a))
+}
+
+// costliest returns the shown session that costs the most, as ByCost
+// ranks them (the first of the report's order on a tie), or -1 when
+// none is shown.
+func (r *Report) costliest(show []bool) int {
+	ranks := r.tallied().ranks
+	most := func(i int) float64 { return ranks[i].most }
+	best := -1
+	for i := range ranks {
+		if show[i] && (best < 0 || ranked(ranks, most, i, best) < 0) {
+			best = i
+		}
+	}
+	return best
 }
 
 // countTrue counts the sessions shown.

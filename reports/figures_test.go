@@ -109,13 +109,14 @@ func TestFigureShapes(t *testing.T) {
 		// figures are the figures the report shows: the estimates'
 		// two and the sweep's always, the Pareto chart's when some
 		// session is priced, and the session's when it has two calls
-		// (its cache traffic when priced: aidf's cap evicts).
+		// (its cache traffic when its bill has a prompt cache: aidf's
+		// cap evicts; else the page says there is none).
 		figures []string
 	}{
 		{"one-call.jsonl", []string{"pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
 		{"one-empty-call.jsonl", []string{"pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
-		{"empty-content.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "cost-1.png", "cache-1.png", "pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
-		{"two-equal-calls.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "cost-1.png", "cache-1.png", "pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
+		{"empty-content.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "cost-1.png", "pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
+		{"two-equal-calls.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "cost-1.png", "pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
 		{"no-usage.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {

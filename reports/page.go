@@ -2,22 +2,28 @@ package reports
 
 import (
 	_ "embed"
+	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// The page's style: tables wrap or scroll inside their own box, with a
-// sticky header, so the page fits 1280 px; figures are at most 560 px.
+// The page's style: it fits 1280 px. A table scrolls inside its own box,
+// under a sticky header; a policy's name breaks only after its
+// separators (policyHTML), a cell of numbers only at its spaces, and a
+// session's table is set small enough for its columns to fit. Figures
+// are at most 560 px; a subagent's section sits inside its session's.
 const css = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.4}
-h2{margin-top:1.6em;border-bottom:1px solid #ddd}.lede{font-size:16px}.rec{background:#f4f8ee;border-left:4px solid #6a9a3a;padding:.6em 1em}
+h2{margin-top:1.6em;border-bottom:1px solid #ddd}.lede{font-size:16px}.rec{background:#f4f8ee;border-left:4px solid #6a9a3a;padding:.6em 1em;font-size:16px}
 .box{overflow:auto;max-width:100%;max-height:75vh;margin:1em 0}table{border-collapse:collapse;font-size:14px}
 th,td{border:1px solid #ccc;padding:4px 8px;vertical-align:top}th{background:#f2f2f2;position:sticky;top:0;z-index:1}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.w{white-space:normal;max-width:16em;overflow-wrap:anywhere}
-td.p{max-width:18em;overflow-wrap:anywhere}
+td.p{min-width:8em;max-width:18em}.key{display:inline-block;width:1.4em;margin-right:.4em;vertical-align:middle}
+table.session{font-size:13px}table.session th{font-size:12px}table.session th,table.session td{padding:3px 4px}table.session td.w{min-width:6em}table.session td.p{min-width:7em}
 tr.pareto td:first-child{font-weight:600}.star{color:#b8860b}.bad{color:#b00020}.good{color:#1b6e20}
-details{margin:.6em 0;border:1px solid #ddd;border-radius:4px;padding:.3em .8em}summary{cursor:pointer;font-weight:600}
+details{margin:.6em 0;border:1px solid #ddd;border-radius:4px;padding:.3em .6em}summary{cursor:pointer;font-weight:600}
 figure{display:inline-block;margin:1em;max-width:560px;vertical-align:top}figure img{width:100%}figcaption{font-size:13px;color:#555}
 .notes li{margin:.3em 0;color:#444}code{overflow-wrap:anywhere}`
 
@@ -26,25 +32,73 @@ var pageTemplate string
 
 // page is the report's page: html/template escapes every value by its
 // context.
-var page = template.Must(template.New("page").Parse(pageTemplate))
+var page = template.Must(template.New("page").Funcs(template.FuncMap{"policy": policyHTML}).Parse(pageTemplate))
 
-// writeHTML writes the report's page: what was replayed, then one row per
-// policy over every session with the Pareto-best marked and a
-// recommendation, then each session in a section of its own, then the
-// plots across sessions and the files beside the page, each a link.
+// policyHTML is a policy's label, escaped, that may break after its
+// separators (":", ",", "_") and nowhere else.
+func policyHTML(label string) template.HTML {
+	return template.HTML(wordBreaks.Replace(template.HTMLEscapeString(label)))
+}
+
+var wordBreaks = strings.NewReplacer(":", ":<wbr>", ",", ",<wbr>", "_", "_<wbr>")
+
+// keyStyle is the style of policy k's key on the page: its plots' line,
+// the same colour and dashes in every plot ([style]).
+func keyStyle(k int) template.CSS {
+	ls := style(k)
+	r, g, b, _ := ls.Color.RGBA()
+	dash := "solid"
+	switch {
+	case len(ls.Dashes) > 0 && ls.Dashes[0] > ls.Dashes[1]:
+		dash = "dashed"
+	case len(ls.Dashes) > 0:
+		dash = "dotted"
+	}
+	return template.CSS(fmt.Sprintf("border-top:3px %s #%02x%02x%02x", dash, r>>8, g>>8, b>>8))
+}
+
+// writeHTML writes the report's page: what was replayed and the
+// recommendation, then one row per policy over every session with the
+// Pareto-best marked, then each session in a section of its own (its
+// subagents inside it; the costliest open), then the plots across
+// sessions and the files beside the page, each a link.
 func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if err := page.ExecuteTemplate(w, "head", headOf(r, show)); err != nil {
 		return err
 	}
 	labels := uniqueLabels(r.Transcripts)
-	first := true
-	err := r.each(show, func(i int, t *TranscriptResult) error {
-		s := sessionOf(r, t, i, labels[i], figs)
-		s.Open, first = first, false
-		return page.ExecuteTemplate(w, "session", s)
-	})
-	if err != nil {
+	open := r.costliest(show)
+	under, inner := subagents(r.Transcripts, show)
+	var write func(i int, parent string) error
+	write = func(i int, parent string) error {
+		t, err := r.transcript(i)
+		if err != nil {
+			return err
+		}
+		s := sessionOf(r, &t, i, labels[i], figs)
+		s.Open = i == open
+		if parent != "" {
+			s.Label = "subagent " + strings.TrimPrefix(t.ID, t.Parent+"/")
+		} else if t.Parent != "" {
+			s.Parent = t.Parent
+		}
+		if err := page.ExecuteTemplate(w, "session", s); err != nil {
+			return err
+		}
+		for _, j := range under[i] {
+			if err := write(j, labels[i]); err != nil {
+				return err
+			}
+		}
+		_, err = io.WriteString(w, "</details>\n")
 		return err
+	}
+	for i := range r.Transcripts {
+		if show[i] && !inner[i] {
+			if err := write(i, ""); err != nil {
+				return err
+			}
+		}
 	}
 	tail := pageTail{Sweep: r.Sweep != nil}
 	for _, f := range figs {
@@ -53,6 +107,26 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 		}
 	}
 	return page.ExecuteTemplate(w, "tail", tail)
+}
+
+// subagents are the shown sessions' shown subagents, by the index of
+// their session, in the report's order, and which sessions they are
+// (inner). A subagent nests one level: under a session of no parent.
+func subagents(ts []TranscriptResult, show []bool) (under map[int][]int, inner []bool) {
+	byID := map[string]int{}
+	for i := range ts {
+		if _, ok := byID[ts[i].ID]; !ok && show[i] && ts[i].Parent == "" {
+			byID[ts[i].ID] = i
+		}
+	}
+	under, inner = map[int][]int{}, make([]bool, len(ts))
+	for i := range ts {
+		if p, ok := byID[ts[i].Parent]; ok && show[i] && ts[i].Parent != "" {
+			under[p] = append(under[p], i)
+			inner[i] = true
+		}
+	}
+	return under, inner
 }
 
 // pageHead is the page up to its sessions.
@@ -69,9 +143,11 @@ type pageHead struct {
 	Detail string
 }
 
-// A totalRow is a policy's row over all sessions.
+// A totalRow is a policy's row over all sessions; Key is the style of
+// its lines in every plot.
 type totalRow struct {
 	Label         string
+	Key           template.CSS
 	Pareto, Clean bool
 	Cells         []totalCell
 	Verdict       string
@@ -100,7 +176,7 @@ func headOf(r *Report, show []bool) pageHead {
 	totals := r.Totals()
 	h.TotalHead = totalPageHeader()
 	for _, p := range totals {
-		h.Totals = append(h.Totals, totalRow{Label: p.Label, Pareto: p.Pareto, Clean: p.Clean(), Cells: totalPageCells(&p), Verdict: p.Verdict()})
+		h.Totals = append(h.Totals, totalRow{Label: p.Label, Key: keyStyle(slices.Index(r.Policies, p.Label)), Pareto: p.Pareto, Clean: p.Clean(), Cells: totalPageCells(&p), Verdict: p.Verdict()})
 	}
 	if len(totals) > 0 && len(totals[0].NotPriced) > 0 {
 		h.NotPriced = strings.Join(totals[0].NotPriced, "; ")
@@ -133,12 +209,17 @@ type pageSession struct {
 	Billed                            string
 	Notes                             []string
 	FewCalls                          bool
-	Figures                           []pageFigure
+	// NoCache: the session's runs read and wrote no prompt cache, so
+	// it has no cache plot.
+	NoCache bool
+	// Parent is the session of a subagent shown apart from it.
+	Parent  string
+	Figures []pageFigure
 }
 
 func sessionOf(r *Report, t *TranscriptResult, i int, label string, figs []figure) pageSession {
 	s := pageSession{N: i + 1, Label: label, Calls: plural(t.Calls, "call"), Model: sessionModel(t), File: t.File, Format: string(t.Format),
-		Notes: t.Notes, FewCalls: t.Calls < 2}
+		Notes: t.Notes, FewCalls: t.Calls < 2, NoCache: t.Calls >= 2 && cacheUnused(t)}
 	s.Head = pageHeader()
 	for k := range t.Runs {
 		s.Runs = append(s.Runs, pageRow(t, &t.Runs[k], r.Estimator))

@@ -52,8 +52,11 @@ type Report struct {
 
 // TranscriptResult is one transcript's replays.
 type TranscriptResult struct {
-	File   string            `json:"file"`
-	ID     string            `json:"id"`
+	File string `json:"file"`
+	ID   string `json:"id"`
+	// Parent is the ID of the session a subagent's transcript is part
+	// of ("": a session of its own).
+	Parent string            `json:"parent,omitempty"`
 	Format transcript.Format `json:"format"`
 	Calls  int               `json:"calls"`
 	// Model is the priced model ("" when not priced) and BilledUSD the
@@ -260,19 +263,12 @@ func (l *figureList) add(caption string, session int) func([]string, error) erro
 func sessionFigures(dir, estimator string, figs *figureList, i int, t *TranscriptResult, name string) error {
 	var msgs, toks, cost []Series
 	var caps []Level
-	var cache []CacheSeries
-	for _, p := range t.Runs {
-		if p.CacheBreaks != nil && len(p.Events) > 0 {
-			cs := CacheSeries{Label: p.Label, Read: p.CacheRead, Write: p.CacheWrite, Events: p.Events}
-			for _, b := range p.Breaks {
-				cs.Break = append(cs.Break, b.Step)
-			}
-			cache = append(cache, cs)
-		}
-		msgs = append(msgs, Series{Label: p.Label, Y: ints(p.Messages)})
-		toks = append(toks, Series{Label: p.Label, Y: ints(p.Tokens)})
+	cache := cacheSeries(t)
+	for k, p := range t.Runs {
+		msgs = append(msgs, Series{Label: p.Label, Key: k, Y: ints(p.Messages)})
+		toks = append(toks, Series{Label: p.Label, Key: k, Y: ints(p.Tokens)})
 		if p.Cost != nil {
-			cost = append(cost, Series{Label: p.Label, Y: cumulative(p.Cost)})
+			cost = append(cost, Series{Label: p.Label, Key: k, Y: cumulative(p.Cost)})
 		}
 		if p.MessageCap > 0 {
 			caps = append(caps, Level{fmt.Sprintf("cap of %s (%s)", p.Label, Int(p.MessageCap)), float64(p.MessageCap), p.Label})
@@ -297,10 +293,39 @@ func sessionFigures(dir, estimator string, figs *figureList, i int, t *Transcrip
 			return err
 		}
 	}
-	if len(cache) > 0 {
+	if len(cache) > 0 && !cacheUnused(t) {
 		return figs.add("Cache reads and writes per call, policy events and cache breaks marked, "+t.File, i)(CacheChart(dir, "cache-"+n, "Cache traffic per call, policies that changed what was sent: "+name, cache))
 	}
 	return nil
+}
+
+// cacheSeries are the cache traffic of t's runs that changed what was
+// sent (a policy event) and whose cache breaks were weighed; each Key is
+// the run's policy's place in the report.
+func cacheSeries(t *TranscriptResult) []CacheSeries {
+	var cache []CacheSeries
+	for k, p := range t.Runs {
+		if p.CacheBreaks != nil && len(p.Events) > 0 {
+			cs := CacheSeries{Label: p.Label, Key: k, Read: p.CacheRead, Write: p.CacheWrite, Events: p.Events}
+			for _, b := range p.Breaks {
+				cs.Break = append(cs.Break, b.Step)
+			}
+			cache = append(cache, cs)
+		}
+	}
+	return cache
+}
+
+// cacheUnused reports whether t has cache traffic to draw and none of it
+// is a read or a write: no prompt cache in the bill, so no cache plot.
+func cacheUnused(t *TranscriptResult) bool {
+	cache := cacheSeries(t)
+	for _, s := range cache {
+		if slices.ContainsFunc(s.Read, func(v int64) bool { return v != 0 }) || slices.ContainsFunc(s.Write, func(v int64) bool { return v != 0 }) {
+			return false
+		}
+	}
+	return len(cache) > 0
 }
 
 // summaryFigures draws the plots of all the sessions: the Pareto chart,

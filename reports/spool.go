@@ -56,7 +56,7 @@ func (s *transcriptSpool) put(t *TranscriptResult) (TranscriptResult, error) {
 		return TranscriptResult{}, err
 	}
 	s.ends = append(s.ends, start+w.n)
-	return TranscriptResult{File: t.File, ID: t.ID, Format: t.Format, Calls: t.Calls}, nil
+	return TranscriptResult{File: t.File, ID: t.ID, Parent: t.Parent, Format: t.Format, Calls: t.Calls}, nil
 }
 
 // A countingWriter counts the bytes written through it.

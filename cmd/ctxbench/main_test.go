@@ -732,12 +732,34 @@ func pageSummaryAsResults(t *testing.T, dom string, doc reportDoc) {
 	}
 }
 
+// browserCheck is the script testBrowser adds to a copy of the page: on
+// load it says whether every image loaded, which section is open, then
+// opens every section and lists what is wider than the window or scrolls
+// sideways in its box, whether the recommendation ends above the first
+// table, and each policy's key colour in the summary.
+const browserCheck = `<script>window.addEventListener('load',function(){
+var b=document.body,vw=document.documentElement.clientWidth,wide=[],keys=[];
+b.setAttribute('data-images',Array.prototype.every.call(document.images,function(i){return i.complete&&i.naturalWidth>0})?'loaded':'broken');
+var open=document.querySelectorAll('details[open]');b.setAttribute('data-open',open.length==1?open[0].id:String(open.length));
+document.querySelectorAll('details').forEach(function(d){d.open=true});
+document.querySelectorAll('body *').forEach(function(el){var r=el.getBoundingClientRect();if(r.width>0&&r.right>vw+1)wide.push(el.tagName+(el.id?'#'+el.id:''))});
+document.querySelectorAll('.box').forEach(function(x){if(x.scrollWidth>x.clientWidth+1)wide.push('box:'+(x.firstElementChild.id||x.closest('details').id))});
+b.setAttribute('data-wide',wide.length?wide.length+' '+wide.slice(0,10).join(' '):'none');
+b.setAttribute('data-page-width',String(document.documentElement.scrollWidth));
+var rec=document.getElementById('recommendation'),t=document.querySelector('table');
+b.setAttribute('data-answer',rec&&t&&rec.getBoundingClientRect().bottom<=t.getBoundingClientRect().top?'first':'later');
+document.querySelectorAll('tr[data-policy] .key').forEach(function(k){keys.push(k.closest('tr').getAttribute('data-policy')+'='+getComputedStyle(k).borderTopColor)});
+b.setAttribute('data-keys',keys.join('|'));})</script>`
+
 // testBrowser loads the report in headless Chromium at 1280 px: the page
-// must render its title and summary table, every image must load with a
-// size, no element may be wider than the window (a table scrolls in its
-// own box), and every link and image must name a file beside the page;
-// check, if not nil, looks at the rendered page. Without Chromium it is
-// skipped, except in CI, where .ci/run installs it.
+// must render its title and summary table with the recommendation above
+// it, every image must load with a size, one section is open, and with
+// every section open no element may be wider than the window nor any
+// table scroll sideways; every link and image must name a file beside
+// the page, and each policy has one colour, its key's in the summary and
+// its line's in every plot. check, if not nil, looks at the rendered
+// page. Without Chromium it is skipped, except in CI, where .ci/run
+// installs it.
 func testBrowser(t *testing.T, index string, check func(dom string)) {
 	bin := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -753,24 +775,38 @@ func testBrowser(t *testing.T, index string, check func(dom string)) {
 		t.Skip("Chromium is not installed: the browser test is skipped (apt-get install chromium runs it)")
 	}
 	abs, _ := filepath.Abs(index)
+	page, err := os.ReadFile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := filepath.Join(filepath.Dir(abs), ".browser-check.html")
+	if err := os.WriteFile(checked, bytes.Replace(page, []byte("</body>"), []byte(browserCheck+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(checked)
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--user-data-dir=" + t.TempDir(), "--virtual-time-budget=10000"}
-	dom, err := exec.Command(bin, append(args, "--window-size=1280,1600", "--dump-dom", "file://"+abs)...).Output()
+	out, err := exec.Command(bin, append(args, "--window-size=1280,1600", "--dump-dom", "file://"+checked)...).Output()
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	for _, want := range []string{"<title>ctxbench report</title>", `<table id="summary">`, `data-images="loaded"`, `data-wide="none"`} {
-		if !strings.Contains(string(dom), want) {
-			t.Errorf("the rendered page lacks %s", want)
+	dom := string(out)
+	for _, want := range []string{"<title>ctxbench report</title>", `<table id="summary">`, `data-images="loaded"`, `data-wide="none"`, `data-answer="first"`} {
+		if !strings.Contains(dom, want) {
+			got := regexp.MustCompile(`data-(?:wide|answer|images)="[^"]*"`).FindAllString(dom, -1)
+			t.Errorf("the rendered page lacks %s (it has %v)", want, got)
 		}
 	}
-	if m := regexp.MustCompile(`data-page-width="(\d+)"`).FindStringSubmatch(string(dom)); m == nil {
+	if m := regexp.MustCompile(`data-open="session-\d+"`).FindString(dom); m == "" {
+		t.Error("the page does not open one session")
+	}
+	if m := regexp.MustCompile(`data-page-width="(\d+)"`).FindStringSubmatch(dom); m == nil {
 		t.Error("the page did not measure its width")
 	} else if w, _ := strconv.Atoi(m[1]); w > 1280 {
 		t.Errorf("the page is %d px wide at a 1280 px window", w)
 	}
 	links := 0
-	for _, m := range regexp.MustCompile(`(?:href|src)="([^"#]+)"`).FindAllStringSubmatch(string(dom), -1) {
+	for _, m := range regexp.MustCompile(`(?:href|src)="([^"#]+)"`).FindAllStringSubmatch(dom, -1) {
 		links++
 		if _, err := os.Stat(filepath.Join(filepath.Dir(abs), html.UnescapeString(m[1]))); err != nil {
 			t.Errorf("a link does not resolve: %s", m[1])
@@ -779,8 +815,9 @@ func testBrowser(t *testing.T, index string, check func(dom string)) {
 	if links < 10 {
 		t.Errorf("%d links and images on the page", links)
 	}
+	onePolicyColour(t, filepath.Dir(abs), dom)
 	if check != nil {
-		check(string(dom))
+		check(dom)
 	}
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	if err := exec.Command(bin, append(args, "--window-size=1280,1600", "--screenshot="+shot, "file://"+abs)...).Run(); err != nil {
@@ -788,6 +825,55 @@ func testBrowser(t *testing.T, index string, check func(dom string)) {
 	}
 	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
 		t.Errorf("screenshot: %v", err)
+	}
+}
+
+// svgLegend matches a legend entry of an SVG plot: its line's colour,
+// then its text.
+var svgLegend = regexp.MustCompile(`stroke:#([0-9A-F]{2})([0-9A-F]{2})([0-9A-F]{2})[^>]*/>\s*<text[^>]*>([^<]+)</text>`)
+
+// onePolicyColour: the rendered summary gives each policy a key of a
+// colour of its own, and every plot in dir draws the policy (the first
+// of a legend's "a = b") in its key's colour.
+func onePolicyColour(t *testing.T, dir, dom string) {
+	t.Helper()
+	m := regexp.MustCompile(`data-keys="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil || m[1] == "" {
+		t.Fatal("the page has no policy keys")
+	}
+	keys, colours := map[string]string{}, map[string]string{}
+	for _, kv := range strings.Split(html.UnescapeString(m[1]), "|") {
+		label, c, _ := strings.Cut(kv, "=rgb")
+		if other, ok := colours[c]; ok {
+			t.Errorf("%s and %s have one colour, %s", other, label, c)
+		}
+		keys[label], colours[c] = c, label
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.svg"))
+	seen := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range svgLegend.FindAllStringSubmatch(string(b), -1) {
+			first, _, _ := strings.Cut(html.UnescapeString(e[4]), " = ")
+			want, ok := keys[first]
+			if !ok {
+				continue
+			}
+			seen++
+			var rgb [3]int64
+			for i := range rgb {
+				rgb[i], _ = strconv.ParseInt(e[i+1], 16, 64)
+			}
+			if got := fmt.Sprintf("(%d, %d, %d)", rgb[0], rgb[1], rgb[2]); got != want {
+				t.Errorf("%s: %s is rgb%s, its key rgb%s", filepath.Base(f), e[4], got, want)
+			}
+		}
+	}
+	if len(keys) < 2 || seen < 2*len(keys) {
+		t.Errorf("%d policy keys, %d legend entries of policies in the plots", len(keys), seen)
 	}
 }
 
