@@ -60,7 +60,8 @@ func keyStyle(k int) template.CSS {
 // writeHTML writes the report's page: what was replayed and the
 // recommendation, then one row per policy over every session with the
 // Pareto-best marked, then each session in a section of its own (its
-// subagents inside it; the costliest open), then the plots across
+// subagents inside it; the costliest open, and its session if it is a
+// subagent), then the plots across
 // sessions and the files beside the page, each a link.
 func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if err := page.ExecuteTemplate(w, "head", headOf(r, show)); err != nil {
@@ -69,15 +70,15 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 	labels := uniqueLabels(r.Transcripts)
 	open := r.costliest(show)
 	under, inner := subagents(r.Transcripts, show)
-	var write func(i int, parent string) error
-	write = func(i int, parent string) error {
+	var write func(i int, inside bool) error
+	write = func(i int, inside bool) error {
 		t, err := r.transcript(i)
 		if err != nil {
 			return err
 		}
 		s := sessionOf(r, &t, i, labels[i], figs)
-		s.Open = i == open
-		if parent != "" {
+		s.Open = i == open || slices.Contains(under[i], open)
+		if inside {
 			s.Label = "subagent " + strings.TrimPrefix(t.ID, t.Parent+"/")
 		} else if t.Parent != "" {
 			s.Parent = t.Parent
@@ -86,7 +87,7 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 			return err
 		}
 		for _, j := range under[i] {
-			if err := write(j, labels[i]); err != nil {
+			if err := write(j, true); err != nil {
 				return err
 			}
 		}
@@ -95,7 +96,7 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 	}
 	for i := range r.Transcripts {
 		if show[i] && !inner[i] {
-			if err := write(i, ""); err != nil {
+			if err := write(i, false); err != nil {
 				return err
 			}
 		}

@@ -81,6 +81,13 @@ func TestPageSubagentsUnderTheirSession(t *testing.T) {
 	if got := strings.Count(html, "<details "); got != 4 || strings.Count(html, "</details>") != 4 {
 		t.Errorf("%d sections, want 4", got)
 	}
+	// The costliest a subagent: its session opens too.
+	r.Transcripts[0].Runs[0].CostUSD = new(10.0)
+	_, html = writePage(t, r)
+	open := regexp.MustCompile(`<details id="(session-\d+)"[^>]* open>`).FindAllStringSubmatch(html, -1)
+	if len(open) != 2 || open[0][1] != "session-2" || open[1][1] != "session-1" {
+		t.Errorf("open sections %v, want the subagent's and its session's", open)
+	}
 }
 
 // TestPageNoCachePlot: a session whose bill has no prompt cache draws
