@@ -100,7 +100,7 @@ var runColumns = append([]runColumn{
 		pageCell: func(c *runCell) (string, string) { return "n", Int(c.p.Summary.Summaries) }},
 	{page: "probes", text: "probes",
 		textCell: func(c *runCell) string { return ProbeText(c.p.Summary.ProbeLoss) },
-		pageCell: func(c *runCell) (string, string) { return "n w", unbrokenParens(ProbeText(c.p.Summary.ProbeLoss)) }},
+		pageCell: func(c *runCell) (string, string) { return "n t", unbrokenParens(ProbeText(c.p.Summary.ProbeLoss)) }},
 	{name: "probe score", csv: func(c *runCell) string { return fmt.Sprintf("%.3f", c.p.Summary.ProbeScore) }},
 	{name: "probes lost", csv: func(c *runCell) string { lost, _ := c.p.Summary.ProbeLoss.Totals(); return c.num(int64(lost)) }},
 	{name: "mean retention", page: "mean retention", text: "retention",
@@ -207,7 +207,7 @@ func runCostCell(c *runCell) (string, string) {
 
 func breaksCell(c *runCell) (string, string) {
 	if b := c.p.CacheBreaks; b != nil {
-		return "n w", fmt.Sprintf("%s, %s re-billed", Int(b.Breaks), USD(b.Cost.USD()))
+		return "n w", fmt.Sprintf("%s, %s re\u2011billed", Int(b.Breaks), USD(b.Cost.USD())) // a no-break hyphen
 	}
 	return "n w", "-"
 }

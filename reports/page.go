@@ -10,16 +10,17 @@ import (
 	"strings"
 )
 
-// The page's style: it fits 1280 px. A table scrolls inside its own box,
-// under a sticky header; a policy's name breaks only after its
-// separators (policyHTML), a cell of numbers only at its spaces, and a
-// session's table is set small enough for its columns to fit. Figures
-// are at most 560 px; a subagent's section sits inside its session's.
-const css = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.4}
+// The page's style: it fits 1280 px with a scroll bar. A table scrolls
+// inside its own box, under a sticky header; a word breaks only at a
+// hyphen, after a policy's separators (policyHTML) or a "/" (cellHTML),
+// a probes cell (class t) only before its parenthesis; a session's
+// table is set small enough for its columns to fit. Figures are at
+// most 560 px; a subagent's section sits inside its session's.
+const css = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1232px;padding:0 1em;color:#222;line-height:1.4}
 h2{margin-top:1.6em;border-bottom:1px solid #ddd}.lede{font-size:16px}.rec{background:#f4f8ee;border-left:4px solid #6a9a3a;padding:.6em 1em;font-size:16px}
 .box{overflow:auto;max-width:100%;max-height:75vh;margin:1em 0}table{border-collapse:collapse;font-size:14px}
 th,td{border:1px solid #ccc;padding:4px 8px;vertical-align:top}th{background:#f2f2f2;position:sticky;top:0;z-index:1}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.w{white-space:normal;max-width:16em;overflow-wrap:anywhere}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.t{white-space:normal}td.w{white-space:normal;max-width:16em;overflow-wrap:anywhere}
 td.p{min-width:8em;max-width:18em}.key{display:inline-block;width:1.4em;margin-right:.4em;vertical-align:middle}
 table.session{font-size:13px}table.session th{font-size:12px}table.session th,table.session td{padding:3px 4px}table.session td.w{min-width:6em}table.session td.p{min-width:7em}
 tr.pareto td:first-child{font-weight:600}.star{color:#b8860b}.bad{color:#b00020}.good{color:#1b6e20}
@@ -32,7 +33,7 @@ var pageTemplate string
 
 // page is the report's page: html/template escapes every value by its
 // context.
-var page = template.Must(template.New("page").Funcs(template.FuncMap{"policy": policyHTML}).Parse(pageTemplate))
+var page = template.Must(template.New("page").Funcs(template.FuncMap{"policy": policyHTML, "cell": cellHTML}).Parse(pageTemplate))
 
 // policyHTML is a policy's label, escaped, that may break after its
 // separators (":", ",", "_") and nowhere else.
@@ -41,6 +42,11 @@ func policyHTML(label string) template.HTML {
 }
 
 var wordBreaks = strings.NewReplacer(":", ":<wbr>", ",", ",<wbr>", "_", "_<wbr>")
+
+// cellHTML is a cell's text, escaped, that may break after a "/" too.
+func cellHTML(text string) template.HTML {
+	return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(text), "/", "/<wbr>"))
+}
 
 // keyStyle is the style of policy k's key on the page: its plots' line,
 // the same colour and dashes in every plot ([style]).

@@ -735,8 +735,10 @@ func pageSummaryAsResults(t *testing.T, dom string, doc reportDoc) {
 // browserCheck is the script testBrowser adds to a copy of the page: on
 // load it says whether every image loaded, which section is open, then
 // opens every section and lists what is wider than the window or scrolls
-// sideways in its box, whether the recommendation ends above the first
-// table, and each policy's key colour in the summary.
+// sideways in its box, the words of table cells broken across lines
+// elsewhere than at a space, a hyphen or a <wbr> (a policy's name letter
+// by letter), whether the recommendation ends above the first table,
+// and each policy's key colour in the summary.
 const browserCheck = `<script>window.addEventListener('load',function(){
 var b=document.body,vw=document.documentElement.clientWidth,wide=[],keys=[];
 b.setAttribute('data-images',Array.prototype.every.call(document.images,function(i){return i.complete&&i.naturalWidth>0})?'loaded':'broken');
@@ -745,6 +747,9 @@ document.querySelectorAll('details').forEach(function(d){d.open=true});
 document.querySelectorAll('body *').forEach(function(el){var r=el.getBoundingClientRect();if(r.width>0&&r.right>vw+1)wide.push(el.tagName+(el.id?'#'+el.id:''))});
 document.querySelectorAll('.box').forEach(function(x){if(x.scrollWidth>x.clientWidth+1)wide.push('box:'+(x.firstElementChild.id||x.closest('details').id))});
 b.setAttribute('data-wide',wide.length?wide.length+' '+wide.slice(0,10).join(' '):'none');
+var broken=[];document.querySelectorAll('td').forEach(function(td){var w=document.createTreeWalker(td,NodeFilter.SHOW_TEXT),n;while((n=w.nextNode())){var re=/[^ \n-]+-?/g,m;while((m=re.exec(n.data))){var r=document.createRange(),ys={};r.setStart(n,m.index);r.setEnd(n,m.index+m[0].length);
+Array.prototype.forEach.call(r.getClientRects(),function(q){if(q.width>0)ys[Math.round(q.top)]=1});if(Object.keys(ys).length>1)broken.push(m[0])}}});
+b.setAttribute('data-broken',broken.length?broken.length+' '+broken.slice(0,10).join(' '):'none');
 b.setAttribute('data-page-width',String(document.documentElement.scrollWidth));
 var rec=document.getElementById('recommendation'),t=document.querySelector('table');
 b.setAttribute('data-answer',rec&&t&&rec.getBoundingClientRect().bottom<=t.getBoundingClientRect().top?'first':'later');
@@ -754,8 +759,8 @@ b.setAttribute('data-keys',keys.join('|'));})</script>`
 // testBrowser loads the report in headless Chromium at 1280 px: the page
 // must render its title and summary table with the recommendation above
 // it, every image must load with a size, one section is open, and with
-// every section open no element may be wider than the window nor any
-// table scroll sideways; every link and image must name a file beside
+// every section open no element may be wider than the window, no
+// table scroll sideways, nor a cell break a word; every link and image must name a file beside
 // the page, and each policy has one colour, its key's in the summary and
 // its line's in every plot. check, if not nil, looks at the rendered
 // page. Without Chromium it is skipped, except in CI, where .ci/run
@@ -791,9 +796,9 @@ func testBrowser(t *testing.T, index string, check func(dom string)) {
 		t.Fatalf("chromium: %v", err)
 	}
 	dom := string(out)
-	for _, want := range []string{"<title>ctxbench report</title>", `<table id="summary">`, `data-images="loaded"`, `data-wide="none"`, `data-answer="first"`} {
+	for _, want := range []string{"<title>ctxbench report</title>", `<table id="summary">`, `data-images="loaded"`, `data-wide="none"`, `data-broken="none"`, `data-answer="first"`} {
 		if !strings.Contains(dom, want) {
-			got := regexp.MustCompile(`data-(?:wide|answer|images)="[^"]*"`).FindAllString(dom, -1)
+			got := regexp.MustCompile(`data-(?:wide|broken|answer|images)="[^"]*"`).FindAllString(dom, -1)
 			t.Errorf("the rendered page lacks %s (it has %v)", want, got)
 		}
 	}
