@@ -147,8 +147,25 @@ type serverState struct {
 	// edit changes: a message cleared at every request is one copy, not
 	// one per request (memory and counts linear in the calls).
 	copies map[*transcript.Message]editedCopy
-	// clear is anthropic-clear-tool-uses' own (nil for the others).
+	// clear is anthropic-clear-tool-uses' own, think
+	// anthropic-clear-thinking's (nil for the others).
 	clear *clearState
+	think *thinkState
+	// log says to list in added each copy made adds (a chain's part: the
+	// chain reads and empties it after each call).
+	log   bool
+	added []any
+}
+
+// mark adds m to the copies sent.
+func (ss *serverState) mark(m any) {
+	if ss.made[m] {
+		return
+	}
+	ss.made[m] = true
+	if ss.log {
+		ss.added = append(ss.added, m)
+	}
 }
 
 // A messageEdit is what an edit does to a message: the tool results it
@@ -216,7 +233,7 @@ func (ss *serverState) remember(client, out []Item) {
 	}
 	for _, it := range out {
 		if !had[it.Msg] && it.Index() >= 0 {
-			ss.made[it.Msg] = true
+			ss.mark(it.Msg)
 		}
 	}
 }
@@ -275,51 +292,24 @@ func (p *anthropicClearTools) Guarantees() Guarantees { return Guarantees{PairSa
 
 func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	ss := serverStateOf(env, st)
-	client := restoreServerCopies(env, ss.made, hist)
-	step := Step{History: client}
-	if p.keep < 0 {
+	if p.keep < 0 || len(hist) == 0 {
+		// Nothing is edited, so nothing was sent edited: the client's
+		// history is hist.
+		if len(ss.made) == 0 {
+			return Step{History: hist}, nil
+		}
+		client := restoreServerCopies(env, ss.made, hist)
 		ss.remember(hist, client)
-		return step, nil
+		return Step{History: client}, nil
 	}
-	// The start of each assistant turn: the first assistant message after
-	// a user message that is not a tool result.
-	var turns []int
-	user := true
-	for i, it := range client {
-		switch {
-		case it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult):
-			user = true
-		case it.Msg.Role == transcript.RoleAssistant && user:
-			turns = append(turns, i)
-			user = false
-		}
+	if ss.think == nil {
+		ss.think = &thinkState{}
 	}
-	if len(turns) <= p.keep {
-		ss.remember(hist, client)
-		return step, nil
-	}
-	end := len(client)
-	if p.keep > 0 {
-		end = turns[len(turns)-p.keep]
-	}
-	var out []Item
-	for i := range end {
-		it := client[i]
-		if it.Msg.Role != transcript.RoleAssistant || !has(it, transcript.BlockThinking) {
-			continue
-		}
-		if out == nil {
-			out = slices.Clone(client)
-		}
-		out[i] = Item{ID: it.ID, Msg: ss.edited(it.Msg, messageEdit{thinking: true}), Truncated: true, Summary: it.Summary, index: it.index}
-		if !ss.made[hist[i].Msg] { // else sent cut at the previous call too
-			step.Truncated = append(step.Truncated, it.ID)
-		}
-	}
-	if out != nil {
-		step.History = out
-	}
-	ss.remember(hist, step.History)
+	ts := ss.think
+	ts.sync(env, ss, hist)
+	ts.edit(p.keep, ss)
+	step := Step{History: ts.give(env), Truncated: ts.cut()}
+	ts.remember(ss)
 	return step, nil
 }
 

@@ -343,7 +343,7 @@ func (cs *clearState) cut() []string {
 func (cs *clearState) remember(ss *serverState, edited bool) {
 	note := func(i int, sent Item) {
 		if sent.Msg != cs.hist[i].Msg && cs.count[sent.Msg] == 0 && sent.Index() >= 0 {
-			ss.made[sent.Msg] = true
+			ss.mark(sent.Msg)
 		}
 	}
 	if edited {

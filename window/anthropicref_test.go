@@ -115,3 +115,129 @@ func (p wholeClearTools) edits(client []Item, uses []clearUse) map[int]*messageE
 	}
 	return edits
 }
+
+// wholeClearThinking is anthropic-clear-thinking as it was before it kept
+// a thinkState: every call restores the client's history, finds its
+// turns, and makes every edit anew, whole. It is the reference
+// TestClearToolUsesIncremental holds the policy to.
+type wholeClearThinking struct{ *anthropicClearThinking }
+
+func (p wholeClearThinking) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	ss := serverStateOf(env, st)
+	client := restoreServerCopies(env, ss.made, hist)
+	step := Step{History: client}
+	if p.keep < 0 {
+		ss.remember(hist, client)
+		return step, nil
+	}
+	var turns []int
+	user := true
+	for i, it := range client {
+		switch {
+		case it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult):
+			user = true
+		case it.Msg.Role == transcript.RoleAssistant && user:
+			turns = append(turns, i)
+			user = false
+		}
+	}
+	if len(turns) <= p.keep {
+		ss.remember(hist, client)
+		return step, nil
+	}
+	end := len(client)
+	if p.keep > 0 {
+		end = turns[len(turns)-p.keep]
+	}
+	var out []Item
+	for i := range end {
+		it := client[i]
+		if it.Msg.Role != transcript.RoleAssistant || !has(it, transcript.BlockThinking) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(client)
+		}
+		out[i] = Item{ID: it.ID, Msg: ss.edited(it.Msg, messageEdit{thinking: true}), Truncated: true, Summary: it.Summary, index: it.index}
+		if !ss.made[hist[i].Msg] {
+			step.Truncated = append(step.Truncated, it.ID)
+		}
+	}
+	if out != nil {
+		step.History = out
+	}
+	ss.remember(hist, step.History)
+	return step, nil
+}
+
+// wholeChain is a chain as it was before it kept its history from call to
+// call: every call restores the copies the provider's edits made, from a
+// set of them it builds from each server part's history in and out.
+type wholeChain struct{ *chainPolicy }
+
+// wholeChainState is wholeChain's state.
+type wholeChainState struct {
+	sub  []*State
+	made map[any]bool
+}
+
+func (c wholeChain) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+	cs, _ := st.data.(*wholeChainState)
+	if cs == nil {
+		cs = &wholeChainState{made: map[any]bool{}}
+		for range c.parts {
+			cs.sub = append(cs.sub, &State{})
+		}
+		st.data = cs
+	}
+	sub := *env
+	sub.reuseSent = false
+	h := restoreServerCopies(env, cs.made, hist)
+	wasCut := map[string]bool{}
+	for _, it := range hist {
+		if cs.made[it.Msg] {
+			wasCut[it.ID] = true
+		}
+	}
+	var step Step
+	for i, p := range c.parts {
+		s, err := p.Apply(ctx, &sub, cs.sub[i], h)
+		if err != nil {
+			return Step{}, err
+		}
+		_, server := p.(serverEdit)
+		if server {
+			before := map[any]bool{}
+			for _, it := range h {
+				before[it.Msg] = true
+			}
+			for _, it := range s.History {
+				if !before[it.Msg] && it.Index() >= 0 {
+					cs.made[it.Msg] = true
+				}
+			}
+		}
+		for _, id := range s.Evicted {
+			if !slices.Contains(step.Evicted, id) {
+				step.Evicted = append(step.Evicted, id)
+			}
+		}
+		for _, id := range s.Truncated {
+			if !slices.Contains(step.Truncated, id) && !(server && wasCut[id]) {
+				step.Truncated = append(step.Truncated, id)
+			}
+		}
+		if s.Summary != nil {
+			step.Summary = s.Summary
+		}
+		if s.Fired != nil {
+			step.Fired = s.Fired
+		}
+		for _, w := range s.Warnings {
+			step.Warnings = append(step.Warnings, p.Name()+": "+w)
+		}
+		h = s.History
+	}
+	step.History = h
+	return step, nil
+}
