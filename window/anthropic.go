@@ -269,7 +269,7 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 		cs.remember(ss, false)
 		return step, nil
 	}
-	step.Truncated = cs.cut()
+	step.Truncated = cs.cut(env)
 	step.History = cs.give(env, cs.out)
 	if p.triggerUses > 0 && p.trigger == 0 {
 		step.Fired = &Firing{What: "clearing", Unit: "tool uses", Trigger: p.triggerUses, Before: len(cs.uses), After: len(cs.uses)}
@@ -308,13 +308,33 @@ func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, h
 	ts := ss.think
 	ts.sync(env, ss, hist)
 	ts.edit(p.keep, ss)
-	step := Step{History: ts.give(env), Truncated: ts.cut()}
+	if env.chainCut != nil {
+		ts.uncut = env.chainCut.note(append(ts.uncut, ts.fresh...), len(ts.hist))
+	}
+	step := Step{History: ts.give(env), Truncated: ts.cut(env)}
 	ts.remember(ss)
 	return step, nil
 }
 
 // Guarantees: removing thinking keeps every message and pair.
 func (p *anthropicClearThinking) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
+
+// restoreServerCopies returns hist with the copies in made (the
+// provider's edits at earlier calls) replaced by their originals: the
+// client's history.
+func restoreServerCopies(env *Env, made map[any]bool, hist []Item) []Item {
+	out := hist
+	for k, it := range hist {
+		if !made[it.Msg] {
+			continue
+		}
+		if &out[0] == &hist[0] {
+			out = slices.Clone(hist)
+		}
+		out[k] = Original(env.Transcript, it.Index())
+	}
+	return out
+}
 
 // requestTokens estimates the input tokens the server counts in a
 // request, from what was known before the call: the calls before it,

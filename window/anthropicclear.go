@@ -86,15 +86,20 @@ func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serverState, hi
 		cs.reset(t)
 	}
 	for i, was := range cs.hist {
-		if it := hist[i]; (it.Msg != was.Msg || it.index != was.index || it.Truncated != was.Truncated ||
-			it.Summary != was.Summary || it.ID != was.ID) && !cs.replace(ss, i, it) {
-			cs.reset(t)
-			break
+		if it := hist[i]; it != was {
+			if !cs.replace(ss, i, it) {
+				cs.reset(t)
+				break
+			}
+			if env.chainCut != nil {
+				cs.uncut = append(cs.uncut, i)
+			}
 		}
 	}
 	for i := len(cs.hist); i < len(hist); i++ {
 		cs.append(ss, hist[i])
 	}
+	cs.uncut = env.chainCut.note(cs.uncut, len(cs.pos))
 	for f := max(0, len(cs.uses)-p.keep); cs.cleared < f; cs.cleared++ {
 		u := cs.uses[cs.cleared]
 		cs.touch(u.call)
@@ -322,13 +327,14 @@ func (cs *clearState) copies(env *Env, ss *serverState) {
 }
 
 // cut returns the ids of the items edited at this call that were not
-// sent cut at the previous one, in order.
-func (cs *clearState) cut() []string {
+// sent cut at the previous one, in order (in a chain, neither by the
+// chain: env.chainCut).
+func (cs *clearState) cut(env *Env) []string {
 	slices.Sort(cs.uncut)
 	keep := cs.uncut[:0]
 	var ids []string
 	for _, i := range slices.Compact(cs.uncut) {
-		if cs.pos[i].has && !cs.made[i] {
+		if cs.pos[i].has && !cs.made[i] && !env.chainCut.was(i, cs.out[i].ID) {
 			ids = append(ids, cs.out[i].ID)
 			keep = append(keep, i)
 		}

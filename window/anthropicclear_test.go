@@ -126,7 +126,7 @@ func TestClearToolUsesIncremental(t *testing.T) {
 		calls, seeds = 100, 1
 	}
 	fired, cut := map[string]int{}, map[string]int{}
-	for _, tr := range clearSessions(t, calls, seeds) {
+	for k, tr := range clearSessions(t, calls, seeds) {
 		for _, spec := range clearSpecs {
 			inc := mustPolicy(t, spec)
 			type sent struct {
@@ -134,9 +134,11 @@ func TestClearToolUsesIncremental(t *testing.T) {
 				items []Item
 				msgs  []transcript.Message
 			}
-			run := func(p Policy) []sent {
+			// Every other session, the incremental policy may build in
+			// the arrays of what it sent (as the replay command lets it).
+			run := func(p Policy, reuse bool) []sent {
 				var out []sent
-				env := &Env{Transcript: tr, Count: cacheCount(), Summarizer: &summarize.Mock{}}
+				env := &Env{Transcript: tr, Count: cacheCount(), Summarizer: &summarize.Mock{}, reuseSent: reuse}
 				driveEach(t, p, tr, env, func(_, _ int, step Step, _ *State) {
 					s := sent{step: step, items: slices.Clone(step.History)}
 					for _, it := range step.History {
@@ -146,7 +148,7 @@ func TestClearToolUsesIncremental(t *testing.T) {
 				})
 				return out
 			}
-			got, want := run(inc), run(wholeOf(inc))
+			got, want := run(inc, k%2 == 1), run(wholeOf(inc), false)
 			for c := range want {
 				w, g := want[c], got[c]
 				if wi, gi := ids(w.items), ids(g.items); !slices.Equal(wi, gi) {

@@ -178,14 +178,14 @@ func thinkingRemoved(ss *serverState, it Item) Item {
 }
 
 // cut returns the ids of the items edited whose item given is not one
-// of the server's copies (it was not sent cut at the previous call), in
-// order.
-func (ts *thinkState) cut() []string {
+// of the server's copies (it was not sent cut at the previous call; in a
+// chain, neither by the chain: env.chainCut), in order.
+func (ts *thinkState) cut(env *Env) []string {
 	slices.Sort(ts.uncut)
 	keep := ts.uncut[:0]
 	var ids []string
 	for _, i := range slices.Compact(ts.uncut) {
-		if ts.ed[i] && !ts.made[i] {
+		if ts.ed[i] && !ts.made[i] && !env.chainCut.was(i, ts.out[i].ID) {
 			ids = append(ids, ts.out[i].ID)
 			keep = append(keep, i)
 		}

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/transcript"
 )
 
 // A chain applies policies in order at each call, each to what the one
@@ -78,59 +80,108 @@ func (c *chainPolicy) Params() Values {
 	return out
 }
 
-// chainState is a chain's state: a State per part, and the copies the
-// provider's edits made.
+// chainState is a chain's state: a State per part, and the history
+// given at the previous call with the provider's copies restored, kept
+// so that a call restores what changed since (an item given that is the
+// one given there at the previous call is restored as it was then).
 type chainState struct {
-	sub  []*State
-	made map[any]bool
+	sub []*State
+	// servers are the states of the parts that are provider's edits:
+	// the copies they made (their made) are what the chain restores.
+	servers []*serverState
+
+	tr   *transcript.Transcript
+	base *transcript.Message // &tr.Messages[0]: the originals' addresses
+	hist []Item              // the history given at the previous call
+	// client is hist with the copies restored; cut[i] says hist[i] is
+	// one of the copies, cutIDs counts the positions cut of each id.
+	client []Item
+	cut    []bool
+	cutIDs map[string]int
+	// count holds how many positions of hist hold each message.
+	count map[*transcript.Message]int
+	// cc is what the parts that are provider's edits are told of cut.
+	cc chainCut
+}
+
+// A chainCut tells a part of a chain that is a provider's edit which
+// items of the chain's history were the provider's copies, sent cut at
+// the previous call: the chain leaves their ids out of what the part
+// cuts, and the part may leave them out itself.
+type chainCut struct {
+	cs *chainState
+	// changed lists the positions whose item changed at this call.
+	changed []int
+}
+
+// was reports whether the chain's item at position i has id id and was
+// sent cut at the previous call.
+func (c *chainCut) was(i int, id string) bool {
+	return c != nil && i < len(c.cs.hist) && c.cs.cut[i] && c.cs.hist[i].ID == id
+}
+
+// note adds to list, the positions (below n) a part checks again for
+// what it cuts, those whose was may have changed at this call.
+func (c *chainCut) note(list []int, n int) []int {
+	if c == nil {
+		return list
+	}
+	for _, i := range c.changed {
+		if i < n {
+			list = append(list, i)
+		}
+	}
+	if len(list) > 2*n+64 {
+		slices.Sort(list)
+		list = slices.Compact(list)
+	}
+	return list
 }
 
 func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	cs, _ := st.data.(*chainState)
 	if cs == nil {
-		cs = &chainState{made: map[any]bool{}}
-		for range c.parts {
-			cs.sub = append(cs.sub, &State{})
+		cs = &chainState{}
+		cs.cc.cs = cs
+		for _, p := range c.parts {
+			s := &State{}
+			cs.sub = append(cs.sub, s)
+			if _, ok := p.(serverEdit); ok {
+				ss := serverStateOf(env, s)
+				ss.log = true
+				cs.servers = append(cs.servers, ss)
+			}
 		}
 		st.data = cs
 	}
-	// The parts must not build in the arrays of what the chain sent.
+	// When something reads what the chain sent after the call, the parts
+	// must not build in its arrays, nor it be the chain's own.
 	sub := *env
-	sub.reuseSent = false
-	h := restoreServerCopies(env, cs.made, hist)
-	// What the provider's edits sent cut at the previous call and cut
-	// again is not news.
-	wasCut := map[string]bool{}
-	for _, it := range hist {
-		if cs.made[it.Msg] {
-			wasCut[it.ID] = true
-		}
+	cs.sync(env, hist)
+	h := slices.Clip(cs.client)
+	if !env.reuseSent {
+		h = slices.Clone(cs.client)
 	}
 	var step Step
 	for i, p := range c.parts {
+		_, server := p.(serverEdit)
+		sub.chainCut = nil
+		if server {
+			sub.chainCut = &cs.cc
+		}
 		s, err := p.Apply(ctx, &sub, cs.sub[i], h)
 		if err != nil {
 			return Step{}, err
-		}
-		if _, ok := p.(serverEdit); ok {
-			before := map[any]bool{}
-			for _, it := range h {
-				before[it.Msg] = true
-			}
-			for _, it := range s.History {
-				if !before[it.Msg] && it.Index() >= 0 {
-					cs.made[it.Msg] = true
-				}
-			}
 		}
 		for _, id := range s.Evicted {
 			if !slices.Contains(step.Evicted, id) {
 				step.Evicted = append(step.Evicted, id)
 			}
 		}
-		_, server := p.(serverEdit)
+		// What the provider's edits sent cut at the previous call and
+		// cut again is not news.
 		for _, id := range s.Truncated {
-			if !slices.Contains(step.Truncated, id) && !(server && wasCut[id]) {
+			if !slices.Contains(step.Truncated, id) && !(server && cs.cutIDs[id] > 0) {
 				step.Truncated = append(step.Truncated, id)
 			}
 		}
@@ -146,24 +197,85 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		h = s.History
 	}
 	step.History = h
+	// A copy made at this call that is in the history given is to be
+	// restored where it is given again: the next call looks at each item.
+	stale := false
+	for _, ss := range cs.servers {
+		for _, m := range ss.added {
+			if m, ok := m.(*transcript.Message); ok && cs.count[m] > 0 {
+				stale = true
+			}
+		}
+		ss.added = ss.added[:0]
+	}
+	if stale {
+		cs.reset(env.Transcript)
+	}
 	return step, nil
 }
 
-// restoreServerCopies returns hist with the copies in made (the
-// provider's edits at earlier calls) replaced by their originals: the
-// client's history.
-func restoreServerCopies(env *Env, made map[any]bool, hist []Item) []Item {
-	out := hist
-	for k, it := range hist {
-		if !made[it.Msg] {
-			continue
+// made reports whether m is one of the copies the provider's edits made.
+func (cs *chainState) made(m *transcript.Message) bool {
+	for _, ss := range cs.servers {
+		if ss.made[m] {
+			return true
 		}
-		if &out[0] == &hist[0] {
-			out = slices.Clone(hist)
-		}
-		out[k] = Original(env.Transcript, it.Index())
 	}
-	return out
+	return false
+}
+
+// reset empties cs's history for transcript t.
+func (cs *chainState) reset(t *transcript.Transcript) {
+	cs.tr, cs.base = t, nil
+	if len(t.Messages) > 0 {
+		cs.base = &t.Messages[0]
+	}
+	cs.hist, cs.client, cs.cut = cs.hist[:0], cs.client[:0], cs.cut[:0]
+	cs.cutIDs, cs.count = map[string]int{}, map[*transcript.Message]int{}
+}
+
+// sync brings cs to the history hist.
+func (cs *chainState) sync(env *Env, hist []Item) {
+	t := env.Transcript
+	if cs.tr != t || len(t.Messages) > 0 && cs.base != &t.Messages[0] || len(hist) < len(cs.hist) {
+		cs.reset(t)
+	}
+	cs.cc.changed = cs.cc.changed[:0]
+	for i, was := range cs.hist {
+		if it := hist[i]; it != was {
+			cs.drop(i)
+			cs.set(i, it)
+		}
+	}
+	for i := len(cs.hist); i < len(hist); i++ {
+		cs.hist, cs.client, cs.cut = append(cs.hist, Item{}), append(cs.client, Item{}), append(cs.cut, false)
+		cs.set(i, hist[i])
+	}
+}
+
+// drop takes position i's item out of the counts.
+func (cs *chainState) drop(i int) {
+	m := cs.hist[i].Msg
+	if cs.count[m]--; cs.count[m] == 0 {
+		delete(cs.count, m)
+	}
+	if id := cs.hist[i].ID; cs.cut[i] {
+		if cs.cutIDs[id]--; cs.cutIDs[id] == 0 {
+			delete(cs.cutIDs, id)
+		}
+	}
+}
+
+// set puts it at position i: the client's history has the original
+// there where it is one of the copies.
+func (cs *chainState) set(i int, it Item) {
+	cs.hist[i], cs.client[i], cs.cut[i] = it, it, cs.made(it.Msg)
+	cs.cc.changed = append(cs.cc.changed, i)
+	cs.count[it.Msg]++
+	if cs.cut[i] {
+		cs.client[i] = Original(cs.tr, it.Index())
+		cs.cutIDs[it.ID]++
+	}
 }
 
 // Guarantees: a chain promises that no tool result goes without its

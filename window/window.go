@@ -97,6 +97,10 @@ type Env struct {
 	// build the history of its next call in the same array. Only the
 	// replay engine sets it ([sentreuse.Allow]).
 	reuseSent bool
+	// chainCut, for a part of a chain that is a provider's edit, says
+	// which items of the chain's history were sent cut at the previous
+	// call (nil: not such a part).
+	chainCut *chainCut
 }
 
 func init() { sentreuse.Allow = func(env any) { env.(*Env).reuseSent = true } }
