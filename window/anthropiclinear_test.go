@@ -37,37 +37,42 @@ func replayLean(t testing.TB, tr *transcript.Transcript, p window.Policy) *repla
 	return run
 }
 
-// TestClearToolUsesLinear: a replay under anthropic-clear-tool-uses of
-// four times the calls of a tool-heavy session takes about four times
-// the time (1,000 calls against 4,000 took 2.2 s against 121 s: every
-// call found every tool use, made every edit and counted every copy
-// again): at most 10 times (best of three; quadratic is 16, and it took
-// 14.6 times on 500 against 2,000 calls).
+// TestClearToolUsesLinear: a replay under anthropic-clear-tool-uses,
+// alone and chained after anthropic-clear-thinking, of four times the
+// calls of a tool-heavy session takes about four times the time (1,000
+// calls against 4,000 took 2.2 s against 121 s: every call found every
+// tool use, made every edit and counted every copy again; chained, 1.5 s
+// against 25.6 s: the chain restored every item of every call and
+// clear-thinking found every turn again): at most 10 times (best of
+// three; quadratic is 16, and it took 14.6 times on 500 against 2,000
+// calls).
 func TestClearToolUsesLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing: make long")
 	}
-	p, err := window.Parse(window.AnthropicClearToolUses)
-	if err != nil {
-		t.Fatal(err)
-	}
-	timeOf := func(calls int) time.Duration {
-		tr := toolHeavy(t, calls)
-		best := time.Duration(math.MaxInt64)
-		for range 3 {
-			start := time.Now()
-			run := replayLean(t, tr, p)
-			best = min(best, time.Since(start))
-			if run.Summary.Truncations == 0 {
-				t.Fatalf("%d calls: nothing cleared", calls)
-			}
+	for _, spec := range []string{window.AnthropicClearToolUses, window.AnthropicClearThinking + "+" + window.AnthropicClearToolUses} {
+		p, err := window.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return best
-	}
-	small, large := timeOf(500), timeOf(2000)
-	t.Logf("500 calls %v, 2,000 calls %v: %.1f×", small, large, large.Seconds()/small.Seconds())
-	if r := large.Seconds() / small.Seconds(); r > 10 {
-		t.Errorf("4× the calls took %.1f× the time (%v against %v), want at most 10×", r, large, small)
+		timeOf := func(calls int) time.Duration {
+			tr := toolHeavy(t, calls)
+			best := time.Duration(math.MaxInt64)
+			for range 3 {
+				start := time.Now()
+				run := replayLean(t, tr, p)
+				best = min(best, time.Since(start))
+				if run.Summary.Truncations == 0 {
+					t.Fatalf("%s, %d calls: nothing cleared", spec, calls)
+				}
+			}
+			return best
+		}
+		small, large := timeOf(500), timeOf(2000)
+		t.Logf("%s: 500 calls %v, 2,000 calls %v: %.1f×", spec, small, large, large.Seconds()/small.Seconds())
+		if r := large.Seconds() / small.Seconds(); r > 10 {
+			t.Errorf("%s: 4× the calls took %.1f× the time (%v against %v), want at most 10×", spec, r, large, small)
+		}
 	}
 }
 
