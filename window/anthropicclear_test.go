@@ -93,6 +93,8 @@ var clearSpecs = []string{
 	"anthropic-clear-thinking:keep=0",
 	"anthropic-clear-thinking:keep=3",
 	"anthropic-compaction:trigger=50000+anthropic-clear-thinking:keep=1+anthropic-clear-tool-uses:trigger=10000,keep=2",
+	"aidf:max_messages=40+anthropic-clear-thinking:keep=1+anthropic-clear-tool-uses:trigger=3000,keep=1",
+	"anthropic-clear-tool-uses:trigger=3000,keep=2+aidf:max_messages=30",
 }
 
 // wholeOf returns p with its clear-tool-uses, its clear-thinking and its
