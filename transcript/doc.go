@@ -86,7 +86,8 @@
 //     does not read (Gemini API contents, Gemini CLI stream-json: named
 //     in the reason), and input of which no
 //     message could be read give a [*NotTranscriptError]; [Walk] lists
-//     such files of a directory as skipped instead. An input is never
+//     such files of a directory as skipped instead, and so a directory's
+//     file whose malformed records leave no message to read. An input is never
 //     read as a transcript with no message.
 //   - A chat message with no role, a role no chat format has, or no
 //     content field is a malformed record, named at its line with the

@@ -25,8 +25,11 @@ const Stdin = "-"
 // one at a time. A path is a file, a directory or [Stdin]. A directory is
 // walked in lexical order (skipping .git); its files that hold no
 // transcript ([NotTranscriptError]) are returned as skipped, while a file
-// named explicitly that holds none is an error. Walk stops at the first
-// error, including one fn returns.
+// named explicitly that holds none is an error. A directory's file whose
+// malformed record ([SyntaxError]) stops a strict read is skipped too
+// when not one message of it reads ([foreign]): it is another program's
+// JSON, not a damaged transcript. Walk stops at the first error,
+// including one fn returns.
 //
 // Files are read ahead of fn on several goroutines (up to one per CPU,
 // within a budget of bytes ([readBudget]), a larger file alone), while fn
@@ -72,6 +75,11 @@ func WalkPrepared[P any](paths []string, opt Options, stdin io.Reader, prepare f
 			r.done(i)
 			continue
 		}
+		if reason, ok := foreign(j, res.err, opt); ok {
+			skipped = append(skipped, SkippedFile{j.path, reason})
+			r.done(i)
+			continue
+		}
 		if res.err != nil {
 			return skipped, res.err
 		}
@@ -87,6 +95,25 @@ func WalkPrepared[P any](paths []string, opt Options, stdin io.Reader, prepare f
 		r.done(i)
 	}
 	return skipped, nil
+}
+
+// foreign reports whether a strict read of j, a file a directory walk
+// found, stopped at a malformed record (err) in a file that holds no
+// transcript: one a lenient read finds no message in, or stops in too.
+// It returns why
+// the file is skipped, naming the record. A file with a message before
+// or after the malformed record is a transcript, and err stands.
+func foreign(j input, err error, opt Options) (string, bool) {
+	var se *SyntaxError
+	if j.explicit || j.stdin || opt.Lenient || !errors.As(err, &se) {
+		return "", false
+	}
+	opt.Lenient = true
+	var nt *NotTranscriptError
+	if _, err := ReadFile(j.path, opt); !errors.As(err, &nt) && !errors.As(err, &se) {
+		return "", false
+	}
+	return fmt.Sprintf("no message in it reads (line %d: %s)", se.Line, se.Msg), true
 }
 
 // An input is one thing Walk meets, in order: a file to read (named

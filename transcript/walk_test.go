@@ -278,3 +278,46 @@ func TestWalkSelect(t *testing.T) {
 		t.Errorf("skipped %v, want c/notes.md alone", skipped)
 	}
 }
+
+// TestWalkSkipsForeignJSONL: another program's JSON Lines in a walked
+// folder (a log whose lines a chat reader takes for messages with no
+// role, concatenated arrays) holds no transcript: it is skipped, counted
+// with the record that failed, and the walk reads on; a transcript with a
+// malformed record still stops the walk, and a foreign file named
+// explicitly is still an error.
+func TestWalkSkipsForeignJSONL(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"p/a-log.jsonl":     `{"level":"info","msg":"started","time":"2025-01-01"}` + "\n" + `{"level":"info","msg":"done","role":"user"}` + "\n",
+		"p/b-arrays.jsonl":  "[1,2]\n[3]\n",
+		"p/c-session.jsonl": ccUser + "\n" + ccAsst + "\n",
+	})
+	var got []string
+	skipped, err := Walk([]string{dir}, Options{}, nil, func(tr *Transcript) error {
+		got = append(got, strings.TrimPrefix(tr.File, dir+"/"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"p/c-session.jsonl"}, got); diff != "" {
+		t.Errorf("transcripts (-want +got):\n%s", diff)
+	}
+	for i := range skipped {
+		skipped[i].File = strings.TrimPrefix(skipped[i].File, dir+"/")
+	}
+	want := []SkippedFile{
+		{"p/a-log.jsonl", "no message in it reads (line 1: message has no role (its fields: level, msg, time))"},
+		{"p/b-arrays.jsonl", "no message in it reads (line 2: invalid JSON: invalid character '[' after top-level value)"},
+	}
+	if diff := cmp.Diff(want, skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	var se *SyntaxError
+	if _, err := Walk([]string{filepath.Join(dir, "p/a-log.jsonl")}, Options{}, nil, func(*Transcript) error { return nil }); !errors.As(err, &se) {
+		t.Errorf("foreign file named explicitly: error %v, want its syntax error", err)
+	}
+	damaged := writeFiles(t, map[string]string{"chat.jsonl": `{"role":"user","content":"hi"}` + "\n" + `{"foo":1}` + "\n"})
+	if _, err := Walk([]string{damaged}, Options{}, nil, func(*Transcript) error { return nil }); !errors.As(err, &se) || se.Line != 2 {
+		t.Errorf("damaged transcript: error %v, want its line 2", err)
+	}
+}
