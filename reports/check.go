@@ -50,7 +50,7 @@ func checkCells(r suite.Row, strict bool) []string {
 	if r.Kind == suite.KindBetter && strict {
 		verdict = "↑ better (fails: --strict)"
 	}
-	return []string{r.File, r.Policy, r.Metric, base, now, pct, verdict, r.Note}
+	return []string{r.File, r.Shown, r.Metric, base, now, pct, verdict, r.Note}
 }
 
 // WriteCheckRows writes `ctxbench check`'s table of a report's rows
@@ -72,9 +72,10 @@ func WriteCheckRows(w io.Writer, rep *suite.Report, failingOnly bool) error {
 }
 
 // WriteCheckAnnotations writes GitHub workflow commands: at most one per case
-// and kind of failure, worst first, pointing at the transcript (at names
-// it) and, for violations, the line of the first call; improvements as
-// notices.
+// and kind of failure, in the table's order (a parameter changed first,
+// then worst first), pointing at the transcript (at names it) and, for
+// violations, the line of the first call; parameter changes and
+// improvements as notices.
 func WriteCheckAnnotations(w io.Writer, rep *suite.Report, at func(file string) string) error {
 	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
@@ -85,7 +86,7 @@ func WriteCheckAnnotations(w io.Writer, rep *suite.Report, at func(file string) 
 	var order []string
 	groups := map[string]*group{}
 	for _, r := range rep.Rows() {
-		if r.Kind == suite.KindWithin || r.Kind == suite.KindParam {
+		if r.Kind == suite.KindWithin {
 			continue
 		}
 		k := suite.Key(r.File, r.Policy) + "\x00" + r.Kind.String()
@@ -111,7 +112,7 @@ func WriteCheckAnnotations(w io.Writer, rep *suite.Report, at func(file string) 
 		if g.n > 1 {
 			msg += fmt.Sprintf(" (and %d more)", g.n-1)
 		}
-		fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, loc, prop.Replace("ctxbench "+r.Policy+": "+r.Kind.String()), esc.Replace(msg))
+		fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, loc, prop.Replace("ctxbench "+r.Shown+": "+r.Kind.String()), esc.Replace(msg))
 	}
 	_, err := fmt.Fprintln(w, CheckVerdict(rep))
 	return err

@@ -151,8 +151,10 @@ func (k Kind) Fails(strict bool) bool {
 
 // A Row is one line of the report's table.
 type Row struct {
-	File, Policy string
-	Kind         Kind
+	// File and Policy key the row's case; Shown names its policy with
+	// its parameters ([Case.Shown]).
+	File, Policy, Shown string
+	Kind                Kind
 	// Metric, Base and Now: the metric (a budget's name, a parameter's,
 	// violations.INVARIANT) and its values; HasValues is false for rows
 	// without numbers (missing, removed).
@@ -170,16 +172,18 @@ type Row struct {
 	Line int
 }
 
-// Rows returns the report's table, worst first: budgets exceeded,
-// regressions (largest change first), violations more frequent than the
-// baseline's (by invariant, with the first call), cases missing from or
-// removed from the baseline, parameter changes, improvements, then
-// changes within tolerance; within a kind, by case.
+// Rows returns the report's table, causes first: parameter changes
+// (what the metrics after them follow from), then worst first: budgets
+// exceeded, regressions (largest change first), violations more frequent
+// than the baseline's (by invariant, with the first call), cases missing
+// from or removed from the baseline, improvements, then changes within
+// tolerance; within a kind, by case.
 func (r *Report) Rows() []Row {
 	var rows []Row
 	for i := range r.Cases {
 		c := &r.Cases[i]
-		row := func(k Kind) Row { return Row{File: c.File, Policy: c.Policy, Kind: k} }
+		shown := c.Shown()
+		row := func(k Kind) Row { return Row{File: c.File, Policy: c.Policy, Shown: shown, Kind: k} }
 		for _, b := range c.Budgets {
 			x := row(KindBudget)
 			x.Metric, x.Now, x.Base, x.HasValues, x.Note = b.Budget, b.Got, b.Limit, true, b.String()
@@ -234,8 +238,14 @@ func (r *Report) Rows() []Row {
 			}
 		}
 	}
+	rank := func(k Kind) int {
+		if k == KindParam {
+			return -1
+		}
+		return int(k)
+	}
 	slices.SortStableFunc(rows, func(a, b Row) int {
-		if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+		if c := cmp.Compare(rank(a.Kind), rank(b.Kind)); c != 0 {
 			return c
 		}
 		if a.Kind == KindRegression {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxbench/ctxbench/window"
 )
 
 // TestCompareDirections: each metric improves one way — retention up,
@@ -266,5 +268,34 @@ func TestMissingRowHint(t *testing.T) {
 		if !strings.Contains(note, tc.want) {
 			t.Errorf("%s: note %q, want %q", tc.name, note, tc.want)
 		}
+	}
+}
+
+// TestRowsCauseFirst: a parameter changed is the cause of the metrics
+// that moved after it, so its row comes first, before any regression;
+// every row names the policy with its parameters (aidf:max_messages=30,
+// not aidf), while the label alone keys the case.
+func TestRowsCauseFirst(t *testing.T) {
+	p, err := window.Parse("aidf:max_messages=30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Case{File: "a.jsonl", Policy: "aidf", Name: "aidf", Params: map[string]string(p.Params()),
+		ParamChanges: []ParamChange{{"max_messages", "50", "30"}}}
+	for i := range 40 {
+		c.Deltas = append(c.Deltas, Delta{Metric: fmt.Sprintf("m%02d", i), Base: 1, Now: 2, Verdict: Worse})
+	}
+	rows := (&Report{Cases: []Case{c}}).Rows()
+	if len(rows) != 41 || rows[0].Kind != KindParam || rows[0].Note != "50 → 30" {
+		t.Fatalf("%d rows, the first %+v", len(rows), rows[0])
+	}
+	for _, r := range rows {
+		if r.Shown != "aidf:max_messages=30" || r.Policy != "aidf" {
+			t.Fatalf("row shows %q keyed %q", r.Shown, r.Policy)
+		}
+	}
+	labelled := Case{File: "a.jsonl", Policy: "short", Name: "aidf", Params: map[string]string(p.Params())}
+	if got := labelled.Shown(); got != "short" {
+		t.Errorf("a labelled policy shows %q", got)
 	}
 }

@@ -76,6 +76,26 @@ type ParamChange struct {
 // Key returns the case's key.
 func (c *Case) Key() string { return Key(c.File, c.Policy) }
 
+// Shown is the case's policy as a report names it: its label, or, where
+// the label is the policy's name, its spec with the parameters set away
+// from their defaults ("aidf:max_messages=30"): a row says which setting
+// it measured. The label alone keys the case in the baseline, so that a
+// parameter changed is a change of the case, not another case.
+func (c *Case) Shown() string {
+	if c.Policy != c.Name || len(c.Params) == 0 {
+		return c.Policy
+	}
+	kv := make([]string, 0, len(c.Params))
+	for _, k := range slices.Sorted(maps.Keys(c.Params)) {
+		kv = append(kv, k+"="+c.Params[k])
+	}
+	p, err := window.Parse(c.Name + ":" + strings.Join(kv, ","))
+	if err != nil {
+		return c.Policy
+	}
+	return window.Format(p)
+}
+
 // Failed reports whether the case fails the check: a budget exceeded, a
 // metric worse beyond its tolerance (a violation more often than the
 // baseline records), a case the baseline lacks or no longer replayed;

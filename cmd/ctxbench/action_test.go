@@ -455,9 +455,13 @@ func TestActionRegression(t *testing.T) {
 		t.Fatalf("exit %d, annotations %q\n%s", res.code, res.annotations, res.log)
 	}
 	for _, a := range errs {
-		if !regexp.MustCompile(`^::error file=sessions/(tool_heavy|subagent)\.jsonl,(line=\d+,)?title=ctxbench aidf%3A (regression|parameter|violations)::`).MatchString(a) {
+		if !regexp.MustCompile(`^::error file=sessions/(tool_heavy|subagent)\.jsonl,(line=\d+,)?title=ctxbench aidf%3Amax_messages=6%2Cpreserve_last_n=4%3A (regression|violations)::`).MatchString(a) {
 			t.Errorf("annotation %q", a)
 		}
+	}
+	// The cause first: the setting changed, as a notice, then what it moved.
+	if len(res.annotations) == 0 || !strings.HasPrefix(res.annotations[0], "::notice file=sessions/") || !strings.HasSuffix(res.annotations[0], "%3A parameter::max_messages changed 30 → 6") {
+		t.Errorf("first annotation %q, want the parameter changed", res.annotations[:min(len(res.annotations), 1)])
 	}
 	c := r.comments()
 	if len(c) != 1 {
@@ -469,7 +473,7 @@ func TestActionRegression(t *testing.T) {
 	}
 	t.Logf("the comment:\n%s", first)
 	if !ordered(first, marker+"\n## ctxbench check: 2 of 4 transcript × policy cases fail",
-		"**Settings changed**", "- `aidf`: `max_messages` 30 → 6 (", "**Metrics moved**", "- `aidf` evictions, ↓ worse: tool_heavy.jsonl 0 → 7 (new); subagent.jsonl 1 → 25 (+2400.0%)",
+		"**Settings changed**", "- `aidf:max_messages=6,preserve_last_n=4`: `max_messages` 30 → 6 (", "**Metrics moved**", "- `aidf:max_messages=6,preserve_last_n=4` evictions, ↓ worse: tool_heavy.jsonl 0 → 7 (new); subagent.jsonl 1 → 25 (+2400.0%)",
 		"<details><summary>Every change</summary>", "| transcript | policy |", "</details>") {
 		t.Errorf("comment:\n%s", first)
 	}

@@ -16,20 +16,20 @@ import (
 )
 
 type checkCmd struct {
-	summarizerFlags
-	Config       string   `default:"ctxbench.yaml" placeholder:"FILE" help:"The suite: transcripts, policies, estimators, provider, budgets, tolerance, baseline."`
-	Baseline     string   `placeholder:"FILE" help:"Baseline file (default: the config's baseline, else ctxbench.baseline.json beside the config)."`
-	Update       bool     `help:"Rewrite the baseline from this run (atomically) and say what changed; without it the baseline is never written."`
-	Accept       bool     `help:"With --update: record a suite that fails (metrics worse, budgets exceeded, new violations) and list what was accepted."`
-	Strict       bool     `help:"Fail on any change beyond tolerance, improvements too."`
-	Format       string   `default:"text" enum:"text,github" help:"Output: text, or github (workflow annotations)."`
-	JUnit        string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML, one test case per transcript × policy."`
-	Summary      string   `placeholder:"FILE" help:"Also write the report as Markdown (for $GITHUB_STEP_SUMMARY)."`
-	Shard        string   `placeholder:"K/N" help:"Replay only shard K of N of the cases (split by the hash of each case's key) and write them to --partial."`
-	Partial      string   `placeholder:"FILE" help:"With --shard: the file the shard's result goes to."`
-	Merge        []string `placeholder:"FILE" sep:"none" help:"Check the partials of every shard, as one run: no replay. Repeatable, or followed by the others (--merge a.json b.json)."`
-	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
-	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: the config's model, else each call at the model that made it)."`
+	summarizerFlags `group:"summarizer"`
+	Config          string   `default:"ctxbench.yaml" placeholder:"FILE" help:"The suite: transcripts, policies, estimators, provider, budgets, tolerance, baseline."`
+	Baseline        string   `placeholder:"FILE" help:"Baseline file (default: the config's baseline, else ctxbench.baseline.json beside the config)."`
+	Update          bool     `help:"Rewrite the baseline from this run (atomically) and say what changed; without it the baseline is never written."`
+	Accept          bool     `help:"With --update: record a suite that fails (metrics worse, budgets exceeded, new violations) and list what was accepted."`
+	Strict          bool     `help:"Fail on any change beyond tolerance, improvements too."`
+	Format          string   `default:"text" enum:"text,github" help:"Output: text, or github (workflow annotations)."`
+	JUnit           string   `name:"junit" placeholder:"FILE" help:"Also write JUnit XML, one test case per transcript × policy."`
+	Summary         string   `placeholder:"FILE" help:"Also write the report as Markdown (for $GITHUB_STEP_SUMMARY)."`
+	Shard           string   `placeholder:"K/N" help:"Replay only shard K of N of the cases (split by the hash of each case's key) and write them to --partial."`
+	Partial         string   `placeholder:"FILE" help:"With --shard: the file the shard's result goes to."`
+	Merge           []string `placeholder:"FILE" sep:"none" help:"Check the partials of every shard, as one run: no replay. Repeatable, or followed by the others (--merge a.json b.json)."`
+	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	PricingModel    string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: the config's model, else each call at the model that made it)."`
 	// More are the partials after the first --merge's.
 	More []string `arg:"" optional:"" name:"partial" help:"With --merge: the other partials."`
 }
@@ -219,7 +219,7 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 			return err
 		}
 		fmt.Fprintf(w, "ctxbench check: %s; the baseline is unchanged\n", reports.Count(len(blocking), "case fails", "cases fail"))
-		fmt.Fprintf(e.stderr, "ctxbench: error: refusing to record %d failing cases in %s\nctxbench: hint: check what fails; pass --accept to record it anyway\n", len(blocking), path)
+		fmt.Fprintf(e.stderr, "ctxbench: error: refusing to record %s in %s\nctxbench: hint: check what fails; pass --accept to record it anyway\n", reports.Count(len(blocking), "failing case", "failing cases"), path)
 		return errVerdict
 	}
 	changes := suite.Changes(old, rep.Current)
