@@ -253,7 +253,8 @@ func TestTokensInvalidUTF8(t *testing.T) {
 
 // TestCostReadsClaudeProjects: cost with no PATH reads Claude Code's
 // sessions — $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects — and
-// says so; without them it prices the embedded samples.
+// says so; without them it says none was found and exits 2, never
+// pricing the embedded samples as if they were the user's.
 func TestCostReadsClaudeProjects(t *testing.T) {
 	dir := t.TempDir()
 	home, config := filepath.Join(dir, "home"), filepath.Join(dir, "config")
@@ -267,7 +268,6 @@ func TestCostReadsClaudeProjects(t *testing.T) {
 		// With no --policy, cost is the bill alone, by session.
 		{"home", map[string]string{"HOME": home}, filepath.Join(home, ".claude", "projects"), "| 55604662-cf2a-4331-851a-ec234028f8ca |     1 |"},
 		{"CLAUDE_CONFIG_DIR", map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": config}, filepath.Join(config, "projects"), "| d6e0bada-1959-4eec-a9d2-0bfade768d8f |     4 |"},
-		{"neither", map[string]string{"HOME": filepath.Join(dir, "nobody")}, "", "| pvlib__pvlib-python-1072             |    74 |"},
 	} {
 		var out, errOut strings.Builder
 		code := runEnv([]string{"cost"}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string { return c.vars[k] }})
@@ -286,8 +286,9 @@ func TestCostReadsClaudeProjects(t *testing.T) {
 
 // TestCommandsDefaultAlike: with no PATH, every command that reads
 // transcripts reads Claude Code's sessions where they are found, and
-// says so; --samples reads the embedded samples instead, and with a PATH
-// is an error.
+// says so; where none is found, it says so on standard error, writes
+// nothing and exits 2; --samples reads the embedded samples instead, and
+// with a PATH is an error.
 func TestCommandsDefaultAlike(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
@@ -319,6 +320,27 @@ func TestCommandsDefaultAlike(t *testing.T) {
 		if args[0] == "inspect" && !strings.Contains(stdout, "embedded:") {
 			t.Errorf("inspect --samples did not read the samples:\n%s", stdout)
 		}
+	}
+	nobody := func(args ...string) (string, string, int) {
+		var out, errOut strings.Builder
+		code := runEnv(args, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string {
+			return map[string]string{"HOME": filepath.Join(dir, "nobody")}[k]
+		}})
+		return out.String(), errOut.String(), code
+	}
+	for _, args := range [][]string{
+		{"inspect"}, {"estimate"}, {"probes"}, {"replay", "--policy", "none"}, {"cost"}, {"cost", "--policy", "none"},
+		{"sweep", "--policy", "aidf", "--grid", "max_messages=10,20"},
+		{"report", "--out", filepath.Join(dir, "nobody-report"), "--policy", "none"},
+		{"cost", "--shard", "1/2", "--partial", filepath.Join(dir, "part.jsonl")},
+	} {
+		stdout, stderr, code := nobody(args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "ctxbench: error: no sessions found in ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects); pass a PATH, or --samples for the embedded samples\n") {
+			t.Errorf("%s, no sessions: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nobody-report")); err == nil {
+		t.Error("report with no sessions wrote its folder")
 	}
 	if _, stderr, code := run("inspect", "--samples", corpus+"spotter/short.jsonl"); code != 2 || !strings.Contains(stderr, "--samples and ") {
 		t.Errorf("--samples with a PATH: exit %d, stderr %q", code, stderr)

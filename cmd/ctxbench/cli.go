@@ -150,6 +150,10 @@ func runEnv(args []string, e *env) int {
 		}),
 		kong.Vars{"version": versionLine(), "formats": formatNames()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.ExplicitGroups([]kong.Group{
+			{Key: "input", Title: "Reading transcripts:"},
+			{Key: "summarizer", Title: "Summarizer (for the policies that summarize):"},
+		}),
 		kong.ValueFormatter(helpWithDefault),
 	)
 	if err != nil {
@@ -213,7 +217,7 @@ func formatNames() string {
 type inputFlags struct {
 	Lenient bool   `help:"Skip malformed records (counted and listed) instead of stopping at the first."`
 	Format  string `help:"Read every input as this format instead of detecting it (${formats})." placeholder:"F"`
-	Samples bool   `help:"Read the sample transcripts embedded in ctxbench (with no PATH, they are read when Claude Code's sessions are not found)."`
+	Samples bool   `help:"Read the sample transcripts embedded in ctxbench instead of a PATH."`
 	// measure reads the content measured, not kept
 	// (transcript.Options.Measure): what a command that only counts sets.
 	measure bool
@@ -256,8 +260,14 @@ func (f inputFlags) options() (transcript.Options, error) {
 	return opt, nil
 }
 
+// errNoSessions is what a command with no PATH says when Claude Code's
+// sessions are not found: it never reads the embedded samples in their
+// place, which only --samples asks for.
+var errNoSessions = errors.New("no sessions found in ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects); pass a PATH, or --samples for the embedded samples")
+
 // defaultPaths returns paths; none given, Claude Code's sessions where
-// they are found, unless --samples asks for the embedded samples (nil).
+// they are found; nil when --samples asks for the embedded samples, or
+// when none is found.
 func (f inputFlags) defaultPaths(e *env, paths []string) []string {
 	if len(paths) > 0 || f.Samples {
 		return paths
@@ -282,9 +292,9 @@ func claudeProjects(e *env) []string {
 }
 
 // readInputs calls fn with every transcript of paths; when paths is empty
-// and samples is true, of Claude Code's sessions where they are found
-// ([claudeProjects]), else of the embedded samples (--samples: the
-// samples). It warns on e.stderr
+// and samples is true, of Claude Code's sessions ([claudeProjects]), or
+// of the embedded samples with --samples; with neither found, it fails
+// with [errNoSessions]. It warns on e.stderr
 // about the files it skipped (in no known format) and the malformed
 // records a lenient read skipped.
 func readInputs(e *env, paths []string, f inputFlags, samples bool, fn func(*transcript.Transcript) error) ([]transcript.SkippedFile, error) {
@@ -335,8 +345,10 @@ func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, pre
 	if f.Samples && len(paths) > 0 {
 		return nil, fmt.Errorf("--samples and %s: give one", strings.Join(paths, " "))
 	}
-	if samples {
-		paths = f.defaultPaths(e, paths)
+	if samples && !f.Samples {
+		if paths = f.defaultPaths(e, paths); len(paths) == 0 {
+			return nil, errNoSessions
+		}
 	}
 	if len(paths) == 0 {
 		if !samples {

@@ -9,10 +9,10 @@ import (
 )
 
 type convertCmd struct {
-	inputFlags
-	To     string   `required:"" enum:"openai-chat,anthropic,otel" help:"Target format: openai-chat, anthropic or otel (OpenTelemetry GenAI spans, OTLP JSON)."`
-	Output string   `short:"o" placeholder:"FILE" help:"Write to FILE (atomically) instead of standard output."`
-	Paths  []string `arg:"" name:"path" help:"Transcript files, directories, or - for standard input."`
+	inputFlags `group:"input"`
+	To         string   `required:"" enum:"openai-chat,anthropic,otel" help:"Target format: openai-chat, anthropic or otel (OpenTelemetry GenAI spans, OTLP JSON)."`
+	Output     string   `short:"o" placeholder:"FILE" help:"Write to FILE (atomically) instead of standard output."`
+	Paths      []string `arg:"" name:"path" help:"Transcript files, directories, or - for standard input."`
 }
 
 func (c *convertCmd) Run(e *env) error {

@@ -24,25 +24,25 @@ import (
 )
 
 type costCmd struct {
-	inputFlags
-	summarizerFlags
-	PricingModel   string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
-	Prices         string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
-	CacheSim       string   `name:"cache-sim" enum:",anthropic,openai,none" default:"" placeholder:"SIM" help:"Prompt-cache simulation: anthropic, openai or none (default: the model's provider's)."`
-	SessionsPerDay float64  `name:"sessions-per-day" placeholder:"N" help:"Project the cost per day and per 30 days for N sessions a day."`
-	FitCalls       int      `name:"fit-calls" placeholder:"N" help:"Fit on the first N calls only and price the later ones without their bill; the cross-check compares them with it (an out-of-sample test; default: half the calls, for the cross-check alone)."`
-	Policies       []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to price, repeatable (none: the bill of the recorded usage alone, by session, model and day)."`
-	Estimator      string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the prompt sizes."`
-	Since          string   `placeholder:"DAY" help:"Only the calls made on DAY (YYYY-MM-DD or YYYYMMDD, UTC) or after."`
-	Until          string   `placeholder:"DAY" help:"Only the calls made on DAY or before."`
-	ListModels     bool     `name:"list-models" help:"List the models of the price table and exit."`
-	JSON           bool     `help:"Print one JSON document."`
-	Parquet        string   `placeholder:"DIR" help:"Also write the policies' rows as Parquet into DIR: one per transcript and policy (runs.parquet), one per call (calls.parquet); docs/rows.md has the schema."`
-	JSONL          string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR (runs.jsonl, calls.jsonl)."`
-	Shard          string   `placeholder:"K/N" help:"Price only shard K of N of the input files (split by the hash of each path) and write the shard's part to --partial; --parquet and --jsonl then only say the part holds the rows."`
-	Partial        string   `placeholder:"FILE" help:"With --shard: the file the shard's part goes to."`
-	Merge          []string `placeholder:"FILE" sep:"none" help:"Write what one run writes from the partials of every shard (no transcript is read): --merge a b c, with the flags each shard was given."`
-	Paths          []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
+	inputFlags      `group:"input"`
+	summarizerFlags `group:"summarizer"`
+	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to price, repeatable (none: the bill of the recorded usage alone, by session, model and day)."`
+	PricingModel    string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
+	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	CacheSim        string   `name:"cache-sim" enum:",anthropic,openai,none" default:"" placeholder:"SIM" help:"Prompt-cache simulation: anthropic, openai or none (default: the model's provider's)."`
+	SessionsPerDay  float64  `name:"sessions-per-day" placeholder:"N" help:"Project the cost per day and per 30 days for N sessions a day."`
+	FitCalls        int      `name:"fit-calls" placeholder:"N" help:"Fit on the first N calls only and price the later ones without their bill; the cross-check compares them with it (an out-of-sample test; default: half the calls, for the cross-check alone)."`
+	Estimator       string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the prompt sizes."`
+	Since           string   `placeholder:"DAY" help:"Only the calls made on DAY (YYYY-MM-DD or YYYYMMDD, UTC) or after."`
+	Until           string   `placeholder:"DAY" help:"Only the calls made on DAY or before."`
+	ListModels      bool     `name:"list-models" help:"List the models of the price table and exit."`
+	JSON            bool     `help:"Print one JSON document."`
+	Parquet         string   `placeholder:"DIR" help:"Also write the policies' rows as Parquet into DIR: one per transcript and policy (runs.parquet), one per call (calls.parquet); docs/rows.md has the schema."`
+	JSONL           string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR (runs.jsonl, calls.jsonl)."`
+	Shard           string   `placeholder:"K/N" help:"Price only shard K of N of the input files (split by the hash of each path) and write the shard's part to --partial; --parquet and --jsonl then only say the part holds the rows."`
+	Partial         string   `placeholder:"FILE" help:"With --shard: the file the shard's part goes to."`
+	Merge           []string `placeholder:"FILE" sep:"none" help:"Write what one run writes from the partials of every shard (no transcript is read): --merge a b c, with the flags each shard was given."`
+	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
 }
 
 // costResult is the --json document.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -95,6 +96,11 @@ func TestDocExamples(t *testing.T) {
 	examples := append(docExamples(t, "main.go", "//\t"), docExamples(t, "../../README.md", "    ")...)
 	for _, name := range commandPages(t) {
 		examples = append(examples, docExamples(t, "../../docs/"+name+".md", "    ")...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(commandExamples)) {
+		for _, ex := range commandExamples[name] {
+			examples = append(examples, docExample{where: name + " --help", line: ex})
+		}
 	}
 	if len(examples) < 20 {
 		t.Fatalf("%d examples found", len(examples))

@@ -10,10 +10,10 @@ import (
 )
 
 type estimateCmd struct {
-	inputFlags
-	JSON  bool     `help:"Print one JSON document instead of tables."`
-	Plot  string   `placeholder:"DIR" help:"Write plots (PNG and SVG) of chars4 and gemini against cl100k_base, per message, and of their error distribution into DIR."`
-	Paths []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
+	inputFlags `group:"input"`
+	JSON       bool     `help:"Print one JSON document instead of tables."`
+	Plot       string   `placeholder:"DIR" help:"Write plots (PNG and SVG) of chars4 and gemini against cl100k_base, per message, and of their error distribution into DIR."`
+	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
 }
 
 var (

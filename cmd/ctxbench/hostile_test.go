@@ -239,7 +239,7 @@ func TestHostileInputs(t *testing.T) {
 		{"claude-code, 10,000-call turn", []string{"replay", "--policy", "claude-code:context_window=20000", wide}, 0, "claude-code", gb / 2, time.Minute},
 		{"a key repeated 5,000 times", []string{"check", "--config", dupYAML}, 2, "policies", gb / 4, 10 * time.Second},
 		{"{{range 100000000000}}", []string{"summarize", "--provider", "mock", "--template-file", rangeTmpl, eq}, 2, "range", gb / 4, 10 * time.Second},
-		{"sweep --workers 1000000", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=10,20", "--workers", "1000000"}, 0, "max_messages", gb / 4, 30 * time.Second},
+		{"sweep --workers 1000000", []string{"sweep", "--samples", "--policy", "aidf", "--grid", "max_messages=10,20", "--workers", "1000000"}, 0, "max_messages", gb / 4, 30 * time.Second},
 		{"10,000 flags", append([]string{"replay"}, manyFlags...), 2, "10000 flags", gb / 4, 10 * time.Second},
 		{"--trace of 1,500 policies", append(append([]string{"replay", "--trace", filepath.Join(dir, "trace.jsonl")}, manyPolicies...), eq), 0, "aidf", 2 * gb, 2 * time.Minute},
 		{"inspect, 65 MB of small records", []string{"inspect", tiny}, 0, "calls", gb / 2, time.Minute},

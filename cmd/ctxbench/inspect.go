@@ -9,9 +9,9 @@ import (
 )
 
 type inspectCmd struct {
-	inputFlags
-	JSON  bool     `help:"Print one JSON document instead of tables."`
-	Paths []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
+	inputFlags `group:"input"`
+	JSON       bool     `help:"Print one JSON document instead of tables."`
+	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
 }
 
 // inspectResult is the --json document.

@@ -21,8 +21,9 @@
 // known transcript format is read, the others are skipped with a warning)
 // or - for standard input; with no PATH, every command that reads
 // transcripts reads Claude Code's sessions (~/.claude/projects, or
-// $CLAUDE_CONFIG_DIR/projects) where they are found, and says so, else
-// the sample transcripts embedded in ctxbench (--samples asks for them).
+// $CLAUDE_CONFIG_DIR/projects) and says so; when none is found it says
+// so and exits 2. --samples reads the sample transcripts embedded in
+// ctxbench instead.
 // The format of each file is
 // detected from its content: claude-code (Claude Code sessions and Agent
 // SDK stream-json logs), codex (Codex rollouts and `codex exec --json`

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -45,8 +46,8 @@ func ctxbench(stdin string, args ...string) (stdout, stderr string, code int) {
 }
 
 // testGetenv is the environment, but for where Claude Code keeps its
-// sessions: a test with no PATH reads the embedded samples, whatever the
-// machine holds.
+// sessions: a test with no PATH finds none, whatever the machine holds
+// (--samples reads the embedded samples).
 func testGetenv(k string) string {
 	if k == "HOME" || k == "CLAUDE_CONFIG_DIR" {
 		return ""
@@ -63,7 +64,7 @@ func TestGolden(t *testing.T) {
 		args []string
 		code int
 	}{
-		{"inspect-samples", []string{"inspect"}, 0},
+		{"inspect-samples", []string{"inspect", "--samples"}, 0},
 		{"inspect-short", []string{"inspect", corpus + "spotter/short.jsonl"}, 0},
 		{"inspect-stream-json", []string{"inspect", corpus + "ai-workflow-agent/issue-113/04_implementation/execute/agent_log_raw.txt"}, 0},
 		{"inspect-json-gemini", []string{"--indent", "inspect", "--json", corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}, 0},
@@ -592,7 +593,7 @@ func TestCostJSON(t *testing.T) {
 // so; ranking by saving needs the none policy, and says which flags.
 func TestReportSessions(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report")
-	_, stderr, code := ctxbench("", "report", "--out", out, "--sessions", "2", "--sessions-by", "saving", "--policy", "none", "--policy", "aidf:max_messages=10")
+	_, stderr, code := ctxbench("", "report", "--samples", "--out", out, "--sessions", "2", "--sessions-by", "saving", "--policy", "none", "--policy", "aidf:max_messages=10")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -603,7 +604,7 @@ func TestReportSessions(t *testing.T) {
 	if !regexp.MustCompile(`2 of \d+ sessions are shown one by one: those that save the most`).Match(md) {
 		t.Errorf("report.md does not say which sessions it shows:\n%s", md)
 	}
-	_, stderr, code = ctxbench("", "report", "--out", out, "--sessions-by", "saving", "--policy", "prune")
+	_, stderr, code = ctxbench("", "report", "--samples", "--out", out, "--sessions-by", "saving", "--policy", "prune")
 	if code != exitError || !strings.Contains(stderr, "--sessions, --sessions-by: ranking by saving: no none policy") {
 		t.Errorf("saving without none: exit %d, %s", code, stderr)
 	}
@@ -612,7 +613,7 @@ func TestReportSessions(t *testing.T) {
 // TestReportEndToEnd runs the default report, on the embedded samples.
 func TestReportEndToEnd(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report")
-	stdout, stderr, code := ctxbench("", "report", "--out", out)
+	stdout, stderr, code := ctxbench("", "report", "--samples", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -1547,6 +1548,57 @@ func TestHelpShowsDefaults(t *testing.T) {
 		if strings.Contains(stdout, `=""`) {
 			t.Errorf("%s --help shows an empty default:\n%s", cmd, stdout)
 		}
+	}
+}
+
+// TestHelpExamplesAndGroups: every command's --help shows its two
+// examples (TestDocExamples runs them), and lists the job's flags first,
+// the input flags and then the summarizer's last, each group titled.
+func TestHelpExamplesAndGroups(t *testing.T) {
+	ct := reflect.TypeFor[cli]()
+	n := 0
+	for i := range ct.NumField() {
+		f := ct.Field(i)
+		if _, ok := f.Tag.Lookup("cmd"); !ok {
+			continue
+		}
+		n++
+		cmd := strings.ToLower(f.Name)
+		stdout, stderr, code := ctxbench("", cmd, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d\n%s", cmd, code, stderr)
+		}
+		ex, ok := commandExamples[cmd]
+		if !ok {
+			t.Errorf("%s has no examples", cmd)
+			continue
+		}
+		at := strings.Index(stdout, "Examples:")
+		for _, e := range ex {
+			if !strings.HasPrefix(e, "ctxbench "+cmd+" ") && e != "ctxbench "+cmd {
+				t.Errorf("%s's example %q runs another command", cmd, e)
+			}
+			if k := strings.Index(stdout, "$ "+e+"\n"); at < 0 || k < at || k > strings.Index(stdout, "Flags:") {
+				t.Errorf("%s --help lacks the example %q before its flags:\n%s", cmd, e, stdout)
+			}
+		}
+		job := strings.Index(stdout, "Flags:")
+		input := strings.Index(stdout, "Reading transcripts:")
+		sum := strings.Index(stdout, "Summarizer (for the policies that summarize):")
+		if input >= 0 && input < job || sum >= 0 && (sum < job || sum < input) {
+			t.Errorf("%s --help: the groups are out of order:\n%s", cmd, stdout)
+		}
+		if p := strings.Index(stdout, "--provider=NAME"); p >= 0 && cmd != "summarize" && p < sum {
+			t.Errorf("%s --help lists --provider outside the summarizer's group:\n%s", cmd, stdout)
+		}
+		for _, flag := range []string{"--policy=SPEC", "--grid="} {
+			if k := strings.Index(stdout, flag); k >= 0 && (k > job+len("Flags:")+400 || sum >= 0 && k > sum) {
+				t.Errorf("%s --help lists %s far from the top of its flags:\n%s", cmd, flag, stdout)
+			}
+		}
+	}
+	if n != len(commandExamples) {
+		t.Errorf("%d commands, %d with examples", n, len(commandExamples))
 	}
 }
 

@@ -186,6 +186,9 @@ func startShard(e *env, command, shard, partial string, merge []string, f inputF
 		return nil, fmt.Errorf("--shard: %w", err)
 	}
 	if len(f.defaultPaths(e, paths)) == 0 {
+		if !f.Samples {
+			return nil, errNoSessions
+		}
 		return nil, errors.New("--shard splits the files of the paths given: the embedded samples are one run")
 	}
 	if slices.Contains(paths, transcript.Stdin) {

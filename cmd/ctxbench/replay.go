@@ -23,18 +23,18 @@ import (
 var defaultPolicies = []string{"none", "recorded", "aidf:max_messages=30"}
 
 type replayCmd struct {
-	inputFlags
-	summarizerFlags
-	Policies   []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policy to replay, repeatable: NAME or NAME:key=value,… (default: none, recorded, aidf:max_messages=30). See ctxbench policies."`
-	Config     string   `placeholder:"FILE" help:"ctxbench.yaml: transcripts, policies, estimators, provider (flags override it)."`
-	Estimators []string `name:"estimator" short:"e" placeholder:"NAME" help:"Estimators to count what is sent with, repeatable (default cl100k_base)."`
-	Trace      string   `placeholder:"FILE" help:"Write the trace: one JSON object per call, per transcript and policy (go doc ./replay WriteTrace); cost_usd prices each call at the transcript's model, as ctxbench cost does."`
-	Prices     string   `placeholder:"FILE" help:"Prices and context windows, for the trace's cost_usd and the windows policies default to: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
-	Pricing    string   `name:"pricing-model" placeholder:"M" help:"Price every call of the trace as this model, a what-if (default: each call at the model that made it)."`
-	JSON       bool     `help:"Print one JSON document with every run and step."`
-	Parquet    string   `placeholder:"DIR" help:"Also write the runs' rows as Parquet into DIR (runs.parquet, calls.parquet), priced as ctxbench cost prices them; docs/rows.md has the schema."`
-	JSONL      string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR."`
-	Paths      []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the config's transcripts, else Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
+	inputFlags      `group:"input"`
+	summarizerFlags `group:"summarizer"`
+	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policy to replay, repeatable: NAME or NAME:key=value,… (default: none, recorded, aidf:max_messages=30). See ctxbench policies."`
+	Config          string   `placeholder:"FILE" help:"ctxbench.yaml: transcripts, policies, estimators, provider (flags override it)."`
+	Estimators      []string `name:"estimator" short:"e" placeholder:"NAME" help:"Estimators to count what is sent with, repeatable (default cl100k_base)."`
+	Trace           string   `placeholder:"FILE" help:"Write the trace: one JSON object per call, per transcript and policy (go doc ./replay WriteTrace); cost_usd prices each call at the transcript's model, as ctxbench cost does."`
+	Prices          string   `placeholder:"FILE" help:"Prices and context windows, for the trace's cost_usd and the windows policies default to: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	Pricing         string   `name:"pricing-model" placeholder:"M" help:"Price every call of the trace as this model, a what-if (default: each call at the model that made it)."`
+	JSON            bool     `help:"Print one JSON document with every run and step."`
+	Parquet         string   `placeholder:"DIR" help:"Also write the runs' rows as Parquet into DIR (runs.parquet, calls.parquet), priced as ctxbench cost prices them; docs/rows.md has the schema."`
+	JSONL           string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR."`
+	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: the config's transcripts, else Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
 }
 
 // replaySetup is what replay resolves from its flags and config.

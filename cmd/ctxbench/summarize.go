@@ -152,7 +152,7 @@ func checkBaseURL(base string) error {
 }
 
 type summarizeCmd struct {
-	inputFlags
+	inputFlags `group:"input"`
 	summarizerFlags
 	Template     string   `default:"generic" help:"Prompt: aidf (AIDF's v0.8.0 plan), two-tier (ralph-gpu's Decision 005), cross-turn (the AI Context Management document) or generic (Dexto's Complete Context Management Plan)."`
 	TemplateFile string   `name:"template-file" placeholder:"FILE" help:"Read the prompt from FILE, a text/template using {{.Conversation}} and {{.Previous}}."`

@@ -17,19 +17,19 @@ import (
 )
 
 type sweepCmd struct {
-	inputFlags
-	summarizerFlags
-	Policy       string   `required:"" placeholder:"SPEC" help:"The policy to sweep: NAME, or NAME:key=value,… for the fixed parameters."`
-	Grid         []string `required:"" sep:"none" placeholder:"KEY=LO:HI:STEP|KEY=V1,V2" help:"A parameter and its values, repeatable; every combination is replayed."`
-	Estimator    string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the token columns."`
-	Workers      int      `help:"Parallel workers (default: one per CPU; at most 1,024); the result does not depend on it."`
-	MaxPoints    int      `name:"max-points" default:"100000" placeholder:"N" help:"Refuse a grid of more than N points (0: no limit)."`
-	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
-	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
-	NoCost       bool     `name:"no-cost" help:"Do not price the points (pricing a run can take longer than replaying it)."`
-	JSON         bool     `help:"Print one JSON document."`
-	CSV          string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
-	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) where found, else the embedded samples (--samples)."`
+	inputFlags      `group:"input"`
+	summarizerFlags `group:"summarizer"`
+	Policy          string   `required:"" placeholder:"SPEC" help:"The policy to sweep: NAME, or NAME:key=value,… for the fixed parameters."`
+	Grid            []string `required:"" sep:"none" placeholder:"KEY=LO:HI:STEP|KEY=V1,V2" help:"A parameter and its values, repeatable; every combination is replayed."`
+	Estimator       string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the token columns."`
+	Workers         int      `help:"Parallel workers (default: one per CPU; at most 1,024); the result does not depend on it."`
+	MaxPoints       int      `name:"max-points" default:"100000" placeholder:"N" help:"Refuse a grid of more than N points (0: no limit)."`
+	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	PricingModel    string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
+	NoCost          bool     `name:"no-cost" help:"Do not price the points (pricing a run can take longer than replaying it)."`
+	JSON            bool     `help:"Print one JSON document."`
+	CSV             string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
+	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
 }
 
 func (c *sweepCmd) Run(e *env) error {
