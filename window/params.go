@@ -186,7 +186,7 @@ func register(s *Spec) { registry = append(registry, s) }
 
 // order is the order policies are listed in: the baselines, the seeds,
 // the public agents.
-var order = []string{"none", "recorded", "aidf", "two-tier", "prune", "cross-turn", "compress", "gemini-cli", "opencode", "codex", "claude-code", "langchain-trim", "langchain-summarization", "langchain-clear-tool-uses", "anthropic-clear-tool-uses", "anthropic-clear-thinking", "anthropic-compaction", "openai-compaction", "vercel-prune", "openai-trim", "cline"}
+var order = []string{"none", "recorded", "agent", "aidf", "two-tier", "prune", "cross-turn", "compress", "gemini-cli", "opencode", "codex", "claude-code", "langchain-trim", "langchain-summarization", "langchain-clear-tool-uses", "anthropic-clear-tool-uses", "anthropic-clear-thinking", "anthropic-compaction", "openai-compaction", "vercel-prune", "openai-trim", "cline"}
 
 // Specs returns every registered policy: the baselines, the seed systems,
 // then the public agents.

@@ -176,9 +176,9 @@ func TestRegistry(t *testing.T) {
 	}
 	for _, tc := range []struct{ spec, err string }{
 		{"aidf:max_messages=30,preserve_last_n=8", ""},
-		{"nope", `unknown policy "nope", did you mean "none"? (known: none, recorded, aidf,`},
+		{"nope", `unknown policy "nope", did you mean "none"? (known: none, recorded, agent, aidf,`},
 		{"aidff", `unknown policy "aidff", did you mean "aidf"? (known:`},
-		{"frobnicate", `unknown policy "frobnicate" (known: none, recorded, aidf,`},
+		{"frobnicate", `unknown policy "frobnicate" (known: none, recorded, agent, aidf,`},
 		{"aidf:max=3", `policy aidf: unknown parameter "max" (valid: max_messages, preserve_first_n, preserve_last_n, summarize_on_trim, summarize_every, pair_safe, reading, config)`},
 		{"aidf:max_messages=-1", "policy aidf: max_messages=-1: want an integer ≥ 0"},
 		{"aidf:max_messages=ten", "policy aidf: max_messages=ten: want an integer ≥ 0"},

@@ -435,3 +435,40 @@ func TestSelfCheckNewerVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentPolicyOnItsOwnFiles: the default set's agent policy replays,
+// on each file, the policy of the agent that recorded it: claude-code on
+// a Claude Code session (which codex replays otherwise), codex on a Codex
+// rollout; replay and report default to the one set that holds it.
+func TestAgentPolicyOnItsOwnFiles(t *testing.T) {
+	row := func(out, policy string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if rest, ok := strings.CutPrefix(l, "| "+policy+" "); ok {
+				return strings.TrimLeft(rest, " ")
+			}
+		}
+		t.Fatalf("no row of %s in:\n%s", policy, out)
+		return ""
+	}
+	claude := corpus + "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+	codex := corpus + "codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
+	for file, own := range map[string]string{claude: "claude-code", codex: "codex"} {
+		stdout, stderr, code := ctxbench("", "replay", "--policy", "agent", "--policy", "claude-code", "--policy", "codex", file)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", file, code, stderr)
+		}
+		if got, want := row(stdout, "agent"), row(stdout, own); got != want {
+			t.Errorf("%s: agent replays\n%s\nnot %s's\n%s", file, got, own, want)
+		}
+	}
+	stdout, _, _ := ctxbench("", "replay", "--policy", "claude-code", "--policy", "codex", claude)
+	if row(stdout, "claude-code") == row(stdout, "codex") {
+		t.Error("claude-code and codex replay the Claude Code session alike: the test tells nothing")
+	}
+	for _, cmd := range []string{"replay", "report"} {
+		stdout, _, _ := ctxbench("", cmd, "--help")
+		if flat := strings.Join(strings.Fields(stdout), " "); !strings.Contains(flat, "(default: "+strings.Join(defaultPolicies, ", ")+")") {
+			t.Errorf("%s --help does not name the default set:\n%s", cmd, stdout)
+		}
+	}
+}

@@ -148,7 +148,7 @@ func runEnv(args []string, e *env) int {
 				exited = code
 			}
 		}),
-		kong.Vars{"version": versionLine(), "formats": formatNames()},
+		kong.Vars{"version": versionLine(), "formats": formatNames(), "default_policies": strings.Join(defaultPolicies, ", ")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.ExplicitGroups([]kong.Group{
 			{Key: "input", Title: "Reading transcripts:"},

@@ -134,8 +134,9 @@
 //
 // # replay
 //
-// Replay replays each transcript call by call under each policy (default
-// none, recorded and aidf:max_messages=30) and prints the peak messages and
+// Replay replays each transcript call by call under each policy (default:
+// the set report replays, which ctxbench replay --help names, among them
+// agent, each agent's own policy on its own files) and prints the peak messages and
 // tokens sent, the input tokens sent and their share of sending
 // everything, evictions, truncations, summaries, retention and invariant
 // violations (exit status 1 when one breaks). --trace FILE writes one JSON

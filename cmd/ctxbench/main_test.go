@@ -617,7 +617,7 @@ func TestReportEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "report: "+filepath.Join(out, "index.html")) || !strings.Contains(stdout, "| claude-code ") {
+	if !strings.Contains(stdout, "report: "+filepath.Join(out, "index.html")) || !strings.Contains(stdout, "| agent ") {
 		t.Errorf("summary:\n%s", stdout)
 	}
 	// The terminal ends with the page's recommendation.
@@ -679,7 +679,7 @@ func reportResults(t *testing.T, out string) reportDoc {
 	t.Helper()
 	var doc reportDoc
 	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
-	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != len(reportPolicies) || len(doc.Transcripts) != len(fixtures.SampleFiles()) {
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != len(defaultPolicies) || len(doc.Transcripts) != len(fixtures.SampleFiles()) {
 		t.Errorf("results.json: %v, %d policies, %d transcripts", err, len(doc.Policies), len(doc.Transcripts))
 	}
 	for _, tr := range doc.Transcripts {

@@ -5,6 +5,15 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
+// defaultPolicies are what replay and report replay when neither
+// --policy nor a config names any, the one default set: the baselines
+// (none, recorded), each agent's own policy on its own files (agent:
+// claude-code on Claude Code's, codex on Codex's, …), and windows and
+// summaries that act well under a model's context window (gemini-cli,
+// codex and compress trigger near it, and send what none sends on most
+// sessions).
+var defaultPolicies = []string{"none", "recorded", "agent", "aidf", "aidf:max_messages=30,summarize_on_trim=true", "two-tier", "prune"}
+
 type policiesCmd struct {
 	JSON bool `help:"Print one JSON document."`
 }

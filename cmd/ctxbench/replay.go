@@ -18,14 +18,10 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// defaultPolicies are replayed when neither --policy nor a config names
-// any: the baselines and the seed window at a cap the samples reach.
-var defaultPolicies = []string{"none", "recorded", "aidf:max_messages=30"}
-
 type replayCmd struct {
 	inputFlags      `group:"input"`
 	summarizerFlags `group:"summarizer"`
-	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policy to replay, repeatable: NAME or NAME:key=value,… (default: none, recorded, aidf:max_messages=30). See ctxbench policies."`
+	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policy to replay, repeatable: NAME or NAME:key=value,… (default: ${default_policies}). See ctxbench policies."`
 	Config          string   `placeholder:"FILE" help:"ctxbench.yaml: transcripts, policies, estimators, provider (flags override it)."`
 	Estimators      []string `name:"estimator" short:"e" placeholder:"NAME" help:"Estimators to count what is sent with, repeatable (default cl100k_base)."`
 	Trace           string   `placeholder:"FILE" help:"Write the trace: one JSON object per call, per transcript and policy (go doc ./replay WriteTrace); cost_usd prices each call at the transcript's model, as ctxbench cost does."`

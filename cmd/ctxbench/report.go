@@ -18,12 +18,6 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// reportPolicies is the default policy set of the report: what the agent
-// sent and what Claude Code would have, beside windows and summaries
-// that act well under a model's context window (gemini-cli, codex and
-// compress trigger near it, and send what none sends on most sessions).
-var reportPolicies = []string{"none", "recorded", "claude-code", "aidf", "aidf:max_messages=30,summarize_on_trim=true", "two-tier", "prune"}
-
 // reportSweep is the report's sweep: aidf's cap against its preserved
 // head.
 var reportSweep = suite.SweepSpec{Policy: "aidf", Base: map[string]string{"preserve_last_n": "4"}, Grid: []replay.GridKey{
@@ -34,7 +28,7 @@ var reportSweep = suite.SweepSpec{Policy: "aidf", Base: map[string]string{"prese
 type reportCmd struct {
 	inputFlags      `group:"input"`
 	summarizerFlags `group:"summarizer"`
-	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: none, recorded, claude-code, aidf, aidf:max_messages=30,summarize_on_trim=true, two-tier, prune)."`
+	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: ${default_policies})."`
 	Out             string   `default:"ctxbench-report" placeholder:"DIR" help:"Output folder; an existing one is replaced only if ctxbench made it."`
 	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
 	PricingModel    string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
@@ -56,7 +50,7 @@ var reportNotes = []string{
 }
 
 func (c *reportCmd) Run(e *env) error {
-	pols, err := window.ParseLabeled(orDefault(c.Policies, reportPolicies))
+	pols, err := window.ParseLabeled(orDefault(c.Policies, defaultPolicies))
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
 	}
