@@ -16,7 +16,7 @@ import (
 // tinySpecs replay every registered policy with thresholds small enough
 // to act on a fuzzer's inputs of a few hundred bytes.
 var tinySpecs = []string{
-	"none", "recorded", "aidf:max_messages=2,preserve_last_n=1", "aidf:max_messages=2,preserve_last_n=0,summarize_on_trim=true,summarize_every=1,reading=seed",
+	"none", "recorded", "agent", "aidf:max_messages=2,preserve_last_n=1", "aidf:max_messages=2,preserve_last_n=0,summarize_on_trim=true,summarize_every=1,reading=seed",
 	"aidf:max_messages=1,pair_safe=true", "two-tier:basic_threshold=5,ai_threshold=10,keep_last=1,min_summarizable=0",
 	"prune:preserve_first_n=0,preserve_last_n=0,max_chars=1,truncate_to=0", "cross-turn:last_n=1,last_n_with_summary=0,summarize_after=0,resummarize_threshold=1",
 	"compress:max_tokens=20", "gemini-cli:token_limit=40", "opencode:context_limit=60,max_output=10",

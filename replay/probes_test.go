@@ -200,3 +200,27 @@ func (w *wholeProbes) check(t *testing.T, spec string, sum *Summary) {
 		t.Errorf("%s %s: lost %d, score %v", w.tr.ID, spec, lost, sum.ProbeScore)
 	}
 }
+
+// TestNoneKeepsEveryProbeOverARollback: the turns a user undid leave
+// every policy's context (a Codex rollback), so the policy that sends
+// everything loses no probe over them, nor does recorded: before, none
+// scored 67% (2 of 6 lost) on this rollout.
+func TestNoneKeepsEveryProbeOverARollback(t *testing.T) {
+	ts, err := transcript.ReadFile("../transcript/testdata/codex-rollback.jsonl", transcript.Options{})
+	if err != nil || len(ts) != 1 || len(ts[0].Rollbacks) == 0 {
+		t.Fatalf("%v, %d transcripts", err, len(ts))
+	}
+	for _, name := range []string{window.None, window.Recorded} {
+		p, err := window.Parse(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, score, err := Probes(context.Background(), ts[0], p, Options{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lost, of := score.Loss.Totals(); score.Score != 1 || lost > 0 || of == 0 || len(calls) != 0 {
+			t.Errorf("%s: score %v, %d calls asked, loss %+v", name, score.Score, len(calls), score.Loss)
+		}
+	}
+}

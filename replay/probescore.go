@@ -162,7 +162,9 @@ func (ps *probeScore) step(next int, gone, came, sent []window.Item) probesAt {
 	}
 	var at probesAt
 	lose := func(i int) {
-		if ps.held[i] == 0 && !ps.askedOf[i] {
+		// A message the user undid left every policy's context: its
+		// going is no policy's loss.
+		if ps.held[i] == 0 && !ps.askedOf[i] && !probe.Undone(ps.x.t, i) {
 			ps.askedOf[i] = true
 			at.dropped = append(at.dropped, i)
 		}

@@ -55,7 +55,7 @@ func generated(t testing.TB, calls int) *transcript.Transcript {
 // specs replay every registered policy, with settings small enough to act
 // on the corpus.
 var specs = []string{
-	"none", "recorded", "aidf:max_messages=30", "aidf:max_messages=30,summarize_on_trim=true", "aidf:max_messages=20,pair_safe=true",
+	"none", "recorded", "agent", "aidf:max_messages=30", "aidf:max_messages=30,summarize_on_trim=true", "aidf:max_messages=20,pair_safe=true",
 	"two-tier:basic_threshold=20000,ai_threshold=40000", "prune", "cross-turn", "cross-turn:resummarize_threshold=10",
 	"compress:max_tokens=40000", "gemini-cli:token_limit=60000", "opencode:context_limit=80000,max_output=8000",
 	"codex:context_window=60000", "opencode:context_limit=30000,max_output=4000,prune=true,prune_protect=4000,prune_minimum=2000", "langchain-trim:max_tokens=20000", "langchain-trim:max_tokens=20000,start_on=human",

@@ -129,3 +129,16 @@ func TestOneCSVWriter(t *testing.T) {
 		t.Errorf("csv.NewWriter in %v, want ../reports/report.go alone (newCSVWriter)", at)
 	}
 }
+
+// TestShortCellKeepsTheFileName: a question or an answer cut for the
+// probes' table keeps its end, a path's file name, and is 80 characters.
+func TestShortCellKeepsTheFileName(t *testing.T) {
+	q := "What was last done to /home/USER/projects/spotter-worktrees/spotter-dov/lib/spotter_web/live/session_live.ex?"
+	got := shortCell(q)
+	if n := len([]rune(got)); n != 80 || !strings.HasSuffix(got, "/session_live.ex?") || !strings.HasPrefix(got, "What was last done to /home/") {
+		t.Errorf("%q (%d characters)", got, n)
+	}
+	if s := "What happened when the agent ran `bd ready`?"; shortCell(s) != s {
+		t.Errorf("a short cell is cut: %q", shortCell(s))
+	}
+}

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/replay"
@@ -151,11 +152,17 @@ func writeLLMScore(w io.Writer, ls *probe.LLMScore) error {
 }
 
 // shortCell is s printable, cut to 80 characters for a table (--json has
-// it whole).
+// it whole): in the middle, so that a path keeps its file name and a
+// question its end ("What was last done to /home/…/live/session_live.ex?"),
+// the end starting at a slash where one is near.
 func shortCell(s string) string {
 	r := []rune(printable.String(s))
 	if len(r) <= 80 {
 		return string(r)
 	}
-	return string(r[:79]) + "…"
+	tail := r[len(r)-40:]
+	if k := slices.Index(tail, '/'); k >= 0 && k < 20 {
+		tail = tail[k:]
+	}
+	return string(r[:79-len(tail)]) + "…" + string(tail)
 }
