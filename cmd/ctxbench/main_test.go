@@ -969,7 +969,7 @@ func TestCheckAccept(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{"transcripts: [TRANSCRIPT]\npolicies: [none]\nbudgets: {max_context_tokens: 500}\n", "1,090 is over the budget 500 (max_context_tokens)"},
 		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=4,preserve_first_n=0,preserve_last_n=2,pair_safe=true\"]\nbudgets: {min_retention: 0.9}\n", "is under the minimum 0.9 (min_retention)"},
-		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=4,preserve_first_n=0,preserve_last_n=2,pair_safe=true\"]\nbudgets: {min_probe_score: 0.9}\n", "probe score 0.5 is under the minimum 0.9 (min_probe_score)"},
+		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=4,preserve_first_n=0,preserve_last_n=2,pair_safe=true\"]\nbudgets: {min_probe_score: 0.9}\n", "probe score 0.5714 is under the minimum 0.9 (min_probe_score)"},
 		{"transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=3,preserve_last_n=1\"]\n", "violations.tool_pairing"},
 	} {
 		checkAccepted(t, tc.body, tc.want)
