@@ -52,7 +52,7 @@ func (c *probesCmd) Run(e *env) error {
 	skipped, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
 		tp := reports.TranscriptProbes{File: t.File, ID: t.ID}
 		if policy == nil {
-			tp.Probes = probe.All(t)
+			tp.Probes = probe.NewExtractor(t).SessionProbes()
 		} else {
 			tp.Policy = policy.Label
 			calls, score, err := replay.Probes(e.ctx, t, policy.Policy, replay.Options{Summarizer: sum}, llm)

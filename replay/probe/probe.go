@@ -12,8 +12,9 @@
 //   - recall: the error lines and exit codes tools reported, and the
 //     numbers and names the user gave;
 //   - decision: the user's constraints (sentences with "don't", "must",
-//     "always", "never", …) and the choices the assistant stated ("I'll
-//     use", "instead of", …);
+//     "always", "never", …; not the text the agent puts in the user's
+//     turn) and the choices and changes the assistant stated ("I'll use",
+//     "instead of", "I need to rename", "the fix is", …);
 //   - continuation: the next recorded user request or tool action.
 //
 // Each [Probe] carries the keys its answer cannot be given without: a
@@ -483,7 +484,7 @@ var errorWords = regexp.MustCompile(`(?i)\b(errors?|exception|traceback|fail|fai
 var (
 	errorCues      = []string{"error", "exception", "traceback", "fail", "fatal", "panic"}
 	constraintCues = []string{"don't", "do not", "never", "always", "must", "should", "only use", "make sure"}
-	choiceCues     = []string{"use", "go with", "chose", "decided", "instead of", "rather than"}
+	choiceCues     = []string{"use", "go with", "chose", "decided", "instead of", "rather than", "need to", "i'll", "i will", "the fix", "the plan", "the approach"}
 )
 
 var (
@@ -493,7 +494,9 @@ var (
 	// constraint and choice words (the user's rules; the assistant's
 	// stated decisions).
 	constraint = regexp.MustCompile(`(?i)\b(don't|do not|never|always|must|mustn't|must not|should not|shouldn't|only use|make sure)\b`)
-	choice     = regexp.MustCompile(`(?i)\b(i'll use|i will use|i'll go with|i chose|i decided|i've decided|instead of|rather than|let's use|we'll use|i'm going to use)\b`)
+	// A choice is also a stated intent to change something (I need to
+	// rename X, I'll add Y) and a stated fix or plan.
+	choice = regexp.MustCompile(`(?i)\b(i'll use|i will use|i'll go with|i chose|i decided|i've decided|instead of|rather than|let's use|we'll use|i'm going to use|i need to|we need to|(?:i'll|i will) (?:add|create|rename|replace|remove|move|switch|change|keep|split|extract|rewrite)|the (?:fix|plan|approach) is)\b`)
 )
 
 func (x *extractor) userText(i int, text string, budget func() bool) {

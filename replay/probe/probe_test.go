@@ -254,3 +254,21 @@ func TestInjectedCaveatIsNotTheUsers(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryKindOfARealSession: the 139-call Claude Code session
+// 4d5611e5 of fixtures/compactions, whose assistant states its changes
+// as "I need to rename `load_transcript` to …", holds probes of every
+// kind: before, it held no decision probe (the choices were only "I'll
+// use", "instead of", …).
+func TestEveryKindOfARealSession(t *testing.T) {
+	ts, err := transcript.ReadFile("../../fixtures/compactions/spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz", transcript.Options{})
+	if err != nil || len(ts) == 0 {
+		t.Fatalf("%v, %d transcripts", err, len(ts))
+	}
+	got := NewExtractor(ts[0]).Session()
+	for _, k := range Kinds() {
+		if got[k] == 0 {
+			t.Errorf("no %s probe: %v", k, got)
+		}
+	}
+}
