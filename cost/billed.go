@@ -121,7 +121,12 @@ func errorPct(sim, bill pricing.Money) float64 {
 // priced without their bill, with their bill, in all and by component.
 type OutOfSample struct {
 	FitCalls int `json:"fit_calls"`
+	// Calls are the calls after the fit compared with their bill;
+	// Unbilled the calls after the fit whose bill records no prompt (a
+	// Codex rollout's last turn with no token_count after it), left out
+	// of both sides.
 	Calls    int `json:"calls"`
+	Unbilled int `json:"unbilled_calls,omitempty"`
 	// Simulated and Billed are the costs; ErrorPct how far the first is
 	// from the second.
 	Simulated pricing.Cost `json:"simulated"`
@@ -136,8 +141,14 @@ type OutOfSample struct {
 // costs (each call's, in call order), or returns the error of their sum
 // past what Money holds.
 func newOutOfSample(rc *RunCost, costs []pricing.Cost) (*CrossCheck, error) {
-	o := &OutOfSample{FitCalls: rc.fitCalls, Calls: rc.afterCalls, Simulated: *rc.AfterFit, Assumptions: rc.fitAssumptions}
+	o := &OutOfSample{FitCalls: rc.fitCalls, Calls: rc.afterCalls - len(rc.afterUnbilled), Unbilled: len(rc.afterUnbilled),
+		Simulated: *rc.AfterFit, Assumptions: rc.fitAssumptions}
+	skip := rc.afterUnbilled // in call order
 	for i := rc.fitCalls; i < len(costs); i++ {
+		if len(skip) > 0 && skip[0] == i {
+			skip = skip[1:]
+			continue
+		}
 		if err := o.Billed.Add(costs[i]); err != nil {
 			return nil, fmt.Errorf("the bill of the calls after the fit's: %w", err)
 		}

@@ -104,8 +104,10 @@ type RunCost struct {
 	// ([Options.FitCalls]), nil without.
 	AfterFit *pricing.Cost `json:"-"`
 	// fitCalls and afterCalls are how many calls were fitted on and how
-	// many priced after them.
+	// many priced after them; afterUnbilled are the calls after the fit
+	// whose bill records no prompt, left out of AfterFit.
 	fitCalls, afterCalls int
+	afterUnbilled        []int
 	// fitAssumptions say how the calls after the fit were priced.
 	fitAssumptions []string
 }
@@ -314,10 +316,12 @@ type RunPricer struct {
 	// unbilled counts the calls priced from the bill that record no prompt.
 	unbilled int
 	// after is the cost of the calls priced after the fit's calls
-	// (Options.FitCalls), afterCalls how many.
-	after      pricing.Cost
-	afterCalls int
-	finished   bool
+	// (Options.FitCalls) whose bill records a prompt, afterCalls how many
+	// were priced after the fit, afterUnbilled those with no bill.
+	after         pricing.Cost
+	afterCalls    int
+	afterUnbilled []int
+	finished      bool
 }
 
 // NewRunPricer returns a pricer of a run of r's transcript, its
@@ -420,7 +424,13 @@ func (p *RunPricer) Observe(s *replay.Step) {
 		return
 	}
 	if pr.opt.FitCalls > 0 && i >= pr.opt.FitCalls {
-		err = p.after.Add(c)
+		// A call with no bill to compare with is left out of the cost
+		// after the fit, as out of its bill.
+		if s.Recorded != nil && s.Recorded.Prompt() > 0 {
+			err = p.after.Add(c)
+		} else {
+			p.afterUnbilled = append(p.afterUnbilled, i)
+		}
 	}
 	if err == nil {
 		err = g.cost.Add(c)
@@ -552,7 +562,7 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 	}
 	if pr.opt.FitCalls > 0 {
 		rc.AfterFit = &p.after
-		rc.fitCalls, rc.afterCalls = pr.opt.FitCalls, p.afterCalls
+		rc.fitCalls, rc.afterCalls, rc.afterUnbilled = pr.opt.FitCalls, p.afterCalls, p.afterUnbilled
 	}
 	if rc.Breaks, rc.BreakTotals, err = p.brk.finish(); err != nil {
 		return nil, err

@@ -76,6 +76,13 @@ func WriteComparison(w io.Writer, ct *cost.Comparison) error {
 			Int(o.Calls), Int(o.FitCalls), usd(x.SimulatedUSD), usd(x.BilledUSD), x.ErrorPct,
 			usd(o.Simulated.Input.USD()), usd(o.Billed.Input.USD()), usd(o.Simulated.CacheRead.USD()), usd(o.Billed.CacheRead.USD()),
 			usd(o.Simulated.CacheWrite.USD()), usd(o.Billed.CacheWrite.USD()), usd(o.Simulated.Output.USD()), usd(o.Billed.Output.USD()))
+		if o.Unbilled > 0 {
+			say := "calls after the fit have no bill and are"
+			if o.Unbilled == 1 {
+				say = "call after the fit has no bill and is"
+			}
+			fmt.Fprintf(w, "  cross-check: %s %s left out of both sides\n", Int(o.Unbilled), say)
+		}
 		for _, a := range o.Assumptions {
 			fmt.Fprintf(w, "  cross-check assumption: %s\n", a)
 		}
