@@ -414,3 +414,41 @@ func (l *lastLookup) Lookup(model string) (pricing.Price, string, error) {
 	}
 	return l.price, l.table, l.err
 }
+
+// A BillTotal is the sum of the rows of one of a ledger's tables.
+type BillTotal struct {
+	Calls    int              `json:"calls"`
+	Usage    transcript.Usage `json:"usage"`
+	Cost     pricing.Cost     `json:"cost"`
+	TotalUSD float64          `json:"total_usd"`
+}
+
+func (b *BillTotal) add(calls int, u transcript.Usage, c pricing.Cost) error {
+	if err := b.Cost.Add(c); err != nil {
+		return fmt.Errorf("the bill's total: %w", err)
+	}
+	b.Calls += calls
+	b.Usage.Add(u)
+	b.TotalUSD = b.Cost.Total().USD()
+	return nil
+}
+
+// Totals returns the sums of l's sessions, of its models and of its days.
+func (l *Ledger) Totals() (sessions, models, days BillTotal, err error) {
+	for _, s := range l.Sessions {
+		if err = sessions.add(s.Calls, s.Usage, s.Cost); err != nil {
+			return
+		}
+	}
+	for _, m := range l.ByModel {
+		if err = models.add(m.Calls, m.Usage, m.Cost); err != nil {
+			return
+		}
+	}
+	for _, d := range l.ByDay {
+		if err = days.add(d.Calls, d.Usage, d.Cost); err != nil {
+			return
+		}
+	}
+	return sessions, models, days, nil
+}

@@ -26,19 +26,20 @@ func outOfSample(t *testing.T, paths ...string) (total []float64, parts map[stri
 	rec := policies(t, "recorded")
 	parts = map[string][]float64{}
 	_, err := transcript.Walk(paths, transcript.Options{Lenient: true}, nil, func(tr *transcript.Transcript) error {
-		if tr.Usage().Prompt() == 0 || tr.Calls < 20 {
+		if tr.Usage().Prompt() == 0 || tr.Calls < MinErrorCalls {
 			return nil
 		}
 		s, err := Replay(context.Background(), replayerOf(tr), rec, replay.Options{}, Options{FitCalls: tr.Calls / 2})
 		if err != nil {
 			return err
 		}
-		if s.NotPriced != nil || s.CrossCheck == nil || s.CrossCheck.AfterFit == nil {
+		e, ok := SessionError(tr.Calls, s.CrossCheck)
+		if s.NotPriced != nil || !ok {
 			return nil
 		}
 		o := s.CrossCheck.AfterFit
 		names = append(names, tr.File)
-		total = append(total, o.ErrorPct)
+		total = append(total, e)
 		for _, c := range []struct {
 			name     string
 			sim, bil pricing.Money
@@ -59,19 +60,8 @@ func outOfSample(t *testing.T, paths ...string) (total []float64, parts map[stri
 // medianAbs returns the median and the largest of v's absolute values
 // (of an even count, the median is the mean of the middle two).
 func medianAbs(v []float64) (med, worst float64) {
-	a := make([]float64, len(v))
-	for i, x := range v {
-		a[i] = math.Abs(x)
-	}
-	slices.Sort(a)
-	n := len(a)
-	if n == 0 {
-		return 0, 0
-	}
-	if n%2 == 0 {
-		return (a[n/2-1] + a[n/2]) / 2, a[n-1]
-	}
-	return a[n/2], a[n-1]
+	p := MeasureProjectionError(v)
+	return p.MedianPct, p.WorstPct
 }
 
 // TestOutOfSampleDocumented holds what README.md and docs/cost.md say

@@ -51,12 +51,6 @@ func distribution(name string, v []float64) string {
 	if len(v) == 0 {
 		return fmt.Sprintf("%-12s no session", name)
 	}
-	a := make([]float64, len(v))
-	for i, x := range v {
-		a[i] = math.Abs(x)
-	}
-	slices.Sort(a)
-	med, _ := medianAbs(v)
-	p90 := a[int(math.Ceil(0.9*float64(len(a))))-1]
-	return fmt.Sprintf("%-12s %2d sessions: median %5.1f%%, p90 %5.1f%%, worst %5.1f%%", name, len(a), med, p90, a[len(a)-1])
+	p := MeasureProjectionError(v)
+	return fmt.Sprintf("%-12s %2d sessions: median %5.1f%%, p90 %5.1f%%, worst %5.1f%%", name, p.Sessions, p.MedianPct, p.P90Pct, p.WorstPct)
 }

@@ -16,19 +16,44 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// WriteProjection writes what each policy would cost per session, per day
-// of perDay sessions and per 30 days, projected from the sessions priced.
+// WriteProjection writes what each policy would cost per session (the
+// mean, the median and the 90th percentile), per day of perDay sessions
+// and per 30 days, projected from the sessions priced, with the range
+// the measured projection error puts the mean's in.
 func WriteProjection(w io.Writer, proj []cost.Projection, sessions int, perDay float64) error {
 	if len(proj) == 0 {
 		return nil
 	}
-	t := Table{Header: []string{"policy", "per session (mean)", fmt.Sprintf("per day (%g sessions)", perDay), "per 30 days"},
-		Right: []bool{false, true, true, true}}
+	t := Table{Header: []string{"policy", "per session (mean)", "median", "p90", fmt.Sprintf("per day (%g sessions)", perDay), "per 30 days", "per 30 days (range)"},
+		Right: []bool{false, true, true, true, true, true, true}}
 	for _, p := range proj {
-		t.Rows = append(t.Rows, []string{p.Label, USD(p.SessionUSD), USD(p.DayUSD), USD(p.MonthUSD)})
+		t.Rows = append(t.Rows, []string{p.Label, USD(p.SessionUSD), USD(p.MedianUSD), USD(p.P90USD), USD(p.DayUSD), USD(p.MonthUSD), usdRange(p.MonthLowUSD, p.MonthHighUSD)})
 	}
-	fmt.Fprintf(w, "Projection over the %s above\n", Count(sessions, "session", "sessions"))
+	fmt.Fprintf(w, "\nProjection over the %s above\n", Count(sessions, "session", "sessions"))
 	return t.WriteText(w)
+}
+
+// usdRange formats a range of dollars, "-" without one.
+func usdRange(low, high *float64) string {
+	if low == nil || high == nil {
+		return "-"
+	}
+	return USD(*low) + "–" + USD(*high)
+}
+
+// ProjectionErrorText says how close the projection lands on the
+// sessions priced ([cost.ProjectionError]); fitCalls is --fit-calls (0:
+// each session fitted on its first half).
+func ProjectionErrorText(pe cost.ProjectionError, fitCalls int) string {
+	if pe.Sessions == 0 {
+		return fmt.Sprintf("projection error: no session of %d calls or more to measure the projection on", pe.MinCalls)
+	}
+	fit := "its first half"
+	if fitCalls > 0 {
+		fit = fmt.Sprintf("its first %s calls", Int(fitCalls))
+	}
+	return fmt.Sprintf("projection error on these sessions: median %.1f%%, worst %.1f%% (%s of %d calls or more; each fitted on %s, the rest priced without the bill against it; range: ± the p90, %.1f%%)",
+		pe.MedianPct, pe.WorstPct, Count(pe.Sessions, "session", "sessions"), pe.MinCalls, fit, pe.P90Pct)
 }
 
 // WriteComparison writes `ctxbench cost`'s table of a transcript: what
@@ -157,8 +182,12 @@ func WritePrices(w io.Writer, prices pricing.Prices) error {
 // WriteLedger writes the bill of the recorded usage a ledger totalled:
 // by session (subagents beneath), by model and by day.
 func WriteLedger(w io.Writer, l *cost.Ledger) error {
+	st, mt, dt, err := l.Totals()
+	if err != nil {
+		return err
+	}
 	fmt.Fprintln(w, "Recorded usage and its bill, by session")
-	if err := WriteSessions(w, l.Sessions, l.Duplicates, true); err != nil {
+	if err := writeSessions(w, l.Sessions, l.Duplicates, true, &st); err != nil {
 		return err
 	}
 	models, days := usageTable("model", true), usageTable("day (UTC)", true)
@@ -168,6 +197,12 @@ func WriteLedger(w io.Writer, l *cost.Ledger) error {
 	for _, d := range l.ByDay {
 		days.Rows = append(days.Rows, usageRow(d.Day, d.Calls, d.Usage, &d.Cost))
 	}
+	models.Rows = append(models.Rows, usageRow("total", mt.Calls, mt.Usage, &mt.Cost))
+	dayTotal := "total"
+	if dt.Cost.Total() != st.Cost.Total() {
+		dayTotal = "total (calls with a time)"
+	}
+	days.Rows = append(days.Rows, usageRow(dayTotal, dt.Calls, dt.Usage, &dt.Cost))
 	for _, t := range []struct {
 		title string
 		table Table
@@ -177,7 +212,7 @@ func WriteLedger(w io.Writer, l *cost.Ledger) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintln(w)
+	_, err = fmt.Fprintln(w)
 	return err
 }
 
@@ -210,6 +245,12 @@ func WriteReported(w io.Writer, sessions []*cost.SessionBill) error {
 // WriteSessions writes the sessions' usage, and their cost when priced,
 // each session's transcripts beneath it when it has subagents.
 func WriteSessions(w io.Writer, sessions []*cost.SessionBill, duplicates int, priced bool) error {
+	return writeSessions(w, sessions, duplicates, priced, nil)
+}
+
+// writeSessions is [WriteSessions], with a total row when total is not
+// nil.
+func writeSessions(w io.Writer, sessions []*cost.SessionBill, duplicates int, priced bool, total *cost.BillTotal) error {
 	t := usageTable("session (subagents beneath)", priced)
 	c := func(c *pricing.Cost) *pricing.Cost {
 		if priced {
@@ -224,6 +265,9 @@ func WriteSessions(w io.Writer, sessions []*cost.SessionBill, duplicates int, pr
 				t.Rows = append(t.Rows, usageRow("└ "+cmp.Or(tb.Subagent, "the session's own"), tb.Calls, tb.Usage, c(&tb.Cost)))
 			}
 		}
+	}
+	if total != nil {
+		t.Rows = append(t.Rows, usageRow("total", total.Calls, total.Usage, c(&total.Cost)))
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
@@ -261,25 +305,17 @@ func percentOf(share *float64) string {
 	return fmt.Sprintf("%.1f%%", *share*100)
 }
 
-// A PolicyCost is one policy's cost over the sessions priced (a
-// session's subagents in it, as the bill counts sessions).
-type PolicyCost struct {
-	Label      string  `json:"label"`
-	Sessions   int     `json:"sessions"`
-	TotalUSD   float64 `json:"total_usd"`
-	SessionUSD float64 `json:"per_session_usd"`
-}
-
 // WritePolicyCosts writes `ctxbench cost`'s table of each policy's cost
 // over every session priced, when there are two or more (one session's
-// table says it).
-func WritePolicyCosts(w io.Writer, totals []PolicyCost) error {
+// table says it): the total, its range by the measured projection error,
+// and per session the mean, the median and the 90th percentile.
+func WritePolicyCosts(w io.Writer, totals []cost.Spread) error {
 	if len(totals) == 0 || totals[0].Sessions < 2 {
 		return nil
 	}
-	t := Table{Header: []string{"policy", "total", "per session (mean)"}, Right: []bool{false, true, true}}
+	t := Table{Header: []string{"policy", "total", "total (range)", "per session (mean)", "median", "p90"}, Right: []bool{false, true, true, true, true, true}}
 	for _, p := range totals {
-		t.Rows = append(t.Rows, []string{p.Label, USD(p.TotalUSD), USD(p.SessionUSD)})
+		t.Rows = append(t.Rows, []string{p.Label, USD(p.TotalUSD), usdRange(p.LowUSD, p.HighUSD), USD(p.SessionUSD), USD(p.MedianUSD), USD(p.P90USD)})
 	}
 	fmt.Fprintf(w, "\nPolicies over the %s priced (subagents in their sessions)\n", Count(totals[0].Sessions, "session", "sessions"))
 	return t.WriteText(w)

@@ -49,17 +49,25 @@ type costCmd struct {
 type costResult struct {
 	NotPriced  []unpriced        `json:"not_priced"`
 	Projection []cost.Projection `json:"projection"`
-	// Totals are each policy's cost over every session priced.
-	Totals []reports.PolicyCost `json:"policy_totals"`
+	// Totals are each policy's cost over every session priced, its
+	// spread over the sessions and its range by ProjectionError.
+	Totals []cost.Spread `json:"policy_totals"`
+	// ProjectionError is how close the projection lands on the sessions
+	// priced (nil: no policy was replayed, as for the bill alone).
+	ProjectionError *cost.ProjectionError `json:"projection_error,omitempty"`
 	// Transcripts are the []*cost.Comparison, one per transcript priced,
 	// read back from the spool they were written to as they were made.
 	Transcripts *jsonstream.Stream `json:"transcripts"`
 	// The bill of the recorded usage, totalled: by session (subagents
 	// rolled in), by model, by day; duplicate calls are counted once.
-	Sessions   []*cost.SessionBill `json:"sessions"`
-	ByModel    []cost.ModelCost    `json:"by_model"`
-	ByDay      []cost.DayBill      `json:"by_day"`
-	Duplicates int                 `json:"duplicate_calls"`
+	Sessions []*cost.SessionBill `json:"sessions"`
+	ByModel  []cost.ModelCost    `json:"by_model"`
+	ByDay    []cost.DayBill      `json:"by_day"`
+	// The sums of each of the three: their total rows.
+	SessionsTotal cost.BillTotal `json:"sessions_total"`
+	ByModelTotal  cost.BillTotal `json:"by_model_total"`
+	ByDayTotal    cost.BillTotal `json:"by_day_total"`
+	Duplicates    int            `json:"duplicate_calls"`
 	// OutOfRange counts the transcripts with no call in --since/--until.
 	OutOfRange int `json:"out_of_range,omitempty"`
 	// priced counts the transcripts priced.
@@ -86,8 +94,16 @@ type costRun struct {
 	res           costResult
 	totals        map[string]pricing.Money
 	// sessions are the sessions priced, by their key: the parent's id for
-	// a subagent's transcript, as the bill rolls it in.
-	sessions map[string]bool
+	// a subagent's transcript, as the bill rolls it in; order their keys
+	// as first seen, perSession each one's policies' costs.
+	sessions   map[string]bool
+	order      []string
+	perSession map[string][]pricing.Money
+	// errs are the cross-checks' errors of the transcripts that count in
+	// the projection error ([cost.SessionError]), replayed the number of
+	// transcripts replayed.
+	errs     []float64
+	replayed int
 	prun     *providerRun // the summarizer's run: its failures
 	// digest is the digest of the flags that shape the results
 	// ([flagsDigest]); shard writes a shard's partial (nil: not a shard).
@@ -193,11 +209,24 @@ func (r *costRun) run() error {
 		e.warn(fmt.Errorf("no session found in %s", strings.Join(paths, ", ")))
 	}
 	if n := len(r.sessions); n > 0 {
-		for _, lp := range r.pols {
-			total := r.totals[lp.Label].USD()
-			r.res.Totals = append(r.res.Totals, reports.PolicyCost{Label: lp.Label, Sessions: n, TotalUSD: total, SessionUSD: total / float64(n)})
+		pe := cost.MeasureProjectionError(r.errs)
+		if r.replayed > 0 {
+			r.res.ProjectionError = &pe
+		}
+		for k, lp := range r.pols {
+			costs := make([]pricing.Money, 0, n)
+			for _, id := range r.order {
+				costs = append(costs, r.perSession[id][k])
+			}
+			spe := pe
+			if lp.Policy.Name() == "recorded" && c.PricingModel == "" && c.CacheSim == "" {
+				// The recorded policy at its own models is the bill: no range.
+				spe = cost.ProjectionError{}
+			}
+			sp := cost.SpreadOf(lp.Label, costs, spe)
+			r.res.Totals = append(r.res.Totals, sp)
 			if c.SessionsPerDay > 0 {
-				r.res.Projection = append(r.res.Projection, cost.Project(lp.Label, r.totals[lp.Label], n, c.SessionsPerDay))
+				r.res.Projection = append(r.res.Projection, cost.Project(sp, c.SessionsPerDay, spe))
 			}
 		}
 	}
@@ -205,6 +234,9 @@ func (r *costRun) run() error {
 		return err
 	}
 	r.res.Sessions, r.res.ByModel, r.res.ByDay, r.res.Duplicates = r.ledger.Sessions, r.ledger.ByModel, r.ledger.ByDay, r.ledger.Duplicates
+	if r.res.SessionsTotal, r.res.ByModelTotal, r.res.ByDayTotal, err = r.ledger.Totals(); err != nil {
+		return err
+	}
 	if c.JSON {
 		var doc jsonstream.Document
 		r.res.Transcripts = r.spool.stream(&doc)
@@ -226,7 +258,25 @@ func (r *costRun) run() error {
 	if err := reports.WritePolicyCosts(e.stdout, r.res.Totals); err != nil {
 		return err
 	}
-	return reports.WriteProjection(e.stdout, r.res.Projection, len(r.sessions), c.SessionsPerDay)
+	if err := reports.WriteProjection(e.stdout, r.res.Projection, len(r.sessions), c.SessionsPerDay); err != nil {
+		return err
+	}
+	return r.writeProjectionError(e.stdout)
+}
+
+// writeProjectionError says how close the projection lands on the
+// sessions priced, or, for the recorded policy alone (its bill, no
+// replay), that it was not measured.
+func (r *costRun) writeProjectionError(w io.Writer) error {
+	if r.res.priced == 0 {
+		return nil
+	}
+	if pe := r.res.ProjectionError; pe != nil {
+		_, err := fmt.Fprintln(w, reports.ProjectionErrorText(*pe, r.c.FitCalls))
+		return err
+	}
+	_, err := fmt.Fprintln(w, "projection error: not measured: --policy recorded alone is the bill, priced without a replay; add a policy (--policy none) to measure it")
+	return err
 }
 
 // read prices the transcripts of paths.
@@ -333,7 +383,7 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, sessions: map[string]bool{}, prun: prun,
+	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, sessions: map[string]bool{}, perSession: map[string][]pricing.Money{}, prun: prun,
 		replayOptions: sync.OnceValues(func() (replay.Options, error) {
 			est, err := estimate.New(c.Estimator, estimate.OverheadNone)
 			if err != nil {
@@ -386,6 +436,11 @@ type costEntry struct {
 	File    string          `json:"file,omitempty"`
 	Session string          `json:"session,omitempty"`
 	Totals  []pricing.Money `json:"totals,omitempty"`
+	// Replayed says the policies were replayed (not priced from the bill
+	// alone); ErrorPct is the cross-check's error when the transcript
+	// counts in the projection error ([cost.SessionError]).
+	Replayed bool     `json:"replayed,omitempty"`
+	ErrorPct *float64 `json:"error_pct,omitempty"`
 	// Text or JSON is the transcript's part of the output.
 	Text string          `json:"text,omitempty"`
 	JSON json.RawMessage `json:"json,omitempty"`
@@ -510,6 +565,10 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 	for _, p := range cmpr.Policies {
 		ce.Totals = append(ce.Totals, p.Total)
 	}
+	ce.Replayed = !r.fromBill(t)
+	if e, ok := cost.SessionError(t.Calls, cmpr.CrossCheck); ok {
+		ce.ErrorPct = &e
+	}
 	if r.c.JSON {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
@@ -556,15 +615,27 @@ func (r *costRun) add(ce *costEntry) error {
 	if len(ce.Totals) != len(r.pols) {
 		return fmt.Errorf("%s: %d policies' totals, want %d", ce.File, len(ce.Totals), len(r.pols))
 	}
+	if !r.sessions[ce.Session] {
+		r.order = append(r.order, ce.Session)
+		r.perSession[ce.Session] = make([]pricing.Money, len(r.pols))
+	}
 	for k, lp := range r.pols {
 		sum, err := r.totals[lp.Label].Plus(ce.Totals[k])
 		if err != nil {
 			return fmt.Errorf("%s: adding its cost under %s to the policy's total: %w", ce.File, lp.Label, err)
 		}
 		r.totals[lp.Label] = sum
+		// The session's sum is at most the policy's, just checked.
+		r.perSession[ce.Session][k] += ce.Totals[k]
 	}
 	r.res.priced++
 	r.sessions[ce.Session] = true
+	if ce.Replayed {
+		r.replayed++
+	}
+	if ce.ErrorPct != nil {
+		r.errs = append(r.errs, *ce.ErrorPct)
+	}
 	if r.spool != nil {
 		return r.spool.add(ce.JSON)
 	}

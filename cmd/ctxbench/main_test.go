@@ -28,10 +28,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/reports"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -1686,7 +1686,7 @@ func TestSweepCostIsCost(t *testing.T) {
 			t.Fatalf("cost: exit %d: %s", code, stderr)
 		}
 		var doc struct {
-			Totals []reports.PolicyCost `json:"policy_totals"`
+			Totals []cost.Spread `json:"policy_totals"`
 		}
 		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Totals) != 1 {
 			t.Fatalf("cost --json: %v", err)

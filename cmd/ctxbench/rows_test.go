@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
 )
@@ -60,7 +61,7 @@ func TestCostRows(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var doc struct {
-		Totals      []reports.PolicyCost `json:"policy_totals"`
+		Totals      []cost.Spread `json:"policy_totals"`
 		Transcripts []struct {
 			ID       string
 			Policies []struct {
@@ -202,7 +203,7 @@ func TestDuckDBQuery(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var doc struct {
-		Totals []reports.PolicyCost `json:"policy_totals"`
+		Totals []cost.Spread `json:"policy_totals"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,75 @@
+package cost
+
+import (
+	"math"
+	"slices"
+)
+
+// MinErrorCalls is the fewest calls a session needs for its cross-check
+// to count in a [ProjectionError]: fewer leave too few calls to fit on.
+const MinErrorCalls = 20
+
+// SessionError returns the error of a transcript's cross-check, in
+// percent of the bill, and whether it counts in a [ProjectionError]: the
+// transcript has [MinErrorCalls] calls or more and its cross-check
+// compared calls after the fit with their bill.
+func SessionError(calls int, x *CrossCheck) (float64, bool) {
+	if calls < MinErrorCalls || x == nil || x.AfterFit == nil || x.AfterFit.Calls == 0 || x.AfterFit.Billed.Total() <= 0 {
+		return 0, false
+	}
+	return x.ErrorPct, true
+}
+
+// A ProjectionError is how close the projection lands on a set of
+// sessions: the distribution of the absolute errors of their
+// cross-checks ([SessionError]), each session fitted on its first calls
+// (by default half) and its later calls priced without their bill.
+type ProjectionError struct {
+	// Sessions counts the sessions measured (0: none had MinCalls calls).
+	Sessions  int     `json:"sessions"`
+	MinCalls  int     `json:"min_calls"`
+	MedianPct float64 `json:"median_pct"`
+	P90Pct    float64 `json:"p90_pct"`
+	WorstPct  float64 `json:"worst_pct"`
+}
+
+// MeasureProjectionError returns the distribution of errs, the sessions'
+// errors in percent: the median of their absolute values (of an even
+// count, the mean of the middle two), the 90th percentile (the value at
+// rank ⌈0.9 n⌉) and the largest.
+func MeasureProjectionError(errs []float64) ProjectionError {
+	p := ProjectionError{Sessions: len(errs), MinCalls: MinErrorCalls}
+	a := make([]float64, len(errs))
+	for i, x := range errs {
+		a[i] = math.Abs(x)
+	}
+	slices.Sort(a)
+	if len(a) > 0 {
+		p.MedianPct, p.P90Pct = medianP90(a)
+		p.WorstPct = a[len(a)-1]
+	}
+	return p
+}
+
+// medianP90 returns the median of sorted, a non-empty sorted slice (of
+// an even count, the mean of the middle two), and its 90th percentile,
+// the value at rank ⌈0.9 n⌉.
+func medianP90(sorted []float64) (med, p90 float64) {
+	n := len(sorted)
+	med = sorted[n/2]
+	if n%2 == 0 {
+		med = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
+	return med, sorted[int(math.Ceil(0.9*float64(n)))-1]
+}
+
+// Range returns the interval a projected cost lands in by the measured
+// error: usd × (1 − p90) to usd × (1 + p90), the lower end at least 0;
+// ok is false when no session was measured.
+func (p ProjectionError) Range(usd float64) (low, high float64, ok bool) {
+	if p.Sessions == 0 {
+		return 0, 0, false
+	}
+	e := p.P90Pct / 100
+	return max(0, usd*(1-e)), usd * (1 + e), true
+}
