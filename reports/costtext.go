@@ -33,6 +33,16 @@ func WriteProjection(w io.Writer, proj []cost.Projection, sessions int, perDay f
 	return t.WriteText(w)
 }
 
+// ShortOutputText says that a transcript's recorded output falls short
+// of the estimate of what its calls wrote ([cost.ShortOutput]).
+func ShortOutputText(o cost.OutputShortfall) string {
+	return fmt.Sprintf("recorded output is %.0f%% of the estimate of what the calls wrote (%s of ≈%s tokens over %s): the file records the stream's start; the bill, like ccusage's, under-counts output",
+		o.Share()*100, Int(o.Recorded), Int(roundTo(o.Estimated, 100)), Count(o.Calls, "call", "calls"))
+}
+
+// roundTo rounds v to a multiple of step.
+func roundTo(v, step int64) int64 { return (v + step/2) / step * step }
+
 // usdRange formats a range of dollars, "-" without one.
 func usdRange(low, high *float64) string {
 	if low == nil || high == nil {

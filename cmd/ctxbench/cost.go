@@ -548,6 +548,9 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 		}
 		cmpr, unpricedRun, unpricedBill = c, s.NotPriced, s.BillNotPriced
 		takeSummaries(steps, s.Runs)
+		if o, short := cost.ShortOutput(t, ropt.Estimators[0]); short {
+			ce.Warnings = append(ce.Warnings, newEntryWarning(fmt.Errorf("%s: %s", t.File, reports.ShortOutputText(o))))
+		}
 	}
 	ce.Ledger = le
 	if unpricedRun != nil {

@@ -117,6 +117,7 @@ func TestGolden(t *testing.T) {
 		{"cost-recorded-bill", []string{"cost", "--policy", "recorded", corpus + "codemie-code/tests/integration/session/fixtures/session-196820da.jsonl"}, 0},
 		{"cost-recorded-bill-json", []string{"cost", "--json", "--policy", "recorded", corpus + "codemie-code/tests/integration/session/fixtures/session-196820da.jsonl"}, 0},
 		{"cost-unbilled-call", []string{"cost", "--policy", "recorded", "--fit-calls", "6", "../../cost/testdata/codex-last-turn-unbilled.jsonl"}, 0},
+		{"cost-short-output", []string{"cost", "--policy", "none", "../../cost/testdata/claude-code-stream-start-output.jsonl"}, 0},
 		{"cost-litellm", []string{"cost", "--prices", "../../pricing/testdata/litellm-sample.json", "--policy", "none", corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"}, 0},
 		{"check-no-baseline", []string{"check", "--config", "testdata/check/ctxbench.yaml", "--baseline", "testdata/check/missing.json"}, 2},
 		{"sweep-tail-over-cap", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=10", "--grid", "preserve_last_n=8,20", "--grid", "pair_safe=false,true", corpus + "spotter/tool_heavy.jsonl"}, 0},
