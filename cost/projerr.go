@@ -51,9 +51,17 @@ func MeasureProjectionError(errs []float64) ProjectionError {
 	return p
 }
 
-// medianP90 returns the median of sorted, a non-empty sorted slice (of
-// an even count, the mean of the middle two), and its 90th percentile,
-// the value at rank ⌈0.9 n⌉.
+// MedianP90 returns the median of v (of an even count, the mean of the
+// middle two) and its 90th percentile, the value at rank ⌈0.9 n⌉ in
+// sorted order; 0 and 0 for no value.
+func MedianP90(v []float64) (med, p90 float64) {
+	if len(v) == 0 {
+		return 0, 0
+	}
+	return medianP90(slices.Sorted(slices.Values(v)))
+}
+
+// medianP90 is [MedianP90] of sorted, a non-empty sorted slice.
 func medianP90(sorted []float64) (med, p90 float64) {
 	n := len(sorted)
 	med = sorted[n/2]

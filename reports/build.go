@@ -240,6 +240,9 @@ func transcriptResult(t *transcript.Transcript, s *cost.Session) TranscriptResul
 	}
 	v := s.Billed.Total().USD()
 	tr.BilledUSD = &v
+	if e, ok := cost.SessionError(t.Calls, s.CrossCheck); ok {
+		tr.ProjectionErrorPct = &e
+	}
 	for _, m := range s.BilledPerCall {
 		tr.Billed = append(tr.Billed, m.USD())
 	}
@@ -316,6 +319,7 @@ func (b *Builder) addEntry(e *Entry) error {
 	}
 	tr := e.Transcript
 	r.tally.add(&tr)
+	r.facts().add(&tr)
 	if r.spool != nil {
 		var err error
 		if tr, err = r.spool.put(&tr); err != nil {
@@ -362,5 +366,7 @@ func (b *Builder) Finish(sweep *replay.SweepResult) (*Report, error) {
 		return nil, b.emitErr
 	}
 	b.report.Sweep = sweep
+	pe := b.report.ProjectionError()
+	b.report.ProjectionErr = &pe
 	return b.report, nil
 }

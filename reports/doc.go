@@ -12,7 +12,11 @@
 // summary.csv, steps.csv, sweep.csv and the plots), built beside the
 // target and swapped in whole, and never over a folder ctxbench did not
 // make ([ErrNotAReport]). [Report.WriteSummary] prints the totals per
-// policy.
+// policy. The cost tables open with the section titled
+// [CostSectionTitle]: the bill, each policy's total with its median and
+// p90 per session and its range, the total × (1 ± the p90 of the
+// measured error), and the projection error on the report's sessions
+// ([Report.ProjectionError]), as `ctxbench cost` measures and prints it.
 //
 // The commands' text tables are here too: the estimators' accuracy
 // ([WriteEstimate]), a transcript's statistics ([WriteStats]), its runs ([WriteRunTable]), a sweep ([WriteSweepText]),

@@ -96,6 +96,9 @@ type costTable struct {
 // rows.
 func costTables(r *Report) []costTable {
 	var out []costTable
+	if t, ok := costSection(r); ok {
+		out = append(out, t)
+	}
 	if rows := spreadRows(r); len(rows) > 0 {
 		out = append(out, costTable{"spread", "Cost per session", []string{"policy", "sessions priced", "median", "90th percentile", "most", "the costliest session"}, rows, true})
 	}

@@ -39,6 +39,11 @@ type Report struct {
 	// Detail says which sessions the report draws and lists one by one
 	// (the zero Detail: every one).
 	Detail Detail `json:"-"`
+	// ProjectionErr is how close the projection lands on the sessions
+	// ([Report.ProjectionError]), set when a Builder finishes.
+	ProjectionErr *cost.ProjectionError `json:"projection_error,omitempty"`
+	// costFacts feed the cost section (nil: made of Transcripts).
+	costFacts *costFacts
 	// counts feed the estimator plots (nil: none drawn).
 	counts *PlotCounts
 	// tally is the Builder's sums over the transcripts (nil: made of
@@ -78,9 +83,12 @@ type TranscriptResult struct {
 	Misses      []cost.CacheMiss  `json:"cache_miss_events,omitempty"`
 	// Notes are what the page says of the session: its cache misses and
 	// its runs' cache breaks.
-	Notes  []string       `json:"notes,omitempty"`
-	Billed []float64      `json:"billed_per_call_usd,omitempty"`
-	Runs   []PolicyResult `json:"runs"`
+	Notes  []string  `json:"notes,omitempty"`
+	Billed []float64 `json:"billed_per_call_usd,omitempty"`
+	// ProjectionErrorPct is the cross-check's error when the transcript
+	// counts in the projection error ([cost.SessionError]).
+	ProjectionErrorPct *float64       `json:"projection_error_pct,omitempty"`
+	Runs               []PolicyResult `json:"runs"`
 }
 
 // PolicyResult is one replay, with its per-call series.

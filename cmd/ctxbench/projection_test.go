@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/reports"
 )
 
 // TestCostProjectionError: cost --json carries the projection error of
@@ -109,4 +112,62 @@ func TestCostProjectionError(t *testing.T) {
 
 func reportsProjectionLine(pe *cost.ProjectionError) string {
 	return fmt.Sprintf("projection error on these sessions: median %.1f%%, worst %.1f%% (%d sessions of 20 calls or more;", pe.MedianPct, pe.WorstPct, pe.Sessions)
+}
+
+// TestReportCostSection: report's section "What your sessions cost, what
+// each policy would have cost, how sure we are" is built from the values
+// cost prints: the same projection error (results.json carries it), the
+// same policy totals, and their range by the measured p90 error (the
+// median and p90 per session are per transcript in the report, per
+// session with its subagents in cost).
+func TestReportCostSection(t *testing.T) {
+	paths := []string{corpus + "spotter", corpus + "codemie-code/tests/integration/session/fixtures"}
+	stdout, stderr, code := ctxbench("", append([]string{"cost", "--json", "--policy", "none", "--policy", "recorded"}, paths...)...)
+	if code != 0 {
+		t.Fatalf("cost: exit %d: %s", code, stderr)
+	}
+	var c struct {
+		ProjectionError *cost.ProjectionError `json:"projection_error"`
+		Totals          []cost.Spread         `json:"policy_totals"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	if _, stderr, code := ctxbench("", append([]string{"report", "--out", out, "--policy", "none", "--policy", "recorded"}, paths...)...); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		ProjectionError *cost.ProjectionError `json:"projection_error"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if c.ProjectionError == nil || r.ProjectionError == nil || *r.ProjectionError != *c.ProjectionError || c.ProjectionError.Sessions == 0 {
+		t.Fatalf("report's projection error %+v, cost's %+v", r.ProjectionError, c.ProjectionError)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(md), "### What your sessions cost, what each policy would have cost, how sure we are\n")
+	section, _, _ = strings.Cut(section, "\n\n\n")
+	none := c.Totals[0]
+	for _, want := range []string{
+		// The report counts a subagent's transcript as a session of its
+		// own, cost rolls it into its parent's: the totals are the same.
+		fmt.Sprintf(" | %s | ", reports.USD(none.TotalUSD)),
+		fmt.Sprintf("| %s–%s |", reports.USD(*none.LowUSD), reports.USD(*none.HighUSD)),
+		"| recorded | ",
+		"the bill: no range",
+		fmt.Sprintf("projection error on these sessions: median %.1f%%, worst %.1f%% (%d sessions of 20 calls or more;", c.ProjectionError.MedianPct, c.ProjectionError.WorstPct, c.ProjectionError.Sessions),
+	} {
+		if !ok || !strings.Contains(section, want) {
+			t.Errorf("the section does not say %q:\n%s", want, section)
+		}
+	}
 }
