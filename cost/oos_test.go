@@ -64,7 +64,7 @@ func medianAbs(v []float64) (med, worst float64) {
 	return p.MedianPct, p.WorstPct
 }
 
-// TestOutOfSampleDocumented holds what README.md and docs/cost.md say
+// TestOutOfSampleDocumented holds what docs/cost.md says
 // of the out-of-sample check to what TestOutOfSample and
 // TestOutOfSampleUnseen measure: the corpus's median and worst, in all
 // and for cache reads and writes, the four sessions outside it one by
@@ -86,11 +86,6 @@ func TestOutOfSampleDocumented(t *testing.T) {
 		each[i] = strings.Replace(fmt.Sprintf("%+.1f%%", e), "-", "−", 1)
 	}
 	byDoc := map[string][]string{
-		"../README.md": {
-			fmt.Sprintf("corpus's %d sessions of 20 calls or more land %s", len(total), atMedian(total)),
-			fmt.Sprintf("%d sessions, %s", len(total)+len(unseen), atMedian(append(slices.Clone(total), unseen...))),
-			fmt.Sprintf("cache reads %s, cache writes %.1f%% and %.1f%%", atMedian(parts["cache read"]), writeMed, writeWorst),
-		},
 		"../docs/cost.md": {
 			fmt.Sprintf("the error is %s", atMedian(total)),
 			fmt.Sprintf("%d sessions, %s", len(total)+len(unseen), atMedian(append(slices.Clone(total), unseen...))),
@@ -116,7 +111,7 @@ func TestOutOfSampleDocumented(t *testing.T) {
 // recorded run priced without the bill of its second half lands within
 // 5% of it at the median and 15% at worst (measured: 4.2% and 8.4%).
 // The error of each component over $0.01 is logged, not held: the
-// README's "How close a projection lands" says how far those land.
+// docs/cost.md says how far those land.
 func TestOutOfSample(t *testing.T) {
 	total, parts, names := outOfSample(t, "../fixtures/corpus")
 	for i, n := range names {
