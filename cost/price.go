@@ -723,40 +723,29 @@ func (p *pricer) extendedRetention() map[string]bool {
 	return out
 }
 
-// lifetime returns how long the cache of model r keeps an entry for
-// sure at most: its provider's documented retention
-// ([pricing.RetentionOf]), the extended one where the bills show it in
-// use (Anthropic's hour where the transcript's writes used it).
-func (p *pricer) lifetime(r resolution) time.Duration {
+// lifetimes returns how long the cache of model r usually keeps an
+// unused entry (what a simulation with no bill holds it for) and how
+// long for sure at most: its provider's documented retention
+// ([pricing.RetentionOf]), or the extended one where the bills show it
+// in use (Anthropic's hour where the transcript's writes used it).
+func (p *pricer) lifetimes(r resolution) (typical, most time.Duration) {
 	ret := pricing.RetentionOf(r.name, r.price)
 	switch {
 	case p.oneHour && CacheSimFor(r.price.Provider) == CacheAnthropic:
-		return time.Hour
+		return time.Hour, time.Hour
 	case p.extended[r.name]:
-		return ret.Extended
+		return ret.Extended, ret.Extended
 	}
-	return ret.Max
-}
-
-// typical returns how long the cache of model r usually keeps an unused
-// entry: what a simulation with no bill holds it for.
-func (p *pricer) typical(r resolution) time.Duration {
-	ret := pricing.RetentionOf(r.name, r.price)
-	switch {
-	case p.oneHour && CacheSimFor(r.price.Provider) == CacheAnthropic:
-		return time.Hour
-	case p.extended[r.name]:
-		return ret.Extended
-	}
-	return ret.Typical
+	return ret.Typical, ret.Max
 }
 
 // expired reports whether a call at at to model r finds the cache of
 // its model's previous call, at prev, expired: past the lifetime that
-// keeps an entry for sure at most ([pricer.lifetime]); unknown times
+// keeps an entry for sure at most ([pricer.lifetimes]); unknown times
 // never expire.
 func (p *pricer) expired(r resolution, prev, at time.Time) bool {
-	return !warm(prev, at, p.lifetime(r))
+	_, most := p.lifetimes(r)
+	return !warm(prev, at, most)
 }
 
 // where names call i in errors: its record's file and line.
@@ -815,7 +804,7 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 	}
 	g := &modelGroup{name: r.name, price: r.price, sim: sim, cache: newPrefixCache(), constant: constant, fit: gf}
 	if sim == CacheSimFor(r.price.Provider) {
-		g.cache.ttl = p.typical(r)
+		g.cache.ttl, _ = p.lifetimes(r)
 	}
 	p.groups[r.name] = g
 	p.order = append(p.order, g)
