@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,17 +113,20 @@ func GridPoints(grid []GridKey, limit int) (int, error) {
 
 // A Point is one grid point's result over every transcript.
 type Point struct {
-	Params       map[string]string `json:"params"`
-	Transcripts  int               `json:"transcripts"`
-	Calls        int               `json:"calls"`
-	PeakMessages int               `json:"peak_messages"`
-	PeakTokens   int               `json:"peak_tokens"`
-	InputTokens  int64             `json:"input_tokens"`
-	ShareOfNone  float64           `json:"share_of_none"`
-	Evictions    int               `json:"evictions"`
-	Truncations  int               `json:"truncations"`
-	Summaries    int               `json:"summaries"`
-	SummaryUsage transcript.Usage  `json:"summary_usage"`
+	Params map[string]string `json:"params"`
+	// Label names a baseline ([Sweeper.AddBaselines]); "" for a grid
+	// point.
+	Label        string           `json:"label,omitempty"`
+	Transcripts  int              `json:"transcripts"`
+	Calls        int              `json:"calls"`
+	PeakMessages int              `json:"peak_messages"`
+	PeakTokens   int              `json:"peak_tokens"`
+	InputTokens  int64            `json:"input_tokens"`
+	ShareOfNone  float64          `json:"share_of_none"`
+	Evictions    int              `json:"evictions"`
+	Truncations  int              `json:"truncations"`
+	Summaries    int              `json:"summaries"`
+	SummaryUsage transcript.Usage `json:"summary_usage"`
 	// MeanRetention is the mean over transcripts of the runs' mean
 	// retention.
 	MeanRetention float64 `json:"mean_retention"`
@@ -156,7 +160,10 @@ type SweepResult struct {
 	Estimator string            `json:"estimator"`
 	Grid      []GridKey         `json:"grid"`
 	Points    []Point           `json:"points"`
-	Invalid   []string          `json:"invalid_points"`
+	// Baselines are the runs of none, recorded and the agent's own
+	// policy ([Sweeper.AddBaselines]), over the same transcripts.
+	Baselines []Point  `json:"baselines,omitempty"`
+	Invalid   []string `json:"invalid_points"`
 	// Costed says the runs were priced ([Sweeper.Price]).
 	Costed bool `json:"costed"`
 }
@@ -204,8 +211,16 @@ type Sweeper struct {
 	opt      Options
 	policies []window.Policy
 	none     window.Policy
-	res      *SweepResult
-	progress func(done, total int)
+	// baselines is the index in policies of the first baseline (the
+	// points' count); own, the index of the agent's own policy's
+	// (-1: none), replayed as ownPolicy picks; owns, the policies it
+	// picked, each once, in order.
+	baselines int
+	own       int
+	owns      []string
+	ownBy     map[transcript.Format]window.Policy
+	res       *SweepResult
+	progress  func(done, total int)
 
 	jobs    chan sweepJob
 	stopped chan struct{} // closed when a run fails: no more jobs are taken
@@ -252,6 +267,9 @@ type sweptTranscript struct {
 	finished   bool          // left reached 0; under the Sweeper's mu
 	noneTokens int64
 	runs       []SweptRun
+	// own names the agent's own policy the own baseline replays t under
+	// ("": recorded).
+	own string
 	// coster makes each run's RunCoster (nil: not priced); priced says
 	// it did.
 	coster func() RunCoster
@@ -320,7 +338,7 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, MaxWorkers)
-	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress,
+	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress, baselines: len(policies), own: -1,
 		jobs: make(chan sweepJob), stopped: make(chan struct{}), metrics: make([]MetricFolder, len(res.Points))}
 	for range workers {
 		sw.wg.Go(sw.work)
@@ -377,11 +395,14 @@ func (sw *Sweeper) finish(tr *sweptTranscript) {
 // retentions kept apart.
 func (sw *Sweeper) addRuns(i int, tr *sweptTranscript) {
 	if sw.Done != nil {
-		sw.Done(i, SweptTranscript{Runs: tr.runs, NoneTokens: tr.noneTokens, Priced: tr.priced, File: tr.file})
+		sw.Done(i, SweptTranscript{Runs: tr.runs, NoneTokens: tr.noneTokens, Priced: tr.priced, File: tr.file, Own: tr.own})
 	}
 	sw.noneTotal += tr.noneTokens
-	for p := range sw.res.Points {
-		pt, s := &sw.res.Points[p], tr.runs[p]
+	if tr.own != "" && !slices.Contains(sw.owns, tr.own) {
+		sw.owns = append(sw.owns, tr.own)
+	}
+	for p := range sw.policies {
+		pt, s := sw.point(p), tr.runs[p]
 		pt.Transcripts++
 		pt.Calls += s.Calls
 		pt.PeakMessages = max(pt.PeakMessages, s.PeakMessages)
@@ -446,6 +467,9 @@ type SweptTranscript struct {
 	Priced     bool       `json:"priced,omitempty"`
 	// File is the transcript's, for an error to name.
 	File string `json:"file,omitempty"`
+	// Own names the agent's own policy its baseline replayed
+	// ([Sweeper.AddBaselines]; "": recorded, or no baselines).
+	Own string `json:"own,omitempty"`
 }
 
 func SweptRunOf(s Summary, est string) SweptRun {
@@ -462,14 +486,18 @@ func SweptRunOf(s Summary, est string) SweptRun {
 // replays it as none does, made and priced once.
 func (sw *Sweeper) run(j sweepJob) (Summary, int64, error) {
 	t, opt := j.tr.t, j.tr.opt
-	if in, ok := sw.policies[j.p].(window.Inert); ok && in.InertOn(t) {
+	p := sw.policies[j.p]
+	if j.p == sw.own {
+		p = sw.ownPolicy(t)
+	}
+	if in, ok := p.(window.Inert); ok && in.InertOn(t) || p.Name() == "none" {
 		nr := &j.tr.none
 		nr.once.Do(func() {
 			nr.sum, nr.cost, nr.err = sw.replay(j.tr, sw.none, opt)
 		})
 		return nr.sum, nr.cost, nr.err
 	}
-	return sw.replay(j.tr, sw.policies[j.p], opt)
+	return sw.replay(j.tr, p, opt)
 }
 
 // replay replays tr's transcript under p, priced by a RunCoster of its
@@ -518,6 +546,11 @@ func (sw *Sweeper) Prepare(t *transcript.Transcript) (*Replayer, error) {
 func (sw *Sweeper) Add(r *Replayer) error {
 	t := r.t
 	tr := &sweptTranscript{t: t, file: t.File, runs: make([]SweptRun, len(sw.policies)), ran: make(chan struct{})}
+	if sw.own >= 0 {
+		if p := sw.ownPolicy(t); p.Name() != window.Recorded {
+			tr.own = p.Name()
+		}
+	}
 	tr.opt = r.with(sw.opt)
 	if sw.Price != nil {
 		var err error
@@ -582,7 +615,7 @@ func (sw *Sweeper) AddSwept(st SweptTranscript) error {
 	if len(st.Runs) != len(sw.policies) {
 		return fmt.Errorf("a transcript's sweep of %d points, this sweep has %d", len(st.Runs), len(sw.policies))
 	}
-	tr := &sweptTranscript{runs: st.Runs, noneTokens: st.NoneTokens, priced: st.Priced, file: st.File}
+	tr := &sweptTranscript{runs: st.Runs, noneTokens: st.NoneTokens, priced: st.Priced, file: st.File, own: st.Own}
 	sw.mu.Lock()
 	sw.trs = append(sw.trs, tr)
 	sw.mu.Unlock()
@@ -607,17 +640,76 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 	for i, tr := range sw.trs[sw.added:] {
 		sw.addRuns(sw.added+i, tr) // a sweep of no points
 	}
-	for p := range res.Points {
-		pt := &res.Points[p]
+	for p := range sw.policies {
+		pt := sw.point(p)
 		for i := range len(sw.trs) {
-			pt.MeanRetention += sw.retention[i*len(res.Points)+p] / n
+			pt.MeanRetention += sw.retention[i*len(sw.policies)+p] / n
 		}
 		pt.ProbeScore = pt.ProbeLoss.Score()
 		pt.Metrics = sw.metrics[p].Values()
 		pt.ShareOfNone = ShareOfNone(pt.InputTokens, sw.noneTotal)
 		pt.CostUSD = float64(pt.Cost) / 1e12
 	}
+	if sw.own >= 0 {
+		if len(sw.owns) == 0 {
+			// No transcript has an own policy: its row is recorded's.
+			res.Baselines = slices.Delete(res.Baselines, sw.own-sw.baselines, sw.own-sw.baselines+1)
+		} else {
+			res.Baselines[sw.own-sw.baselines].Label = strings.Join(sw.owns, "/")
+		}
+	}
 	return res, nil
+}
+
+// point is the p-th policy's point: a grid point, then the baselines.
+func (sw *Sweeper) point(p int) *Point {
+	if p < sw.baselines {
+		return &sw.res.Points[p]
+	}
+	return &sw.res.Baselines[p-sw.baselines]
+}
+
+// AddBaselines adds the baselines to the sweep, each a row of the result
+// over the same transcripts ([SweepResult.Baselines]): none (sending
+// everything), recorded (what the agent sent), and the agent's own
+// policy for its own files (claude-code for Claude Code sessions, codex
+// for Codex rollouts; recorded for any other format), its row labelled
+// with the policies it replayed and left out when it replayed none. It
+// is called before the first [Sweeper.Add] or [Sweeper.AddSwept].
+func (sw *Sweeper) AddBaselines() error {
+	if len(sw.trs) > 0 || len(sw.policies) > sw.baselines {
+		return errors.New("baselines added twice, or after a transcript")
+	}
+	rec, err := window.Parse(window.Recorded)
+	if err != nil {
+		return err
+	}
+	sw.ownBy = map[transcript.Format]window.Policy{}
+	for f, name := range OwnPolicies {
+		if sw.ownBy[f], err = window.Parse(name); err != nil {
+			return err
+		}
+	}
+	sw.policies = append(sw.policies, sw.none, rec, rec)
+	sw.own = len(sw.policies) - 1
+	for _, l := range []string{"none", window.Recorded, "own"} {
+		sw.res.Baselines = append(sw.res.Baselines, Point{Label: l, Params: map[string]string{}, Violations: map[string]int{},
+			Probes: probe.Score{Kept: map[probe.Kind]int{}, Total: map[probe.Kind]int{}}, ProbeLoss: probe.Loss{Lost: map[probe.Kind]int{}, Of: map[probe.Kind]int{}}})
+	}
+	sw.metrics = append(sw.metrics, make([]MetricFolder, 3)...)
+	return nil
+}
+
+// OwnPolicies name the agent's own policy for its own files, by format.
+var OwnPolicies = map[transcript.Format]string{transcript.FormatClaudeCode: "claude-code", transcript.FormatCodex: "codex"}
+
+// ownPolicy is the agent's own policy for t ([OwnPolicies]), else
+// recorded.
+func (sw *Sweeper) ownPolicy(t *transcript.Transcript) window.Policy {
+	if p, ok := sw.ownBy[t.Format]; ok {
+		return p
+	}
+	return sw.policies[sw.own]
 }
 
 // product returns every combination of the grid's values, the first key

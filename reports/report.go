@@ -36,6 +36,9 @@ type Report struct {
 	// Sweep is a two-key sweep for the heatmap (nil: none).
 	Sweep *replay.SweepResult `json:"sweep,omitempty"`
 	Notes []string            `json:"notes"`
+	// MinProbeScore is the least probe score a recommended policy keeps
+	// ([Report.Recommendation]; 0: [replay.DefaultMinProbeScore]).
+	MinProbeScore float64 `json:"min_probe_score,omitempty"`
 	// Detail says which sessions the report draws and lists one by one
 	// (the zero Detail: every one).
 	Detail Detail `json:"-"`
@@ -566,7 +569,7 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 		}
 		fmt.Fprintln(w)
 	}
-	if rec := Recommendation(totals); rec != "" {
+	if rec := recommendation(totals, r.MinProbeScore); rec != "" {
 		fmt.Fprintf(w, "**%s**\n\n", printable.Markdown(rec))
 	}
 	fmt.Fprintf(w, "★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and has a higher probe score. In the tables, %s.\n\n## Sessions\n\n", ProbeNote)

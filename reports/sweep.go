@@ -74,7 +74,8 @@ func metricSweepColumns() []sweepColumn {
 }
 
 // SweepCSV is a sweep's table with plain numbers: a header, then a row
-// per point, the grid's parameters first.
+// per point, the grid's parameters first (the baselines count in its
+// Pareto front, not as rows).
 func SweepCSV(res *replay.SweepResult) [][]string {
 	var head []string
 	for _, g := range res.Grid {
@@ -84,7 +85,7 @@ func SweepCSV(res *replay.SweepResult) [][]string {
 		head = append(head, col.name)
 	}
 	rows := [][]string{head}
-	best := paretoPoints(res.Points)
+	best := res.Answer(0).Pareto
 	for i := range res.Points {
 		c := &sweepCell{res: res, p: &res.Points[i], pareto: best[i]}
 		var row []string
@@ -100,18 +101,20 @@ func SweepCSV(res *replay.SweepResult) [][]string {
 }
 
 // WriteSweepText writes a sweep's table for people: a line naming it, a
-// row per point with the Pareto-best starred, then the cautions the
-// policy gave and the combinations it skipped.
-func WriteSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error {
+// row per point then per baseline, the Pareto-best starred (a ★ column
+// only when some row is), then the answer ([SweepAnswerText]), the
+// cautions the policy gave and the combinations it skipped.
+func WriteSweepText(w io.Writer, res *replay.SweepResult, a *replay.SweepAnswer, transcripts int) error {
 	fmt.Fprintf(w, "sweep of %s: %s over %s (tokens: %s)\n", res.Policy, Count(len(res.Points), "point", "points"), Count(transcripts, "transcript", "transcripts"), res.Estimator)
 	t := Table{}
 	for _, g := range res.Grid {
 		t.Header = append(t.Header, g.Key)
 		t.Right = append(t.Right, true)
 	}
+	starred := slices.Contains(a.Pareto, true)
 	var cols []sweepColumn
 	for _, col := range sweepColumns {
-		if col.text != nil && (!col.costed || res.Costed) {
+		if col.text != nil && (!col.costed || res.Costed) && (col.name != "pareto" || starred) {
 			cols = append(cols, col)
 		}
 	}
@@ -119,11 +122,16 @@ func WriteSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 		t.Header = append(t.Header, col.head)
 		t.Right = append(t.Right, !col.left)
 	}
-	best := paretoPoints(res.Points)
-	for i := range res.Points {
-		c := &sweepCell{res: res, p: &res.Points[i], pareto: best[i], trs: transcripts}
+	rows := append(slices.Clone(res.Points), res.Baselines...)
+	for i := range rows {
+		c := &sweepCell{res: res, p: &rows[i], pareto: a.Pareto[i], trs: transcripts}
 		var row []string
-		for _, g := range res.Grid {
+		for k, g := range res.Grid {
+			if c.p.Label != "" {
+				// A baseline: its name under the grid's keys.
+				row = append(row, map[bool]string{true: c.p.Label}[k == 0])
+				continue
+			}
 			row = append(row, c.p.Params[g.Key])
 		}
 		for _, col := range cols {
@@ -134,11 +142,11 @@ func WriteSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
-	if slices.Contains(best, true) {
-		if byCost(res.Points) {
-			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant costs less and keeps more probes")
+	if starred {
+		if a.ByCost {
+			fmt.Fprintln(w, "★ Pareto-best: no other row that breaks no invariant costs less and keeps more probes, and no baseline (none, recorded, the agent's own policy) matches it")
 		} else {
-			fmt.Fprintln(w, "★ Pareto-best: no other point that breaks no invariant sends fewer tokens and keeps more probes")
+			fmt.Fprintln(w, "★ Pareto-best: no other row that breaks no invariant sends fewer tokens and keeps more probes, and no baseline (none, recorded, the agent's own policy) matches it")
 		}
 		fmt.Fprintln(w, ProbeNote)
 	}
@@ -146,7 +154,28 @@ func WriteSweepText(w io.Writer, res *replay.SweepResult, transcripts int) error
 	for _, inv := range res.Invalid {
 		fmt.Fprintf(w, "skipped an invalid combination: %s\n", inv)
 	}
+	for _, l := range SweepAnswerText(a) {
+		fmt.Fprintln(w, l)
+	}
 	return nil
+}
+
+// SweepAnswerText is a sweep's answer, a sentence a line: the
+// recommendation ([RecommendationLines]), why no point is starred, and
+// the grid keys that changed nothing.
+func SweepAnswerText(a *replay.SweepAnswer) []string {
+	out := RecommendationLines(&a.Recommendation, a.Candidates, "point")
+	if a.NoStar != "" {
+		s := "No point of the grid is ★: " + a.NoStar
+		if a.Hint != "" {
+			s += ": try " + a.Hint
+		}
+		out = append(out, s+".")
+	}
+	for _, u := range a.Unchanged {
+		out = append(out, u+".")
+	}
+	return out
 }
 
 // writeSweepCautions writes each caution the policy gave, once, with the
@@ -194,36 +223,4 @@ func pointCostCSV(c *sweepCell) string {
 		return ""
 	}
 	return strconv.FormatFloat(c.p.CostUSD, 'f', -1, 64)
-}
-
-// byCost reports whether the points are compared by cost: some
-// transcript is priced (every point prices the same ones).
-func byCost(ps []replay.Point) bool { return len(ps) > 0 && ps[0].Priced > 0 }
-
-// paretoPoints marks the points that break no invariant and that no other
-// such point beats on both what it spends (fewer dollars over the
-// transcripts priced when some are, else fewer tokens) and probe score
-// (more).
-func paretoPoints(ps []replay.Point) []bool {
-	spend := func(p *replay.Point) float64 { return float64(p.InputTokens) }
-	if byCost(ps) {
-		spend = func(p *replay.Point) float64 { return float64(p.Cost) }
-	}
-	clean := make([]bool, len(ps))
-	for i := range ps {
-		clean[i] = violationTotal(ps[i].Violations) == 0
-	}
-	best := make([]bool, len(ps))
-	for i := range ps {
-		p := &ps[i]
-		best[i] = clean[i]
-		for j := 0; best[i] && j < len(ps); j++ {
-			q := &ps[j]
-			if clean[j] && spend(q) <= spend(p) && q.ProbeScore >= p.ProbeScore &&
-				(spend(q) < spend(p) || q.ProbeScore > p.ProbeScore) {
-				best[i] = false
-			}
-		}
-	}
-	return best
 }

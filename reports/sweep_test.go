@@ -1,25 +1,11 @@
 package reports
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/replay"
 )
-
-// TestSweepPareto: a point is best when it breaks no invariant and no
-// other such point sends fewer tokens and has a higher probe score; equal
-// points both are, a point with violations never is.
-func TestSweepPareto(t *testing.T) {
-	pt := func(tokens int64, score float64, viol int) replay.Point {
-		return replay.Point{InputTokens: tokens, ProbeScore: score, Violations: map[string]int{"cap": viol}}
-	}
-	got := paretoPoints([]replay.Point{pt(100, 0.9, 0), pt(100, 0.9, 0), pt(120, 0.8, 0), pt(80, 0.95, 3), pt(150, 0.95, 0)})
-	if want := []bool{true, true, false, false, true}; !slices.Equal(got, want) {
-		t.Errorf("best %v, want %v", got, want)
-	}
-}
 
 // TestSweepColumns: the CSV and the text table of a sweep are drawn from
 // the one list of columns: every CSV row has a cell per header, the text
@@ -46,7 +32,7 @@ func TestSweepColumns(t *testing.T) {
 	for _, costed := range []bool{false, true} {
 		res.Costed = costed
 		var b strings.Builder
-		if err := WriteSweepText(&b, res, 1); err != nil {
+		if err := WriteSweepText(&b, res, new(res.Answer(0)), 1); err != nil {
 			t.Fatal(err)
 		}
 		head := strings.Split(b.String(), "\n")[2]

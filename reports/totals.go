@@ -3,12 +3,14 @@ package reports
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/replay/probe"
+	"github.com/ctxbench/ctxbench/window"
 )
 
 // A PolicyTotal is one policy over every transcript of a report: the
@@ -318,83 +320,115 @@ func markPareto(ps []PolicyTotal) {
 	}
 }
 
-// minProbeScore is the probe score a recommended policy keeps at least.
-const minProbeScore = 0.9
+// Recommend weighs the policies' totals ([replay.Recommend]), floor
+// being the least probe score a recommended one keeps (≤ 0:
+// [replay.DefaultMinProbeScore]); none, recorded and the agents' own
+// policies ([replay.OwnPolicies]) are its baselines.
+func Recommend(ps []PolicyTotal, floor float64) (replay.Recommendation, []replay.Candidate) {
+	cs := make([]replay.Candidate, len(ps))
+	for i, p := range ps {
+		lost, of := p.Probes.Totals()
+		cs[i] = replay.Candidate{Label: p.Label, Baseline: isBaseline(p.Label), CostUSD: p.CostUSD, Priced: p.Priced, Transcripts: p.Sessions,
+			Tokens: p.Tokens, ProbeScore: p.ProbeScore, ProbesLost: lost, Probes: of, Violations: p.Violations}
+	}
+	return replay.Recommend(cs, floor), cs
+}
 
-// Recommendation is one or two sentences derived from the totals: the
-// cheapest clean policy that loses at most a tenth of the sessions'
-// probes (a probe score of 90% or more), against
-// sending everything and, when the report replays it, against what the
-// agent sent (recorded, which is no policy one can choose); and a policy
-// that costs more than sending everything, when its cache breaks are
-// why. It is "" without a none run to compare with.
-func Recommendation(ps []PolicyTotal) string {
-	i := slices.IndexFunc(ps, func(p PolicyTotal) bool { return p.Label == "none" })
-	if i < 0 {
+// isBaseline reports whether a policy's label is that of a baseline:
+// none, recorded or an agent's own policy, with its default parameters.
+func isBaseline(label string) bool {
+	if label == "none" || label == window.Recorded {
+		return true
+	}
+	for _, own := range replay.OwnPolicies {
+		if label == own {
+			return true
+		}
+	}
+	return false
+}
+
+// Recommendation is the report's answer over its policies' totals
+// ([Recommend], at r.MinProbeScore), a sentence or a few: the setting
+// chosen, or the closest and what it lacks, and a policy that costs more
+// than sending everything because its cache breaks. It is "" without a
+// none run to compare with.
+func (r *Report) Recommendation() string {
+	return recommendation(r.Totals(), r.MinProbeScore)
+}
+
+// recommendation is [Report.Recommendation] of totals ps.
+func recommendation(ps []PolicyTotal, floor float64) string {
+	rec, cs := Recommend(ps, floor)
+	if rec.None < 0 {
 		return ""
 	}
-	rec := slices.IndexFunc(ps, func(p PolicyTotal) bool { return p.Label == "recorded" })
-	none := ps[i]
-	priced := samePriced(ps) && none.CostUSD > 0
-	spend := func(p PolicyTotal) float64 {
-		if priced {
-			return p.CostUSD
-		}
-		return float64(p.Tokens)
-	}
-	what := "costs"
-	if !priced {
-		what = "sends"
-	}
-	on := ""
-	if priced && none.Priced < none.Sessions {
-		on = " (on the " + plural(none.Priced, "session") + " priced)"
-	}
-	out := []string{fmt.Sprintf("No policy %s less than none%s while keeping 90%% of the sessions' probes with no invariant broken.", what, on)}
-	if best := cheapestClean(ps, i, rec, spend); best >= 0 {
-		b := ps[best]
-		vs := ""
-		if rec >= 0 && spend(ps[rec]) > 0 {
-			vs = againstRecorded(1 - spend(b)/spend(ps[rec]))
-		}
-		lost, of := b.Probes.Totals()
-		out[0] = fmt.Sprintf("%s %s %.0f%% less than none%s%s and loses %s of the sessions' %s probes (score %.0f%%), with no invariant broken.",
-			b.Label, what, (1-spend(b)/spend(none))*100, on, vs, Int(lost), Int(of), b.ProbeScore*100)
-	}
-	if priced {
-		if s := cacheBreaker(ps, none); s != "" {
+	out := RecommendationLines(&rec, cs, "policy")
+	if rec.ByCost && cs[rec.None].CostUSD > 0 {
+		if s := cacheBreaker(ps, ps[rec.None]); s != "" {
 			out = append(out, s)
 		}
 	}
 	return strings.Join(out, " ")
 }
 
-// cheapestClean returns the index of the cheapest clean policy, by
-// spend, that keeps minProbeScore and spends less than none (ps[none]),
-// leaving out recorded (ps[rec]); -1: none does.
-func cheapestClean(ps []PolicyTotal, none, rec int, spend func(PolicyTotal) float64) int {
-	best := -1
-	for k, p := range ps {
-		if k == none || k == rec || !p.Clean() || p.ProbeScore < minProbeScore || spend(p) >= spend(ps[none]) {
-			continue
+// RecommendationLines says a recommendation a sentence each: the setting
+// chosen, its spend against none and recorded; or, when nothing that
+// spends less than none qualifies, the closest and what it lacks; and
+// that no row (a noun: "point", "policy") spends less than none.
+func RecommendationLines(r *replay.Recommendation, cs []replay.Candidate, noun string) []string {
+	spend := func(c *replay.Candidate) string {
+		if r.ByCost {
+			return USD(c.CostUSD)
 		}
-		if best < 0 || spend(p) < spend(ps[best]) {
-			best = k
+		return Int(c.Tokens) + " tokens"
+	}
+	verb, less := "costs", "costs less"
+	if !r.ByCost {
+		verb, less = "sends", "sends less"
+	}
+	on := ""
+	if r.ByCost && len(cs) > 0 && cs[0].Priced < cs[0].Transcripts {
+		on = fmt.Sprintf(" (the cost of the %d of %d priced)", cs[0].Priced, cs[0].Transcripts)
+	}
+	floor := replay.Percent(r.MinProbeScore)
+	against := func(i int, d float64, name string) string {
+		if i < 0 || math.IsNaN(d) {
+			return ""
 		}
+		switch {
+		case d >= 0.005:
+			return fmt.Sprintf(", %.0f%% less than %s (%s)", d*100, name, spend(&cs[i]))
+		case d <= -0.005:
+			return fmt.Sprintf(", %.0f%% more than %s (%s)", -d*100, name, spend(&cs[i]))
+		}
+		return fmt.Sprintf(", as much as %s (%s)", name, spend(&cs[i]))
 	}
-	return best
-}
-
-// againstRecorded says how a policy's spend compares with what the
-// agent sent, d being the share it saves.
-func againstRecorded(d float64) string {
-	switch {
-	case d >= 0.005:
-		return fmt.Sprintf(", %.0f%% less than what the agent sent (recorded),", d*100)
-	case d <= -0.005:
-		return fmt.Sprintf(", %.0f%% more than what the agent sent (recorded),", -d*100)
+	closest := func() string {
+		switch {
+		case r.ClosestIndex < 0 && r.AllCostMore:
+			return "" // said next
+		case r.ClosestIndex < 0:
+			return fmt.Sprintf("; no %s %s", noun, less)
+		}
+		return fmt.Sprintf("; closest: %s, %s, %s", r.Closest.Label, r.Lacks, spend(&r.Closest))
 	}
-	return ", as much as what the agent sent (recorded),"
+	var out []string
+	switch b := &r.Best; {
+	case r.BestIndex >= 0 && r.BestIndex != r.None:
+		out = append(out, fmt.Sprintf("Recommended: %s, %s%s%s%s: it keeps %s of the probes (%s of %s lost; floor %s) and breaks no invariant.",
+			b.Label, spend(b), on, against(r.None, r.VsNone, "none, sending everything"), against(r.Recorded, r.VsRecorded, "what the agent sent (recorded)"),
+			replay.Percent(b.ProbeScore), Int(b.ProbesLost), Int(b.Probes), floor))
+	case r.BestIndex >= 0:
+		out = append(out, fmt.Sprintf("Recommended: none (send everything), %s%s%s: no %s that %s keeps %s of the probes with no invariant broken%s.",
+			spend(b), on, against(r.Recorded, r.VsRecorded, "what the agent sent (recorded)"), noun, less, floor, closest()))
+	default:
+		out = append(out, fmt.Sprintf("No %s keeps %s of the probes with no invariant broken%s.", noun, floor, closest()))
+	}
+	if r.AllCostMore {
+		out = append(out, fmt.Sprintf("Every %s %s at least as much as sending everything (none, %s).", noun, verb, spend(&cs[r.None])))
+	}
+	return out
 }
 
 // cacheBreaker says which policy sends less than none and pays most for

@@ -56,8 +56,8 @@ func TestTotals(t *testing.T) {
 	if !cmp.Equal(pareto, []string{"none", "clear"}) {
 		t.Errorf("Pareto-best %v, want none and clear", pareto)
 	}
-	rec := Recommendation(got)
-	for _, want := range []string{"clear costs 30% less than none (on the 1 session priced) and loses 8 of the sessions' 200 probes (score 96%)",
+	rec := recommendation(got, 0)
+	for _, want := range []string{"Recommended: clear, $0.7000 (the cost of the 1 of 2 priced), 30% less than none, sending everything ($1.0000): it keeps 96% of the probes (8 of 200 lost; floor 90%) and breaks no invariant.",
 		"window sends 70% fewer tokens than none yet costs $0.5000 more: its changes break the prompt cache ($0.9000 re-billed)"} {
 		if !strings.Contains(rec, want) {
 			t.Errorf("the recommendation %q lacks %q", rec, want)
@@ -69,8 +69,12 @@ func TestTotals(t *testing.T) {
 	}
 	r.Transcripts[0].NotPriced = "no model recorded"
 	got = r.Totals()
-	if got[0].Cost() != "not priced" || !strings.HasPrefix(Recommendation(got), "clear sends 40% less than none and loses 8 of the sessions' 200 probes (score 96%)") {
-		t.Errorf("unpriced: %q; %q", got[0].Cost(), Recommendation(got))
+	if rec := recommendation(got, 0); got[0].Cost() != "not priced" || !strings.HasPrefix(rec, "Recommended: clear, 1,200 tokens, 40% less than none, sending everything (2,000 tokens): it keeps 96% of the probes (8 of 200 lost; floor 90%)") {
+		t.Errorf("unpriced: %q; %q", got[0].Cost(), rec)
+	}
+	// A floor above what clear keeps: none, and clear the closest.
+	if rec, want := recommendation(got, 0.97), "Recommended: none (send everything), 2,000 tokens: no policy that sends less keeps 97% of the probes with no invariant broken; closest: clear, 96% of probes (floor 97%), 1,200 tokens."; rec != want {
+		t.Errorf("floor 97%%:\n got  %q\n want %q", rec, want)
 	}
 }
 
@@ -82,8 +86,8 @@ func TestRecommendationBesideRecorded(t *testing.T) {
 		{File: "a.jsonl", Runs: []PolicyResult{run("none", 1000, 1, usd(1), 0, nil), run("recorded", 500, 0.95, usd(0.5), 0, nil),
 			run("clear", 600, 0.95, usd(0.6), 0, nil), run("window", 800, 0.97, usd(0.8), 0, nil)}},
 	}}
-	want := "clear costs 40% less than none, 20% more than what the agent sent (recorded), and loses 5 of the sessions' 100 probes (score 95%), with no invariant broken."
-	if got := Recommendation(r.Totals()); got != want {
+	want := "Recommended: clear, $0.6000, 40% less than none, sending everything ($1.0000), 20% more than what the agent sent (recorded) ($0.5000): it keeps 95% of the probes (5 of 100 lost; floor 90%) and breaks no invariant."
+	if got := r.Recommendation(); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

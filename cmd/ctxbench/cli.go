@@ -9,12 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/printable"
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -148,7 +150,8 @@ func runEnv(args []string, e *env) int {
 				exited = code
 			}
 		}),
-		kong.Vars{"version": versionLine(), "formats": formatNames(), "default_policies": strings.Join(defaultPolicies, ", ")},
+		kong.Vars{"version": versionLine(), "formats": formatNames(), "default_policies": strings.Join(defaultPolicies, ", "),
+			"min_probe_score": strconv.FormatFloat(replay.DefaultMinProbeScore, 'g', -1, 64)},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.ExplicitGroups([]kong.Group{
 			{Key: "input", Title: "Reading transcripts:"},

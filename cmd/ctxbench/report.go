@@ -247,7 +247,7 @@ func (c *reportCmd) report(e *env, p *suite.Pipeline, b *reports.Builder, sh rep
 		return err
 	}
 	// The answer last, where a terminal leaves the eye.
-	if rec := reports.Recommendation(rep.Totals()); rec != "" {
+	if rec := rep.Recommendation(); rec != "" {
 		_, err = fmt.Fprintf(e.stdout, "\n%s\n", rec)
 	}
 	return err

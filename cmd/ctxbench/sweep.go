@@ -16,26 +16,45 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
+// answerFlags are the flags of the commands that end in a
+// recommendation.
+type answerFlags struct {
+	MinProbeScore float64 `name:"min-probe-score" default:"${min_probe_score}" placeholder:"SHARE" help:"The least share of the probes a recommended setting keeps, 0 to 1."`
+}
+
+// floor is the probe score flag, checked.
+func (a answerFlags) floor() (float64, error) {
+	if !(a.MinProbeScore > 0 && a.MinProbeScore <= 1) {
+		return 0, fmt.Errorf("--min-probe-score: %g is not a share in (0, 1]", a.MinProbeScore)
+	}
+	return a.MinProbeScore, nil
+}
+
 type sweepCmd struct {
 	inputFlags      `group:"input"`
 	summarizerFlags `group:"summarizer"`
 	Policy          string   `required:"" placeholder:"SPEC" help:"The policy to sweep: NAME, or NAME:key=value,… for the fixed parameters."`
 	Grid            []string `required:"" sep:"none" placeholder:"KEY=LO:HI:STEP|KEY=V1,V2" help:"A parameter and its values, repeatable; every combination is replayed."`
-	Estimator       string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the token columns."`
-	Workers         int      `help:"Parallel workers (default: one per CPU; at most 1,024); the result does not depend on it."`
-	MaxPoints       int      `name:"max-points" default:"100000" placeholder:"N" help:"Refuse a grid of more than N points (0: no limit)."`
-	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
-	PricingModel    string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
-	NoCost          bool     `name:"no-cost" help:"Do not price the points (pricing a run can take longer than replaying it)."`
-	JSON            bool     `help:"Print one JSON document."`
-	CSV             string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
-	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
+	answerFlags
+	Estimator    string   `short:"e" default:"cl100k_base" placeholder:"NAME" help:"Estimator for the token columns."`
+	Workers      int      `help:"Parallel workers (default: one per CPU; at most 1,024); the result does not depend on it."`
+	MaxPoints    int      `name:"max-points" default:"100000" placeholder:"N" help:"Refuse a grid of more than N points (0: no limit)."`
+	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
+	NoCost       bool     `name:"no-cost" help:"Do not price the points (pricing a run can take longer than replaying it)."`
+	JSON         bool     `help:"Print one JSON document."`
+	CSV          string   `placeholder:"FILE" help:"Also write the table as CSV to FILE (atomically)."`
+	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
 }
 
 func (c *sweepCmd) Run(e *env) error {
 	p, err := window.Parse(c.Policy)
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
+	}
+	floor, err := c.floor()
+	if err != nil {
+		return err
 	}
 	var grid []replay.GridKey
 	for _, g := range c.Grid {
@@ -70,6 +89,10 @@ func (c *sweepCmd) Run(e *env) error {
 	}
 	sw, err := replay.NewSweeper(e.ctx, p.Name(), window.Changed(p), grid, opt, c.Workers, progress)
 	if err != nil {
+		stop()
+		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := sw.AddBaselines(); err != nil {
 		stop()
 		return fmt.Errorf("sweep: %w", err)
 	}
@@ -112,10 +135,14 @@ func (c *sweepCmd) Run(e *env) error {
 			return err
 		}
 	}
+	ans := res.Answer(floor)
 	if c.JSON {
-		return e.writeJSON(res)
+		return e.writeJSON(struct {
+			*replay.SweepResult
+			Answer replay.SweepAnswer `json:"answer"`
+		}{res, ans})
 	}
-	return reports.WriteSweepText(e.stdout, res, trs)
+	return reports.WriteSweepText(e.stdout, res, &ans, trs)
 }
 
 // progressBar returns a progress callback that draws on w when w is a
