@@ -406,6 +406,18 @@ func (n sequential) Colors() []color.Color {
 // colour runs from light (lowest) to dark (highest), with a colour bar:
 // darker is more (for retention, better).
 func Heatmap(dir, name, title, xlabel, ylabel, zlabel string, xs, ys []float64, z [][]float64) ([]string, error) {
+	return heatmap(dir, name, title, xlabel, ylabel, zlabel, xs, ys, z, heatOptions{mark: [2]int{-1, -1}, prec: 1})
+}
+
+// heatOptions are a heatmap's: the cell outlined (row, column; -1: none)
+// and the decimals each cell shows.
+type heatOptions struct {
+	mark [2]int
+	prec int
+}
+
+// heatmap is [Heatmap] with its options.
+func heatmap(dir, name, title, xlabel, ylabel, zlabel string, xs, ys []float64, z [][]float64, opt heatOptions) ([]string, error) {
 	if len(xs) < 2 || len(ys) < 2 {
 		return nil, fmt.Errorf("heatmap: need two values of each key")
 	}
@@ -449,7 +461,7 @@ func Heatmap(dir, name, title, xlabel, ylabel, zlabel string, xs, ys []float64, 
 				l = &dark
 			}
 			l.XYs = append(l.XYs, plotter.XY{X: float64(c), Y: float64(r)})
-			l.Labels = append(l.Labels, strconv.FormatFloat(v, 'f', 1, 64))
+			l.Labels = append(l.Labels, strconv.FormatFloat(v, 'f', opt.prec, 64))
 		}
 	}
 	for _, set := range []struct {
@@ -469,6 +481,17 @@ func Heatmap(dir, name, title, xlabel, ylabel, zlabel string, xs, ys []float64, 
 			labels.TextStyle[i].XAlign, labels.TextStyle[i].YAlign = draw.XCenter, draw.YCenter
 		}
 		p.Add(labels)
+	}
+	if r, c := opt.mark[0], opt.mark[1]; r >= 0 && c >= 0 {
+		// The marked cell's outline, inside its edges.
+		x, y, d := float64(c), float64(r), 0.46
+		outline, err := plotter.NewLine(plotter.XYs{{X: x - d, Y: y - d}, {X: x + d, Y: y - d}, {X: x + d, Y: y + d}, {X: x - d, Y: y + d}, {X: x - d, Y: y - d}})
+		if err != nil {
+			return nil, err
+		}
+		outline.Color, outline.Width = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, vg.Points(3)
+		p.Add(outline)
+		p.Title.Text += "; the recommended cell outlined"
 	}
 	p.X.Tick.Marker = categoryTicks(xs)
 	p.Y.Tick.Marker = categoryTicks(ys)

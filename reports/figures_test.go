@@ -113,10 +113,10 @@ func TestFigureShapes(t *testing.T) {
 		// cap evicts; else the page says there is none).
 		figures []string
 	}{
-		{"one-call.jsonl", []string{"pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
-		{"one-empty-call.jsonl", []string{"pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
-		{"empty-content.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "cost-1.png", "pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
-		{"two-equal-calls.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "cost-1.png", "pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
+		{"one-call.jsonl", []string{"pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png", "sweep-cost.png"}},
+		{"one-empty-call.jsonl", []string{"pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png", "sweep-cost.png"}},
+		{"empty-content.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "cost-1.png", "pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png", "sweep-cost.png"}},
+		{"two-equal-calls.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "cost-1.png", "pareto.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png", "sweep-cost.png"}},
 		{"no-usage.jsonl", []string{"growth-messages-1.png", "growth-tokens-1.png", "estimate-scatter.png", "estimate-error.png", "sweep-heatmap.png"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {

@@ -354,11 +354,48 @@ func summaryFigures(dir string, r *Report, figs *figureList) error {
 		figs.figs = append(figs.figs, figure{"estimate-scatter.png", "Token estimates against exact counts", -1}, figure{"estimate-error.png", "Relative error of the estimates", -1})
 	}
 	if s := r.Sweep; s != nil && len(s.Grid) == 2 {
-		if xs, ys, z, err := sweepGrid(s); err == nil {
-			return figs.add("Sweep of "+s.Policy+": probe score", -1)(Heatmap(dir, "sweep-heatmap", "Sweep of "+s.Policy+baseText(s.Base)+" over the transcripts: probes not lost", s.Grid[0].Key, s.Grid[1].Key, "probe score (%)", xs, ys, z))
-		}
+		return sweepFigures(dir, r, s, figs)
 	}
 	return nil
+}
+
+// sweepFigures draws the sweep's heatmaps, probe score and, when its
+// points are priced, cost, the recommended cell ([replay.SweepResult.Answer])
+// outlined in each.
+func sweepFigures(dir string, r *Report, s *replay.SweepResult, figs *figureList) error {
+	a := s.Answer(r.MinProbeScore)
+	best := -1
+	if a.BestIndex < len(s.Points) {
+		best = a.BestIndex
+	}
+	xs, ys, z, mark, err := sweepGrid(s, best, func(p *replay.Point) float64 { return p.ProbeScore * 100 })
+	if err != nil {
+		return nil // a grid of values that are not numbers: no heatmap
+	}
+	title := "Sweep of " + s.Policy + baseText(s.Base) + " over the transcripts"
+	caption := sweepCaption(s, &a, best)
+	if err := figs.add("Sweep of "+s.Policy+": probe score"+caption, -1)(heatmap(dir, "sweep-heatmap", title+": probes not lost", s.Grid[0].Key, s.Grid[1].Key, "probe score (%)", xs, ys, z, heatOptions{mark: mark, prec: 1})); err != nil {
+		return err
+	}
+	if !s.Costed || len(s.Points) == 0 || s.Points[0].Priced == 0 {
+		return nil
+	}
+	_, _, z, _, _ = sweepGrid(s, best, func(p *replay.Point) float64 { return p.CostUSD })
+	return figs.add("Sweep of "+s.Policy+": cost"+caption, -1)(heatmap(dir, "sweep-cost", title+": cost (USD, of the "+Count(s.Points[0].Priced, "transcript", "transcripts")+" priced)", s.Grid[0].Key, s.Grid[1].Key, "cost (USD)", xs, ys, z, heatOptions{mark: mark, prec: 2}))
+}
+
+// sweepCaption says which cell is recommended, or what is recommended
+// instead.
+func sweepCaption(s *replay.SweepResult, a *replay.SweepAnswer, best int) string {
+	if best >= 0 {
+		p := s.Points[best]
+		return fmt.Sprintf(", the recommended cell (%s=%s, %s=%s) outlined", s.Grid[0].Key, p.Params[s.Grid[0].Key], s.Grid[1].Key, p.Params[s.Grid[1].Key])
+	}
+	floor := replay.Percent(a.MinProbeScore)
+	if a.BestIndex >= 0 {
+		return fmt.Sprintf(", no cell recommended: %s keeps %s of the probes for less", a.Best.Label, floor)
+	}
+	return fmt.Sprintf(", no cell recommended: none keeps %s of the probes with no invariant broken", floor)
 }
 
 func ints(v []int) []float64 {
@@ -403,7 +440,8 @@ func cumulative(v []float64) []float64 {
 
 func shortLabel(p string) string { return shortPath(strings.TrimPrefix(p, "embedded:")) }
 
-func sweepGrid(s *replay.SweepResult) (xs, ys []float64, z [][]float64, err error) {
+func sweepGrid(s *replay.SweepResult, best int, value func(*replay.Point) float64) (xs, ys []float64, z [][]float64, mark [2]int, err error) {
+	mark = [2]int{-1, -1}
 	parse := func(v []string) ([]float64, error) {
 		out := make([]float64, len(v))
 		for i, x := range v {
@@ -428,11 +466,15 @@ func sweepGrid(s *replay.SweepResult) (xs, ys []float64, z [][]float64, err erro
 			z[i][j] = math.NaN() // an invalid combination: no cell
 		}
 	}
-	for _, p := range s.Points {
+	for k := range s.Points {
+		p := &s.Points[k]
 		for i, y := range s.Grid[1].Values {
 			for j, x := range s.Grid[0].Values {
 				if p.Params[s.Grid[0].Key] == x && p.Params[s.Grid[1].Key] == y {
-					z[i][j] = p.ProbeScore * 100
+					z[i][j] = value(p)
+					if k == best {
+						mark = [2]int{i, j}
+					}
 				}
 			}
 		}

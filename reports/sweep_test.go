@@ -1,6 +1,9 @@
 package reports
 
 import (
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,6 +50,67 @@ func TestSweepColumns(t *testing.T) {
 			}
 			if i >= 0 {
 				at += i
+			}
+		}
+	}
+}
+
+// TestSweepHeatmaps: a priced two-key sweep draws its probe score and
+// its cost, the recommended cell outlined in red and named in the
+// caption; a sweep whose every point costs more than none outlines none.
+func TestSweepHeatmaps(t *testing.T) {
+	pt := func(mm, pf string, usd, score float64) replay.Point {
+		return replay.Point{Params: map[string]string{"max_messages": mm, "preserve_first_n": pf}, Transcripts: 1, Priced: 1, CostUSD: usd,
+			InputTokens: int64(usd * 1000), ProbeScore: score, Violations: map[string]int{}}
+	}
+	res := &replay.SweepResult{Policy: "aidf", Costed: true, Grid: []replay.GridKey{{Key: "max_messages", Values: []string{"10", "20"}}, {Key: "preserve_first_n", Values: []string{"0", "1"}}},
+		Points:    []replay.Point{pt("10", "0", 1, 0.5), pt("10", "1", 1.1, 0.6), pt("20", "0", 1.5, 0.95), pt("20", "1", 1.6, 0.96)},
+		Baselines: []replay.Point{{Label: "none", Transcripts: 1, Priced: 1, CostUSD: 2, InputTokens: 2000, ProbeScore: 1, Violations: map[string]int{}}}}
+	red := func(path string) int {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				if r>>8 == 0xd6 && g>>8 == 0x27 && bl>>8 == 0x28 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		noneUSD float64
+		caption string
+		marked  bool
+	}{
+		{2, "the recommended cell (max_messages=20, preserve_first_n=0) outlined", true},
+		{1.2, "no cell recommended: none keeps 90% of the probes for less", false},
+	} {
+		res.Baselines[0].CostUSD, res.Baselines[0].InputTokens = tc.noneUSD, int64(tc.noneUSD*1000)
+		dir := t.TempDir()
+		var figs figureList
+		if err := sweepFigures(dir, &Report{Sweep: res}, res, &figs); err != nil {
+			t.Fatal(err)
+		}
+		if len(figs.figs) != 2 || figs.figs[1].file != "sweep-cost.png" {
+			t.Fatalf("none at $%v: figures %+v", tc.noneUSD, figs.figs)
+		}
+		for _, f := range figs.figs {
+			if !strings.Contains(f.caption, tc.caption) {
+				t.Errorf("none at $%v: caption %q lacks %q", tc.noneUSD, f.caption, tc.caption)
+			}
+			if n := red(filepath.Join(dir, f.file)); (n > 0) != tc.marked {
+				t.Errorf("none at $%v: %s has %d outline pixels, marked %v", tc.noneUSD, f.file, n, tc.marked)
 			}
 		}
 	}

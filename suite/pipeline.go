@@ -214,6 +214,13 @@ func (p *Pipeline) startSweep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := sw.AddBaselines(); err != nil {
+		return err
+	}
+	// Its points are priced as the policies are, for its answer.
+	sw.Price = func(r *replay.Replayer, opt replay.Options) (func() replay.RunCoster, error) {
+		return cost.SweepPricer(ctx, r, opt, p.Cost)
+	}
 	sw.Done = p.Swept
 	p.sweeper = sw
 	return nil

@@ -29,17 +29,18 @@ type reportCmd struct {
 	inputFlags      `group:"input"`
 	summarizerFlags `group:"summarizer"`
 	Policies        []string `name:"policy" sep:"none" placeholder:"SPEC" help:"Policies to replay, repeatable (default: ${default_policies})."`
-	Out             string   `default:"ctxbench-report" placeholder:"DIR" help:"Output folder; an existing one is replaced only if ctxbench made it."`
-	Prices          string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
-	PricingModel    string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
-	Parquet         string   `placeholder:"DIR" help:"Also write the policies' rows as Parquet into DIR (runs.parquet, calls.parquet), as ctxbench cost does; docs/rows.md has the schema."`
-	JSONL           string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR."`
-	Sessions        int      `default:"50" placeholder:"N" help:"Draw and list one by one at most N sessions, those --sessions-by ranks first (0: every one); every session is in the totals, summary.csv, steps.csv and results.json."`
-	SessionsBy      string   `name:"sessions-by" enum:"cost,saving" default:"cost" help:"Rank sessions by cost (the most a policy costs of each) or saving (what the cheapest policy saves over none)."`
-	Shard           string   `placeholder:"K/N" help:"Replay only shard K of N of the input files (split by the hash of each path) and write the shard's part to --partial, no report; --parquet and --jsonl then only say the part holds the rows."`
-	Partial         string   `placeholder:"FILE" help:"With --shard: the file the shard's part goes to."`
-	Merge           []string `placeholder:"FILE" sep:"none" help:"Write the report one run writes from the partials of every shard (no transcript is read): --merge a b c, with the flags each shard was given."`
-	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
+	answerFlags
+	Out          string   `default:"ctxbench-report" placeholder:"DIR" help:"Output folder; an existing one is replaced only if ctxbench made it."`
+	Prices       string   `placeholder:"FILE" help:"Prices: ctxbench's JSON or LiteLLM's model_prices_and_context_window.json (default: the embedded table)."`
+	PricingModel string   `name:"pricing-model" placeholder:"M" help:"Price every call as this model, a what-if (default: each call at the model that made it)."`
+	Parquet      string   `placeholder:"DIR" help:"Also write the policies' rows as Parquet into DIR (runs.parquet, calls.parquet), as ctxbench cost does; docs/rows.md has the schema."`
+	JSONL        string   `name:"jsonl" placeholder:"DIR" help:"Also write the same rows as JSON Lines into DIR."`
+	Sessions     int      `default:"50" placeholder:"N" help:"Draw and list one by one at most N sessions, those --sessions-by ranks first (0: every one); every session is in the totals, summary.csv, steps.csv and results.json."`
+	SessionsBy   string   `name:"sessions-by" enum:"cost,saving" default:"cost" help:"Rank sessions by cost (the most a policy costs of each) or saving (what the cheapest policy saves over none)."`
+	Shard        string   `placeholder:"K/N" help:"Replay only shard K of N of the input files (split by the hash of each path) and write the shard's part to --partial, no report; --parquet and --jsonl then only say the part holds the rows."`
+	Partial      string   `placeholder:"FILE" help:"With --shard: the file the shard's part goes to."`
+	Merge        []string `placeholder:"FILE" sep:"none" help:"Write the report one run writes from the partials of every shard (no transcript is read): --merge a b c, with the flags each shard was given."`
+	Paths        []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
 }
 
 var reportNotes = []string{
@@ -53,6 +54,9 @@ func (c *reportCmd) Run(e *env) error {
 	pols, err := window.ParseLabeled(orDefault(c.Policies, defaultPolicies))
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
+	}
+	if _, err := c.floor(); err != nil {
+		return err
 	}
 	labels := make([]string, len(pols))
 	for k, p := range pols {
@@ -233,6 +237,7 @@ func (c *reportCmd) report(e *env, p *suite.Pipeline, b *reports.Builder, sh rep
 	}
 	defer rep.Close()
 	rep.Detail = detail
+	rep.MinProbeScore = c.MinProbeScore
 	if err := prun.finish(e); err != nil {
 		return err // no report of the policies' fallbacks
 	}
