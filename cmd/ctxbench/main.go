@@ -155,7 +155,11 @@
 //
 // Sweep replays every combination of a grid of parameters over every
 // transcript, in parallel; the result does not depend on the number of
-// workers. Combinations the policy rejects are listed as skipped.
+// workers. Combinations the policy rejects are listed as skipped. The
+// baselines (none, recorded, the agent's own policy) are rows beside the
+// points, and the table ends in the recommendation: the cheapest setting
+// that keeps --min-probe-score of the probes with no invariant broken, or
+// none and the closest cheaper point with what it lacks.
 //
 //	$ ctxbench sweep --policy aidf:pair_safe=true --grid max_messages=10:40:10 --grid summarize_on_trim=false,true --csv sweep.csv session.jsonl
 //
