@@ -20,22 +20,23 @@ const DefaultMinProbeScore = 0.9
 // transcripts as the others: a sweep's point or baseline, or a
 // report's policy.
 type Candidate struct {
-	Label string
+	Label string `json:"label"`
 	// Baseline marks none, recorded and the agent's own policy: rows to
 	// compare with, in the Pareto front like any other.
-	Baseline bool
+	Baseline bool `json:"baseline,omitempty"`
 	// CostUSD is what the runs cost over the Priced transcripts; Tokens
 	// what they sent.
-	CostUSD float64
-	Priced  int
+	CostUSD float64 `json:"cost_usd"`
+	Priced  int     `json:"priced"`
 	// Transcripts are those it ran on (sessions, for a report's policy).
-	Transcripts int
-	Tokens      int64
+	Transcripts int   `json:"transcripts"`
+	Tokens      int64 `json:"tokens"`
 	// ProbeScore is the share of the probes not lost, of Probes.
-	ProbeScore         float64
-	ProbesLost, Probes int
+	ProbeScore float64 `json:"probe_score"`
+	ProbesLost int     `json:"probes_lost"`
+	Probes     int     `json:"probes"`
 	// Violations are the invariants broken, by name, and how often.
-	Violations map[string]int
+	Violations map[string]int `json:"violations,omitempty"`
 }
 
 // Clean reports whether c breaks no invariant.
@@ -101,24 +102,25 @@ type Recommendation struct {
 	MinProbeScore float64 `json:"min_probe_score"`
 	// ByCost: spends compare in dollars, else in tokens sent.
 	ByCost bool `json:"by_cost"`
-	// Best is the chosen candidate, Label "" when nothing qualifies;
+	// Best is the chosen candidate (nil when nothing qualifies) and
 	// BestIndex its index (-1: none).
-	Best      Candidate `json:"best"`
-	BestIndex int       `json:"best_index"`
+	Best      *Candidate `json:"best,omitempty"`
+	BestIndex int        `json:"best_index"`
 	// Closest is, when nothing that spends less than none qualifies, the
 	// candidate spending less than none nearest to qualifying (clean
 	// first, then the highest probe score), and Lacks what it lacks;
 	// ClosestIndex -1: no candidate spends less than none.
-	Closest      Candidate `json:"closest"`
-	ClosestIndex int       `json:"closest_index"`
-	Lacks        string    `json:"lacks,omitempty"`
+	Closest      *Candidate `json:"closest,omitempty"`
+	ClosestIndex int        `json:"closest_index"`
+	Lacks        string     `json:"lacks,omitempty"`
 	// None and Recorded are the baselines' indices (-1: not weighed);
 	// VsNone and VsRecorded the share of their spend Best saves
-	// (negative: it spends more; NaN: no such baseline or no Best).
-	None       int     `json:"none_index"`
-	Recorded   int     `json:"recorded_index"`
-	VsNone     float64 `json:"vs_none"`
-	VsRecorded float64 `json:"vs_recorded"`
+	// (negative: it spends more; nil: no such baseline, one that spends
+	// nothing, or no Best).
+	None       int      `json:"none_index"`
+	Recorded   int      `json:"recorded_index"`
+	VsNone     *float64 `json:"vs_none,omitempty"`
+	VsRecorded *float64 `json:"vs_recorded,omitempty"`
 	// AllCostMore: no candidate but the baselines spends less than
 	// none.
 	AllCostMore bool `json:"all_cost_more"`
@@ -140,7 +142,7 @@ func Recommend(cs []Candidate, floor float64) Recommendation {
 	r := Recommendation{MinProbeScore: floor, ByCost: by, BestIndex: -1, ClosestIndex: -1,
 		None:     slices.IndexFunc(cs, func(c Candidate) bool { return c.Label == "none" }),
 		Recorded: slices.IndexFunc(cs, func(c Candidate) bool { return c.Label == "recorded" }),
-		VsNone:   math.NaN(), VsRecorded: math.NaN(), Pareto: Pareto(cs)}
+		Pareto:   Pareto(cs)}
 	for k := range cs {
 		c := &cs[k]
 		if k == r.Recorded || !c.Clean() || c.ProbeScore < floor {
@@ -151,12 +153,12 @@ func Recommend(cs []Candidate, floor float64) Recommendation {
 		}
 	}
 	if r.BestIndex >= 0 {
-		r.Best = cs[r.BestIndex]
-		share := func(i int) float64 {
+		r.Best = &cs[r.BestIndex]
+		share := func(i int) *float64 {
 			if i < 0 || spend(&cs[i]) <= 0 {
-				return math.NaN()
+				return nil
 			}
-			return 1 - spend(&r.Best)/spend(&cs[i])
+			return new(1 - spend(r.Best)/spend(&cs[i]))
 		}
 		r.VsNone, r.VsRecorded = share(r.None), share(r.Recorded)
 	}
@@ -197,7 +199,7 @@ func (r *Recommendation) closest(cs []Candidate, spend func(*Candidate) float64)
 	if r.ClosestIndex < 0 {
 		return
 	}
-	c := cs[r.ClosestIndex]
+	c := &cs[r.ClosestIndex]
 	r.Closest = c
 	var lacks []string
 	if c.ProbeScore < r.MinProbeScore {

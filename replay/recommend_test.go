@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -39,22 +40,28 @@ func TestRecommend(t *testing.T) {
 	cs := []Candidate{cand("w10", false, 30, 0.85, 0), cand("w20", false, 50, 0.92, 0), cand("w5", false, 20, 0.99, 2),
 		cand("none", true, 100, 1, 0), cand("recorded", true, 10, 0.95, 0)}
 	r := Recommend(cs, 0)
-	if r.MinProbeScore != DefaultMinProbeScore || r.Best.Label != "w20" || math.Abs(r.VsNone-0.5) > 1e-9 || math.Abs(r.VsRecorded+4) > 1e-9 || r.AllCostMore {
+	if r.MinProbeScore != DefaultMinProbeScore || label(r.Best) != "w20" || r.VsNone == nil || math.Abs(*r.VsNone-0.5) > 1e-9 || r.VsRecorded == nil || math.Abs(*r.VsRecorded+4) > 1e-9 || r.AllCostMore {
 		t.Errorf("got %+v; want w20, 50%% less than none, 400%% more than recorded", r)
 	}
 	// A higher floor: only none keeps it; the closest is the clean w20.
 	r = Recommend(cs, 0.95)
-	if r.Best.Label != "none" || r.Closest.Label != "w20" || r.Lacks != "92% of probes (floor 95%)" {
-		t.Errorf("floor 95%%: best %q, closest %q lacking %q", r.Best.Label, r.Closest.Label, r.Lacks)
+	if label(r.Best) != "none" || label(r.Closest) != "w20" || r.Lacks != "92% of probes (floor 95%)" {
+		t.Errorf("floor 95%%: best %q, closest %q lacking %q", label(r.Best), label(r.Closest), r.Lacks)
 	}
 	// Only broken points cost less: the closest lacks the invariant.
 	r = Recommend([]Candidate{cand("w5", false, 20, 0.99, 2), cand("none", true, 100, 1, 0)}, 0)
-	if r.Best.Label != "none" || r.Lacks != "breaks tool pairing" || !strings.Contains(r.NoStar, "every point breaks tool pairing") {
-		t.Errorf("broken: best %q, lacks %q, no star %q", r.Best.Label, r.Lacks, r.NoStar)
+	if label(r.Best) != "none" || r.Lacks != "breaks tool pairing" || !strings.Contains(r.NoStar, "every point breaks tool pairing") {
+		t.Errorf("broken: best %q, lacks %q, no star %q", label(r.Best), r.Lacks, r.NoStar)
+	}
+	// Nothing keeps the floor: no choice, and the answer is still a
+	// JSON document (no NaN in it).
+	r = Recommend([]Candidate{cand("w5", false, 20, 0.5, 0), cand("none", true, 100, 0.99, 0)}, 1)
+	if b, err := json.Marshal(r); err != nil || r.Best != nil || label(r.Closest) != "w5" || strings.Contains(string(b), `"best"`) {
+		t.Errorf("nothing qualifies: %s, %v", b, err)
 	}
 	// Every point costs more than none, none matches the rest.
 	r = Recommend([]Candidate{cand("w50", false, 150, 0.8, 0), cand("w110", false, 100, 1, 0), cand("none", true, 100, 1, 0)}, 0)
-	if r.Best.Label != "none" || r.ClosestIndex >= 0 || !r.AllCostMore || !strings.Contains(r.NoStar, "as much as none") {
+	if label(r.Best) != "none" || r.ClosestIndex >= 0 || !r.AllCostMore || !strings.Contains(r.NoStar, "as much as none") {
 		t.Errorf("costlier: %+v", r)
 	}
 }
@@ -84,4 +91,12 @@ func TestSweepAnswer(t *testing.T) {
 	if a := res.Answer(0); a.Hint != "" {
 		t.Errorf("pair_safe already set: hint %q", a.Hint)
 	}
+}
+
+// label is c's label, "" for nil.
+func label(c *Candidate) string {
+	if c == nil {
+		return ""
+	}
+	return c.Label
 }

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -392,11 +391,11 @@ func RecommendationLines(r *replay.Recommendation, cs []replay.Candidate, noun s
 		on = fmt.Sprintf(" (the cost of the %d of %d priced)", cs[0].Priced, cs[0].Transcripts)
 	}
 	floor := replay.Percent(r.MinProbeScore)
-	against := func(i int, d float64, name string) string {
-		if i < 0 || math.IsNaN(d) {
+	against := func(i int, share *float64, name string) string {
+		if i < 0 || share == nil {
 			return ""
 		}
-		switch {
+		switch d := *share; {
 		case d >= 0.005:
 			return fmt.Sprintf(", %.0f%% less than %s (%s)", d*100, name, spend(&cs[i]))
 		case d <= -0.005:
@@ -411,10 +410,10 @@ func RecommendationLines(r *replay.Recommendation, cs []replay.Candidate, noun s
 		case r.ClosestIndex < 0:
 			return fmt.Sprintf("; no %s %s", noun, less)
 		}
-		return fmt.Sprintf("; closest: %s, %s, %s", r.Closest.Label, r.Lacks, spend(&r.Closest))
+		return fmt.Sprintf("; closest: %s, %s, %s", r.Closest.Label, r.Lacks, spend(r.Closest))
 	}
 	var out []string
-	switch b := &r.Best; {
+	switch b := r.Best; {
 	case r.BestIndex >= 0 && r.BestIndex != r.None:
 		out = append(out, fmt.Sprintf("Recommended: %s, %s%s%s%s: it keeps %s of the probes (%s of %s lost; floor %s) and breaks no invariant.",
 			b.Label, spend(b), on, against(r.None, r.VsNone, "none, sending everything"), against(r.Recorded, r.VsRecorded, "what the agent sent (recorded)"),
