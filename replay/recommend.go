@@ -276,10 +276,16 @@ func invariantList(v map[string]int) string {
 	return strings.Join(names, ", ")
 }
 
-// Percent is a share as a whole percentage, floored so that 89.6% does
-// not read as the 90% it misses.
+// Percent is a share as a whole percentage where that is exact to the
+// unit, and to one decimal, floored, where a whole one would round: 89.6%
+// neither reads as the 90% it misses nor contradicts the 90% a table
+// rounds it to.
 func Percent(s float64) string {
-	return fmt.Sprintf("%d%%", int(math.Floor(s*100+1e-9)))
+	p := s * 100
+	if whole := math.Floor(p + 1e-9); math.Round(p) == whole {
+		return fmt.Sprintf("%d%%", int(whole))
+	}
+	return fmt.Sprintf("%.1f%%", math.Floor(p*10+1e-9)/10)
 }
 
 // A SweepAnswer is a sweep's recommendation: its points, then its

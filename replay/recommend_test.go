@@ -100,3 +100,16 @@ func label(c *Candidate) string {
 	}
 	return c.Label
 }
+
+// TestPercent: a share reads as the table's whole percentage where that
+// is below it, else to one decimal below it, never above.
+func TestPercent(t *testing.T) {
+	for s, want := range map[float64]string{
+		0.9: "90%", 0.896: "89.6%", 0.8999: "89.9%", 1: "100%", 0: "0%",
+		0.546: "54.6%", 0.544: "54%", 512.0 / 938: "54.5%", 0.95: "95%",
+	} {
+		if got := Percent(s); got != want {
+			t.Errorf("Percent(%v) = %s, want %s", s, got, want)
+		}
+	}
+}
