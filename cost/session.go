@@ -67,12 +67,7 @@ type Session struct {
 // reason) is returned.
 func Replay(ctx context.Context, r *replay.Replayer, policies []window.Policy, ropt replay.Options, opt Options) (*Session, error) {
 	t := r.Transcript()
-	if len(ropt.Estimators) == 0 {
-		ropt.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
-	}
-	if opt.Estimator == nil {
-		opt.Estimator = ropt.Estimators[0]
-	}
+	ropt, opt = withEstimator(ropt, opt)
 	recorded, err := window.Parse("recorded")
 	if err != nil {
 		return nil, err
@@ -108,12 +103,7 @@ func Replay(ctx context.Context, r *replay.Replayer, policies []window.Policy, r
 	// bill, at the models that made the calls.
 	var own *RunPricer
 	if billed {
-		ownOpt := opt
-		ownOpt.Model = ""
-		if ownOpt.FitCalls == 0 {
-			ownOpt.FitCalls = DefaultFitCalls(t)
-		}
-		if own, err = NewRunPricer(r, fit, ownOpt); err != nil {
+		if own, err = NewRunPricer(r, fit, crossCheckOptions(t, opt)); err != nil {
 			return nil, err
 		}
 	}
@@ -184,11 +174,7 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	// The bill is what the calls cost at their own models; a call that
 	// records none is priced at the transcript's first model, or, with
 	// none recorded at all, at the what-if model.
-	model := opt.Model
-	if len(t.Models) > 0 {
-		model = t.Models[0]
-	}
-	b, err := billOf(t, opt.prices(), model)
+	b, err := billOf(t, opt.prices(), billModel(t, opt))
 	s.BilledPerCall, s.BilledByModel = b.perCall(), b.byModel
 	if pricing.NotPriced(err) {
 		s.BillNotPriced, s.BilledPerCall, s.BilledByModel = err, nil, nil
@@ -214,13 +200,107 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 	if err != nil {
 		return err
 	}
+	s.CrossCheck, err = crossCheck(t, sim, b)
+	return err
+}
+
+// crossCheck is the out-of-sample test of sim, the recorded run of t
+// priced without the bill after its fit, against b, t's bill; nil when
+// no call came after the fit.
+func crossCheck(t *transcript.Transcript, sim *RunCost, b billedUsage) (*CrossCheck, error) {
 	if sim.afterCalls == 0 {
-		return nil
+		return nil, nil
 	}
-	if s.CrossCheck, err = newOutOfSample(sim, b.calls); err != nil {
-		return fmt.Errorf("%s: %w", t.File, err)
+	x, err := newOutOfSample(sim, b.calls)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.File, err)
 	}
-	return nil
+	return x, nil
+}
+
+// crossCheckOptions are the options of the cross-check's pricer, opt
+// being the policies': each call at the model that made it, fitted on
+// t's first calls (opt.FitCalls, by default [DefaultFitCalls]).
+func crossCheckOptions(t *transcript.Transcript, opt Options) Options {
+	opt.Model = ""
+	if opt.FitCalls == 0 {
+		opt.FitCalls = DefaultFitCalls(t)
+	}
+	return opt
+}
+
+// billModel is the model that prices a call of t recording none: t's
+// first model, or, with none recorded at all, opt's what-if model.
+func billModel(t *transcript.Transcript, opt Options) string {
+	if len(t.Models) > 0 {
+		return t.Models[0]
+	}
+	return opt.Model
+}
+
+// SweepError returns the error of r's transcript's cross-check, as
+// [Replay] makes it with the same ropt and opt and [SessionError] reads
+// it, for a command that prices its runs otherwise ([SweepPricer]):
+// its recorded run fitted on the first calls, the later ones priced
+// without their bill, against it. ok is false when the transcript
+// counts in no [ProjectionError]: fewer than [MinErrorCalls] calls, no
+// bill, or a model with no price.
+func SweepError(ctx context.Context, r *replay.Replayer, ropt replay.Options, opt Options) (errPct float64, ok bool, err error) {
+	t := r.Transcript()
+	if t.Calls < MinErrorCalls || t.Usage().Prompt() == 0 {
+		return 0, false, nil
+	}
+	ropt, opt = withEstimator(ropt, opt)
+	recorded, err := window.Parse("recorded")
+	if err != nil {
+		return 0, false, err
+	}
+	fit, _, err := fitRecorded(ctx, r, recorded, ropt, opt)
+	if err != nil {
+		return 0, false, err
+	}
+	own, err := NewRunPricer(r, fit, crossCheckOptions(t, opt))
+	if err != nil {
+		return 0, false, err
+	}
+	ropt.Estimators, ropt.NoSteps, ropt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
+	ropt.Observe = func(_ int, s *replay.Step) error { own.Observe(s); return nil }
+	run, err := r.Replay(ctx, recorded, ropt)
+	if err != nil {
+		return 0, false, err
+	}
+	b, err := billOf(t, opt.prices(), billModel(t, opt))
+	if pricing.NotPriced(err) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	sim, err := own.Finish(run)
+	if pricing.NotPriced(err) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	x, err := crossCheck(t, sim, b)
+	if err != nil {
+		return 0, false, err
+	}
+	errPct, ok = SessionError(t.Calls, x)
+	return errPct, ok, nil
+}
+
+// withEstimator returns ropt and opt with their estimators: the runs
+// count with cl100k_base unless told otherwise, pricing with their first.
+func withEstimator(ropt replay.Options, opt Options) (replay.Options, Options) {
+	if len(ropt.Estimators) == 0 {
+		ropt.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
+	}
+	if opt.Estimator == nil {
+		opt.Estimator = ropt.Estimators[0]
+	}
+	return ropt, opt
 }
 
 // DefaultFitCalls is the number of calls the cross-check fits on when

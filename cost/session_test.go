@@ -214,3 +214,40 @@ func TestWhatIfCrossCheck(t *testing.T) {
 		t.Errorf("cross-check at own models %+v, under a what-if %+v", own.CrossCheck, whatIf.CrossCheck)
 	}
 }
+
+// TestSweepErrorIsReplays: the cross-check a sweep measures without
+// pricing the runs as Replay does is Replay's, error for error, on every
+// corpus session that counts in a projection error, and not measured on
+// one that does not (too few calls), under a what-if model too.
+func TestSweepErrorIsReplays(t *testing.T) {
+	files := []string{"spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl", "spotter/subagent.jsonl"}
+	measured := 0
+	for _, name := range files {
+		for _, o := range []Options{{}, {Model: "gpt-4o-mini"}} {
+			tr := corpusFile(t, name)
+			s, err := Replay(context.Background(), replayerOf(tr), policies(t, "none"), replay.Options{}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantOK := SessionError(tr.Calls, s.CrossCheck)
+			got, ok, err := SweepError(context.Background(), replayerOf(tr), replay.Options{}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != wantOK || got != want {
+				t.Errorf("%s %+v: sweep's error %v (counts %v), Replay's %v (counts %v)", name, o, got, ok, want, wantOK)
+			}
+			if ok {
+				measured++
+			}
+		}
+	}
+	if measured == 0 {
+		t.Error("no session measured: the test compares nothing")
+	}
+	short := corpusFile(t, "spotter/subagent.jsonl")
+	short.Calls = MinErrorCalls - 1
+	if _, ok, err := SweepError(context.Background(), replayerOf(short), replay.Options{}, Options{}); ok || err != nil {
+		t.Errorf("a session of %d calls: measured %v, error %v", short.Calls, ok, err)
+	}
+}

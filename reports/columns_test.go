@@ -163,7 +163,7 @@ func TestMetricColumns(t *testing.T) {
 	if err := WriteRunTable(&text, []PolicyResult{p}, est); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSweepText(&sweepText, sweep, new(sweep.Answer(0)), 1); err != nil {
+	if err := WriteSweepText(&sweepText, sweep, new(sweep.Answer(0)), nil, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeTotalsText(&totalsText, []PolicyTotal{total}); err != nil {

@@ -66,6 +66,18 @@ func ProjectionErrorText(pe cost.ProjectionError, fitCalls int) string {
 		pe.MedianPct, pe.WorstPct, Count(pe.Sessions, "session", "sessions"), pe.MinCalls, fit, pe.P90Pct)
 }
 
+// ProjectedCostText says how far the projected cost usd of the setting
+// label may be off: the projection error pe measured on the same
+// sessions, and the range its p90 puts the cost in.
+func ProjectedCostText(label string, usd float64, pe cost.ProjectionError) string {
+	lo, hi, ok := pe.Range(usd)
+	if !ok {
+		return fmt.Sprintf("The cost of %s is a projection, not measured on these sessions: no session has the %d calls or more it is checked on (fitted on the first half, the rest priced without the bill against it).", label, pe.MinCalls)
+	}
+	return fmt.Sprintf("The cost of %s is a projection: on these sessions the projection lands %.1f%% from the bill at the median, %.1f%% at p90 and %.1f%% at worst (%s of %d calls or more), so it lies in %s–%s (± the p90).",
+		label, pe.MedianPct, pe.P90Pct, pe.WorstPct, Count(pe.Sessions, "session", "sessions"), pe.MinCalls, USD(lo), USD(hi))
+}
+
 // WriteComparison writes `ctxbench cost`'s table of a transcript: what
 // each policy costs by component against what the recorded usage was
 // billed, then the cache's misses and breaks, the assumptions and the

@@ -199,7 +199,7 @@ func headOf(r *Report, show []bool) pageHead {
 		}
 		h.CostTables = append(h.CostTables, t)
 	}
-	h.Recommendation = recommendation(totals, r.MinProbeScore)
+	h.Recommendation = recommendation(totals, r.MinProbeScore, new(r.ProjectionError()))
 	if n := countTrue(show); n < len(show) {
 		h.Detail = detailText(n, len(show), r.Detail.By)
 	}

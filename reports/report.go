@@ -611,7 +611,7 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 		}
 		fmt.Fprintln(w)
 	}
-	if rec := recommendation(totals, r.MinProbeScore); rec != "" {
+	if rec := recommendation(totals, r.MinProbeScore, new(r.ProjectionError())); rec != "" {
 		fmt.Fprintf(w, "**%s**\n\n", printable.Markdown(rec))
 	}
 	fmt.Fprintf(w, "★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and has a higher probe score. In the tables, %s.\n\n## Sessions\n\n", ProbeNote)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -74,37 +75,41 @@ func metricSweepColumns() []sweepColumn {
 }
 
 // SweepCSV is a sweep's table with plain numbers: a header, then a row
-// per point, the grid's parameters first (the baselines count in its
-// Pareto front, not as rows).
+// per point and then per baseline, as the text table has them: the
+// grid's parameters first (empty for a baseline), then the baseline's
+// name (empty for a point).
 func SweepCSV(res *replay.SweepResult) [][]string {
 	var head []string
 	for _, g := range res.Grid {
 		head = append(head, g.Key)
 	}
+	head = append(head, "baseline")
 	for _, col := range sweepColumns {
 		head = append(head, col.name)
 	}
-	rows := [][]string{head}
+	out := [][]string{head}
 	best := res.Answer(0).Pareto
-	for i := range res.Points {
-		c := &sweepCell{res: res, p: &res.Points[i], pareto: best[i]}
+	rows := append(slices.Clone(res.Points), res.Baselines...)
+	for i := range rows {
+		c := &sweepCell{res: res, p: &rows[i], pareto: best[i]}
 		var row []string
 		for _, g := range res.Grid {
 			row = append(row, c.p.Params[g.Key])
 		}
+		row = append(row, c.p.Label)
 		for _, col := range sweepColumns {
 			row = append(row, col.csv(c))
 		}
-		rows = append(rows, row)
+		out = append(out, row)
 	}
-	return rows
+	return out
 }
 
 // WriteSweepText writes a sweep's table for people: a line naming it, a
 // row per point then per baseline, the Pareto-best starred (a ★ column
 // only when some row is), then the answer ([SweepAnswerText]), the
 // cautions the policy gave and the combinations it skipped.
-func WriteSweepText(w io.Writer, res *replay.SweepResult, a *replay.SweepAnswer, transcripts int) error {
+func WriteSweepText(w io.Writer, res *replay.SweepResult, a *replay.SweepAnswer, pe *cost.ProjectionError, transcripts int) error {
 	fmt.Fprintf(w, "sweep of %s: %s over %s (tokens: %s)\n", res.Policy, Count(len(res.Points), "point", "points"), Count(transcripts, "transcript", "transcripts"), res.Estimator)
 	t := Table{}
 	for _, g := range res.Grid {
@@ -154,17 +159,18 @@ func WriteSweepText(w io.Writer, res *replay.SweepResult, a *replay.SweepAnswer,
 	for _, inv := range res.Invalid {
 		fmt.Fprintf(w, "skipped an invalid combination: %s\n", inv)
 	}
-	for _, l := range SweepAnswerText(a) {
+	for _, l := range SweepAnswerText(a, pe) {
 		fmt.Fprintln(w, l)
 	}
 	return nil
 }
 
 // SweepAnswerText is a sweep's answer, a sentence a line: the
-// recommendation ([RecommendationLines]), why no point is starred, and
-// the grid keys that changed nothing.
-func SweepAnswerText(a *replay.SweepAnswer) []string {
-	out := RecommendationLines(&a.Recommendation, a.Candidates, "point")
+// recommendation ([RecommendationLines]; pe the projection error
+// measured on the transcripts swept, nil when not priced), why no point
+// is starred, and the grid keys that changed nothing.
+func SweepAnswerText(a *replay.SweepAnswer, pe *cost.ProjectionError) []string {
+	out := RecommendationLines(&a.Recommendation, a.Candidates, "point", pe)
 	if a.NoStar != "" {
 		s := "No point of the grid is ★: " + a.NoStar
 		if a.Hint != "" {

@@ -4,6 +4,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,29 +14,45 @@ import (
 // TestSweepColumns: the CSV and the text table of a sweep are drawn from
 // the one list of columns: every CSV row has a cell per header, the text
 // table's headings are the columns that have one, in the same order, and
-// the cost shows in text only when the sweep priced its points.
+// the cost shows in text only when the sweep priced its points; the CSV
+// has the baselines' rows as the text table has them, named.
 func TestSweepColumns(t *testing.T) {
 	res := &replay.SweepResult{Policy: "aidf", Estimator: "cl100k_base", Grid: []replay.GridKey{{Key: "max_messages", Values: []string{"10", "20"}}},
 		Points: []replay.Point{
 			{Params: map[string]string{"max_messages": "10"}, Calls: 4, InputTokens: 100, ProbeScore: 0.5, Violations: map[string]int{"cap": 1}},
 			{Params: map[string]string{"max_messages": "20"}, Calls: 4, InputTokens: 120, ProbeScore: 0.9, Violations: map[string]int{}},
+		},
+		Baselines: []replay.Point{
+			{Label: "none", Calls: 4, InputTokens: 400, ProbeScore: 1, Violations: map[string]int{}},
+			{Label: "recorded", Calls: 4, InputTokens: 90, ProbeScore: 0.8, Violations: map[string]int{}},
 		}}
 	rows := SweepCSV(res)
-	if len(rows) != 3 || rows[0][0] != "max_messages" || len(rows[0]) != 1+len(sweepColumns) {
-		t.Fatalf("header %v", rows[0])
+	if len(rows) != 5 || rows[0][0] != "max_messages" || rows[0][1] != "baseline" || len(rows[0]) != 2+len(sweepColumns) {
+		t.Fatalf("header %v, %d rows", rows[0], len(rows))
 	}
 	for _, r := range rows[1:] {
 		if len(r) != len(rows[0]) {
 			t.Errorf("row %v: %d cells, %d headers", r, len(r), len(rows[0]))
 		}
 	}
-	if got := rows[2][len(rows[2])-1]; got != "true" {
-		t.Errorf("the clean, better-scoring point's pareto cell is %q", got)
+	for i, want := range [][2]string{{"10", ""}, {"20", ""}, {"", "none"}, {"", "recorded"}} {
+		if got := [2]string{rows[i+1][0], rows[i+1][1]}; got != want {
+			t.Errorf("row %d: max_messages %q, baseline %q; want %q", i+1, got[0], got[1], want)
+		}
+	}
+	var pareto []string
+	for _, r := range rows[1:] {
+		pareto = append(pareto, r[len(r)-1])
+	}
+	// 20 keeps more than recorded and sends less than none: each is best
+	// on its own terms; 10 breaks the cap.
+	if want := []string{"false", "true", "true", "true"}; !slices.Equal(pareto, want) {
+		t.Errorf("pareto cells %v, want %v", pareto, want)
 	}
 	for _, costed := range []bool{false, true} {
 		res.Costed = costed
 		var b strings.Builder
-		if err := WriteSweepText(&b, res, new(res.Answer(0)), 1); err != nil {
+		if err := WriteSweepText(&b, res, new(res.Answer(0)), nil, 1); err != nil {
 			t.Fatal(err)
 		}
 		head := strings.Split(b.String(), "\n")[2]

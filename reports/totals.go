@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/window"
@@ -353,16 +354,17 @@ func isBaseline(label string) bool {
 // than sending everything because its cache breaks. It is "" without a
 // none run to compare with.
 func (r *Report) Recommendation() string {
-	return recommendation(r.Totals(), r.MinProbeScore)
+	return recommendation(r.Totals(), r.MinProbeScore, new(r.ProjectionError()))
 }
 
-// recommendation is [Report.Recommendation] of totals ps.
-func recommendation(ps []PolicyTotal, floor float64) string {
+// recommendation is [Report.Recommendation] of totals ps, pe the
+// projection error measured on the report's sessions.
+func recommendation(ps []PolicyTotal, floor float64, pe *cost.ProjectionError) string {
 	rec, cs := Recommend(ps, floor)
 	if rec.None < 0 {
 		return ""
 	}
-	out := RecommendationLines(&rec, cs, "policy")
+	out := RecommendationLines(&rec, cs, "policy", pe)
 	if rec.ByCost && cs[rec.None].CostUSD > 0 {
 		if s := cacheBreaker(ps, ps[rec.None]); s != "" {
 			out = append(out, s)
@@ -374,8 +376,11 @@ func recommendation(ps []PolicyTotal, floor float64) string {
 // RecommendationLines says a recommendation a sentence each: the setting
 // chosen, its spend against none and recorded; or, when nothing that
 // spends less than none qualifies, the closest and what it lacks; and
-// that no row (a noun: "point", "policy") spends less than none.
-func RecommendationLines(r *replay.Recommendation, cs []replay.Candidate, noun string) []string {
+// that no row (a noun: "point", "policy") spends less than none. When
+// the candidates compare by cost and pe, the projection error measured
+// on their transcripts, is given, the setting chosen is followed by how
+// far its cost may be off ([ProjectedCostText]).
+func RecommendationLines(r *replay.Recommendation, cs []replay.Candidate, noun string, pe *cost.ProjectionError) []string {
 	spend := func(c *replay.Candidate) string {
 		if r.ByCost {
 			return USD(c.CostUSD)
@@ -423,6 +428,9 @@ func RecommendationLines(r *replay.Recommendation, cs []replay.Candidate, noun s
 			spend(b), on, against(r.Recorded, r.VsRecorded, "what the agent sent (recorded)"), noun, less, floor, closest()))
 	default:
 		out = append(out, fmt.Sprintf("No %s keeps %s of the probes with no invariant broken%s.", noun, floor, closest()))
+	}
+	if b := r.Best; b != nil && r.ByCost && pe != nil {
+		out = append(out, ProjectedCostText(b.Label, b.CostUSD, *pe))
 	}
 	if r.AllCostMore {
 		out = append(out, fmt.Sprintf("Every %s %s at least as much as sending everything (none, %s).", noun, verb, spend(&cs[r.None])))

@@ -56,12 +56,21 @@ func TestTotals(t *testing.T) {
 	if !cmp.Equal(pareto, []string{"none", "clear"}) {
 		t.Errorf("Pareto-best %v, want none and clear", pareto)
 	}
-	rec := recommendation(got, 0)
+	rec := recommendation(got, 0, nil)
 	for _, want := range []string{"Recommended: clear, $0.7000 (the cost of the 1 of 2 priced), 30% less than none, sending everything ($1.0000): it keeps 96% of the probes (8 of 200 lost; floor 90%) and breaks no invariant.",
 		"window sends 70% fewer tokens than none yet costs $0.5000 more: its changes break the prompt cache ($0.9000 re-billed)"} {
 		if !strings.Contains(rec, want) {
 			t.Errorf("the recommendation %q lacks %q", rec, want)
 		}
+	}
+	// The setting's cost is a projection: how far it may be off is said,
+	// measured or not.
+	pe := &cost.ProjectionError{Sessions: 3, MinCalls: cost.MinErrorCalls, MedianPct: 5, P90Pct: 10, WorstPct: 12}
+	if rec, want := recommendation(got, 0, pe), "The cost of clear is a projection: on these sessions the projection lands 5.0% from the bill at the median, 10.0% at p90 and 12.0% at worst (3 sessions of 20 calls or more), so it lies in $0.6300–$0.7700 (± the p90)."; !strings.Contains(rec, want) {
+		t.Errorf("with a projection error, %q lacks %q", rec, want)
+	}
+	if rec := recommendation(got, 0, &cost.ProjectionError{MinCalls: cost.MinErrorCalls}); !strings.Contains(rec, "The cost of clear is a projection, not measured on these sessions") {
+		t.Errorf("with no session measured, %q does not say so", rec)
 	}
 	// Nothing priced: tokens are compared, and no cost is shown as $0.
 	for i := range r.Transcripts[0].Runs {
@@ -69,11 +78,11 @@ func TestTotals(t *testing.T) {
 	}
 	r.Transcripts[0].NotPriced = "no model recorded"
 	got = r.Totals()
-	if rec := recommendation(got, 0); got[0].Cost() != "not priced" || !strings.HasPrefix(rec, "Recommended: clear, 1,200 tokens, 40% less than none, sending everything (2,000 tokens): it keeps 96% of the probes (8 of 200 lost; floor 90%)") {
+	if rec := recommendation(got, 0, pe); got[0].Cost() != "not priced" || strings.Contains(rec, "projection") || !strings.HasPrefix(rec, "Recommended: clear, 1,200 tokens, 40% less than none, sending everything (2,000 tokens): it keeps 96% of the probes (8 of 200 lost; floor 90%)") {
 		t.Errorf("unpriced: %q; %q", got[0].Cost(), rec)
 	}
 	// A floor above what clear keeps: none, and clear the closest.
-	if rec, want := recommendation(got, 0.97), "Recommended: none (send everything), 2,000 tokens: no policy that sends less keeps 97% of the probes with no invariant broken; closest: clear, 96% of probes (floor 97%), 1,200 tokens."; rec != want {
+	if rec, want := recommendation(got, 0.97, nil), "Recommended: none (send everything), 2,000 tokens: no policy that sends less keeps 97% of the probes with no invariant broken; closest: clear, 96% of probes (floor 97%), 1,200 tokens."; rec != want {
 		t.Errorf("floor 97%%:\n got  %q\n want %q", rec, want)
 	}
 }
@@ -86,7 +95,8 @@ func TestRecommendationBesideRecorded(t *testing.T) {
 		{File: "a.jsonl", Runs: []PolicyResult{run("none", 1000, 1, usd(1), 0, nil), run("recorded", 500, 0.95, usd(0.5), 0, nil),
 			run("clear", 600, 0.95, usd(0.6), 0, nil), run("window", 800, 0.97, usd(0.8), 0, nil)}},
 	}}
-	want := "Recommended: clear, $0.6000, 40% less than none, sending everything ($1.0000), 20% more than what the agent sent (recorded) ($0.5000): it keeps 95% of the probes (5 of 100 lost; floor 90%) and breaks no invariant."
+	want := "Recommended: clear, $0.6000, 40% less than none, sending everything ($1.0000), 20% more than what the agent sent (recorded) ($0.5000): it keeps 95% of the probes (5 of 100 lost; floor 90%) and breaks no invariant." +
+		" The cost of clear is a projection, not measured on these sessions: no session has the 20 calls or more it is checked on (fitted on the first half, the rest priced without the bill against it)."
 	if got := r.Recommendation(); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

@@ -121,6 +121,7 @@ func TestGolden(t *testing.T) {
 		{"cost-litellm", []string{"cost", "--prices", "../../pricing/testdata/litellm-sample.json", "--policy", "none", corpus + "codemie-code/tests/integration/session/fixtures/session-9eda1058.jsonl"}, 0},
 		{"check-no-baseline", []string{"check", "--config", "testdata/check/ctxbench.yaml", "--baseline", "testdata/check/missing.json"}, 2},
 		{"sweep-tail-over-cap", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=10", "--grid", "preserve_last_n=8,20", "--grid", "pair_safe=false,true", corpus + "spotter/tool_heavy.jsonl"}, 0},
+		{"sweep-projection-error", []string{"sweep", "--policy", "aidf:pair_safe=true", "--grid", "max_messages=40,80", corpus + "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"}, 0},
 		{"sweep-bad-grid", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=30:10:10", corpus + "spotter/short.jsonl"}, 2},
 		{"check-no-config", []string{"check", "--config", "testdata/no-such-suite.yaml"}, 2},
 		{"sweep-grid-no-step", []string{"sweep", "--policy", "aidf", "--grid", "max_messages=10:100", corpus + "spotter/short.jsonl"}, 2},
@@ -1665,7 +1666,8 @@ func TestJSONMoneyInDollars(t *testing.T) {
 
 // TestSweepCostIsCost: each sweep point costs what cost prices the same
 // policy at, over the transcripts priced; a transcript whose model has
-// no price is counted out, never as $0.
+// no price is counted out, never as $0; and the projection error the
+// sweep states is cost's on the same transcripts.
 func TestSweepCostIsCost(t *testing.T) {
 	files := []string{corpus + "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl", corpus + "spotter/short.jsonl",
 		corpus + "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json"}
@@ -1674,23 +1676,33 @@ func TestSweepCostIsCost(t *testing.T) {
 		t.Fatalf("sweep: exit %d: %s", code, stderr)
 	}
 	var res replay.SweepResult
+	var swept struct {
+		ProjectionError *cost.ProjectionError `json:"projection_error"`
+	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(stdout), &swept); err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Points) != 4 {
 		t.Fatalf("%d points", len(res.Points))
 	}
-	for _, p := range res.Points {
+	for k, p := range res.Points {
 		spec := fmt.Sprintf("aidf:max_messages=%s,summarize_on_trim=%s", p.Params["max_messages"], p.Params["summarize_on_trim"])
 		stdout, stderr, code := ctxbench("", append([]string{"cost", "--json", "--policy", spec}, files...)...)
 		if code != 0 {
 			t.Fatalf("cost: exit %d: %s", code, stderr)
 		}
 		var doc struct {
-			Totals []cost.Spread `json:"policy_totals"`
+			Totals          []cost.Spread         `json:"policy_totals"`
+			ProjectionError *cost.ProjectionError `json:"projection_error"`
 		}
 		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Totals) != 1 {
 			t.Fatalf("cost --json: %v", err)
+		}
+		if k == 0 && (swept.ProjectionError == nil || swept.ProjectionError.Sessions != 1 || !cmp.Equal(swept.ProjectionError, doc.ProjectionError)) {
+			t.Errorf("sweep's projection error %+v, cost's %+v; want one session measured, the same", swept.ProjectionError, doc.ProjectionError)
 		}
 		if p.Priced != 2 || p.Transcripts != 3 || math.Abs(p.CostUSD-doc.Totals[0].TotalUSD) > 1e-9 || p.CostUSD != float64(p.Cost)/1e12 {
 			t.Errorf("%s: sweep %v over %d of %d transcripts priced, cost %v", spec, p.CostUSD, p.Priced, p.Transcripts, doc.Totals[0].TotalUSD)

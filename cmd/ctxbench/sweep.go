@@ -96,11 +96,26 @@ func (c *sweepCmd) Run(e *env) error {
 		stop()
 		return fmt.Errorf("sweep: %w", err)
 	}
-	// Each point's runs are priced as cost prices them.
+	// Each point's runs are priced as cost prices them, and each
+	// transcript's cross-check measures how far those prices may be off.
+	var (
+		errsMu sync.Mutex
+		errs   []float64
+	)
 	if !c.NoCost {
 		copt := cost.Options{Prices: prices, Model: c.PricingModel}
 		sw.Price = func(r *replay.Replayer, opt replay.Options) (func() replay.RunCoster, error) {
-			return cost.SweepPricer(e.ctx, r, opt, copt)
+			pricer, err := cost.SweepPricer(e.ctx, r, opt, copt)
+			if err != nil || pricer == nil {
+				return pricer, err
+			}
+			pct, ok, err := cost.SweepError(e.ctx, r, opt, copt)
+			if ok {
+				errsMu.Lock()
+				errs = append(errs, pct)
+				errsMu.Unlock()
+			}
+			return pricer, err
 		}
 	}
 	trs := 0
@@ -136,13 +151,20 @@ func (c *sweepCmd) Run(e *env) error {
 		}
 	}
 	ans := res.Answer(floor)
+	// The cost of a point is a projection: how far it may be off is the
+	// error measured on these transcripts (none measured when unpriced).
+	var pe *cost.ProjectionError
+	if res.Costed {
+		pe = new(cost.MeasureProjectionError(errs))
+	}
 	if c.JSON {
 		return e.writeJSON(struct {
 			*replay.SweepResult
-			Answer replay.SweepAnswer `json:"answer"`
-		}{res, ans})
+			Answer          replay.SweepAnswer    `json:"answer"`
+			ProjectionError *cost.ProjectionError `json:"projection_error,omitempty"`
+		}{res, ans, pe})
 	}
-	return reports.WriteSweepText(e.stdout, res, &ans, trs)
+	return reports.WriteSweepText(e.stdout, res, &ans, pe, trs)
 }
 
 // progressBar returns a progress callback that draws on w when w is a
