@@ -49,8 +49,14 @@ func breakRun(t *testing.T, turns int, sizes []int, p window.Policy) *RunCost {
 }
 
 func breakRunGap(t *testing.T, turns int, sizes []int, gap time.Duration, p window.Policy) *RunCost {
+	return breakRunOf(t, &transcript.Transcript{ID: "breaks", File: "breaks.jsonl", Models: []string{"claude-sonnet-4-5"}}, turns, sizes,
+		func(i int) time.Duration { return time.Duration(i) * gap }, p)
+}
+
+// breakRunOf is [breakRunGap] on tr, its messages appended, call i made
+// at(i) after the first.
+func breakRunOf(t *testing.T, tr *transcript.Transcript, turns int, sizes []int, at func(i int) time.Duration, p window.Policy) *RunCost {
 	t.Helper()
-	tr := &transcript.Transcript{ID: "breaks", File: "breaks.jsonl", Models: []string{"claude-sonnet-4-5"}}
 	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	for i := range turns {
 		n := 10
@@ -59,7 +65,7 @@ func breakRunGap(t *testing.T, turns int, sizes []int, gap time.Duration, p wind
 		}
 		tr.Messages = append(tr.Messages,
 			transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: strings.Repeat("abcd", n)}}},
-			transcript.Message{Role: transcript.RoleAssistant, Model: "claude-sonnet-4-5", Time: start.Add(time.Duration(i) * gap),
+			transcript.Message{Role: transcript.RoleAssistant, Model: "claude-sonnet-4-5", Time: start.Add(at(i)),
 				Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "ok"}}})
 	}
 	e := estimate.MustNew("chars4", estimate.OverheadNone)
@@ -98,6 +104,31 @@ func TestCacheBreakLoses(t *testing.T) {
 	tot := rc.BreakTotals
 	if tot.Breaks != 1 || tot.Unpaid != 1 || tot.Net() != saved-cost || tot.Net() >= 0 {
 		t.Errorf("totals %+v: want one unpaid break, net %v", tot, saved-cost)
+	}
+}
+
+// TestCacheBreakOneHour: a session that writes with the 1-hour lifetime
+// (Claude Code's) pays the 1-hour write rate, twice the input's, for
+// what a break writes again, and a token it removed saves that rate on a
+// later call that misses the cache (the last, two hours after the one
+// before) and a read on each call that reads; the 5-minute rate values
+// the breaks of a session that writes with that lifetime
+// (TestCacheBreakLoses).
+func TestCacheBreakOneHour(t *testing.T) {
+	tr := &transcript.Transcript{ID: "breaks", File: "breaks.jsonl", Models: []string{"claude-sonnet-4-5"},
+		Unattributed: &transcript.Usage{CacheWrite: 1000, CacheWrite1h: 1000}}
+	at := func(i int) time.Duration {
+		if i == 5 {
+			return 4*time.Minute + 2*time.Hour
+		}
+		return time.Duration(i) * time.Minute
+	}
+	rc := breakRunOf(t, tr, 6, []int{1000, 2000, 100_000}, at, &clearOnce{at: 3, clear: 2})
+	const sonnetWrite1h = 6_000_000
+	want := []CacheBreak{{Step: 3, Index: 2, Rebilled: 100_002, Cost: pricing.Money(100_002 * (sonnetWrite1h - sonnetRead)), Removed: 1999,
+		Saved: pricing.Money(1999 * (2*sonnetRead + sonnetWrite1h)), BreakEven: 951 /* ⌈cost ÷ (1,999 × read)⌉ */, Paid: false}}
+	if diff := cmp.Diff(want, rc.Breaks, cmpopts.IgnoreUnexported(CacheBreak{})); diff != "" {
+		t.Errorf("breaks (-want +got):\n%s", diff)
 	}
 }
 

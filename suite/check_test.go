@@ -139,6 +139,12 @@ func TestProbeMetrics(t *testing.T) {
 	if s := fails[0].String(); s != "probe score 0.7 is under the minimum 0.75 (min_probe_score)" {
 		t.Errorf("the failure reads %q", s)
 	}
+	// A case with no probe score (a baseline or session recorded before
+	// ctxbench asked probes, or none to ask) meets the budget: nothing
+	// was measured to fall under it.
+	if fails, err := CheckBudgets(Metrics{PeakTokens: 10}, map[string]float64{"min_probe_score": 0.75}); err != nil || len(fails) != 0 {
+		t.Errorf("no probe score: budget failures %+v, error %v; want none", fails, err)
+	}
 }
 
 // TestChanges: a baseline read back has nil maps where a run has empty
