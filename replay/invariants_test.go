@@ -468,3 +468,38 @@ func firesOnce(k, trigger, after int) *broken {
 			return s
 		}}
 }
+
+// TestPairingLatestResult: a tool call sent without its result is a
+// break of tool pairing when the result is the latest message before
+// the call, as when it is older; a result recorded after the call is
+// not yet owed. Checked whole and on what changed.
+func TestPairingLatestResult(t *testing.T) {
+	tr := ruleTranscript() // call 1 follows m2, t1's result
+	for _, tc := range []struct {
+		name string
+		drop func(env *window.Env) bool
+		want bool
+	}{
+		{"latest result left out", func(env *window.Env) bool { return env.Call == 1 }, true},
+		{"older result left out", func(env *window.Env) bool { return env.Call == 2 }, true},
+		{"nothing left out", func(*window.Env) bool { return false }, false},
+	} {
+		p := &broken{name: "drops-result", g: window.Guarantees{PairSafe: true},
+			apply: func(env *window.Env, h []window.Item) window.Step {
+				if !tc.drop(env) {
+					return window.Step{History: h}
+				}
+				kept, gone := without(h, transcript.MessageID(2))
+				return window.Step{History: kept, Evicted: gone}
+			}}
+		for _, opt := range []Options{{}, {countViolations: true}} {
+			run, err := Replay(context.Background(), tr, p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := run.Summary.Violations[InvToolPairing] > 0; got != tc.want {
+				t.Errorf("%s, countViolations=%v: tool pairing broken %v, want %v (%v)", tc.name, opt.countViolations, got, tc.want, run.Summary.Violations)
+			}
+		}
+	}
+}
