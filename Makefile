@@ -124,7 +124,8 @@ exact:
 # (fixtures/validation: real public sessions nothing is fitted on): each
 # session of 20 calls or more fitted on its first half, the rest priced
 # without its bill; the errors' median, p90 and worst, total and per
-# component over $0.01.
+# component over $0.01; docs/validation.md, which make test checks, names each
+# session beyond the bound (go test ./cost -run TestValidation -update-validation).
 validate:
 	$(GO) test ./cost -run '^TestValidation$$' -validate -v | grep -v '^=== RUN'
 

@@ -23,8 +23,107 @@ import (
 // over $0.01).
 func outOfSample(t *testing.T, paths ...string) (total []float64, parts map[string][]float64, names []string) {
 	t.Helper()
-	rec := policies(t, "recorded")
 	parts = map[string][]float64{}
+	for _, o := range outOfSampleSessions(t, paths...) {
+		names = append(names, o.name)
+		total = append(total, o.total)
+		for k, v := range o.parts {
+			parts[k] = append(parts[k], v)
+		}
+	}
+	return total, parts, names
+}
+
+// An oosSession is one session's out-of-sample check: its error after
+// the fit, in all and by component over $0.01, and what its calls'
+// bills show before and after the fit.
+type oosSession struct {
+	name   string
+	calls  int
+	total  float64
+	parts  map[string]float64
+	bought map[string][2]float64 // component: simulated, billed (dollars)
+	diag   billDiag
+}
+
+// A billDiag is what a session's bills say, call by call, of the two
+// halves the cross-check compares: the calls before the fit and after.
+type billDiag struct {
+	fit, after int
+	// missedBefore and missedAfter count the calls whose provider cache
+	// held less than an ideal one with no idle expiry to explain it;
+	// expiredAfter those after the fit that came after the cache expired.
+	missedBefore, missedAfter, expiredAfter int
+	// driftPct is how far the later calls' billed prompts are, in all,
+	// from what the first half predicts of them: a least-squares line of
+	// billed prompt on estimated tokens over the fit's calls.
+	driftPct float64
+}
+
+// diagnose reads s's bills call by call against the fit of its first
+// fit calls.
+func diagnose(s *Session, fit int) billDiag {
+	d := billDiag{fit: fit, after: s.Transcript.Calls - fit}
+	for _, m := range s.Misses {
+		switch {
+		case m.Cause == "expired" && m.Call >= fit:
+			d.expiredAfter++
+		case m.Cause == "expired":
+		case m.Call < fit:
+			d.missedBefore++
+		default:
+			d.missedAfter++
+		}
+	}
+	var xs, ys []float64
+	var after [][2]float64
+	for i, st := range s.Recorded.Steps {
+		if st.Recorded == nil || st.Recorded.Prompt() == 0 || len(st.Tokens) != 1 {
+			continue
+		}
+		var est int
+		for _, v := range st.Tokens {
+			est = v
+		}
+		if i < fit {
+			xs, ys = append(xs, float64(est)), append(ys, float64(st.Recorded.Prompt()))
+		} else {
+			after = append(after, [2]float64{float64(est), float64(st.Recorded.Prompt())})
+		}
+	}
+	if len(xs) < 2 || len(after) == 0 {
+		return d
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i] / float64(len(xs))
+		my += ys[i] / float64(len(xs))
+	}
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	slope := 1.0
+	if sxx > 0 {
+		slope = sxy / sxx
+	}
+	var pred, bill float64
+	for _, a := range after {
+		pred += my + slope*(a[0]-mx)
+		bill += a[1]
+	}
+	if pred > 0 {
+		d.driftPct = (bill - pred) / pred * 100
+	}
+	return d
+}
+
+// outOfSampleSessions is outOfSample's check, session by session.
+func outOfSampleSessions(t *testing.T, paths ...string) []oosSession {
+	t.Helper()
+	rec := policies(t, "recorded")
+	var out []oosSession
 	_, err := transcript.Walk(paths, transcript.Options{Lenient: true}, nil, func(tr *transcript.Transcript) error {
 		if tr.Usage().Prompt() == 0 || tr.Calls < MinErrorCalls {
 			return nil
@@ -38,23 +137,25 @@ func outOfSample(t *testing.T, paths ...string) (total []float64, parts map[stri
 			return nil
 		}
 		o := s.CrossCheck.AfterFit
-		names = append(names, tr.File)
-		total = append(total, e)
+		one := oosSession{name: tr.File, calls: tr.Calls, total: e, parts: map[string]float64{}, bought: map[string][2]float64{},
+			diag: diagnose(s, tr.Calls/2)}
 		for _, c := range []struct {
 			name     string
 			sim, bil pricing.Money
 		}{{"input", o.Simulated.Input, o.Billed.Input}, {"cache read", o.Simulated.CacheRead, o.Billed.CacheRead},
 			{"cache write", o.Simulated.CacheWrite, o.Billed.CacheWrite}, {"output", o.Simulated.Output, o.Billed.Output}} {
+			one.bought[c.name] = [2]float64{c.sim.USD(), c.bil.USD()}
 			if c.bil.USD() > 0.01 {
-				parts[c.name] = append(parts[c.name], (float64(c.sim)-float64(c.bil))/float64(c.bil)*100)
+				one.parts[c.name] = (float64(c.sim) - float64(c.bil)) / float64(c.bil) * 100
 			}
 		}
+		out = append(out, one)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return total, parts, names
+	return out
 }
 
 // medianAbs returns the median and the largest of v's absolute values
