@@ -29,11 +29,14 @@ func TestFlagsOverConfig(t *testing.T) {
 	// The config's anthropic provider needs a key: no flag, so it applies.
 	for _, cmd := range [][]string{{"replay", "--config", cfg}, {"check", "--config", cfg, "--update"}} {
 		if _, stderr, code := ctxbench("", cmd...); code != 2 || !strings.Contains(stderr, "the anthropic provider needs ANTHROPIC_API_KEY") {
-			t.Errorf("%s without --provider: exit %d, %s", cmd[0], code, stderr)
+			t.Errorf("%s without --summarizer: exit %d, %s", cmd[0], code, stderr)
 		}
-		// --provider mock, the default's value, given explicitly, wins.
-		if _, stderr, code := ctxbench("", append(cmd, "--provider", "mock")...); code == 2 {
-			t.Errorf("%s --provider mock: exit 2, the config's provider was used: %s", cmd[0], stderr)
+		// --summarizer mock, the default's value, given explicitly, wins,
+		// and so does its old spelling.
+		for _, flag := range [][]string{{"--summarizer", "mock"}, {"--provider", "mock"}} {
+			if _, stderr, code := ctxbench("", append(cmd, flag...)...); code == 2 {
+				t.Errorf("%s %v: exit 2, the config's provider was used: %s", cmd[0], flag, stderr)
+			}
 		}
 	}
 }

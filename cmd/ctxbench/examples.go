@@ -11,7 +11,7 @@ var commandExamples = map[string][2]string{
 	"gen":       {"ctxbench gen --calls 20 --seed 1 -o synthetic.jsonl", "ctxbench gen --calls 5 --to openai-chat"},
 	"tokens":    {"ctxbench tokens session.jsonl", "ctxbench tokens -e cl100k_base -e o200k_base session.jsonl"},
 	"estimate":  {"ctxbench estimate session.jsonl", "ctxbench estimate --json ~/.claude/projects"},
-	"summarize": {"ctxbench summarize session.jsonl", "ctxbench summarize --provider heuristic compacted.jsonl"},
+	"summarize": {"ctxbench summarize session.jsonl", "ctxbench summarize --summarizer heuristic compacted.jsonl"},
 	"policies":  {"ctxbench policies", "ctxbench policies --json"},
 	"replay":    {"ctxbench replay session.jsonl", "ctxbench replay --policy none --policy aidf:max_messages=20,pair_safe=true --trace trace.jsonl session.jsonl"},
 	"sweep":     {"ctxbench sweep --policy aidf:pair_safe=true --grid max_messages=10:40:10 session.jsonl", "ctxbench sweep --policy aidf --grid max_messages=20,40 --grid preserve_last_n=4,8 --csv sweep.csv ~/.claude/projects"},

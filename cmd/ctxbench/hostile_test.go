@@ -109,8 +109,8 @@ func TestHostileProvider(t *testing.T) {
 			cache, trace := t.TempDir(), filepath.Join(t.TempDir(), "trace.jsonl")
 			otherBefore := otherReqs.Load()
 			start := time.Now()
-			stdout, stderr, code := ctxbench("", "replay", "--provider", "anthropic", "--base-url", api.URL, "--cache-dir", cache, "--trace", trace,
-				"--provider-timeout", "1s", "--provider-retries", "1", "--policy", "aidf:max_messages=10,preserve_last_n=4,summarize_on_trim=true,summarize_every=1", session)
+			stdout, stderr, code := ctxbench("", "replay", "--summarizer", "anthropic:base_url="+api.URL+",cache_dir="+cache+",timeout=1s,retries=1", "--trace", trace,
+				"--policy", "aidf:max_messages=10,preserve_last_n=4,summarize_on_trim=true,summarize_every=1", session)
 			took := time.Since(start)
 			mu.Lock()
 			n := reqs
@@ -238,7 +238,7 @@ func TestHostileInputs(t *testing.T) {
 		{"clear-tool-uses, 10,000-call turn", []string{"replay", "--policy", "anthropic-clear-tool-uses:trigger=100", wide}, 0, "anthropic-clear-tool-uses", gb / 2, time.Minute},
 		{"claude-code, 10,000-call turn", []string{"replay", "--policy", "claude-code:context_window=20000", wide}, 0, "claude-code", gb / 2, time.Minute},
 		{"a key repeated 5,000 times", []string{"check", "--config", dupYAML}, 2, "policies", gb / 4, 10 * time.Second},
-		{"{{range 100000000000}}", []string{"summarize", "--provider", "mock", "--template-file", rangeTmpl, eq}, 2, "range", gb / 4, 10 * time.Second},
+		{"{{range 100000000000}}", []string{"summarize", "--summarizer", "mock", "--template-file", rangeTmpl, eq}, 2, "range", gb / 4, 10 * time.Second},
 		{"sweep --workers 1000000", []string{"sweep", "--samples", "--policy", "aidf", "--grid", "max_messages=10,20", "--workers", "1000000"}, 0, "max_messages", gb / 4, 30 * time.Second},
 		{"10,000 flags", append([]string{"replay"}, manyFlags...), 2, "10000 flags", gb / 4, 10 * time.Second},
 		{"--trace of 1,500 policies", append(append([]string{"replay", "--trace", filepath.Join(dir, "trace.jsonl")}, manyPolicies...), eq), 0, "aidf", 2 * gb, 2 * time.Minute},

@@ -9,7 +9,7 @@
 //	ctxbench gen       [--calls N] [--seed S] [--tool-ratio R] [--non-ascii R] [--to F] [-o FILE]
 //	ctxbench tokens    [-e ENCODING]... [--json] [FILE|-]...
 //	ctxbench estimate  [--json] [--plot DIR] [PATH...]
-//	ctxbench summarize [--provider P] [--model M] [--base-url URL] [--template T] PATH...
+//	ctxbench summarize [--summarizer SPEC] [--template T] PATH...
 //	ctxbench policies  [--json]
 //	ctxbench replay    [--policy SPEC]... [--config FILE] [-e E]... [--trace FILE] [--prices FILE] [--pricing-model M] [--json] [--parquet DIR] [--jsonl DIR] [PATH...]
 //	ctxbench sweep     --policy SPEC --grid KEY=LO:HI:STEP|KEY=V1,V2 [--grid ...] [--prices FILE] [--pricing-model M] [--no-cost] [--csv FILE] [--json] [PATH...]
@@ -115,15 +115,19 @@
 //
 // Summarize summarizes each transcript's messages with a seed system's
 // prompt (--template aidf, two-tier, cross-turn or generic) and says what
-// it cost. The providers are mock (the default: deterministic and
-// offline), heuristic, anthropic and openai; their keys come from the
-// environment only (ANTHROPIC_API_KEY, OPENAI_API_KEY), and so may their
-// base URLs (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) when --base-url is not
-// given. Responses are cached on disk; --offline serves from the cache
-// alone, --max-summary-usd caps the spending.
+// it cost. --summarizer SPEC names the provider, as a policy SPEC names a
+// policy: mock (the default: deterministic and offline), heuristic,
+// anthropic or openai, with key=value settings after a colon (model,
+// base_url, cache_dir, offline, max_usd, timeout, retries,
+// legacy_max_tokens, allow_failures); every command that summarizes
+// takes the same flag. Keys come from the environment only
+// (ANTHROPIC_API_KEY, OPENAI_API_KEY), and so may base URLs
+// (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) when base_url is not given.
+// Responses are cached on disk; offline=true serves from the cache alone,
+// max_usd caps the spending.
 //
 //	$ ctxbench summarize --template aidf session.jsonl
-//	$ ANTHROPIC_API_KEY=… ctxbench summarize --provider anthropic --template aidf session.jsonl
+//	$ ANTHROPIC_API_KEY=… ctxbench summarize --summarizer anthropic:max_usd=1 --template aidf session.jsonl
 //
 // # policies
 //

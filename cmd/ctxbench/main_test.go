@@ -101,7 +101,7 @@ func TestGolden(t *testing.T) {
 		{"estimate-json-short", []string{"--indent", "estimate", "--json", corpus + "spotter/short.jsonl"}, 0},
 		{"estimate-thinking", []string{"estimate", corpus + "codemie-code/tests/integration/session/fixtures/session-3fe1b6bc.jsonl"}, 0},
 		{"summarize-mock", []string{"summarize", "--template", "aidf", corpus + "spotter/tool_heavy.jsonl"}, 0},
-		{"summarize-heuristic-json", []string{"--indent", "summarize", "--provider", "heuristic", "--json", corpus + "spotter/tool_heavy.jsonl"}, 0},
+		{"summarize-heuristic-json", []string{"--indent", "summarize", "--summarizer", "heuristic", "--json", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"policies", []string{"policies"}, 0},
 		{"replay-short", []string{"replay", "--policy", "none", "--policy", "prune", "--policy", "aidf:max_messages=10,preserve_last_n=4,pair_safe=true", "-e", "cl100k_base", "-e", "chars4", corpus + "spotter/tool_heavy.jsonl"}, 0},
 		{"replay-violations", []string{"replay", "--policy", "aidf:max_messages=12,preserve_last_n=6", corpus + "mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"}, 1},
@@ -351,7 +351,7 @@ func TestSummarizeEndToEnd(t *testing.T) {
 	defer api.Close()
 	t.Setenv("ANTHROPIC_API_KEY", "sk-test-e2e")
 	cache := t.TempDir()
-	args := []string{"summarize", "--provider", "anthropic", "--base-url", api.URL, "--cache-dir", cache, "--max-summary-usd", "0.5", corpus + "spotter/short.jsonl"}
+	args := []string{"summarize", "--summarizer", "anthropic:base_url=" + api.URL + ",cache_dir=" + cache + ",max_usd=0.5", corpus + "spotter/short.jsonl"}
 	for i, wantCached := range []bool{false, true} {
 		stdout, stderr, code := ctxbench("", args...)
 		if code != 0 || stdout != "A short summary.\n" {
@@ -368,11 +368,11 @@ func TestSummarizeEndToEnd(t *testing.T) {
 		t.Errorf("requests with keys %q, want one with the environment's key", keys)
 	}
 	t.Setenv("ANTHROPIC_API_KEY", "")
-	offline := []string{"summarize", "--offline", "--provider", "anthropic", "--base-url", api.URL, "--cache-dir", cache, corpus + "spotter/short.jsonl"}
+	offline := []string{"summarize", "--summarizer", "anthropic:offline=true,base_url=" + api.URL + ",cache_dir=" + cache, corpus + "spotter/short.jsonl"}
 	if stdout, stderr, code := ctxbench("", offline...); code != 0 || stdout != "A short summary.\n" {
 		t.Errorf("offline: exit %d, %q, %q", code, stdout, stderr)
 	}
-	_, stderr, code := ctxbench("", "summarize", "--provider", "anthropic", "--offline", "--cache-dir", cache, corpus+"spotter/tool_heavy.jsonl")
+	_, stderr, code := ctxbench("", "summarize", "--summarizer", "anthropic:offline=true,cache_dir="+cache, corpus+"spotter/tool_heavy.jsonl")
 	if code != 2 || !strings.Contains(stderr, "not in the response cache (offline)") {
 		t.Errorf("offline miss: exit %d, stderr %q", code, stderr)
 	}
@@ -1097,9 +1097,10 @@ func TestProviderFailuresStopTheRun(t *testing.T) {
 	if _, stderr, code := ctxbench("", "gen", "--calls", "30", "-o", session); code != 0 {
 		t.Fatal(stderr)
 	}
+	cache := t.TempDir()
 	args := func(extra ...string) []string {
-		return append([]string{"replay", "--provider", "anthropic", "--base-url", api.URL, "--cache-dir", t.TempDir(), "--provider-retries", "0",
-			"--policy", "aidf:max_messages=10,preserve_last_n=4,summarize_on_trim=true,summarize_every=1", session}, extra...)
+		return []string{"replay", "--summarizer", "anthropic:base_url=" + api.URL + ",cache_dir=" + cache + ",retries=0" + strings.Join(extra, ""),
+			"--policy", "aidf:max_messages=10,preserve_last_n=4,summarize_on_trim=true,summarize_every=1", session}
 	}
 	_, stderr, code := ctxbench("", args()...)
 	if code != 2 || requests != 1 || !strings.Contains(stderr, "summary calls stopped") || !strings.Contains(stderr, "set ANTHROPIC_API_KEY") {
@@ -1115,14 +1116,18 @@ func TestProviderFailuresStopTheRun(t *testing.T) {
 	mu.Lock()
 	requests = 0
 	mu.Unlock()
-	stdout, stderr, code := ctxbench("", args("--allow-summary-failures")...)
+	stdout, stderr, code := ctxbench("", args(",allow_failures=true")...)
 	if code == 2 || requests < 4 || !strings.Contains(stderr, fmt.Sprintf("%d summarization calls failed (allowed)", requests)) || !strings.Contains(stdout, "failed") {
 		t.Errorf("allowed: exit %d, %d requests, stderr %q", code, requests, stderr)
 	}
-	for _, bad := range [][]string{{"--max-summary-usd", "-1"}, {"--max-summary-usd", "NaN"}, {"--base-url", "ftp://example.com"}} {
-		if _, stderr, code := ctxbench("", append(args(), bad...)...); code != 2 || !strings.Contains(stderr, bad[0]) {
+	for _, bad := range [][2]string{{",max_usd=-1", "max_usd=-1"}, {",max_usd=NaN", "max_usd=NaN"}, {",timeout=0s", "timeout=0s"},
+		{",retries=-1", "retries=-1"}, {",base_url=x", "base_url given twice"}, {",colour=red", `no key "colour"`}} {
+		if _, stderr, code := ctxbench("", args(bad[0])...); code != 2 || !strings.Contains(stderr, bad[1]) {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr)
 		}
+	}
+	if _, stderr, code := ctxbench("", "replay", "--summarizer", "anthropic:base_url=ftp://example.com", session); code != 2 || !strings.Contains(stderr, `base URL "ftp://example.com"`) {
+		t.Errorf("ftp base URL: exit %d, stderr %q", code, stderr)
 	}
 }
 
@@ -1534,7 +1539,7 @@ func TestHelpShowsDefaults(t *testing.T) {
 	for cmd, wants := range map[string][]string{
 		"report": {"(default: ctxbench-report)"},
 		"check":  {"(default: ctxbench.yaml)"},
-		"sweep":  {"(default: 100000)", "(default: 4)", "(default: 2m)", "--provider=NAME"},
+		"sweep":  {"(default: 100000)", "timeout (per attempt, 2m), retries (4)", "--summarizer=SPEC"},
 		"tokens": {"(default: cl100k_base)"},
 		"cost":   {"--cache-sim=SIM"},
 	} {
@@ -1591,8 +1596,8 @@ func TestHelpExamplesAndGroups(t *testing.T) {
 		if input >= 0 && input < job || sum >= 0 && (sum < job || sum < input) {
 			t.Errorf("%s --help: the groups are out of order:\n%s", cmd, stdout)
 		}
-		if p := strings.Index(stdout, "--provider=NAME"); p >= 0 && cmd != "summarize" && p < sum {
-			t.Errorf("%s --help lists --provider outside the summarizer's group:\n%s", cmd, stdout)
+		if p := strings.Index(stdout, "--summarizer=SPEC"); p >= 0 && cmd != "summarize" && p < sum {
+			t.Errorf("%s --help lists --summarizer outside the summarizer's group:\n%s", cmd, stdout)
 		}
 		for _, flag := range []string{"--policy=SPEC", "--grid="} {
 			if k := strings.Index(stdout, flag); k >= 0 && (k > job+len("Flags:")+400 || sum >= 0 && k > sum) {
@@ -1605,24 +1610,61 @@ func TestHelpExamplesAndGroups(t *testing.T) {
 	}
 }
 
-// TestSummarizerFlagsOneName: every command that summarizes names the
-// summarizer's flags alike (cost once prefixed them with summary-), and
-// --model is the summarizer's everywhere: a what-if price is
-// --pricing-model.
+// TestSummarizerFlagsOneName: every command that summarizes takes the
+// summarizer as one --summarizer SPEC, and its help shows none of the
+// ten flags it replaces; --model is no price anywhere (that is
+// --pricing-model).
 func TestSummarizerFlagsOneName(t *testing.T) {
-	for _, cmd := range []string{"replay", "cost", "report", "sweep", "check", "summarize"} {
+	for _, cmd := range []string{"replay", "cost", "report", "sweep", "check", "summarize", "probes"} {
 		stdout, stderr, code := ctxbench("", cmd, "--help")
 		if code != 0 {
 			t.Fatalf("%s --help: exit %d\n%s", cmd, code, stderr)
 		}
-		for _, w := range []string{"--allow-summary-failures", "--max-summary-usd=X", "--model=STRING", "--provider=NAME"} {
-			if !strings.Contains(stdout, w) {
-				t.Errorf("%s --help lacks %s", cmd, w)
+		if !strings.Contains(stdout, "--summarizer=SPEC") {
+			t.Errorf("%s --help lacks --summarizer=SPEC", cmd)
+		}
+		for _, old := range []string{"--provider", "--model", "--base-url", "--cache-dir", "--offline", "--max-summary-usd",
+			"--legacy-max-tokens", "--provider-timeout", "--provider-retries", "--allow-summary-failures", "--summary-"} {
+			if strings.Contains(stdout, old+"=") || strings.Contains(stdout, old+" ") {
+				t.Errorf("%s --help shows %s:\n%s", cmd, old, stdout)
 			}
 		}
-		if strings.Contains(stdout, "--summary-") {
-			t.Errorf("%s --help has a --summary- flag:\n%s", cmd, stdout)
+	}
+}
+
+// TestSummarizerOldFlags: the ten flags --summarizer replaces still
+// work, one release, each with a warning naming its key, and give what
+// the spec gives; one given beside the spec's own key is refused.
+func TestSummarizerOldFlags(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		io.WriteString(w, `{"model":"claude-haiku-4-5-20251001","content":[{"type":"text","text":"A short summary."}],"usage":{"input_tokens":900,"output_tokens":5}}`)
+	}))
+	defer api.Close()
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test-old")
+	session := corpus + "spotter/short.jsonl"
+	spec, _, code := ctxbench("", "summarize", "--json", "--summarizer", "anthropic:model=claude-haiku-4-5,base_url="+api.URL+",cache_dir="+t.TempDir()+",timeout=30s,retries=2,max_usd=1", session)
+	if code != 0 {
+		t.Fatalf("--summarizer: exit %d", code)
+	}
+	old, stderr, code := ctxbench("", "summarize", "--json", "--provider", "anthropic", "--model", "claude-haiku-4-5", "--base-url", api.URL,
+		"--cache-dir", t.TempDir(), "--provider-timeout", "30s", "--provider-retries", "2", "--max-summary-usd", "1", session)
+	if code != 0 || old != spec {
+		t.Fatalf("old flags: exit %d, %q against %q: %s", code, old, spec, stderr)
+	}
+	for _, w := range []string{"--provider is an old spelling of --summarizer NAME", "--model is an old spelling of --summarizer NAME:model=…",
+		"--provider-retries is an old spelling of --summarizer NAME:retries=…", "--max-summary-usd is an old spelling of --summarizer NAME:max_usd=…"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("old flags: no warning %q in %s", w, stderr)
 		}
+	}
+	for _, both := range [][]string{{"--summarizer", "anthropic:retries=1", "--provider-retries", "2"}, {"--summarizer", "openai", "--provider", "anthropic"}} {
+		if _, stderr, code := ctxbench("", append([]string{"summarize"}, append(both, session)...)...); code != 2 || !strings.Contains(stderr, "both given") {
+			t.Errorf("%v: exit %d, %s", both, code, stderr)
+		}
+	}
+	if _, stderr, code := ctxbench("", "summarize", "--summarizer", "gemini", session); code != 2 || !strings.Contains(stderr, `no summarizer "gemini"`) {
+		t.Errorf("an unknown summarizer: exit %d, %s", code, stderr)
 	}
 }
 

@@ -44,7 +44,7 @@ func (c *probesCmd) Run(e *env) error {
 			return fmt.Errorf("--judge llm: give --policy: the probes are judged against what a policy sent")
 		}
 		if prun == nil {
-			return fmt.Errorf("--judge llm needs a model: give --provider anthropic or openai (the %s summarizer answers no question)", sum.Name())
+			return fmt.Errorf("--judge llm needs a model: give --summarizer anthropic or openai (the %s summarizer answers no question)", sum.Name())
 		}
 		llm = &probe.LLMJudge{Model: sum}
 	}

@@ -86,8 +86,8 @@ func TestProbesLLMJudgeEndToEnd(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-test-judge")
 	cache := t.TempDir()
 	session := corpus + "spotter/subagent.jsonl"
-	args := []string{"probes", "--json", "--judge", "llm", "--policy", "aidf:max_messages=6", "--provider", "anthropic",
-		"--base-url", api.URL, "--cache-dir", cache, session}
+	args := []string{"probes", "--json", "--judge", "llm", "--policy", "aidf:max_messages=6",
+		"--summarizer", "anthropic:base_url=" + api.URL + ",cache_dir=" + cache, session}
 	stdout, stderr, code := ctxbench("", args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -148,16 +148,16 @@ func judgedProbes(t *testing.T, tp *reports.TranscriptProbes) int {
 // API had before.
 func judgeStops(t *testing.T, api *judgeAPI, session string, made int) {
 	t.Helper()
-	_, stderr, code := ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", "--provider", "anthropic",
-		"--base-url", api.URL, "--cache-dir", t.TempDir(), "--max-summary-usd", "0.0001", session)
+	_, stderr, code := ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6",
+		"--summarizer", "anthropic:max_usd=0.0001,base_url="+api.URL+",cache_dir="+t.TempDir(), session)
 	if a, g := api.counts(); code == 0 || !strings.Contains(stderr, "spend cap") || a+g != made {
 		t.Errorf("spend cap: exit %d, %d requests made: %s", code, a+g-made, stderr)
 	}
 	api.mu.Lock()
 	api.status = http.StatusUnauthorized
 	api.mu.Unlock()
-	_, stderr, code = ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6", "--provider", "anthropic",
-		"--base-url", api.URL, "--cache-dir", t.TempDir(), session)
+	_, stderr, code = ctxbench("", "probes", "--judge", "llm", "--policy", "aidf:max_messages=6",
+		"--summarizer", "anthropic:base_url="+api.URL+",cache_dir="+t.TempDir(), session)
 	if a, g := api.counts(); code == 0 || !strings.Contains(stderr, "authentication_error") || a+g != made+1 {
 		t.Errorf("refused key: exit %d, %d requests made: %s", code, a+g-made, stderr)
 	}

@@ -47,7 +47,7 @@ var reportNotes = []string{
 	"Responses are never regenerated: each policy changes what would have been sent, call by call; what came back is the recorded response.",
 	"The probe score is the share of the session's probes (questions about its files, commands, errors, the user's rules, each next step) that a policy did not lose, judged exactly: a summary that paraphrases loses the question, and the mock summarizer's stand-in keeps only what it quotes within its size (ctxbench probes lists them). Retention is the older proxy: the share of the file paths, shell commands, URLs, error lines and tool calls seen so far that the context still holds, summary text included.",
 	"Costs simulate the provider's prompt cache on what each policy sends, each call priced at the model that made it, at the embedded table (ctxbench cost --list-models) or --prices; transcripts whose model has no price are not priced.",
-	"Summaries are made by the mock summarizer unless --provider says otherwise: their text is a stand-in, their token counts are what a real call of that size reports.",
+	"Summaries are made by the mock summarizer unless --summarizer says otherwise: their text is a stand-in, their token counts are what a real call of that size reports.",
 }
 
 func (c *reportCmd) Run(e *env) error {

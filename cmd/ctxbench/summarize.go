@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ctxbench/ctxbench/pricing"
@@ -13,20 +15,170 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// summarizerFlags choose and configure the summarization provider. A
-// flag given on the command line always wins over a config's provider
-// block; the config's fills only what the flags leave unset.
+// summarizerFlags choose and configure the summarization provider:
+// --summarizer SPEC, the policy SPEC's grammar (NAME:key=value,…). The
+// ten flags it replaces are hidden aliases that warn, one release. A
+// spec or flag given on the command line always wins over a config's
+// provider block; the config's fills only what they leave unset.
 type summarizerFlags struct {
-	Provider      string        `enum:",mock,heuristic,anthropic,openai" default:"" placeholder:"NAME" help:"Summarization provider: mock (the default), heuristic, anthropic or openai."`
-	Model         string        `help:"Summarizer model for anthropic (default claude-haiku-4-5) or openai (default gpt-4o-mini)."`
-	BaseURL       string        `name:"base-url" placeholder:"URL" help:"API base URL (default: $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL, else the provider's): an OpenAI-compatible server such as llama.cpp (http://127.0.0.1:8080/v1), Ollama (http://localhost:11434/v1) or vLLM (http://localhost:8000/v1)."`
-	CacheDir      string        `name:"cache-dir" placeholder:"DIR" help:"Response cache directory (default: ctxbench/ in the user cache directory)."`
-	Offline       bool          `help:"Serve summaries from the response cache only; a miss is an error."`
-	MaxSummaryUSD float64       `name:"max-summary-usd" placeholder:"X" help:"Refuse summarization calls that could take spending past X dollars (0: no cap)."`
-	MaxTokensOld  bool          `name:"legacy-max-tokens" help:"Send max_tokens instead of max_completion_tokens (older OpenAI-compatible servers)."`
-	Timeout       time.Duration `name:"provider-timeout" default:"2m" placeholder:"D" help:"Give up on a summarization attempt after D (a call's attempts and waits together stop after 5 minutes, or D if longer)."`
-	Retries       int           `name:"provider-retries" default:"4" placeholder:"N" help:"Retry a failed summarization call (429, 5xx, no answer) up to N times."`
-	AllowFailures bool          `name:"allow-summary-failures" help:"Go on when summarization calls fail (each policy then does what its source does without a summary), and exit 0; without it a failed call fails the command, and 3 stop the run."`
+	Summarizer string `placeholder:"SPEC" help:"The summarizer of the policies that summarize: mock (the default), heuristic, anthropic or openai, as NAME:key=value,… with keys model (anthropic: claude-haiku-4-5, openai: gpt-4o-mini), base_url (an OpenAI-compatible server: llama.cpp, Ollama, vLLM; default $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL), cache_dir (the response cache), offline (the cache alone), max_usd (refuse calls past X dollars), timeout (per attempt, 2m), retries (4), legacy_max_tokens (older OpenAI-compatible servers), allow_failures (go on past failed calls). API keys: $ANTHROPIC_API_KEY, $OPENAI_API_KEY."`
+
+	Provider      string         `hidden:"" enum:",mock,heuristic,anthropic,openai" default:""`
+	Model         string         `hidden:""`
+	BaseURL       string         `name:"base-url" hidden:""`
+	CacheDir      string         `name:"cache-dir" hidden:""`
+	Offline       bool           `hidden:""`
+	MaxSummaryUSD *float64       `name:"max-summary-usd" hidden:""`
+	MaxTokensOld  bool           `name:"legacy-max-tokens" hidden:""`
+	Timeout       *time.Duration `name:"provider-timeout" hidden:""`
+	Retries       *int           `name:"provider-retries" hidden:""`
+	AllowFailures bool           `name:"allow-summary-failures" hidden:""`
+
+	config suite.ProviderConfig
+}
+
+// A summarizerSpec is a parsed --summarizer SPEC.
+type summarizerSpec struct {
+	name, model, baseURL, cacheDir         string
+	offline, legacyMaxTokens, allowFailure bool
+	maxUSD                                 float64
+	timeout                                time.Duration
+	retries                                int
+	set                                    map[string]bool // the keys given
+}
+
+// summarizerKeys are the keys of a summarizer SPEC, in the help's order.
+var summarizerKeys = []string{"model", "base_url", "cache_dir", "offline", "max_usd", "timeout", "retries", "legacy_max_tokens", "allow_failures"}
+
+// parseSummarizer parses a summarizer SPEC: NAME, or NAME:key=value,….
+func parseSummarizer(spec string) (summarizerSpec, error) {
+	s := summarizerSpec{timeout: 2 * time.Minute, retries: 4, set: map[string]bool{}}
+	name, rest, _ := strings.Cut(spec, ":")
+	s.name = strings.TrimSpace(name)
+	switch s.name {
+	case "", "mock", "heuristic", "anthropic", "openai":
+	default:
+		return s, fmt.Errorf("--summarizer %q: no summarizer %q (mock, heuristic, anthropic or openai)", spec, s.name)
+	}
+	if strings.TrimSpace(rest) == "" {
+		return s, nil
+	}
+	for kv := range strings.SplitSeq(rest, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return s, fmt.Errorf("--summarizer %q: %q: want key=value", spec, kv)
+		}
+		if s.set[k] {
+			return s, fmt.Errorf("--summarizer %q: %s given twice", spec, k)
+		}
+		bad := func(want string) error { return fmt.Errorf("--summarizer %q: %s=%s: want %s", spec, k, v, want) }
+		var err error
+		switch k {
+		case "model":
+			s.model = v
+		case "base_url":
+			s.baseURL = v
+		case "cache_dir":
+			s.cacheDir = v
+		case "offline", "legacy_max_tokens", "allow_failures":
+			b, perr := strconv.ParseBool(v)
+			if perr != nil {
+				return s, bad("true or false")
+			}
+			switch k {
+			case "offline":
+				s.offline = b
+			case "legacy_max_tokens":
+				s.legacyMaxTokens = b
+			default:
+				s.allowFailure = b
+			}
+		case "max_usd":
+			if s.maxUSD, err = strconv.ParseFloat(v, 64); err != nil || !(s.maxUSD >= 0) || math.IsInf(s.maxUSD, 0) {
+				return s, bad("a finite amount of dollars, 0 or more (0: no cap)")
+			}
+		case "timeout":
+			if s.timeout, err = time.ParseDuration(v); err != nil || s.timeout <= 0 {
+				return s, bad("a positive duration such as 30s or 2m")
+			}
+		case "retries":
+			if s.retries, err = strconv.Atoi(v); err != nil || s.retries < 0 {
+				return s, bad("a count, 0 or more")
+			}
+		default:
+			return s, fmt.Errorf("--summarizer %q: no key %q (%s)", spec, k, strings.Join(summarizerKeys, ", "))
+		}
+		s.set[k] = true
+	}
+	return s, nil
+}
+
+// spec returns the summarizer the flags name: --summarizer, with the
+// hidden old flags each mapped to its key (warned on stderr), and the
+// config's provider block where neither names one.
+func (f summarizerFlags) spec(e *env) (summarizerSpec, error) {
+	s, err := parseSummarizer(f.Summarizer)
+	if err != nil {
+		return s, err
+	}
+	old := func(flag, key string, given bool, apply func()) error {
+		if !given {
+			return nil
+		}
+		if s.set[key] {
+			return fmt.Errorf("--%s and --summarizer's %s both given: give --summarizer alone", flag, key)
+		}
+		fmt.Fprintf(e.stderr, "ctxbench: --%s is an old spelling of --summarizer NAME:%s=…, which replaces it\n", flag, key)
+		apply()
+		s.set[key] = true
+		return nil
+	}
+	if f.Provider != "" {
+		if s.name != "" {
+			return s, fmt.Errorf("--provider and --summarizer both given: give --summarizer alone")
+		}
+		fmt.Fprintf(e.stderr, "ctxbench: --provider is an old spelling of --summarizer NAME, which replaces it\n")
+		s.name = f.Provider
+	}
+	for _, o := range []struct {
+		flag, key string
+		given     bool
+		apply     func()
+	}{
+		{"model", "model", f.Model != "", func() { s.model = f.Model }},
+		{"base-url", "base_url", f.BaseURL != "", func() { s.baseURL = f.BaseURL }},
+		{"cache-dir", "cache_dir", f.CacheDir != "", func() { s.cacheDir = f.CacheDir }},
+		{"offline", "offline", f.Offline, func() { s.offline = true }},
+		{"legacy-max-tokens", "legacy_max_tokens", f.MaxTokensOld, func() { s.legacyMaxTokens = true }},
+		{"allow-summary-failures", "allow_failures", f.AllowFailures, func() { s.allowFailure = true }},
+		{"max-summary-usd", "max_usd", f.MaxSummaryUSD != nil, func() { s.maxUSD = *f.MaxSummaryUSD }},
+		{"provider-timeout", "timeout", f.Timeout != nil, func() { s.timeout = *f.Timeout }},
+		{"provider-retries", "retries", f.Retries != nil, func() { s.retries = *f.Retries }},
+	} {
+		if err := old(o.flag, o.key, o.given, o.apply); err != nil {
+			return s, err
+		}
+	}
+	if f.MaxSummaryUSD != nil && (!(s.maxUSD >= 0) || math.IsInf(s.maxUSD, 0)) {
+		return s, fmt.Errorf("--max-summary-usd=%v: want a finite amount of dollars, 0 or more (0: no cap)", s.maxUSD)
+	}
+	if f.Retries != nil && s.retries < 0 {
+		return s, fmt.Errorf("--provider-retries=%d: want 0 or more", s.retries)
+	}
+	if f.Timeout != nil && s.timeout <= 0 {
+		return s, fmt.Errorf("--provider-timeout=%v: want a positive duration", s.timeout)
+	}
+	if p := f.config; s.name == "" && p.Name != "" {
+		s.name = p.Name
+		if !s.set["model"] {
+			s.model = p.Model
+		}
+		if !s.set["base_url"] {
+			s.baseURL = p.BaseURL
+		}
+	}
+	return s, nil
 }
 
 // providerRun is what a run of an HTTP summarizer reports at its end:
@@ -39,7 +191,7 @@ type providerRun struct {
 
 // finish says what the summaries cost against the cap, and fails the
 // command when a summarization call failed, unless
-// --allow-summary-failures. A nil providerRun (mock, heuristic) says
+// allow_failures. A nil providerRun (mock, heuristic) says
 // nothing.
 func (p *providerRun) finish(e *env) error {
 	if p == nil {
@@ -57,88 +209,75 @@ func (p *providerRun) finish(e *env) error {
 		return nil
 	}
 	return withHint(fmt.Errorf("%d summarization calls failed; the first: %w", n, first),
-		"the results hold the policies' fallbacks where a summary failed; pass --allow-summary-failures to accept them")
+		"the results hold the policies' fallbacks where a summary failed; pass --summarizer NAME:allow_failures=true to accept them")
 }
 
 // withConfig fills what the flags leave unset from a config's provider
 // block.
 func (f summarizerFlags) withConfig(p suite.ProviderConfig) summarizerFlags {
-	if f.Provider == "" && p.Name != "" {
-		f.Provider = p.Name
-		if f.Model == "" {
-			f.Model = p.Model
-		}
-		if f.BaseURL == "" {
-			f.BaseURL = p.BaseURL
-		}
-	}
+	f.config = p
 	return f
 }
 
 // build returns the summarizer the flags describe. API keys come from the
 // environment only (ANTHROPIC_API_KEY, OPENAI_API_KEY), as do the
 // providers' SDKs' base URL variables (ANTHROPIC_BASE_URL,
-// OPENAI_BASE_URL) when --base-url is not given.
+// OPENAI_BASE_URL) when base_url is not given.
 func (f summarizerFlags) build(e *env) (summarize.Summarizer, *providerRun, error) {
-	if f.Model != "" && (f.Provider == "" || f.Provider == "mock" || f.Provider == "heuristic") {
-		return nil, nil, fmt.Errorf("--model %q names the summarizer's model, and the %s summarizer uses none (give --provider anthropic or openai); to price the calls as %[1]q, the flag is --pricing-model (cost, replay, report, check)",
-			f.Model, cmp.Or(f.Provider, "mock"))
+	sp, err := f.spec(e)
+	if err != nil {
+		return nil, nil, err
 	}
-	switch f.Provider {
+	if sp.model != "" && (sp.name == "" || sp.name == "mock" || sp.name == "heuristic") {
+		return nil, nil, fmt.Errorf("model %q names the summarizer's model, and the %s summarizer uses none (give --summarizer anthropic:model=%[1]s or openai:model=%[1]s); to price the calls as %[1]q, the flag is --pricing-model (cost, replay, report, check)",
+			sp.model, cmp.Or(sp.name, "mock"))
+	}
+	switch sp.name {
 	case "", "mock":
 		return &summarize.Mock{}, nil, nil
 	case "heuristic":
 		return summarize.Heuristic{}, nil, nil
 	}
-	if !(f.MaxSummaryUSD >= 0) || math.IsInf(f.MaxSummaryUSD, 0) {
-		return nil, nil, fmt.Errorf("--max-summary-usd=%v: want a finite amount of dollars, 0 or more (0: no cap)", f.MaxSummaryUSD)
-	}
-	if f.Retries < 0 {
-		return nil, nil, fmt.Errorf("--provider-retries=%d: want 0 or more", f.Retries)
-	}
-	if f.Timeout <= 0 {
-		return nil, nil, fmt.Errorf("--provider-timeout=%v: want a positive duration", f.Timeout)
-	}
-	c := summarize.Client{Timeout: f.Timeout, MaxRetries: f.Retries, MaxCallTime: max(5*time.Minute, f.Timeout), Run: &summarize.Run{}}
-	if f.Retries == 0 {
+	c := summarize.Client{Timeout: sp.timeout, MaxRetries: sp.retries, MaxCallTime: max(5*time.Minute, sp.timeout), Run: &summarize.Run{}}
+	if sp.retries == 0 {
 		c.MaxRetries = -1
 	}
-	if f.AllowFailures {
+	if sp.allowFailure {
 		c.Run.MaxFailedCalls = -1
 	}
-	run := &providerRun{run: c.Run, allow: f.AllowFailures}
-	dir := f.CacheDir
+	run := &providerRun{run: c.Run, allow: sp.allowFailure}
+	dir := sp.cacheDir
 	if dir == "" {
 		d, err := summarize.DefaultCacheDir()
 		if err != nil {
-			return nil, nil, fmt.Errorf("--cache-dir: %w", err)
+			return nil, nil, fmt.Errorf("the summarizer's cache_dir: %w", err)
 		}
 		dir = d
 	}
 	c.Cache = &summarize.Cache{Dir: dir}
-	c.Offline = f.Offline
-	if f.MaxSummaryUSD > 0 {
-		c.Budget = &summarize.Budget{MaxUSD: f.MaxSummaryUSD, Prices: pricing.Default()}
+	c.Offline = sp.offline
+	if sp.maxUSD > 0 {
+		c.Budget = &summarize.Budget{MaxUSD: sp.maxUSD, Prices: pricing.Default()}
 		run.budget = c.Budget
 	}
-	switch f.Provider {
+	switch sp.name {
 	case "anthropic":
 		key := e.getenv(summarize.AnthropicKeyEnv)
-		if key == "" && !f.Offline {
+		if key == "" && !sp.offline {
 			return nil, nil, fmt.Errorf("the anthropic provider needs %s in the environment", summarize.AnthropicKeyEnv)
 		}
-		base := cmp.Or(f.BaseURL, e.getenv("ANTHROPIC_BASE_URL"), summarize.AnthropicBaseURL)
+		base := cmp.Or(sp.baseURL, e.getenv("ANTHROPIC_BASE_URL"), summarize.AnthropicBaseURL)
 		if err := checkBaseURL(base); err != nil {
 			return nil, nil, err
 		}
-		return &summarize.Anthropic{Client: c, BaseURL: base, APIKey: key, Model: f.Model}, run, nil
+		return &summarize.Anthropic{Client: c, BaseURL: base, APIKey: key, Model: sp.model}, run, nil
 	default:
-		base := cmp.Or(f.BaseURL, e.getenv("OPENAI_BASE_URL"), summarize.OpenAIBaseURL)
+		base := cmp.Or(sp.baseURL, e.getenv("OPENAI_BASE_URL"), summarize.OpenAIBaseURL)
 		if err := checkBaseURL(base); err != nil {
 			return nil, nil, err
 		}
-		return &summarize.OpenAI{Client: c, BaseURL: base, APIKey: e.getenv(summarize.OpenAIKeyEnv), Model: f.Model,
-			LegacyMaxTokens: f.MaxTokensOld}, run, nil
+		return &summarize.OpenAI{Client: c, BaseURL: base, APIKey: e.getenv(summarize.OpenAIKeyEnv), Model: sp.model,
+			LegacyMaxTokens: sp.legacyMaxTokens}, run, nil
 	}
 }
 
@@ -146,7 +285,7 @@ func (f summarizerFlags) build(e *env) (summarize.Summarizer, *providerRun, erro
 func checkBaseURL(base string) error {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--base-url %q: want http:// or https:// and a host", base)
+		return fmt.Errorf("the summarizer's base URL %q: want http:// or https:// and a host", base)
 	}
 	return nil
 }
