@@ -24,16 +24,17 @@ CYCLONEDX       := $(BIN)/cyclonedx-gomod-$(CYCLONEDX_VER)/cyclonedx-gomod
 run:
 	$(GO) run ./cmd/ctxbench report --samples
 
-# What CI runs first: vet, staticcheck, and every test with the race
-# detector, the long checks on a sample (-short). Tests build without the
+# What CI runs first, and a newcomer's first command: vet, and every
+# test, the long checks on a sample (-short). Tests build without the
 # command's profile (-pgo=off): optimizing with it doubles a cold build.
-test: vet staticcheck
-	$(GO) test -short -race -pgo=off -timeout 30m ./...
+test: vet
+	$(GO) test -short -pgo=off -timeout 30m ./...
 
-# The long checks whole, which CI runs after make test: every policy on
-# every transcript incremental against whole, every worker count, every
-# encoding.
-long: snapshot
+# The exhaustive checks, which CI runs after make test: staticcheck, and
+# every test whole with the race detector (the race build compiles every
+# package again, instrumented): every policy on every transcript
+# incremental against whole, every worker count, every encoding.
+long: staticcheck snapshot
 	$(GO) test -race -pgo=off -timeout 60m ./...
 
 # The release without publishing it, which make long runs first:
