@@ -7,12 +7,16 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/replay"
@@ -38,6 +42,42 @@ func TestFlagsOverConfig(t *testing.T) {
 				t.Errorf("%s %v: exit 2, the config's provider was used: %s", cmd[0], flag, stderr)
 			}
 		}
+	}
+}
+
+// TestSummarizerOverConfig: a --summarizer naming the config's provider,
+// or none, keeps what the config's block sets that the spec leaves
+// unset (its model and base URL); one naming another provider takes
+// nothing from it.
+func TestSummarizerOverConfig(t *testing.T) {
+	var mu sync.Mutex
+	var models []string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Model string }
+		json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		models = append(models, req.Model)
+		mu.Unlock()
+		w.Header().Set("content-type", "application/json")
+		io.WriteString(w, `{"id":"x","object":"chat.completion","model":"`+req.Model+`","choices":[{"index":0,"message":{"role":"assistant","content":"A summary."},"finish_reason":"stop"}],"usage":{"prompt_tokens":900,"completion_tokens":5}}`)
+	}))
+	defer api.Close()
+	t.Setenv("OPENAI_API_KEY", "sk-test-config")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1") // never this one
+	body := "transcripts: [TRANSCRIPT]\npolicies: [\"aidf:max_messages=6,preserve_last_n=2,summarize_on_trim=true,summarize_every=1\"]\nprovider: {name: openai, model: llama3, base_url: " + api.URL + "}\n"
+	cfg := checkSuite(t, body)
+	for _, spec := range []string{"openai:cache_dir=" + t.TempDir(), ":cache_dir=" + t.TempDir()} {
+		mu.Lock()
+		models = nil
+		mu.Unlock()
+		if _, stderr, code := ctxbench("", "replay", "--config", cfg, "--summarizer", spec); code != 0 {
+			t.Fatalf("--summarizer %s: exit %d: %s", spec, code, stderr)
+		}
+		mu.Lock()
+		if len(models) == 0 || slices.ContainsFunc(models, func(m string) bool { return m != "llama3" }) {
+			t.Errorf("--summarizer %s: requests for %q, want the config's llama3 at its base URL", spec, models)
+		}
+		mu.Unlock()
 	}
 }
 

@@ -1623,11 +1623,9 @@ func TestSummarizerFlagsOneName(t *testing.T) {
 		if !strings.Contains(stdout, "--summarizer=SPEC") {
 			t.Errorf("%s --help lacks --summarizer=SPEC", cmd)
 		}
-		for _, old := range []string{"--provider", "--model", "--base-url", "--cache-dir", "--offline", "--max-summary-usd",
-			"--legacy-max-tokens", "--provider-timeout", "--provider-retries", "--allow-summary-failures", "--summary-"} {
-			if strings.Contains(stdout, old+"=") || strings.Contains(stdout, old+" ") {
-				t.Errorf("%s --help shows %s:\n%s", cmd, old, stdout)
-			}
+		old := regexp.MustCompile(`--(provider|model|base-url|cache-dir|offline|max-summary-usd|legacy-max-tokens|provider-timeout|provider-retries|allow-summary-failures|summary-)\b`)
+		if m := old.FindString(stdout); m != "" {
+			t.Errorf("%s --help shows %s:\n%s", cmd, m, stdout)
 		}
 	}
 }
@@ -1652,16 +1650,28 @@ func TestSummarizerOldFlags(t *testing.T) {
 	if code != 0 || old != spec {
 		t.Fatalf("old flags: exit %d, %q against %q: %s", code, old, spec, stderr)
 	}
-	for _, w := range []string{"--provider is an old spelling of --summarizer NAME", "--model is an old spelling of --summarizer NAME:model=…",
-		"--provider-retries is an old spelling of --summarizer NAME:retries=…", "--max-summary-usd is an old spelling of --summarizer NAME:max_usd=…"} {
-		if !strings.Contains(stderr, w) {
-			t.Errorf("old flags: no warning %q in %s", w, stderr)
+	if w := "ctxbench: --provider, --model, --base-url, --cache-dir, --max-summary-usd, --provider-timeout, --provider-retries: old spelling, which goes in the next release; the same is --summarizer anthropic:model=claude-haiku-4-5,base_url=" + api.URL; !strings.Contains(stderr, w) {
+		t.Errorf("old flags: no warning %q in %s", w, stderr)
+	}
+	if w := "max_usd=1,timeout=30s,retries=2\n"; !strings.Contains(stderr, w) {
+		t.Errorf("old flags: the warning's spec does not end in %q: %s", w, stderr)
+	}
+	for _, bad := range [][]string{
+		{"--summarizer", "anthropic:retries=1", "--provider-retries", "2", "both given"},
+		{"--summarizer", "openai", "--provider", "anthropic", "both given"},
+		{"--summarizer", "anthropic:max_usd=1", "--summarizer", "heuristic", "given 2 times"},
+		{"--summarizer", "openai:base_url=http://h/v1?a=1,b", "a value holds no ','"},
+		{"--summarizer", "openai:retries=1,", "an empty setting"},
+	} {
+		args, want := bad[:len(bad)-1], bad[len(bad)-1]
+		if _, stderr, code := ctxbench("", append([]string{"summarize"}, append(args, session)...)...); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, want %q: %s", args, code, want, stderr)
 		}
 	}
-	for _, both := range [][]string{{"--summarizer", "anthropic:retries=1", "--provider-retries", "2"}, {"--summarizer", "openai", "--provider", "anthropic"}} {
-		if _, stderr, code := ctxbench("", append([]string{"summarize"}, append(both, session)...)...); code != 2 || !strings.Contains(stderr, "both given") {
-			t.Errorf("%v: exit %d, %s", both, code, stderr)
-		}
+	// A switch named alone is on.
+	offline, stderr, code := ctxbench("", "summarize", "--json", "--summarizer", "anthropic:offline,model=claude-haiku-4-5,cache_dir="+t.TempDir(), session)
+	if code != 2 || !strings.Contains(stderr, "not in the response cache (offline)") {
+		t.Errorf("offline named alone: exit %d, %s %s", code, offline, stderr)
 	}
 	if _, stderr, code := ctxbench("", "summarize", "--summarizer", "gemini", session); code != 2 || !strings.Contains(stderr, `no summarizer "gemini"`) {
 		t.Errorf("an unknown summarizer: exit %d, %s", code, stderr)

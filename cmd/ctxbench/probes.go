@@ -14,7 +14,7 @@ type probesCmd struct {
 	inputFlags      `group:"input"`
 	summarizerFlags `group:"summarizer"`
 	Policy          string   `placeholder:"SPEC" help:"Replay this policy and ask, at each call where it first stopped sending messages verbatim, the probes about them, judged against what it sent (default: the probes of each whole history, not judged)."`
-	Judge           string   `enum:"exact,llm" default:"exact" help:"exact (offline: every key of the answer is in the context sent), or llm as well: a model answers each probe, paraphrased, from the context sent and grades the answer on six 0-5 dimensions, with a distractor question per call (needs --policy and --provider anthropic or openai; its calls share the provider's cache, retries and --max-summary-usd)."`
+	Judge           string   `enum:"exact,llm" default:"exact" help:"exact (offline: every key of the answer is in the context sent), or llm as well: a model answers each probe, paraphrased, from the context sent and grades the answer on six 0-5 dimensions, with a distractor question per call (needs --policy and --summarizer anthropic or openai; its calls share the summarizer's cache, retries and max_usd)."`
 	JSON            bool     `help:"Print one JSON document instead of tables."`
 	Paths           []string `arg:"" optional:"" name:"path" help:"Transcript files, directories, or - for standard input. None: Claude Code's sessions (~/.claude/projects or $CLAUDE_CONFIG_DIR/projects) (--samples: the embedded samples)."`
 }

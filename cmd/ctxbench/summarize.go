@@ -21,7 +21,7 @@ import (
 // spec or flag given on the command line always wins over a config's
 // provider block; the config's fills only what they leave unset.
 type summarizerFlags struct {
-	Summarizer string `placeholder:"SPEC" help:"The summarizer of the policies that summarize: mock (the default), heuristic, anthropic or openai, as NAME:key=value,… with keys model (anthropic: claude-haiku-4-5, openai: gpt-4o-mini), base_url (an OpenAI-compatible server: llama.cpp, Ollama, vLLM; default $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL), cache_dir (the response cache), offline (the cache alone), max_usd (refuse calls past X dollars), timeout (per attempt, 2m), retries (4), legacy_max_tokens (older OpenAI-compatible servers), allow_failures (go on past failed calls). API keys: $ANTHROPIC_API_KEY, $OPENAI_API_KEY."`
+	Summarizer []string `placeholder:"SPEC" sep:"none" help:"The summarizer of the policies that summarize: mock (the default), heuristic, anthropic or openai, as NAME:key=value,… (NAME left out: the config's provider) with keys model (anthropic: claude-haiku-4-5, openai: gpt-4o-mini), base_url (an OpenAI-compatible server: llama.cpp, Ollama, vLLM; default $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL), cache_dir (the response cache), offline=true (the cache alone), max_usd (refuse calls past X dollars), timeout (per attempt, 2m), retries (4), legacy_max_tokens=true (older OpenAI-compatible servers), allow_failures=true (go on past failed calls); a value holds no comma. API keys: $ANTHROPIC_API_KEY, $OPENAI_API_KEY."`
 
 	Provider      string         `hidden:"" enum:",mock,heuristic,anthropic,openai" default:""`
 	Model         string         `hidden:""`
@@ -66,7 +66,14 @@ func parseSummarizer(spec string) (summarizerSpec, error) {
 	for kv := range strings.SplitSeq(rest, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
+		switch {
+		case k == "":
+			return s, fmt.Errorf("--summarizer %q: an empty setting: want key=value, the settings apart by ','", spec)
+		case !ok && (k == "offline" || k == "legacy_max_tokens" || k == "allow_failures"):
+			v = "true" // a switch named alone is on
+		case !ok && len(s.set) > 0:
+			return s, fmt.Errorf("--summarizer %q: %q: want key=value (a value holds no ','; the settings are apart by ',')", spec, kv)
+		case !ok:
 			return s, fmt.Errorf("--summarizer %q: %q: want key=value", spec, kv)
 		}
 		if s.set[k] {
@@ -107,7 +114,7 @@ func parseSummarizer(spec string) (summarizerSpec, error) {
 				return s, bad("a count, 0 or more")
 			}
 		default:
-			return s, fmt.Errorf("--summarizer %q: no key %q (%s)", spec, k, strings.Join(summarizerKeys, ", "))
+			return s, fmt.Errorf("--summarizer %q: no key %q (%s; a value holds no ',')", spec, k, strings.Join(summarizerKeys, ", "))
 		}
 		s.set[k] = true
 	}
@@ -118,47 +125,56 @@ func parseSummarizer(spec string) (summarizerSpec, error) {
 // hidden old flags each mapped to its key (warned on stderr), and the
 // config's provider block where neither names one.
 func (f summarizerFlags) spec(e *env) (summarizerSpec, error) {
-	s, err := parseSummarizer(f.Summarizer)
+	if len(f.Summarizer) > 1 {
+		return summarizerSpec{}, fmt.Errorf("--summarizer given %d times: give it once, its settings apart by ','", len(f.Summarizer))
+	}
+	given := ""
+	if len(f.Summarizer) == 1 {
+		given = f.Summarizer[0]
+	}
+	s, err := parseSummarizer(given)
 	if err != nil {
 		return s, err
 	}
-	old := func(flag, key string, given bool, apply func()) error {
-		if !given {
-			return nil
-		}
-		if s.set[key] {
-			return fmt.Errorf("--%s and --summarizer's %s both given: give --summarizer alone", flag, key)
-		}
-		fmt.Fprintf(e.stderr, "ctxbench: --%s is an old spelling of --summarizer NAME:%s=…, which replaces it\n", flag, key)
-		apply()
-		s.set[key] = true
-		return nil
-	}
+	var oldFlags, oldKeys []string
 	if f.Provider != "" {
 		if s.name != "" {
 			return s, fmt.Errorf("--provider and --summarizer both given: give --summarizer alone")
 		}
-		fmt.Fprintf(e.stderr, "ctxbench: --provider is an old spelling of --summarizer NAME, which replaces it\n")
+		oldFlags = append(oldFlags, "--provider")
 		s.name = f.Provider
 	}
 	for _, o := range []struct {
-		flag, key string
-		given     bool
-		apply     func()
+		flag, key, value string
+		given            bool
+		apply            func()
 	}{
-		{"model", "model", f.Model != "", func() { s.model = f.Model }},
-		{"base-url", "base_url", f.BaseURL != "", func() { s.baseURL = f.BaseURL }},
-		{"cache-dir", "cache_dir", f.CacheDir != "", func() { s.cacheDir = f.CacheDir }},
-		{"offline", "offline", f.Offline, func() { s.offline = true }},
-		{"legacy-max-tokens", "legacy_max_tokens", f.MaxTokensOld, func() { s.legacyMaxTokens = true }},
-		{"allow-summary-failures", "allow_failures", f.AllowFailures, func() { s.allowFailure = true }},
-		{"max-summary-usd", "max_usd", f.MaxSummaryUSD != nil, func() { s.maxUSD = *f.MaxSummaryUSD }},
-		{"provider-timeout", "timeout", f.Timeout != nil, func() { s.timeout = *f.Timeout }},
-		{"provider-retries", "retries", f.Retries != nil, func() { s.retries = *f.Retries }},
+		{"model", "model", f.Model, f.Model != "", func() { s.model = f.Model }},
+		{"base-url", "base_url", f.BaseURL, f.BaseURL != "", func() { s.baseURL = f.BaseURL }},
+		{"cache-dir", "cache_dir", f.CacheDir, f.CacheDir != "", func() { s.cacheDir = f.CacheDir }},
+		{"offline", "offline", "true", f.Offline, func() { s.offline = true }},
+		{"legacy-max-tokens", "legacy_max_tokens", "true", f.MaxTokensOld, func() { s.legacyMaxTokens = true }},
+		{"allow-summary-failures", "allow_failures", "true", f.AllowFailures, func() { s.allowFailure = true }},
+		{"max-summary-usd", "max_usd", fmtPtr(f.MaxSummaryUSD), f.MaxSummaryUSD != nil, func() { s.maxUSD = *f.MaxSummaryUSD }},
+		{"provider-timeout", "timeout", fmtPtr(f.Timeout), f.Timeout != nil, func() { s.timeout = *f.Timeout }},
+		{"provider-retries", "retries", fmtPtr(f.Retries), f.Retries != nil, func() { s.retries = *f.Retries }},
 	} {
-		if err := old(o.flag, o.key, o.given, o.apply); err != nil {
-			return s, err
+		if !o.given {
+			continue
 		}
+		if s.set[o.key] {
+			return s, fmt.Errorf("--%s and --summarizer's %s both given: give --summarizer alone", o.flag, o.key)
+		}
+		o.apply()
+		s.set[o.key] = true
+		oldFlags, oldKeys = append(oldFlags, "--"+o.flag), append(oldKeys, o.key+"="+o.value)
+	}
+	if len(oldFlags) > 0 {
+		spec := s.name
+		if len(oldKeys) > 0 {
+			spec += ":" + strings.Join(oldKeys, ",")
+		}
+		fmt.Fprintf(e.stderr, "ctxbench: %s: old spelling, which goes in the next release; the same is --summarizer %s\n", strings.Join(oldFlags, ", "), spec)
 	}
 	if f.MaxSummaryUSD != nil && (!(s.maxUSD >= 0) || math.IsInf(s.maxUSD, 0)) {
 		return s, fmt.Errorf("--max-summary-usd=%v: want a finite amount of dollars, 0 or more (0: no cap)", s.maxUSD)
@@ -169,7 +185,9 @@ func (f summarizerFlags) spec(e *env) (summarizerSpec, error) {
 	if f.Timeout != nil && s.timeout <= 0 {
 		return s, fmt.Errorf("--provider-timeout=%v: want a positive duration", s.timeout)
 	}
-	if p := f.config; s.name == "" && p.Name != "" {
+	// The config's block fills what the command line leaves unset, when
+	// the command line names its provider or none.
+	if p := f.config; p.Name != "" && (s.name == "" || s.name == p.Name) {
 		s.name = p.Name
 		if !s.set["model"] {
 			s.model = p.Model
@@ -179,6 +197,14 @@ func (f summarizerFlags) spec(e *env) (summarizerSpec, error) {
 		}
 	}
 	return s, nil
+}
+
+// fmtPtr formats *v, "" when v is nil.
+func fmtPtr[T any](v *T) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(*v)
 }
 
 // providerRun is what a run of an HTTP summarizer reports at its end:
@@ -229,7 +255,7 @@ func (f summarizerFlags) build(e *env) (summarize.Summarizer, *providerRun, erro
 		return nil, nil, err
 	}
 	if sp.model != "" && (sp.name == "" || sp.name == "mock" || sp.name == "heuristic") {
-		return nil, nil, fmt.Errorf("model %q names the summarizer's model, and the %s summarizer uses none (give --summarizer anthropic:model=%[1]s or openai:model=%[1]s); to price the calls as %[1]q, the flag is --pricing-model (cost, replay, report, check)",
+		return nil, nil, fmt.Errorf("the summarizer's model %q (--model, or model= in --summarizer) names the model a summarizer calls, and the %s summarizer calls none (give --summarizer anthropic:model=%[1]s or openai:model=%[1]s); to price the calls as %[1]q, the flag is --pricing-model (cost, replay, report, check)",
 			sp.model, cmp.Or(sp.name, "mock"))
 	}
 	switch sp.name {
