@@ -58,12 +58,30 @@ type billDiag struct {
 	// from what the first half predicts of them: a least-squares line of
 	// billed prompt on estimated tokens over the fit's calls.
 	driftPct float64
+	// hitInputAfter counts the calls after the fit that hit the cache
+	// yet billed over 1,000 tokens uncached, hitInputTokens their
+	// uncached tokens, hitInputBefore the fit's calls that did.
+	hitInputAfter, hitInputTokens, hitInputBefore int
 }
 
 // diagnose reads s's bills call by call against the fit of its first
 // fit calls.
 func diagnose(s *Session, fit int) billDiag {
 	d := billDiag{fit: fit, after: s.Transcript.Calls - fit}
+	missed := map[int]bool{}
+	for _, m := range s.Misses {
+		missed[m.Call] = true
+	}
+	for i, st := range s.Recorded.Steps {
+		switch {
+		case st.Recorded == nil || missed[i] || st.Recorded.CacheRead == 0 || st.Recorded.Input <= 1000:
+		case i < fit:
+			d.hitInputBefore++
+		default:
+			d.hitInputAfter++
+			d.hitInputTokens += int(st.Recorded.Input)
+		}
+	}
 	for _, m := range s.Misses {
 		switch {
 		case m.Cause == "expired" && m.Call >= fit:
