@@ -3,6 +3,7 @@ package estimate
 import (
 	"unicode/utf8"
 
+	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -35,9 +36,7 @@ func (*chars4) Name() string         { return "chars4" }
 func (*chars4) Exact() bool          { return false }
 func (c *chars4) Overhead() Overhead { return c.overheadRule }
 
-func (*chars4) Count(text string) int { return ceilDiv4(transcript.UTF16Len(text)) }
-
-func ceilDiv4(n int) int { return (n + 3) / 4 }
+func (*chars4) Count(text string) int { return approx.Tokens(transcript.UTF16Len(text)) }
 
 // CountMessage counts a message as the seeds' TypeScript does: its content
 // string's length if the message is a single text, else the length of
@@ -49,7 +48,7 @@ func (c *chars4) CountMessage(m *transcript.Message) int {
 	} else {
 		_, n = transcript.ContentJSONSize(m.Blocks)
 	}
-	return ceilDiv4(n) + overhead(c.overheadRule, m, c.Count)
+	return approx.Tokens(n) + overhead(c.overheadRule, m, c.Count)
 }
 
 // geminiRates are the Gemini CLI heuristic's tokens per ASCII and per

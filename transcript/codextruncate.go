@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/internal/codexcut"
 )
 
@@ -83,7 +84,7 @@ func (p codexTruncation) truncateItems(raw json.RawMessage) (out json.RawMessage
 		}
 		cost := int64(len(item.Text))
 		if p.Mode == "tokens" {
-			cost = int64((len(item.Text) + 3) / 4)
+			cost = int64(approx.Tokens(len(item.Text)))
 		}
 		if cost <= remaining {
 			kept = append(kept, it)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/internal/codexcut"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -23,13 +24,13 @@ var codexBytes4 estimate.Estimator = bytes4Estimator{}
 
 func (bytes4Estimator) Name() string          { return "codex-bytes4" }
 func (bytes4Estimator) Exact() bool           { return false }
-func (bytes4Estimator) Count(text string) int { return (len(text) + 3) / 4 }
+func (bytes4Estimator) Count(text string) int { return approx.Tokens(len(text)) }
 func (bytes4Estimator) CountMessage(m *transcript.Message) int {
 	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
-		return (len(m.Blocks[0].Text) + 3) / 4
+		return approx.Tokens(len(m.Blocks[0].Text))
 	}
 	size, _ := transcript.ContentJSONSize(m.Blocks)
-	return (size + 3) / 4
+	return approx.Tokens(size)
 }
 
 // Codex names the codex policy.
@@ -219,7 +220,7 @@ func (p *codexPolicy) selectUsers(env *Env, users []Item) ([]Item, []string) {
 }
 
 // codexApproxTokens is approx_token_count: UTF-8 bytes / 4, rounded up.
-func codexApproxTokens(s string) int { return (len(s) + 3) / 4 }
+func codexApproxTokens(s string) int { return approx.Tokens(len(s)) }
 
 func (p *codexPolicy) Guarantees() Guarantees {
 	return Guarantees{SummaryRole: transcript.RoleUser, Compacts: true}

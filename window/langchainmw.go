@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -303,7 +304,7 @@ func lcCount(msgs []lcMsg) int {
 	for _, m := range msgs {
 		n += m.chars
 	}
-	return (n + 3) / 4
+	return approx.Tokens(n)
 }
 
 func (m lcMsg) hasCalls() bool { return m.u.kind == 'a' && len(m.ids) > 0 }

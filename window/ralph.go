@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -23,7 +24,7 @@ type loopEstimator struct{}
 
 func (loopEstimator) Name() string          { return "ralph-json4" }
 func (loopEstimator) Exact() bool           { return false }
-func (loopEstimator) Count(text string) int { return (transcript.UTF16Len(text) + 3) / 4 }
+func (loopEstimator) Count(text string) int { return approx.Tokens(transcript.UTF16Len(text)) }
 func (loopEstimator) CountMessage(m *transcript.Message) int {
 	// {"role":"…","content":…}
 	n := len(`{"role":"","content":}`) + len(m.Role)
@@ -33,7 +34,7 @@ func (loopEstimator) CountMessage(m *transcript.Message) int {
 		_, units := transcript.ContentJSONSize(m.Blocks)
 		n += units
 	}
-	return (n + 3) / 4
+	return approx.Tokens(n)
 }
 
 // loopContent is a message's content as loop.ts reads it: typeof

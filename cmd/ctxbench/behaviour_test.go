@@ -213,11 +213,11 @@ func TestReportsRendersOnly(t *testing.T) {
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
-		"transcript":          {"internal/limit", "internal/swar", "internal/codexcut"},
-		"estimate":            {"transcript"},
+		"transcript":          {"internal/limit", "internal/swar", "internal/codexcut", "internal/approx"},
+		"estimate":            {"transcript", "internal/approx"},
 		"pricing":             {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":           {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/sentreuse"},
+		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "internal/sentreuse"},
 		"replay/probe":        {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
 		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan", "internal/sentreuse"},
 		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
@@ -232,7 +232,8 @@ func TestImportChain(t *testing.T) {
 		"internal/tempfile":   {},
 		"internal/suggest":    {},
 		"internal/rework":     {"transcript"},
-		"internal/codexcut":   {},
+		"internal/codexcut":   {"internal/approx"},
+		"internal/approx":     {},
 		"internal/sentreuse":  {},
 	}
 	fset := token.NewFileSet()

@@ -8,6 +8,8 @@ package codexcut
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/ctxbench/ctxbench/internal/approx"
 )
 
 // Tokens is truncate_text(s, TruncationPolicy::Tokens(max))
@@ -38,7 +40,7 @@ func middle(s string, maxBytes int, tokens bool) string {
 	}
 	marker := func(bytes, chars int) string {
 		if tokens {
-			return "…" + strconv.Itoa((bytes+3)/4) + " tokens truncated…"
+			return "…" + strconv.Itoa(approx.Tokens(bytes)) + " tokens truncated…"
 		}
 		return "…" + strconv.Itoa(chars) + " chars truncated…"
 	}
