@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/internal/sentreuse"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -70,7 +69,7 @@ func newEngine(t *transcript.Transcript, p window.Policy, opt Options) *engine {
 	e.env = &window.Env{Transcript: t, Summarizer: opt.Summarizer, Count: e.cnt.Count,
 		ModelWindow: modelWindow(t, opt.Prices)}
 	if opt.NoSteps {
-		sentreuse.Allow(e.env)
+		e.env.AllowReuse()
 	}
 	e.chk = newChecker(t, p, arts.toolsOf(t))
 	e.chk.counted = opt.countViolations

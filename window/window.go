@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/internal/sentreuse"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -94,8 +93,8 @@ type Env struct {
 
 	// reuseSent says that nothing reads the history Apply returns after
 	// the call (a replay that keeps no steps copies it): the policy may
-	// build the history of its next call in the same array. Only the
-	// replay engine sets it ([sentreuse.Allow]).
+	// build the history of its next call in the same array. It is set by
+	// [Env.AllowReuse].
 	reuseSent bool
 	// chainCut, for a part of a chain that is a provider's edit, says
 	// which items of the chain's history were sent cut at the previous
@@ -103,7 +102,11 @@ type Env struct {
 	chainCut *chainCut
 }
 
-func init() { sentreuse.Allow = func(env any) { env.(*Env).reuseSent = true } }
+// AllowReuse says that the caller does not read the history Apply
+// returns after the call: the policy may build the history of its next
+// call in the same array, overwriting what it returned. The replay engine
+// says so for a run that keeps no steps.
+func (e *Env) AllowReuse() { e.reuseSent = true }
 
 // undone reports whether message i is one of the turns the user undid
 // before this call: the replay engine leaves those out of the history it

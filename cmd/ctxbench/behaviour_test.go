@@ -217,9 +217,9 @@ func TestImportChain(t *testing.T) {
 		"estimate":            {"transcript", "internal/approx"},
 		"pricing":             {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":           {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "internal/sentreuse"},
+		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx"},
 		"replay/probe":        {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
-		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan", "internal/sentreuse"},
+		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
 		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
 		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml"},
 		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework"},
@@ -234,7 +234,6 @@ func TestImportChain(t *testing.T) {
 		"internal/rework":     {"transcript"},
 		"internal/codexcut":   {"internal/approx"},
 		"internal/approx":     {},
-		"internal/sentreuse":  {},
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {
