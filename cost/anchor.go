@@ -263,7 +263,7 @@ func billedRead(est int, hit bool, g *groupFit) int {
 // and hit what the policy's ideal
 // cache read of its own (estimated tokens past the constant); writes says
 // the provider writes what it does not read (Anthropic), oneHour that it
-// writes for an hour when the bill does not say.
+// writes for an hour ([pricer.oneHourWrites]) when the bill does not say.
 //
 // The prompt is the billed prompt less alpha times the estimated tokens
 // the policy sent fewer than the agent. Where the recorded call missed
@@ -325,7 +325,7 @@ func (p *RunPricer) projected(i int, g *modelGroup, s *replay.Step, read int) tr
 	rest := prompt - r
 	in := min(gf.input, rest)
 	u := transcript.Usage{Input: int64(in), CacheRead: int64(r), CacheWrite: int64(rest - in)}
-	if p.pr.oneHour {
+	if p.pr.oneHourWrites(g.sim) {
 		u.CacheWrite1h = u.CacheWrite
 	}
 	return u

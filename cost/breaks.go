@@ -183,10 +183,11 @@ type lastRequest struct {
 
 // observe looks at call k: req is what it sent to group g, sharing its
 // first shared positions with g's previous request, u its usage, price
-// its price; anchored, when set, says u was priced from the bill (in
-// billed tokens, alpha per estimated token), else u was simulated over
-// req. It records a break when g's previous request is still warm and
-// req does not extend it.
+// its price, oneHour whether g writes for an hour
+// ([pricer.oneHourWrites]); anchored, when set, says u was priced from
+// the bill (in billed tokens, alpha per estimated token), else u was
+// simulated over req. It records a break when g's previous request is
+// still warm and req does not extend it.
 //
 // An error is a cost past what a bill can be: the call's, or the
 // counterfactual's.
@@ -195,7 +196,7 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	rate := r.CacheRead
 	if u.CacheRead == 0 {
 		switch {
-		case g.sim == CacheAnthropic && oneHour:
+		case oneHour:
 			rate = r.CacheWrite1h
 		case g.sim == CacheAnthropic:
 			rate = r.CacheWrite5m
@@ -259,7 +260,7 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 		}
 		cf = split(g.sim, req.total, min(req.total, int(u.CacheRead)+rebilled))
 		cf.Output = u.Output
-		if oneHour && g.sim == CacheAnthropic {
+		if oneHour {
 			u.CacheWrite1h, cf.CacheWrite1h = u.CacheWrite, cf.CacheWrite
 		}
 	}

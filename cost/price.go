@@ -406,7 +406,7 @@ func (p *RunPricer) Observe(s *replay.Step) {
 	if s.Recorded != nil {
 		u.Output, u.Reasoning = s.Recorded.Output, s.Recorded.Reasoning
 	}
-	oneHour := pr.oneHour && g.sim == CacheAnthropic
+	oneHour := pr.oneHourWrites(g.sim)
 	if oneHour {
 		u.CacheWrite1h = u.CacheWrite
 	}
@@ -483,7 +483,7 @@ func (p *RunPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at 
 		a := pr.fit.anchor
 		_, missed := missAt(a.calls[i].ideal, bill)
 		u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], a.ideal(i, g.fit, bill.Prompt()),
-			read-g.constant, missed, read > 0, g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0, pr.oneHour)
+			read-g.constant, missed, read > 0, g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0, pr.oneHourWrites(g.sim))
 		if g.sim == CacheNone {
 			u = transcript.Usage{Input: u.Prompt()}
 		}
@@ -723,6 +723,13 @@ func (p *pricer) extendedRetention() map[string]bool {
 	return out
 }
 
+// oneHourWrites reports whether a cache of kind sim writes for an hour,
+// at the 1-hour rate: Anthropic's, in a transcript whose bills wrote
+// most of their cache writes so (Claude Code's). Else Anthropic's writes
+// are for 5 minutes at the 5-minute rate, and the other caches write
+// nothing.
+func (p *pricer) oneHourWrites(sim string) bool { return p.oneHour && sim == CacheAnthropic }
+
 // lifetimes returns how long the cache of model r usually keeps an
 // unused entry (what a simulation with no bill holds it for) and how
 // long for sure at most: its provider's documented retention
@@ -731,7 +738,7 @@ func (p *pricer) extendedRetention() map[string]bool {
 func (p *pricer) lifetimes(r resolution) (typical, most time.Duration) {
 	ret := pricing.RetentionOf(r.name, r.price)
 	switch {
-	case p.oneHour && CacheSimFor(r.price.Provider) == CacheAnthropic:
+	case p.oneHourWrites(CacheSimFor(r.price.Provider)):
 		return time.Hour, time.Hour
 	case p.extended[r.name]:
 		return ret.Extended, ret.Extended
@@ -836,7 +843,7 @@ func (p *pricer) finish(rc *RunCost, firstRead bool) {
 			rc.Assumptions = append(rc.Assumptions, g.name+": no cache use in the bill: priced without a prompt cache")
 		}
 	}
-	if p.oneHour && rc.CacheSim == CacheAnthropic {
+	if p.oneHourWrites(rc.CacheSim) {
 		rc.Assumptions = append(rc.Assumptions, "cache writes use the 1-hour lifetime and price, as the transcript's did")
 	}
 	if times := p.t.CallTimes(); len(times) == 0 || times[0].IsZero() {
