@@ -254,16 +254,30 @@ func billedRead(est int, hit bool, g *groupFit) int {
 	return g.constant + int(math.Round(g.alpha*float64(est)))
 }
 
-// anchoredUsage is the usage of a policy's call: the bill of the
-// recorded call less what the policy did not send, with the cache the
-// recorded call found. recEst and est are the estimates of what the
-// agent and the policy sent; ideal is what an ideal cache read of the
-// agent's request (billed tokens, measured as [anchor.ideal] does) and
-// missed whether the recorded call missed the cache ([missAt]), read
-// and hit what the policy's ideal
-// cache read of its own (estimated tokens past the constant); writes says
-// the provider writes what it does not read (Anthropic), oneHour that it
-// writes for an hour ([pricer.oneHourWrites]) when the bill does not say.
+// An anchoredCall is what [anchoredUsage] prices a policy's call from,
+// beside the recorded call's bill.
+type anchoredCall struct {
+	// recEst and est are the estimates of what the agent and the policy
+	// sent.
+	recEst, est int
+	// ideal is what an ideal cache reads of the agent's request (billed
+	// tokens, measured as [anchor.ideal] does), missed whether the
+	// recorded call missed the cache ([missAt]).
+	ideal  int
+	missed bool
+	// read and hit are the policy's ideal cache read of its own
+	// (estimated tokens past the constant; hit false: nothing read).
+	read int
+	hit  bool
+	// writes says the provider writes what it does not read (Anthropic),
+	// oneHour that it writes for an hour ([pricer.oneHourWrites]) when
+	// the bill does not say.
+	writes, oneHour bool
+}
+
+// anchoredUsage is the usage of policy call c: the bill of the recorded
+// call less what the policy did not send, with the cache the recorded
+// call found.
 //
 // The prompt is the billed prompt less alpha times the estimated tokens
 // the policy sent fewer than the agent. Where the recorded call missed
@@ -271,26 +285,26 @@ func billedRead(est int, hit bool, g *groupFit) int {
 // billed read); elsewhere it is the billed read plus what the policy's
 // ideal cache reads beyond the agent's. The rest is written, the
 // uncached input kept at the bill's, or is all input (no cache writes).
-func anchoredUsage(bill *transcript.Usage, g *groupFit, recEst, est, ideal, read int, missed, hit, writes, oneHour bool) transcript.Usage {
-	prompt := max(0, int(bill.Prompt())-int(math.Round(g.alpha*float64(recEst-est))))
-	y := idealRead(prompt, est, read, hit, g)
+func anchoredUsage(bill *transcript.Usage, g *groupFit, c anchoredCall) transcript.Usage {
+	prompt := max(0, int(bill.Prompt())-int(math.Round(g.alpha*float64(c.recEst-c.est))))
+	y := idealRead(prompt, c.est, c.read, c.hit, g)
 	s := int(bill.CacheRead)
 	var r int
-	if missed {
+	if c.missed {
 		r = min(y, s)
 	} else {
-		r = s + y - ideal
+		r = s + y - c.ideal
 	}
 	r = max(0, min(r, prompt))
 	rest := prompt - r
 	u := transcript.Usage{CacheRead: int64(r), Input: int64(rest)}
-	if writes {
+	if c.writes {
 		in := min(int(bill.Input), rest)
 		u.Input, u.CacheWrite = int64(in), int64(rest-in)
 		switch {
 		case bill.CacheWrite > 0:
 			u.CacheWrite1h = u.CacheWrite * bill.CacheWrite1h / bill.CacheWrite
-		case oneHour:
+		case c.oneHour:
 			u.CacheWrite1h = u.CacheWrite
 		}
 	}

@@ -482,8 +482,12 @@ func (p *RunPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at 
 	case bill != nil && bill.Prompt() > 0:
 		a := pr.fit.anchor
 		_, missed := missAt(a.calls[i].ideal, bill)
-		u = anchoredUsage(bill, g.fit, pr.fit.est(i), s.Tokens[p.reqs.est.Name()], a.ideal(i, g.fit, bill.Prompt()),
-			read-g.constant, missed, read > 0, g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0, pr.oneHourWrites(g.sim))
+		u = anchoredUsage(bill, g.fit, anchoredCall{
+			recEst: pr.fit.est(i), est: s.Tokens[p.reqs.est.Name()],
+			ideal: a.ideal(i, g.fit, bill.Prompt()), missed: missed,
+			read: read - g.constant, hit: read > 0,
+			writes:  g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0,
+			oneHour: pr.oneHourWrites(g.sim)})
 		if g.sim == CacheNone {
 			u = transcript.Usage{Input: u.Prompt()}
 		}
