@@ -2,9 +2,9 @@ package window
 
 import (
 	"context"
-	"math"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/internal/swar"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -91,7 +91,7 @@ type lcUnit struct {
 
 // lcTokens is count_tokens_approximately of a message whose content has n
 // code points and extra other characters.
-func lcTokens(n, extra int) int { return int(math.Ceil(float64(n+extra)/4)) + 3 }
+func lcTokens(n, extra int) int { return approx.Tokens(n+extra) + 3 }
 
 // lcView returns the LangChain messages of m, in order.
 func lcView(m *transcript.Message) []lcUnit {
