@@ -145,6 +145,7 @@ type pageHead struct {
 	NotPriced                     string
 	CostTables                    []costTableRows
 	Recommendation, ProbeNote     string
+	ParetoNote                    string
 	Notes                         []string
 	// Detail says which sessions are shown one by one ("": all).
 	Detail string
@@ -179,7 +180,7 @@ type costCell struct {
 
 func headOf(r *Report, show []bool) pageHead {
 	h := pageHead{CSS: template.CSS(css), Overview: overviewText(r.Overview()), Policies: Count(len(r.Policies), "policy", "policies"),
-		Estimator: r.Estimator, ProbeNote: ProbeNote, Notes: r.Notes}
+		Estimator: r.Estimator, ProbeNote: ProbeNote, ParetoNote: paretoNote, Notes: r.Notes}
 	totals := r.Totals()
 	h.TotalHead = totalPageHeader()
 	for _, p := range totals {

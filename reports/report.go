@@ -614,7 +614,7 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if rec := recommendation(totals, r.MinProbeScore, new(r.ProjectionError())); rec != "" {
 		fmt.Fprintf(w, "**%s**\n\n", printable.Markdown(rec))
 	}
-	fmt.Fprintf(w, "★ Pareto-best: no other policy is both cheaper (or, when some session is not priced, sends fewer tokens) and has a higher probe score. In the tables, %s.\n\n## Sessions\n\n", ProbeNote)
+	fmt.Fprintf(w, "%s. In the tables, %s.\n\n## Sessions\n\n", paretoNote, ProbeNote)
 	if n := countTrue(show); n < len(show) {
 		fmt.Fprintf(w, "%s. Every session is in summary.csv, steps.csv and results.json.\n\n", detailText(n, len(show), r.Detail.By))
 	}

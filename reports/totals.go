@@ -45,8 +45,10 @@ type PolicyTotal struct {
 	// Metrics are the policy's [replay.Metrics], each folded over the
 	// sessions as it says.
 	Metrics replay.MetricValues
-	// Pareto marks a policy no other beats on both cost (or, when not
-	// every session is priced, tokens) and probe score.
+	// Pareto marks a Pareto-best policy ([replay.Pareto]): it breaks no
+	// invariant, no other that breaks none beats it on both cost (or,
+	// when not every session is priced, tokens) and probe score, and,
+	// unless it is a baseline, no baseline matches it.
 	Pareto bool
 }
 
@@ -217,7 +219,9 @@ func (tl *tally) totals() []PolicyTotal {
 		}
 		out[k] = p
 	}
-	markPareto(out)
+	for k, best := range replay.Pareto(candidates(out)) {
+		out[k].Pareto = best
+	}
 	return out
 }
 
@@ -284,60 +288,37 @@ func (tl *tally) paretoPoints() []Point {
 	return pts
 }
 
-// samePriced reports whether every policy has the same sessions priced,
-// one at least (a session is priced or not whatever the policy): their
-// costs then compare.
-func samePriced(ps []PolicyTotal) bool {
-	for _, p := range ps {
-		if p.Priced == 0 || p.Priced != ps[0].Priced {
-			return false
-		}
-	}
-	return len(ps) > 0
-}
-
-// markPareto marks the policies no other beats on both counts: cost (of
-// the priced sessions) when there is one to compare, else tokens sent;
-// and probe score.
-func markPareto(ps []PolicyTotal) {
-	priced := samePriced(ps)
-	spend := func(p PolicyTotal) float64 {
-		if priced {
-			return p.CostUSD
-		}
-		return float64(p.Tokens)
-	}
-	for i := range ps {
-		beaten := false
-		for j := range ps {
-			a, b := ps[j], ps[i]
-			if i != j && spend(a) <= spend(b) && a.ProbeScore >= b.ProbeScore && (spend(a) < spend(b) || a.ProbeScore > b.ProbeScore) {
-				beaten = true
-				break
-			}
-		}
-		ps[i].Pareto = !beaten
-	}
-}
-
 // Recommend weighs the policies' totals ([replay.Recommend]), floor
 // being the least probe score a recommended one keeps (≤ 0:
 // [replay.DefaultMinProbeScore]); none, recorded and the agents' own
 // policies ([replay.OwnPolicies]) are its baselines.
 func Recommend(ps []PolicyTotal, floor float64) (replay.Recommendation, []replay.Candidate) {
+	cs := candidates(ps)
+	return replay.Recommend(cs, floor), cs
+}
+
+// candidates are the policies' totals as the recommendation weighs
+// them, and as [replay.Pareto] stars them.
+func candidates(ps []PolicyTotal) []replay.Candidate {
 	cs := make([]replay.Candidate, len(ps))
 	for i, p := range ps {
 		lost, of := p.Probes.Totals()
 		cs[i] = replay.Candidate{Label: p.Label, Baseline: isBaseline(p.Label), CostUSD: p.CostUSD, Priced: p.Priced, Transcripts: p.Sessions,
 			Tokens: p.Tokens, ProbeScore: p.ProbeScore, ProbesLost: lost, Probes: of, Violations: p.Violations}
 	}
-	return replay.Recommend(cs, floor), cs
+	return cs
 }
 
+// paretoNote says what the ★ beside a policy's totals marks
+// ([PolicyTotal.Pareto]).
+const paretoNote = "★ Pareto-best: it breaks no invariant, no other policy that breaks none is cheaper (or, when some session is not priced, sends fewer tokens) " +
+	"and keeps more probes, and no baseline (none, recorded, the agent's own policy) matches it"
+
 // isBaseline reports whether a policy's label is that of a baseline:
-// none, recorded or an agent's own policy, with its default parameters.
+// none, recorded or the agent's own policy (agent, or an agent's by its
+// name), with its default parameters.
 func isBaseline(label string) bool {
-	if label == "none" || label == window.Recorded {
+	if label == "none" || label == window.Recorded || label == window.Agent {
 		return true
 	}
 	for _, own := range replay.OwnPolicies {

@@ -87,6 +87,37 @@ func TestTotals(t *testing.T) {
 	}
 }
 
+// TestTotalsParetoAsTheSweep: the ★ is [replay.Pareto]'s: the cheapest
+// policy, which keeps the most probes after none, is not starred when it
+// breaks an invariant, and a policy that none matches on both counts is
+// not starred, nor one that the agent's own policy matches; the baselines
+// and a clean policy that beats them are.
+func TestTotalsParetoAsTheSweep(t *testing.T) {
+	r := &Report{Estimator: "cl100k_base", Policies: []string{"none", "agent", "same", "broken", "clear", "as-agent"}, Transcripts: []TranscriptResult{
+		{File: "a.jsonl", Runs: []PolicyResult{run("none", 1000, 1, usd(1), 0, nil), run("agent", 900, 0.98, usd(0.9), 0, nil),
+			run("same", 1000, 1, usd(1), 0, nil), run("broken", 300, 0.99, usd(0.3), 0, map[string]int{"tool_pairing": 1}),
+			run("clear", 600, 0.95, usd(0.6), 0, nil), run("as-agent", 900, 0.98, usd(0.9), 0, nil)}},
+	}}
+	var starred []string
+	for _, p := range r.Totals() {
+		if p.Pareto {
+			starred = append(starred, p.Label)
+		}
+	}
+	if want := []string{"none", "agent", "clear"}; !cmp.Equal(starred, want) {
+		t.Errorf("starred %v, want %v", starred, want)
+	}
+	var md strings.Builder
+	writeMarkdownTotals(&md, r.Totals())
+	for _, line := range strings.Split(md.String(), "\n") {
+		if strings.HasPrefix(line, "| broken ") || strings.HasPrefix(line, "| same ") {
+			if strings.Contains(line, "★") {
+				t.Errorf("report.md stars %q", line)
+			}
+		}
+	}
+}
+
 // TestRecommendationBesideRecorded: what the agent sent is no policy to
 // recommend, though it is the cheapest; the recommendation compares the
 // best policy with it.
