@@ -54,6 +54,21 @@ func TestPageAnswerFirst(t *testing.T) {
 	}
 }
 
+// TestMarkdownAnswerFirst: report.md, as the page, says the
+// recommendation before its first table and before the cost section.
+func TestMarkdownAnswerFirst(t *testing.T) {
+	r := fixtureReport()
+	var b strings.Builder
+	if err := writeMarkdown(&b, r, nil, []bool{true}); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	rec, table, costs := strings.Index(md, "**Recommended: "), strings.Index(md, "\n| "), strings.Index(md, CostSectionTitle)
+	if rec < 0 || table < 0 || costs < 0 || rec > table || rec > costs {
+		t.Errorf("the recommendation is at byte %d, the first table at %d, the cost section at %d:\n%s", rec, table, costs, md)
+	}
+}
+
 // TestPageOpensTheCostliest: the session open on the page is the one
 // that costs the most, not the first (a one-call session with no plots).
 func TestPageOpensTheCostliest(t *testing.T) {

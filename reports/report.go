@@ -592,8 +592,12 @@ func writeSteps(w io.Writer, r *Report) error {
 
 func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	fmt.Fprintf(w, "# ctxbench report\n\n%s replayed under %s; tokens are %s counts.\n\n", printable.Markdown(overviewText(r.Overview())), Count(len(r.Policies), "policy", "policies"), printable.Markdown(r.Estimator))
-	// The answer first: the policies over every session, as the page.
+	// The answer first, as on the page: the recommendation, then the
+	// policies over every session and what they cost.
 	totals := r.Totals()
+	if rec := recommendation(totals, r.MinProbeScore, new(r.ProjectionError())); rec != "" {
+		fmt.Fprintf(w, "**%s**\n\n", printable.Markdown(rec))
+	}
 	fmt.Fprint(w, "## Policies over all sessions\n\n")
 	writeMarkdownTotals(w, totals)
 	fmt.Fprintln(w)
@@ -610,9 +614,6 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 			fmt.Fprintf(w, "| %s |\n", strings.Join(mdCells(row), " | "))
 		}
 		fmt.Fprintln(w)
-	}
-	if rec := recommendation(totals, r.MinProbeScore, new(r.ProjectionError())); rec != "" {
-		fmt.Fprintf(w, "**%s**\n\n", printable.Markdown(rec))
 	}
 	fmt.Fprintf(w, "%s. In the tables, %s.\n\n## Sessions\n\n", paretoNote, ProbeNote)
 	if n := countTrue(show); n < len(show) {
