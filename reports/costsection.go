@@ -18,19 +18,42 @@ func (r *Report) ProjectionError() cost.ProjectionError {
 }
 
 // costFacts are what the cost section takes of each transcript as it is
-// added, before a spool keeps only its header: its bill and its
+// added, before a spool keeps only its header: its bill, summed by
+// session as `ctxbench cost` sums it ([sessionIndex]), and its
 // cross-check's error, where it has them.
 type costFacts struct {
-	billed, errs []float64
+	sessions sessionIndex
+	// billed is each session's bill, and hasBill whether a transcript
+	// of it has one.
+	billed  []float64
+	hasBill []bool
+	errs    []float64
 }
 
 func (f *costFacts) add(t *TranscriptResult) {
+	s, first := f.sessions.of(t)
+	if first {
+		f.billed, f.hasBill = append(f.billed, 0), append(f.hasBill, false)
+	}
 	if t.BilledUSD != nil {
-		f.billed = append(f.billed, *t.BilledUSD)
+		f.billed[s] += *t.BilledUSD
+		f.hasBill[s] = true
 	}
 	if t.ProjectionErrorPct != nil {
 		f.errs = append(f.errs, *t.ProjectionErrorPct)
 	}
+}
+
+// bills are the bills of the sessions that have one, in the order
+// first seen.
+func (f *costFacts) bills() []float64 {
+	var out []float64
+	for s, b := range f.billed {
+		if f.hasBill[s] {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // facts returns the report's cost facts: the Builder's, or, for a report
@@ -47,15 +70,17 @@ func (r *Report) facts() *costFacts {
 
 // costSection is the section's table: the bill of the sessions that
 // record usage, then each policy priced on some session, its total, its
-// median and p90 per session and the range the measured projection
-// error puts its total in (total × (1 ± the p90 error)), and last how
-// sure we are: the projection error. False when no session is priced.
+// median and p90 per session (sessions as `ctxbench cost` counts them,
+// a subagent's transcript in its parent's) and the range the measured
+// projection error puts its total in (total × (1 ± the p90 error)), and
+// last how sure we are: the projection error. False when no session is
+// priced.
 func costSection(r *Report) (costTable, bool) {
 	totals, spread := r.Totals(), r.Spread()
 	pe := r.ProjectionError()
 	t := costTable{id: "cost-answer", title: CostSectionTitle, lastText: true,
 		header: []string{"", "sessions priced", "total", "per session (median)", "per session (p90)", "range of the total"}}
-	if billed := r.facts().billed; len(billed) > 0 {
+	if billed := r.facts().bills(); len(billed) > 0 {
 		var bill float64
 		for _, b := range billed {
 			bill += b
@@ -73,7 +98,7 @@ func costSection(r *Report) (costTable, bool) {
 		} else if lo, hi, ok := pe.Range(p.CostUSD); ok {
 			rng = USD(lo) + "–" + USD(hi)
 		}
-		t.rows = append(t.rows, []string{p.Label, Int(p.Priced), USD(p.CostUSD), USD(spread[k].Median), USD(spread[k].P90), rng})
+		t.rows = append(t.rows, []string{p.Label, Int(spread[k].Priced), USD(p.CostUSD), USD(spread[k].Median), USD(spread[k].P90), rng})
 	}
 	if len(t.rows) == 0 {
 		return costTable{}, false

@@ -197,3 +197,26 @@ func TestSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadBySession: a subagent's transcript counts in its parent's
+// session, as `ctxbench cost` counts it, wherever it comes; the
+// session is named by its own transcript; the bill sums the same way.
+func TestSpreadBySession(t *testing.T) {
+	usd := func(v float64) *float64 { return &v }
+	r := &Report{Estimator: "cl100k_base", Policies: []string{"none"}}
+	for i, s := range []struct {
+		id, parent string
+		usd        float64
+	}{{"p/agent-a", "p", 3}, {"q", "", 2}, {"p", "", 1}, {"p/agent-b", "p", 4}, {"r", "", 5}} {
+		r.Transcripts = append(r.Transcripts, TranscriptResult{File: fmt.Sprintf("s%d.jsonl", i), ID: s.id, Parent: s.parent,
+			BilledUSD: usd(s.usd), Runs: []PolicyResult{{Label: "none", CostUSD: usd(s.usd)}}})
+	}
+	// Sessions p (3+1+4 = 8), q (2), r (5).
+	want := []CostSpread{{Label: "none", Priced: 3, Median: 5, P90: 8, Most: 8, Costliest: 2}}
+	if got := r.Spread(); !slices.Equal(got, want) {
+		t.Errorf("spread %+v, want %+v", got, want)
+	}
+	if got := r.facts().bills(); !slices.Equal(got, []float64{8, 2, 5}) {
+		t.Errorf("bills by session %v, want [8 2 5]", got)
+	}
+}

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -107,11 +108,15 @@ type tally struct {
 	seen         map[string]bool
 	// ranks rank each session for the report's detail.
 	ranks []sessionRank
-	// costs are each policy's priced runs' costs, session by session,
-	// and costliest the session (its index) of the most costly.
-	costs     [][]float64
-	most      []float64
-	costliest []int
+	// sessions number the sessions as `ctxbench cost` counts them
+	// ([sessionIndex]), and named is, for each, the transcript that names
+	// it: its own, else its first subagent's.
+	sessions sessionIndex
+	named    []int
+	// costs are each policy's priced runs' costs summed by session, and
+	// priced whether the session had a run priced.
+	costs  [][]float64
+	priced [][]bool
 	// byModel and byDay sum the priced runs by model and by day.
 	byModel, byDay costGroups
 	// metrics fold each policy's [replay.Metrics].
@@ -121,7 +126,7 @@ type tally struct {
 func newTally(estimator string, policies []string) *tally {
 	t := &tally{estimator: estimator, none: slices.Index(policies, "none"), seen: map[string]bool{},
 		reasons: make([]map[string]bool, len(policies)), pricedProbes: make([]probe.Loss, len(policies)),
-		costs: make([][]float64, len(policies)), most: make([]float64, len(policies)), costliest: make([]int, len(policies)),
+		costs: make([][]float64, len(policies)), priced: make([][]bool, len(policies)),
 		byModel: newCostGroups(len(policies)), byDay: newCostGroups(len(policies)), metrics: make([]replay.MetricFolder, len(policies))}
 	for k, label := range policies {
 		t.policies = append(t.policies, PolicyTotal{Label: label, Violations: map[string]int{}})
@@ -162,6 +167,15 @@ func (tl *tally) add(tr *TranscriptResult) {
 		o.End = tr.End
 	}
 	tl.byModel.add(tr.Model, tr)
+	session, first := tl.sessions.of(tr)
+	if first {
+		tl.named = append(tl.named, o.Sessions-1)
+		for k := range tl.policies {
+			tl.costs[k], tl.priced[k] = append(tl.costs[k], 0), append(tl.priced[k], false)
+		}
+	} else if tr.Parent == "" {
+		tl.named[session] = o.Sessions - 1
+	}
 	day := NoDay
 	if !tr.Start.IsZero() {
 		day = tr.Start.UTC().Format(time.DateOnly)
@@ -185,10 +199,8 @@ func (tl *tally) add(tr *TranscriptResult) {
 			}
 		}
 		if run.CostUSD != nil {
-			if len(tl.costs[k]) == 0 || *run.CostUSD > tl.most[k] {
-				tl.most[k], tl.costliest[k] = *run.CostUSD, o.Sessions-1
-			}
-			tl.costs[k] = append(tl.costs[k], *run.CostUSD)
+			tl.costs[k][session] += *run.CostUSD
+			tl.priced[k][session] = true
 			p.Priced++
 			p.CostUSD += *run.CostUSD
 			if run.CacheBreaks != nil {
@@ -226,8 +238,10 @@ func (tl *tally) totals() []PolicyTotal {
 }
 
 // A CostSpread is how one policy's cost spreads over the sessions
-// priced: the median, the 90th percentile (nearest rank) and the most,
-// and the session that cost the most (its index in the report).
+// priced, as `ctxbench cost` counts them (a subagent's transcript in its
+// parent's session, [sessionIndex]): the median and the 90th percentile
+// ([cost.MedianP90]) and the most, and the session that cost the most
+// (the index in the report of the transcript that names it: its own).
 type CostSpread struct {
 	Label             string
 	Priced            int
@@ -261,16 +275,19 @@ func spreadRows(r *Report) [][]string {
 func (tl *tally) spread() []CostSpread {
 	out := make([]CostSpread, len(tl.policies))
 	for k, p := range tl.policies {
-		c := CostSpread{Label: p.Label, Priced: len(tl.costs[k]), Costliest: tl.costliest[k]}
-		if n := c.Priced; n > 0 {
-			s := slices.Sorted(slices.Values(tl.costs[k]))
-			c.Median = s[n/2]
-			if n%2 == 0 {
-				c.Median = (s[n/2-1] + s[n/2]) / 2
+		c := CostSpread{Label: p.Label}
+		var v []float64
+		for s, usd := range tl.costs[k] {
+			if !tl.priced[k][s] {
+				continue
 			}
-			c.P90 = s[(9*n+9)/10-1]
-			c.Most = s[n-1]
+			if len(v) == 0 || usd > c.Most {
+				c.Most, c.Costliest = usd, tl.named[s]
+			}
+			v = append(v, usd)
 		}
+		c.Priced = len(v)
+		c.Median, c.P90 = cost.MedianP90(v)
 		out[k] = c
 	}
 	return out
@@ -493,4 +510,29 @@ func uniqueLabels(ts []TranscriptResult) []string {
 		}
 	}
 	return labels
+}
+
+// A sessionIndex numbers sessions in the order first seen, as `ctxbench
+// cost` counts them: a transcript is in the session of its Parent (a
+// subagent's), else of its own ID; one with neither is a session alone.
+type sessionIndex struct {
+	index map[string]int
+	n     int
+}
+
+// of returns the number of t's session, and whether t is its first
+// transcript.
+func (s *sessionIndex) of(t *TranscriptResult) (int, bool) {
+	key := cmp.Or(t.Parent, t.ID)
+	if i, ok := s.index[key]; ok && key != "" {
+		return i, false
+	}
+	if key != "" {
+		if s.index == nil {
+			s.index = map[string]int{}
+		}
+		s.index[key] = s.n
+	}
+	s.n++
+	return s.n - 1, true
 }
