@@ -85,7 +85,7 @@ func writeHTML(w io.Writer, r *Report, figs []figure, show []bool) error {
 		s := sessionOf(r, &t, i, labels[i], figs)
 		s.Open = i == open || slices.Contains(under[i], open)
 		if inside {
-			s.Label = "subagent " + strings.TrimPrefix(t.ID, t.Parent+"/")
+			s.Label = subagentName(&t)
 		} else if t.Parent != "" {
 			s.Parent = t.Parent
 		}
@@ -134,6 +134,12 @@ func subagents(ts []TranscriptResult, show []bool) (under map[int][]int, inner [
 		}
 	}
 	return under, inner
+}
+
+// subagentName names a subagent's transcript under its session:
+// "subagent " and its ID less its session's.
+func subagentName(t *TranscriptResult) string {
+	return "subagent " + strings.TrimPrefix(t.ID, t.Parent+"/")
 }
 
 // pageHead is the page up to its sessions.

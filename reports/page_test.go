@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,6 +103,26 @@ func TestPageSubagentsUnderTheirSession(t *testing.T) {
 	open := regexp.MustCompile(`<details id="(session-\d+)"[^>]* open>`).FindAllStringSubmatch(html, -1)
 	if len(open) != 2 || open[0][1] != "session-2" || open[1][1] != "session-1" {
 		t.Errorf("open sections %v, want the subagent's and its session's", open)
+	}
+}
+
+// TestMarkdownSubagentsUnderTheirSession: report.md lists a subagent's
+// runs under its session's, named as the subagent, as the page nests
+// it; one whose session is not in the report stands alone and names it.
+func TestMarkdownSubagentsUnderTheirSession(t *testing.T) {
+	r := sessionsReport([]string{"p/agent-x", "p", "q", "gone/agent-y"}, []int{4, 4, 4, 4}, []float64{1, 1, 1, 1})
+	r.Transcripts[0].Parent, r.Transcripts[3].Parent = "p", "gone"
+	var b strings.Builder
+	if err := writeMarkdown(&b, r, nil, []bool{true, true, true, true}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range regexp.MustCompile(`(?m)^\| ([^|]*?) +\| none +\|`).FindAllStringSubmatch(b.String(), -1) {
+		got = append(got, m[1])
+	}
+	want := []string{"spotter/p.jsonl", "└ subagent agent-x", "spotter/q.jsonl", "spotter/gone-agent-y.jsonl (a subagent of session gone)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("report.md's sessions, in order: %q\nwant %q", got, want)
 	}
 }
 

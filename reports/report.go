@@ -619,7 +619,7 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 	if n := countTrue(show); n < len(show) {
 		fmt.Fprintf(w, "%s. Every session is in summary.csv, steps.csv and results.json.\n\n", detailText(n, len(show), r.Detail.By))
 	}
-	rows, err := summaryRows(r, true, show)
+	rows, err := markdownSessionRows(r, show)
 	if err != nil {
 		return err
 	}
@@ -660,6 +660,47 @@ func writeMarkdown(w io.Writer, r *Report, figs []figure, show []bool) error {
 		fmt.Fprintf(w, "![%s](%s)\n\n", printable.Markdown(f.caption), f.file)
 	}
 	return nil
+}
+
+// markdownSessionRows are the rows of report.md's table of sessions: the
+// header, then each shown session's runs followed by its subagents',
+// each subagent named under its session as on the page ([subagents]);
+// a subagent whose session is not shown names that session.
+func markdownSessionRows(r *Report, show []bool) ([][]string, error) {
+	rows := [][]string{summaryHeader()}
+	under, inner := subagents(r.Transcripts, show)
+	add := func(i int, inside bool) error {
+		t, err := r.transcript(i)
+		if err != nil {
+			return err
+		}
+		label := shortLabel(t.File)
+		if inside {
+			label = "└ " + subagentName(&t)
+		} else if t.Parent != "" {
+			label += " (a subagent of session " + t.Parent + ")"
+		}
+		for k := range t.Runs {
+			row := summaryRow(&t, &t.Runs[k], r.Estimator, true)
+			row[0] = label
+			rows = append(rows, row)
+		}
+		return nil
+	}
+	for i := range r.Transcripts {
+		if !show[i] || inner[i] {
+			continue
+		}
+		if err := add(i, false); err != nil {
+			return nil, err
+		}
+		for _, j := range under[i] {
+			if err := add(j, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return rows, nil
 }
 
 // mdCells are cells of a Markdown table ([mdCell]).
