@@ -116,6 +116,15 @@ func TestTotalsParetoAsTheSweep(t *testing.T) {
 			}
 		}
 	}
+	var page []string
+	for _, row := range headOf(r, []bool{true}).Totals {
+		if row.Pareto {
+			page = append(page, row.Label)
+		}
+	}
+	if want := []string{"none", "agent", "clear"}; !cmp.Equal(page, want) {
+		t.Errorf("the page stars %v, want %v", page, want)
+	}
 }
 
 // TestRecommendationBesideRecorded: what the agent sent is no policy to
