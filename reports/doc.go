@@ -14,7 +14,8 @@
 // make ([ErrNotAReport]). [Report.WriteSummary] prints the totals per
 // policy. The cost tables open with the section titled
 // [CostSectionTitle]: the bill, each policy's total with its median and
-// p90 per session and its range, the total × (1 ± the p90 of the
+// p90 per session (a subagent's transcript in its parent's session, as
+// `ctxbench cost` counts sessions) and its range, the total × (1 ± the p90 of the
 // measured error), and the projection error on the report's sessions
 // ([Report.ProjectionError]), as `ctxbench cost` measures and prints it.
 //
