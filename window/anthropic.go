@@ -306,6 +306,7 @@ func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, h
 		ss.think = &thinkState{}
 	}
 	ts := ss.think
+	sent, n := ts.sent, len(ts.out)
 	ts.sync(env, ss, hist)
 	ts.edit(p.keep, ss)
 	if env.chainCut != nil {
@@ -313,7 +314,22 @@ func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, h
 	}
 	step := Step{History: ts.give(env), Truncated: ts.cut(env)}
 	ts.remember(ss)
+	ts.sent, ts.sentLen = env.given.callOf(), -1
+	if sent > 0 && sent == ts.sent-1 {
+		ts.sentLen = n
+	}
 	return step, nil
+}
+
+// sentAnew: what the call sent is ts.out, which changed since the
+// previous call's where fresh says (an item given, restored or edited
+// anew); a state started afresh lists every position there.
+func (p *anthropicClearThinking) sentAnew(st *State, call int) ([]int, int, bool) {
+	ss, _ := st.data.(*serverState)
+	if ss == nil || ss.think == nil || ss.think.sent != call || ss.think.sentLen < 0 {
+		return nil, 0, false
+	}
+	return ss.think.fresh, ss.think.sentLen, true
 }
 
 // Guarantees: removing thinking keeps every message and pair.

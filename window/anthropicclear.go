@@ -24,6 +24,8 @@ type clearState struct {
 	base *transcript.Message // &tr.Messages[0]: the originals' addresses
 
 	hist []Item // the history given at the previous call
+	// call is the chain's call hist was given at (0: not in a chain).
+	call int
 	// made[i] says hist[i].Msg is one of the server's copies (ss.made):
 	// the client has the original there. restored counts them.
 	made     []bool
@@ -85,20 +87,20 @@ func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serverState, hi
 	if cs.tr != t || len(t.Messages) > 0 && cs.base != &t.Messages[0] || len(hist) < len(cs.hist) {
 		cs.reset(t)
 	}
-	for i, was := range cs.hist {
-		if it := hist[i]; it != was {
-			if !cs.replace(ss, i, it) {
-				cs.reset(t)
-				break
-			}
-			if env.chainCut != nil {
-				cs.uncut = append(cs.uncut, i)
-			}
+	env.given.differing(cs.call, cs.hist, hist, func(i int, it Item) bool {
+		if !cs.replace(ss, i, it) {
+			cs.reset(t)
+			return false
 		}
-	}
+		if env.chainCut != nil {
+			cs.uncut = append(cs.uncut, i)
+		}
+		return true
+	})
 	for i := len(cs.hist); i < len(hist); i++ {
 		cs.append(ss, hist[i])
 	}
+	cs.call = env.given.callOf()
 	cs.uncut = env.chainCut.note(cs.uncut, len(cs.pos))
 	for f := max(0, len(cs.uses)-p.keep); cs.cleared < f; cs.cleared++ {
 		u := cs.uses[cs.cleared]

@@ -23,6 +23,10 @@ type thinkState struct {
 	base *transcript.Message // &tr.Messages[0]: the originals' addresses
 
 	hist []Item // the history given at the previous call
+	// call is the chain's call hist was given at (0: not in a chain);
+	// sent the chain's call out was last sent at, and sentLen its length
+	// before this call's: fresh lists what the call sent anew.
+	call, sent, sentLen int
 	// made[i] says hist[i].Msg is one of the server's copies (ss.made):
 	// the client has the original there.
 	made []bool
@@ -65,15 +69,17 @@ func (ts *thinkState) sync(env *Env, ss *serverState, hist []Item) {
 		ts.reset(t)
 	}
 	ts.fresh = ts.fresh[:0]
-	for i, was := range ts.hist {
-		if it := hist[i]; it != was && !ts.replace(ss, i, it) {
+	env.given.differing(ts.call, ts.hist, hist, func(i int, it Item) bool {
+		if !ts.replace(ss, i, it) {
 			ts.reset(t)
-			break
+			return false
 		}
-	}
+		return true
+	})
 	for i := len(ts.hist); i < len(hist); i++ {
 		ts.append(ss, hist[i])
 	}
+	ts.call = env.given.callOf()
 }
 
 // restore returns the client's item for it: the original where it is

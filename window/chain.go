@@ -102,6 +102,66 @@ type chainState struct {
 	count map[*transcript.Message]int
 	// cc is what the parts that are provider's edits are told of cut.
 	cc chainCut
+	// calls counts the chain's calls; given is what each part is told of
+	// the history it is given (past the first part, its changed is anew).
+	calls int
+	given givenHint
+	anew  []int
+}
+
+// A givenHint tells a part of a chain which items of the history it is
+// given may differ from those it was given at the chain's previous call,
+// so that the part compares those alone and not every item. The chain
+// knows: its first part is given the chain's client history, whose
+// positions the chain sets itself (chainCut.changed), and each next part
+// what the part before it sent, where that part tells what it sent anew
+// (an anewTeller).
+type givenHint struct {
+	// call counts the chain's calls, this one included.
+	call int
+	// ok says that the history given is, item for item, the one given
+	// at call-1, of length n, but at the positions changed lists
+	// (ascending, each once) and past n.
+	ok      bool
+	n       int
+	changed []int
+}
+
+// An anewTeller is a part of a chain that tells which positions of the
+// history it sent at the chain's call (with state st) may hold another
+// item than at the previous call, whose history was n long (ok false: it
+// does not know).
+type anewTeller interface {
+	sentAnew(st *State, call int) (changed []int, n int, ok bool)
+}
+
+// callOf returns the chain's call h is given at (0: not in a chain).
+func (h *givenHint) callOf() int {
+	if h == nil {
+		return 0
+	}
+	return h.call
+}
+
+// differing calls f, in ascending order, with each position i below
+// len(prev) at which hist holds another item than prev, the history the
+// part was given at its previous call (at: the chain's call then, 0 for
+// none); it stops when f returns false. Where h knows what changed
+// since, it compares those positions alone.
+func (h *givenHint) differing(at int, prev, hist []Item, f func(i int, it Item) bool) {
+	if h != nil && h.ok && at > 0 && at == h.call-1 && len(prev) == h.n {
+		for _, i := range h.changed {
+			if i < len(prev) && hist[i] != prev[i] && !f(i, hist[i]) {
+				return
+			}
+		}
+		return
+	}
+	for i, was := range prev {
+		if it := hist[i]; it != was && !f(i, it) {
+			return
+		}
+	}
 }
 
 // A chainCut tells a part of a chain that is a provider's edit which
@@ -157,7 +217,11 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	// When something reads what the chain sent after the call, the parts
 	// must not build in its arrays, nor it be the chain's own.
 	sub := *env
+	n := len(cs.client)
 	cs.sync(env, hist)
+	cs.calls++
+	cs.given = givenHint{call: cs.calls, ok: true, n: n, changed: cs.cc.changed}
+	sub.given = &cs.given
 	h := slices.Clip(cs.client)
 	if !env.reuseSent {
 		h = slices.Clone(cs.client)
@@ -195,6 +259,7 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 			step.Warnings = append(step.Warnings, p.Name()+": "+w)
 		}
 		h = s.History
+		cs.tell(p, cs.sub[i])
 	}
 	step.History = h
 	// A copy made at this call that is in the history given is to be
@@ -212,6 +277,21 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		cs.reset(env.Transcript)
 	}
 	return step, nil
+}
+
+// tell makes cs.given what the part after p, which sent its history
+// with state st, is told of it.
+func (cs *chainState) tell(p Policy, st *State) {
+	g := &cs.given
+	g.ok = false
+	if t, ok := p.(anewTeller); ok {
+		var changed []int
+		changed, g.n, g.ok = t.sentAnew(st, cs.calls)
+		cs.anew = append(cs.anew[:0], changed...)
+		slices.Sort(cs.anew)
+		cs.anew = slices.Compact(cs.anew)
+		g.changed = cs.anew
+	}
 }
 
 // made reports whether m is one of the copies the provider's edits made.

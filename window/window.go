@@ -100,6 +100,9 @@ type Env struct {
 	// which items of the chain's history were sent cut at the previous
 	// call (nil: not such a part).
 	chainCut *chainCut
+	// given, for a part of a chain, says what changed in the history
+	// given since the part's previous call (nil: not such a part).
+	given *givenHint
 }
 
 // AllowReuse says that the caller does not read the history Apply
