@@ -250,7 +250,7 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 		client = cs.client
 	}
 	step := Step{History: hist}
-	input := ss.request.at(env, st, client)
+	input := ss.request.at(env, st, client, cs.whole)
 	fires := p.triggerUses > 0 && len(cs.uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
 	if !fires || cs.edited == 0 {
 		if cs.restored > 0 {
@@ -399,10 +399,14 @@ func (r *requestTokens) faithful(env *Env, next int) bool {
 }
 
 // at returns the input tokens of the request sending client at the call
-// being prepared.
-func (r *requestTokens) at(env *Env, st *State, client []Item) int {
+// being prepared. whole, when not nil, reports whether client is the
+// whole history (isWholeHistory), which the caller knows.
+func (r *requestTokens) at(env *Env, st *State, client []Item, whole func(*Env) bool) int {
 	r.advance(env)
-	if r.ok && r.faithful(env, env.Next) && isWholeHistory(env, client) {
+	if whole == nil {
+		whole = func(env *Env) bool { return isWholeHistory(env, client) }
+	}
+	if r.ok && r.faithful(env, env.Next) && whole(env) {
 		return r.lastPrompt + r.chars4 - r.lastChars4
 	}
 	return r.fits.of(callModel(env)).at(st.historyTokens(env, chars4Estimator(), client))

@@ -34,8 +34,11 @@ type clearState struct {
 	count map[*transcript.Message]int
 
 	client []Item // the client's history: hist with the originals restored
-	uses   []clearUse
-	at     map[string]int // a tool use's id → its newest use
+	// moved counts the positions i of client that do not hold the
+	// transcript's message i as written.
+	moved int
+	uses  []clearUse
+	at    map[string]int // a tool use's id → its newest use
 	// resultAt and callAt list the uses whose result, and whose call, a
 	// position holds.
 	resultAt, callAt map[int][]int
@@ -116,6 +119,21 @@ func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serverState, hi
 	cs.dirty = cs.dirty[:0]
 }
 
+// whole reports whether the client's history is the transcript's
+// messages before the call, as written (isWholeHistory).
+func (cs *clearState) whole(env *Env) bool {
+	return len(cs.client) == env.Next && cs.moved == 0
+}
+
+// movedAt returns 1 when c, the client's item at position i, is not the
+// transcript's message i as written, and 0 when it is.
+func (cs *clearState) movedAt(i int, c Item) int {
+	if i < len(cs.tr.Messages) && c.Msg == &cs.tr.Messages[i] {
+		return 0
+	}
+	return 1
+}
+
 // restore returns the client's item for it: the original where it is
 // one of the server's copies.
 func (cs *clearState) restore(ss *serverState, it Item) (Item, bool) {
@@ -131,6 +149,7 @@ func (cs *clearState) append(ss *serverState, it Item) {
 	c, made := cs.restore(ss, it)
 	cs.hist, cs.made, cs.client = append(cs.hist, it), append(cs.made, false), append(cs.client, c)
 	cs.pos, cs.out = append(cs.pos, clearPos{}), append(cs.out, c)
+	cs.moved += cs.movedAt(i, c)
 	cs.count[it.Msg]++
 	cs.made[i] = false
 	cs.setMade(i, made)
@@ -178,6 +197,7 @@ func (cs *clearState) replace(ss *serverState, i int, it Item) bool {
 	if c.Msg != cs.client[i].Msg && !sameTools(c.Msg, cs.client[i].Msg) {
 		return false
 	}
+	cs.moved += cs.movedAt(i, c) - cs.movedAt(i, cs.client[i])
 	cs.client[i] = c
 	ps := &cs.pos[i]
 	if ps.has && ps.copy != nil {

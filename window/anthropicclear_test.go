@@ -88,6 +88,7 @@ var clearSpecs = []string{
 	"anthropic-clear-tool-uses:trigger=1000,keep=2,clear_at_least=20000",
 	"anthropic-clear-thinking:keep=1+anthropic-clear-tool-uses:trigger=3000,keep=1,clear_tool_inputs=true",
 	"anthropic-clear-tool-uses:trigger=3000+anthropic-clear-thinking:keep=0",
+	"anthropic-clear-thinking:keep=0+anthropic-clear-tool-uses:trigger=2000,keep=1",
 	"anthropic-compaction:trigger=50000+anthropic-clear-tool-uses:trigger=10000,keep=2",
 	"anthropic-clear-thinking:keep=1",
 	"anthropic-clear-thinking:keep=0",
@@ -187,5 +188,42 @@ func TestClearToolUsesIncremental(t *testing.T) {
 		if fired[spec] == 0 && !strings.HasPrefix(spec, AnthropicClearThinking+":") || cut[spec] == 0 {
 			t.Errorf("%s fired %d times and cut %d items: the sessions do not exercise it", spec, fired[spec], cut[spec])
 		}
+	}
+}
+
+// TestClearStateWhole: the count clear-tool-uses keeps of the positions
+// of its client history that are not the transcript's messages as
+// written says what isWholeHistory finds looking at every item, at every
+// call, alone and in chains, on the sessions of clearSessions.
+func TestClearStateWhole(t *testing.T) {
+	seen := map[bool]int{}
+	for _, tr := range clearSessions(t, 100, 1) {
+		for _, spec := range clearSpecs {
+			if !strings.Contains(spec, AnthropicClearToolUses) {
+				continue
+			}
+			env := &Env{Transcript: tr, Count: cacheCount(), Summarizer: &summarize.Mock{}}
+			driveEach(t, mustPolicy(t, spec), tr, env, func(_, _ int, _ Step, st *State) {
+				states := []*State{st}
+				if cs, ok := st.data.(*chainState); ok {
+					states = cs.sub
+				}
+				for _, s := range states {
+					ss, _ := s.data.(*serverState)
+					if ss == nil || ss.clear == nil {
+						continue
+					}
+					cs := ss.clear
+					want := isWholeHistory(env, cs.client)
+					if got := cs.whole(env); got != want {
+						t.Fatalf("%s on %s, call %d: whole %v, isWholeHistory %v", spec, tr.ID, env.Call, got, want)
+					}
+					seen[want]++
+				}
+			})
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Errorf("the sessions give a whole history %d times and another %d times: want both", seen[true], seen[false])
 	}
 }

@@ -104,7 +104,7 @@ func (p *anthropicCompaction) Apply(ctx context.Context, env *Env, st *State, hi
 func compactRequest(ctx context.Context, env *Env, st *State, hist []Item, trigger int, tmpl *summarize.Template) (step Step, s Item, err error) {
 	ss := serverStateOf(env, st)
 	step = Step{History: hist}
-	input := ss.request.at(env, st, hist)
+	input := ss.request.at(env, st, hist, nil)
 	if input <= trigger || len(hist) == 0 {
 		return step, Item{}, nil
 	}
@@ -126,7 +126,7 @@ func compactRequest(ctx context.Context, env *Env, st *State, hist []Item, trigg
 func finishCompaction(env *Env, st *State, step *Step, hist, out []Item) {
 	step.Evicted = evictedFrom(hist, out)
 	step.History = out
-	step.Fired.After = serverStateOf(env, st).request.at(env, st, out)
+	step.Fired.After = serverStateOf(env, st).request.at(env, st, out, nil)
 }
 
 // keptFrom returns where the newest keep items of hist start, moved back

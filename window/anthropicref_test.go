@@ -19,7 +19,7 @@ func (p wholeClearTools) Apply(_ context.Context, env *Env, st *State, hist []It
 	client := restoreServerCopies(env, ss.made, hist)
 	step := Step{History: client}
 	uses := toolUsesOf(client)
-	input := ss.request.at(env, st, client)
+	input := ss.request.at(env, st, client, nil)
 	fires := p.triggerUses > 0 && len(uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
 	if !fires {
 		ss.remember(hist, client)
