@@ -325,10 +325,20 @@ func longRuns(bin, tmp string) (figure, error) {
 
 // clearToolUsesTime is figure 18: anthropic-clear-tool-uses' replay of a
 // tool-heavy session of 4,000 calls against 1,000, alone and after
-// anthropic-clear-thinking in a chain. Every call found every tool use,
-// made every edit and counted every copy again: 2.2 s against 121 s
-// (issue 64, item 10); the chain restored every item of every call and
-// clear-thinking found every turn again: 1.5 s against 25.6 s.
+// anthropic-clear-thinking in a chain (issue 64, item 10). A chain tells
+// its parts which items of the history it gives them changed since the
+// previous call (window's givenHint), and clear-tool-uses counts what
+// keeps its history from being whole, so the parts look at what changed;
+// what still looks at every item of the context at every call is the
+// comparison of the history given with the previous call's (the
+// chain's, or clear-tool-uses' alone) and the replay's diff of what was
+// sent. Measured at f674fb4 against ed78137 on 2 cores shared with
+// other work, best of eight interleaved runs of
+// `ctxbench replay --policy P tN.jsonl` (`ctxbench gen --calls N
+// --tool-ratio 1 -o tN.jsonl`, N = 1000 and 4000): the chain 0.84 s
+// against 0.24 s, 3.5× (4.4× before: 1.07 s against 0.24 s);
+// clear-tool-uses alone 0.85 s against 0.20 s, 4.2× (4.0× before, 0.86 s
+// against 0.22 s: the same within the runs' noise); none 2.7× (2.8×).
 func clearToolUsesTime(bin, tmp string) (figure, error) {
 	files, err := toolSessions(bin, tmp)
 	if err != nil {
