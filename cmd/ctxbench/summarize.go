@@ -63,14 +63,16 @@ func parseSummarizer(spec string) (summarizerSpec, error) {
 	if strings.TrimSpace(rest) == "" {
 		return s, nil
 	}
+	// The switches: on or off, on when named alone.
+	switches := map[string]*bool{"offline": &s.offline, "legacy_max_tokens": &s.legacyMaxTokens, "allow_failures": &s.allowFailure}
 	for kv := range strings.SplitSeq(rest, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		switch {
 		case k == "":
 			return s, fmt.Errorf("--summarizer %q: an empty setting: want key=value, the settings apart by ','", spec)
-		case !ok && (k == "offline" || k == "legacy_max_tokens" || k == "allow_failures"):
-			v = "true" // a switch named alone is on
+		case !ok && switches[k] != nil:
+			v = "true"
 		case !ok && len(s.set) > 0:
 			return s, fmt.Errorf("--summarizer %q: %q: want key=value (a value holds no ','; the settings are apart by ',')", spec, kv)
 		case !ok:
@@ -93,14 +95,7 @@ func parseSummarizer(spec string) (summarizerSpec, error) {
 			if perr != nil {
 				return s, bad("true or false")
 			}
-			switch k {
-			case "offline":
-				s.offline = b
-			case "legacy_max_tokens":
-				s.legacyMaxTokens = b
-			default:
-				s.allowFailure = b
-			}
+			*switches[k] = b
 		case "max_usd":
 			if s.maxUSD, err = strconv.ParseFloat(v, 64); err != nil || !(s.maxUSD >= 0) || math.IsInf(s.maxUSD, 0) {
 				return s, bad("a finite amount of dollars, 0 or more (0: no cap)")
