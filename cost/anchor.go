@@ -34,6 +34,9 @@ type anchor struct {
 	// first asked for (mu guards it: the runs' pricers ask at once).
 	fitted map[fitKey]map[string]*groupFit
 	mu     sync.Mutex
+	// spread, when set, is the bill of calls that recorded none of their
+	// own, shared out over them ([Fit.spreadBill]).
+	spread *spread
 }
 
 // A fitKey names a fit: on how many calls (0: all), for which what-if
@@ -47,8 +50,12 @@ type fitKey struct {
 // when not priced).
 func (a *anchor) group(i int) string { return a.pr.resolve(a.pr.call(i)).name }
 
-// bill returns the usage call i recorded, nil when none.
+// bill returns the usage call i recorded, or its share of a bill
+// recorded for the calls together ([spread]); nil when none.
 func (a *anchor) bill(i int) *transcript.Usage {
+	if a.spread != nil && i < len(a.spread.usage) {
+		return &a.spread.usage[i]
+	}
 	if m := a.pr.call(i); m != nil {
 		return m.Usage
 	}
@@ -150,7 +157,11 @@ func (a *anchor) growths(f *Fit, n int, group func(call int) string) map[string]
 func (a *anchor) fitGroup(f *Fit, key string, growths []estimate.Growth, n int, limited bool, group func(call int) string) *groupFit {
 	g := &groupFit{}
 	var ok bool
-	if g.alpha, g.pairs, ok = estimate.Alpha(growths); !ok {
+	if sp := a.spread; sp != nil {
+		// The prompts were shared out by an alpha, not billed: their
+		// growths measure nothing.
+		g.alpha, g.family, g.alphaFrom = sp.alpha, sp.family, sp.from
+	} else if g.alpha, g.pairs, ok = estimate.Alpha(growths); !ok {
 		g.pairs, g.alpha = 0, 1
 		if fa, family, from, ok := estimate.FamilyAlpha(key, f.estimator); ok {
 			g.alpha, g.family, g.alphaFrom = fa, family, from

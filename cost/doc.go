@@ -32,7 +32,11 @@
 //     exactly, and a policy that sends less, editing nothing it sent,
 //     costs less. A call the bill records no prompt for costs its output;
 //     the calls no record shows (Transcript.UnattributedByModel) are
-//     every run's at the agent's own figures.
+//     every run's at the agent's own figures. A bill recorded for the
+//     calls together and for none alone (a `codex exec --json`
+//     stream's turn usage, Transcript.Unattributed) is first shared
+//     out over them, its totals kept, its split per call assumed and
+//     said so: no alpha is fitted on it and no cross-check made.
 //  4. A transcript with no bill is priced ([PriceRun]) call by call,
 //     each call at the model that made it ([Options.Model] for a
 //     what-if), at the price in

@@ -185,6 +185,24 @@ func (f *Fit) prompt(i int) int {
 	return f.gaps[i] + f.est(i)
 }
 
+// spreadOf returns the bill shared out over the calls, nil when the
+// calls record their own ([spread]).
+func (f *Fit) spreadOf() *spread {
+	if f.anchor == nil {
+		return nil
+	}
+	return f.anchor.spread
+}
+
+// bill returns the bill of call i, step s: what it recorded, or its
+// share of a bill recorded for the calls together ([spread]).
+func (f *Fit) bill(i int, s *replay.Step) *transcript.Usage {
+	if a := f.anchor; a != nil && a.spread != nil {
+		return a.bill(i)
+	}
+	return s.Recorded
+}
+
 // est returns the recorded run's estimate of call i.
 func (f *Fit) est(i int) int { return f.anchor.est[i] }
 
@@ -470,7 +488,7 @@ func (p *RunPricer) Observe(s *replay.Step) {
 // Otherwise the group's cache is simulated.
 func (p *RunPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at time.Time) (u transcript.Usage, shared int) {
 	pr := p.pr
-	bill := s.Recorded
+	bill := pr.fit.bill(i, s)
 	if !p.anchored || g.fit == nil {
 		return simulate(g.sim, g.cache, req, g.hint, bill, at, g.calls == 0)
 	}
@@ -574,6 +592,9 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 	pr.finish(rc, p.firstRead && !p.anchored)
 	if p.unbilled > 0 {
 		rc.Assumptions = append(rc.Assumptions, fmt.Sprintf("%d calls record no prompt: priced at what the bill records of them (their output), for every policy", p.unbilled))
+	}
+	if sp := pr.fit.spreadOf(); p.anchored && sp != nil {
+		rc.Assumptions = append(rc.Assumptions, sp.assumption(len(pr.calls)))
 	}
 	if p.anchored {
 		rc.Assumptions = append(rc.Assumptions, "a policy's call is the recorded call less alpha times the estimated tokens it did not send; where the recorded call missed the cache, it reads at most what the provider kept")

@@ -189,6 +189,11 @@ func (s *Session) bill(opt Options, recorded func() (*RunCost, error)) error {
 			return err
 		}
 	}
+	// A bill shared out over the calls measures no call's: there is no
+	// out-of-sample test to make ([spread]).
+	if s.fit.spreadOf() != nil {
+		return nil
+	}
 	// The cross-check is the out-of-sample test: the recorded policy,
 	// fitted on the first calls, its later calls priced without their
 	// bill, against their bill; both at the models that made the calls,
@@ -259,6 +264,9 @@ func SweepError(ctx context.Context, r *replay.Replayer, ropt replay.Options, op
 	if err != nil {
 		return 0, false, err
 	}
+	if fit.spreadOf() != nil {
+		return 0, false, nil // no call's bill to check against
+	}
 	own, err := NewRunPricer(r, fit, crossCheckOptions(t, opt))
 	if err != nil {
 		return 0, false, err
@@ -326,6 +334,10 @@ func fitRecorded(ctx context.Context, r *replay.Replayer, recorded window.Policy
 	ropt.Estimators, ropt.NoSteps, ropt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
 	ropt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
 	run, err := r.Replay(ctx, recorded, ropt)
+	if err == nil {
+		t := r.Transcript()
+		fit.spreadBill(t, billModel(t, opt))
+	}
 	return fit, run, err
 }
 
