@@ -44,7 +44,7 @@ func init() {
 	register(&Spec{
 		Name: Agent, Source: "the transcript's agent",
 		Summary: "the agent's own policy on its own files: claude-code on Claude Code's, codex on Codex's, gemini-cli on Gemini CLI's, opencode on opencode's; recorded on the others",
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			p := &agentPolicy{base: base{Agent, v}, by: map[string]Policy{}}
 			for _, name := range append([]string{Recorded}, ClaudeCode, Codex, GeminiCLI, Opencode) {
 				q, err := Parse(name)

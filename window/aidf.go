@@ -88,7 +88,7 @@ func init() {
 			enumParam("reading", "code", []string{"code", "seed"}, "where the seeds and the code part: code sends head and tail as two slices (a short history sends what they share twice); seed keeps each message once"),
 			stringParam("config", "", "an AIDF config.yml whose execution settings set the parameters above (explicit ones win)"),
 		},
-		expand: func(params map[string]string) (map[string]string, error) {
+		Expand: func(params map[string]string) (map[string]string, error) {
 			path := params["config"]
 			if path == "" {
 				return params, nil
@@ -102,13 +102,13 @@ func init() {
 			}
 			return fromFile, nil
 		},
-		check: func(v Values) error {
+		Check: func(v Values) error {
 			if v.String("reading") == "code" && v.Int("max_messages") > 0 && v.Int("preserve_last_n") == 0 {
 				return errors.New("preserve_last_n=0: AIDF's code keeps slice(-0), the whole conversation, as its tail, and re-sends it after the head and kept middle at every trim, without bound; reading=seed replays the seeds' reading (no tail)")
 			}
 			return nil
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &aidfPolicy{base: base{AIDF, v}, max: v.Int("max_messages"), first: v.Int("preserve_first_n"),
 				last: v.Int("preserve_last_n"), every: v.Int("summarize_every"), summarize: v.Bool("summarize_on_trim"), pairSafe: v.Bool("pair_safe"),
 				seed: v.String("reading") == "seed"}
@@ -123,7 +123,7 @@ const aidfCommit = "ce89f915d85168e2ab9c8c22a39e364f5a42beae"
 type aidfState struct {
 	evictedSinceSummary int
 	// sent is the array of the history last sent, reused when the
-	// engine allows it (Env.reuseSent).
+	// engine allows it (Env.ReuseSent).
 	sent []Item
 }
 
@@ -135,10 +135,10 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 	if p.max == 0 || len(hist) <= p.max {
 		return step, nil
 	}
-	as, _ := st.data.(*aidfState)
+	as, _ := st.Data.(*aidfState)
 	if as == nil {
 		as = &aidfState{}
-		st.data = as
+		st.Data = as
 	}
 	nHead := min(p.first, len(hist))
 	tailStart := max(nHead, len(hist)-p.last)
@@ -167,7 +167,7 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 	}
 	evicted := hist[nHead:cut]
 	var kept []Item
-	if env != nil && env.reuseSent {
+	if env != nil && env.ReuseSent {
 		kept = as.sent[:0]
 	} else {
 		kept = make([]Item, 0, len(hist)-len(evicted)+1)
@@ -190,7 +190,7 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 			}
 			step.Summary = ev
 			if ev.Error == "" {
-				s := st.newItem(transcript.RoleAssistant, aidfSummaryPrefix+text, true)
+				s := st.NewItem(transcript.RoleAssistant, aidfSummaryPrefix+text, true)
 				ev.ID = s.ID
 				kept = append(kept, s)
 				as.evictedSinceSummary = 0
@@ -200,7 +200,7 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 		}
 	}
 	kept = append(kept, hist[cut:]...)
-	if env != nil && env.reuseSent {
+	if env != nil && env.ReuseSent {
 		as.sent = kept
 	}
 	step.History = kept

@@ -307,7 +307,7 @@ func TestAIDFConfig(t *testing.T) {
 }
 
 // TestAidfReuseSent: building each history in the array of the previous
-// one (Env.reuseSent) sends, evicts and summarizes exactly what building
+// one (Env.ReuseSent) sends, evicts and summarizes exactly what building
 // each in a new array does, on a corpus session, with and without
 // summaries and pair-safe cuts.
 func TestAidfReuseSent(t *testing.T) {
@@ -316,7 +316,7 @@ func TestAidfReuseSent(t *testing.T) {
 		"aidf:max_messages=10,preserve_last_n=4,pair_safe=true"} {
 		p := mustPolicy(t, spec)
 		want := driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: &summarize.Mock{}})
-		got := driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: &summarize.Mock{}, reuseSent: true})
+		got := driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: &summarize.Mock{}, ReuseSent: true})
 		evicting := 0
 		for _, c := range want {
 			evicting += len(c.step.Evicted)

@@ -83,13 +83,13 @@ func init() {
 			"a cleared call's input is sent as {}; the API's form of a cleared input is not documented",
 			"the request's input tokens are the previous call's billed prompt plus chars4 of what was appended, or a line fitted on the earlier calls (see go doc), not counted by Anthropic's tokenizer",
 		},
-		check: func(v Values) error {
+		Check: func(v Values) error {
 			if v.Int("trigger") == 0 && v.Int("trigger_tool_uses") == 0 {
 				return fmt.Errorf("trigger=0 needs trigger_tool_uses")
 			}
 			return nil
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			p := &anthropicClearTools{base: base{AnthropicClearToolUses, v}, trigger: v.Int("trigger"), triggerUses: v.Int("trigger_tool_uses"),
 				keep: v.Int("keep"), clearAtLeast: v.Int("clear_at_least"), exclude: nameSet(v.String("exclude_tools")),
 				inputs: v.String("clear_tool_inputs"), placeholder: v.String("placeholder")}
@@ -109,7 +109,7 @@ func init() {
 		Params: []Param{
 			stringParam("keep", "1", "keep: the newest assistant turns whose thinking is sent, or all"),
 		},
-		check: func(v Values) error {
+		Check: func(v Values) error {
 			if k := v.String("keep"); k != "all" {
 				if n, err := strconv.Atoi(k); err != nil || n < 0 {
 					return fmt.Errorf("keep=%s: want a number of turns (0 or more) or all", k)
@@ -117,7 +117,7 @@ func init() {
 			}
 			return nil
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			keep := -1
 			if k := v.String("keep"); k != "all" {
 				keep, _ = strconv.Atoi(k)
@@ -217,10 +217,10 @@ func (ss *serverState) edited(m *transcript.Message, edit messageEdit) *transcri
 }
 
 func serverStateOf(env *Env, st *State) *serverState {
-	ss, _ := st.data.(*serverState)
+	ss, _ := st.Data.(*serverState)
 	if ss == nil {
 		ss = &serverState{made: map[any]bool{}, request: newRequestTokens(env)}
-		st.data = ss
+		st.Data = ss
 	}
 	return ss
 }
@@ -309,12 +309,12 @@ func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, h
 	sent, n := ts.sent, len(ts.out)
 	ts.sync(env, ss, hist)
 	ts.edit(p.keep, ss)
-	if env.chainCut != nil {
-		ts.uncut = env.chainCut.note(append(ts.uncut, ts.fresh...), len(ts.hist))
+	if env.ChainCut != nil {
+		ts.uncut = env.ChainCut.Note(append(ts.uncut, ts.fresh...), len(ts.hist))
 	}
 	step := Step{History: ts.give(env), Truncated: ts.cut(env)}
 	ts.remember(ss)
-	ts.sent, ts.sentLen = env.given.callOf(), -1
+	ts.sent, ts.sentLen = env.Given.CallOf(), -1
 	if sent > 0 && sent == ts.sent-1 {
 		ts.sentLen = n
 	}
@@ -325,7 +325,7 @@ func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, h
 // previous call's where fresh says (an item given, restored or edited
 // anew); a state started afresh lists every position there.
 func (p *anthropicClearThinking) sentAnew(st *State, call int) ([]int, int, bool) {
-	ss, _ := st.data.(*serverState)
+	ss, _ := st.Data.(*serverState)
 	if ss == nil || ss.think == nil || ss.think.sent != call || ss.think.sentLen < 0 {
 		return nil, 0, false
 	}
@@ -409,7 +409,7 @@ func (r *requestTokens) at(env *Env, st *State, client []Item, whole func(*Env) 
 	if r.ok && r.faithful(env, env.Next) && whole(env) {
 		return r.lastPrompt + r.chars4 - r.lastChars4
 	}
-	return r.fits.of(callModel(env)).at(st.historyTokens(env, chars4Estimator(), client))
+	return r.fits.of(callModel(env)).at(st.HistoryTokens(env, chars4Estimator(), client))
 }
 
 // isWholeHistory reports whether client is the transcript's messages

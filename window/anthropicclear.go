@@ -90,12 +90,12 @@ func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serverState, hi
 	if cs.tr != t || len(t.Messages) > 0 && cs.base != &t.Messages[0] || len(hist) < len(cs.hist) {
 		cs.reset(t)
 	}
-	env.given.differing(cs.call, cs.hist, hist, func(i int, it Item) bool {
+	env.Given.Differing(cs.call, cs.hist, hist, func(i int, it Item) bool {
 		if !cs.replace(ss, i, it) {
 			cs.reset(t)
 			return false
 		}
-		if env.chainCut != nil {
+		if env.ChainCut != nil {
 			cs.uncut = append(cs.uncut, i)
 		}
 		return true
@@ -103,8 +103,8 @@ func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serverState, hi
 	for i := len(cs.hist); i < len(hist); i++ {
 		cs.append(ss, hist[i])
 	}
-	cs.call = env.given.callOf()
-	cs.uncut = env.chainCut.note(cs.uncut, len(cs.pos))
+	cs.call = env.Given.CallOf()
+	cs.uncut = env.ChainCut.Note(cs.uncut, len(cs.pos))
 	for f := max(0, len(cs.uses)-p.keep); cs.cleared < f; cs.cleared++ {
 		u := cs.uses[cs.cleared]
 		cs.touch(u.call)
@@ -340,7 +340,7 @@ func (cs *clearState) copies(env *Env, ss *serverState) {
 		}
 		c := cs.client[i]
 		ps.copy = ss.edited(c.Msg, ps.edit)
-		cs.out[i] = Item{ID: c.ID, Msg: ps.copy, Truncated: true, Summary: c.Summary, index: c.index}
+		cs.out[i] = truncated(c, ps.copy, c.Summary)
 		ps.diff = count4(env, c) - count4(env, cs.out[i])
 		cs.diff += ps.diff
 		cs.unsent = append(cs.unsent, i)
@@ -350,13 +350,13 @@ func (cs *clearState) copies(env *Env, ss *serverState) {
 
 // cut returns the ids of the items edited at this call that were not
 // sent cut at the previous one, in order (in a chain, neither by the
-// chain: env.chainCut).
+// chain: env.ChainCut).
 func (cs *clearState) cut(env *Env) []string {
 	slices.Sort(cs.uncut)
 	keep := cs.uncut[:0]
 	var ids []string
 	for _, i := range slices.Compact(cs.uncut) {
-		if cs.pos[i].has && !cs.made[i] && !env.chainCut.was(i, cs.out[i].ID) {
+		if cs.pos[i].has && !cs.made[i] && !env.ChainCut.Was(i, cs.out[i].ID) {
 			ids = append(ids, cs.out[i].ID)
 			keep = append(keep, i)
 		}
@@ -399,9 +399,9 @@ func (cs *clearState) remember(ss *serverState, edited bool) {
 }
 
 // give returns items, one of cs's arrays, to be sent: a copy, unless
-// nothing reads what Apply returns after the call (env.reuseSent).
+// nothing reads what Apply returns after the call (env.ReuseSent).
 func (cs *clearState) give(env *Env, items []Item) []Item {
-	if env.reuseSent {
+	if env.ReuseSent {
 		return slices.Clip(items)
 	}
 	return slices.Clone(items)

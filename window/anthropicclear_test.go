@@ -141,7 +141,7 @@ func TestClearToolUsesIncremental(t *testing.T) {
 			// the arrays of what it sent (as the replay command lets it).
 			run := func(p Policy, reuse bool) []sent {
 				var out []sent
-				env := &Env{Transcript: tr, Count: cacheCount(), Summarizer: &summarize.Mock{}, reuseSent: reuse}
+				env := &Env{Transcript: tr, Count: cacheCount(), Summarizer: &summarize.Mock{}, ReuseSent: reuse}
 				driveEach(t, p, tr, env, func(_, _ int, step Step, _ *State) {
 					s := sent{step: step, items: slices.Clone(step.History)}
 					for _, it := range step.History {
@@ -159,7 +159,7 @@ func TestClearToolUsesIncremental(t *testing.T) {
 				}
 				for i := range w.items {
 					wi, gi := w.items[i], g.items[i]
-					if wi.Truncated != gi.Truncated || wi.Summary != gi.Summary || wi.index != gi.index || !reflect.DeepEqual(w.msgs[i], g.msgs[i]) {
+					if wi.Truncated != gi.Truncated || wi.Summary != gi.Summary || wi.Index() != gi.Index() || !reflect.DeepEqual(w.msgs[i], g.msgs[i]) {
 						t.Fatalf("%s on %s, call %d: item %s: whole %+v %+v, incremental %+v %+v", spec, tr.ID, c, wi.ID, wi, w.msgs[i], gi, g.msgs[i])
 					}
 					if k := wi.Index(); k >= 0 && (wi.Msg == &tr.Messages[k]) != (gi.Msg == &tr.Messages[k]) {
@@ -205,11 +205,11 @@ func TestClearStateWhole(t *testing.T) {
 			env := &Env{Transcript: tr, Count: cacheCount(), Summarizer: &summarize.Mock{}}
 			driveEach(t, mustPolicy(t, spec), tr, env, func(_, _ int, _ Step, st *State) {
 				states := []*State{st}
-				if cs, ok := st.data.(*chainState); ok {
+				if cs, ok := st.Data.(*chainState); ok {
 					states = cs.sub
 				}
 				for _, s := range states {
-					ss, _ := s.data.(*serverState)
+					ss, _ := s.Data.(*serverState)
 					if ss == nil || ss.clear == nil {
 						continue
 					}

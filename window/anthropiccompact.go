@@ -63,7 +63,7 @@ func init() {
 			"the compaction block is sent as an assistant text message before the response that carried it, which the API sends as one message",
 			"the request's input tokens are recorded or fitted (see go doc), not counted by Anthropic's tokenizer",
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			p := &anthropicCompaction{base: base{AnthropicCompaction, v}, trigger: v.Int("trigger"),
 				pause: v.Bool("pause_after_compaction"), keep: v.Int("keep")}
 			if in := v.String("instructions"); in != "" {
@@ -117,7 +117,7 @@ func compactRequest(ctx context.Context, env *Env, st *State, hist []Item, trigg
 	if !ev.Cached && ev.Usage.Prompt() < int64(input) {
 		ev.Usage.Input += int64(input) - ev.Usage.Prompt()
 	}
-	s = st.newItem(transcript.RoleAssistant, text, true)
+	s = st.NewItem(transcript.RoleAssistant, text, true)
 	ev.ID = s.ID
 	return step, s, nil
 }

@@ -37,7 +37,7 @@ func (p wholeClearTools) Apply(_ context.Context, env *Env, st *State, hist []It
 		e := edits[i]
 		slices.Sort(e.results)
 		slices.Sort(e.inputs)
-		out[i] = Item{ID: out[i].ID, Msg: ss.edited(out[i].Msg, *e), Truncated: true, Summary: out[i].Summary, index: out[i].index}
+		out[i] = truncated(out[i], ss.edited(out[i].Msg, *e), out[i].Summary)
 		diff += count4(env, client[i]) - count4(env, out[i])
 	}
 	cleared := ss.request.scale(env, diff)
@@ -158,7 +158,7 @@ func (p wholeClearThinking) Apply(_ context.Context, env *Env, st *State, hist [
 		if out == nil {
 			out = slices.Clone(client)
 		}
-		out[i] = Item{ID: it.ID, Msg: ss.edited(it.Msg, messageEdit{thinking: true}), Truncated: true, Summary: it.Summary, index: it.index}
+		out[i] = truncated(it, ss.edited(it.Msg, messageEdit{thinking: true}), it.Summary)
 		if !ss.made[hist[i].Msg] {
 			step.Truncated = append(step.Truncated, it.ID)
 		}
@@ -182,16 +182,16 @@ type wholeChainState struct {
 }
 
 func (c wholeChain) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	cs, _ := st.data.(*wholeChainState)
+	cs, _ := st.Data.(*wholeChainState)
 	if cs == nil {
 		cs = &wholeChainState{made: map[any]bool{}}
 		for range c.parts {
 			cs.sub = append(cs.sub, &State{})
 		}
-		st.data = cs
+		st.Data = cs
 	}
 	sub := *env
-	sub.reuseSent = false
+	sub.ReuseSent = false
 	h := restoreServerCopies(env, cs.made, hist)
 	wasCut := map[string]bool{}
 	for _, it := range hist {

@@ -69,7 +69,7 @@ func (ts *thinkState) sync(env *Env, ss *serverState, hist []Item) {
 		ts.reset(t)
 	}
 	ts.fresh = ts.fresh[:0]
-	env.given.differing(ts.call, ts.hist, hist, func(i int, it Item) bool {
+	env.Given.Differing(ts.call, ts.hist, hist, func(i int, it Item) bool {
 		if !ts.replace(ss, i, it) {
 			ts.reset(t)
 			return false
@@ -79,7 +79,7 @@ func (ts *thinkState) sync(env *Env, ss *serverState, hist []Item) {
 	for i := len(ts.hist); i < len(hist); i++ {
 		ts.append(ss, hist[i])
 	}
-	ts.call = env.given.callOf()
+	ts.call = env.Given.CallOf()
 }
 
 // restore returns the client's item for it: the original where it is
@@ -180,18 +180,18 @@ func (ts *thinkState) edit(keep int, ss *serverState) {
 
 // thinkingRemoved returns it with its thinking removed.
 func thinkingRemoved(ss *serverState, it Item) Item {
-	return Item{ID: it.ID, Msg: ss.edited(it.Msg, messageEdit{thinking: true}), Truncated: true, Summary: it.Summary, index: it.index}
+	return truncated(it, ss.edited(it.Msg, messageEdit{thinking: true}), it.Summary)
 }
 
 // cut returns the ids of the items edited whose item given is not one
 // of the server's copies (it was not sent cut at the previous call; in a
-// chain, neither by the chain: env.chainCut), in order.
+// chain, neither by the chain: env.ChainCut), in order.
 func (ts *thinkState) cut(env *Env) []string {
 	slices.Sort(ts.uncut)
 	keep := ts.uncut[:0]
 	var ids []string
 	for _, i := range slices.Compact(ts.uncut) {
-		if ts.ed[i] && !ts.made[i] && !env.chainCut.was(i, ts.out[i].ID) {
+		if ts.ed[i] && !ts.made[i] && !env.ChainCut.Was(i, ts.out[i].ID) {
 			ids = append(ids, ts.out[i].ID)
 			keep = append(keep, i)
 		}
@@ -223,9 +223,9 @@ func (ts *thinkState) remember(ss *serverState) {
 }
 
 // give returns out to be sent: a copy, unless nothing reads what Apply
-// returns after the call (env.reuseSent).
+// returns after the call (env.ReuseSent).
 func (ts *thinkState) give(env *Env) []Item {
-	if env.reuseSent {
+	if env.ReuseSent {
 		return slices.Clip(ts.out)
 	}
 	return slices.Clone(ts.out)

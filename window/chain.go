@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // A chain applies policies in order at each call, each to what the one
@@ -101,30 +102,12 @@ type chainState struct {
 	// count holds how many positions of hist hold each message.
 	count map[*transcript.Message]int
 	// cc is what the parts that are provider's edits are told of cut.
-	cc chainCut
+	cc policy.ChainCut
 	// calls counts the chain's calls; given is what each part is told of
 	// the history it is given (past the first part, its changed is anew).
 	calls int
-	given givenHint
+	given policy.GivenHint
 	anew  []int
-}
-
-// A givenHint tells a part of a chain which items of the history it is
-// given may differ from those it was given at the chain's previous call,
-// so that the part compares those alone and not every item. The chain
-// knows: its first part is given the chain's client history, whose
-// positions the chain sets itself (chainCut.changed), and each next part
-// what the part before it sent, where that part tells what it sent anew
-// (an anewTeller).
-type givenHint struct {
-	// call counts the chain's calls, this one included.
-	call int
-	// ok says that the history given is, item for item, the one given
-	// at call-1, of length n, but at the positions changed lists
-	// (ascending, each once) and past n.
-	ok      bool
-	n       int
-	changed []int
 }
 
 // An anewTeller is a part of a chain that tells which positions of the
@@ -135,74 +118,11 @@ type anewTeller interface {
 	sentAnew(st *State, call int) (changed []int, n int, ok bool)
 }
 
-// callOf returns the chain's call h is given at (0: not in a chain).
-func (h *givenHint) callOf() int {
-	if h == nil {
-		return 0
-	}
-	return h.call
-}
-
-// differing calls f, in ascending order, with each position i below
-// len(prev) at which hist holds another item than prev, the history the
-// part was given at its previous call (at: the chain's call then, 0 for
-// none); it stops when f returns false. Where h knows what changed
-// since, it compares those positions alone.
-func (h *givenHint) differing(at int, prev, hist []Item, f func(i int, it Item) bool) {
-	if h != nil && h.ok && at > 0 && at == h.call-1 && len(prev) == h.n {
-		for _, i := range h.changed {
-			if i < len(prev) && hist[i] != prev[i] && !f(i, hist[i]) {
-				return
-			}
-		}
-		return
-	}
-	for i, was := range prev {
-		if it := hist[i]; it != was && !f(i, it) {
-			return
-		}
-	}
-}
-
-// A chainCut tells a part of a chain that is a provider's edit which
-// items of the chain's history were the provider's copies, sent cut at
-// the previous call: the chain leaves their ids out of what the part
-// cuts, and the part may leave them out itself.
-type chainCut struct {
-	cs *chainState
-	// changed lists the positions whose item changed at this call.
-	changed []int
-}
-
-// was reports whether the chain's item at position i has id id and was
-// sent cut at the previous call.
-func (c *chainCut) was(i int, id string) bool {
-	return c != nil && i < len(c.cs.hist) && c.cs.cut[i] && c.cs.hist[i].ID == id
-}
-
-// note adds to list, the positions (below n) a part checks again for
-// what it cuts, those whose was may have changed at this call.
-func (c *chainCut) note(list []int, n int) []int {
-	if c == nil {
-		return list
-	}
-	for _, i := range c.changed {
-		if i < n {
-			list = append(list, i)
-		}
-	}
-	if len(list) > 2*n+64 {
-		slices.Sort(list)
-		list = slices.Compact(list)
-	}
-	return list
-}
-
 func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	cs, _ := st.data.(*chainState)
+	cs, _ := st.Data.(*chainState)
 	if cs == nil {
 		cs = &chainState{}
-		cs.cc.cs = cs
+		cs.cc.WasCut = cs.wasCut
 		for _, p := range c.parts {
 			s := &State{}
 			cs.sub = append(cs.sub, s)
@@ -212,7 +132,7 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 				cs.servers = append(cs.servers, ss)
 			}
 		}
-		st.data = cs
+		st.Data = cs
 	}
 	// When something reads what the chain sent after the call, the parts
 	// must not build in its arrays, nor it be the chain's own.
@@ -220,18 +140,18 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	n := len(cs.client)
 	cs.sync(env, hist)
 	cs.calls++
-	cs.given = givenHint{call: cs.calls, ok: true, n: n, changed: cs.cc.changed}
-	sub.given = &cs.given
+	cs.given = policy.GivenHint{Call: cs.calls, OK: true, N: n, Changed: cs.cc.Changed}
+	sub.Given = &cs.given
 	h := slices.Clip(cs.client)
-	if !env.reuseSent {
+	if !env.ReuseSent {
 		h = slices.Clone(cs.client)
 	}
 	var step Step
 	for i, p := range c.parts {
 		_, server := p.(serverEdit)
-		sub.chainCut = nil
+		sub.ChainCut = nil
 		if server {
-			sub.chainCut = &cs.cc
+			sub.ChainCut = &cs.cc
 		}
 		s, err := p.Apply(ctx, &sub, cs.sub[i], h)
 		if err != nil {
@@ -283,14 +203,14 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 // with state st, is told of it.
 func (cs *chainState) tell(p Policy, st *State) {
 	g := &cs.given
-	g.ok = false
+	g.OK = false
 	if t, ok := p.(anewTeller); ok {
 		var changed []int
-		changed, g.n, g.ok = t.sentAnew(st, cs.calls)
+		changed, g.N, g.OK = t.sentAnew(st, cs.calls)
 		cs.anew = append(cs.anew[:0], changed...)
 		slices.Sort(cs.anew)
 		cs.anew = slices.Compact(cs.anew)
-		g.changed = cs.anew
+		g.Changed = cs.anew
 	}
 }
 
@@ -320,7 +240,7 @@ func (cs *chainState) sync(env *Env, hist []Item) {
 	if cs.tr != t || len(t.Messages) > 0 && cs.base != &t.Messages[0] || len(hist) < len(cs.hist) {
 		cs.reset(t)
 	}
-	cs.cc.changed = cs.cc.changed[:0]
+	cs.cc.Changed = cs.cc.Changed[:0]
 	for i, was := range cs.hist {
 		if it := hist[i]; it != was {
 			cs.drop(i)
@@ -350,7 +270,7 @@ func (cs *chainState) drop(i int) {
 // there where it is one of the copies.
 func (cs *chainState) set(i int, it Item) {
 	cs.hist[i], cs.client[i], cs.cut[i] = it, it, cs.made(it.Msg)
-	cs.cc.changed = append(cs.cc.changed, i)
+	cs.cc.Changed = append(cs.cc.Changed, i)
 	cs.count[it.Msg]++
 	if cs.cut[i] {
 		cs.client[i] = Original(cs.tr, it.Index())
@@ -368,4 +288,10 @@ func (c *chainPolicy) Guarantees() Guarantees {
 		}
 	}
 	return Guarantees{PairSafe: true}
+}
+
+// wasCut reports whether the chain's item at position i has id id and
+// was sent cut at the previous call.
+func (cs *chainState) wasCut(i int, id string) bool {
+	return i < len(cs.hist) && cs.cut[i] && cs.hist[i].ID == id
 }

@@ -103,7 +103,7 @@ func init() {
 			"Claude Code after 2.1.39 is replayed with 2.1.39's rules. Read in 2.1.332 (its npm package is a native binary; the JavaScript is inside it), the trigger is 2.1.39's — the window less min(max output, 20,000), less 13,000 — but the window is resolved from settings (autoCompactWindow), CLAUDE_CODE_AUTO_COMPACT_WINDOW, client data and server experiments; the messages since the last call are counted at a bytes-per-token of the model; a compaction is put off to the threshold of the model's whole window when \"no prompt since the last summary was under\" what the summary left; the conversation is compacted while idle before a 1-hour prompt cache expires, from max(100,000, CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS or 200,000) tokens (never before the trigger on a 200,000 window); summaries are precomputed from a server-set fraction of the window (0.2 by default); and old tool results are cleared through the API's clear_tool_uses_20250919 after an idle return. None of these is modelled: the settings and experiments in force are not in a session file. The replay warns of it, and so does the self-check",
 			"from 2.1.19 microcompact does nothing while the server-side flag tengu_cache_plum_violet is on, which a session does not record: microcompact=recorded replays it on when the session records a clearing (a microcompact_boundary line, or a billed prompt 20,000 tokens below the call's before with no compaction between), off when it records none",
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &claudeCodePolicy{base: base{ClaudeCode, v}, version: v.String("version"), window: v.Int("context_window"),
 				maxOutput: v.Int("max_output_tokens"), pct: v.Float("autocompact_pct"), autoCompact: v.Bool("auto_compact"), microcompact: v.String("microcompact")}
 		},
@@ -292,7 +292,7 @@ func semver(s string) ([3]int, bool) {
 }
 
 func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
-	if cs, ok := st.data.(*ccState); ok {
+	if cs, ok := st.Data.(*ccState); ok {
 		return cs
 	}
 	cs := &ccState{version: p.version, fits: lineFits{}}
@@ -323,7 +323,7 @@ func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 	default:
 		cs.microcompact = p.microcompact == "true"
 	}
-	st.data = cs
+	st.Data = cs
 	return cs
 }
 
@@ -443,7 +443,7 @@ func (cs *ccState) after(env *Env, hist []Item) int {
 // remember keeps what the call sent, for its reply to be recorded at the
 // next call.
 func (cs *ccState) remember(env *Env, st *State, sent []Item) {
-	c := &ccCall{msg: env.Next, sentEst: st.historyTokens(env, chars4Estimator(), sent), faithful: !cs.diverged,
+	c := &ccCall{msg: env.Next, sentEst: st.HistoryTokens(env, chars4Estimator(), sent), faithful: !cs.diverged,
 		summaryDelta: cs.summaryDelta}
 	for _, k := range env.Transcript.Compactions[cs.aligned:] {
 		if k.Index <= env.Next {
@@ -528,7 +528,7 @@ func (cs *ccState) clearResults(env *Env, out []Item, n int) []string {
 		if len(cut) == 0 || cut[len(cut)-1] != it.ID {
 			cut = append(cut, it.ID)
 		}
-		out[pos] = Item{ID: it.ID, Msg: &c, Truncated: true, Summary: it.Summary, index: it.index}
+		out[pos] = truncated(it, &c, it.Summary)
 	}
 	return cut
 }
@@ -624,7 +624,7 @@ func (cs *ccState) clearImages(h []Item, step *Step) []Item {
 				c.Blocks[j] = transcript.Block{Type: transcript.BlockText, Text: "[image]"}
 			}
 		}
-		out[i] = Item{ID: it.ID, Msg: &c, Truncated: true, index: it.index}
+		out[i] = truncated(it, &c, false)
 		step.Truncated = append(step.Truncated, it.ID)
 	}
 	cs.answered = last + 1
@@ -652,7 +652,7 @@ func (p *claudeCodePolicy) compact(ctx context.Context, env *Env, st *State, cs 
 	}
 	ev := step.Summary
 	msg := ccSummaryHead + text + ccSummaryPath + "/home/USER/.claude/projects/PROJECT/" + env.Transcript.ID + ".jsonl" + ccSummaryTail
-	s := st.newItem(transcript.RoleUser, msg, true)
+	s := st.NewItem(transcript.RoleUser, msg, true)
 	ev.ID = s.ID
 	step.Evicted = append(step.Evicted, evictedFrom(h, nil)...)
 	step.History = []Item{s}

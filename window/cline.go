@@ -73,7 +73,7 @@ func init() {
 			"the previous request's billed input scales the budget only while the policy has sent what the agent sent (before its first compaction); after it, the policy's own requests were never billed",
 			"Cline's messages are the transcript's: a tool message, or a system message after the first, is a user message; file and image blocks are the transcript's",
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &clinePolicy{base: base{Cline, v}, contextWindow: v.Int("context_window"), maxInput: v.Int("max_input_tokens"), maxTokens: v.Int("max_tokens")}
 		},
 	})
@@ -159,7 +159,7 @@ func (cs *clineState) extend(env *Env) (dropped bool) {
 		cs.units, cs.tokens = 0, 0
 	}
 	for i := max(cs.next, cs.lead); i < env.Next && i < len(t.Messages); i++ {
-		if env.undone(i) {
+		if env.Undone(i) {
 			continue
 		}
 		m := clineMessage(t, i)
@@ -184,7 +184,7 @@ func (p *clinePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		return Step{}, err
 	}
 	t := env.Transcript
-	cs, _ := st.data.(*clineState)
+	cs, _ := st.Data.(*clineState)
 	if cs == nil {
 		cs = &clineState{}
 		for cs.lead < len(t.Messages) && t.Messages[cs.lead].Role == transcript.RoleSystem {
@@ -192,7 +192,7 @@ func (p *clinePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		}
 		cs.next = cs.lead
 		cs.systemUnits = jsStringUnits(clineSystemPrompt(t, cs.lead))
-		st.data = cs
+		st.Data = cs
 	}
 	dropped := cs.extend(env)
 	out, fired := p.compact(env, cs)
@@ -276,7 +276,7 @@ func clineItems(t *transcript.Transcript, lead int, msgs []clineMsg, made map[*j
 				role = transcript.RoleAssistant
 			}
 			msg := &transcript.Message{Role: role, Model: orig.Model, Pos: orig.Pos, Time: orig.Time, Blocks: clineBlocks(m.content())}
-			it = Item{ID: transcript.MessageID(m.src), Msg: msg, Truncated: true, index: int32(m.src + 1)}
+			it = truncatedOriginal(m.src, msg)
 		}
 		next[c] = it
 		out = append(out, it)

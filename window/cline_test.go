@@ -49,7 +49,7 @@ func TestClineConformance(t *testing.T) {
 			}
 			checked := map[itemKey]bool{}
 			driveEach(t, p, tr, &Env{Transcript: tr, Count: cacheCount()}, func(_, _ int, step Step, st *State) {
-				cs := st.data.(*clineState)
+				cs := st.Data.(*clineState)
 				sent := cs.sent
 				if sent == nil { // the history given, sent as it was
 					sent = cs.projection()

@@ -85,7 +85,7 @@ func init() {
 		Differs: []string{
 			"Codex is Rust and cannot be run from npm: the policy is held to table tests citing the source lines it models (window/codex_test.go)",
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &codexPolicy{base: base{Codex, v}, window: v.Int("context_window"), ratio: v.Float("auto_compact_ratio"),
 				userTokens: v.Int("user_message_tokens")}
 		},
@@ -137,8 +137,8 @@ func isRealUser(it Item) bool {
 
 func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	total := st.historyTokens(env, codexBytes4, hist)
-	trigger := p.ratio * float64(env.window(p.window, 272_000))
+	total := st.HistoryTokens(env, codexBytes4, hist)
+	trigger := p.ratio * float64(env.Window(p.window, 272_000))
 	if float64(total) < trigger {
 		return step, nil
 	}
@@ -164,12 +164,12 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		return step, err
 	}
 	ev := step.Summary
-	s := st.newItem(transcript.RoleUser, codexSummaryPrefix+"\n"+text, true)
+	s := st.NewItem(transcript.RoleUser, codexSummaryPrefix+"\n"+text, true)
 	ev.ID = s.ID
 	// Codex builds the initial context anew (build_initial_context): new
 	// items, the originals evicted.
 	for k, it := range initial {
-		initial[k] = st.reinjected(it)
+		initial[k] = st.Reinjected(it)
 	}
 	var out []Item
 	if preTurn {
@@ -211,7 +211,7 @@ func (p *codexPolicy) selectUsers(env *Env, users []Item) ([]Item, []string) {
 		}
 		c := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: codexcut.Tokens(text, remaining)}},
 			Pos: users[i].Msg.Pos, Time: users[i].Msg.Time}
-		kept = append(kept, Item{ID: users[i].ID, Msg: c, Truncated: true, index: users[i].index})
+		kept = append(kept, truncated(users[i], c, false))
 		cut = append(cut, users[i].ID)
 		break
 	}

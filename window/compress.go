@@ -47,7 +47,7 @@ func init() {
 			floatParam("preserve_ratio", 0.3, 0, 1, true, "share of messages kept"),
 			estimatorParam("cl100k_base", "how the history's tokens are counted"),
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &compressPolicy{base: base{Compress, v}, maxTokens: v.Int("max_tokens"), threshold: v.Float("threshold"), keep: v.Float("preserve_ratio")}
 		},
 	})
@@ -58,7 +58,7 @@ const compressPrefix = "Previous context summary:\n"
 func (p *compressPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
 	est := estimatorOf(p.values)
-	before, trigger := st.historyTokens(env, est, hist), float64(env.window(p.maxTokens, 128_000))*p.threshold
+	before, trigger := st.HistoryTokens(env, est, hist), float64(env.Window(p.maxTokens, 128_000))*p.threshold
 	if float64(before) < trigger {
 		return step, nil
 	}
@@ -74,7 +74,7 @@ func (p *compressPolicy) Apply(ctx context.Context, env *Env, st *State, hist []
 		return step, err
 	}
 	ev := step.Summary
-	s := st.newItem(transcript.RoleSystem, compressPrefix+text, true)
+	s := st.NewItem(transcript.RoleSystem, compressPrefix+text, true)
 	ev.ID = s.ID
 	step.Evicted = ids(toCompress)
 	step.History = append([]Item{s}, hist[split:]...)

@@ -268,7 +268,7 @@ func TestGeminiConformance(t *testing.T) {
 			c := 0
 			driveEach(t, mustPolicy(t, spec), tr, env, func(i, turn int, step Step, st *State) {
 				want := r.Calls[c]
-				gs := st.data.(*geminiState)
+				gs := st.Data.(*geminiState)
 				status := int(gs.status)
 				var held []string
 				if want.Status == 1 || want.Status == 6 {

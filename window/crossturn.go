@@ -57,7 +57,7 @@ func init() {
 			intParam("summarize_after", 10, 0, none, "summarize once more than this many text messages exist"),
 			intParam("resummarize_threshold", 0, 0, none, "fold the old summary and this many unsummarized messages into a new one (the seed's proposal: 10; 0: off)"),
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &crossTurnPolicy{base: base{CrossTurn, v}, lastN: v.Int("last_n"), lastNWithSummary: v.Int("last_n_with_summary"),
 				after: v.Int("summarize_after"), threshold: v.Int("resummarize_threshold")}
 		},
@@ -101,10 +101,10 @@ func (p *crossTurnPolicy) plan(cs *crossTurnState, n int) (from, to int, ok bool
 }
 
 func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	cs, _ := st.data.(*crossTurnState)
+	cs, _ := st.Data.(*crossTurnState)
 	if cs == nil {
 		cs = &crossTurnState{}
-		st.data = cs
+		st.Data = cs
 	}
 	step := Step{}
 	msgs := env.Transcript.Messages[:env.Next]
@@ -115,10 +115,10 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 		for cs.rolledBack < len(rbs) && rbs[cs.rolledBack].Index <= env.Next {
 			cs.rolledBack++
 		}
-		cs.texts = slices.DeleteFunc(cs.texts, func(it Item) bool { return env.undone(it.Index()) })
+		cs.texts = slices.DeleteFunc(cs.texts, func(it Item) bool { return env.Undone(it.Index()) })
 	}
 	for ; cs.scanned < turn; cs.scanned++ {
-		if it, ok := textOnly(env.Transcript, cs.scanned); ok && !env.undone(cs.scanned) {
+		if it, ok := textOnly(env.Transcript, cs.scanned); ok && !env.Undone(cs.scanned) {
 			cs.texts = append(cs.texts, it)
 		}
 	}
@@ -130,8 +130,8 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 		}
 		step.Summary = ev
 		if ev.Error == "" {
-			s := st.newItem(transcript.RoleUser, crossTurnSummaryPrefix+text+"]", true)
-			ack := st.newItem(transcript.RoleAssistant, crossTurnAck, false)
+			s := st.NewItem(transcript.RoleUser, crossTurnSummaryPrefix+text+"]", true)
+			ack := st.NewItem(transcript.RoleAssistant, crossTurnAck, false)
 			ev.ID = s.ID
 			if cs.summary != "" {
 				ev.Covers = append(ids(cs.summaryItems[:1]), ev.Covers...)
@@ -149,7 +149,7 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 		view = append(view, texts[max(0, len(texts)-p.lastN):]...)
 	}
 	for i := turn; i < len(msgs); i++ {
-		if !env.undone(i) {
+		if !env.Undone(i) {
 			view = append(view, Original(env.Transcript, i))
 		}
 	}

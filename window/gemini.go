@@ -78,13 +78,13 @@ func init() {
 			"the environment context Gemini CLI prepends to a new chat is not in replayed transcripts, and is left out of the inflation check",
 			"a summarizer error stops further attempts, as an inflated compression does; Gemini CLI fails the turn",
 		},
-		check: func(v Values) error {
+		Check: func(v Values) error {
 			if v.Float("preserve") >= 1 {
 				return errors.New("preserve must be below 1: findCompressSplitPoint needs a fraction in (0, 1)")
 			}
 			return nil
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &geminiPolicy{base: base{GeminiCLI, v}, limit: v.Int("token_limit"), threshold: v.Float("threshold"), keep: v.Float("preserve")}
 		},
 	})
@@ -130,17 +130,17 @@ type geminiState struct {
 }
 
 func (p *geminiPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	gs, _ := st.data.(*geminiState)
+	gs, _ := st.Data.(*geminiState)
 	if gs == nil {
 		gs = &geminiState{}
-		st.data = gs
+		st.Data = gs
 	}
 	step, status, err := p.compress(ctx, env, st, gs, hist)
 	if err != nil {
 		return Step{}, err
 	}
 	gs.status = status
-	gs.lastPrompt = st.historyTokens(env, gemTokens{envTranscript(env)}, step.History) / 4
+	gs.lastPrompt = st.HistoryTokens(env, gemTokens{envTranscript(env)}, step.History) / 4
 	return step, nil
 }
 
@@ -154,7 +154,7 @@ func envTranscript(env *Env) *transcript.Transcript {
 func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *geminiState, hist []Item) (Step, geminiStatus, error) {
 	step := Step{History: hist}
 	before := gs.lastPrompt
-	limit := env.window(p.limit, geminiDefaultLimit)
+	limit := env.Window(p.limit, geminiDefaultLimit)
 	if before == 0 || float64(before) < p.threshold*float64(limit) {
 		return step, geminiNoop, nil
 	}
@@ -220,8 +220,8 @@ func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *ge
 	if !strings.Contains(final, "<state_snapshot>") {
 		final = "<state_snapshot>\n" + final + "\n</state_snapshot>"
 	}
-	s := st.newItem(transcript.RoleUser, final, true)
-	ack := st.newItem(transcript.RoleAssistant, geminiAck, false)
+	s := st.NewItem(transcript.RoleUser, final, true)
+	ack := st.NewItem(transcript.RoleAssistant, geminiAck, false)
 	kept, cut := gemItems(truncated[split:])
 	g := gemTokens{envTranscript(env)}
 	if after := (count(env, g, s) + count(env, g, ack) + gemQuarters(truncated[split:])) / 4; after > before {
@@ -442,7 +442,7 @@ func gemItems(cs []gemContent) ([]Item, []string) {
 				for b, text := range t {
 					m.Blocks[b].Text, m.Blocks[b].Raw = text, nil
 				}
-				it = Item{ID: it.ID, Msg: &m, Truncated: true, index: it.index}
+				it = truncated(it, &m, false)
 				cut = append(cut, it.ID)
 			}
 			out = append(out, it)

@@ -35,7 +35,7 @@ func drive(t *testing.T, p Policy, tr *transcript.Transcript, sum summarize.Summ
 	return driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: sum, Count: cacheCount()})
 }
 
-// driveIn is drive in env; when env.reuseSent, the next history is a copy
+// driveIn is drive in env; when env.ReuseSent, the next history is a copy
 // of what was sent, as the engine's summary-only runs make it.
 func driveIn(t *testing.T, p Policy, tr *transcript.Transcript, env *Env) []call {
 	t.Helper()
@@ -88,7 +88,7 @@ func driveCalls(t *testing.T, p Policy, tr *transcript.Transcript, env *Env, cal
 			break
 		}
 		sent := step.History
-		if env.reuseSent {
+		if env.ReuseSent {
 			sent = slices.Clone(sent)
 		}
 		hist = append(sent, Original(tr, i))
@@ -196,53 +196,6 @@ func orphans(tr *transcript.Transcript, sent []Item) int {
 		}
 	}
 	return n
-}
-
-// TestHistoryTokens: the State's running count equals a fresh count of
-// every history, whether the next history extends the previous one (sent
-// as given, as the engine reports with Returned, or not), drops or
-// replaces items in it, shrinks, or is counted with another estimator.
-func TestHistoryTokens(t *testing.T) {
-	var ms []transcript.Message
-	for i := range 60 {
-		ms = append(ms, user(strings.Repeat("word ", i+1)))
-	}
-	tr := msgs(ms...)
-	all := items(tr, len(ms))
-	cl := estimate.MustNew("cl100k_base", estimate.OverheadNone)
-	c4 := estimate.MustNew("chars4", estimate.OverheadNone)
-	rng := rand.New(rand.NewPCG(3, 4))
-	st := &State{}
-	hist := all[:5]
-	for step := range 400 {
-		e := cl
-		if step%50 == 49 {
-			e = c4
-		}
-		st.given(hist)
-		if got, want := st.historyTokens(nil, e, hist), tokens(nil, e, hist); got != want {
-			t.Fatalf("step %d (%d items): running count %d, fresh count %d", step, len(hist), got, want)
-		}
-		next := append([]Item(nil), hist...)
-		switch rng.IntN(5) {
-		case 0: // the turn appended
-			next = append(next, all[rng.IntN(len(all))])
-		case 4: // sent as given, as the engine reports it, then extended
-			st.returned(hist)
-			next = append(hist, all[rng.IntN(len(all))])
-		case 1: // an item replaced by a copy, as truncation does
-			if len(next) > 0 {
-				k := rng.IntN(len(next))
-				c := *all[rng.IntN(len(all))].Msg // other content, as a truncation has
-				next[k] = Item{ID: next[k].ID, Msg: &c, Truncated: true}
-			}
-		case 2: // evicted from the front
-			next = next[min(len(next), rng.IntN(3)):]
-		case 3: // the same slice, extended in place
-			next = append(hist, all[rng.IntN(len(all))])
-		}
-		hist = next
-	}
 }
 
 // TestEvictedFrom holds evictedFrom equal to a set difference for

@@ -69,7 +69,7 @@ func init() {
 			"counts with Python's count_tokens_approximately; LangChain JS has no counter of its own in @langchain/core (langchain's countTokensApproximately counts differently)",
 			"a system message over the budget, or left without a human message by start_on, is kept as Python keeps it; LangChain JS returns [undefined]",
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &langchainPolicy{base: base{LangChainTrim, v}, maxTokens: v.Int("max_tokens"), includeSystem: v.Bool("include_system"),
 				partial: v.Bool("allow_partial"), startOn: v.String("start_on")}
 		},
@@ -210,10 +210,10 @@ type lcKept struct {
 
 func (p *langchainPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	ls, _ := st.data.(*langchainState)
+	ls, _ := st.Data.(*langchainState)
 	if ls == nil {
 		ls = &langchainState{views: map[*transcript.Message][]lcUnit{}}
-		st.data = ls
+		st.Data = ls
 	}
 	// Trim from the originals, so a message cut at one call can be whole
 	// at the next.

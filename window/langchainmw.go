@@ -110,8 +110,8 @@ func init() {
 			"one trigger condition (the JS also takes a list, any of which fires)",
 			"the summary model is given the newest whole messages within trim_tokens_to_summarize (the JS also keeps the newest lines of the next one); the prompt is summarize.Generic",
 		},
-		check: lcCheckKeep,
-		build: func(v Values) Policy {
+		Check: lcCheckKeep,
+		Build: func(v Values) Policy {
 			p := &lcSummaryPolicy{base: base{LangChainSummarization, v}, trigger: lcTrigger(v), keep: lcKeep(v, lcDefaultKeep),
 				trimTokens: v.Int("trim_tokens_to_summarize"), prefix: v.String("summary_prefix"), maxInput: v.Int("max_input_tokens")}
 			p.hasTrigger = p.trigger != lcCondition{}
@@ -132,7 +132,7 @@ func init() {
 		Differs: []string{
 			"one trigger condition (the JS also takes a list, any of which fires)",
 		},
-		check: func(v Values) error {
+		Check: func(v Values) error {
 			if err := lcCheckKeep(v); err != nil {
 				return err
 			}
@@ -141,7 +141,7 @@ func init() {
 			}
 			return nil
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			p := &lcClearPolicy{base: base{LangChainClearToolUses, v}, trigger: lcTrigger(v), keep: lcKeep(v, lcEditKeepDefault),
 				clearAtLeast: v.Int("clear_at_least"), clearInputs: v.Bool("clear_tool_inputs"), exclude: map[string]bool{},
 				placeholder: v.String("placeholder"), maxInput: v.Int("max_input_tokens")}
@@ -221,7 +221,7 @@ func (c lcCondition) firing(what string, n, tokens, maxIn int) *Firing {
 }
 
 // settleLC sets f's After from what is sent.
-func (f *Firing) settleLC(msgs []lcMsg) {
+func settleLC(f *Firing, msgs []lcMsg) {
 	if f.Unit == "messages" {
 		f.After = len(msgs)
 	} else {
@@ -325,10 +325,10 @@ func (p *lcSummaryPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 		}
 		return step, nil
 	}
-	cache, _ := st.data.(*lcCache)
+	cache, _ := st.Data.(*lcCache)
 	if cache == nil {
 		cache = &lcCache{}
-		st.data = cache
+		st.Data = cache
 	}
 	msgs := cache.messages(hist)
 	total := lcCount(msgs)
@@ -358,13 +358,13 @@ func (p *lcSummaryPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 		text = "Error generating summary: Error: " + ev.Error
 		warnf(&step, "the summary call failed: its error text is the summary, as SummarizationMiddleware does")
 	}
-	s := st.newItem(transcript.RoleUser, p.prefix+"\n\n"+text, true)
+	s := st.NewItem(transcript.RoleUser, p.prefix+"\n\n"+text, true)
 	ev.ID = s.ID
 	step.Summary = ev
 	out := append([]Item{s}, lcTail(hist, conv[cutoff:], &step)...)
 	step.Evicted = evictedFrom(hist, out)
 	step.History = out
-	step.Fired.settleLC(lcMessages(out))
+	settleLC(step.Fired, lcMessages(out))
 	return step, nil
 }
 
@@ -524,7 +524,7 @@ func lcItems(hist []Item, msgs []lcMsg) []Item {
 		}
 		it := hist[i]
 		if len(us) < len(lcView(it.Msg)) {
-			it = Item{ID: it.ID, Msg: lcSlice(it.Msg, us, false, ""), Truncated: true, index: it.index}
+			it = truncated(it, lcSlice(it.Msg, us, false, ""), false)
 		}
 		out = append(out, it)
 	}
@@ -568,10 +568,10 @@ type lcClearState struct {
 
 func (p *lcClearPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	cs, _ := st.data.(*lcClearState)
+	cs, _ := st.Data.(*lcClearState)
 	if cs == nil {
 		cs = &lcClearState{cleared: map[string]bool{}}
-		st.data = cs
+		st.Data = cs
 	}
 	e := &lcEdit{hist: hist, out: hist, step: &step}
 	e.msgs = cs.messages(hist)
@@ -585,7 +585,7 @@ func (p *lcClearPolicy) Apply(_ context.Context, env *Env, st *State, hist []Ite
 			// It cleared something: a firing (above the trigger with all
 			// cleared already, the edit runs and changes nothing).
 			step.Fired = p.trigger.firing("clearing", len(e.msgs), total, maxIn)
-			step.Fired.settleLC(e.msgs)
+			settleLC(step.Fired, e.msgs)
 		}
 	}
 	if len(step.Truncated) > 0 || len(e.out) != len(hist) {
@@ -610,7 +610,7 @@ func (e *lcEdit) set(i int, m *transcript.Message) {
 		e.out, e.copied = slices.Clone(e.out), true
 	}
 	it := e.out[i]
-	e.out[i] = Item{ID: it.ID, Msg: m, Truncated: true, Summary: it.Summary, index: it.index}
+	e.out[i] = truncated(it, m, it.Summary)
 	if !slices.Contains(e.step.Truncated, it.ID) {
 		e.step.Truncated = append(e.step.Truncated, it.ID)
 	}

@@ -56,7 +56,7 @@ func init() {
 			"the compaction item is encrypted and its prompt unpublished: the summarizer's generic summary stands for its content, and the compaction pass is billed as the request's input tokens in and the summary out",
 			"the request's rendered tokens are recorded or fitted (see go doc), not counted by OpenAI's tokenizer",
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &openAICompaction{base: base{OpenAICompaction, v}, threshold: v.Int("compact_threshold"), keepUsers: v.Bool("keep_user_messages")}
 		},
 	})
@@ -96,7 +96,7 @@ func userPart(it Item) (u Item, cut, ok bool) {
 	}
 	c := *m
 	c.Blocks = slices.DeleteFunc(slices.Clone(m.Blocks), func(b transcript.Block) bool { return b.Type == transcript.BlockToolResult })
-	return Item{ID: it.ID, Msg: &c, Truncated: true, index: it.index}, true, true
+	return truncated(it, &c, false), true, true
 }
 
 // Guarantees: no tool output is kept without its call (none is kept).

@@ -71,7 +71,7 @@ func init() {
 			intParam("preview_chars", 200, 0, none, "characters of the output kept as its preview"),
 			stringParam("tools", "", "the tools whose outputs may be trimmed, separated by | (empty: every tool; trimmable_tools)"),
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			p := &openAITrimPolicy{base: base{OpenAITrim, v}, recentTurns: v.Int("recent_turns"), maxChars: v.Int("max_output_chars"), previewChars: v.Int("preview_chars")}
 			if names := v.String("tools"); names != "" {
 				p.tools = nameSet(names)
@@ -95,10 +95,10 @@ type openAITrimState struct {
 }
 
 func (p *openAITrimPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	s, _ := st.data.(*openAITrimState)
+	s, _ := st.Data.(*openAITrimState)
 	if s == nil {
 		s = &openAITrimState{client: newClientHistory(), names: map[string]string{}}
-		st.data = s
+		st.Data = s
 	}
 	added, rebuilt := s.client.follow(env, hist)
 	if rebuilt {
@@ -192,7 +192,7 @@ func (p *openAITrimPolicy) trim(it Item, names map[string]string) (Item, bool) {
 	if c == nil {
 		return it, false
 	}
-	return Item{ID: it.ID, Msg: c, Truncated: true, index: it.index}, true
+	return truncated(it, c, false), true
 }
 
 // Guarantees: nothing is removed, so every call keeps its result.

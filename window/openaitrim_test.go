@@ -2,7 +2,6 @@ package window
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -63,7 +62,7 @@ func TestOpenAITrimRules(t *testing.T) {
 		var st State
 		hist := make([]Item, len(tr.Messages))
 		for i := range tr.Messages {
-			hist[i] = Item{ID: "m" + strconv.Itoa(i), Msg: &tr.Messages[i], index: int32(i)}
+			hist[i] = Original(tr, i)
 		}
 		step, err := p.Apply(context.Background(), &Env{Transcript: tr, Next: len(tr.Messages)}, &st, hist)
 		if err != nil {

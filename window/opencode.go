@@ -65,7 +65,7 @@ func init() {
 			"opencode is a compiled binary on npm and cannot be run on a replayed history: the policy is held to table tests quoting 1.18.33's code (window/opencode_test.go)",
 			"overflow is the replayed history's length/4 estimate against the usable window; opencode compares the last call's billed tokens",
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &opencodePolicy{base: base{Opencode, v}, prune: v.Bool("prune"), protect: v.Int("prune_protect"),
 				minimum: v.Int("prune_minimum"), protectTurns: v.Int("protect_turns"), limit: v.Int("context_limit"), output: v.Int("max_output")}
 		},
@@ -113,12 +113,12 @@ func isUserTurn(it Item) bool {
 // compact summarizes all but a recent tail of step's history when it
 // overflows the usable context.
 func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step Step) (Step, error) {
-	usable := env.window(p.limit, 200_000) - p.output
+	usable := env.Window(p.limit, 200_000) - p.output
 	est := chars4Estimator()
 	h := step.History
 	before := 0
 	if usable > 0 {
-		before = st.historyTokens(env, est, h)
+		before = st.HistoryTokens(env, est, h)
 	}
 	if usable <= 0 || before < usable {
 		return step, nil
@@ -144,9 +144,9 @@ func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step 
 		return step, err
 	}
 	ev := step.Summary
-	ask := st.newItem(transcript.RoleUser, opencodeCompaction, false)
-	s := st.newItem(transcript.RoleAssistant, text, true)
-	cont := st.newItem(transcript.RoleUser, opencodeContinue, false)
+	ask := st.NewItem(transcript.RoleUser, opencodeCompaction, false)
+	s := st.NewItem(transcript.RoleAssistant, text, true)
+	cont := st.NewItem(transcript.RoleUser, opencodeContinue, false)
 	ev.ID = s.ID
 	out := append([]Item{ask, s}, msgs[tail:]...)
 	out = append(out, cont)
@@ -246,7 +246,7 @@ loop:
 		if it.Msg == hist[a.item].Msg { // not copied yet
 			c := *it.Msg
 			c.Blocks = append([]transcript.Block(nil), c.Blocks...)
-			it = Item{ID: it.ID, Msg: &c, Truncated: true, index: it.index}
+			it = truncated(it, &c, false)
 			out[a.item] = it
 			cut = append(cut, it.ID)
 		}

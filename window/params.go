@@ -2,183 +2,12 @@ package window
 
 import (
 	"fmt"
-	"github.com/ctxbench/ctxbench/internal/suggest"
 	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/suggest"
 )
-
-// A Kind is a parameter's type.
-type Kind string
-
-// The parameter kinds.
-const (
-	KindInt    Kind = "int"
-	KindFloat  Kind = "float"
-	KindBool   Kind = "bool"
-	KindString Kind = "string"
-)
-
-// A Param describes one policy parameter.
-type Param struct {
-	Name    string `json:"name"`
-	Kind    Kind   `json:"type"`
-	Default string `json:"default"`
-	// Min and Max bound numbers (NaN: no bound); MinOpen excludes Min.
-	Min     float64  `json:"-"`
-	Max     float64  `json:"-"`
-	MinOpen bool     `json:"-"`
-	Enum    []string `json:"enum,omitempty"`
-	Help    string   `json:"help"`
-}
-
-// Range describes the valid values, for help and errors.
-func (p Param) Range() string {
-	switch {
-	case len(p.Enum) > 0:
-		return "one of " + strings.Join(quoteEmpty(p.Enum), ", ")
-	case p.Kind == KindBool:
-		return "true or false"
-	case p.Kind == KindString:
-		return "any text"
-	}
-	lo, hi := "-inf", "+inf"
-	if !math.IsNaN(p.Min) {
-		lo = strconv.FormatFloat(p.Min, 'g', -1, 64)
-	}
-	if !math.IsNaN(p.Max) {
-		hi = strconv.FormatFloat(p.Max, 'g', -1, 64)
-	}
-	if p.Kind == KindInt && math.IsNaN(p.Max) {
-		return "an integer ≥ " + lo
-	}
-	open := "["
-	if p.MinOpen {
-		open = "("
-	}
-	kind := "a number"
-	if p.Kind == KindInt {
-		kind = "an integer"
-	}
-	return kind + " in " + open + lo + ", " + hi + "]"
-}
-
-func quoteEmpty(enum []string) []string {
-	out := make([]string, len(enum))
-	for i, e := range enum {
-		out[i] = e
-		if e == "" {
-			out[i] = `""`
-		}
-	}
-	return out
-}
-
-func (p Param) check(v string) error {
-	switch p.Kind {
-	case KindBool:
-		if _, err := strconv.ParseBool(v); err != nil {
-			return fmt.Errorf("%s=%.40s: want true or false", p.Name, v)
-		}
-		return nil
-	case KindString:
-		if len(p.Enum) > 0 && !slices.Contains(p.Enum, v) {
-			return fmt.Errorf("%s=%.40s: want %s", p.Name, v, p.Range())
-		}
-		return nil
-	}
-	var f float64
-	var err error
-	if p.Kind == KindInt {
-		var n int64
-		n, err = strconv.ParseInt(v, 10, 64)
-		if err == nil && (n > math.MaxInt32 || n < math.MinInt32) {
-			// No parameter needs more, and sums of them must not overflow.
-			return fmt.Errorf("%s=%.40s: want %s, at most %d", p.Name, v, p.Range(), math.MaxInt32)
-		}
-		f = float64(n)
-	} else {
-		f, err = strconv.ParseFloat(v, 64)
-	}
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Errorf("%s=%.40s: want %s", p.Name, v, p.Range())
-	}
-	if (!math.IsNaN(p.Min) && (f < p.Min || p.MinOpen && f == p.Min)) || (!math.IsNaN(p.Max) && f > p.Max) {
-		return fmt.Errorf("%s=%.40s: want %s", p.Name, v, p.Range())
-	}
-	return nil
-}
-
-// Parameter constructors for the registry.
-func intParam(name string, def int, min, max float64, help string) Param {
-	return Param{Name: name, Kind: KindInt, Default: strconv.Itoa(def), Min: min, Max: max, Help: help}
-}
-
-func floatParam(name string, def, min, max float64, minOpen bool, help string) Param {
-	return Param{Name: name, Kind: KindFloat, Default: strconv.FormatFloat(def, 'g', -1, 64), Min: min, Max: max, MinOpen: minOpen, Help: help}
-}
-
-func boolParam(name string, def bool, help string) Param {
-	return Param{Name: name, Kind: KindBool, Default: strconv.FormatBool(def), Min: math.NaN(), Max: math.NaN(), Help: help}
-}
-
-func enumParam(name, def string, enum []string, help string) Param {
-	return Param{Name: name, Kind: KindString, Default: def, Enum: enum, Min: math.NaN(), Max: math.NaN(), Help: help}
-}
-
-func stringParam(name, def, help string) Param {
-	return Param{Name: name, Kind: KindString, Default: def, Min: math.NaN(), Max: math.NaN(), Help: help}
-}
-
-var none = math.NaN()
-
-// Values are a policy's resolved parameters: every parameter, by name.
-type Values map[string]string
-
-// Int returns an int parameter.
-func (v Values) Int(name string) int { n, _ := strconv.Atoi(v[name]); return n }
-
-// Float returns a float parameter.
-func (v Values) Float(name string) float64 { f, _ := strconv.ParseFloat(v[name], 64); return f }
-
-// Bool returns a bool parameter.
-func (v Values) Bool(name string) bool { b, _ := strconv.ParseBool(v[name]); return b }
-
-// String returns a string parameter.
-func (v Values) String(name string) string { return v[name] }
-
-// How a policy is held to the system it models (Spec.Held).
-const (
-	heldConformance = "its real code run on the corpus (make conformance), call by call"
-	heldSource      = "table tests citing its source lines"
-	heldDocs        = "table tests of its documentation's parameters"
-)
-
-// A Spec is a registered policy: its name, the source it models, its
-// parameters and how to build it.
-type Spec struct {
-	Name   string `json:"name"`
-	Source string `json:"source"`
-	// Models is the released version of the peer the policy reproduces
-	// (empty for the seeds and baselines), and Held how the tests hold
-	// the policy to it: the conformance goldens where its code runs, or
-	// table tests of what its source or documentation says.
-	Models string `json:"models,omitempty"`
-	Held   string `json:"held,omitempty"`
-	// Differs lists where the policy keeps a rule of its own on purpose,
-	// and why.
-	Differs []string `json:"differs,omitempty"`
-	Summary string   `json:"summary"`
-	Params  []Param  `json:"params"`
-	// expand, if set, turns parameters into others before validation
-	// (aidf's config reads AIDF's config.yml).
-	expand func(map[string]string) (map[string]string, error)
-	// check validates parameters against each other.
-	check func(Values) error
-	build func(Values) Policy
-}
 
 var registry []*Spec
 
@@ -254,8 +83,8 @@ func New(name string, params map[string]string) (Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.expand != nil {
-		if params, err = s.expand(params); err != nil {
+	if s.Expand != nil {
+		if params, err = s.Expand(params); err != nil {
 			return nil, fmt.Errorf("policy %s: %w", name, err)
 		}
 	}
@@ -275,17 +104,17 @@ func New(name string, params map[string]string) (Policy, error) {
 			}
 			return nil, fmt.Errorf("policy %s: unknown parameter %q (valid: %s)", name, k, strings.Join(names, ", "))
 		}
-		if err := s.Params[i].check(params[k]); err != nil {
+		if err := s.Params[i].Check(params[k]); err != nil {
 			return nil, &ParamError{Policy: name, Param: k, Err: err}
 		}
 		v[k] = params[k]
 	}
-	if s.check != nil {
-		if err := s.check(v); err != nil {
+	if s.Check != nil {
+		if err := s.Check(v); err != nil {
 			return nil, &ParamError{Policy: name, Err: err}
 		}
 	}
-	return s.build(v), nil
+	return s.Build(v), nil
 }
 
 // Format renders p as the SPEC that builds it, the inverse of [Parse]:

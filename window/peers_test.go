@@ -60,7 +60,7 @@ func TestGeminiSplitPoint(t *testing.T) {
 	tr4 := msgs(user(long), asst(long), user(long), asst(long), user("latest"))
 	p := mustPolicy(t, "gemini-cli:token_limit=100")
 	// The last prompt (1,000 tokens) is over 50% of the limit.
-	step, err := p.Apply(context.Background(), &Env{Transcript: tr4, Summarizer: &recorder{}, Turn: 1}, &State{data: &geminiState{lastPrompt: 1000}}, items(tr4, 5))
+	step, err := p.Apply(context.Background(), &Env{Transcript: tr4, Summarizer: &recorder{}, Turn: 1}, &State{Data: &geminiState{lastPrompt: 1000}}, items(tr4, 5))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func init() {
 			stringParam("write_file_tools", "write_file", "comma-separated tools whose content over max_chars becomes [truncated]"),
 			stringParam("cut_marker", "", "text appended to a cut content (the seed appends nothing)"),
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			return &prunePolicy{base: base{Prune, v}, keepFirst: v.Int("preserve_first_n"), keepLast: v.Int("preserve_last_n"),
 				limit: v.Int("max_chars"), cutTo: v.Int("truncate_to"), writeFiles: splitList(v.String("write_files_tools")),
 				writeFile: splitList(v.String("write_file_tools")), marker: v.String("cut_marker")}
@@ -81,7 +81,7 @@ type pruneState struct {
 	next int
 	at   string
 	// sent is the array of the last history it made, which it makes the
-	// next one in when env.reuseSent.
+	// next one in when env.ReuseSent.
 	sent []Item
 }
 
@@ -91,10 +91,10 @@ func (p *prunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item)
 	if lo >= hi {
 		return step, nil
 	}
-	ps, _ := st.data.(*pruneState)
+	ps, _ := st.Data.(*pruneState)
 	if ps == nil {
 		ps = &pruneState{done: map[string]bool{}}
-		st.data = ps
+		st.Data = ps
 	}
 	from := lo
 	if ps.next > lo && ps.next <= hi && hist[ps.next-1].ID == ps.at {
@@ -108,7 +108,7 @@ func (p *prunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item)
 		ps.done[hist[i].ID] = true
 		if m, ok := p.prune(hist[i].Msg); ok {
 			if out == nil {
-				if env != nil && env.reuseSent {
+				if env != nil && env.ReuseSent {
 					out = append(ps.sent[:0], hist...)
 					ps.sent = out
 				} else {

@@ -8,7 +8,7 @@ import (
 )
 
 // TestPruneReuseSent: prune building each history it changes in the array
-// of the previous one (Env.reuseSent) sends what building each in a new
+// of the previous one (Env.ReuseSent) sends what building each in a new
 // array does, item for item and content for content, on a corpus session
 // it truncates, with the defaults and with a smaller limit.
 func TestPruneReuseSent(t *testing.T) {
@@ -21,7 +21,7 @@ func TestPruneReuseSent(t *testing.T) {
 			want = append(want, slices.Clone(step.History))
 			truncated += len(step.Truncated)
 		})
-		driveEach(t, p, tr, &Env{Transcript: tr, reuseSent: true}, func(_, _ int, step Step, _ *State) {
+		driveEach(t, p, tr, &Env{Transcript: tr, ReuseSent: true}, func(_, _ int, step Step, _ *State) {
 			got = append(got, slices.Clone(step.History))
 		})
 		if truncated == 0 {
@@ -36,7 +36,7 @@ func TestPruneReuseSent(t *testing.T) {
 			}
 			for i, w := range want[c] {
 				g := got[c][i]
-				if g.ID != w.ID || g.Truncated != w.Truncated || g.Summary != w.Summary || g.index != w.index ||
+				if g.ID != w.ID || g.Truncated != w.Truncated || g.Summary != w.Summary || g.Index() != w.Index() ||
 					(g.Msg != w.Msg && !cmp.Equal(g.Msg, w.Msg)) {
 					t.Fatalf("%s call %d item %d: reused %+v, new arrays %+v", spec, c, i, g, w)
 				}

@@ -64,7 +64,7 @@ func truncateLoopMessage(it Item) (Item, bool) {
 	}
 	m := &transcript.Message{Role: it.Msg.Role, Name: it.Msg.Name, Model: it.Msg.Model,
 		Blocks: []transcript.Block{{Type: transcript.BlockText, Text: cutUTF16(c, loopTruncateTo) + loopTruncated}}}
-	return Item{ID: it.ID, Msg: m, Truncated: true, index: it.index}, true
+	return truncated(it, m, false), true
 }
 
 // The patterns of loop.ts's createHeuristicSummary, with JavaScript's \s

@@ -3,8 +3,6 @@ package window
 import (
 	"context"
 	"slices"
-
-	"github.com/ctxbench/ctxbench/estimate"
 )
 
 // None names the baseline: every call sends the whole history.
@@ -19,12 +17,12 @@ const Recorded = "recorded"
 func init() {
 	register(&Spec{
 		Name: None, Source: "-", Summary: "send everything: the baseline",
-		build: func(v Values) Policy { return &nonePolicy{base{None, v}} },
+		Build: func(v Values) Policy { return &nonePolicy{base{None, v}} },
 	})
 	register(&Spec{
 		Name: Recorded, Source: "the transcript",
 		Summary: "what the agent actually sent: the history, replaced by the agent's own summary at each compaction it recorded",
-		build:   func(v Values) Policy { return &recordedPolicy{base{Recorded, v}} },
+		Build:   func(v Values) Policy { return &recordedPolicy{base{Recorded, v}} },
 	})
 }
 
@@ -49,10 +47,10 @@ type recordedState struct{ applied int }
 // compaction kept (opencode's tail).
 // The turns the user undid are not in the history it is given.
 func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	rs, _ := st.data.(*recordedState)
+	rs, _ := st.Data.(*recordedState)
 	if rs == nil {
 		rs = &recordedState{}
-		st.data = rs
+		st.Data = rs
 	}
 	step := Step{History: hist}
 	cs := env.Transcript.Compactions
@@ -72,7 +70,7 @@ func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []It
 		// kept, which follow the summary.
 		dropped := evict(&step, func(i int) bool { return i < c.Index && !slices.Contains(c.Kept, i) })
 		if c.Summary != nil {
-			s := st.newItem(c.Summary.Role, c.Summary.Text(), true)
+			s := st.NewItem(c.Summary.Role, c.Summary.Text(), true)
 			s.Msg = c.Summary
 			step.Summary = &SummaryEvent{ID: s.ID, Covers: append(covers, ids(dropped)...), Model: "recorded"}
 			step.History = append([]Item{s}, step.History...)
@@ -80,34 +78,6 @@ func (p *recordedPolicy) Apply(_ context.Context, env *Env, st *State, hist []It
 	}
 	return step, nil
 }
-
-// evict removes from step's history the items whose index drop holds,
-// records them as evicted, and returns them.
-func evict(step *Step, drop func(index int) bool) []Item {
-	var kept, dropped []Item
-	for _, it := range step.History {
-		if drop(it.Index()) {
-			dropped = append(dropped, it)
-		} else {
-			kept = append(kept, it)
-		}
-	}
-	step.Evicted = append(step.Evicted, ids(dropped)...)
-	step.History = kept
-	return dropped
-}
-
-// estimatorParam is the parameter that chooses how a policy counts tokens.
-func estimatorParam(def, help string) Param {
-	return enumParam("estimator", def, estimate.Names(), help)
-}
-
-// estimatorOf returns the policy's estimator (its names are validated).
-func estimatorOf(v Values) estimate.Estimator {
-	return estimate.MustNew(v.String("estimator"), estimate.OverheadNone)
-}
-
-func chars4Estimator() estimate.Estimator { return estimate.MustNew("chars4", estimate.OverheadNone) }
 
 func (p *recordedPolicy) Guarantees() Guarantees {
 	return Guarantees{SummaryFirst: true}

@@ -88,7 +88,7 @@ func init() {
 			"replays the transcript's messages, tool calls and results included; the loop itself keeps only its prompts and the text of the model's replies (tool calls live within one generateText call)",
 			"the AI summary is cached by the ids of the messages it covers; loop.ts keys its one cached summary by each message's role and first 100 characters",
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			p := &twoTierPolicy{base: base{TwoTier, v}, basic: v.Int("basic_threshold"), ai: v.Int("ai_threshold"),
 				keep: v.Int("keep_last"), minSummarizable: v.Int("min_summarizable"), seed: v.String("reading") == "seed"}
 			switch name := v.String("estimator"); {
@@ -133,10 +133,10 @@ type twoTierState struct {
 }
 
 func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	ts, _ := st.data.(*twoTierState)
+	ts, _ := st.Data.(*twoTierState)
 	if ts == nil {
 		ts = &twoTierState{client: newClientHistory()}
-		st.data = ts
+		st.Data = ts
 	}
 	if p.seed {
 		return p.applySeed(ctx, env, st, ts, hist)
@@ -213,7 +213,7 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 		text = ts.heuristic.text()
 		step.Summary = &SummaryEvent{Covers: covers, Model: "heuristic"}
 	}
-	s := st.newItem(transcript.RoleUser, text, true)
+	s := st.NewItem(transcript.RoleUser, text, true)
 	step.Summary.ID = s.ID
 	out = append(out, s)
 	out = append(out, client[end:]...)
@@ -250,7 +250,7 @@ func (p *twoTierPolicy) follow(env *Env, ts *twoTierState, est estimate.Estimato
 // the history the next call is given.
 func (p *twoTierPolicy) applySeed(ctx context.Context, env *Env, st *State, ts *twoTierState, hist []Item) (Step, error) {
 	step := Step{History: hist}
-	total := st.historyTokens(env, p.est, hist)
+	total := st.HistoryTokens(env, p.est, hist)
 	if total <= p.basic {
 		return step, nil
 	}
@@ -294,7 +294,7 @@ func (p *twoTierPolicy) applySeed(ctx context.Context, env *Env, st *State, ts *
 			step.Summary = &SummaryEvent{Covers: ids(span), Model: "heuristic"}
 		}
 	}
-	s := st.newItem(transcript.RoleUser, twoTierPrefix+text, true)
+	s := st.NewItem(transcript.RoleUser, twoTierPrefix+text, true)
 	step.Summary.ID = s.ID
 	step.Evicted = ids(span)
 	out := append([]Item{}, hist[:head]...)

@@ -68,13 +68,13 @@ func init() {
 		Differs: []string{
 			"defaults are the documentation's example; pruneMessages' own (reasoning none, no tool calls) remove nothing",
 		},
-		check: func(v Values) error {
+		Check: func(v Values) error {
 			if t := v.String("tool_calls"); t != "none" && t != "all" && t != "before-last-message" && !beforeLastN.MatchString(t) {
 				return fmt.Errorf("tool_calls=%s: want none, all, before-last-message or before-last-N-messages", t)
 			}
 			return nil
 		},
-		build: func(v Values) Policy {
+		Build: func(v Values) Policy {
 			p := &vercelPrunePolicy{base: base{VercelPrune, v}, reasoning: v.String("reasoning"),
 				keepLast: -1, removeEmpty: v.String("empty_messages") == "remove"}
 			switch t := v.String("tool_calls"); {
@@ -165,10 +165,10 @@ type pruneItem struct {
 }
 
 func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	vs, _ := st.data.(*vercelPruneState)
+	vs, _ := st.Data.(*vercelPruneState)
 	if vs == nil {
 		vs = &vercelPruneState{client: newClientHistory(), names: map[string]string{}, holders: map[string][]int{}}
-		st.data = vs
+		st.Data = vs
 	}
 	added, rebuilt := vs.client.follow(env, hist)
 	if rebuilt {
@@ -342,7 +342,7 @@ func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, w pruneWi
 	for j, b := range blocks {
 		c.Blocks[j] = m0.Blocks[b]
 	}
-	return Item{ID: it.ID, Msg: &c, Truncated: true, index: it.index}, true
+	return truncated(it, &c, false), true
 }
 
 // toolParts returns the parts (blocks of m0) of an SDK message before

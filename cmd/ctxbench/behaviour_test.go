@@ -213,27 +213,42 @@ func TestReportsRendersOnly(t *testing.T) {
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
-		"transcript":          {"internal/limit", "internal/swar", "internal/codexcut", "internal/approx"},
-		"estimate":            {"transcript", "internal/approx"},
-		"pricing":             {"transcript", "internal/limit", "internal/suggest"},
-		"summarize":           {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":              {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx"},
-		"replay/probe":        {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
-		"replay":              {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
-		"cost":                {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
-		"suite":               {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml"},
-		"reports":             {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework"},
-		"fixtures":            {"transcript"},
-		"internal/scan":       {},
-		"internal/limit":      {},
-		"internal/swar":       {},
-		"internal/printable":  {},
-		"internal/strictyaml": {},
-		"internal/tempfile":   {},
-		"internal/suggest":    {},
-		"internal/rework":     {"transcript"},
-		"internal/codexcut":   {"internal/approx"},
-		"internal/approx":     {},
+		"transcript": {"internal/limit", "internal/swar", "internal/codexcut", "internal/approx"},
+		"estimate":   {"transcript", "internal/approx"},
+		"pricing":    {"transcript", "internal/limit", "internal/suggest"},
+		"summarize":  {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
+		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy"},
+		// The contract every room implements, and the rooms: one
+		// modelled system each, importing the contract and the shared
+		// helpers, never another room.
+		"window/internal/policy": {"transcript", "estimate", "summarize"},
+		"replay/probe":           {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
+		"replay":                 {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
+		"cost":                   {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
+		"suite":                  {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml"},
+		"reports":                {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework"},
+		"fixtures":               {"transcript"},
+		"internal/scan":          {},
+		"internal/limit":         {},
+		"internal/swar":          {},
+		"internal/printable":     {},
+		"internal/strictyaml":    {},
+		"internal/tempfile":      {},
+		"internal/suggest":       {},
+		"internal/rework":        {"transcript"},
+		"internal/codexcut":      {"internal/approx"},
+		"internal/approx":        {},
+	}
+	shared := map[string]bool{"window/internal/policy": true}
+	room := func(pkg string) bool { return strings.HasPrefix(pkg, "window/internal/") && !shared[pkg] }
+	dirs, err := filepath.Glob("../../window/internal/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		if pkg := "window/internal/" + filepath.Base(dir); allowed[pkg] == nil {
+			t.Errorf("%s is not in the layout", pkg)
+		}
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {
@@ -251,8 +266,12 @@ func TestImportChain(t *testing.T) {
 			}
 			for _, imp := range f.Imports {
 				p, _ := strconv.Unquote(imp.Path.Value)
-				if dep, own := strings.CutPrefix(p, mod); own && !slices.Contains(ok, dep) {
+				dep, own := strings.CutPrefix(p, mod)
+				if own && !slices.Contains(ok, dep) {
 					t.Errorf("%s imports %s, against the layout", file, p)
+				}
+				if own && room(pkg) && room(dep) {
+					t.Errorf("%s imports %s: a room imports no other room", file, p)
 				}
 				// Only the command parses flags; only reports draws tables
 				// and plots.

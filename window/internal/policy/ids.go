@@ -1,4 +1,4 @@
-package window
+package policy
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package window
+package policy
 
 import (
 	"context"
@@ -52,6 +52,18 @@ func (it Item) Index() int {
 	return n
 }
 
+// Truncated returns it with its content replaced by m, a cut copy: the
+// same id and index, marked Truncated, a summary when summary is set.
+func Truncated(it Item, m *transcript.Message, summary bool) Item {
+	return Item{ID: it.ID, Msg: m, Truncated: true, Summary: summary, index: it.index}
+}
+
+// TruncatedOriginal returns the item for message i of a transcript, its
+// content replaced by m, a cut copy.
+func TruncatedOriginal(i int, m *transcript.Message) Item {
+	return Item{ID: transcript.MessageID(i), Msg: m, Truncated: true, index: int32(i + 1)}
+}
+
 // Original returns the item for message i of t.
 func Original(t *transcript.Transcript, i int) Item {
 	return Item{ID: transcript.MessageID(i), Msg: &t.Messages[i], index: int32(i + 1)}
@@ -91,31 +103,31 @@ type Env struct {
 	// when it is 0, its default.
 	ModelWindow int
 
-	// reuseSent says that nothing reads the history Apply returns after
+	// ReuseSent says that nothing reads the history Apply returns after
 	// the call (a replay that keeps no steps copies it): the policy may
 	// build the history of its next call in the same array. It is set by
 	// [Env.AllowReuse].
-	reuseSent bool
-	// chainCut, for a part of a chain that is a provider's edit, says
+	ReuseSent bool
+	// ChainCut, for a part of a chain that is a provider's edit, says
 	// which items of the chain's history were sent cut at the previous
 	// call (nil: not such a part).
-	chainCut *chainCut
-	// given, for a part of a chain, says what changed in the history
+	ChainCut *ChainCut
+	// Given, for a part of a chain, says what changed in the history
 	// given since the part's previous call (nil: not such a part).
-	given *givenHint
+	Given *GivenHint
 }
 
 // AllowReuse says that the caller does not read the history Apply
 // returns after the call: the policy may build the history of its next
 // call in the same array, overwriting what it returned. The replay engine
 // says so for a run that keeps no steps.
-func (e *Env) AllowReuse() { e.reuseSent = true }
+func (e *Env) AllowReuse() { e.ReuseSent = true }
 
-// undone reports whether message i is one of the turns the user undid
+// Undone reports whether message i is one of the turns the user undid
 // before this call: the replay engine leaves those out of the history it
 // gives, and a policy that reads the transcript itself leaves them out
 // too.
-func (e *Env) undone(i int) bool {
+func (e *Env) Undone(i int) bool {
 	for _, rb := range e.Transcript.Rollbacks {
 		if rb.Index > e.Next {
 			break
@@ -127,9 +139,9 @@ func (e *Env) undone(i int) bool {
 	return false
 }
 
-// window returns the window a policy's parameter gives: the parameter,
+// Window returns the window a policy's parameter gives: the parameter,
 // else the transcript's model's window, else the source's default.
-func (e *Env) window(param, source int) int {
+func (e *Env) Window(param, source int) int {
 	switch {
 	case param > 0:
 		return param
@@ -145,8 +157,8 @@ func (e *Env) window(param, source int) int {
 // ([State.Apply]).
 type State struct {
 	synthetic int // synthetic items made so far
-	// data is the policy's own state, set on first use.
-	data any
+	// Data is the policy's own state, set on first use.
+	Data any
 	// tally is the count of the history given at the previous call.
 	tally tally
 }
@@ -187,14 +199,14 @@ func (st *State) returned(sent []Item) {
 	t.given = nil
 }
 
-// historyTokens returns e's count of hist, the history the policy is
+// HistoryTokens returns e's count of hist, the history the policy is
 // given. That history starts, item for item, with the one given at the
 // previous call unless the policy changed it, so the State keeps the
 // previous history and its count, and counts only the items that differ
 // at their place, and those past the shorter of the two: comparing items
 // by identity costs far less than counting them, so a policy that
 // measures its whole history at every call costs what changed.
-func (st *State) historyTokens(env *Env, e estimate.Estimator, hist []Item) int {
+func (st *State) HistoryTokens(env *Env, e estimate.Estimator, hist []Item) int {
 	t := &st.tally
 	if t.est != e {
 		*t = tally{est: e}
@@ -214,12 +226,12 @@ func (st *State) historyTokens(env *Env, e estimate.Estimator, hist []Item) int 
 	both := min(len(t.items), len(hist))
 	for i := same; i < both; i++ {
 		if old := t.items[i]; !sameItem(old, hist[i]) {
-			t.n += count(env, e, hist[i]) - count(env, e, old)
+			t.n += Count(env, e, hist[i]) - Count(env, e, old)
 			t.items[i] = hist[i]
 		}
 	}
-	t.n -= tokens(env, e, t.items[both:])
-	t.n += tokens(env, e, hist[both:])
+	t.n -= Tokens(env, e, t.items[both:])
+	t.n += Tokens(env, e, hist[both:])
 	t.items = append(t.items[:both], hist[both:]...)
 	return t.n
 }
@@ -228,17 +240,17 @@ func sameItem(a, b Item) bool {
 	return a.Msg == b.Msg && a.ID == b.ID && a.Truncated == b.Truncated && a.Summary == b.Summary
 }
 
-// reinjected returns a synthetic item, with the next s<k> id, holding a
+// Reinjected returns a synthetic item, with the next s<k> id, holding a
 // copy of it: what an agent builds anew from the same source (Codex's
 // initial context after a compaction), not the original sent again.
-func (st *State) reinjected(it Item) Item {
+func (st *State) Reinjected(it Item) Item {
 	st.synthetic++
 	m := *it.Msg
 	return Item{ID: "s" + strconv.Itoa(st.synthetic), Msg: &m}
 }
 
-// newItem returns a synthetic item with the next s<k> id.
-func (st *State) newItem(role transcript.Role, text string, summary bool) Item {
+// NewItem returns a synthetic item with the next s<k> id.
+func (st *State) NewItem(role transcript.Role, text string, summary bool) Item {
 	st.synthetic++
 	return Item{ID: "s" + strconv.Itoa(st.synthetic), Summary: summary,
 		Msg: &transcript.Message{Role: role, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: text}}}}
@@ -325,7 +337,7 @@ func (e *SummaryEvent) UnmarshalJSON(b []byte) error {
 //
 // Apply must not modify the elements of hist, nor keep hist past the
 // call: it may return hist itself, a part of it, or a new slice (when
-// env.reuseSent, one in the array of what it returned before). The
+// env.ReuseSent, one in the array of what it returned before). The
 // replay engine relies on it to see, without comparing them item by
 // item, that a history it is given back is the one it gave (the engine's
 // tests hold every policy to it).
@@ -336,24 +348,25 @@ type Policy interface {
 	Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error)
 }
 
-// tokens returns e's count of the items, through env's cache.
-func tokens(env *Env, e estimate.Estimator, items []Item) int {
+// Tokens returns e's count of the items, through env's cache.
+func Tokens(env *Env, e estimate.Estimator, items []Item) int {
 	n := 0
 	for _, it := range items {
-		n += count(env, e, it)
+		n += Count(env, e, it)
 	}
 	return n
 }
 
-func count(env *Env, e estimate.Estimator, it Item) int {
+// Count returns e's count of the item, through env's cache.
+func Count(env *Env, e estimate.Estimator, it Item) int {
 	if env != nil && env.Count != nil {
 		return env.Count(e, it)
 	}
 	return e.CountMessage(it.Msg)
 }
 
-// ids returns the ids of items.
-func ids(items []Item) []string {
+// ItemIDs returns the ids of items.
+func ItemIDs(items []Item) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
 		out[i] = it.ID
@@ -361,9 +374,9 @@ func ids(items []Item) []string {
 	return out
 }
 
-// evictedFrom returns the ids of hist that out does not send. The ids of
+// EvictedFrom returns the ids of hist that out does not send. The ids of
 // hist are distinct (it is the engine's history).
-func evictedFrom(hist, out []Item) []string {
+func EvictedFrom(hist, out []Item) []string {
 	// Most policies send a subsequence of their history: then one walk
 	// over both finds what is left out, without a set.
 	var ev []string
@@ -391,8 +404,8 @@ func evictedFrom(hist, out []Item) []string {
 	return ev
 }
 
-// messages returns the messages of items.
-func messages(items []Item) []transcript.Message {
+// Messages returns the messages of items.
+func Messages(items []Item) []transcript.Message {
 	out := make([]transcript.Message, len(items))
 	for i, it := range items {
 		out[i] = *it.Msg
@@ -400,20 +413,20 @@ func messages(items []Item) []transcript.Message {
 	return out
 }
 
-// summarizeItems asks env's summarizer for a summary of items. On success
+// SummarizeItems asks env's summarizer for a summary of items. On success
 // it returns the text and the event (without ID, which the caller sets when
 // it places the summary); on failure the text is "" and the event holds
 // the error.
-func summarizeItems(ctx context.Context, env *Env, items []Item, previous string, tmpl *summarize.Template) (string, *SummaryEvent, error) {
+func SummarizeItems(ctx context.Context, env *Env, items []Item, previous string, tmpl *summarize.Template) (string, *SummaryEvent, error) {
 	if env.Summarizer == nil {
-		return summarizeRequest(ctx, env, ids(items), summarize.Request{})
+		return SummarizeRequest(ctx, env, ItemIDs(items), summarize.Request{})
 	}
-	return summarizeRequest(ctx, env, ids(items), summarize.Request{Messages: messages(items), Previous: previous, Template: tmpl})
+	return SummarizeRequest(ctx, env, ItemIDs(items), summarize.Request{Messages: Messages(items), Previous: previous, Template: tmpl})
 }
 
-// summarizeRequest is summarizeItems with the request made: req is a
+// SummarizeRequest is summarizeItems with the request made: req is a
 // summary of the items whose ids are covers.
-func summarizeRequest(ctx context.Context, env *Env, covers []string, req summarize.Request) (string, *SummaryEvent, error) {
+func SummarizeRequest(ctx context.Context, env *Env, covers []string, req summarize.Request) (string, *SummaryEvent, error) {
 	ev := &SummaryEvent{Covers: covers}
 	if env.Summarizer == nil {
 		ev.Error = "no summarizer configured"
@@ -434,25 +447,25 @@ func summarizeRequest(ctx context.Context, env *Env, covers []string, req summar
 	return res.Text, ev, nil
 }
 
-// summarizeOrKeep summarizes items for step, recording the event in it.
+// SummarizeOrKeep summarizes items for step, recording the event in it.
 // When the summary fails it warns that what failed and the history is
 // kept, and returns ok false: the policy sends its history as it was,
 // as the compacting agents do.
-func summarizeOrKeep(ctx context.Context, env *Env, step *Step, what string, items []Item, previous string, tmpl *summarize.Template) (text string, ok bool, err error) {
-	text, ev, err := summarizeItems(ctx, env, items, previous, tmpl)
+func SummarizeOrKeep(ctx context.Context, env *Env, step *Step, what string, items []Item, previous string, tmpl *summarize.Template) (text string, ok bool, err error) {
+	text, ev, err := SummarizeItems(ctx, env, items, previous, tmpl)
 	if err != nil {
 		return "", false, err
 	}
 	step.Summary = ev
 	if ev.Error != "" {
-		warnf(step, "%s failed, history kept: %s", what, ev.Error)
+		Warnf(step, "%s failed, history kept: %s", what, ev.Error)
 		return "", false, nil
 	}
 	return text, true, nil
 }
 
-// hasText reports whether any item holds non-blank text.
-func hasText(items []Item) bool {
+// HasText reports whether any item holds non-blank text.
+func HasText(items []Item) bool {
 	for _, it := range items {
 		for _, b := range it.Msg.Blocks {
 			if b.Type == transcript.BlockText && strings.TrimSpace(b.Text) != "" {
@@ -463,8 +476,8 @@ func hasText(items []Item) bool {
 	return false
 }
 
-// toolUses returns the tool_use ids an item holds.
-func toolUses(it Item) []string {
+// ToolUses returns the tool_use ids an item holds.
+func ToolUses(it Item) []string {
 	var out []string
 	for _, b := range it.Msg.Blocks {
 		if b.Type == transcript.BlockToolUse {
@@ -474,8 +487,8 @@ func toolUses(it Item) []string {
 	return out
 }
 
-// toolResults returns the tool_use ids the item's tool results answer.
-func toolResults(it Item) []string {
+// ToolResults returns the tool_use ids the item's tool results answer.
+func ToolResults(it Item) []string {
 	var out []string
 	for _, b := range it.Msg.Blocks {
 		if b.Type == transcript.BlockToolResult {
@@ -485,8 +498,8 @@ func toolResults(it Item) []string {
 	return out
 }
 
-// has reports whether the item holds a block of type t.
-func has(it Item, t transcript.BlockType) bool {
+// Has reports whether the item holds a block of type t.
+func Has(it Item, t transcript.BlockType) bool {
 	for _, b := range it.Msg.Blocks {
 		if b.Type == t {
 			return true
@@ -495,10 +508,11 @@ func has(it Item, t transcript.BlockType) bool {
 	return false
 }
 
-// pendingTools reports whether hist[i] calls tools (whose results follow).
-func pendingTools(it Item) bool { return has(it, transcript.BlockToolUse) }
+// PendingTools reports whether hist[i] calls tools (whose results follow).
+func PendingTools(it Item) bool { return Has(it, transcript.BlockToolUse) }
 
-func warnf(s *Step, format string, args ...any) {
+// Warnf adds a warning to s.
+func Warnf(s *Step, format string, args ...any) {
 	s.Warnings = append(s.Warnings, fmt.Sprintf(format, args...))
 }
 

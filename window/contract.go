@@ -1,0 +1,140 @@
+package window
+
+import (
+	"context"
+
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
+)
+
+// The contract between a policy and what replays it, defined in
+// window/internal/policy, where each modelled system's package reaches
+// it.
+type (
+	// An Item is one message of the working history: an original message
+	// of the transcript, possibly truncated, or a synthetic one (a
+	// summary, an acknowledgement) that a policy inserted.
+	Item = policy.Item
+	// Env is what a policy may consult before a call.
+	Env = policy.Env
+	// State is one replay's state: a policy value keeps nothing between
+	// calls, so that it can serve many replays at once.
+	State = policy.State
+	// Step is what a policy did before one call.
+	Step = policy.Step
+	// A Firing is one firing of a policy's trigger.
+	Firing = policy.Firing
+	// SummaryEvent describes a summarization at one step.
+	SummaryEvent = policy.SummaryEvent
+	// A Policy transforms the working history before each call.
+	Policy = policy.Policy
+	// Guarantees are what a policy promises by design, for the replay's
+	// invariant checks.
+	Guarantees = policy.Guarantees
+	// An Inert policy can tell, before a replay, that it will send every
+	// history of a transcript as given.
+	Inert = policy.Inert
+	// A Cautioner says, before a replay, where its settings promise what
+	// it does not keep or the replay does not check.
+	Cautioner = policy.Cautioner
+	// A Guarantor declares its guarantees.
+	Guarantor = policy.Guarantor
+	// A Kind is a parameter's type.
+	Kind = policy.Kind
+	// A Param describes one policy parameter.
+	Param = policy.Param
+	// Values are a policy's resolved parameters: every parameter, by name.
+	Values = policy.Values
+	// A Spec is a registered policy: its name, the source it models, its
+	// parameters and how to build it.
+	Spec = policy.Spec
+	// IDs is a list of item ids whose JSON form writes each run of
+	// consecutive ids of one kind as one string, "m0-m41".
+	IDs = policy.IDs
+)
+
+// The parameter kinds.
+const (
+	KindInt    = policy.KindInt
+	KindFloat  = policy.KindFloat
+	KindBool   = policy.KindBool
+	KindString = policy.KindString
+)
+
+// Original returns the item for message i of t.
+func Original(t *transcript.Transcript, i int) Item { return policy.Original(t, i) }
+
+// ExpandIDs expands the runs of a list of ids: "m3-m6" is m3, m4, m5, m6.
+func ExpandIDs(runs []string) (IDs, error) { return policy.ExpandIDs(runs) }
+
+// The policies of this package reach the contract's helpers by their
+// names here.
+
+const (
+	heldConformance = policy.HeldConformance
+	heldSource      = policy.HeldSource
+	heldDocs        = policy.HeldDocs
+)
+
+var none = policy.NoBound
+
+func intParam(name string, def int, min, max float64, help string) Param {
+	return policy.IntParam(name, def, min, max, help)
+}
+
+func floatParam(name string, def, min, max float64, minOpen bool, help string) Param {
+	return policy.FloatParam(name, def, min, max, minOpen, help)
+}
+
+func boolParam(name string, def bool, help string) Param { return policy.BoolParam(name, def, help) }
+
+func enumParam(name, def string, enum []string, help string) Param {
+	return policy.EnumParam(name, def, enum, help)
+}
+
+func stringParam(name, def, help string) Param { return policy.StringParam(name, def, help) }
+
+func estimatorParam(def, help string) Param { return policy.EstimatorParam(def, help) }
+
+func estimatorOf(v Values) estimate.Estimator { return policy.EstimatorOf(v) }
+
+func chars4Estimator() estimate.Estimator { return policy.Chars4() }
+
+func tokens(env *Env, e estimate.Estimator, items []Item) int { return policy.Tokens(env, e, items) }
+
+func count(env *Env, e estimate.Estimator, it Item) int { return policy.Count(env, e, it) }
+
+func ids(items []Item) []string { return policy.ItemIDs(items) }
+
+func evictedFrom(hist, out []Item) []string { return policy.EvictedFrom(hist, out) }
+
+func evict(step *Step, drop func(index int) bool) []Item { return policy.Evict(step, drop) }
+
+func messages(items []Item) []transcript.Message { return policy.Messages(items) }
+
+func summarizeItems(ctx context.Context, env *Env, items []Item, previous string, tmpl *summarize.Template) (string, *SummaryEvent, error) {
+	return policy.SummarizeItems(ctx, env, items, previous, tmpl)
+}
+
+func summarizeRequest(ctx context.Context, env *Env, covers []string, req summarize.Request) (string, *SummaryEvent, error) {
+	return policy.SummarizeRequest(ctx, env, covers, req)
+}
+
+func summarizeOrKeep(ctx context.Context, env *Env, step *Step, what string, items []Item, previous string, tmpl *summarize.Template) (string, bool, error) {
+	return policy.SummarizeOrKeep(ctx, env, step, what, items, previous, tmpl)
+}
+
+func hasText(items []Item) bool                 { return policy.HasText(items) }
+func toolUses(it Item) []string                 { return policy.ToolUses(it) }
+func toolResults(it Item) []string              { return policy.ToolResults(it) }
+func has(it Item, t transcript.BlockType) bool  { return policy.Has(it, t) }
+func pendingTools(it Item) bool                 { return policy.PendingTools(it) }
+func warnf(s *Step, format string, args ...any) { policy.Warnf(s, format, args...) }
+
+func truncated(it Item, m *transcript.Message, summary bool) Item {
+	return policy.Truncated(it, m, summary)
+}
+
+func truncatedOriginal(i int, m *transcript.Message) Item { return policy.TruncatedOriginal(i, m) }
