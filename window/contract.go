@@ -6,6 +6,7 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/jsstr"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
@@ -138,3 +139,5 @@ func truncated(it Item, m *transcript.Message, summary bool) Item {
 }
 
 func truncatedOriginal(i int, m *transcript.Message) Item { return policy.TruncatedOriginal(i, m) }
+
+func cutUTF16(s string, n int) string { return jsstr.Cut(s, n) }

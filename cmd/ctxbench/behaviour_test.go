@@ -217,11 +217,13 @@ func TestImportChain(t *testing.T) {
 		"estimate":   {"transcript", "internal/approx"},
 		"pricing":    {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":  {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy"},
+		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy", "window/internal/jsstr", "window/internal/prune"},
 		// The contract every room implements, and the rooms: one
 		// modelled system each, importing the contract and the shared
 		// helpers, never another room.
 		"window/internal/policy": {"transcript", "estimate", "summarize"},
+		"window/internal/jsstr":  {},
+		"window/internal/prune":  {"transcript", "window/internal/policy", "window/internal/jsstr"},
 		"replay/probe":           {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
 		"replay":                 {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
 		"cost":                   {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
@@ -239,7 +241,7 @@ func TestImportChain(t *testing.T) {
 		"internal/codexcut":      {"internal/approx"},
 		"internal/approx":        {},
 	}
-	shared := map[string]bool{"window/internal/policy": true}
+	shared := map[string]bool{"window/internal/policy": true, "window/internal/jsstr": true}
 	room := func(pkg string) bool { return strings.HasPrefix(pkg, "window/internal/") && !shared[pkg] }
 	dirs, err := filepath.Glob("../../window/internal/*")
 	if err != nil {

@@ -1,13 +1,14 @@
-package window
+package prune
 
 import (
 	"context"
 	"encoding/json"
 	"slices"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/jsstr"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // Prune names the prune policy.
@@ -32,31 +33,32 @@ const Prune = "prune"
 
 // prunePolicy is the [Prune] policy.
 type prunePolicy struct {
-	base
+	policy.Base
 	keepFirst, keepLast, limit, cutTo int
 	writeFiles, writeFile             []string
 	marker                            string
 }
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: Prune, Source: "the AI Context Management document, layer 1 (pruneMessages in base.ts)",
 		Summary: "first message and last 6 kept whole; in the middle, file-write contents → [truncated], tool results and text over 2000 characters cut to 200",
-		Params: []Param{
-			intParam("preserve_first_n", 1, 0, none, "messages at the start kept whole"),
-			intParam("preserve_last_n", 6, 0, none, "messages at the end kept whole"),
-			intParam("max_chars", 2000, 1, none, "longer contents are truncated (UTF-16 units)"),
-			intParam("truncate_to", 200, 0, none, "tool results and texts are cut to this many characters"),
-			stringParam("write_files_tools", "write_files", "comma-separated tools whose file contents always become [truncated]"),
-			stringParam("write_file_tools", "write_file", "comma-separated tools whose content over max_chars becomes [truncated]"),
-			stringParam("cut_marker", "", "text appended to a cut content (the seed appends nothing)"),
+		Params: []policy.Param{
+			policy.IntParam("preserve_first_n", 1, 0, policy.NoBound, "messages at the start kept whole"),
+			policy.IntParam("preserve_last_n", 6, 0, policy.NoBound, "messages at the end kept whole"),
+			policy.IntParam("max_chars", 2000, 1, policy.NoBound, "longer contents are truncated (UTF-16 units)"),
+			policy.IntParam("truncate_to", 200, 0, policy.NoBound, "tool results and texts are cut to this many characters"),
+			policy.StringParam("write_files_tools", "write_files", "comma-separated tools whose file contents always become [truncated]"),
+			policy.StringParam("write_file_tools", "write_file", "comma-separated tools whose content over max_chars becomes [truncated]"),
+			policy.StringParam("cut_marker", "", "text appended to a cut content (the seed appends nothing)"),
 		},
-		Build: func(v Values) Policy {
-			return &prunePolicy{base: base{Prune, v}, keepFirst: v.Int("preserve_first_n"), keepLast: v.Int("preserve_last_n"),
+		Build: func(v policy.Values) policy.Policy {
+			return &prunePolicy{Base: policy.NewBase(Prune, v), keepFirst: v.Int("preserve_first_n"), keepLast: v.Int("preserve_last_n"),
 				limit: v.Int("max_chars"), cutTo: v.Int("truncate_to"), writeFiles: splitList(v.String("write_files_tools")),
 				writeFile: splitList(v.String("write_file_tools")), marker: v.String("cut_marker")}
 		},
-	})
+	},
 }
 
 func splitList(s string) []string {
@@ -82,11 +84,11 @@ type pruneState struct {
 	at   string
 	// sent is the array of the last history it made, which it makes the
 	// next one in when env.ReuseSent.
-	sent []Item
+	sent []policy.Item
 }
 
-func (p *prunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
+func (p *prunePolicy) Apply(_ context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
+	step := policy.Step{History: hist}
 	lo, hi := min(p.keepFirst, len(hist)), max(0, len(hist)-p.keepLast)
 	if lo >= hi {
 		return step, nil
@@ -100,7 +102,7 @@ func (p *prunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item)
 	if ps.next > lo && ps.next <= hi && hist[ps.next-1].ID == ps.at {
 		from = ps.next
 	}
-	var out []Item
+	var out []policy.Item
 	for i := from; i < hi; i++ {
 		if hist[i].Truncated || ps.done[hist[i].ID] {
 			continue
@@ -115,7 +117,7 @@ func (p *prunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item)
 					out = slices.Clone(hist)
 				}
 			}
-			out[i] = Item{ID: hist[i].ID, Msg: m, Truncated: true, Summary: hist[i].Summary}
+			out[i] = policy.Item{ID: hist[i].ID, Msg: m, Truncated: true, Summary: hist[i].Summary}
 			step.Truncated = append(step.Truncated, hist[i].ID)
 		}
 	}
@@ -139,7 +141,7 @@ func (p *prunePolicy) prune(m *transcript.Message) (*transcript.Message, bool) {
 			}
 		case transcript.BlockToolResult, transcript.BlockText:
 			if transcript.UTF16Len(b.Text) > p.limit {
-				nb.Text = cutUTF16(b.Text, p.cutTo) + p.marker
+				nb.Text = jsstr.Cut(b.Text, p.cutTo) + p.marker
 			}
 		}
 		if !changed && !blockEqual(nb, b) {
@@ -204,20 +206,6 @@ func (p *prunePolicy) pruneInput(name string, input json.RawMessage) (json.RawMe
 	return b, true
 }
 
-// cutUTF16 returns the first n UTF-16 units of s, never half a surrogate
-// pair (JavaScript's slice would keep the half; Go strings cannot).
-func cutUTF16(s string, n int) string {
-	units := 0
-	for i, r := range s {
-		u := utf16.RuneLen(r)
-		if units+u > n {
-			return s[:i]
-		}
-		units += u
-	}
-	return s
-}
-
-func (p *prunePolicy) Guarantees() Guarantees {
-	return Guarantees{Head: p.keepFirst, Tail: p.keepLast}
+func (p *prunePolicy) Guarantees() policy.Guarantees {
+	return policy.Guarantees{Head: p.keepFirst, Tail: p.keepLast}
 }

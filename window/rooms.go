@@ -1,0 +1,18 @@
+package window
+
+import (
+	"github.com/ctxbench/ctxbench/window/internal/prune"
+)
+
+// rooms are the policies of the modelled systems, each in a package of
+// its own under window/internal: the registry lists them with this
+// package's own (none, recorded, the agent, the seeds it still holds).
+var rooms = [][]*Spec{
+	prune.Specs,
+}
+
+func init() {
+	for _, specs := range rooms {
+		registry = append(registry, specs...)
+	}
+}
