@@ -1,6 +1,7 @@
 package window
 
 import (
+	"github.com/ctxbench/ctxbench/window/internal/crossturn"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
 )
 
@@ -9,6 +10,7 @@ import (
 // package's own (none, recorded, the agent, the seeds it still holds).
 var rooms = [][]*Spec{
 	prune.Specs,
+	crossturn.Specs,
 }
 
 func init() {

@@ -1,4 +1,4 @@
-package window
+package crossturn
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // CrossTurn names the cross-turn policy.
@@ -43,25 +44,26 @@ const CrossTurn = "cross-turn"
 
 // crossTurnPolicy is the [CrossTurn] policy.
 type crossTurnPolicy struct {
-	base
+	policy.Base
 	lastN, lastNWithSummary, after, threshold int
 }
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: CrossTurn, Source: "the AI Context Management document, layers 2 and 3 (chat.component.ts, ai.routes.ts)",
 		Summary: "text-only history of earlier turns: the last 20 messages, or a summary + the last 6; one automatic summary after 10 text messages; optional re-summarization",
-		Params: []Param{
-			intParam("last_n", 20, 1, none, "text messages sent when there is no summary"),
-			intParam("last_n_with_summary", 6, 0, none, "text messages sent after the summary"),
-			intParam("summarize_after", 10, 0, none, "summarize once more than this many text messages exist"),
-			intParam("resummarize_threshold", 0, 0, none, "fold the old summary and this many unsummarized messages into a new one (the seed's proposal: 10; 0: off)"),
+		Params: []policy.Param{
+			policy.IntParam("last_n", 20, 1, policy.NoBound, "text messages sent when there is no summary"),
+			policy.IntParam("last_n_with_summary", 6, 0, policy.NoBound, "text messages sent after the summary"),
+			policy.IntParam("summarize_after", 10, 0, policy.NoBound, "summarize once more than this many text messages exist"),
+			policy.IntParam("resummarize_threshold", 0, 0, policy.NoBound, "fold the old summary and this many unsummarized messages into a new one (the seed's proposal: 10; 0: off)"),
 		},
-		Build: func(v Values) Policy {
-			return &crossTurnPolicy{base: base{CrossTurn, v}, lastN: v.Int("last_n"), lastNWithSummary: v.Int("last_n_with_summary"),
+		Build: func(v policy.Values) policy.Policy {
+			return &crossTurnPolicy{Base: policy.NewBase(CrossTurn, v), lastN: v.Int("last_n"), lastNWithSummary: v.Int("last_n_with_summary"),
 				after: v.Int("summarize_after"), threshold: v.Int("resummarize_threshold")}
 		},
-	})
+	},
 }
 
 // The AI Context Management document's injected messages.
@@ -72,7 +74,7 @@ const (
 
 type crossTurnState struct {
 	summary      string
-	summaryItems []Item // the summary and the acknowledgement
+	summaryItems []policy.Item // the summary and the acknowledgement
 	// covered is summaryMessageCount: how many text messages the summary
 	// stands for.
 	covered int
@@ -80,7 +82,7 @@ type crossTurnState struct {
 	// end (the start of the current turn never moves back), so a step does not rebuild it from the start (which made the
 	// replay quadratic) and its text-only copies keep their identity (and
 	// their cached counts) from step to step.
-	texts   []Item
+	texts   []policy.Item
 	scanned int
 	// rolledBack is how many of the transcript's rollbacks the text view
 	// has left out.
@@ -100,22 +102,22 @@ func (p *crossTurnPolicy) plan(cs *crossTurnState, n int) (from, to int, ok bool
 	return 0, 0, false
 }
 
-func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p *crossTurnPolicy) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	cs, _ := st.Data.(*crossTurnState)
 	if cs == nil {
 		cs = &crossTurnState{}
 		st.Data = cs
 	}
-	step := Step{}
+	step := policy.Step{}
 	msgs := env.Transcript.Messages[:env.Next]
-	turn := currentTurnStart(msgs)
+	turn := CurrentTurnStart(msgs)
 	// The turns the user undid leave the text view once, when undone;
 	// messages scanned later skip them.
 	if rbs := env.Transcript.Rollbacks; cs.rolledBack < len(rbs) && rbs[cs.rolledBack].Index <= env.Next {
 		for cs.rolledBack < len(rbs) && rbs[cs.rolledBack].Index <= env.Next {
 			cs.rolledBack++
 		}
-		cs.texts = slices.DeleteFunc(cs.texts, func(it Item) bool { return env.Undone(it.Index()) })
+		cs.texts = slices.DeleteFunc(cs.texts, func(it policy.Item) bool { return env.Undone(it.Index()) })
 	}
 	for ; cs.scanned < turn; cs.scanned++ {
 		if it, ok := textOnly(env.Transcript, cs.scanned); ok && !env.Undone(cs.scanned) {
@@ -124,9 +126,9 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 	}
 	texts := cs.texts // the text view of the earlier turns
 	if from, to, ok := p.plan(cs, len(texts)); ok {
-		text, ev, err := summarizeItems(ctx, env, texts[from:to], cs.summary, summarize.CrossTurn)
+		text, ev, err := policy.SummarizeItems(ctx, env, texts[from:to], cs.summary, summarize.CrossTurn)
 		if err != nil {
-			return Step{}, err
+			return policy.Step{}, err
 		}
 		step.Summary = ev
 		if ev.Error == "" {
@@ -134,14 +136,14 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 			ack := st.NewItem(transcript.RoleAssistant, crossTurnAck, false)
 			ev.ID = s.ID
 			if cs.summary != "" {
-				ev.Covers = append(ids(cs.summaryItems[:1]), ev.Covers...)
+				ev.Covers = append(policy.ItemIDs(cs.summaryItems[:1]), ev.Covers...)
 			}
-			cs.summary, cs.summaryItems, cs.covered = text, []Item{s, ack}, to
+			cs.summary, cs.summaryItems, cs.covered = text, []policy.Item{s, ack}, to
 		} else {
-			warnf(&step, "summary failed: %s", ev.Error)
+			policy.Warnf(&step, "summary failed: %s", ev.Error)
 		}
 	}
-	var view []Item
+	var view []policy.Item
 	if cs.summary != "" {
 		view = append(view, cs.summaryItems...)
 		view = append(view, texts[max(0, len(texts)-p.lastNWithSummary):]...)
@@ -150,7 +152,7 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 	}
 	for i := turn; i < len(msgs); i++ {
 		if !env.Undone(i) {
-			view = append(view, Original(env.Transcript, i))
+			view = append(view, policy.Original(env.Transcript, i))
 		}
 	}
 	step.History = view
@@ -159,13 +161,13 @@ func (p *crossTurnPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 			step.Truncated = append(step.Truncated, it.ID)
 		}
 	}
-	step.Evicted = evictedFrom(hist, view)
+	step.Evicted = policy.EvictedFrom(hist, view)
 	return step, nil
 }
 
-// currentTurnStart returns the index of the last user prompt (a user
+// CurrentTurnStart returns the index of the last user prompt (a user
 // message with text, not only tool results), or 0.
-func currentTurnStart(msgs []transcript.Message) int {
+func CurrentTurnStart(msgs []transcript.Message) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := &msgs[i]
 		if m.Role == transcript.RoleUser && strings.TrimSpace(m.Text()) != "" {
@@ -177,22 +179,22 @@ func currentTurnStart(msgs []transcript.Message) int {
 
 // textOnly returns message i as role and text only, or false when it is a
 // system message or has no text.
-func textOnly(t *transcript.Transcript, i int) (Item, bool) {
+func textOnly(t *transcript.Transcript, i int) (policy.Item, bool) {
 	m := &t.Messages[i]
 	if m.Role != transcript.RoleUser && m.Role != transcript.RoleAssistant {
-		return Item{}, false
+		return policy.Item{}, false
 	}
 	text := m.Text()
 	if strings.TrimSpace(text) == "" {
-		return Item{}, false
+		return policy.Item{}, false
 	}
 	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
-		return Original(t, i), true
+		return policy.Original(t, i), true
 	}
 	c := &transcript.Message{Role: m.Role, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: text}}, Pos: m.Pos}
-	return Item{ID: transcript.MessageID(i), Msg: c, Truncated: true}, true
+	return policy.Item{ID: transcript.MessageID(i), Msg: c, Truncated: true}, true
 }
 
-func (p *crossTurnPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
+func (p *crossTurnPolicy) Guarantees() policy.Guarantees {
+	return policy.Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
 }
