@@ -1,6 +1,7 @@
 package window
 
 import (
+	"github.com/ctxbench/ctxbench/window/internal/compress"
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
 )
@@ -11,6 +12,7 @@ import (
 var rooms = [][]*Spec{
 	prune.Specs,
 	crossturn.Specs,
+	compress.Specs,
 }
 
 func init() {
