@@ -17,6 +17,7 @@ import (
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/aidf"
 )
 
 // The conformance goldens (testdata/conformance) hold what the peers'
@@ -399,8 +400,8 @@ func TestAIDFConformance(t *testing.T) {
 		} `json:"results"`
 	}
 	readGolden(t, "aidf.json", &g)
-	if g.AIDF.Commit != aidfCommit {
-		t.Errorf("the golden is of %s@%s; the policy says it follows %s", g.AIDF.Repository, g.AIDF.Commit, aidfCommit)
+	if g.AIDF.Commit != aidf.Commit {
+		t.Errorf("the golden is of %s@%s; the policy says it follows %s", g.AIDF.Repository, g.AIDF.Commit, aidf.Commit)
 	}
 	chars4 := chars4Estimator()
 	twice := 0

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"github.com/ctxbench/ctxbench/window/internal/aidf"
 	"github.com/ctxbench/ctxbench/window/internal/compress"
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
@@ -10,6 +11,7 @@ import (
 // its own under window/internal: the registry lists them with this
 // package's own (none, recorded, the agent, the seeds it still holds).
 var rooms = [][]*Spec{
+	aidf.Specs,
 	prune.Specs,
 	crossturn.Specs,
 	compress.Specs,

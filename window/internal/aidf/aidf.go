@@ -1,4 +1,4 @@
-package window
+package aidf
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // AIDF names the AIDF sliding window: a message-count window that keeps the
@@ -62,31 +63,32 @@ const AIDF = "aidf"
 
 // aidfPolicy is the [AIDF] policy.
 type aidfPolicy struct {
-	base
+	policy.Base
 	max, first, last, every int
 	summarize, pairSafe     bool
 	// seed: the AIDF documents' reading, where they and the code part.
 	seed bool
 }
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: AIDF, Source: "AIDF's ConversationWindow (rubenmavarezb/aidf, conversation-window.ts); AIDF's v0.8.0 plan and its task Implement Conversation Window Module",
-		Models: "aidf@" + aidfCommit[:7], Held: heldConformance,
+		Models: "aidf@" + Commit[:7], Held: policy.HeldConformance,
 		Differs: []string{
 			"preserve_last_n=0 is refused under reading=code: the code's tail, slice(-0), is the whole conversation, which then grows without bound",
 			"trims before every call; AIDF does not trim before the first call of a task (the prompt appended to the previous task's conversation)",
 		},
 		Summary: "message-count sliding window: keep the first and last messages and the newest of the middle; optional [Conversation Summary] of what is evicted",
-		Params: []Param{
-			intParam("max_messages", 100, 0, none, "the cap on messages; 0 disables trimming"),
-			intParam("preserve_first_n", 1, 0, none, "messages at the start always kept"),
-			intParam("preserve_last_n", 20, 0, none, "messages at the end always kept"),
-			boolParam("summarize_on_trim", false, "summarize evicted messages into a [Conversation Summary] assistant message"),
-			intParam("summarize_every", 10, 1, none, "summarize at most once per this many evicted messages"),
-			boolParam("pair_safe", false, "never cut between a tool call and its result (not in the source)"),
-			enumParam("reading", "code", []string{"code", "seed"}, "where the seeds and the code part: code sends head and tail as two slices (a short history sends what they share twice); seed keeps each message once"),
-			stringParam("config", "", "an AIDF config.yml whose execution settings set the parameters above (explicit ones win)"),
+		Params: []policy.Param{
+			policy.IntParam("max_messages", 100, 0, policy.NoBound, "the cap on messages; 0 disables trimming"),
+			policy.IntParam("preserve_first_n", 1, 0, policy.NoBound, "messages at the start always kept"),
+			policy.IntParam("preserve_last_n", 20, 0, policy.NoBound, "messages at the end always kept"),
+			policy.BoolParam("summarize_on_trim", false, "summarize evicted messages into a [Conversation Summary] assistant message"),
+			policy.IntParam("summarize_every", 10, 1, policy.NoBound, "summarize at most once per this many evicted messages"),
+			policy.BoolParam("pair_safe", false, "never cut between a tool call and its result (not in the source)"),
+			policy.EnumParam("reading", "code", []string{"code", "seed"}, "where the seeds and the code part: code sends head and tail as two slices (a short history sends what they share twice); seed keeps each message once"),
+			policy.StringParam("config", "", "an AIDF config.yml whose execution settings set the parameters above (explicit ones win)"),
 		},
 		Expand: func(params map[string]string) (map[string]string, error) {
 			path := params["config"]
@@ -102,36 +104,36 @@ func init() {
 			}
 			return fromFile, nil
 		},
-		Check: func(v Values) error {
+		Check: func(v policy.Values) error {
 			if v.String("reading") == "code" && v.Int("max_messages") > 0 && v.Int("preserve_last_n") == 0 {
 				return errors.New("preserve_last_n=0: AIDF's code keeps slice(-0), the whole conversation, as its tail, and re-sends it after the head and kept middle at every trim, without bound; reading=seed replays the seeds' reading (no tail)")
 			}
 			return nil
 		},
-		Build: func(v Values) Policy {
-			return &aidfPolicy{base: base{AIDF, v}, max: v.Int("max_messages"), first: v.Int("preserve_first_n"),
+		Build: func(v policy.Values) policy.Policy {
+			return &aidfPolicy{Base: policy.NewBase(AIDF, v), max: v.Int("max_messages"), first: v.Int("preserve_first_n"),
 				last: v.Int("preserve_last_n"), every: v.Int("summarize_every"), summarize: v.Bool("summarize_on_trim"), pairSafe: v.Bool("pair_safe"),
 				seed: v.String("reading") == "seed"}
 		},
-	})
+	},
 }
 
-// aidfCommit is the commit of rubenmavarezb/aidf whose ConversationWindow
+// Commit is the commit of rubenmavarezb/aidf whose ConversationWindow
 // the policy follows and the conformance golden was made from.
-const aidfCommit = "ce89f915d85168e2ab9c8c22a39e364f5a42beae"
+const Commit = "ce89f915d85168e2ab9c8c22a39e364f5a42beae"
 
 type aidfState struct {
 	evictedSinceSummary int
 	// sent is the array of the history last sent, reused when the
 	// engine allows it (Env.ReuseSent).
-	sent []Item
+	sent []policy.Item
 }
 
 // SummaryPrefix starts AIDF's summary message.
 const aidfSummaryPrefix = "[Conversation Summary] "
 
-func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
+func (p *aidfPolicy) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
+	step := policy.Step{History: hist}
 	if p.max == 0 || len(hist) <= p.max {
 		return step, nil
 	}
@@ -149,11 +151,11 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 		// the cap (AIDF's default preserve_last_n 20 with
 		// max_conversation_messages 10 sends 21): replayed as AIDF runs it,
 		// the cap invariant says so.
-		warnf(&step, "preserve_first_n (%d) + preserve_last_n (%d) >= max_messages (%d): only the preserved head and tail are kept", p.first, p.last, p.max)
+		policy.Warnf(&step, "preserve_first_n (%d) + preserve_last_n (%d) >= max_messages (%d): only the preserved head and tail are kept", p.first, p.last, p.max)
 		if !p.seed && len(hist)-p.last < nHead {
 			// The code's [...head, ...tail] when they overlap: what they
 			// share is sent twice.
-			kept := make([]Item, 0, nHead+min(p.last, len(hist)))
+			kept := make([]policy.Item, 0, nHead+min(p.last, len(hist)))
 			kept = append(kept, hist[:nHead]...)
 			step.History = append(kept, hist[max(0, len(hist)-p.last):]...)
 			return step, nil
@@ -166,14 +168,14 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 		nHead, cut = p.safeCut(hist, nHead, cut, tailStart)
 	}
 	evicted := hist[nHead:cut]
-	var kept []Item
+	var kept []policy.Item
 	if env != nil && env.ReuseSent {
 		kept = as.sent[:0]
 	} else {
-		kept = make([]Item, 0, len(hist)-len(evicted)+1)
+		kept = make([]policy.Item, 0, len(hist)-len(evicted)+1)
 	}
 	kept = append(kept, hist[:nHead]...)
-	step.Evicted = ids(evicted)
+	step.Evicted = policy.ItemIDs(evicted)
 	// The code summarizes only below the cap's head and tail; the seeds
 	// in both branches.
 	if p.summarize && len(evicted) > 0 && (p.seed || !both) {
@@ -181,12 +183,12 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 		switch {
 		case as.evictedSinceSummary < p.every:
 			// Rate-limited: plain eviction.
-		case !p.seed && !aidfHasText(evicted), p.seed && !hasText(evicted):
-			warnf(&step, "summary skipped: the %d evicted messages hold no text", len(evicted))
+		case !p.seed && !aidfHasText(evicted), p.seed && !policy.HasText(evicted):
+			policy.Warnf(&step, "summary skipped: the %d evicted messages hold no text", len(evicted))
 		default:
-			text, ev, err := summarizeItems(ctx, env, evicted, "", summarize.AIDF)
+			text, ev, err := policy.SummarizeItems(ctx, env, evicted, "", summarize.AIDF)
 			if err != nil {
-				return Step{}, err
+				return policy.Step{}, err
 			}
 			step.Summary = ev
 			if ev.Error == "" {
@@ -195,7 +197,7 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 				kept = append(kept, s)
 				as.evictedSinceSummary = 0
 			} else {
-				warnf(&step, "summary failed, evicting without one: %s", ev.Error)
+				policy.Warnf(&step, "summary failed, evicting without one: %s", ev.Error)
 			}
 		}
 	}
@@ -210,7 +212,7 @@ func (p *aidfPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item
 // aidfHasText reports whether ConversationWindow's extractText finds
 // text in items: a text block's text or a tool result's content string
 // (a tool_result block's content), white space included.
-func aidfHasText(items []Item) bool {
+func aidfHasText(items []policy.Item) bool {
 	for _, it := range items {
 		for _, b := range it.Msg.Blocks {
 			if (b.Type == transcript.BlockText || b.Type == transcript.BlockToolResult) && b.Text != "" {
@@ -226,10 +228,10 @@ func aidfHasText(items []Item) bool {
 // calls, then the cut moves forward past results whose calls would be
 // evicted, or, when that would reach the preserved tail, back before the
 // calls.
-func (p *aidfPolicy) safeCut(hist []Item, nHead, cut, tailStart int) (int, int) {
+func (p *aidfPolicy) safeCut(hist []policy.Item, nHead, cut, tailStart int) (int, int) {
 	resultAt := map[string]int{}
 	for i, it := range hist {
-		for _, id := range toolResults(it) {
+		for _, id := range policy.ToolResults(it) {
 			if _, ok := resultAt[id]; !ok {
 				resultAt[id] = i
 			}
@@ -239,7 +241,7 @@ func (p *aidfPolicy) safeCut(hist []Item, nHead, cut, tailStart int) (int, int) 
 	for changed := true; changed; {
 		changed = false
 		for _, it := range hist[:lo] {
-			for _, id := range toolUses(it) {
+			for _, id := range policy.ToolUses(it) {
 				if r, ok := resultAt[id]; ok && r >= lo && r < tailStart {
 					lo, changed = r+1, true
 				}
@@ -249,12 +251,12 @@ func (p *aidfPolicy) safeCut(hist []Item, nHead, cut, tailStart int) (int, int) 
 	orphanAfter := func(c int) bool {
 		used := map[string]bool{}
 		for _, it := range hist[lo:c] {
-			for _, id := range toolUses(it) {
+			for _, id := range policy.ToolUses(it) {
 				used[id] = true
 			}
 		}
 		for _, it := range hist[c:] {
-			for _, id := range toolResults(it) {
+			for _, id := range policy.ToolResults(it) {
 				if used[id] {
 					return true
 				}
@@ -284,8 +286,8 @@ func (p *aidfPolicy) InertOn(t *transcript.Transcript) bool {
 
 // Guarantees: the cap, the head and the tail; with pair_safe, tool pairs
 // instead of the cap (keeping a pair can take a few messages more).
-func (p *aidfPolicy) Guarantees() Guarantees {
-	g := Guarantees{MaxMessages: p.max, Head: p.first, Tail: p.last, PairSafe: p.pairSafe, SummaryRole: transcript.RoleAssistant}
+func (p *aidfPolicy) Guarantees() policy.Guarantees {
+	g := policy.Guarantees{MaxMessages: p.max, Head: p.first, Tail: p.last, PairSafe: p.pairSafe, SummaryRole: transcript.RoleAssistant}
 	if p.pairSafe {
 		g.MaxMessages = 0
 	}
