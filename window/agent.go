@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/codex"
 )
 
 // Agent names the agent's own policy: at each call, the policy of the
@@ -23,7 +24,7 @@ const Agent = "agent"
 // format.
 var agentPolicies = map[transcript.Format]string{
 	transcript.FormatClaudeCode: ClaudeCode,
-	transcript.FormatCodex:      Codex,
+	transcript.FormatCodex:      codex.Codex,
 	transcript.FormatGeminiCLI:  GeminiCLI,
 	transcript.FormatOpencode:   Opencode,
 }
@@ -46,7 +47,7 @@ func init() {
 		Summary: "the agent's own policy on its own files: claude-code on Claude Code's, codex on Codex's, gemini-cli on Gemini CLI's, opencode on opencode's; recorded on the others",
 		Build: func(v Values) Policy {
 			p := &agentPolicy{base: base{Agent, v}, by: map[string]Policy{}}
-			for _, name := range append([]string{Recorded}, ClaudeCode, Codex, GeminiCLI, Opencode) {
+			for _, name := range append([]string{Recorded}, ClaudeCode, codex.Codex, GeminiCLI, Opencode) {
 				q, err := Parse(name)
 				if err != nil {
 					panic("window: the agent policy's " + name + ": " + err.Error())

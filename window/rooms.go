@@ -2,6 +2,7 @@ package window
 
 import (
 	"github.com/ctxbench/ctxbench/window/internal/aidf"
+	"github.com/ctxbench/ctxbench/window/internal/codex"
 	"github.com/ctxbench/ctxbench/window/internal/compress"
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
@@ -15,6 +16,7 @@ var rooms = [][]*Spec{
 	prune.Specs,
 	crossturn.Specs,
 	compress.Specs,
+	codex.Specs,
 }
 
 func init() {

@@ -1,4 +1,4 @@
-package window
+package codex
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/codexcut"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // bytes4 is Codex's APPROX_BYTES_PER_TOKEN estimate: UTF-8 bytes / 4,
@@ -67,34 +68,35 @@ const Codex = "codex"
 
 // codexPolicy is the [Codex] policy.
 type codexPolicy struct {
-	base
+	policy.Base
 	window, userTokens int
 	ratio              float64
 }
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: Codex, Source: "openai/codex e06dd0e5 codex-rs/core/src/compact.rs",
-		Models: "codex@e06dd0e5", Held: heldSource,
+		Models: "codex@e06dd0e5", Held: policy.HeldSource,
 		Summary: "at 90% of the window, keep the newest real user messages (≤20k tokens, the last cut head-and-tail) and the summary as a user message; the initial context re-injected after a pre-turn compaction, before the last user message mid-turn",
-		Params: []Param{
-			intParam("context_window", 0, 0, none, "the model's context window; 0: the transcript model's, else 272,000 (gpt-5's)"),
-			floatParam("auto_compact_ratio", 0.9, 0, 1, true, "compact at this share of the window"),
-			intParam("user_message_tokens", 20_000, 0, none, "COMPACT_USER_MESSAGE_MAX_TOKENS: budget for the real user messages kept"),
+		Params: []policy.Param{
+			policy.IntParam("context_window", 0, 0, policy.NoBound, "the model's context window; 0: the transcript model's, else 272,000 (gpt-5's)"),
+			policy.FloatParam("auto_compact_ratio", 0.9, 0, 1, true, "compact at this share of the window"),
+			policy.IntParam("user_message_tokens", 20_000, 0, policy.NoBound, "COMPACT_USER_MESSAGE_MAX_TOKENS: budget for the real user messages kept"),
 		},
 		Differs: []string{
 			"Codex is Rust and cannot be run from npm: the policy is held to table tests citing the source lines it models (window/codex_test.go)",
 		},
-		Build: func(v Values) Policy {
-			return &codexPolicy{base: base{Codex, v}, window: v.Int("context_window"), ratio: v.Float("auto_compact_ratio"),
+		Build: func(v policy.Values) policy.Policy {
+			return &codexPolicy{Base: policy.NewBase(Codex, v), window: v.Int("context_window"), ratio: v.Float("auto_compact_ratio"),
 				userTokens: v.Int("user_message_tokens")}
 		},
-	})
+	},
 }
 
-// codexSummaryPrefix is templates/compact/summary_prefix.md (no final
+// SummaryPrefix is templates/compact/summary_prefix.md (no final
 // newline; its two spaces before "assist" are the file's).
-const codexSummaryPrefix = "Another language model started to solve this problem and produced a summary of its thinking process. " +
+const SummaryPrefix = "Another language model started to solve this problem and produced a summary of its thinking process. " +
 	"You also have access to the state of the tools that were used by that language model. Use this to build on the work " +
 	"that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use " +
 	"the information in this summary to  assist with your own analysis:"
@@ -105,7 +107,7 @@ var codexContextual = []string{"<environment_context>", "<user_instructions>", "
 
 // isInitialContext reports whether it is part of the initial context Codex
 // builds: a system (developer) message, or a contextual user message.
-func isInitialContext(it Item) bool {
+func isInitialContext(it policy.Item) bool {
 	if it.Msg.Role == transcript.RoleSystem {
 		return true
 	}
@@ -129,27 +131,27 @@ func isContextualUser(m *transcript.Message) bool {
 
 // isRealUser reports whether it is a user message collect_user_messages
 // keeps: a user text that is neither contextual nor a summary.
-func isRealUser(it Item) bool {
+func isRealUser(it policy.Item) bool {
 	m := it.Msg
-	return m.Role == transcript.RoleUser && !it.Summary && !has(it, transcript.BlockToolResult) &&
-		strings.TrimSpace(m.Text()) != "" && !isContextualUser(m) && !strings.HasPrefix(m.Text(), codexSummaryPrefix+"\n")
+	return m.Role == transcript.RoleUser && !it.Summary && !policy.Has(it, transcript.BlockToolResult) &&
+		strings.TrimSpace(m.Text()) != "" && !isContextualUser(m) && !strings.HasPrefix(m.Text(), SummaryPrefix+"\n")
 }
 
-func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
+func (p *codexPolicy) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
+	step := policy.Step{History: hist}
 	total := st.HistoryTokens(env, codexBytes4, hist)
 	trigger := p.ratio * float64(env.Window(p.window, 272_000))
 	if float64(total) < trigger {
 		return step, nil
 	}
-	step.Fired = &Firing{What: "auto-compact", Unit: "tokens", Trigger: int(math.Ceil(trigger)), Before: total, After: total}
+	step.Fired = &policy.Firing{What: "auto-compact", Unit: "tokens", Trigger: int(math.Ceil(trigger)), Before: total, After: total}
 	turn := hist[len(hist)-env.Turn:]
 	preTurn := slices.ContainsFunc(turn, isRealUser)
 	compacted := hist
 	if preTurn {
 		compacted = hist[:len(hist)-env.Turn]
 	}
-	var initial, users []Item
+	var initial, users []policy.Item
 	for _, it := range compacted {
 		switch {
 		case !it.Synthetic() && isInitialContext(it) && len(users) == 0:
@@ -159,19 +161,19 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		}
 	}
 	kept, cut := p.selectUsers(env, users)
-	text, ok, err := summarizeOrKeep(ctx, env, &step, "compaction", compacted, "", summarize.Generic)
+	text, ok, err := policy.SummarizeOrKeep(ctx, env, &step, "compaction", compacted, "", summarize.Generic)
 	if err != nil || !ok {
 		return step, err
 	}
 	ev := step.Summary
-	s := st.NewItem(transcript.RoleUser, codexSummaryPrefix+"\n"+text, true)
+	s := st.NewItem(transcript.RoleUser, SummaryPrefix+"\n"+text, true)
 	ev.ID = s.ID
 	// Codex builds the initial context anew (build_initial_context): new
 	// items, the originals evicted.
 	for k, it := range initial {
 		initial[k] = st.Reinjected(it)
 	}
-	var out []Item
+	var out []policy.Item
 	if preTurn {
 		// The replacement, then the turn re-injecting the initial context.
 		out = append(append(append(append(out, kept...), s), initial...), turn...)
@@ -188,17 +190,17 @@ func (p *codexPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		out = append(append(append(append(out, kept[:at]...), initial...), kept[at:]...), s)
 	}
 	step.Truncated = cut
-	step.Evicted = evictedFrom(hist, out)
+	step.Evicted = policy.EvictedFrom(hist, out)
 	step.History = out
-	step.Fired.After = tokens(env, codexBytes4, out)
+	step.Fired.After = policy.Tokens(env, codexBytes4, out)
 	return step, nil
 }
 
 // selectUsers is build_compacted_history_with_limit's selection: newest
 // first within the budget, the first that does not fit cut to the tokens
 // left, in their order.
-func (p *codexPolicy) selectUsers(env *Env, users []Item) ([]Item, []string) {
-	var kept []Item // newest first, reversed below
+func (p *codexPolicy) selectUsers(env *policy.Env, users []policy.Item) ([]policy.Item, []string) {
+	var kept []policy.Item // newest first, reversed below
 	var cut []string
 	remaining := p.userTokens
 	for i := len(users) - 1; i >= 0 && remaining > 0; i-- {
@@ -211,7 +213,7 @@ func (p *codexPolicy) selectUsers(env *Env, users []Item) ([]Item, []string) {
 		}
 		c := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: codexcut.Tokens(text, remaining)}},
 			Pos: users[i].Msg.Pos, Time: users[i].Msg.Time}
-		kept = append(kept, truncated(users[i], c, false))
+		kept = append(kept, policy.Truncated(users[i], c, false))
 		cut = append(cut, users[i].ID)
 		break
 	}
@@ -222,6 +224,6 @@ func (p *codexPolicy) selectUsers(env *Env, users []Item) ([]Item, []string) {
 // codexApproxTokens is approx_token_count: UTF-8 bytes / 4, rounded up.
 func codexApproxTokens(s string) int { return approx.Tokens(len(s)) }
 
-func (p *codexPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleUser, Compacts: true}
+func (p *codexPolicy) Guarantees() policy.Guarantees {
+	return policy.Guarantees{SummaryRole: transcript.RoleUser, Compacts: true}
 }
