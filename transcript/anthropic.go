@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // anthropicUsage is the Messages API usage object.
@@ -135,11 +137,11 @@ func anthropicContent(raw json.RawMessage) ([]Block, error) {
 			b.Text = text
 			if rich {
 				b.Raw = compactJSON(ab.Content)
-				b.Images = imagesIn(b.Raw)
+				b.Images = model.ImagesIn(b.Raw)
 			}
 		case "image":
 			b.Raw = compactJSON(p)
-			b.Images = imagesIn(b.Raw)
+			b.Images = model.ImagesIn(b.Raw)
 		default:
 			b.Type, b.Raw = BlockOther, compactJSON(p)
 		}
@@ -273,8 +275,8 @@ func readAnthropic(s *source) ([]*Transcript, error) {
 		if req.ID != "" {
 			t.ID = req.ID // ctxbench's own writer
 		}
-		t.addModel(req.Model)
-		if err := anthropicSystem(t, req.System, Pos{s.file, r.line}); err != nil {
+		model.AddModel(t, req.Model)
+		if err := anthropicSystem(t, req.System, Pos{File: s.file, Line: r.line}); err != nil {
 			if err := s.bad(t, r.line, "%v", err); err != nil {
 				return nil, err
 			}
@@ -375,12 +377,12 @@ func anthropicAppend(s *source, t *Transcript, r record, m anthropicMessage) err
 	if err != nil {
 		return s.bad(t, r.line, "%v", err)
 	}
-	msg := Message{Role: Role(m.Role), Blocks: blocks, Pos: Pos{s.file, r.line}, Time: parseTime(m.Timestamp)}
+	msg := Message{Role: Role(m.Role), Blocks: blocks, Pos: Pos{File: s.file, Line: r.line}, Time: model.ParseTime(m.Timestamp)}
 	if msg.Role == RoleAssistant {
 		// Only a reply's id names a call; an agent's ids of the other
 		// messages (Cline's) name nothing the provider knows.
 		msg.CallID, msg.Model, msg.Usage = m.ID, m.Model, m.Usage.usage()
-		t.addModel(m.Model)
+		model.AddModel(t, m.Model)
 	}
 	t.Messages = append(t.Messages, msg)
 	return nil

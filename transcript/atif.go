@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // atifTrajectory is an Agent Trajectory Interchange Format document
@@ -138,7 +140,7 @@ func readTrajectory(s *source, r record, t *Transcript) error {
 		if !ok {
 			continue
 		}
-		if err := atifAppend(t, &st, tr.Agent.ModelName, Pos{s.file, sr.line}, &cost); err != nil {
+		if err := atifAppend(t, &st, tr.Agent.ModelName, Pos{File: s.file, Line: sr.line}, &cost); err != nil {
 			if err := s.bad(t, sr.line, "step %d: %v", st.StepID, err); err != nil {
 				return err
 			}
@@ -167,12 +169,12 @@ func readTrajectory(s *source, r record, t *Transcript) error {
 }
 
 // atifAppend adds step st's messages to t.
-func atifAppend(t *Transcript, st *atifStep, model string, pos Pos, cost *float64) error {
+func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *float64) error {
 	msg, err := atifContent(st.Message)
 	if err != nil {
 		return fmt.Errorf("message: %v", err)
 	}
-	m := Message{Pos: pos, Time: parseTime(st.Timestamp)}
+	m := Message{Pos: pos, Time: model.ParseTime(st.Timestamp)}
 	switch st.Source {
 	case "system":
 		m.Role, m.Blocks = RoleSystem, msg
@@ -197,7 +199,7 @@ func atifAppend(t *Transcript, st *atifStep, model string, pos Pos, cost *float6
 		}
 		m.Model = st.ModelName
 		if m.Model == "" {
-			m.Model = model
+			m.Model = modelName
 		}
 		if mt := st.Metrics; mt != nil {
 			w := mt.Extra.CacheCreation
@@ -207,7 +209,7 @@ func atifAppend(t *Transcript, st *atifStep, model string, pos Pos, cost *float6
 				*cost += *mt.CostUSD
 			}
 		}
-		t.addModel(m.Model)
+		model.AddModel(t, m.Model)
 		t.Calls++
 	default:
 		return fmt.Errorf("source %q, want system, user or agent", st.Source)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/internal/swar"
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // ccMessage is what a Claude Code user or assistant line's message gives
@@ -272,11 +273,11 @@ func (s *ccScanner) block() Block {
 		}
 		b.ID, b.IsError, b.Text, b.Measured = toolUseID, isError, result.text, result.measured
 		if result.rich {
-			b.Images = imagesIn(content)
+			b.Images = model.ImagesIn(content)
 			b.Raw = s.compactCopy(content, &b.Measured)
 		}
 	case "image":
-		b.Images = imagesIn(raw)
+		b.Images = model.ImagesIn(raw)
 		b.Raw = s.compactCopy(raw, &b.Measured)
 	default:
 		b.Type, b.Raw = BlockOther, s.compactCopy(raw, &b.Measured)

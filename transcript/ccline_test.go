@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -93,7 +94,7 @@ func checkOnePass(t *testing.T, raw []byte) bool {
 	for i, b := range m.Blocks {
 		want := Message{Blocks: []Block{b}}
 		got := mm.Blocks[i]
-		if n, w := got.Measured-imageChars(got.Images), want.Chars()-utf8.RuneCountInString(b.Name); n != w {
+		if n, w := got.Measured-model.ImageChars(got.Images), want.Chars()-utf8.RuneCountInString(b.Name); n != w {
 			t.Fatalf("%q block %d: measured %d characters, the block kept has %d", raw, i, n, w)
 		}
 		if got.Text != "" || got.Input != nil || got.Raw != nil {

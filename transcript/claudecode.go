@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // ccLine is one line of a Claude Code session or Agent SDK stream-json log.
@@ -223,10 +225,10 @@ func unstreamedOutput(t *Transcript, all []*Transcript) {
 	}
 	to, calls := t, Usage{}
 	for _, x := range all {
-		calls.Add(callUsage(x))
+		calls.Add(model.CallUsage(x))
 	}
 	for i := 0; !covers(calls) && i < len(all); i++ {
-		to, calls = all[i], callUsage(all[i])
+		to, calls = all[i], model.CallUsage(all[i])
 	}
 	if !covers(calls) {
 		return
@@ -235,17 +237,6 @@ func unstreamedOutput(t *Transcript, all []*Transcript) {
 		to.Unattributed = &Usage{}
 	}
 	to.Unattributed.Output += rep.Output - calls.Output
-}
-
-// callUsage returns the usage t's calls record.
-func callUsage(t *Transcript) Usage {
-	var u Usage
-	for i := range t.Messages {
-		if m := t.Messages[i].Usage; m != nil {
-			u.Add(*m)
-		}
-	}
-	return u
 }
 
 // beyondLines keeps the stream-json result's modelUsage, reported, in
@@ -315,7 +306,7 @@ func onePass(sc *ccScanner, raw []byte, l *ccLine, m *ccMessage) *ccMessage {
 // decoded in one pass, nil when it is to be decoded from l.Message.
 func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 	t := b.t
-	pos := Pos{s.file, r.line}
+	pos := Pos{File: s.file, Line: r.line}
 	switch l.Type {
 	case "user", "assistant":
 		if m == nil {
@@ -325,10 +316,10 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 			}
 		}
 		if l.Type == "assistant" && m.Model == SyntheticModel {
-			t.skip("assistant/" + SyntheticModel)
+			model.CountSkipped(t, "assistant/"+SyntheticModel)
 			return nil
 		}
-		msg := Message{Role: Role(l.Type), Blocks: m.Blocks, Pos: pos, Time: parseTime(l.Timestamp)}
+		msg := Message{Role: Role(l.Type), Blocks: m.Blocks, Pos: pos, Time: model.ParseTime(l.Timestamp)}
 		if l.Type == "user" {
 			b.user(msg, l.IsCompactSummary, pos)
 			return nil
@@ -353,11 +344,11 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 			}
 			t.Clearings = append(t.Clearings, c)
 		case "init":
-			t.addModel(l.Model)
+			model.AddModel(t, l.Model)
 		case "":
-			t.skip("system")
+			model.CountSkipped(t, "system")
 		default:
-			t.skip("system/" + l.Subtype)
+			model.CountSkipped(t, "system/"+l.Subtype)
 		}
 	case "result":
 		rep := l.Usage.usage()
@@ -372,7 +363,7 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 	case "":
 		return s.bad(t, r.line, "record has no type")
 	default:
-		t.skip(l.Type)
+		model.CountSkipped(t, l.Type)
 	}
 	return nil
 }
@@ -414,7 +405,7 @@ func (b *ccBuilder) user(msg Message, compactSummary bool, pos Pos) {
 // call of the same message.id.
 func (b *ccBuilder) assistant(msg Message, u *Usage) {
 	t := b.t
-	t.addModel(msg.Model)
+	model.AddModel(t, msg.Model)
 	if i, seen := b.byID[msg.CallID]; seen && msg.CallID != "" {
 		if prev := t.Messages[i].Usage; u != nil && prev != nil && u.Output > prev.Output {
 			prev.Output = u.Output

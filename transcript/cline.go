@@ -92,7 +92,7 @@ func readClineSession(s *source, sess clineSession) ([]*Transcript, error) {
 		t.ID = *sess.SessionID
 	}
 	if sess.SystemPrompt != "" {
-		t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: sess.SystemPrompt}}, Pos: Pos{s.file, s.docRec.line}})
+		t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: sess.SystemPrompt}}, Pos: Pos{File: s.file, Line: s.docRec.line}})
 	}
 	recs, err := messageRecords(s.docRec, "messages")
 	if err != nil {

@@ -3,6 +3,8 @@ package transcript
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // codexLine is one line of a Codex rollout file or of a `codex exec --json`
@@ -127,7 +129,7 @@ func readCodex(s *source) ([]*Transcript, error) {
 		if err := c.line(recs[i], l); err != nil {
 			return nil, err
 		}
-		if ts := parseTime(l.Timestamp); !ts.IsZero() {
+		if ts := model.ParseTime(l.Timestamp); !ts.IsZero() {
 			for j := n; j < len(t.Messages); j++ {
 				if t.Messages[j].Time.IsZero() {
 					t.Messages[j].Time = ts
@@ -157,7 +159,7 @@ type codexReader struct {
 }
 
 func (c *codexReader) line(r record, l codexLine) error {
-	t, pos := c.t, Pos{c.s.file, r.line}
+	t, pos := c.t, Pos{File: c.s.file, Line: r.line}
 	switch l.Type {
 	case "session_meta", "turn_context", "response_item", "event_msg", "compacted":
 		var p codexPayload
@@ -189,7 +191,7 @@ func (c *codexReader) line(r record, l codexLine) error {
 	case "":
 		return c.s.bad(t, r.line, "record has no type")
 	default:
-		t.skip(l.Type)
+		model.CountSkipped(t, l.Type)
 	}
 	return nil
 }
@@ -212,7 +214,7 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 	case "turn_context":
 		c.model = p.Model
 		c.truncation = p.TruncationPolicy
-		t.addModel(p.Model)
+		model.AddModel(t, p.Model)
 		return nil
 	case "compacted":
 		sum := Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: p.Message}}, Pos: pos}
@@ -291,11 +293,11 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 	switch p.Type {
 	case "token_count":
 		if p.Info == nil || (p.Info.Last == nil && p.Info.Total == nil) {
-			t.skip("event_msg/token_count (empty)")
+			model.CountSkipped(t, "event_msg/token_count (empty)")
 			return nil
 		}
 		if p.Info.Total != nil && c.lastTotal != nil && *p.Info.Total == *c.lastTotal {
-			t.skip("event_msg/token_count (repeat)")
+			model.CountSkipped(t, "event_msg/token_count (repeat)")
 			return nil
 		}
 		var u Usage
@@ -338,13 +340,13 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 		c.rollBack(p.NumTurns, pos)
 	case "user_message":
 		if c.responseUsers {
-			t.skip("event_msg/user_message")
+			model.CountSkipped(t, "event_msg/user_message")
 			return nil
 		}
 		c.open = -1
 		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: p.Message}}, Pos: pos})
 	default:
-		t.skip("event_msg/" + p.Type)
+		model.CountSkipped(t, "event_msg/"+p.Type)
 	}
 	return nil
 }
@@ -370,7 +372,7 @@ func (c *codexReader) rollBack(turns int, pos Pos) {
 		}
 	}
 	if turns <= 0 || len(users) == 0 {
-		t.skip("event_msg/thread_rolled_back (nothing to drop)")
+		model.CountSkipped(t, "event_msg/thread_rolled_back (nothing to drop)")
 		return
 	}
 	cut := users[0]

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // copilotEvent is one line of a GitHub Copilot CLI session's event log
@@ -131,7 +133,7 @@ func readCopilot(s *source) ([]*Transcript, error) {
 				continue
 			}
 		}
-		c.event(t, &ev, &d, Pos{s.file, r.line})
+		c.event(t, &ev, &d, Pos{File: s.file, Line: r.line})
 	}
 	return c.transcripts(), nil
 }
@@ -153,7 +155,7 @@ type copilotReader struct {
 // event reads one event at pos, of t (the session's transcript or a
 // sub-agent's).
 func (c *copilotReader) event(t *Transcript, ev *copilotEvent, d *copilotData, pos Pos) {
-	at := parseTime(ev.Timestamp)
+	at := model.ParseTime(ev.Timestamp)
 	switch ev.Type {
 	case "session.start", "session.resume":
 		if d.SessionID != "" {
@@ -176,7 +178,7 @@ func (c *copilotReader) event(t *Transcript, ev *copilotEvent, d *copilotData, p
 		copilotToolResult(t, d, pos, at)
 	case "session.compaction_complete":
 		if d.Success == nil || !*d.Success {
-			c.main.skip("session.compaction_complete (failed)")
+			model.CountSkipped(c.main, "session.compaction_complete (failed)")
 			return
 		}
 		sum := &Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: d.SummaryContent}}, Pos: pos, Time: at}
@@ -184,13 +186,13 @@ func (c *copilotReader) event(t *Transcript, ev *copilotEvent, d *copilotData, p
 			PreTokens: d.PreCompactionTokens, Summary: sum, Pos: pos})
 	case "session.shutdown":
 		c.shutdown(d)
-		c.main.skip("session.shutdown")
+		model.CountSkipped(c.main, "session.shutdown")
 	default:
 		kind := ev.Type
 		if ev.Ephemeral {
 			kind += " (ephemeral)"
 		}
-		c.main.skip(kind)
+		model.CountSkipped(c.main, kind)
 	}
 }
 
@@ -227,7 +229,7 @@ func (c *copilotReader) assistant(t *Transcript, d *copilotData, pos Pos, at tim
 		}
 		m.Blocks = append(m.Blocks, b)
 	}
-	t.addModel(m.Model)
+	model.AddModel(t, m.Model)
 	if n := len(t.Messages); d.MessageID != "" && c.lastCall[t] == d.MessageID && n > 0 && t.Messages[n-1].Role == RoleAssistant {
 		// Another chunk of the same response.
 		t.Messages[n-1].Blocks = append(t.Messages[n-1].Blocks, m.Blocks...)
@@ -279,7 +281,7 @@ func (c *copilotReader) transcripts() []*Transcript {
 	main := c.main
 	for _, name := range c.byOrder {
 		main.UnattributedByModel = append(main.UnattributedByModel, c.by[name])
-		main.addModel(name)
+		model.AddModel(main, name)
 	}
 	var out []*Transcript
 	if len(main.Messages) > 0 || len(main.Compactions) > 0 || len(main.UnattributedByModel) > 0 || len(c.order) == 0 {

@@ -77,8 +77,8 @@ func TestCodexRollout(t *testing.T) {
 			msg(f, 14, RoleTool, result("call_2", "Success. Updated the following files:\nM main.go\n")),
 			asst(16, Usage{Input: 1000, CacheRead: 1000, Output: 30}, text("Fixed: the build passes.")),
 		},
-		Compactions: []Compaction{{Index: 7, Pos: Pos{f, 15},
-			Summary: &Message{Role: RoleUser, Blocks: []Block{text("The user asked to fix the build; main.go was patched.")}, Pos: Pos{f, 15}}}},
+		Compactions: []Compaction{{Index: 7, Pos: Pos{File: f, Line: 15},
+			Summary: &Message{Role: RoleUser, Blocks: []Block{text("The user asked to fix the build; main.go was patched.")}, Pos: Pos{File: f, Line: 15}}}},
 		Calls: 3,
 		Skipped: map[string]int{"event_msg/user_message": 1, "event_msg/token_count (empty)": 1,
 			"event_msg/token_count (repeat)": 1, "event_msg/agent_message": 1},
@@ -225,7 +225,7 @@ func TestClaudeCodeMerge(t *testing.T) {
 		},
 		Skipped: map[string]int{"progress": 1},
 	}, {ID: "s1/sidechain-1", Parent: "s1", Subagent: "sidechain-1", File: f, Format: FormatClaudeCode, Calls: 1,
-		Messages: []Message{{Role: RoleAssistant, Blocks: []Block{text("subagent")}, CallID: "msg_9", Pos: Pos{f, 7}}},
+		Messages: []Message{{Role: RoleAssistant, Blocks: []Block{text("subagent")}, CallID: "msg_9", Pos: Pos{File: f, Line: 7}}},
 	}}
 	if diff := cmp.Diff(want, ts, transcriptOpts); diff != "" {
 		t.Errorf("merge (-want +got):\n%s", diff)

@@ -3,6 +3,8 @@ package transcript
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 type geminiSession struct {
@@ -89,8 +91,8 @@ func readGemini(s *source) ([]*Transcript, error) {
 }
 
 func geminiAppend(s *source, t *Transcript, r record, m geminiMessage) error {
-	pos := Pos{s.file, r.line}
-	at := parseTime(m.Timestamp)
+	pos := Pos{File: s.file, Line: r.line}
+	at := model.ParseTime(m.Timestamp)
 	n := len(t.Messages)
 	defer func() {
 		for j := n; j < len(t.Messages); j++ {
@@ -107,11 +109,11 @@ func geminiAppend(s *source, t *Transcript, r record, m geminiMessage) error {
 		return nil
 	case "gemini":
 	default:
-		t.skip(m.Type)
+		model.CountSkipped(t, m.Type)
 		return nil
 	}
 	msg := Message{Role: RoleAssistant, Model: m.Model, CallID: m.ID, Pos: pos}
-	t.addModel(m.Model)
+	model.AddModel(t, m.Model)
 	for _, th := range m.Thoughts {
 		msg.Blocks = append(msg.Blocks, Block{Type: BlockThinking, Text: strings.TrimSpace(th.Subject + "\n" + th.Description)})
 	}

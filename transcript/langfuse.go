@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // langfuseObservation is a row of a Langfuse export: the blob storage
@@ -173,7 +175,7 @@ func langfuseTime(s string) time.Time {
 	if t, err := time.Parse("2006-01-02 15:04:05.999999999", s); err == nil {
 		return t.UTC()
 	}
-	return parseTime(s)
+	return model.ParseTime(s)
 }
 
 // langfuseMessages returns what an observation's input or output holds
@@ -232,7 +234,7 @@ func langfuseUsage(holder *Transcript, raw json.RawMessage) *Usage {
 	for _, k := range slices.Sorted(maps.Keys(details)) {
 		n, err := strconv.ParseInt(string(bytes.Trim(details[k], `"`)), 10, 64)
 		if err != nil || n < 0 {
-			holder.skip("usage_details " + k + " (not a count)")
+			model.CountSkipped(holder, "usage_details "+k+" (not a count)")
 			continue
 		}
 		key := strings.ToLower(k)
@@ -250,7 +252,7 @@ func langfuseUsage(holder *Transcript, raw json.RawMessage) *Usage {
 				u.Reasoning += n
 			}
 		default:
-			holder.skip("usage_details " + k)
+			model.CountSkipped(holder, "usage_details "+k)
 		}
 	}
 	return &u

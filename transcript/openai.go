@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // openaiMessage is a Chat Completions message, as logged by agents: the
@@ -203,8 +205,8 @@ func openaiAdd(s *source, t *Transcript, r record, m *openaiMessage) error {
 	if err != nil {
 		return s.bad(t, r.line, "%v", err)
 	}
-	msg.Pos = Pos{s.file, r.line}
-	t.addModel(msg.Model)
+	msg.Pos = Pos{File: s.file, Line: r.line}
+	model.AddModel(t, msg.Model)
 	t.Messages = append(t.Messages, msg)
 	return nil
 }
@@ -254,7 +256,7 @@ func looksLike(raw []byte) string {
 }
 
 func openaiMessageOf(m openaiMessage) (Message, error) {
-	msg := Message{Role: Role(m.Role), Name: m.Name, Time: parseTime(m.Timestamp)}
+	msg := Message{Role: Role(m.Role), Name: m.Name, Time: model.ParseTime(m.Timestamp)}
 	if e := m.Extra; e != nil && e.Response != nil && e.Response.Created > 0 && msg.Time.IsZero() {
 		msg.Time = time.Unix(e.Response.Created, 0).UTC()
 	}

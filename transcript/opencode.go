@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // opencodeEntry is one message of an opencode session as its export and
@@ -252,7 +254,7 @@ func (o *opencodeReader) add(e opencodeEntry, line int) error {
 	if !o.named && e.Info.SessionID != "" {
 		o.t.ID, o.named = e.Info.SessionID, true
 	}
-	pos := Pos{o.s.file, line}
+	pos := Pos{File: o.s.file, Line: line}
 	created := time.Time{}
 	if e.Info.Time.Created > 0 {
 		created = time.UnixMilli(e.Info.Time.Created).UTC()
@@ -285,13 +287,13 @@ func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, cr
 		switch p.Type {
 		case "text":
 			if p.Ignored {
-				o.t.skip("opencode part text (ignored)")
+				model.CountSkipped(o.t, "opencode part text (ignored)")
 				continue
 			}
 			m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: p.Text})
 		case "file":
 			if p.Mime == "text/plain" || p.Mime == "application/x-directory" {
-				o.t.skip("opencode part file (sent as its text parts)")
+				model.CountSkipped(o.t, "opencode part file (sent as its text parts)")
 				continue
 			}
 			m.Blocks = append(m.Blocks, Block{Type: fileBlockType(p.Mime), Raw: compactJSON(e.Parts[i])})
@@ -301,11 +303,11 @@ func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, cr
 		case "subtask":
 			m.Blocks = append(m.Blocks, Block{Type: BlockOther, Raw: compactJSON(e.Parts[i])})
 		default:
-			o.t.skip("opencode part " + p.Type)
+			model.CountSkipped(o.t, "opencode part "+p.Type)
 		}
 	}
 	if len(m.Blocks) == 0 {
-		o.t.skip("opencode user message with nothing sent")
+		model.CountSkipped(o.t, "opencode user message with nothing sent")
 		return nil
 	}
 	o.clearedBefore(created, pos)
@@ -321,7 +323,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 		o.system = info.System
 	}
 	o.clearedBefore(created, pos)
-	o.t.addModel(info.ModelID)
+	model.AddModel(o.t, info.ModelID)
 	st := &opencodeSteps{o: o, info: info, pos: pos}
 	st.reset()
 	st.call.Time = created
@@ -338,7 +340,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 		case "text":
 			st.startAt(p.Time.Start)
 			if p.Ignored {
-				o.t.skip("opencode part text (ignored)")
+				model.CountSkipped(o.t, "opencode part text (ignored)")
 				continue
 			}
 			st.call.Blocks = append(st.call.Blocks, Block{Type: BlockText, Text: p.Text})
@@ -358,7 +360,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 			raw, _ := json.Marshal(map[string]string{"type": "file", "mime": p.Mime})
 			st.call.Blocks = append(st.call.Blocks, Block{Type: fileBlockType(p.Mime), Raw: raw})
 		default:
-			o.t.skip("opencode part " + p.Type)
+			model.CountSkipped(o.t, "opencode part "+p.Type)
 		}
 	}
 	var last *Usage
@@ -368,7 +370,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 	}
 	st.flush(last)
 	if o.t.Calls == calls {
-		o.t.skip("opencode assistant message with nothing sent")
+		model.CountSkipped(o.t, "opencode assistant message with nothing sent")
 	}
 	o.t.ReportedCostUSD += info.Cost
 	if o.pending && opencodeSummary(info.Summary) {
@@ -513,7 +515,7 @@ func (o *opencodeReader) finish() {
 	}
 	sys := make([]Message, len(o.system))
 	for i, text := range o.system {
-		sys[i] = Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: Pos{o.s.file, o.s.docRec.line}}
+		sys[i] = Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: Pos{File: o.s.file, Line: o.s.docRec.line}}
 	}
 	t.Messages = append(sys, t.Messages...)
 	k := len(sys)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // ohExport is an OpenHands Cloud conversation export, less its events.
@@ -79,7 +81,7 @@ func readOpenHands(s *source) ([]*Transcript, error) {
 		if err := oh.event(r, &e); err != nil {
 			return nil, err
 		}
-		at := parseTime(e.Timestamp)
+		at := model.ParseTime(e.Timestamp)
 		for j := n; j < len(t.Messages); j++ {
 			t.Messages[j].Time = at
 		}
@@ -131,7 +133,7 @@ type ohReader struct {
 // event adds what event e, record r, holds.
 func (oh *ohReader) event(r record, e *ohEvent) error {
 	t := oh.t
-	pos := Pos{oh.s.file, r.line}
+	pos := Pos{File: oh.s.file, Line: r.line}
 	text := e.Message
 	if e.Args != nil && e.Args.Content != "" {
 		text = e.Args.Content
@@ -149,9 +151,9 @@ func (oh *ohReader) event(r record, e *ohEvent) error {
 	case e.Action == "system":
 		t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
 	case e.Action != "":
-		t.skip("action/" + e.Action)
+		model.CountSkipped(t, "action/"+e.Action)
 	case e.Observation != "":
-		t.skip("observation/" + e.Observation)
+		model.CountSkipped(t, "observation/"+e.Observation)
 	default:
 		return oh.s.bad(t, r.line, "event is neither an action nor an observation")
 	}
@@ -172,7 +174,7 @@ func (oh *ohReader) toolCall(e *ohEvent, pos Pos) {
 		msg := Message{Role: RoleAssistant, CallID: respID, Pos: pos}
 		if mr != nil {
 			msg.Model, msg.Usage = mr.Model, mr.Usage.usage()
-			t.addModel(mr.Model)
+			model.AddModel(t, mr.Model)
 			if len(mr.Choices) > 0 {
 				if c, err := openaiContent(mr.Choices[0].Message.Content); err == nil {
 					msg.Blocks = c

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // An otelRecord is one span or log record of an OpenTelemetry trace
@@ -490,7 +492,7 @@ func (ix *otelIndex) calls(s *source, holder *Transcript, recs []otelRecord) []o
 		r := &recs[i]
 		ok, log := r.call()
 		if ok && log && (ix.chatTraces[r.traceID] || ix.chatResponses[r.str(otelResponseID)]) {
-			holder.skip("log " + otelInferenceLog + " (of a chat span)")
+			model.CountSkipped(holder, "log "+otelInferenceLog+" (of a chat span)")
 			continue
 		}
 		if !ok {
@@ -501,7 +503,7 @@ func (ix *otelIndex) calls(s *source, holder *Transcript, recs []otelRecord) []o
 			if op := cmp.Or(r.str(otelOperation), r.str("event.name")); op != "" {
 				kind += " " + op
 			}
-			holder.skip(cmp.Or(r.skipAs, kind))
+			model.CountSkipped(holder, cmp.Or(r.skipAs, kind))
 			continue
 		}
 		sess := cmp.Or(ix.sessions[i], ix.traceSession[r.traceID], r.traceID, s.nameID())
@@ -547,7 +549,7 @@ type otelHistory struct {
 // add reads call c into the history.
 func (h *otelHistory) add(s *source, c otelCall) error {
 	t, r := h.t, c.rec
-	pos := Pos{s.file, r.line}
+	pos := Pos{File: s.file, Line: r.line}
 	prompt, err := otelPrompt(r, pos)
 	if err != nil {
 		if err := s.bad(t, r.line, "%v", err); err != nil {
@@ -579,7 +581,7 @@ func (h *otelHistory) add(s *source, c otelCall) error {
 			}
 		}
 	}
-	t.addModel(reply.Model)
+	model.AddModel(t, reply.Model)
 	t.Messages = append(t.Messages, reply)
 	t.Calls++
 	t.ReportedCostUSD += r.cost
@@ -590,7 +592,7 @@ func (h *otelHistory) add(s *source, c otelCall) error {
 func (h *otelHistory) extend(prompt []Message, pos Pos) {
 	t := h.t
 	var lead *Message // the summary a compaction part marks
-	if len(prompt) > 0 && prompt[0].compactionPart() {
+	if len(prompt) > 0 && compactionPart(&prompt[0]) {
 		sum := prompt[0]
 		sum.Blocks = slices.DeleteFunc(slices.Clone(sum.Blocks), func(b Block) bool { return b.Type == BlockOther && isCompactionPart(b.Raw) })
 		lead, prompt = &sum, prompt[1:]
@@ -633,7 +635,8 @@ func sameMessage(a, b *Message) bool {
 	return true
 }
 
-func (m *Message) compactionPart() bool {
+// compactionPart reports whether m holds a compaction part.
+func compactionPart(m *Message) bool {
 	for _, b := range m.Blocks {
 		if b.Type == BlockOther && isCompactionPart(b.Raw) {
 			return true
@@ -735,7 +738,7 @@ func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
 		if !openaiRoles[m.Role] {
 			return nil, fmt.Errorf("%s: message %d: unknown role %q", attr, i, m.Role)
 		}
-		msg := Message{Role: Role(m.Role), Name: m.Name, Time: parseTime(m.Timestamp)}
+		msg := Message{Role: Role(m.Role), Name: m.Name, Time: model.ParseTime(m.Timestamp)}
 		var err error
 		switch {
 		case m.Parts != nil:
@@ -764,7 +767,7 @@ func chatMessage(raw json.RawMessage, f Format) (Message, error) {
 			return Message{}, err
 		}
 		bs, err := anthropicContent(am.Content)
-		return Message{Role: Role(am.Role), Blocks: bs, Time: parseTime(am.Timestamp)}, err
+		return Message{Role: Role(am.Role), Blocks: bs, Time: model.ParseTime(am.Timestamp)}, err
 	}
 	var om openaiMessage
 	if err := unmarshal(raw, &om); err != nil {

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // DefaultMaxBytes bounds how much of one input is read (1 GiB). A single
@@ -167,7 +168,7 @@ func parse(s *source, opt Options) ([]*Transcript, error) {
 	if err := noMessages(file, ts); err != nil {
 		return nil, err
 	}
-	findImages(ts)
+	model.FindImages(ts)
 	if s.doc && len(ts) > 0 {
 		// A document is one transcript: count its lines with invalid UTF-8.
 		for _, l := range bytes.Split(s.docRec.raw, []byte{'\n'}) {

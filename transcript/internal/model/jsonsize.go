@@ -1,4 +1,4 @@
-package transcript
+package model
 
 import (
 	"encoding/json"
@@ -8,14 +8,8 @@ import (
 	"github.com/ctxbench/ctxbench/internal/swar"
 )
 
-// ContentJSONSize returns the length of ContentJSON(blocks) in bytes and
-// in UTF-16 code units (as [UTF16Len] counts them), without making it:
-// the seeds' measures of structured content (bytes / 4, JSON.stringify's
-// length) take nothing else from it, and encoding every message to JSON
-// was most of their cost. It follows encoding/json's output exactly
-// (FuzzContentJSONSize): strings escaped as it escapes them, raw JSON
-// compacted, and 0, 0 where ContentJSON fails (a raw part that is not
-// valid JSON).
+// ContentJSONSize is transcript.ContentJSONSize: the length of the
+// content's JSON in bytes and UTF-16 code units, without making it.
 func ContentJSONSize(blocks []Block) (size, units int) {
 	var s jsonSize
 	s.lit("[")
@@ -167,9 +161,7 @@ func (s *jsonSize) raw(b json.RawMessage) {
 	s.units += units
 }
 
-// UTF16Len returns the length of s in UTF-16 code units, as JavaScript's
-// String.length counts it: one per code point, two above U+FFFF (an
-// invalid byte counts one).
+// UTF16Len is transcript.UTF16Len: s's length in UTF-16 code units.
 func UTF16Len(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
@@ -197,14 +189,8 @@ func UTF16Len(s string) int {
 	return n
 }
 
-// ReplaceInvalid returns s with each maximal ill-formed subsequence of
-// UTF-8 replaced by U+FFFD, as the WHATWG decoder (JavaScript's
-// TextDecoder), Python's decode(errors="replace") and the Unicode
-// standard's recommended practice do: a lead byte and the continuation
-// bytes that can follow it so far make one U+FFFD, any other bad byte
-// one. Go's conversions make one per byte ([]rune) or one per run
-// (strings.ToValidUTF8); tiktoken counts the text the former decoders
-// give.
+// ReplaceInvalid is transcript.ReplaceInvalid: s with each maximal
+// ill-formed subsequence of UTF-8 replaced by U+FFFD.
 func ReplaceInvalid(s string) string {
 	if utf8.ValidString(s) {
 		return s

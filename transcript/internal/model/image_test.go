@@ -1,4 +1,4 @@
-package transcript
+package model
 
 import (
 	"bytes"
@@ -94,7 +94,7 @@ func TestImagesIn(t *testing.T) {
 		{"not json", `[{"type":"image"`, nil},
 		{"document", `{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}`, nil},
 	} {
-		if diff := cmp.Diff(c.want, imagesIn(json.RawMessage(c.raw))); diff != "" {
+		if diff := cmp.Diff(c.want, ImagesIn(json.RawMessage(c.raw))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}
 	}
@@ -112,7 +112,7 @@ func TestWithoutImages(t *testing.T) {
 		{Type: BlockToolResult, ID: "t1", Text: "a", Raw: json.RawMessage(`[{"type":"text","text":"a"},` + img + `]`)},
 		{Type: BlockToolResult, ID: "t2", Text: "b", Raw: json.RawMessage(`[{"type":"text","text":"b"},{"type":"document","x":1},` + img + `]`)},
 	}}
-	findImages([]*Transcript{{Messages: []Message{m}}})
+	FindImages([]*Transcript{{Messages: []Message{m}}})
 	got := Message{Role: RoleUser, Blocks: m.WithoutImages()}
 	want := []Block{
 		{Type: BlockText, Text: "see"},

@@ -1,4 +1,4 @@
-package transcript
+package model
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ type Image struct {
 func (im Image) Sized() bool { return im.Width > 0 && im.Height > 0 }
 
 // imageChars returns the characters of the images' data.
-func imageChars(ims []Image) int {
+func ImageChars(ims []Image) int {
 	n := 0
 	for _, im := range ims {
 		n += im.Chars
@@ -179,7 +179,7 @@ func webpSize(h []byte) (w, ht int) {
 
 // imagesIn returns the images raw holds: raw is an image part, or a tool
 // result's content (a list of parts, some of them images).
-func imagesIn(raw json.RawMessage) []Image {
+func ImagesIn(raw json.RawMessage) []Image {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return nil
@@ -211,13 +211,13 @@ func imagesIn(raw json.RawMessage) []Image {
 }
 
 // findImages sets the Images of the blocks of ts that hold raw JSON.
-func findImages(ts []*Transcript) {
+func FindImages(ts []*Transcript) {
 	for _, t := range ts {
 		for i := range t.Messages {
 			for j := range t.Messages[i].Blocks {
 				b := &t.Messages[i].Blocks[j]
 				if b.Images == nil && len(b.Raw) > 0 && (b.Type == BlockImage || b.Type == BlockToolResult) {
-					b.Images = imagesIn(b.Raw)
+					b.Images = ImagesIn(b.Raw)
 				}
 			}
 		}

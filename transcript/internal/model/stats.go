@@ -1,4 +1,4 @@
-package transcript
+package model
 
 // Stats summarizes a transcript: what `ctxbench inspect` prints.
 type Stats struct {
