@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -67,22 +68,7 @@ type atifStep struct {
 // naming ATIF, an agent and steps.
 func atifObject(m map[string]any) bool {
 	v, _ := m["schema_version"].(string)
-	return strings.HasPrefix(strings.ToUpper(v), "ATIF") && hasAny(m, "steps") && hasAny(m, "agent")
-}
-
-// uncachedInput is the uncached part of a prompt count that includes
-// the cache reads and writes (OpenTelemetry's input_tokens, ATIF's
-// prompt_tokens). A count too small to include both includes what it
-// can hold: the cache reads (as OpenAI counts them), or neither (as
-// Anthropic's usage counts them).
-func uncachedInput(prompt, read, write int64) int64 {
-	switch {
-	case prompt >= read+write:
-		return prompt - read - write
-	case prompt >= read:
-		return prompt - read
-	}
-	return prompt
+	return strings.HasPrefix(strings.ToUpper(v), "ATIF") && decode.HasAny(m, "steps") && decode.HasAny(m, "agent")
 }
 
 // readATIF reads an ATIF trajectory (Harbor, Terminal-Bench; Harbor
@@ -101,12 +87,12 @@ func uncachedInput(prompt, read, write int64) int64 {
 // ReportedCostUSD (final_metrics.total_cost_usd where given), the
 // final_metrics totals kept in Reported. A subagent's trajectory is a
 // file of its own, read as a session of its own.
-func readATIF(s *source) ([]*Transcript, error) {
+func readATIF(s *decode.Source) ([]*Transcript, error) {
 	var out []*Transcript
-	for r := range s.records() {
-		t := &Transcript{ID: s.nameID()}
-		if !s.doc {
-			t.ID = lineID(s, r) // JSON Lines of trajectories
+	for r := range s.Records() {
+		t := &Transcript{ID: s.NameID()}
+		if !s.Doc {
+			t.ID = decode.LineID(s, r) // JSON Lines of trajectories
 		}
 		if err := readTrajectory(s, r, t); err != nil {
 			return nil, err
@@ -117,31 +103,31 @@ func readATIF(s *source) ([]*Transcript, error) {
 }
 
 // readTrajectory reads the trajectory r into t.
-func readTrajectory(s *source, r record, t *Transcript) error {
+func readTrajectory(s *decode.Source, r decode.Record, t *Transcript) error {
 	var tr atifTrajectory
-	if ok, err := s.decode(t, r, &tr); !ok || err != nil {
+	if ok, err := s.Decode(t, r, &tr); !ok || err != nil {
 		return err
 	}
 	if tr.SessionID != "" {
 		t.ID = tr.SessionID
 	}
 	t.AgentVersion = tr.Agent.Version
-	recs, err := messageRecords(r, "steps")
+	recs, err := decode.MessageRecords(r, "steps")
 	if err != nil {
-		return s.bad(t, r.line, "%v", err)
+		return s.Bad(t, r.Line, "%v", err)
 	}
 	var cost float64
 	for _, sr := range recs {
 		var st atifStep
-		ok, err := s.decode(t, sr, &st)
+		ok, err := s.Decode(t, sr, &st)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			continue
 		}
-		if err := atifAppend(t, &st, tr.Agent.ModelName, Pos{File: s.file, Line: sr.line}, &cost); err != nil {
-			if err := s.bad(t, sr.line, "step %d: %v", st.StepID, err); err != nil {
+		if err := atifAppend(t, &st, tr.Agent.ModelName, Pos{File: s.File, Line: sr.Line}, &cost); err != nil {
+			if err := s.Bad(t, sr.Line, "step %d: %v", st.StepID, err); err != nil {
 				return err
 			}
 		}
@@ -193,7 +179,7 @@ func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *fl
 		for _, c := range st.ToolCalls {
 			b := Block{Type: BlockToolUse, ID: c.ID, Name: c.Function}
 			if len(c.Arguments) > 0 && string(c.Arguments) != "null" {
-				b.Input = compactJSON(c.Arguments)
+				b.Input = decode.CompactJSON(c.Arguments)
 			}
 			m.Blocks = append(m.Blocks, b)
 		}
@@ -203,7 +189,7 @@ func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *fl
 		}
 		if mt := st.Metrics; mt != nil {
 			w := mt.Extra.CacheCreation
-			m.Usage = &Usage{Input: uncachedInput(mt.Prompt, mt.Cached, w), CacheRead: mt.Cached, CacheWrite: w,
+			m.Usage = &Usage{Input: decode.UncachedInput(mt.Prompt, mt.Cached, w), CacheRead: mt.Cached, CacheWrite: w,
 				Output: mt.Completion, Reasoning: mt.Extra.Reasoning}
 			if mt.CostUSD != nil {
 				*cost += *mt.CostUSD
@@ -221,7 +207,7 @@ func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *fl
 	tool := Message{Role: RoleTool, Pos: pos}
 	other := Message{Role: RoleUser, Pos: pos}
 	for i, r := range st.Observation.Results {
-		text, rich, err := resultContent(r.Content)
+		text, rich, err := decode.ResultContent(r.Content)
 		if err != nil {
 			return fmt.Errorf("observation result %d: %v", i, err)
 		}
@@ -238,7 +224,7 @@ func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *fl
 		}
 		b := Block{Type: BlockToolResult, ID: *r.SourceCallID, Text: text}
 		if rich {
-			b.Raw = compactJSON(r.Content)
+			b.Raw = decode.CompactJSON(r.Content)
 		}
 		tool.Blocks = append(tool.Blocks, b)
 	}
@@ -253,13 +239,13 @@ func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *fl
 // atifContent reads a step's message: a string, or a list of parts
 // (text; image, kept as it is).
 func atifContent(raw json.RawMessage) ([]Block, error) {
-	return typedParts(raw, func(typ, text string, p json.RawMessage) Block {
+	return decode.TypedParts(raw, func(typ, text string, p json.RawMessage) Block {
 		switch typ {
 		case "text":
 			return Block{Type: BlockText, Text: text}
 		case "image":
-			return Block{Type: BlockImage, Raw: compactJSON(p)}
+			return Block{Type: BlockImage, Raw: decode.CompactJSON(p)}
 		}
-		return Block{Type: BlockOther, Raw: compactJSON(p)}
+		return Block{Type: BlockOther, Raw: decode.CompactJSON(p)}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/internal/swar"
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -15,7 +16,7 @@ import (
 // its transcript.
 type ccMessage struct {
 	ID, Model string
-	Usage     *anthropicUsage
+	Usage     *decode.AnthropicUsage
 	Blocks    []Block
 }
 
@@ -291,8 +292,8 @@ func (s *ccScanner) compactCopy(raw []byte, measured *int) json.RawMessage {
 	if !s.measure {
 		return compactCopy(raw)
 	}
-	if spaceOutsideStrings(raw) {
-		raw = compactJSON(raw) // rare: the agents write compact JSON
+	if decode.SpaceOutsideStrings(raw) {
+		raw = decode.CompactJSON(raw) // rare: the agents write compact JSON
 	}
 	*measured += swar.RuneCount(raw)
 	return nil
@@ -382,12 +383,12 @@ func (s *ccScanner) resultPart() (typ, text string, measured int) {
 }
 
 // usage decodes a usage object, or null.
-func (s *ccScanner) usage() *anthropicUsage {
+func (s *ccScanner) usage() *decode.AnthropicUsage {
 	if s.peek() == 'n' {
 		s.literal("null")
 		return nil
 	}
-	u := &anthropicUsage{}
+	u := &decode.AnthropicUsage{}
 	s.object(ccUsageFields, func(key []byte) (f uint64) {
 		switch string(key) {
 		case "input_tokens":
@@ -407,12 +408,12 @@ func (s *ccScanner) usage() *anthropicUsage {
 }
 
 // cacheCreation decodes a usage's cache_creation object, or null.
-func (s *ccScanner) cacheCreation() *anthropicCacheDetail {
+func (s *ccScanner) cacheCreation() *decode.AnthropicCacheDetail {
 	if s.peek() == 'n' {
 		s.literal("null")
 		return nil
 	}
-	c := &anthropicCacheDetail{}
+	c := &decode.AnthropicCacheDetail{}
 	s.object(ccCacheFields, func(key []byte) (f uint64) {
 		if string(key) == "ephemeral_1h_input_tokens" {
 			f, c.Ephemeral1h = 1, s.integer()
@@ -872,8 +873,8 @@ func compactCopy(raw []byte) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
 	}
-	if !spaceOutsideStrings(raw) {
+	if !decode.SpaceOutsideStrings(raw) {
 		return bytes.Clone(raw)
 	}
-	return compactJSON(raw)
+	return decode.CompactJSON(raw)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,8 +21,8 @@ import (
 // the message's content. The message is nil when the line has none.
 func stagedLine(t *testing.T, raw []byte) (ccLine, *ccMessage, error) {
 	t.Helper()
-	stdDecode.Store(true)
-	defer stdDecode.Store(false)
+	decode.StdDecode.Store(true)
+	defer decode.StdDecode.Store(false)
 	var l ccLine
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return l, nil, err
@@ -31,11 +32,11 @@ func stagedLine(t *testing.T, raw []byte) (ccLine, *ccMessage, error) {
 	if len(msg) == 0 {
 		return l, nil, nil
 	}
-	var am anthropicMessage
+	var am decode.AnthropicMessage
 	if err := json.Unmarshal(msg, &am); err != nil {
 		return l, nil, err
 	}
-	blocks, err := anthropicContent(am.Content)
+	blocks, err := decode.AnthropicContent(am.Content)
 	if err != nil {
 		return l, nil, err
 	}
@@ -123,7 +124,7 @@ func TestClaudeCodeOnePassReadsTheSame(t *testing.T) {
 	for _, in := range inputFiles(t) {
 		f, data := in.path, in.data
 		claudeCode := false
-		if src, err := newSource(data, f, Options{}); err == nil {
+		if src, err := decode.NewSource(data, f, Options{}); err == nil {
 			format, err := detect(src)
 			claudeCode = err == nil && format == FormatClaudeCode
 		}
@@ -355,12 +356,12 @@ func BenchmarkClaudeCodeLine(b *testing.B) {
 		for b.Loop() {
 			for _, l := range lines {
 				var cl ccLine
-				if unmarshal(l, &cl) != nil || len(cl.Message) == 0 {
+				if decode.Unmarshal(l, &cl) != nil || len(cl.Message) == 0 {
 					continue
 				}
-				var am anthropicMessage
-				if unmarshal(cl.Message, &am) == nil {
-					anthropicContent(am.Content)
+				var am decode.AnthropicMessage
+				if decode.Unmarshal(cl.Message, &am) == nil {
+					decode.AnthropicContent(am.Content)
 				}
 			}
 		}
@@ -376,10 +377,10 @@ func TestScannerFieldsAreTheStructs(t *testing.T) {
 		of    any
 	}{
 		{ccLineFields, ccLine{}},
-		{ccMessageFields, anthropicMessage{}},
-		{ccBlockFields, anthropicBlock{}},
-		{ccUsageFields, anthropicUsage{}},
-		{ccCacheFields, anthropicCacheDetail{}},
+		{ccMessageFields, decode.AnthropicMessage{}},
+		{ccBlockFields, decode.AnthropicBlock{}},
+		{ccUsageFields, decode.AnthropicUsage{}},
+		{ccCacheFields, decode.AnthropicCacheDetail{}},
 	} {
 		var want []string
 		typ := reflect.TypeOf(c.of)

@@ -1,12 +1,12 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -38,12 +38,12 @@ type ccLine struct {
 		TokensSaved      int64    `json:"tokensSaved"`
 		CompactedToolIDs []string `json:"compactedToolIds"`
 	} `json:"microcompactMetadata"`
-	Model        string          `json:"model"`
-	Version      string          `json:"version"`
-	VersionSDK   string          `json:"claude_code_version"`
-	Timestamp    string          `json:"timestamp"`
-	Usage        *anthropicUsage `json:"usage"`
-	TotalCostUSD float64         `json:"total_cost_usd"`
+	Model        string                 `json:"model"`
+	Version      string                 `json:"version"`
+	VersionSDK   string                 `json:"claude_code_version"`
+	Timestamp    string                 `json:"timestamp"`
+	Usage        *decode.AnthropicUsage `json:"usage"`
+	TotalCostUSD float64                `json:"total_cost_usd"`
 	// ModelUsage is the stream-json result's totals by model, every
 	// thread and every call included.
 	ModelUsage map[string]ccModelUsage `json:"modelUsage"`
@@ -107,21 +107,21 @@ type ccModelUsage struct {
 // it writes itself, which no API call answered.
 const SyntheticModel = "<synthetic>"
 
-func readClaudeCode(s *source) ([]*Transcript, error) {
+func readClaudeCode(s *decode.Source) ([]*Transcript, error) {
 	main := newCCBuilder()
 	var subs []*ccBuilder
 	byKey := map[string]*ccBuilder{}
 	chain := map[string]string{} // sidechain line uuid → its subagent's key
 	seenMessage, sidechainFile := false, false
 	agentID := ""
-	sc := ccScanner{measure: s.opt.Measure}
-	for r := range s.records() {
+	sc := ccScanner{measure: s.Opt.Measure}
+	for r := range s.Records() {
 		var l ccLine
 		var m ccMessage
-		msg := onePass(&sc, r.raw, &l, &m)
+		msg := onePass(&sc, r.Raw, &l, &m)
 		if msg == nil {
 			l = ccLine{}
-			ok, err := s.decode(main.t, r, &l)
+			ok, err := s.Decode(main.t, r, &l)
 			if err != nil {
 				return nil, err
 			}
@@ -160,13 +160,13 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 	}
 	t := main.t
 	if t.ID == "" {
-		t.ID = s.nameID()
+		t.ID = s.NameID()
 	}
 	if sidechainFile {
 		// A subagent's own file: its session is the parent.
 		t.Parent, t.Subagent = t.ID, "agent-"+agentID
 		if agentID == "" {
-			t.Subagent = "agent-" + baseID(s.file)
+			t.Subagent = "agent-" + decode.BaseID(s.File)
 		}
 		t.ID += "/" + t.Subagent
 	}
@@ -177,7 +177,7 @@ func readClaudeCode(s *source) ([]*Transcript, error) {
 		out = append(out, b.t)
 	}
 	for _, x := range out {
-		x.Measured = s.opt.Measure
+		x.Measured = s.Opt.Measure
 		orderEarlyResults(x)
 	}
 	unstreamedOutput(t, out)
@@ -292,7 +292,7 @@ func newCCBuilder() *ccBuilder {
 // the staged decoders report), or the tests read everything with
 // encoding/json alone.
 func onePass(sc *ccScanner, raw []byte, l *ccLine, m *ccMessage) *ccMessage {
-	if stdDecode.Load() {
+	if decode.StdDecode.Load() {
 		return nil
 	}
 	hasMsg, ok := sc.line(raw, l, m)
@@ -304,9 +304,9 @@ func onePass(sc *ccScanner, raw []byte, l *ccLine, m *ccMessage) *ccMessage {
 
 // line adds line l to the transcript; m is its message when the line was
 // decoded in one pass, nil when it is to be decoded from l.Message.
-func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
+func (b *ccBuilder) line(s *decode.Source, r decode.Record, l *ccLine, m *ccMessage) error {
 	t := b.t
-	pos := Pos{File: s.file, Line: r.line}
+	pos := Pos{File: s.File, Line: r.Line}
 	switch l.Type {
 	case "user", "assistant":
 		if m == nil {
@@ -325,7 +325,7 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 			return nil
 		}
 		msg.Model, msg.CallID, msg.RequestID = m.Model, m.ID, l.RequestID
-		b.assistant(msg, m.Usage.usage())
+		b.assistant(msg, m.Usage.Usage())
 	case "system":
 		switch l.Subtype {
 		case "compact_boundary":
@@ -351,17 +351,17 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 			model.CountSkipped(t, "system/"+l.Subtype)
 		}
 	case "result":
-		rep := l.Usage.usage()
+		rep := l.Usage.Usage()
 		if rep != nil {
 			if err := rep.Check(MaxUsage); err != nil {
-				return s.bad(t, r.line, "result usage: %v", err)
+				return s.Bad(t, r.Line, "result usage: %v", err)
 			}
 		}
 		t.Reported = rep
 		t.ReportedCostUSD = l.TotalCostUSD
 		b.modelUsage = l.ModelUsage
 	case "":
-		return s.bad(t, r.line, "record has no type")
+		return s.Bad(t, r.Line, "record has no type")
 	default:
 		model.CountSkipped(t, l.Type)
 	}
@@ -370,18 +370,18 @@ func (b *ccBuilder) line(s *source, r record, l *ccLine, m *ccMessage) error {
 
 // message decodes the message of line l, read in stages: nil, with the
 // error or nil when the line is skipped, when it is malformed.
-func (b *ccBuilder) message(s *source, r record, l *ccLine) (*ccMessage, error) {
+func (b *ccBuilder) message(s *decode.Source, r decode.Record, l *ccLine) (*ccMessage, error) {
 	t := b.t
 	if len(l.Message) == 0 {
-		return nil, s.bad(t, r.line, "%s line has no message", l.Type)
+		return nil, s.Bad(t, r.Line, "%s line has no message", l.Type)
 	}
-	var m anthropicMessage
-	if ok, err := s.decode(t, record{line: r.line, raw: l.Message, nested: true}, &m); !ok {
+	var m decode.AnthropicMessage
+	if ok, err := s.Decode(t, decode.Record{Line: r.Line, Raw: l.Message, Nested: true}, &m); !ok {
 		return nil, err
 	}
-	blocks, err := anthropicContent(m.Content)
+	blocks, err := decode.AnthropicContent(m.Content)
 	if err != nil {
-		return nil, s.bad(t, r.line, "message %v", err)
+		return nil, s.Bad(t, r.Line, "message %v", err)
 	}
 	return &ccMessage{ID: m.ID, Model: m.Model, Usage: m.Usage, Blocks: blocks}, nil
 }
@@ -416,7 +416,7 @@ func (b *ccBuilder) assistant(msg Message, u *Usage) {
 		// (tool results, a prompt queued while it streamed, a copy of the
 		// line): one response is one call, one assistant message.
 		for _, bl := range msg.Blocks {
-			if !slices.ContainsFunc(t.Messages[i].Blocks, func(x Block) bool { return sameBlock(x, bl) }) {
+			if !slices.ContainsFunc(t.Messages[i].Blocks, func(x Block) bool { return decode.SameBlock(x, bl) }) {
 				t.Messages[i].Blocks = append(t.Messages[i].Blocks, bl)
 			}
 		}
@@ -426,10 +426,4 @@ func (b *ccBuilder) assistant(msg Message, u *Usage) {
 	t.Calls++
 	msg.Usage = u
 	t.Messages = append(t.Messages, msg)
-}
-
-// sameBlock reports whether a and b are the same block written twice.
-func sameBlock(a, b Block) bool {
-	return a.Type == b.Type && a.ID == b.ID && a.Name == b.Name && a.Text == b.Text && a.Measured == b.Measured &&
-		a.IsError == b.IsError && bytes.Equal(a.Input, b.Input) && bytes.Equal(a.Raw, b.Raw)
 }

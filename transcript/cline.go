@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
 
 // clineSession is what a Cline 4 session's messages file
@@ -67,7 +69,7 @@ func (m *clineMetrics) usage() Usage {
 // messages when it is a Cline 4 session's messages file (a version and
 // a sessionId), in one pass over it; ok is false when it is not one.
 func clineSessionOf(raw []byte) (sess clineSession, ok bool) {
-	if unmarshal(raw, &sess) != nil {
+	if decode.Unmarshal(raw, &sess) != nil {
 		return clineSession{}, false
 	}
 	return sess, sess.Version != nil && sess.SessionID != nil
@@ -86,30 +88,30 @@ func clineSessionOf(raw []byte) (sess clineSession, ok bool) {
 // is a compaction with no summary, and the usage of the messages it
 // rewrote (usageBefore, their metrics stripped) is Unattributed. Calls
 // is the number of assistant messages.
-func readClineSession(s *source, sess clineSession) ([]*Transcript, error) {
-	t := &Transcript{ID: s.nameID()}
+func readClineSession(s *decode.Source, sess clineSession) ([]*Transcript, error) {
+	t := &Transcript{ID: s.NameID()}
 	if *sess.SessionID != "" {
 		t.ID = *sess.SessionID
 	}
 	if sess.SystemPrompt != "" {
-		t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: sess.SystemPrompt}}, Pos: Pos{File: s.file, Line: s.docRec.line}})
+		t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: sess.SystemPrompt}}, Pos: Pos{File: s.File, Line: s.DocRec.Line}})
 	}
-	recs, err := messageRecords(s.docRec, "messages")
+	recs, err := decode.MessageRecords(s.DocRec, "messages")
 	if err != nil {
-		if err := s.bad(t, s.docRec.line, "%v", err); err != nil {
+		if err := s.Bad(t, s.DocRec.Line, "%v", err); err != nil {
 			return nil, err
 		}
 	}
 	for _, r := range recs {
 		var m cline4Message
-		ok, err := s.decode(t, r, &m)
+		ok, err := s.Decode(t, r, &m)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		am := anthropicMessage{ID: m.ID, Role: m.Role, Content: m.Content}
+		am := decode.AnthropicMessage{ID: m.ID, Role: m.Role, Content: m.Content}
 		if m.ModelInfo != nil && m.Role == string(RoleAssistant) {
 			am.Model = m.ModelInfo.ID
 		}
@@ -154,7 +156,7 @@ func readClineSession(s *source, sess clineSession) ([]*Transcript, error) {
 			}
 		}
 	}
-	countAssistantCalls(t)
+	decode.CountAssistantCalls(t)
 	return []*Transcript{t}, nil
 }
 
@@ -183,7 +185,7 @@ func clineFileBlocks(blocks []Block) {
 			Path    string `json:"path"`
 			Content string `json:"content"`
 		}
-		if unmarshal(b.Raw, &f) != nil || f.Type != "file" {
+		if decode.Unmarshal(b.Raw, &f) != nil || f.Type != "file" {
 			continue
 		}
 		blocks[i] = Block{Type: BlockText, Text: `<file_content path="` + f.Path + "\">\n" + f.Content + "\n</file_content>"}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -100,14 +101,14 @@ type codexPayload struct {
 // mcp_tool_call → a tool_use and its tool_result, web_search and others →
 // other blocks). The prompt is not part of the stream. turn.completed usage
 // covers every call of the turn, so it is kept as Unattributed usage.
-func readCodex(s *source) ([]*Transcript, error) {
+func readCodex(s *decode.Source) ([]*Transcript, error) {
 	t := &Transcript{}
 	var lines []codexLine
-	var recs []record
+	var recs []decode.Record
 	responseUsers := false
-	for r := range s.records() {
+	for r := range s.Records() {
 		var l codexLine
-		ok, err := s.decode(t, r, &l)
+		ok, err := s.Decode(t, r, &l)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +117,7 @@ func readCodex(s *source) ([]*Transcript, error) {
 		}
 		if l.Type == "response_item" && strings.Contains(string(l.Payload), `"user"`) {
 			var p codexPayload
-			if unmarshal(l.Payload, &p) == nil && p.Type == "message" && p.Role == "user" {
+			if decode.Unmarshal(l.Payload, &p) == nil && p.Type == "message" && p.Role == "user" {
 				responseUsers = true
 			}
 		}
@@ -137,15 +138,15 @@ func readCodex(s *source) ([]*Transcript, error) {
 			}
 		}
 	}
-	countAssistantCalls(t)
+	decode.CountAssistantCalls(t)
 	if t.ID == "" {
-		t.ID = s.nameID()
+		t.ID = s.NameID()
 	}
 	return []*Transcript{t}, nil
 }
 
 type codexReader struct {
-	s             *source
+	s             *decode.Source
 	t             *Transcript
 	responseUsers bool
 	// open is the index of the assistant message that model-side items are
@@ -158,12 +159,12 @@ type codexReader struct {
 	truncation *codexTruncation
 }
 
-func (c *codexReader) line(r record, l codexLine) error {
-	t, pos := c.t, Pos{File: c.s.file, Line: r.line}
+func (c *codexReader) line(r decode.Record, l codexLine) error {
+	t, pos := c.t, Pos{File: c.s.File, Line: r.Line}
 	switch l.Type {
 	case "session_meta", "turn_context", "response_item", "event_msg", "compacted":
 		var p codexPayload
-		if ok, err := c.s.decode(t, record{line: r.line, raw: l.Payload, nested: true}, &p); !ok {
+		if ok, err := c.s.Decode(t, decode.Record{Line: r.Line, Raw: l.Payload, Nested: true}, &p); !ok {
 			return err
 		}
 		return c.rollout(l.Type, p, l.Payload, pos)
@@ -178,7 +179,7 @@ func (c *codexReader) line(r record, l codexLine) error {
 			u := l.Usage.usage()
 			if err := u.Check(MaxUsage); err != nil {
 				// Named at its line, not in the turns' sum.
-				return c.s.bad(t, r.line, "usage: %v", err)
+				return c.s.Bad(t, r.Line, "usage: %v", err)
 			}
 			if t.Unattributed == nil {
 				t.Unattributed = &Usage{}
@@ -189,7 +190,7 @@ func (c *codexReader) line(r record, l codexLine) error {
 	case "turn.started":
 		c.open = -1
 	case "":
-		return c.s.bad(t, r.line, "record has no type")
+		return c.s.Bad(t, r.Line, "record has no type")
 	default:
 		model.CountSkipped(t, l.Type)
 	}
@@ -232,7 +233,7 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 	case "message":
 		blocks, err := codexContent(p.Content)
 		if err != nil {
-			return c.s.bad(t, pos.Line, "%v", err)
+			return c.s.Bad(t, pos.Line, "%v", err)
 		}
 		role := Role(p.Role)
 		if p.Role == "developer" {
@@ -260,13 +261,13 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 		m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: strings.Join(texts, "\n")})
 	case "function_call":
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: p.Name, Input: argumentsJSON(p.Arguments)})
+		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: p.Name, Input: decode.ArgumentsJSON(p.Arguments)})
 	case "custom_tool_call":
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: p.Name, Input: compactJSON(p.Input)})
+		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: p.Name, Input: decode.CompactJSON(p.Input)})
 	case "local_shell_call":
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: "local_shell", Input: compactJSON(p.Action)})
+		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: "local_shell", Input: decode.CompactJSON(p.Action)})
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		c.open = -1
 		out := p.Output
@@ -283,7 +284,7 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 		// Server-side items (web_search_call, …) are part of the response
 		// but have no result the client sends back.
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockOther, Name: p.Type, Raw: compactJSON(raw)})
+		m.Blocks = append(m.Blocks, Block{Type: BlockOther, Name: p.Type, Raw: decode.CompactJSON(raw)})
 	}
 	return nil
 }
@@ -329,7 +330,7 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 			m.Usage.Add(u)
 		} else {
 			if err := u.Check(MaxUsage); err != nil {
-				return c.s.bad(t, pos.Line, "usage: %v", err)
+				return c.s.Bad(t, pos.Line, "usage: %v", err)
 			}
 			if t.Unattributed == nil {
 				t.Unattributed = &Usage{}
@@ -434,9 +435,9 @@ type codexItem struct {
 }
 
 // execItem reads a completed item of a `codex exec --json` stream.
-func (c *codexReader) execItem(r record, raw json.RawMessage, pos Pos) error {
+func (c *codexReader) execItem(r decode.Record, raw json.RawMessage, pos Pos) error {
 	var it codexItem
-	if ok, err := c.s.decode(c.t, record{line: r.line, raw: raw, nested: true}, &it); !ok {
+	if ok, err := c.s.Decode(c.t, decode.Record{Line: r.Line, Raw: raw, Nested: true}, &it); !ok {
 		return err
 	}
 	var use Block
@@ -457,18 +458,18 @@ func (c *codexReader) execItem(r record, raw json.RawMessage, pos Pos) error {
 		result = it.AggregatedOutput
 		failed = failed || (it.ExitCode != nil && *it.ExitCode != 0)
 	case "file_change":
-		input, _ := json.Marshal(map[string]json.RawMessage{"changes": compactJSON(it.Changes)})
+		input, _ := json.Marshal(map[string]json.RawMessage{"changes": decode.CompactJSON(it.Changes)})
 		use = Block{Type: BlockToolUse, ID: it.ID, Name: "file_change", Input: input}
 		result = it.Status
 	case "mcp_tool_call":
-		use = Block{Type: BlockToolUse, ID: it.ID, Name: it.Server + "." + it.Tool, Input: compactJSON(it.Arguments)}
-		result = string(compactJSON(it.Result))
+		use = Block{Type: BlockToolUse, ID: it.ID, Name: it.Server + "." + it.Tool, Input: decode.CompactJSON(it.Arguments)}
+		result = string(decode.CompactJSON(it.Result))
 		if it.Error != nil {
 			result, failed = it.Error.Message, true
 		}
 	default:
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockOther, Name: it.Type, Raw: compactJSON(raw)})
+		m.Blocks = append(m.Blocks, Block{Type: BlockOther, Name: it.Type, Raw: decode.CompactJSON(raw)})
 		return nil
 	}
 	m := c.assistant(pos)
@@ -482,14 +483,14 @@ func (c *codexReader) execItem(r record, raw json.RawMessage, pos Pos) error {
 // codexContent reads Responses-API content parts (input_text, output_text,
 // input_image, …).
 func codexContent(raw json.RawMessage) ([]Block, error) {
-	return typedParts(raw, func(typ, text string, p json.RawMessage) Block {
+	return decode.TypedParts(raw, func(typ, text string, p json.RawMessage) Block {
 		switch typ {
 		case "input_text", "output_text", "text", "reasoning_text", "summary_text":
 			return Block{Type: BlockText, Text: text}
 		case "input_image":
-			return Block{Type: BlockImage, Raw: compactJSON(p)}
+			return Block{Type: BlockImage, Raw: decode.CompactJSON(p)}
 		}
-		return Block{Type: BlockOther, Raw: compactJSON(p)}
+		return Block{Type: BlockOther, Raw: decode.CompactJSON(p)}
 	})
 }
 
@@ -505,13 +506,13 @@ func replacementBlocks(items []json.RawMessage) []Block {
 			Type    string          `json:"type"`
 			Content json.RawMessage `json:"content"`
 		}
-		if unmarshal(raw, &it) == nil && it.Type == "message" {
+		if decode.Unmarshal(raw, &it) == nil && it.Type == "message" {
 			if blocks, err := codexContent(it.Content); err == nil {
 				out = append(out, blocks...)
 				continue
 			}
 		}
-		out = append(out, Block{Type: BlockOther, Name: it.Type, Raw: compactJSON(raw)})
+		out = append(out, Block{Type: BlockOther, Name: it.Type, Raw: decode.CompactJSON(raw)})
 	}
 	return out
 }
@@ -523,21 +524,21 @@ func replacementBlocks(items []json.RawMessage) []Block {
 // ([findImages]) and never read as text, and its texts are the text.
 func codexOutput(raw json.RawMessage) (text string, rich json.RawMessage, isErr bool) {
 	var s string
-	if unmarshal(raw, &s) == nil {
+	if decode.Unmarshal(raw, &s) == nil {
 		return s, nil, false
 	}
 	var o struct {
 		Content string `json:"content"`
 		Success *bool  `json:"success"`
 	}
-	if unmarshal(raw, &o) == nil {
+	if decode.Unmarshal(raw, &o) == nil {
 		return o.Content, nil, o.Success != nil && !*o.Success
 	}
 	var items []struct {
 		Type string  `json:"type"`
 		Text *string `json:"text"`
 	}
-	if unmarshal(raw, &items) == nil && len(items) > 0 {
+	if decode.Unmarshal(raw, &items) == nil && len(items) > 0 {
 		var texts []string
 		onlyText := true
 		for _, it := range items {
@@ -548,20 +549,10 @@ func codexOutput(raw json.RawMessage) (text string, rich json.RawMessage, isErr 
 			}
 		}
 		if !onlyText {
-			return strings.Join(texts, "\n"), compactJSON(raw), false
+			return strings.Join(texts, "\n"), decode.CompactJSON(raw), false
 		}
 	}
-	return string(compactJSON(raw)), nil, false
-}
-
-// argumentsJSON returns a function call's arguments string as JSON: itself
-// when it is valid JSON, compacted, otherwise as a JSON string.
-func argumentsJSON(args string) json.RawMessage {
-	if json.Valid([]byte(args)) {
-		return compactJSON(json.RawMessage(args))
-	}
-	b, _ := json.Marshal(args)
-	return b
+	return string(decode.CompactJSON(raw)), nil, false
 }
 
 // lastRole returns the index of the last message with role r, or -1.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/internal/codexcut"
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
 
 // codexTruncation is a turn's truncation_policy as a Codex rollout's
@@ -59,7 +60,7 @@ type codexOutputItem struct {
 // when raw is not an array of items.
 func (p codexTruncation) truncateItems(raw json.RawMessage) (out json.RawMessage, changed, ok bool) {
 	var items []json.RawMessage
-	if unmarshal(raw, &items) != nil {
+	if decode.Unmarshal(raw, &items) != nil {
 		return raw, false, false
 	}
 	remaining := p.Limit // byte_budget for bytes, token_budget for tokens: the limit
@@ -67,7 +68,7 @@ func (p codexTruncation) truncateItems(raw json.RawMessage) (out json.RawMessage
 	omitted := 0
 	for _, it := range items {
 		var item codexOutputItem
-		if unmarshal(it, &item) != nil {
+		if decode.Unmarshal(it, &item) != nil {
 			return raw, false, false
 		}
 		if item.Type != "input_text" {
@@ -113,7 +114,7 @@ func (p codexTruncation) truncateItems(raw json.RawMessage) (out json.RawMessage
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(compactJSON(it))
+		b.Write(decode.CompactJSON(it))
 	}
 	b.WriteByte(']')
 	return b.Bytes(), true, true
@@ -137,7 +138,7 @@ func codexSent(raw json.RawMessage, p *codexTruncation) (json.RawMessage, bool) 
 	}
 	sp := p.serialized()
 	var s string
-	if unmarshal(raw, &s) == nil {
+	if decode.Unmarshal(raw, &s) == nil {
 		t := sp.truncate(s)
 		if t == s {
 			return raw, false
@@ -155,7 +156,7 @@ func codexSent(raw json.RawMessage, p *codexTruncation) (json.RawMessage, bool) 
 		Content string `json:"content"`
 		Success *bool  `json:"success,omitempty"`
 	}
-	if unmarshal(raw, &o) == nil {
+	if decode.Unmarshal(raw, &o) == nil {
 		t := sp.truncate(o.Content)
 		if t == o.Content {
 			return raw, false
@@ -170,6 +171,6 @@ func codexSent(raw json.RawMessage, p *codexTruncation) (json.RawMessage, bool) 
 // escapes. v is a string or a struct of strings and a bool, which always
 // encode.
 func noEscape(v any) []byte {
-	b, _ := marshalNoEscape(v)
+	b, _ := decode.MarshalNoEscape(v)
 	return b
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -74,7 +75,7 @@ var copilotTypes = map[string]bool{
 func copilotObject(m map[string]any) bool {
 	typ, _ := m["type"].(string)
 	_, data := m["data"].(map[string]any)
-	return copilotTypes[typ] && data && hasAny(m, "id", "parentId", "timestamp")
+	return copilotTypes[typ] && data && decode.HasAny(m, "id", "parentId", "timestamp")
 }
 
 // readCopilot reads a GitHub Copilot CLI session's event log
@@ -111,12 +112,12 @@ func copilotObject(m map[string]any) bool {
 // input, including cached"), which are taken out. Other events
 // (ephemeral ones, turn and tool starts, hooks, permissions) are counted
 // in Skipped.
-func readCopilot(s *source) ([]*Transcript, error) {
-	c := &copilotReader{main: &Transcript{ID: s.nameID()}, subs: map[string]*Transcript{}, reasoning: map[*Transcript]string{},
+func readCopilot(s *decode.Source) ([]*Transcript, error) {
+	c := &copilotReader{main: &Transcript{ID: s.NameID()}, subs: map[string]*Transcript{}, reasoning: map[*Transcript]string{},
 		lastCall: map[*Transcript]string{}, by: map[string]ModelUsage{}}
-	for r := range s.records() {
+	for r := range s.Records() {
 		var ev copilotEvent
-		ok, err := s.decode(c.main, r, &ev)
+		ok, err := s.Decode(c.main, r, &ev)
 		if err != nil {
 			return nil, err
 		}
@@ -126,14 +127,14 @@ func readCopilot(s *source) ([]*Transcript, error) {
 		t := c.transcriptOf(ev.AgentID)
 		var d copilotData
 		if len(ev.Data) > 0 && string(ev.Data) != "null" {
-			if err := unmarshal(ev.Data, &d); err != nil {
-				if err := s.bad(c.main, r.line, "%s: %s", ev.Type, describeJSONError(err, record{line: r.line, raw: ev.Data})); err != nil {
+			if err := decode.Unmarshal(ev.Data, &d); err != nil {
+				if err := s.Bad(c.main, r.Line, "%s: %s", ev.Type, decode.DescribeJSONError(err, decode.Record{Line: r.Line, Raw: ev.Data})); err != nil {
 					return nil, err
 				}
 				continue
 			}
 		}
-		c.event(t, &ev, &d, Pos{File: s.file, Line: r.line})
+		c.event(t, &ev, &d, Pos{File: s.File, Line: r.Line})
 	}
 	return c.transcripts(), nil
 }
@@ -225,7 +226,7 @@ func (c *copilotReader) assistant(t *Transcript, d *copilotData, pos Pos, at tim
 	for _, tr := range d.ToolRequests {
 		b := Block{Type: BlockToolUse, ID: tr.ToolCallID, Name: tr.Name}
 		if len(tr.Arguments) > 0 && string(tr.Arguments) != "null" {
-			b.Input = compactJSON(tr.Arguments)
+			b.Input = decode.CompactJSON(tr.Arguments)
 		}
 		m.Blocks = append(m.Blocks, b)
 	}
@@ -269,7 +270,7 @@ func (c *copilotReader) shutdown(d *copilotData) {
 			c.byOrder = append(c.byOrder, name)
 			mu.Model = name
 		}
-		mu.Usage.Add(Usage{Input: uncachedInput(u.Input, u.CacheRead, u.CacheWrite), CacheRead: u.CacheRead,
+		mu.Usage.Add(Usage{Input: decode.UncachedInput(u.Input, u.CacheRead, u.CacheWrite), CacheRead: u.CacheRead,
 			CacheWrite: u.CacheWrite, Output: u.Output, Reasoning: u.Reasoning})
 		c.by[name] = mu
 	}

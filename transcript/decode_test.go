@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 )
@@ -24,8 +25,8 @@ func readBoth(t *testing.T, data []byte, name string, opt Options) (fast, std []
 	for i := range buf {
 		buf[i] = 'x'
 	}
-	stdDecode.Store(true)
-	defer stdDecode.Store(false)
+	decode.StdDecode.Store(true)
+	defer decode.StdDecode.Store(false)
 	std, stdErr = Parse(data, name, opt)
 	return
 }
@@ -157,11 +158,11 @@ func TestCompactJSON(t *testing.T) {
 	}
 	compact := 0
 	for _, in := range inputs {
-		got, want := compactJSON(json.RawMessage(in)), compactReference([]byte(in))
+		got, want := decode.CompactJSON(json.RawMessage(in)), compactReference([]byte(in))
 		if !bytes.Equal(got, want) || (got == nil) != (want == nil) {
 			t.Fatalf("compactJSON(%.200q) = %.200q, want %.200q", in, got, want)
 		}
-		if len(in) > 0 && !spaceOutsideStrings([]byte(in)) {
+		if len(in) > 0 && !decode.SpaceOutsideStrings([]byte(in)) {
 			compact++
 		}
 	}
@@ -176,7 +177,7 @@ func FuzzCompactJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := compactJSON(b), compactReference(b); !bytes.Equal(got, want) {
+		if got, want := decode.CompactJSON(b), compactReference(b); !bytes.Equal(got, want) {
 			t.Fatalf("compactJSON(%q) = %q, want %q", b, got, want)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -49,12 +50,12 @@ type geminiMessage struct {
 // includes the cached tokens; tool-use prompt tokens are counted apart),
 // CacheRead = cached, Output = output + thoughts. Calls is the number of
 // gemini messages.
-func readGemini(s *source) ([]*Transcript, error) {
+func readGemini(s *decode.Source) ([]*Transcript, error) {
 	var out []*Transcript
-	for r := range s.records() {
-		t := &Transcript{ID: lineID(s, r)}
+	for r := range s.Records() {
+		t := &Transcript{ID: decode.LineID(s, r)}
 		var sess geminiSession
-		ok, err := s.decode(t, r, &sess)
+		ok, err := s.Decode(t, r, &sess)
 		if err != nil {
 			return nil, err
 		}
@@ -65,15 +66,15 @@ func readGemini(s *source) ([]*Transcript, error) {
 		if sess.SessionID != "" {
 			t.ID = sess.SessionID
 		}
-		recs, err := messageRecords(r, "messages")
+		recs, err := decode.MessageRecords(r, "messages")
 		if err != nil {
-			if err := s.bad(t, r.line, "%v", err); err != nil {
+			if err := s.Bad(t, r.Line, "%v", err); err != nil {
 				return nil, err
 			}
 		}
 		for _, mr := range recs {
 			var m geminiMessage
-			ok, err := s.decode(t, mr, &m)
+			ok, err := s.Decode(t, mr, &m)
 			if err != nil {
 				return nil, err
 			}
@@ -84,14 +85,14 @@ func readGemini(s *source) ([]*Transcript, error) {
 				return nil, err
 			}
 		}
-		countAssistantCalls(t)
+		decode.CountAssistantCalls(t)
 		out = append(out, t)
 	}
 	return out, nil
 }
 
-func geminiAppend(s *source, t *Transcript, r record, m geminiMessage) error {
-	pos := Pos{File: s.file, Line: r.line}
+func geminiAppend(s *decode.Source, t *Transcript, r decode.Record, m geminiMessage) error {
+	pos := Pos{File: s.File, Line: r.Line}
 	at := model.ParseTime(m.Timestamp)
 	n := len(t.Messages)
 	defer func() {
@@ -101,7 +102,7 @@ func geminiAppend(s *source, t *Transcript, r record, m geminiMessage) error {
 	}()
 	content, err := geminiContent(m.Content)
 	if err != nil {
-		return s.bad(t, r.line, "%v", err)
+		return s.Bad(t, r.Line, "%v", err)
 	}
 	switch m.Type {
 	case "user":
@@ -120,7 +121,7 @@ func geminiAppend(s *source, t *Transcript, r record, m geminiMessage) error {
 	msg.Blocks = append(msg.Blocks, content...)
 	var results []Block
 	for _, tc := range m.ToolCalls {
-		msg.Blocks = append(msg.Blocks, Block{Type: BlockToolUse, ID: tc.ID, Name: tc.Name, Input: compactJSON(tc.Args)})
+		msg.Blocks = append(msg.Blocks, Block{Type: BlockToolUse, ID: tc.ID, Name: tc.Name, Input: decode.CompactJSON(tc.Args)})
 		results = append(results, Block{Type: BlockToolResult, ID: tc.ID, Text: geminiResult(tc.Result),
 			IsError: tc.Status == "error" || tc.Status == "cancelled"})
 	}
@@ -141,12 +142,12 @@ func geminiContent(raw json.RawMessage) ([]Block, error) {
 	}
 	if raw[0] == '"' {
 		var s string
-		err := unmarshal(raw, &s)
+		err := decode.Unmarshal(raw, &s)
 		return []Block{{Type: BlockText, Text: s}}, err
 	}
 	var parts []json.RawMessage
-	if err := unmarshal(raw, &parts); err != nil {
-		return nil, errContent
+	if err := decode.Unmarshal(raw, &parts); err != nil {
+		return nil, decode.ErrContent
 	}
 	var blocks []Block
 	for _, p := range parts {
@@ -156,13 +157,13 @@ func geminiContent(raw json.RawMessage) ([]Block, error) {
 				MimeType string `json:"mimeType"`
 			} `json:"inlineData"`
 		}
-		switch ok := unmarshal(p, &part) == nil; {
+		switch ok := decode.Unmarshal(p, &part) == nil; {
 		case ok && part.Text != nil:
 			blocks = append(blocks, Block{Type: BlockText, Text: *part.Text})
 		case ok && part.InlineData != nil && strings.HasPrefix(part.InlineData.MimeType, "image/"):
-			blocks = append(blocks, Block{Type: BlockImage, Raw: compactJSON(p)})
+			blocks = append(blocks, Block{Type: BlockImage, Raw: decode.CompactJSON(p)})
 		default:
-			blocks = append(blocks, Block{Type: BlockOther, Raw: compactJSON(p)})
+			blocks = append(blocks, Block{Type: BlockOther, Raw: decode.CompactJSON(p)})
 		}
 	}
 	return blocks, nil
@@ -177,8 +178,8 @@ func geminiResult(raw json.RawMessage) string {
 		} `json:"functionResponse"`
 		Text *string `json:"text"`
 	}
-	if unmarshal(raw, &parts) != nil {
-		return string(compactJSON(raw))
+	if decode.Unmarshal(raw, &parts) != nil {
+		return string(decode.CompactJSON(raw))
 	}
 	var texts []string
 	for _, p := range parts {
@@ -188,14 +189,14 @@ func geminiResult(raw json.RawMessage) string {
 				Output *string `json:"output"`
 				Error  *string `json:"error"`
 			}
-			_ = unmarshal(p.FunctionResponse.Response, &resp)
+			_ = decode.Unmarshal(p.FunctionResponse.Response, &resp)
 			switch {
 			case resp.Output != nil:
 				texts = append(texts, *resp.Output)
 			case resp.Error != nil:
 				texts = append(texts, *resp.Error)
 			default:
-				texts = append(texts, string(compactJSON(p.FunctionResponse.Response)))
+				texts = append(texts, string(decode.CompactJSON(p.FunctionResponse.Response)))
 			}
 		case p.Text != nil:
 			texts = append(texts, *p.Text)

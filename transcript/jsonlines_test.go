@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
 
 // chatLineFile is a generated JSON Lines file of OpenAI chat messages
@@ -95,7 +97,7 @@ func (f chatLineFile) wantChat(t *testing.T) (msgs []string, bad []int) {
 // its line. make test reads the file of 10⁵ lines streamed only; make
 // long reads it every way, and 300 more files of up to 20,000 lines.
 func TestJSONLinesReadAsEncodingJSON(t *testing.T) {
-	sizes := []int{1, 2, 3, detectProbe - 1, detectProbe, detectProbe + 1, detectProbe + 2, 1000, 1500, 3000, 100_000}
+	sizes := []int{1, 2, 3, decode.DetectProbe - 1, decode.DetectProbe, decode.DetectProbe + 1, decode.DetectProbe + 2, 1000, 1500, 3000, 100_000}
 	r := rand.New(rand.NewPCG(64, 1))
 	random, most := 4, 5_000
 	if !testing.Short() {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -57,7 +58,7 @@ var langfuseTypes = map[string]bool{
 // langfuseObject reports whether m is a Langfuse observation row.
 func langfuseObject(m map[string]any) bool {
 	typ, _ := m["type"].(string)
-	return langfuseTypes[typ] && hasAny(m, "trace_id", "traceId") && hasAny(m, "start_time", "startTime")
+	return langfuseTypes[typ] && decode.HasAny(m, "trace_id", "traceId") && decode.HasAny(m, "start_time", "startTime")
 }
 
 // readLangfuse reads Langfuse observations: JSON Lines of rows (the blob
@@ -72,31 +73,31 @@ func langfuseObject(m map[string]any) bool {
 // uncached input, output_* keys output (output_reasoning_* its
 // reasoning); a key of no such kind is counted as skipped. Its cost
 // (cost_details.total) is summed in ReportedCostUSD.
-func readLangfuse(s *source) ([]*Transcript, error) {
-	holder := &Transcript{ID: s.nameID()}
+func readLangfuse(s *decode.Source) ([]*Transcript, error) {
+	holder := &Transcript{ID: s.NameID()}
 	var recs []otelRecord
-	add := func(r record) error {
+	add := func(r decode.Record) error {
 		var o langfuseObservation
-		ok, err := s.decode(holder, r, &o)
+		ok, err := s.Decode(holder, r, &o)
 		if err != nil || !ok {
 			return err
 		}
-		rec := o.record(holder, r.line)
+		rec := o.record(holder, r.Line)
 		rec.order = len(recs)
 		recs = append(recs, rec)
 		return nil
 	}
-	for r := range s.records() {
-		rows := []record{r}
+	for r := range s.Records() {
+		rows := []decode.Record{r}
 		var err error
 		switch {
-		case r.raw[0] == '[':
-			rows, err = elems(r.raw, r.line)
-		case langfusePage(r.raw):
-			rows, err = messageRecords(r, "data")
+		case r.Raw[0] == '[':
+			rows, err = decode.Elems(r.Raw, r.Line)
+		case langfusePage(r.Raw):
+			rows, err = decode.MessageRecords(r, "data")
 		}
 		if err != nil {
-			if err := s.bad(holder, r.line, "%v", err); err != nil {
+			if err := s.Bad(holder, r.Line, "%v", err); err != nil {
 				return nil, err
 			}
 		}
@@ -116,7 +117,7 @@ func langfusePage(raw []byte) bool {
 		Type *string         `json:"type"`
 		Data json.RawMessage `json:"data"`
 	}
-	return unmarshal(raw, &p) == nil && p.Type == nil && bytes.HasPrefix(bytes.TrimSpace(p.Data), []byte("["))
+	return decode.Unmarshal(raw, &p) == nil && p.Type == nil && bytes.HasPrefix(bytes.TrimSpace(p.Data), []byte("["))
 }
 
 // record returns o as the span it stands for.
@@ -192,7 +193,7 @@ func langfuseMessages(raw json.RawMessage, role Role) json.RawMessage {
 		return raw
 	case '{':
 		var obj map[string]json.RawMessage
-		if unmarshal(raw, &obj) != nil {
+		if decode.Unmarshal(raw, &obj) != nil {
 			return nil
 		}
 		if msgs, ok := obj["messages"]; ok {
@@ -201,7 +202,7 @@ func langfuseMessages(raw json.RawMessage, role Role) json.RawMessage {
 				return msgs
 			}
 			var list []json.RawMessage
-			if unmarshal(msgs, &list) != nil {
+			if decode.Unmarshal(msgs, &list) != nil {
 				return msgs
 			}
 			first, _ := json.Marshal(map[string]json.RawMessage{"role": jsonString(string(RoleSystem)), "content": sys})
@@ -215,7 +216,7 @@ func langfuseMessages(raw json.RawMessage, role Role) json.RawMessage {
 	// Text, or a value of no message shape: its JSON as the text.
 	text := string(raw)
 	if raw[0] == '"' {
-		_ = unmarshal(raw, &text)
+		_ = decode.Unmarshal(raw, &text)
 	}
 	b, _ := json.Marshal([]map[string]string{{"role": string(role), "content": text}})
 	return b
@@ -227,7 +228,7 @@ func langfuseUsage(holder *Transcript, raw json.RawMessage) *Usage {
 		return nil
 	}
 	var details map[string]json.RawMessage
-	if unmarshal(raw, &details) != nil || len(details) == 0 {
+	if decode.Unmarshal(raw, &details) != nil || len(details) == 0 {
 		return nil
 	}
 	var u Usage
@@ -261,7 +262,7 @@ func langfuseUsage(holder *Transcript, raw json.RawMessage) *Usage {
 // detailTotal returns cost_details' total, else the sum of its entries.
 func detailTotal(raw json.RawMessage) (float64, bool) {
 	var d map[string]float64
-	if len(raw) == 0 || unmarshal(raw, &d) != nil || len(d) == 0 {
+	if len(raw) == 0 || decode.Unmarshal(raw, &d) != nil || len(d) == 0 {
 		return 0, false
 	}
 	if t, ok := d["total"]; ok {

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
 
 // TestMain runs the tests with [poisonLines] set, so that a reader that
@@ -12,7 +14,7 @@ import (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
-		poisonLines = true
+		decode.PoisonLines = true
 	}
 	os.Exit(m.Run())
 }

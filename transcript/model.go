@@ -1,6 +1,9 @@
 package transcript
 
-import "github.com/ctxbench/ctxbench/transcript/internal/model"
+import (
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
+)
 
 // The model every reader makes: see each type's own documentation.
 type (
@@ -84,3 +87,24 @@ func UTF16Len(s string) int { return model.UTF16Len(s) }
 // (strings.ToValidUTF8); tiktoken counts the text the former decoders
 // give.
 func ReplaceInvalid(s string) string { return model.ReplaceInvalid(s) }
+
+// Options controls reading: see its fields.
+type Options = decode.Options
+
+// A NotTranscriptError says that an input holds no transcript ctxbench can
+// read: it is empty, binary, or in no known format. Directory walks list
+// such files as skipped; a file named explicitly is an error.
+type NotTranscriptError = decode.NotTranscriptError
+
+const (
+	// DefaultMaxBytes bounds how much of one input is read (1 GiB). A
+	// single line may be as long as the input.
+	DefaultMaxBytes = decode.DefaultMaxBytes
+	// MaxUsage is the most tokens one field of one call's usage may
+	// count: far beyond any API's context, and low enough that a
+	// session's sums of millions of calls do not overflow.
+	MaxUsage = decode.MaxUsage
+	// MaxBadListed is how many malformed records a transcript lists
+	// ([Transcript.Bad]); the rest are counted, not kept.
+	MaxBadListed = decode.MaxBadListed
+)

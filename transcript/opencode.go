@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -90,14 +91,14 @@ const (
 // and API give it: an info with a role and a session id, and parts.
 func opencodeObject(m map[string]any) bool {
 	info, ok := m["info"].(map[string]any)
-	return ok && hasAny(m, "parts") && hasAny(info, "role") && hasAny(info, "sessionID")
+	return ok && decode.HasAny(m, "parts") && decode.HasAny(info, "role") && decode.HasAny(info, "sessionID")
 }
 
 // opencodeExport reports whether m is an opencode session export
 // (`opencode export`): the session's info and its messages.
 func opencodeExport(m map[string]any) bool {
 	info, ok := m["info"].(map[string]any)
-	if !ok || !hasAny(info, "id") || !hasAny(info, "time") {
+	if !ok || !decode.HasAny(info, "id") || !decode.HasAny(info, "time") {
 		return false
 	}
 	ms, ok := m["messages"].([]any)
@@ -105,7 +106,7 @@ func opencodeExport(m map[string]any) bool {
 		return false
 	}
 	if len(ms) == 0 {
-		return hasAny(info, "projectID", "slug", "directory")
+		return decode.HasAny(info, "projectID", "slug", "directory")
 	}
 	e, ok := ms[0].(map[string]any)
 	return ok && opencodeObject(e)
@@ -149,16 +150,16 @@ func opencodeExport(m map[string]any) bool {
 // assistant message's info.system held it: the first is read). Snapshot,
 // patch, agent and retry parts are not sent and are counted in Skipped.
 // Calls is the number of steps.
-func readOpencode(s *source) ([]*Transcript, error) {
-	if s.db != "" {
+func readOpencode(s *decode.Source) ([]*Transcript, error) {
+	if s.Db != "" {
 		return readOpencodeDB(s)
 	}
-	if s.storage != "" {
+	if s.Storage != "" {
 		return readOpencodeStorage(s)
 	}
 	var out []*Transcript
-	for r := range s.records() {
-		t := &Transcript{ID: lineID(s, r)} // JSON Lines of sessions
+	for r := range s.Records() {
+		t := &Transcript{ID: decode.LineID(s, r)} // JSON Lines of sessions
 		if err := readOpencodeSession(s, r, t); err != nil {
 			return nil, err
 		}
@@ -168,13 +169,13 @@ func readOpencode(s *source) ([]*Transcript, error) {
 }
 
 // readOpencodeSession reads the session r holds into t.
-func readOpencodeSession(s *source, r record, t *Transcript) error {
+func readOpencodeSession(s *decode.Source, r decode.Record, t *Transcript) error {
 	o := newOpencodeReader(s, t)
-	var recs []record
+	var recs []decode.Record
 	var err error
-	if len(r.raw) > 0 && r.raw[0] == '[' {
-		if recs, err = elems(r.raw, r.line); err != nil {
-			return s.bad(t, r.line, "%v", err)
+	if len(r.Raw) > 0 && r.Raw[0] == '[' {
+		if recs, err = decode.Elems(r.Raw, r.Line); err != nil {
+			return s.Bad(t, r.Line, "%v", err)
 		}
 	} else {
 		var head struct {
@@ -184,7 +185,7 @@ func readOpencodeSession(s *source, r record, t *Transcript) error {
 				Version  string `json:"version"`
 			} `json:"info"`
 		}
-		if ok, err := s.decode(t, r, &head); !ok || err != nil {
+		if ok, err := s.Decode(t, r, &head); !ok || err != nil {
 			return err
 		}
 		if head.Info.ID != "" {
@@ -194,14 +195,14 @@ func readOpencodeSession(s *source, r record, t *Transcript) error {
 		if t.Parent != "" {
 			t.Subagent = t.ID
 		}
-		if recs, err = messageRecords(r, "messages"); err != nil {
-			if err := s.bad(t, r.line, "%v", err); err != nil {
+		if recs, err = decode.MessageRecords(r, "messages"); err != nil {
+			if err := s.Bad(t, r.Line, "%v", err); err != nil {
 				return err
 			}
 		}
 	}
 	for _, mr := range recs {
-		mr.nested = true
+		mr.Nested = true
 		if err := o.entry(mr); err != nil {
 			return err
 		}
@@ -211,13 +212,13 @@ func readOpencodeSession(s *source, r record, t *Transcript) error {
 }
 
 // newOpencodeReader returns a reader of a session of s into t.
-func newOpencodeReader(s *source, t *Transcript) *opencodeReader {
+func newOpencodeReader(s *decode.Source, t *Transcript) *opencodeReader {
 	return &opencodeReader{s: s, t: t, first: map[string]int{}}
 }
 
 // opencodeReader turns an opencode session's messages into t.
 type opencodeReader struct {
-	s *source
+	s *decode.Source
 	t *Transcript
 	// first is the index in t.Messages of each opencode message's first;
 	// named whether the session's id is known (else its messages' is
@@ -238,23 +239,23 @@ type opencodeReader struct {
 }
 
 // entry reads one message of the session.
-func (o *opencodeReader) entry(r record) error {
+func (o *opencodeReader) entry(r decode.Record) error {
 	var e opencodeEntry
-	if ok, err := o.s.decode(o.t, r, &e); !ok || err != nil {
+	if ok, err := o.s.Decode(o.t, r, &e); !ok || err != nil {
 		return err
 	}
-	return o.add(e, r.line)
+	return o.add(e, r.Line)
 }
 
 // add adds message e, recorded at line (0 when the source has no lines).
 func (o *opencodeReader) add(e opencodeEntry, line int) error {
 	if e.Info == nil {
-		return o.s.bad(o.t, line, "opencode message has no info")
+		return o.s.Bad(o.t, line, "opencode message has no info")
 	}
 	if !o.named && e.Info.SessionID != "" {
 		o.t.ID, o.named = e.Info.SessionID, true
 	}
-	pos := Pos{File: o.s.file, Line: line}
+	pos := Pos{File: o.s.File, Line: line}
 	created := time.Time{}
 	if e.Info.Time.Created > 0 {
 		created = time.UnixMilli(e.Info.Time.Created).UTC()
@@ -262,8 +263,8 @@ func (o *opencodeReader) add(e opencodeEntry, line int) error {
 	parts := make([]opencodePart, 0, len(e.Parts))
 	for i, raw := range e.Parts {
 		var p opencodePart
-		if err := unmarshal(raw, &p); err != nil {
-			if err := o.s.bad(o.t, line, "message %s part %d: %s", e.Info.ID, i, describeJSONError(err, record{line: line, raw: raw})); err != nil {
+		if err := decode.Unmarshal(raw, &p); err != nil {
+			if err := o.s.Bad(o.t, line, "message %s part %d: %s", e.Info.ID, i, decode.DescribeJSONError(err, decode.Record{Line: line, Raw: raw})); err != nil {
 				return err
 			}
 			continue
@@ -277,7 +278,7 @@ func (o *opencodeReader) add(e opencodeEntry, line int) error {
 	case "assistant":
 		return o.assistant(e, parts, pos, created)
 	}
-	return o.s.bad(o.t, line, "opencode message %s role %q, want user or assistant", e.Info.ID, e.Info.Role)
+	return o.s.Bad(o.t, line, "opencode message %s role %q, want user or assistant", e.Info.ID, e.Info.Role)
 }
 
 // user adds a user message.
@@ -296,12 +297,12 @@ func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, cr
 				model.CountSkipped(o.t, "opencode part file (sent as its text parts)")
 				continue
 			}
-			m.Blocks = append(m.Blocks, Block{Type: fileBlockType(p.Mime), Raw: compactJSON(e.Parts[i])})
+			m.Blocks = append(m.Blocks, Block{Type: fileBlockType(p.Mime), Raw: decode.CompactJSON(e.Parts[i])})
 		case "compaction":
 			m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: opencodeCompactionRequest})
 			o.request, o.tail, o.auto, o.pending = len(o.t.Messages), p.TailStartID, p.Auto, true
 		case "subtask":
-			m.Blocks = append(m.Blocks, Block{Type: BlockOther, Raw: compactJSON(e.Parts[i])})
+			m.Blocks = append(m.Blocks, Block{Type: BlockOther, Raw: decode.CompactJSON(e.Parts[i])})
 		default:
 			model.CountSkipped(o.t, "opencode part "+p.Type)
 		}
@@ -420,12 +421,12 @@ func (st *opencodeSteps) startAt(ms int64) {
 func (st *opencodeSteps) tool(p opencodePart) error {
 	o := st.o
 	if p.State == nil {
-		return o.s.bad(o.t, st.pos.Line, "message %s tool part %s has no state", st.info.ID, p.CallID)
+		return o.s.Bad(o.t, st.pos.Line, "message %s tool part %s has no state", st.info.ID, p.CallID)
 	}
 	st.startAt(p.State.Time.Start)
 	use := Block{Type: BlockToolUse, ID: p.CallID, Name: p.Tool}
 	if len(p.State.Input) > 0 && string(p.State.Input) != "null" {
-		use.Input = compactJSON(p.State.Input)
+		use.Input = decode.CompactJSON(p.State.Input)
 	}
 	st.call.Blocks = append(st.call.Blocks, use)
 	res := Block{Type: BlockToolResult, ID: p.CallID}
@@ -515,7 +516,7 @@ func (o *opencodeReader) finish() {
 	}
 	sys := make([]Message, len(o.system))
 	for i, text := range o.system {
-		sys[i] = Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: Pos{File: o.s.file, Line: o.s.docRec.line}}
+		sys[i] = Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: Pos{File: o.s.File, Line: o.s.DocRec.Line}}
 	}
 	t.Messages = append(sys, t.Messages...)
 	k := len(sys)

@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver: pure Go, so go install needs no C compiler
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
+	_ "modernc.org/sqlite"
 )
 
 // sqliteMagic begins every SQLite database file.
@@ -34,10 +35,10 @@ func sqliteCompanion(file string, head []byte) string {
 // when r is one (so that its write-ahead log is read too), else a copy of
 // r's bytes (head, then the rest, up to maxBytes) in a temporary file,
 // removed by done.
-func sqliteSource(r io.Reader, head []byte, file string, opt Options, maxBytes int64) (s *source, done func(), err error) {
+func sqliteSource(r io.Reader, head []byte, file string, opt Options, maxBytes int64) (s *decode.Source, done func(), err error) {
 	if f, ok := r.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			return &source{file: file, opt: opt, db: f.Name()}, func() {}, nil
+			return &decode.Source{File: file, Opt: opt, Db: f.Name()}, func() {}, nil
 		}
 	}
 	tmp, err := os.CreateTemp("", "ctxbench-*.db")
@@ -53,7 +54,7 @@ func sqliteSource(r io.Reader, head []byte, file string, opt Options, maxBytes i
 		done()
 		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	return &source{file: file, opt: opt, db: tmp.Name()}, done, nil
+	return &decode.Source{File: file, Opt: opt, Db: tmp.Name()}, done, nil
 }
 
 // openSQLite opens the database at path read-only. A database in WAL
@@ -90,22 +91,22 @@ func openSQLite(path string) (*sql.DB, error) {
 // messages are ([readOpencode]); a session's transcript is a subagent's
 // when it has a parent. Positions name the file and the message id, as
 // a database has no lines.
-func readOpencodeDB(s *source) ([]*Transcript, error) {
-	db, err := openSQLite(s.db)
+func readOpencodeDB(s *decode.Source) ([]*Transcript, error) {
+	db, err := openSQLite(s.Db)
 	if err != nil {
-		return nil, &NotTranscriptError{s.file, "an SQLite database that cannot be opened: " + err.Error()}
+		return nil, &NotTranscriptError{File: s.File, Reason: "an SQLite database that cannot be opened: " + err.Error()}
 	}
 	defer db.Close()
 	tables := map[string]bool{}
 	rows, err := db.Query("SELECT name FROM sqlite_master WHERE type = 'table'")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.file, err)
+		return nil, fmt.Errorf("%s: %w", s.File, err)
 	}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("%s: %w", s.file, err)
+			return nil, fmt.Errorf("%s: %w", s.File, err)
 		}
 		tables[name] = true
 	}
@@ -115,9 +116,9 @@ func readOpencodeDB(s *source) ([]*Transcript, error) {
 			// opencode's next session model (SessionMessage in
 			// @opencode-ai/sdk 1.19's v2 types), whose rows' layout
 			// no published schema gives.
-			return nil, &NotTranscriptError{s.file, "opencode's session_message table without its message and part tables: a layout ctxbench does not read"}
+			return nil, &NotTranscriptError{File: s.File, Reason: "opencode's session_message table without its message and part tables: a layout ctxbench does not read"}
 		}
-		return nil, &NotTranscriptError{s.file, "an SQLite database without opencode's message and part tables"}
+		return nil, &NotTranscriptError{File: s.File, Reason: "an SQLite database without opencode's message and part tables"}
 	}
 	var out []*Transcript
 	var sessions []opencodeDBSession
@@ -127,7 +128,7 @@ func readOpencodeDB(s *source) ([]*Transcript, error) {
 		sessions, err = dbSessions(db, "SELECT DISTINCT session_id, '', '' FROM message ORDER BY session_id")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.file, err)
+		return nil, fmt.Errorf("%s: %w", s.File, err)
 	}
 	for _, ss := range sessions {
 		t := &Transcript{ID: ss.id, Parent: ss.parent, AgentVersion: ss.version}
@@ -164,41 +165,41 @@ func dbSessions(db *sql.DB, query string) ([]opencodeDBSession, error) {
 }
 
 // readDBSession reads the messages and parts of session t.ID into t.
-func readDBSession(s *source, db *sql.DB, t *Transcript) error {
+func readDBSession(s *decode.Source, db *sql.DB, t *Transcript) error {
 	parts := map[string][]json.RawMessage{}
 	rows, err := db.Query("SELECT message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id", t.ID)
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.file, err)
+		return fmt.Errorf("%s: %w", s.File, err)
 	}
 	for rows.Next() {
 		var msg string
 		var data []byte
 		if err := rows.Scan(&msg, &data); err != nil {
 			rows.Close()
-			return fmt.Errorf("%s: %w", s.file, err)
+			return fmt.Errorf("%s: %w", s.File, err)
 		}
 		parts[msg] = append(parts[msg], data)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %w", s.file, err)
+		return fmt.Errorf("%s: %w", s.File, err)
 	}
 	rows.Close()
 	o := newOpencodeReader(s, t)
 	o.named = true
 	rows, err = db.Query("SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", t.ID)
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.file, err)
+		return fmt.Errorf("%s: %w", s.File, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id string
 		var data []byte
 		if err := rows.Scan(&id, &data); err != nil {
-			return fmt.Errorf("%s: %w", s.file, err)
+			return fmt.Errorf("%s: %w", s.File, err)
 		}
 		var info opencodeInfo
-		if err := unmarshal(data, &info); err != nil {
-			if err := s.bad(t, 0, "message %s: %s", id, describeJSONError(err, record{raw: data})); err != nil {
+		if err := decode.Unmarshal(data, &info); err != nil {
+			if err := s.Bad(t, 0, "message %s: %s", id, decode.DescribeJSONError(err, decode.Record{Raw: data})); err != nil {
 				return err
 			}
 			continue
@@ -209,7 +210,7 @@ func readDBSession(s *source, db *sql.DB, t *Transcript) error {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %w", s.file, err)
+		return fmt.Errorf("%s: %w", s.File, err)
 	}
 	o.finish()
 	return nil

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
 
 // opencodeStorage reports whether dir is opencode's storage directory
@@ -66,15 +68,15 @@ func treeSize(dir string) int64 {
 // session as an export's messages are ([readOpencode]). A file that is
 // not JSON is bad input at its path; files not named .json are not
 // opencode's and are passed over.
-func readOpencodeStorage(s *source) ([]*Transcript, error) {
-	dir := s.storage
+func readOpencodeStorage(s *decode.Source) ([]*Transcript, error) {
+	dir := s.Storage
 	infos, err := storageSessions(s, filepath.Join(dir, "session"))
 	if err != nil {
 		return nil, err
 	}
 	entries, err := os.ReadDir(filepath.Join(dir, "message"))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.file, err)
+		return nil, fmt.Errorf("%s: %w", s.File, err)
 	}
 	type session struct {
 		id   string
@@ -122,14 +124,14 @@ type opencodeStorageSession struct {
 
 // storageSessions reads the sessions' infos under dir (by project), by
 // session id; a missing dir holds none.
-func storageSessions(s *source, dir string) (map[string]opencodeStorageSession, error) {
+func storageSessions(s *decode.Source, dir string) (map[string]opencodeStorageSession, error) {
 	out := map[string]opencodeStorageSession{}
 	projects, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return out, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.file, err)
+		return nil, fmt.Errorf("%s: %w", s.File, err)
 	}
 	for _, p := range projects {
 		if !p.IsDir() {
@@ -137,13 +139,13 @@ func storageSessions(s *source, dir string) (map[string]opencodeStorageSession, 
 		}
 		files, err := jsonFiles(filepath.Join(dir, p.Name()))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.file, err)
+			return nil, fmt.Errorf("%s: %w", s.File, err)
 		}
 		for _, f := range files {
 			var info opencodeStorageSession
-			raw, err := readSmall(f, s.opt)
+			raw, err := readSmall(f, s.Opt)
 			if err == nil {
-				err = unmarshal(raw, &info)
+				err = decode.Unmarshal(raw, &info)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f, err)
@@ -158,10 +160,10 @@ func storageSessions(s *source, dir string) (map[string]opencodeStorageSession, 
 }
 
 // readStorageSession reads session t.ID's messages and their parts.
-func readStorageSession(s *source, dir string, t *Transcript) error {
+func readStorageSession(s *decode.Source, dir string, t *Transcript) error {
 	files, err := jsonFiles(filepath.Join(dir, "message", t.ID))
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.file, err)
+		return fmt.Errorf("%s: %w", s.File, err)
 	}
 	type message struct {
 		file string
@@ -170,15 +172,15 @@ func readStorageSession(s *source, dir string, t *Transcript) error {
 	var msgs []message
 	for _, f := range files {
 		m := message{file: f}
-		raw, err := readSmall(f, s.opt)
+		raw, err := readSmall(f, s.Opt)
 		if err == nil {
-			err = unmarshal(raw, &m.info)
+			err = decode.Unmarshal(raw, &m.info)
 			if err != nil {
-				err = fmt.Errorf("%s", describeJSONError(err, record{raw: raw}))
+				err = fmt.Errorf("%s", decode.DescribeJSONError(err, decode.Record{Raw: raw}))
 			}
 		}
 		if err != nil {
-			if err := s.bad(t, 0, "%s: %v", f, err); err != nil {
+			if err := s.Bad(t, 0, "%s: %v", f, err); err != nil {
 				return err
 			}
 			continue
@@ -210,22 +212,22 @@ func readStorageSession(s *source, dir string, t *Transcript) error {
 
 // storageParts reads a message's parts from dir, in order of id (a
 // message without a part directory has none).
-func storageParts(s *source, t *Transcript, dir string) ([]json.RawMessage, error) {
+func storageParts(s *decode.Source, t *Transcript, dir string) ([]json.RawMessage, error) {
 	files, err := jsonFiles(dir)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.file, err)
+		return nil, fmt.Errorf("%s: %w", s.File, err)
 	}
 	var out []json.RawMessage
 	for _, f := range files {
-		raw, err := readSmall(f, s.opt)
+		raw, err := readSmall(f, s.Opt)
 		if err == nil && !json.Valid(raw) {
-			err = fmt.Errorf("%s", describeJSONError(unmarshal(raw, new(any)), record{raw: raw}))
+			err = fmt.Errorf("%s", decode.DescribeJSONError(decode.Unmarshal(raw, new(any)), decode.Record{Raw: raw}))
 		}
 		if err != nil {
-			if err := s.bad(t, 0, "%s: %v", f, err); err != nil {
+			if err := s.Bad(t, 0, "%s: %v", f, err); err != nil {
 				return nil, err
 			}
 			continue

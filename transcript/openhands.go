@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -38,9 +39,9 @@ type ohResponse struct {
 	ID      string `json:"id"`
 	Model   string `json:"model"`
 	Choices []struct {
-		Message openaiMessage `json:"message"`
+		Message decode.OpenaiMessage `json:"message"`
 	} `json:"choices"`
-	Usage *openaiUsage `json:"usage"`
+	Usage *decode.OpenaiUsage `json:"usage"`
 }
 
 // readOpenHands reads an OpenHands event list: a JSON array of events,
@@ -61,8 +62,8 @@ type ohResponse struct {
 // event (state changes, null observations) is counted in Skipped as
 // "action/<name>" or "observation/<name>". Calls is the number of
 // assistant messages.
-func readOpenHands(s *source) ([]*Transcript, error) {
-	t := &Transcript{ID: s.nameID()}
+func readOpenHands(s *decode.Source) ([]*Transcript, error) {
+	t := &Transcript{ID: s.NameID()}
 	recs, err := ohRecords(s, t)
 	if err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func readOpenHands(s *source) ([]*Transcript, error) {
 	oh := &ohReader{s: s, t: t, byResponse: map[string]int{}}
 	for _, r := range recs {
 		var e ohEvent
-		ok, err := s.decode(t, r, &e)
+		ok, err := s.Decode(t, r, &e)
 		if err != nil {
 			return nil, err
 		}
@@ -86,36 +87,36 @@ func readOpenHands(s *source) ([]*Transcript, error) {
 			t.Messages[j].Time = at
 		}
 	}
-	countAssistantCalls(t)
+	decode.CountAssistantCalls(t)
 	return []*Transcript{t}, nil
 }
 
 // ohRecords returns the events of s: the elements of a document's array
 // (or of an export's "events"), else one per line.
-func ohRecords(s *source, t *Transcript) ([]record, error) {
-	var recs []record
-	for r := range s.records() {
-		if !s.doc {
+func ohRecords(s *decode.Source, t *Transcript) ([]decode.Record, error) {
+	var recs []decode.Record
+	for r := range s.Records() {
+		if !s.Doc {
 			// One event per line, kept past the next line's read.
-			r.raw = bytes.Clone(r.raw)
+			r.Raw = bytes.Clone(r.Raw)
 			recs = append(recs, r)
 			continue
 		}
-		raw, line := r.raw, r.line
+		raw, line := r.Raw, r.Line
 		if raw[0] == '{' {
 			var w ohExport
-			if ok, err := s.decode(t, r, &w); !ok {
+			if ok, err := s.Decode(t, r, &w); !ok {
 				return nil, err
 			}
 			t.ID = cmp.Or(w.Conversation.ConversationID, w.Conversation.ID, t.ID)
 			var ok bool
-			if raw, line, ok = member(r.raw, r.line, "events"); !ok {
-				return nil, &SyntaxError{File: s.file, Line: r.line, Msg: "OpenHands export has no events"}
+			if raw, line, ok = decode.Member(r.Raw, r.Line, "events"); !ok {
+				return nil, &SyntaxError{File: s.File, Line: r.Line, Msg: "OpenHands export has no events"}
 			}
 		}
-		recs, err := elems(raw, line)
+		recs, err := decode.Elems(raw, line)
 		if err != nil {
-			return nil, &SyntaxError{File: s.file, Line: line, Msg: err.Error()}
+			return nil, &SyntaxError{File: s.File, Line: line, Msg: err.Error()}
 		}
 		return recs, nil
 	}
@@ -125,15 +126,15 @@ func ohRecords(s *source, t *Transcript) ([]record, error) {
 // An ohReader turns OpenHands events into t's messages; byResponse is
 // the assistant message of each model_response.id.
 type ohReader struct {
-	s          *source
+	s          *decode.Source
 	t          *Transcript
 	byResponse map[string]int
 }
 
 // event adds what event e, record r, holds.
-func (oh *ohReader) event(r record, e *ohEvent) error {
+func (oh *ohReader) event(r decode.Record, e *ohEvent) error {
 	t := oh.t
-	pos := Pos{File: oh.s.file, Line: r.line}
+	pos := Pos{File: oh.s.File, Line: r.Line}
 	text := e.Message
 	if e.Args != nil && e.Args.Content != "" {
 		text = e.Args.Content
@@ -155,7 +156,7 @@ func (oh *ohReader) event(r record, e *ohEvent) error {
 	case e.Observation != "":
 		model.CountSkipped(t, "observation/"+e.Observation)
 	default:
-		return oh.s.bad(t, r.line, "event is neither an action nor an observation")
+		return oh.s.Bad(t, r.Line, "event is neither an action nor an observation")
 	}
 	return nil
 }
@@ -173,10 +174,10 @@ func (oh *ohReader) toolCall(e *ohEvent, pos Pos) {
 	if !seen || respID == "" {
 		msg := Message{Role: RoleAssistant, CallID: respID, Pos: pos}
 		if mr != nil {
-			msg.Model, msg.Usage = mr.Model, mr.Usage.usage()
+			msg.Model, msg.Usage = mr.Model, mr.Usage.Usage()
 			model.AddModel(t, mr.Model)
 			if len(mr.Choices) > 0 {
-				if c, err := openaiContent(mr.Choices[0].Message.Content); err == nil {
+				if c, err := decode.OpenaiContent(mr.Choices[0].Message.Content); err == nil {
 					msg.Blocks = c
 				}
 			}
@@ -201,7 +202,7 @@ func ohArguments(id string, mr *ohResponse) json.RawMessage {
 	for _, c := range mr.Choices {
 		for _, tc := range c.Message.ToolCalls {
 			if tc.ID == id {
-				return argumentsJSON(tc.Function.Arguments)
+				return decode.ArgumentsJSON(tc.Function.Arguments)
 			}
 		}
 	}

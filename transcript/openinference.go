@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
 
 // OpenInference (Arize Phoenix's tracing conventions, spec/
@@ -99,7 +101,7 @@ func openInferenceMessages(attrs map[string]json.RawMessage, prefix string) json
 	for _, i := range slices.Sorted(maps.Keys(msgs)) {
 		out = append(out, msgs[i].genAI())
 	}
-	b, _ := marshalNoEscape(out)
+	b, _ := decode.MarshalNoEscape(out)
 	return b
 }
 
@@ -114,7 +116,7 @@ type oiMessage struct {
 // (a number or another value).
 func oiString(raw json.RawMessage) string {
 	var s string
-	if unmarshal(raw, &s) != nil {
+	if decode.Unmarshal(raw, &s) != nil {
 		return string(raw)
 	}
 	return s
@@ -194,7 +196,7 @@ func (c *oiContent) part() map[string]any {
 func (c *oiContent) callPart() map[string]any {
 	p := map[string]any{"type": "tool_call", "id": c.callID, "name": c.name}
 	if c.args != "" {
-		p["arguments"] = argumentsJSON(c.args)
+		p["arguments"] = decode.ArgumentsJSON(c.args)
 	}
 	return p
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -70,7 +71,7 @@ func (r *otelRecord) str(key string) string {
 		return ""
 	}
 	var s string
-	if unmarshal(raw, &s) != nil {
+	if decode.Unmarshal(raw, &s) != nil {
 		return ""
 	}
 	return strings.TrimSpace(s)
@@ -141,7 +142,7 @@ func (r *otelRecord) usage() *Usage {
 	if reasoning == 0 {
 		reasoning = r.num("gen_ai.usage.reasoning_tokens")
 	}
-	u := Usage{Input: uncachedInput(in, read, write), CacheRead: read, CacheWrite: write, Output: r.num(otelOutputTokens), Reasoning: reasoning}
+	u := Usage{Input: decode.UncachedInput(in, read, write), CacheRead: read, CacheWrite: write, Output: r.num(otelOutputTokens), Reasoning: reasoning}
 	if u.IsZero() {
 		if _, ok := r.attrs[otelInputTokens]; !ok {
 			if _, ok := r.attrs[otelOutputTokens]; !ok {
@@ -262,7 +263,7 @@ func nanoTime(raw json.RawMessage) time.Time {
 // absent.
 func hrTime(raw json.RawMessage) time.Time {
 	var p []int64
-	if len(raw) == 0 || unmarshal(raw, &p) != nil || len(p) != 2 || p[0] <= 0 {
+	if len(raw) == 0 || decode.Unmarshal(raw, &p) != nil || len(p) != 2 || p[0] <= 0 {
 		return time.Time{}
 	}
 	return time.Unix(p[0], p[1]).UTC()
@@ -359,19 +360,19 @@ func spanRecords(l *otelSpanLine, line int) []otelRecord {
 // the history again after a compaction with no summary (the messages
 // before it are what the agent stopped sending). Without content a call
 // is an assistant message with no blocks, and the bill is still whole.
-func readOTel(s *source) ([]*Transcript, error) {
-	holder := &Transcript{ID: s.nameID()} // skipped and malformed records
+func readOTel(s *decode.Source) ([]*Transcript, error) {
+	holder := &Transcript{ID: s.NameID()} // skipped and malformed records
 	var recs []otelRecord
-	for r := range s.records() {
+	for r := range s.Records() {
 		var l otelSpanLine
-		ok, err := s.decode(holder, r, &l)
+		ok, err := s.Decode(holder, r, &l)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		for _, rec := range otelRecords(&l, r.line) {
+		for _, rec := range otelRecords(&l, r.Line) {
 			rec.order = len(recs)
 			recs = append(recs, rec)
 		}
@@ -388,7 +389,7 @@ type otelCall struct {
 	usage    *Usage
 }
 
-func otelTranscripts(s *source, holder *Transcript, recs []otelRecord) ([]*Transcript, error) {
+func otelTranscripts(s *decode.Source, holder *Transcript, recs []otelRecord) ([]*Transcript, error) {
 	ix := newOtelIndex(recs)
 	calls := ix.calls(s, holder, recs)
 	// Calls are taken in the order they started where every one records
@@ -486,7 +487,7 @@ func newOtelIndex(recs []otelRecord) *otelIndex {
 // calls returns the records that are calls, in file order; the others
 // are counted on holder. An inference log of a chat span is the span's
 // call told twice: counted, not a call.
-func (ix *otelIndex) calls(s *source, holder *Transcript, recs []otelRecord) []otelCall {
+func (ix *otelIndex) calls(s *decode.Source, holder *Transcript, recs []otelRecord) []otelCall {
 	var calls []otelCall
 	for i := range recs {
 		r := &recs[i]
@@ -506,7 +507,7 @@ func (ix *otelIndex) calls(s *source, holder *Transcript, recs []otelRecord) []o
 			model.CountSkipped(holder, cmp.Or(r.skipAs, kind))
 			continue
 		}
-		sess := cmp.Or(ix.sessions[i], ix.traceSession[r.traceID], r.traceID, s.nameID())
+		sess := cmp.Or(ix.sessions[i], ix.traceSession[r.traceID], r.traceID, s.NameID())
 		use := r.usage()
 		model := r.model()
 		if model == "" && use != nil {
@@ -547,12 +548,12 @@ type otelHistory struct {
 }
 
 // add reads call c into the history.
-func (h *otelHistory) add(s *source, c otelCall) error {
+func (h *otelHistory) add(s *decode.Source, c otelCall) error {
 	t, r := h.t, c.rec
-	pos := Pos{File: s.file, Line: r.line}
+	pos := Pos{File: s.File, Line: r.line}
 	prompt, err := otelPrompt(r, pos)
 	if err != nil {
-		if err := s.bad(t, r.line, "%v", err); err != nil {
+		if err := s.Bad(t, r.line, "%v", err); err != nil {
 			return err
 		}
 		prompt = nil
@@ -570,7 +571,7 @@ func (h *otelHistory) add(s *source, c otelCall) error {
 	if replied {
 		msgs, err := otelMessages(raw, otelOutput)
 		if err != nil {
-			if err := s.bad(t, r.line, "%v", err); err != nil {
+			if err := s.Bad(t, r.line, "%v", err); err != nil {
 				return err
 			}
 		}
@@ -628,7 +629,7 @@ func sameMessage(a, b *Message) bool {
 		return false
 	}
 	for i := range a.Blocks {
-		if !sameBlock(a.Blocks[i], b.Blocks[i]) {
+		if !decode.SameBlock(a.Blocks[i], b.Blocks[i]) {
 			return false
 		}
 	}
@@ -659,9 +660,9 @@ func otelPrompt(r *otelRecord, pos Pos) ([]Message, error) {
 		var parts []json.RawMessage
 		var text string
 		switch {
-		case unmarshal(raw, &text) == nil:
+		case decode.Unmarshal(raw, &text) == nil:
 			out = append(out, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
-		case unmarshal(raw, &parts) == nil:
+		case decode.Unmarshal(raw, &parts) == nil:
 			bs, err := otelParts(parts)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", otelSystem, err)
@@ -695,7 +696,7 @@ func attrJSON(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	var s string
-	if unmarshal(raw, &s) != nil {
+	if decode.Unmarshal(raw, &s) != nil {
 		return raw
 	}
 	if t := strings.TrimSpace(s); t != "" && (t[0] == '[' || t[0] == '{') && json.Valid([]byte(t)) {
@@ -722,20 +723,20 @@ type otelMessage struct {
 func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
 	raw = attrJSON(raw)
 	var elems []json.RawMessage
-	if err := unmarshal(raw, &elems); err != nil {
+	if err := decode.Unmarshal(raw, &elems); err != nil {
 		return nil, fmt.Errorf("%s: expected a list of messages {role, parts}", attr)
 	}
 	var flavour Format
 	out := make([]Message, 0, len(elems))
 	for i, e := range elems {
 		var m otelMessage
-		if err := unmarshal(e, &m); err != nil {
+		if err := decode.Unmarshal(e, &m); err != nil {
 			return nil, fmt.Errorf("%s: message %d: expected {role, parts}", attr, i)
 		}
 		if m.Role == "" {
 			return nil, fmt.Errorf("%s: message %d has no role", attr, i)
 		}
-		if !openaiRoles[m.Role] {
+		if !decode.OpenaiRoles[m.Role] {
 			return nil, fmt.Errorf("%s: message %d: unknown role %q", attr, i, m.Role)
 		}
 		msg := Message{Role: Role(m.Role), Name: m.Name, Time: model.ParseTime(m.Timestamp)}
@@ -746,8 +747,8 @@ func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
 		default:
 			if flavour == "" {
 				var all []any
-				_ = unmarshal(raw, &all)
-				flavour = chatFlavour(all)
+				_ = decode.Unmarshal(raw, &all)
+				flavour = decode.ChatFlavour(all)
 			}
 			msg, err = chatMessage(e, flavour)
 		}
@@ -762,18 +763,18 @@ func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
 // chatMessage reads raw as a chat message of flavour f.
 func chatMessage(raw json.RawMessage, f Format) (Message, error) {
 	if f == FormatAnthropic {
-		var am anthropicMessage
-		if err := unmarshal(raw, &am); err != nil {
+		var am decode.AnthropicMessage
+		if err := decode.Unmarshal(raw, &am); err != nil {
 			return Message{}, err
 		}
-		bs, err := anthropicContent(am.Content)
+		bs, err := decode.AnthropicContent(am.Content)
 		return Message{Role: Role(am.Role), Blocks: bs, Time: model.ParseTime(am.Timestamp)}, err
 	}
-	var om openaiMessage
-	if err := unmarshal(raw, &om); err != nil {
+	var om decode.OpenaiMessage
+	if err := decode.Unmarshal(raw, &om); err != nil {
 		return Message{}, err
 	}
-	return openaiMessageOf(om)
+	return decode.OpenaiMessageOf(om)
 }
 
 // otelPart is a message part of the GenAI conventions: text, reasoning,
@@ -811,7 +812,7 @@ func (part *otelPart) text() (string, error) {
 	if len(part.Content) == 0 || string(part.Content) == "null" {
 		return "", nil
 	}
-	if err := unmarshal(part.Content, &s); err != nil {
+	if err := decode.Unmarshal(part.Content, &s); err != nil {
 		return "", fmt.Errorf("%s part: content is not a string", part.Type)
 	}
 	return s, nil
@@ -831,32 +832,32 @@ func (part *otelPart) result() Block {
 	switch {
 	case len(resp) == 0 || string(resp) == "null":
 	case resp[0] == '"' || resp[0] == '[':
-		text, rich, err := resultContent(resp)
+		text, rich, err := decode.ResultContent(resp)
 		if err != nil {
-			b.Text = string(compactJSON(resp))
+			b.Text = string(decode.CompactJSON(resp))
 			break
 		}
 		b.Text = text
 		if rich {
-			b.Raw = compactJSON(resp)
+			b.Raw = decode.CompactJSON(resp)
 		}
 	default:
 		// A structured response (an object, a number) is the text of
 		// its JSON, as the model reads it.
-		b.Text = string(compactJSON(resp))
+		b.Text = string(decode.CompactJSON(resp))
 	}
 	return b
 }
 
 func otelPartBlock(p json.RawMessage) (Block, error) {
 	var part otelPart
-	if err := unmarshal(p, &part); err != nil {
+	if err := decode.Unmarshal(p, &part); err != nil {
 		var obj map[string]json.RawMessage
-		if unmarshal(p, &obj) != nil {
+		if decode.Unmarshal(p, &obj) != nil {
 			return Block{}, fmt.Errorf("expected an object")
 		}
 		// Fields of another format's part: kept as it is.
-		return Block{Type: BlockOther, Raw: compactJSON(p)}, nil
+		return Block{Type: BlockOther, Raw: decode.CompactJSON(p)}, nil
 	}
 	switch part.Type {
 	case "text":
@@ -871,7 +872,7 @@ func otelPartBlock(p json.RawMessage) (Block, error) {
 			b.ID = *part.ID
 		}
 		if len(part.Arguments) > 0 && string(part.Arguments) != "null" {
-			b.Input = compactJSON(part.Arguments)
+			b.Input = decode.CompactJSON(part.Arguments)
 		}
 		return b, nil
 	case "tool_call_response":
@@ -882,18 +883,18 @@ func otelPartBlock(p json.RawMessage) (Block, error) {
 			Text      string          `json:"text"`
 			Raw       json.RawMessage `json:"raw"`
 		}
-		if unmarshal(p, &w) != nil || w.BlockType == "" {
+		if decode.Unmarshal(p, &w) != nil || w.BlockType == "" {
 			return Block{}, fmt.Errorf("%s part: expected block_type and raw", otelBlockWrapper)
 		}
-		return Block{Type: w.BlockType, Text: w.Text, Raw: compactJSON(w.Raw)}, nil
+		return Block{Type: w.BlockType, Text: w.Text, Raw: decode.CompactJSON(w.Raw)}, nil
 	case "image_url":
-		return Block{Type: BlockImage, Raw: compactJSON(p)}, nil
+		return Block{Type: BlockImage, Raw: decode.CompactJSON(p)}, nil
 	}
 	// Any other part (blob, uri, file, compaction, another format's
 	// block): an Anthropic block type where it is one, else other.
-	bs, err := anthropicContent(slices.Concat([]byte("["), p, []byte("]")))
+	bs, err := decode.AnthropicContent(slices.Concat([]byte("["), p, []byte("]")))
 	if err != nil || len(bs) != 1 {
-		return Block{Type: BlockOther, Raw: compactJSON(p)}, nil
+		return Block{Type: BlockOther, Raw: decode.CompactJSON(p)}, nil
 	}
 	return bs[0], nil
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
 
 // writeOTel writes t as OTLP JSON following the GenAI conventions, a
@@ -90,11 +92,11 @@ func writeOTel(w io.Writer, t *Transcript) error {
 		for j := base; j < end; j++ {
 			input = append(input, otelOutMessageOf(&t.Messages[j]))
 		}
-		in, _ := marshalNoEscape(input)
+		in, _ := decode.MarshalNoEscape(input)
 		attrs := []otelKV{otelString(otelOperation, "chat"), otelString(otelConversation, session), otelString(otelInput, string(in))}
 		sp := otelOutSpan{TraceID: trace, SpanID: otelID(t.ID+"\x00"+strconv.Itoa(i), 8), ParentSpanID: parent, Name: "chat", Kind: 3}
 		if reply != nil {
-			out, _ := marshalNoEscape([]any{otelOutMessageOf(reply)})
+			out, _ := decode.MarshalNoEscape([]any{otelOutMessageOf(reply)})
 			attrs = append(attrs, otelString(otelOutput, string(out)))
 			if reply.Model != "" {
 				sp.Name = "chat " + reply.Model
@@ -130,7 +132,7 @@ func writeOTel(w io.Writer, t *Transcript) error {
 
 // writeOTelSpan writes sp as one TracesData line.
 func writeOTelSpan(w io.Writer, sp otelOutSpan) error {
-	line, err := marshalNoEscape(otelOutDoc{ResourceSpans: []otelOutResource{{
+	line, err := decode.MarshalNoEscape(otelOutDoc{ResourceSpans: []otelOutResource{{
 		Resource:   otelOutAttrs{Attributes: []otelKV{otelString("service.name", "ctxbench")}},
 		ScopeSpans: []otelOutScope{{Scope: otelOutScopeName{Name: "ctxbench"}, Spans: []otelOutSpan{sp}}},
 	}}})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -81,12 +82,12 @@ func TestStreamReadsAsParseMany(t *testing.T) {
 			continue
 		}
 		lines := bytes.Count(in.data, []byte{'\n'}) + 1
-		if lines > 4*detectProbe {
+		if lines > 4*decode.DetectProbe {
 			continue // read as it is by TestStreamReadsAsParse
 		}
 		data := bytes.TrimRight(in.data, "\n")
 		var b bytes.Buffer
-		for b.Len() == 0 || bytes.Count(b.Bytes(), []byte{'\n'}) < 4*detectProbe {
+		for b.Len() == 0 || bytes.Count(b.Bytes(), []byte{'\n'}) < 4*decode.DetectProbe {
 			b.Write(data)
 			b.WriteByte('\n')
 		}
@@ -109,7 +110,7 @@ func TestStreamReadsAsParseMany(t *testing.T) {
 // TestStreamShapes: inputs at the edges of what is read a line at a time
 // and what is read whole read as Parse reads them.
 func TestStreamShapes(t *testing.T) {
-	long := strings.Repeat("y", 3*streamBuffer+17)
+	long := strings.Repeat("y", 3*decode.StreamBuffer+17)
 	longUser := strings.Replace(streamUser, "hello", long, 1)
 	for _, tc := range []struct{ name, in string }{
 		{"plain", streamUser + "\n" + streamAsst + "\n"},
@@ -153,9 +154,9 @@ func TestStreamShapes(t *testing.T) {
 // the limit, whether the limit falls in a short line or in one longer than
 // the buffer, and in a gzip stream.
 func TestStreamLimit(t *testing.T) {
-	long := strings.Replace(streamUser, "hello", strings.Repeat("z", 2*streamBuffer), 1)
+	long := strings.Replace(streamUser, "hello", strings.Repeat("z", 2*decode.StreamBuffer), 1)
 	in := strings.Repeat(streamUser+"\n", 100) + long + "\n" + streamAsst + "\n"
-	for _, max := range []int64{int64(len(streamUser)) * 50, int64(len(streamUser))*100 + streamBuffer, int64(len(in)) - 1} {
+	for _, max := range []int64{int64(len(streamUser)) * 50, int64(len(streamUser))*100 + decode.StreamBuffer, int64(len(in)) - 1} {
 		_, err := readStreamed([]byte(in), "f", Options{MaxBytes: max})
 		var tl *limit.TooLargeError
 		if !errors.As(err, &tl) || tl.Max != max || tl.Name != "f" {

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
 
 // A SkippedFile is a file a directory walk passed over, and why.
@@ -278,8 +280,7 @@ func newReadAhead[P any](jobs []input, opt Options, stdin io.Reader, prepare fun
 			r.bytes += j.size
 			r.mu.Unlock()
 			r.wg.Add(1)
-			opt := opt
-			opt.name = names[i]
+			opt := decode.Named(opt, names[i])
 			go func() {
 				defer r.wg.Done()
 				var res readResult[P]
@@ -315,7 +316,7 @@ func inputNames(jobs []input) []string {
 	byBase := map[string][]int{}
 	for i, j := range jobs {
 		if j.err == nil && j.skip == "" && !j.stdin {
-			b := baseID(j.path)
+			b := decode.BaseID(j.path)
 			byBase[b] = append(byBase[b], i)
 		}
 	}
@@ -378,9 +379,9 @@ func (r *readAhead[P]) stop() {
 func ReadFile(name string, opt Options) ([]*Transcript, error) {
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
 		if !opencodeStorage(name) {
-			return nil, &NotTranscriptError{name, "a directory"}
+			return nil, &NotTranscriptError{File: name, Reason: "a directory"}
 		}
-		return parse(&source{file: name, opt: opt, storage: name}, opt)
+		return parse(&decode.Source{File: name, Opt: opt, Storage: name}, opt)
 	}
 	f, err := os.Open(name)
 	if err != nil {

@@ -1,12 +1,13 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
 
 // Write writes t to w in format f: one JSON line in [FormatOpenAIChat]
@@ -46,24 +47,12 @@ func Write(w io.Writer, t *Transcript, f Format) error {
 	default:
 		return fmt.Errorf("writing %s: cannot write format %q (can: %s, %s, %s)", t.ID, f, FormatOpenAIChat, FormatAnthropic, FormatOTel)
 	}
-	line, err := marshalNoEscape(v)
+	line, err := decode.MarshalNoEscape(v)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", t.ID, err)
 	}
 	_, err = w.Write(append(line, '\n'))
 	return err
-}
-
-// marshalNoEscape is v as compact JSON, without escaping <, > and & (the
-// recorded text is written as it was).
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 type outDoc struct {
@@ -324,7 +313,7 @@ type textPart struct {
 // in which the seed systems measure structured content (JSON.stringify of
 // the content blocks).
 func ContentJSON(blocks []Block) []byte {
-	b, err := marshalNoEscape(anthropicBlocks(blocks))
+	b, err := decode.MarshalNoEscape(anthropicBlocks(blocks))
 	if err != nil {
 		return nil // blocks hold only valid JSON values
 	}

@@ -1,4 +1,4 @@
-package transcript
+package decode
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 
 // stdDecode makes unmarshal use encoding/json alone: the tests turn it on
 // to read every input both ways and compare.
-var stdDecode atomic.Bool
+var StdDecode atomic.Bool
 
 // unmarshal decodes raw into v (a pointer) as encoding/json does, about
 // eight times faster on Claude Code sessions: goccy/go-json decodes it,
@@ -21,8 +21,8 @@ var stdDecode atomic.Bool
 // and decodes what both accept the same: TestFastDecodeReadsTheSame
 // holds it on every corpus file and bad input, FuzzUnmarshalAgrees on
 // mutations of them.
-func unmarshal(raw []byte, v any) error {
-	if stdDecode.Load() {
+func Unmarshal(raw []byte, v any) error {
+	if StdDecode.Load() {
 		return json.Unmarshal(raw, v)
 	}
 	if gojson.Unmarshal(raw, v) == nil {

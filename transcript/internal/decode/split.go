@@ -1,6 +1,10 @@
-package transcript
+package decode
 
-import "time"
+import (
+	"time"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
+)
 
 // splitWindow is how close in time two assistant lines are written for
 // [joinSplitResponses] to read them as one response.
@@ -12,7 +16,7 @@ const splitWindow = time.Second
 // messages, no message between them, written within [splitWindow] of
 // the first, are one message, one call, unless something says they are
 // two calls: each has its own usage, or each its own call id.
-func joinSplitResponses(t *Transcript) {
+func JoinSplitResponses(t *model.Transcript) {
 	if len(t.Messages) < 2 {
 		return
 	}
@@ -43,9 +47,9 @@ func joinSplitResponses(t *Transcript) {
 
 // sameResponse reports whether b, the message after a, continues a's
 // response ([joinSplitResponses]).
-func sameResponse(a, b *Message) bool {
+func sameResponse(a, b *model.Message) bool {
 	switch {
-	case a.Role != RoleAssistant || b.Role != RoleAssistant:
+	case a.Role != model.RoleAssistant || b.Role != model.RoleAssistant:
 		return false
 	case a.Time.IsZero() || b.Time.IsZero() || b.Time.Before(a.Time) || b.Time.Sub(a.Time) > splitWindow:
 		return false

@@ -1,20 +1,15 @@
-package transcript
+package decode
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"iter"
 	"reflect"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -25,7 +20,7 @@ const DefaultMaxBytes = 1 << 30
 // Options controls reading.
 type Options struct {
 	// Format, when set, overrides detection from content.
-	Format Format
+	Format model.Format
 	// Lenient skips malformed records, recording each in [Transcript.Bad],
 	// instead of stopping at the first one.
 	Lenient bool
@@ -39,16 +34,23 @@ type Options struct {
 	// lines read in stages, and the other formats, keep their content:
 	// Chars is the same either way.
 	Measure bool
-	// Select, when set, is called by a walk ([Walk]) on each input it
+	// Select, when set, is called by a walk (transcript.Walk) on each input it
 	// would read, in order, before reading any: only the inputs it
 	// returns true for are read; the others are passed over as if they
 	// held nothing, neither read nor listed as skipped. Names a walk
 	// gives transcripts with no id are those of the whole walk.
 	Select func(path string) bool
 	// name is what a transcript is called when its format records no
-	// id: [Walk] sets it where files of one walk share a base name;
+	// id: transcript.Walk sets it where files of one walk share a base name;
 	// otherwise the base name of the file, without its extensions.
 	name string
+}
+
+// Named returns opt with the name a transcript is given when its format
+// records no id set to name, as transcript.Walk gives it.
+func Named(opt Options, name string) Options {
+	opt.name = name
+	return opt
 }
 
 // A NotTranscriptError says that an input holds no transcript ctxbench can
@@ -63,186 +65,35 @@ func (e *NotTranscriptError) Error() string {
 	return fmt.Sprintf("%s: not a transcript: %s", e.File, e.Reason)
 }
 
-// Read reads every transcript in r, whose name (used in positions and error
-// messages) is file, up to opt.MaxBytes of it, as [Parse] reads the whole
-// input. JSON Lines are read a line at a time, so that what is held beside
-// the transcripts is the longest line, not the input; lines of any length
-// are accepted.
-func Read(r io.Reader, file string, opt Options) ([]*Transcript, error) {
-	maxBytes := opt.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
-	}
-	// The head first: binary input (a device, an image) is refused
-	// before the rest is read.
-	head := make([]byte, min(maxBytes+1, 8192+3))
-	n, err := io.ReadFull(r, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
-	}
-	switch h := head[:n]; {
-	case bytes.HasPrefix(h, gzipMagic):
-		// A compressed log is read as the log: up to maxBytes of it.
-		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(h), r))
-		if err != nil {
-			return nil, fmt.Errorf("reading %s (gzip): %w", file, err)
-		}
-		return readStream(zr, file, file+" (gzip)", 0, maxBytes, opt)
-	case bytes.HasPrefix(h, utf16LE), bytes.HasPrefix(h, utf16BE):
-		return nil, &NotTranscriptError{file, "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"}
-	}
-	for _, c := range compressed {
-		if bytes.HasPrefix(head[:n], c.magic) {
-			return nil, &NotTranscriptError{file, c.name + "-compressed: decompress it first (" + c.tool + ")"}
-		}
-	}
-	if bytes.HasPrefix(head[:n], sqliteMagic) {
-		s, done, err := sqliteSource(r, head[:n], file, opt, maxBytes)
-		if err != nil {
-			return nil, err
-		}
-		defer done()
-		return parse(s, opt)
-	}
-	if reason := sqliteCompanion(file, head[:n]); reason != "" {
-		return nil, &NotTranscriptError{file, reason}
-	}
-	if binaryStart(bytes.TrimPrefix(head[:n], utf8BOM)) {
-		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
-	}
-	var size int64 // a file's, to refuse it or read it into a buffer of its size
-	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
-	if size > maxBytes {
-		return nil, &limit.TooLargeError{Name: file, Max: maxBytes}
-	}
-	return readStream(io.MultiReader(bytes.NewReader(head[:n]), r), file, file, size, maxBytes, opt)
-}
-
-// Parse reads every transcript in data, as [Read] does.
-func Parse(data []byte, file string, opt Options) ([]*Transcript, error) {
-	s, err := newSource(data, file, opt)
-	if err != nil {
-		return nil, err
-	}
-	return parse(s, opt)
-}
-
-// parse reads every transcript of s.
-func parse(s *source, opt Options) ([]*Transcript, error) {
-	file := s.file
-	f := opt.Format
-	if f == "" {
-		var err error
-		if f, err = detect(s); err != nil {
-			return nil, err
-		}
-	}
-	rd, ok := readers[f]
-	if !ok {
-		return nil, fmt.Errorf("unknown format %q (known: %v)", f, Formats())
-	}
-	if s.db != "" && f != FormatOpencode {
-		return nil, fmt.Errorf("%s: an SQLite database, read as %s only", file, FormatOpencode)
-	}
-	if s.storage != "" && f != FormatOpencode {
-		return nil, fmt.Errorf("%s: opencode's storage directory, read as %s only", file, FormatOpencode)
-	}
-	ts, err := rd(s)
-	if err != nil {
-		return nil, err
-	}
-	if s.stream != nil && s.stream.err != nil {
-		return nil, s.stream.err // the input ended early
-	}
-	for _, t := range ts {
-		t.File = file
-		t.Format = f
-		if err := s.checkUsage(t); err != nil {
-			return nil, err
-		}
-	}
-	if err := noMessages(file, ts); err != nil {
-		return nil, err
-	}
-	model.FindImages(ts)
-	if s.doc && len(ts) > 0 {
-		// A document is one transcript: count its lines with invalid UTF-8.
-		for _, l := range bytes.Split(s.docRec.raw, []byte{'\n'}) {
-			if !utf8.Valid(l) {
-				ts[0].InvalidUTF8++
-			}
-		}
-	}
-	return ts, nil
-}
-
-// noMessages returns a [*NotTranscriptError] when no transcript of ts
-// holds a message or a compaction: an input read as nothing is not read
-// as an empty session. The reason says what the records were: skipped
-// kinds, or the first malformed one.
-func noMessages(file string, ts []*Transcript) error {
-	skipped, bad := map[string]int{}, 0
-	var first *SyntaxError
-	for _, t := range ts {
-		if len(t.Messages) > 0 || len(t.Compactions) > 0 {
-			return nil
-		}
-		for k, n := range t.Skipped {
-			skipped[k] += n
-		}
-		bad += t.BadRecords
-		if first == nil && len(t.Bad) > 0 {
-			first = t.Bad[0]
-		}
-	}
-	reason := "no messages"
-	if len(skipped) > 0 {
-		var kinds []string
-		for k, n := range skipped {
-			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
-		}
-		slices.Sort(kinds)
-		reason += "; records skipped: " + strings.Join(kinds, ", ")
-	}
-	if bad > 0 {
-		reason += fmt.Sprintf("; %d malformed records skipped, the first %v", bad, first)
-	}
-	return &NotTranscriptError{file, reason}
-}
-
 // A record is one JSON value of the input and the line it starts at.
-type record struct {
-	line int
-	raw  []byte
+type Record struct {
+	Line int
+	Raw  []byte
 	// last marks the final line of an input that does not end in a newline.
-	last bool
+	Last bool
 	// nested marks a value inside a record already counted (a line's
 	// message, a document's elements).
-	nested bool
+	Nested bool
 }
 
 // A source is one input prepared for a reader.
-type source struct {
-	file string
-	opt  Options
+type Source struct {
+	File string
+	Opt  Options
 	// data is the input, its records read from it as they are asked for
 	// ([source.records]); docRec is the whole document's record when doc.
 	data   []byte
-	docRec record
-	doc    bool
+	DocRec Record
+	Doc    bool
 	// stream, when not nil, is the input's lines being read: head holds
 	// the records read from it before (copies), stream the ones after.
-	stream *lineStream
-	head   []record
+	Stream *LineStream
+	Head   []Record
 	// db is the path of an SQLite database the input is, and storage
 	// of opencode's storage directory, read by opencode's reader instead
 	// of records.
-	db      string
-	storage string
+	Db      string
+	Storage string
 }
 
 // records yields the input's records in order: its non-blank lines for
@@ -250,23 +101,23 @@ type source struct {
 // index of all lines is made, so a reader that fails at a line has not
 // looked past it), or the single record holding the whole document. A
 // stream's records are yielded once, but for those [source.probe] kept.
-func (s *source) records() iter.Seq[record] {
-	return func(yield func(record) bool) {
-		if s.stream != nil {
-			for _, r := range s.head {
+func (s *Source) Records() iter.Seq[Record] {
+	return func(yield func(Record) bool) {
+		if s.Stream != nil {
+			for _, r := range s.Head {
 				if !yield(r) {
 					return
 				}
 			}
-			for r, ok := s.stream.record(); ok; r, ok = s.stream.record() {
+			for r, ok := s.Stream.record(); ok; r, ok = s.Stream.record() {
 				if !yield(r) {
 					return
 				}
 			}
 			return
 		}
-		if s.doc {
-			yield(s.docRec)
+		if s.Doc {
+			yield(s.DocRec)
 			return
 		}
 		data, line := s.data, 0
@@ -284,7 +135,7 @@ func (s *source) records() iter.Seq[record] {
 			if len(bytes.TrimSpace(l)) == 0 {
 				continue
 			}
-			if !yield(record{line: line, raw: l, last: last}) {
+			if !yield(Record{Line: line, Raw: l, Last: last}) {
 				return
 			}
 		}
@@ -293,65 +144,49 @@ func (s *source) records() iter.Seq[record] {
 
 // probe yields the first records, up to [detectProbe], as records does;
 // those read from a stream are kept, for records to yield again.
-func (s *source) probe() iter.Seq[record] {
-	if s.stream == nil {
-		return s.records()
+func (s *Source) Probe() iter.Seq[Record] {
+	if s.Stream == nil {
+		return s.Records()
 	}
-	return func(yield func(record) bool) {
+	return func(yield func(Record) bool) {
 		for i := 0; ; i++ {
-			if i == len(s.head) {
-				if i >= detectProbe {
+			if i == len(s.Head) {
+				if i >= DetectProbe {
 					return
 				}
-				r, ok := s.stream.record()
+				r, ok := s.Stream.record()
 				if !ok {
 					return
 				}
-				r.raw = bytes.Clone(r.raw)
-				s.head = append(s.head, r)
+				r.Raw = bytes.Clone(r.Raw)
+				s.Head = append(s.Head, r)
 			}
-			if !yield(s.head[i]) {
+			if !yield(s.Head[i]) {
 				return
 			}
 		}
 	}
 }
 
-var (
-	utf8BOM   = []byte{0xEF, 0xBB, 0xBF}
-	utf16LE   = []byte{0xFF, 0xFE}
-	utf16BE   = []byte{0xFE, 0xFF}
-	gzipMagic = []byte{0x1f, 0x8b}
-	// compressed are the formats named, not read.
-	compressed = []struct {
-		magic      []byte
-		name, tool string
-	}{
-		{[]byte{0xFD, '7', 'z', 'X', 'Z', 0x00}, "xz", "xz -d"},
-		{[]byte{0x28, 0xB5, 0x2F, 0xFD}, "zstd", "zstd -d"},
-		{[]byte("BZh"), "bzip2", "bzip2 -d"},
-	}
-)
-
-func newSource(data []byte, file string, opt Options) (*source, error) {
-	data = bytes.TrimPrefix(data, utf8BOM)
+func NewSource(data []byte, file string, opt Options) (*Source, error) {
+	data = bytes.TrimPrefix(data, Utf8BOM)
 	if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') >= 0 {
 		// Lines ended by CR alone (classic Mac OS): JSON strings hold no
 		// raw CR, so each is a line end.
 		data = bytes.ReplaceAll(data, []byte{'\r'}, []byte{'\n'})
 	}
 	head := data[:min(len(data), 8192)]
-	if binaryStart(head) {
+	if BinaryStart(head) {
 		return nil, &NotTranscriptError{file, "binary content (NUL bytes)"}
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, &NotTranscriptError{file, "empty"}
 	}
-	s := &source{file: file, opt: opt}
+	s := &Source{File: file, Opt: opt}
 	switch trimmed[0] {
 	case '[':
-		s.doc = true
+		s.Doc = true
 	case '{':
 		// One JSON object per line, or one (pretty-printed) document?
 		first, rest, _ := bytes.Cut(trimmed, []byte{'\n'})
@@ -361,7 +196,7 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 			// own is a JSON Lines file with a bad record (skipped with
 			// --lenient), not a document.
 			// A first line that is a brace alone opens a document.
-			s.doc = json.Valid(trimmed) || len(first) == 1 || !objectLines(rest)
+			s.Doc = json.Valid(trimmed) || len(first) == 1 || !objectLines(rest)
 		}
 	default:
 		if !utf8.Valid(head) {
@@ -369,7 +204,7 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 		}
 		return nil, &NotTranscriptError{file, "not JSON or JSON Lines"}
 	}
-	if s.doc {
+	if s.Doc {
 		line := 1 + bytes.Count(data[:len(data)-len(bytes.TrimLeft(data, " \t\r\n"))], []byte{'\n'})
 		var v any
 		if err := validate(trimmed, &v); err != nil {
@@ -379,9 +214,9 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 			if errors.As(err, &se) {
 				line += bytes.Count(trimmed[:min(int(se.Offset), len(trimmed))], []byte{'\n'})
 			}
-			return nil, &SyntaxError{File: file, Line: line, Msg: describeJSONError(err, record{last: true})}
+			return nil, &model.SyntaxError{File: file, Line: line, Msg: DescribeJSONError(err, Record{Last: true})}
 		}
-		s.docRec = record{line: line, raw: trimmed}
+		s.DocRec = Record{Line: line, Raw: trimmed}
 		return s, nil
 	}
 	s.data = data
@@ -395,7 +230,7 @@ func newSource(data []byte, file string, opt Options) (*source, error) {
 // holds at most 8 NULs, or 1 byte in 100). In JSON text a NUL is its record's
 // fault, a malformed record named at its line (JSON allows no raw control
 // character).
-func binaryStart(head []byte) bool {
+func BinaryStart(head []byte) bool {
 	nuls := bytes.Count(head, []byte{0})
 	if nuls == 0 {
 		return false
@@ -423,7 +258,7 @@ func utf8Head(head []byte) bool {
 // [detectProbe]) is a JSON object with a member on a line of its own, as
 // JSON Lines' are and a pretty-printed document's never are.
 func objectLines(data []byte) bool {
-	for range detectProbe {
+	for range DetectProbe {
 		if len(data) == 0 {
 			return false
 		}
@@ -446,10 +281,10 @@ const MaxUsage = 1 << 40
 // a negative or overflowing count is a malformed record, named at its
 // line (in lenient mode the usage is dropped and the record counted in
 // t.Bad).
-func (s *source) checkUsage(t *Transcript) error {
-	check := func(u *Usage, line int) (bool, error) {
+func (s *Source) CheckUsage(t *model.Transcript) error {
+	check := func(u *model.Usage, line int) (bool, error) {
 		if err := u.Check(MaxUsage); err != nil {
-			return false, s.bad(t, line, "usage: %v", err)
+			return false, s.Bad(t, line, "usage: %v", err)
 		}
 		return true, nil
 	}
@@ -491,9 +326,9 @@ func (s *source) checkUsage(t *Transcript) error {
 
 // bad handles a malformed record: in strict mode it returns the error that
 // stops the read; in lenient mode it records it in t and returns nil.
-func (s *source) bad(t *Transcript, line int, format string, args ...any) error {
-	e := &SyntaxError{File: s.file, Line: line, Msg: fmt.Sprintf(format, args...)}
-	if !s.opt.Lenient {
+func (s *Source) Bad(t *model.Transcript, line int, format string, args ...any) error {
+	e := &model.SyntaxError{File: s.File, Line: line, Msg: fmt.Sprintf(format, args...)}
+	if !s.Opt.Lenient {
 		return e
 	}
 	t.BadRecords++
@@ -515,25 +350,25 @@ const MaxBadListed = 1000
 // which the TypeScript agents read their logs with) reads it: one U+FFFD
 // per maximal ill-formed subsequence ([ReplaceInvalid]), where
 // encoding/json would make one per byte.
-func (s *source) decode(t *Transcript, r record, v any) (ok bool, err error) {
-	raw := r.raw
+func (s *Source) Decode(t *model.Transcript, r Record, v any) (ok bool, err error) {
+	raw := r.Raw
 	if !utf8.Valid(raw) {
-		if !r.nested && !s.doc {
+		if !r.Nested && !s.Doc {
 			t.InvalidUTF8++
 		}
-		raw = []byte(ReplaceInvalid(string(raw)))
+		raw = []byte(model.ReplaceInvalid(string(raw)))
 	}
-	if e := unmarshal(raw, v); e != nil {
-		return false, s.bad(t, r.line, "%s", describeJSONError(e, r))
+	if e := Unmarshal(raw, v); e != nil {
+		return false, s.Bad(t, r.Line, "%s", DescribeJSONError(e, r))
 	}
 	return true, nil
 }
 
-func describeJSONError(err error, r record) string {
+func DescribeJSONError(err error, r Record) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &se) && se.Error() == "unexpected end of JSON input" && r.last:
+	case errors.As(err, &se) && se.Error() == "unexpected end of JSON input" && r.Last:
 		return "truncated record: the input ends inside it"
 	case errors.As(err, &se) || err.Error() == "unexpected end of JSON input":
 		return "invalid JSON: " + err.Error()
@@ -581,7 +416,7 @@ func jsonKind(t reflect.Type) string {
 
 // elems returns the elements of the JSON array raw, each with the line it
 // starts at, raw itself starting at line base.
-func elems(raw []byte, base int) ([]record, error) {
+func Elems(raw []byte, base int) ([]Record, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	tok, err := dec.Token()
 	if err != nil {
@@ -590,7 +425,7 @@ func elems(raw []byte, base int) ([]record, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return nil, fmt.Errorf("expected a JSON array, found %v", tok)
 	}
-	var out []record
+	var out []Record
 	line, pos := base, 0
 	for dec.More() {
 		off := int(dec.InputOffset())
@@ -601,14 +436,14 @@ func elems(raw []byte, base int) ([]record, error) {
 		start := skipSep(raw, off)
 		line += bytes.Count(raw[pos:start], []byte{'\n'})
 		pos = start
-		out = append(out, record{line: line, raw: v, nested: true})
+		out = append(out, Record{Line: line, Raw: v, Nested: true})
 	}
 	return out, nil
 }
 
 // member returns the raw value of key in the JSON object raw and the line
 // it starts at, raw itself starting at line base.
-func member(raw []byte, base int, key string) (json.RawMessage, int, bool) {
+func Member(raw []byte, base int, key string) (json.RawMessage, int, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, 0, false

@@ -1,4 +1,4 @@
-package transcript
+package decode
 
 import (
 	"slices"
@@ -12,7 +12,7 @@ import (
 // file. Only arrays of up to 4 MiB are kept, four at most: many small
 // files gain most, and what is kept stays small beside the memory bound
 // (3× the largest file + 100 MB).
-var readBuffers = bufferPool{max: 4, largest: 4 << 20}
+var ReadBuffers = bufferPool{max: 4, largest: 4 << 20}
 
 // A bufferPool keeps up to max arrays of at most largest bytes each.
 type bufferPool struct {
@@ -24,7 +24,7 @@ type bufferPool struct {
 
 // get returns the smallest array kept that holds more than size bytes,
 // or nil.
-func (p *bufferPool) get(size int64) []byte {
+func (p *bufferPool) Get(size int64) []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	best := -1
@@ -43,7 +43,7 @@ func (p *bufferPool) get(size int64) []byte {
 
 // put keeps b for a later get, in place of the smallest kept when the
 // pool is full and b is larger.
-func (p *bufferPool) put(b []byte) {
+func (p *bufferPool) Put(b []byte) {
 	if cap(b) == 0 || cap(b) > p.largest {
 		return
 	}
