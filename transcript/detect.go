@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
+	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
 )
 
 // Formats returns every format, in a fixed order.
@@ -22,7 +23,7 @@ var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
 	FormatOTel:       readOTel,
 	FormatATIF:       readATIF,
 	FormatLangfuse:   readLangfuse,
-	FormatOpencode:   readOpencode,
+	FormatOpencode:   opencode.Read,
 	FormatCopilot:    readCopilot,
 }
 
@@ -68,7 +69,7 @@ func detectDoc(s *decode.Source) (Format, error) {
 		if name := decode.ForeignFormat(v); name != "" {
 			return "", notRead(s.File, name)
 		}
-		if opencodeExport(v) {
+		if opencode.IsExport(v) {
 			return FormatOpencode, nil
 		}
 		if f := detectObject(v); f != "" {
@@ -95,7 +96,7 @@ func detectArray(file string, v []any) (Format, error) {
 		switch {
 		case langfuseObject(m):
 			return FormatLangfuse, nil
-		case opencodeObject(m):
+		case opencode.IsMessage(m):
 			return FormatOpencode, nil
 		case decode.HasAny(m, "modelInfo") || decode.HasAny(m, "metrics") && m["role"] == "assistant":
 			return FormatAnthropic, nil // Cline's api_conversation_history.json

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -62,7 +63,7 @@ func checkOpencodeSteps(t *testing.T, m []Message) {
 	if u := m[7].Usage; m[7].Model != "gemini-2.5-pro" || u.Output != 470 || u.Reasoning != 410 {
 		t.Errorf("gemini step %s %+v", m[7].Model, *u)
 	}
-	if r := m[8].Blocks[0]; r.Text != opencodeInterrupted || !r.IsError {
+	if r := m[8].Blocks[0]; r.Text != opencode.OpencodeInterrupted || !r.IsError {
 		t.Errorf("running tool call: %+v", r)
 	}
 }
@@ -74,7 +75,7 @@ func checkOpencodeEdits(t *testing.T, tr *Transcript) {
 	if len(tr.Clearings) != 1 || tr.Clearings[0].Index != 6 || !slices.Equal(tr.Clearings[0].ToolIDs, []string{"toolu_01A"}) {
 		t.Errorf("clearings %+v, want toolu_01A's output cleared before message 6", tr.Clearings)
 	}
-	if tr.Messages[9].Text() != opencodeCompactionRequest {
+	if tr.Messages[9].Text() != opencode.OpencodeCompactionRequest {
 		t.Errorf("compaction request %q", tr.Messages[9].Text())
 	}
 	if len(tr.Compactions) != 1 {
@@ -101,29 +102,6 @@ func TestOpencodeAPIMessages(t *testing.T) {
 	}
 	if u := tr.Messages[3].Usage; u.Output != 300 || u.Reasoning != 256 {
 		t.Errorf("openai step %+v, want output 300 holding reasoning 256", *u)
-	}
-}
-
-// TestOpencodeUsage: the AI SDK providers that count reasoning apart
-// from output, and a step whose reasoning exceeds its output.
-func TestOpencodeUsage(t *testing.T) {
-	for _, c := range []struct {
-		provider, model       string
-		output, reasoning, to int64
-	}{
-		{"openai", "gpt-5", 900, 600, 900},
-		{"openrouter", "openai/gpt-5", 900, 600, 900},
-		{"google", "gemini-2.5-pro", 900, 600, 1500},
-		{"openrouter", "google/gemini-2.5-pro", 900, 600, 1500},
-		{"opencode", "grok-code", 12, 266, 278},
-		{"xai", "grok-4", 900, 600, 1500},
-		{"anthropic", "claude-sonnet-4-5", 900, 0, 900},
-		{"github-copilot", "gpt-5", 100, 300, 400},
-	} {
-		k := opencodeTokens{Output: c.output, Reasoning: c.reasoning}
-		if u := k.usage(c.provider, c.model); u.Output != c.to || u.Reasoning != c.reasoning {
-			t.Errorf("%s/%s output %d reasoning %d: %+v, want output %d", c.provider, c.model, c.output, c.reasoning, u, c.to)
-		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
+	_ "modernc.org/sqlite"
 )
 
 // Read reads every transcript in r, whose name (used in positions and error
@@ -237,4 +239,46 @@ func readStream(r io.Reader, file, name string, size, max int64, opt Options) ([
 	}
 	s := &decode.Source{File: file, Opt: opt, Stream: ls, Head: []decode.Record{rec}}
 	return parse(s, opt)
+}
+
+// sqliteMagic begins every SQLite database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// sqliteCompanion names the files SQLite keeps beside a database in WAL
+// mode (its write-ahead log, by its magic number; its shared-memory
+// index, by name), which are read with the database, or returns "".
+func sqliteCompanion(file string, head []byte) string {
+	switch {
+	case len(head) >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 && head[3]&^1 == 0x82:
+		return "an SQLite write-ahead log, read with its database"
+	case strings.HasSuffix(file, "-shm") && bytes.IndexByte(head, 0) >= 0:
+		return "an SQLite shared-memory index, read with its database"
+	}
+	return ""
+}
+
+// sqliteSource prepares an SQLite database for reading: the file itself
+// when r is one (so that its write-ahead log is read too), else a copy of
+// r's bytes (head, then the rest, up to maxBytes) in a temporary file,
+// removed by done.
+func sqliteSource(r io.Reader, head []byte, file string, opt Options, maxBytes int64) (s *decode.Source, done func(), err error) {
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return &decode.Source{File: file, Opt: opt, Db: f.Name()}, func() {}, nil
+		}
+	}
+	tmp, err := os.CreateTemp("", "ctxbench-*.db")
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	done = func() { tmp.Close(); os.Remove(tmp.Name()) }
+	n, err := io.Copy(tmp, io.LimitReader(io.MultiReader(bytes.NewReader(head), r), maxBytes+1))
+	if err == nil && n > maxBytes {
+		err = fmt.Errorf("%s: larger than %d bytes", file, maxBytes)
+	}
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	return &decode.Source{File: file, Opt: opt, Db: tmp.Name()}, done, nil
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
+	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
 )
 
 // A SkippedFile is a file a directory walk passed over, and why.
@@ -179,12 +180,12 @@ func listInputs(paths []string) []input {
 				switch {
 				case d.Name() == ".git":
 					return filepath.SkipDir
-				case opencodeStorage(path):
+				case opencode.IsStorage(path):
 					// Read whole, as one input; beside a database
 					// opencode 1.2 copied it into, passed over unless
 					// named.
-					in := input{path: path, size: treeSize(path), explicit: path == root}
-					if db := opencodeDBBeside(path); db != "" && path != root {
+					in := input{path: path, size: opencode.TreeSize(path), explicit: path == root}
+					if db := opencode.DBBeside(path); db != "" && path != root {
 						in.skip = "opencode's storage directory, whose sessions " + filepath.Base(db) + " beside it holds (name the directory to read it)"
 					}
 					out = append(out, in)
@@ -378,7 +379,7 @@ func (r *readAhead[P]) stop() {
 // storage directory.
 func ReadFile(name string, opt Options) ([]*Transcript, error) {
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
-		if !opencodeStorage(name) {
+		if !opencode.IsStorage(name) {
 			return nil, &NotTranscriptError{File: name, Reason: "a directory"}
 		}
 		return parse(&decode.Source{File: name, Opt: opt, Storage: name}, opt)

@@ -1,61 +1,16 @@
-package transcript
+package opencode
 
 import (
-	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 	_ "modernc.org/sqlite"
 )
-
-// sqliteMagic begins every SQLite database file.
-var sqliteMagic = []byte("SQLite format 3\x00")
-
-// sqliteCompanion names the files SQLite keeps beside a database in WAL
-// mode (its write-ahead log, by its magic number; its shared-memory
-// index, by name), which are read with the database, or returns "".
-func sqliteCompanion(file string, head []byte) string {
-	switch {
-	case len(head) >= 4 && head[0] == 0x37 && head[1] == 0x7f && head[2] == 0x06 && head[3]&^1 == 0x82:
-		return "an SQLite write-ahead log, read with its database"
-	case strings.HasSuffix(file, "-shm") && bytes.IndexByte(head, 0) >= 0:
-		return "an SQLite shared-memory index, read with its database"
-	}
-	return ""
-}
-
-// sqliteSource prepares an SQLite database for reading: the file itself
-// when r is one (so that its write-ahead log is read too), else a copy of
-// r's bytes (head, then the rest, up to maxBytes) in a temporary file,
-// removed by done.
-func sqliteSource(r io.Reader, head []byte, file string, opt Options, maxBytes int64) (s *decode.Source, done func(), err error) {
-	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			return &decode.Source{File: file, Opt: opt, Db: f.Name()}, func() {}, nil
-		}
-	}
-	tmp, err := os.CreateTemp("", "ctxbench-*.db")
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
-	}
-	done = func() { tmp.Close(); os.Remove(tmp.Name()) }
-	n, err := io.Copy(tmp, io.LimitReader(io.MultiReader(bytes.NewReader(head), r), maxBytes+1))
-	if err == nil && n > maxBytes {
-		err = fmt.Errorf("%s: larger than %d bytes", file, maxBytes)
-	}
-	if err != nil {
-		done()
-		return nil, nil, fmt.Errorf("reading %s: %w", file, err)
-	}
-	return &decode.Source{File: file, Opt: opt, Db: tmp.Name()}, done, nil
-}
 
 // openSQLite opens the database at path read-only. A database in WAL
 // mode needs its -shm file; where that cannot be made (a read-only
@@ -82,19 +37,19 @@ func openSQLite(path string) (*sql.DB, error) {
 	return nil, last
 }
 
-// readOpencodeDB reads the sessions of opencode's SQLite database
+// readDB reads the sessions of opencode's SQLite database
 // (opencode.db, opencode-<channel>.db; opencode 1.2 on): the session
 // table's id, parent_id and version, the message table's rows (id,
 // session_id, data: the message's info without its id and session id)
 // in order of time_created and id, and the part table's (data: the part
 // without its ids) in order of id. Each session is read as an export's
-// messages are ([readOpencode]); a session's transcript is a subagent's
+// messages are ([Read]); a session's transcript is a subagent's
 // when it has a parent. Positions name the file and the message id, as
 // a database has no lines.
-func readOpencodeDB(s *decode.Source) ([]*Transcript, error) {
+func readDB(s *decode.Source) ([]*model.Transcript, error) {
 	db, err := openSQLite(s.Db)
 	if err != nil {
-		return nil, &NotTranscriptError{File: s.File, Reason: "an SQLite database that cannot be opened: " + err.Error()}
+		return nil, &decode.NotTranscriptError{File: s.File, Reason: "an SQLite database that cannot be opened: " + err.Error()}
 	}
 	defer db.Close()
 	tables := map[string]bool{}
@@ -116,11 +71,11 @@ func readOpencodeDB(s *decode.Source) ([]*Transcript, error) {
 			// opencode's next session model (SessionMessage in
 			// @opencode-ai/sdk 1.19's v2 types), whose rows' layout
 			// no published schema gives.
-			return nil, &NotTranscriptError{File: s.File, Reason: "opencode's session_message table without its message and part tables: a layout ctxbench does not read"}
+			return nil, &decode.NotTranscriptError{File: s.File, Reason: "opencode's session_message table without its message and part tables: a layout ctxbench does not read"}
 		}
-		return nil, &NotTranscriptError{File: s.File, Reason: "an SQLite database without opencode's message and part tables"}
+		return nil, &decode.NotTranscriptError{File: s.File, Reason: "an SQLite database without opencode's message and part tables"}
 	}
-	var out []*Transcript
+	var out []*model.Transcript
 	var sessions []opencodeDBSession
 	if tables["session"] {
 		sessions, err = dbSessions(db, "SELECT id, coalesce(parent_id, ''), coalesce(version, '') FROM session ORDER BY time_created, id")
@@ -131,7 +86,7 @@ func readOpencodeDB(s *decode.Source) ([]*Transcript, error) {
 		return nil, fmt.Errorf("%s: %w", s.File, err)
 	}
 	for _, ss := range sessions {
-		t := &Transcript{ID: ss.id, Parent: ss.parent, AgentVersion: ss.version}
+		t := &model.Transcript{ID: ss.id, Parent: ss.parent, AgentVersion: ss.version}
 		if t.Parent != "" {
 			t.Subagent = t.ID
 		}
@@ -165,7 +120,7 @@ func dbSessions(db *sql.DB, query string) ([]opencodeDBSession, error) {
 }
 
 // readDBSession reads the messages and parts of session t.ID into t.
-func readDBSession(s *decode.Source, db *sql.DB, t *Transcript) error {
+func readDBSession(s *decode.Source, db *sql.DB, t *model.Transcript) error {
 	parts := map[string][]json.RawMessage{}
 	rows, err := db.Query("SELECT message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id", t.ID)
 	if err != nil {

@@ -1,4 +1,4 @@
-package transcript
+package opencode
 
 import (
 	"encoding/json"
@@ -82,21 +82,21 @@ type opencodePart struct {
 // a compaction request, a tool call that did not finish, an output
 // compaction.prune cleared.
 const (
-	opencodeCompactionRequest = "What did we do so far?"
-	opencodeInterrupted       = "[Tool execution was interrupted]"
+	OpencodeCompactionRequest = "What did we do so far?"
+	OpencodeInterrupted       = "[Tool execution was interrupted]"
 	opencodeCleared           = "[Old tool result content cleared]"
 )
 
-// opencodeObject reports whether m is an opencode message as its export
+// IsMessage reports whether m is an opencode message as its export
 // and API give it: an info with a role and a session id, and parts.
-func opencodeObject(m map[string]any) bool {
+func IsMessage(m map[string]any) bool {
 	info, ok := m["info"].(map[string]any)
 	return ok && decode.HasAny(m, "parts") && decode.HasAny(info, "role") && decode.HasAny(info, "sessionID")
 }
 
-// opencodeExport reports whether m is an opencode session export
+// IsExport reports whether m is an opencode session export
 // (`opencode export`): the session's info and its messages.
-func opencodeExport(m map[string]any) bool {
+func IsExport(m map[string]any) bool {
 	info, ok := m["info"].(map[string]any)
 	if !ok || !decode.HasAny(info, "id") || !decode.HasAny(info, "time") {
 		return false
@@ -109,10 +109,10 @@ func opencodeExport(m map[string]any) bool {
 		return decode.HasAny(info, "projectID", "slug", "directory")
 	}
 	e, ok := ms[0].(map[string]any)
-	return ok && opencodeObject(e)
+	return ok && IsMessage(e)
 }
 
-// readOpencode reads opencode sessions: its database ([readOpencodeDB]),
+// Read reads opencode sessions: its database ([readDB]),
 // the JSON `opencode export` writes ({info, messages: [{info, parts}]},
 // the session's id and its parent's from info), or the array of messages
 // its server's API returns (GET /session/{id}/message), or the older
@@ -150,16 +150,16 @@ func opencodeExport(m map[string]any) bool {
 // assistant message's info.system held it: the first is read). Snapshot,
 // patch, agent and retry parts are not sent and are counted in Skipped.
 // Calls is the number of steps.
-func readOpencode(s *decode.Source) ([]*Transcript, error) {
+func Read(s *decode.Source) ([]*model.Transcript, error) {
 	if s.Db != "" {
-		return readOpencodeDB(s)
+		return readDB(s)
 	}
 	if s.Storage != "" {
 		return readOpencodeStorage(s)
 	}
-	var out []*Transcript
+	var out []*model.Transcript
 	for r := range s.Records() {
-		t := &Transcript{ID: decode.LineID(s, r)} // JSON Lines of sessions
+		t := &model.Transcript{ID: decode.LineID(s, r)} // JSON Lines of sessions
 		if err := readOpencodeSession(s, r, t); err != nil {
 			return nil, err
 		}
@@ -169,7 +169,7 @@ func readOpencode(s *decode.Source) ([]*Transcript, error) {
 }
 
 // readOpencodeSession reads the session r holds into t.
-func readOpencodeSession(s *decode.Source, r decode.Record, t *Transcript) error {
+func readOpencodeSession(s *decode.Source, r decode.Record, t *model.Transcript) error {
 	o := newOpencodeReader(s, t)
 	var recs []decode.Record
 	var err error
@@ -212,14 +212,14 @@ func readOpencodeSession(s *decode.Source, r decode.Record, t *Transcript) error
 }
 
 // newOpencodeReader returns a reader of a session of s into t.
-func newOpencodeReader(s *decode.Source, t *Transcript) *opencodeReader {
+func newOpencodeReader(s *decode.Source, t *model.Transcript) *opencodeReader {
 	return &opencodeReader{s: s, t: t, first: map[string]int{}}
 }
 
 // opencodeReader turns an opencode session's messages into t.
 type opencodeReader struct {
 	s *decode.Source
-	t *Transcript
+	t *model.Transcript
 	// first is the index in t.Messages of each opencode message's first;
 	// named whether the session's id is known (else its messages' is
 	// taken).
@@ -255,7 +255,7 @@ func (o *opencodeReader) add(e opencodeEntry, line int) error {
 	if !o.named && e.Info.SessionID != "" {
 		o.t.ID, o.named = e.Info.SessionID, true
 	}
-	pos := Pos{File: o.s.File, Line: line}
+	pos := model.Pos{File: o.s.File, Line: line}
 	created := time.Time{}
 	if e.Info.Time.Created > 0 {
 		created = time.UnixMilli(e.Info.Time.Created).UTC()
@@ -282,8 +282,8 @@ func (o *opencodeReader) add(e opencodeEntry, line int) error {
 }
 
 // user adds a user message.
-func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, created time.Time) error {
-	m := Message{Role: RoleUser, Pos: pos, Time: created}
+func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos model.Pos, created time.Time) error {
+	m := model.Message{Role: model.RoleUser, Pos: pos, Time: created}
 	for i, p := range parts {
 		switch p.Type {
 		case "text":
@@ -291,18 +291,18 @@ func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, cr
 				model.CountSkipped(o.t, "opencode part text (ignored)")
 				continue
 			}
-			m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: p.Text})
+			m.Blocks = append(m.Blocks, model.Block{Type: model.BlockText, Text: p.Text})
 		case "file":
 			if p.Mime == "text/plain" || p.Mime == "application/x-directory" {
 				model.CountSkipped(o.t, "opencode part file (sent as its text parts)")
 				continue
 			}
-			m.Blocks = append(m.Blocks, Block{Type: fileBlockType(p.Mime), Raw: decode.CompactJSON(e.Parts[i])})
+			m.Blocks = append(m.Blocks, model.Block{Type: fileBlockType(p.Mime), Raw: decode.CompactJSON(e.Parts[i])})
 		case "compaction":
-			m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: opencodeCompactionRequest})
+			m.Blocks = append(m.Blocks, model.Block{Type: model.BlockText, Text: OpencodeCompactionRequest})
 			o.request, o.tail, o.auto, o.pending = len(o.t.Messages), p.TailStartID, p.Auto, true
 		case "subtask":
-			m.Blocks = append(m.Blocks, Block{Type: BlockOther, Raw: decode.CompactJSON(e.Parts[i])})
+			m.Blocks = append(m.Blocks, model.Block{Type: model.BlockOther, Raw: decode.CompactJSON(e.Parts[i])})
 		default:
 			model.CountSkipped(o.t, "opencode part "+p.Type)
 		}
@@ -318,7 +318,7 @@ func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos Pos, cr
 
 // assistant adds an assistant message's steps: each a call and the
 // results of its tool calls.
-func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Pos, created time.Time) error {
+func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos model.Pos, created time.Time) error {
 	info := e.Info
 	if len(o.system) == 0 && len(info.System) > 0 {
 		o.system = info.System
@@ -336,7 +336,7 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 		case "reasoning":
 			st.startAt(p.Time.Start)
 			if p.Text != "" {
-				st.call.Blocks = append(st.call.Blocks, Block{Type: BlockThinking, Text: p.Text})
+				st.call.Blocks = append(st.call.Blocks, model.Block{Type: model.BlockThinking, Text: p.Text})
 			}
 		case "text":
 			st.startAt(p.Time.Start)
@@ -344,14 +344,14 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 				model.CountSkipped(o.t, "opencode part text (ignored)")
 				continue
 			}
-			st.call.Blocks = append(st.call.Blocks, Block{Type: BlockText, Text: p.Text})
+			st.call.Blocks = append(st.call.Blocks, model.Block{Type: model.BlockText, Text: p.Text})
 		case "tool":
 			if err := st.tool(p); err != nil {
 				return err
 			}
 		case "step-finish":
 			finished = true
-			var u *Usage
+			var u *model.Usage
 			if p.Tokens != nil {
 				v := p.Tokens.usage(info.ProviderID, info.ModelID)
 				u = &v
@@ -359,12 +359,12 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 			st.flush(u)
 		case "file":
 			raw, _ := json.Marshal(map[string]string{"type": "file", "mime": p.Mime})
-			st.call.Blocks = append(st.call.Blocks, Block{Type: fileBlockType(p.Mime), Raw: raw})
+			st.call.Blocks = append(st.call.Blocks, model.Block{Type: fileBlockType(p.Mime), Raw: raw})
 		default:
 			model.CountSkipped(o.t, "opencode part "+p.Type)
 		}
 	}
-	var last *Usage
+	var last *model.Usage
 	if !finished && info.Tokens != nil && *info.Tokens != (opencodeTokens{}) {
 		v := info.Tokens.usage(info.ProviderID, info.ModelID)
 		last = &v
@@ -385,18 +385,18 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos Po
 type opencodeSteps struct {
 	o             *opencodeReader
 	info          *opencodeInfo
-	pos           Pos
-	call, results Message
+	pos           model.Pos
+	call, results model.Message
 }
 
 // reset starts a step.
 func (st *opencodeSteps) reset() {
-	st.call = Message{Role: RoleAssistant, Model: st.info.ModelID, CallID: st.info.ID, Pos: st.pos}
-	st.results = Message{Role: RoleTool, Pos: st.pos}
+	st.call = model.Message{Role: model.RoleAssistant, Model: st.info.ModelID, CallID: st.info.ID, Pos: st.pos}
+	st.results = model.Message{Role: model.RoleTool, Pos: st.pos}
 }
 
 // flush ends the step, with usage u, unless it holds nothing.
-func (st *opencodeSteps) flush(u *Usage) {
+func (st *opencodeSteps) flush(u *model.Usage) {
 	if len(st.call.Blocks) == 0 && u == nil {
 		return
 	}
@@ -424,12 +424,12 @@ func (st *opencodeSteps) tool(p opencodePart) error {
 		return o.s.Bad(o.t, st.pos.Line, "message %s tool part %s has no state", st.info.ID, p.CallID)
 	}
 	st.startAt(p.State.Time.Start)
-	use := Block{Type: BlockToolUse, ID: p.CallID, Name: p.Tool}
+	use := model.Block{Type: model.BlockToolUse, ID: p.CallID, Name: p.Tool}
 	if len(p.State.Input) > 0 && string(p.State.Input) != "null" {
 		use.Input = decode.CompactJSON(p.State.Input)
 	}
 	st.call.Blocks = append(st.call.Blocks, use)
-	res := Block{Type: BlockToolResult, ID: p.CallID}
+	res := model.Block{Type: model.BlockToolResult, ID: p.CallID}
 	switch p.State.Status {
 	case "completed":
 		res.Text = p.State.Output
@@ -442,21 +442,21 @@ func (st *opencodeSteps) tool(p opencodePart) error {
 	case "error":
 		res.Text, res.IsError = p.State.Error, true
 	default:
-		res.Text, res.IsError = opencodeInterrupted, true
+		res.Text, res.IsError = OpencodeInterrupted, true
 	}
 	st.results.Blocks = append(st.results.Blocks, res)
 	return nil
 }
 
 // compacted records the compaction whose summary was just added.
-func (o *opencodeReader) compacted(pos Pos) {
+func (o *opencodeReader) compacted(pos model.Pos) {
 	o.pending = false
 	n := len(o.t.Messages)
-	sum := Message{Role: RoleAssistant, Pos: pos}
+	sum := model.Message{Role: model.RoleAssistant, Pos: pos}
 	for i := n - 1; i > o.request; i-- {
-		if m := &o.t.Messages[i]; m.Role == RoleAssistant {
+		if m := &o.t.Messages[i]; m.Role == model.RoleAssistant {
 			for _, b := range m.Blocks {
-				if b.Type == BlockText {
+				if b.Type == model.BlockText {
 					sum.Blocks = append(sum.Blocks, b)
 				}
 			}
@@ -464,7 +464,7 @@ func (o *opencodeReader) compacted(pos Pos) {
 			break
 		}
 	}
-	c := Compaction{Index: n, Trigger: "manual", Summary: &sum, Pos: pos}
+	c := model.Compaction{Index: n, Trigger: "manual", Summary: &sum, Pos: pos}
 	if o.auto {
 		c.Trigger = "auto"
 	}
@@ -477,11 +477,11 @@ func (o *opencodeReader) compacted(pos Pos) {
 }
 
 // fileBlockType is the block an attached file is: an image, or other.
-func fileBlockType(mime string) BlockType {
+func fileBlockType(mime string) model.BlockType {
 	if strings.HasPrefix(mime, "image/") {
-		return BlockImage
+		return model.BlockImage
 	}
-	return BlockOther
+	return model.BlockOther
 }
 
 // opencodeSummary reports whether an assistant message's summary field
@@ -490,7 +490,7 @@ func opencodeSummary(raw json.RawMessage) bool { return string(raw) == "true" }
 
 // clearedBefore records the clearings of tool outputs that happened
 // before a message recorded at created.
-func (o *opencodeReader) clearedBefore(created time.Time, pos Pos) {
+func (o *opencodeReader) clearedBefore(created time.Time, pos model.Pos) {
 	if len(o.cleared) == 0 || created.IsZero() {
 		return
 	}
@@ -503,7 +503,7 @@ func (o *opencodeReader) clearedBefore(created time.Time, pos Pos) {
 	}
 	slices.Sort(at)
 	for _, c := range at {
-		o.t.Clearings = append(o.t.Clearings, Clearing{Index: len(o.t.Messages), ToolIDs: o.cleared[c], Pos: pos})
+		o.t.Clearings = append(o.t.Clearings, model.Clearing{Index: len(o.t.Messages), ToolIDs: o.cleared[c], Pos: pos})
 		delete(o.cleared, c)
 	}
 }
@@ -514,9 +514,9 @@ func (o *opencodeReader) finish() {
 	if len(o.system) == 0 {
 		return
 	}
-	sys := make([]Message, len(o.system))
+	sys := make([]model.Message, len(o.system))
 	for i, text := range o.system {
-		sys[i] = Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: Pos{File: o.s.File, Line: o.s.DocRec.Line}}
+		sys[i] = model.Message{Role: model.RoleSystem, Blocks: []model.Block{{Type: model.BlockText, Text: text}}, Pos: model.Pos{File: o.s.File, Line: o.s.DocRec.Line}}
 	}
 	t.Messages = append(sys, t.Messages...)
 	k := len(sys)
@@ -536,9 +536,9 @@ func (o *opencodeReader) finish() {
 // OpenAI-compatible providers; Google's (Gemini) and xAI's (Grok) count
 // reasoning apart, as does any step whose reasoning exceeds its output,
 // and their reasoning is added.
-func (k *opencodeTokens) usage(provider, model string) Usage {
-	u := Usage{Input: k.Input, CacheRead: k.Cache.Read, CacheWrite: k.Cache.Write, Output: k.Output, Reasoning: k.Reasoning}
-	if k.Reasoning > k.Output || reasoningApart(provider, model) {
+func (k *opencodeTokens) usage(provider, modelID string) model.Usage {
+	u := model.Usage{Input: k.Input, CacheRead: k.Cache.Read, CacheWrite: k.Cache.Write, Output: k.Output, Reasoning: k.Reasoning}
+	if k.Reasoning > k.Output || reasoningApart(provider, modelID) {
 		u.Output += k.Reasoning
 	}
 	return u

@@ -1,4 +1,4 @@
-package transcript
+package opencode
 
 import (
 	"cmp"
@@ -11,12 +11,13 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
-// opencodeStorage reports whether dir is opencode's storage directory
+// IsStorage reports whether dir is opencode's storage directory
 // (opencode before 1.2 kept its sessions there; 1.2 moved them into
 // opencode.db): it holds message and part directories.
-func opencodeStorage(dir string) bool {
+func IsStorage(dir string) bool {
 	for _, sub := range []string{"message", "part"} {
 		if st, err := os.Stat(filepath.Join(dir, sub)); err != nil || !st.IsDir() {
 			return false
@@ -25,11 +26,11 @@ func opencodeStorage(dir string) bool {
 	return true
 }
 
-// opencodeDBBeside names the opencode database in the directory that
+// DBBeside names the opencode database in the directory that
 // holds the storage directory dir, or returns "": opencode 1.2 copied
 // the storage's sessions into it, so a walk reads them once, from the
 // database.
-func opencodeDBBeside(dir string) string {
+func DBBeside(dir string) string {
 	parent := filepath.Dir(filepath.Clean(dir))
 	entries, err := os.ReadDir(parent)
 	if err != nil {
@@ -45,7 +46,7 @@ func opencodeDBBeside(dir string) string {
 }
 
 // treeSize returns the bytes of the regular files under dir.
-func treeSize(dir string) int64 {
+func TreeSize(dir string) int64 {
 	var n int64
 	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
@@ -65,10 +66,10 @@ func treeSize(dir string) int64 {
 // session's info (its parent and version), where it is kept. Sessions
 // are read in order of creation (those without their info after, by
 // id), messages in order of creation and id, parts in order of id, each
-// session as an export's messages are ([readOpencode]). A file that is
+// session as an export's messages are ([Read]). A file that is
 // not JSON is bad input at its path; files not named .json are not
 // opencode's and are passed over.
-func readOpencodeStorage(s *decode.Source) ([]*Transcript, error) {
+func readOpencodeStorage(s *decode.Source) ([]*model.Transcript, error) {
 	dir := s.Storage
 	infos, err := storageSessions(s, filepath.Join(dir, "session"))
 	if err != nil {
@@ -95,9 +96,9 @@ func readOpencodeStorage(s *decode.Source) ([]*Transcript, error) {
 		}
 		return cmp.Or(cmp.Compare(ka, kb), strings.Compare(a.id, b.id))
 	})
-	var out []*Transcript
+	var out []*model.Transcript
 	for _, ss := range sessions {
-		t := &Transcript{ID: ss.id, Parent: ss.info.ParentID, AgentVersion: ss.info.Version}
+		t := &model.Transcript{ID: ss.id, Parent: ss.info.ParentID, AgentVersion: ss.info.Version}
 		if t.Parent != "" {
 			t.Subagent = t.ID
 		}
@@ -160,7 +161,7 @@ func storageSessions(s *decode.Source, dir string) (map[string]opencodeStorageSe
 }
 
 // readStorageSession reads session t.ID's messages and their parts.
-func readStorageSession(s *decode.Source, dir string, t *Transcript) error {
+func readStorageSession(s *decode.Source, dir string, t *model.Transcript) error {
 	files, err := jsonFiles(filepath.Join(dir, "message", t.ID))
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.File, err)
@@ -212,7 +213,7 @@ func readStorageSession(s *decode.Source, dir string, t *Transcript) error {
 
 // storageParts reads a message's parts from dir, in order of id (a
 // message without a part directory has none).
-func storageParts(s *decode.Source, t *Transcript, dir string) ([]json.RawMessage, error) {
+func storageParts(s *decode.Source, t *model.Transcript, dir string) ([]json.RawMessage, error) {
 	files, err := jsonFiles(dir)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -253,7 +254,7 @@ func jsonFiles(dir string) ([]string, error) {
 }
 
 // readSmall reads a storage file, refusing one over the read limit.
-func readSmall(name string, opt Options) ([]byte, error) {
+func readSmall(name string, opt decode.Options) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -261,7 +262,7 @@ func readSmall(name string, opt Options) ([]byte, error) {
 	defer f.Close()
 	maxBytes := opt.MaxBytes
 	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
+		maxBytes = decode.DefaultMaxBytes
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
 	if err == nil && int64(len(b)) > maxBytes {

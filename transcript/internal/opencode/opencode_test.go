@@ -1,0 +1,28 @@
+package opencode
+
+import (
+	"testing"
+)
+
+// TestOpencodeUsage: the AI SDK providers that count reasoning apart
+// from output, and a step whose reasoning exceeds its output.
+func TestOpencodeUsage(t *testing.T) {
+	for _, c := range []struct {
+		provider, model       string
+		output, reasoning, to int64
+	}{
+		{"openai", "gpt-5", 900, 600, 900},
+		{"openrouter", "openai/gpt-5", 900, 600, 900},
+		{"google", "gemini-2.5-pro", 900, 600, 1500},
+		{"openrouter", "google/gemini-2.5-pro", 900, 600, 1500},
+		{"opencode", "grok-code", 12, 266, 278},
+		{"xai", "grok-4", 900, 600, 1500},
+		{"anthropic", "claude-sonnet-4-5", 900, 0, 900},
+		{"github-copilot", "gpt-5", 100, 300, 400},
+	} {
+		k := opencodeTokens{Output: c.output, Reasoning: c.reasoning}
+		if u := k.usage(c.provider, c.model); u.Output != c.to || u.Reasoning != c.reasoning {
+			t.Errorf("%s/%s output %d reasoning %d: %+v, want output %d", c.provider, c.model, c.output, c.reasoning, u, c.to)
+		}
+	}
+}
