@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
+	_ "github.com/ctxbench/ctxbench/transcript/opencodedb"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )

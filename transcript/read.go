@@ -16,7 +16,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
-	_ "modernc.org/sqlite"
 )
 
 // Read reads every transcript in r, whose name (used in positions and error

@@ -224,6 +224,9 @@ import (
 	"runtime/pprof"
 	"syscall"
 	"time"
+
+	// opencode's SQLite databases are read with the reader this links.
+	_ "github.com/ctxbench/ctxbench/transcript/opencodedb"
 )
 
 // stopGrace is how long a run may take to stop once interrupted.

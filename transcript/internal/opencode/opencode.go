@@ -10,18 +10,18 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
-// opencodeEntry is one message of an opencode session as its export and
+// An Entry is one message of an opencode session as its export and
 // its server's API give it: the message and its parts.
-type opencodeEntry struct {
-	Info  *opencodeInfo     `json:"info"`
+type Entry struct {
+	Info  *Info             `json:"info"`
 	Parts []json.RawMessage `json:"parts"`
 }
 
-// opencodeInfo is a message's info (MessageV2.Info): a user message
+// Info is a message's info (MessageV2.Info): a user message
 // (its model under model), or an assistant message (modelID,
 // providerID, summary true for a compaction's summary, its cost and the
 // tokens of its last step).
-type opencodeInfo struct {
+type Info struct {
 	ID        string `json:"id"`
 	SessionID string `json:"sessionID"`
 	Role      string `json:"role"`
@@ -112,7 +112,7 @@ func IsExport(m map[string]any) bool {
 	return ok && IsMessage(e)
 }
 
-// Read reads opencode sessions: its database ([readDB]),
+// Read reads opencode sessions: its database (package transcript/opencodedb),
 // the JSON `opencode export` writes ({info, messages: [{info, parts}]},
 // the session's id and its parent's from info), or the array of messages
 // its server's API returns (GET /session/{id}/message), or the older
@@ -152,7 +152,7 @@ func IsExport(m map[string]any) bool {
 // Calls is the number of steps.
 func Read(s *decode.Source) ([]*model.Transcript, error) {
 	if s.Db != "" {
-		return readDB(s)
+		return readDatabase(s)
 	}
 	if s.Storage != "" {
 		return readOpencodeStorage(s)
@@ -170,7 +170,7 @@ func Read(s *decode.Source) ([]*model.Transcript, error) {
 
 // readOpencodeSession reads the session r holds into t.
 func readOpencodeSession(s *decode.Source, r decode.Record, t *model.Transcript) error {
-	o := newOpencodeReader(s, t)
+	o := NewReader(s, t)
 	var recs []decode.Record
 	var err error
 	if len(r.Raw) > 0 && r.Raw[0] == '[' {
@@ -189,7 +189,7 @@ func readOpencodeSession(s *decode.Source, r decode.Record, t *model.Transcript)
 			return err
 		}
 		if head.Info.ID != "" {
-			t.ID, o.named = head.Info.ID, true
+			t.ID, o.Named = head.Info.ID, true
 		}
 		t.Parent, t.AgentVersion = head.Info.ParentID, head.Info.Version
 		if t.Parent != "" {
@@ -207,24 +207,24 @@ func readOpencodeSession(s *decode.Source, r decode.Record, t *model.Transcript)
 			return err
 		}
 	}
-	o.finish()
+	o.Finish()
 	return nil
 }
 
-// newOpencodeReader returns a reader of a session of s into t.
-func newOpencodeReader(s *decode.Source, t *model.Transcript) *opencodeReader {
-	return &opencodeReader{s: s, t: t, first: map[string]int{}}
+// NewReader returns a reader of a session of s into t.
+func NewReader(s *decode.Source, t *model.Transcript) *Reader {
+	return &Reader{s: s, t: t, first: map[string]int{}}
 }
 
-// opencodeReader turns an opencode session's messages into t.
-type opencodeReader struct {
+// A Reader turns an opencode session's messages into t.
+type Reader struct {
 	s *decode.Source
 	t *model.Transcript
 	// first is the index in t.Messages of each opencode message's first;
 	// named whether the session's id is known (else its messages' is
 	// taken).
 	first map[string]int
-	named bool
+	Named bool
 	// pending says a compaction request awaits its summary: request is
 	// its index, tail the id of the message its tail starts at, auto
 	// whether opencode compacted by itself.
@@ -239,21 +239,21 @@ type opencodeReader struct {
 }
 
 // entry reads one message of the session.
-func (o *opencodeReader) entry(r decode.Record) error {
-	var e opencodeEntry
+func (o *Reader) entry(r decode.Record) error {
+	var e Entry
 	if ok, err := o.s.Decode(o.t, r, &e); !ok || err != nil {
 		return err
 	}
-	return o.add(e, r.Line)
+	return o.Add(e, r.Line)
 }
 
 // add adds message e, recorded at line (0 when the source has no lines).
-func (o *opencodeReader) add(e opencodeEntry, line int) error {
+func (o *Reader) Add(e Entry, line int) error {
 	if e.Info == nil {
 		return o.s.Bad(o.t, line, "opencode message has no info")
 	}
-	if !o.named && e.Info.SessionID != "" {
-		o.t.ID, o.named = e.Info.SessionID, true
+	if !o.Named && e.Info.SessionID != "" {
+		o.t.ID, o.Named = e.Info.SessionID, true
 	}
 	pos := model.Pos{File: o.s.File, Line: line}
 	created := time.Time{}
@@ -282,7 +282,7 @@ func (o *opencodeReader) add(e opencodeEntry, line int) error {
 }
 
 // user adds a user message.
-func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos model.Pos, created time.Time) error {
+func (o *Reader) user(e Entry, parts []opencodePart, pos model.Pos, created time.Time) error {
 	m := model.Message{Role: model.RoleUser, Pos: pos, Time: created}
 	for i, p := range parts {
 		switch p.Type {
@@ -318,7 +318,7 @@ func (o *opencodeReader) user(e opencodeEntry, parts []opencodePart, pos model.P
 
 // assistant adds an assistant message's steps: each a call and the
 // results of its tool calls.
-func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos model.Pos, created time.Time) error {
+func (o *Reader) assistant(e Entry, parts []opencodePart, pos model.Pos, created time.Time) error {
 	info := e.Info
 	if len(o.system) == 0 && len(info.System) > 0 {
 		o.system = info.System
@@ -383,8 +383,8 @@ func (o *opencodeReader) assistant(e opencodeEntry, parts []opencodePart, pos mo
 // opencodeSteps are the steps of one assistant message being read: the
 // call of the step so far, and its tool calls' results.
 type opencodeSteps struct {
-	o             *opencodeReader
-	info          *opencodeInfo
+	o             *Reader
+	info          *Info
 	pos           model.Pos
 	call, results model.Message
 }
@@ -449,7 +449,7 @@ func (st *opencodeSteps) tool(p opencodePart) error {
 }
 
 // compacted records the compaction whose summary was just added.
-func (o *opencodeReader) compacted(pos model.Pos) {
+func (o *Reader) compacted(pos model.Pos) {
 	o.pending = false
 	n := len(o.t.Messages)
 	sum := model.Message{Role: model.RoleAssistant, Pos: pos}
@@ -490,7 +490,7 @@ func opencodeSummary(raw json.RawMessage) bool { return string(raw) == "true" }
 
 // clearedBefore records the clearings of tool outputs that happened
 // before a message recorded at created.
-func (o *opencodeReader) clearedBefore(created time.Time, pos model.Pos) {
+func (o *Reader) clearedBefore(created time.Time, pos model.Pos) {
 	if len(o.cleared) == 0 || created.IsZero() {
 		return
 	}
@@ -509,7 +509,7 @@ func (o *opencodeReader) clearedBefore(created time.Time, pos model.Pos) {
 }
 
 // finish places the recorded system prompt first.
-func (o *opencodeReader) finish() {
+func (o *Reader) Finish() {
 	t := o.t
 	if len(o.system) == 0 {
 		return

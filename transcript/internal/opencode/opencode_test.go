@@ -1,8 +1,23 @@
 package opencode
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 )
+
+// TestDatabaseUnregistered: without package opencodedb, whose reader
+// links SQLite, a database is an error that names the import.
+func TestDatabaseUnregistered(t *testing.T) {
+	if readDB != nil {
+		t.Fatal("a database reader is registered without transcript/opencodedb imported")
+	}
+	ts, err := Read(&decode.Source{File: "opencode.db", Db: "opencode.db"})
+	if err == nil || !strings.Contains(err.Error(), `importing "github.com/ctxbench/ctxbench/transcript/opencodedb"`) || !strings.HasPrefix(err.Error(), "opencode.db: ") {
+		t.Fatalf("Read of a database = %v, %v; want an error naming the import", ts, err)
+	}
+}
 
 // TestOpencodeUsage: the AI SDK providers that count reasoning apart
 // from output, and a step whose reasoning exceeds its output.

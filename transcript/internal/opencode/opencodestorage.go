@@ -168,7 +168,7 @@ func readStorageSession(s *decode.Source, dir string, t *model.Transcript) error
 	}
 	type message struct {
 		file string
-		info opencodeInfo
+		info Info
 	}
 	var msgs []message
 	for _, f := range files {
@@ -195,19 +195,19 @@ func readStorageSession(s *decode.Source, dir string, t *model.Transcript) error
 	slices.SortStableFunc(msgs, func(a, b message) int {
 		return cmp.Or(cmp.Compare(a.info.Time.Created, b.info.Time.Created), strings.Compare(a.info.ID, b.info.ID))
 	})
-	o := newOpencodeReader(s, t)
-	o.named = true
+	o := NewReader(s, t)
+	o.Named = true
 	for _, m := range msgs {
 		parts, err := storageParts(s, t, filepath.Join(dir, "part", m.info.ID))
 		if err != nil {
 			return err
 		}
 		info := m.info
-		if err := o.add(opencodeEntry{Info: &info, Parts: parts}, 0); err != nil {
+		if err := o.Add(Entry{Info: &info, Parts: parts}, 0); err != nil {
 			return err
 		}
 	}
-	o.finish()
+	o.Finish()
 	return nil
 }
 

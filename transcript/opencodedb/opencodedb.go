@@ -1,4 +1,12 @@
-package opencode
+// Package opencodedb lets package transcript read opencode's SQLite
+// database (opencode.db, opencode 1.2 on). Import it for its effect:
+//
+//	import _ "github.com/ctxbench/ctxbench/transcript/opencodedb"
+//
+// It links an SQLite driver (modernc.org/sqlite), which a program that
+// reads no opencode database need not; without it, reading a database
+// is an error naming this import.
+package opencodedb
 
 import (
 	"database/sql"
@@ -9,8 +17,11 @@ import (
 
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
+	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
 	_ "modernc.org/sqlite"
 )
+
+func init() { opencode.RegisterDB(read) }
 
 // openSQLite opens the database at path read-only. A database in WAL
 // mode needs its -shm file; where that cannot be made (a read-only
@@ -37,16 +48,16 @@ func openSQLite(path string) (*sql.DB, error) {
 	return nil, last
 }
 
-// readDB reads the sessions of opencode's SQLite database
+// read reads the sessions of opencode's SQLite database
 // (opencode.db, opencode-<channel>.db; opencode 1.2 on): the session
 // table's id, parent_id and version, the message table's rows (id,
 // session_id, data: the message's info without its id and session id)
 // in order of time_created and id, and the part table's (data: the part
 // without its ids) in order of id. Each session is read as an export's
-// messages are ([Read]); a session's transcript is a subagent's
+// messages are (opencode.Read); a session's transcript is a subagent's
 // when it has a parent. Positions name the file and the message id, as
 // a database has no lines.
-func readDB(s *decode.Source) ([]*model.Transcript, error) {
+func read(s *decode.Source) ([]*model.Transcript, error) {
 	db, err := openSQLite(s.Db)
 	if err != nil {
 		return nil, &decode.NotTranscriptError{File: s.File, Reason: "an SQLite database that cannot be opened: " + err.Error()}
@@ -139,8 +150,8 @@ func readDBSession(s *decode.Source, db *sql.DB, t *model.Transcript) error {
 		return fmt.Errorf("%s: %w", s.File, err)
 	}
 	rows.Close()
-	o := newOpencodeReader(s, t)
-	o.named = true
+	o := opencode.NewReader(s, t)
+	o.Named = true
 	rows, err = db.Query("SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", t.ID)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.File, err)
@@ -152,7 +163,7 @@ func readDBSession(s *decode.Source, db *sql.DB, t *model.Transcript) error {
 		if err := rows.Scan(&id, &data); err != nil {
 			return fmt.Errorf("%s: %w", s.File, err)
 		}
-		var info opencodeInfo
+		var info opencode.Info
 		if err := decode.Unmarshal(data, &info); err != nil {
 			if err := s.Bad(t, 0, "message %s: %s", id, decode.DescribeJSONError(err, decode.Record{Raw: data})); err != nil {
 				return err
@@ -160,13 +171,13 @@ func readDBSession(s *decode.Source, db *sql.DB, t *model.Transcript) error {
 			continue
 		}
 		info.ID, info.SessionID = id, t.ID
-		if err := o.add(opencodeEntry{Info: &info, Parts: parts[id]}, 0); err != nil {
+		if err := o.Add(opencode.Entry{Info: &info, Parts: parts[id]}, 0); err != nil {
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("%s: %w", s.File, err)
 	}
-	o.finish()
+	o.Finish()
 	return nil
 }
