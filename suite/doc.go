@@ -37,7 +37,8 @@
 // given to the caller, which keeps what it draws (package reports'
 // Builder) and lets the transcript go.
 //
-// A large suite runs as shards ([Shard]): each replays the cases whose
-// key hashes to it and writes a [Partial]; [Merge] combines the partials
-// into the result one unsharded run gives, so [Check] reports the same.
+// A large suite runs as shards ([Options].Holds): each replays the cases
+// whose key hashes to it; the command's batch package writes and merges
+// the partials into the result one unsharded run gives, so [Check]
+// reports the same.
 package suite

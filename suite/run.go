@@ -24,8 +24,9 @@ type Options struct {
 	// Prices price the calls and give the models' context windows, which
 	// policies' windows default to (nil: [pricing.Default]).
 	Prices pricing.Prices
-	// Shard, when set, replays only the cases of one shard.
-	Shard Shard
+	// Holds, when set, says which cases to replay, by their keys ([Key]):
+	// a shard's.
+	Holds func(key string) bool
 }
 
 // A Case is one transcript under one policy: what its replay measured
@@ -131,7 +132,7 @@ type Result struct {
 }
 
 // Run replays every transcript of cfg under every policy (those of
-// opts.Shard only, when set), prices the runs (as package cost does, at
+// opts.Holds only, when set), prices the runs (as package cost does, at
 // cfg.Model or each transcript's own model), and checks each case's
 // invariants and budgets. [Check] compares the result with a baseline. A
 // transcript that cannot be priced costs 0 and is a warning, unless a
@@ -156,7 +157,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	skipped, err := transcript.Walk(paths, transcript.Options{}, nil, func(t *transcript.Transcript) error {
 		var policies []window.Labeled
 		for _, lp := range cfg.Policies {
-			if opts.Shard.Holds(Key(relPath(cfg.Dir, t.File), lp.Label)) {
+			if opts.Holds == nil || opts.Holds(Key(relPath(cfg.Dir, t.File), lp.Label)) {
 				policies = append(policies, lp)
 			}
 		}
@@ -203,12 +204,12 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		}
 		return nil, fmt.Errorf("%s: %d of the suite's files hold no transcript: %s; a suite's files are its cases: fix them, or narrow the transcripts globs to the transcripts", cfg.Path, len(files), strings.Join(files, "; "))
 	}
-	res.sort()
+	res.Sort()
 	return res, nil
 }
 
-// sort orders the cases by key and the warnings, without repeats.
-func (r *Result) sort() {
+// Sort orders the cases by key and the warnings, without repeats.
+func (r *Result) Sort() {
 	slices.SortStableFunc(r.Cases, func(a, b Case) int { return strings.Compare(a.Key(), b.Key()) })
 	slices.Sort(r.Warnings)
 	r.Warnings = slices.Compact(r.Warnings)

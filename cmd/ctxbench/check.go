@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -152,39 +153,40 @@ func (c *checkCmd) updateHint(cfg *suite.Config, res *suite.Result, base *suite.
 // result replays the suite (or its shard, writing the partial: then the
 // shard is returned and there is nothing more to do), or merges the
 // partials.
-func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, suite.Shard, error) {
+func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, batch.Shard, error) {
 	if len(c.Merge) > 0 {
 		if c.Shard != "" {
-			return nil, suite.Shard{}, errors.New("--merge and --shard: merge the partials of a sharded run, or run a shard")
+			return nil, batch.Shard{}, errors.New("--merge and --shard: merge the partials of a sharded run, or run a shard")
 		}
-		parts := map[string]*suite.Partial{}
+		parts := map[string]*batch.CheckPartial{}
 		for _, path := range c.Merge {
-			p, err := suite.ReadPartial(path)
+			p, err := batch.ReadCheckPartial(path)
 			if err != nil {
-				return nil, suite.Shard{}, err
+				return nil, batch.Shard{}, err
 			}
 			parts[path] = p
 		}
-		res, err := suite.Merge(cfg, version, parts)
-		return res, suite.Shard{}, err
+		res, err := batch.MergeCheck(cfg, version, parts)
+		return res, batch.Shard{}, err
 	}
 	var opts suite.Options
+	var shard batch.Shard
 	if c.Shard != "" {
 		var err error
-		if opts.Shard, err = suite.ParseShard(c.Shard); err != nil {
-			return nil, suite.Shard{}, fmt.Errorf("--shard: %w", err)
+		if shard, err = batch.ParseShard(c.Shard); err != nil {
+			return nil, batch.Shard{}, fmt.Errorf("--shard: %w", err)
 		}
 		if c.Partial == "" {
-			return nil, suite.Shard{}, withHint(errors.New("--shard needs --partial FILE"), "then 'ctxbench check --merge FILE…' checks the shards together")
+			return nil, batch.Shard{}, withHint(errors.New("--shard needs --partial FILE"), "then 'ctxbench check --merge FILE…' checks the shards together")
 		}
 	}
 	var err error
 	var prun *providerRun
 	if opts.Summarizer, prun, err = c.summarizerFlags.withConfig(cfg.Provider).build(e); err != nil {
-		return nil, suite.Shard{}, err
+		return nil, batch.Shard{}, err
 	}
 	if opts.Prices, err = loadPrices(c.Prices); err != nil {
-		return nil, suite.Shard{}, err
+		return nil, batch.Shard{}, err
 	}
 	if paths, err := cfg.Paths(); err == nil {
 		base := c.Baseline
@@ -193,19 +195,22 @@ func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, suite.Shard
 		}
 		limitMemory(paths, base)
 	}
+	if shard.N > 0 {
+		opts.Holds = shard.Holds
+	}
 	res, err := suite.Run(e.ctx, cfg, opts)
 	if err == nil {
 		err = prun.finish(e) // nothing compared or recorded with a failed summary
 	}
-	if err != nil || opts.Shard.N == 0 {
-		return res, suite.Shard{}, err
+	if err != nil || shard.N == 0 {
+		return res, batch.Shard{}, err
 	}
-	p := suite.NewPartial(cfg, version, opts.Shard, res)
+	p := batch.NewCheckPartial(cfg, version, shard, res)
 	if err := reports.WriteFile(c.Partial, func(w *bufio.Writer) error { _, err := w.Write(p.Encode()); return err }); err != nil {
-		return nil, suite.Shard{}, err
+		return nil, batch.Shard{}, err
 	}
-	fmt.Fprintf(e.stdout, "ctxbench check: shard %s, %s: wrote %s\n", opts.Shard, reports.Count(len(res.Cases), "case", "cases"), c.Partial)
-	return res, opts.Shard, nil
+	fmt.Fprintf(e.stdout, "ctxbench check: shard %s, %s: wrote %s\n", shard, reports.Count(len(res.Cases), "case", "cases"), c.Partial)
+	return res, shard, nil
 }
 
 // update writes the report's baseline, unless cases fail and --accept is

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
@@ -106,9 +107,9 @@ type costRun struct {
 	replayed int
 	prun     *providerRun // the summarizer's run: its failures
 	// digest is the digest of the flags that shape the results
-	// ([flagsDigest]); shard writes a shard's partial (nil: not a shard).
+	// ([batch.Digest]); shard writes a shard's partial (nil: not a shard).
 	digest string
-	shard  *shardRun
+	shard  *batch.Writer
 	// wantRows says the transcripts' rows are made (--parquet, --jsonl).
 	wantRows bool
 	// rows writes --parquet's and --jsonl's rows (nil: neither given).
@@ -160,21 +161,18 @@ func (c *costCmd) Run(e *env) error {
 func (r *costRun) setupShard(prices pricing.Prices) error {
 	c := r.c
 	r.wantRows = c.Parquet != "" || c.JSONL != ""
-	run, err := startShard(r.e, "cost", c.Shard, c.Partial, c.Merge, c.inputFlags, c.Paths)
+	run, err := startShard(r.e, "cost", c.Shard, c.Partial, c.Merge, &c.inputFlags, c.Paths)
 	if err != nil || run == nil && len(c.Merge) == 0 {
 		return err
 	}
 	d := *c
 	d.Shard, d.Partial, d.Merge, d.Paths = "", "", nil, nil
 	d.Parquet, d.JSONL = "", "" // the rows, not where: wantRows
-	r.digest = flagsDigest(struct {
+	r.digest = batch.Digest(struct {
 		Flags  costCmd
 		Prices pricing.Prices
 	}{d, prices})
-	if run != nil {
-		r.shard = run
-		c.inputFlags.selectFile = run.selectFile
-	}
+	r.shard = run
 	return nil
 }
 
@@ -198,7 +196,7 @@ func (r *costRun) run() error {
 			return err
 		}
 	case r.shard != nil:
-		defer r.shard.close()
+		defer r.shard.Close()
 		return r.readShard(paths)
 	default:
 		if err := r.read(paths); err != nil {
@@ -328,11 +326,11 @@ func (r *costRun) readShard(paths []string) error {
 	if err := r.prun.finish(r.e); err != nil {
 		return err
 	}
-	h := partialHeader{Command: "cost", Ctxbench: version, Config: r.digest, Rows: r.wantRows, Paths: paths, Read: read}
-	if err := r.shard.write(r.c.Partial, h, skipped); err != nil {
+	h := batch.Header{Command: "cost", Ctxbench: version, Config: r.digest, Rows: r.wantRows, Paths: paths, Read: read}
+	if err := writeShard(r.shard, r.c.Partial, h, skipped); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(r.e.stdout, "ctxbench cost: shard %s, %s: wrote %s\n", r.shard.shard, reports.Count(read, "transcript", "transcripts"), r.c.Partial)
+	_, err = fmt.Fprintf(r.e.stdout, "ctxbench cost: shard %s, %s: wrote %s\n", r.shard.Shard(), reports.Count(read, "transcript", "transcripts"), r.c.Partial)
 	return err
 }
 
@@ -340,7 +338,7 @@ func (r *costRun) readShard(paths []string) error {
 // paths the shards read.
 func (r *costRun) merge() ([]string, error) {
 	c := r.c
-	m, err := mergePartials(append(slices.Clone(c.Merge), c.Paths...), partialHeader{Command: "cost", Config: r.digest, Rows: r.wantRows}, func(line []byte) error {
+	m, err := mergePartials(r.e, append(slices.Clone(c.Merge), c.Paths...), batch.Header{Command: "cost", Config: r.digest, Rows: r.wantRows}, func(line []byte) error {
 		var ce costEntry
 		if err := json.Unmarshal(line, &ce); err != nil {
 			return fmt.Errorf("not an entry of ctxbench cost: %w", err)
@@ -350,7 +348,7 @@ func (r *costRun) merge() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.Paths, m.check(r.e)
+	return m.Paths, nil
 }
 
 // setup checks the flags and makes the run's options.
@@ -481,7 +479,7 @@ func (r *costRun) transcript(t *transcript.Transcript, p costPrepared) error {
 		for _, w := range ce.Warnings {
 			r.e.warn(w.error())
 		}
-		return r.shard.addAt(t.File, ce)
+		return addToShard(r.shard, t.File, ce)
 	}
 	return r.add(ce)
 }

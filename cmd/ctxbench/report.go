@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
@@ -94,7 +95,7 @@ func (c *reportCmd) Run(e *env) error {
 	}
 	p, b := c.pipeline(pols, sum, prices)
 	if sh.run != nil {
-		defer sh.run.close()
+		defer sh.run.Close()
 		return c.shard(e, p, b, sh, prun)
 	}
 	rows, err := newCostRows(&c.inputFlags, c.Parquet, c.JSONL, append(slices.Clone(c.Merge), c.Paths...))
@@ -121,29 +122,26 @@ func (c *reportCmd) Run(e *env) error {
 // reportShard is what --shard, --partial and --merge ask of a report.
 type reportShard struct {
 	digest string
-	rows   bool      // the rows are asked for (--parquet, --jsonl)
-	run    *shardRun // a shard's (nil: none)
+	rows   bool          // the rows are asked for (--parquet, --jsonl)
+	run    *batch.Writer // a shard's (nil: none)
 }
 
 // shardFlags checks --shard, --partial and --merge, and starts the
 // shard's partial.
 func (c *reportCmd) shardFlags(e *env, prices pricing.Prices) (reportShard, error) {
 	sh := reportShard{rows: c.Parquet != "" || c.JSONL != ""}
-	run, err := startShard(e, "report", c.Shard, c.Partial, c.Merge, c.inputFlags, c.Paths)
+	run, err := startShard(e, "report", c.Shard, c.Partial, c.Merge, &c.inputFlags, c.Paths)
 	if err != nil || run == nil && len(c.Merge) == 0 {
 		return sh, err
 	}
 	d := *c
 	d.Shard, d.Partial, d.Merge, d.Paths, d.Out = "", "", nil, nil, ""
 	d.Parquet, d.JSONL = "", "" // the rows, not where: sh.rows
-	sh.digest = flagsDigest(struct {
+	sh.digest = batch.Digest(struct {
 		Flags  reportCmd
 		Prices pricing.Prices
 	}{d, prices})
-	if run != nil {
-		sh.run = run
-		c.inputFlags.selectFile = run.selectFile
-	}
+	sh.run = run
 	return sh, nil
 }
 
@@ -166,7 +164,7 @@ func (c *reportCmd) pipeline(pols []window.Labeled, sum summarize.Summarizer, pr
 func (c *reportCmd) shard(e *env, p *suite.Pipeline, b *reports.Builder, sh reportShard, prun *providerRun) error {
 	b.SpoolTranscripts = false // the report is the merge's
 	b.EmitRows = sh.rows
-	b.Emit = func(en *reports.Entry) error { return sh.run.addAt(en.Transcript.File, en) }
+	b.Emit = func(en *reports.Entry) error { return addToShard(sh.run, en.Transcript.File, en) }
 	p.Swept = b.AddSwept
 	read := 0
 	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr suite.Prepared) error {
@@ -189,11 +187,11 @@ func (c *reportCmd) shard(e *env, p *suite.Pipeline, b *reports.Builder, sh repo
 	if err := prun.finish(e); err != nil {
 		return err
 	}
-	h := partialHeader{Command: "report", Ctxbench: version, Config: sh.digest, Rows: sh.rows, Paths: c.defaultPaths(e, c.Paths), Read: read}
-	if err := sh.run.write(c.Partial, h, skipped); err != nil {
+	h := batch.Header{Command: "report", Ctxbench: version, Config: sh.digest, Rows: sh.rows, Paths: c.defaultPaths(e, c.Paths), Read: read}
+	if err := writeShard(sh.run, c.Partial, h, skipped); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "ctxbench report: shard %s, %s: wrote %s\n", sh.run.shard, reports.Count(read, "transcript", "transcripts"), c.Partial)
+	_, err = fmt.Fprintf(e.stdout, "ctxbench report: shard %s, %s: wrote %s\n", sh.run.Shard(), reports.Count(read, "transcript", "transcripts"), c.Partial)
 	return err
 }
 
@@ -202,7 +200,7 @@ func (c *reportCmd) shard(e *env, p *suite.Pipeline, b *reports.Builder, sh repo
 // the summary.
 func (c *reportCmd) report(e *env, p *suite.Pipeline, b *reports.Builder, sh reportShard, detail reports.Detail, prun *providerRun) error {
 	if len(c.Merge) > 0 {
-		m, err := mergePartials(append(slices.Clone(c.Merge), c.Paths...), partialHeader{Command: "report", Config: sh.digest, Rows: sh.rows}, func(line []byte) error {
+		_, err := mergePartials(e, append(slices.Clone(c.Merge), c.Paths...), batch.Header{Command: "report", Config: sh.digest, Rows: sh.rows}, func(line []byte) error {
 			var en reports.Entry
 			if err := json.Unmarshal(line, &en); err != nil {
 				return fmt.Errorf("not an entry of ctxbench report: %w", err)
@@ -213,9 +211,6 @@ func (c *reportCmd) report(e *env, p *suite.Pipeline, b *reports.Builder, sh rep
 			return p.AddSwept(e.ctx, *en.Sweep)
 		})
 		if err != nil {
-			return err
-		}
-		if err := m.check(e); err != nil {
 			return err
 		}
 	} else {

@@ -12,9 +12,11 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ctxbench/ctxbench/internal/batch"
 )
 
-// shardRun runs command with args over paths in n shards, then merges
+// runShards runs command with args over paths in n shards, then merges
 // them with mergeArgs (the shards' flags by default), and returns the
 // merge's stdout; dir holds the partials.
 func runShards(t *testing.T, dir, command string, n int, args, mergeArgs, paths []string) (string, []string) {
@@ -127,13 +129,16 @@ func TestShardsStayPut(t *testing.T) {
 		if _, stderr, code := ctxbench("", "cost", "--shard", fmt.Sprintf("%d/2", k), "--partial", p, sessions); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		r, err := openPartial(p)
+		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer r.f.Close()
+		var h batch.Header
+		if err := json.Unmarshal(bytes.SplitAfter(b, []byte("\n"))[0], &h); err != nil {
+			t.Fatal(err)
+		}
 		var got []string
-		for _, f := range r.h.Files {
+		for _, f := range h.Files {
 			got = append(got, filepath.Base(f.Path))
 		}
 		return got
@@ -181,28 +186,28 @@ func TestMergeRefuses(t *testing.T) {
 	oldVersion := write("old.jsonl", bytes.Replace(b1, []byte(`"ctxbench":"`+version+`"`), []byte(`"ctxbench":"v0.0.1"`), 1))
 	lines := bytes.SplitAfter(b1, []byte("\n"))
 	cut := write("cut.jsonl", bytes.Join(lines[:len(lines)-2], nil))
-	var h partialHeader
+	var h batch.Header
 	json.Unmarshal(lines[0], &h)
 	h.Files = h.Files[1:]
 	head, _ := json.Marshal(h)
 	lost := write("lost.jsonl", append(append(head, '\n'), bytes.Join(lines[1:], nil)...))
 	// edited is part 2 with its header changed by edit.
-	edited := func(name string, edit func(h *partialHeader)) string {
-		var h partialHeader
+	edited := func(name string, edit func(h *batch.Header)) string {
+		var h batch.Header
 		json.Unmarshal(lines[0], &h)
 		edit(&h)
 		head, _ := json.Marshal(h)
 		return write(name, append(append(head, '\n'), bytes.Join(lines[1:], nil)...))
 	}
-	var h0 partialHeader
+	var h0 batch.Header
 	b0, _ := os.ReadFile(parts[0])
 	json.Unmarshal(bytes.SplitAfter(b0, []byte("\n"))[0], &h0)
-	ofReplay := edited("replay.jsonl", func(h *partialHeader) { h.Command = "replay" })
-	otherSplit := edited("split.jsonl", func(h *partialHeader) { h.Shard = "2/4" })
-	otherWalk := edited("walk.jsonl", func(h *partialHeader) { h.Inputs++ })
-	notItsShard := edited("notits.jsonl", func(h *partialHeader) { h.Files = append(h.Files, h0.Files[0]) })
-	inTwo := edited("intwo.jsonl", func(h *partialHeader) {
-		h.Files = append(h.Files, partialFile{Path: h.Files[0].Path, Input: h0.Files[0].Input})
+	ofReplay := edited("replay.jsonl", func(h *batch.Header) { h.Command = "replay" })
+	otherSplit := edited("split.jsonl", func(h *batch.Header) { h.Shard = "2/4" })
+	otherWalk := edited("walk.jsonl", func(h *batch.Header) { h.Inputs++ })
+	notItsShard := edited("notits.jsonl", func(h *batch.Header) { h.Files = append(h.Files, h0.Files[0]) })
+	inTwo := edited("intwo.jsonl", func(h *batch.Header) {
+		h.Files = append(h.Files, batch.File{Path: h.Files[0].Path, Input: h0.Files[0].Input})
 	})
 	other := filepath.Join(dir, "other.jsonl")
 	if _, stderr, code := ctxbench("", "cost", "--policy", "none", "--json", "--shard", "2/3", "--partial", other, corpus); code != 0 {

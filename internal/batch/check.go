@@ -1,0 +1,106 @@
+package batch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/suite"
+)
+
+// A CheckPartial is one shard's result of a suite, written by `ctxbench
+// check --shard K/N --partial FILE` and combined by [MergeCheck]: the
+// cases of the shard, each in the shard its key ([suite.Key]) hashes
+// to. It names the suite (the digest of its config file) and the
+// ctxbench version that ran it: parts of another suite or version do
+// not merge.
+type CheckPartial struct {
+	Ctxbench string       `json:"ctxbench"`
+	Suite    string       `json:"suite"`
+	Shard    string       `json:"shard"`
+	Result   suite.Result `json:"result"`
+}
+
+// NewCheckPartial wraps res, shard sh of cfg run by ctxbench version.
+func NewCheckPartial(cfg *suite.Config, version string, sh Shard, res *suite.Result) *CheckPartial {
+	return &CheckPartial{Ctxbench: version, Suite: cfg.Digest, Shard: sh.String(), Result: *res}
+}
+
+// Encode returns the partial as JSON.
+func (p *CheckPartial) Encode() []byte {
+	b, _ := json.MarshalIndent(p, "", " ")
+	return append(b, '\n')
+}
+
+// ReadCheckPartial reads a check partial's file.
+func ReadCheckPartial(path string) (*CheckPartial, error) {
+	b, err := limit.ReadFile(path, limit.Baseline)
+	if err != nil {
+		return nil, err
+	}
+	var p CheckPartial
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: not a ctxbench check partial: %w", path, err)
+	}
+	if p.Suite == "" || p.Shard == "" {
+		return nil, fmt.Errorf("%s: not a ctxbench check partial", path)
+	}
+	return &p, nil
+}
+
+// MergeCheck combines the partials of every shard of cfg, run by
+// version, by their paths, into the result one unsharded run gives. A
+// part of another suite or version, a shard missing or given twice, is
+// an error.
+func MergeCheck(cfg *suite.Config, version string, parts map[string]*CheckPartial) (*suite.Result, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("no partials to merge")
+	}
+	res := &suite.Result{Cases: []suite.Case{}, Warnings: []string{}}
+	var sp split
+	cases := map[string]string{} // by key, the partial that holds it
+	for _, path := range slices.Sorted(maps.Keys(parts)) {
+		p := parts[path]
+		switch {
+		case p.Suite != cfg.Digest:
+			return nil, fmt.Errorf("%s: a partial of another suite (config digest %.12s, %s has %.12s)", path, p.Suite, cfg.Path, cfg.Digest)
+		case p.Ctxbench != version:
+			return nil, fmt.Errorf("%s: written by ctxbench %s, this is %s: run every shard with the same version", path, p.Ctxbench, version)
+		}
+		sh, err := sp.add(path, p.Shard)
+		if err != nil {
+			return nil, err
+		}
+		if res.Estimator == "" {
+			res.Estimator = p.Result.Estimator
+		}
+		if p.Result.Estimator != res.Estimator {
+			return nil, fmt.Errorf("%s: counted with %s, the other partials with %s", path, p.Result.Estimator, res.Estimator)
+		}
+		// Each case once, in the shard its key hashes to: a partial edited
+		// or mixed up would count a case twice ("10 pass" of 9).
+		for _, c := range p.Result.Cases {
+			k := c.Key()
+			if !sh.Holds(k) {
+				return nil, fmt.Errorf("%s: the case %s is not shard %s's", path, k, sh)
+			}
+			if other, dup := cases[k]; dup {
+				return nil, fmt.Errorf("%s: the case %s is in %s too", path, k, other)
+			}
+			cases[k] = path
+		}
+		res.Cases = append(res.Cases, p.Result.Cases...)
+		res.Warnings = append(res.Warnings, p.Result.Warnings...)
+	}
+	if err := sp.complete(); err != nil {
+		return nil, err
+	}
+	res.Sort()
+	return res, nil
+}
