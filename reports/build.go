@@ -14,7 +14,7 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// A Builder assembles a [Report] from what a [suite.Pipeline] makes
+// A Builder assembles a [Report] from what ctxbench's batch pipeline makes
 // of each transcript: [Builder.AddRuns] takes a transcript's runs (the
 // pipeline's Runs), [Builder.AddEntry] a shard's entry, and
 // [Builder.Finish] the sweep. It keeps what the report draws of each
@@ -23,7 +23,7 @@ type Builder struct {
 	// Policies are the policies replayed, in the report's order.
 	Policies []window.Labeled
 	// Estimator names the estimator the tokens are counted with (default
-	// cl100k_base): the pipeline's ([suite.Pipeline.Estimator]), whose
+	// cl100k_base): the pipeline's, whose
 	// runs are refused otherwise.
 	Estimator string
 	// CountedWith names the estimators of each run's message counts
@@ -286,7 +286,7 @@ func (b *Builder) rows() bool { return len(b.Rows) > 0 || b.EmitRows }
 // AddEntry adds a transcript's entry made by another Builder of the same
 // settings ([Builder.Emit]), as [Builder.AddRuns] adds a transcript's
 // runs; its part of the sweep, which it must hold when Swept, is the
-// pipeline's to add ([suite.Pipeline.AddSwept]).
+// pipeline's to add (its AddSwept).
 func (b *Builder) AddEntry(e *Entry) error {
 	b.init()
 	if b.setupErr != nil {

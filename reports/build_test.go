@@ -16,6 +16,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/suite"
@@ -33,8 +34,8 @@ func TestBuilderLetsGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := &Builder{Policies: ps}
-	p := &suite.Pipeline{Policies: ps, Runs: b.AddRuns, Sweep: &suite.SweepSpec{Policy: "aidf", Grid: []replay.GridKey{
-		{Key: "max_messages", Values: []string{"4", "8"}}, {Key: "preserve_last_n", Values: []string{"2", "3"}}}}}
+	p := batch.New(batch.Spec{Policies: ps, Runs: b.AddRuns, Sweep: &suite.SweepSpec{Policy: "aidf", Grid: []replay.GridKey{
+		{Key: "max_messages", Values: []string{"4", "8"}}, {Key: "preserve_last_n", Values: []string{"2", "3"}}}}})
 	var gone []weak.Pointer[transcript.Transcript]
 	for seed := range 3 {
 		o := fixtures.DefaultGenOptions
@@ -87,9 +88,9 @@ func TestBuilderKeepsMessageCounts(t *testing.T) {
 		ests = append(ests, estimate.MustNew(n, estimate.OverheadNone))
 	}
 	b := &Builder{Policies: ps, CountedWith: names}
-	p := &suite.Pipeline{Policies: ps, Estimators: ests, Runs: b.AddRuns}
+	p := batch.New(batch.Spec{Policies: ps, Estimators: ests, Runs: b.AddRuns})
 	whole := analyzed(tr, ests)
-	if err := p.Add(context.Background(), tr, suite.Prepared{}); err != nil {
+	if err := p.Add(context.Background(), tr, batch.Prepared{}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := b.Finish(nil)
@@ -163,12 +164,12 @@ func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
 // b's policies, closed when the test ends.
 func built(t *testing.T, b *Builder, copt cost.Options, ts []*transcript.Transcript) *Report {
 	t.Helper()
-	return finished(t, b, &suite.Pipeline{Policies: b.Policies, Cost: copt, Runs: b.AddRuns}, ts)
+	return finished(t, b, batch.New(batch.Spec{Policies: b.Policies, Cost: copt, Runs: b.AddRuns}), ts)
 }
 
 // finished is the report b makes of ts, given it by p, with p's sweep;
 // closed when the test ends.
-func finished(t testing.TB, b *Builder, p *suite.Pipeline, ts []*transcript.Transcript) *Report {
+func finished(t testing.TB, b *Builder, p *batch.Pipeline, ts []*transcript.Transcript) *Report {
 	t.Helper()
 	r, err := finish(b, p, ts)
 	if err != nil {
@@ -180,7 +181,7 @@ func finished(t testing.TB, b *Builder, p *suite.Pipeline, ts []*transcript.Tran
 
 // finish adds ts to p and returns b's report of them, or the first
 // error.
-func finish(b *Builder, p *suite.Pipeline, ts []*transcript.Transcript) (*Report, error) {
+func finish(b *Builder, p *batch.Pipeline, ts []*transcript.Transcript) (*Report, error) {
 	for _, tr := range ts {
 		if err := p.Add(context.Background(), tr, p.Prepare(tr)); err != nil {
 			return nil, err
@@ -206,9 +207,9 @@ func TestBuilderRefusesAnotherEstimator(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := &Builder{Policies: ps}
-	p := &suite.Pipeline{Policies: ps, Runs: b.AddRuns,
-		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("chars4", estimate.OverheadNone)}}}
-	if err := p.Add(context.Background(), tr, suite.Prepared{}); err == nil || !strings.Contains(err.Error(), "runs counted with chars4, the report's tokens with cl100k_base") {
+	p := batch.New(batch.Spec{Policies: ps, Runs: b.AddRuns,
+		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("chars4", estimate.OverheadNone)}}})
+	if err := p.Add(context.Background(), tr, batch.Prepared{}); err == nil || !strings.Contains(err.Error(), "runs counted with chars4, the report's tokens with cl100k_base") {
 		t.Errorf("runs of chars4 into a report of cl100k_base: %v", err)
 	}
 }

@@ -2,7 +2,7 @@
 // (tablewriter), Markdown, CSV and JSON, PNG and SVG plots (gonum/plot),
 // JUnit XML, and the report folder with its index page.
 //
-// A [Builder] assembles a [Report] from what a [suite.Pipeline] makes
+// A [Builder] assembles a [Report] from what ctxbench's batch pipeline makes
 // of each transcript — its runs, priced, and their series call by call,
 // its messages' counts, its part of the sweep — keeping what the report
 // draws, in memory or in a temporary file (Builder.SpoolTranscripts: a

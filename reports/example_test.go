@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/reports"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/window"
 )
 
@@ -22,7 +22,7 @@ func Example() {
 		return
 	}
 	b := &reports.Builder{Policies: policies}
-	p := &suite.Pipeline{Policies: policies, Runs: b.AddRuns}
+	p := batch.New(batch.Spec{Policies: policies, Runs: b.AddRuns})
 	o := fixtures.DefaultGenOptions
 	o.Calls = 60
 	t, err := fixtures.GenerateTranscript(o)

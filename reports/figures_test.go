@@ -18,6 +18,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/suite"
@@ -47,20 +48,20 @@ func commandReport(t testing.TB, ts []*transcript.Transcript) *Report {
 }
 
 // commandPipeline is the builder and pipeline of commandReport.
-func commandPipeline(t testing.TB) (*Builder, *suite.Pipeline) {
+func commandPipeline(t testing.TB) (*Builder, *batch.Pipeline) {
 	t.Helper()
 	ps, err := window.ParseLabeled([]string{"none", "recorded", "aidf:max_messages=2,preserve_first_n=0,preserve_last_n=1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := &Builder{Policies: ps, CountedWith: AccuracyEstimators(), Swept: true}
-	p := &suite.Pipeline{Policies: ps, Cost: cost.Options{Prices: pricing.Default()}, Runs: b.AddRuns,
+	spec := batch.Spec{Policies: ps, Cost: cost.Options{Prices: pricing.Default()}, Runs: b.AddRuns,
 		Sweep: &suite.SweepSpec{Policy: "aidf", Base: map[string]string{"preserve_last_n": "1"}, Grid: []replay.GridKey{
 			{Key: "max_messages", Values: []string{"2", "4"}}, {Key: "preserve_first_n", Values: []string{"0", "1"}}}}}
 	for _, n := range b.CountedWith {
-		p.Estimators = append(p.Estimators, estimate.MustNew(n, estimate.OverheadNone))
+		spec.Estimators = append(spec.Estimators, estimate.MustNew(n, estimate.OverheadNone))
 	}
-	return b, p
+	return b, batch.New(spec)
 }
 
 var mdFigure = regexp.MustCompile(`(?m)^!\[[^\n]*\]\(([^()\s]+)\)$`)

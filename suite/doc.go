@@ -1,9 +1,9 @@
-// Package suite replays sets of recorded sessions under policies: the
-// regression check, a suite of sessions replayed under the policies a
-// team ships, held to invariants, budgets and a checked-in baseline
-// (`ctxbench check` is [Run], [Check] and a printer), and the
-// [Pipeline] a report is drawn from (`ctxbench report` is a Pipeline,
-// package reports and a printer).
+// Package suite is the regression check's configuration and verdict: a
+// suite of sessions replayed under the policies a team ships, held to
+// invariants, budgets and a checked-in baseline. The command's batch
+// package replays the suite; suite reads its config, measures each
+// case, compares the cases with the baseline and says what changed
+// (`ctxbench check` is a batch run, [Check] and a printer).
 //
 // The steps:
 //
@@ -13,10 +13,11 @@
 //     that prices the calls, the budgets and the tolerances. Every value
 //     is checked there, so a mistake is reported with its line before
 //     anything is replayed.
-//  2. [Run] replays each transcript under every policy and prices the
-//     runs ([cost.Replay]); each transcript × policy is a [Case], keyed by
-//     the transcript's path relative to the config and the policy's label
-//     — its name unless the config gives one — so that changing a
+//  2. The batch replays each transcript under every policy and prices
+//     the runs ([cost.Replay]); [Config.Cases] makes each transcript ×
+//     policy a [Case], keyed by the transcript's path relative to the
+//     config and the policy's label — its name unless the config gives
+//     one — so that changing a
 //     parameter compares the case with its old self ([Key]). The budgets
 //     its [Metrics] exceed are checked there ([CheckBudgets]), and the
 //     invariants it broke are grouped, each with its first call.
@@ -30,15 +31,12 @@
 //  4. The report's Current is the next baseline; [Changes] says what an
 //     update would change, and [Report.Blocking] what it must accept.
 //
-// A report of many sessions is drawn from a [Pipeline]: each transcript
-// replayed under the policies and priced, its runs' series kept call by
-// call, its messages counted by the estimators, and a policy swept over
-// the transcripts as they come; what it makes of each ([SessionRun]) is
-// given to the caller, which keeps what it draws (package reports'
-// Builder) and lets the transcript go.
+// A batch gives what it makes of each transcript as a [SessionRun]: its
+// runs under the policies, priced, their series call by call, its
+// messages' counts; the caller keeps what it draws (package reports'
+// Builder, or [Config.Cases]) and lets the transcript go.
 //
-// A large suite runs as shards ([Options].Holds): each replays the cases
-// whose key hashes to it; the command's batch package writes and merges
-// the partials into the result one unsharded run gives, so [Check]
-// reports the same.
+// A large suite runs as shards, each replaying the cases whose key
+// hashes to it; the batch merges their partials into the result one
+// unsharded run gives, so [Check] reports the same.
 package suite

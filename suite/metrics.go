@@ -13,7 +13,7 @@ import (
 // added as an entry of [replay.Metrics], which every table shows and
 // this list reads (kept in Metrics.Values); one this package alone
 // reads (a budget, the pricing, the session's) is an entry here, a field
-// of Metrics and its computation ([MetricsOf], or [Run] for what the
+// of Metrics and its computation ([MetricsOf], or [Config.Cases] for what the
 // session rather than the run measures).
 type Metric struct {
 	Name string

@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -9,25 +8,10 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
-
-// Options configure a [Run].
-type Options struct {
-	// Summarizer makes the summaries policies ask for (nil: the mock).
-	Summarizer summarize.Summarizer
-	// Prices price the calls and give the models' context windows, which
-	// policies' windows default to (nil: [pricing.Default]).
-	Prices pricing.Prices
-	// Holds, when set, says which cases to replay, by their keys ([Key]):
-	// a shard's.
-	Holds func(key string) bool
-}
 
 // A Case is one transcript under one policy: what its replay measured
 // and broke, and, once [Check]ed, how it compares with the baseline.
@@ -131,81 +115,45 @@ type Result struct {
 	Warnings  []string `json:"warnings"`
 }
 
-// Run replays every transcript of cfg under every policy (those of
-// opts.Holds only, when set), prices the runs (as package cost does, at
-// cfg.Model or each transcript's own model), and checks each case's
-// invariants and budgets. [Check] compares the result with a baseline. A
-// transcript that cannot be priced costs 0 and is a warning, unless a
-// max_cost_usd, max_cache_break_usd or max_cache_miss_usd budget needs its price: then it is
-// an error.
-func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
-	paths, err := cfg.Paths()
-	if err != nil {
-		return nil, err
-	}
-	est := cfg.Estimator()
-	sum := opts.Summarizer
-	if sum == nil {
-		sum = &summarize.Mock{}
-	}
-	ropt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: opts.Prices, NoSteps: true}
-	copt := cost.Options{Prices: opts.Prices, Model: cfg.Model}
-	res := &Result{Estimator: est.Name(), Cases: []Case{}, Warnings: []string{}}
-	// A file of the suite that holds no transcript is an error, never a
-	// case dropped: an unreadable file (a Git LFS pointer, a compressed or
-	// empty file) must not pass, nor empty the baseline on --update.
-	skipped, err := transcript.Walk(paths, transcript.Options{}, nil, func(t *transcript.Transcript) error {
-		var policies []window.Labeled
-		for _, lp := range cfg.Policies {
-			if opts.Holds == nil || opts.Holds(Key(relPath(cfg.Dir, t.File), lp.Label)) {
-				policies = append(policies, lp)
+// CaseKey returns the key of the case of t under lp ([Key]): t's path
+// relative to the config's folder, and the policy's label.
+func (c *Config) CaseKey(t *transcript.Transcript, lp window.Labeled) string {
+	return Key(relPath(c.Dir, t.File), lp.Label)
+}
+
+// Cases measures sr's runs, the cases of its transcript under its
+// policies, and checks each one's invariants and budgets; warning is
+// why the transcript is not priced (""; it then costs 0), unless a
+// max_cost_usd, max_cache_break_usd or max_cache_miss_usd budget needs
+// its price: then that is an error.
+func (c *Config) Cases(sr *SessionRun) (cases []Case, warning string, err error) {
+	t, s := sr.Transcript, sr.Session
+	if s.NotPriced != nil {
+		for _, b := range []string{"max_cost_usd", "max_cache_break_usd", "max_cache_miss_usd"} {
+			if _, ok := c.Budgets[b]; ok {
+				return nil, "", fmt.Errorf("%s: %s needs a price: %w (set model in %s)", t.File, b, s.NotPriced, c.Path)
 			}
 		}
-		if len(policies) == 0 {
-			return nil
-		}
-		ps := make([]window.Policy, len(policies))
-		for k, lp := range policies {
-			ps[k] = lp.Policy
-		}
-		// A Replayer of t's own, let go with it.
-		r, err := replay.NewReplayer(t)
+		warning = fmt.Sprintf("%s: not priced: %v", relPath(c.Dir, t.File), s.NotPriced)
+	}
+	for k, lp := range sr.Policies {
+		cs, err := newCase(c, t, lp, s, k, sr.Estimator)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		s, err := cost.Replay(ctx, r, ps, ropt, copt)
-		if err != nil {
-			return err
-		}
-		if s.NotPriced != nil {
-			for _, b := range []string{"max_cost_usd", "max_cache_break_usd", "max_cache_miss_usd"} {
-				if _, ok := cfg.Budgets[b]; ok {
-					return fmt.Errorf("%s: %s needs a price: %w (set model in %s)", t.File, b, s.NotPriced, cfg.Path)
-				}
-			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: not priced: %v", relPath(cfg.Dir, t.File), s.NotPriced))
-		}
-		for k, lp := range policies {
-			c, err := newCase(cfg, t, lp, s, k, est.Name())
-			if err != nil {
-				return err
-			}
-			res.Cases = append(res.Cases, c)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		cases = append(cases, cs)
 	}
-	if len(skipped) > 0 {
-		var files []string
-		for _, f := range skipped {
-			files = append(files, fmt.Sprintf("%s (%s)", relPath(cfg.Dir, f.File), f.Reason))
-		}
-		return nil, fmt.Errorf("%s: %d of the suite's files hold no transcript: %s; a suite's files are its cases: fix them, or narrow the transcripts globs to the transcripts", cfg.Path, len(files), strings.Join(files, "; "))
+	return cases, warning, nil
+}
+
+// Unreadable is the error of a suite whose files hold no transcript:
+// a suite's files are its cases, none may be dropped.
+func (c *Config) Unreadable(skipped []transcript.SkippedFile) error {
+	var files []string
+	for _, f := range skipped {
+		files = append(files, fmt.Sprintf("%s (%s)", relPath(c.Dir, f.File), f.Reason))
 	}
-	res.Sort()
-	return res, nil
+	return fmt.Errorf("%s: %d of the suite's files hold no transcript: %s; a suite's files are its cases: fix them, or narrow the transcripts globs to the transcripts", c.Path, len(files), strings.Join(files, "; "))
 }
 
 // Sort orders the cases by key and the warnings, without repeats.

@@ -166,13 +166,13 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 
 // TestReportsRendersOnly: package reports draws what the pipeline made
 // and runs none of it: no replay, pricing, sweep or estimator count is
-// called from its code (suite.Pipeline runs them).
+// called from its code (internal/batch runs them).
 func TestReportsRendersOnly(t *testing.T) {
 	pipeline := map[string][]string{
 		"replay":   {"Replay", "NewReplayer", "NewSweeper", "Probes"},
 		"cost":     {"Replay", "Compare", "SweepPricer", "NewRunPricer", "BilledPerCall"},
 		"estimate": {"Analyze"},
-		"suite":    {"Run"},
+		"batch":    {"New", "Check"},
 	}
 	files, err := filepath.Glob("../../reports/*.go")
 	if err != nil || len(files) == 0 {

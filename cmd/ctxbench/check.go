@@ -169,11 +169,10 @@ func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, batch.Shard
 		res, err := batch.MergeCheck(cfg, version, parts)
 		return res, batch.Shard{}, err
 	}
-	var opts suite.Options
-	var shard batch.Shard
+	var opts batch.CheckOptions
 	if c.Shard != "" {
 		var err error
-		if shard, err = batch.ParseShard(c.Shard); err != nil {
+		if opts.Shard, err = batch.ParseShard(c.Shard); err != nil {
 			return nil, batch.Shard{}, fmt.Errorf("--shard: %w", err)
 		}
 		if c.Partial == "" {
@@ -195,22 +194,19 @@ func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, batch.Shard
 		}
 		limitMemory(paths, base)
 	}
-	if shard.N > 0 {
-		opts.Holds = shard.Holds
-	}
-	res, err := suite.Run(e.ctx, cfg, opts)
+	res, err := batch.Check(e.ctx, cfg, opts)
 	if err == nil {
 		err = prun.finish(e) // nothing compared or recorded with a failed summary
 	}
-	if err != nil || shard.N == 0 {
+	if err != nil || opts.Shard.N == 0 {
 		return res, batch.Shard{}, err
 	}
-	p := batch.NewCheckPartial(cfg, version, shard, res)
+	p := batch.NewCheckPartial(cfg, version, opts.Shard, res)
 	if err := reports.WriteFile(c.Partial, func(w *bufio.Writer) error { _, err := w.Write(p.Encode()); return err }); err != nil {
 		return nil, batch.Shard{}, err
 	}
-	fmt.Fprintf(e.stdout, "ctxbench check: shard %s, %s: wrote %s\n", shard, reports.Count(len(res.Cases), "case", "cases"), c.Partial)
-	return res, shard, nil
+	fmt.Fprintf(e.stdout, "ctxbench check: shard %s, %s: wrote %s\n", opts.Shard, reports.Count(len(res.Cases), "case", "cases"), c.Partial)
+	return res, opts.Shard, nil
 }
 
 // update writes the report's baseline, unless cases fail and --accept is

@@ -93,7 +93,7 @@ func (c *reportCmd) Run(e *env) error {
 			return fmt.Errorf("--out and the rows' folder are both %s: give the rows a folder of their own", d)
 		}
 	}
-	p, b := c.pipeline(pols, sum, prices)
+	p, b := c.pipeline(pols, sum, prices, sh)
 	if sh.run != nil {
 		defer sh.run.Close()
 		return c.shard(e, p, b, sh, prun)
@@ -146,28 +146,31 @@ func (c *reportCmd) shardFlags(e *env, prices pricing.Prices) (reportShard, erro
 }
 
 // pipeline returns the report's pipeline and its builder, the runs of
-// the one given to the other.
-func (c *reportCmd) pipeline(pols []window.Labeled, sum summarize.Summarizer, prices pricing.Prices) (*suite.Pipeline, *reports.Builder) {
-	p := &suite.Pipeline{Policies: pols, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel},
-		Replay: replay.Options{Estimators: []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}, Summarizer: sum, Prices: prices}}
-	b := &reports.Builder{Policies: pols, Estimator: p.Estimator(), Notes: reportNotes, SpoolTranscripts: true, Swept: true}
+// the one given to the other; a shard's builder gives its entries to
+// the shard's partial, the report being the merge's.
+func (c *reportCmd) pipeline(pols []window.Labeled, sum summarize.Summarizer, prices pricing.Prices, sh reportShard) (*batch.Pipeline, *reports.Builder) {
+	est := estimate.MustNew("cl100k_base", estimate.OverheadNone)
+	b := &reports.Builder{Policies: pols, Estimator: est.Name(), Notes: reportNotes, SpoolTranscripts: true, Swept: true}
 	b.CountedWith = reports.AccuracyEstimators()
+	spec := batch.Spec{Policies: pols, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel},
+		Replay: replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices}, Runs: b.AddRuns}
 	for _, n := range b.CountedWith {
-		p.Estimators = append(p.Estimators, estimate.MustNew(n, estimate.OverheadNone))
+		spec.Estimators = append(spec.Estimators, estimate.MustNew(n, estimate.OverheadNone))
 	}
-	p.Runs = b.AddRuns
-	return p, b
+	if sh.run != nil {
+		b.SpoolTranscripts = false
+		b.EmitRows = sh.rows
+		b.Emit = func(en *reports.Entry) error { return addToShard(sh.run, en.Transcript.File, en) }
+		spec.Swept = b.AddSwept
+	}
+	return batch.New(spec), b
 }
 
 // shard replays and prices the shard's transcripts and writes its
 // partial.
-func (c *reportCmd) shard(e *env, p *suite.Pipeline, b *reports.Builder, sh reportShard, prun *providerRun) error {
-	b.SpoolTranscripts = false // the report is the merge's
-	b.EmitRows = sh.rows
-	b.Emit = func(en *reports.Entry) error { return addToShard(sh.run, en.Transcript.File, en) }
-	p.Swept = b.AddSwept
+func (c *reportCmd) shard(e *env, p *batch.Pipeline, b *reports.Builder, sh reportShard, prun *providerRun) error {
 	read := 0
-	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr suite.Prepared) error {
+	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr batch.Prepared) error {
 		read++
 		return p.Add(e.ctx, t, pr)
 	})
@@ -198,7 +201,7 @@ func (c *reportCmd) shard(e *env, p *suite.Pipeline, b *reports.Builder, sh repo
 // report replays and prices the transcripts, or merges the partials of
 // a sharded report, writes the report folder (and the rows) and prints
 // the summary.
-func (c *reportCmd) report(e *env, p *suite.Pipeline, b *reports.Builder, sh reportShard, detail reports.Detail, prun *providerRun) error {
+func (c *reportCmd) report(e *env, p *batch.Pipeline, b *reports.Builder, sh reportShard, detail reports.Detail, prun *providerRun) error {
 	if len(c.Merge) > 0 {
 		_, err := mergePartials(e, append(slices.Clone(c.Merge), c.Paths...), batch.Header{Command: "report", Config: sh.digest, Rows: sh.rows}, func(line []byte) error {
 			var en reports.Entry
@@ -214,7 +217,7 @@ func (c *reportCmd) report(e *env, p *suite.Pipeline, b *reports.Builder, sh rep
 			return err
 		}
 	} else {
-		_, err := readPrepared(e, c.Paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr suite.Prepared) error { return p.Add(e.ctx, t, pr) })
+		_, err := readPrepared(e, c.Paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr batch.Prepared) error { return p.Add(e.ctx, t, pr) })
 		if err != nil {
 			return err
 		}

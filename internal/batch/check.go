@@ -2,15 +2,84 @@ package batch
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/suite"
+	"github.com/ctxbench/ctxbench/summarize"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
 )
+
+// CheckOptions configure a [Check].
+type CheckOptions struct {
+	// Summarizer makes the summaries policies ask for (nil: the mock).
+	Summarizer summarize.Summarizer
+	// Prices price the calls and give the models' context windows, which
+	// policies' windows default to (nil: [pricing.Default]).
+	Prices pricing.Prices
+	// Shard, when set, replays only the cases of one shard.
+	Shard Shard
+}
+
+// Check replays every transcript of cfg under every policy (the cases
+// of opts.Shard only, when set), prices the runs (as package cost does,
+// at cfg.Model or each transcript's own model), and checks each case's
+// invariants and budgets ([suite.Config.Cases]); [suite.Check] compares
+// the result with a baseline. A file of the suite that holds no
+// transcript is an error, never a case dropped: an unreadable file (a
+// Git LFS pointer, a compressed or empty file) must not pass, nor empty
+// the baseline on --update.
+func Check(ctx context.Context, cfg *suite.Config, opts CheckOptions) (*suite.Result, error) {
+	paths, err := cfg.Paths()
+	if err != nil {
+		return nil, err
+	}
+	est := cfg.Estimator()
+	sum := opts.Summarizer
+	if sum == nil {
+		sum = &summarize.Mock{}
+	}
+	res := &suite.Result{Estimator: est.Name(), Cases: []suite.Case{}, Warnings: []string{}}
+	spec := Spec{
+		Policies: cfg.Policies,
+		Replay:   replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: opts.Prices},
+		Cost:     cost.Options{Prices: opts.Prices, Model: cfg.Model},
+		NoSeries: true,
+		Runs: func(sr *suite.SessionRun) error {
+			cases, warning, err := cfg.Cases(sr)
+			if warning != "" {
+				res.Warnings = append(res.Warnings, warning)
+			}
+			res.Cases = append(res.Cases, cases...)
+			return err
+		},
+	}
+	if opts.Shard.N > 0 {
+		spec.Holds = func(t *transcript.Transcript, lp window.Labeled) bool { return opts.Shard.Holds(cfg.CaseKey(t, lp)) }
+	}
+	p := New(spec)
+	skipped, err := transcript.WalkPrepared(paths, transcript.Options{}, nil, p.Prepare, func(t *transcript.Transcript, pr Prepared) error {
+		return p.Add(ctx, t, pr)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(skipped) > 0 {
+		return nil, cfg.Unreadable(skipped)
+	}
+	res.Sort()
+	return res, nil
+}
 
 // A CheckPartial is one shard's result of a suite, written by `ctxbench
 // check --shard K/N --partial FILE` and combined by [MergeCheck]: the

@@ -1,4 +1,4 @@
-package suite
+package batch
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 // TestPipelineAddSweptNeedsASweep: a part of a sweep given to a pipeline
 // that sweeps nothing is an error, not dropped.
 func TestPipelineAddSweptNeedsASweep(t *testing.T) {
-	if err := (&Pipeline{}).AddSwept(context.Background(), replay.SweptTranscript{}); err == nil {
+	if err := New(Spec{}).AddSwept(context.Background(), replay.SweptTranscript{}); err == nil {
 		t.Error("a part of a sweep added to a pipeline without a sweep: no error")
 	}
 }

@@ -1,0 +1,266 @@
+package batch
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/suite"
+	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window"
+)
+
+// A Spec says what a [Pipeline] does with each transcript: the
+// policies it replays and prices, what it counts, the sweep it starts,
+// and who is given the results.
+type Spec struct {
+	// Policies are the policies replayed, in order.
+	Policies []window.Labeled
+	// Holds, when set, says which of the policies to replay t under (a
+	// shard's cases); a transcript under none is passed over.
+	Holds func(t *transcript.Transcript, lp window.Labeled) bool
+	// Replay configures the replays; its first estimator counts the
+	// series' tokens (default cl100k_base).
+	Replay replay.Options
+	// Cost configures the pricing.
+	Cost cost.Options
+	// NoSeries keeps no run's series call by call ([suite.SessionRun]
+	// Series): what a check, which draws none, sets.
+	NoSeries bool
+	// Estimators count each message ([suite.SessionRun] Counts); none: no
+	// counts.
+	Estimators []estimate.Estimator
+	// Sweep, if not nil, is swept over every transcript added.
+	Sweep *suite.SweepSpec
+	// Runs is given each transcript's runs, in the order added, on the
+	// goroutine of Add.
+	Runs func(*suite.SessionRun) error
+	// Swept, when set, is given each transcript's part of the sweep, by
+	// its place in the order added, once its runs of the sweep are done:
+	// on a goroutine of the sweep, one call at a time.
+	Swept func(i int, st replay.SweptTranscript)
+}
+
+// A Pipeline is the work of a command over many transcripts, one
+// transcript at a time: [Pipeline.Add] replays a transcript under the
+// spec's policies and prices the runs ([cost.Replay]), keeping each
+// run's series call by call, counts its messages with the estimators,
+// and starts its runs of the sweep; [Pipeline.Finish] waits for the
+// sweep. What it makes of a transcript goes to the spec's Runs as a
+// [suite.SessionRun] while the transcript is live, and is let go with
+// it: the caller keeps what it draws.
+type Pipeline struct {
+	spec     Spec
+	sweeper  *replay.Sweeper // started by the first Add or AddSwept
+	sweepErr error
+	adds     int
+}
+
+// New returns the pipeline of spec: what every command runs its
+// transcripts through.
+func New(spec Spec) *Pipeline {
+	if len(spec.Replay.Estimators) == 0 {
+		spec.Replay.Estimators = []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
+	}
+	return &Pipeline{spec: spec}
+}
+
+// Estimator returns the name of the estimator the series' tokens are
+// counted with.
+func (p *Pipeline) Estimator() string { return p.spec.Replay.Estimators[0].Name() }
+
+// Prepared is what [Pipeline.Prepare] made of a transcript, for
+// [Pipeline.Add].
+type Prepared struct {
+	// policies are those t is replayed under; none: t is passed over.
+	policies []window.Labeled
+	// counts are t's counts ([suite.SessionRun] Counts), or countsErr why
+	// there are none. The counts themselves are let go as soon as they
+	// are made: on a long session they are tens of MB.
+	counts    []int
+	countsErr error
+	// r replays the transcript, its counts made ahead, or rErr says why
+	// it cannot.
+	r    *replay.Replayer
+	rErr error
+	done bool
+}
+
+// policiesOf returns the policies t is replayed under.
+func (p *Pipeline) policiesOf(t *transcript.Transcript) []window.Labeled {
+	if p.spec.Holds == nil {
+		return p.spec.Policies
+	}
+	var out []window.Labeled
+	for _, lp := range p.spec.Policies {
+		if p.spec.Holds(t, lp) {
+			out = append(out, lp)
+		}
+	}
+	return out
+}
+
+// Prepare does the part of [Pipeline.Add] that needs no other
+// transcript — t's counts with every estimator, and the replay's counts
+// ([replay.Replayer.Prepare]) — on the calling goroutine: what a reader
+// calls as soon as it has read t ([transcript.WalkPrepared]). It is safe
+// for concurrent use, with Add too.
+func (p *Pipeline) Prepare(t *transcript.Transcript) Prepared {
+	pr := Prepared{done: true, policies: p.policiesOf(t)}
+	if len(pr.policies) == 0 && p.spec.Sweep == nil {
+		return pr
+	}
+	if pr.r, pr.rErr = replay.NewReplayer(t); pr.rErr != nil {
+		return pr
+	}
+	if len(p.spec.Estimators) > 0 {
+		var c *estimate.Counts
+		if c, pr.countsErr = estimate.Analyze(t, p.spec.Estimators); pr.countsErr == nil {
+			pr.counts = c.Rows()
+		}
+	}
+	pr.r.Prepare(p.spec.Replay)
+	return pr
+}
+
+// Add replays t under the policies, gives its runs to Runs and starts
+// its runs of the sweep; pr is what Prepare made of t, or the zero
+// Prepared (Add then does it). Add is called from one goroutine.
+func (p *Pipeline) Add(ctx context.Context, t *transcript.Transcript, pr Prepared) error {
+	if !pr.done {
+		pr = p.Prepare(t)
+	}
+	if len(pr.policies) == 0 && p.spec.Sweep == nil {
+		return nil
+	}
+	if pr.rErr != nil {
+		return pr.rErr
+	}
+	if pr.countsErr != nil {
+		return pr.countsErr
+	}
+	sr, err := p.run(ctx, t, pr)
+	if err != nil {
+		return err
+	}
+	if p.spec.Runs != nil {
+		if err := p.spec.Runs(sr); err != nil {
+			return err
+		}
+	}
+	p.adds++
+	return p.sweep(ctx, pr.r)
+}
+
+// run replays and prices t: its SessionRun.
+func (p *Pipeline) run(ctx context.Context, t *transcript.Transcript, pr Prepared) (*suite.SessionRun, error) {
+	est := p.spec.Replay.Estimators[0]
+	sr := &suite.SessionRun{Index: p.adds, Transcript: t, Policies: pr.policies, Estimator: est.Name(), Counts: pr.counts}
+	ps := make([]window.Policy, len(pr.policies))
+	for k, lp := range pr.policies {
+		ps[k] = lp.Policy
+	}
+	// The runs keep no steps: each run's series are taken as the steps
+	// are made (a run's on its own goroutine).
+	ropt := p.spec.Replay
+	ropt.NoSteps = true
+	if !p.spec.NoSeries {
+		sr.Series = make([]suite.Series, len(pr.policies))
+		ropt.Observe = seriesObserver(sr.Series, est.Name())
+	}
+	var err error
+	if sr.Session, err = cost.Replay(ctx, pr.r, ps, ropt, p.spec.Cost); err != nil {
+		return nil, err
+	}
+	sr.NoneInputTokens = pr.r.NoneInputTokens(est)
+	return sr, nil
+}
+
+// seriesObserver returns the Observe that appends each step of run k to
+// series[k], its tokens counted by est.
+func seriesObserver(series []suite.Series, est string) func(int, *replay.Step) error {
+	return func(k int, st *replay.Step) error {
+		s := &series[k]
+		if len(st.Evicted) > 0 || len(st.Truncated) > 0 || st.Summary != nil {
+			s.Events = append(s.Events, st.Step)
+		}
+		s.Messages = append(s.Messages, st.Messages)
+		s.Tokens = append(s.Tokens, st.Tokens[est])
+		s.Retention = append(s.Retention, st.Retention)
+		s.ProbesAsked = append(s.ProbesAsked, st.ProbesAsked)
+		s.ProbesKept = append(s.ProbesKept, st.ProbesKept)
+		return nil
+	}
+}
+
+// startSweep starts the sweep, once.
+func (p *Pipeline) startSweep(ctx context.Context) error {
+	if p.sweeper != nil {
+		return nil
+	}
+	opt := p.spec.Replay
+	opt.Estimators = opt.Estimators[:1]
+	sp := p.spec.Sweep
+	sw, err := replay.NewSweeper(ctx, sp.Policy, sp.Base, sp.Grid, opt, 0, nil)
+	if err != nil {
+		return err
+	}
+	if err := sw.AddBaselines(); err != nil {
+		return err
+	}
+	// Its points are priced as the policies are, for its answer.
+	sw.Price = func(r *replay.Replayer, opt replay.Options) (func() replay.RunCoster, error) {
+		return cost.SweepPricer(ctx, r, opt, p.spec.Cost)
+	}
+	sw.Done = p.spec.Swept
+	p.sweeper = sw
+	return nil
+}
+
+// sweep starts the runs of the sweep of r's transcript, with the counts
+// its replay made.
+func (p *Pipeline) sweep(ctx context.Context, r *replay.Replayer) error {
+	if p.spec.Sweep == nil {
+		return nil
+	}
+	if err := p.startSweep(ctx); err != nil {
+		return err
+	}
+	if err := p.sweeper.Add(r); err != nil {
+		_, p.sweepErr = p.sweeper.Result() // why it stopped
+		return p.sweepErr
+	}
+	return nil
+}
+
+// AddSwept adds a transcript's part of the sweep made by another
+// Pipeline of the same spec (a shard's, the spec's Swept), as Add adds
+// a transcript's runs of the sweep.
+func (p *Pipeline) AddSwept(ctx context.Context, st replay.SweptTranscript) error {
+	if p.spec.Sweep == nil {
+		return errors.New("a part of a sweep added to a pipeline that sweeps nothing")
+	}
+	if err := p.startSweep(ctx); err != nil {
+		return err
+	}
+	return p.sweeper.AddSwept(st)
+}
+
+// Finish waits for the sweep over the transcripts added and returns it,
+// its points in the grid's order (nil without a sweep).
+func (p *Pipeline) Finish() (*replay.SweepResult, error) {
+	if p.sweepErr != nil {
+		return nil, p.sweepErr
+	}
+	if p.sweeper == nil {
+		return nil, nil
+	}
+	s, err := p.sweeper.Result()
+	if err != nil {
+		return nil, err
+	}
+	replay.SortPoints(s.Points, p.spec.Sweep.Grid)
+	return s, nil
+}
