@@ -27,6 +27,10 @@ type SessionRun struct {
 	Policies []window.Labeled
 	// Session is its runs, in the order of the policies, priced.
 	Session *cost.Session
+	// Comparison is the runs' costs compared with none's, when the batch
+	// compares them (nil: not compared, or not priced: Session's
+	// NotPriced says why).
+	Comparison *cost.Comparison
 	// Series are each run's per-call series, in the same order (nil: not
 	// kept).
 	Series []Series

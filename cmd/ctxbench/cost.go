@@ -85,15 +85,16 @@ type costRun struct {
 	c    *costCmd
 	e    *env
 	pols []window.Labeled
-	// replayOptions returns the replays' options, made once: the
-	// estimator's tables load when a transcript is first replayed, and
-	// the bill alone counts no token. Their caches are each
-	// transcript's own ([costRun.caches]).
-	replayOptions func() (replay.Options, error)
-	copt          cost.Options
-	ledger        cost.Ledger
-	res           costResult
-	totals        map[string]pricing.Money
+	// pipeline returns the batch the policies are replayed and priced
+	// by, made once: the estimator's tables load when a transcript is
+	// first replayed, and the bill alone counts no token.
+	pipeline func() (*batch.Pipeline, error)
+	// steps gathers the steps of the transcript replayed, for its rows.
+	steps  []reports.RunSteps
+	copt   cost.Options
+	ledger cost.Ledger
+	res    costResult
+	totals map[string]pricing.Money
 	// sessions are the sessions priced, by their key: the parent's id for
 	// a subagent's transcript, as the bill rolls it in; order their keys
 	// as first seen, perSession each one's policies' costs.
@@ -285,12 +286,13 @@ func (r *costRun) read(paths []string) error {
 
 // A costPrepared is what prepare made of a transcript on the goroutine
 // that read it: its whole entry, or the error making it, when it is
-// priced from its bill; else its Replayer and counts (nil: it cannot be
-// replayed, which entry says).
+// priced from its bill; else what the pipeline prepared of it
+// ([batch.Pipeline.Prepare]; the zero Prepared: the pipeline, or why
+// there is none, is entry's to say).
 type costPrepared struct {
 	entry *costEntry
 	err   error
-	rp    *replay.Replayer
+	pr    batch.Prepared
 }
 
 // prepare prices a transcript from its bill, or makes its Replayer and
@@ -298,19 +300,14 @@ type costPrepared struct {
 // are priced.
 func (r *costRun) prepare(t *transcript.Transcript) costPrepared {
 	if r.billOnly() || r.fromBill(t) {
-		ce, err := r.entry(t, nil)
+		ce, err := r.entry(t, batch.Prepared{})
 		return costPrepared{entry: ce, err: err}
 	}
-	ropt, err := r.replayOptions()
+	p, err := r.pipeline()
 	if err != nil {
 		return costPrepared{}
 	}
-	rp, err := replay.NewReplayer(t)
-	if err != nil {
-		return costPrepared{}
-	}
-	rp.Prepare(ropt)
-	return costPrepared{rp: rp}
+	return costPrepared{pr: p.Prepare(t)}
 }
 
 // readShard prices the shard's transcripts and writes its partial.
@@ -381,19 +378,29 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, sessions: map[string]bool{}, perSession: map[string][]pricing.Money{}, prun: prun,
-		replayOptions: sync.OnceValues(func() (replay.Options, error) {
-			est, err := estimate.New(c.Estimator, estimate.OverheadNone)
-			if err != nil {
-				return replay.Options{}, fmt.Errorf("--estimator: %w", err)
-			}
-			// Retention is measured for the rows alone.
-			noRetention := c.Parquet == "" && c.JSONL == ""
-			return replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices, NoSteps: true, NoRetention: noRetention}, nil
-		}),
+	r := &costRun{c: c, e: e, pols: pols, totals: map[string]pricing.Money{}, sessions: map[string]bool{}, perSession: map[string][]pricing.Money{}, prun: prun,
 		copt:   cost.Options{Prices: prices, Model: c.PricingModel, CacheSim: c.CacheSim, FitCalls: c.FitCalls},
 		ledger: cost.Ledger{Prices: prices, Model: c.PricingModel, Since: since, Until: until},
-		res:    costResult{NotPriced: []unpriced{}}}, nil
+		res:    costResult{NotPriced: []unpriced{}}}
+	r.pipeline = sync.OnceValues(func() (*batch.Pipeline, error) {
+		est, err := estimate.New(c.Estimator, estimate.OverheadNone)
+		if err != nil {
+			return nil, fmt.Errorf("--estimator: %w", err)
+		}
+		// Retention is measured for the rows alone.
+		wantRows := c.Parquet != "" || c.JSONL != ""
+		spec := batch.Spec{Policies: pols, Compare: true, NoSeries: true, Cost: r.copt,
+			Replay: replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices, NoSteps: true, NoRetention: !wantRows}}
+		if wantRows {
+			spec.Observe = func(*transcript.Transcript) func(int, *replay.Step, *replay.PricedCall) error {
+				var observe func(int, *replay.Step, *replay.PricedCall) error
+				observe, r.steps = observeRows(len(pols), c.Estimator)
+				return observe
+			}
+		}
+		return batch.New(spec), nil
+	})
+	return r, nil
 }
 
 // billOnly reports that no policy is priced: the run is the bill of the
@@ -470,7 +477,7 @@ func (w entryWarning) error() error { return withHint(errors.New(w.Text), w.Hint
 func (r *costRun) transcript(t *transcript.Transcript, p costPrepared) error {
 	ce, err := p.entry, p.err
 	if ce == nil && err == nil {
-		ce, err = r.entry(t, p.rp)
+		ce, err = r.entry(t, p.pr)
 	}
 	if err != nil {
 		return err
@@ -484,8 +491,9 @@ func (r *costRun) transcript(t *transcript.Transcript, p costPrepared) error {
 	return r.add(ce)
 }
 
-// entry prices t's policies and its bill.
-func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEntry, error) {
+// entry prices t's policies and its bill; pr is what the pipeline
+// prepared of t, or the zero Prepared.
+func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry, error) {
 	ce := &costEntry{}
 	if !r.ledger.InRange(t) {
 		ce.OutOfRange = true
@@ -507,7 +515,6 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 	}
 	var cmpr *cost.Comparison
 	var unpricedRun, unpricedBill error
-	var steps []reports.RunSteps
 	if r.fromBill(t) {
 		var err error
 		switch {
@@ -526,27 +533,18 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 			return nil, err
 		}
 	} else {
-		ropt, err := r.replayOptions()
+		p, err := r.pipeline()
 		if err != nil {
 			return nil, err
 		}
-		if rp == nil {
-			// A Replayer of t's own, let go with it.
-			if rp, err = replay.NewReplayer(t); err != nil {
-				return nil, err
-			}
-		}
-		copt := r.copt
-		if r.wantRows {
-			copt.Observe, steps = observeRows(len(r.pols), r.c.Estimator)
-		}
-		c, s, err := cost.Compare(r.e.ctx, rp, r.pols, ropt, copt)
+		sr, err := p.Replay(r.e.ctx, t, pr)
 		if err != nil {
 			return nil, err
 		}
-		cmpr, unpricedRun, unpricedBill = c, s.NotPriced, s.BillNotPriced
-		takeSummaries(steps, s.Runs)
-		if o, short := cost.ShortOutput(t, ropt.Estimators[0]); short {
+		s := sr.Session
+		cmpr, unpricedRun, unpricedBill = sr.Comparison, s.NotPriced, s.BillNotPriced
+		takeSummaries(r.steps, s.Runs)
+		if o, short := cost.ShortOutput(t, p.Estimators()[0]); short {
 			ce.Warnings = append(ce.Warnings, newEntryWarning(fmt.Errorf("%s: %s", t.File, reports.ShortOutputText(o))))
 		}
 	}
@@ -560,7 +558,7 @@ func (r *costRun) entry(t *transcript.Transcript, rp *replay.Replayer) (*costEnt
 		ce.Warnings = append(ce.Warnings, newEntryWarning(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, unpricedBill), "--prices")))
 	}
 	if r.wantRows {
-		ce.Runs, ce.Calls = rowsOf(t, r.pols, cmpr, steps)
+		ce.Runs, ce.Calls = rowsOf(t, r.pols, cmpr, r.steps)
 	}
 	ce.Priced, ce.Session, ce.File = true, cmp.Or(t.Parent, t.ID), t.File
 	for _, p := range cmpr.Policies {

@@ -26,6 +26,13 @@ type Spec struct {
 	Replay replay.Options
 	// Cost configures the pricing.
 	Cost cost.Options
+	// Compare compares each transcript's runs with none's ([cost.Compare]:
+	// the SessionRun's Comparison), as ctxbench cost prices them.
+	Compare bool
+	// Observe, when set, returns what is given each step of t's runs as
+	// they are priced (the cost options' Observe): called once for each
+	// transcript replayed, on the goroutine of Add, before its runs.
+	Observe func(t *transcript.Transcript) func(run int, s *replay.Step, priced *replay.PricedCall) error
 	// NoSeries keeps no run's series call by call ([suite.SessionRun]
 	// Series): what a check, which draws none, sets.
 	NoSeries bool
@@ -70,6 +77,10 @@ func New(spec Spec) *Pipeline {
 // Estimator returns the name of the estimator the series' tokens are
 // counted with.
 func (p *Pipeline) Estimator() string { return p.spec.Replay.Estimators[0].Name() }
+
+// Estimators returns the estimators the runs count with, the series'
+// first.
+func (p *Pipeline) Estimators() []estimate.Estimator { return p.spec.Replay.Estimators }
 
 // Prepared is what [Pipeline.Prepare] made of a transcript, for
 // [Pipeline.Add].
@@ -135,13 +146,7 @@ func (p *Pipeline) Add(ctx context.Context, t *transcript.Transcript, pr Prepare
 	if len(pr.policies) == 0 && p.spec.Sweep == nil {
 		return nil
 	}
-	if pr.rErr != nil {
-		return pr.rErr
-	}
-	if pr.countsErr != nil {
-		return pr.countsErr
-	}
-	sr, err := p.run(ctx, t, pr)
+	sr, err := p.replay(ctx, t, pr)
 	if err != nil {
 		return err
 	}
@@ -150,8 +155,36 @@ func (p *Pipeline) Add(ctx context.Context, t *transcript.Transcript, pr Prepare
 			return err
 		}
 	}
-	p.adds++
 	return p.sweep(ctx, pr.r)
+}
+
+// Replay replays and prices t under the policies, as Add does, and
+// returns its runs instead of giving them to Runs; it starts no sweep.
+// A transcript under no policy has no runs (nil).
+func (p *Pipeline) Replay(ctx context.Context, t *transcript.Transcript, pr Prepared) (*suite.SessionRun, error) {
+	if !pr.done {
+		pr = p.Prepare(t)
+	}
+	if len(pr.policies) == 0 {
+		return nil, nil
+	}
+	return p.replay(ctx, t, pr)
+}
+
+// replay is Add's and Replay's: t's runs, the next in the order added.
+func (p *Pipeline) replay(ctx context.Context, t *transcript.Transcript, pr Prepared) (*suite.SessionRun, error) {
+	if pr.rErr != nil {
+		return nil, pr.rErr
+	}
+	if pr.countsErr != nil {
+		return nil, pr.countsErr
+	}
+	sr, err := p.run(ctx, t, pr)
+	if err != nil {
+		return nil, err
+	}
+	p.adds++
+	return sr, nil
 }
 
 // run replays and prices t: its SessionRun.
@@ -170,8 +203,17 @@ func (p *Pipeline) run(ctx context.Context, t *transcript.Transcript, pr Prepare
 		sr.Series = make([]suite.Series, len(pr.policies))
 		ropt.Observe = seriesObserver(sr.Series, est.Name())
 	}
+	copt := p.spec.Cost
+	if p.spec.Observe != nil {
+		copt.Observe = p.spec.Observe(t)
+	}
 	var err error
-	if sr.Session, err = cost.Replay(ctx, pr.r, ps, ropt, p.spec.Cost); err != nil {
+	if p.spec.Compare {
+		sr.Comparison, sr.Session, err = cost.Compare(ctx, pr.r, pr.policies, ropt, copt)
+	} else {
+		sr.Session, err = cost.Replay(ctx, pr.r, ps, ropt, copt)
+	}
+	if err != nil {
 		return nil, err
 	}
 	sr.NoneInputTokens = pr.r.NoneInputTokens(est)
