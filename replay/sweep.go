@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -143,9 +144,9 @@ type Point struct {
 	Cost    int64   `json:"cost_pusd"`
 	CostUSD float64 `json:"cost_usd"`
 	Priced  int     `json:"priced_transcripts"`
-	// Metrics are the points' [Metrics], each folded over the
-	// transcripts as it says.
-	Metrics MetricValues `json:"metrics,omitempty"`
+	// Metrics are the point's metrics every table shows
+	// ([metric.Shown]), each folded over the transcripts as it says.
+	Metrics metric.Values `json:"metrics,omitempty"`
 	// Cautions are what the policy says of its settings at this point
 	// before replaying them ([window.Cautioner]).
 	Cautions []string `json:"cautions,omitempty"`
@@ -242,8 +243,9 @@ type Sweeper struct {
 	// a transcript's points after another's: a point's mean is their sum
 	// over the transcripts divided by their number, known at the end.
 	retention []float64
-	// metrics fold each point's [Metrics] over the transcripts added.
-	metrics []MetricFolder
+	// metrics fold each point's shown metrics over the transcripts
+	// added.
+	metrics []metric.Folder
 }
 
 // A RunCoster prices one run as it is replayed: each step as it is made
@@ -339,7 +341,7 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 	}
 	workers = min(workers, MaxWorkers)
 	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress, baselines: len(policies), own: -1,
-		jobs: make(chan sweepJob), stopped: make(chan struct{}), metrics: make([]MetricFolder, len(res.Points))}
+		jobs: make(chan sweepJob), stopped: make(chan struct{}), metrics: make([]metric.Folder, len(res.Points))}
 	for range workers {
 		sw.wg.Go(sw.work)
 	}
@@ -455,7 +457,7 @@ type SweptRun struct {
 	ProbeLoss     probe.Loss       `json:"probe_loss"`
 	Violations    map[string]int   `json:"violations,omitempty"`
 	Cost          int64            `json:"cost_pusd"`
-	Metrics       MetricValues     `json:"metrics,omitempty"`
+	Metrics       metric.Values    `json:"metrics,omitempty"`
 }
 
 // A SweptTranscript is what a transcript adds to a sweep's points: its
@@ -696,7 +698,7 @@ func (sw *Sweeper) AddBaselines() error {
 		sw.res.Baselines = append(sw.res.Baselines, Point{Label: l, Params: map[string]string{}, Violations: map[string]int{},
 			Probes: probe.Score{Kept: map[probe.Kind]int{}, Total: map[probe.Kind]int{}}, ProbeLoss: probe.Loss{Lost: map[probe.Kind]int{}, Of: map[probe.Kind]int{}}})
 	}
-	sw.metrics = append(sw.metrics, make([]MetricFolder, 3)...)
+	sw.metrics = append(sw.metrics, make([]metric.Folder, 3)...)
 	return nil
 }
 

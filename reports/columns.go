@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -127,31 +128,31 @@ var runColumns = append([]runColumn{
 	{name: "cache misses (USD)", page: "cache misses (the provider's)", csv: missesCSV, pageCell: missesCell},
 }, metricRunColumns()...)
 
-// metricRunColumns are the columns of [replay.Metrics], under their
-// headings in every per-run table.
+// metricRunColumns are the columns of the shown metrics
+// ([metric.Shown]), under their headings in every per-run table.
 func metricRunColumns() []runColumn {
 	var cols []runColumn
-	for _, m := range replay.Metrics() {
+	for _, m := range metric.Shown() {
 		cols = append(cols, runColumn{name: m.Heading, page: m.Heading, text: m.Heading,
 			csv: func(c *runCell) string {
-				v := m.Of(&c.p.Summary)
-				if c.human && m.Unit == replay.UnitCount {
+				v := replay.MetricsOf(&c.p.Summary)[m.Name]
+				if c.human && m.Unit.Whole() {
 					return metricText(m, v)
 				}
 				return metricCSV(m, v, 3)
 			},
-			textCell: func(c *runCell) string { return metricText(m, m.Of(&c.p.Summary)) }})
+			textCell: func(c *runCell) string { return metricText(m, replay.MetricsOf(&c.p.Summary)[m.Name]) }})
 	}
 	return cols
 }
 
 // metricCSV is a metric's value in a CSV: a share to places decimals,
 // dollars to four, a count whole.
-func metricCSV(m replay.Metric, v float64, places int) string {
+func metricCSV(m metric.Metric, v float64, places int) string {
 	switch m.Unit {
-	case replay.UnitShare:
+	case metric.Share:
 		return strconv.FormatFloat(v, 'f', places, 64)
-	case replay.UnitUSD:
+	case metric.USD:
 		return fmt.Sprintf("%.4f", v)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
@@ -159,11 +160,11 @@ func metricCSV(m replay.Metric, v float64, places int) string {
 
 // metricText is a metric's value for people: a share in percent,
 // dollars as USD writes them, a count grouped.
-func metricText(m replay.Metric, v float64) string {
+func metricText(m metric.Metric, v float64) string {
 	switch m.Unit {
-	case replay.UnitShare:
+	case metric.Share:
 		return percent(v)
-	case replay.UnitUSD:
+	case metric.USD:
 		return USD(v)
 	}
 	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
@@ -340,12 +341,12 @@ var totalColumns = append([]totalColumn{
 		textCell: func(p *PolicyTotal) string { return Int(violationTotal(p.Violations)) }},
 }, metricTotalColumns()...)
 
-// metricTotalColumns are the columns of [replay.Metrics], under their
+// metricTotalColumns are the columns of the shown metrics, under their
 // headings in every table of totals, each folded over the sessions as
 // it says.
 func metricTotalColumns() []totalColumn {
 	var cols []totalColumn
-	for _, m := range replay.Metrics() {
+	for _, m := range metric.Shown() {
 		cols = append(cols, totalColumn{page: m.Heading, text: m.Heading, class: "n",
 			cell: func(p *PolicyTotal) string { return metricText(m, p.Metrics[m.Name]) }})
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/replay/probe"
 )
@@ -147,9 +148,9 @@ func TestTotalColumns(t *testing.T) {
 	}
 }
 
-// TestMetricColumns: each metric of [replay.Metrics] is a column of every
-// per-run table, every sweep table and every table of totals, its value
-// read from the run, the point or the totals.
+// TestMetricColumns: each shown metric ([metric.Shown]) is a column of
+// every per-run table, every sweep table and every table of totals, its
+// value read from the run, the point or the totals.
 func TestMetricColumns(t *testing.T) {
 	const est = "cl100k_base"
 	s := replay.Summary{Calls: 4, PeakTokens: map[string]int{est: 10}, InputTokens: map[string]int64{est: 30},
@@ -172,8 +173,8 @@ func TestMetricColumns(t *testing.T) {
 	var md strings.Builder
 	writeMarkdownTotals(&md, []PolicyTotal{total})
 	csv, rows := summaryHeader(), SweepCSV(sweep)
-	for _, m := range replay.Metrics() {
-		v := m.Of(&s)
+	for _, m := range metric.Shown() {
+		v := replay.MetricsOf(&s)[m.Name]
 		if i := slices.Index(csv, m.Heading); i < 0 || summaryRow(tr, &p, est, false)[i] != metricCSV(m, v, 3) {
 			t.Errorf("%s: summary.csv %q, row %q", m.Name, csv, summaryRow(tr, &p, est, false))
 		}
@@ -193,16 +194,16 @@ func TestMetricColumns(t *testing.T) {
 
 func TestMetricFormat(t *testing.T) {
 	for _, c := range []struct {
-		unit      replay.Unit
+		unit      metric.Unit
 		v         float64
 		csv, text string
 	}{
-		{replay.UnitShare, 0.25, "0.250", "25.0%"},
-		{replay.UnitUSD, 1234.5, "1234.5000", "$1,234.5000"},
-		{replay.UnitCount, 12345, "12345", "12,345"},
-		{replay.UnitCount, 2.5, "2.5", "2.5"},
+		{metric.Share, 0.25, "0.250", "25.0%"},
+		{metric.USD, 1234.5, "1234.5000", "$1,234.5000"},
+		{metric.Count, 12345, "12345", "12,345"},
+		{metric.Count, 2.5, "2.5", "2.5"},
 	} {
-		m := replay.Metric{Name: "m", Unit: c.unit}
+		m := metric.Metric{Name: "m", Unit: c.unit}
 		if got := metricCSV(m, c.v, 3); got != c.csv {
 			t.Errorf("%s %v: CSV %q, want %q", c.unit, c.v, got, c.csv)
 		}

@@ -33,8 +33,8 @@
 // list of columns for replay's table, summary.csv, the Markdown and the
 // page; a policy's totals are one list for the page, the Markdown and the
 // summary; a sweep's, one for its CSV, text and the report's sweep.csv;
-// and every one of them shows the metrics of [replay.Metrics] after its
-// own, so that a metric of a run is added there once.
+// and every one of them shows the metrics the metric registry marks as
+// shown after its own, so that a metric of a run is added there once.
 //
 // Numbers are formatted here, by hand, never with %v: integers with
 // thousands separators ([Int]), dollars to 4 decimals ([USD]),

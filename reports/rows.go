@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -61,9 +62,9 @@ type RunRow struct {
 	ProbeScore *float64 `parquet:"probe_score,optional" json:"probe_score"`
 	ProbesLost *int64   `parquet:"probes_lost,optional" json:"probes_lost"`
 	Probes     *int64   `parquet:"probes,optional" json:"probes"`
-	// Metrics are the run's [replay.Metrics] by name (null, an empty map
+	// Metrics are the run's shown metrics by name (null, an empty map
 	// in Parquet: not replayed).
-	Metrics replay.MetricValues `parquet:"metrics" json:"metrics"`
+	Metrics metric.Values `parquet:"metrics" json:"metrics"`
 }
 
 // A CallRow is one call of one policy's run of one transcript: a row of
@@ -103,7 +104,7 @@ type RunSteps struct {
 	ProbesKept  []int
 	// Loss and Metrics are the run's, from its summary.
 	Loss    probe.Loss
-	Metrics replay.MetricValues
+	Metrics metric.Values
 }
 
 // Add adds a step's series.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -62,11 +63,11 @@ var sweepColumns = append(append([]sweepColumn{
 		text: func(c *sweepCell) string { return map[bool]string{true: "★"}[c.pareto] }},
 )
 
-// metricSweepColumns are the columns of [replay.Metrics] in a sweep's
+// metricSweepColumns are the columns of the shown metrics in a sweep's
 // tables: its name in the CSV, its heading in the text.
 func metricSweepColumns() []sweepColumn {
 	var cols []sweepColumn
-	for _, m := range replay.Metrics() {
+	for _, m := range metric.Shown() {
 		cols = append(cols, sweepColumn{name: m.Name, head: m.Heading,
 			csv:  func(c *sweepCell) string { return metricCSV(m, c.p.Metrics[m.Name], 4) },
 			text: func(c *sweepCell) string { return metricText(m, c.p.Metrics[m.Name]) }})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/window"
@@ -43,9 +44,9 @@ type PolicyTotal struct {
 	ProbeScore float64
 	// Violations counts broken invariants by name.
 	Violations map[string]int
-	// Metrics are the policy's [replay.Metrics], each folded over the
+	// Metrics are the policy's shown metrics, each folded over the
 	// sessions as it says.
-	Metrics replay.MetricValues
+	Metrics metric.Values
 	// Pareto marks a Pareto-best policy ([replay.Pareto]): it breaks no
 	// invariant, no other that breaks none beats it on both cost (or,
 	// when not every session is priced, tokens) and probe score, and,
@@ -119,15 +120,15 @@ type tally struct {
 	priced [][]bool
 	// byModel and byDay sum the priced runs by model and by day.
 	byModel, byDay costGroups
-	// metrics fold each policy's [replay.Metrics].
-	metrics []replay.MetricFolder
+	// metrics fold each policy's shown metrics.
+	metrics []metric.Folder
 }
 
 func newTally(estimator string, policies []string) *tally {
 	t := &tally{estimator: estimator, none: slices.Index(policies, "none"), seen: map[string]bool{},
 		reasons: make([]map[string]bool, len(policies)), pricedProbes: make([]probe.Loss, len(policies)),
 		costs: make([][]float64, len(policies)), priced: make([][]bool, len(policies)),
-		byModel: newCostGroups(len(policies)), byDay: newCostGroups(len(policies)), metrics: make([]replay.MetricFolder, len(policies))}
+		byModel: newCostGroups(len(policies)), byDay: newCostGroups(len(policies)), metrics: make([]metric.Folder, len(policies))}
 	for k, label := range policies {
 		t.policies = append(t.policies, PolicyTotal{Label: label, Violations: map[string]int{}})
 		t.reasons[k] = map[string]bool{}

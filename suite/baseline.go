@@ -12,51 +12,11 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/window"
 )
-
-// Metrics are what `ctxbench check` watches for one transcript under one
-// policy.
-type Metrics struct {
-	PeakTokens   int     `json:"peak_tokens"`
-	PeakMessages int     `json:"peak_messages"`
-	InputTokens  int64   `json:"input_tokens"`
-	CostUSD      float64 `json:"cost_usd"`
-	Evictions    int     `json:"evictions"`
-	Summaries    int     `json:"summaries"`
-	Retention    float64 `json:"retention"`
-	// ProbeScore is the share of the session's probes the policy did not
-	// lose, by the exact judge ([replay.Summary.ProbeScore]: 1 when it
-	// sends everything), and ProbeArtifact … ProbeContinuation the share
-	// of each kind's (nil when the session has no probe of the kind). All
-	// nil when the baseline was recorded before ctxbench asked probes
-	// (then they are not compared).
-	ProbeScore        *float64 `json:"probe_score,omitempty"`
-	ProbeArtifact     *float64 `json:"probe_artifact,omitempty"`
-	ProbeRecall       *float64 `json:"probe_recall,omitempty"`
-	ProbeDecision     *float64 `json:"probe_decision,omitempty"`
-	ProbeContinuation *float64 `json:"probe_continuation,omitempty"`
-	// CacheBreaks counts the calls that broke the provider's cache, and
-	// CacheBreakUSD is what re-billing after the breaks cost
-	// ([cost.CacheBreak]); both nil when the run is not priced, or the
-	// baseline was recorded before ctxbench measured them (then they are
-	// not compared).
-	CacheBreaks   *int     `json:"cache_breaks,omitempty"`
-	CacheBreakUSD *float64 `json:"cache_break_usd,omitempty"`
-	// CacheMissUSD is what the calls at which the provider's cache held
-	// less than an ideal one cost over reads ([cost.CacheMiss]): the
-	// transcript's, which every policy inherits; nil when nothing is
-	// billed or priced.
-	CacheMissUSD *float64 `json:"cache_miss_usd,omitempty"`
-	// Values are the run's [replay.Metrics] by name, shares to four
-	// places and dollars to a millionth (a metric absent is not
-	// compared: the baseline was recorded before ctxbench measured it).
-	Values replay.MetricValues `json:"values,omitempty"`
-	// Violations counts broken invariants by name.
-	Violations map[string]int `json:"violations"`
-}
 
 // MetricsOf summarizes a run, with its pricing (nil when not priced:
 // the cost is 0, the cache breaks unknown).
@@ -71,7 +31,7 @@ func MetricsOf(run *replay.Run, estimator string, rc *cost.RunCost) Metrics {
 		for _, k := range probe.Kinds() {
 			if share, ok := s.ProbeLoss.KindScore(k); ok {
 				share = round4(share)
-				*m.probeKind(k) = &share
+				*probeKind(&m, k) = &share
 			}
 		}
 	}
@@ -84,12 +44,12 @@ func MetricsOf(run *replay.Run, estimator string, rc *cost.RunCost) Metrics {
 }
 
 // roundValues rounds each of v as the baseline keeps its unit.
-func roundValues(v replay.MetricValues) replay.MetricValues {
-	for _, m := range replay.Metrics() {
+func roundValues(v metric.Values) metric.Values {
+	for _, m := range metric.Shown() {
 		switch m.Unit {
-		case replay.UnitShare:
+		case metric.Share:
 			v[m.Name] = round4(v[m.Name])
-		case replay.UnitUSD:
+		case metric.USD:
 			v[m.Name] = roundUSD(v[m.Name])
 		}
 	}
@@ -100,7 +60,7 @@ func roundValues(v replay.MetricValues) replay.MetricValues {
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // probeKind returns the field of m holding the share of kind k's probes.
-func (m *Metrics) probeKind(k probe.Kind) **float64 {
+func probeKind(m *Metrics, k probe.Kind) **float64 {
 	switch k {
 	case probe.Artifact:
 		return &m.ProbeArtifact
@@ -201,19 +161,19 @@ func (e Entry) check(key string) (at []string, err error) {
 		}
 	}
 	m := e.Metrics
-	for _, mt := range metricList {
-		v, ok := mt.value(&m)
+	for _, mt := range metric.All() {
+		v, ok := mt.Of(&m)
 		switch {
 		case !ok:
 		case v < 0:
 			return nil, fmt.Errorf("%s is %v, below 0", mt.Name, v)
-		case mt.Unit == "share" && v > 1:
+		case mt.Unit == metric.Share && v > 1:
 			return nil, fmt.Errorf("%s is %v, over 1", mt.Name, v)
 		}
 	}
 	for inv, n := range m.Violations {
 		if n < 0 || !slices.Contains(invariants, inv) {
-			return m.violationsFault()
+			return violationsFault(&m)
 		}
 	}
 	return nil, nil
@@ -224,7 +184,7 @@ var invariants = replay.Invariants()
 
 // violationsFault returns the first of m's violations, by name, that
 // names no invariant or counts below 0.
-func (m *Metrics) violationsFault() (at []string, err error) {
+func violationsFault(m *Metrics) (at []string, err error) {
 	for _, inv := range slices.Sorted(maps.Keys(m.Violations)) {
 		switch {
 		case !slices.Contains(invariants, inv):

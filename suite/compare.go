@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/metric"
 )
 
 // A Tol is a tolerance: a change passes when it is within Relative × the
@@ -88,7 +90,7 @@ func Compare(base, now Metrics, tol Tolerances) []Delta {
 		t := tol.of(metric)
 		d := Delta{Metric: name, Base: b, Now: n, Tol: t}
 		if math.Abs(n-b) > math.Max(t.Relative*math.Abs(b), t.Absolute)+1e-12 {
-			if (n > b) == HigherIsBetter(metric) {
+			if (n > b) == higherIsBetter(metric) {
 				d.Verdict = Better
 			} else {
 				d.Verdict = Worse
@@ -96,10 +98,10 @@ func Compare(base, now Metrics, tol Tolerances) []Delta {
 		}
 		out = append(out, d)
 	}
-	for _, mt := range metricList {
+	for _, mt := range metric.All() {
 		// A metric either run does not measure is not compared.
-		b, okb := mt.value(&base)
-		n, okn := mt.value(&now)
+		b, okb := mt.Of(&base)
+		n, okn := mt.Of(&now)
 		if okb && okn {
 			check(mt.Name, mt.Name, b, n)
 		}
@@ -123,8 +125,8 @@ type BudgetFailure struct {
 }
 
 func (b BudgetFailure) String() string {
-	if mt := budgetMetric(b.Budget); mt != nil && mt.HigherIsBetter {
-		return fmt.Sprintf("%s %s is under the minimum %s (%s)", mt.label(), FormatNum(b.Got), FormatNum(b.Limit), b.Budget)
+	if mt, ok := metric.Budgeted(b.Budget); ok && mt.HigherIsBetter {
+		return fmt.Sprintf("%s %s is under the minimum %s (%s)", strings.ReplaceAll(mt.Name, "_", " "), FormatNum(b.Got), FormatNum(b.Limit), b.Budget)
 	}
 	return fmt.Sprintf("%s is over the budget %s (%s)", FormatNum(b.Got), FormatNum(b.Limit), b.Budget)
 }
@@ -145,17 +147,17 @@ func FormatNum(v float64) string {
 	return fmt.Sprintf("%.4g", v)
 }
 
-// CheckBudgets returns the budgets m exceeds. A budget not in [Budgets]
-// is an error ([LoadConfig] rejects it first).
+// CheckBudgets returns the budgets m exceeds. A budget the registry does
+// not name is an error ([LoadConfig] rejects it first).
 func CheckBudgets(m Metrics, budgets map[string]float64) ([]BudgetFailure, error) {
 	var out []BudgetFailure
 	for _, name := range slices.Sorted(maps.Keys(budgets)) {
 		limit := budgets[name]
-		mt := budgetMetric(name)
-		if mt == nil {
-			return nil, fmt.Errorf("budgets: unknown budget %q (valid: %s)", name, strings.Join(Budgets, ", "))
+		mt, ok := metric.Budgeted(name)
+		if !ok {
+			return nil, fmt.Errorf("budgets: unknown budget %q (valid: %s)", name, strings.Join(budgetNames, ", "))
 		}
-		got, ok := mt.value(&m)
+		got, ok := mt.Of(&m)
 		if !ok {
 			got = mt.Unmeasured
 		}

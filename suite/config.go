@@ -38,7 +38,7 @@ type Config struct {
 	Provider ProviderConfig
 	// Model prices the calls (default: each transcript's own model).
 	Model string
-	// Budgets are limits on each case's metrics, by name ([Budgets]).
+	// Budgets are limits on each case's metrics, by name (the registry's).
 	Budgets map[string]float64
 	// Tolerance is how far each metric may move from the baseline.
 	Tolerance Tolerances
@@ -207,8 +207,8 @@ func (c *Config) Estimator() estimate.Estimator {
 // not a finite number ≥ 0, and a minimum share over 1.
 func checkBudgets(b map[string]float64) error {
 	for _, name := range slices.Sorted(maps.Keys(b)) {
-		if !slices.Contains(Budgets, name) {
-			return fmt.Errorf("budgets: unknown budget %q (valid: %s)", name, strings.Join(Budgets, ", "))
+		if !slices.Contains(budgetNames, name) {
+			return fmt.Errorf("budgets: unknown budget %q (valid: %s)", name, strings.Join(budgetNames, ", "))
 		}
 		if v := b[name]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("budgets: %s is %v; want a number ≥ 0", name, v)

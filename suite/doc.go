@@ -22,9 +22,9 @@
 //     its [Metrics] exceed are checked there ([CheckBudgets]), and the
 //     invariants it broke are grouped, each with its first call.
 //  3. [Check] compares the result with a [Baseline]: every metric that
-//     changed ([MetricList]: each one's name, unit, direction and budget),
-//     with its verdict — within tolerance, better or worse, each metric
-//     improving one way ([HigherIsBetter]) — the parameters that
+//     changed (the metric registry gives each one's name, unit,
+//     direction and budget), with its verdict — within tolerance, better
+//     or worse, each metric improving one way — the parameters that
 //     changed, the cases the baseline lacks or has too many of. A
 //     violation the baseline records is known: only more of it fails.
 //     [Report.Rows] is the table, worst first.

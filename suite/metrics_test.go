@@ -6,16 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
 // setField sets the field of m whose JSON name is name to v (a pointer
-// field to a new value), or its value of the [replay.Metrics] of that
-// name, and reports whether m has one.
+// field to a new value), or its value of the shown metric
+// ([metric.Shown]) of that name, and reports whether m has one.
 func setField(m *Metrics, name string, v float64) bool {
-	if slices.ContainsFunc(replay.Metrics(), func(mt replay.Metric) bool { return mt.Name == name }) {
+	if mt, ok := metric.Named(name); ok && mt.Shown {
 		if m.Values == nil {
-			m.Values = replay.MetricValues{}
+			m.Values = metric.Values{}
 		}
 		m.Values[name] = v
 		return true
@@ -50,7 +51,7 @@ func setField(m *Metrics, name string, v float64) bool {
 // registry gives, and its budget (if any) reads it.
 func TestMetricRegistry(t *testing.T) {
 	seen := map[string]bool{}
-	for _, mt := range MetricList() {
+	for _, mt := range metric.All() {
 		if seen[mt.Name] {
 			t.Errorf("%s registered twice", mt.Name)
 		}
@@ -75,7 +76,7 @@ func TestMetricRegistry(t *testing.T) {
 		if mt.Budget == "" {
 			continue
 		}
-		got, ok := mt.Value(&now)
+		got, ok := mt.Of(&now)
 		fails, err := CheckBudgets(now, map[string]float64{mt.Budget: got})
 		if err != nil || !ok || len(fails) != 0 {
 			t.Errorf("%s at its own value: %v %v", mt.Budget, fails, err)
@@ -88,35 +89,33 @@ func TestMetricRegistry(t *testing.T) {
 			t.Errorf("%s beyond %v at %v: %v", mt.Budget, limit, got, fails)
 		}
 	}
-	for _, b := range Budgets {
-		if budgetMetric(b) == nil {
+	for _, b := range budgetNames {
+		if _, ok := metric.Budgeted(b); !ok {
 			t.Errorf("budget %s limits no metric", b)
 		}
 	}
 }
 
-// TestReplayMetrics: each metric of [replay.Metrics] is checked, read
-// from a run's summary into the baseline's values, rounded as its unit
-// is kept.
+// TestReplayMetrics: each shown metric ([metric.Shown]) is checked,
+// read from a run's summary into the baseline's values, rounded as its
+// unit is kept.
 func TestReplayMetrics(t *testing.T) {
 	s := replay.Summary{MinRetention: 0.123456, MeanRetention: 0.5, PeakTokens: map[string]int{}, InputTokens: map[string]int64{}}
 	m := MetricsOf(&replay.Run{Summary: s}, "cl100k_base", nil)
-	for _, rm := range replay.Metrics() {
-		if slices.Contains(Budgets, rm.Name) {
-			t.Errorf("%s is a budget's name too", rm.Name)
+	for _, mt := range metric.Shown() {
+		if slices.Contains(budgetNames, mt.Name) {
+			t.Errorf("%s is a budget's name too", mt.Name)
 		}
-		mt := lookupMetric(rm.Name)
-		if mt == nil || mt.Unit != string(rm.Unit) || mt.HigherIsBetter != rm.HigherIsBetter {
-			t.Errorf("%s: checked as %+v", rm.Name, mt)
-			continue
+		if !slices.Contains(checkedMetrics, mt.Name) {
+			t.Errorf("%s: not checked", mt.Name)
 		}
-		got, ok := mt.Value(&m)
-		want := rm.Of(&s)
-		if rm.Unit == replay.UnitShare {
+		got, ok := mt.Of(&m)
+		want := replay.MetricsOf(&s)[mt.Name]
+		if mt.Unit == metric.Share {
 			want = round4(want)
 		}
 		if !ok || got != want {
-			t.Errorf("%s: %v (%v), want %v", rm.Name, got, ok, want)
+			t.Errorf("%s: %v (%v), want %v", mt.Name, got, ok, want)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/reports"
 )
 
@@ -157,7 +157,7 @@ func replayedRow(t *testing.T, r reports.RunRow) {
 		t.Errorf("%s %s: no tokens sent or retention: %v %v", r.Transcript, r.Policy, r.TokensSent, r.Retention)
 		return
 	}
-	for _, m := range replay.Metrics() {
+	for _, m := range metric.Shown() {
 		if _, ok := r.Metrics[m.Name]; !ok {
 			t.Errorf("%s %s: no %s in the row's metrics %v", r.Transcript, r.Policy, m.Name, r.Metrics)
 		}
