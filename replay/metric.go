@@ -25,3 +25,10 @@ func MetricsOf(s *Summary) metric.Values {
 	}
 	return v
 }
+
+// Counts returns what the run s summarizes counts, its tokens by the
+// estimator est.
+func (s *Summary) Counts(est string) metric.Counts {
+	return metric.Counts{Calls: s.Calls, PeakMessages: s.PeakMessages, PeakTokens: s.PeakTokens[est], InputTokens: s.InputTokens[est],
+		Evictions: s.Evictions, Truncations: s.Truncations, Summaries: s.Summaries}
+}

@@ -365,7 +365,7 @@ func (sw *Sweeper) work() {
 			sw.fail(err)
 			continue
 		}
-		j.tr.runs[j.p] = SweptRunOf(s, sw.res.Estimator)
+		j.tr.runs[j.p] = sweptRunOf(s, sw.res.Estimator)
 		j.tr.runs[j.p].Cost = cost
 		if j.tr.left.Add(-1) == 0 {
 			tr := j.tr
@@ -444,13 +444,7 @@ func (sw *Sweeper) fail(err error) {
 // kept, for every transcript, until the sweep's result, it holds no
 // firing nor warning, and the sweep's estimator's tokens alone.
 type SweptRun struct {
-	Calls         int              `json:"calls"`
-	PeakMessages  int              `json:"peak_messages"`
-	PeakTokens    int              `json:"peak_tokens"`
-	InputTokens   int64            `json:"input_tokens"`
-	Evictions     int              `json:"evictions"`
-	Truncations   int              `json:"truncations"`
-	Summaries     int              `json:"summaries"`
+	metric.Counts
 	SummaryUsage  transcript.Usage `json:"summary_usage"`
 	MeanRetention float64          `json:"mean_retention"`
 	Probes        probe.Score      `json:"probes"`
@@ -474,12 +468,13 @@ type SweptTranscript struct {
 	Own string `json:"own,omitempty"`
 }
 
-func SweptRunOf(s Summary, est string) SweptRun {
+// sweptRunOf returns what the run s summarizes adds to a point, its
+// tokens by the estimator est.
+func sweptRunOf(s Summary, est string) SweptRun {
 	if len(s.Violations) == 0 {
 		s.Violations = nil
 	}
-	return SweptRun{Calls: s.Calls, PeakMessages: s.PeakMessages, PeakTokens: s.PeakTokens[est], InputTokens: s.InputTokens[est],
-		Evictions: s.Evictions, Truncations: s.Truncations, Summaries: s.Summaries, SummaryUsage: s.SummaryUsage,
+	return SweptRun{Counts: s.Counts(est), SummaryUsage: s.SummaryUsage,
 		MeanRetention: s.MeanRetention, Probes: s.Probes, ProbeLoss: s.ProbeLoss, Violations: s.Violations, Metrics: MetricsOf(&s)}
 }
 

@@ -22,8 +22,8 @@ import (
 // the cost is 0, the cache breaks unknown).
 func MetricsOf(run *replay.Run, estimator string, rc *cost.RunCost) Metrics {
 	s := run.Summary
-	m := Metrics{PeakTokens: s.PeakTokens[estimator], PeakMessages: s.PeakMessages, InputTokens: s.InputTokens[estimator],
-		Evictions: s.Evictions, Summaries: s.Summaries,
+	c := s.Counts(estimator)
+	m := Metrics{PeakTokens: c.PeakTokens, PeakMessages: c.PeakMessages, InputTokens: c.InputTokens, Evictions: c.Evictions, Summaries: c.Summaries,
 		Retention: round4(s.MeanRetention), Violations: maps.Clone(s.Violations), Values: roundValues(replay.MetricsOf(&s))}
 	if s.ProbeLoss.Of != nil {
 		score := round4(s.ProbeScore)
