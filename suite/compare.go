@@ -24,14 +24,14 @@ var DefaultTolerance = Tol{Relative: 0.02}
 // Tolerances are per metric, with a default.
 type Tolerances map[string]Tol
 
-func (t Tolerances) of(metric string) Tol {
-	if metric == "violations" {
-		if v, ok := t[metric]; ok {
+func (t Tolerances) of(name string) Tol {
+	if name == "violations" {
+		if v, ok := t[name]; ok {
 			return v
 		}
 		return Tol{}
 	}
-	if v, ok := t[metric]; ok {
+	if v, ok := t[name]; ok {
 		return v
 	}
 	if v, ok := t["default"]; ok {
@@ -83,14 +83,14 @@ func (d Delta) IsViolation() bool { return strings.HasPrefix(d.Metric, "violatio
 // known, and fails only when it happens more often.
 func Compare(base, now Metrics, tol Tolerances) []Delta {
 	var out []Delta
-	check := func(metric, name string, b, n float64) {
+	check := func(checked, name string, b, n float64) {
 		if b == n {
 			return
 		}
-		t := tol.of(metric)
+		t := tol.of(checked)
 		d := Delta{Metric: name, Base: b, Now: n, Tol: t}
 		if math.Abs(n-b) > math.Max(t.Relative*math.Abs(b), t.Absolute)+1e-12 {
-			if (n > b) == higherIsBetter(metric) {
+			if (n > b) == higherIsBetter(checked) {
 				d.Verdict = Better
 			} else {
 				d.Verdict = Worse
