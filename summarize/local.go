@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/internal/scan"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -122,7 +121,8 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 		if err != nil {
 			return 0, nil, 0, err
 		}
-		m.WriteString(p.User)
+		io.WriteString(sha, p.User)
+		m.n = promptTokens(p.User, cache)
 	}
 	return counter().Count(t.System) + m.tokens(), sha.Sum(nil)[:4], maxTokens, nil
 }
@@ -186,16 +186,43 @@ func cutTokens(text string, n int) string {
 		return text
 	}
 	words := strings.Fields(text)
+	fits := func(k int) bool { return counter().Count(strings.Join(words[:k], " ")) <= n }
+	// The words' counts, each with the space before it, add up to the
+	// count of the words joined (see firstWords): the prefix they give is
+	// the answer, confirmed by two counts, where the binary search below
+	// would take a count for each halving.
+	k := guessCut(words, n)
+	if fits(k) && (k == len(words) || !fits(k+1)) {
+		return strings.Join(words[:k], " ")
+	}
 	lo, hi := 0, len(words)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if counter().Count(strings.Join(words[:mid], " ")) <= n {
+		if fits(mid) {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
 	return strings.Join(words[:lo], " ")
+}
+
+// guessCut returns how many of words, joined by spaces, the sum of their
+// counts apart allows within n tokens.
+func guessCut(words []string, n int) int {
+	var b []byte
+	sum := 0
+	for k, w := range words {
+		b = b[:0]
+		if k > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, w...)
+		if sum += counter().Count(string(b)); sum > n {
+			return k
+		}
+	}
+	return len(words)
 }
 
 // Heuristic is the tier-1 summary of ralph-gpu's Decision 005 (Context
@@ -278,7 +305,7 @@ func extract(msgs []transcript.Message, previous string) *extraction {
 				}
 			case transcript.BlockText:
 				if len(x.files) < maxFiles {
-					scan.Files(b.Text, addFile)
+					textFiles(b.Text, addFile)
 				}
 			}
 		}

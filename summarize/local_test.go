@@ -208,3 +208,37 @@ func TestFitTokensFirstWords(t *testing.T) {
 	}
 	t.Logf("%d cases", cases)
 }
+
+// cutSearch is cutTokens by binary search alone.
+func cutSearch(text string, n int) string {
+	if n <= 0 || counter().Count(text) <= n {
+		return map[bool]string{true: "", false: text}[n <= 0]
+	}
+	words := strings.Fields(text)
+	lo, hi := 0, len(words)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if counter().Count(strings.Join(words[:mid], " ")) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return strings.Join(words[:lo], " ")
+}
+
+// TestCutTokensSearch holds cutTokens equal to the binary search over
+// the words, on the conversations of corpus sessions, for every budget
+// up to a few hundred tokens.
+func TestCutTokensSearch(t *testing.T) {
+	for _, name := range []string{"spotter/tool_heavy.jsonl", "OpenHands/tests/runtime/trajs/basic_gui_mode.json",
+		"mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"} {
+		text := Conversation(corpusMessages(t, name))
+		text = text[:min(len(text), 4000)]
+		for n := -1; n < 400; n += 7 {
+			if got, want := cutTokens(text, n), cutSearch(text, n); got != want {
+				t.Fatalf("%s, %d tokens:\ngot  %.200q\nwant %.200q", name, n, got, want)
+			}
+		}
+	}
+}

@@ -42,11 +42,22 @@ const minCachedParagraph = 64
 
 // countBytes returns the count of the paragraph p, counted only when it
 // is not cached.
-func (c *paragraphCache) countBytes(p []byte) int {
+func (c *paragraphCache) countBytes(p []byte) int { return countParagraph(c, p) }
+
+// countString is countBytes of a string.
+func (c *paragraphCache) countString(p string) int { return countParagraph(c, p) }
+
+func countParagraph[T string | []byte](c *paragraphCache, p T) int {
 	if len(p) < minCachedParagraph {
 		return counter().Count(string(p))
 	}
-	h0, h1 := maphash.Bytes(c.seeds[0], p), maphash.Bytes(c.seeds[1], p)
+	var h0, h1 uint64
+	switch v := any(p).(type) {
+	case string:
+		h0, h1 = maphash.String(c.seeds[0], v), maphash.String(c.seeds[1], v)
+	case []byte:
+		h0, h1 = maphash.Bytes(c.seeds[0], v), maphash.Bytes(c.seeds[1], v)
+	}
 	slot := &c.slots[h0&(uint64(len(c.slots))-1)]
 	want := paragraphCount{h0: h0, h1: h1, size: int32(len(p) + 1)}
 	c.mu.Lock()
