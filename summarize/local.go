@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -164,16 +166,48 @@ func fitWords(text string, words func() string, n int) string {
 // budget below k; rendering and splitting the whole conversation, which
 // can be megabytes, at every summary was most of the mock's time.
 func firstWords(msgs []transcript.Message, k int) string {
-	var words []string
+	w := &wordWriter{k: k}
 	for i := range msgs {
-		for w := range strings.FieldsSeq(Conversation(msgs[i : i+1])) {
-			if len(words) == k {
-				return strings.Join(words, " ")
-			}
-			words = append(words, w)
+		if w.full() {
+			break
 		}
+		writeConversation(w, msgs[i:i+1])
+		w.endWord() // the messages' conversations apart, as they were rendered
 	}
-	return strings.Join(words, " ")
+	return strings.Join(w.words, " ")
+}
+
+// A wordWriter keeps the first k words of what is written to it, as
+// strings.Fields splits them, and reads nothing past them: the
+// conversation is not rendered to find its first words.
+type wordWriter struct {
+	k     int
+	words []string
+	cur   []byte // the word being written
+}
+
+func (w *wordWriter) full() bool                        { return len(w.words) >= w.k }
+func (w *wordWriter) Write(b []byte) (int, error)       { writeWords(w, b); return len(b), nil }
+func (w *wordWriter) WriteString(s string) (int, error) { writeWords(w, s); return len(s), nil }
+
+// endWord ends the word being written.
+func (w *wordWriter) endWord() {
+	if len(w.cur) > 0 && !w.full() {
+		w.words = append(w.words, string(w.cur))
+	}
+	w.cur = w.cur[:0]
+}
+
+func writeWords[T string | []byte](w *wordWriter, s T) {
+	for i := 0; i < len(s) && !w.full(); {
+		r, n := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
+		if unicode.IsSpace(r) {
+			w.endWord()
+		} else {
+			w.cur = append(w.cur, s[i:i+n]...)
+		}
+		i += n
+	}
 }
 
 // cutTokens returns the longest prefix of text, in whole words, of at most

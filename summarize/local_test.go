@@ -242,3 +242,28 @@ func TestCutTokensSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstWordsFields holds firstWords equal to the first k of
+// strings.Fields of each message's conversation in turn, on corpus
+// sessions and on text with non-ASCII spaces and invalid UTF-8.
+func TestFirstWordsFields(t *testing.T) {
+	odd := []transcript.Message{{Role: transcript.RoleUser, Blocks: []transcript.Block{
+		{Type: transcript.BlockText, Text: "a\u00a0b\u2003c \xff\xfed\u3000é  ü\n\tend"},
+		{Type: transcript.BlockToolUse, Name: "Bash", Input: []byte(`{"command":"ls  -la"}`)}}},
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "next"}}}}
+	sets := [][]transcript.Message{odd}
+	for _, name := range []string{"spotter/tool_heavy.jsonl", "OpenHands/tests/runtime/trajs/basic_gui_mode.json"} {
+		sets = append(sets, corpusMessages(t, name))
+	}
+	for _, msgs := range sets {
+		var all []string
+		for i := range msgs {
+			all = append(all, strings.Fields(Conversation(msgs[i:i+1]))...)
+		}
+		for _, k := range []int{0, 1, 2, 5, 9, 10, 11, 200, len(all), len(all) + 1} {
+			if got, want := firstWords(msgs, k), strings.Join(all[:min(k, len(all))], " "); got != want {
+				t.Fatalf("%d words:\ngot  %.200q\nwant %.200q", k, got, want)
+			}
+		}
+	}
+}
