@@ -38,22 +38,20 @@ type RunRow struct {
 	Calls      int64  `parquet:"calls" json:"calls"`
 	// TokensSent is the estimate of what the calls sent (null: priced
 	// from the bill alone, nothing counted).
-	TokensSent          *int64  `parquet:"tokens_sent,optional" json:"tokens_sent"`
-	CacheReadTokens     int64   `parquet:"cache_read_tokens" json:"cache_read_tokens"`
-	CacheWriteTokens    int64   `parquet:"cache_write_tokens" json:"cache_write_tokens"`
-	UncachedInputTokens int64   `parquet:"uncached_input_tokens" json:"uncached_input_tokens"`
-	OutputTokens        int64   `parquet:"output_tokens" json:"output_tokens"`
-	InputPUSD           int64   `parquet:"input_pusd" json:"input_pusd"`
-	CacheReadPUSD       int64   `parquet:"cache_read_pusd" json:"cache_read_pusd"`
-	CacheWritePUSD      int64   `parquet:"cache_write_pusd" json:"cache_write_pusd"`
-	OutputPUSD          int64   `parquet:"output_pusd" json:"output_pusd"`
-	SummariesPUSD       int64   `parquet:"summaries_pusd" json:"summaries_pusd"`
-	TotalPUSD           int64   `parquet:"total_pusd" json:"total_pusd"`
-	TotalUSD            float64 `parquet:"total_usd" json:"total_usd"`
-	CacheBreaks         int64   `parquet:"cache_breaks" json:"cache_breaks"`
-	CacheBreakPUSD      int64   `parquet:"cache_break_pusd" json:"cache_break_pusd"`
-	CacheMisses         int64   `parquet:"cache_misses" json:"cache_misses"`
-	CacheMissPUSD       int64   `parquet:"cache_miss_pusd" json:"cache_miss_pusd"`
+	TokensSent *int64 `parquet:"tokens_sent,optional" json:"tokens_sent"`
+	// Billed is what the calls were billed for.
+	metric.Billed
+	InputPUSD      int64   `parquet:"input_pusd" json:"input_pusd"`
+	CacheReadPUSD  int64   `parquet:"cache_read_pusd" json:"cache_read_pusd"`
+	CacheWritePUSD int64   `parquet:"cache_write_pusd" json:"cache_write_pusd"`
+	OutputPUSD     int64   `parquet:"output_pusd" json:"output_pusd"`
+	SummariesPUSD  int64   `parquet:"summaries_pusd" json:"summaries_pusd"`
+	TotalPUSD      int64   `parquet:"total_pusd" json:"total_pusd"`
+	TotalUSD       float64 `parquet:"total_usd" json:"total_usd"`
+	CacheBreaks    int64   `parquet:"cache_breaks" json:"cache_breaks"`
+	CacheBreakPUSD int64   `parquet:"cache_break_pusd" json:"cache_break_pusd"`
+	CacheMisses    int64   `parquet:"cache_misses" json:"cache_misses"`
+	CacheMissPUSD  int64   `parquet:"cache_miss_pusd" json:"cache_miss_pusd"`
 	// Retention is the run's mean retention (null: not replayed).
 	Retention *float64 `parquet:"retention,optional" json:"retention"`
 	// ProbeScore is the share of the session's probes the run did not
@@ -75,17 +73,15 @@ type CallRow struct {
 	Policy     string `parquet:"policy" json:"policy"`
 	// Call is the call's index in the transcript (0 the first), Time when
 	// it was made (RFC 3339, UTC; "" unknown).
-	Call                int64    `parquet:"call" json:"call"`
-	Time                string   `parquet:"time" json:"time"`
-	TokensSent          *int64   `parquet:"tokens_sent,optional" json:"tokens_sent"`
-	CacheReadTokens     int64    `parquet:"cache_read_tokens" json:"cache_read_tokens"`
-	CacheWriteTokens    int64    `parquet:"cache_write_tokens" json:"cache_write_tokens"`
-	UncachedInputTokens int64    `parquet:"uncached_input_tokens" json:"uncached_input_tokens"`
-	OutputTokens        int64    `parquet:"output_tokens" json:"output_tokens"`
-	CostPUSD            int64    `parquet:"cost_pusd" json:"cost_pusd"`
-	CacheBreak          bool     `parquet:"cache_break" json:"cache_break"`
-	CacheMiss           bool     `parquet:"cache_miss" json:"cache_miss"`
-	Retention           *float64 `parquet:"retention,optional" json:"retention"`
+	Call       int64  `parquet:"call" json:"call"`
+	Time       string `parquet:"time" json:"time"`
+	TokensSent *int64 `parquet:"tokens_sent,optional" json:"tokens_sent"`
+	// Billed is what the call was billed for.
+	metric.Billed
+	CostPUSD   int64    `parquet:"cost_pusd" json:"cost_pusd"`
+	CacheBreak bool     `parquet:"cache_break" json:"cache_break"`
+	CacheMiss  bool     `parquet:"cache_miss" json:"cache_miss"`
+	Retention  *float64 `parquet:"retention,optional" json:"retention"`
 	// ProbesAsked counts the probes about the messages the policy first
 	// stopped sending at this call, ProbesKept those the context still
 	// answered (null: not replayed).
@@ -148,7 +144,7 @@ func RowsOf(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCo
 		replayed := len(st.Tokens) > 0
 		run := RunRow{Session: session, Transcript: t.ID, File: t.File, Agent: string(t.Format), Model: rc.Model, Day: day,
 			Policy: pols[k].Label, PolicyName: pols[k].Policy.Name(), Params: paramString(pols[k].Policy.Params()), Calls: int64(len(rc.PerStep)),
-			CacheReadTokens: rc.Usage.CacheRead, CacheWriteTokens: rc.Usage.CacheWrite, UncachedInputTokens: rc.Usage.Input, OutputTokens: rc.Usage.Output,
+			Billed:    billed(rc.Usage),
 			InputPUSD: int64(rc.Calls.Input), CacheReadPUSD: int64(rc.Calls.CacheRead), CacheWritePUSD: int64(rc.Calls.CacheWrite), OutputPUSD: int64(rc.Calls.Output),
 			SummariesPUSD: int64(rc.Summaries.Total()), TotalPUSD: int64(rc.Total), TotalUSD: rc.Total.USD(),
 			CacheBreaks: int64(rc.BreakTotals.Breaks), CacheBreakPUSD: int64(rc.BreakTotals.Cost), CacheMisses: nMisses, CacheMissPUSD: missCost}
@@ -164,8 +160,7 @@ func RowsOf(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCo
 				u = rc.PerStepUsage[i]
 			}
 			row := CallRow{Session: session, Transcript: t.ID, Policy: pols[k].Label, Call: int64(i),
-				CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite, UncachedInputTokens: u.Input, OutputTokens: u.Output,
-				CostPUSD: int64(c), CacheBreak: breaks[i], CacheMiss: missed[i]}
+				Billed: billed(u), CostPUSD: int64(c), CacheBreak: breaks[i], CacheMiss: missed[i]}
 			if i < len(times) && !times[i].IsZero() {
 				row.Time = times[i].UTC().Format(time.RFC3339)
 			}
@@ -188,6 +183,11 @@ func RowsOf(t *transcript.Transcript, pols []window.Labeled, costs []*cost.RunCo
 		runs = append(runs, run)
 	}
 	return runs, calls
+}
+
+// billed is what usage u bills for, as a row holds it.
+func billed(u transcript.Usage) metric.Billed {
+	return metric.Billed{CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite, UncachedInputTokens: u.Input, OutputTokens: u.Output}
 }
 
 // paramString is a policy's parameters as key=value, sorted by key.

@@ -1,5 +1,17 @@
 package metric
 
+// Billed is what calls were billed for, in tokens, as a row of the
+// rows files (runs and calls) holds it.
+//
+// It holds no optional column: parquet-go v0.32.0 reads a nil optional
+// pointer of an embedded struct back as a pointer to 0.
+type Billed struct {
+	CacheReadTokens     int64 `parquet:"cache_read_tokens" json:"cache_read_tokens"`
+	CacheWriteTokens    int64 `parquet:"cache_write_tokens" json:"cache_write_tokens"`
+	UncachedInputTokens int64 `parquet:"uncached_input_tokens" json:"uncached_input_tokens"`
+	OutputTokens        int64 `parquet:"output_tokens" json:"output_tokens"`
+}
+
 // A Row holds the metrics of one policy's run of one transcript: what
 // `ctxbench check` records in its baseline for each case, compares and
 // holds to the budgets. Each [Metric] reads its value from it.
