@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/pricing"
@@ -157,14 +158,9 @@ func (c *replayCmd) Run(e *env) error {
 	}()
 	// Each transcript's Replayer is made, and its counts made, by the
 	// goroutine that read it, while the ones before it are replayed.
-	prepare := func(t *transcript.Transcript) prepared {
-		return prepareReplayer(t, replay.Options{Estimators: s.estimators})
-	}
-	skipped, err := readPrepared(e, s.paths, c.inputFlags, true, prepare, func(t *transcript.Transcript, p prepared) error {
-		if p.err != nil {
-			return p.err
-		}
-		tr, err := c.replay(e, p.r, s, sum, prices, &spools)
+	p := c.pipeline(s, sum, prices, &spools)
+	skipped, err := readPrepared(e, s.paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr batch.Prepared) error {
+		tr, err := c.replay(e, p, t, pr, s, sum, prices, &spools)
 		if err != nil {
 			return err
 		}
@@ -211,11 +207,12 @@ func (c *replayCmd) Run(e *env) error {
 
 // replaySpools are where the runs write as they go: the trace, the
 // steps of --json and the rows (nil: not asked for); rowSteps gathers a
-// transcript's steps for its rows.
+// transcript's steps for its rows, into stepsOf.
 type replaySpools struct {
 	trace, steps *runSpool
 	rows         *costRows
 	rowSteps     func(int, *replay.Step, *replay.PricedCall) error
+	stepsOf      []reports.RunSteps
 }
 
 // start opens the spools' files for t's runs under ps.
@@ -260,53 +257,45 @@ func (sp *replaySpools) finish() error {
 	return nil
 }
 
-// replay replays t under the policies, its runs written to the spools as
-// they go; with --trace, the runs are priced as ctxbench cost prices them
-// ([cost.Replay]), and a transcript that cannot be priced is a warning.
-// prepared is a transcript's Replayer, its counts made ahead, or why it
-// cannot be replayed.
-type prepared struct {
-	r   *replay.Replayer
-	err error
-}
-
-// prepareReplayer makes t's Replayer, and its counts with opt's
-// estimators: a Replayer of t's own, shared by its policies and let go
-// with it, so that memory is the transcripts' read ahead, not the
-// corpus's.
-func prepareReplayer(t *transcript.Transcript, opt replay.Options) prepared {
-	r, err := replay.NewReplayer(t)
-	if err == nil {
-		r.Prepare(opt)
+// pipeline returns the batch the transcripts are replayed by: its
+// runs are priced as ctxbench cost prices them ([cost.Replay]) when the
+// trace or the rows are asked for, and each step is written to the
+// spools as it is made (the runs keep none).
+func (c *replayCmd) pipeline(s *replaySetup, sum summarize.Summarizer, prices pricing.Prices, spools *replaySpools) *batch.Pipeline {
+	priced := spools.trace != nil || spools.rows != nil
+	spec := batch.Spec{Policies: s.policies, NoSeries: true, NoCost: !priced,
+		Replay: replay.Options{Estimators: s.estimators, Summarizer: sum, Prices: prices, NoSteps: true},
+		Cost:   cost.Options{Prices: prices, Model: c.Pricing}}
+	if priced || spools.steps != nil {
+		spec.Observe = func(*transcript.Transcript) func(int, *replay.Step, *replay.PricedCall) error {
+			if spools.rows != nil {
+				spools.rowSteps, spools.stepsOf = observeRows(len(s.policies), s.estimators[0].Name())
+			}
+			return spools.observe
+		}
 	}
-	return prepared{r, err}
+	return batch.New(spec)
 }
 
-// replay replays r's transcript under the setup's policies.
-func (c *replayCmd) replay(e *env, r *replay.Replayer, s *replaySetup, sum summarize.Summarizer, prices pricing.Prices, spools *replaySpools) (transcriptRuns, error) {
-	t := r.Transcript()
-	// The runs keep no steps: the trace and --json's steps are written as
-	// they are made.
-	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Prices: prices, NoSteps: true}
+// replay replays t under the setup's policies through p, its runs
+// written to the spools as they go; with --trace or the rows, a
+// transcript that cannot be priced is a warning. pr is what p prepared
+// of t.
+func (c *replayCmd) replay(e *env, p *batch.Pipeline, t *transcript.Transcript, pr batch.Prepared, s *replaySetup, sum summarize.Summarizer, prices pricing.Prices, spools *replaySpools) (transcriptRuns, error) {
+	tr := transcriptRuns{File: t.File, ID: t.ID, agent: t.AgentVersion}
 	ps := make([]window.Policy, len(s.policies))
 	for k, lp := range s.policies {
 		ps[k] = lp.Policy
 	}
-	tr := transcriptRuns{File: t.File, ID: t.ID, agent: t.AgentVersion}
-	var runs []*replay.Run
-	var costs []*cost.RunCost
 	if err := spools.start(t, ps); err != nil {
 		return tr, err
 	}
+	sr, err := p.Replay(e.ctx, t, pr)
+	if err != nil {
+		return tr, err
+	}
+	sess := sr.Session
 	if spools.trace != nil || spools.rows != nil {
-		var steps []reports.RunSteps
-		if spools.rows != nil {
-			spools.rowSteps, steps = observeRows(len(ps), s.estimators[0].Name())
-		}
-		sess, err := cost.Replay(e.ctx, r, ps, opt, cost.Options{Prices: prices, Model: c.Pricing, Observe: spools.observe})
-		if err != nil {
-			return tr, err
-		}
 		if sess.NotPriced != nil {
 			what := "the trace has no cost_usd"
 			if spools.trace == nil {
@@ -314,29 +303,22 @@ func (c *replayCmd) replay(e *env, r *replay.Replayer, s *replaySetup, sum summa
 			}
 			e.warn(notPriced(fmt.Errorf("%s: %s: %w", t.File, what, sess.NotPriced), "--pricing-model", "--prices"))
 		} else if spools.rows != nil {
-			takeSummaries(steps, sess.Runs)
-			if err := spools.rows.write(reports.RowsOf(t, s.policies, sess.Costs, steps, sess.Misses, sess.MissTotals)); err != nil {
+			takeSummaries(spools.stepsOf, sess.Runs)
+			if err := spools.rows.write(reports.RowsOf(t, s.policies, sess.Costs, spools.stepsOf, sess.Misses, sess.MissTotals)); err != nil {
 				return tr, err
 			}
-		}
-		runs, costs = sess.Runs, sess.Costs
-	} else {
-		if spools.steps != nil {
-			opt.Observe = func(k int, s *replay.Step) error { return spools.observe(k, s, nil) }
-		}
-		var err error
-		if runs, err = r.ReplayAll(e.ctx, ps, opt, 0); err != nil {
-			return tr, err
 		}
 	}
 	if err := spools.finish(); err != nil {
 		return tr, err
 	}
-	none := r.NoneInputTokens(s.estimators[0])
+	runs := sess.Runs
+	// The self-checks' replays count as the runs do.
+	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Prices: prices, NoSteps: true}
 	for k, lp := range s.policies {
-		lr := labeledRun{Label: lp.Label, Run: runs[k], ShareOfNone: replay.ShareOfNone(runs[k].Summary.InputTokens[s.estimators[0].Name()], none)}
-		if costs != nil {
-			lr.cost = costs[k]
+		lr := labeledRun{Label: lp.Label, Run: runs[k], ShareOfNone: replay.ShareOfNone(runs[k].Summary.InputTokens[s.estimators[0].Name()], sr.NoneInputTokens)}
+		if sess.Costs != nil {
+			lr.cost = sess.Costs[k]
 		}
 		tr.Runs = append(tr.Runs, lr)
 		if lp.Policy.Name() == "claude-code" && recordedByClaudeCode(t) {

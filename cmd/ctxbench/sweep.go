@@ -10,8 +10,10 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -48,7 +50,7 @@ type sweepCmd struct {
 }
 
 func (c *sweepCmd) Run(e *env) error {
-	p, err := window.Parse(c.Policy)
+	pol, err := window.Parse(c.Policy)
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
 	}
@@ -62,7 +64,7 @@ func (c *sweepCmd) Run(e *env) error {
 		if err != nil {
 			return fmt.Errorf("--grid: %w", err)
 		}
-		if _, exists := window.Changed(p)[k.Key]; exists {
+		if _, exists := window.Changed(pol)[k.Key]; exists {
 			return fmt.Errorf("--grid: %s is both fixed in --policy and swept", k.Key)
 		}
 		grid = append(grid, k)
@@ -78,61 +80,32 @@ func (c *sweepCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	// Each transcript's runs start as soon as it is read, while the next
-	// ones are read; a large one is swept alone ([replay.Sweeper.Add]).
-	opt := replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum}
-	progress, stop := progressBar(e.stderr)
 	prices, err := loadPrices(c.Prices)
 	if err != nil {
-		stop()
 		return err
 	}
-	sw, err := replay.NewSweeper(e.ctx, p.Name(), window.Changed(p), grid, opt, c.Workers, progress)
-	if err != nil {
-		stop()
-		return fmt.Errorf("sweep: %w", err)
-	}
-	if err := sw.AddBaselines(); err != nil {
-		stop()
-		return fmt.Errorf("sweep: %w", err)
-	}
+	// Each transcript's runs start as soon as it is read, while the next
+	// ones are read; a large one is swept alone ([replay.Sweeper.Add]).
 	// Each point's runs are priced as cost prices them, and each
 	// transcript's cross-check measures how far those prices may be off.
-	var (
-		errsMu sync.Mutex
-		errs   []float64
-	)
-	if !c.NoCost {
-		copt := cost.Options{Prices: prices, Model: c.PricingModel}
-		sw.Price = func(r *replay.Replayer, opt replay.Options) (func() replay.RunCoster, error) {
-			pricer, err := cost.SweepPricer(e.ctx, r, opt, copt)
-			if err != nil || pricer == nil {
-				return pricer, err
-			}
-			pct, ok, err := cost.SweepError(e.ctx, r, opt, copt)
-			if ok {
-				errsMu.Lock()
-				errs = append(errs, pct)
-				errsMu.Unlock()
-			}
-			return pricer, err
-		}
+	progress, stop := progressBar(e.stderr)
+	var errs []float64
+	p := batch.New(batch.Spec{Replay: replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum},
+		Cost: cost.Options{Prices: prices, Model: c.PricingModel}, NoCost: c.NoCost,
+		Sweep:   &suite.SweepSpec{Policy: pol.Name(), Base: window.Changed(pol), Grid: grid},
+		Workers: c.Workers, Progress: progress, SweepError: func(pct float64) { errs = append(errs, pct) }})
+	if err := p.Start(e.ctx); err != nil {
+		stop()
+		return fmt.Errorf("sweep: %w", err)
 	}
 	trs := 0
 	// Its counts and retention artifacts, in a Replayer of its own let
 	// go with it, are made by the goroutine that read it.
-	prepare := func(t *transcript.Transcript) prepared {
-		r, err := sw.Prepare(t)
-		return prepared{r, err}
-	}
-	_, rerr := readPrepared(e, c.Paths, c.inputFlags, true, prepare, func(_ *transcript.Transcript, p prepared) error {
-		if p.err != nil {
-			return p.err
-		}
+	_, rerr := readPrepared(e, c.Paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr batch.Prepared) error {
 		trs++
-		return sw.Add(p.r)
+		return p.Add(e.ctx, t, pr)
 	})
-	res, err := sw.Result()
+	res, err := p.Finish()
 	stop()
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
@@ -143,7 +116,6 @@ func (c *sweepCmd) Run(e *env) error {
 	if err := prun.finish(e); err != nil {
 		return err
 	}
-	replay.SortPoints(res.Points, grid)
 	if c.CSV != "" {
 		err := reports.WriteTo(c.CSV, e.stdout, func(w *bufio.Writer) error { return reports.WriteCSV(w, reports.SweepCSV(res)) })
 		if err != nil {

@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
@@ -26,6 +27,10 @@ type Spec struct {
 	Replay replay.Options
 	// Cost configures the pricing.
 	Cost cost.Options
+	// NoCost prices no run: the policies' runs are replayed alone
+	// ([replay.Replayer.ReplayAll]; the SessionRun's Session holds their
+	// Runs alone), the sweep's points are not priced.
+	NoCost bool
 	// Compare compares each transcript's runs with none's ([cost.Compare]:
 	// the SessionRun's Comparison), as ctxbench cost prices them.
 	Compare bool
@@ -39,8 +44,15 @@ type Spec struct {
 	// Estimators count each message ([suite.SessionRun] Counts); none: no
 	// counts.
 	Estimators []estimate.Estimator
-	// Sweep, if not nil, is swept over every transcript added.
-	Sweep *suite.SweepSpec
+	// Sweep, if not nil, is swept over every transcript added, by
+	// Workers (0: one per CPU), Progress told of the runs done.
+	Sweep    *suite.SweepSpec
+	Workers  int
+	Progress func(done, total int)
+	// SweepError, when set, is given each transcript's error of the
+	// sweep's prices ([cost.SweepError]), where it is measured: on a
+	// goroutine of the sweep, one call at a time.
+	SweepError func(pct float64)
 	// Runs is given each transcript's runs, in the order added, on the
 	// goroutine of Add.
 	Runs func(*suite.SessionRun) error
@@ -60,9 +72,10 @@ type Spec struct {
 // it: the caller keeps what it draws.
 type Pipeline struct {
 	spec     Spec
-	sweeper  *replay.Sweeper // started by the first Add or AddSwept
+	sweeper  *replay.Sweeper // started by Start, or the first Add or AddSwept
 	sweepErr error
 	adds     int
+	errMu    sync.Mutex // held by SweepError's calls
 }
 
 // New returns the pipeline of spec: what every command runs its
@@ -123,6 +136,11 @@ func (p *Pipeline) Prepare(t *transcript.Transcript) Prepared {
 	if len(pr.policies) == 0 && p.spec.Sweep == nil {
 		return pr
 	}
+	if len(pr.policies) == 0 && p.sweeper != nil {
+		// The sweep's alone: its counts and retention artifacts.
+		pr.r, pr.rErr = p.sweeper.Prepare(t)
+		return pr
+	}
 	if pr.r, pr.rErr = replay.NewReplayer(t); pr.rErr != nil {
 		return pr
 	}
@@ -143,8 +161,11 @@ func (p *Pipeline) Add(ctx context.Context, t *transcript.Transcript, pr Prepare
 	if !pr.done {
 		pr = p.Prepare(t)
 	}
-	if len(pr.policies) == 0 && p.spec.Sweep == nil {
-		return nil
+	if len(pr.policies) == 0 {
+		if pr.rErr != nil {
+			return pr.rErr
+		}
+		return p.sweep(ctx, pr.r)
 	}
 	sr, err := p.replay(ctx, t, pr)
 	if err != nil {
@@ -208,7 +229,13 @@ func (p *Pipeline) run(ctx context.Context, t *transcript.Transcript, pr Prepare
 		copt.Observe = p.spec.Observe(t)
 	}
 	var err error
-	if p.spec.Compare {
+	if p.spec.NoCost {
+		if obs := copt.Observe; obs != nil {
+			ropt.Observe = func(k int, s *replay.Step) error { return obs(k, s, nil) }
+		}
+		sr.Session = &cost.Session{}
+		sr.Session.Runs, err = pr.r.ReplayAll(ctx, ps, ropt, 0)
+	} else if p.spec.Compare {
 		sr.Comparison, sr.Session, err = cost.Compare(ctx, pr.r, pr.policies, ropt, copt)
 	} else {
 		sr.Session, err = cost.Replay(ctx, pr.r, ps, ropt, copt)
@@ -237,6 +264,16 @@ func seriesObserver(series []suite.Series, est string) func(int, *replay.Step) e
 	}
 }
 
+// Start starts the sweep, if there is one and it has not started: what
+// a caller that would know of a grid it cannot sweep before it reads a
+// transcript calls first. Add and AddSwept start it otherwise.
+func (p *Pipeline) Start(ctx context.Context) error {
+	if p.spec.Sweep == nil {
+		return nil
+	}
+	return p.startSweep(ctx)
+}
+
 // startSweep starts the sweep, once.
 func (p *Pipeline) startSweep(ctx context.Context) error {
 	if p.sweeper != nil {
@@ -245,16 +282,30 @@ func (p *Pipeline) startSweep(ctx context.Context) error {
 	opt := p.spec.Replay
 	opt.Estimators = opt.Estimators[:1]
 	sp := p.spec.Sweep
-	sw, err := replay.NewSweeper(ctx, sp.Policy, sp.Base, sp.Grid, opt, 0, nil)
+	sw, err := replay.NewSweeper(ctx, sp.Policy, sp.Base, sp.Grid, opt, p.spec.Workers, p.spec.Progress)
 	if err != nil {
 		return err
 	}
 	if err := sw.AddBaselines(); err != nil {
 		return err
 	}
-	// Its points are priced as the policies are, for its answer.
-	sw.Price = func(r *replay.Replayer, opt replay.Options) (func() replay.RunCoster, error) {
-		return cost.SweepPricer(ctx, r, opt, p.spec.Cost)
+	// Its points are priced as the policies are, for its answer, and
+	// each transcript's cross-check measures how far those prices may be
+	// off.
+	if !p.spec.NoCost {
+		sw.Price = func(r *replay.Replayer, opt replay.Options) (func() replay.RunCoster, error) {
+			pricer, err := cost.SweepPricer(ctx, r, opt, p.spec.Cost)
+			if err != nil || pricer == nil || p.spec.SweepError == nil {
+				return pricer, err
+			}
+			pct, ok, err := cost.SweepError(ctx, r, opt, p.spec.Cost)
+			if ok {
+				p.errMu.Lock()
+				p.spec.SweepError(pct)
+				p.errMu.Unlock()
+			}
+			return pricer, err
+		}
 	}
 	sw.Done = p.spec.Swept
 	p.sweeper = sw
