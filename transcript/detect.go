@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/atif"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
 )
@@ -21,7 +22,7 @@ var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
 	FormatGeminiCLI:  readGemini,
 	FormatOpenHands:  readOpenHands,
 	FormatOTel:       readOTel,
-	FormatATIF:       readATIF,
+	FormatATIF:       atif.Read,
 	FormatLangfuse:   readLangfuse,
 	FormatOpencode:   opencode.Read,
 	FormatCopilot:    readCopilot,
@@ -177,7 +178,7 @@ func detectRecord(m map[string]any) Format {
 		return FormatOpenHands
 	case otelObject(m):
 		return FormatOTel
-	case atifObject(m):
+	case atif.IsTrajectory(m):
 		return FormatATIF
 	case langfuseObject(m):
 		return FormatLangfuse

@@ -1,4 +1,4 @@
-package transcript
+package atif
 
 import (
 	"encoding/json"
@@ -64,14 +64,14 @@ type atifStep struct {
 	} `json:"metrics"`
 }
 
-// atifObject reports whether m is an ATIF trajectory: a schema_version
+// IsTrajectory reports whether m is an ATIF trajectory: a schema_version
 // naming ATIF, an agent and steps.
-func atifObject(m map[string]any) bool {
+func IsTrajectory(m map[string]any) bool {
 	v, _ := m["schema_version"].(string)
 	return strings.HasPrefix(strings.ToUpper(v), "ATIF") && decode.HasAny(m, "steps") && decode.HasAny(m, "agent")
 }
 
-// readATIF reads an ATIF trajectory (Harbor, Terminal-Bench; Harbor
+// Read reads an ATIF trajectory (Harbor, Terminal-Bench; Harbor
 // converts Claude Code, Codex, Gemini CLI and opencode logs into it).
 // A system step is a system message, a user step a user message, an
 // agent step an assistant message (reasoning_content as thinking, the
@@ -87,10 +87,10 @@ func atifObject(m map[string]any) bool {
 // ReportedCostUSD (final_metrics.total_cost_usd where given), the
 // final_metrics totals kept in Reported. A subagent's trajectory is a
 // file of its own, read as a session of its own.
-func readATIF(s *decode.Source) ([]*Transcript, error) {
-	var out []*Transcript
+func Read(s *decode.Source) ([]*model.Transcript, error) {
+	var out []*model.Transcript
 	for r := range s.Records() {
-		t := &Transcript{ID: s.NameID()}
+		t := &model.Transcript{ID: s.NameID()}
 		if !s.Doc {
 			t.ID = decode.LineID(s, r) // JSON Lines of trajectories
 		}
@@ -103,7 +103,7 @@ func readATIF(s *decode.Source) ([]*Transcript, error) {
 }
 
 // readTrajectory reads the trajectory r into t.
-func readTrajectory(s *decode.Source, r decode.Record, t *Transcript) error {
+func readTrajectory(s *decode.Source, r decode.Record, t *model.Transcript) error {
 	var tr atifTrajectory
 	if ok, err := s.Decode(t, r, &tr); !ok || err != nil {
 		return err
@@ -126,7 +126,7 @@ func readTrajectory(s *decode.Source, r decode.Record, t *Transcript) error {
 		if !ok {
 			continue
 		}
-		if err := atifAppend(t, &st, tr.Agent.ModelName, Pos{File: s.File, Line: sr.Line}, &cost); err != nil {
+		if err := atifAppend(t, &st, tr.Agent.ModelName, model.Pos{File: s.File, Line: sr.Line}, &cost); err != nil {
 			if err := s.Bad(t, sr.Line, "step %d: %v", st.StepID, err); err != nil {
 				return err
 			}
@@ -138,7 +138,7 @@ func readTrajectory(s *decode.Source, r decode.Record, t *Transcript) error {
 			t.ReportedCostUSD = *fm.CostUSD
 		}
 		if fm.Prompt != nil || fm.Completion != nil {
-			u := Usage{}
+			u := model.Usage{}
 			if fm.Cached != nil {
 				u.CacheRead = *fm.Cached
 			}
@@ -155,29 +155,29 @@ func readTrajectory(s *decode.Source, r decode.Record, t *Transcript) error {
 }
 
 // atifAppend adds step st's messages to t.
-func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *float64) error {
+func atifAppend(t *model.Transcript, st *atifStep, modelName string, pos model.Pos, cost *float64) error {
 	msg, err := atifContent(st.Message)
 	if err != nil {
 		return fmt.Errorf("message: %v", err)
 	}
-	m := Message{Pos: pos, Time: model.ParseTime(st.Timestamp)}
+	m := model.Message{Pos: pos, Time: model.ParseTime(st.Timestamp)}
 	switch st.Source {
 	case "system":
-		m.Role, m.Blocks = RoleSystem, msg
+		m.Role, m.Blocks = model.RoleSystem, msg
 	case "user":
-		m.Role, m.Blocks = RoleUser, msg
+		m.Role, m.Blocks = model.RoleUser, msg
 	case "agent":
-		m.Role = RoleAssistant
+		m.Role = model.RoleAssistant
 		if st.ReasoningContent != "" {
-			m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: st.ReasoningContent})
+			m.Blocks = append(m.Blocks, model.Block{Type: model.BlockThinking, Text: st.ReasoningContent})
 		}
 		for _, b := range msg {
-			if b.Type != BlockText || b.Text != "" {
+			if b.Type != model.BlockText || b.Text != "" {
 				m.Blocks = append(m.Blocks, b)
 			}
 		}
 		for _, c := range st.ToolCalls {
-			b := Block{Type: BlockToolUse, ID: c.ID, Name: c.Function}
+			b := model.Block{Type: model.BlockToolUse, ID: c.ID, Name: c.Function}
 			if len(c.Arguments) > 0 && string(c.Arguments) != "null" {
 				b.Input = decode.CompactJSON(c.Arguments)
 			}
@@ -189,7 +189,7 @@ func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *fl
 		}
 		if mt := st.Metrics; mt != nil {
 			w := mt.Extra.CacheCreation
-			m.Usage = &Usage{Input: decode.UncachedInput(mt.Prompt, mt.Cached, w), CacheRead: mt.Cached, CacheWrite: w,
+			m.Usage = &model.Usage{Input: decode.UncachedInput(mt.Prompt, mt.Cached, w), CacheRead: mt.Cached, CacheWrite: w,
 				Output: mt.Completion, Reasoning: mt.Extra.Reasoning}
 			if mt.CostUSD != nil {
 				*cost += *mt.CostUSD
@@ -204,8 +204,8 @@ func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *fl
 	if st.Observation == nil {
 		return nil
 	}
-	tool := Message{Role: RoleTool, Pos: pos}
-	other := Message{Role: RoleUser, Pos: pos}
+	tool := model.Message{Role: model.RoleTool, Pos: pos}
+	other := model.Message{Role: model.RoleUser, Pos: pos}
 	for i, r := range st.Observation.Results {
 		text, rich, err := decode.ResultContent(r.Content)
 		if err != nil {
@@ -219,16 +219,16 @@ func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *fl
 				}
 				text = "subagent " + strings.Join(ids, ", ")
 			}
-			other.Blocks = append(other.Blocks, Block{Type: BlockText, Text: text})
+			other.Blocks = append(other.Blocks, model.Block{Type: model.BlockText, Text: text})
 			continue
 		}
-		b := Block{Type: BlockToolResult, ID: *r.SourceCallID, Text: text}
+		b := model.Block{Type: model.BlockToolResult, ID: *r.SourceCallID, Text: text}
 		if rich {
 			b.Raw = decode.CompactJSON(r.Content)
 		}
 		tool.Blocks = append(tool.Blocks, b)
 	}
-	for _, o := range []Message{tool, other} {
+	for _, o := range []model.Message{tool, other} {
 		if len(o.Blocks) > 0 {
 			t.Messages = append(t.Messages, o)
 		}
@@ -238,14 +238,14 @@ func atifAppend(t *Transcript, st *atifStep, modelName string, pos Pos, cost *fl
 
 // atifContent reads a step's message: a string, or a list of parts
 // (text; image, kept as it is).
-func atifContent(raw json.RawMessage) ([]Block, error) {
-	return decode.TypedParts(raw, func(typ, text string, p json.RawMessage) Block {
+func atifContent(raw json.RawMessage) ([]model.Block, error) {
+	return decode.TypedParts(raw, func(typ, text string, p json.RawMessage) model.Block {
 		switch typ {
 		case "text":
-			return Block{Type: BlockText, Text: text}
+			return model.Block{Type: model.BlockText, Text: text}
 		case "image":
-			return Block{Type: BlockImage, Raw: decode.CompactJSON(p)}
+			return model.Block{Type: model.BlockImage, Raw: decode.CompactJSON(p)}
 		}
-		return Block{Type: BlockOther, Raw: decode.CompactJSON(p)}
+		return model.Block{Type: model.BlockOther, Raw: decode.CompactJSON(p)}
 	})
 }
