@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/transcript/internal/atif"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
+	"github.com/ctxbench/ctxbench/transcript/internal/gemini"
 	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
 )
 
@@ -19,7 +20,7 @@ var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
 	FormatCodex:      readCodex,
 	FormatOpenAIChat: readOpenAIChat,
 	FormatAnthropic:  readAnthropic,
-	FormatGeminiCLI:  readGemini,
+	FormatGeminiCLI:  gemini.Read,
 	FormatOpenHands:  readOpenHands,
 	FormatOTel:       readOTel,
 	FormatATIF:       atif.Read,

@@ -1,4 +1,4 @@
-package transcript
+package gemini
 
 import (
 	"encoding/json"
@@ -38,7 +38,7 @@ type geminiMessage struct {
 	} `json:"tokens"`
 }
 
-// readGemini reads Gemini CLI session files ({"sessionId", "messages"}),
+// Read reads Gemini CLI session files ({"sessionId", "messages"}),
 // one transcript per session.
 //
 // A "user" message is a user message. A "gemini" message is an assistant
@@ -50,10 +50,10 @@ type geminiMessage struct {
 // includes the cached tokens; tool-use prompt tokens are counted apart),
 // CacheRead = cached, Output = output + thoughts. Calls is the number of
 // gemini messages.
-func readGemini(s *decode.Source) ([]*Transcript, error) {
-	var out []*Transcript
+func Read(s *decode.Source) ([]*model.Transcript, error) {
+	var out []*model.Transcript
 	for r := range s.Records() {
-		t := &Transcript{ID: decode.LineID(s, r)}
+		t := &model.Transcript{ID: decode.LineID(s, r)}
 		var sess geminiSession
 		ok, err := s.Decode(t, r, &sess)
 		if err != nil {
@@ -91,8 +91,8 @@ func readGemini(s *decode.Source) ([]*Transcript, error) {
 	return out, nil
 }
 
-func geminiAppend(s *decode.Source, t *Transcript, r decode.Record, m geminiMessage) error {
-	pos := Pos{File: s.File, Line: r.Line}
+func geminiAppend(s *decode.Source, t *model.Transcript, r decode.Record, m geminiMessage) error {
+	pos := model.Pos{File: s.File, Line: r.Line}
 	at := model.ParseTime(m.Timestamp)
 	n := len(t.Messages)
 	defer func() {
@@ -106,50 +106,50 @@ func geminiAppend(s *decode.Source, t *Transcript, r decode.Record, m geminiMess
 	}
 	switch m.Type {
 	case "user":
-		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: content, Pos: pos})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleUser, Blocks: content, Pos: pos})
 		return nil
 	case "gemini":
 	default:
 		model.CountSkipped(t, m.Type)
 		return nil
 	}
-	msg := Message{Role: RoleAssistant, Model: m.Model, CallID: m.ID, Pos: pos}
+	msg := model.Message{Role: model.RoleAssistant, Model: m.Model, CallID: m.ID, Pos: pos}
 	model.AddModel(t, m.Model)
 	for _, th := range m.Thoughts {
-		msg.Blocks = append(msg.Blocks, Block{Type: BlockThinking, Text: strings.TrimSpace(th.Subject + "\n" + th.Description)})
+		msg.Blocks = append(msg.Blocks, model.Block{Type: model.BlockThinking, Text: strings.TrimSpace(th.Subject + "\n" + th.Description)})
 	}
 	msg.Blocks = append(msg.Blocks, content...)
-	var results []Block
+	var results []model.Block
 	for _, tc := range m.ToolCalls {
-		msg.Blocks = append(msg.Blocks, Block{Type: BlockToolUse, ID: tc.ID, Name: tc.Name, Input: decode.CompactJSON(tc.Args)})
-		results = append(results, Block{Type: BlockToolResult, ID: tc.ID, Text: geminiResult(tc.Result),
+		msg.Blocks = append(msg.Blocks, model.Block{Type: model.BlockToolUse, ID: tc.ID, Name: tc.Name, Input: decode.CompactJSON(tc.Args)})
+		results = append(results, model.Block{Type: model.BlockToolResult, ID: tc.ID, Text: geminiResult(tc.Result),
 			IsError: tc.Status == "error" || tc.Status == "cancelled"})
 	}
 	if k := m.Tokens; k != nil {
-		msg.Usage = &Usage{Input: k.Input - k.Cached + k.Tool, CacheRead: k.Cached, Output: k.Output + k.Thoughts, Reasoning: k.Thoughts}
+		msg.Usage = &model.Usage{Input: k.Input - k.Cached + k.Tool, CacheRead: k.Cached, Output: k.Output + k.Thoughts, Reasoning: k.Thoughts}
 	}
 	t.Messages = append(t.Messages, msg)
 	if len(results) > 0 {
-		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: results, Pos: pos})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleUser, Blocks: results, Pos: pos})
 	}
 	return nil
 }
 
 // geminiContent reads content: a string or a list of parts ({"text": …}).
-func geminiContent(raw json.RawMessage) ([]Block, error) {
+func geminiContent(raw json.RawMessage) ([]model.Block, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	if raw[0] == '"' {
 		var s string
 		err := decode.Unmarshal(raw, &s)
-		return []Block{{Type: BlockText, Text: s}}, err
+		return []model.Block{{Type: model.BlockText, Text: s}}, err
 	}
 	var parts []json.RawMessage
 	if err := decode.Unmarshal(raw, &parts); err != nil {
 		return nil, decode.ErrContent
 	}
-	var blocks []Block
+	var blocks []model.Block
 	for _, p := range parts {
 		var part struct {
 			Text       *string `json:"text"`
@@ -159,11 +159,11 @@ func geminiContent(raw json.RawMessage) ([]Block, error) {
 		}
 		switch ok := decode.Unmarshal(p, &part) == nil; {
 		case ok && part.Text != nil:
-			blocks = append(blocks, Block{Type: BlockText, Text: *part.Text})
+			blocks = append(blocks, model.Block{Type: model.BlockText, Text: *part.Text})
 		case ok && part.InlineData != nil && strings.HasPrefix(part.InlineData.MimeType, "image/"):
-			blocks = append(blocks, Block{Type: BlockImage, Raw: decode.CompactJSON(p)})
+			blocks = append(blocks, model.Block{Type: model.BlockImage, Raw: decode.CompactJSON(p)})
 		default:
-			blocks = append(blocks, Block{Type: BlockOther, Raw: decode.CompactJSON(p)})
+			blocks = append(blocks, model.Block{Type: model.BlockOther, Raw: decode.CompactJSON(p)})
 		}
 	}
 	return blocks, nil
