@@ -8,6 +8,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/gemini"
 	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
+	"github.com/ctxbench/ctxbench/transcript/internal/openhands"
 )
 
 // Formats returns every format, in a fixed order.
@@ -21,7 +22,7 @@ var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
 	FormatOpenAIChat: readOpenAIChat,
 	FormatAnthropic:  readAnthropic,
 	FormatGeminiCLI:  gemini.Read,
-	FormatOpenHands:  readOpenHands,
+	FormatOpenHands:  openhands.Read,
 	FormatOTel:       readOTel,
 	FormatATIF:       atif.Read,
 	FormatLangfuse:   readLangfuse,

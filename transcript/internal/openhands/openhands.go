@@ -1,4 +1,4 @@
-package transcript
+package openhands
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ type ohResponse struct {
 	Usage *decode.OpenaiUsage `json:"usage"`
 }
 
-// readOpenHands reads an OpenHands event list: a JSON array of events,
+// Read reads an OpenHands event list: a JSON array of events,
 // events one per line, or an OpenHands Cloud export ({"exported_at",
 // "base_url", "conversation", "events": [...]}, whose conversation id is
 // the transcript's).
@@ -62,8 +62,8 @@ type ohResponse struct {
 // event (state changes, null observations) is counted in Skipped as
 // "action/<name>" or "observation/<name>". Calls is the number of
 // assistant messages.
-func readOpenHands(s *decode.Source) ([]*Transcript, error) {
-	t := &Transcript{ID: s.NameID()}
+func Read(s *decode.Source) ([]*model.Transcript, error) {
+	t := &model.Transcript{ID: s.NameID()}
 	recs, err := ohRecords(s, t)
 	if err != nil {
 		return nil, err
@@ -88,12 +88,12 @@ func readOpenHands(s *decode.Source) ([]*Transcript, error) {
 		}
 	}
 	decode.CountAssistantCalls(t)
-	return []*Transcript{t}, nil
+	return []*model.Transcript{t}, nil
 }
 
 // ohRecords returns the events of s: the elements of a document's array
 // (or of an export's "events"), else one per line.
-func ohRecords(s *decode.Source, t *Transcript) ([]decode.Record, error) {
+func ohRecords(s *decode.Source, t *model.Transcript) ([]decode.Record, error) {
 	var recs []decode.Record
 	for r := range s.Records() {
 		if !s.Doc {
@@ -111,12 +111,12 @@ func ohRecords(s *decode.Source, t *Transcript) ([]decode.Record, error) {
 			t.ID = cmp.Or(w.Conversation.ConversationID, w.Conversation.ID, t.ID)
 			var ok bool
 			if raw, line, ok = decode.Member(r.Raw, r.Line, "events"); !ok {
-				return nil, &SyntaxError{File: s.File, Line: r.Line, Msg: "OpenHands export has no events"}
+				return nil, &model.SyntaxError{File: s.File, Line: r.Line, Msg: "OpenHands export has no events"}
 			}
 		}
 		recs, err := decode.Elems(raw, line)
 		if err != nil {
-			return nil, &SyntaxError{File: s.File, Line: line, Msg: err.Error()}
+			return nil, &model.SyntaxError{File: s.File, Line: line, Msg: err.Error()}
 		}
 		return recs, nil
 	}
@@ -127,14 +127,14 @@ func ohRecords(s *decode.Source, t *Transcript) ([]decode.Record, error) {
 // the assistant message of each model_response.id.
 type ohReader struct {
 	s          *decode.Source
-	t          *Transcript
+	t          *model.Transcript
 	byResponse map[string]int
 }
 
 // event adds what event e, record r, holds.
 func (oh *ohReader) event(r decode.Record, e *ohEvent) error {
 	t := oh.t
-	pos := Pos{File: oh.s.File, Line: r.Line}
+	pos := model.Pos{File: oh.s.File, Line: r.Line}
 	text := e.Message
 	if e.Args != nil && e.Args.Content != "" {
 		text = e.Args.Content
@@ -143,14 +143,14 @@ func (oh *ohReader) event(r decode.Record, e *ohEvent) error {
 	case e.Action != "" && e.Meta != nil && e.Meta.FunctionName != "":
 		oh.toolCall(e, pos)
 	case e.Observation != "" && e.Meta != nil && e.Meta.ToolCallID != "":
-		t.Messages = append(t.Messages, Message{Role: RoleTool, Pos: pos, Blocks: []Block{{
-			Type: BlockToolResult, ID: e.Meta.ToolCallID, Text: e.Content, IsError: e.Observation == "error"}}})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleTool, Pos: pos, Blocks: []model.Block{{
+			Type: model.BlockToolResult, ID: e.Meta.ToolCallID, Text: e.Content, IsError: e.Observation == "error"}}})
 	case e.Action == "message" && e.Source == "user":
-		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleUser, Blocks: []model.Block{{Type: model.BlockText, Text: text}}, Pos: pos})
 	case e.Action == "message" && e.Source == "agent":
-		t.Messages = append(t.Messages, Message{Role: RoleAssistant, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleAssistant, Blocks: []model.Block{{Type: model.BlockText, Text: text}}, Pos: pos})
 	case e.Action == "system":
-		t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleSystem, Blocks: []model.Block{{Type: model.BlockText, Text: text}}, Pos: pos})
 	case e.Action != "":
 		model.CountSkipped(t, "action/"+e.Action)
 	case e.Observation != "":
@@ -163,7 +163,7 @@ func (oh *ohReader) event(r decode.Record, e *ohEvent) error {
 
 // toolCall adds an action with tool metadata: a tool use in the
 // assistant message of its model response, made by its first action.
-func (oh *ohReader) toolCall(e *ohEvent, pos Pos) {
+func (oh *ohReader) toolCall(e *ohEvent, pos model.Pos) {
 	t := oh.t
 	mr := e.Meta.ModelResponse
 	respID := ""
@@ -172,7 +172,7 @@ func (oh *ohReader) toolCall(e *ohEvent, pos Pos) {
 	}
 	open, seen := oh.byResponse[respID]
 	if !seen || respID == "" {
-		msg := Message{Role: RoleAssistant, CallID: respID, Pos: pos}
+		msg := model.Message{Role: model.RoleAssistant, CallID: respID, Pos: pos}
 		if mr != nil {
 			msg.Model, msg.Usage = mr.Model, mr.Usage.Usage()
 			model.AddModel(t, mr.Model)
@@ -190,7 +190,7 @@ func (oh *ohReader) toolCall(e *ohEvent, pos Pos) {
 	}
 	input := ohArguments(e.Meta.ToolCallID, mr)
 	m := &t.Messages[open]
-	m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: e.Meta.ToolCallID, Name: e.Meta.FunctionName, Input: input})
+	m.Blocks = append(m.Blocks, model.Block{Type: model.BlockToolUse, ID: e.Meta.ToolCallID, Name: e.Meta.FunctionName, Input: input})
 }
 
 // ohArguments returns the arguments of tool call id as the model response
