@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/atif"
+	"github.com/ctxbench/ctxbench/transcript/internal/copilot"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/gemini"
 	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
@@ -27,7 +28,7 @@ var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
 	FormatATIF:       atif.Read,
 	FormatLangfuse:   readLangfuse,
 	FormatOpencode:   opencode.Read,
-	FormatCopilot:    readCopilot,
+	FormatCopilot:    copilot.Read,
 }
 
 var claudeTypes = map[string]bool{
@@ -184,7 +185,7 @@ func detectRecord(m map[string]any) Format {
 		return FormatATIF
 	case langfuseObject(m):
 		return FormatLangfuse
-	case copilotObject(m):
+	case copilot.IsEvent(m):
 		return FormatCopilot
 	}
 	return ""

@@ -1,4 +1,4 @@
-package transcript
+package copilot
 
 import (
 	"cmp"
@@ -71,14 +71,14 @@ var copilotTypes = map[string]bool{
 	"tool.execution_start": true, "tool.execution_complete": true, "session.compaction_complete": true,
 }
 
-// copilotObject reports whether m is an event of a Copilot CLI event log.
-func copilotObject(m map[string]any) bool {
+// IsEvent reports whether m is an event of a Copilot CLI event log.
+func IsEvent(m map[string]any) bool {
 	typ, _ := m["type"].(string)
 	_, data := m["data"].(map[string]any)
 	return copilotTypes[typ] && data && decode.HasAny(m, "id", "parentId", "timestamp")
 }
 
-// readCopilot reads a GitHub Copilot CLI session's event log
+// Read reads a GitHub Copilot CLI session's event log
 // (~/.copilot/session-state/<session id>/events.jsonl), as
 // @github/copilot-sdk's session-events.ts describes its events:
 //
@@ -112,9 +112,9 @@ func copilotObject(m map[string]any) bool {
 // input, including cached"), which are taken out. Other events
 // (ephemeral ones, turn and tool starts, hooks, permissions) are counted
 // in Skipped.
-func readCopilot(s *decode.Source) ([]*Transcript, error) {
-	c := &copilotReader{main: &Transcript{ID: s.NameID()}, subs: map[string]*Transcript{}, reasoning: map[*Transcript]string{},
-		lastCall: map[*Transcript]string{}, by: map[string]ModelUsage{}}
+func Read(s *decode.Source) ([]*model.Transcript, error) {
+	c := &copilotReader{main: &model.Transcript{ID: s.NameID()}, subs: map[string]*model.Transcript{}, reasoning: map[*model.Transcript]string{},
+		lastCall: map[*model.Transcript]string{}, by: map[string]model.ModelUsage{}}
 	for r := range s.Records() {
 		var ev copilotEvent
 		ok, err := s.Decode(c.main, r, &ev)
@@ -134,7 +134,7 @@ func readCopilot(s *decode.Source) ([]*Transcript, error) {
 				continue
 			}
 		}
-		c.event(t, &ev, &d, Pos{File: s.File, Line: r.Line})
+		c.event(t, &ev, &d, model.Pos{File: s.File, Line: r.Line})
 	}
 	return c.transcripts(), nil
 }
@@ -143,19 +143,19 @@ func readCopilot(s *decode.Source) ([]*Transcript, error) {
 // and its sub-agents', the model in use, each transcript's reasoning not
 // yet given to a message and its last call's id, and the usage by model.
 type copilotReader struct {
-	main      *Transcript
-	subs      map[string]*Transcript
+	main      *model.Transcript
+	subs      map[string]*model.Transcript
 	order     []string // the sub-agents, as they first appear
 	model     string
-	reasoning map[*Transcript]string
-	lastCall  map[*Transcript]string
-	by        map[string]ModelUsage
+	reasoning map[*model.Transcript]string
+	lastCall  map[*model.Transcript]string
+	by        map[string]model.ModelUsage
 	byOrder   []string
 }
 
 // event reads one event at pos, of t (the session's transcript or a
 // sub-agent's).
-func (c *copilotReader) event(t *Transcript, ev *copilotEvent, d *copilotData, pos Pos) {
+func (c *copilotReader) event(t *model.Transcript, ev *copilotEvent, d *copilotData, pos model.Pos) {
 	at := model.ParseTime(ev.Timestamp)
 	switch ev.Type {
 	case "session.start", "session.resume":
@@ -170,7 +170,7 @@ func (c *copilotReader) event(t *Transcript, ev *copilotEvent, d *copilotData, p
 		c.model = cmp.Or(d.NewModel, c.model)
 	case "user.message":
 		text := cmp.Or(d.TransformedContent, d.Content)
-		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos, Time: at})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleUser, Blocks: []model.Block{{Type: model.BlockText, Text: text}}, Pos: pos, Time: at})
 	case "assistant.reasoning":
 		c.reasoning[t] += d.Content
 	case "assistant.message":
@@ -182,8 +182,8 @@ func (c *copilotReader) event(t *Transcript, ev *copilotEvent, d *copilotData, p
 			model.CountSkipped(c.main, "session.compaction_complete (failed)")
 			return
 		}
-		sum := &Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: d.SummaryContent}}, Pos: pos, Time: at}
-		t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Trigger: copilotTrigger(d.Trigger),
+		sum := &model.Message{Role: model.RoleUser, Blocks: []model.Block{{Type: model.BlockText, Text: d.SummaryContent}}, Pos: pos, Time: at}
+		t.Compactions = append(t.Compactions, model.Compaction{Index: len(t.Messages), Trigger: copilotTrigger(d.Trigger),
 			PreTokens: d.PreCompactionTokens, Summary: sum, Pos: pos})
 	case "session.shutdown":
 		c.shutdown(d)
@@ -199,13 +199,13 @@ func (c *copilotReader) event(t *Transcript, ev *copilotEvent, d *copilotData, p
 
 // transcriptOf returns the transcript of a sub-agent's events (agent,
 // made on first use), or of the session's own ("").
-func (c *copilotReader) transcriptOf(agent string) *Transcript {
+func (c *copilotReader) transcriptOf(agent string) *model.Transcript {
 	if agent == "" {
 		return c.main
 	}
 	t := c.subs[agent]
 	if t == nil {
-		t = &Transcript{Subagent: agent}
+		t = &model.Transcript{Subagent: agent}
 		c.subs[agent] = t
 		c.order = append(c.order, agent)
 	}
@@ -213,25 +213,25 @@ func (c *copilotReader) transcriptOf(agent string) *Transcript {
 }
 
 // assistant reads a response: a call, or another chunk of the last one.
-func (c *copilotReader) assistant(t *Transcript, d *copilotData, pos Pos, at time.Time) {
-	m := Message{Role: RoleAssistant, Model: cmp.Or(d.Model, c.model), CallID: d.MessageID, Pos: pos, Time: at}
+func (c *copilotReader) assistant(t *model.Transcript, d *copilotData, pos model.Pos, at time.Time) {
+	m := model.Message{Role: model.RoleAssistant, Model: cmp.Or(d.Model, c.model), CallID: d.MessageID, Pos: pos, Time: at}
 	think := cmp.Or(d.ReasoningText, c.reasoning[t])
 	delete(c.reasoning, t)
 	if think != "" {
-		m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: think})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockThinking, Text: think})
 	}
 	if d.Content != "" {
-		m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: d.Content})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockText, Text: d.Content})
 	}
 	for _, tr := range d.ToolRequests {
-		b := Block{Type: BlockToolUse, ID: tr.ToolCallID, Name: tr.Name}
+		b := model.Block{Type: model.BlockToolUse, ID: tr.ToolCallID, Name: tr.Name}
 		if len(tr.Arguments) > 0 && string(tr.Arguments) != "null" {
 			b.Input = decode.CompactJSON(tr.Arguments)
 		}
 		m.Blocks = append(m.Blocks, b)
 	}
 	model.AddModel(t, m.Model)
-	if n := len(t.Messages); d.MessageID != "" && c.lastCall[t] == d.MessageID && n > 0 && t.Messages[n-1].Role == RoleAssistant {
+	if n := len(t.Messages); d.MessageID != "" && c.lastCall[t] == d.MessageID && n > 0 && t.Messages[n-1].Role == model.RoleAssistant {
 		// Another chunk of the same response.
 		t.Messages[n-1].Blocks = append(t.Messages[n-1].Blocks, m.Blocks...)
 		return
@@ -243,8 +243,8 @@ func (c *copilotReader) assistant(t *Transcript, d *copilotData, pos Pos, at tim
 
 // copilotToolResult reads a tool's result into the tool message after the call
 // (the results of one response share it).
-func copilotToolResult(t *Transcript, d *copilotData, pos Pos, at time.Time) {
-	b := Block{Type: BlockToolResult, ID: d.ToolCallID}
+func copilotToolResult(t *model.Transcript, d *copilotData, pos model.Pos, at time.Time) {
+	b := model.Block{Type: model.BlockToolResult, ID: d.ToolCallID}
 	switch {
 	case d.Result != nil && (d.Success == nil || *d.Success):
 		b.Text = d.Result.Content
@@ -253,10 +253,10 @@ func copilotToolResult(t *Transcript, d *copilotData, pos Pos, at time.Time) {
 	default:
 		b.IsError = d.Success != nil && !*d.Success
 	}
-	if n := len(t.Messages); n > 0 && t.Messages[n-1].Role == RoleTool {
+	if n := len(t.Messages); n > 0 && t.Messages[n-1].Role == model.RoleTool {
 		t.Messages[n-1].Blocks = append(t.Messages[n-1].Blocks, b)
 	} else {
-		t.Messages = append(t.Messages, Message{Role: RoleTool, Blocks: []Block{b}, Pos: pos, Time: at})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleTool, Blocks: []model.Block{b}, Pos: pos, Time: at})
 	}
 }
 
@@ -270,7 +270,7 @@ func (c *copilotReader) shutdown(d *copilotData) {
 			c.byOrder = append(c.byOrder, name)
 			mu.Model = name
 		}
-		mu.Usage.Add(Usage{Input: decode.UncachedInput(u.Input, u.CacheRead, u.CacheWrite), CacheRead: u.CacheRead,
+		mu.Usage.Add(model.Usage{Input: decode.UncachedInput(u.Input, u.CacheRead, u.CacheWrite), CacheRead: u.CacheRead,
 			CacheWrite: u.CacheWrite, Output: u.Output, Reasoning: u.Reasoning})
 		c.by[name] = mu
 	}
@@ -278,13 +278,13 @@ func (c *copilotReader) shutdown(d *copilotData) {
 
 // transcripts returns the session's transcript, its usage by model
 // unattributed, and its sub-agents' that sent something.
-func (c *copilotReader) transcripts() []*Transcript {
+func (c *copilotReader) transcripts() []*model.Transcript {
 	main := c.main
 	for _, name := range c.byOrder {
 		main.UnattributedByModel = append(main.UnattributedByModel, c.by[name])
 		model.AddModel(main, name)
 	}
-	var out []*Transcript
+	var out []*model.Transcript
 	if len(main.Messages) > 0 || len(main.Compactions) > 0 || len(main.UnattributedByModel) > 0 || len(c.order) == 0 {
 		out = append(out, main)
 	}
