@@ -8,6 +8,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/copilot"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/gemini"
+	"github.com/ctxbench/ctxbench/transcript/internal/openai"
 	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
 	"github.com/ctxbench/ctxbench/transcript/internal/openhands"
 )
@@ -20,7 +21,7 @@ func Formats() []Format {
 var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
 	FormatClaudeCode: readClaudeCode,
 	FormatCodex:      readCodex,
-	FormatOpenAIChat: readOpenAIChat,
+	FormatOpenAIChat: openai.Read,
 	FormatAnthropic:  readAnthropic,
 	FormatGeminiCLI:  gemini.Read,
 	FormatOpenHands:  openhands.Read,

@@ -1,4 +1,4 @@
-package transcript
+package openai
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
-// readOpenAIChat reads OpenAI chat messages: JSON Lines of messages (one
+// Read reads OpenAI chat messages: JSON Lines of messages (one
 // transcript), JSON Lines of conversations (a transcript per line), a JSON
 // array of messages, or a JSON object holding "messages" (mini-swe-agent
 // .traj.json).
@@ -22,20 +22,20 @@ import (
 // [readAnthropic], assistant messages one per line written within a
 // second of each other, with nothing between, are one
 // ([joinSplitResponses]).
-func readOpenAIChat(s *decode.Source) ([]*Transcript, error) {
+func Read(s *decode.Source) ([]*model.Transcript, error) {
 	if s.Doc && s.DocRec.Raw[0] == '[' {
-		t := &Transcript{ID: s.NameID()}
+		t := &model.Transcript{ID: s.NameID()}
 		recs, err := decode.Elems(s.DocRec.Raw, s.DocRec.Line)
 		if err != nil {
-			return nil, &SyntaxError{File: s.File, Line: s.DocRec.Line, Msg: err.Error()}
+			return nil, &model.SyntaxError{File: s.File, Line: s.DocRec.Line, Msg: err.Error()}
 		}
 		if err := openaiMessages(s, t, recs); err != nil {
 			return nil, err
 		}
-		return []*Transcript{t}, nil
+		return []*model.Transcript{t}, nil
 	}
-	var out []*Transcript
-	flat := &Transcript{ID: s.NameID()}
+	var out []*model.Transcript
+	flat := &model.Transcript{ID: s.NameID()}
 	flatRecs := false
 	for r := range s.Records() {
 		var m decode.OpenaiMessage
@@ -55,7 +55,7 @@ func readOpenAIChat(s *decode.Source) ([]*Transcript, error) {
 			}
 			continue
 		}
-		t := &Transcript{ID: decode.LineID(s, r)}
+		t := &model.Transcript{ID: decode.LineID(s, r)}
 		switch {
 		case m.ID != "":
 			t.ID = m.ID // ctxbench's own writer
@@ -79,13 +79,13 @@ func readOpenAIChat(s *decode.Source) ([]*Transcript, error) {
 	if flatRecs || len(flat.Bad) > 0 || len(out) == 0 {
 		decode.JoinSplitResponses(flat)
 		decode.CountAssistantCalls(flat)
-		out = append([]*Transcript{flat}, out...)
+		out = append([]*model.Transcript{flat}, out...)
 	}
 	return out, nil
 }
 
 // openaiMessages adds the messages of recs to t.
-func openaiMessages(s *decode.Source, t *Transcript, recs []decode.Record) error {
+func openaiMessages(s *decode.Source, t *model.Transcript, recs []decode.Record) error {
 	for _, r := range recs {
 		var m decode.OpenaiMessage
 		ok, err := s.Decode(t, r, &m)
@@ -105,7 +105,7 @@ func openaiMessages(s *decode.Source, t *Transcript, recs []decode.Record) error
 
 // openaiAdd adds m, decoded from r, to t as a message, or counts r as
 // malformed when it is no chat message.
-func openaiAdd(s *decode.Source, t *Transcript, r decode.Record, m *decode.OpenaiMessage) error {
+func openaiAdd(s *decode.Source, t *model.Transcript, r decode.Record, m *decode.OpenaiMessage) error {
 	if problem := openaiProblem(m, r.Raw); problem != "" {
 		return s.Bad(t, r.Line, "%s", problem)
 	}
@@ -113,7 +113,7 @@ func openaiAdd(s *decode.Source, t *Transcript, r decode.Record, m *decode.Opena
 	if err != nil {
 		return s.Bad(t, r.Line, "%v", err)
 	}
-	msg.Pos = Pos{File: s.File, Line: r.Line}
+	msg.Pos = model.Pos{File: s.File, Line: r.Line}
 	model.AddModel(t, msg.Model)
 	t.Messages = append(t.Messages, msg)
 	return nil
