@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/atif"
+	"github.com/ctxbench/ctxbench/transcript/internal/codex"
 	"github.com/ctxbench/ctxbench/transcript/internal/copilot"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/gemini"
@@ -20,7 +21,7 @@ func Formats() []Format {
 
 var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
 	FormatClaudeCode: readClaudeCode,
-	FormatCodex:      readCodex,
+	FormatCodex:      codex.Read,
 	FormatOpenAIChat: openai.Read,
 	FormatAnthropic:  readAnthropic,
 	FormatGeminiCLI:  gemini.Read,

@@ -1,4 +1,4 @@
-package transcript
+package codex
 
 import (
 	"encoding/json"
@@ -29,8 +29,8 @@ type codexUsage struct {
 }
 
 // usage converts Codex usage, whose input_tokens include the cached ones.
-func (c codexUsage) usage() Usage {
-	return Usage{Input: c.InputTokens - c.CachedInputTokens, CacheRead: c.CachedInputTokens,
+func (c codexUsage) usage() model.Usage {
+	return model.Usage{Input: c.InputTokens - c.CachedInputTokens, CacheRead: c.CachedInputTokens,
 		Output: c.OutputTokens, Reasoning: c.ReasoningOutputTokens}
 }
 
@@ -70,7 +70,7 @@ type codexPayload struct {
 	} `json:"info"`
 }
 
-// readCodex reads a Codex rollout file or a `codex exec --json` stream into
+// Read reads a Codex rollout file or a `codex exec --json` stream into
 // one transcript.
 //
 // Rollouts: the session's base instructions become a system message;
@@ -101,8 +101,8 @@ type codexPayload struct {
 // mcp_tool_call → a tool_use and its tool_result, web_search and others →
 // other blocks). The prompt is not part of the stream. turn.completed usage
 // covers every call of the turn, so it is kept as Unattributed usage.
-func readCodex(s *decode.Source) ([]*Transcript, error) {
-	t := &Transcript{}
+func Read(s *decode.Source) ([]*model.Transcript, error) {
+	t := &model.Transcript{}
 	var lines []codexLine
 	var recs []decode.Record
 	responseUsers := false
@@ -142,12 +142,12 @@ func readCodex(s *decode.Source) ([]*Transcript, error) {
 	if t.ID == "" {
 		t.ID = s.NameID()
 	}
-	return []*Transcript{t}, nil
+	return []*model.Transcript{t}, nil
 }
 
 type codexReader struct {
 	s             *decode.Source
-	t             *Transcript
+	t             *model.Transcript
 	responseUsers bool
 	// open is the index of the assistant message that model-side items are
 	// being added to, or -1.
@@ -160,7 +160,7 @@ type codexReader struct {
 }
 
 func (c *codexReader) line(r decode.Record, l codexLine) error {
-	t, pos := c.t, Pos{File: c.s.File, Line: r.Line}
+	t, pos := c.t, model.Pos{File: c.s.File, Line: r.Line}
 	switch l.Type {
 	case "session_meta", "turn_context", "response_item", "event_msg", "compacted":
 		var p codexPayload
@@ -177,12 +177,12 @@ func (c *codexReader) line(r decode.Record, l codexLine) error {
 	case "turn.completed":
 		if l.Usage != nil {
 			u := l.Usage.usage()
-			if err := u.Check(MaxUsage); err != nil {
+			if err := u.Check(decode.MaxUsage); err != nil {
 				// Named at its line, not in the turns' sum.
 				return c.s.Bad(t, r.Line, "usage: %v", err)
 			}
 			if t.Unattributed == nil {
-				t.Unattributed = &Usage{}
+				t.Unattributed = &model.Usage{}
 			}
 			t.Unattributed.Add(u)
 		}
@@ -197,7 +197,7 @@ func (c *codexReader) line(r decode.Record, l codexLine) error {
 	return nil
 }
 
-func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, pos Pos) error {
+func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, pos model.Pos) error {
 	t := c.t
 	switch typ {
 	case "session_meta":
@@ -209,7 +209,7 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 			instr = p.BaseInstructions.Text
 		}
 		if instr != "" {
-			t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: instr}}, Pos: pos})
+			t.Messages = append(t.Messages, model.Message{Role: model.RoleSystem, Blocks: []model.Block{{Type: model.BlockText, Text: instr}}, Pos: pos})
 		}
 		return nil
 	case "turn_context":
@@ -218,11 +218,11 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 		model.AddModel(t, p.Model)
 		return nil
 	case "compacted":
-		sum := Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: p.Message}}, Pos: pos}
+		sum := model.Message{Role: model.RoleUser, Blocks: []model.Block{{Type: model.BlockText, Text: p.Message}}, Pos: pos}
 		if len(p.ReplacementHistory) > 0 {
 			sum.Blocks = replacementBlocks(p.ReplacementHistory)
 		}
-		t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Summary: &sum, Pos: pos})
+		t.Compactions = append(t.Compactions, model.Compaction{Index: len(t.Messages), Summary: &sum, Pos: pos})
 		c.open = -1
 		return nil
 	case "event_msg":
@@ -235,16 +235,16 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 		if err != nil {
 			return c.s.Bad(t, pos.Line, "%v", err)
 		}
-		role := Role(p.Role)
+		role := model.Role(p.Role)
 		if p.Role == "developer" {
-			role = RoleSystem
+			role = model.RoleSystem
 		}
-		if role == RoleAssistant {
+		if role == model.RoleAssistant {
 			c.assistant(pos).Blocks = append(c.assistant(pos).Blocks, blocks...)
 			return nil
 		}
 		c.open = -1
-		t.Messages = append(t.Messages, Message{Role: role, Blocks: blocks, Pos: pos})
+		t.Messages = append(t.Messages, model.Message{Role: role, Blocks: blocks, Pos: pos})
 	case "reasoning":
 		var texts []string
 		if sum, err := codexContent(p.Summary); err == nil {
@@ -258,16 +258,16 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 			}
 		}
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: strings.Join(texts, "\n")})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockThinking, Text: strings.Join(texts, "\n")})
 	case "function_call":
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: p.Name, Input: decode.ArgumentsJSON(p.Arguments)})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockToolUse, ID: p.CallID, Name: p.Name, Input: decode.ArgumentsJSON(p.Arguments)})
 	case "custom_tool_call":
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: p.Name, Input: decode.CompactJSON(p.Input)})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockToolUse, ID: p.CallID, Name: p.Name, Input: decode.CompactJSON(p.Input)})
 	case "local_shell_call":
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockToolUse, ID: p.CallID, Name: "local_shell", Input: decode.CompactJSON(p.Action)})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockToolUse, ID: p.CallID, Name: "local_shell", Input: decode.CompactJSON(p.Action)})
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		c.open = -1
 		out := p.Output
@@ -278,18 +278,18 @@ func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, p
 			}
 		}
 		text, rich, isErr := codexOutput(out)
-		t.Messages = append(t.Messages, Message{Role: RoleTool, Pos: pos,
-			Blocks: []Block{{Type: BlockToolResult, ID: p.CallID, Text: text, Raw: rich, IsError: isErr}}})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleTool, Pos: pos,
+			Blocks: []model.Block{{Type: model.BlockToolResult, ID: p.CallID, Text: text, Raw: rich, IsError: isErr}}})
 	default:
 		// Server-side items (web_search_call, …) are part of the response
 		// but have no result the client sends back.
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockOther, Name: p.Type, Raw: decode.CompactJSON(raw)})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockOther, Name: p.Type, Raw: decode.CompactJSON(raw)})
 	}
 	return nil
 }
 
-func (c *codexReader) event(p codexPayload, pos Pos) error {
+func (c *codexReader) event(p codexPayload, pos model.Pos) error {
 	t := c.t
 	switch p.Type {
 	case "token_count":
@@ -301,7 +301,7 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 			model.CountSkipped(t, "event_msg/token_count (repeat)")
 			return nil
 		}
-		var u Usage
+		var u model.Usage
 		switch {
 		case p.Info.Last != nil:
 			u = p.Info.Last.usage()
@@ -322,18 +322,18 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 		// The update ends the response: what the model says next is
 		// another call's.
 		c.open = -1
-		if i := lastRole(t.Messages, RoleAssistant); i >= 0 {
+		if i := lastRole(t.Messages, model.RoleAssistant); i >= 0 {
 			m := &t.Messages[i]
 			if m.Usage == nil {
-				m.Usage = &Usage{}
+				m.Usage = &model.Usage{}
 			}
 			m.Usage.Add(u)
 		} else {
-			if err := u.Check(MaxUsage); err != nil {
+			if err := u.Check(decode.MaxUsage); err != nil {
 				return c.s.Bad(t, pos.Line, "usage: %v", err)
 			}
 			if t.Unattributed == nil {
-				t.Unattributed = &Usage{}
+				t.Unattributed = &model.Usage{}
 			}
 			t.Unattributed.Add(u)
 		}
@@ -345,7 +345,7 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 			return nil
 		}
 		c.open = -1
-		t.Messages = append(t.Messages, Message{Role: RoleUser, Blocks: []Block{{Type: BlockText, Text: p.Message}}, Pos: pos})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleUser, Blocks: []model.Block{{Type: model.BlockText, Text: p.Message}}, Pos: pos})
 	default:
 		model.CountSkipped(t, "event_msg/"+p.Type)
 	}
@@ -359,7 +359,7 @@ func (c *codexReader) event(p codexPayload, pos Pos) error {
 // user turn, no cut. A user turn is a user message that is no context
 // Codex adds (environment context, instructions), within the history:
 // after the last compaction, outside what earlier rollbacks dropped.
-func (c *codexReader) rollBack(turns int, pos Pos) {
+func (c *codexReader) rollBack(turns int, pos model.Pos) {
 	t := c.t
 	c.open = -1
 	start := 0
@@ -368,7 +368,7 @@ func (c *codexReader) rollBack(turns int, pos Pos) {
 	}
 	var users []int
 	for i := start; i < len(t.Messages); i++ {
-		if m := &t.Messages[i]; m.Role == RoleUser && !codexContextual(m.Text()) && !rolledBack(t.Rollbacks, i) {
+		if m := &t.Messages[i]; m.Role == model.RoleUser && !codexContextual(m.Text()) && !rolledBack(t.Rollbacks, i) {
 			users = append(users, i)
 		}
 	}
@@ -380,11 +380,11 @@ func (c *codexReader) rollBack(turns int, pos Pos) {
 	if turns < len(users) {
 		cut = users[len(users)-turns]
 	}
-	t.Rollbacks = append(t.Rollbacks, Rollback{Index: len(t.Messages), From: cut, Turns: turns, Pos: pos})
+	t.Rollbacks = append(t.Rollbacks, model.Rollback{Index: len(t.Messages), From: cut, Turns: turns, Pos: pos})
 }
 
 // rolledBack reports whether message i was dropped by one of rbs.
-func rolledBack(rbs []Rollback, i int) bool {
+func rolledBack(rbs []model.Rollback, i int) bool {
 	for _, rb := range rbs {
 		if rb.Drops(i) {
 			return true
@@ -407,9 +407,9 @@ func codexContextual(text string) bool {
 
 // assistant returns the open assistant message, opening one at pos if none
 // is.
-func (c *codexReader) assistant(pos Pos) *Message {
+func (c *codexReader) assistant(pos model.Pos) *model.Message {
 	if c.open < 0 {
-		c.t.Messages = append(c.t.Messages, Message{Role: RoleAssistant, Model: c.model, Pos: pos})
+		c.t.Messages = append(c.t.Messages, model.Message{Role: model.RoleAssistant, Model: c.model, Pos: pos})
 		c.open = len(c.t.Messages) - 1
 	}
 	return &c.t.Messages[c.open]
@@ -435,62 +435,62 @@ type codexItem struct {
 }
 
 // execItem reads a completed item of a `codex exec --json` stream.
-func (c *codexReader) execItem(r decode.Record, raw json.RawMessage, pos Pos) error {
+func (c *codexReader) execItem(r decode.Record, raw json.RawMessage, pos model.Pos) error {
 	var it codexItem
 	if ok, err := c.s.Decode(c.t, decode.Record{Line: r.Line, Raw: raw, Nested: true}, &it); !ok {
 		return err
 	}
-	var use Block
+	var use model.Block
 	var result string
 	failed := it.Status == "failed"
 	switch it.Type {
 	case "agent_message":
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockText, Text: it.Text})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockText, Text: it.Text})
 		return nil
 	case "reasoning":
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockThinking, Text: it.Text})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockThinking, Text: it.Text})
 		return nil
 	case "command_execution":
 		input, _ := json.Marshal(map[string]string{"command": it.Command})
-		use = Block{Type: BlockToolUse, ID: it.ID, Name: "command_execution", Input: input}
+		use = model.Block{Type: model.BlockToolUse, ID: it.ID, Name: "command_execution", Input: input}
 		result = it.AggregatedOutput
 		failed = failed || (it.ExitCode != nil && *it.ExitCode != 0)
 	case "file_change":
 		input, _ := json.Marshal(map[string]json.RawMessage{"changes": decode.CompactJSON(it.Changes)})
-		use = Block{Type: BlockToolUse, ID: it.ID, Name: "file_change", Input: input}
+		use = model.Block{Type: model.BlockToolUse, ID: it.ID, Name: "file_change", Input: input}
 		result = it.Status
 	case "mcp_tool_call":
-		use = Block{Type: BlockToolUse, ID: it.ID, Name: it.Server + "." + it.Tool, Input: decode.CompactJSON(it.Arguments)}
+		use = model.Block{Type: model.BlockToolUse, ID: it.ID, Name: it.Server + "." + it.Tool, Input: decode.CompactJSON(it.Arguments)}
 		result = string(decode.CompactJSON(it.Result))
 		if it.Error != nil {
 			result, failed = it.Error.Message, true
 		}
 	default:
 		m := c.assistant(pos)
-		m.Blocks = append(m.Blocks, Block{Type: BlockOther, Name: it.Type, Raw: decode.CompactJSON(raw)})
+		m.Blocks = append(m.Blocks, model.Block{Type: model.BlockOther, Name: it.Type, Raw: decode.CompactJSON(raw)})
 		return nil
 	}
 	m := c.assistant(pos)
 	m.Blocks = append(m.Blocks, use)
 	c.open = -1
-	c.t.Messages = append(c.t.Messages, Message{Role: RoleTool, Pos: pos,
-		Blocks: []Block{{Type: BlockToolResult, ID: it.ID, Text: result, IsError: failed}}})
+	c.t.Messages = append(c.t.Messages, model.Message{Role: model.RoleTool, Pos: pos,
+		Blocks: []model.Block{{Type: model.BlockToolResult, ID: it.ID, Text: result, IsError: failed}}})
 	return nil
 }
 
 // codexContent reads Responses-API content parts (input_text, output_text,
 // input_image, …).
-func codexContent(raw json.RawMessage) ([]Block, error) {
-	return decode.TypedParts(raw, func(typ, text string, p json.RawMessage) Block {
+func codexContent(raw json.RawMessage) ([]model.Block, error) {
+	return decode.TypedParts(raw, func(typ, text string, p json.RawMessage) model.Block {
 		switch typ {
 		case "input_text", "output_text", "text", "reasoning_text", "summary_text":
-			return Block{Type: BlockText, Text: text}
+			return model.Block{Type: model.BlockText, Text: text}
 		case "input_image":
-			return Block{Type: BlockImage, Raw: decode.CompactJSON(p)}
+			return model.Block{Type: model.BlockImage, Raw: decode.CompactJSON(p)}
 		}
-		return Block{Type: BlockOther, Raw: decode.CompactJSON(p)}
+		return model.Block{Type: model.BlockOther, Raw: decode.CompactJSON(p)}
 	})
 }
 
@@ -499,8 +499,8 @@ func codexContent(raw json.RawMessage) ([]Block, error) {
 // messages' content, and every other item (the server's encrypted
 // compaction) as an other block with its JSON. The items' roles are not
 // kept: the summary is one message.
-func replacementBlocks(items []json.RawMessage) []Block {
-	var out []Block
+func replacementBlocks(items []json.RawMessage) []model.Block {
+	var out []model.Block
 	for _, raw := range items {
 		var it struct {
 			Type    string          `json:"type"`
@@ -512,7 +512,7 @@ func replacementBlocks(items []json.RawMessage) []Block {
 				continue
 			}
 		}
-		out = append(out, Block{Type: BlockOther, Name: it.Type, Raw: decode.CompactJSON(raw)})
+		out = append(out, model.Block{Type: model.BlockOther, Name: it.Type, Raw: decode.CompactJSON(raw)})
 	}
 	return out
 }
@@ -556,7 +556,7 @@ func codexOutput(raw json.RawMessage) (text string, rich json.RawMessage, isErr 
 }
 
 // lastRole returns the index of the last message with role r, or -1.
-func lastRole(msgs []Message, r Role) int {
+func lastRole(msgs []model.Message, r model.Role) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == r {
 			return i
