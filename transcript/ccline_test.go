@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/claudecode"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 	"github.com/google/go-cmp/cmp"
@@ -19,11 +20,11 @@ import (
 // stagedLine decodes a Claude Code line as readClaudeCode does without
 // the one pass, with encoding/json alone: the line, then its message, then
 // the message's content. The message is nil when the line has none.
-func stagedLine(t *testing.T, raw []byte) (ccLine, *ccMessage, error) {
+func stagedLine(t *testing.T, raw []byte) (claudecode.CcLine, *claudecode.CcMessage, error) {
 	t.Helper()
 	decode.StdDecode.Store(true)
 	defer decode.StdDecode.Store(false)
-	var l ccLine
+	var l claudecode.CcLine
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return l, nil, err
 	}
@@ -40,7 +41,7 @@ func stagedLine(t *testing.T, raw []byte) (ccLine, *ccMessage, error) {
 	if err != nil {
 		return l, nil, err
 	}
-	return l, &ccMessage{ID: am.ID, Model: am.Model, Usage: am.Usage, Blocks: blocks}, nil
+	return l, &claudecode.CcMessage{ID: am.ID, Model: am.Model, Usage: am.Usage, Blocks: blocks}, nil
 }
 
 // checkOnePass reports whether the one pass (onePass) decoded raw, and fails t when
@@ -48,13 +49,13 @@ func stagedLine(t *testing.T, raw []byte) (ccLine, *ccMessage, error) {
 // decode alike, without error.
 func checkOnePass(t *testing.T, raw []byte) bool {
 	t.Helper()
-	var sc ccScanner
-	var l ccLine
-	var m ccMessage
+	var sc claudecode.CcScanner
+	var l claudecode.CcLine
+	var m claudecode.CcMessage
 	buf := bytes.Clone(raw)
-	if onePass(&sc, buf, &l, &m) == nil {
-		measuring := ccScanner{measure: true}
-		if onePass(&measuring, raw, &ccLine{}, &ccMessage{}) != nil {
+	if claudecode.OnePass(&sc, buf, &l, &m) == nil {
+		measuring := claudecode.CcScanner{Measure: true}
+		if claudecode.OnePass(&measuring, raw, &claudecode.CcLine{}, &claudecode.CcMessage{}) != nil {
 			t.Fatalf("one pass measuring read %q, which it gives up on keeping the content", raw)
 		}
 		return false
@@ -73,17 +74,17 @@ func checkOnePass(t *testing.T, raw []byte) bool {
 		t.Fatalf("line %q (-staged +one pass):\n%s", raw, diff)
 	}
 	if wantM == nil {
-		wantM = &ccMessage{}
+		wantM = &claudecode.CcMessage{}
 	}
 	if diff := cmp.Diff(*wantM, m); diff != "" {
 		t.Fatalf("message of %q (-staged +one pass):\n%s", raw, diff)
 	}
 	// Measuring, the scanner reads the same line, each block's content
 	// measured in place of kept.
-	sc = ccScanner{measure: true}
-	var ml ccLine
-	var mm ccMessage
-	if onePass(&sc, raw, &ml, &mm) == nil {
+	sc = claudecode.CcScanner{Measure: true}
+	var ml claudecode.CcLine
+	var mm claudecode.CcMessage
+	if claudecode.OnePass(&sc, raw, &ml, &mm) == nil {
 		t.Fatalf("one pass measuring gave up on %q", raw)
 	}
 	if diff := cmp.Diff(l, ml); diff != "" {
@@ -207,8 +208,8 @@ func TestClaudeCodeOnePassEdges(t *testing.T) {
 		{"{\"type\":\"user\",\"message\":{\"content\":\"a\"},\"toolUseResult\":\"" + strings.Repeat("é", 20) + "\xc3\"}", false}, // in a string passed over
 		{"{\"type\":\"user\",\"message\":{\"content\":\"a\"},\"x\":\xc3\xa9}", false},                                            // outside a string
 		{"{\"type\":\"user\",\"message\":{\"content\":\"a\"},\"x\":\"" + strings.Repeat("é", 20) + "\"}", true},
-		{`{"type":"user","message":{"content":"a"},"x":` + strings.Repeat("[", maxScanDepth) + strings.Repeat("]", maxScanDepth) + `}`, false},
-		{`{"type":"user","message":{"content":"a"},"x":` + strings.Repeat("[", maxScanDepth-1) + strings.Repeat("]", maxScanDepth-1) + `}`, true},
+		{`{"type":"user","message":{"content":"a"},"x":` + strings.Repeat("[", claudecode.MaxScanDepth) + strings.Repeat("]", claudecode.MaxScanDepth) + `}`, false},
+		{`{"type":"user","message":{"content":"a"},"x":` + strings.Repeat("[", claudecode.MaxScanDepth-1) + strings.Repeat("]", claudecode.MaxScanDepth-1) + `}`, true},
 		{`{"type":"user","message":{"content":"a"},"x":[` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + `,` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + `]}`, true}, // depth comes back down
 	} {
 		if got := checkOnePass(t, []byte(c.line)); got != c.ok {
@@ -235,7 +236,7 @@ func TestNextSpecial(t *testing.T) {
 					if c == '"' || c == '\\' || c < 0x20 {
 						want = pos
 					}
-					if got, _ := nextSpecial(b, start); got != want {
+					if got, _ := claudecode.NextSpecial(b, start); got != want {
 						t.Fatalf("byte %#x at %d of %d from %d: %d, want %d", c, pos, n, start, got, want)
 					}
 				}
@@ -247,7 +248,7 @@ func TestNextSpecial(t *testing.T) {
 		in   string
 		want int
 	}{{"ab\x01\"\\cdefgh", 2}, {"a\x1f\x00\"\\cdefgh", 1}, {"abcdefgh\x20\x7f\x80\\\"", 11}} {
-		if got, _ := nextSpecial([]byte(c.in), 0); got != c.want {
+		if got, _ := claudecode.NextSpecial([]byte(c.in), 0); got != c.want {
 			t.Errorf("%q: %d, want %d", c.in, got, c.want)
 		}
 	}
@@ -280,17 +281,17 @@ func TestStringEnd(t *testing.T) {
 		{"\"" + strings.Repeat("x", 40) + "\x1f\"", -1, false},
 		{"\"" + strings.Repeat("x", 40) + "\\n\x01\"", -1, false},
 	} {
-		s := ccScanner{b: []byte(c.in)}
-		_, end := s.stringEnd()
-		escaped := s.escaped()
+		s := claudecode.CcScanner{B: []byte(c.in)}
+		_, end := s.StringEnd()
+		escaped := s.Escaped()
 		if c.end < 0 {
-			if !s.bad {
+			if !s.Bad {
 				t.Errorf("%q: read to %d, want refused", c.in, end)
 			}
 			continue
 		}
-		if s.bad || end != c.end || escaped != c.escaped || s.i != end+1 {
-			t.Errorf("%q: end %d escaped %v (bad %v, at %d), want %d %v", c.in, end, escaped, s.bad, s.i, c.end, c.escaped)
+		if s.Bad || end != c.end || escaped != c.escaped || s.I != end+1 {
+			t.Errorf("%q: end %d escaped %v (bad %v, at %d), want %d %v", c.in, end, escaped, s.Bad, s.I, c.end, c.escaped)
 		}
 	}
 }
@@ -331,23 +332,23 @@ func BenchmarkClaudeCodeLine(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
-			sc := ccScanner{measure: measure}
+			sc := claudecode.CcScanner{Measure: measure}
 			for b.Loop() {
 				for _, l := range lines {
-					var cl ccLine
-					var m ccMessage
-					onePass(&sc, l, &cl, &m)
+					var cl claudecode.CcLine
+					var m claudecode.CcMessage
+					claudecode.OnePass(&sc, l, &cl, &m)
 				}
 			}
 		})
 	}
 	b.Run("scan", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
-		var sc ccScanner
+		var sc claudecode.CcScanner
 		for b.Loop() {
 			for _, l := range lines {
-				sc.b, sc.i, sc.depth, sc.bad = l, 0, 0, false
-				sc.skip()
+				sc.B, sc.I, sc.Depth, sc.Bad = l, 0, 0, false
+				sc.Skip()
 			}
 		}
 	})
@@ -355,7 +356,7 @@ func BenchmarkClaudeCodeLine(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			for _, l := range lines {
-				var cl ccLine
+				var cl claudecode.CcLine
 				if decode.Unmarshal(l, &cl) != nil || len(cl.Message) == 0 {
 					continue
 				}
@@ -376,11 +377,11 @@ func TestScannerFieldsAreTheStructs(t *testing.T) {
 		names []string
 		of    any
 	}{
-		{ccLineFields, ccLine{}},
-		{ccMessageFields, decode.AnthropicMessage{}},
-		{ccBlockFields, decode.AnthropicBlock{}},
-		{ccUsageFields, decode.AnthropicUsage{}},
-		{ccCacheFields, decode.AnthropicCacheDetail{}},
+		{claudecode.CcLineFields, claudecode.CcLine{}},
+		{claudecode.CcMessageFields, decode.AnthropicMessage{}},
+		{claudecode.CcBlockFields, decode.AnthropicBlock{}},
+		{claudecode.CcUsageFields, decode.AnthropicUsage{}},
+		{claudecode.CcCacheFields, decode.AnthropicCacheDetail{}},
 	} {
 		var want []string
 		typ := reflect.TypeOf(c.of)

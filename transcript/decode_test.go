@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/claudecode"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
 	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
@@ -114,7 +115,7 @@ func FuzzUnmarshalAgrees(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, mk := range []func() any{
-			func() any { return new(ccLine) },
+			func() any { return new(claudecode.CcLine) },
 			func() any { return new([]json.RawMessage) },
 			func() any { return new(map[string]json.RawMessage) },
 			func() any { return new(any) },

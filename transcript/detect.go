@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/atif"
+	"github.com/ctxbench/ctxbench/transcript/internal/claudecode"
 	"github.com/ctxbench/ctxbench/transcript/internal/codex"
 	"github.com/ctxbench/ctxbench/transcript/internal/copilot"
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
@@ -20,7 +21,7 @@ func Formats() []Format {
 }
 
 var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
-	FormatClaudeCode: readClaudeCode,
+	FormatClaudeCode: claudecode.Read,
 	FormatCodex:      codex.Read,
 	FormatOpenAIChat: openai.Read,
 	FormatAnthropic:  readAnthropic,

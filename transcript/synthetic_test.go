@@ -3,6 +3,8 @@ package transcript
 import (
 	"slices"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/transcript/internal/claudecode"
 )
 
 // TestSyntheticLinesAreNoCalls: Claude Code's "<synthetic>" assistant
@@ -17,12 +19,12 @@ func TestSyntheticLinesAreNoCalls(t *testing.T) {
 		}
 		tr := ts[0]
 		st := tr.Summary()
-		if st.Calls != 3 || tr.Skipped["assistant/"+SyntheticModel] != 2 || slices.Contains(tr.Models, SyntheticModel) {
+		if st.Calls != 3 || tr.Skipped["assistant/"+claudecode.SyntheticModel] != 2 || slices.Contains(tr.Models, claudecode.SyntheticModel) {
 			t.Errorf("measure %v: %d calls, skipped %v, models %v; want 3 calls, 2 synthetic lines skipped, no %s model",
-				measure, st.Calls, tr.Skipped, tr.Models, SyntheticModel)
+				measure, st.Calls, tr.Skipped, tr.Models, claudecode.SyntheticModel)
 		}
 		for _, m := range tr.Messages {
-			if m.Model == SyntheticModel || m.Text() == "Credit balance is too low" {
+			if m.Model == claudecode.SyntheticModel || m.Text() == "Credit balance is too low" {
 				t.Errorf("measure %v: line %d, a synthetic line, read as a message", measure, m.Pos.Line)
 			}
 		}

@@ -1,4 +1,8 @@
-package transcript
+package claudecode
+
+import (
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
+)
 
 // earlyResultReach is how many messages ahead a tool result written
 // before its call may be moved to: the writes of one step.
@@ -12,14 +16,14 @@ const earlyResultReach = 4
 // result before its call. A message moves only within
 // [earlyResultReach] messages, past no compaction, clearing or rollback,
 // and only when every result it holds answers a later call.
-func orderEarlyResults(t *Transcript) {
+func orderEarlyResults(t *model.Transcript) {
 	use := map[string]int{} // tool_use id → message index
 	for i, m := range t.Messages {
-		if m.Role != RoleAssistant {
+		if m.Role != model.RoleAssistant {
 			continue
 		}
 		for _, b := range m.Blocks {
-			if b.Type == BlockToolUse && b.ID != "" {
+			if b.Type == model.BlockToolUse && b.ID != "" {
 				use[b.ID] = i
 			}
 		}
@@ -35,8 +39,8 @@ func orderEarlyResults(t *Transcript) {
 		marks[r.Index], marks[r.From] = true, true
 	}
 	moved := false
-	out := make([]Message, 0, len(t.Messages))
-	held := map[int][]Message{} // by the index of the call they answer
+	out := make([]model.Message, 0, len(t.Messages))
+	held := map[int][]model.Message{} // by the index of the call they answer
 	for i, m := range t.Messages {
 		if j := answersLater(m, i, use); j > 0 && !marked(marks, i+1, j) {
 			held[j] = append(held[j], m)
@@ -55,14 +59,14 @@ func orderEarlyResults(t *Transcript) {
 // answersLater returns the index of the latest call the tool results of
 // m, message i, answer when every one answers a call after i within
 // reach; 0 otherwise.
-func answersLater(m Message, i int, use map[string]int) int {
-	if m.Role == RoleAssistant || len(m.Blocks) == 0 {
+func answersLater(m model.Message, i int, use map[string]int) int {
+	if m.Role == model.RoleAssistant || len(m.Blocks) == 0 {
 		return 0
 	}
 	latest := 0
 	for _, b := range m.Blocks {
 		j, ok := use[b.ID]
-		if b.Type != BlockToolResult || !ok || j <= i || j > i+earlyResultReach {
+		if b.Type != model.BlockToolResult || !ok || j <= i || j > i+earlyResultReach {
 			return 0
 		}
 		latest = max(latest, j)

@@ -1,4 +1,4 @@
-package transcript
+package claudecode
 
 import (
 	"bytes"
@@ -14,10 +14,10 @@ import (
 
 // ccMessage is what a Claude Code user or assistant line's message gives
 // its transcript.
-type ccMessage struct {
+type CcMessage struct {
 	ID, Model string
 	Usage     *decode.AnthropicUsage
-	Blocks    []Block
+	Blocks    []model.Block
 }
 
 // A ccScanner decodes a Claude Code line in one pass: the line's fields,
@@ -46,14 +46,14 @@ type ccMessage struct {
 //
 // TestClaudeCodeOnePassReadsTheSame and FuzzClaudeCodeLine hold it equal
 // to the staged decoders.
-type ccScanner struct {
-	b     []byte
-	i     int
-	depth int  // objects and arrays open at i
-	bad   bool // gave up: the line is read in stages
+type CcScanner struct {
+	B     []byte
+	I     int
+	Depth int  // objects and arrays open at i
+	Bad   bool // gave up: the line is read in stages
 	// measure: the blocks' content is measured, not kept
 	// ([Options.Measure]).
-	measure bool
+	Measure bool
 	// Of the last string stringEnd passed over: whether a byte of it may
 	// be above 0x7f, and its escapes, plain (\n) and \u.
 	high                   bool
@@ -62,29 +62,29 @@ type ccScanner struct {
 
 // maxScanDepth bounds the nesting the scanner follows (encoding/json's
 // bound is 10,000: deeper lines are read in stages).
-const maxScanDepth = 500
+const MaxScanDepth = 500
 
 // The JSON names of the fields of the structs the staged decoders fill
 // (TestScannerFieldsAreTheStructs): a key that matches one of them only
 // ignoring case sets that field in encoding/json, so the scanner gives up
 // on it.
 var (
-	ccLineFields = []string{"type", "subtype", "message", "sessionId", "session_id", "uuid", "parentUuid", "requestId",
+	CcLineFields = []string{"type", "subtype", "message", "sessionId", "session_id", "uuid", "parentUuid", "requestId",
 		"agentId", "parent_tool_use_id", "isSidechain", "isCompactSummary", "compactMetadata", "compact_metadata",
 		"microcompactMetadata", "model", "version", "claude_code_version", "timestamp", "usage", "total_cost_usd", "modelUsage"}
-	ccMessageFields = []string{"timestamp", "id", "role", "model", "content", "usage"}
-	ccBlockFields   = []string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error"}
-	ccUsageFields   = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "cache_creation"}
-	ccCacheFields   = []string{"ephemeral_1h_input_tokens"}
+	CcMessageFields = []string{"timestamp", "id", "role", "model", "content", "usage"}
+	CcBlockFields   = []string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error"}
+	CcUsageFields   = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "cache_creation"}
+	CcCacheFields   = []string{"ephemeral_1h_input_tokens"}
 )
 
 // line decodes raw, one Claude Code line, into l and, when the line has
 // a message object, into m (msg reports it). ok is false when the
 // scanner gave up: l and m are then partly filled and must be discarded.
-func (s *ccScanner) line(raw []byte, l *ccLine, m *ccMessage) (msg, ok bool) {
-	s.b, s.i, s.depth, s.bad = raw, 0, 0, false
+func (s *CcScanner) line(raw []byte, l *CcLine, m *CcMessage) (msg, ok bool) {
+	s.B, s.I, s.Depth, s.Bad = raw, 0, 0, false
 	s.ws()
-	s.object(ccLineFields, func(key []byte) (f uint64) {
+	s.object(CcLineFields, func(key []byte) (f uint64) {
 		switch string(key) {
 		case "type":
 			f, l.Type = 1<<0, s.str()
@@ -120,12 +120,12 @@ func (s *ccScanner) line(raw []byte, l *ccLine, m *ccMessage) (msg, ok bool) {
 			f, msg = 1<<15, true
 			s.message(m)
 		case "compactMetadata", "compact_metadata", "microcompactMetadata", "usage", "total_cost_usd", "modelUsage":
-			f, s.bad = 1<<16, true // system and result lines: read in stages
+			f, s.Bad = 1<<16, true // system and result lines: read in stages
 		}
 		return f
 	})
 	s.ws()
-	if s.bad || s.i != len(s.b) {
+	if s.Bad || s.I != len(s.B) {
 		return false, false
 	}
 	return msg, true
@@ -136,11 +136,11 @@ func (s *ccScanner) line(raw []byte, l *ccLine, m *ccMessage) (msg, ok bool) {
 // and returns a bit of its own for that key, or returns 0 for the scanner
 // to check and pass over the value. A field given twice gives up, and so
 // does a key that names a field only ignoring case.
-func (s *ccScanner) object(fields []string, member func(key []byte) uint64) {
+func (s *CcScanner) object(fields []string, member func(key []byte) uint64) {
 	var seen uint64
-	for more := s.open('{', '}'); more && !s.bad; more = s.more('}') {
+	for more := s.open('{', '}'); more && !s.Bad; more = s.more('}') {
 		key := s.key()
-		if s.bad {
+		if s.Bad {
 			return
 		}
 		f := member(key)
@@ -149,7 +149,7 @@ func (s *ccScanner) object(fields []string, member func(key []byte) uint64) {
 			continue
 		}
 		if seen&f != 0 {
-			s.bad = true
+			s.Bad = true
 		}
 		seen |= f
 	}
@@ -157,19 +157,19 @@ func (s *ccScanner) object(fields []string, member func(key []byte) uint64) {
 
 // unknown passes over the value of a key that names no field, giving up
 // when it names one ignoring case.
-func (s *ccScanner) unknown(key []byte, fields []string) {
+func (s *CcScanner) unknown(key []byte, fields []string) {
 	for _, f := range fields {
 		if len(f) == len(key) && strings.EqualFold(string(key), f) {
-			s.bad = true
+			s.Bad = true
 			return
 		}
 	}
-	s.skip()
+	s.Skip()
 }
 
 // message decodes a line's message object into m.
-func (s *ccScanner) message(m *ccMessage) {
-	s.object(ccMessageFields, func(key []byte) (f uint64) {
+func (s *CcScanner) message(m *CcMessage) {
+	s.object(CcMessageFields, func(key []byte) (f uint64) {
 		switch string(key) {
 		case "id":
 			f, m.ID = 1<<0, s.str()
@@ -190,23 +190,23 @@ func (s *ccScanner) message(m *ccMessage) {
 
 // content decodes a message's content as anthropicContent does: a string,
 // a list of blocks, or null.
-func (s *ccScanner) content() []Block {
+func (s *CcScanner) content() []model.Block {
 	switch s.peek() {
 	case '"':
 		text, n := s.text()
-		return []Block{{Type: BlockText, Text: text, Measured: n}}
+		return []model.Block{{Type: model.BlockText, Text: text, Measured: n}}
 	case 'n':
 		s.literal("null")
 		return nil
 	case '[':
 	default:
-		s.bad = true
+		s.Bad = true
 		return nil
 	}
-	blocks := []Block{}
-	for more := s.open('[', ']'); more && !s.bad; more = s.more(']') {
+	blocks := []model.Block{}
+	for more := s.open('[', ']'); more && !s.Bad; more = s.more(']') {
 		if s.peek() != '{' {
-			s.bad = true
+			s.Bad = true
 			return nil
 		}
 		blocks = append(blocks, s.block())
@@ -215,14 +215,14 @@ func (s *ccScanner) content() []Block {
 }
 
 // block decodes one content block, as anthropicContent converts it.
-func (s *ccScanner) block() Block {
-	start := s.i
+func (s *CcScanner) block() model.Block {
+	start := s.I
 	var typ, text, thinking, id, name, toolUseID string
 	var textN, thinkingN int // measured
 	var isError bool
 	var input, content []byte
 	var result toolResult
-	s.object(ccBlockFields, func(key []byte) (f uint64) {
+	s.object(CcBlockFields, func(key []byte) (f uint64) {
 		switch string(key) {
 		case "type":
 			f, typ = 1<<0, s.str()
@@ -242,35 +242,35 @@ func (s *ccScanner) block() Block {
 			f, isError = 1<<6, s.boolean()
 		case "input":
 			f = 1 << 7
-			i := s.i
-			s.skip()
-			input = s.b[i:s.i]
+			i := s.I
+			s.Skip()
+			input = s.B[i:s.I]
 		case "content":
 			f = 1 << 8
-			i := s.i
+			i := s.I
 			result = s.resultContent()
-			content = s.b[i:s.i]
+			content = s.B[i:s.I]
 		}
 		return f
 	})
-	if s.bad {
-		return Block{}
+	if s.Bad {
+		return model.Block{}
 	}
-	raw := s.b[start:s.i]
-	b := Block{Type: BlockType(typ)}
+	raw := s.B[start:s.I]
+	b := model.Block{Type: model.BlockType(typ)}
 	switch typ {
 	case "text":
 		b.Text, b.Measured = text, textN
 	case "thinking":
 		b.Text, b.Measured = thinking, thinkingN
 	case "redacted_thinking":
-		b.Type, b.Raw = BlockThinking, s.compactCopy(raw, &b.Measured)
+		b.Type, b.Raw = model.BlockThinking, s.compactCopy(raw, &b.Measured)
 	case "tool_use":
 		b.ID, b.Name, b.Input = id, name, s.compactCopy(input, &b.Measured)
 	case "tool_result":
 		if result.odd {
-			s.bad = true // resultContent's error: the staged decoders give it
-			return Block{}
+			s.Bad = true // resultContent's error: the staged decoders give it
+			return model.Block{}
 		}
 		b.ID, b.IsError, b.Text, b.Measured = toolUseID, isError, result.text, result.measured
 		if result.rich {
@@ -281,15 +281,15 @@ func (s *ccScanner) block() Block {
 		b.Images = model.ImagesIn(raw)
 		b.Raw = s.compactCopy(raw, &b.Measured)
 	default:
-		b.Type, b.Raw = BlockOther, s.compactCopy(raw, &b.Measured)
+		b.Type, b.Raw = model.BlockOther, s.compactCopy(raw, &b.Measured)
 	}
 	return b
 }
 
 // compactCopy is compactCopy of raw; when the scanner measures, it adds
 // the characters of that copy to *measured and returns nil.
-func (s *ccScanner) compactCopy(raw []byte, measured *int) json.RawMessage {
-	if !s.measure {
+func (s *CcScanner) compactCopy(raw []byte, measured *int) json.RawMessage {
+	if !s.Measure {
 		return compactCopy(raw)
 	}
 	if decode.SpaceOutsideStrings(raw) {
@@ -309,7 +309,7 @@ type toolResult struct {
 
 // resultContent reads a block's content as resultContent does when the
 // block is a tool result, and passes over any other JSON value as odd.
-func (s *ccScanner) resultContent() toolResult {
+func (s *CcScanner) resultContent() toolResult {
 	switch s.peek() {
 	case '"':
 		text, n := s.text()
@@ -319,20 +319,20 @@ func (s *ccScanner) resultContent() toolResult {
 		return toolResult{}
 	case '[':
 	default:
-		s.skip()
+		s.Skip()
 		return toolResult{odd: true}
 	}
 	var r toolResult
 	var texts []string
 	parts := 0 // text parts: joined by newlines
-	for more := s.open('[', ']'); more && !s.bad; more = s.more(']') {
+	for more := s.open('[', ']'); more && !s.Bad; more = s.more(']') {
 		if s.peek() != '{' {
-			s.bad = true // not a block: the staged decoders refuse the list
+			s.Bad = true // not a block: the staged decoders refuse the list
 			return r
 		}
 		typ, text, n := s.resultPart()
 		if typ == "text" {
-			if !s.measure {
+			if !s.Measure {
 				texts = append(texts, text)
 			}
 			r.measured += n
@@ -342,7 +342,7 @@ func (s *ccScanner) resultContent() toolResult {
 		}
 	}
 	switch {
-	case !s.measure:
+	case !s.Measure:
 		r.text = strings.Join(texts, "\n")
 	case parts > 1:
 		r.measured += parts - 1 // the newlines
@@ -352,8 +352,8 @@ func (s *ccScanner) resultContent() toolResult {
 
 // resultPart decodes a block of a tool result's content list, as
 // resultContent does into an anthropicBlock: its type and text.
-func (s *ccScanner) resultPart() (typ, text string, measured int) {
-	s.object(ccBlockFields, func(key []byte) (f uint64) {
+func (s *CcScanner) resultPart() (typ, text string, measured int) {
+	s.object(CcBlockFields, func(key []byte) (f uint64) {
 		switch string(key) {
 		case "type":
 			f, typ = 1<<0, s.str()
@@ -372,10 +372,10 @@ func (s *ccScanner) resultPart() (typ, text string, measured int) {
 			f, _ = 1<<6, s.boolean()
 		case "input":
 			f = 1 << 7
-			s.skip()
+			s.Skip()
 		case "content":
 			f = 1 << 8
-			s.skip()
+			s.Skip()
 		}
 		return f
 	})
@@ -383,13 +383,13 @@ func (s *ccScanner) resultPart() (typ, text string, measured int) {
 }
 
 // usage decodes a usage object, or null.
-func (s *ccScanner) usage() *decode.AnthropicUsage {
+func (s *CcScanner) usage() *decode.AnthropicUsage {
 	if s.peek() == 'n' {
 		s.literal("null")
 		return nil
 	}
 	u := &decode.AnthropicUsage{}
-	s.object(ccUsageFields, func(key []byte) (f uint64) {
+	s.object(CcUsageFields, func(key []byte) (f uint64) {
 		switch string(key) {
 		case "input_tokens":
 			f, u.InputTokens = 1<<0, s.integer()
@@ -408,13 +408,13 @@ func (s *ccScanner) usage() *decode.AnthropicUsage {
 }
 
 // cacheCreation decodes a usage's cache_creation object, or null.
-func (s *ccScanner) cacheCreation() *decode.AnthropicCacheDetail {
+func (s *CcScanner) cacheCreation() *decode.AnthropicCacheDetail {
 	if s.peek() == 'n' {
 		s.literal("null")
 		return nil
 	}
 	c := &decode.AnthropicCacheDetail{}
-	s.object(ccCacheFields, func(key []byte) (f uint64) {
+	s.object(CcCacheFields, func(key []byte) (f uint64) {
 		if string(key) == "ephemeral_1h_input_tokens" {
 			f, c.Ephemeral1h = 1, s.integer()
 		}
@@ -424,11 +424,11 @@ func (s *ccScanner) cacheCreation() *decode.AnthropicCacheDetail {
 }
 
 // ws passes over white space.
-func (s *ccScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
+func (s *CcScanner) ws() {
+	for s.I < len(s.B) {
+		switch s.B[s.I] {
 		case ' ', '\t', '\n', '\r':
-			s.i++
+			s.I++
 		default:
 			return
 		}
@@ -436,113 +436,113 @@ func (s *ccScanner) ws() {
 }
 
 // peek returns the byte at the scanner, 0 at the end.
-func (s *ccScanner) peek() byte {
-	if s.i < len(s.b) {
-		return s.b[s.i]
+func (s *CcScanner) peek() byte {
+	if s.I < len(s.B) {
+		return s.B[s.I]
 	}
 	return 0
 }
 
 // open consumes the opening byte of an object or array and reports
 // whether a member or element follows (the scanner is then at it).
-func (s *ccScanner) open(open, close byte) bool {
-	if s.peek() != open || s.depth == maxScanDepth {
-		s.bad = true
+func (s *CcScanner) open(open, close byte) bool {
+	if s.peek() != open || s.Depth == MaxScanDepth {
+		s.Bad = true
 		return false
 	}
-	s.i++
+	s.I++
 	s.ws()
 	if s.peek() == close {
-		s.i++
+		s.I++
 		return false
 	}
-	s.depth++
+	s.Depth++
 	return true
 }
 
 // more consumes what follows a member or element: a comma, reporting
 // that another follows (the scanner is then at it), or the closing byte.
-func (s *ccScanner) more(close byte) bool {
+func (s *CcScanner) more(close byte) bool {
 	s.ws()
 	switch s.peek() {
 	case ',':
-		s.i++
+		s.I++
 		s.ws()
 		return true
 	case close:
-		s.i++
-		s.depth--
+		s.I++
+		s.Depth--
 		return false
 	}
-	s.bad = true
+	s.Bad = true
 	return false
 }
 
 // key reads a member's key, plain ASCII without escapes, and its colon;
 // the scanner is then at the value.
-func (s *ccScanner) key() []byte {
+func (s *CcScanner) key() []byte {
 	if s.peek() != '"' {
-		s.bad = true
+		s.Bad = true
 		return nil
 	}
-	start, end := s.stringEnd()
-	if s.escaped() {
-		s.bad = true
+	start, end := s.StringEnd()
+	if s.Escaped() {
+		s.Bad = true
 		return nil
 	}
-	key := s.b[start:end]
+	key := s.B[start:end]
 	for _, c := range key {
 		if c >= utf8.RuneSelf {
-			s.bad = true
+			s.Bad = true
 			return nil
 		}
 	}
 	s.ws()
 	if s.peek() != ':' {
-		s.bad = true
+		s.Bad = true
 		return nil
 	}
-	s.i++
+	s.I++
 	s.ws()
 	return key
 }
 
 // str reads a string value; null reads as "", as it leaves a string field
 // as it was.
-func (s *ccScanner) str() string {
+func (s *CcScanner) str() string {
 	switch s.peek() {
 	case '"':
 	case 'n':
 		s.literal("null")
 		return ""
 	default:
-		s.bad = true
+		s.Bad = true
 		return ""
 	}
-	start, end := s.stringEnd()
-	if s.bad {
+	start, end := s.StringEnd()
+	if s.Bad {
 		return ""
 	}
-	if !s.escaped() {
-		return string(s.b[start:end])
+	if !s.Escaped() {
+		return string(s.B[start:end])
 	}
-	return s.unescape(s.b[start:end])
+	return s.unescape(s.B[start:end])
 }
 
 // text reads a string value of a block's content: the string, or, when
 // the scanner measures, its characters (null: none).
-func (s *ccScanner) text() (string, int) {
-	if !s.measure || s.peek() != '"' {
+func (s *CcScanner) text() (string, int) {
+	if !s.Measure || s.peek() != '"' {
 		return s.str(), 0
 	}
-	start, end := s.stringEnd()
+	start, end := s.StringEnd()
 	switch {
-	case s.bad:
+	case s.Bad:
 		return "", 0
 	case s.unicodeEscs > 0:
-		return "", s.escapedRunes(s.b[start:end])
+		return "", s.escapedRunes(s.B[start:end])
 	case s.high:
-		return "", swar.RuneCount(s.b[start:end]) - s.plainEscs
+		return "", swar.RuneCount(s.B[start:end]) - s.plainEscs
 	}
 	return "", end - start - s.plainEscs // ASCII: a byte a character, an escape two
 }
@@ -550,7 +550,7 @@ func (s *ccScanner) text() (string, int) {
 // escapedRunes returns the characters unescape makes of raw, without
 // making them: each escape is one (a surrogate pair's two escapes one),
 // and it gives up where unescape does.
-func (s *ccScanner) escapedRunes(raw []byte) int {
+func (s *CcScanner) escapedRunes(raw []byte) int {
 	n := 0
 	for {
 		k := bytes.IndexByte(raw, '\\')
@@ -562,7 +562,7 @@ func (s *ccScanner) escapedRunes(raw []byte) int {
 		if raw[k+1] == 'u' {
 			var ok bool
 			if _, size, ok = unicodeEscape(raw[k:]); !ok {
-				s.bad = true
+				s.Bad = true
 				return 0
 			}
 		}
@@ -589,7 +589,7 @@ func unicodeEscape(raw []byte) (r rune, size int, ok bool) {
 
 // boolean reads true, false, or null (false: it leaves the field as it
 // was).
-func (s *ccScanner) boolean() bool {
+func (s *CcScanner) boolean() bool {
 	switch s.peek() {
 	case 't':
 		s.literal("true")
@@ -599,24 +599,24 @@ func (s *ccScanner) boolean() bool {
 	case 'n':
 		s.literal("null")
 	default:
-		s.bad = true
+		s.Bad = true
 	}
 	return false
 }
 
 // integer reads a usage count: digits alone, fewer than 19 of them.
-func (s *ccScanner) integer() int64 {
-	start := s.i
+func (s *CcScanner) integer() int64 {
+	start := s.I
 	s.number()
-	n := s.b[start:s.i]
-	if s.bad || len(n) > 18 {
-		s.bad = true
+	n := s.B[start:s.I]
+	if s.Bad || len(n) > 18 {
+		s.Bad = true
 		return 0
 	}
 	var v int64
 	for _, c := range n {
 		if c < '0' || c > '9' {
-			s.bad = true
+			s.Bad = true
 			return 0
 		}
 		v = v*10 + int64(c-'0')
@@ -625,17 +625,17 @@ func (s *ccScanner) integer() int64 {
 }
 
 // literal consumes word (true, false or null).
-func (s *ccScanner) literal(word string) {
-	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
-		s.bad = true
+func (s *CcScanner) literal(word string) {
+	if len(s.B)-s.I < len(word) || string(s.B[s.I:s.I+len(word)]) != word {
+		s.Bad = true
 		return
 	}
-	s.i += len(word)
+	s.I += len(word)
 }
 
 // number consumes a JSON number.
-func (s *ccScanner) number() {
-	b, i := s.b, s.i
+func (s *CcScanner) number() {
+	b, i := s.B, s.I
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
@@ -645,13 +645,13 @@ func (s *ccScanner) number() {
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
 		i = digits(b, i)
 	default:
-		s.bad = true
+		s.Bad = true
 		return
 	}
 	if i < len(b) && b[i] == '.' {
 		j := digits(b, i+1)
 		if j == i+1 {
-			s.bad = true
+			s.Bad = true
 			return
 		}
 		i = j
@@ -663,12 +663,12 @@ func (s *ccScanner) number() {
 		}
 		j := digits(b, i)
 		if j == i {
-			s.bad = true
+			s.Bad = true
 			return
 		}
 		i = j
 	}
-	s.i = i
+	s.I = i
 }
 
 // digits returns the index past the digits of b from i.
@@ -680,29 +680,29 @@ func digits(b []byte, i int) int {
 }
 
 // skip checks and passes over one value.
-func (s *ccScanner) skip() {
+func (s *CcScanner) Skip() {
 	switch c := s.peek(); c {
 	case '"':
-		s.stringEnd()
+		s.StringEnd()
 	case '{':
-		for more := s.open('{', '}'); more && !s.bad; more = s.more('}') {
+		for more := s.open('{', '}'); more && !s.Bad; more = s.more('}') {
 			if s.peek() != '"' {
-				s.bad = true
+				s.Bad = true
 				return
 			}
-			s.stringEnd() // any key: its escapes are checked
+			s.StringEnd() // any key: its escapes are checked
 			s.ws()
 			if s.peek() != ':' {
-				s.bad = true
+				s.Bad = true
 				return
 			}
-			s.i++
+			s.I++
 			s.ws()
-			s.skip()
+			s.Skip()
 		}
 	case '[':
-		for more := s.open('[', ']'); more && !s.bad; more = s.more(']') {
-			s.skip()
+		for more := s.open('[', ']'); more && !s.Bad; more = s.more(']') {
+			s.Skip()
 		}
 	case 't':
 		s.literal("true")
@@ -718,32 +718,32 @@ func (s *ccScanner) skip() {
 // stringEnd passes over the string whose opening quote is at the scanner,
 // checking it, and returns the span of its content; the scanner keeps
 // what it found in it (high, plainEscs, unicodeEscs: see escaped).
-func (s *ccScanner) stringEnd() (start, end int) {
-	b := s.b
-	start = s.i + 1
+func (s *CcScanner) StringEnd() (start, end int) {
+	b := s.B
+	start = s.I + 1
 	i := start
 	var high bool // a byte of the string may be above 0x7f
 	plain, unicode := 0, 0
 	for {
 		var h bool
-		i, h = nextSpecial(b, i)
+		i, h = NextSpecial(b, i)
 		high = high || h
 		if i >= len(b) {
-			s.bad = true // unterminated
+			s.Bad = true // unterminated
 			return start, start
 		}
 		switch b[i] {
 		case '"':
 			if high && !utf8.Valid(b[start:i]) {
-				s.bad = true // the staged decoders count and replace it
+				s.Bad = true // the staged decoders count and replace it
 				return start, start
 			}
-			s.i = i + 1
+			s.I = i + 1
 			s.high, s.plainEscs, s.unicodeEscs = high, plain, unicode
 			return start, i
 		case '\\':
 			if i+1 >= len(b) {
-				s.bad = true
+				s.Bad = true
 				return start, start
 			}
 			switch b[i+1] {
@@ -752,17 +752,17 @@ func (s *ccScanner) stringEnd() (start, end int) {
 				plain++
 			case 'u':
 				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
-					s.bad = true
+					s.Bad = true
 					return start, start
 				}
 				i += 6
 				unicode++
 			default:
-				s.bad = true
+				s.Bad = true
 				return start, start
 			}
 		default: // a control character
-			s.bad = true
+			s.Bad = true
 			return start, start
 		}
 	}
@@ -770,13 +770,13 @@ func (s *ccScanner) stringEnd() (start, end int) {
 
 // escaped reports whether the last string stringEnd passed over holds
 // escapes (when it gave up, s.bad says so, and this is stale).
-func (s *ccScanner) escaped() bool { return s.plainEscs+s.unicodeEscs > 0 }
+func (s *CcScanner) Escaped() bool { return s.plainEscs+s.unicodeEscs > 0 }
 
 // nextSpecial returns the index of the first quote, backslash or control
 // character of b at or after i, or len(b): sixteen bytes at a time. high
 // reports that a byte it looked at, before the index or after it in the
 // same word, is above 0x7f.
-func nextSpecial(b []byte, i int) (j int, high bool) {
+func NextSpecial(b []byte, i int) (j int, high bool) {
 	ascii := true
 	for ; i+16 <= len(b); i += 16 {
 		w := swar.Word(b, i)
@@ -830,7 +830,7 @@ func hex4(b []byte) rune {
 // writes U+FFFD). It is unmarshal of the quoted string, which the staged
 // decoders call, done in place: calling unmarshal made
 // BenchmarkClaudeCodeLine's one pass 8% slower (1.07 against 1.17 GB/s).
-func (s *ccScanner) unescape(raw []byte) string {
+func (s *CcScanner) unescape(raw []byte) string {
 	var sb strings.Builder
 	sb.Grow(len(raw))
 	for {
@@ -855,7 +855,7 @@ func (s *ccScanner) unescape(raw []byte) string {
 		case 'u':
 			r, size, ok := unicodeEscape(raw[k:])
 			if !ok {
-				s.bad = true
+				s.Bad = true
 				return ""
 			}
 			n = size

@@ -1,4 +1,4 @@
-package transcript
+package claudecode
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 )
 
 // ccLine is one line of a Claude Code session or Agent SDK stream-json log.
-type ccLine struct {
+type CcLine struct {
 	Type             string          `json:"type"`
 	Subtype          string          `json:"subtype"`
 	Message          json.RawMessage `json:"message"`
@@ -58,7 +58,7 @@ type ccModelUsage struct {
 	CostUSD                  float64 `json:"costUSD"`
 }
 
-// readClaudeCode reads a Claude Code session JSONL file or an Agent SDK
+// Read reads a Claude Code session JSONL file or an Agent SDK
 // stream-json log: the session's own conversation first, then, each as a
 // transcript of its own, the subagents' conversations the file holds.
 //
@@ -107,20 +107,20 @@ type ccModelUsage struct {
 // it writes itself, which no API call answered.
 const SyntheticModel = "<synthetic>"
 
-func readClaudeCode(s *decode.Source) ([]*Transcript, error) {
+func Read(s *decode.Source) ([]*model.Transcript, error) {
 	main := newCCBuilder()
 	var subs []*ccBuilder
 	byKey := map[string]*ccBuilder{}
 	chain := map[string]string{} // sidechain line uuid → its subagent's key
 	seenMessage, sidechainFile := false, false
 	agentID := ""
-	sc := ccScanner{measure: s.Opt.Measure}
+	sc := CcScanner{Measure: s.Opt.Measure}
 	for r := range s.Records() {
-		var l ccLine
-		var m ccMessage
-		msg := onePass(&sc, r.Raw, &l, &m)
+		var l CcLine
+		var m CcMessage
+		msg := OnePass(&sc, r.Raw, &l, &m)
 		if msg == nil {
-			l = ccLine{}
+			l = CcLine{}
 			ok, err := s.Decode(main.t, r, &l)
 			if err != nil {
 				return nil, err
@@ -170,7 +170,7 @@ func readClaudeCode(s *decode.Source) ([]*Transcript, error) {
 		}
 		t.ID += "/" + t.Subagent
 	}
-	out := []*Transcript{t}
+	out := []*model.Transcript{t}
 	for _, b := range subs {
 		b.t.Parent = t.ID
 		b.t.ID = t.ID + "/" + b.t.Subagent
@@ -189,7 +189,7 @@ func readClaudeCode(s *decode.Source) ([]*Transcript, error) {
 // the session's own lines: the stream-json parent_tool_use_id, or, for an
 // inline sidechain line of a session file, agent-<agentId>, else the
 // chain of parentUuid links it continues (recorded in chain).
-func subagentKey(l *ccLine, sidechainFile bool, chain map[string]string) string {
+func subagentKey(l *CcLine, sidechainFile bool, chain map[string]string) string {
 	if l.ParentToolUseID != "" {
 		return l.ParentToolUseID
 	}
@@ -213,17 +213,17 @@ func subagentKey(l *ccLine, sidechainFile bool, chain map[string]string) string 
 }
 
 // unstreamedOutput attributes the output the stream-json result counts
-// beyond the calls' events (see [readClaudeCode]) to the calls whose
+// beyond the calls' events (see [Read]) to the calls whose
 // input side is the result's: the whole file's, else one thread's.
-func unstreamedOutput(t *Transcript, all []*Transcript) {
+func unstreamedOutput(t *model.Transcript, all []*model.Transcript) {
 	rep := t.Reported
 	if rep == nil {
 		return
 	}
-	covers := func(calls Usage) bool {
+	covers := func(calls model.Usage) bool {
 		return calls.Input == rep.Input && calls.CacheRead == rep.CacheRead && calls.CacheWrite == rep.CacheWrite && rep.Output > calls.Output
 	}
-	to, calls := t, Usage{}
+	to, calls := t, model.Usage{}
 	for _, x := range all {
 		calls.Add(model.CallUsage(x))
 	}
@@ -234,7 +234,7 @@ func unstreamedOutput(t *Transcript, all []*Transcript) {
 		return
 	}
 	if to.Unattributed == nil {
-		to.Unattributed = &Usage{}
+		to.Unattributed = &model.Usage{}
 	}
 	to.Unattributed.Output += rep.Output - calls.Output
 }
@@ -243,9 +243,9 @@ func unstreamedOutput(t *Transcript, all []*Transcript) {
 // t.ReportedByModel, and adds to t.UnattributedByModel what it counts
 // for each model beyond the lines of all (the file's transcripts) and
 // their unattributed usage, which is of each transcript's first model.
-func beyondLines(t *Transcript, reported map[string]ccModelUsage, all []*Transcript) {
+func beyondLines(t *model.Transcript, reported map[string]ccModelUsage, all []*model.Transcript) {
 	names := slices.Sorted(maps.Keys(reported))
-	shown := map[string]Usage{}
+	shown := map[string]model.Usage{}
 	for _, x := range all {
 		for i := range x.Messages {
 			if m := &x.Messages[i]; m.Usage != nil {
@@ -262,27 +262,27 @@ func beyondLines(t *Transcript, reported map[string]ccModelUsage, all []*Transcr
 	}
 	for _, name := range names {
 		r := reported[name]
-		rep := Usage{Input: r.InputTokens, CacheRead: r.CacheReadInputTokens, CacheWrite: r.CacheCreationInputTokens, Output: r.OutputTokens}
-		t.ReportedByModel = append(t.ReportedByModel, ModelUsage{Model: name, Usage: rep, CostUSD: r.CostUSD})
+		rep := model.Usage{Input: r.InputTokens, CacheRead: r.CacheReadInputTokens, CacheWrite: r.CacheCreationInputTokens, Output: r.OutputTokens}
+		t.ReportedByModel = append(t.ReportedByModel, model.ModelUsage{Model: name, Usage: rep, CostUSD: r.CostUSD})
 		s := shown[name]
-		beyond := Usage{Input: max(0, rep.Input-s.Input), CacheRead: max(0, rep.CacheRead-s.CacheRead),
+		beyond := model.Usage{Input: max(0, rep.Input-s.Input), CacheRead: max(0, rep.CacheRead-s.CacheRead),
 			CacheWrite: max(0, rep.CacheWrite-s.CacheWrite), Output: max(0, rep.Output-s.Output)}
 		if !beyond.IsZero() {
-			t.UnattributedByModel = append(t.UnattributedByModel, ModelUsage{Model: name, Usage: beyond})
+			t.UnattributedByModel = append(t.UnattributedByModel, model.ModelUsage{Model: name, Usage: beyond})
 		}
 	}
 }
 
 // A ccBuilder builds one transcript of a Claude Code file.
 type ccBuilder struct {
-	t          *Transcript
+	t          *model.Transcript
 	pending    int                     // index in t.Compactions of a boundary still waiting for its summary
 	byID       map[string]int          // message.id → the message that carries its usage
 	modelUsage map[string]ccModelUsage // the stream-json result's
 }
 
 func newCCBuilder() *ccBuilder {
-	return &ccBuilder{t: &Transcript{}, pending: -1, byID: map[string]int{}}
+	return &ccBuilder{t: &model.Transcript{}, pending: -1, byID: map[string]int{}}
 }
 
 // onePass decodes a line with sc into l and m, and returns m (empty when
@@ -291,7 +291,7 @@ func newCCBuilder() *ccBuilder {
 // others), or it is a user or assistant line without a message (an error
 // the staged decoders report), or the tests read everything with
 // encoding/json alone.
-func onePass(sc *ccScanner, raw []byte, l *ccLine, m *ccMessage) *ccMessage {
+func OnePass(sc *CcScanner, raw []byte, l *CcLine, m *CcMessage) *CcMessage {
 	if decode.StdDecode.Load() {
 		return nil
 	}
@@ -304,9 +304,9 @@ func onePass(sc *ccScanner, raw []byte, l *ccLine, m *ccMessage) *ccMessage {
 
 // line adds line l to the transcript; m is its message when the line was
 // decoded in one pass, nil when it is to be decoded from l.Message.
-func (b *ccBuilder) line(s *decode.Source, r decode.Record, l *ccLine, m *ccMessage) error {
+func (b *ccBuilder) line(s *decode.Source, r decode.Record, l *CcLine, m *CcMessage) error {
 	t := b.t
-	pos := Pos{File: s.File, Line: r.Line}
+	pos := model.Pos{File: s.File, Line: r.Line}
 	switch l.Type {
 	case "user", "assistant":
 		if m == nil {
@@ -319,7 +319,7 @@ func (b *ccBuilder) line(s *decode.Source, r decode.Record, l *ccLine, m *ccMess
 			model.CountSkipped(t, "assistant/"+SyntheticModel)
 			return nil
 		}
-		msg := Message{Role: Role(l.Type), Blocks: m.Blocks, Pos: pos, Time: model.ParseTime(l.Timestamp)}
+		msg := model.Message{Role: model.Role(l.Type), Blocks: m.Blocks, Pos: pos, Time: model.ParseTime(l.Timestamp)}
 		if l.Type == "user" {
 			b.user(msg, l.IsCompactSummary, pos)
 			return nil
@@ -329,7 +329,7 @@ func (b *ccBuilder) line(s *decode.Source, r decode.Record, l *ccLine, m *ccMess
 	case "system":
 		switch l.Subtype {
 		case "compact_boundary":
-			c := Compaction{Index: len(t.Messages), Pos: pos}
+			c := model.Compaction{Index: len(t.Messages), Pos: pos}
 			if md := l.CompactMetadata; md != nil {
 				c.Trigger, c.PreTokens = md.Trigger, md.PreTokens
 			} else if md := l.CompactMetadataSDK; md != nil {
@@ -338,7 +338,7 @@ func (b *ccBuilder) line(s *decode.Source, r decode.Record, l *ccLine, m *ccMess
 			t.Compactions = append(t.Compactions, c)
 			b.pending = len(t.Compactions) - 1
 		case "microcompact_boundary":
-			c := Clearing{Index: len(t.Messages), Pos: pos}
+			c := model.Clearing{Index: len(t.Messages), Pos: pos}
 			if md := l.MicrocompactMetadata; md != nil {
 				c.Trigger, c.PreTokens, c.TokensSaved, c.ToolIDs = md.Trigger, md.PreTokens, md.TokensSaved, md.CompactedToolIDs
 			}
@@ -353,7 +353,7 @@ func (b *ccBuilder) line(s *decode.Source, r decode.Record, l *ccLine, m *ccMess
 	case "result":
 		rep := l.Usage.Usage()
 		if rep != nil {
-			if err := rep.Check(MaxUsage); err != nil {
+			if err := rep.Check(decode.MaxUsage); err != nil {
 				return s.Bad(t, r.Line, "result usage: %v", err)
 			}
 		}
@@ -370,7 +370,7 @@ func (b *ccBuilder) line(s *decode.Source, r decode.Record, l *ccLine, m *ccMess
 
 // message decodes the message of line l, read in stages: nil, with the
 // error or nil when the line is skipped, when it is malformed.
-func (b *ccBuilder) message(s *decode.Source, r decode.Record, l *ccLine) (*ccMessage, error) {
+func (b *ccBuilder) message(s *decode.Source, r decode.Record, l *CcLine) (*CcMessage, error) {
 	t := b.t
 	if len(l.Message) == 0 {
 		return nil, s.Bad(t, r.Line, "%s line has no message", l.Type)
@@ -383,15 +383,15 @@ func (b *ccBuilder) message(s *decode.Source, r decode.Record, l *ccLine) (*ccMe
 	if err != nil {
 		return nil, s.Bad(t, r.Line, "message %v", err)
 	}
-	return &ccMessage{ID: m.ID, Model: m.Model, Usage: m.Usage, Blocks: blocks}, nil
+	return &CcMessage{ID: m.ID, Model: m.Model, Usage: m.Usage, Blocks: blocks}, nil
 }
 
 // user adds a user message, or the summary of a compaction.
-func (b *ccBuilder) user(msg Message, compactSummary bool, pos Pos) {
+func (b *ccBuilder) user(msg model.Message, compactSummary bool, pos model.Pos) {
 	t := b.t
-	if compactSummary || (b.pending >= 0 && msg.Count(BlockToolResult) == 0) {
+	if compactSummary || (b.pending >= 0 && msg.Count(model.BlockToolResult) == 0) {
 		if b.pending < 0 {
-			t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Pos: pos})
+			t.Compactions = append(t.Compactions, model.Compaction{Index: len(t.Messages), Pos: pos})
 			b.pending = len(t.Compactions) - 1
 		}
 		t.Compactions[b.pending].Summary = &msg
@@ -403,7 +403,7 @@ func (b *ccBuilder) user(msg Message, compactSummary bool, pos Pos) {
 
 // assistant adds an assistant line: a new call, or another block of the
 // call of the same message.id.
-func (b *ccBuilder) assistant(msg Message, u *Usage) {
+func (b *ccBuilder) assistant(msg model.Message, u *model.Usage) {
 	t := b.t
 	model.AddModel(t, msg.Model)
 	if i, seen := b.byID[msg.CallID]; seen && msg.CallID != "" {
@@ -416,7 +416,7 @@ func (b *ccBuilder) assistant(msg Message, u *Usage) {
 		// (tool results, a prompt queued while it streamed, a copy of the
 		// line): one response is one call, one assistant message.
 		for _, bl := range msg.Blocks {
-			if !slices.ContainsFunc(t.Messages[i].Blocks, func(x Block) bool { return decode.SameBlock(x, bl) }) {
+			if !slices.ContainsFunc(t.Messages[i].Blocks, func(x model.Block) bool { return decode.SameBlock(x, bl) }) {
 				t.Messages[i].Blocks = append(t.Messages[i].Blocks, bl)
 			}
 		}
