@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/transcript/internal/anthropic"
 	"github.com/ctxbench/ctxbench/transcript/internal/atif"
 	"github.com/ctxbench/ctxbench/transcript/internal/claudecode"
 	"github.com/ctxbench/ctxbench/transcript/internal/codex"
@@ -24,7 +25,7 @@ var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
 	FormatClaudeCode: claudecode.Read,
 	FormatCodex:      codex.Read,
 	FormatOpenAIChat: openai.Read,
-	FormatAnthropic:  readAnthropic,
+	FormatAnthropic:  anthropic.Read,
 	FormatGeminiCLI:  gemini.Read,
 	FormatOpenHands:  openhands.Read,
 	FormatOTel:       readOTel,

@@ -1,4 +1,4 @@
-package transcript
+package anthropic
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ type anthropicRequest struct {
 	Usage     *decode.AnthropicUsage `json:"usage"`
 }
 
-// readAnthropic reads JSON Lines of Messages-API messages (one transcript
+// Read reads JSON Lines of Messages-API messages (one transcript
 // per file) or of requests {"system", "messages"} (one transcript per
 // line), or a JSON array of messages (one transcript), such as Cline's
 // api_conversation_history.json (see [readCline]), or a Cline 4
@@ -53,7 +53,7 @@ type anthropicRequest struct {
 // joined ([joinSplitResponses]): consecutive assistant lines with no
 // line between them, written within a second, are one call unless each
 // records its own usage or id.
-func readAnthropic(s *decode.Source) ([]*Transcript, error) {
+func Read(s *decode.Source) ([]*model.Transcript, error) {
 	if s.Doc && s.DocRec.Raw[0] == '[' {
 		return readCline(s)
 	}
@@ -62,8 +62,8 @@ func readAnthropic(s *decode.Source) ([]*Transcript, error) {
 			return readClineSession(s, sess)
 		}
 	}
-	var out []*Transcript
-	flat := &Transcript{ID: s.NameID()} // the messages written one per line
+	var out []*model.Transcript
+	flat := &model.Transcript{ID: s.NameID()} // the messages written one per line
 	for r := range s.Records() {
 		var req anthropicRequest
 		ok, err := s.Decode(flat, r, &req)
@@ -80,12 +80,12 @@ func readAnthropic(s *decode.Source) ([]*Transcript, error) {
 			}
 			continue
 		}
-		t := &Transcript{ID: decode.LineID(s, r)}
+		t := &model.Transcript{ID: decode.LineID(s, r)}
 		if req.ID != "" {
 			t.ID = req.ID // ctxbench's own writer
 		}
 		model.AddModel(t, req.Model)
-		if err := anthropicSystem(t, req.System, Pos{File: s.File, Line: r.Line}); err != nil {
+		if err := anthropicSystem(t, req.System, model.Pos{File: s.File, Line: r.Line}); err != nil {
 			if err := s.Bad(t, r.Line, "%v", err); err != nil {
 				return nil, err
 			}
@@ -114,7 +114,7 @@ func readAnthropic(s *decode.Source) ([]*Transcript, error) {
 	if len(flat.Messages) > 0 || len(flat.Bad) > 0 || len(out) == 0 {
 		decode.JoinSplitResponses(flat)
 		decode.CountAssistantCalls(flat)
-		out = append([]*Transcript{flat}, out...)
+		out = append([]*model.Transcript{flat}, out...)
 	}
 	return out, nil
 }
@@ -127,14 +127,14 @@ func readAnthropic(s *decode.Source) ([]*Transcript, error) {
 // writes are not recorded, and count as uncached input) and its cost
 // (metrics.cost, summed in ReportedCostUSD), and every message its time
 // (ts, in milliseconds). Calls is the number of assistant messages.
-func readCline(s *decode.Source) ([]*Transcript, error) {
-	t := &Transcript{ID: s.NameID()}
+func readCline(s *decode.Source) ([]*model.Transcript, error) {
+	t := &model.Transcript{ID: s.NameID()}
 	if decode.BaseID(s.File) == "api_conversation_history" {
 		t.ID = filepath.Base(filepath.Dir(s.File))
 	}
 	recs, err := decode.Elems(s.DocRec.Raw, s.DocRec.Line)
 	if err != nil {
-		return nil, &SyntaxError{File: s.File, Line: s.DocRec.Line, Msg: err.Error()}
+		return nil, &model.SyntaxError{File: s.File, Line: s.DocRec.Line, Msg: err.Error()}
 	}
 	for _, r := range recs {
 		var m clineMessage
@@ -159,22 +159,22 @@ func readCline(s *decode.Source) ([]*Transcript, error) {
 		if m.TS > 0 && msg.Time.IsZero() {
 			msg.Time = time.UnixMilli(m.TS).UTC()
 		}
-		if m.Metrics == nil || msg.Role != RoleAssistant {
+		if m.Metrics == nil || msg.Role != model.RoleAssistant {
 			continue
 		}
 		if tk := m.Metrics.Tokens; tk != nil && msg.Usage == nil {
-			msg.Usage = &Usage{Input: tk.Prompt - tk.Cached, CacheRead: tk.Cached, Output: tk.Completion}
+			msg.Usage = &model.Usage{Input: tk.Prompt - tk.Cached, CacheRead: tk.Cached, Output: tk.Completion}
 		}
 		if c := m.Metrics.Cost; c != nil {
 			t.ReportedCostUSD += *c
 		}
 	}
 	decode.CountAssistantCalls(t)
-	return []*Transcript{t}, nil
+	return []*model.Transcript{t}, nil
 }
 
 // anthropicAppend adds message m, read from record r, to t.
-func anthropicAppend(s *decode.Source, t *Transcript, r decode.Record, m decode.AnthropicMessage) error {
+func anthropicAppend(s *decode.Source, t *model.Transcript, r decode.Record, m decode.AnthropicMessage) error {
 	if m.Role == "" {
 		return s.Bad(t, r.Line, "message has no role")
 	}
@@ -186,8 +186,8 @@ func anthropicAppend(s *decode.Source, t *Transcript, r decode.Record, m decode.
 	if err != nil {
 		return s.Bad(t, r.Line, "%v", err)
 	}
-	msg := Message{Role: Role(m.Role), Blocks: blocks, Pos: Pos{File: s.File, Line: r.Line}, Time: model.ParseTime(m.Timestamp)}
-	if msg.Role == RoleAssistant {
+	msg := model.Message{Role: model.Role(m.Role), Blocks: blocks, Pos: model.Pos{File: s.File, Line: r.Line}, Time: model.ParseTime(m.Timestamp)}
+	if msg.Role == model.RoleAssistant {
 		// Only a reply's id names a call; an agent's ids of the other
 		// messages (Cline's) name nothing the provider knows.
 		msg.CallID, msg.Model, msg.Usage = m.ID, m.Model, m.Usage.Usage()
@@ -199,7 +199,7 @@ func anthropicAppend(s *decode.Source, t *Transcript, r decode.Record, m decode.
 
 // anthropicSystem adds the request's system prompt (a string or a list of
 // text blocks) as a system message.
-func anthropicSystem(t *Transcript, raw json.RawMessage, pos Pos) error {
+func anthropicSystem(t *model.Transcript, raw json.RawMessage, pos model.Pos) error {
 	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -210,6 +210,6 @@ func anthropicSystem(t *Transcript, raw json.RawMessage, pos Pos) error {
 	if len(blocks) == 0 {
 		return nil
 	}
-	t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: blocks, Pos: pos})
+	t.Messages = append(t.Messages, model.Message{Role: model.RoleSystem, Blocks: blocks, Pos: pos})
 	return nil
 }

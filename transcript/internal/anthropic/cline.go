@@ -1,4 +1,4 @@
-package transcript
+package anthropic
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
 // clineSession is what a Cline 4 session's messages file
@@ -60,8 +61,8 @@ type clineMetrics struct {
 }
 
 // usage is m with the cache reads and writes taken out of the input.
-func (m *clineMetrics) usage() Usage {
-	return Usage{Input: max(0, m.InputTokens-m.CacheReadTokens-m.CacheWriteTokens),
+func (m *clineMetrics) usage() model.Usage {
+	return model.Usage{Input: max(0, m.InputTokens-m.CacheReadTokens-m.CacheWriteTokens),
 		CacheRead: m.CacheReadTokens, CacheWrite: m.CacheWriteTokens, Output: m.OutputTokens}
 }
 
@@ -88,13 +89,13 @@ func clineSessionOf(raw []byte) (sess clineSession, ok bool) {
 // is a compaction with no summary, and the usage of the messages it
 // rewrote (usageBefore, their metrics stripped) is Unattributed. Calls
 // is the number of assistant messages.
-func readClineSession(s *decode.Source, sess clineSession) ([]*Transcript, error) {
-	t := &Transcript{ID: s.NameID()}
+func readClineSession(s *decode.Source, sess clineSession) ([]*model.Transcript, error) {
+	t := &model.Transcript{ID: s.NameID()}
 	if *sess.SessionID != "" {
 		t.ID = *sess.SessionID
 	}
 	if sess.SystemPrompt != "" {
-		t.Messages = append(t.Messages, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: sess.SystemPrompt}}, Pos: Pos{File: s.File, Line: s.DocRec.Line}})
+		t.Messages = append(t.Messages, model.Message{Role: model.RoleSystem, Blocks: []model.Block{{Type: model.BlockText, Text: sess.SystemPrompt}}, Pos: model.Pos{File: s.File, Line: s.DocRec.Line}})
 	}
 	recs, err := decode.MessageRecords(s.DocRec, "messages")
 	if err != nil {
@@ -112,7 +113,7 @@ func readClineSession(s *decode.Source, sess clineSession) ([]*Transcript, error
 			continue
 		}
 		am := decode.AnthropicMessage{ID: m.ID, Role: m.Role, Content: m.Content}
-		if m.ModelInfo != nil && m.Role == string(RoleAssistant) {
+		if m.ModelInfo != nil && m.Role == string(model.RoleAssistant) {
 			am.Model = m.ModelInfo.ID
 		}
 		n := len(t.Messages)
@@ -132,10 +133,10 @@ func readClineSession(s *decode.Source, sess clineSession) ([]*Transcript, error
 			case "compaction_summary":
 				sum := *msg
 				t.Messages = t.Messages[:n]
-				t.Compactions = append(t.Compactions, Compaction{Index: n, PreTokens: md.TokensBefore, Summary: &sum, Pos: msg.Pos})
+				t.Compactions = append(t.Compactions, model.Compaction{Index: n, PreTokens: md.TokensBefore, Summary: &sum, Pos: msg.Pos})
 				continue
 			case "compaction":
-				t.Compactions = append(t.Compactions, Compaction{Index: n, Trigger: clineTrigger(md.Reason), Pos: msg.Pos})
+				t.Compactions = append(t.Compactions, model.Compaction{Index: n, Trigger: clineTrigger(md.Reason), Pos: msg.Pos})
 				if ub := md.UsageBefore; ub != nil {
 					u := ub.usage()
 					if t.Unattributed != nil {
@@ -148,7 +149,7 @@ func readClineSession(s *decode.Source, sess clineSession) ([]*Transcript, error
 				}
 			}
 		}
-		if mt := m.Metrics; mt != nil && msg.Role == RoleAssistant {
+		if mt := m.Metrics; mt != nil && msg.Role == model.RoleAssistant {
 			u := mt.usage()
 			msg.Usage = &u
 			if mt.Cost != nil {
@@ -157,7 +158,7 @@ func readClineSession(s *decode.Source, sess clineSession) ([]*Transcript, error
 		}
 	}
 	decode.CountAssistantCalls(t)
-	return []*Transcript{t}, nil
+	return []*model.Transcript{t}, nil
 }
 
 // clineTrigger names a compaction's reason as the other formats do
@@ -175,9 +176,9 @@ func clineTrigger(reason string) string {
 
 // clineFileBlocks turns Cline's file blocks into the text Cline sends
 // for them.
-func clineFileBlocks(blocks []Block) {
+func clineFileBlocks(blocks []model.Block) {
 	for i, b := range blocks {
-		if b.Type != BlockOther || !bytes.Contains(b.Raw, []byte(`"file"`)) {
+		if b.Type != model.BlockOther || !bytes.Contains(b.Raw, []byte(`"file"`)) {
 			continue
 		}
 		var f struct {
@@ -188,6 +189,6 @@ func clineFileBlocks(blocks []Block) {
 		if decode.Unmarshal(b.Raw, &f) != nil || f.Type != "file" {
 			continue
 		}
-		blocks[i] = Block{Type: BlockText, Text: `<file_content path="` + f.Path + "\">\n" + f.Content + "\n</file_content>"}
+		blocks[i] = model.Block{Type: model.BlockText, Text: `<file_content path="` + f.Path + "\">\n" + f.Content + "\n</file_content>"}
 	}
 }
