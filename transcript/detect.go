@@ -14,6 +14,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/openai"
 	"github.com/ctxbench/ctxbench/transcript/internal/opencode"
 	"github.com/ctxbench/ctxbench/transcript/internal/openhands"
+	"github.com/ctxbench/ctxbench/transcript/internal/otel"
 )
 
 // Formats returns every format, in a fixed order.
@@ -28,9 +29,9 @@ var readers = map[Format]func(*decode.Source) ([]*Transcript, error){
 	FormatAnthropic:  anthropic.Read,
 	FormatGeminiCLI:  gemini.Read,
 	FormatOpenHands:  openhands.Read,
-	FormatOTel:       readOTel,
+	FormatOTel:       otel.Read,
 	FormatATIF:       atif.Read,
-	FormatLangfuse:   readLangfuse,
+	FormatLangfuse:   otel.ReadLangfuse,
 	FormatOpencode:   opencode.Read,
 	FormatCopilot:    copilot.Read,
 }
@@ -102,7 +103,7 @@ func detectArray(file string, v []any) (Format, error) {
 			return "", notRead(file, name)
 		}
 		switch {
-		case langfuseObject(m):
+		case otel.IsLangfuse(m):
 			return FormatLangfuse, nil
 		case opencode.IsMessage(m):
 			return FormatOpencode, nil
@@ -187,7 +188,7 @@ func detectRecord(m map[string]any) Format {
 		return FormatOTel
 	case atif.IsTrajectory(m):
 		return FormatATIF
-	case langfuseObject(m):
+	case otel.IsLangfuse(m):
 		return FormatLangfuse
 	case copilot.IsEvent(m):
 		return FormatCopilot
@@ -199,7 +200,7 @@ func detectRecord(m map[string]any) Format {
 // Langfuse's API, an OpenHands export), or returns "".
 func detectWrapper(m map[string]any) Format {
 	if rows, ok := m["data"].([]any); ok && len(rows) > 0 {
-		if row, ok := rows[0].(map[string]any); ok && langfuseObject(row) {
+		if row, ok := rows[0].(map[string]any); ok && otel.IsLangfuse(row) {
 			return FormatLangfuse
 		}
 	}

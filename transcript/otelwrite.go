@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/transcript/internal/decode"
+	"github.com/ctxbench/ctxbench/transcript/internal/otel"
 )
 
 // writeOTel writes t as OTLP JSON following the GenAI conventions, a
@@ -51,14 +52,14 @@ func writeOTel(w io.Writer, t *Transcript) error {
 			last = tm
 		}
 	}
-	attrs := []otelKV{otelString(otelOperation, "invoke_agent"), otelString(otelConversation, session)}
+	attrs := []otelKV{otelString(otel.Operation, "invoke_agent"), otelString(otel.Conversation, session)}
 	emitSpan(otelOutSpan{TraceID: trace, SpanID: root, Name: "invoke_agent", Kind: 1,
 		Start: otelNanos(first), End: otelNanos(last), Attributes: attrs})
 	if agent != "" {
 		parent = otelID(t.ID+"\x00subagent", 8)
 		emitSpan(otelOutSpan{TraceID: trace, SpanID: parent, ParentSpanID: root, Name: "invoke_agent " + agent, Kind: 1,
 			Start: otelNanos(first), End: otelNanos(last),
-			Attributes: []otelKV{otelString(otelOperation, "invoke_agent"), otelString(otelConversation, session), otelString("gen_ai.agent.id", agent)}})
+			Attributes: []otelKV{otelString(otel.Operation, "invoke_agent"), otelString(otel.Conversation, session), otelString("gen_ai.agent.id", agent)}})
 	}
 	comp, base, written := 0, 0, 0
 	var summary *Message
@@ -93,23 +94,23 @@ func writeOTel(w io.Writer, t *Transcript) error {
 			input = append(input, otelOutMessageOf(&t.Messages[j]))
 		}
 		in, _ := decode.MarshalNoEscape(input)
-		attrs := []otelKV{otelString(otelOperation, "chat"), otelString(otelConversation, session), otelString(otelInput, string(in))}
+		attrs := []otelKV{otelString(otel.Operation, "chat"), otelString(otel.Conversation, session), otelString(otel.Input, string(in))}
 		sp := otelOutSpan{TraceID: trace, SpanID: otelID(t.ID+"\x00"+strconv.Itoa(i), 8), ParentSpanID: parent, Name: "chat", Kind: 3}
 		if reply != nil {
 			out, _ := decode.MarshalNoEscape([]any{otelOutMessageOf(reply)})
-			attrs = append(attrs, otelString(otelOutput, string(out)))
+			attrs = append(attrs, otelString(otel.Output, string(out)))
 			if reply.Model != "" {
 				sp.Name = "chat " + reply.Model
 				attrs = append(attrs, otelString("gen_ai.request.model", reply.Model), otelString("gen_ai.response.model", reply.Model))
 			}
 			if reply.CallID != "" {
-				attrs = append(attrs, otelString(otelResponseID, reply.CallID))
+				attrs = append(attrs, otelString(otel.ResponseID, reply.CallID))
 			}
 			if u := reply.Usage; u != nil {
-				attrs = append(attrs, otelInt(otelInputTokens, u.Prompt()), otelInt(otelCacheRead, u.CacheRead),
-					otelInt(otelCacheCreation, u.CacheWrite), otelInt(otelOutputTokens, u.Output))
+				attrs = append(attrs, otelInt(otel.InputTokens, u.Prompt()), otelInt(otel.CacheRead, u.CacheRead),
+					otelInt(otel.CacheCreation, u.CacheWrite), otelInt(otel.OutputTokens, u.Output))
 				if u.Reasoning > 0 {
-					attrs = append(attrs, otelInt(otelReasoning, u.Reasoning))
+					attrs = append(attrs, otelInt(otel.Reasoning, u.Reasoning))
 				}
 			}
 			sp.Start, sp.End = otelNanos(reply.Time), otelNanos(reply.Time)
@@ -265,7 +266,7 @@ func otelOutPart(b *Block) any {
 	// A block with raw JSON is written as it is where reading it back
 	// gives the same block, else wrapped.
 	if len(b.Raw) > 0 && b.Raw[0] == '{' {
-		if back, err := otelPartBlock(b.Raw); err == nil && back.Type == b.Type && bytes.Equal(back.Raw, b.Raw) && back.Text == b.Text {
+		if back, err := otel.PartBlock(b.Raw); err == nil && back.Type == b.Type && bytes.Equal(back.Raw, b.Raw) && back.Text == b.Text {
 			return b.Raw
 		}
 	}
@@ -274,5 +275,5 @@ func otelOutPart(b *Block) any {
 		BlockType BlockType       `json:"block_type"`
 		Text      string          `json:"text,omitempty"`
 		Raw       json.RawMessage `json:"raw,omitempty"`
-	}{otelBlockWrapper, b.Type, b.Text, b.Raw}
+	}{otel.BlockWrapper, b.Type, b.Text, b.Raw}
 }

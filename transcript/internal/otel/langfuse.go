@@ -1,4 +1,4 @@
-package transcript
+package otel
 
 import (
 	"bytes"
@@ -55,16 +55,16 @@ var langfuseTypes = map[string]bool{
 	"RETRIEVER": true, "EVALUATOR": true, "EMBEDDING": true, "GUARDRAIL": true,
 }
 
-// langfuseObject reports whether m is a Langfuse observation row.
-func langfuseObject(m map[string]any) bool {
+// IsLangfuse reports whether m is a Langfuse observation row.
+func IsLangfuse(m map[string]any) bool {
 	typ, _ := m["type"].(string)
 	return langfuseTypes[typ] && decode.HasAny(m, "trace_id", "traceId") && decode.HasAny(m, "start_time", "startTime")
 }
 
-// readLangfuse reads Langfuse observations: JSON Lines of rows (the blob
+// ReadLangfuse reads Langfuse observations: JSON Lines of rows (the blob
 // storage export's JSONL), a JSON array of them (its JSON), or a page of
 // the public API ({"data": [...]}). Sessions, subagents and the messages
-// are rebuilt as from OpenTelemetry spans (see [readOTel]: a GENERATION
+// are rebuilt as from OpenTelemetry spans (see [Read]: a GENERATION
 // is a chat span, an AGENT an invoke_agent span). A call's usage is its
 // usage_details, whose keys Langfuse prices one by one and whose total
 // is their sum, so none includes another: keys naming cache reads
@@ -73,8 +73,8 @@ func langfuseObject(m map[string]any) bool {
 // uncached input, output_* keys output (output_reasoning_* its
 // reasoning); a key of no such kind is counted as skipped. Its cost
 // (cost_details.total) is summed in ReportedCostUSD.
-func readLangfuse(s *decode.Source) ([]*Transcript, error) {
-	holder := &Transcript{ID: s.NameID()}
+func ReadLangfuse(s *decode.Source) ([]*model.Transcript, error) {
+	holder := &model.Transcript{ID: s.NameID()}
 	var recs []otelRecord
 	add := func(r decode.Record) error {
 		var o langfuseObservation
@@ -121,7 +121,7 @@ func langfusePage(raw []byte) bool {
 }
 
 // record returns o as the span it stands for.
-func (o *langfuseObservation) record(holder *Transcript, line int) otelRecord {
+func (o *langfuseObservation) record(holder *model.Transcript, line int) otelRecord {
 	op := strings.ToLower(o.Type)
 	switch o.Type {
 	case "GENERATION":
@@ -131,9 +131,9 @@ func (o *langfuseObservation) record(holder *Transcript, line int) otelRecord {
 	}
 	r := otelRecord{span: true, traceID: cmp.Or(o.TraceID, o.TraceIDAPI), spanID: o.ID, parent: cmp.Or(o.ParentID, o.ParentIDAPI),
 		name: o.Name, start: langfuseTime(cmp.Or(o.StartTime, o.StartTimeAPI)), end: langfuseTime(cmp.Or(o.EndTime, o.EndTimeAPI)),
-		line: line, attrs: map[string]json.RawMessage{otelOperation: jsonString(op)}, skipAs: "observation " + o.Type}
+		line: line, attrs: map[string]json.RawMessage{Operation: jsonString(op)}, skipAs: "observation " + o.Type}
 	if sess := cmp.Or(o.SessionID, o.SessionIDAPI); sess != "" {
-		r.attrs[otelConversation] = jsonString(sess)
+		r.attrs[Conversation] = jsonString(sess)
 	}
 	if m := cmp.Or(o.ProvidedModel, o.ProvidedModelAPI, o.Model); m != "" {
 		r.attrs["gen_ai.response.model"] = jsonString(m)
@@ -141,11 +141,11 @@ func (o *langfuseObservation) record(holder *Transcript, line int) otelRecord {
 	if o.Type != "GENERATION" {
 		return r
 	}
-	if in := langfuseMessages(o.Input, RoleUser); in != nil {
-		r.attrs[otelInput] = in
+	if in := langfuseMessages(o.Input, model.RoleUser); in != nil {
+		r.attrs[Input] = in
 	}
-	if out := langfuseMessages(o.Output, RoleAssistant); out != nil {
-		r.attrs[otelOutput] = out
+	if out := langfuseMessages(o.Output, model.RoleAssistant); out != nil {
+		r.attrs[Output] = out
 	}
 	r.fixed = langfuseUsage(holder, firstRaw(o.UsageDetails, o.UsageDetailsAPI, o.LegacyUsageAPI))
 	if c, ok := detailTotal(firstRaw(o.CostDetails, o.CostDetailsAPI)); ok {
@@ -183,7 +183,7 @@ func langfuseTime(s string) time.Time {
 // as a list of messages: a list as it is, an object holding "messages"
 // (its "system" first), one message, or text as a message of role
 // (nil when it holds nothing).
-func langfuseMessages(raw json.RawMessage, role Role) json.RawMessage {
+func langfuseMessages(raw json.RawMessage, role model.Role) json.RawMessage {
 	raw = attrJSON(bytes.TrimSpace(raw))
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -205,7 +205,7 @@ func langfuseMessages(raw json.RawMessage, role Role) json.RawMessage {
 			if decode.Unmarshal(msgs, &list) != nil {
 				return msgs
 			}
-			first, _ := json.Marshal(map[string]json.RawMessage{"role": jsonString(string(RoleSystem)), "content": sys})
+			first, _ := json.Marshal(map[string]json.RawMessage{"role": jsonString(string(model.RoleSystem)), "content": sys})
 			b, _ := json.Marshal(append([]json.RawMessage{first}, list...))
 			return b
 		}
@@ -223,7 +223,7 @@ func langfuseMessages(raw json.RawMessage, role Role) json.RawMessage {
 }
 
 // langfuseUsage reads usage_details (nil when absent).
-func langfuseUsage(holder *Transcript, raw json.RawMessage) *Usage {
+func langfuseUsage(holder *model.Transcript, raw json.RawMessage) *model.Usage {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -231,7 +231,7 @@ func langfuseUsage(holder *Transcript, raw json.RawMessage) *Usage {
 	if decode.Unmarshal(raw, &details) != nil || len(details) == 0 {
 		return nil
 	}
-	var u Usage
+	var u model.Usage
 	for _, k := range slices.Sorted(maps.Keys(details)) {
 		n, err := strconv.ParseInt(string(bytes.Trim(details[k], `"`)), 10, 64)
 		if err != nil || n < 0 {

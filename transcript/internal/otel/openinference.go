@@ -1,4 +1,4 @@
-package transcript
+package otel
 
 import (
 	"encoding/json"
@@ -44,25 +44,25 @@ func fromOpenInference(r *otelRecord) {
 	}
 	switch kind {
 	case "LLM":
-		set(otelOperation, json.RawMessage(`"chat"`))
+		set(Operation, json.RawMessage(`"chat"`))
 	case "AGENT":
-		set(otelOperation, json.RawMessage(`"invoke_agent"`))
+		set(Operation, json.RawMessage(`"invoke_agent"`))
 	case "TOOL":
-		set(otelOperation, json.RawMessage(`"execute_tool"`))
+		set(Operation, json.RawMessage(`"execute_tool"`))
 	}
 	set("gen_ai.request.model", r.attrs["llm.request.model_name"])
 	set("gen_ai.request.model", r.attrs["llm.model_name"])
 	set("gen_ai.response.model", r.attrs["llm.response.model_name"])
 	for _, m := range [][2]string{
-		{"llm.token_count.prompt", otelInputTokens},
-		{"llm.token_count.completion", otelOutputTokens},
-		{"llm.token_count.prompt_details.cache_read", otelCacheRead},
-		{"llm.token_count.prompt_details.cache_write", otelCacheCreation},
-		{"llm.token_count.completion_details.reasoning", otelReasoning},
+		{"llm.token_count.prompt", InputTokens},
+		{"llm.token_count.completion", OutputTokens},
+		{"llm.token_count.prompt_details.cache_read", CacheRead},
+		{"llm.token_count.prompt_details.cache_write", CacheCreation},
+		{"llm.token_count.completion_details.reasoning", Reasoning},
 	} {
 		set(m[1], r.attrs[m[0]])
 	}
-	for key, prefix := range map[string]string{otelInput: "llm.input_messages.", otelOutput: "llm.output_messages."} {
+	for key, prefix := range map[string]string{Input: "llm.input_messages.", Output: "llm.output_messages."} {
 		if _, ok := r.attrs[key]; !ok {
 			set(key, openInferenceMessages(r.attrs, prefix))
 		}

@@ -1,4 +1,4 @@
-package transcript
+package otel
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ type otelRecord struct {
 	// fixed is the usage a record of another format recorded (a
 	// Langfuse observation's), read in its own terms; cost what it says
 	// the call cost.
-	fixed *Usage
+	fixed *model.Usage
 	cost  float64
 	// skipAs names the record where it is counted as skipped (else
 	// "span" or "log" and its operation).
@@ -40,18 +40,18 @@ type otelRecord struct {
 
 // The gen_ai attributes read (OpenTelemetry GenAI semantic conventions).
 const (
-	otelOperation     = "gen_ai.operation.name"
-	otelInput         = "gen_ai.input.messages"
-	otelOutput        = "gen_ai.output.messages"
-	otelSystem        = "gen_ai.system_instructions"
-	otelInputTokens   = "gen_ai.usage.input_tokens"
-	otelOutputTokens  = "gen_ai.usage.output_tokens"
-	otelCacheRead     = "gen_ai.usage.cache_read.input_tokens"
-	otelCacheCreation = "gen_ai.usage.cache_creation.input_tokens"
-	otelReasoning     = "gen_ai.usage.reasoning.output_tokens"
-	otelResponseID    = "gen_ai.response.id"
-	otelConversation  = "gen_ai.conversation.id"
-	otelInferenceLog  = "gen_ai.client.inference.operation.details"
+	Operation        = "gen_ai.operation.name"
+	Input            = "gen_ai.input.messages"
+	Output           = "gen_ai.output.messages"
+	otelSystem       = "gen_ai.system_instructions"
+	InputTokens      = "gen_ai.usage.input_tokens"
+	OutputTokens     = "gen_ai.usage.output_tokens"
+	CacheRead        = "gen_ai.usage.cache_read.input_tokens"
+	CacheCreation    = "gen_ai.usage.cache_creation.input_tokens"
+	Reasoning        = "gen_ai.usage.reasoning.output_tokens"
+	ResponseID       = "gen_ai.response.id"
+	Conversation     = "gen_ai.conversation.id"
+	otelInferenceLog = "gen_ai.client.inference.operation.details"
 )
 
 // otelSessionAttrs are the attributes that name a session, by priority;
@@ -61,8 +61,8 @@ var otelSessionAttrs = []struct {
 	key      string
 	priority int
 }{
-	{otelConversation, 3}, {"copilot_chat.session_id", 3}, {"copilot_chat.chat_session_id", 3}, {"session.id", 3},
-	{"github.copilot.interaction_id", 2}, {otelResponseID, 1},
+	{Conversation, 3}, {"copilot_chat.session_id", 3}, {"copilot_chat.chat_session_id", 3}, {"session.id", 3},
+	{"github.copilot.interaction_id", 2}, {ResponseID, 1},
 }
 
 func (r *otelRecord) str(key string) string {
@@ -116,7 +116,7 @@ func (r *otelRecord) session() (string, int) {
 // event; inferenceLog says which.
 func (r *otelRecord) call() (ok, inferenceLog bool) {
 	if r.span {
-		op := r.str(otelOperation)
+		op := r.str(Operation)
 		return op == "chat" || op == "text_completion" || op == "generate_content" || op == "" && strings.HasPrefix(r.name, "chat "), false
 	}
 	return r.str("event.name") == otelInferenceLog, true
@@ -129,23 +129,23 @@ func (r *otelRecord) call() (ok, inferenceLog bool) {
 // includes what it can hold: the cache reads (as OpenAI counts them), or
 // neither (as Anthropic's usage counts them). Output includes reasoning,
 // as the conventions say.
-func (r *otelRecord) usage() *Usage {
+func (r *otelRecord) usage() *model.Usage {
 	if r.fixed != nil {
 		u := *r.fixed
 		return &u
 	}
-	in, read, write := r.num(otelInputTokens), r.num(otelCacheRead), r.num(otelCacheCreation)
+	in, read, write := r.num(InputTokens), r.num(CacheRead), r.num(CacheCreation)
 	if write == 0 {
 		write = r.num("gen_ai.usage.cache_write.input_tokens")
 	}
-	reasoning := r.num(otelReasoning)
+	reasoning := r.num(Reasoning)
 	if reasoning == 0 {
 		reasoning = r.num("gen_ai.usage.reasoning_tokens")
 	}
-	u := Usage{Input: decode.UncachedInput(in, read, write), CacheRead: read, CacheWrite: write, Output: r.num(otelOutputTokens), Reasoning: reasoning}
+	u := model.Usage{Input: decode.UncachedInput(in, read, write), CacheRead: read, CacheWrite: write, Output: r.num(OutputTokens), Reasoning: reasoning}
 	if u.IsZero() {
-		if _, ok := r.attrs[otelInputTokens]; !ok {
-			if _, ok := r.attrs[otelOutputTokens]; !ok {
+		if _, ok := r.attrs[InputTokens]; !ok {
+			if _, ok := r.attrs[OutputTokens]; !ok {
 				return nil
 			}
 		}
@@ -327,7 +327,7 @@ func spanRecords(l *otelSpanLine, line int) []otelRecord {
 	return append(out, rec)
 }
 
-// readOTel reads OpenTelemetry traces that follow the GenAI semantic
+// Read reads OpenTelemetry traces that follow the GenAI semantic
 // conventions, or OpenInference's, read as the GenAI attributes they
 // stand for ([fromOpenInference]): OTLP JSON (a document, or JSON Lines of TracesData and
 // LogsData objects, as the OpenTelemetry file exporter writes them), or
@@ -360,8 +360,8 @@ func spanRecords(l *otelSpanLine, line int) []otelRecord {
 // the history again after a compaction with no summary (the messages
 // before it are what the agent stopped sending). Without content a call
 // is an assistant message with no blocks, and the bill is still whole.
-func readOTel(s *decode.Source) ([]*Transcript, error) {
-	holder := &Transcript{ID: s.NameID()} // skipped and malformed records
+func Read(s *decode.Source) ([]*model.Transcript, error) {
+	holder := &model.Transcript{ID: s.NameID()} // skipped and malformed records
 	var recs []otelRecord
 	for r := range s.Records() {
 		var l otelSpanLine
@@ -386,10 +386,10 @@ type otelCall struct {
 	session  string
 	subagent string
 	model    string
-	usage    *Usage
+	usage    *model.Usage
 }
 
-func otelTranscripts(s *decode.Source, holder *Transcript, recs []otelRecord) ([]*Transcript, error) {
+func otelTranscripts(s *decode.Source, holder *model.Transcript, recs []otelRecord) ([]*model.Transcript, error) {
 	ix := newOtelIndex(recs)
 	calls := ix.calls(s, holder, recs)
 	// Calls are taken in the order they started where every one records
@@ -397,13 +397,13 @@ func otelTranscripts(s *decode.Source, holder *Transcript, recs []otelRecord) ([
 	if !slices.ContainsFunc(calls, func(c otelCall) bool { return c.rec.start.IsZero() }) {
 		slices.SortStableFunc(calls, func(a, b otelCall) int { return a.rec.start.Compare(b.rec.start) })
 	}
-	var out []*Transcript
+	var out []*model.Transcript
 	byKey := map[string]*otelHistory{}
 	for _, c := range calls {
 		key := c.session + "\x00" + c.subagent
 		h := byKey[key]
 		if h == nil {
-			t := &Transcript{ID: c.session}
+			t := &model.Transcript{ID: c.session}
 			if c.subagent != "" {
 				t.Parent, t.Subagent = c.session, c.subagent
 				t.ID = c.session + "/" + c.subagent
@@ -416,14 +416,14 @@ func otelTranscripts(s *decode.Source, holder *Transcript, recs []otelRecord) ([
 			return nil, err
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *Transcript) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b *model.Transcript) int { return cmp.Compare(a.ID, b.ID) })
 	return otelWithHolder(holder, out), nil
 }
 
 // otelWithHolder returns out with what holder counted of the file (the
 // records no call holds, the bad ones) on its first transcript, or
 // holder alone when the file holds no call.
-func otelWithHolder(holder *Transcript, out []*Transcript) []*Transcript {
+func otelWithHolder(holder *model.Transcript, out []*model.Transcript) []*model.Transcript {
 	switch {
 	case len(out) == 0:
 		return append(out, holder)
@@ -476,7 +476,7 @@ func newOtelIndex(recs []otelRecord) *otelIndex {
 		}
 		if ok, log := r.call(); ok && !log {
 			ix.chatTraces[r.traceID] = r.traceID != ""
-			if id := r.str(otelResponseID); id != "" {
+			if id := r.str(ResponseID); id != "" {
 				ix.chatResponses[id] = true
 			}
 		}
@@ -487,12 +487,12 @@ func newOtelIndex(recs []otelRecord) *otelIndex {
 // calls returns the records that are calls, in file order; the others
 // are counted on holder. An inference log of a chat span is the span's
 // call told twice: counted, not a call.
-func (ix *otelIndex) calls(s *decode.Source, holder *Transcript, recs []otelRecord) []otelCall {
+func (ix *otelIndex) calls(s *decode.Source, holder *model.Transcript, recs []otelRecord) []otelCall {
 	var calls []otelCall
 	for i := range recs {
 		r := &recs[i]
 		ok, log := r.call()
-		if ok && log && (ix.chatTraces[r.traceID] || ix.chatResponses[r.str(otelResponseID)]) {
+		if ok && log && (ix.chatTraces[r.traceID] || ix.chatResponses[r.str(ResponseID)]) {
 			model.CountSkipped(holder, "log "+otelInferenceLog+" (of a chat span)")
 			continue
 		}
@@ -501,7 +501,7 @@ func (ix *otelIndex) calls(s *decode.Source, holder *Transcript, recs []otelReco
 			if r.span {
 				kind = "span"
 			}
-			if op := cmp.Or(r.str(otelOperation), r.str("event.name")); op != "" {
+			if op := cmp.Or(r.str(Operation), r.str("event.name")); op != "" {
 				kind += " " + op
 			}
 			model.CountSkipped(holder, cmp.Or(r.skipAs, kind))
@@ -528,7 +528,7 @@ func otelSubagent(r *otelRecord, spans map[string]*otelRecord) string {
 	seen := 0
 	for p := spans[r.traceID+"/"+r.parent]; p != nil && seen < 1000; p = spans[p.traceID+"/"+p.parent] {
 		seen++
-		if p.str(otelOperation) == "invoke_agent" || strings.HasPrefix(p.name, "invoke_agent") {
+		if p.str(Operation) == "invoke_agent" || strings.HasPrefix(p.name, "invoke_agent") {
 			agents = append(agents, cmp.Or(p.str("gen_ai.agent.id"), "agent-"+p.spanID))
 		}
 	}
@@ -540,17 +540,17 @@ func otelSubagent(r *otelRecord, spans map[string]*otelRecord) string {
 
 // otelHistory is a transcript being read and what its agent last sent.
 type otelHistory struct {
-	t *Transcript
+	t *model.Transcript
 	// base is where the history the agent sends starts (the last
 	// compaction's index), summary that compaction's summary.
 	base    int
-	summary *Message
+	summary *model.Message
 }
 
 // add reads call c into the history.
 func (h *otelHistory) add(s *decode.Source, c otelCall) error {
 	t, r := h.t, c.rec
-	pos := Pos{File: s.File, Line: r.line}
+	pos := model.Pos{File: s.File, Line: r.line}
 	prompt, err := otelPrompt(r, pos)
 	if err != nil {
 		if err := s.Bad(t, r.line, "%v", err); err != nil {
@@ -561,15 +561,15 @@ func (h *otelHistory) add(s *decode.Source, c otelCall) error {
 	if prompt != nil {
 		h.extend(prompt, pos)
 	}
-	reply := Message{Role: RoleAssistant, Model: c.model, CallID: r.str(otelResponseID), Pos: pos, Usage: c.usage, Time: cmp.Or(r.end, r.start)}
-	raw, replied := r.attrs[otelOutput]
+	reply := model.Message{Role: model.RoleAssistant, Model: c.model, CallID: r.str(ResponseID), Pos: pos, Usage: c.usage, Time: cmp.Or(r.end, r.start)}
+	raw, replied := r.attrs[Output]
 	if reply.Usage == nil && !replied {
 		// A prompt with no reply and no usage (a call that failed, or
 		// ctxbench's writer holding the messages after the last call).
 		return nil
 	}
 	if replied {
-		msgs, err := otelMessages(raw, otelOutput)
+		msgs, err := otelMessages(raw, Output)
 		if err != nil {
 			if err := s.Bad(t, r.line, "%v", err); err != nil {
 				return err
@@ -590,12 +590,12 @@ func (h *otelHistory) add(s *decode.Source, c otelCall) error {
 }
 
 // extend adds what prompt holds beyond what the agent sent before.
-func (h *otelHistory) extend(prompt []Message, pos Pos) {
+func (h *otelHistory) extend(prompt []model.Message, pos model.Pos) {
 	t := h.t
-	var lead *Message // the summary a compaction part marks
+	var lead *model.Message // the summary a compaction part marks
 	if len(prompt) > 0 && compactionPart(&prompt[0]) {
 		sum := prompt[0]
-		sum.Blocks = slices.DeleteFunc(slices.Clone(sum.Blocks), func(b Block) bool { return b.Type == BlockOther && isCompactionPart(b.Raw) })
+		sum.Blocks = slices.DeleteFunc(slices.Clone(sum.Blocks), func(b model.Block) bool { return b.Type == model.BlockOther && isCompactionPart(b.Raw) })
 		lead, prompt = &sum, prompt[1:]
 	}
 	sent := t.Messages[h.base:]
@@ -604,13 +604,13 @@ func (h *otelHistory) extend(prompt []Message, pos Pos) {
 		t.Messages = append(t.Messages, prompt[len(sent):]...)
 		return
 	}
-	t.Compactions = append(t.Compactions, Compaction{Index: len(t.Messages), Trigger: "auto", Summary: lead, Pos: pos})
+	t.Compactions = append(t.Compactions, model.Compaction{Index: len(t.Messages), Trigger: "auto", Summary: lead, Pos: pos})
 	h.base, h.summary = len(t.Messages), lead
 	t.Messages = append(t.Messages, prompt...)
 }
 
 // prefixOf reports whether a is a prefix of b, message by message.
-func prefixOf(a, b []Message) bool {
+func prefixOf(a, b []model.Message) bool {
 	if len(a) > len(b) {
 		return false
 	}
@@ -624,7 +624,7 @@ func prefixOf(a, b []Message) bool {
 
 // sameMessage reports whether a and b say the same: role, name and
 // blocks (not where or when they were recorded, nor usage).
-func sameMessage(a, b *Message) bool {
+func sameMessage(a, b *model.Message) bool {
 	if a.Role != b.Role || a.Name != b.Name || len(a.Blocks) != len(b.Blocks) {
 		return false
 	}
@@ -637,9 +637,9 @@ func sameMessage(a, b *Message) bool {
 }
 
 // compactionPart reports whether m holds a compaction part.
-func compactionPart(m *Message) bool {
+func compactionPart(m *model.Message) bool {
 	for _, b := range m.Blocks {
-		if b.Type == BlockOther && isCompactionPart(b.Raw) {
+		if b.Type == model.BlockOther && isCompactionPart(b.Raw) {
 			return true
 		}
 	}
@@ -653,32 +653,32 @@ func isCompactionPart(raw json.RawMessage) bool {
 // otelPrompt returns the prompt call r sent: its system instructions as
 // a system message, then its input messages; nil when it records
 // neither.
-func otelPrompt(r *otelRecord, pos Pos) ([]Message, error) {
-	var out []Message
+func otelPrompt(r *otelRecord, pos model.Pos) ([]model.Message, error) {
+	var out []model.Message
 	if raw, ok := r.attrs[otelSystem]; ok {
 		raw = attrJSON(raw)
 		var parts []json.RawMessage
 		var text string
 		switch {
 		case decode.Unmarshal(raw, &text) == nil:
-			out = append(out, Message{Role: RoleSystem, Blocks: []Block{{Type: BlockText, Text: text}}, Pos: pos})
+			out = append(out, model.Message{Role: model.RoleSystem, Blocks: []model.Block{{Type: model.BlockText, Text: text}}, Pos: pos})
 		case decode.Unmarshal(raw, &parts) == nil:
 			bs, err := otelParts(parts)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", otelSystem, err)
 			}
 			if len(bs) > 0 { // an empty list sends no system prompt
-				out = append(out, Message{Role: RoleSystem, Blocks: bs, Pos: pos})
+				out = append(out, model.Message{Role: model.RoleSystem, Blocks: bs, Pos: pos})
 			}
 		default:
 			return nil, fmt.Errorf("%s: expected a list of parts", otelSystem)
 		}
 	}
-	raw, ok := r.attrs[otelInput]
+	raw, ok := r.attrs[Input]
 	if !ok {
 		return out, nil
 	}
-	msgs, err := otelMessages(raw, otelInput)
+	msgs, err := otelMessages(raw, Input)
 	if err != nil {
 		return nil, err
 	}
@@ -720,14 +720,14 @@ type otelMessage struct {
 // or chat messages as the providers' APIs take them (OpenAI's, with
 // tool_calls; Anthropic's, with content blocks), told apart as
 // detection tells them.
-func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
+func otelMessages(raw json.RawMessage, attr string) ([]model.Message, error) {
 	raw = attrJSON(raw)
 	var elems []json.RawMessage
 	if err := decode.Unmarshal(raw, &elems); err != nil {
 		return nil, fmt.Errorf("%s: expected a list of messages {role, parts}", attr)
 	}
-	var flavour Format
-	out := make([]Message, 0, len(elems))
+	var flavour model.Format
+	out := make([]model.Message, 0, len(elems))
 	for i, e := range elems {
 		var m otelMessage
 		if err := decode.Unmarshal(e, &m); err != nil {
@@ -739,7 +739,7 @@ func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
 		if !decode.OpenaiRoles[m.Role] {
 			return nil, fmt.Errorf("%s: message %d: unknown role %q", attr, i, m.Role)
 		}
-		msg := Message{Role: Role(m.Role), Name: m.Name, Time: model.ParseTime(m.Timestamp)}
+		msg := model.Message{Role: model.Role(m.Role), Name: m.Name, Time: model.ParseTime(m.Timestamp)}
 		var err error
 		switch {
 		case m.Parts != nil:
@@ -761,18 +761,18 @@ func otelMessages(raw json.RawMessage, attr string) ([]Message, error) {
 }
 
 // chatMessage reads raw as a chat message of flavour f.
-func chatMessage(raw json.RawMessage, f Format) (Message, error) {
-	if f == FormatAnthropic {
+func chatMessage(raw json.RawMessage, f model.Format) (model.Message, error) {
+	if f == model.FormatAnthropic {
 		var am decode.AnthropicMessage
 		if err := decode.Unmarshal(raw, &am); err != nil {
-			return Message{}, err
+			return model.Message{}, err
 		}
 		bs, err := decode.AnthropicContent(am.Content)
-		return Message{Role: Role(am.Role), Blocks: bs, Time: model.ParseTime(am.Timestamp)}, err
+		return model.Message{Role: model.Role(am.Role), Blocks: bs, Time: model.ParseTime(am.Timestamp)}, err
 	}
 	var om decode.OpenaiMessage
 	if err := decode.Unmarshal(raw, &om); err != nil {
-		return Message{}, err
+		return model.Message{}, err
 	}
 	return decode.OpenaiMessageOf(om)
 }
@@ -790,14 +790,14 @@ type otelPart struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// otelBlockWrapper holds a block no part of the conventions can say
+// BlockWrapper holds a block no part of the conventions can say
 // (ctxbench's writer): its type and its raw JSON.
-const otelBlockWrapper = "ctxbench.block"
+const BlockWrapper = "ctxbench.block"
 
-func otelParts(parts []json.RawMessage) ([]Block, error) {
-	out := make([]Block, 0, len(parts))
+func otelParts(parts []json.RawMessage) ([]model.Block, error) {
+	out := make([]model.Block, 0, len(parts))
 	for i, p := range parts {
-		b, err := otelPartBlock(p)
+		b, err := PartBlock(p)
 		if err != nil {
 			return nil, fmt.Errorf("part %d: %v", i, err)
 		}
@@ -820,8 +820,8 @@ func (part *otelPart) text() (string, error) {
 
 // result returns a tool_call_response part as a tool result: its
 // response (or content) as the model reads it.
-func (part *otelPart) result() Block {
-	b := Block{Type: BlockToolResult, IsError: part.IsError}
+func (part *otelPart) result() model.Block {
+	b := model.Block{Type: model.BlockToolResult, IsError: part.IsError}
 	if part.ID != nil {
 		b.ID = *part.ID
 	}
@@ -849,25 +849,25 @@ func (part *otelPart) result() Block {
 	return b
 }
 
-func otelPartBlock(p json.RawMessage) (Block, error) {
+func PartBlock(p json.RawMessage) (model.Block, error) {
 	var part otelPart
 	if err := decode.Unmarshal(p, &part); err != nil {
 		var obj map[string]json.RawMessage
 		if decode.Unmarshal(p, &obj) != nil {
-			return Block{}, fmt.Errorf("expected an object")
+			return model.Block{}, fmt.Errorf("expected an object")
 		}
 		// Fields of another format's part: kept as it is.
-		return Block{Type: BlockOther, Raw: decode.CompactJSON(p)}, nil
+		return model.Block{Type: model.BlockOther, Raw: decode.CompactJSON(p)}, nil
 	}
 	switch part.Type {
 	case "text":
 		s, err := part.text()
-		return Block{Type: BlockText, Text: s}, err
+		return model.Block{Type: model.BlockText, Text: s}, err
 	case "reasoning":
 		s, err := part.text()
-		return Block{Type: BlockThinking, Text: s}, err
+		return model.Block{Type: model.BlockThinking, Text: s}, err
 	case "tool_call":
-		b := Block{Type: BlockToolUse, Name: part.Name}
+		b := model.Block{Type: model.BlockToolUse, Name: part.Name}
 		if part.ID != nil {
 			b.ID = *part.ID
 		}
@@ -877,24 +877,24 @@ func otelPartBlock(p json.RawMessage) (Block, error) {
 		return b, nil
 	case "tool_call_response":
 		return part.result(), nil
-	case otelBlockWrapper:
+	case BlockWrapper:
 		var w struct {
-			BlockType BlockType       `json:"block_type"`
+			BlockType model.BlockType `json:"block_type"`
 			Text      string          `json:"text"`
 			Raw       json.RawMessage `json:"raw"`
 		}
 		if decode.Unmarshal(p, &w) != nil || w.BlockType == "" {
-			return Block{}, fmt.Errorf("%s part: expected block_type and raw", otelBlockWrapper)
+			return model.Block{}, fmt.Errorf("%s part: expected block_type and raw", BlockWrapper)
 		}
-		return Block{Type: w.BlockType, Text: w.Text, Raw: decode.CompactJSON(w.Raw)}, nil
+		return model.Block{Type: w.BlockType, Text: w.Text, Raw: decode.CompactJSON(w.Raw)}, nil
 	case "image_url":
-		return Block{Type: BlockImage, Raw: decode.CompactJSON(p)}, nil
+		return model.Block{Type: model.BlockImage, Raw: decode.CompactJSON(p)}, nil
 	}
 	// Any other part (blob, uri, file, compaction, another format's
 	// block): an Anthropic block type where it is one, else other.
 	bs, err := decode.AnthropicContent(slices.Concat([]byte("["), p, []byte("]")))
 	if err != nil || len(bs) != 1 {
-		return Block{Type: BlockOther, Raw: decode.CompactJSON(p)}, nil
+		return model.Block{Type: model.BlockOther, Raw: decode.CompactJSON(p)}, nil
 	}
 	return bs[0], nil
 }
