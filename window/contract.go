@@ -141,3 +141,13 @@ func truncated(it Item, m *transcript.Message, summary bool) Item {
 func truncatedOriginal(i int, m *transcript.Message) Item { return policy.TruncatedOriginal(i, m) }
 
 func cutUTF16(s string, n int) string { return jsstr.Cut(s, n) }
+
+func jsStringLen(s string) int                             { return jsstr.Len(s) }
+func jsJSONLen(raw []byte) int                             { return jsstr.JSONLen(raw) }
+func jsNumber(f float64) string                            { return jsstr.Number(f) }
+func sliceUTF16(s string, from, to int) string             { return jsstr.Slice(s, from, to) }
+func utf16Len(s string) int                                { return transcript.UTF16Len(s) }
+func toolNames(t *transcript.Transcript) map[string]string { return policy.ToolNames(t) }
+func envTranscript(env *Env) *transcript.Transcript        { return policy.TranscriptOf(env) }
+
+func thousands(n int) string { return jsstr.Thousands(n) }

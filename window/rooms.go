@@ -5,6 +5,7 @@ import (
 	"github.com/ctxbench/ctxbench/window/internal/codex"
 	"github.com/ctxbench/ctxbench/window/internal/compress"
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
+	"github.com/ctxbench/ctxbench/window/internal/gemini"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
 )
 
@@ -17,6 +18,7 @@ var rooms = [][]*Spec{
 	crossturn.Specs,
 	compress.Specs,
 	codex.Specs,
+	gemini.Specs,
 }
 
 func init() {

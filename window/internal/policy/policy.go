@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/summarize"
@@ -558,4 +561,57 @@ type Cautioner interface {
 // (order, conservation, at most one summary).
 type Guarantor interface {
 	Guarantees() Guarantees
+}
+
+// ToolNames returns, for each tool call of t, the tool's name. The maps
+// of the last transcripts are kept, since a replay asks for them at every
+// compression, but not the transcripts: an entry names its transcript by
+// a weak pointer and copies the names (which may share the transcript's
+// memory), so that a transcript whose replays have ended is freed.
+func ToolNames(t *transcript.Transcript) map[string]string {
+	key := weak.Make(t)
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	for _, e := range namesCache {
+		if e.t == key {
+			return e.names
+		}
+	}
+	names := map[string]string{}
+	if t != nil {
+		for i := range t.Messages {
+			for _, b := range t.Messages[i].Blocks {
+				if b.Type == transcript.BlockToolUse {
+					if _, ok := names[b.ID]; !ok {
+						names[strings.Clone(b.ID)] = strings.Clone(b.Name)
+					}
+				}
+			}
+		}
+	}
+	// Entries of freed transcripts go first.
+	namesCache = slices.DeleteFunc(namesCache, func(e namesEntry) bool { return e.t.Value() == nil })
+	namesCache = append(namesCache, namesEntry{key, names})
+	if len(namesCache) > 8 {
+		namesCache = namesCache[1:]
+	}
+	return names
+}
+
+type namesEntry struct {
+	t     weak.Pointer[transcript.Transcript]
+	names map[string]string
+}
+
+var (
+	namesMu    sync.Mutex
+	namesCache []namesEntry
+)
+
+// TranscriptOf returns env's transcript (nil for a nil env).
+func TranscriptOf(env *Env) *transcript.Transcript {
+	if env == nil {
+		return nil
+	}
+	return env.Transcript
 }

@@ -2,8 +2,10 @@ package policy
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -56,5 +58,22 @@ func TestHistoryTokens(t *testing.T) {
 			next = append(hist, all[rng.IntN(len(all))])
 		}
 		hist = next
+	}
+}
+
+// TestToolNamesKeepNoTranscript: the tool names ToolNames keeps
+// for the last transcripts replayed do not keep those transcripts alive
+// (eight whole sessions were most of the memory of a replay of many).
+func TestToolNamesKeepNoTranscript(t *testing.T) {
+	tr := &transcript.Transcript{Messages: []transcript.Message{
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Type: transcript.BlockToolUse, ID: "call-1", Name: "Bash"}}}}}
+	w := weak.Make(tr)
+	if got := ToolNames(tr)["call-1"]; got != "Bash" {
+		t.Fatalf("ToolNames gave %q", got)
+	}
+	tr = nil
+	runtime.GC()
+	if w.Value() != nil {
+		t.Error("the transcript is still alive after its replay: the names cache holds it")
 	}
 }

@@ -4,6 +4,8 @@
 package policytest
 
 import (
+	"context"
+	"github.com/ctxbench/ctxbench/estimate"
 	"maps"
 	"slices"
 	"testing"
@@ -51,4 +53,46 @@ func Items(tr *transcript.Transcript, n int) []policy.Item {
 		out[i] = policy.Original(tr, i)
 	}
 	return out
+}
+
+// Drive replays tr through p in env as the replay engine does (append
+// the turn, apply the policy, send, append the reply), calling each
+// with the index of the call's assistant message, the turn's length,
+// the step and the policy's state after it. When env.ReuseSent, the
+// next history is a copy of what was sent.
+func Drive(t testing.TB, p policy.Policy, tr *transcript.Transcript, env *policy.Env, each func(msg, turn int, step policy.Step, st *policy.State)) {
+	t.Helper()
+	st := &policy.State{}
+	var hist []policy.Item
+	next := 0
+	for i, m := range tr.Messages {
+		if m.Role != transcript.RoleAssistant {
+			continue
+		}
+		turn := 0
+		for j := next; j < i; j++ {
+			hist = append(hist, policy.Original(tr, j))
+			turn++
+		}
+		env.Next, env.Turn = i, turn
+		step, err := p.Apply(context.Background(), env, st, hist)
+		if err != nil {
+			t.Fatalf("call %d: %v", env.Call, err)
+		}
+		each(i, turn, step, st)
+		sent := step.History
+		if env.ReuseSent {
+			sent = slices.Clone(sent)
+		}
+		hist = append(sent, policy.Original(tr, i))
+		next = i + 1
+		env.Call++
+	}
+}
+
+// CacheCount returns an Env.Count that shares one count cache, as the
+// replay engine's does.
+func CacheCount() func(estimate.Estimator, policy.Item) int {
+	c := estimate.NewCache()
+	return func(e estimate.Estimator, it policy.Item) int { return c.Count(e, it.Msg) }
 }

@@ -1,13 +1,23 @@
-package window
+package gemini
 
 import (
-	"runtime"
+	"path/filepath"
 	"strings"
 	"testing"
-	"weak"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/jsstr"
 )
+
+// readCorpus reads a session of the corpus (fixtures/corpus).
+func readCorpus(t *testing.T, name string) *transcript.Transcript {
+	t.Helper()
+	ts, err := transcript.ReadFile(filepath.Join("../../../fixtures/corpus", name), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0]
+}
 
 // textQuartersByRune and jsStringLenByRune are the measures a character
 // at a time, as they were before their ASCII words were passed at once.
@@ -26,7 +36,7 @@ func textQuartersByRune(s string) int {
 func jsStringLenByRune(s string) int {
 	n := 2
 	for _, r := range s {
-		n += jsRuneLen(r)
+		n += jsstr.RuneLen(r)
 	}
 	return n
 }
@@ -54,8 +64,8 @@ func TestGeminiMeasuresByWord(t *testing.T) {
 		if got, want := textQuarters(s), textQuartersByRune(s); got != want {
 			t.Fatalf("textQuarters(%.80q) = %d, want %d", s, got, want)
 		}
-		if got, want := jsStringLen(s), jsStringLenByRune(s); got != want {
-			t.Fatalf("jsStringLen(%.80q) = %d, want %d", s, got, want)
+		if got, want := jsstr.Len(s), jsStringLenByRune(s); got != want {
+			t.Fatalf("jsstr.Len(%.80q) = %d, want %d", s, got, want)
 		}
 	}
 }
@@ -66,25 +76,8 @@ func FuzzGeminiMeasuresByWord(f *testing.F) {
 		if got, want := textQuarters(s), textQuartersByRune(s); got != want {
 			t.Fatalf("textQuarters(%q) = %d, want %d", s, got, want)
 		}
-		if got, want := jsStringLen(s), jsStringLenByRune(s); got != want {
-			t.Fatalf("jsStringLen(%q) = %d, want %d", s, got, want)
+		if got, want := jsstr.Len(s), jsStringLenByRune(s); got != want {
+			t.Fatalf("jsstr.Len(%q) = %d, want %d", s, got, want)
 		}
 	})
-}
-
-// TestToolNamesKeepNoTranscript: the tool names gemini-cli's view keeps
-// for the last transcripts replayed do not keep those transcripts alive
-// (eight whole sessions were most of the memory of a replay of many).
-func TestToolNamesKeepNoTranscript(t *testing.T) {
-	tr := &transcript.Transcript{Messages: []transcript.Message{
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Type: transcript.BlockToolUse, ID: "call-1", Name: "Bash"}}}}}
-	w := weak.Make(tr)
-	if got := toolNames(tr)["call-1"]; got != "Bash" {
-		t.Fatalf("toolNames gave %q", got)
-	}
-	tr = nil
-	runtime.GC()
-	if w.Value() != nil {
-		t.Error("the transcript is still alive after its replay: the names cache holds it")
-	}
 }

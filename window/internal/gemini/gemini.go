@@ -1,4 +1,4 @@
-package window
+package gemini
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/jsstr"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // GeminiCLI names the gemini-cli policy.
@@ -58,36 +60,37 @@ const GeminiCLI = "gemini-cli"
 
 // geminiPolicy is the [GeminiCLI] policy.
 type geminiPolicy struct {
-	base
+	policy.Base
 	limit           int
 	threshold, keep float64
 }
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: GeminiCLI, Source: "google-gemini/gemini-cli packages/core/src/context/chatCompressionService.ts",
-		Models: "@google/gemini-cli-core@0.61.0", Held: heldConformance,
+		Models: "@google/gemini-cli-core@0.61.0", Held: policy.HeldConformance,
 		Summary: "at 50% of the model's window, summarize all but the newest 30% (by characters) of the history Gemini CLI holds, splitting before a user message, then verify the summary; summary as a user message + model acknowledgement",
-		Params: []Param{
-			intParam("token_limit", 0, 0, none, "the model's token limit; 0: the transcript model's window, else 1,048,576 (tokenLimits.ts's default)"),
-			floatParam("threshold", 0.5, 0, 1, true, "compress at this share of the limit (0.7→0.2→0.7→0.5 in Oct–Nov 2025)"),
-			floatParam("preserve", 0.3, 0, 1, true, "COMPRESSION_PRESERVE_THRESHOLD: share of history kept, by characters"),
+		Params: []policy.Param{
+			policy.IntParam("token_limit", 0, 0, policy.NoBound, "the model's token limit; 0: the transcript model's window, else 1,048,576 (tokenLimits.ts's default)"),
+			policy.FloatParam("threshold", 0.5, 0, 1, true, "compress at this share of the limit (0.7→0.2→0.7→0.5 in Oct–Nov 2025)"),
+			policy.FloatParam("preserve", 0.3, 0, 1, true, "COMPRESSION_PRESERVE_THRESHOLD: share of history kept, by characters"),
 		},
 		Differs: []string{
 			"the last prompt's tokens are estimateTokenCountSync of the contents sent at the previous call, not the API's count: the transcript holds neither the system instruction nor the tool declarations",
 			"the environment context Gemini CLI prepends to a new chat is not in replayed transcripts, and is left out of the inflation check",
 			"a summarizer error stops further attempts, as an inflated compression does; Gemini CLI fails the turn",
 		},
-		Check: func(v Values) error {
+		Check: func(v policy.Values) error {
 			if v.Float("preserve") >= 1 {
 				return errors.New("preserve must be below 1: findCompressSplitPoint needs a fraction in (0, 1)")
 			}
 			return nil
 		},
-		Build: func(v Values) Policy {
-			return &geminiPolicy{base: base{GeminiCLI, v}, limit: v.Int("token_limit"), threshold: v.Float("threshold"), keep: v.Float("preserve")}
+		Build: func(v policy.Values) policy.Policy {
+			return &geminiPolicy{Base: policy.NewBase(GeminiCLI, v), limit: v.Int("token_limit"), threshold: v.Float("threshold"), keep: v.Float("preserve")}
 		},
-	})
+	},
 }
 
 const (
@@ -129,7 +132,7 @@ type geminiState struct {
 	status geminiStatus
 }
 
-func (p *geminiPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p *geminiPolicy) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	gs, _ := st.Data.(*geminiState)
 	if gs == nil {
 		gs = &geminiState{}
@@ -137,29 +140,22 @@ func (p *geminiPolicy) Apply(ctx context.Context, env *Env, st *State, hist []It
 	}
 	step, status, err := p.compress(ctx, env, st, gs, hist)
 	if err != nil {
-		return Step{}, err
+		return policy.Step{}, err
 	}
 	gs.status = status
-	gs.lastPrompt = st.HistoryTokens(env, gemTokens{envTranscript(env)}, step.History) / 4
+	gs.lastPrompt = st.HistoryTokens(env, gemTokens{policy.TranscriptOf(env)}, step.History) / 4
 	return step, nil
 }
 
-func envTranscript(env *Env) *transcript.Transcript {
-	if env == nil {
-		return nil
-	}
-	return env.Transcript
-}
-
-func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *geminiState, hist []Item) (Step, geminiStatus, error) {
-	step := Step{History: hist}
+func (p *geminiPolicy) compress(ctx context.Context, env *policy.Env, st *policy.State, gs *geminiState, hist []policy.Item) (policy.Step, geminiStatus, error) {
+	step := policy.Step{History: hist}
 	before := gs.lastPrompt
 	limit := env.Window(p.limit, geminiDefaultLimit)
 	if before == 0 || float64(before) < p.threshold*float64(limit) {
 		return step, geminiNoop, nil
 	}
 	held, turn := hist[:len(hist)-env.Turn], hist[len(hist)-env.Turn:]
-	var system, rest []Item
+	var system, rest []policy.Item
 	for _, it := range held {
 		if it.Msg.Role == transcript.RoleSystem {
 			system = append(system, it)
@@ -170,8 +166,8 @@ func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *ge
 	if len(rest) == 0 {
 		return step, geminiNoop, nil
 	}
-	step.Fired = &Firing{What: "compression", Unit: "tokens", Trigger: int(math.Ceil(p.threshold * float64(limit))), Before: before, After: before}
-	names := toolNames(envTranscript(env))
+	step.Fired = &policy.Firing{What: "compression", Unit: "tokens", Trigger: int(math.Ceil(p.threshold * float64(limit))), Before: before, After: before}
+	names := policy.ToolNames(policy.TranscriptOf(env))
 	curated := gemContents(rest, names)
 	truncated := gs.truncateToBudget(curated)
 	if gs.failed {
@@ -182,8 +178,8 @@ func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *ge
 			return step, geminiNoop, nil
 		}
 		kept, cut := gemItems(truncated)
-		step.History = append(append(append([]Item{}, system...), kept...), turn...)
-		step.Truncated, step.Evicted = cut, evictedFrom(hist, step.History)
+		step.History = append(append(append([]policy.Item{}, system...), kept...), turn...)
+		step.Truncated, step.Evicted = cut, policy.EvictedFrom(hist, step.History)
 		step.Fired.What, step.Fired.After = "truncation", gemTokensOf(truncated)
 		return step, geminiTruncated, nil
 	}
@@ -198,23 +194,23 @@ func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *ge
 	if gemTokensOf(curated[:split]) >= limit {
 		toSummarize, _ = gemItems(truncated[:split])
 	}
-	text, ev, err := summarizeItems(ctx, env, toSummarize, "", summarize.Generic)
+	text, ev, err := policy.SummarizeItems(ctx, env, toSummarize, "", summarize.Generic)
 	if err != nil {
-		return Step{}, 0, err
+		return policy.Step{}, 0, err
 	}
 	step.Summary = ev
 	if ev.Error != "" {
 		gs.failed = true
-		warnf(&step, "compression failed, history kept (no further attempts): %s", ev.Error)
+		policy.Warnf(&step, "compression failed, history kept (no further attempts): %s", ev.Error)
 		return step, geminiNoop, nil
 	}
 	final, err := geminiVerify(ctx, env, toSummarize, text, ev)
 	if err != nil {
-		return Step{}, 0, err
+		return policy.Step{}, 0, err
 	}
 	if final == "" {
 		ev.Error = "the summary was empty"
-		warnf(&step, "compression failed: the summary was empty")
+		policy.Warnf(&step, "compression failed: the summary was empty")
 		return step, geminiEmpty, nil
 	}
 	if !strings.Contains(final, "<state_snapshot>") {
@@ -223,27 +219,27 @@ func (p *geminiPolicy) compress(ctx context.Context, env *Env, st *State, gs *ge
 	s := st.NewItem(transcript.RoleUser, final, true)
 	ack := st.NewItem(transcript.RoleAssistant, geminiAck, false)
 	kept, cut := gemItems(truncated[split:])
-	g := gemTokens{envTranscript(env)}
-	if after := (count(env, g, s) + count(env, g, ack) + gemQuarters(truncated[split:])) / 4; after > before {
+	g := gemTokens{policy.TranscriptOf(env)}
+	if after := (policy.Count(env, g, s) + policy.Count(env, g, ack) + gemQuarters(truncated[split:])) / 4; after > before {
 		gs.failed = true
 		ev.Error = "compression inflated the token count; discarded"
-		warnf(&step, "compression inflated the prompt from %d to %d tokens: discarded, as gemini-cli does; from now on it only truncates", before, after)
+		policy.Warnf(&step, "compression inflated the prompt from %d to %d tokens: discarded, as gemini-cli does; from now on it only truncates", before, after)
 		return step, geminiInflated, nil
 	}
 	ev.ID = s.ID
-	out := append(append([]Item{}, system...), s, ack)
+	out := append(append([]policy.Item{}, system...), s, ack)
 	out = append(append(out, kept...), turn...)
 	step.History, step.Truncated = out, cut
-	step.Evicted = evictedFrom(hist, out)
-	step.Fired.After = (count(env, g, s) + count(env, g, ack) + gemQuarters(truncated[split:])) / 4
+	step.Evicted = policy.EvictedFrom(hist, out)
+	step.Fired.After = (policy.Count(env, g, s) + policy.Count(env, g, ack) + gemQuarters(truncated[split:])) / 4
 	return step, geminiCompressed, nil
 }
 
 // geminiVerify makes the probe call: the history, the summary and the
 // verification prompt. Its answer, trimmed, replaces the summary unless
 // it is empty; its usage is added to ev's.
-func geminiVerify(ctx context.Context, env *Env, items []Item, summary string, ev *SummaryEvent) (string, error) {
-	msgs := append(messages(items),
+func geminiVerify(ctx context.Context, env *policy.Env, items []policy.Item, summary string, ev *policy.SummaryEvent) (string, error) {
+	msgs := append(policy.Messages(items),
 		transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: summary}}},
 		transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: geminiProbe}}})
 	res, err := env.Summarizer.Summarize(ctx, summarize.Request{Messages: msgs, Template: summarize.Generic})
@@ -268,7 +264,7 @@ func geminiVerify(ctx context.Context, env *Env, items []Item, summary string, e
 // one role, and their parts (a function response possibly truncated).
 type gemContent struct {
 	model bool
-	items []Item
+	items []policy.Item
 	parts []gemPartOf
 }
 
@@ -282,7 +278,7 @@ type gemPartOf struct {
 // gemContents returns the contents of items (no system message): a
 // message with no part is left out, as stripThoughts leaves it out, and
 // consecutive ones of one role are coalesced.
-func gemContents(items []Item, names map[string]string) []gemContent {
+func gemContents(items []policy.Item, names map[string]string) []gemContent {
 	var out []gemContent
 	for _, it := range items {
 		v := gemView(it.Msg, names)
@@ -366,7 +362,7 @@ func (gs *geminiState) truncateToBudget(cs []gemContent) []gemContent {
 			}
 			parts[j] = gemPartOf{item: p.item, gemPart: responsePart(p.block, p.name, "", text), truncated: true}
 			// responsePart counted an empty id: add the real one's.
-			parts[j].json = p.json - jsStringLen(p.output) + jsStringLen(text)
+			parts[j].json = p.json - jsstr.Len(p.output) + jsstr.Len(text)
 		}
 		out[i].parts = parts
 	}
@@ -400,30 +396,21 @@ func truncatedFileName(tool string, n int) string {
 // truncatedOutput is formatTruncatedToolOutput: the first 20% and the
 // last 80% of max characters, under a header naming the file.
 func truncatedOutput(s, file string, max int) string {
-	n := utf16Len(s)
+	n := transcript.UTF16Len(s)
 	if n <= max {
 		return s
 	}
 	head := max / 5
 	tail := max - head
-	return "Output too large. Showing first " + thousands(head) + " and last " + thousands(tail) +
-		" characters. For full output see: " + file + "\n" + sliceUTF16(s, 0, head) +
-		"\n\n... [" + thousands(n-head-tail) + " characters omitted] ...\n\n" + sliceUTF16(s, n-tail, n)
-}
-
-// thousands writes n as toLocaleString does in English: 1,234,567.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return "Output too large. Showing first " + jsstr.Thousands(head) + " and last " + jsstr.Thousands(tail) +
+		" characters. For full output see: " + file + "\n" + jsstr.Slice(s, 0, head) +
+		"\n\n... [" + jsstr.Thousands(n-head-tail) + " characters omitted] ...\n\n" + jsstr.Slice(s, n-tail, n)
 }
 
 // gemItems returns the items of cs, a message whose response a truncation
 // changed as a truncated copy, and the ids of those.
-func gemItems(cs []gemContent) ([]Item, []string) {
-	var out []Item
+func gemItems(cs []gemContent) ([]policy.Item, []string) {
+	var out []policy.Item
 	var cut []string
 	for _, c := range cs {
 		texts := map[int]map[int]string{} // item → block → output
@@ -442,7 +429,7 @@ func gemItems(cs []gemContent) ([]Item, []string) {
 				for b, text := range t {
 					m.Blocks[b].Text, m.Blocks[b].Raw = text, nil
 				}
-				it = truncated(it, &m, false)
+				it = policy.Truncated(it, &m, false)
 				cut = append(cut, it.ID)
 			}
 			out = append(out, it)
@@ -492,6 +479,6 @@ func (c gemContent) has(kind byte) bool {
 // Guarantees: gemini-cli discards a compression only when it inflates the
 // count, so one that saves nothing (re-summarizing its own summary) is
 // kept: shrinking is not guaranteed (google-gemini/gemini-cli #6563).
-func (p *geminiPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
+func (p *geminiPolicy) Guarantees() policy.Guarantees {
+	return policy.Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
 }
