@@ -7,6 +7,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/codex"
 	"github.com/ctxbench/ctxbench/window/internal/gemini"
+	"github.com/ctxbench/ctxbench/window/internal/opencode"
 )
 
 // Agent names the agent's own policy: at each call, the policy of the
@@ -27,7 +28,7 @@ var agentPolicies = map[transcript.Format]string{
 	transcript.FormatClaudeCode: ClaudeCode,
 	transcript.FormatCodex:      codex.Codex,
 	transcript.FormatGeminiCLI:  gemini.GeminiCLI,
-	transcript.FormatOpencode:   Opencode,
+	transcript.FormatOpencode:   opencode.Opencode,
 }
 
 // AgentPolicy returns the name of the policy the agent that recorded
@@ -48,7 +49,7 @@ func init() {
 		Summary: "the agent's own policy on its own files: claude-code on Claude Code's, codex on Codex's, gemini-cli on Gemini CLI's, opencode on opencode's; recorded on the others",
 		Build: func(v Values) Policy {
 			p := &agentPolicy{base: base{Agent, v}, by: map[string]Policy{}}
-			for _, name := range append([]string{Recorded}, ClaudeCode, codex.Codex, gemini.GeminiCLI, Opencode) {
+			for _, name := range append([]string{Recorded}, ClaudeCode, codex.Codex, gemini.GeminiCLI, opencode.Opencode) {
 				q, err := Parse(name)
 				if err != nil {
 					panic("window: the agent policy's " + name + ": " + err.Error())

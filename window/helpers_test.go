@@ -178,6 +178,13 @@ func toolResult(id, text string) transcript.Block {
 	return transcript.Block{Type: transcript.BlockToolResult, ID: id, Text: text}
 }
 
+// callNamed is an assistant message calling tool name with id.
+func callNamed(id, name string) transcript.Message {
+	m := callTool(id)
+	m.Blocks[0].Name = name
+	return m
+}
+
 func text(s string) transcript.Block { return transcript.Block{Type: transcript.BlockText, Text: s} }
 
 // orphans counts the sent tool results whose tool_use was not sent before

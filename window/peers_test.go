@@ -32,42 +32,6 @@ func result(id, s string) transcript.Message {
 	return transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult(id, s)}}
 }
 
-// TestOpencodePrune: outputs beyond the newest PRUNE_PROTECT tokens are
-// cleared, only when that clears more than PRUNE_MINIMUM, and never in the
-// last 2 user turns.
-func TestOpencodePrune(t *testing.T) {
-	big := strings.Repeat("y", 40_000) // 10,000 tokens at length/4
-	var ms []transcript.Message
-	ms = append(ms, user("start"))
-	for i := range 8 {
-		id := string(rune('a' + i))
-		ms = append(ms, callTool(id), result(id, big))
-	}
-	ms = append(ms, user("turn 2"), callTool("z"), result("z", big), user("turn 3"))
-	tr := msgs(ms...)
-	p := &opencodePolicy{protect: 20_000, minimum: 20_000, protectTurns: 2}
-	out, truncated := p.pruneOutputs(&Env{Transcript: tr}, items(tr, len(ms)))
-	// Outputs older than the last 2 user turns: 8 × 10,000 tokens; the
-	// newest 2 are protected (20,000), 6 cleared (60,000 > 20,000).
-	if len(truncated) != 6 {
-		t.Fatalf("cleared %v", truncated)
-	}
-	for _, id := range truncated {
-		i := Item{ID: id}.Index()
-		if out[i].Msg.Blocks[0].Text != "[Old tool result content cleared]" || i > 12 {
-			t.Errorf("%s: %q", id, out[i].Msg.Blocks[0].Text[:20])
-		}
-	}
-	if tr.Messages[2].Blocks[0].Text != big {
-		t.Error("the transcript was modified")
-	}
-	// Clearing less than PRUNE_MINIMUM: nothing.
-	p.minimum = 70_000
-	if _, truncated := p.pruneOutputs(&Env{Transcript: tr}, items(tr, len(ms))); len(truncated) != 0 {
-		t.Errorf("cleared %d outputs below the minimum", len(truncated))
-	}
-}
-
 // TestLangchainTrim shows trim_messages' leading orphan ToolMessage
 // (langchain-ai/langchain #33245) and start_on="human" removing it.
 func TestLangchainTrim(t *testing.T) {

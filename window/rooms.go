@@ -6,6 +6,7 @@ import (
 	"github.com/ctxbench/ctxbench/window/internal/compress"
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
 	"github.com/ctxbench/ctxbench/window/internal/gemini"
+	"github.com/ctxbench/ctxbench/window/internal/opencode"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
 )
 
@@ -19,6 +20,7 @@ var rooms = [][]*Spec{
 	compress.Specs,
 	codex.Specs,
 	gemini.Specs,
+	opencode.Specs,
 }
 
 func init() {

@@ -217,19 +217,20 @@ func TestImportChain(t *testing.T) {
 		"estimate":   {"transcript", "internal/approx"},
 		"pricing":    {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":  {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy", "window/internal/jsstr", "window/internal/prune", "window/internal/crossturn", "window/internal/compress", "window/internal/aidf", "window/internal/codex", "window/internal/gemini"},
+		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy", "window/internal/jsstr", "window/internal/prune", "window/internal/crossturn", "window/internal/compress", "window/internal/aidf", "window/internal/codex", "window/internal/gemini", "window/internal/opencode"},
 		// The contract every room implements, and the rooms: one
 		// modelled system each, importing the contract and the shared
 		// helpers, never another room.
 		"window/internal/policy":     {"transcript", "estimate", "summarize"},
 		"window/internal/jsstr":      {"internal/swar"},
-		"window/internal/policytest": {"transcript", "estimate", "window/internal/policy"},
+		"window/internal/policytest": {"transcript", "estimate", "summarize", "window/internal/policy"},
 		"window/internal/prune":      {"transcript", "window/internal/policy", "window/internal/jsstr"},
 		"window/internal/crossturn":  {"transcript", "summarize", "window/internal/policy"},
 		"window/internal/compress":   {"transcript", "summarize", "window/internal/policy"},
 		"window/internal/aidf":       {"transcript", "summarize", "internal/limit", "internal/strictyaml", "window/internal/policy"},
 		"window/internal/codex":      {"transcript", "estimate", "summarize", "internal/approx", "internal/codexcut", "window/internal/policy"},
 		"window/internal/gemini":     {"transcript", "estimate", "summarize", "internal/swar", "window/internal/policy", "window/internal/jsstr"},
+		"window/internal/opencode":   {"transcript", "summarize", "window/internal/policy"},
 		"replay/probe":               {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
 		"replay":                     {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
 		"cost":                       {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},

@@ -5,9 +5,13 @@ package policytest
 
 import (
 	"context"
+	"fmt"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/summarize"
 	"maps"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/transcript"
@@ -95,4 +99,50 @@ func Drive(t testing.TB, p policy.Policy, tr *transcript.Transcript, env *policy
 func CacheCount() func(estimate.Estimator, policy.Item) int {
 	c := estimate.NewCache()
 	return func(e estimate.Estimator, it policy.Item) int { return c.Count(e, it.Msg) }
+}
+
+// Parse builds the policy a SPEC names (NAME or NAME:key=value,…) from
+// specs, as window.Parse does for one policy.
+func Parse(t testing.TB, specs []*policy.Spec, spec string) policy.Policy {
+	t.Helper()
+	name, rest, _ := strings.Cut(spec, ":")
+	params := map[string]string{}
+	if rest != "" {
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				t.Fatalf("%s: %q is not key=value", spec, kv)
+			}
+			params[k] = v
+		}
+	}
+	for _, s := range specs {
+		if s.Name == name {
+			return New(t, s, params)
+		}
+	}
+	t.Fatalf("%s: no such policy here", spec)
+	return nil
+}
+
+// A Recorder is a summarizer that records its requests and answers
+// "summary k of n messages", or fails when told.
+type Recorder struct {
+	mu   sync.Mutex
+	Reqs []summarize.Request
+	Fail bool
+}
+
+// Name is the summarizer's name.
+func (r *Recorder) Name() string { return "recorder" }
+
+// Summarize records req and answers it.
+func (r *Recorder) Summarize(_ context.Context, req summarize.Request) (summarize.Result, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Reqs = append(r.Reqs, req)
+	if r.Fail {
+		return summarize.Result{}, fmt.Errorf("recorder: failing as told")
+	}
+	return summarize.Result{Text: fmt.Sprintf("summary %d of %d messages", len(r.Reqs), len(req.Messages)), Model: "rec"}, nil
 }

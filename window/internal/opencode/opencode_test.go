@@ -1,4 +1,4 @@
-package window
+package opencode
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // opencode's npm package is a compiled binary: these table tests hold the
@@ -43,7 +44,7 @@ func TestOpencodePruneRules(t *testing.T) {
 		callTool("p"), several, // 7, 8: walked newest part first
 		user("turn 2"), asst("ok"), user("turn 3"))
 	p := &opencodePolicy{protect: 15, minimum: 20, protectTurns: 2}
-	got, cut := p.pruneOutputs(&Env{Transcript: tr}, items(tr, len(tr.Messages)))
+	got, cut := p.pruneOutputs(&policy.Env{Transcript: tr}, items(tr, len(tr.Messages)))
 	// Newest first: q (10, protected), p (10: 20 > 15, cleared), a (50,
 	// cleared): 60 > 20 cleared.
 	if diff := cmp.Diff([]string{"m8", "m2"}, cut); diff != "" {
@@ -58,7 +59,7 @@ func TestOpencodePruneRules(t *testing.T) {
 		}
 	}
 	// An output cleared before stops the walk: nothing older is counted.
-	again, cut := p.pruneOutputs(&Env{Transcript: tr}, append(got[:len(got):len(got)], Original(tr, 9)))
+	again, cut := p.pruneOutputs(&policy.Env{Transcript: tr}, append(got[:len(got):len(got)], policy.Original(tr, 9)))
 	if len(cut) != 0 || again[2].Msg.Blocks[0].Text != opencodeCleared {
 		t.Errorf("pruned again: %v", cut)
 	}
@@ -75,9 +76,9 @@ func TestOpencodePruneTiming(t *testing.T) {
 	tr := msgs(user("first"), callTool("a"), result("a", big), callTool("b"), result("b", big), asst("ok"), // m0–m5
 		user("go"), callTool("c"), result("c", big), asst("done"), // m6–m9
 		user("next"), callTool("d"), result("d", "ok")) // m10–m12
-	apply := func(spec string, n, turn int) Step {
+	apply := func(spec string, n, turn int) policy.Step {
 		t.Helper()
-		step, err := mustPolicy(t, spec).Apply(context.Background(), &Env{Transcript: tr, Summarizer: &recorder{}, Turn: turn}, &State{}, items(tr, n))
+		step, err := mustPolicy(t, spec).Apply(context.Background(), &policy.Env{Transcript: tr, Summarizer: &recorder{}, Turn: turn}, &policy.State{}, items(tr, n))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,9 +118,9 @@ func TestOpencodeCompaction(t *testing.T) {
 		user("turn 1 "+text(4000)), callTool("a"), result("a", text(8000)), asst(text(100)), // m0–m3: ~12,100
 		user("turn 2 "+text(500)), callTool("b"), result("b", text(1500)), // m4–m6
 		callTool("c"), result("c", text(300)), asst(text(200))) // m7–m9: turn 2 ~2,510
-	apply := func(spec string) Step {
+	apply := func(spec string) policy.Step {
 		t.Helper()
-		step, err := mustPolicy(t, spec).Apply(context.Background(), &Env{Transcript: tr, Summarizer: &recorder{}}, &State{}, items(tr, len(tr.Messages)))
+		step, err := mustPolicy(t, spec).Apply(context.Background(), &policy.Env{Transcript: tr, Summarizer: &recorder{}}, &policy.State{}, items(tr, len(tr.Messages)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +134,7 @@ func TestOpencodeCompaction(t *testing.T) {
 	// usable 12,000, budget 3,000: turn 2 fits whole; of turn 1, what is
 	// left fits from its last assistant message, m3.
 	s := apply("opencode:context_limit=14000,max_output=2000")
-	if diff := cmp.Diff([]string{"s1", "s2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "s3"}, ids(s.History)); diff != "" {
+	if diff := cmp.Diff([]string{"s1", "s2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "s3"}, policy.ItemIDs(s.History)); diff != "" {
 		t.Errorf("tail of whole turns (-want +got):\n%s", diff)
 	}
 	if s.History[0].Msg.Text() != opencodeCompaction || !s.History[1].Summary || s.History[len(s.History)-1].Msg.Text() != opencodeContinue {
@@ -143,7 +144,7 @@ func TestOpencodeCompaction(t *testing.T) {
 	// from its first assistant message whose rest fits — m7, never the
 	// tool result m6 or m8.
 	s = apply("opencode:context_limit=7000,max_output=2000")
-	if diff := cmp.Diff([]string{"s1", "s2", "m7", "m8", "m9", "s3"}, ids(s.History)); diff != "" {
+	if diff := cmp.Diff([]string{"s1", "s2", "m7", "m8", "m9", "s3"}, policy.ItemIDs(s.History)); diff != "" {
 		t.Errorf("tail within a turn (-want +got):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package window
+package opencode
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // Opencode names the opencode policy.
@@ -43,33 +44,34 @@ const Opencode = "opencode"
 
 // opencodePolicy is the [Opencode] policy.
 type opencodePolicy struct {
-	base
+	policy.Base
 	prune                                         bool
 	protect, minimum, limit, output, protectTurns int
 }
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: Opencode, Source: "sst/opencode packages/opencode/src/session/compaction.ts, prompt.ts, overflow.ts",
-		Models: "opencode@1.18.33", Held: heldSource,
+		Models: "opencode@1.18.33", Held: policy.HeldSource,
 		Summary: "at overflow, summarize all but the newest user turns within 25% of the window; optionally (prune) clear old tool outputs beyond the newest 40k tokens between turns",
-		Params: []Param{
-			boolParam("prune", false, "clear old tool outputs between turns (compaction.prune, opt-in in 1.18)"),
-			intParam("prune_protect", 40_000, 0, none, "PRUNE_PROTECT: newest tool-output tokens kept"),
-			intParam("prune_minimum", 20_000, 0, none, "PRUNE_MINIMUM: prune only when it clears more than this"),
-			intParam("protect_turns", 2, 0, none, "latest user turns never pruned"),
-			intParam("context_limit", 0, 0, none, "the model's context window; 0: the transcript model's, else 200,000"),
-			intParam("max_output", 32_000, 0, none, "the model's output limit"),
+		Params: []policy.Param{
+			policy.BoolParam("prune", false, "clear old tool outputs between turns (compaction.prune, opt-in in 1.18)"),
+			policy.IntParam("prune_protect", 40_000, 0, policy.NoBound, "PRUNE_PROTECT: newest tool-output tokens kept"),
+			policy.IntParam("prune_minimum", 20_000, 0, policy.NoBound, "PRUNE_MINIMUM: prune only when it clears more than this"),
+			policy.IntParam("protect_turns", 2, 0, policy.NoBound, "latest user turns never pruned"),
+			policy.IntParam("context_limit", 0, 0, policy.NoBound, "the model's context window; 0: the transcript model's, else 200,000"),
+			policy.IntParam("max_output", 32_000, 0, policy.NoBound, "the model's output limit"),
 		},
 		Differs: []string{
 			"opencode is a compiled binary on npm and cannot be run on a replayed history: the policy is held to table tests quoting 1.18.33's code (window/opencode_test.go)",
 			"overflow is the replayed history's length/4 estimate against the usable window; opencode compares the last call's billed tokens",
 		},
-		Build: func(v Values) Policy {
-			return &opencodePolicy{base: base{Opencode, v}, prune: v.Bool("prune"), protect: v.Int("prune_protect"),
+		Build: func(v policy.Values) policy.Policy {
+			return &opencodePolicy{Base: policy.NewBase(Opencode, v), prune: v.Bool("prune"), protect: v.Int("prune_protect"),
 				minimum: v.Int("prune_minimum"), protectTurns: v.Int("protect_turns"), limit: v.Int("context_limit"), output: v.Int("max_output")}
 		},
-	})
+	},
 }
 
 const (
@@ -78,8 +80,8 @@ const (
 	opencodeContinue   = "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."
 )
 
-func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
+func (p *opencodePolicy) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
+	step := policy.Step{History: hist}
 	turn := hist[len(hist)-env.Turn:]
 	if p.prune && hasRealUser(turn) {
 		// The prompt loop that ended pruned the history before this turn.
@@ -94,7 +96,7 @@ func (p *opencodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []
 
 // hasRealUser reports whether items hold a user message that is not a
 // tool result: a user turn.
-func hasRealUser(items []Item) bool {
+func hasRealUser(items []policy.Item) bool {
 	for _, it := range items {
 		if isUserTurn(it) {
 			return true
@@ -106,15 +108,15 @@ func hasRealUser(items []Item) bool {
 // isUserTurn reports whether it is a user message of opencode's: a user
 // message that is not a tool result (opencode keeps those in the
 // assistant's message).
-func isUserTurn(it Item) bool {
-	return it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult)
+func isUserTurn(it policy.Item) bool {
+	return it.Msg.Role == transcript.RoleUser && !policy.Has(it, transcript.BlockToolResult)
 }
 
 // compact summarizes all but a recent tail of step's history when it
 // overflows the usable context.
-func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step Step) (Step, error) {
+func (p *opencodePolicy) compact(ctx context.Context, env *policy.Env, st *policy.State, step policy.Step) (policy.Step, error) {
 	usable := env.Window(p.limit, 200_000) - p.output
-	est := chars4Estimator()
+	est := policy.Chars4()
 	h := step.History
 	before := 0
 	if usable > 0 {
@@ -123,9 +125,9 @@ func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step 
 	if usable <= 0 || before < usable {
 		return step, nil
 	}
-	step.Fired = &Firing{What: "compaction", Unit: "tokens", Trigger: usable, Before: before, After: before}
+	step.Fired = &policy.Firing{What: "compaction", Unit: "tokens", Trigger: usable, Before: before, After: before}
 	// The messages select weighs: earlier compactions are not among them.
-	var msgs []Item
+	var msgs []policy.Item
 	for _, it := range h {
 		if !it.Synthetic() || (!it.Summary && it.Msg.Text() != opencodeCompaction) {
 			msgs = append(msgs, it)
@@ -139,7 +141,7 @@ func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step 
 			previous = it.Msg.Text() // the last summary, given to the next
 		}
 	}
-	text, ok, err := summarizeOrKeep(ctx, env, &step, "compaction", head, previous, summarize.Generic)
+	text, ok, err := policy.SummarizeOrKeep(ctx, env, &step, "compaction", head, previous, summarize.Generic)
 	if err != nil || !ok {
 		return step, err
 	}
@@ -148,11 +150,11 @@ func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step 
 	s := st.NewItem(transcript.RoleAssistant, text, true)
 	cont := st.NewItem(transcript.RoleUser, opencodeContinue, false)
 	ev.ID = s.ID
-	out := append([]Item{ask, s}, msgs[tail:]...)
+	out := append([]policy.Item{ask, s}, msgs[tail:]...)
 	out = append(out, cont)
-	step.Evicted = evictedFrom(h, out)
+	step.Evicted = policy.EvictedFrom(h, out)
 	step.History = out
-	step.Fired.After = tokens(env, est, out)
+	step.Fired.After = policy.Tokens(env, est, out)
 	return step, nil
 }
 
@@ -160,8 +162,8 @@ func (p *opencodePolicy) compact(ctx context.Context, env *Env, st *State, step 
 // whole user turns from the newest while they fit the budget, then the
 // newest assistant message of the next turn whose rest fits; len(msgs)
 // (all summarized) when no tail fits or the tail would be everything.
-func (p *opencodePolicy) tailStart(env *Env, msgs []Item, budget int) int {
-	est := chars4Estimator()
+func (p *opencodePolicy) tailStart(env *policy.Env, msgs []policy.Item, budget int) int {
+	est := policy.Chars4()
 	var starts []int // user turns
 	for i, it := range msgs {
 		if isUserTurn(it) {
@@ -174,7 +176,7 @@ func (p *opencodePolicy) tailStart(env *Env, msgs []Item, budget int) int {
 		if k+1 < len(starts) {
 			to = starts[k+1]
 		}
-		n := tokens(env, est, msgs[from:to])
+		n := policy.Tokens(env, est, msgs[from:to])
 		if used+n <= budget {
 			used += n
 			start = from
@@ -186,7 +188,7 @@ func (p *opencodePolicy) tailStart(env *Env, msgs []Item, budget int) int {
 				if msgs[o].Msg.Role != transcript.RoleAssistant {
 					continue // a tool result stays with its call
 				}
-				if tokens(env, est, msgs[o:to]) <= left {
+				if policy.Tokens(env, est, msgs[o:to]) <= left {
 					start = o
 					break
 				}
@@ -203,8 +205,8 @@ func (p *opencodePolicy) tailStart(env *Env, msgs []Item, budget int) int {
 // pruneOutputs is compaction.prune on hist: it returns hist with the old
 // outputs cleared, and the ids of the messages cleared (none when it
 // would clear PRUNE_MINIMUM tokens or fewer).
-func (p *opencodePolicy) pruneOutputs(env *Env, hist []Item) ([]Item, []string) {
-	names := toolNames(envTranscript(env))
+func (p *opencodePolicy) pruneOutputs(env *policy.Env, hist []policy.Item) ([]policy.Item, []string) {
+	names := policy.ToolNames(policy.TranscriptOf(env))
 	turns, total, pruned := 0, 0, 0
 	type at struct{ item, block int }
 	var toPrune []at
@@ -239,14 +241,14 @@ loop:
 	if pruned <= p.minimum {
 		return hist, nil
 	}
-	out := append([]Item(nil), hist...)
+	out := append([]policy.Item(nil), hist...)
 	var cut []string
 	for _, a := range toPrune {
 		it := out[a.item]
 		if it.Msg == hist[a.item].Msg { // not copied yet
 			c := *it.Msg
 			c.Blocks = append([]transcript.Block(nil), c.Blocks...)
-			it = truncated(it, &c, false)
+			it = policy.Truncated(it, &c, false)
 			out[a.item] = it
 			cut = append(cut, it.ID)
 		}
@@ -260,6 +262,6 @@ func opencodeTokens(s string) int { return int(math.Round(float64(transcript.UTF
 
 // Guarantees: opencode keeps a tool call and its output in one part, so
 // neither prune nor compaction separates them.
-func (p *opencodePolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleAssistant, Compacts: true, PairSafe: true}
+func (p *opencodePolicy) Guarantees() policy.Guarantees {
+	return policy.Guarantees{SummaryRole: transcript.RoleAssistant, Compacts: true, PairSafe: true}
 }
