@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/claudecode"
 	"github.com/ctxbench/ctxbench/window/internal/codex"
 	"github.com/ctxbench/ctxbench/window/internal/gemini"
 	"github.com/ctxbench/ctxbench/window/internal/opencode"
@@ -25,7 +26,7 @@ const Agent = "agent"
 // agentPolicies are the policies of the agents whose files name them, by
 // format.
 var agentPolicies = map[transcript.Format]string{
-	transcript.FormatClaudeCode: ClaudeCode,
+	transcript.FormatClaudeCode: claudecode.ClaudeCode,
 	transcript.FormatCodex:      codex.Codex,
 	transcript.FormatGeminiCLI:  gemini.GeminiCLI,
 	transcript.FormatOpencode:   opencode.Opencode,
@@ -49,7 +50,7 @@ func init() {
 		Summary: "the agent's own policy on its own files: claude-code on Claude Code's, codex on Codex's, gemini-cli on Gemini CLI's, opencode on opencode's; recorded on the others",
 		Build: func(v Values) Policy {
 			p := &agentPolicy{base: base{Agent, v}, by: map[string]Policy{}}
-			for _, name := range append([]string{Recorded}, ClaudeCode, codex.Codex, gemini.GeminiCLI, opencode.Opencode) {
+			for _, name := range append([]string{Recorded}, claudecode.ClaudeCode, codex.Codex, gemini.GeminiCLI, opencode.Opencode) {
 				q, err := Parse(name)
 				if err != nil {
 					panic("window: the agent policy's " + name + ": " + err.Error())
@@ -73,3 +74,8 @@ func (p *agentPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	}
 	return p.by[AgentPolicy(env.Transcript.Format)].Apply(ctx, env, st, hist)
 }
+
+// ClaudeCodeNotModelled says what the claude-code policy leaves out of
+// the rules of the Claude Code version given, when that version is newer
+// than the versions it models ("" otherwise).
+func ClaudeCodeNotModelled(version string) string { return claudecode.ClaudeCodeNotModelled(version) }

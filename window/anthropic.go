@@ -380,7 +380,7 @@ func (r *requestTokens) advance(env *Env) {
 	for ; r.next < min(env.Next, len(t.Messages)); r.next++ {
 		m := &t.Messages[r.next]
 		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 && r.faithful(env, r.next) {
-			r.fits.of(m.Model).add(r.chars4, int(m.Usage.Prompt()))
+			r.fits.Of(m.Model).Add(r.chars4, int(m.Usage.Prompt()))
 			r.lastPrompt, r.lastChars4, r.ok = int(m.Usage.Prompt()), r.chars4, true
 		}
 		r.chars4 += count(env, est, Original(t, r.next))
@@ -409,7 +409,7 @@ func (r *requestTokens) at(env *Env, st *State, client []Item, whole func(*Env) 
 	if r.ok && r.faithful(env, env.Next) && whole(env) {
 		return r.lastPrompt + r.chars4 - r.lastChars4
 	}
-	return r.fits.of(callModel(env)).at(st.HistoryTokens(env, chars4Estimator(), client))
+	return r.fits.Of(callModel(env)).At(st.HistoryTokens(env, chars4Estimator(), client))
 }
 
 // isWholeHistory reports whether client is the transcript's messages
@@ -429,5 +429,5 @@ func isWholeHistory(env *Env, client []Item) bool {
 // scale returns the input tokens that n chars4 tokens of history make
 // on the fitted line (its slope: the tokenizer's ratio).
 func (r *requestTokens) scale(env *Env, n int) int {
-	return int(math.Round(r.fits.of(callModel(env)).slope() * float64(n)))
+	return int(math.Round(r.fits.Of(callModel(env)).Slope() * float64(n)))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/jsstr"
+	"github.com/ctxbench/ctxbench/window/internal/linefit"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
@@ -151,3 +152,9 @@ func toolNames(t *transcript.Transcript) map[string]string { return policy.ToolN
 func envTranscript(env *Env) *transcript.Transcript        { return policy.TranscriptOf(env) }
 
 func thousands(n int) string { return jsstr.Thousands(n) }
+
+type lineFits = linefit.Fits
+
+func callModel(env *Env) string { return policy.CallModel(env) }
+
+func count4(env *Env, it Item) int { return policy.Count4(env, it) }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // fixedSummary is a summarizer that answers text, as the conformance
@@ -298,16 +299,7 @@ func TestLangchainClearRules(t *testing.T) {
 func wideToolTurn(n int) *transcript.Transcript { return wideTurnOf("bash", n) }
 
 // wideTurnOf is a turn of n calls to the tool named tool.
-func wideTurnOf(tool string, n int) *transcript.Transcript {
-	call := transcript.Message{Role: transcript.RoleAssistant}
-	results := transcript.Message{Role: transcript.RoleUser}
-	for i := range n {
-		id := fmt.Sprintf("toolu_%d", i)
-		call.Blocks = append(call.Blocks, transcript.Block{Type: transcript.BlockToolUse, ID: id, Name: tool, Input: []byte(`{"cmd":"echo"}`)})
-		results.Blocks = append(results.Blocks, transcript.Block{Type: transcript.BlockToolResult, ID: id, Text: strings.Repeat("x", 60)})
-	}
-	return msgs(user("do it"), call, results, asst("done"))
-}
+func wideTurnOf(tool string, n int) *transcript.Transcript { return policytest.WideTurn(tool, n) }
 
 // TestClearWideTurnLinear: clearing the results of a turn that called
 // thousands of tools at once takes time about linear in them (a message

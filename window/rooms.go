@@ -2,6 +2,7 @@ package window
 
 import (
 	"github.com/ctxbench/ctxbench/window/internal/aidf"
+	"github.com/ctxbench/ctxbench/window/internal/claudecode"
 	"github.com/ctxbench/ctxbench/window/internal/codex"
 	"github.com/ctxbench/ctxbench/window/internal/compress"
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
@@ -21,6 +22,7 @@ var rooms = [][]*Spec{
 	codex.Specs,
 	gemini.Specs,
 	opencode.Specs,
+	claudecode.Specs,
 }
 
 func init() {

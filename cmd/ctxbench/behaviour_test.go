@@ -217,7 +217,7 @@ func TestImportChain(t *testing.T) {
 		"estimate":   {"transcript", "internal/approx"},
 		"pricing":    {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":  {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy", "window/internal/jsstr", "window/internal/prune", "window/internal/crossturn", "window/internal/compress", "window/internal/aidf", "window/internal/codex", "window/internal/gemini", "window/internal/opencode"},
+		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy", "window/internal/jsstr", "window/internal/prune", "window/internal/crossturn", "window/internal/compress", "window/internal/aidf", "window/internal/codex", "window/internal/gemini", "window/internal/opencode", "window/internal/claudecode", "window/internal/linefit"},
 		// The contract every room implements, and the rooms: one
 		// modelled system each, importing the contract and the shared
 		// helpers, never another room.
@@ -231,6 +231,8 @@ func TestImportChain(t *testing.T) {
 		"window/internal/codex":      {"transcript", "estimate", "summarize", "internal/approx", "internal/codexcut", "window/internal/policy"},
 		"window/internal/gemini":     {"transcript", "estimate", "summarize", "internal/swar", "window/internal/policy", "window/internal/jsstr"},
 		"window/internal/opencode":   {"transcript", "summarize", "window/internal/policy"},
+		"window/internal/linefit":    {},
+		"window/internal/claudecode": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit"},
 		"replay/probe":               {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
 		"replay":                     {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
 		"cost":                       {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
@@ -248,7 +250,7 @@ func TestImportChain(t *testing.T) {
 		"internal/codexcut":          {"internal/approx"},
 		"internal/approx":            {},
 	}
-	shared := map[string]bool{"window/internal/policy": true, "window/internal/jsstr": true, "window/internal/policytest": true}
+	shared := map[string]bool{"window/internal/policy": true, "window/internal/jsstr": true, "window/internal/policytest": true, "window/internal/linefit": true}
 	room := func(pkg string) bool { return strings.HasPrefix(pkg, "window/internal/") && !shared[pkg] }
 	dirs, err := filepath.Glob("../../window/internal/*")
 	if err != nil {

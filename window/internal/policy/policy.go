@@ -615,3 +615,18 @@ func TranscriptOf(env *Env) *transcript.Transcript {
 	}
 	return env.Transcript
 }
+
+// CallModel returns the model of the call being prepared (the agent
+// chose it before the call), or the transcript's first.
+func CallModel(env *Env) string {
+	if m := env.Model; m != "" && m != "<synthetic>" {
+		return m
+	}
+	if len(env.Transcript.Models) > 0 {
+		return env.Transcript.Models[0]
+	}
+	return ""
+}
+
+// Count4 is chars4's count of one item, through env's cache.
+func Count4(env *Env, it Item) int { return Count(env, Chars4(), it) }

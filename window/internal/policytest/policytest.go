@@ -146,3 +146,18 @@ func (r *Recorder) Summarize(_ context.Context, req summarize.Request) (summariz
 	}
 	return summarize.Result{Text: fmt.Sprintf("summary %d of %d messages", len(r.Reqs), len(req.Messages)), Model: "rec"}, nil
 }
+
+// WideTurn is a session whose one turn makes n calls at once to the tool
+// named tool and gets their n results in one message, then ends.
+func WideTurn(tool string, n int) *transcript.Transcript {
+	call := transcript.Message{Role: transcript.RoleAssistant}
+	results := transcript.Message{Role: transcript.RoleUser}
+	for i := range n {
+		id := fmt.Sprintf("toolu_%d", i)
+		call.Blocks = append(call.Blocks, transcript.Block{Type: transcript.BlockToolUse, ID: id, Name: tool, Input: []byte(`{"cmd":"echo"}`)})
+		results.Blocks = append(results.Blocks, transcript.Block{Type: transcript.BlockToolResult, ID: id, Text: strings.Repeat("x", 60)})
+	}
+	text := func(s string) []transcript.Block { return []transcript.Block{{Type: transcript.BlockText, Text: s}} }
+	return &transcript.Transcript{Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Blocks: text("do it")}, call, results, {Role: transcript.RoleAssistant, Blocks: text("done")}}}
+}

@@ -1,4 +1,4 @@
-package window
+package claudecode
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // Claude Code ships as a bundled cli.js (2.1.39, 2.0.21) that cannot run
@@ -106,8 +107,8 @@ func TestClaudeCodeTrigger(t *testing.T) {
 			t.Errorf("%s: fired %+v, want auto-compact counting %d", tc.spec, f, want)
 		}
 		// The whole conversation is summarized, and sent alone.
-		if len(rec.reqs) != 1 || len(rec.reqs[0].Messages) != 3 || len(last.History) != 1 {
-			t.Fatalf("%s: %d summary requests; history %v", tc.spec, len(rec.reqs), ids(last.History))
+		if len(rec.Reqs) != 1 || len(rec.Reqs[0].Messages) != 3 || len(last.History) != 1 {
+			t.Fatalf("%s: %d summary requests; history %v", tc.spec, len(rec.Reqs), policy.ItemIDs(last.History))
 		}
 		s := last.History[0].Msg
 		if s.Role != transcript.RoleUser || !strings.HasPrefix(s.Text(), ccSummaryHead+"summary 1 of 3 messages") || !strings.HasSuffix(s.Text(), ccSummaryTail) {
@@ -117,9 +118,9 @@ func TestClaudeCodeTrigger(t *testing.T) {
 	// A failed summary leaves the history as it was (MW1 throws; Qs4
 	// returns {wasCompacted:!1}).
 	tr := msgs(user("task"), usageAt(170_000), turn, usageAt(1000))
-	calls := drive(t, mustPolicy(t, "claude-code:version=2.1.39"), tr, &recorder{fail: true})
+	calls := drive(t, mustPolicy(t, "claude-code:version=2.1.39"), tr, &recorder{Fail: true})
 	if got := calls[1].step; len(got.History) != 3 || got.Summary == nil || got.Summary.Error == "" || len(got.Warnings) != 1 {
-		t.Errorf("after a failed summary: history %v, warnings %v", ids(got.History), got.Warnings)
+		t.Errorf("after a failed summary: history %v, warnings %v", policy.ItemIDs(got.History), got.Warnings)
 	}
 }
 
@@ -156,7 +157,7 @@ func TestClaudeCodeMicrocompact(t *testing.T) {
 		tr.Messages = append(tr.Messages, usageAt(last), user("next"), usageAt(1000))
 		return tr
 	}
-	cleared := func(h []Item, placeholder func(string) bool) []string {
+	cleared := func(h []policy.Item, placeholder func(string) bool) []string {
 		var out []string
 		for _, it := range h {
 			for _, b := range it.Msg.Blocks {
@@ -222,7 +223,7 @@ func TestMicrocompactWideTurnLinear(t *testing.T) {
 		for range 3 {
 			fired := 0
 			start := time.Now()
-			driveEach(t, p, tr, &Env{Transcript: tr}, func(_, _ int, s Step, _ *State) {
+			driveEach(t, p, tr, &policy.Env{Transcript: tr}, func(_, _ int, s policy.Step, _ *policy.State) {
 				fired += len(s.Truncated) // microcompact's clears
 
 			})
@@ -265,7 +266,7 @@ func TestClaudeCodeVersionFallback(t *testing.T) {
 	// Each call's decision: the ids sent, the clears and what fired.
 	steps := func(spec string) []string {
 		var out []string
-		driveEach(t, mustPolicy(t, spec), tr, &Env{Transcript: tr}, func(_, _ int, s Step, _ *State) {
+		driveEach(t, mustPolicy(t, spec), tr, &policy.Env{Transcript: tr}, func(_, _ int, s policy.Step, _ *policy.State) {
 			var ids []string
 			for _, it := range s.History {
 				ids = append(ids, it.ID)

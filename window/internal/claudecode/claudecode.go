@@ -1,4 +1,4 @@
-package window
+package claudecode
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/linefit"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // ClaudeCode names the claude-code policy.
@@ -70,7 +72,7 @@ const ClaudeCode = "claude-code"
 
 // claudeCodePolicy is the [ClaudeCode] policy.
 type claudeCodePolicy struct {
-	base
+	policy.Base
 	version           string
 	window, maxOutput int
 	pct               float64
@@ -81,18 +83,19 @@ type claudeCodePolicy struct {
 // The Claude Code versions modelled, newest first.
 var claudeCodeVersions = []string{"2.1.39", "2.0.21"}
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: ClaudeCode, Source: "@anthropic-ai/claude-code cli.js (2.1.39: pm, vv, lg1, Qs4, MW1, ox1; 2.0.21: gg, SI, Gn6, bXB)",
 		Models: "@anthropic-ai/claude-code@2.1.39, @2.0.21", Held: "table tests quoting its cli.js, and the compactions the corpus recorded (estimate's self-check)",
 		Summary: "Claude Code's auto-compact at the effective window − 13,000 (the whole conversation summarized), and its microcompact of old tool results",
-		Params: []Param{
-			enumParam("version", "recorded", append([]string{"recorded"}, claudeCodeVersions...), "the Claude Code version modelled; recorded: the rules of the version that recorded it (2.1.21 on: 2.1.39; before: 2.0.21; none: 2.1.39)"),
-			intParam("context_window", 200_000, 1, none, "the model's context window as Claude Code sets it (200,000; 1,000,000 for a [1m] model)"),
-			intParam("max_output_tokens", 32_000, 1, none, "CLAUDE_CODE_MAX_OUTPUT_TOKENS"),
-			floatParam("autocompact_pct", 0, 0, 100, false, "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (0: unset)"),
-			boolParam("auto_compact", true, "autoCompactEnabled (false: DISABLE_AUTO_COMPACT)"),
-			enumParam("microcompact", "recorded", []string{"recorded", "true", "false"}, "clear old tool results (false: DISABLE_MICROCOMPACT); recorded: on, but off on a 2.1.19+ session that records no clearing (tengu_cache_plum_violet)"),
+		Params: []policy.Param{
+			policy.EnumParam("version", "recorded", append([]string{"recorded"}, claudeCodeVersions...), "the Claude Code version modelled; recorded: the rules of the version that recorded it (2.1.21 on: 2.1.39; before: 2.0.21; none: 2.1.39)"),
+			policy.IntParam("context_window", 200_000, 1, policy.NoBound, "the model's context window as Claude Code sets it (200,000; 1,000,000 for a [1m] model)"),
+			policy.IntParam("max_output_tokens", 32_000, 1, policy.NoBound, "CLAUDE_CODE_MAX_OUTPUT_TOKENS"),
+			policy.FloatParam("autocompact_pct", 0, 0, 100, false, "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE (0: unset)"),
+			policy.BoolParam("auto_compact", true, "autoCompactEnabled (false: DISABLE_AUTO_COMPACT)"),
+			policy.EnumParam("microcompact", "recorded", []string{"recorded", "true", "false"}, "clear old tool results (false: DISABLE_MICROCOMPACT); recorded: on, but off on a 2.1.19+ session that records no clearing (tengu_cache_plum_violet)"),
 		},
 		Differs: []string{
 			"Claude Code cannot be run on a replayed history: the policy is held to table tests quoting the code (window/claudecode_test.go) and, on the corpus, to the calls at which the recorded sessions compacted",
@@ -103,11 +106,11 @@ func init() {
 			"Claude Code after 2.1.39 is replayed with 2.1.39's rules. Read in 2.1.332 (its npm package is a native binary; the JavaScript is inside it), the trigger is 2.1.39's — the window less min(max output, 20,000), less 13,000 — but the window is resolved from settings (autoCompactWindow), CLAUDE_CODE_AUTO_COMPACT_WINDOW, client data and server experiments; the messages since the last call are counted at a bytes-per-token of the model; a compaction is put off to the threshold of the model's whole window when \"no prompt since the last summary was under\" what the summary left; the conversation is compacted while idle before a 1-hour prompt cache expires, from max(100,000, CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS or 200,000) tokens (never before the trigger on a 200,000 window); summaries are precomputed from a server-set fraction of the window (0.2 by default); and old tool results are cleared through the API's clear_tool_uses_20250919 after an idle return. None of these is modelled: the settings and experiments in force are not in a session file. The replay warns of it, and so does the self-check",
 			"from 2.1.19 microcompact does nothing while the server-side flag tengu_cache_plum_violet is on, which a session does not record: microcompact=recorded replays it on when the session records a clearing (a microcompact_boundary line, or a billed prompt 20,000 tokens below the call's before with no compaction between), off when it records none",
 		},
-		Build: func(v Values) Policy {
-			return &claudeCodePolicy{base: base{ClaudeCode, v}, version: v.String("version"), window: v.Int("context_window"),
+		Build: func(v policy.Values) policy.Policy {
+			return &claudeCodePolicy{Base: policy.NewBase(ClaudeCode, v), version: v.String("version"), window: v.Int("context_window"),
 				maxOutput: v.Int("max_output_tokens"), pct: v.Float("autocompact_pct"), autoCompact: v.Bool("auto_compact"), microcompact: v.String("microcompact")}
 		},
-	})
+	},
 }
 
 const (
@@ -156,7 +159,7 @@ type ccState struct {
 	// from this call on.
 	last *ccCall
 	sent *ccCall
-	fits lineFits
+	fits linefit.Fits
 	// aligned is how many of the recorded compactions the policy made
 	// too, before the same call: from the last on, the agent and the
 	// policy sent the same history but for the summary, which the
@@ -291,11 +294,11 @@ func semver(s string) ([3]int, bool) {
 	return v, true
 }
 
-func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
+func (p *claudeCodePolicy) state(env *policy.Env, st *policy.State, step *policy.Step) *ccState {
 	if cs, ok := st.Data.(*ccState); ok {
 		return cs
 	}
-	cs := &ccState{version: p.version, fits: lineFits{}}
+	cs := &ccState{version: p.version, fits: linefit.Fits{}}
 	if cs.version == "recorded" {
 		v := env.Transcript.AgentVersion
 		cs.version = ccModelledFor(v)
@@ -307,9 +310,9 @@ func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 				v = "no version"
 			}
 			if why := ClaudeCodeNotModelled(v); why != "" {
-				warnf(step, "the transcript records %s: %s", v, why)
+				policy.Warnf(step, "the transcript records %s: %s", v, why)
 			} else {
-				warnf(step, "the transcript records %s: Claude Code is replayed as %s", v, cs.version)
+				policy.Warnf(step, "the transcript records %s: Claude Code is replayed as %s", v, cs.version)
 			}
 		}
 	}
@@ -318,7 +321,7 @@ func (p *claudeCodePolicy) state(env *Env, st *State, step *Step) *ccState {
 		var why string
 		cs.microcompact, why = ccMicrocompactRecorded(env.Transcript)
 		if !cs.microcompact {
-			warnf(step, "microcompact is replayed off: %s", why)
+			policy.Warnf(step, "microcompact is replayed off: %s", why)
 		}
 	default:
 		cs.microcompact = p.microcompact == "true"
@@ -377,11 +380,11 @@ func ccModelOutput(model string) int {
 	return 32_000
 }
 
-func (p *claudeCodePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
+func (p *claudeCodePolicy) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
+	step := policy.Step{History: hist}
 	cs := p.state(env, st, &step)
 	cs.record(env)
-	model := callModel(env)
+	model := policy.CallModel(env)
 	auto, warn := p.thresholds(cs.version, model)
 	last := cs.usage(env)
 	if cs.microcompact {
@@ -393,28 +396,16 @@ func (p *claudeCodePolicy) Apply(ctx context.Context, env *Env, st *State, hist 
 	}
 	if p.autoCompact && count >= auto && len(step.History) > 0 {
 		if err := p.compact(ctx, env, st, cs, &step, count, auto); err != nil {
-			return Step{}, err
+			return policy.Step{}, err
 		}
 	}
 	cs.remember(env, st, step.History)
 	return step, nil
 }
 
-// callModel returns the model of the call being prepared (the agent
-// chose it before the call), or the transcript's first.
-func callModel(env *Env) string {
-	if m := env.Model; m != "" && m != "<synthetic>" {
-		return m
-	}
-	if len(env.Transcript.Models) > 0 {
-		return env.Transcript.Models[0]
-	}
-	return ""
-}
-
 // usage returns Claude Code's "last call's usage" (PZ): input, cache and
 // output tokens of the newest call that recorded usage, as replayed.
-func (cs *ccState) usage(env *Env) int {
+func (cs *ccState) usage(env *policy.Env) int {
 	c := cs.last
 	if c == nil {
 		return 0
@@ -423,12 +414,12 @@ func (cs *ccState) usage(env *Env) int {
 	if c.faithful {
 		return int(u.Prompt()+u.Output) + cs.summaryDelta
 	}
-	return cs.fits.of(env.Transcript.Messages[c.msg].Model).at(c.sentEst) + int(u.Output)
+	return cs.fits.Of(env.Transcript.Messages[c.msg].Model).At(c.sentEst) + int(u.Output)
 }
 
 // after returns the position in hist after the newest call's message
 // that usage counts (0: none).
-func (cs *ccState) after(env *Env, hist []Item) int {
+func (cs *ccState) after(env *policy.Env, hist []policy.Item) int {
 	if cs.last == nil {
 		return 0
 	}
@@ -442,8 +433,8 @@ func (cs *ccState) after(env *Env, hist []Item) int {
 
 // remember keeps what the call sent, for its reply to be recorded at the
 // next call.
-func (cs *ccState) remember(env *Env, st *State, sent []Item) {
-	c := &ccCall{msg: env.Next, sentEst: st.HistoryTokens(env, chars4Estimator(), sent), faithful: !cs.diverged,
+func (cs *ccState) remember(env *policy.Env, st *policy.State, sent []policy.Item) {
+	c := &ccCall{msg: env.Next, sentEst: st.HistoryTokens(env, policy.Chars4(), sent), faithful: !cs.diverged,
 		summaryDelta: cs.summaryDelta}
 	for _, k := range env.Transcript.Compactions[cs.aligned:] {
 		if k.Index <= env.Next {
@@ -456,7 +447,7 @@ func (cs *ccState) remember(env *Env, st *State, sent []Item) {
 // record takes the previous call's reply, known now, as the last call
 // with usage when it has some, and fits the line on it when the policy
 // and the recorded agent both sent the whole history.
-func (cs *ccState) record(env *Env) {
+func (cs *ccState) record(env *policy.Env) {
 	c := cs.sent
 	if c == nil || c.msg >= len(env.Transcript.Messages) {
 		return
@@ -467,14 +458,14 @@ func (cs *ccState) record(env *Env) {
 		return
 	}
 	if c.faithful && m.Usage.Prompt() > 0 {
-		cs.fits.of(m.Model).add(c.sentEst, int(m.Usage.Prompt())+c.summaryDelta)
+		cs.fits.Of(m.Model).Add(c.sentEst, int(m.Usage.Prompt())+c.summaryDelta)
 	}
 	cs.last = c
 }
 
 // scan takes the results and tool uses appended to h since the last
 // call.
-func (cs *ccState) scan(h []Item) {
+func (cs *ccState) scan(h []policy.Item) {
 	if cs.scanned > len(h) {
 		cs.scanned = 0 // the history was replaced
 	}
@@ -501,7 +492,7 @@ func (cs *ccState) scan(h []Item) {
 // clearResults replaces in out the results of the oldest n pending tool
 // uses by microcompact's placeholder, each message copied once, and
 // returns the ids of the messages cut.
-func (cs *ccState) clearResults(env *Env, out []Item, n int) []string {
+func (cs *ccState) clearResults(env *policy.Env, out []policy.Item, n int) []string {
 	clear := map[int]map[string]bool{}
 	var order []int
 	for _, pd := range cs.pending[:n] {
@@ -528,16 +519,16 @@ func (cs *ccState) clearResults(env *Env, out []Item, n int) []string {
 		if len(cut) == 0 || cut[len(cut)-1] != it.ID {
 			cut = append(cut, it.ID)
 		}
-		out[pos] = truncated(it, &c, it.Summary)
+		out[pos] = policy.Truncated(it, &c, it.Summary)
 	}
 	return cut
 }
 
 // microcompactStep clears old tool results as microcompact does.
-func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, last, warn int) {
+func (p *claudeCodePolicy) microcompactStep(env *policy.Env, cs *ccState, step *policy.Step, last, warn int) {
 	h := step.History
 	cs.scan(h)
-	var out []Item
+	var out []policy.Item
 	if cs.version != "2.0.21" {
 		out = cs.clearImages(h, step)
 	}
@@ -550,14 +541,14 @@ func (p *claudeCodePolicy) microcompactStep(env *Env, cs *ccState, step *Step, l
 	}
 	if n > 0 && last >= warn && saved >= ccMinSaved {
 		if out == nil {
-			out = append([]Item(nil), h...)
+			out = append([]policy.Item(nil), h...)
 		}
 		step.Truncated = append(step.Truncated, cs.clearResults(env, out, n)...)
 		cs.pending = cs.pending[n:]
 		cs.dropped += n
 		cs.weight -= saved
 		cs.diverged = true
-		step.Fired = &Firing{What: "microcompact", Unit: "tokens", Trigger: warn, Before: last, After: last - saved}
+		step.Fired = &policy.Firing{What: "microcompact", Unit: "tokens", Trigger: warn, Before: last, After: last - saved}
 	}
 	if out != nil {
 		step.History = out
@@ -597,7 +588,7 @@ func (cs *ccState) unwait(id string) {
 // clearImages returns h with the images of the user messages answered
 // since the last call replaced by "[image]" (2.1.39), or nil when there
 // are none.
-func (cs *ccState) clearImages(h []Item, step *Step) []Item {
+func (cs *ccState) clearImages(h []policy.Item, step *policy.Step) []policy.Item {
 	last := -1 // the newest assistant message
 	for i := len(h) - 1; i >= cs.answered; i-- {
 		if h[i].Msg.Role == transcript.RoleAssistant {
@@ -608,14 +599,14 @@ func (cs *ccState) clearImages(h []Item, step *Step) []Item {
 	if last < 0 {
 		return nil
 	}
-	var out []Item
+	var out []policy.Item
 	for i := cs.answered; i < last; i++ {
 		it := h[i]
-		if it.Msg.Role != transcript.RoleUser || !has(it, transcript.BlockImage) {
+		if it.Msg.Role != transcript.RoleUser || !policy.Has(it, transcript.BlockImage) {
 			continue
 		}
 		if out == nil {
-			out = append([]Item(nil), h...)
+			out = append([]policy.Item(nil), h...)
 		}
 		c := *it.Msg
 		c.Blocks = append([]transcript.Block(nil), c.Blocks...)
@@ -624,7 +615,7 @@ func (cs *ccState) clearImages(h []Item, step *Step) []Item {
 				c.Blocks[j] = transcript.Block{Type: transcript.BlockText, Text: "[image]"}
 			}
 		}
-		out[i] = truncated(it, &c, false)
+		out[i] = policy.Truncated(it, &c, false)
 		step.Truncated = append(step.Truncated, it.ID)
 	}
 	cs.answered = last + 1
@@ -634,7 +625,7 @@ func (cs *ccState) clearImages(h []Item, step *Step) []Item {
 // ccPlaceholder is what a cleared result sends: in 2.1.39 the note of
 // where it was saved, unless it holds more than text (then, as in
 // 2.0.21, that it was cleared).
-func ccPlaceholder(version string, env *Env, b transcript.Block) string {
+func ccPlaceholder(version string, env *policy.Env, b transcript.Block) string {
 	if version == "2.0.21" || len(b.Raw) > 0 {
 		return ccCleared
 	}
@@ -642,11 +633,11 @@ func ccPlaceholder(version string, env *Env, b transcript.Block) string {
 }
 
 // compact summarizes the whole history into one user message.
-func (p *claudeCodePolicy) compact(ctx context.Context, env *Env, st *State, cs *ccState, step *Step, count, auto int) error {
+func (p *claudeCodePolicy) compact(ctx context.Context, env *policy.Env, st *policy.State, cs *ccState, step *policy.Step, count, auto int) error {
 	h := step.History
-	fired := &Firing{What: "auto-compact", Unit: "tokens", Trigger: auto, Before: count, After: count}
+	fired := &policy.Firing{What: "auto-compact", Unit: "tokens", Trigger: auto, Before: count, After: count}
 	step.Fired = fired
-	text, ok, err := summarizeOrKeep(ctx, env, step, "auto-compact", h, "", summarize.Generic)
+	text, ok, err := policy.SummarizeOrKeep(ctx, env, step, "auto-compact", h, "", summarize.Generic)
 	if err != nil || !ok {
 		return err
 	}
@@ -654,11 +645,11 @@ func (p *claudeCodePolicy) compact(ctx context.Context, env *Env, st *State, cs 
 	msg := ccSummaryHead + text + ccSummaryPath + "/home/USER/.claude/projects/PROJECT/" + env.Transcript.ID + ".jsonl" + ccSummaryTail
 	s := st.NewItem(transcript.RoleUser, msg, true)
 	ev.ID = s.ID
-	step.Evicted = append(step.Evicted, evictedFrom(h, nil)...)
-	step.History = []Item{s}
+	step.Evicted = append(step.Evicted, policy.EvictedFrom(h, nil)...)
+	step.History = []policy.Item{s}
 	cs.pending, cs.weight, cs.scanned, cs.answered, cs.diverged = nil, 0, 1, 0, true
 	cs.waiting, cs.dropped = nil, 0
-	fired.After = cs.fits.of(callModel(env)).at(count4(env, s))
+	fired.After = cs.fits.Of(policy.CallModel(env)).At(policy.Count4(env, s))
 	cs.align(env, s)
 	return nil
 }
@@ -669,7 +660,7 @@ func (p *claudeCodePolicy) compact(ctx context.Context, env *Env, st *State, cs 
 // policy sends but for the summaries' difference, and the line fitted
 // before (which held what the compaction removed, such as an initial
 // prompt a stream-json log does not record) is fitted anew.
-func (cs *ccState) align(env *Env, summary Item) {
+func (cs *ccState) align(env *policy.Env, summary policy.Item) {
 	t := env.Transcript
 	for k := cs.aligned; k < len(t.Compactions); k++ {
 		rc := t.Compactions[k]
@@ -681,21 +672,18 @@ func (cs *ccState) align(env *Env, summary Item) {
 		}
 		// Where the recording does not hold its summary, the two are taken
 		// to be as long.
-		cs.aligned, cs.diverged, cs.fits, cs.summaryDelta = k+1, false, lineFits{}, 0
+		cs.aligned, cs.diverged, cs.fits, cs.summaryDelta = k+1, false, linefit.Fits{}, 0
 		if rc.Summary != nil {
-			cs.summaryDelta = count4(env, summary) - chars4Estimator().CountMessage(rc.Summary)
+			cs.summaryDelta = policy.Count4(env, summary) - policy.Chars4().CountMessage(rc.Summary)
 		}
 		return
 	}
 }
 
-// count4 is chars4's count of one item.
-func count4(env *Env, it Item) int { return count(env, chars4Estimator(), it) }
-
 // ccTokens is Claude Code's estimate of messages (hOA): length/4,
 // rounded, of each text and tool result, 2,000 per image; tool calls and
 // thinking count nothing.
-func ccTokens(items []Item) int {
+func ccTokens(items []policy.Item) int {
 	n := 0
 	for _, it := range items {
 		for _, b := range it.Msg.Blocks {
@@ -720,59 +708,10 @@ func ccResultTokens(b transcript.Block) int {
 
 func ccRound4(s string) int { return int(math.Round(float64(transcript.UTF16Len(s)) / 4)) }
 
-// lineFits are a line per model, made on first use.
-type lineFits map[string]*lineFit
-
-func (fs lineFits) of(model string) *lineFit {
-	f := fs[model]
-	if f == nil {
-		f = &lineFit{}
-		fs[model] = f
-	}
-	return f
-}
-
-// A lineFit fits y = a + b·x by least squares, for the usage of a call
-// from the estimate of what it sent.
-type lineFit struct {
-	n, sx, sy, sxx, sxy float64
-}
-
-func (f *lineFit) add(x, y int) {
-	fx, fy := float64(x), float64(y)
-	f.n++
-	f.sx += fx
-	f.sy += fy
-	f.sxx += fx * fx
-	f.sxy += fx * fy
-}
-
-// at returns the fitted y at x: with no point, x; with one (or all at
-// one x), x plus the offset seen.
-func (f *lineFit) at(x int) int {
-	if f.n == 0 {
-		return x
-	}
-	b := f.slope()
-	a := (f.sy - b*f.sx) / f.n
-	return int(math.Round(a + b*float64(x)))
-}
-
-// slope is the line's slope: 1 with fewer than two distinct x, or when
-// the fit is not positive.
-func (f *lineFit) slope() float64 {
-	if v := f.n*f.sxx - f.sx*f.sx; f.n > 1 && v > 0 {
-		if s := (f.n*f.sxy - f.sx*f.sy) / v; s > 0 {
-			return s
-		}
-	}
-	return 1
-}
-
 // Guarantees: clearing keeps every call with its result, and a
 // compaction sends the summary alone, as a user message. It promises no
 // shrinking: Claude Code's count holds the system prompt and tools, and
 // a small window can summarize a history shorter than its summary.
-func (p *claudeCodePolicy) Guarantees() Guarantees {
-	return Guarantees{PairSafe: true, SummaryRole: transcript.RoleUser, SummaryFirst: true}
+func (p *claudeCodePolicy) Guarantees() policy.Guarantees {
+	return policy.Guarantees{PairSafe: true, SummaryRole: transcript.RoleUser, SummaryFirst: true}
 }
