@@ -7,6 +7,7 @@ import (
 	"github.com/ctxbench/ctxbench/window/internal/compress"
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
 	"github.com/ctxbench/ctxbench/window/internal/gemini"
+	"github.com/ctxbench/ctxbench/window/internal/langchain"
 	"github.com/ctxbench/ctxbench/window/internal/opencode"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
 )
@@ -23,6 +24,7 @@ var rooms = [][]*Spec{
 	gemini.Specs,
 	opencode.Specs,
 	claudecode.Specs,
+	langchain.Specs,
 }
 
 func init() {

@@ -5,10 +5,15 @@ package policytest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/summarize"
 	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -160,4 +165,66 @@ func WideTurn(tool string, n int) *transcript.Transcript {
 	text := func(s string) []transcript.Block { return []transcript.Block{{Type: transcript.BlockText, Text: s}} }
 	return &transcript.Transcript{Messages: []transcript.Message{
 		{Role: transcript.RoleUser, Blocks: text("do it")}, call, results, {Role: transcript.RoleAssistant, Blocks: text("done")}}}
+}
+
+// here is this package's directory: the conformance goldens
+// (window/testdata/conformance) and the corpus (fixtures/corpus) are
+// found from it, whichever room's tests ask.
+var here = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(file)
+}()
+
+var (
+	sourcesOnce sync.Once
+	sources     map[string]*transcript.Transcript
+	sourcesErr  error
+)
+
+// ConformanceSource returns the transcript a conformance golden names
+// (fixtures.ConformanceSources).
+func ConformanceSource(t testing.TB, name string) *transcript.Transcript {
+	t.Helper()
+	sourcesOnce.Do(func() {
+		var ss []fixtures.Source
+		ss, sourcesErr = fixtures.ConformanceSources(filepath.Join(here, "../../../fixtures/corpus"))
+		sources = map[string]*transcript.Transcript{}
+		for _, s := range ss {
+			sources[s.Name] = s.Transcript
+		}
+	})
+	if sourcesErr != nil {
+		t.Fatal(sourcesErr)
+	}
+	tr, ok := sources[name]
+	if !ok {
+		t.Fatalf("the golden names %s, which fixtures.ConformanceSources no longer returns: run make conformance", name)
+	}
+	return tr
+}
+
+// ReadGolden reads the conformance golden name (testdata/conformance of
+// window) into v.
+func ReadGolden(t testing.TB, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(here, "../../testdata/conformance", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// CallMessage returns the index of the assistant message of call c.
+func CallMessage(tr *transcript.Transcript, c int) int {
+	for i, m := range tr.Messages {
+		if m.Role == transcript.RoleAssistant {
+			if c == 0 {
+				return i
+			}
+			c--
+		}
+	}
+	return -1
 }

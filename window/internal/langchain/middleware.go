@@ -1,4 +1,4 @@
-package window
+package langchain
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/jsstr"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // LangChainSummarization names the SummarizationMiddleware of LangChain
@@ -45,7 +47,7 @@ const LangChainSummarization = "langchain-summarization"
 
 // lcSummaryPolicy is the [LangChainSummarization] policy.
 type lcSummaryPolicy struct {
-	base
+	policy.Base
 	trigger    lcCondition
 	keep       lcCondition
 	trimTokens int
@@ -70,7 +72,7 @@ const LangChainClearToolUses = "langchain-clear-tool-uses"
 
 // lcClearPolicy is the [LangChainClearToolUses] policy.
 type lcClearPolicy struct {
-	base
+	policy.Base
 	trigger      lcCondition
 	keep         lcCondition
 	clearAtLeast int
@@ -96,43 +98,44 @@ const (
 	lcEditTriggerTokens = 100_000
 )
 
-func init() {
-	register(&Spec{
+// middlewareSpecs are the policies of LangChain v1's middleware.
+var middlewareSpecs = []*policy.Spec{
+	{
 		Name: LangChainSummarization, Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/summarization.ts (SummarizationMiddleware)",
-		Models: "langchain@1.5.14", Held: heldConformance,
+		Models: "langchain@1.5.14", Held: policy.HeldConformance,
 		Summary: "at the trigger (tokens, messages or a fraction of the window), summarize all but the newest messages into one human message; no trigger by default",
 		Params: append(lcContextParams(0, lcDefaultKeep, "the newest LangChain messages kept"),
-			intParam("trim_tokens_to_summarize", 4000, 0, none, "trimTokensToSummarize: the newest tokens of the span the summary model is given"),
-			stringParam("summary_prefix", lcSummaryPrefix, "summaryPrefix"),
-			intParam("max_input_tokens", 0, 0, none, "the model profile's maxInputTokens, for fractions; 0: the transcript model's window"),
+			policy.IntParam("trim_tokens_to_summarize", 4000, 0, policy.NoBound, "trimTokensToSummarize: the newest tokens of the span the summary model is given"),
+			policy.StringParam("summary_prefix", lcSummaryPrefix, "summaryPrefix"),
+			policy.IntParam("max_input_tokens", 0, 0, policy.NoBound, "the model profile's maxInputTokens, for fractions; 0: the transcript model's window"),
 		),
 		Differs: []string{
 			"one trigger condition (the JS also takes a list, any of which fires)",
 			"the summary model is given the newest whole messages within trim_tokens_to_summarize (the JS also keeps the newest lines of the next one); the prompt is summarize.Generic",
 		},
 		Check: lcCheckKeep,
-		Build: func(v Values) Policy {
-			p := &lcSummaryPolicy{base: base{LangChainSummarization, v}, trigger: lcTrigger(v), keep: lcKeep(v, lcDefaultKeep),
+		Build: func(v policy.Values) policy.Policy {
+			p := &lcSummaryPolicy{Base: policy.NewBase(LangChainSummarization, v), trigger: lcTrigger(v), keep: lcKeep(v, lcDefaultKeep),
 				trimTokens: v.Int("trim_tokens_to_summarize"), prefix: v.String("summary_prefix"), maxInput: v.Int("max_input_tokens")}
 			p.hasTrigger = p.trigger != lcCondition{}
 			return p
 		},
-	})
-	register(&Spec{
+	},
+	{
 		Name: LangChainClearToolUses, Source: "langchain-ai/langchainjs libs/langchain/src/agents/middleware/contextEditing.ts (ContextEditingMiddleware, ClearToolUsesEdit)",
-		Models: "langchain@1.5.14", Held: heldConformance,
+		Models: "langchain@1.5.14", Held: policy.HeldConformance,
 		Summary: "at the trigger, replace all but the newest tool results with a placeholder, as Anthropic's clear_tool_uses does, in the agent's state",
 		Params: append(lcContextParams(lcEditTriggerTokens, lcEditKeepDefault, "the newest tool results kept"),
-			intParam("clear_at_least", 0, 0, none, "clearAtLeast (deprecated in the JS): clear kept results too, newest first, until this many tokens are cleared"),
-			boolParam("clear_tool_inputs", false, "clearToolInputs: empty the arguments of the cleared results' calls"),
-			stringParam("exclude_tools", "", "excludeTools: tool names never cleared, separated by |"),
-			stringParam("placeholder", lcClearedDefault, "placeholder"),
-			intParam("max_input_tokens", 0, 0, none, "the model profile's maxInputTokens, for fractions; 0: the transcript model's window"),
+			policy.IntParam("clear_at_least", 0, 0, policy.NoBound, "clearAtLeast (deprecated in the JS): clear kept results too, newest first, until this many tokens are cleared"),
+			policy.BoolParam("clear_tool_inputs", false, "clearToolInputs: empty the arguments of the cleared results' calls"),
+			policy.StringParam("exclude_tools", "", "excludeTools: tool names never cleared, separated by |"),
+			policy.StringParam("placeholder", lcClearedDefault, "placeholder"),
+			policy.IntParam("max_input_tokens", 0, 0, policy.NoBound, "the model profile's maxInputTokens, for fractions; 0: the transcript model's window"),
 		),
 		Differs: []string{
 			"one trigger condition (the JS also takes a list, any of which fires)",
 		},
-		Check: func(v Values) error {
+		Check: func(v policy.Values) error {
 			if err := lcCheckKeep(v); err != nil {
 				return err
 			}
@@ -141,8 +144,8 @@ func init() {
 			}
 			return nil
 		},
-		Build: func(v Values) Policy {
-			p := &lcClearPolicy{base: base{LangChainClearToolUses, v}, trigger: lcTrigger(v), keep: lcKeep(v, lcEditKeepDefault),
+		Build: func(v policy.Values) policy.Policy {
+			p := &lcClearPolicy{Base: policy.NewBase(LangChainClearToolUses, v), trigger: lcTrigger(v), keep: lcKeep(v, lcEditKeepDefault),
 				clearAtLeast: v.Int("clear_at_least"), clearInputs: v.Bool("clear_tool_inputs"), exclude: map[string]bool{},
 				placeholder: v.String("placeholder"), maxInput: v.Int("max_input_tokens")}
 			for _, name := range strings.Split(v.String("exclude_tools"), "|") {
@@ -152,36 +155,36 @@ func init() {
 			}
 			return p
 		},
-	})
+	},
 }
 
 // lcContextParams are the trigger and keep parameters of LangChain's
 // context middleware, with their defaults; kept says what keep_messages
 // counts.
-func lcContextParams(triggerTokens, keep int, kept string) []Param {
-	return []Param{
-		intParam("trigger_tokens", triggerTokens, 0, none, "trigger.tokens (0: not given)"),
-		intParam("trigger_messages", 0, 0, none, "trigger.messages: LangChain messages (0: not given)"),
-		floatParam("trigger_fraction", 0, 0, 1, false, "trigger.fraction of the model's max input tokens (0: not given)"),
-		intParam("keep_messages", keep, 0, none, "keep.messages: "+kept),
-		intParam("keep_tokens", 0, 0, none, "keep.tokens, instead of keep_messages (0: not given)"),
-		floatParam("keep_fraction", 0, 0, 1, false, "keep.fraction of the model's max input tokens, instead of keep_messages (0: not given)"),
+func lcContextParams(triggerTokens, keep int, kept string) []policy.Param {
+	return []policy.Param{
+		policy.IntParam("trigger_tokens", triggerTokens, 0, policy.NoBound, "trigger.tokens (0: not given)"),
+		policy.IntParam("trigger_messages", 0, 0, policy.NoBound, "trigger.messages: LangChain messages (0: not given)"),
+		policy.FloatParam("trigger_fraction", 0, 0, 1, false, "trigger.fraction of the model's max input tokens (0: not given)"),
+		policy.IntParam("keep_messages", keep, 0, policy.NoBound, "keep.messages: "+kept),
+		policy.IntParam("keep_tokens", 0, 0, policy.NoBound, "keep.tokens, instead of keep_messages (0: not given)"),
+		policy.FloatParam("keep_fraction", 0, 0, 1, false, "keep.fraction of the model's max input tokens, instead of keep_messages (0: not given)"),
 	}
 }
 
 // lcCheckKeep refuses two kinds of keep: the middleware takes exactly one.
-func lcCheckKeep(v Values) error {
+func lcCheckKeep(v policy.Values) error {
 	if v.Int("keep_tokens") > 0 && v.Float("keep_fraction") > 0 {
 		return fmt.Errorf("keep_tokens and keep_fraction: give one (exactly one of fraction, tokens, or messages)")
 	}
 	return nil
 }
 
-func lcTrigger(v Values) lcCondition {
+func lcTrigger(v policy.Values) lcCondition {
 	return lcCondition{tokens: v.Int("trigger_tokens"), messages: v.Int("trigger_messages"), fraction: v.Float("trigger_fraction")}
 }
 
-func lcKeep(v Values, def int) lcCondition {
+func lcKeep(v policy.Values, def int) lcCondition {
 	switch {
 	case v.Int("keep_tokens") > 0:
 		return lcCondition{tokens: v.Int("keep_tokens")}
@@ -210,18 +213,18 @@ func (c lcCondition) met(n, tokens, maxInput int) bool {
 // firing returns the firing of condition c on a list of n messages
 // counting tokens: in messages when c counts messages alone, else in
 // tokens (a fraction as its threshold).
-func (c lcCondition) firing(what string, n, tokens, maxIn int) *Firing {
+func (c lcCondition) firing(what string, n, tokens, maxIn int) *policy.Firing {
 	switch {
 	case c.tokens > 0:
-		return &Firing{What: what, Unit: "tokens", Trigger: c.tokens, Before: tokens, After: tokens}
+		return &policy.Firing{What: what, Unit: "tokens", Trigger: c.tokens, Before: tokens, After: tokens}
 	case c.messages > 0 && c.fraction == 0:
-		return &Firing{What: what, Unit: "messages", Trigger: c.messages, Before: n, After: n}
+		return &policy.Firing{What: what, Unit: "messages", Trigger: c.messages, Before: n, After: n}
 	}
-	return &Firing{What: what, Unit: "tokens", Trigger: int(math.Floor(float64(maxIn) * c.fraction)), Before: tokens, After: tokens}
+	return &policy.Firing{What: what, Unit: "tokens", Trigger: int(math.Floor(float64(maxIn) * c.fraction)), Before: tokens, After: tokens}
 }
 
 // settleLC sets f's After from what is sent.
-func settleLC(f *Firing, msgs []lcMsg) {
+func settleLC(f *policy.Firing, msgs []lcMsg) {
 	if f.Unit == "messages" {
 		f.After = len(msgs)
 	} else {
@@ -240,7 +243,7 @@ type lcMsg struct {
 }
 
 // lcMessages returns the LangChain messages of hist, in order.
-func lcMessages(hist []Item) []lcMsg { return (*lcCache)(nil).messages(hist) }
+func lcMessages(hist []policy.Item) []lcMsg { return (*lcCache)(nil).messages(hist) }
 
 // An lcCache keeps each message's LangChain messages, which a policy
 // needs at every call (nil: none kept).
@@ -248,7 +251,7 @@ type lcCache struct {
 	views map[*transcript.Message][]lcMsg
 }
 
-func (c *lcCache) messages(hist []Item) []lcMsg {
+func (c *lcCache) messages(hist []policy.Item) []lcMsg {
 	out := make([]lcMsg, 0, len(hist)+len(hist)/4)
 	for i, it := range hist {
 		v, ok := []lcMsg(nil), false
@@ -275,14 +278,14 @@ func (c *lcCache) messages(hist []Item) []lcMsg {
 }
 
 func lcMsgOf(i int, m *transcript.Message, u lcUnit) lcMsg {
-	x := lcMsg{item: i, u: u, chars: utf16Len(u.content)}
+	x := lcMsg{item: i, u: u, chars: transcript.UTF16Len(u.content)}
 	switch u.kind {
 	case 'a':
 		n := 0
 		for _, j := range u.blocks {
 			if b := m.Blocks[j]; b.Type == transcript.BlockToolUse {
 				// {"name":…,"args":…,"id":…,"type":"tool_call"}
-				x.chars += len(`{"name":`) + jsStringLen(b.Name) + len(`,"args":`) + jsJSONLen(b.Input) + len(`,"id":`) + jsStringLen(b.ID) + len(`,"type":"tool_call"}`)
+				x.chars += len(`{"name":`) + jsstr.Len(b.Name) + len(`,"args":`) + jsstr.JSONLen(b.Input) + len(`,"id":`) + jsstr.Len(b.ID) + len(`,"type":"tool_call"}`)
 				x.ids = append(x.ids, b.ID)
 				n++
 			}
@@ -292,7 +295,7 @@ func lcMsgOf(i int, m *transcript.Message, u lcUnit) lcMsg {
 		}
 	case 't':
 		b := m.Blocks[u.blocks[0]]
-		x.chars += utf16Len(b.ID)
+		x.chars += transcript.UTF16Len(b.ID)
 		x.ids = []string{b.ID}
 	}
 	return x
@@ -310,18 +313,18 @@ func lcCount(msgs []lcMsg) int {
 func (m lcMsg) hasCalls() bool { return m.u.kind == 'a' && len(m.ids) > 0 }
 
 // maxInput returns the model's max input tokens for fractions.
-func lcMaxInput(env *Env, param int) int {
+func lcMaxInput(env *policy.Env, param int) int {
 	if param > 0 {
 		return param
 	}
 	return env.ModelWindow
 }
 
-func (p *lcSummaryPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
+func (p *lcSummaryPolicy) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
+	step := policy.Step{History: hist}
 	if !p.hasTrigger {
 		if env.Call == 0 {
-			warnf(&step, "no trigger given: SummarizationMiddleware never summarizes (trigger_tokens, trigger_messages or trigger_fraction)")
+			policy.Warnf(&step, "no trigger given: SummarizationMiddleware never summarizes (trigger_tokens, trigger_messages or trigger_fraction)")
 		}
 		return step, nil
 	}
@@ -348,21 +351,21 @@ func (p *lcSummaryPolicy) Apply(ctx context.Context, env *Env, st *State, hist [
 	step.Fired = p.trigger.firing("summarization", len(msgs), total, maxIn)
 	span := msgs[:sys+cutoff]
 	items := lcItems(hist, p.trimForSummary(span))
-	text, ev, err := summarizeItems(ctx, env, items, "", summarize.Generic)
+	text, ev, err := policy.SummarizeItems(ctx, env, items, "", summarize.Generic)
 	if err != nil {
-		return Step{}, err
+		return policy.Step{}, err
 	}
 	ev.Covers = lcItemIDs(hist, span)
 	if ev.Error != "" {
 		// createSummary catches the error and returns it as the summary.
 		text = "Error generating summary: Error: " + ev.Error
-		warnf(&step, "the summary call failed: its error text is the summary, as SummarizationMiddleware does")
+		policy.Warnf(&step, "the summary call failed: its error text is the summary, as SummarizationMiddleware does")
 	}
 	s := st.NewItem(transcript.RoleUser, p.prefix+"\n\n"+text, true)
 	ev.ID = s.ID
 	step.Summary = ev
-	out := append([]Item{s}, lcTail(hist, conv[cutoff:], &step)...)
-	step.Evicted = evictedFrom(hist, out)
+	out := append([]policy.Item{s}, lcTail(hist, conv[cutoff:], &step)...)
+	step.Evicted = policy.EvictedFrom(hist, out)
 	step.History = out
 	settleLC(step.Fired, lcMessages(out))
 	return step, nil
@@ -514,8 +517,8 @@ func (p *lcSummaryPolicy) trimForSummary(span []lcMsg) []lcMsg {
 
 // lcItems returns the items of hist holding msgs, each cut to the units
 // msgs holds of it.
-func lcItems(hist []Item, msgs []lcMsg) []Item {
-	var out []Item
+func lcItems(hist []policy.Item, msgs []lcMsg) []policy.Item {
+	var out []policy.Item
 	for k := 0; k < len(msgs); {
 		i := msgs[k].item
 		var us []lcUnit
@@ -524,7 +527,7 @@ func lcItems(hist []Item, msgs []lcMsg) []Item {
 		}
 		it := hist[i]
 		if len(us) < len(lcView(it.Msg)) {
-			it = truncated(it, lcSlice(it.Msg, us, false, ""), false)
+			it = policy.Truncated(it, lcSlice(it.Msg, us, false, ""), false)
 		}
 		out = append(out, it)
 	}
@@ -532,7 +535,7 @@ func lcItems(hist []Item, msgs []lcMsg) []Item {
 }
 
 // lcItemIDs returns the ids of the items msgs come from.
-func lcItemIDs(hist []Item, msgs []lcMsg) []string {
+func lcItemIDs(hist []policy.Item, msgs []lcMsg) []string {
 	var out []string
 	for k, m := range msgs {
 		if k == 0 || msgs[k-1].item != m.item {
@@ -544,7 +547,7 @@ func lcItemIDs(hist []Item, msgs []lcMsg) []string {
 
 // lcTail returns the items of the kept tail, the first cut to the units
 // kept of it (noted in step).
-func lcTail(hist []Item, tail []lcMsg, step *Step) []Item {
+func lcTail(hist []policy.Item, tail []lcMsg, step *policy.Step) []policy.Item {
 	out := lcItems(hist, tail)
 	if len(out) > 0 && out[0].Msg != hist[tail[0].item].Msg {
 		step.Truncated = append(step.Truncated, out[0].ID)
@@ -555,8 +558,8 @@ func lcTail(hist []Item, tail []lcMsg, step *Step) []Item {
 // Guarantees: the summary is a user message, first. It promises no
 // shrinking: a kept tail over the trigger re-summarizes at every call
 // (the headroom and shrinks invariants show it).
-func (p *lcSummaryPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
+func (p *lcSummaryPolicy) Guarantees() policy.Guarantees {
+	return policy.Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true}
 }
 
 // lcClearState is what ContextEditingMiddleware leaves in the agent's
@@ -566,8 +569,8 @@ type lcClearState struct {
 	lcCache
 }
 
-func (p *lcClearPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
+func (p *lcClearPolicy) Apply(_ context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
+	step := policy.Step{History: hist}
 	cs, _ := st.Data.(*lcClearState)
 	if cs == nil {
 		cs = &lcClearState{cleared: map[string]bool{}}
@@ -589,7 +592,7 @@ func (p *lcClearPolicy) Apply(_ context.Context, env *Env, st *State, hist []Ite
 		}
 	}
 	if len(step.Truncated) > 0 || len(e.out) != len(hist) {
-		step.Evicted = evictedFrom(hist, e.out)
+		step.Evicted = policy.EvictedFrom(hist, e.out)
 		step.History = e.out
 	}
 	return step, nil
@@ -598,10 +601,10 @@ func (p *lcClearPolicy) Apply(_ context.Context, env *Env, st *State, hist []Ite
 // An lcEdit is the history being edited: out, a copy of hist once edited,
 // and its LangChain messages.
 type lcEdit struct {
-	hist, out []Item
+	hist, out []policy.Item
 	msgs      []lcMsg
 	copied    bool
-	step      *Step
+	step      *policy.Step
 }
 
 // set replaces item i with a copy holding m.
@@ -610,7 +613,7 @@ func (e *lcEdit) set(i int, m *transcript.Message) {
 		e.out, e.copied = slices.Clone(e.out), true
 	}
 	it := e.out[i]
-	e.out[i] = truncated(it, m, it.Summary)
+	e.out[i] = policy.Truncated(it, m, it.Summary)
 	if !slices.Contains(e.step.Truncated, it.ID) {
 		e.step.Truncated = append(e.step.Truncated, it.ID)
 	}
@@ -648,7 +651,7 @@ func (e *lcEdit) dropOrphans() {
 		}
 		e.set(i, &c)
 	}
-	var kept []Item
+	var kept []policy.Item
 	for _, it := range e.out {
 		if len(it.Msg.Blocks) > 0 {
 			kept = append(kept, it)
@@ -824,4 +827,4 @@ func (p *lcClearPolicy) keepCount(msgs []lcMsg, cands []int, maxIn int) int {
 }
 
 // Guarantees: clearing keeps every call with its result.
-func (p *lcClearPolicy) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
+func (p *lcClearPolicy) Guarantees() policy.Guarantees { return policy.Guarantees{PairSafe: true} }

@@ -1,12 +1,14 @@
-package window
+package langchain
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/internal/swar"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // LangChainTrim names the langchain-trim policy.
@@ -48,32 +50,33 @@ const LangChainTrim = "langchain-trim"
 
 // langchainPolicy is the [LangChainTrim] policy.
 type langchainPolicy struct {
-	base
+	policy.Base
 	maxTokens              int
 	includeSystem, partial bool
 	startOn                string
 }
 
-func init() {
-	register(&Spec{
+// trimSpecs are trimMessages's policy.
+var trimSpecs = []*policy.Spec{
+	{
 		Name: LangChainTrim, Source: "langchain-ai/langchainjs libs/langchain-core/src/messages/transformers.ts (trimMessages); langchain_core/messages/utils.py (count_tokens_approximately)",
-		Models: "@langchain/core@1.4.0", Held: heldConformance,
+		Models: "@langchain/core@1.4.0", Held: policy.HeldConformance,
 		Summary: "keep the newest messages within a token budget (strategy last), optionally the system message, starting on a human message",
-		Params: []Param{
-			intParam("max_tokens", 32_000, 1, none, "the token budget"),
-			boolParam("include_system", false, "keep the leading system message"),
-			enumParam("start_on", "", []string{"", "human"}, "drop kept messages until one of this type (empty: no rule)"),
-			boolParam("allow_partial", false, "keep the newest lines of the newest message that does not fit"),
+		Params: []policy.Param{
+			policy.IntParam("max_tokens", 32_000, 1, policy.NoBound, "the token budget"),
+			policy.BoolParam("include_system", false, "keep the leading system message"),
+			policy.EnumParam("start_on", "", []string{"", "human"}, "drop kept messages until one of this type (empty: no rule)"),
+			policy.BoolParam("allow_partial", false, "keep the newest lines of the newest message that does not fit"),
 		},
 		Differs: []string{
 			"counts with Python's count_tokens_approximately; LangChain JS has no counter of its own in @langchain/core (langchain's countTokensApproximately counts differently)",
 			"a system message over the budget, or left without a human message by start_on, is kept as Python keeps it; LangChain JS returns [undefined]",
 		},
-		Build: func(v Values) Policy {
-			return &langchainPolicy{base: base{LangChainTrim, v}, maxTokens: v.Int("max_tokens"), includeSystem: v.Bool("include_system"),
+		Build: func(v policy.Values) policy.Policy {
+			return &langchainPolicy{Base: policy.NewBase(LangChainTrim, v), maxTokens: v.Int("max_tokens"), includeSystem: v.Bool("include_system"),
 				partial: v.Bool("allow_partial"), startOn: v.String("start_on")}
 		},
-	})
+	},
 }
 
 // An lcUnit is one LangChain message of a transcript message's view.
@@ -208,8 +211,8 @@ type lcKept struct {
 	isCut      bool
 }
 
-func (p *langchainPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step := Step{History: hist}
+func (p *langchainPolicy) Apply(_ context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
+	step := policy.Step{History: hist}
 	ls, _ := st.Data.(*langchainState)
 	if ls == nil {
 		ls = &langchainState{views: map[*transcript.Message][]lcUnit{}}
@@ -217,12 +220,12 @@ func (p *langchainPolicy) Apply(_ context.Context, env *Env, st *State, hist []I
 	}
 	// Trim from the originals, so a message cut at one call can be whole
 	// at the next.
-	orig := make([]Item, len(hist))
+	orig := make([]policy.Item, len(hist))
 	for i, it := range hist {
 		orig[i] = original(env, it)
 	}
 	k := p.trim(ls, orig)
-	out := make([]Item, 0, len(orig)-k.from+1)
+	out := make([]policy.Item, 0, len(orig)-k.from+1)
 	rest := orig
 	if k.system {
 		out = append(out, orig[0])
@@ -235,10 +238,10 @@ func (p *langchainPolicy) Apply(_ context.Context, env *Env, st *State, hist []I
 			continue
 		}
 		c := lcSlice(it.Msg, ls.view(it.Msg)[k.unit:], k.isCut, k.cut)
-		out = append(out, Item{ID: it.ID, Msg: c, Truncated: true})
+		out = append(out, policy.Item{ID: it.ID, Msg: c, Truncated: true})
 		step.Truncated = append(step.Truncated, it.ID)
 	}
-	step.Evicted = evictedFrom(hist, out)
+	step.Evicted = policy.EvictedFrom(hist, out)
 	step.History = out
 	return step, nil
 }
@@ -246,7 +249,7 @@ func (p *langchainPolicy) Apply(_ context.Context, env *Env, st *State, hist []I
 // trim is trimMessages on the view of hist: the newest units that fit the
 // budget, the newest lines of the next one with allow_partial, then
 // start_on.
-func (p *langchainPolicy) trim(ls *langchainState, hist []Item) lcKept {
+func (p *langchainPolicy) trim(ls *langchainState, hist []policy.Item) lcKept {
 	var k lcKept
 	rest := hist
 	budget := p.maxTokens
@@ -283,7 +286,7 @@ func (p *langchainPolicy) trim(ls *langchainState, hist []Item) lcKept {
 }
 
 // startOnHuman drops kept units from the oldest until a HumanMessage.
-func (p *langchainPolicy) startOnHuman(ls *langchainState, rest []Item, k lcKept) lcKept {
+func (p *langchainPolicy) startOnHuman(ls *langchainState, rest []policy.Item, k lcKept) lcKept {
 	for i, j := k.from, k.unit; i < len(rest); i, j = i+1, 0 {
 		v := ls.view(rest[i].Msg)
 		for ; j < len(v); j++ {
@@ -358,11 +361,14 @@ func lcSlice(m *transcript.Message, vs []lcUnit, isCut bool, cut string) *transc
 }
 
 // original returns the untruncated item for an original message.
-func original(env *Env, it Item) Item {
+func original(env *policy.Env, it policy.Item) policy.Item {
 	if i := it.Index(); i >= 0 && env != nil && env.Transcript != nil && i < len(env.Transcript.Messages) {
 		if m := &env.Transcript.Messages[i]; it.Msg != m || it.Truncated || it.Summary {
-			return Original(env.Transcript, i)
+			return policy.Original(env.Transcript, i)
 		}
 	}
 	return it
 }
+
+// Specs are this room's policies, which window registers.
+var Specs = append(slices.Clip(trimSpecs), middlewareSpecs...)

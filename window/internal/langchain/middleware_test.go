@@ -1,4 +1,4 @@
-package window
+package langchain
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
@@ -91,9 +92,9 @@ func TestLangchainSummarizationConformance(t *testing.T) {
 		for _, r := range g.Results.Summarization[k] {
 			tr := conformanceSource(t, r.Source)
 			p := mustPolicy(t, spec)
-			env := &Env{Transcript: tr, Summarizer: fixedSummary("SUMMARY")}
+			env := &policy.Env{Transcript: tr, Summarizer: fixedSummary("SUMMARY")}
 			c, summaries := 0, 0
-			driveEach(t, p, tr, env, func(_, _ int, step Step, _ *State) {
+			driveEach(t, p, tr, env, func(_, _ int, step policy.Step, _ *policy.State) {
 				if step.Summary != nil && step.Summary.ID != "" {
 					summaries++
 				}
@@ -156,7 +157,7 @@ func TestLangchainClearToolUsesConformance(t *testing.T) {
 			p := mustPolicy(t, spec)
 			c := 0
 			cleared := map[string]bool{}
-			driveEach(t, p, tr, &Env{Transcript: tr}, func(_, _ int, step Step, _ *State) {
+			driveEach(t, p, tr, &policy.Env{Transcript: tr}, func(_, _ int, step policy.Step, _ *policy.State) {
 				got := clearChanges(tr, step.History, cleared, placeholder, s.ClearToolInputs)
 				calls++
 				if want := r.Calls[c]; slices.Equal(want, got) {
@@ -179,7 +180,7 @@ func TestLangchainClearToolUsesConformance(t *testing.T) {
 // emptied (with inputs) — and "r:i.k" for each tool result of an
 // original message sent before that sent lacks, sorted. seen holds what
 // was found before.
-func clearChanges(tr *transcript.Transcript, sent []Item, seen map[string]bool, placeholder string, inputs bool) []string {
+func clearChanges(tr *transcript.Transcript, sent []policy.Item, seen map[string]bool, placeholder string, inputs bool) []string {
 	out := []string{}
 	present := map[string]bool{}
 	for _, it := range sent {
@@ -241,14 +242,14 @@ func TestLangchainSummarizationRules(t *testing.T) {
 	tr2 := msgs(user(long), asst(long), user(long), callTool("a"), result("a", long), user("go on"), asst("done"))
 	calls := drive(t, mustPolicy(t, "langchain-summarization:trigger_tokens=10,keep_messages=2"), tr2, fixedSummary("S"))
 	last := calls[len(calls)-1].step
-	if diff := cmp.Diff([]string{"s2", "m3", "m4", "m5"}, ids(last.History)); diff != "" {
+	if diff := cmp.Diff([]string{"s2", "m3", "m4", "m5"}, policy.ItemIDs(last.History)); diff != "" {
 		t.Errorf("kept (-want +got):\n%s", diff)
 	}
 	if got := last.History[0].Msg.Text(); got != lcSummaryPrefix+"\n\nS" {
 		t.Errorf("the summary message is %q", got)
 	}
 	// A failed summary becomes history, as the JS does.
-	calls = drive(t, mustPolicy(t, "langchain-summarization:trigger_tokens=10,keep_messages=2"), tr2, &recorder{fail: true})
+	calls = drive(t, mustPolicy(t, "langchain-summarization:trigger_tokens=10,keep_messages=2"), tr2, &recorder{Fail: true})
 	last = calls[len(calls)-1].step
 	if !strings.HasPrefix(last.History[0].Msg.Text(), lcSummaryPrefix+"\n\nError generating summary: Error: ") || last.Summary.Error == "" {
 		t.Errorf("after a failed summary call the history starts %q", last.History[0].Msg.Text())
@@ -318,7 +319,7 @@ func TestClearWideTurnLinear(t *testing.T) {
 		best := time.Duration(math.MaxInt64)
 		for range 5 {
 			start := time.Now()
-			driveEach(t, p, tr, &Env{Transcript: tr}, func(int, int, Step, *State) {})
+			driveEach(t, p, tr, &policy.Env{Transcript: tr}, func(int, int, policy.Step, *policy.State) {})
 			best = min(best, time.Since(start))
 		}
 		return best
