@@ -255,6 +255,20 @@ type transcriptArtifacts struct {
 	byKey map[uint32][]int32
 	keyAt []int32
 	short []int32
+	// keyBits has the bit of each key of byKey (its bits of keyMask)
+	// set: a window whose bit is clear is no key, told without a map
+	// lookup.
+	keyBits []uint64
+	keyMask uint32
+}
+
+// maxKeyBits is the largest size of keyBits, in bits (a power of two).
+const maxKeyBits = 1 << 20
+
+// mayBeKey reports false only when h is no key of byKey.
+func (x *transcriptArtifacts) mayBeKey(h uint32) bool {
+	h &= x.keyMask
+	return x.keyBits[h/64]&(1<<(h%64)) != 0
 }
 
 // ofTranscript returns t's artifacts numbered for its runs, made on first
@@ -564,7 +578,9 @@ func (r *retention) inSummary(id int32) {
 
 // searchSummary finds the seen artifacts the summary holds: those keyed
 // by a window of the summary, compared where their key would put them,
-// and the short ones, each searched for once.
+// and the short ones, each searched for once. A window whose bit of
+// keyBits is clear is no key, and an artifact whose signature the
+// summary's grams lack is not in it: neither needs a look further.
 func (r *retention) searchSummary() {
 	a, text := r.arts, r.sumText
 	r.grams.of(text)
@@ -581,12 +597,16 @@ func (r *retention) searchSummary() {
 	// An artifact the summary holds has its key window in place at some
 	// window of the summary: comparing it there is the whole search.
 	for i := 0; i+keyLen <= len(text); i++ {
-		for _, id := range a.byKey[keyHash(text, i)] {
+		h := keyHash(text, i)
+		if !a.mayBeKey(h) {
+			continue
+		}
+		for _, id := range a.byKey[h] {
 			if !r.seen[id] || r.inSum[id] {
 				continue
 			}
 			t := a.texts[id]
-			if start := i - int(a.keyAt[id]); start >= 0 && start+len(t) <= len(text) && text[start:start+len(t)] == t {
+			if start := i - int(a.keyAt[id]); start >= 0 && start+len(t) <= len(text) && r.grams.mayHold(a.sigs[id]) && text[start:start+len(t)] == t {
 				r.inSummary(id)
 			}
 		}
@@ -638,6 +658,12 @@ func (x *transcriptArtifacts) keyArtifacts() {
 	}
 	x.byKey = map[uint32][]int32{}
 	x.keyAt = make([]int32, len(x.texts))
+	// About 16 bits a key: few windows that are no key find their bit set.
+	bits := uint32(64)
+	for bits < maxKeyBits && int(bits) < 16*len(x.texts) {
+		bits <<= 1
+	}
+	x.keyBits, x.keyMask = make([]uint64, bits/64), bits-1
 	for id, t := range x.texts {
 		if len(t) < keyLen {
 			x.short = append(x.short, int32(id))
@@ -651,6 +677,8 @@ func (x *transcriptArtifacts) keyArtifacts() {
 		}
 		x.byKey[best] = append(x.byKey[best], int32(id))
 		x.keyAt[id] = int32(at)
+		b := best & x.keyMask
+		x.keyBits[b/64] |= 1 << (b % 64)
 	}
 }
 
