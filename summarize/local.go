@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strings"
 	"sync"
@@ -123,10 +124,21 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 		if err != nil {
 			return 0, nil, 0, err
 		}
-		io.WriteString(sha, p.User)
+		hashString(sha, p.User)
 		m.n = promptTokens(p.User, cache)
 	}
 	return counter().Count(t.System) + m.tokens(), sha.Sum(nil)[:4], maxTokens, nil
+}
+
+// hashString writes s to h through a buffer on the stack: io.WriteString
+// would copy all of s, often tens of kilobytes, to a new slice.
+func hashString(h hash.Hash, s string) {
+	var buf [4096]byte
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
 }
 
 // fitTokens cuts text to at most n tokens, or pads it to about n with the
