@@ -206,10 +206,10 @@ func TestLedeHasNoSyntheticModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := commandReport(t, ts)
-	if o := overviewText(r.Overview()); strings.Contains(o, transcript.SyntheticModel) || !strings.Contains(o, "claude") {
+	if o := overviewText(r.Overview()); strings.Contains(o, "<synthetic>") || !strings.Contains(o, "claude") {
 		t.Errorf("the lede says %q", o)
 	}
-	if _, html := writePage(t, r); strings.Contains(html, "&lt;synthetic&gt;") || strings.Contains(html, transcript.SyntheticModel) {
+	if _, html := writePage(t, r); strings.Contains(html, "&lt;synthetic&gt;") || strings.Contains(html, "<synthetic>") {
 		t.Error("the page names the synthetic model")
 	}
 }
