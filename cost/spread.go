@@ -10,10 +10,10 @@ import (
 )
 
 // A spread is a bill recorded for the calls together and not one by one
-// (a `codex exec --json` stream's turn.completed usage, summed into
-// [transcript.Transcript.Unattributed]) shared out over the calls, so
-// that they are priced from the bill as calls that recorded their own
-// are, the recorded policy at exactly the bill.
+// (a `codex exec --json` stream's turn.completed usage, its threads'
+// totals, in [transcript.Transcript.Unattributed]) shared out over the
+// calls, so that they are priced from the bill as calls that recorded
+// their own are, the recorded policy at exactly the bill.
 //
 // What the bill measures is kept: the calls' prompts, cache reads,
 // cache writes and uncached input each sum to the bill's. What it does

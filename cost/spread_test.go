@@ -12,8 +12,8 @@ import (
 )
 
 // TestExecStreamRecordedIsTheBill: a `codex exec --json` stream records
-// usage per turn (turn.completed), not per call: three turns of 4, 3
-// and 5 calls. The recorded policy costs the bill, component by
+// usage per turn (turn.completed, the thread's total so far), not per
+// call: three turns of 4, 3 and 5 calls. The recorded policy costs the bill, component by
 // component, where the simulation alone priced it 25% under; its calls'
 // shares sum to the turns' usage; a policy that sends less costs no more
 // than the bill's prompt, less its output; and the output says that no

@@ -352,3 +352,20 @@ func TestInlineSidechains(t *testing.T) {
 		t.Errorf("sidechain usage %+v, calls %d", ts[1].Usage(), ts[2].Calls)
 	}
 }
+
+// TestCodexExecTurnTotals: codex exec's turn.completed usage is the
+// thread's total so far, carried on by a resumed thread (three turns of
+// one thread recorded 16504 -> 85681 -> 103779 input tokens), so a
+// stream's bill is each thread's last total, not the sum of its turns;
+// another thread counts from nothing.
+func TestCodexExecTurnTotals(t *testing.T) {
+	ts := readTestdata(t, "codex-exec-turns.jsonl")
+	if len(ts) != 1 {
+		t.Fatalf("%d transcripts", len(ts))
+	}
+	// Thread a001: its last total; thread b002: its one turn.
+	want := &Usage{Input: (103779 - 76800) + 17777, CacheRead: 76800, Output: 45 + 273}
+	if diff := cmp.Diff(want, ts[0].Unattributed); diff != "" {
+		t.Errorf("unattributed usage (-want +got):\n%s", diff)
+	}
+}

@@ -100,7 +100,11 @@ type codexPayload struct {
 // text, reasoning → thinking, command_execution, file_change and
 // mcp_tool_call → a tool_use and its tool_result, web_search and others →
 // other blocks). The prompt is not part of the stream. turn.completed usage
-// covers every call of the turn, so it is kept as Unattributed usage.
+// is the thread's total so far (codex exec prints its thread token usage's
+// total, which a resumed thread carries on), so a turn's usage is its
+// total less the thread's last one; a total below the last in any count
+// starts afresh. It covers every call of the turn, so it is kept as
+// Unattributed usage.
 func Read(s *decode.Source) ([]*model.Transcript, error) {
 	t := &model.Transcript{}
 	var lines []codexLine
@@ -153,7 +157,11 @@ type codexReader struct {
 	// being added to, or -1.
 	open      int
 	lastTotal *codexUsage
-	model     string
+	// thread is the exec stream's thread; turnTotals its turns' last
+	// total usage by thread.
+	thread     string
+	turnTotals map[string]codexUsage
+	model      string
 	// truncation is the current turn's truncation_policy, nil where its
 	// turn_context records none.
 	truncation *codexTruncation
@@ -172,11 +180,12 @@ func (c *codexReader) line(r decode.Record, l codexLine) error {
 		if t.ID == "" {
 			t.ID = l.ThreadID
 		}
+		c.thread = l.ThreadID
 	case "item.completed":
 		return c.execItem(r, l.Item, pos)
 	case "turn.completed":
 		if l.Usage != nil {
-			u := l.Usage.usage()
+			u := c.turnUsage(*l.Usage)
 			if err := u.Check(decode.MaxUsage); err != nil {
 				// Named at its line, not in the turns' sum.
 				return c.s.Bad(t, r.Line, "usage: %v", err)
@@ -195,6 +204,25 @@ func (c *codexReader) line(r decode.Record, l codexLine) error {
 		model.CountSkipped(t, l.Type)
 	}
 	return nil
+}
+
+// turnUsage is the usage of the turn whose turn.completed records the
+// thread's total tot: tot less the thread's last total, or tot where it
+// has none or tot is below it in some count.
+func (c *codexReader) turnUsage(tot codexUsage) model.Usage {
+	if c.turnTotals == nil {
+		c.turnTotals = map[string]codexUsage{}
+	}
+	last, ok := c.turnTotals[c.thread]
+	c.turnTotals[c.thread] = tot
+	if !ok || tot.InputTokens < last.InputTokens || tot.CachedInputTokens < last.CachedInputTokens ||
+		tot.OutputTokens < last.OutputTokens || tot.ReasoningOutputTokens < last.ReasoningOutputTokens {
+		return tot.usage()
+	}
+	return codexUsage{InputTokens: tot.InputTokens - last.InputTokens,
+		CachedInputTokens:     tot.CachedInputTokens - last.CachedInputTokens,
+		OutputTokens:          tot.OutputTokens - last.OutputTokens,
+		ReasoningOutputTokens: tot.ReasoningOutputTokens - last.ReasoningOutputTokens}.usage()
 }
 
 func (c *codexReader) rollout(typ string, p codexPayload, raw json.RawMessage, pos model.Pos) error {
