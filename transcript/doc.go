@@ -60,8 +60,11 @@
 // messages are told apart by the features only one has (tool_calls and
 // role "tool" against tool_use/tool_result blocks); plain-text messages
 // read the same either way. [Options.Format] overrides detection. Each
-// reader's own documentation (readClaudeCode, readCodex, … in the source)
-// lists what it maps to what and what it counts as skipped.
+// reader lives in a package of its own under transcript/internal
+// (claudecode, codex, …), whose Read documents what it maps to what and
+// what it counts as skipped. opencode's SQLite databases are read only by
+// a program that imports transcript/opencodedb, which links the driver;
+// without it, reading one is an error naming that import.
 //
 // # Bad input
 //

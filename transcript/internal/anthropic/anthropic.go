@@ -1,3 +1,6 @@
+// Package anthropic reads the anthropic format: JSON Lines of Messages-API
+// messages or requests, a JSON array of messages, and Cline's sessions
+// (api_conversation_history.json, Cline 4's messages file).
 package anthropic
 
 import (

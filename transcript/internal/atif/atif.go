@@ -1,3 +1,5 @@
+// Package atif reads Agent Trajectory Interchange Format trajectories
+// (Harbor, Terminal-Bench).
 package atif
 
 import (

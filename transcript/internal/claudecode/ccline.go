@@ -12,7 +12,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
-// ccMessage is what a Claude Code user or assistant line's message gives
+// CcMessage is what a Claude Code user or assistant line's message gives
 // its transcript.
 type CcMessage struct {
 	ID, Model string
@@ -20,7 +20,7 @@ type CcMessage struct {
 	Blocks    []model.Block
 }
 
-// A ccScanner decodes a Claude Code line in one pass: the line's fields,
+// A CcScanner decodes a Claude Code line in one pass: the line's fields,
 // its message, the message's content blocks and a tool result's content,
 // each string unescaped once, what no reader needs (toolUseResult,
 // progress data) checked and passed over. The staged decoders read the
@@ -51,7 +51,7 @@ type CcScanner struct {
 	I     int
 	Depth int  // objects and arrays open at i
 	Bad   bool // gave up: the line is read in stages
-	// measure: the blocks' content is measured, not kept
+	// Measure: the blocks' content is measured, not kept
 	// ([Options.Measure]).
 	Measure bool
 	// Of the last string stringEnd passed over: whether a byte of it may
@@ -60,7 +60,7 @@ type CcScanner struct {
 	plainEscs, unicodeEscs int
 }
 
-// maxScanDepth bounds the nesting the scanner follows (encoding/json's
+// MaxScanDepth bounds the nesting the scanner follows (encoding/json's
 // bound is 10,000: deeper lines are read in stages).
 const MaxScanDepth = 500
 
@@ -679,7 +679,7 @@ func digits(b []byte, i int) int {
 	return i
 }
 
-// skip checks and passes over one value.
+// Skip checks and passes over one value.
 func (s *CcScanner) Skip() {
 	switch c := s.peek(); c {
 	case '"':
@@ -715,7 +715,7 @@ func (s *CcScanner) Skip() {
 	}
 }
 
-// stringEnd passes over the string whose opening quote is at the scanner,
+// StringEnd passes over the string whose opening quote is at the scanner,
 // checking it, and returns the span of its content; the scanner keeps
 // what it found in it (high, plainEscs, unicodeEscs: see escaped).
 func (s *CcScanner) StringEnd() (start, end int) {
@@ -768,11 +768,11 @@ func (s *CcScanner) StringEnd() (start, end int) {
 	}
 }
 
-// escaped reports whether the last string stringEnd passed over holds
+// Escaped reports whether the last string stringEnd passed over holds
 // escapes (when it gave up, s.bad says so, and this is stale).
 func (s *CcScanner) Escaped() bool { return s.plainEscs+s.unicodeEscs > 0 }
 
-// nextSpecial returns the index of the first quote, backslash or control
+// NextSpecial returns the index of the first quote, backslash or control
 // character of b at or after i, or len(b): sixteen bytes at a time. high
 // reports that a byte it looked at, before the index or after it in the
 // same word, is above 0x7f.

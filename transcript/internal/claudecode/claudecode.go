@@ -1,3 +1,5 @@
+// Package claudecode reads Claude Code session JSONL files and Agent SDK
+// stream-json logs.
 package claudecode
 
 import (
@@ -10,7 +12,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
-// ccLine is one line of a Claude Code session or Agent SDK stream-json log.
+// CcLine is one line of a Claude Code session or Agent SDK stream-json log.
 type CcLine struct {
 	Type             string          `json:"type"`
 	Subtype          string          `json:"subtype"`
@@ -285,7 +287,7 @@ func newCCBuilder() *ccBuilder {
 	return &ccBuilder{t: &model.Transcript{}, pending: -1, byID: map[string]int{}}
 }
 
-// onePass decodes a line with sc into l and m, and returns m (empty when
+// OnePass decodes a line with sc into l and m, and returns m (empty when
 // the line has no message). It returns nil when the line is to be read
 // in stages: sc gave up on it (it is not valid UTF-8, among
 // others), or it is a user or assistant line without a message (an error

@@ -1,3 +1,5 @@
+// Package codex reads Codex CLI rollout files and `codex exec --json`
+// event streams, and the rule by which Codex truncates what it sends.
 package codex
 
 import (

@@ -1,3 +1,5 @@
+// Package copilot reads GitHub Copilot CLI session event logs
+// (~/.copilot/session-state/<session id>/events.jsonl).
 package copilot
 
 import (

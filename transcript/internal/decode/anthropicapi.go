@@ -12,7 +12,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
-// anthropicUsage is the Messages API usage object.
+// AnthropicUsage is the Messages API usage object.
 type AnthropicUsage struct {
 	InputTokens   int64                 `json:"input_tokens"`
 	CacheCreation int64                 `json:"cache_creation_input_tokens"`
@@ -21,7 +21,7 @@ type AnthropicUsage struct {
 	CacheDetail   *AnthropicCacheDetail `json:"cache_creation"`
 }
 
-// anthropicCacheDetail splits a usage's cache writes by lifetime.
+// AnthropicCacheDetail splits a usage's cache writes by lifetime.
 type AnthropicCacheDetail struct {
 	Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
 }
@@ -37,7 +37,7 @@ func (a *AnthropicUsage) Usage() *model.Usage {
 	return u
 }
 
-// anthropicMessage is a Messages-API message, as a request holds it or as a
+// AnthropicMessage is a Messages-API message, as a request holds it or as a
 // response (with id, model and usage) returns it.
 type AnthropicMessage struct {
 	Timestamp string          `json:"timestamp"`
@@ -60,7 +60,7 @@ type AnthropicBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// anthropicContent converts Messages-API content (a string or a list of
+// AnthropicContent converts Messages-API content (a string or a list of
 // blocks) into blocks.
 func AnthropicContent(raw json.RawMessage) ([]model.Block, error) {
 	raw = bytes.TrimSpace(raw)
@@ -129,7 +129,7 @@ func AnthropicContent(raw json.RawMessage) ([]model.Block, error) {
 	return blocks, nil
 }
 
-// resultContent reads a tool result's content: a string, or a list of
+// ResultContent reads a tool result's content: a string, or a list of
 // blocks whose texts are joined by newlines. rich reports that the list held
 // something other than text (kept raw by the caller).
 func ResultContent(raw json.RawMessage) (text string, rich bool, err error) {
@@ -156,7 +156,7 @@ func ResultContent(raw json.RawMessage) (text string, rich bool, err error) {
 	return strings.Join(texts, "\n"), rich, nil
 }
 
-// compactJSON returns raw without insignificant white space; nil stays nil.
+// CompactJSON returns raw without insignificant white space; nil stays nil.
 func CompactJSON(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
@@ -171,7 +171,7 @@ func CompactJSON(raw json.RawMessage) json.RawMessage {
 	return buf.Bytes()
 }
 
-// spaceOutsideStrings reports whether raw has white space outside its
+// SpaceOutsideStrings reports whether raw has white space outside its
 // strings, which json.Compact would remove (or is cut inside a string):
 // strings are passed over a quote at a time.
 func SpaceOutsideStrings(raw []byte) bool {
@@ -201,7 +201,7 @@ func SpaceOutsideStrings(raw []byte) bool {
 	return false
 }
 
-// countAssistantCalls sets t.Calls to the number of assistant messages: the
+// CountAssistantCalls sets t.Calls to the number of assistant messages: the
 // rule for formats that record one message per call.
 func CountAssistantCalls(t *model.Transcript) {
 	t.Calls = 0
@@ -212,7 +212,7 @@ func CountAssistantCalls(t *model.Transcript) {
 	}
 }
 
-// messageRecords returns the elements of the key array of the object
+// MessageRecords returns the elements of the key array of the object
 // record r, with their lines.
 func MessageRecords(r Record, key string) ([]Record, error) {
 	raw, line, ok := Member(r.Raw, r.Line, key)
@@ -229,7 +229,7 @@ func MessageRecords(r Record, key string) ([]Record, error) {
 	return recs, nil
 }
 
-// baseID makes a transcript id from a file name: its base name without
+// BaseID makes a transcript id from a file name: its base name without
 // extension.
 func BaseID(file string) string {
 	b := filepath.Base(file)
@@ -239,7 +239,7 @@ func BaseID(file string) string {
 	return b
 }
 
-// nameID returns the id of the transcript of s when its format records
+// NameID returns the id of the transcript of s when its format records
 // none: the name Walk gave it, else its file's base name ([baseID]).
 func (s *Source) NameID() string {
 	if s.Opt.name != "" {
@@ -248,7 +248,7 @@ func (s *Source) NameID() string {
 	return BaseID(s.File)
 }
 
-// lineID makes the id of a transcript that one line of a file holds.
+// LineID makes the id of a transcript that one line of a file holds.
 func LineID(s *Source, r Record) string {
 	if s.Doc {
 		return s.NameID()

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// readBuffers holds the arrays files were read into, for the files read
+// ReadBuffers holds the arrays files were read into, for the files read
 // after them: Parse keeps nothing of its input (TestFastDecodeReadsTheSame),
 // so a file's array is free once its transcripts are made. Reusing them
 // spares allocating, clearing and returning to the system an array per
@@ -22,7 +22,7 @@ type bufferPool struct {
 	largest int
 }
 
-// get returns the smallest array kept that holds more than size bytes,
+// Get returns the smallest array kept that holds more than size bytes,
 // or nil.
 func (p *bufferPool) Get(size int64) []byte {
 	p.mu.Lock()
@@ -41,7 +41,7 @@ func (p *bufferPool) Get(size int64) []byte {
 	return b
 }
 
-// put keeps b for a later get, in place of the smallest kept when the
+// Put keeps b for a later get, in place of the smallest kept when the
 // pool is full and b is larger.
 func (p *bufferPool) Put(b []byte) {
 	if cap(b) == 0 || cap(b) > p.largest {

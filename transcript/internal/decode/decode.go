@@ -8,11 +8,11 @@ import (
 	gojson "github.com/goccy/go-json"
 )
 
-// stdDecode makes unmarshal use encoding/json alone: the tests turn it on
+// StdDecode makes unmarshal use encoding/json alone: the tests turn it on
 // to read every input both ways and compare.
 var StdDecode atomic.Bool
 
-// unmarshal decodes raw into v (a pointer) as encoding/json does, about
+// Unmarshal decodes raw into v (a pointer) as encoding/json does, about
 // eight times faster on Claude Code sessions: goccy/go-json decodes it,
 // and on any error v is zeroed and encoding/json decodes it again, so a
 // failure's error (its type, its offset, its text) is encoding/json's,

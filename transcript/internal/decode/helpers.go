@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 )
 
-// utf8BOM is the byte order mark a UTF-8 input may start with.
+// Utf8BOM is the byte order mark a UTF-8 input may start with.
 var Utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// detectProbe is how many records detection looks at.
+// DetectProbe is how many records detection looks at.
 const DetectProbe = 64
 
 func HasAny(m map[string]any, keys ...string) bool {
@@ -20,7 +20,7 @@ func HasAny(m map[string]any, keys ...string) bool {
 	return false
 }
 
-// marshalNoEscape is v as compact JSON, without escaping <, > and & (the
+// MarshalNoEscape is v as compact JSON, without escaping <, > and & (the
 // recorded text is written as it was).
 func MarshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer

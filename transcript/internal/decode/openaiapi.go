@@ -9,7 +9,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
-// openaiMessage is a Chat Completions message, as logged by agents: the
+// OpenaiMessage is a Chat Completions message, as logged by agents: the
 // standard fields plus the usage some logs attach (top level, or
 // mini-swe-agent's extra.response). A line holding "messages" instead is a
 // whole conversation.
@@ -52,7 +52,7 @@ type OpenaiMessage struct {
 	} `json:"info"`
 }
 
-// openaiUsage is the Chat Completions usage object, with the cache fields
+// OpenaiUsage is the Chat Completions usage object, with the cache fields
 // that LiteLLM (Anthropic models) and DeepSeek add.
 type OpenaiUsage struct {
 	PromptTokens     int64 `json:"prompt_tokens"`
@@ -68,7 +68,7 @@ type OpenaiUsage struct {
 	PromptCacheHitToken *int64 `json:"prompt_cache_hit_tokens"`
 }
 
-// usage converts OpenAI-style usage: prompt_tokens counts the whole prompt,
+// Usage converts OpenAI-style usage: prompt_tokens counts the whole prompt,
 // so the uncached input is prompt_tokens − cached_tokens −
 // cache_creation_input_tokens (the last is LiteLLM's report of Anthropic
 // cache writes, which prompt_tokens includes).
@@ -100,7 +100,7 @@ func (o *OpenaiUsage) Usage() *model.Usage {
 	return u
 }
 
-// openaiRoles are the roles a chat message may have: OpenAI's, and
+// OpenaiRoles are the roles a chat message may have: OpenAI's, and
 // mini-swe-agent's "exit" (its last message, kept as it is).
 var OpenaiRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true,
 	"tool": true, "function": true, "exit": true}
@@ -163,7 +163,7 @@ func OpenaiMessageOf(m OpenaiMessage) (model.Message, error) {
 	return msg, nil
 }
 
-// openaiContent reads chat content: a string, null, or a list of parts.
+// OpenaiContent reads chat content: a string, null, or a list of parts.
 func OpenaiContent(raw json.RawMessage) ([]model.Block, error) {
 	return TypedParts(raw, func(typ, text string, p json.RawMessage) model.Block {
 		switch typ {
@@ -176,7 +176,7 @@ func OpenaiContent(raw json.RawMessage) ([]model.Block, error) {
 	})
 }
 
-// typedParts reads content that is a string, null, or a list of
+// TypedParts reads content that is a string, null, or a list of
 // {"type", "text", …} parts, each turned into a block by block.
 func TypedParts(raw json.RawMessage, block func(typ, text string, part json.RawMessage) model.Block) ([]model.Block, error) {
 	if len(raw) == 0 || string(raw) == "null" {

@@ -8,7 +8,7 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
-// uncachedInput is the uncached part of a prompt count that includes
+// UncachedInput is the uncached part of a prompt count that includes
 // the cache reads and writes (OpenTelemetry's input_tokens, ATIF's
 // prompt_tokens). A count too small to include both includes what it
 // can hold: the cache reads (as OpenAI counts them), or neither (as
@@ -23,13 +23,13 @@ func UncachedInput(prompt, read, write int64) int64 {
 	return prompt
 }
 
-// sameBlock reports whether a and b are the same block written twice.
+// SameBlock reports whether a and b are the same block written twice.
 func SameBlock(a, b model.Block) bool {
 	return a.Type == b.Type && a.ID == b.ID && a.Name == b.Name && a.Text == b.Text && a.Measured == b.Measured &&
 		a.IsError == b.IsError && bytes.Equal(a.Input, b.Input) && bytes.Equal(a.Raw, b.Raw)
 }
 
-// argumentsJSON returns a function call's arguments string as JSON: itself
+// ArgumentsJSON returns a function call's arguments string as JSON: itself
 // when it is valid JSON, compacted, otherwise as a JSON string.
 func ArgumentsJSON(args string) json.RawMessage {
 	if json.Valid([]byte(args)) {
@@ -39,7 +39,7 @@ func ArgumentsJSON(args string) json.RawMessage {
 	return b
 }
 
-// foreignFormat names the format of a JSON object that belongs to a
+// ForeignFormat names the format of a JSON object that belongs to a
 // recording ctxbench does not read but that looks like one it does (a
 // role, a list of messages), or returns "": such input is refused by
 // name, never read as chat messages with no content.
@@ -64,7 +64,7 @@ func ForeignFormat(m map[string]any) string {
 	return ""
 }
 
-// chatFlavour tells OpenAI chat messages from Anthropic ones by the
+// ChatFlavour tells OpenAI chat messages from Anthropic ones by the
 // features only one of them has; plain text messages read the same either
 // way and are taken as openai-chat.
 func ChatFlavour(msgs []any) model.Format { return Flavour(ChatScores(msgs)) }
@@ -76,7 +76,7 @@ func Flavour(openai, anthropic int) model.Format {
 	return model.FormatOpenAIChat
 }
 
-// chatScores counts the features of msgs that only OpenAI chat messages,
+// ChatScores counts the features of msgs that only OpenAI chat messages,
 // or only Anthropic ones, have.
 func ChatScores(msgs []any) (openai, anthropic int) {
 	for _, e := range msgs[:min(len(msgs), DetectProbe)] {

@@ -1,3 +1,8 @@
+// Package decode holds what the readers share: an input prepared for
+// reading (Source and its Records), the JSON decoder and how its errors
+// are described, malformed-record handling, the line stream and its
+// buffers, and the decoders of the wire formats several readers carry
+// (Anthropic's Messages API, OpenAI's chat messages).
 package decode
 
 import (
@@ -65,18 +70,18 @@ func (e *NotTranscriptError) Error() string {
 	return fmt.Sprintf("%s: not a transcript: %s", e.File, e.Reason)
 }
 
-// A record is one JSON value of the input and the line it starts at.
+// A Record is one JSON value of the input and the line it starts at.
 type Record struct {
 	Line int
 	Raw  []byte
-	// last marks the final line of an input that does not end in a newline.
+	// Last marks the final line of an input that does not end in a newline.
 	Last bool
-	// nested marks a value inside a record already counted (a line's
+	// Nested marks a value inside a record already counted (a line's
 	// message, a document's elements).
 	Nested bool
 }
 
-// A source is one input prepared for a reader.
+// A Source is one input prepared for a reader.
 type Source struct {
 	File string
 	Opt  Options
@@ -85,18 +90,18 @@ type Source struct {
 	data   []byte
 	DocRec Record
 	Doc    bool
-	// stream, when not nil, is the input's lines being read: head holds
+	// Stream, when not nil, is the input's lines being read: head holds
 	// the records read from it before (copies), stream the ones after.
 	Stream *LineStream
 	Head   []Record
-	// db is the path of an SQLite database the input is, and storage
+	// Db is the path of an SQLite database the input is, and storage
 	// of opencode's storage directory, read by opencode's reader instead
 	// of records.
 	Db      string
 	Storage string
 }
 
-// records yields the input's records in order: its non-blank lines for
+// Records yields the input's records in order: its non-blank lines for
 // JSON Lines without their ends (LF or CRLF), read one at a time (no
 // index of all lines is made, so a reader that fails at a line has not
 // looked past it), or the single record holding the whole document. A
@@ -142,7 +147,7 @@ func (s *Source) Records() iter.Seq[Record] {
 	}
 }
 
-// probe yields the first records, up to [detectProbe], as records does;
+// Probe yields the first records, up to [detectProbe], as records does;
 // those read from a stream are kept, for records to yield again.
 func (s *Source) Probe() iter.Seq[Record] {
 	if s.Stream == nil {
@@ -223,7 +228,7 @@ func NewSource(data []byte, file string, opt Options) (*Source, error) {
 	return s, nil
 }
 
-// binaryStart reports whether the head of an input holds a NUL byte
+// BinaryStart reports whether the head of an input holds a NUL byte
 // that makes it a binary file (a device, an image, a compressed file not
 // named): any NUL, unless the first line is a whole JSON value, or the
 // head is JSON text (it starts with an object or an array, is UTF-8, and
@@ -277,7 +282,7 @@ func objectLines(data []byte) bool {
 // millions of calls do not overflow.
 const MaxUsage = 1 << 40
 
-// checkUsage holds every call's recorded usage to 0 ≤ field ≤ MaxUsage:
+// CheckUsage holds every call's recorded usage to 0 ≤ field ≤ MaxUsage:
 // a negative or overflowing count is a malformed record, named at its
 // line (in lenient mode the usage is dropped and the record counted in
 // t.Bad).
@@ -324,7 +329,7 @@ func (s *Source) CheckUsage(t *model.Transcript) error {
 	return nil
 }
 
-// bad handles a malformed record: in strict mode it returns the error that
+// Bad handles a malformed record: in strict mode it returns the error that
 // stops the read; in lenient mode it records it in t and returns nil.
 func (s *Source) Bad(t *model.Transcript, line int, format string, args ...any) error {
 	e := &model.SyntaxError{File: s.File, Line: line, Msg: fmt.Sprintf(format, args...)}
@@ -343,7 +348,7 @@ func (s *Source) Bad(t *model.Transcript, line int, format string, args ...any) 
 // of bad lines read leniently takes no memory for them.
 const MaxBadListed = 1000
 
-// decode unmarshals a record into v. A malformed record is reported through
+// Decode unmarshals a record into v. A malformed record is reported through
 // s.bad, and decode returns ok=false so that the caller skips it.
 //
 // Invalid UTF-8 is read as the WHATWG decoder (JavaScript's TextDecoder,
@@ -414,7 +419,7 @@ func jsonKind(t reflect.Type) string {
 	return "a value"
 }
 
-// elems returns the elements of the JSON array raw, each with the line it
+// Elems returns the elements of the JSON array raw, each with the line it
 // starts at, raw itself starting at line base.
 func Elems(raw []byte, base int) ([]Record, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -441,7 +446,7 @@ func Elems(raw []byte, base int) ([]Record, error) {
 	return out, nil
 }
 
-// member returns the raw value of key in the JSON object raw and the line
+// Member returns the raw value of key in the JSON object raw and the line
 // it starts at, raw itself starting at line base.
 func Member(raw []byte, base int, key string) (json.RawMessage, int, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))

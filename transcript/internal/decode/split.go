@@ -10,7 +10,7 @@ import (
 // [joinSplitResponses] to read them as one response.
 const splitWindow = time.Second
 
-// joinSplitResponses joins the assistant messages of t that are the
+// JoinSplitResponses joins the assistant messages of t that are the
 // blocks of one response written a line each, as message dumps write
 // them (the first line often with no content): consecutive assistant
 // messages, no message between them, written within [splitWindow] of

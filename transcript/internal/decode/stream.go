@@ -11,15 +11,15 @@ import (
 	"github.com/ctxbench/ctxbench/internal/limit"
 )
 
-// streamBuffer is the size of the buffer JSON Lines are read through: a
+// StreamBuffer is the size of the buffer JSON Lines are read through: a
 // longer line is gathered in a slice of its own.
 const StreamBuffer = 256 << 10
 
-// streamReaders holds the buffered readers of the inputs read before, for
+// StreamReaders holds the buffered readers of the inputs read before, for
 // the next ones.
 var StreamReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, StreamBuffer) }}
 
-// A lineStream reads an input's lines one at a time, within a limit of
+// A LineStream reads an input's lines one at a time, within a limit of
 // bytes: a line is held until the next is read, not the whole input.
 type LineStream struct {
 	Br   *bufio.Reader
@@ -33,12 +33,12 @@ type LineStream struct {
 	prev []byte // the line returned last, overwritten when poisonLines
 }
 
-// poisonLines, set by tests, makes a lineStream overwrite each line it
+// PoisonLines, set by tests, makes a lineStream overwrite each line it
 // returned when the next is asked for, so that a reader that keeps a
 // line's bytes past that reads garbage at once, wherever the buffer is.
 var PoisonLines bool
 
-// next returns the next line with its end, if any; false at the end of
+// Next returns the next line with its end, if any; false at the end of
 // the input or at an error (ls.err). The line is valid until the next call.
 func (ls *LineStream) Next() ([]byte, bool) {
 	if PoisonLines {
@@ -93,7 +93,7 @@ func (ls *LineStream) record() (Record, bool) {
 	}
 }
 
-// lineRecord is l, the line just read with its end, as a record: without
+// LineRecord is l, the line just read with its end, as a record: without
 // its end (LF or CRLF), last when it has none.
 func (ls *LineStream) LineRecord(l []byte) Record {
 	last := l[len(l)-1] != '\n'

@@ -1,3 +1,4 @@
+// Package gemini reads Gemini CLI session JSON files.
 package gemini
 
 import (

@@ -33,7 +33,7 @@ type Image struct {
 // Sized reports whether the image's size in pixels is known.
 func (im Image) Sized() bool { return im.Width > 0 && im.Height > 0 }
 
-// imageChars returns the characters of the images' data.
+// ImageChars returns the characters of the images' data.
 func ImageChars(ims []Image) int {
 	n := 0
 	for _, im := range ims {
@@ -177,7 +177,7 @@ func webpSize(h []byte) (w, ht int) {
 	return 0, 0
 }
 
-// imagesIn returns the images raw holds: raw is an image part, or a tool
+// ImagesIn returns the images raw holds: raw is an image part, or a tool
 // result's content (a list of parts, some of them images).
 func ImagesIn(raw json.RawMessage) []Image {
 	raw = bytes.TrimSpace(raw)
@@ -210,7 +210,7 @@ func ImagesIn(raw json.RawMessage) []Image {
 	return out
 }
 
-// findImages sets the Images of the blocks of ts that hold raw JSON.
+// FindImages sets the Images of the blocks of ts that hold raw JSON.
 func FindImages(ts []*Transcript) {
 	for _, t := range ts {
 		for i := range t.Messages {

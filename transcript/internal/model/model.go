@@ -1,3 +1,7 @@
+// Package model is the normalized conversation every reader makes
+// (Transcript, Message, Block, Usage, Format, Image, Stats): the types
+// package transcript re-exports, below the readers so that each reader's
+// room can make them without importing transcript.
 package model
 
 import (
@@ -165,7 +169,7 @@ type Message struct {
 	Time time.Time `json:"time,omitzero"`
 }
 
-// parseTime reads a recorded timestamp: RFC 3339, or the same without a
+// ParseTime reads a recorded timestamp: RFC 3339, or the same without a
 // zone (read as UTC, as OpenHands writes them). Unreadable gives zero.
 func ParseTime(s string) time.Time {
 	if s == "" {
@@ -394,7 +398,7 @@ var messageIDs = sync.OnceValues(func() (string, []uint32) {
 	return b.String(), append(at, uint32(b.Len()))
 })
 
-// countSkipped counts one record of kind that t's reader skipped.
+// CountSkipped counts one record of kind that t's reader skipped.
 func CountSkipped(t *Transcript, kind string) {
 	if t.Skipped == nil {
 		t.Skipped = make(map[string]int)
@@ -402,7 +406,7 @@ func CountSkipped(t *Transcript, kind string) {
 	t.Skipped[kind]++
 }
 
-// addModel adds m, when not empty, to t.Models unless listed there.
+// AddModel adds m, when not empty, to t.Models unless listed there.
 func AddModel(t *Transcript, m string) {
 	if m == "" {
 		return
@@ -427,7 +431,7 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s: %s", Pos{e.File, e.Line}, e.Msg)
 }
 
-// callUsage returns the usage t's calls record.
+// CallUsage returns the usage t's calls record.
 func CallUsage(t *Transcript) Usage {
 	var u Usage
 	for i := range t.Messages {

@@ -1,3 +1,6 @@
+// Package openai reads OpenAI chat messages: JSON Lines of messages or
+// conversations, a conversation document (mini-swe-agent's .traj.json) or
+// a message array.
 package openai
 
 import (

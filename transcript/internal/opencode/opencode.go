@@ -1,3 +1,6 @@
+// Package opencode reads opencode's sessions: the JSON `opencode export`
+// writes, its server API's messages and its storage directory; its SQLite
+// database through the reader package transcript/opencodedb registers.
 package opencode
 
 import (
@@ -247,7 +250,7 @@ func (o *Reader) entry(r decode.Record) error {
 	return o.Add(e, r.Line)
 }
 
-// add adds message e, recorded at line (0 when the source has no lines).
+// Add adds message e, recorded at line (0 when the source has no lines).
 func (o *Reader) Add(e Entry, line int) error {
 	if e.Info == nil {
 		return o.s.Bad(o.t, line, "opencode message has no info")
@@ -508,7 +511,7 @@ func (o *Reader) clearedBefore(created time.Time, pos model.Pos) {
 	}
 }
 
-// finish places the recorded system prompt first.
+// Finish places the recorded system prompt first.
 func (o *Reader) Finish() {
 	t := o.t
 	if len(o.system) == 0 {

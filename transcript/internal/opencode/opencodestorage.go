@@ -45,7 +45,7 @@ func DBBeside(dir string) string {
 	return ""
 }
 
-// treeSize returns the bytes of the regular files under dir.
+// TreeSize returns the bytes of the regular files under dir.
 func TreeSize(dir string) int64 {
 	var n int64
 	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {

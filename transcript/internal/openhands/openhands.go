@@ -1,3 +1,4 @@
+// Package openhands reads OpenHands event-list JSON files and exports.
 package openhands
 
 import (

@@ -1,3 +1,6 @@
+// Package otel reads OpenTelemetry traces that follow the GenAI semantic
+// conventions or OpenInference's, and Langfuse's observations, which it
+// reads as the same span records.
 package otel
 
 import (
