@@ -156,38 +156,8 @@ func TestAIDFConformance(t *testing.T) {
 		twice, aidfTokens, chars4Tokens, float64(aidfTokens)/float64(chars4Tokens))
 }
 
-// encodeRuns writes ids as the aidf golden does: consecutive originals as
-// one range ("m3-m9"), synthetic items by their id.
-func encodeRuns(ids []string) []string {
-	var out []string
-	from, to := -1, -1
-	flush := func() {
-		switch {
-		case from < 0:
-		case from == to:
-			out = append(out, "m"+strconv.Itoa(from))
-		default:
-			out = append(out, "m"+strconv.Itoa(from)+"-m"+strconv.Itoa(to))
-		}
-		from, to = -1, -1
-	}
-	for _, id := range ids {
-		i, err := strconv.Atoi(strings.TrimPrefix(id, "m"))
-		if !strings.HasPrefix(id, "m") || err != nil {
-			flush()
-			out = append(out, id)
-			continue
-		}
-		if from >= 0 && i == to+1 {
-			to = i
-			continue
-		}
-		flush()
-		from, to = i, i
-	}
-	flush()
-	return out
-}
+// encodeRuns writes ids as the aidf golden does (policytest.EncodeRuns).
+func encodeRuns(ids []string) []string { return policytest.EncodeRuns(ids) }
 
 func distinct(ids []string) map[string]bool {
 	m := map[string]bool{}
@@ -384,17 +354,8 @@ func TestVercelPruneConformance(t *testing.T) {
 	}
 }
 
-// A hashedRun is a golden's calls of one history, each what it sent by
-// its entries' SHA-256 (the first 16 hex digits), their number and the
-// last three.
-type hashedRun struct {
-	Source string `json:"source"`
-	Calls  []struct {
-		SHA256  string   `json:"sha256"`
-		Entries int      `json:"entries"`
-		Tail    []string `json:"tail"`
-	} `json:"calls"`
-}
+// A hashedRun is a golden's calls of one history (policytest.HashedRun).
+type hashedRun = policytest.HashedRun
 
 // checkHashed replays spec on each run's history and compares what each
 // call sends, as encode writes it, with what peer sent; it returns how

@@ -3,6 +3,7 @@ package window
 import (
 	"github.com/ctxbench/ctxbench/window/internal/aidf"
 	"github.com/ctxbench/ctxbench/window/internal/claudecode"
+	"github.com/ctxbench/ctxbench/window/internal/cline"
 	"github.com/ctxbench/ctxbench/window/internal/codex"
 	"github.com/ctxbench/ctxbench/window/internal/compress"
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
@@ -25,6 +26,7 @@ var rooms = [][]*Spec{
 	opencode.Specs,
 	claudecode.Specs,
 	langchain.Specs,
+	cline.Specs,
 }
 
 func init() {

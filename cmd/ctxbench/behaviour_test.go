@@ -217,7 +217,7 @@ func TestImportChain(t *testing.T) {
 		"estimate":   {"transcript", "internal/approx"},
 		"pricing":    {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":  {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy", "window/internal/jsstr", "window/internal/prune", "window/internal/crossturn", "window/internal/compress", "window/internal/aidf", "window/internal/codex", "window/internal/gemini", "window/internal/opencode", "window/internal/claudecode", "window/internal/linefit", "window/internal/langchain"},
+		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy", "window/internal/jsstr", "window/internal/prune", "window/internal/crossturn", "window/internal/compress", "window/internal/aidf", "window/internal/codex", "window/internal/gemini", "window/internal/opencode", "window/internal/claudecode", "window/internal/linefit", "window/internal/langchain", "window/internal/cline"},
 		// The contract every room implements, and the rooms: one
 		// modelled system each, importing the contract and the shared
 		// helpers, never another room.
@@ -234,6 +234,7 @@ func TestImportChain(t *testing.T) {
 		"window/internal/linefit":    {},
 		"window/internal/claudecode": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit"},
 		"window/internal/langchain":  {"transcript", "summarize", "internal/approx", "internal/swar", "window/internal/policy", "window/internal/jsstr"},
+		"window/internal/cline":      {"transcript", "window/internal/policy", "window/internal/jsstr"},
 		"replay/probe":               {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
 		"replay":                     {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
 		"cost":                       {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},

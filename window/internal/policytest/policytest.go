@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -227,4 +228,49 @@ func CallMessage(tr *transcript.Transcript, c int) int {
 		}
 	}
 	return -1
+}
+
+// A HashedRun is a golden's calls of one history, each what it sent by
+// its entries' SHA-256 (the first 16 hex digits), their number and the
+// last three.
+type HashedRun struct {
+	Source string `json:"source"`
+	Calls  []struct {
+		SHA256  string   `json:"sha256"`
+		Entries int      `json:"entries"`
+		Tail    []string `json:"tail"`
+	} `json:"calls"`
+}
+
+// EncodeRuns writes ids as the aidf golden does: consecutive originals as
+// one range ("m3-m9"), synthetic items by their id.
+func EncodeRuns(ids []string) []string {
+	var out []string
+	from, to := -1, -1
+	flush := func() {
+		switch {
+		case from < 0:
+		case from == to:
+			out = append(out, "m"+strconv.Itoa(from))
+		default:
+			out = append(out, "m"+strconv.Itoa(from)+"-m"+strconv.Itoa(to))
+		}
+		from, to = -1, -1
+	}
+	for _, id := range ids {
+		i, err := strconv.Atoi(strings.TrimPrefix(id, "m"))
+		if !strings.HasPrefix(id, "m") || err != nil {
+			flush()
+			out = append(out, id)
+			continue
+		}
+		if from >= 0 && i == to+1 {
+			to = i
+			continue
+		}
+		flush()
+		from, to = i, i
+	}
+	flush()
+	return out
 }

@@ -1,4 +1,4 @@
-package window
+package cline
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // Cline names the cline policy.
@@ -51,32 +52,33 @@ const Cline = "cline"
 
 // clinePolicy is the [Cline] policy.
 type clinePolicy struct {
-	base
+	policy.Base
 	contextWindow, maxInput, maxTokens int
 }
 
 // clineCoreVersion is the @cline/core release the policy follows.
 const clineCoreVersion = "0.0.86"
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: Cline, Source: "@cline/core " + clineCoreVersion + " (createContextCompactionPrepareTurn, strategy basic, in createCompactionStateAwarePrepareTurn)",
-		Models: "@cline/core@" + clineCoreVersion, Held: heldConformance,
+		Models: "@cline/core@" + clineCoreVersion, Held: policy.HeldConformance,
 		Summary: "at 90% of the usable input (JSON/3 tokens), keep every typed prompt, the latest turn's newest messages and older turns' final answers within 70% of it, cut or drop the rest, and note the dropped files and commands in the prompts",
-		Params: []Param{
-			intParam("context_window", 0, 0, none, "the model's context window (modelInfo.contextWindow); 0: the transcript model's, else none"),
-			intParam("max_input_tokens", 0, 0, none, "the model's maxInputTokens; 0: none (90% of the window is usable)"),
-			intParam("max_tokens", 0, 0, none, "the model's max output tokens (maxTokens); 0: not known"),
+		Params: []policy.Param{
+			policy.IntParam("context_window", 0, 0, policy.NoBound, "the model's context window (modelInfo.contextWindow); 0: the transcript model's, else none"),
+			policy.IntParam("max_input_tokens", 0, 0, policy.NoBound, "the model's maxInputTokens; 0: none (90% of the window is usable)"),
+			policy.IntParam("max_tokens", 0, 0, policy.NoBound, "the model's max output tokens (maxTokens); 0: not known"),
 		},
 		Differs: []string{
 			"the request's tools are not in a transcript: the overhead beyond the messages is the system prompt alone, and the trigger fires later than Cline's by the tools' size",
 			"the previous request's billed input scales the budget only while the policy has sent what the agent sent (before its first compaction); after it, the policy's own requests were never billed",
 			"Cline's messages are the transcript's: a tool message, or a system message after the first, is a user message; file and image blocks are the transcript's",
 		},
-		Build: func(v Values) Policy {
-			return &clinePolicy{base: base{Cline, v}, contextWindow: v.Int("context_window"), maxInput: v.Int("max_input_tokens"), maxTokens: v.Int("max_tokens")}
+		Build: func(v policy.Values) policy.Policy {
+			return &clinePolicy{Base: policy.NewBase(Cline, v), contextWindow: v.Int("context_window"), maxInput: v.Int("max_input_tokens"), maxTokens: v.Int("max_tokens")}
 		},
-	})
+	},
 }
 
 // Cline's constants (compaction-shared.ts).
@@ -136,13 +138,13 @@ type clineState struct {
 	// sent is what the last call sent after the system prompt, when it
 	// compacted; items are the copies it sent, by content.
 	sent  []clineMsg
-	items map[*jsValue]Item
+	items map[*jsValue]policy.Item
 }
 
 // extend adds the transcript's messages before next to the tail, or
 // makes the projection anew when a rollback undid some of it; dropped
 // says that it dropped a compaction.
-func (cs *clineState) extend(env *Env) (dropped bool) {
+func (cs *clineState) extend(env *policy.Env) (dropped bool) {
 	t := env.Transcript
 	rebuild := false
 	for _, rb := range t.Rollbacks {
@@ -175,13 +177,13 @@ func (cs *clineState) projection() []clineMsg {
 	return append(slices.Clone(cs.compacted), cs.tail...)
 }
 
-func (p *clinePolicy) Guarantees() Guarantees {
-	return Guarantees{Compacts: true}
+func (p *clinePolicy) Guarantees() policy.Guarantees {
+	return policy.Guarantees{Compacts: true}
 }
 
-func (p *clinePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p *clinePolicy) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	if err := ctx.Err(); err != nil {
-		return Step{}, err
+		return policy.Step{}, err
 	}
 	t := env.Transcript
 	cs, _ := st.Data.(*clineState)
@@ -211,10 +213,10 @@ func (p *clinePolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	default:
 		// What was sent and the turn since: the history given.
 		cs.sent = nil
-		return Step{History: hist}, nil
+		return policy.Step{History: hist}, nil
 	}
 	cs.sent = out
-	step := Step{Fired: fired}
+	step := policy.Step{Fired: fired}
 	step.History, cs.items = clineItems(t, cs.lead, out, cs.items)
 	sent := map[string]bool{}
 	for _, it := range step.History {
@@ -256,16 +258,16 @@ func clineMessage(t *transcript.Transcript, i int) clineMsg {
 // each message, the transcript's own where its content is, else a copy
 // with its content. made keeps the copies by content, so that a message
 // sent the same way again is the same item.
-func clineItems(t *transcript.Transcript, lead int, msgs []clineMsg, made map[*jsValue]Item) ([]Item, map[*jsValue]Item) {
-	out := make([]Item, 0, lead+len(msgs))
+func clineItems(t *transcript.Transcript, lead int, msgs []clineMsg, made map[*jsValue]policy.Item) ([]policy.Item, map[*jsValue]policy.Item) {
+	out := make([]policy.Item, 0, lead+len(msgs))
 	for i := range lead {
-		out = append(out, Original(t, i))
+		out = append(out, policy.Original(t, i))
 	}
-	next := map[*jsValue]Item{}
+	next := map[*jsValue]policy.Item{}
 	for _, m := range msgs {
 		c := m.v.field("content")
 		if c.equal(m.orig) {
-			out = append(out, Original(t, m.src))
+			out = append(out, policy.Original(t, m.src))
 			continue
 		}
 		it, ok := made[c]
@@ -276,7 +278,7 @@ func clineItems(t *transcript.Transcript, lead int, msgs []clineMsg, made map[*j
 				role = transcript.RoleAssistant
 			}
 			msg := &transcript.Message{Role: role, Model: orig.Model, Pos: orig.Pos, Time: orig.Time, Blocks: clineBlocks(m.content())}
-			it = truncatedOriginal(m.src, msg)
+			it = policy.TruncatedOriginal(m.src, msg)
 		}
 		next[c] = it
 		out = append(out, it)
@@ -331,7 +333,7 @@ func clineBlocks(content []*jsValue) []transcript.Block {
 // compact is the prepare-turn callback on the state's projection: the
 // trigger, then the basic compaction. It returns nil when it does not
 // compact.
-func (p *clinePolicy) compact(env *Env, cs *clineState) ([]clineMsg, *Firing) {
+func (p *clinePolicy) compact(env *policy.Env, cs *clineState) ([]clineMsg, *policy.Firing) {
 	// estimateRequestInputTokens: JSON.stringify({systemPrompt, messages, tools: []}).
 	n := len(cs.compacted) + len(cs.tail)
 	units := len(`{"systemPrompt":,"messages":[],"tools":[]}`) + cs.systemUnits + max(0, n-1) + cs.units
@@ -360,12 +362,12 @@ func (p *clinePolicy) compact(env *Env, cs *clineState) ([]clineMsg, *Firing) {
 	if out == nil {
 		return nil, nil
 	}
-	return out, &Firing{What: "compaction", Unit: "tokens (JSON length / 3)", Trigger: int(math.Ceil(trigger)), Before: request, After: overhead + clineTokens(out)}
+	return out, &policy.Firing{What: "compaction", Unit: "tokens (JSON length / 3)", Trigger: int(math.Ceil(trigger)), Before: request, After: overhead + clineTokens(out)}
 }
 
 // usableInput is resolveEffectiveMaxInputTokens of the model's info, or
 // DEFAULT_MAX_INPUT_TOKENS.
-func (p *clinePolicy) usableInput(env *Env) float64 {
+func (p *clinePolicy) usableInput(env *policy.Env) float64 {
 	window := p.contextWindow
 	if window == 0 {
 		window = env.ModelWindow
@@ -384,7 +386,7 @@ func (p *clinePolicy) usableInput(env *Env) float64 {
 // previousInput is previousRequestInputTokens: the previous call's
 // billed prompt, when it is of the same run (no typed user message
 // since) and the session has not compacted; else 0.
-func (p *clinePolicy) previousInput(env *Env, cs *clineState) int {
+func (p *clinePolicy) previousInput(env *policy.Env, cs *clineState) int {
 	if cs.compacts || env.Call == 0 {
 		return 0
 	}

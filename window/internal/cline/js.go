@@ -1,4 +1,4 @@
-package window
+package cline
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/jsstr"
 )
 
 // jsValue is a JSON value as JavaScript holds it: objects keep their
@@ -103,7 +104,7 @@ func jsNumberText(lit string) string {
 	if err != nil {
 		return "null"
 	}
-	return jsNumber(f)
+	return jsstr.Number(f)
 }
 
 // field returns the value of key, or nil.

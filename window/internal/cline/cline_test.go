@@ -1,4 +1,4 @@
-package window
+package cline
 
 import (
 	"crypto/sha256"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // TestClineConformance: at every call of every history, under every
@@ -48,7 +49,7 @@ func TestClineConformance(t *testing.T) {
 				src       int
 			}
 			checked := map[itemKey]bool{}
-			driveEach(t, p, tr, &Env{Transcript: tr, Count: cacheCount()}, func(_, _ int, step Step, st *State) {
+			driveEach(t, p, tr, &policy.Env{Transcript: tr, Count: cacheCount()}, func(_, _ int, step policy.Step, st *policy.State) {
 				cs := st.Data.(*clineState)
 				sent := cs.sent
 				if sent == nil { // the history given, sent as it was
