@@ -25,10 +25,15 @@
 // policy back as its SPEC. A value out of range, or at odds with another
 // parameter, is a [*ParamError]; an unknown policy or parameter is another
 // error (a sweep skips the points whose values are at odds and stops at
-// any other). Each policy's name is an exported constant ([AIDF],
-// [ClaudeCode], [GeminiCLI], …) whose doc is the policy's specification:
-// which source lines it follows and what it chose where the source is
-// silent.
+// any other). Each policy's name is an exported constant whose doc is
+// the policy's specification: which source lines it follows and what it
+// chose where the source is silent. The contract's types are defined in
+// window/internal/policy and are these aliases; each modelled system is
+// a package of its own under window/internal (aidf, claudecode, cline,
+// codex, compress, crossturn, gemini, langchain, opencode, prune), which
+// imports the contract and the shared helpers but no other system, and
+// whose Specs the registry lists; its name constant is there (go doc
+// ./window/internal/claudecode ClaudeCode).
 //
 // Outside a replay, [Apply] returns what a policy sends at the next call
 // of a conversation given as messages, and a [Conversation] applies a
