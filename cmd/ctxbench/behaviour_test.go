@@ -208,22 +208,48 @@ func TestReportsRendersOnly(t *testing.T) {
 // TestImportChain holds the layout: each library package imports, of the
 // project's, only those the chain allows (transcript ← estimate, pricing ←
 // summarize ← window ← replay ← cost ← suite; reports above them;
-// replay/probe, on transcript alone, under replay), so no arrow runs back
-// up; kong is the command's alone, tablewriter and gonum/plot reports'.
+// replay/probe, on transcript alone, under replay; internal/batch, the
+// one orchestration, above them all but reports), so no arrow runs back
+// up. window and transcript each keep their modelled systems and formats
+// in rooms under their internal/, below the package and above the
+// contract (window/internal/policy) or the model and its decoding
+// (transcript/internal/model, …/decode): a room imports no other room,
+// and every folder there is in the layout. kong is the command's alone,
+// tablewriter and gonum/plot reports', SQLite transcript/opencodedb's.
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
-		"transcript": {"internal/limit", "internal/swar", "internal/codexcut", "internal/approx"},
-		"estimate":   {"transcript", "internal/approx"},
-		"pricing":    {"transcript", "internal/limit", "internal/suggest"},
-		"summarize":  {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":     {"transcript", "estimate", "summarize", "internal/limit", "internal/swar", "internal/strictyaml", "internal/suggest", "internal/codexcut", "internal/approx", "window/internal/policy", "window/internal/jsstr", "window/internal/prune", "window/internal/crossturn", "window/internal/compress", "window/internal/aidf", "window/internal/codex", "window/internal/gemini", "window/internal/opencode", "window/internal/claudecode", "window/internal/linefit", "window/internal/langchain", "window/internal/cline"},
-		// The contract every room implements, and the rooms: one
-		// modelled system each, importing the contract and the shared
-		// helpers, never another room.
+		"transcript":     {"internal/limit"},
+		"estimate":       {"transcript", "internal/approx"},
+		"pricing":        {"transcript", "internal/limit", "internal/suggest"},
+		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
+		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/approx"},
+		"replay/probe":   {"transcript", "summarize"},
+		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan", "internal/metric"},
+		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "internal/metric"},
+		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
+		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
+		"reports":        {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric"},
+		"fixtures":       {"transcript"},
+
+		"internal/scan":       {},
+		"internal/limit":      {},
+		"internal/swar":       {},
+		"internal/printable":  {},
+		"internal/strictyaml": {},
+		"internal/tempfile":   {},
+		"internal/suggest":    {},
+		"internal/rework":     {"transcript"},
+		"internal/codexcut":   {"internal/approx"},
+		"internal/approx":     {},
+		"internal/metric":     {},
+
+		// window's contract and shared helpers, below its rooms.
 		"window/internal/policy":     {"transcript", "estimate", "summarize"},
 		"window/internal/jsstr":      {"internal/swar"},
+		"window/internal/linefit":    {},
 		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "window/internal/policy"},
+		// window's rooms: one modelled system each.
 		"window/internal/prune":      {"transcript", "window/internal/policy", "window/internal/jsstr"},
 		"window/internal/crossturn":  {"transcript", "summarize", "window/internal/policy"},
 		"window/internal/compress":   {"transcript", "summarize", "window/internal/policy"},
@@ -231,42 +257,50 @@ func TestImportChain(t *testing.T) {
 		"window/internal/codex":      {"transcript", "estimate", "summarize", "internal/approx", "internal/codexcut", "window/internal/policy"},
 		"window/internal/gemini":     {"transcript", "estimate", "summarize", "internal/swar", "window/internal/policy", "window/internal/jsstr"},
 		"window/internal/opencode":   {"transcript", "summarize", "window/internal/policy"},
-		"window/internal/linefit":    {},
 		"window/internal/claudecode": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit"},
 		"window/internal/langchain":  {"transcript", "summarize", "internal/approx", "internal/swar", "window/internal/policy", "window/internal/jsstr"},
 		"window/internal/cline":      {"transcript", "window/internal/policy", "window/internal/jsstr"},
-		"replay/probe":               {"transcript", "estimate", "pricing", "summarize", "internal/scan", "internal/limit"},
-		"replay":                     {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan"},
-		"cost":                       {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay"},
-		"suite":                      {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml"},
-		"reports":                    {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework"},
-		"fixtures":                   {"transcript"},
-		"internal/scan":              {},
-		"internal/limit":             {},
-		"internal/swar":              {},
-		"internal/printable":         {},
-		"internal/strictyaml":        {},
-		"internal/tempfile":          {},
-		"internal/suggest":           {},
-		"internal/rework":            {"transcript"},
-		"internal/codexcut":          {"internal/approx"},
-		"internal/approx":            {},
+
+		// transcript's model and its decoding, below every reader.
+		"transcript/internal/model":  {"internal/swar"},
+		"transcript/internal/decode": {"transcript/internal/model", "internal/limit"},
+		// transcript's rooms: one format (or family) each.
+		"transcript/internal/opencode":   {"transcript/internal/model", "transcript/internal/decode"},
+		"transcript/internal/atif":       {"transcript/internal/model", "transcript/internal/decode"},
+		"transcript/internal/gemini":     {"transcript/internal/model", "transcript/internal/decode"},
+		"transcript/internal/openhands":  {"transcript/internal/model", "transcript/internal/decode"},
+		"transcript/internal/copilot":    {"transcript/internal/model", "transcript/internal/decode"},
+		"transcript/internal/openai":     {"transcript/internal/model", "transcript/internal/decode"},
+		"transcript/internal/codex":      {"transcript/internal/model", "transcript/internal/decode", "internal/codexcut", "internal/approx"},
+		"transcript/internal/claudecode": {"transcript/internal/model", "transcript/internal/decode", "internal/swar"},
+		"transcript/internal/anthropic":  {"transcript/internal/model", "transcript/internal/decode"},
+		"transcript/internal/otel":       {"transcript/internal/model", "transcript/internal/decode"},
+		// The SQLite leaf: linked by the command, never by transcript.
+		"transcript/opencodedb": {"transcript/internal/model", "transcript/internal/decode", "transcript/internal/opencode"},
 	}
-	shared := map[string]bool{"window/internal/policy": true, "window/internal/jsstr": true, "window/internal/policytest": true, "window/internal/linefit": true}
-	room := func(pkg string) bool { return strings.HasPrefix(pkg, "window/internal/") && !shared[pkg] }
-	dirs, err := filepath.Glob("../../window/internal/*")
-	if err != nil {
-		t.Fatal(err)
+	// Each package's rooms, and what there is shared by them.
+	rooms := map[string]map[string]bool{
+		"window":     {"policy": true, "jsstr": true, "linefit": true, "policytest": true},
+		"transcript": {"model": true, "decode": true},
 	}
-	for _, dir := range dirs {
-		if pkg := "window/internal/" + filepath.Base(dir); allowed[pkg] == nil {
-			t.Errorf("%s is not in the layout", pkg)
+	room := func(pkg string) bool {
+		for parent, shared := range rooms {
+			if name, ok := strings.CutPrefix(pkg, parent+"/internal/"); ok && !shared[name] {
+				return true
+			}
 		}
+		return false
 	}
-	// The metric registry sits below every package that reads it.
-	allowed["internal/metric"] = []string{}
-	for _, pkg := range []string{"replay", "cost", "suite", "reports"} {
-		allowed[pkg] = append(allowed[pkg], "internal/metric")
+	for parent := range rooms {
+		dirs, err := filepath.Glob(filepath.Join("../..", parent, "internal", "*"))
+		if err != nil || len(dirs) == 0 {
+			t.Fatalf("%s/internal: no folders (%v)", parent, err)
+		}
+		for _, dir := range dirs {
+			if pkg := parent + "/internal/" + filepath.Base(dir); allowed[pkg] == nil {
+				t.Errorf("%s is not in the layout", pkg)
+			}
+		}
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {
@@ -285,11 +319,17 @@ func TestImportChain(t *testing.T) {
 			for _, imp := range f.Imports {
 				p, _ := strconv.Unquote(imp.Path.Value)
 				dep, own := strings.CutPrefix(p, mod)
-				if own && !slices.Contains(ok, dep) {
+				// A package imports its own internal packages (each in the
+				// layout), and of the rest only what the layout allows.
+				if own && !slices.Contains(ok, dep) && !strings.HasPrefix(dep, pkg+"/internal/") {
 					t.Errorf("%s imports %s, against the layout", file, p)
 				}
 				if own && room(pkg) && room(dep) {
 					t.Errorf("%s imports %s: a room imports no other room", file, p)
+				}
+				// SQLite is linked by transcript/opencodedb alone.
+				if strings.HasPrefix(p, "modernc.org/sqlite") && pkg != "transcript/opencodedb" {
+					t.Errorf("%s imports %s", file, p)
 				}
 				// Only the command parses flags; only reports draws tables
 				// and plots.
