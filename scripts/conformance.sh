@@ -33,11 +33,11 @@ for peer in langchain langchainmw gemini vercelprune cline; do
 done
 # AIDF's ConversationWindow is not published on npm. With AIDF_WINDOW set
 # to packages/cli/src/core/providers/conversation-window.ts of a checkout
-# of rubenmavarezb/aidf at the commit window/aidf.go names (node 22.6 or
-# later imports it, stripping its types), or to that file with its types
-# stripped, aidf.json is rewritten too.
+# of rubenmavarezb/aidf at the commit window/internal/aidf/aidf.go names
+# (node 22.6 or later imports it, stripping its types), or to that file
+# with its types stripped, aidf.json is rewritten too.
 if [ -n "${AIDF_WINDOW:-}" ]; then
-	commit=$(sed -n 's/^const aidfCommit = "\([0-9a-f]*\)"$/\1/p' window/aidf.go)
+	commit=$(sed -n 's/^const Commit = "\([0-9a-f]*\)"$/\1/p' window/internal/aidf/aidf.go)
 	flags=()
 	case "$AIDF_WINDOW" in *.ts) flags=(--experimental-strip-types) ;; esac
 	node "${flags[@]}" scripts/conformance/aidf.mjs "$AIDF_WINDOW" "$commit" "$tmp/histories.json" > "$out/aidf.json.tmp"

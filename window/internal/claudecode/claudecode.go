@@ -98,7 +98,7 @@ var Specs = []*policy.Spec{
 			policy.EnumParam("microcompact", "recorded", []string{"recorded", "true", "false"}, "clear old tool results (false: DISABLE_MICROCOMPACT); recorded: on, but off on a 2.1.19+ session that records no clearing (tengu_cache_plum_violet)"),
 		},
 		Differs: []string{
-			"Claude Code cannot be run on a replayed history: the policy is held to table tests quoting the code (window/claudecode_test.go) and, on the corpus, to the calls at which the recorded sessions compacted",
+			"Claude Code cannot be run on a replayed history: the policy is held to table tests quoting the code (window/internal/claudecode/claudecode_test.go) and, on the corpus, to the calls at which the recorded sessions compacted",
 			"after the first clearing or compaction, the last call's usage is estimated (chars4 of what was sent, on a line fitted to the recorded usage), not billed; after a compaction before the call the recorded agent compacted before too, it is the billed usage again, plus the summaries' difference (chars4)",
 			"the files, todo list and plan Claude Code attaches after a compaction are not replayed (their content is not in the transcript); the summary prompt is summarize.Generic, not Claude Code's",
 			"Claude Code counts the attachments it holds in memory (hook results, reminders) with the messages since the last call; a session file keeps the messages, not every attachment, so where Claude Code held more the policy counts less by that much: on the public 2.1.39 sessions outside the corpus, 3,145 tokens (1.8%) under on one and 120 on another, which compacts one call late (replay's TestClaudeCodeSelfCheckUnseen)",

@@ -18,7 +18,7 @@ import (
 // v1's context middleware, as langchain 1.5.14 (JS) runs it in
 // an agent (dist/agents/middleware/summarization.js and
 // contextEditing.js), on the LangChain view of the history that
-// langchain-trim trims (window/langchain.go): a transcript message is one
+// langchain-trim trims (trim.go): a transcript message is one
 // or more LangChain messages, its units.
 //
 // Both count with langchain's countTokensApproximately: ceil(chars / 4)

@@ -64,7 +64,7 @@ var Specs = []*policy.Spec{
 			policy.IntParam("max_output", 32_000, 0, policy.NoBound, "the model's output limit"),
 		},
 		Differs: []string{
-			"opencode is a compiled binary on npm and cannot be run on a replayed history: the policy is held to table tests quoting 1.18.33's code (window/opencode_test.go)",
+			"opencode is a compiled binary on npm and cannot be run on a replayed history: the policy is held to table tests quoting 1.18.33's code (window/internal/opencode/opencode_test.go)",
 			"overflow is the replayed history's length/4 estimate against the usable window; opencode compares the last call's billed tokens",
 		},
 		Build: func(v policy.Values) policy.Policy {
