@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -82,7 +83,7 @@ type groupFit struct {
 	// share of the rest of the prompt it read anyway at the other calls
 	// (DeepSeek's cache holds the previous response too); input the
 	// median uncached input of a call.
-	misses     missRate
+	misses     stats.MissRate
 	lost, gain float64
 	input      int
 }
@@ -191,7 +192,7 @@ func (a *anchor) fitGroup(f *Fit, key string, growths []estimate.Growth, n int, 
 // what it read beyond the ideal read at the other calls that read.
 type cacheTally struct {
 	missedIdeal, lost, rest, extra int
-	obs                            []missObs
+	obs                            []stats.MissObs
 }
 
 // fitCache fits each group's cache losses and gains on the first n
@@ -211,7 +212,7 @@ func (a *anchor) fitCache(f *Fit, fitted map[string]*groupFit, n int, limited bo
 			tallies[key] = t
 		}
 		missed, ok := missAt(x, a.bill(j))
-		t.obs = append(t.obs, missObs{a.calls[j].idle, ok, float64(x)})
+		t.obs = append(t.obs, stats.MissObs{Idle: a.calls[j].idle, Missed: ok, Weight: float64(x)})
 		if ok {
 			t.missedIdeal += x
 			t.lost += missed
@@ -223,7 +224,7 @@ func (a *anchor) fitCache(f *Fit, fitted map[string]*groupFit, n int, limited bo
 	for key, t := range tallies {
 		g := fitted[key]
 		if limited {
-			g.misses = fitMissRate(t.obs)
+			g.misses = stats.FitMissRate(t.obs)
 		}
 		if t.missedIdeal > 0 {
 			g.lost = float64(t.lost) / float64(t.missedIdeal)
@@ -336,7 +337,7 @@ func (p *RunPricer) projected(i int, g *modelGroup, s *replay.Step, read int) tr
 	prompt := gf.constant + int(math.Round(gf.alpha*float64(s.Tokens[p.reqs.est.Name()])))
 	ideal := billedRead(read-g.constant, read > 0, gf)
 	c := p.pr.fit.anchor.calls[i]
-	r := int(float64(ideal) * (1 - gf.lost*gf.misses.at(c.idle)))
+	r := int(float64(ideal) * (1 - gf.lost*gf.misses.At(c.idle)))
 	if ideal > 0 {
 		r += int(gf.gain * float64(max(0, prompt-ideal)))
 	}

@@ -363,7 +363,7 @@ func TestBedrockMissesRiseWithIdle(t *testing.T) {
 	if g == nil {
 		t.Fatal("no fit of claude-sonnet-4-5")
 	}
-	short, long := g.misses.at(10*time.Second), g.misses.at(3*time.Minute)
+	short, long := g.misses.At(10*time.Second), g.misses.At(3*time.Minute)
 	t.Logf("%v: %.2f after 10 s, %.2f after 3 min", g.misses, short, long)
 	if long <= short+0.1 {
 		t.Errorf("fitted %v: chance %.2f after 3 minutes, %.2f after 10 seconds; want the first higher by 0.1 or more", g.misses, long, short)
@@ -398,63 +398,6 @@ func TestOutOfSampleMissesAfterIdle(t *testing.T) {
 	t.Logf("no times: %+.2f%%", o.ErrorPct)
 	if o.ErrorPct > -10 {
 		t.Errorf("no times known: after the fit %+.2f%%, want 10%% or more below the bill", o.ErrorPct)
-	}
-}
-
-// TestFitMissRate: the fit recovers a rate that rises with idle time
-// from calls drawn from it, and keeps a constant rate where the idle
-// times say nothing or are not known.
-func TestFitMissRate(t *testing.T) {
-	want := missRate{a: -3*math.Log(60) - 0.5, b: 3} // one in two after 71 s
-	var obs []missObs
-	for _, idle := range []time.Duration{5 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute} {
-		p := want.at(idle)
-		for k := range 100 {
-			obs = append(obs, missObs{idle: idle, missed: k < int(math.Round(p*100)), weight: 1000})
-		}
-	}
-	got := fitMissRate(obs)
-	for _, idle := range []time.Duration{10 * time.Second, 45 * time.Second, 3 * time.Minute} {
-		if g, w := got.at(idle), want.at(idle); math.Abs(g-w) > 0.03 {
-			t.Errorf("after %s: fitted chance %.3f, want %.3f (%+v)", idle, g, w, got)
-		}
-	}
-	if s := got.String(); !strings.Contains(s, "one in two after 1m1") {
-		t.Errorf("%q does not say one in two after 70 to 79 s", s)
-	}
-	// Every idle time missed one call in four: no rise.
-	obs = obs[:0]
-	for _, idle := range []time.Duration{0, 10 * time.Second, 3 * time.Minute} {
-		for k := range 40 {
-			obs = append(obs, missObs{idle: idle, missed: k%4 == 0, weight: 1})
-		}
-	}
-	if got := fitMissRate(obs); got != (missRate{mean: 0.25}) {
-		t.Errorf("idle times that say nothing: fitted %+v, want a constant 0.25", got)
-	}
-	// Misses only after long spells: a steep rise, capped.
-	obs = obs[:0]
-	for range 20 {
-		obs = append(obs, missObs{idle: time.Minute, weight: 1}, missObs{idle: 4 * time.Minute, missed: true, weight: 1})
-	}
-	if got := fitMissRate(obs); got.b != 8 || got.at(time.Minute) > 0.01 || got.at(4*time.Minute) < 0.99 {
-		t.Errorf("misses after long spells only: fitted %+v: %.3f after a minute, %.3f after 4", got, got.at(time.Minute), got.at(4*time.Minute))
-	}
-	// Idle times far apart: the fit stays a number.
-	obs = obs[:0]
-	for range 10 {
-		obs = append(obs, missObs{idle: time.Second, weight: 1}, missObs{idle: 1000 * time.Hour, missed: true, weight: 1})
-	}
-	if got := fitMissRate(obs); math.IsNaN(got.a) || math.IsInf(got.a, 0) || got.at(time.Second) > 0.01 || got.at(1000*time.Hour) < 0.99 {
-		t.Errorf("idle times far apart: fitted %+v", got)
-	}
-	// The rate is weighed by the tokens at stake: one small miss in two
-	// calls is a small share.
-	if got := fitMissRate([]missObs{{missed: true, weight: 1000}, {weight: 9000}}); got != (missRate{mean: 0.1}) {
-		t.Errorf("weighed: fitted %+v, want a constant 0.1", got)
-	}
-	if got := fitMissRate(nil); got != (missRate{}) {
-		t.Errorf("no calls: fitted %+v", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package cost
 import (
 	"slices"
 
+	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/pricing"
 )
 
@@ -37,7 +38,7 @@ func SpreadOf(label string, perSession []pricing.Money, pe ProjectionError) Spre
 	slices.Sort(v)
 	s.TotalUSD = total.USD()
 	s.SessionUSD = s.TotalUSD / float64(len(v))
-	s.MedianUSD, s.P90USD = medianP90(v)
+	s.MedianUSD, s.P90USD = stats.MedianP90(v)
 	if lo, hi, ok := pe.Range(s.TotalUSD); ok {
 		s.LowUSD, s.HighUSD = &lo, &hi
 	}

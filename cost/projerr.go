@@ -3,6 +3,8 @@ package cost
 import (
 	"math"
 	"slices"
+
+	"github.com/ctxbench/ctxbench/cost/internal/stats"
 )
 
 // MinErrorCalls is the fewest calls a session needs for its cross-check
@@ -45,7 +47,7 @@ func MeasureProjectionError(errs []float64) ProjectionError {
 	}
 	slices.Sort(a)
 	if len(a) > 0 {
-		p.MedianPct, p.P90Pct = medianP90(a)
+		p.MedianPct, p.P90Pct = stats.MedianP90(a)
 		p.WorstPct = a[len(a)-1]
 	}
 	return p
@@ -58,17 +60,7 @@ func MedianP90(v []float64) (med, p90 float64) {
 	if len(v) == 0 {
 		return 0, 0
 	}
-	return medianP90(slices.Sorted(slices.Values(v)))
-}
-
-// medianP90 is [MedianP90] of sorted, a non-empty sorted slice.
-func medianP90(sorted []float64) (med, p90 float64) {
-	n := len(sorted)
-	med = sorted[n/2]
-	if n%2 == 0 {
-		med = (sorted[n/2-1] + sorted[n/2]) / 2
-	}
-	return med, sorted[int(math.Ceil(0.9*float64(n)))-1]
+	return stats.MedianP90(slices.Sorted(slices.Values(v)))
 }
 
 // Range returns the interval a projected cost lands in by the measured

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -72,7 +73,7 @@ func (f *Fit) spreadBill(t *transcript.Transcript, model string) {
 	for i, e := range a.est {
 		weights[i] = c + sp.alpha*float64(e)
 	}
-	prompts := apportion(u.Prompt(), weights)
+	prompts := stats.Apportion(u.Prompt(), weights)
 	// An ideal cache's read of each call: its model's previous prompt,
 	// or nothing; the bill's reads are the same share of each.
 	ideal := make([]float64, n)
@@ -85,7 +86,7 @@ func (f *Fit) spreadBill(t *transcript.Transcript, model string) {
 	}
 	reads := make([]int64, n)
 	if float64(u.CacheRead) <= sum {
-		reads = apportion(u.CacheRead, ideal)
+		reads = stats.Apportion(u.CacheRead, ideal)
 	} else {
 		// The cache read more than an ideal one holds (what was cached
 		// before the session began): the rest from what is left.
@@ -96,7 +97,7 @@ func (f *Fit) spreadBill(t *transcript.Transcript, model string) {
 			base += reads[i]
 			left[i] = float64(prompts[i] - reads[i])
 		}
-		for i, x := range apportion(u.CacheRead-base, left) {
+		for i, x := range stats.Apportion(u.CacheRead-base, left) {
 			reads[i] += x
 		}
 	}
@@ -104,47 +105,18 @@ func (f *Fit) spreadBill(t *transcript.Transcript, model string) {
 	for i := range n {
 		rest[i] = float64(prompts[i] - reads[i])
 	}
-	writes := apportion(u.CacheWrite, rest)
+	writes := stats.Apportion(u.CacheWrite, rest)
 	w := make([]float64, n)
 	for i, x := range writes {
 		w[i] = float64(x)
 	}
-	writes1h := apportion(u.CacheWrite1h, w)
+	writes1h := stats.Apportion(u.CacheWrite1h, w)
 	sp.usage = make([]transcript.Usage, n)
 	for i := range n {
 		sp.usage[i] = transcript.Usage{Input: prompts[i] - reads[i] - writes[i], CacheRead: reads[i], CacheWrite: writes[i], CacheWrite1h: writes1h[i]}
 		f.has[i], f.gaps[i] = true, int(prompts[i])-a.est[i]
 	}
 	a.spread = sp
-}
-
-// apportion shares total out in proportion to weights (each at least
-// 0), in whole units that sum to total: each share is the rounded
-// running sum less the one before, so no share passes its weight's
-// exact part by a unit or more. With no weight, the last takes it all.
-func apportion(total int64, weights []float64) []int64 {
-	out := make([]int64, len(weights))
-	sum := 0.0
-	for _, w := range weights {
-		sum += w
-	}
-	if len(out) == 0 {
-		return out
-	}
-	if sum <= 0 {
-		out[len(out)-1] = total
-		return out
-	}
-	run, prev := 0.0, int64(0)
-	for i, w := range weights {
-		run += w
-		cum := int64(math.Round(run / sum * float64(total)))
-		if i == len(weights)-1 {
-			cum = total
-		}
-		out[i], prev = cum-prev, cum
-	}
-	return out
 }
 
 // assumption says how the calls were priced from a bill shared out over

@@ -2,7 +2,6 @@ package cost
 
 import (
 	"context"
-	"math"
 	"strings"
 	"testing"
 
@@ -93,32 +92,5 @@ func TestSpreadScalesEstimatesPastTheBill(t *testing.T) {
 	m := s.Costs[0].ByModel[0]
 	if m.Constant != 0 || m.Alpha >= 1 || s.Costs[0].Calls != *s.Billed {
 		t.Errorf("constant %d, alpha %.3f, %+v against the bill %+v; want 0, under 1, the bill", m.Constant, m.Alpha, s.Costs[0].Calls, *s.Billed)
-	}
-}
-
-// TestApportion: the shares sum to the total, each within a unit of its
-// exact part.
-func TestApportion(t *testing.T) {
-	for _, c := range []struct {
-		total   int64
-		weights []float64
-	}{
-		{100, []float64{1, 1, 1}}, {7, []float64{0.5, 0, 2.5, 1}}, {0, []float64{3, 4}}, {5, []float64{0, 0}}, {123457, []float64{1e4, 3.3e4, 1.7, 9e5}},
-	} {
-		got := apportion(c.total, c.weights)
-		var sum int64
-		w := 0.0
-		for _, x := range c.weights {
-			w += x
-		}
-		for i, x := range got {
-			sum += x
-			if w > 0 && math.Abs(float64(x)-c.weights[i]/w*float64(c.total)) >= 1 {
-				t.Errorf("apportion(%d, %v)[%d] = %d, over a unit from %.2f", c.total, c.weights, i, x, c.weights[i]/w*float64(c.total))
-			}
-		}
-		if sum != c.total {
-			t.Errorf("apportion(%d, %v) = %v, summing to %d", c.total, c.weights, got, sum)
-		}
 	}
 }
