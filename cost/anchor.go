@@ -36,7 +36,7 @@ type anchor struct {
 	fitted map[fitKey]map[string]*groupFit
 	mu     sync.Mutex
 	// spread, when set, is the bill of calls that recorded none of their
-	// own, shared out over them ([Fit.spreadBill]).
+	// own, shared out over them ([recordedFit.spreadBill]).
 	spread *spread
 }
 
@@ -112,7 +112,7 @@ func (a *anchor) add(i int, s *replay.Step, est int) {
 // growths between consecutive calls of the group with no compaction
 // between them; the constant is the median of the billed prompt less
 // alpha times the estimate.
-func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]*groupFit {
+func (a *anchor) fit(f *recordedFit, limit int, group func(call int) string) map[string]*groupFit {
 	n := len(a.est)
 	if limit > 0 {
 		n = min(n, limit)
@@ -131,7 +131,7 @@ func (a *anchor) fit(f *Fit, limit int, group func(call int) string) map[string]
 
 // growths returns each group's prompt growths between consecutive calls
 // of the first n that recorded a prompt, with no compaction between.
-func (a *anchor) growths(f *Fit, n int, group func(call int) string) map[string][]estimate.Growth {
+func (a *anchor) growths(f *recordedFit, n int, group func(call int) string) map[string][]estimate.Growth {
 	growths := map[string][]estimate.Growth{}
 	last := map[string]int{}
 	for i := range n {
@@ -155,7 +155,7 @@ func (a *anchor) growths(f *Fit, n int, group func(call int) string) map[string]
 // medians over its first n calls; limited (a fit on the first calls
 // alone), the constant is the one since the fit's last compaction: what
 // the agent sends beside the transcript changes with it.
-func (a *anchor) fitGroup(f *Fit, key string, growths []estimate.Growth, n int, limited bool, group func(call int) string) *groupFit {
+func (a *anchor) fitGroup(f *recordedFit, key string, growths []estimate.Growth, n int, limited bool, group func(call int) string) *groupFit {
 	g := &groupFit{}
 	var ok bool
 	if sp := a.spread; sp != nil {
@@ -198,7 +198,7 @@ type cacheTally struct {
 // fitCache fits each group's cache losses and gains on the first n
 // calls; limited, also its miss rate (only the calls after a fit are
 // priced by a rate).
-func (a *anchor) fitCache(f *Fit, fitted map[string]*groupFit, n int, limited bool, group func(call int) string) {
+func (a *anchor) fitCache(f *recordedFit, fitted map[string]*groupFit, n int, limited bool, group func(call int) string) {
 	tallies := map[string]*cacheTally{}
 	for j := range n {
 		key := group(j)
@@ -332,7 +332,7 @@ func anchoredUsage(bill *transcript.Usage, g *groupFit, c anchoredCall) transcri
 // expired;
 // the rest written but the group's usual uncached input (Anthropic), or
 // all input.
-func (p *RunPricer) projected(i int, g *modelGroup, s *replay.Step, read int) transcript.Usage {
+func (p *runPricer) projected(i int, g *modelGroup, s *replay.Step, read int) transcript.Usage {
 	gf := g.fit
 	prompt := gf.constant + int(math.Round(gf.alpha*float64(s.Tokens[p.reqs.est.Name()])))
 	ideal := billedRead(read-g.constant, read > 0, gf)
@@ -345,7 +345,7 @@ func (p *RunPricer) projected(i int, g *modelGroup, s *replay.Step, read int) tr
 		r = 0
 	}
 	r = max(0, min(r, prompt))
-	if g.sim != CacheAnthropic {
+	if g.sim != cacheAnthropic {
 		return split(g.sim, prompt, r)
 	}
 	rest := prompt - r

@@ -16,7 +16,7 @@ import (
 // calls under none (a context that grows with every call) and a sliding
 // window. "whole" is the reference it replaced: every request built from
 // its items and compared whole with every live entry of the cache (time
-// quadratic in the calls under none); "incremental" is PriceRun's.
+// quadratic in the calls under none); "incremental" is priceRun's.
 func BenchmarkPriceRun(b *testing.B) {
 	e := estimate.MustNew("cl100k_base", 0)
 	for _, calls := range []int{1000, 4000} {
@@ -40,7 +40,7 @@ func BenchmarkPriceRun(b *testing.B) {
 			opt := Options{Estimator: e}
 			b.Run(fmt.Sprintf("%s/calls=%d/incremental", spec, calls), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := PriceRun(run, rec, r, opt); err != nil {
+					if _, err := priceRun(run, rec, r, opt); err != nil {
 						b.Fatal(err)
 					}
 				}

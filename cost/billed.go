@@ -17,21 +17,21 @@ import (
 // ([transcript.Transcript.UnattributedByModel]) at that model. ByModel is
 // the bill by the calls' models, as ccusage's modelBreakdowns. prices
 // must not change once used ([pricing.ResolverOf]).
-func Billed(t *transcript.Transcript, prices pricing.Prices, model string) (total pricing.Cost, byModel []ModelCost, err error) {
+func billedCost(t *transcript.Transcript, prices pricing.Prices, model string) (total pricing.Cost, byModel []ModelCost, err error) {
 	b, err := billOf(t, prices, model)
 	return b.total, b.byModel, err
 }
 
-// BilledPerCall returns the cost of each call's recorded usage, priced as
-// [Billed] prices it, in call order: 0 for a call that recorded none. The
+// billedPerCall returns the cost of each call's recorded usage, priced as
+// [billedCost] prices it, in call order: 0 for a call that recorded none. The
 // unattributed usage is in no call's.
-func BilledPerCall(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Money, error) {
+func billedPerCall(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Money, error) {
 	b, err := billOf(t, prices, model)
 	return b.perCall(), err
 }
 
 // A billedUsage is a transcript's recorded usage priced once: in all and by
-// model ([Billed]), and call by call, each call's cost by component in
+// model ([billedCost]), and call by call, each call's cost by component in
 // call order (zero for a call that recorded none).
 type billedUsage struct {
 	total   pricing.Cost

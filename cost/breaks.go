@@ -198,7 +198,7 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 		switch {
 		case oneHour:
 			rate = r.CacheWrite1h
-		case g.sim == CacheAnthropic:
+		case g.sim == cacheAnthropic:
 			rate = r.CacheWrite5m
 		default:
 			rate = r.Input
@@ -213,7 +213,7 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	b.prevSent = sent
 	last := g.last
 	g.last = &lastRequest{req: req, at: at}
-	if last == nil || g.sim == CacheNone || !warm(last.at, at, g.cache.ttl) {
+	if last == nil || g.sim == cacheNone || !warm(last.at, at, g.cache.ttl) {
 		return nil
 	}
 	n := shared
@@ -241,7 +241,7 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 		// from what the call wrote (or sent uncached) to what it read.
 		rebilled = int(math.Round(anchored.alpha * float64(rebilled)))
 		cf = u
-		if g.sim == CacheAnthropic {
+		if g.sim == cacheAnthropic {
 			rebilled = min(rebilled, int(u.CacheWrite))
 			if u.CacheWrite > 0 {
 				cf.CacheWrite1h -= int64(rebilled) * u.CacheWrite1h / u.CacheWrite
@@ -253,7 +253,7 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 		}
 		cf.CacheRead += int64(rebilled)
 	} else {
-		if g.sim == CacheAnthropic {
+		if g.sim == cacheAnthropic {
 			rebilled = min(rebilled, int(u.CacheWrite))
 		} else {
 			rebilled = min(rebilled, int(u.Input))

@@ -74,7 +74,7 @@ func breakRunOf(t *testing.T, tr *transcript.Transcript, turns int, sizes []int,
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := PriceRun(run, run, r, Options{Prices: pricing.Default(), Estimator: e})
+	rc, err := priceRun(run, run, r, Options{Prices: pricing.Default(), Estimator: e})
 	if err != nil {
 		t.Fatal(err)
 	}

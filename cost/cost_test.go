@@ -25,7 +25,7 @@ func TestRecordedCostMatchesMiniSweAgent(t *testing.T) {
 			continue
 		}
 		n++
-		c, _, err := Billed(tr, pricing.Default(), "")
+		c, _, err := billedCost(tr, pricing.Default(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestBilledCrossCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sim, err := PriceRun(run, run, r, Options{Estimator: e})
+		sim, err := priceRun(run, run, r, Options{Estimator: e})
 		if err != nil {
 			t.Fatalf("%s: %v", tr.File, err)
 		}
@@ -93,7 +93,7 @@ func TestBilledCrossCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if x := s.CrossCheck; tr.Calls > 1 && (x == nil || x.AfterFit == nil || x.AfterFit.FitCalls != DefaultFitCalls(tr)) {
+		if x := s.CrossCheck; tr.Calls > 1 && (x == nil || x.AfterFit == nil || x.AfterFit.FitCalls != defaultFitCalls(tr)) {
 			t.Errorf("%s: the session's cross-check %+v is not the out-of-sample one", filepath.Base(tr.File), x)
 		}
 		checked++
@@ -114,12 +114,12 @@ func must[T any](v T, err error) func(testing.TB) T {
 	}
 }
 
-// billedCalls is [Billed]'s total of the calls t records, without the
+// billedCalls is [billedCost]'s total of the calls t records, without the
 // usage of calls no record shows ([transcript.Transcript.UnattributedByModel]):
 // the bill a simulation of those calls is held to.
 func billedCalls(t *transcript.Transcript, prices pricing.Prices, model string) (pricing.Cost, error) {
 	own := *t
 	own.UnattributedByModel = nil
-	total, _, err := Billed(&own, prices, model)
+	total, _, err := billedCost(&own, prices, model)
 	return total, err
 }

@@ -5,10 +5,10 @@
 //
 //  1. Replay the policies, and the recorded policy beside them (what the
 //     agent really sent), over one transcript ([replay.ReplayAll]).
-//  2. Fit the prompt constant ([Constant]): the system prompt and tool
+//  2. Fit the prompt constant: the system prompt and tool
 //     schemas every request carries but no transcript holds, the median
 //     of the recorded prompt minus the estimate of what was sent.
-//  3. Price each run from the bill ([RunPricer]): each call that recorded
+//  3. Price each run from the bill, as it is replayed: each call that recorded
 //     a prompt is the recorded call less what the policy did not send.
 //     Its prompt is the billed prompt less alpha times the estimate of
 //     what the policy left out; alpha, the model's billed tokens per
@@ -37,28 +37,28 @@
 //     stream's turn usage, Transcript.Unattributed) is first shared
 //     out over them, its totals kept, its split per call assumed and
 //     said so: no alpha is fitted on it and no cross-check made.
-//  4. A transcript with no bill is priced ([PriceRun]) call by call,
+//  4. A transcript with no bill is priced call by call,
 //     each call at the model that made it ([Options.Model] for a
 //     what-if), at the price in
 //     effect on its day: its prompt, the estimate of what the policy sent
 //     plus its model's constant, is split by its model's cache simulation
 //     into uncached input, cache reads and cache writes
-//     ([CacheAnthropic]: the longest prefix shared with a request still
-//     alive is read, the rest written; [CacheOpenAI]: automatic from
+//     (anthropic: the longest prefix shared with a request still
+//     alive is read, the rest written; openai: automatic from
 //     1,024 tokens, in 128-token steps), priced at the model's rates
 //     ([pricing.Price.CallCost]); the output is the recorded output, and
 //     summary calls are priced apart. [RunCost.ByModel] says which models
 //     priced what.
 //  5. Bill the recorded usage call by call, each call at its own model
-//     ([Billed], as ccusage does), and cross-check step 3 out of sample
+//     ([Session.Billed], as ccusage does), and cross-check step 3 out of sample
 //     ([CrossCheck]): the recorded policy, at the same models, fitted on
 //     the first half of the calls ([Options.FitCalls] sets how many),
 //     its later calls priced without their bill — the constant plus
 //     alpha times the estimate, an ideal cache's read less the chance of
 //     a miss times the share lost at one before, plus the share of the
 //     rest it read anyway — against their bill. A miss no expiry explains is a chance
-//     that rises with the call's idle time: 1 − (1 − base) · exp(−idle /
-//     hold), fitted by maximum likelihood on the calls before (an
+//     that rises with the call's idle time, logit(chance) = a + b · ln(idle
+//     in seconds) with b ≥ 0, fitted by maximum likelihood on the calls before (an
 //     assumption: a provider may evict an unused entry before its
 //     lifetime ends, and routes some calls to a replica without it);
 //     with no times, or times that say nothing, the chance is constant.
@@ -66,7 +66,7 @@
 // [Recorded] prices the recorded policy alone: the bill, with the cache
 // misses it shows, no policy replayed and no token counted.
 //
-// While pricing a run, [PriceRun] finds its cache breaks ([CacheBreak]):
+// While pricing a run, cost finds its cache breaks ([CacheBreak]):
 // the calls at which what is sent first differs from what the previous
 // call to the same model sent while its cache was warm. Each is weighed
 // against the same run without it: what writing the old content again

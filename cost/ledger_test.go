@@ -137,7 +137,7 @@ func TestLedgerResumedCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	short, _, err := Billed(corpusFile(t, "spotter/short.jsonl"), pricing.Default(), "")
+	short, _, err := billedCost(corpusFile(t, "spotter/short.jsonl"), pricing.Default(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

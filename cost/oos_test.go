@@ -340,7 +340,7 @@ func TestBedrockMissesRiseWithIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fit := DefaultFitCalls(tr)
+	fit := defaultFitCalls(tr)
 	before, after := 0, 0
 	for _, m := range s.Misses {
 		if m.Call < fit {

@@ -6,14 +6,14 @@ import (
 )
 
 // The output a transcript records is taken to fall short of what its
-// calls wrote when, over [MinShortfallCalls] calls or more that record
+// calls wrote when, over [minShortfallCalls] calls or more that record
 // usage, it is less than [ShortfallShare] of the estimate of the text,
 // thinking and tool calls those calls wrote. An estimate is off by a
 // tokenizer's ratio (tenths), not fourfold; a file that records the
 // stream's start (Claude Code 2.1.22: output_tokens 1–30 with
 // stop_reason null) is off twentyfold.
 const (
-	MinShortfallCalls = 5
+	minShortfallCalls = 5
 	ShortfallShare    = 0.25
 )
 
@@ -51,5 +51,5 @@ func ShortOutput(t *transcript.Transcript, e estimate.Estimator) (OutputShortfal
 	for _, mu := range t.UnattributedByModel {
 		s.Recorded += mu.Usage.Output
 	}
-	return s, s.Calls >= MinShortfallCalls && s.Estimated > 0 && float64(s.Recorded) < ShortfallShare*float64(s.Estimated)
+	return s, s.Calls >= minShortfallCalls && s.Estimated > 0 && float64(s.Recorded) < ShortfallShare*float64(s.Estimated)
 }

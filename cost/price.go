@@ -23,7 +23,7 @@ type Options struct {
 	// by default each call is priced at the model that made it, and a
 	// call that records no model at the transcript's first model.
 	Model string
-	// CacheSim is CacheAnthropic, CacheOpenAI or CacheNone (default: each
+	// CacheSim is cacheAnthropic, cacheOpenAI or cacheNone (default: each
 	// model's provider's).
 	CacheSim string
 	// Estimator counts the prompts; it must be one of the runs'
@@ -140,12 +140,12 @@ func (rc *RunCost) PerStepUSD() []float64 {
 	return out
 }
 
-// A Fit is what pricing takes from the recorded policy's run of a
+// A recordedFit is what pricing takes from the recorded policy's run of a
 // transcript (or none's): for each call with recorded usage, the
 // recorded prompt less the estimate of what the agent sent. The per-call
 // prompt the transcript does not hold (system prompt, tool schemas), its
 // constant, is their median.
-type Fit struct {
+type recordedFit struct {
 	estimator string
 	gaps      []int
 	has       []bool // has[i]: call i recorded a prompt
@@ -153,32 +153,32 @@ type Fit struct {
 	anchor *anchor
 }
 
-// NewFit returns an empty fit counted with the estimator named estimator;
-// [Fit.Add] adds the recorded run's steps to it, in order.
-func NewFit(estimator string) *Fit { return &Fit{estimator: estimator} }
+// newFit returns an empty fit counted with the estimator named estimator;
+// [recordedFit.Add] adds the recorded run's steps to it, in order.
+func newFit(estimator string) *recordedFit { return &recordedFit{estimator: estimator} }
 
-// NewAnchoredFit returns an empty fit of the recorded run of r's
+// newAnchoredFit returns an empty fit of the recorded run of r's
 // transcript that also
 // keeps what pricing a policy against the bill needs (see
-// [RunPricer]): opt's estimator counts, and each call belongs to the
+// [runPricer]): opt's estimator counts, and each call belongs to the
 // model that prices it under opt.
-func NewAnchoredFit(r *replay.Replayer, opt Options) *Fit {
+func newAnchoredFit(r *replay.Replayer, opt Options) *recordedFit {
 	t := r.Transcript()
 	// The recorded run's caches are its own models', whatever model a
 	// what-if prices the runs at.
 	own := opt
 	own.Model = ""
 	pr := newPricer(t, nil, own)
-	return &Fit{estimator: opt.Estimator.Name(), anchor: &anchor{pr: pr, caches: map[string]*idealCache{}, calls: callCaches(pr),
+	return &recordedFit{estimator: opt.Estimator.Name(), anchor: &anchor{pr: pr, caches: map[string]*idealCache{}, calls: callCaches(pr),
 		reqs: &requestBuilder{est: opt.Estimator, count: r.Counter()}}}
 }
 
 // anchored reports whether the fit keeps what pricing against the bill
 // needs, and there is a bill: a call that recorded a prompt.
-func (f *Fit) anchored() bool { return f.anchor != nil && slices.Contains(f.has, true) }
+func (f *recordedFit) anchored() bool { return f.anchor != nil && slices.Contains(f.has, true) }
 
 // prompt returns the prompt call i recorded (0 when none).
-func (f *Fit) prompt(i int) int {
+func (f *recordedFit) prompt(i int) int {
 	if !f.has[i] {
 		return 0
 	}
@@ -187,7 +187,7 @@ func (f *Fit) prompt(i int) int {
 
 // spreadOf returns the bill shared out over the calls, nil when the
 // calls record their own ([spread]).
-func (f *Fit) spreadOf() *spread {
+func (f *recordedFit) spreadOf() *spread {
 	if f.anchor == nil {
 		return nil
 	}
@@ -196,7 +196,7 @@ func (f *Fit) spreadOf() *spread {
 
 // bill returns the bill of call i, step s: what it recorded, or its
 // share of a bill recorded for the calls together ([spread]).
-func (f *Fit) bill(i int, s *replay.Step) *transcript.Usage {
+func (f *recordedFit) bill(i int, s *replay.Step) *transcript.Usage {
 	if a := f.anchor; a != nil && a.spread != nil {
 		return a.bill(i)
 	}
@@ -204,12 +204,12 @@ func (f *Fit) bill(i int, s *replay.Step) *transcript.Usage {
 }
 
 // est returns the recorded run's estimate of call i.
-func (f *Fit) est(i int) int { return f.anchor.est[i] }
+func (f *recordedFit) est(i int) int { return f.anchor.est[i] }
 
 // groupFit returns the alpha and constant of the model group key of
 // pricer p, fitted on the recorded run's first limit calls (0: all), its
 // calls grouped as p groups them; nil when the fit keeps no anchor.
-func (f *Fit) groupFit(p *pricer, key string, limit int) *groupFit {
+func (f *recordedFit) groupFit(p *pricer, key string, limit int) *groupFit {
 	a := f.anchor
 	if a == nil {
 		return nil
@@ -227,10 +227,10 @@ func (f *Fit) groupFit(p *pricer, key string, limit int) *groupFit {
 	return a.fitted[k][key]
 }
 
-// FitOf returns the fit of run, the recorded policy's run (or none's),
+// fitOf returns the fit of run, the recorded policy's run (or none's),
 // which must keep its steps.
-func FitOf(run *replay.Run, estimator string) *Fit {
-	f := NewFit(estimator)
+func fitOf(run *replay.Run, estimator string) *recordedFit {
+	f := newFit(estimator)
 	for i := range run.Steps {
 		f.Add(&run.Steps[i])
 	}
@@ -238,7 +238,7 @@ func FitOf(run *replay.Run, estimator string) *Fit {
 }
 
 // Add adds the recorded run's next step.
-func (f *Fit) Add(s *replay.Step) {
+func (f *recordedFit) Add(s *replay.Step) {
 	ok := s.Recorded != nil && s.Recorded.Prompt() > 0
 	gap := 0
 	if ok {
@@ -252,14 +252,14 @@ func (f *Fit) Add(s *replay.Step) {
 
 // Constant returns the constant fitted on every call: 0 when nothing is
 // recorded.
-func (f *Fit) Constant() int {
+func (f *recordedFit) Constant() int {
 	c, _ := f.constant(func(int) bool { return true })
 	return c
 }
 
 // constant returns the median gap over the calls keep says, and whether
 // any of them recorded a prompt.
-func (f *Fit) constant(keep func(call int) bool) (int, bool) {
+func (f *recordedFit) constant(keep func(call int) bool) (int, bool) {
 	var d []int
 	for i, g := range f.gaps {
 		if f.has[i] && keep(i) {
@@ -277,11 +277,11 @@ func median(d []int) int {
 	return max(0, d[len(d)/2])
 }
 
-// ErrNoSteps is the error of pricing a run that kept no steps
+// errNoSteps is the error of pricing a run that kept no steps
 // ([replay.Options.NoSteps]): its calls cannot be priced.
-var ErrNoSteps = errors.New("the run kept no steps to price")
+var errNoSteps = errors.New("the run kept no steps to price")
 
-// PriceRun prices a run call by call: each call at the model that made it
+// priceRun prices a run call by call: each call at the model that made it
 // (or opt.Model, for a what-if), at the price in effect when it was made.
 // Its prompt is the estimate of what the policy sent plus its model's
 // constant, fitted on rec, the recorded policy's run of r's transcript, over that
@@ -295,15 +295,15 @@ var ErrNoSteps = errors.New("the run kept no steps to price")
 // [pricing.NotPriced] recognizes, never another model's price. The output
 // the transcript records for no call in particular (its Unattributed
 // output) is priced at its first model, for every run alike.
-func PriceRun(run, rec *replay.Run, r *replay.Replayer, opt Options) (*RunCost, error) {
+func priceRun(run, rec *replay.Run, r *replay.Replayer, opt Options) (*RunCost, error) {
 	t := r.Transcript()
 	if len(run.Steps) != run.Summary.Calls || len(rec.Steps) != rec.Summary.Calls {
-		return nil, fmt.Errorf("pricing %s under %s: %w", t.File, run.Policy, ErrNoSteps)
+		return nil, fmt.Errorf("pricing %s under %s: %w", t.File, run.Policy, errNoSteps)
 	}
 	if opt.Estimator == nil {
 		return nil, fmt.Errorf("pricing %s: no estimator", t.File)
 	}
-	p, err := NewRunPricer(r, FitOf(rec, opt.Estimator.Name()), opt)
+	p, err := newRunPricer(r, fitOf(rec, opt.Estimator.Name()), opt)
 	if err != nil {
 		return nil, err
 	}
@@ -313,15 +313,15 @@ func PriceRun(run, rec *replay.Run, r *replay.Replayer, opt Options) (*RunCost, 
 	return p.Finish(run)
 }
 
-// A RunPricer prices a run call by call as it is replayed, as [PriceRun]
-// does a whole one: [RunPricer.Observe] takes each step when the replay
+// A runPricer prices a run call by call as it is replayed, as [priceRun]
+// does a whole one: [runPricer.Observe] takes each step when the replay
 // makes it ([replay.Options.Observe]), so the run need not keep its
-// steps, and [RunPricer.Finish] returns the cost. It keeps what it costs
+// steps, and [runPricer.Finish] returns the cost. It keeps what it costs
 // per call (the calls' costs and usages) and the requests its caches
 // hold, not the steps.
-type RunPricer struct {
+type runPricer struct {
 	// anchored: each call with a recorded prompt is priced from its bill
-	// (see [NewRunPricer]).
+	// (see [newRunPricer]).
 	anchored bool
 	pr       *pricer
 	rc       *RunCost
@@ -342,16 +342,16 @@ type RunPricer struct {
 	finished      bool
 }
 
-// NewRunPricer returns a pricer of a run of r's transcript, its
+// newRunPricer returns a pricer of a run of r's transcript, its
 // constants fitted on fit.
-func NewRunPricer(r *replay.Replayer, fit *Fit, opt Options) (*RunPricer, error) {
+func newRunPricer(r *replay.Replayer, fit *recordedFit, opt Options) (*runPricer, error) {
 	t := r.Transcript()
 	if opt.Estimator == nil {
 		return nil, fmt.Errorf("pricing %s: no estimator", t.File)
 	}
 	pr := newPricer(t, fit, opt)
 	counts := r.Counter()
-	p := &RunPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}}, anchored: fit.anchored(),
+	p := &runPricer{pr: pr, rc: &RunCost{Breaks: []CacheBreak{}}, anchored: fit.anchored(),
 		reqs: &requestBuilder{est: opt.Estimator, count: counts},
 		brk:  &breakTracker{t: t, est: opt.Estimator, count: counts, calls: pr.calls}}
 	// Whether every call can be priced is known before the first: the
@@ -368,11 +368,11 @@ func NewRunPricer(r *replay.Replayer, fit *Fit, opt Options) (*RunPricer, error)
 // NotPriced returns why the run cannot be priced (nil: it can): a call
 // whose model has no price, known before the first step, or, once a step
 // is observed, an amount past what a bill can be.
-func (p *RunPricer) NotPriced() error { return p.err }
+func (p *runPricer) NotPriced() error { return p.err }
 
 // Last returns what pricing adds to the trace line of the step observed
 // last ([replay.TraceWriter]), and false when the run is not priced.
-func (p *RunPricer) Last() (replay.PricedCall, bool) {
+func (p *runPricer) Last() (replay.PricedCall, bool) {
 	if p.err != nil || p.next == 0 || len(p.rc.PerStep) != p.next {
 		return replay.PricedCall{}, false
 	}
@@ -386,13 +386,13 @@ func (p *RunPricer) Last() (replay.PricedCall, bool) {
 
 // Observe prices the run's next step. A call that cannot be priced (its
 // model has no price) makes the run not priced (known from the start:
-// [RunPricer.NotPriced]): Finish returns why, and no step is priced. A
+// [runPricer.NotPriced]): Finish returns why, and no step is priced. A
 // call past what a bill can be ([pricing.MaxCall], or the run's sums past
 // [pricing.MaxTotal]) stops the pricing too: Finish returns the error,
 // naming the call's record.
-func (p *RunPricer) Observe(s *replay.Step) {
+func (p *runPricer) Observe(s *replay.Step) {
 	if p.finished {
-		panic("cost: RunPricer.Observe after Finish")
+		panic("cost: runPricer.Observe after Finish")
 	}
 	i := p.next
 	p.next++
@@ -486,7 +486,7 @@ func (p *RunPricer) Observe(s *replay.Step) {
 // expiry) and what the provider really lost comes from the bill; a call
 // the bill records no prompt for costs what the bill says, its output.
 // Otherwise the group's cache is simulated.
-func (p *RunPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at time.Time) (u transcript.Usage, shared int) {
+func (p *runPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at time.Time) (u transcript.Usage, shared int) {
 	pr := p.pr
 	bill := pr.fit.bill(i, s)
 	if !p.anchored || g.fit == nil {
@@ -504,9 +504,9 @@ func (p *RunPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at 
 			recEst: pr.fit.est(i), est: s.Tokens[p.reqs.est.Name()],
 			ideal: a.ideal(i, g.fit, bill.Prompt()), missed: missed,
 			read: read - g.constant, hit: read > 0,
-			writes:  g.sim == CacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0,
+			writes:  g.sim == cacheAnthropic || pr.opt.Model == "" && bill.CacheWrite > 0,
 			oneHour: pr.oneHourWrites(g.sim)})
-		if g.sim == CacheNone {
+		if g.sim == cacheNone {
 			u = transcript.Usage{Input: u.Prompt()}
 		}
 	default:
@@ -518,7 +518,7 @@ func (p *RunPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at 
 // Finish returns the cost of run, whose steps it observed (run need not
 // keep them), or the error [pricing.NotPriced] recognizes when a call
 // could not be priced. Later calls return the same.
-func (p *RunPricer) Finish(run *replay.Run) (*RunCost, error) {
+func (p *runPricer) Finish(run *replay.Run) (*RunCost, error) {
 	if !p.finished {
 		p.finished = true
 		p.rc, p.err = p.finish(run)
@@ -526,7 +526,7 @@ func (p *RunPricer) Finish(run *replay.Run) (*RunCost, error) {
 	return p.rc, p.err
 }
 
-func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
+func (p *runPricer) finish(run *replay.Run) (*RunCost, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -612,7 +612,7 @@ func (p *RunPricer) finish(run *replay.Run) (*RunCost, error) {
 				case g.fit.pairs == 0:
 					alpha = fmt.Sprintf("alpha 1 (fewer than %d growths to fit it on)", estimate.MinAlphaGrowths)
 				}
-				if g.sim == CacheNone {
+				if g.sim == cacheNone {
 					rc.fitAssumptions = append(rc.fitAssumptions, fmt.Sprintf("%s, fitted on the first %d calls: %s, constant %d tokens; no prompt cache; the later calls are priced from these, without their bill",
 						g.name, pr.opt.FitCalls, alpha, g.fit.constant))
 					continue
@@ -642,7 +642,7 @@ func callMessages(t *transcript.Transcript) []int {
 // and keeps each group's constant, cache and totals.
 type pricer struct {
 	t       *transcript.Transcript
-	fit     *Fit
+	fit     *recordedFit
 	opt     Options
 	prices  *pricing.Resolver
 	calls   []int
@@ -681,7 +681,7 @@ type modelGroup struct {
 	cost  pricing.Cost
 }
 
-func newPricer(t *transcript.Transcript, fit *Fit, opt Options) *pricer {
+func newPricer(t *transcript.Transcript, fit *recordedFit, opt Options) *pricer {
 	u := t.Usage()
 	p := &pricer{t: t, fit: fit, opt: opt, prices: opt.resolver(), calls: callMessages(t), groups: map[string]*modelGroup{},
 		// Claude Code writes with the 1-hour lifetime: simulate the
@@ -753,7 +753,7 @@ func (p *pricer) extendedRetention() map[string]bool {
 // most of their cache writes so (Claude Code's). Else Anthropic's writes
 // are for 5 minutes at the 5-minute rate, and the other caches write
 // nothing.
-func (p *pricer) oneHourWrites(sim string) bool { return p.oneHour && sim == CacheAnthropic }
+func (p *pricer) oneHourWrites(sim string) bool { return p.oneHour && sim == cacheAnthropic }
 
 // lifetimes returns how long the cache of model r usually keeps an
 // unused entry (what a simulation with no bill holds it for) and how
@@ -763,7 +763,7 @@ func (p *pricer) oneHourWrites(sim string) bool { return p.oneHour && sim == Cac
 func (p *pricer) lifetimes(r resolution) (typical, most time.Duration) {
 	ret := pricing.RetentionOf(r.name, r.price)
 	switch {
-	case p.oneHourWrites(CacheSimFor(r.price.Provider)):
+	case p.oneHourWrites(cacheSimFor(r.price.Provider)):
 		return time.Hour, time.Hour
 	case p.extended[r.name]:
 		return ret.Extended, ret.Extended
@@ -819,9 +819,9 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 	sim := p.opt.CacheSim
 	switch {
 	case sim == "" && p.noCache[r.name]:
-		sim = CacheNone
+		sim = cacheNone
 	case sim == "":
-		sim = CacheSimFor(r.price.Provider)
+		sim = cacheSimFor(r.price.Provider)
 	}
 	// The group's constant: over the recorded run's calls of its model.
 	constant, ok := p.fit.constant(func(i int) bool { return p.resolve(p.call(i)).name == r.name })
@@ -835,7 +835,7 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 		}
 	}
 	g := &modelGroup{name: r.name, price: r.price, sim: sim, cache: newPrefixCache(), constant: constant, fit: gf}
-	if sim == CacheSimFor(r.price.Provider) {
+	if sim == cacheSimFor(r.price.Provider) {
 		g.cache.ttl, _ = p.lifetimes(r)
 	}
 	p.groups[r.name] = g
@@ -864,7 +864,7 @@ func (p *pricer) finish(rc *RunCost, firstRead bool) {
 	}
 	rc.Model, rc.CacheSim, rc.Constant = most.name, most.sim, most.constant
 	for _, g := range p.order {
-		if p.noCache[g.name] && g.sim == CacheNone {
+		if p.noCache[g.name] && g.sim == cacheNone {
 			rc.Assumptions = append(rc.Assumptions, g.name+": no cache use in the bill: priced without a prompt cache")
 		}
 	}

@@ -3,7 +3,7 @@ package cost
 import "github.com/ctxbench/ctxbench/transcript"
 
 // Recorded prices the recorded policy alone, labelled label: what the
-// agent really sent costs the bill, call by call ([Billed]), so nothing
+// agent really sent costs the bill, call by call ([billedCost]), so nothing
 // is replayed and no token counted. Beside it are the bill and the
 // cache misses the bill shows against an ideal cache ([CacheMiss]); what
 // only a replay gives — alpha, the constant, the cache breaks of the

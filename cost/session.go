@@ -29,7 +29,7 @@ type Session struct {
 	// ([pricing.NotPriced] is true of it). Nil when they are.
 	NotPriced error
 	// Billed is the usage the transcript recorded, priced call by call at
-	// each call's own model ([Billed]), with BilledPerCall its calls'
+	// each call's own model ([billedCost]), with BilledPerCall its calls'
 	// costs and CrossCheck the recorded policy's simulation against it.
 	// They are nil when nothing is recorded, or when BillNotPriced says
 	// which call's model has no price.
@@ -43,7 +43,7 @@ type Session struct {
 	// (nil when nothing is billed).
 	Misses     []CacheMiss
 	MissTotals *CacheMisses
-	fit        *Fit
+	fit        *recordedFit
 }
 
 // Replay replays r's transcript t under each policy, fits the prompt
@@ -51,7 +51,7 @@ type Session struct {
 // provider's cache simulated, at opt's model or t's own; it bills t's
 // recorded usage and cross-checks the recorded run against it.
 //
-// The runs are priced as they are replayed ([RunPricer], through
+// The runs are priced as they are replayed ([runPricer], through
 // ropt.Observe, which is given the steps too when set): they keep their
 // steps only when ropt.NoSteps is false, and the memory of a run
 // that does not keep them does not grow with its context. The constant
@@ -93,17 +93,17 @@ func Replay(ctx context.Context, r *replay.Replayer, policies []window.Policy, r
 	if rec < 0 && billed {
 		ps, rec = append(slices.Clip(policies), recorded), len(policies)
 	}
-	main := make([]*RunPricer, len(policies))
+	main := make([]*runPricer, len(policies))
 	for k := range main {
-		if main[k], err = NewRunPricer(r, fit, opt); err != nil {
+		if main[k], err = newRunPricer(r, fit, opt); err != nil {
 			return nil, err
 		}
 	}
 	// The cross-check's pricer simulates the recorded run without its
 	// bill, at the models that made the calls.
-	var own *RunPricer
+	var own *runPricer
 	if billed {
-		if own, err = NewRunPricer(r, fit, crossCheckOptions(t, opt)); err != nil {
+		if own, err = newRunPricer(r, fit, crossCheckOptions(t, opt)); err != nil {
 			return nil, err
 		}
 	}
@@ -150,7 +150,7 @@ func Replay(ctx context.Context, r *replay.Replayer, policies []window.Policy, r
 }
 
 // price prices every run, or sets NotPriced.
-func (s *Session) price(pricers []*RunPricer) error {
+func (s *Session) price(pricers []*runPricer) error {
 	costs := make([]*RunCost, len(s.Runs))
 	for k, run := range s.Runs {
 		rc, err := pricers[k].Finish(run)
@@ -225,11 +225,11 @@ func crossCheck(t *transcript.Transcript, sim *RunCost, b billedUsage) (*CrossCh
 
 // crossCheckOptions are the options of the cross-check's pricer, opt
 // being the policies': each call at the model that made it, fitted on
-// t's first calls (opt.FitCalls, by default [DefaultFitCalls]).
+// t's first calls (opt.FitCalls, by default [defaultFitCalls]).
 func crossCheckOptions(t *transcript.Transcript, opt Options) Options {
 	opt.Model = ""
 	if opt.FitCalls == 0 {
-		opt.FitCalls = DefaultFitCalls(t)
+		opt.FitCalls = defaultFitCalls(t)
 	}
 	return opt
 }
@@ -267,7 +267,7 @@ func SweepError(ctx context.Context, r *replay.Replayer, ropt replay.Options, op
 	if fit.spreadOf() != nil {
 		return 0, false, nil // no call's bill to check against
 	}
-	own, err := NewRunPricer(r, fit, crossCheckOptions(t, opt))
+	own, err := newRunPricer(r, fit, crossCheckOptions(t, opt))
 	if err != nil {
 		return 0, false, err
 	}
@@ -311,9 +311,9 @@ func withEstimator(ropt replay.Options, opt Options) (replay.Options, Options) {
 	return ropt, opt
 }
 
-// DefaultFitCalls is the number of calls the cross-check fits on when
+// defaultFitCalls is the number of calls the cross-check fits on when
 // [Options.FitCalls] is 0: the first half of t's calls, at least one.
-func DefaultFitCalls(t *transcript.Transcript) int { return max(1, t.Calls/2) }
+func defaultFitCalls(t *transcript.Transcript) int { return max(1, t.Calls/2) }
 
 // Cost returns the cost of the run of the policy named name (the first
 // such run), or nil when the session is not priced or has no such run.
@@ -328,9 +328,9 @@ func (s *Session) Cost(name string) *RunCost {
 
 // fitRecorded replays t under recorded, counted with opt's estimator
 // alone and keeping no step, into the fit pricing takes from it
-// ([NewAnchoredFit]); it returns the fit and the run.
-func fitRecorded(ctx context.Context, r *replay.Replayer, recorded window.Policy, ropt replay.Options, opt Options) (*Fit, *replay.Run, error) {
-	fit := NewAnchoredFit(r, opt)
+// ([newAnchoredFit]); it returns the fit and the run.
+func fitRecorded(ctx context.Context, r *replay.Replayer, recorded window.Policy, ropt replay.Options, opt Options) (*recordedFit, *replay.Run, error) {
+	fit := newAnchoredFit(r, opt)
 	ropt.Estimators, ropt.NoSteps, ropt.NoRetention = []estimate.Estimator{opt.Estimator}, true, true
 	ropt.Observe = func(_ int, s *replay.Step) error { fit.Add(s); return nil }
 	run, err := r.Replay(ctx, recorded, ropt)
@@ -359,7 +359,7 @@ func SweepPricer(ctx context.Context, r *replay.Replayer, ropt replay.Options, o
 	if err != nil {
 		return nil, err
 	}
-	probe, err := NewRunPricer(r, fit, opt)
+	probe, err := newRunPricer(r, fit, opt)
 	if err == nil {
 		err = probe.NotPriced()
 	}
@@ -370,13 +370,13 @@ func SweepPricer(ctx context.Context, r *replay.Replayer, ropt replay.Options, o
 		return nil, err
 	}
 	return func() replay.RunCoster {
-		p, _ := NewRunPricer(r, fit, opt) // as the one above: no error
+		p, _ := newRunPricer(r, fit, opt) // as the one above: no error
 		return sweepCoster{p}
 	}, nil
 }
 
-// sweepCoster is a RunPricer as a sweep's [replay.RunCoster].
-type sweepCoster struct{ p *RunPricer }
+// sweepCoster is a runPricer as a sweep's [replay.RunCoster].
+type sweepCoster struct{ p *runPricer }
 
 func (c sweepCoster) Observe(s *replay.Step) { c.p.Observe(s) }
 

@@ -63,7 +63,7 @@ func TestSessionPriced(t *testing.T) {
 	if s.Costs[0].Model != "claude-opus-4-6" || s.Constant <= 0 {
 		t.Errorf("model %q, constant %d", s.Costs[0].Model, s.Constant)
 	}
-	bill, _, err := Billed(tr, pricing.Default(), "")
+	bill, _, err := billedCost(tr, pricing.Default(), "")
 	if err != nil || s.Billed == nil || *s.Billed != bill {
 		t.Fatalf("bill %+v, want %+v (%v)", s.Billed, bill, err)
 	}
@@ -73,11 +73,11 @@ func TestSessionPriced(t *testing.T) {
 		t.Errorf("recorded run %+v, bill %+v", got, bill)
 	}
 	var after pricing.Money
-	for _, c := range s.BilledPerCall[DefaultFitCalls(tr):] {
+	for _, c := range s.BilledPerCall[defaultFitCalls(tr):] {
 		after += c
 	}
-	if x := s.CrossCheck; x == nil || x.AfterFit == nil || x.AfterFit.FitCalls != DefaultFitCalls(tr) || x.AfterFit.Billed.Total() != after || x.AfterFit.Simulated.Total() == after {
-		t.Errorf("cross-check %+v against the bill's %v after the first %d calls", s.CrossCheck, after, DefaultFitCalls(tr))
+	if x := s.CrossCheck; x == nil || x.AfterFit == nil || x.AfterFit.FitCalls != defaultFitCalls(tr) || x.AfterFit.Billed.Total() != after || x.AfterFit.Simulated.Total() == after {
+		t.Errorf("cross-check %+v against the bill's %v after the first %d calls", s.CrossCheck, after, defaultFitCalls(tr))
 	}
 	if len(s.BilledPerCall) != tr.Calls {
 		t.Errorf("%d calls billed of %d", len(s.BilledPerCall), tr.Calls)
@@ -131,7 +131,7 @@ func TestPriceRunNeedsSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := PriceRun(run, run, replayerOf(tr), Options{Estimator: e}); !errors.Is(err, ErrNoSteps) || pricing.NotPriced(err) {
+	if _, err := priceRun(run, run, replayerOf(tr), Options{Estimator: e}); !errors.Is(err, errNoSteps) || pricing.NotPriced(err) {
 		t.Errorf("a summary-only run priced: %v", err)
 	}
 }
@@ -159,11 +159,11 @@ func TestMixedModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := PriceRun(run, run, replayerOf(tr), Options{Estimator: e})
+	rc, err := priceRun(run, run, replayerOf(tr), Options{Estimator: e})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bill, _, err := Billed(tr, pricing.Default(), "")
+	bill, _, err := billedCost(tr, pricing.Default(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

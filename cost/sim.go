@@ -15,17 +15,17 @@ import (
 
 // Cache simulations.
 const (
-	// CacheAnthropic: the client marks the end of each request as a cache
+	// cacheAnthropic: the client marks the end of each request as a cache
 	// breakpoint; the longest prefix, on message boundaries, shared with a
 	// previous request still alive (5 minutes, refreshed on use) is read
 	// from the cache, the rest written.
-	CacheAnthropic = "anthropic"
-	// CacheOpenAI: automatic for prompts of 1,024 tokens or more; the
+	cacheAnthropic = "anthropic"
+	// cacheOpenAI: automatic for prompts of 1,024 tokens or more; the
 	// shared prefix is cached in 128-token increments from 1,024, with no
 	// write cost.
-	CacheOpenAI = "openai"
-	// CacheNone: every prompt token is uncached input.
-	CacheNone = "none"
+	cacheOpenAI = "openai"
+	// cacheNone: every prompt token is uncached input.
+	cacheNone = "none"
 )
 
 // Cache parameters.
@@ -35,15 +35,15 @@ const (
 	openAIIncrement = 128
 )
 
-// CacheSimFor returns the simulation a provider's cache follows.
-func CacheSimFor(provider string) string {
+// cacheSimFor returns the simulation a provider's cache follows.
+func cacheSimFor(provider string) string {
 	switch provider {
 	case "anthropic":
-		return CacheAnthropic
+		return cacheAnthropic
 	case "openai", "gemini", "deepseek", "azure", "vertex_ai":
-		return CacheOpenAI
+		return cacheOpenAI
 	}
-	return CacheNone
+	return cacheNone
 }
 
 // A prefixCache holds the requests whose prefixes the provider keeps, in
@@ -287,7 +287,7 @@ func contentHash(m *transcript.Message) string {
 // hint and shared are the positions req is known to share with, and
 // shares with, the request sent to the cache before it ([prefixCache.send]).
 func simulate(sim string, cache *prefixCache, req request, hint int, recorded *transcript.Usage, at time.Time, first bool) (u transcript.Usage, shared int) {
-	if sim == CacheNone {
+	if sim == cacheNone {
 		return split(sim, req.total, 0), 0
 	}
 	read, shared := cache.send(req, at, hint)
@@ -305,9 +305,9 @@ func simulate(sim string, cache *prefixCache, req request, hint int, recorded *t
 // holds a prefix of read tokens, as sim bills it.
 func split(sim string, total, read int) transcript.Usage {
 	switch sim {
-	case CacheAnthropic:
+	case cacheAnthropic:
 		return transcript.Usage{CacheRead: int64(read), CacheWrite: int64(total - read)}
-	case CacheOpenAI:
+	case cacheOpenAI:
 		cached := 0
 		if total >= openAIMinCached && read >= openAIMinCached {
 			cached = openAIMinCached + (read-openAIMinCached)/openAIIncrement*openAIIncrement

@@ -86,22 +86,22 @@ func TestCacheSimulation(t *testing.T) {
 		times []time.Duration
 		want  []split
 	}{
-		{"anthropic: a growing history is read, the new part written", CacheAnthropic,
+		{"anthropic: a growing history is read, the new part written", cacheAnthropic,
 			[][]int{{0, 1}, {0, 1, 2}, {0, 1, 2, 3}}, []time.Duration{0, time.Minute, 2 * time.Minute},
 			[]split{{0, 0, 1000 + 300}, {0, 1000 + 300, 300}, {0, 1000 + 600, 400}}},
-		{"anthropic: a trim in the middle writes everything after it", CacheAnthropic,
+		{"anthropic: a trim in the middle writes everything after it", cacheAnthropic,
 			[][]int{{0, 1, 2}, {0, 2, 3}}, []time.Duration{0, time.Minute},
 			[]split{{0, 0, 1000 + 600}, {0, 1000 + 100, 300 + 400}}},
-		{"anthropic: after 5 minutes unused the cache has expired", CacheAnthropic,
+		{"anthropic: after 5 minutes unused the cache has expired", cacheAnthropic,
 			[][]int{{0, 1}, {0, 1, 2}}, []time.Duration{0, 6 * time.Minute},
 			[]split{{0, 0, 1300}, {0, 0, 1600}}},
-		{"anthropic: use refreshes the lifetime", CacheAnthropic,
+		{"anthropic: use refreshes the lifetime", cacheAnthropic,
 			[][]int{{0}, {0, 1}, {0, 1, 2}}, []time.Duration{0, 4 * time.Minute, 8 * time.Minute},
 			[]split{{0, 0, 1100}, {0, 1100, 200}, {0, 1300, 300}}},
-		{"openai: 1,024 tokens at least, in 128-token steps, no writes", CacheOpenAI,
+		{"openai: 1,024 tokens at least, in 128-token steps, no writes", cacheOpenAI,
 			[][]int{{0, 1}, {0, 1, 2}}, []time.Duration{0, time.Minute},
 			[]split{{1300, 0, 0}, {1600 - 1280, 1280, 0}}},
-		{"none", CacheNone, [][]int{{0}, {0, 1}}, []time.Duration{0, time.Minute}, []split{{1100, 0, 0}, {1300, 0, 0}}},
+		{"none", cacheNone, [][]int{{0}, {0, 1}}, []time.Duration{0, time.Minute}, []split{{1100, 0, 0}, {1300, 0, 0}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run, tr, opt := simRun(t, tc.steps, tc.times, nil)
@@ -110,9 +110,9 @@ func TestCacheSimulation(t *testing.T) {
 			if diff := cmp.Diff(tc.want, usages(rc, run, tr, opt), cmp.AllowUnexported(split{})); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			// PriceRun agrees with the splits, priced, with the constant
+			// priceRun agrees with the splits, priced, with the constant
 			// it fits: 1,000.
-			priced, err := PriceRun(run, run, replayerOf(tr), opt)
+			priced, err := priceRun(run, run, replayerOf(tr), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func TestCacheSimTruncation(t *testing.T) {
 	reqs := &requestBuilder{est: opt.Estimator, count: replayerOf(tr).Counter()}
 	for i := range run.Steps {
 		st := &run.Steps[i]
-		u, _ := simulate(CacheAnthropic, cache, reqs.next(st, 0), 0, st.Recorded, times[i], false)
+		u, _ := simulate(cacheAnthropic, cache, reqs.next(st, 0), 0, st.Recorded, times[i], false)
 		if u.CacheWrite < 0 || u.CacheRead > int64(st.Tokens["chars4"]) {
 			t.Errorf("step %d: %+v", i, u)
 		}
@@ -167,13 +167,13 @@ func TestCacheSplitBoundaries(t *testing.T) {
 		total, read int
 		want        transcript.Usage
 	}{
-		{CacheOpenAI, 1023, 1023, transcript.Usage{Input: 1023}},
-		{CacheOpenAI, 1024, 1023, transcript.Usage{Input: 1024}},
-		{CacheOpenAI, 1024, 1024, transcript.Usage{CacheRead: 1024}},
-		{CacheOpenAI, 2000, 1151, transcript.Usage{Input: 2000 - 1024, CacheRead: 1024}},
-		{CacheOpenAI, 2000, 1152, transcript.Usage{Input: 2000 - 1152, CacheRead: 1152}},
-		{CacheAnthropic, 1023, 1000, transcript.Usage{CacheRead: 1000, CacheWrite: 23}},
-		{CacheNone, 1024, 1024, transcript.Usage{Input: 1024}},
+		{cacheOpenAI, 1023, 1023, transcript.Usage{Input: 1023}},
+		{cacheOpenAI, 1024, 1023, transcript.Usage{Input: 1024}},
+		{cacheOpenAI, 1024, 1024, transcript.Usage{CacheRead: 1024}},
+		{cacheOpenAI, 2000, 1151, transcript.Usage{Input: 2000 - 1024, CacheRead: 1024}},
+		{cacheOpenAI, 2000, 1152, transcript.Usage{Input: 2000 - 1152, CacheRead: 1152}},
+		{cacheAnthropic, 1023, 1000, transcript.Usage{CacheRead: 1000, CacheWrite: 23}},
+		{cacheNone, 1024, 1024, transcript.Usage{Input: 1024}},
 	} {
 		if got := split(tc.sim, tc.total, tc.read); got != tc.want {
 			t.Errorf("%s: %d tokens, %d cached before: got %+v, want %+v", tc.sim, tc.total, tc.read, got, tc.want)

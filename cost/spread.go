@@ -40,7 +40,7 @@ type spread struct {
 // ([spread]) when it is the whole bill: no call recorded a prompt, the
 // unattributed usage records one, and every call is priced at one
 // model, model naming its family. It does nothing otherwise.
-func (f *Fit) spreadBill(t *transcript.Transcript, model string) {
+func (f *recordedFit) spreadBill(t *transcript.Transcript, model string) {
 	a := f.anchor
 	u := t.Unattributed
 	if a == nil || u == nil || u.Prompt() <= 0 || len(a.est) == 0 || slices.Contains(f.has, true) || len(t.UnattributedByModel) > 0 {
