@@ -183,7 +183,7 @@ func (a *anchor) fitGroup(f *recordedFit, key string, growths []estimate.Growth,
 			in = append(in, int(a.bill(j).Input))
 		}
 	}
-	g.constant, g.input = median(d), median(in)
+	g.constant, g.input = stats.MedianFloor(d), stats.MedianFloor(in)
 	return g
 }
 

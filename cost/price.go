@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
@@ -266,15 +267,7 @@ func (f *recordedFit) constant(keep func(call int) bool) (int, bool) {
 			d = append(d, g)
 		}
 	}
-	return median(d), len(d) > 0
-}
-
-func median(d []int) int {
-	if len(d) == 0 {
-		return 0
-	}
-	slices.Sort(d)
-	return max(0, d[len(d)/2])
+	return stats.MedianFloor(d), len(d) > 0
 }
 
 // errNoSteps is the error of pricing a run that kept no steps

@@ -1,7 +1,6 @@
 package cost
 
 import (
-	"math"
 	"slices"
 
 	"github.com/ctxbench/ctxbench/cost/internal/stats"
@@ -41,15 +40,7 @@ type ProjectionError struct {
 // rank ⌈0.9 n⌉) and the largest.
 func MeasureProjectionError(errs []float64) ProjectionError {
 	p := ProjectionError{Sessions: len(errs), MinCalls: MinErrorCalls}
-	a := make([]float64, len(errs))
-	for i, x := range errs {
-		a[i] = math.Abs(x)
-	}
-	slices.Sort(a)
-	if len(a) > 0 {
-		p.MedianPct, p.P90Pct = stats.MedianP90(a)
-		p.WorstPct = a[len(a)-1]
-	}
+	p.MedianPct, p.P90Pct, p.WorstPct = stats.AbsSpread(errs)
 	return p
 }
 

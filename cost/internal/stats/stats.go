@@ -4,7 +4,10 @@
 // fitted to observed calls.
 package stats
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // MedianP90 returns the median of sorted, a non-empty sorted slice (of
 // an even count, the mean of the middle two), and its 90th percentile:
@@ -45,4 +48,30 @@ func Apportion(total int64, weights []float64) []int64 {
 		out[i], prev = cum-prev, cum
 	}
 	return out
+}
+
+// MedianFloor returns the upper median of d (of an even count, the
+// larger of the middle two), at least 0; 0 for no value. It sorts d.
+func MedianFloor(d []int) int {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	return max(0, d[len(d)/2])
+}
+
+// AbsSpread returns the median of v's absolute values (of an even count,
+// the mean of the middle two), their 90th percentile (the value at rank
+// ⌈0.9 n⌉) and the largest; 0, 0 and 0 for no value.
+func AbsSpread(v []float64) (med, p90, worst float64) {
+	a := make([]float64, len(v))
+	for i, x := range v {
+		a[i] = math.Abs(x)
+	}
+	slices.Sort(a)
+	if len(a) == 0 {
+		return 0, 0, 0
+	}
+	med, p90 = MedianP90(a)
+	return med, p90, a[len(a)-1]
 }

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,31 @@ func TestMedianP90(t *testing.T) {
 		if med, p90 := MedianP90(c.v); med != c.med || p90 != c.p90 {
 			t.Errorf("MedianP90(%v) = %v, %v; want %v, %v", c.v, med, p90, c.med, c.p90)
 		}
+	}
+}
+
+// TestMedianFloor: the upper middle value, never below 0.
+func TestMedianFloor(t *testing.T) {
+	for _, c := range []struct {
+		d    []int
+		want int
+	}{
+		{nil, 0}, {[]int{3}, 3}, {[]int{5, 1, 3}, 3}, {[]int{4, 1, 3, 2}, 3}, {[]int{-7, -2, -5}, 0},
+	} {
+		if got := MedianFloor(slices.Clone(c.d)); got != c.want {
+			t.Errorf("MedianFloor(%v) = %d, want %d", c.d, got, c.want)
+		}
+	}
+}
+
+// TestAbsSpread: the spread of the absolute values, whatever their sign
+// and order.
+func TestAbsSpread(t *testing.T) {
+	med, p90, worst := AbsSpread([]float64{-4, 1, -2, 3})
+	if med != 2.5 || p90 != 4 || worst != 4 {
+		t.Errorf("AbsSpread = %v, %v, %v; want 2.5, 4, 4", med, p90, worst)
+	}
+	if med, p90, worst := AbsSpread(nil); med != 0 || p90 != 0 || worst != 0 {
+		t.Errorf("AbsSpread(nil) = %v, %v, %v", med, p90, worst)
 	}
 }
