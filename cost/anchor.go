@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxbench/ctxbench/cost/internal/prefix"
 	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/replay"
@@ -64,7 +65,7 @@ func (a *anchor) bill(i int) *transcript.Usage {
 }
 
 type idealCache struct {
-	cache *prefixCache
+	cache *prefix.Cache
 	hint  int
 }
 
@@ -100,7 +101,7 @@ func (a *anchor) add(i int, s *replay.Step, est int) {
 		c = &idealCache{cache: newPrefixCache()}
 		a.caches[key] = c
 	}
-	read, _ := c.cache.send(req, time.Time{}, c.hint)
+	read, _ := c.cache.Send(req, time.Time{}, c.hint)
 	c.hint = math.MaxInt
 	a.est = append(a.est, est)
 	a.read = append(a.read, read)

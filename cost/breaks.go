@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxbench/ctxbench/cost/internal/prefix"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
@@ -177,7 +178,7 @@ func messageIndex(id string) (int, bool) {
 
 // lastRequest is the request a model group sent last, and when.
 type lastRequest struct {
-	req request
+	req prefix.Request
 	at  time.Time
 }
 
@@ -191,7 +192,7 @@ type lastRequest struct {
 //
 // An error is a cost past what a bill can be: the call's, or the
 // counterfactual's.
-func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGroup, req request, shared int, u transcript.Usage, price pricing.Price, oneHour bool, anchored *groupFit) error {
+func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGroup, req prefix.Request, shared int, u transcript.Usage, price pricing.Price, oneHour bool, anchored *groupFit) error {
 	r := price.RatesFor(u.Prompt())
 	rate := r.CacheRead
 	if u.CacheRead == 0 {
@@ -213,11 +214,11 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	b.prevSent = sent
 	last := g.last
 	g.last = &lastRequest{req: req, at: at}
-	if last == nil || g.sim == cacheNone || !warm(last.at, at, g.cache.ttl) {
+	if last == nil || g.sim == cacheNone || !warm(last.at, at, g.cache.TTL()) {
 		return nil
 	}
 	n := shared
-	if n == last.req.positions() {
+	if n == last.req.Positions() {
 		return nil // the previous request is a prefix: nothing broke
 	}
 	// What the call sent after the break that the last request held: a
@@ -225,13 +226,13 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 	// the last request's items from n on can be among those after it.
 	old := &b.old
 	old.reset()
-	for j := max(n, 1); j < last.req.positions(); j++ {
-		old.add(baseID(last.req.key(j)))
+	for j := max(n, 1); j < last.req.Positions(); j++ {
+		old.add(baseID(last.req.Key(j)))
 	}
 	var rebilled int
-	for j := max(n, 1); j < req.positions(); j++ {
-		if old.has(baseID(req.key(j))) {
-			rebilled += req.tokens(j+1) - req.tokens(j)
+	for j := max(n, 1); j < req.Positions(); j++ {
+		if old.has(baseID(req.Key(j))) {
+			rebilled += req.Tokens(j+1) - req.Tokens(j)
 		}
 	}
 	// The counterfactual: the same call reading what it wrote again.
@@ -258,7 +259,7 @@ func (b *breakTracker) observe(k int, s *replay.Step, at time.Time, g *modelGrou
 		} else {
 			rebilled = min(rebilled, int(u.Input))
 		}
-		cf = split(g.sim, req.total, min(req.total, int(u.CacheRead)+rebilled))
+		cf = split(g.sim, req.Total(), min(req.Total(), int(u.CacheRead)+rebilled))
 		cf.Output = u.Output
 		if oneHour {
 			u.CacheWrite1h, cf.CacheWrite1h = u.CacheWrite, cf.CacheWrite

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxbench/ctxbench/cost/internal/prefix"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/replay"
@@ -69,7 +70,7 @@ func (c *wholeCache) send(keys []string, tokens []int, at time.Time) (read, shar
 		}
 	}
 	c.entries = append(c.entries, wholeEntry{keys, tokens, exp})
-	if n := len(c.entries) - maxCacheEntries; n > 0 {
+	if n := len(c.entries) - prefix.MaxEntries; n > 0 {
 		c.entries = c.entries[n:]
 	}
 	c.last = keys
@@ -89,10 +90,10 @@ func checkAgainstWhole(t *testing.T, name string, run *replay.Run, tr *transcrip
 		req := reqs.next(s, 700)
 		keys, tokens := wholeRequest(s, est, cnt, 700)
 		var got []string
-		for j := range req.positions() {
-			got = append(got, req.key(j))
-			if req.tokens(j+1) != tokens[j+1] {
-				t.Fatalf("%s: call %d: position %d: %d tokens, want %d", name, i, j, req.tokens(j+1), tokens[j+1])
+		for j := range req.Positions() {
+			got = append(got, req.Key(j))
+			if req.Tokens(j+1) != tokens[j+1] {
+				t.Fatalf("%s: call %d: position %d: %d tokens, want %d", name, i, j, req.Tokens(j+1), tokens[j+1])
 			}
 		}
 		if !slices.Equal(got, keys) {
@@ -106,7 +107,7 @@ func checkAgainstWhole(t *testing.T, name string, run *replay.Run, tr *transcrip
 		if i == 0 {
 			hint = 0
 		}
-		read, shared := fast.send(req, at, hint)
+		read, shared := fast.Send(req, at, hint)
 		wantRead, wantShared := whole.send(keys, tokens, at)
 		if read != wantRead || shared != wantShared {
 			t.Fatalf("%s: call %d: read %d tokens sharing %d positions with the last request, want %d and %d", name, i, read, shared, wantRead, wantShared)
@@ -208,7 +209,7 @@ func TestPrefixCacheLongContexts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (spec == "none" || spec == "prune") && run.Summary.PeakMessages <= 2*chunkSize {
+		if (spec == "none" || spec == "prune") && run.Summary.PeakMessages <= 2*prefix.ChunkSize {
 			t.Fatalf("%s: peak %d messages, want contexts across chunks", spec, run.Summary.PeakMessages)
 		}
 		checkAgainstWhole(t, spec+" (long)", run, tr, est, tr.CallTimes())

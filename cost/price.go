@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ctxbench/ctxbench/cost/internal/prefix"
 	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/pricing"
@@ -479,13 +480,13 @@ func (p *runPricer) Observe(s *replay.Step) {
 // expiry) and what the provider really lost comes from the bill; a call
 // the bill records no prompt for costs what the bill says, its output.
 // Otherwise the group's cache is simulated.
-func (p *runPricer) usage(i int, s *replay.Step, g *modelGroup, req request, at time.Time) (u transcript.Usage, shared int) {
+func (p *runPricer) usage(i int, s *replay.Step, g *modelGroup, req prefix.Request, at time.Time) (u transcript.Usage, shared int) {
 	pr := p.pr
 	bill := pr.fit.bill(i, s)
 	if !p.anchored || g.fit == nil {
 		return simulate(g.sim, g.cache, req, g.hint, bill, at, g.calls == 0)
 	}
-	read, shared := g.cache.send(req, time.Time{}, g.hint)
+	read, shared := g.cache.Send(req, time.Time{}, g.hint)
 	switch {
 	case pr.opt.FitCalls > 0 && i >= pr.opt.FitCalls:
 		u = p.projected(i, g, s, read)
@@ -660,7 +661,7 @@ type modelGroup struct {
 	name  string // the table's
 	price pricing.Price
 	sim   string
-	cache *prefixCache
+	cache *prefix.Cache
 	last  *lastRequest // the group's previous request
 	// hint is the positions the group's next request is known to share
 	// with its last.
@@ -829,7 +830,8 @@ func (p *pricer) group(m *transcript.Message) (*modelGroup, error) {
 	}
 	g := &modelGroup{name: r.name, price: r.price, sim: sim, cache: newPrefixCache(), constant: constant, fit: gf}
 	if sim == cacheSimFor(r.price.Provider) {
-		g.cache.ttl, _ = p.lifetimes(r)
+		ttl, _ := p.lifetimes(r)
+		g.cache.SetTTL(ttl)
 	}
 	p.groups[r.name] = g
 	p.order = append(p.order, g)

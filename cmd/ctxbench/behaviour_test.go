@@ -226,7 +226,7 @@ func TestImportChain(t *testing.T) {
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/approx"},
 		"replay/probe":   {"transcript", "summarize"},
 		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan", "internal/metric"},
-		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "internal/metric", "cost/internal/stats"},
+		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix"},
 		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
 		"reports":        {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric"},
@@ -244,8 +244,9 @@ func TestImportChain(t *testing.T) {
 		"internal/approx":     {},
 		"internal/metric":     {},
 
-		// cost's statistics, fed plain numbers.
-		"cost/internal/stats": {},
+		// cost's statistics and its prompt cache, fed plain numbers.
+		"cost/internal/stats":  {},
+		"cost/internal/prefix": {},
 
 		// window's contract and shared helpers, below its rooms.
 		"window/internal/policy":     {"transcript", "estimate", "summarize"},
