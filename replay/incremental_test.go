@@ -367,10 +367,10 @@ func refViolations(tr *transcript.Transcript, p window.Policy, run *Run, e estim
 		// above, and a firing right after another.
 		if f := st.Fired; f != nil {
 			if f.After >= f.Trigger {
-				out = append(out, Violation{Step: st.Step, Invariant: InvHeadroom, Detail: fmt.Sprintf("the %s left %d %s by the policy's own count, still at or above its trigger of %d: it bought no headroom", f.What, f.After, f.Unit, f.Trigger)})
+				out = append(out, Violation{Step: st.Step, Invariant: invHeadroom, Detail: fmt.Sprintf("the %s left %d %s by the policy's own count, still at or above its trigger of %d: it bought no headroom", f.What, f.After, f.Unit, f.Trigger)})
 			}
 			if fired != nil {
-				out = append(out, Violation{Step: st.Step, Invariant: InvHeadroom, Detail: fmt.Sprintf("the %s fired again at the next call (%d %s by the policy's own count against its trigger of %d; %d after the previous one)", f.What, f.Before, f.Unit, f.Trigger, fired.After)})
+				out = append(out, Violation{Step: st.Step, Invariant: invHeadroom, Detail: fmt.Sprintf("the %s fired again at the next call (%d %s by the policy's own count against its trigger of %d; %d after the previous one)", f.What, f.Before, f.Unit, f.Trigger, fired.After)})
 			}
 		}
 		fired = st.Fired

@@ -14,37 +14,37 @@ import (
 
 // The invariants, checked at every step.
 const (
-	// InvCap: messages sent ≤ the cap + the latest turn (+ the summary
+	// invCap: messages sent ≤ the cap + the latest turn (+ the summary
 	// messages the design adds).
-	InvCap = "cap"
-	// InvAnchors: the preserved head and tail are the original messages,
+	invCap = "cap"
+	// invAnchors: the preserved head and tail are the original messages,
 	// verbatim.
-	InvAnchors = "anchors"
-	// InvOrder: original messages are sent in their order, and nothing
+	invAnchors = "anchors"
+	// invOrder: original messages are sent in their order, and nothing
 	// evicted comes back.
-	InvOrder = "order"
-	// InvToolPairing: every tool result sent has its call sent before it,
+	invOrder = "order"
+	// invToolPairing: every tool result sent has its call sent before it,
 	// and every call sent whose result is recorded has it sent too.
-	InvToolPairing = "tool_pairing"
-	// InvSummary: at most one summary, in the documented role and place; a
+	invToolPairing = "tool_pairing"
+	// invSummary: at most one summary, in the documented role and place; a
 	// failed summary never becomes history.
-	InvSummary = "summary"
-	// InvShrinks: a compaction lowers the token count, and does not fire
+	invSummary = "summary"
+	// invShrinks: a compaction lowers the token count, and does not fire
 	// again with no new input.
-	InvShrinks = "shrinks"
-	// InvConservation: every message appended is sent, evicted or
+	invShrinks = "shrinks"
+	// invConservation: every message appended is sent, evicted or
 	// truncated.
-	InvConservation = "conservation"
-	// InvHeadroom: a compaction or a clearing buys headroom — it leaves
+	invConservation = "conservation"
+	// invHeadroom: a compaction or a clearing buys headroom — it leaves
 	// the history below its own trigger, and its trigger does not fire
 	// again at the next call. A policy that re-fires at every call
 	// (thrashing) breaks it, by design or not.
-	InvHeadroom = "headroom"
+	invHeadroom = "headroom"
 )
 
 // Invariants lists the invariant names, in report order.
 func Invariants() []string {
-	return []string{InvCap, InvAnchors, InvOrder, InvToolPairing, InvSummary, InvShrinks, InvHeadroom, InvConservation}
+	return []string{invCap, invAnchors, invOrder, invToolPairing, invSummary, invShrinks, invHeadroom, invConservation}
 }
 
 // headroom checks a step's firing (nil: its trigger did not fire)
@@ -56,14 +56,14 @@ func headroom(step int, f, prev *window.Firing, counted bool) []Violation {
 	}
 	var out []Violation
 	if f.After >= f.Trigger {
-		v := Violation{Step: step, Invariant: InvHeadroom}
+		v := Violation{Step: step, Invariant: invHeadroom}
 		if !counted {
 			v.Detail = fmt.Sprintf("the %s left %d %s by the policy's own count, still at or above its trigger of %d: it bought no headroom", f.What, f.After, f.Unit, f.Trigger)
 		}
 		out = append(out, v)
 	}
 	if prev != nil {
-		v := Violation{Step: step, Invariant: InvHeadroom}
+		v := Violation{Step: step, Invariant: invHeadroom}
 		if !counted {
 			v.Detail = fmt.Sprintf("the %s fired again at the next call (%d %s by the policy's own count against its trigger of %d; %d after the previous one)", f.What, f.Before, f.Unit, f.Trigger, prev.After)
 		}
@@ -127,9 +127,9 @@ type orphan struct {
 // orphanViolation is the violation an orphan result makes at step s.
 func (c *checker) orphanViolation(s *Step, o orphan) Violation {
 	if c.counted {
-		return Violation{Step: s.Step, Invariant: InvToolPairing}
+		return Violation{Step: s.Step, Invariant: invToolPairing}
 	}
-	return Violation{Step: s.Step, Invariant: InvToolPairing, IDs: []string{o.id},
+	return Violation{Step: s.Step, Invariant: invToolPairing, IDs: []string{o.id},
 		Detail: fmt.Sprintf("the tool result in %s answers the call %s, which is not sent before it", o.id, c.toolName(o.tool))}
 }
 
@@ -416,7 +416,7 @@ func (c *checker) capWhole(s *Step, add adder) {
 	if m := c.g.MaxMessages; m > 0 {
 		// A cap past any history never binds (and must not overflow).
 		if limit := m + s.turn + c.g.SummaryExtra; m < math.MaxInt32 && len(s.sent) > limit {
-			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(s.sent), m, s.turn, c.g.SummaryExtra)
+			add(invCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(s.sent), m, s.turn, c.g.SummaryExtra)
 		}
 	}
 }
@@ -431,7 +431,7 @@ func (c *checker) anchorsWhole(s *Step, before []window.Item, add adder) {
 			break
 		}
 		if j >= len(sent) || sent[j].ID != want.ID || sent[j].Msg != want.Msg {
-			add(InvAnchors, []string{want.ID}, "%s is in the preserved head but was not sent in place, verbatim", want.ID)
+			add(invAnchors, []string{want.ID}, "%s is in the preserved head but was not sent in place, verbatim", want.ID)
 		}
 	}
 	if t := c.g.Tail; t > 0 {
@@ -446,7 +446,7 @@ func (c *checker) anchorsWhole(s *Step, before []window.Item, add adder) {
 				}
 			}
 			if !found {
-				add(InvAnchors, []string{want.ID}, "%s is in the preserved tail but was not sent verbatim", want.ID)
+				add(invAnchors, []string{want.ID}, "%s is in the preserved tail but was not sent verbatim", want.ID)
 			}
 		}
 	}
@@ -471,11 +471,11 @@ func (c *checker) orderWhole(s *Step, add adder) {
 	last := -1
 	for j, it := range s.sent {
 		if c.wasEvicted(c.sentKeys[j], it.ID) {
-			add(InvOrder, []string{it.ID}, "%s was evicted at an earlier step and is sent again", it.ID)
+			add(invOrder, []string{it.ID}, "%s was evicted at an earlier step and is sent again", it.ID)
 		}
 		if i := it.Index(); i >= 0 {
 			if i <= last {
-				add(InvOrder, []string{it.ID}, "%s is sent after m%d, out of the original order", it.ID, last)
+				add(invOrder, []string{it.ID}, "%s is sent after m%d, out of the original order", it.ID, last)
 			}
 			last = i
 		}
@@ -512,9 +512,9 @@ func (c *checker) pairingWhole(s *Step, out *[]Violation) {
 	c.orphans = c.orphans[:0]
 	c.pairTools(s.sent, s.next, func(it window.Item, r toolRef, at int) bool {
 		if r.use && c.counted {
-			*out = append(*out, Violation{Step: s.Step, Invariant: InvToolPairing})
+			*out = append(*out, Violation{Step: s.Step, Invariant: invToolPairing})
 		} else if r.use {
-			*out = append(*out, Violation{Step: s.Step, Invariant: InvToolPairing, IDs: []string{it.ID, transcript.MessageID(at)},
+			*out = append(*out, Violation{Step: s.Step, Invariant: invToolPairing, IDs: []string{it.ID, transcript.MessageID(at)},
 				Detail: fmt.Sprintf("the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))})
 		} else {
 			o := orphan{it.ID, keyOf(it.ID, n), r.tool}
@@ -574,7 +574,7 @@ func (c *checker) summaryWhole(s *Step, add adder) {
 		}
 		summaries = append(summaries, it)
 		if r := c.g.SummaryRole; r != "" && it.Msg.Role != r {
-			add(InvSummary, []string{it.ID}, "the summary %s is a %s message; the design makes it %s", it.ID, it.Msg.Role, r)
+			add(invSummary, []string{it.ID}, "the summary %s is a %s message; the design makes it %s", it.ID, it.Msg.Role, r)
 		}
 		if ev := s.Summary; ev != nil && ev.ID == it.ID && c.g.SummaryFirst {
 			first := 0
@@ -582,7 +582,7 @@ func (c *checker) summaryWhole(s *Step, add adder) {
 				first = 1
 			}
 			if i != first {
-				add(InvSummary, []string{it.ID}, "the summary %s is at position %d; the design puts it first", it.ID, i)
+				add(invSummary, []string{it.ID}, "the summary %s is at position %d; the design puts it first", it.ID, i)
 			}
 		}
 	}
@@ -591,12 +591,12 @@ func (c *checker) summaryWhole(s *Step, add adder) {
 		for _, it := range summaries {
 			ids = append(ids, it.ID)
 		}
-		add(InvSummary, ids, "%d summaries are sent at once: %s", len(ids), strings.Join(ids, ", "))
+		add(invSummary, ids, "%d summaries are sent at once: %s", len(ids), strings.Join(ids, ", "))
 	}
 	if ev := s.Summary; ev != nil && ev.Error != "" {
 		for _, it := range sent {
 			if it.Synthetic() && strings.Contains(it.Msg.Text(), ev.Error) {
-				add(InvSummary, []string{it.ID}, "the failed summary's error became history in %s", it.ID)
+				add(invSummary, []string{it.ID}, "the failed summary's error became history in %s", it.ID)
 			}
 		}
 	}
@@ -631,7 +631,7 @@ func (c *checker) shrinksWhole(s *Step, e estimate.Estimator, counts *counter, a
 	if c.g.Compacts && made {
 		after := counts.sum(e, s.sent)
 		if after >= s.before {
-			add(InvShrinks, []string{s.Summary.ID}, "compaction into %s left %d %s tokens, not fewer than the %d before it", s.Summary.ID, after, e.Name(), s.before)
+			add(invShrinks, []string{s.Summary.ID}, "compaction into %s left %d %s tokens, not fewer than the %d before it", s.Summary.ID, after, e.Name(), s.before)
 		}
 		if c.prevSummary != nil {
 			fresh := false
@@ -642,7 +642,7 @@ func (c *checker) shrinksWhole(s *Step, e estimate.Estimator, counts *counter, a
 				}
 			}
 			if !fresh {
-				add(InvShrinks, []string{s.Summary.ID}, "compaction fired again on the previous step's context with no new input")
+				add(invShrinks, []string{s.Summary.ID}, "compaction fired again on the previous step's context with no new input")
 			}
 		}
 	}
@@ -680,13 +680,13 @@ func (c *checker) conservationWhole(s *Step, before []window.Item, add adder) {
 			had = c.marked(c.hadMark, k)
 		}
 		if !had {
-			add(InvConservation, []string{id}, "%s is reported evicted but was not in the history", id)
+			add(invConservation, []string{id}, "%s is reported evicted but was not in the history", id)
 		}
 		c.markEvicted(k, id)
 	}
 	for j, it := range before {
 		if k := c.beforeKeys[j]; !c.isSent(k, it.ID) && !c.wasEvicted(k, it.ID) {
-			add(InvConservation, []string{it.ID}, "%s is neither sent nor evicted", it.ID)
+			add(invConservation, []string{it.ID}, "%s is neither sent nor evicted", it.ID)
 		}
 	}
 }
@@ -822,7 +822,7 @@ func (c *checker) settle(s *Step, out *[]Violation) {
 	c.clean = c.distinct
 	others := 0 // violations but the cap's: clean if all are orphans'
 	for _, v := range *out {
-		if v.Invariant != InvCap {
+		if v.Invariant != invCap {
 			others++
 		}
 	}

@@ -40,19 +40,19 @@ func TestEachInvariantFires(t *testing.T) {
 		invariant string
 		policy    *broken
 	}{
-		{InvCap, &broken{name: "too-many", g: window.Guarantees{MaxMessages: 4},
+		{invCap, &broken{name: "too-many", g: window.Guarantees{MaxMessages: 4},
 			apply: func(_ *window.Env, h []window.Item) window.Step { return window.Step{History: h} }}},
-		{InvAnchors, &broken{name: "drops-head", g: window.Guarantees{Head: 1},
+		{invAnchors, &broken{name: "drops-head", g: window.Guarantees{Head: 1},
 			apply: func(_ *window.Env, h []window.Item) window.Step {
 				return window.Step{History: h[1:], Evicted: []string{h[0].ID}}
 			}}},
-		{InvOrder, &broken{name: "reverses",
+		{invOrder, &broken{name: "reverses",
 			apply: func(_ *window.Env, h []window.Item) window.Step {
 				r := slices.Clone(h)
 				slices.Reverse(r)
 				return window.Step{History: r}
 			}}},
-		{InvToolPairing, &broken{name: "drops-calls", g: window.Guarantees{PairSafe: true},
+		{invToolPairing, &broken{name: "drops-calls", g: window.Guarantees{PairSafe: true},
 			apply: func(_ *window.Env, h []window.Item) window.Step {
 				var kept []window.Item
 				var ev []string
@@ -65,14 +65,14 @@ func TestEachInvariantFires(t *testing.T) {
 				}
 				return window.Step{History: kept, Evicted: ev}
 			}}},
-		{InvSummary, &broken{name: "two-summaries", g: window.Guarantees{SummaryRole: transcript.RoleSystem},
+		{invSummary, &broken{name: "two-summaries", g: window.Guarantees{SummaryRole: transcript.RoleSystem},
 			apply: func(_ *window.Env, h []window.Item) window.Step {
 				synth += 2
 				a := summaryItem("s"+strconv.Itoa(synth-1), transcript.RoleUser, "one")
 				b := summaryItem("s"+strconv.Itoa(synth), transcript.RoleUser, "two")
 				return window.Step{History: append([]window.Item{a, b}, h...)}
 			}}},
-		{InvShrinks, &broken{name: "grows", g: window.Guarantees{Compacts: true},
+		{invShrinks, &broken{name: "grows", g: window.Guarantees{Compacts: true},
 			apply: func(_ *window.Env, h []window.Item) window.Step {
 				synth++
 				s := summaryItem("s"+strconv.Itoa(synth), transcript.RoleUser, strings.Repeat("padding ", 50))
@@ -84,7 +84,7 @@ func TestEachInvariantFires(t *testing.T) {
 				}
 				return window.Step{History: append([]window.Item{s}, rest...), Summary: &window.SummaryEvent{ID: s.ID}}
 			}}},
-		{InvConservation, &broken{name: "loses",
+		{invConservation, &broken{name: "loses",
 			apply: func(_ *window.Env, h []window.Item) window.Step {
 				if len(h) > 3 {
 					return window.Step{History: append(slices.Clone(h[:1]), h[2:]...)}
@@ -191,56 +191,56 @@ func TestEachRuleFires(t *testing.T) {
 		g                       window.Guarantees
 		apply                   func(env *window.Env, h []window.Item) window.Step
 	}{
-		{"cap", InvCap, "7 messages sent; the cap is 4 + 1 of the latest turn", 3, window.Guarantees{MaxMessages: 4},
+		{"cap", invCap, "7 messages sent; the cap is 4 + 1 of the latest turn", 3, window.Guarantees{MaxMessages: 4},
 			func(_ *window.Env, h []window.Item) window.Step { return window.Step{History: h} }},
 		// m0 removed as a block at the head.
-		{"head anchor", InvAnchors, "m0 is in the preserved head", 3, window.Guarantees{Head: 1}, at(3, evict("m0"))},
+		{"head anchor", invAnchors, "m0 is in the preserved head", 3, window.Guarantees{Head: 1}, at(3, evict("m0"))},
 		// m3 removed as a block inside the tail of 4 (m3..m6).
-		{"tail anchor", InvAnchors, "m3 is in the preserved tail", 3, window.Guarantees{Tail: 4}, at(3, evict("m3"))},
+		{"tail anchor", invAnchors, "m3 is in the preserved tail", 3, window.Guarantees{Tail: 4}, at(3, evict("m3"))},
 		// m8 reported evicted before it is appended, and sent when it is.
-		{"evicted comes back", InvOrder, "m8 was evicted at an earlier step and is sent again", 4, window.Guarantees{},
+		{"evicted comes back", invOrder, "m8 was evicted at an earlier step and is sent again", 4, window.Guarantees{},
 			at(1, func(_ *window.Env, h []window.Item) window.Step {
 				return window.Step{History: h, Evicted: []string{"m8"}}
 			})},
 		// m9 sent early, at call 3: the fresh m7 then follows it.
-		{"original order", InvOrder, "m7 is sent after m9, out of the original order", 4, window.Guarantees{},
+		{"original order", invOrder, "m7 is sent after m9, out of the original order", 4, window.Guarantees{},
 			at(3, func(env *window.Env, h []window.Item) window.Step {
 				return window.Step{History: append(slices.Clone(h), window.Original(env.Transcript, 9))}
 			})},
-		{"original order, whole", InvOrder, "m3 is sent after m4, out of the original order", 2, window.Guarantees{},
+		{"original order, whole", invOrder, "m3 is sent after m4, out of the original order", 2, window.Guarantees{},
 			at(2, func(_ *window.Env, h []window.Item) window.Step {
 				r := slices.Clone(h)
 				r[len(r)-2], r[len(r)-1] = r[len(r)-1], r[len(r)-2]
 				return window.Step{History: r}
 			})},
 		// The result m2 removed as a block, its call m1 kept.
-		{"call without its result", InvToolPairing, "the tool call t1 in m1 is sent without its result (in m2)", 3, window.Guarantees{}, at(3, evict("m2"))},
+		{"call without its result", invToolPairing, "the tool call t1 in m1 is sent without its result (in m2)", 3, window.Guarantees{}, at(3, evict("m2"))},
 		// The call m1 removed as a block: its result is an orphan.
-		{"result without its call", InvToolPairing, "the tool result in m2 answers the call t1, which is not sent before it", 3, window.Guarantees{}, at(3, evict("m1"))},
+		{"result without its call", invToolPairing, "the tool result in m2 answers the call t1, which is not sent before it", 3, window.Guarantees{}, at(3, evict("m1"))},
 		// m1 replaced in place by a copy without its call.
-		{"result without its call, replaced", InvToolPairing, "the tool result in m2 answers the call t1, which is not sent before it", 2, window.Guarantees{},
+		{"result without its call, replaced", invToolPairing, "the tool result in m2 answers the call t1, which is not sent before it", 2, window.Guarantees{},
 			at(2, func(_ *window.Env, h []window.Item) window.Step {
 				r := slices.Clone(h)
 				r[1] = window.Item{ID: "m1", Truncated: true, Msg: &transcript.Message{Role: transcript.RoleAssistant,
 					Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "ran the build"}}}}
 				return window.Step{History: r, Truncated: []string{"m1"}}
 			})},
-		{"summary role", InvSummary, "the summary s1 is a user message; the design makes it system", 1, window.Guarantees{SummaryRole: transcript.RoleSystem},
+		{"summary role", invSummary, "the summary s1 is a user message; the design makes it system", 1, window.Guarantees{SummaryRole: transcript.RoleSystem},
 			at(1, func(_ *window.Env, h []window.Item) window.Step {
 				return window.Step{History: append([]window.Item{sum("s1", transcript.RoleUser, "summary")}, h...)}
 			})},
-		{"summary first", InvSummary, "the summary s1 is at position 3; the design puts it first", 1, window.Guarantees{SummaryFirst: true},
+		{"summary first", invSummary, "the summary s1 is at position 3; the design puts it first", 1, window.Guarantees{SummaryFirst: true},
 			at(1, func(_ *window.Env, h []window.Item) window.Step {
 				return window.Step{History: append(slices.Clone(h), sum("s1", transcript.RoleUser, "summary")), Summary: &window.SummaryEvent{ID: "s1"}}
 			})},
-		{"one summary", InvSummary, "2 summaries are sent at once: s1, s2", 1, window.Guarantees{},
+		{"one summary", invSummary, "2 summaries are sent at once: s1, s2", 1, window.Guarantees{},
 			at(1, func(_ *window.Env, h []window.Item) window.Step {
 				return window.Step{History: append([]window.Item{sum("s1", transcript.RoleUser, "a"), sum("s2", transcript.RoleUser, "b")}, h...)}
 			})},
 		// s1, sent since call 1, holds the text of the error of the
 		// summary that fails at call 2, which otherwise sends the history
 		// as given.
-		{"failed summary", InvSummary, "the failed summary's error became history in s1", 2, window.Guarantees{},
+		{"failed summary", invSummary, "the failed summary's error became history in s1", 2, window.Guarantees{},
 			func(env *window.Env, h []window.Item) window.Step {
 				switch env.Call {
 				case 1:
@@ -250,12 +250,12 @@ func TestEachRuleFires(t *testing.T) {
 				}
 				return window.Step{History: h}
 			}},
-		{"compaction shrinks", InvShrinks, "compaction into s1 left", 1, window.Guarantees{Compacts: true},
+		{"compaction shrinks", invShrinks, "compaction into s1 left", 1, window.Guarantees{Compacts: true},
 			at(1, func(_ *window.Env, h []window.Item) window.Step {
 				return window.Step{History: append([]window.Item{sum("s1", transcript.RoleUser, strings.Repeat("long ", 200))}, h...),
 					Summary: &window.SummaryEvent{ID: "s1", Covers: []string{"m0"}}}
 			})},
-		{"compaction fires once", InvShrinks, "compaction fired again on the previous step's context with no new input", 2, window.Guarantees{Compacts: true},
+		{"compaction fires once", invShrinks, "compaction fired again on the previous step's context with no new input", 2, window.Guarantees{Compacts: true},
 			func(env *window.Env, h []window.Item) window.Step {
 				switch env.Call {
 				case 1:
@@ -265,18 +265,18 @@ func TestEachRuleFires(t *testing.T) {
 				}
 				return window.Step{History: h}
 			}},
-		{"evicted was in the history", InvConservation, "m7 is reported evicted but was not in the history", 2, window.Guarantees{},
+		{"evicted was in the history", invConservation, "m7 is reported evicted but was not in the history", 2, window.Guarantees{},
 			at(2, func(_ *window.Env, h []window.Item) window.Step {
 				return window.Step{History: h, Evicted: []string{"m7"}}
 			})},
 		// m3 removed as a block, unreported.
-		{"sent or evicted", InvConservation, "m3 is neither sent nor evicted", 3, window.Guarantees{},
+		{"sent or evicted", invConservation, "m3 is neither sent nor evicted", 3, window.Guarantees{},
 			at(3, func(_ *window.Env, h []window.Item) window.Step {
 				kept, _ := without(h, "m3")
 				return window.Step{History: kept}
 			})},
 		// m3 removed as a block, m4 reported in its place.
-		{"sent or evicted, another reported", InvConservation, "m3 is neither sent nor evicted", 3, window.Guarantees{},
+		{"sent or evicted, another reported", invConservation, "m3 is neither sent nor evicted", 3, window.Guarantees{},
 			at(3, func(_ *window.Env, h []window.Item) window.Step {
 				kept, _ := without(h, "m3")
 				return window.Step{History: kept, Evicted: []string{"m4"}}
@@ -343,7 +343,7 @@ func TestOrphanLeaves(t *testing.T) {
 	if diff := cmp.Diff(got[1], got[0]); diff != "" {
 		t.Errorf("checked on what changed (+) against whole (-):\n%s", diff)
 	}
-	if len(got[1]) != 1 || got[1][0].Step != 3 || got[1][0].Invariant != InvToolPairing {
+	if len(got[1]) != 1 || got[1][0].Step != 3 || got[1][0].Invariant != invToolPairing {
 		t.Errorf("violations %v, want the orphan m2 at call 3 only", got[1])
 	}
 }
@@ -387,7 +387,7 @@ func TestHeadroom(t *testing.T) {
 				continue
 			}
 			fired++
-			if slices.ContainsFunc(s.Violations, func(v Violation) bool { return v.Invariant == InvHeadroom }) {
+			if slices.ContainsFunc(s.Violations, func(v Violation) bool { return v.Invariant == invHeadroom }) {
 				flagged++
 			}
 		}
@@ -399,10 +399,10 @@ func TestHeadroom(t *testing.T) {
 		case !tc.thrashes && flagged != 0:
 			t.Errorf("%s: headroom flagged %d compactions that bought headroom", tc.spec, flagged)
 		}
-		if tc.thrashes && run.Summary.Violations[InvHeadroom] < fired {
-			t.Errorf("%s: the summary counts %d headroom violations for %d re-compactions", tc.spec, run.Summary.Violations[InvHeadroom], fired)
+		if tc.thrashes && run.Summary.Violations[invHeadroom] < fired {
+			t.Errorf("%s: the summary counts %d headroom violations for %d re-compactions", tc.spec, run.Summary.Violations[invHeadroom], fired)
 		}
-		for _, inv := range []string{InvToolPairing, InvSummary, InvOrder, InvConservation} {
+		for _, inv := range []string{invToolPairing, invSummary, invOrder, invConservation} {
 			if n := run.Summary.Violations[inv]; n != 0 {
 				t.Errorf("%s: %d %s violations", tc.spec, n, inv)
 			}
@@ -423,10 +423,10 @@ func TestInvariantBoundaries(t *testing.T) {
 		policy    *broken
 		want      bool
 	}{
-		{"cap + turn", InvCap, atCap(capMessages, 0), false},
-		{"cap + turn + 1", InvCap, atCap(capMessages, 1), true},
-		{"left one under the trigger", InvHeadroom, firesOnce(firesAt, trigger, trigger-1), false},
-		{"left at the trigger", InvHeadroom, firesOnce(firesAt, trigger, trigger), true},
+		{"cap + turn", invCap, atCap(capMessages, 0), false},
+		{"cap + turn + 1", invCap, atCap(capMessages, 1), true},
+		{"left one under the trigger", invHeadroom, firesOnce(firesAt, trigger, trigger-1), false},
+		{"left at the trigger", invHeadroom, firesOnce(firesAt, trigger, trigger), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, opt := range []Options{{}, {countViolations: true}} {
@@ -497,7 +497,7 @@ func TestPairingLatestResult(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := run.Summary.Violations[InvToolPairing] > 0; got != tc.want {
+			if got := run.Summary.Violations[invToolPairing] > 0; got != tc.want {
 				t.Errorf("%s, countViolations=%v: tool pairing broken %v, want %v (%v)", tc.name, opt.countViolations, got, tc.want, run.Summary.Violations)
 			}
 		}

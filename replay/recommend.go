@@ -49,9 +49,9 @@ func (c *Candidate) Clean() bool {
 	return true
 }
 
-// ByCost reports whether candidates compare by cost: each prices the
+// comparesByCost reports whether candidates compare by cost: each prices the
 // same transcripts, one at least; else they compare by tokens sent.
-func ByCost(cs []Candidate) bool {
+func comparesByCost(cs []Candidate) bool {
 	if len(cs) == 0 {
 		return false
 	}
@@ -73,11 +73,11 @@ func spender(byCost bool) func(c *Candidate) float64 {
 
 // Pareto marks the candidates that break no invariant and that no other
 // such candidate, baselines included, beats on both spend (fewer dollars
-// when [ByCost], else fewer tokens) and probe score (more); a candidate
-// that is no baseline is also not marked when a baseline matches it on
-// both (it adds nothing to the baseline).
+// when each is priced over the same transcripts, else fewer tokens) and
+// probe score (more); a candidate that is no baseline is also not marked
+// when a baseline matches it on both (it adds nothing to the baseline).
 func Pareto(cs []Candidate) []bool {
-	spend := spender(ByCost(cs))
+	spend := spender(comparesByCost(cs))
 	best := make([]bool, len(cs))
 	for i := range cs {
 		p := &cs[i]
@@ -137,7 +137,7 @@ func Recommend(cs []Candidate, floor float64) Recommendation {
 	if floor <= 0 {
 		floor = DefaultMinProbeScore
 	}
-	by := ByCost(cs)
+	by := comparesByCost(cs)
 	spend := spender(by)
 	r := Recommendation{MinProbeScore: floor, ByCost: by, BestIndex: -1, ClosestIndex: -1,
 		None:     slices.IndexFunc(cs, func(c Candidate) bool { return c.Label == "none" }),

@@ -83,7 +83,7 @@ func (c *refChecker) check(s *Step, before []window.Item, e estimate.Estimator, 
 func (c *refChecker) capOf(s *Step, add refAdd) {
 	if m := c.g.MaxMessages; m > 0 {
 		if limit := m + s.turn + c.g.SummaryExtra; len(s.sent) > limit {
-			add(InvCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(s.sent), m, s.turn, c.g.SummaryExtra)
+			add(invCap, nil, "%d messages sent; the cap is %d + %d of the latest turn + %d for the summary", len(s.sent), m, s.turn, c.g.SummaryExtra)
 		}
 	}
 }
@@ -96,7 +96,7 @@ func (c *refChecker) anchorsOf(s *Step, before []window.Item, add refAdd) {
 			break
 		}
 		if j >= len(sent) || sent[j].ID != want.ID || sent[j].Msg != want.Msg {
-			add(InvAnchors, []string{want.ID}, "%s is in the preserved head but was not sent in place, verbatim", want.ID)
+			add(invAnchors, []string{want.ID}, "%s is in the preserved head but was not sent in place, verbatim", want.ID)
 		}
 	}
 	if t := c.g.Tail; t > 0 {
@@ -108,7 +108,7 @@ func (c *refChecker) anchorsOf(s *Step, before []window.Item, add refAdd) {
 				}
 			}
 			if !found {
-				add(InvAnchors, []string{want.ID}, "%s is in the preserved tail but was not sent verbatim", want.ID)
+				add(invAnchors, []string{want.ID}, "%s is in the preserved tail but was not sent verbatim", want.ID)
 			}
 		}
 	}
@@ -118,11 +118,11 @@ func (c *refChecker) orderOf(s *Step, add refAdd) {
 	last := -1
 	for _, it := range s.sent {
 		if c.evicted[it.ID] {
-			add(InvOrder, []string{it.ID}, "%s was evicted at an earlier step and is sent again", it.ID)
+			add(invOrder, []string{it.ID}, "%s was evicted at an earlier step and is sent again", it.ID)
 		}
 		if i := it.Index(); i >= 0 {
 			if i <= last {
-				add(InvOrder, []string{it.ID}, "%s is sent after m%d, out of the original order", it.ID, last)
+				add(invOrder, []string{it.ID}, "%s is sent after m%d, out of the original order", it.ID, last)
 			}
 			last = i
 		}
@@ -143,11 +143,11 @@ func (c *refChecker) pairingOf(s *Step, used, resultsSent map[string]bool, add r
 			case transcript.BlockToolUse:
 				used[b.ID] = true
 				if r, ok := c.result[b.ID]; ok && r < s.next && !resultsSent[b.ID] {
-					add(InvToolPairing, []string{it.ID, transcript.MessageID(r)}, "the tool call %s in %s is sent without its result (in %s)", b.ID, it.ID, transcript.MessageID(r))
+					add(invToolPairing, []string{it.ID, transcript.MessageID(r)}, "the tool call %s in %s is sent without its result (in %s)", b.ID, it.ID, transcript.MessageID(r))
 				}
 			case transcript.BlockToolResult:
 				if !used[b.ID] {
-					add(InvToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, b.ID)
+					add(invToolPairing, []string{it.ID}, "the tool result in %s answers the call %s, which is not sent before it", it.ID, b.ID)
 				}
 			}
 		}
@@ -163,7 +163,7 @@ func (c *refChecker) summaryOf(s *Step, add refAdd) {
 		}
 		ids = append(ids, it.ID)
 		if r := c.g.SummaryRole; r != "" && it.Msg.Role != r {
-			add(InvSummary, []string{it.ID}, "the summary %s is a %s message; the design makes it %s", it.ID, it.Msg.Role, r)
+			add(invSummary, []string{it.ID}, "the summary %s is a %s message; the design makes it %s", it.ID, it.Msg.Role, r)
 		}
 		if ev := s.Summary; ev != nil && ev.ID == it.ID && c.g.SummaryFirst {
 			first := 0
@@ -171,17 +171,17 @@ func (c *refChecker) summaryOf(s *Step, add refAdd) {
 				first = 1
 			}
 			if i != first {
-				add(InvSummary, []string{it.ID}, "the summary %s is at position %d; the design puts it first", it.ID, i)
+				add(invSummary, []string{it.ID}, "the summary %s is at position %d; the design puts it first", it.ID, i)
 			}
 		}
 	}
 	if len(ids) > 1 {
-		add(InvSummary, ids, "%d summaries are sent at once: %s", len(ids), strings.Join(ids, ", "))
+		add(invSummary, ids, "%d summaries are sent at once: %s", len(ids), strings.Join(ids, ", "))
 	}
 	if ev := s.Summary; ev != nil && ev.Error != "" {
 		for _, it := range sent {
 			if it.Synthetic() && strings.Contains(it.Msg.Text(), ev.Error) {
-				add(InvSummary, []string{it.ID}, "the failed summary's error became history in %s", it.ID)
+				add(invSummary, []string{it.ID}, "the failed summary's error became history in %s", it.ID)
 			}
 		}
 	}
@@ -191,7 +191,7 @@ func (c *refChecker) shrinksOf(s *Step, sentIDs map[string]bool, e estimate.Esti
 	made := s.Summary != nil && s.Summary.ID != ""
 	if c.g.Compacts && made {
 		if after := counts.sum(e, s.sent); after >= s.before {
-			add(InvShrinks, []string{s.Summary.ID}, "compaction into %s left %d %s tokens, not fewer than the %d before it", s.Summary.ID, after, e.Name(), s.before)
+			add(invShrinks, []string{s.Summary.ID}, "compaction into %s left %d %s tokens, not fewer than the %d before it", s.Summary.ID, after, e.Name(), s.before)
 		}
 		if c.prevSummary != nil {
 			fresh := false
@@ -201,7 +201,7 @@ func (c *refChecker) shrinksOf(s *Step, sentIDs map[string]bool, e estimate.Esti
 				}
 			}
 			if !fresh {
-				add(InvShrinks, []string{s.Summary.ID}, "compaction fired again on the previous step's context with no new input")
+				add(invShrinks, []string{s.Summary.ID}, "compaction fired again on the previous step's context with no new input")
 			}
 		}
 	}
@@ -217,13 +217,13 @@ func (c *refChecker) conservationOf(s *Step, before []window.Item, sentIDs, had 
 	}
 	for _, id := range s.Evicted {
 		if !had[id] {
-			add(InvConservation, []string{id}, "%s is reported evicted but was not in the history", id)
+			add(invConservation, []string{id}, "%s is reported evicted but was not in the history", id)
 		}
 		c.evicted[id] = true
 	}
 	for _, it := range before {
 		if !sentIDs[it.ID] && !c.evicted[it.ID] {
-			add(InvConservation, []string{it.ID}, "%s is neither sent nor evicted", it.ID)
+			add(invConservation, []string{it.ID}, "%s is neither sent nor evicted", it.ID)
 		}
 	}
 }

@@ -98,10 +98,10 @@ func TestEveryPolicyOverTheCorpus(t *testing.T) {
 			for _, st := range run.Steps {
 				for _, v := range st.Violations {
 					reported[v.Invariant]++
-					guaranteed := v.Invariant == InvOrder || v.Invariant == InvConservation ||
-						(v.Invariant == InvSummary && !strings.Contains(v.Detail, "position")) ||
-						(v.Invariant == InvCap && g.MaxMessages > 0) || (v.Invariant == InvAnchors && g.Head+g.Tail > 0) ||
-						(v.Invariant == InvToolPairing && g.PairSafe) || (v.Invariant == InvShrinks && g.Compacts)
+					guaranteed := v.Invariant == invOrder || v.Invariant == invConservation ||
+						(v.Invariant == invSummary && !strings.Contains(v.Detail, "position")) ||
+						(v.Invariant == invCap && g.MaxMessages > 0) || (v.Invariant == invAnchors && g.Head+g.Tail > 0) ||
+						(v.Invariant == invToolPairing && g.PairSafe) || (v.Invariant == invShrinks && g.Compacts)
 					if guaranteed {
 						t.Errorf("%s on %s: %s", spec, tr.ID, v)
 					}
@@ -152,8 +152,8 @@ func TestAIDFCriterion(t *testing.T) {
 			t.Errorf("step %d: %d messages", st.Step, st.Messages)
 		}
 	}
-	if run.Summary.Violations[InvCap] != 0 || run.Summary.Evictions == 0 {
-		t.Errorf("cap violations %d, evictions %d", run.Summary.Violations[InvCap], run.Summary.Evictions)
+	if run.Summary.Violations[invCap] != 0 || run.Summary.Evictions == 0 {
+		t.Errorf("cap violations %d, evictions %d", run.Summary.Violations[invCap], run.Summary.Evictions)
 	}
 }
 

@@ -69,7 +69,7 @@ func (r *Replayer) ReplayAll(ctx context.Context, ps []window.Policy, opt Option
 	if workers <= 0 {
 		workers = runsPerCPU * cpus
 	}
-	workers = min(workers, MaxWorkers)
+	workers = min(workers, maxWorkers)
 	opt = r.with(opt)
 	r.warm(opt, min(workers, cpus))
 	runs := make([]*Run, len(ps))

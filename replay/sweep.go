@@ -28,7 +28,7 @@ type GridKey struct {
 }
 
 // ParseGrid reads KEY=LO:HI:STEP (finite numbers, both ends included,
-// STEP > 0, at most [MaxGridValues] values) or KEY=V1,V2,… (each value
+// STEP > 0, at most 100 000 values) or KEY=V1,V2,… (each value
 // once).
 func ParseGrid(s string) (GridKey, error) {
 	k, v, ok := strings.Cut(s, "=")
@@ -52,8 +52,8 @@ func ParseGrid(s string) (GridKey, error) {
 			return GridKey{}, fmt.Errorf("grid %s: want LO ≤ HI and STEP > 0", k)
 		}
 		n := math.Floor((hi-lo)/step+1e-9) + 1
-		if n > MaxGridValues {
-			return GridKey{}, fmt.Errorf("grid %s: %.4g values, more than %d", k, n, MaxGridValues)
+		if n > maxGridValues {
+			return GridKey{}, fmt.Errorf("grid %s: %.4g values, more than %d", k, n, maxGridValues)
 		}
 		for i := range int(n) {
 			x := lo + float64(i)*step
@@ -87,8 +87,8 @@ func ParseGrid(s string) (GridKey, error) {
 	return g, nil
 }
 
-// MaxGridValues is the most values one grid key may take.
-const MaxGridValues = 100_000
+// maxGridValues is the most values one grid key may take.
+const maxGridValues = 100_000
 
 // GridPoints returns how many points the grid has, after checking that
 // no key is given twice; a count over limit is an error (limit ≤ 0:
@@ -295,7 +295,7 @@ type sweepJob struct {
 // values the policy rejects together is listed in the result's Invalid; a
 // value its parameter never takes, or another error, is returned before
 // anything runs) and starts workers goroutines (0: one per CPU; at
-// most [MaxWorkers]).
+// most 1024).
 func NewSweeper(ctx context.Context, name string, base map[string]string, grid []GridKey,
 	opt Options, workers int, progress func(done, total int)) (*Sweeper, error) {
 	res := &SweepResult{Policy: name, Base: map[string]string{}, Grid: grid, Points: []Point{}, Invalid: []string{}}
@@ -339,7 +339,7 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, MaxWorkers)
+	workers = min(workers, maxWorkers)
 	sw := &Sweeper{ctx: ctx, opt: opt, policies: policies, none: none, res: res, progress: progress, baselines: len(policies), own: -1,
 		jobs: make(chan sweepJob), stopped: make(chan struct{}), metrics: make([]metric.Folder, len(res.Points))}
 	for range workers {
@@ -534,7 +534,7 @@ func (sw *Sweeper) Prepare(t *transcript.Transcript) (*Replayer, error) {
 
 // Add starts the runs of r's transcript, one per point, and returns
 // once a worker has taken each of them; a transcript of more than
-// [SweptAloneBytes] of text is swept alone: Add returns once its runs
+// 16 MiB of text is swept alone: Add returns once its runs
 // are done, so that a reader reads the next transcript after it (the
 // sweep holds one large transcript, not two). It returns an error when
 // the sweep has stopped (a run failed, or ctx is done): [Sweeper.Result]
@@ -584,13 +584,13 @@ func (sw *Sweeper) Add(r *Replayer) error {
 	}
 }
 
-// SweptAloneBytes is the text above which [Sweeper.Add] waits for a
+// sweptAloneBytes is the text above which [Sweeper.Add] waits for a
 // transcript's runs: the least a reader reads ahead at once
 // (transcript.WalkPrepared reads a file larger than its budget alone).
-const SweptAloneBytes = 16 << 20
+const sweptAloneBytes = 16 << 20
 
-// sweptAlone is SweptAloneBytes, lowered by tests.
-var sweptAlone int64 = SweptAloneBytes
+// sweptAlone is sweptAloneBytes, lowered by tests.
+var sweptAlone int64 = sweptAloneBytes
 
 // textBytes is the text of t's blocks, in bytes.
 func textBytes(t *transcript.Transcript) int64 {
@@ -756,11 +756,11 @@ func SortPoints(points []Point, grid []GridKey) {
 	})
 }
 
-// MaxWorkers is the most runs a sweep or [Replayer.ReplayAll] makes at once,
+// maxWorkers is the most runs a sweep or [Replayer.ReplayAll] makes at once,
 // whatever it is asked: enough to wait on a summarizing provider many
 // calls at a time, few enough that the workers' queue and their runs'
 // state stay a small part of memory.
-const MaxWorkers = 1024
+const maxWorkers = 1024
 
 // runsPerCPU bounds how many runs ReplayAll keeps at once per CPU by
 // default: enough to share the CPUs among the runs of a usual replay, few

@@ -93,7 +93,7 @@ func TestSweepDeterministic(t *testing.T) {
 		}
 		for _, pt := range res.Points {
 			over := pt.Params["preserve_last_n"] == "30" && pt.Params["max_messages"] != "40"
-			if broke := pt.Violations[InvCap] > 0; over && !broke {
+			if broke := pt.Violations[invCap] > 0; over && !broke {
 				t.Errorf("%v: head and tail above the cap, and no cap violation", pt.Params)
 			}
 		}
@@ -289,20 +289,20 @@ func TestSweeperStops(t *testing.T) {
 }
 
 // TestSweeperWorkersBounded: a sweep asked for more workers than
-// MaxWorkers starts MaxWorkers (a million took 4.7 GB in goroutines and
+// maxWorkers starts maxWorkers (a million took 4.7 GB in goroutines and
 // their queue), and its result is the same as with two.
 func TestSweeperWorkersBounded(t *testing.T) {
 	grid := []GridKey{{Key: "max_messages", Values: []string{"4", "8"}}}
 	tr := generated(t, 30)
 	results := map[int]*SweepResult{}
-	for _, workers := range []int{2, 3 * MaxWorkers} {
+	for _, workers := range []int{2, 3 * maxWorkers} {
 		before := runtime.NumGoroutine()
 		sw, err := NewSweeper(context.Background(), "aidf", nil, grid, Options{}, workers, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if started := runtime.NumGoroutine() - before; started > min(workers, MaxWorkers) {
-			t.Errorf("asked %d workers: %d goroutines started, want at most %d", workers, started, MaxWorkers)
+		if started := runtime.NumGoroutine() - before; started > min(workers, maxWorkers) {
+			t.Errorf("asked %d workers: %d goroutines started, want at most %d", workers, started, maxWorkers)
 		}
 		if err := sw.Add(mustReplayer(t, tr)); err != nil {
 			t.Fatal(err)
@@ -311,8 +311,8 @@ func TestSweeperWorkersBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if diff := cmp.Diff(results[2], results[3*MaxWorkers]); diff != "" {
-		t.Errorf("(-2 workers +%d):\n%s", 3*MaxWorkers, diff)
+	if diff := cmp.Diff(results[2], results[3*maxWorkers]); diff != "" {
+		t.Errorf("(-2 workers +%d):\n%s", 3*maxWorkers, diff)
 	}
 }
 
@@ -373,7 +373,7 @@ func TestSweeperLetsGo(t *testing.T) {
 	runtime.KeepAlive(sw)
 }
 
-// TestSweeperLargeAlone: a transcript of more text than SweptAloneBytes
+// TestSweeperLargeAlone: a transcript of more text than sweptAloneBytes
 // is swept alone: Add returns once its runs are done and it is added
 // into the points (Done is called); one of that much text or less is
 // returned as soon as workers have taken its runs, done or not.
