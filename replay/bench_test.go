@@ -2,9 +2,7 @@ package replay
 
 import (
 	"context"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/estimate"
@@ -145,50 +143,6 @@ func BenchmarkDeltaSteps(b *testing.B) {
 					}
 				}
 			})
-		}
-	}
-}
-
-// BenchmarkErrorLine tests the tool results of a 2,000-call generated
-// session (5% of their lines in Japanese) for an error word: lowercased
-// and searched for each word, as the definition reads, and by errorLine.
-func BenchmarkErrorLine(b *testing.B) {
-	var texts []string
-	size := 0
-	for _, m := range generated(b, 2000).Messages {
-		for _, bl := range m.Blocks {
-			if bl.Type == transcript.BlockToolResult {
-				texts = append(texts, bl.Text)
-				size += len(bl.Text)
-			}
-		}
-	}
-	b.Run("lowered", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		for b.Loop() {
-			for _, s := range texts {
-				l := strings.ToLower(s)
-				_ = slices.ContainsFunc(errorWords, func(w string) bool { return strings.Contains(l, w) })
-			}
-		}
-	})
-	b.Run("errorLine", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		for b.Loop() {
-			for _, s := range texts {
-				errorLine(s)
-			}
-		}
-	})
-}
-
-// BenchmarkArtifacts finds the artifacts of every message of a 2,000-call
-// generated session (what warm does once per message).
-func BenchmarkArtifacts(b *testing.B) {
-	tr := generated(b, 2000)
-	for b.Loop() {
-		for i := range tr.Messages {
-			artifacts(&tr.Messages[i])
 		}
 	}
 }
