@@ -199,8 +199,8 @@ func (ps *probeScore) index(sent []window.Item) {
 		return
 	}
 	ps.keys = ps.x.keys()
-	ps.copyHeld = make([]int32, len(ps.keys.m.keys))
-	ps.keyHeld = make([]int32, len(ps.keys.m.keys))
+	ps.copyHeld = make([]int32, ps.keys.m.Len())
+	ps.keyHeld = make([]int32, ps.keys.m.Len())
 	for _, it := range sent {
 		if i := original(it); i >= 0 {
 			ps.countKeys(i, 1)

@@ -1,4 +1,4 @@
-package replay
+package keymatch
 
 import (
 	"math/rand/v2"
@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestKeyMatcher: the keys a text holds, found in one pass, are those
+// TestMatcher: the keys a text holds, found in one pass, are those
 // strings.Contains finds, on random texts and keys of every length from
 // a small alphabet (so that windows and prefixes collide).
-func TestKeyMatcher(t *testing.T) {
+func TestMatcher(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	word := func(n int) string {
 		var b strings.Builder
@@ -24,11 +24,11 @@ func TestKeyMatcher(t *testing.T) {
 		for range 40 {
 			keys = append(keys, word(1+r.IntN(12)))
 		}
-		m := newKeyMatcher(keys)
+		m := New(keys)
 		for range 20 {
 			text := word(r.IntN(60))
 			var got []string
-			m.scan(text, func(id int32) { got = append(got, m.keys[id]) })
+			m.Scan(text, func(id int32) { got = append(got, m.keys[id]) })
 			slices.Sort(got)
 			got = slices.Compact(got)
 			var want []string
