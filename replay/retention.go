@@ -6,6 +6,7 @@ import (
 	"weak"
 
 	"github.com/ctxbench/ctxbench/replay/internal/artifact"
+	"github.com/ctxbench/ctxbench/replay/internal/gram"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -32,8 +33,8 @@ type artifactCache struct {
 	probes map[*transcript.Transcript]*probeIndex
 	of     map[*transcript.Message][]int32
 	ids    map[string]int32
-	texts  []string  // texts[id]: the text, without its kind
-	sigs   []gramSig // sigs[id]: grams of the text, for gramFilter
+	texts  []string   // texts[id]: the text, without its kind
+	sigs   []gram.Sig // sigs[id]: grams of the text, for a gram.Filter
 }
 
 // newArtifactCache returns an empty cache.
@@ -92,7 +93,7 @@ func (c *artifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
 			c.ids[n] = id
 			text := n[strings.IndexByte(n, 0)+1:]
 			c.texts = append(c.texts, text)
-			c.sigs = append(c.sigs, signature(text))
+			c.sigs = append(c.sigs, gram.Signature(text))
 		}
 		a[i] = id
 	}
@@ -105,7 +106,7 @@ func (c *artifactCache) artifacts(m *transcript.Message, keep bool) []int32 {
 // textsNow returns the texts of the artifacts known so far and their
 // signatures, by id. Ids only grow, so the slices stay valid for every id
 // seen before the call.
-func (c *artifactCache) textsNow() ([]string, []gramSig) {
+func (c *artifactCache) textsNow() ([]string, []gram.Sig) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.texts, c.sigs
@@ -118,7 +119,7 @@ type transcriptArtifacts struct {
 	of    [][]int32       // by message: the local ids of its artifacts
 	local map[int32]int32 // cache id → local id
 	texts []string        // by local id
-	sigs  []gramSig       // by local id
+	sigs  []gram.Sig      // by local id
 	// byKey and short index the artifacts for a summary's search (see
 	// keyArtifacts); keyAt[id] is where the key window of texts[id]
 	// starts.
@@ -202,7 +203,7 @@ type retention struct {
 	inSumList  []int32 // the ids with inSum set
 	sumCount   int
 	overlap    int
-	grams      gramFilter // of sumText
+	grams      gram.Filter // of sumText
 	// triedAt[id] == tried: searched for in this summary already.
 	triedAt []uint32
 	tried   uint32
@@ -326,12 +327,12 @@ func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 			r.searchSummary()
 		}
 		if r.sumChecked < len(r.seenList) {
-			r.grams.of(r.sumText)
+			r.grams.Of(r.sumText)
 		}
 		texts, sigs := r.arts.texts, r.arts.sigs
 		for ; r.sumChecked < len(r.seenList); r.sumChecked++ {
 			id := r.seenList[r.sumChecked]
-			if r.grams.mayHold(sigs[id]) && r.grams.mayContain(texts[id]) && strings.Contains(r.sumText, texts[id]) {
+			if r.grams.MayHold(sigs[id]) && r.grams.MayContain(texts[id]) && strings.Contains(r.sumText, texts[id]) {
 				r.inSummary(id)
 			}
 		}
@@ -344,96 +345,6 @@ func (r *retention) step(next int, gone, came, sent []window.Item) float64 {
 		n += r.sumCount - r.overlap // artifacts also in the summary are counted with it
 	}
 	return float64(n) / float64(len(r.seenList))
-}
-
-// A gramFilter answers "may text contain s?" for many s at a few bit
-// lookups each: it holds a bit per hash of each 4-byte window of text.
-// A window of s missing from the filter proves s absent; a summary is
-// searched for every artifact seen, most of which it does not hold, and a
-// substring search of each was most of a replay's time.
-type gramFilter struct {
-	text string
-	bits []uint64
-}
-
-const gramBits = 1 << 18
-
-func gramHash(s string, i int) uint32 {
-	w := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
-	return (w * 2654435761) >> (32 - 18)
-}
-
-// of makes f the filter of text, unless it is already: the zero filter
-// is the filter of no text yet, not of the empty text, which a summary
-// may be (an encrypted compaction's).
-func (f *gramFilter) of(text string) {
-	if f.bits == nil || f.text != text {
-		f.index(text)
-	}
-}
-
-// index makes the filter of text.
-func (f *gramFilter) index(text string) {
-	if f.bits == nil {
-		f.bits = make([]uint64, gramBits/64)
-	} else {
-		clear(f.bits)
-	}
-	f.text = text
-	for i := 0; i+4 <= len(text); i++ {
-		h := gramHash(text, i)
-		f.bits[h/64] |= 1 << (h % 64)
-	}
-}
-
-// mayContain reports false only when f's text cannot contain s: when a
-// 4-byte window of s is not in the filter.
-func (f *gramFilter) mayContain(s string) bool {
-	for i := 0; i+4 <= len(s); i++ {
-		h := gramHash(s, i)
-		if f.bits[h/64]&(1<<(h%64)) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// A gramSig is the hashes of eight 4-byte windows of a text, spread over
-// it (the first, the last and six between), or all zero for a text
-// shorter than 4 bytes, which the filter cannot rule out. Checking a
-// signature reads a few bytes laid out by artifact id, where checking the
-// text itself meant fetching each text from memory; artifacts that share
-// most of their text (the paths of one project) need windows all over
-// it to be told apart.
-type gramSig [8]uint32
-
-func signature(s string) gramSig {
-	var g gramSig
-	if len(s) < 4 {
-		return g
-	}
-	last := len(s) - 4
-	for k := range g {
-		g[k] = gramHash(s, k*last/(len(g)-1))
-	}
-	g[0] |= 1 << 31
-	return g
-}
-
-// mayHold reports false only when f's text cannot contain the text of sig.
-func (f *gramFilter) mayHold(sig gramSig) bool {
-	if sig[0] == 0 {
-		return true
-	}
-	for k, h := range sig {
-		if k == 0 {
-			h &^= 1 << 31
-		}
-		if f.bits[h/64]&(1<<(h%64)) == 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // inSummary records that seen artifact id is in the summary.
@@ -453,14 +364,14 @@ func (r *retention) inSummary(id int32) {
 // summary's grams lack is not in it: neither needs a look further.
 func (r *retention) searchSummary() {
 	a, text := r.arts, r.sumText
-	r.grams.of(text)
+	r.grams.Of(text)
 	r.tried++
 	try := func(id int32) {
 		if !r.seen[id] || r.inSum[id] || r.triedAt[id] == r.tried {
 			return
 		}
 		r.triedAt[id] = r.tried
-		if r.grams.mayHold(a.sigs[id]) && r.grams.mayContain(a.texts[id]) && strings.Contains(text, a.texts[id]) {
+		if r.grams.MayHold(a.sigs[id]) && r.grams.MayContain(a.texts[id]) && strings.Contains(text, a.texts[id]) {
 			r.inSummary(id)
 		}
 	}
@@ -476,7 +387,7 @@ func (r *retention) searchSummary() {
 				continue
 			}
 			t := a.texts[id]
-			if start := i - int(a.keyAt[id]); start >= 0 && start+len(t) <= len(text) && r.grams.mayHold(a.sigs[id]) && text[start:start+len(t)] == t {
+			if start := i - int(a.keyAt[id]); start >= 0 && start+len(t) <= len(text) && r.grams.MayHold(a.sigs[id]) && text[start:start+len(t)] == t {
 				r.inSummary(id)
 			}
 		}
