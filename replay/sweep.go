@@ -729,9 +729,10 @@ func product(grid []GridKey) []map[string]string {
 	return out
 }
 
-// SortPoints orders points by the grid keys' values, numerically where
-// they are numbers.
-func SortPoints(points []Point, grid []GridKey) {
+// SortPoints orders s's points by the grid keys' values, numerically
+// where they are numbers, the first key first.
+func (s *SweepResult) SortPoints() {
+	points, grid := s.Points, s.Grid
 	less := func(a, b string) int {
 		fa, ea := strconv.ParseFloat(a, 64)
 		fb, eb := strconv.ParseFloat(b, 64)

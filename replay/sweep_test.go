@@ -426,3 +426,19 @@ func TestSweeperLargeAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSortPoints: points sort by the first grid key, then the next, in
+// number order where the values are numbers and text order where not.
+func TestSortPoints(t *testing.T) {
+	pt := func(a, b string) Point { return Point{Params: map[string]string{"a": a, "b": b}} }
+	s := &SweepResult{Grid: []GridKey{{Key: "a"}, {Key: "b"}},
+		Points: []Point{pt("10", "y"), pt("9", "y"), pt("10", "x"), pt("9.5", "x"), pt("9", "x")}}
+	s.SortPoints()
+	var got []string
+	for _, p := range s.Points {
+		got = append(got, p.Params["a"]+p.Params["b"])
+	}
+	if want := []string{"9x", "9y", "9.5x", "10x", "10y"}; !slices.Equal(got, want) {
+		t.Errorf("sorted %q, want %q", got, want)
+	}
+}

@@ -354,6 +354,6 @@ func (p *Pipeline) Finish() (*replay.SweepResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	replay.SortPoints(s.Points, p.spec.Sweep.Grid)
+	s.SortPoints()
 	return s, nil
 }
