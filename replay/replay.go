@@ -53,7 +53,7 @@ import (
 	"github.com/ctxbench/ctxbench/window"
 )
 
-// Options configure a replay.
+// Options are the settings of a replay.
 type Options struct {
 	// Estimators count every context sent; the first is the primary one
 	// (used by the shrinks invariant). Default: cl100k_base.
@@ -188,7 +188,7 @@ type Run struct {
 	Violations []Violation `json:"-"`
 }
 
-// Summary aggregates a run.
+// A Summary is what a run adds up over its calls.
 type Summary struct {
 	Calls        int                `json:"calls"`
 	PeakMessages int                `json:"peak_messages"`

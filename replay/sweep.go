@@ -152,7 +152,7 @@ type Point struct {
 	Cautions []string `json:"cautions,omitempty"`
 }
 
-// SweepResult is a sweep: the points in grid order (the first key
+// A SweepResult is a sweep: the points in grid order (the first key
 // varying slowest), and the combinations the policy rejected.
 type SweepResult struct {
 	Policy string `json:"policy"`
