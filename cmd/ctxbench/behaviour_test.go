@@ -225,7 +225,7 @@ func TestImportChain(t *testing.T) {
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/approx"},
 		"replay/probe":   {"transcript", "summarize"},
-		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/scan", "internal/metric"},
+		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/metric"},
 		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix"},
 		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
@@ -247,6 +247,10 @@ func TestImportChain(t *testing.T) {
 		// cost's statistics and its prompt cache, fed plain numbers.
 		"cost/internal/stats":  {},
 		"cost/internal/prefix": {},
+
+		"replay/internal/artifact": {"transcript", "internal/scan"},
+		"replay/internal/gram":     {},
+		"replay/internal/keymatch": {},
 
 		// window's contract and shared helpers, below its rooms.
 		"window/internal/policy":     {"transcript", "estimate", "summarize"},
@@ -286,6 +290,8 @@ func TestImportChain(t *testing.T) {
 	rooms := map[string]map[string]bool{
 		"window":     {"policy": true, "jsstr": true, "linefit": true, "policytest": true},
 		"transcript": {"model": true, "decode": true},
+		"replay":     {},
+		"cost":       {},
 	}
 	room := func(pkg string) bool {
 		for parent, shared := range rooms {
