@@ -18,10 +18,10 @@ type Counts struct {
 	Format transcript.Format
 	// Estimators names the columns of every Counts slice below.
 	Estimators []string
-	Messages   []MessageCounts
+	Messages   []messageCounts
 	// Calls are the recorded API calls that carry usage, with the counts
 	// of what each appended to the prompt (see [Analyze]).
-	Calls []CallCounts
+	Calls []callCounts
 }
 
 // Rows returns every message's counts in a row, message after message,
@@ -34,8 +34,8 @@ func (c *Counts) Rows() []int {
 	return rows
 }
 
-// MessageCounts is one message's counts.
-type MessageCounts struct {
+// messageCounts is one message's counts.
+type messageCounts struct {
 	Index int
 	Role  transcript.Role
 	// NonASCII is the share of the message's characters (code points)
@@ -44,7 +44,7 @@ type MessageCounts struct {
 	// Counts is each estimator's count of the whole message (no overhead)
 	// without its images, which no estimator counts as text.
 	Counts []int
-	Blocks []BlockCounts
+	Blocks []blockCounts
 	// Images is how many images the message holds; ImageTokens what
 	// they count by the provider's rule ([ImageRuleFor]), the same for
 	// every estimator, and Unsized how many of them no rule could count
@@ -54,17 +54,17 @@ type MessageCounts struct {
 }
 
 // withImages is the message's count by estimator k, its images included.
-func (mc *MessageCounts) withImages(k int) int { return mc.Counts[k] + mc.ImageTokens }
+func (mc *messageCounts) withImages(k int) int { return mc.Counts[k] + mc.ImageTokens }
 
-// BlockCounts is one block's counts, each estimator counting the block as
+// blockCounts is one block's counts, each estimator counting the block as
 // a message of its own, without its images (an image block counts 0).
-type BlockCounts struct {
+type blockCounts struct {
 	Kind   string // text, thinking, tool_use, tool_result, image, other
 	Counts []int
 }
 
-// CallCounts compares one call's billed prompt growth with the estimates.
-type CallCounts struct {
+// callCounts compares one call's billed prompt growth with the estimates.
+type callCounts struct {
 	// Message is the index of the call's assistant message.
 	Message int
 	// Prompt is the whole prompt the API billed (input + cache read +
@@ -83,7 +83,7 @@ type CallCounts struct {
 	// Dropped holds each estimator's count of the thinking the API left
 	// out of this prompt that the previous one held: the thinking of the
 	// turn that ended, when the call's model drops earlier thinking (see
-	// [DropsEarlierThinking]).
+	// dropsEarlierThinking).
 	Dropped []int
 	// Prefix holds each estimator's count of what the prompt holds of the
 	// transcript: every message before the call, less the thinking the
@@ -105,7 +105,7 @@ func Analyze(t *transcript.Transcript, ests []Estimator) (*Counts, error) {
 	if t.Measured {
 		return nil, fmt.Errorf("%s: read measured (transcript.Options.Measure), it holds no text to count", t.File)
 	}
-	c := &Counts{File: t.File, ID: t.ID, Format: t.Format, Messages: make([]MessageCounts, len(t.Messages))}
+	c := &Counts{File: t.File, ID: t.ID, Format: t.Format, Messages: make([]messageCounts, len(t.Messages))}
 	for _, e := range ests {
 		c.Estimators = append(c.Estimators, e.Name())
 	}
@@ -118,10 +118,10 @@ func Analyze(t *transcript.Transcript, ests []Estimator) (*Counts, error) {
 	text := map[int]*transcript.Message{}
 	for i := range t.Messages {
 		m := &t.Messages[i]
-		mc := MessageCounts{Index: i, Role: m.Role, NonASCII: nonASCIIShare(m), Counts: make([]int, len(ests)),
-			Blocks: make([]BlockCounts, len(m.Blocks))}
+		mc := messageCounts{Index: i, Role: m.Role, NonASCII: nonASCIIShare(m), Counts: make([]int, len(ests)),
+			Blocks: make([]blockCounts, len(m.Blocks))}
 		for j, b := range m.Blocks {
-			mc.Blocks[j] = BlockCounts{Kind: blockKind(b.Type), Counts: make([]int, len(ests))}
+			mc.Blocks[j] = blockCounts{Kind: blockKind(b.Type), Counts: make([]int, len(ests))}
 			for _, im := range b.Images {
 				n, ok := rule.Tokens(im)
 				if !ok {
@@ -201,7 +201,7 @@ type restart struct {
 	kept    []int
 }
 
-func calls(t *transcript.Transcript, c *Counts, summaries map[int]restart) []CallCounts {
+func calls(t *transcript.Transcript, c *Counts, summaries map[int]restart) []callCounts {
 	n := len(c.Estimators)
 	w := &callWalk{t: t, c: c, n: n, prefix: make([]int, n), ended: make([]int, n), turn: make([]int, n), dropped: make([]int, n),
 		gone: make([]bool, len(t.Messages))}
@@ -242,8 +242,8 @@ type callWalk struct {
 	// current one (since the compaction, if any); dropped is what the
 	// previous call's prompt left out.
 	ended, turn, dropped []int
-	out                  []CallCounts
-	prev                 *CallCounts
+	out                  []callCounts
+	prev                 *callCounts
 	prevEnd              int // messages before prevEnd are in the previous call's prompt or response
 	// compacted: the prompt restarted since the previous call, which the
 	// next call is not compared with.
@@ -291,10 +291,10 @@ func (w *callWalk) rollBack(i int) {
 func (w *callWalk) call(i int, m *transcript.Message) {
 	n := w.n
 	drop := make([]int, n)
-	if DropsEarlierThinking(m.Model) {
+	if dropsEarlierThinking(m.Model) {
 		copy(drop, w.ended)
 	}
-	cc := CallCounts{Message: i, Prompt: m.Usage.Prompt(), Prefix: make([]int, n)}
+	cc := callCounts{Message: i, Prompt: m.Usage.Prompt(), Prefix: make([]int, n)}
 	for k := range n {
 		cc.Prefix[k] = w.prefix[k] - drop[k]
 	}
@@ -419,9 +419,9 @@ func percentile(sorted []float64, p float64) float64 {
 	return sorted[max(0, min(len(sorted)-1, rank-1))]
 }
 
-// ScriptBuckets are the non-ASCII shares messages are grouped by: chars/4
+// scriptBuckets are the non-ASCII shares messages are grouped by: chars/4
 // under-counts CJK text several-fold, so the error depends on the script.
-var ScriptBuckets = []struct {
+var scriptBuckets = []struct {
 	Name   string
 	Lo, Hi float64
 }{
@@ -440,33 +440,33 @@ type Accuracy struct {
 	// message.
 	Errors []ErrorStats `json:"errors"`
 	// ByKind compares them block by block, per kind of block.
-	ByKind []KindStats `json:"by_kind"`
+	ByKind []kindStats `json:"by_kind"`
 	// ByScript compares them message by message, per share of non-ASCII.
-	ByScript []ScriptStats `json:"by_script"`
+	ByScript []scriptStats `json:"by_script"`
 	// Billed compares each estimator with the prompt growth the API billed.
 	Billed *Billed `json:"billed,omitempty"`
 	// Images counts the images of the messages, which Totals and the
 	// comparisons with exact counts leave out and the comparisons with
 	// the bill count by their providers' rules.
-	Images *ImageTotals `json:"images,omitempty"`
+	Images *imageTotals `json:"images,omitempty"`
 }
 
-// ImageTotals counts images: how many, what they count by their
+// imageTotals counts images: how many, what they count by their
 // providers' rules ([ImageRuleFor]), and how many no rule could count.
-type ImageTotals struct {
+type imageTotals struct {
 	Images  int   `json:"images"`
 	Tokens  int64 `json:"tokens"`
 	Unsized int   `json:"unsized"`
 }
 
-// KindStats is ErrorStats over one kind of block.
-type KindStats struct {
+// kindStats is ErrorStats over one kind of block.
+type kindStats struct {
 	Kind string `json:"kind"`
 	ErrorStats
 }
 
-// ScriptStats is ErrorStats over messages of one script bucket.
-type ScriptStats struct {
+// scriptStats is ErrorStats over messages of one script bucket.
+type scriptStats struct {
 	Bucket string `json:"bucket"`
 	ErrorStats
 }
@@ -489,11 +489,11 @@ type Billed struct {
 	// Growth is the sum of every compared call's growth, shrinking ones
 	// included: BilledTokens − ShrankTokens.
 	Growth     int64            `json:"growth_tokens"`
-	Estimators []BilledEstimate `json:"estimators"`
+	Estimators []billedEstimate `json:"estimators"`
 }
 
-// BilledEstimate is one estimator against billed usage.
-type BilledEstimate struct {
+// billedEstimate is one estimator against billed usage.
+type billedEstimate struct {
 	Estimator string `json:"estimator"`
 	// Tokens is the estimator's count of the messages appended before the
 	// calls whose prompt grew.
@@ -505,7 +505,7 @@ type BilledEstimate struct {
 	// billed.
 	MeanAbsPct float64 `json:"mean_abs_pct"`
 	// DroppedThinking is the estimator's count of the thinking the API
-	// dropped over every compared call (see [DropsEarlierThinking]); the
+	// dropped over every compared call (see dropsEarlierThinking); the
 	// transcript may hold a summary of a longer thinking, so the API may
 	// have dropped more.
 	DroppedThinking int64 `json:"dropped_thinking_tokens"`
@@ -556,14 +556,14 @@ func AccuracyOf(cs []*Counts, heuristics, exact []string, perSession bool) *Accu
 			}
 			if m.Images > 0 {
 				if a.Images == nil {
-					a.Images = &ImageTotals{}
+					a.Images = &imageTotals{}
 				}
 				a.Images.Images += m.Images
 				a.Images.Tokens += int64(m.ImageTokens)
 				a.Images.Unsized += m.Unsized
 			}
 			bucket := ""
-			for _, b := range ScriptBuckets {
+			for _, b := range scriptBuckets {
 				if m.NonASCII >= b.Lo && m.NonASCII < b.Hi {
 					bucket = b.Name
 				}
@@ -590,16 +590,16 @@ func AccuracyOf(cs []*Counts, heuristics, exact []string, perSession bool) *Accu
 		for _, h := range heuristics {
 			for _, x := range exact {
 				if p := pairs[key{"kind:" + kind, h, x}]; len(p) > 0 {
-					a.ByKind = append(a.ByKind, KindStats{kind, errorStats(h, x, p)})
+					a.ByKind = append(a.ByKind, kindStats{kind, errorStats(h, x, p)})
 				}
 			}
 		}
 	}
-	for _, b := range ScriptBuckets {
+	for _, b := range scriptBuckets {
 		for _, h := range heuristics {
 			for _, x := range exact {
 				if p := pairs[key{"script:" + b.Name, h, x}]; len(p) > 0 {
-					a.ByScript = append(a.ByScript, ScriptStats{b.Name, errorStats(h, x, p)})
+					a.ByScript = append(a.ByScript, scriptStats{b.Name, errorStats(h, x, p)})
 				}
 			}
 		}
@@ -656,7 +656,7 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 	}
 	for _, name := range names {
 		k := col[name]
-		be := BilledEstimate{Estimator: name, Tokens: tokens[k], DroppedThinking: dropped[k], NetTokens: net[k],
+		be := billedEstimate{Estimator: name, Tokens: tokens[k], DroppedThinking: dropped[k], NetTokens: net[k],
 			Unexplained: unexplained[k], UnexplainedTokens: unexplainedTokens[k]}
 		if b.Calls > 0 {
 			be.MeanAbsPct = absSum[k] / float64(b.Calls)
@@ -684,7 +684,7 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 // Family names the tokenizer family of a transcript's models (its first
 // model's): claude (the tokenizer of Claude 3 to Opus 4.6), claude-4.7
 // (the one Claude Opus 4.7 introduced, which later Claude models keep:
-// [ClaudeTokenizer47]), gemini, deepseek or openai, which billed usage is
+// claudeTokenizer47), gemini, deepseek or openai, which billed usage is
 // grouped by; the model's own name for any other, and "unknown model"
 // without one.
 func Family(models []string) string {
@@ -694,7 +694,7 @@ func Family(models []string) string {
 	m := strings.ToLower(models[0])
 	for _, f := range []string{"claude", "gemini", "deepseek"} {
 		if strings.Contains(m, f) {
-			if f == "claude" && ClaudeTokenizer47(m) {
+			if f == "claude" && claudeTokenizer47(m) {
 				return "claude-4.7"
 			}
 			return f
@@ -706,14 +706,14 @@ func Family(models []string) string {
 	return m
 }
 
-// ClaudeTokenizer47 reports whether the Claude model named model counts
+// claudeTokenizer47 reports whether the Claude model named model counts
 // its tokens with the tokenizer Claude Opus 4.7 introduced: a version of
 // 4.7 or later in its name (claude-opus-4-7, claude-opus-4-8,
 // claude-sonnet-5; not claude-sonnet-4-5-20250929, claude-3-7-sonnet).
 // Anthropic says the new tokenizer uses 1.0 to 1.35 times the tokens of
 // the one before for the same text
 // (https://platform.claude.com/docs/en/about-claude/models/whats-new-claude-4-7).
-func ClaudeTokenizer47(model string) bool {
+func claudeTokenizer47(model string) bool {
 	_, v, ok := claudeVersion(strings.ToLower(model))
 	return ok && v >= 47
 }

@@ -457,7 +457,7 @@ func (b *bpeEstimator) Count(text string) int { return b.enc.count(text) }
 // call by its name and its JSON input, other blocks by their JSON. Images
 // count 0, an image block and the image parts of a tool result alike
 // ([transcript.Message.WithoutImages]): their tokens depend on the
-// provider and the pixels ([ImageTokens]).
+// provider and the pixels (imageTokens).
 func (b *bpeEstimator) CountMessage(m *transcript.Message) int {
 	n := 0
 	for _, bl := range m.WithoutImages() {

@@ -48,7 +48,7 @@ type Table struct {
 	t      *transcript.Transcript
 	counts []atomic.Int32 // count + 1; 0: not counted yet
 	// images is the rule an exact estimator's counts add the images of
-	// the messages by: the transcript's provider's ([TranscriptImageRule]).
+	// the messages by: the transcript's provider's (transcriptImageRule).
 	images *ImageRule
 }
 
@@ -67,7 +67,7 @@ func (c *Cache) Table(e Estimator, t *transcript.Transcript) *Table {
 	if tb = c.tables[k]; tb == nil {
 		tb = &Table{c: c, e: e, t: t, counts: make([]atomic.Int32, len(t.Messages))}
 		if e.Exact() {
-			tb.images = TranscriptImageRule(t)
+			tb.images = transcriptImageRule(t)
 		}
 		c.tables[k] = tb
 	}
@@ -76,7 +76,7 @@ func (c *Cache) Table(e Estimator, t *transcript.Transcript) *Table {
 
 // Count returns the count of message i, computed on first use: for an
 // exact estimator, its text's and its images' by the transcript's image
-// rule ([ImageTokens]), what the provider bills for the message; for a
+// rule (imageTokens), what the provider bills for the message; for a
 // heuristic, what the heuristic counts. The table holds its own counts: a
 // count made through it is not found by [Cache.Count], which is keyed by
 // address, so a caller that knows a message's index counts it through the
@@ -86,7 +86,7 @@ func (tb *Table) Count(i int) int {
 		return int(n - 1)
 	}
 	m := &tb.t.Messages[i]
-	n := tb.e.CountMessage(m) + ImageTokens(tb.images, m)
+	n := tb.e.CountMessage(m) + imageTokens(tb.images, m)
 	tb.c.misses.Add(1)
 	tb.counts[i].Store(int32(n + 1))
 	return n

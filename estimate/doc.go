@@ -48,7 +48,7 @@
 // and adds what the rule gives them to the comparisons with the bill. A
 // [Table]'s counts, what a replay measures a context with, add to an
 // exact estimator's count of a message its images by the rule of the
-// transcript's provider ([TranscriptImageRule]); a heuristic counts an
+// transcript's provider (its first model's); a heuristic counts an
 // image as the agent it models does (chars4 its base64 text, as
 // JSON.stringify does; gemini 3,000).
 //
@@ -57,7 +57,7 @@
 // [Analyze] and [AccuracyOf] compare the estimates with the prompts an API
 // billed: call k's prompt minus call k−1's is what the messages appended
 // in between cost. Some models' APIs leave the thinking of a turn that
-// ended out of every later prompt ([DropsEarlierThinking]): the prompt
+// ended out of every later prompt (Claude up to Sonnet 4.5, DeepSeek, OpenAI's reasoning models): the prompt
 // then shrinks at a new turn, and the comparison counts that thinking
 // apart rather than dropping the call.
 //

@@ -45,17 +45,6 @@ func (o Overhead) String() string {
 	return "none"
 }
 
-// ParseOverhead returns the overhead rule named s ("none" or "openai").
-func ParseOverhead(s string) (Overhead, error) {
-	switch s {
-	case "", "none":
-		return OverheadNone, nil
-	case "openai":
-		return OverheadOpenAI, nil
-	}
-	return 0, fmt.Errorf("unknown overhead rule %q (known: none, openai)", s)
-}
-
 // OpenAI's per-message and per-request constants.
 const (
 	openAIPerMessage = 3

@@ -26,9 +26,9 @@ func (r *ImageRule) Tokens(im transcript.Image) (n int, ok bool) {
 	return r.tokens(im.Width, im.Height), true
 }
 
-// ImageTokens returns the tokens of m's images by rule: 0 for an image
+// imageTokens returns the tokens of m's images by rule: 0 for an image
 // whose size is not known, and for every image when rule is nil.
-func ImageTokens(rule *ImageRule, m *transcript.Message) int {
+func imageTokens(rule *ImageRule, m *transcript.Message) int {
 	if rule == nil {
 		return 0
 	}
@@ -42,9 +42,9 @@ func ImageTokens(rule *ImageRule, m *transcript.Message) int {
 	return n
 }
 
-// TranscriptImageRule returns the image rule of t's provider: its first
+// transcriptImageRule returns the image rule of t's provider: its first
 // model's ([ImageRuleFor]), nil when it records none.
-func TranscriptImageRule(t *transcript.Transcript) *ImageRule {
+func transcriptImageRule(t *transcript.Transcript) *ImageRule {
 	if len(t.Models) == 0 {
 		return nil
 	}

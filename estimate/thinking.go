@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// DropsEarlierThinking reports whether the API leaves the thinking of
+// dropsEarlierThinking reports whether the API leaves the thinking of
 // earlier turns out of a model's prompt: a call's prompt then holds only
 // the thinking of the current turn — the assistant messages since the
 // latest user message that is not a tool result — and the billed prompt
@@ -17,7 +17,7 @@ import (
 // OpenAI's reasoning items are dropped after their turn too. Any other
 // model (Gemini, a later Haiku, an unknown name) is taken to keep what
 // it was sent: false.
-func DropsEarlierThinking(model string) bool {
+func dropsEarlierThinking(model string) bool {
 	m := strings.ToLower(model)
 	switch {
 	case strings.Contains(m, "deepseek"):
