@@ -11,7 +11,7 @@
 // [Load] reads a table of the same form, or LiteLLM's
 // model_prices_and_context_window.json as it is (USD per token), so a
 // user can price with the file ccusage and LiteLLM use. A price in a
-// file that is not a number from 0 to [MaxPrice], or a field that reads
+// file that is not a number from 0 to 1e9 USD per million tokens, or a field that reads
 // as a price but is not one Load can read, is an error naming the file,
 // the line, the model and the field: never a model left out, nor a
 // price taken in part.

@@ -17,19 +17,19 @@ import (
 	"github.com/ctxbench/ctxbench/internal/suggest"
 )
 
-// MaxPrice is the dearest price a table may give, in USD per million
+// maxPrice is the dearest price a table may give, in USD per million
 // tokens: a thousand dollars a token. The dearest model lists $600 per
 // million output tokens, and LiteLLM's dearest entry, a slip of units,
-// $0.54 a token; a price past MaxPrice is a corrupt file, not a price.
+// $0.54 a token; a price past maxPrice is a corrupt file, not a price.
 // Under it a rate is a whole number of pico-dollars per token below
 // 10¹⁵, which no conversion overflows.
-const MaxPrice = 1e9
+const maxPrice = 1e9
 
 // Load reads a price file: ctxbench's own format ({"models": {…}}, USD
 // per million tokens) or LiteLLM's model_prices_and_context_window.json
 // as it is (USD per token).
 //
-// A price that is not a number from 0 to [MaxPrice] (a string, a
+// A price that is not a number from 0 to 1e9 USD per million tokens (a string, a
 // negative price, 1e400) is an error naming the file, its line, the
 // model and the field, never a model left out. So is a field ctxbench's
 // format does not have, and in LiteLLM's a field that reads as one of
@@ -223,7 +223,7 @@ func parseOwn(b []byte, models []member, name string, check bool) (Prices, error
 
 // checkOwn checks an entry of ctxbench's table, or one of its earlier
 // prices: every field is the format's, every price a number from 0 to
-// MaxPrice.
+// maxPrice.
 func checkOwn(m member, earlier bool) error {
 	fields, err := members(m.raw, m.off)
 	if err != nil {
@@ -233,7 +233,7 @@ func checkOwn(m member, earlier bool) error {
 		price, known := ownFields[f.name]
 		switch {
 		case price:
-			if msg := checkPrice(f.raw, MaxPrice, "per million tokens"); msg != "" {
+			if msg := checkPrice(f.raw, maxPrice, "per million tokens"); msg != "" {
 				return &fieldError{f.off, f.name + " " + msg}
 			}
 		case f.name == "before":
@@ -363,7 +363,7 @@ func litellmPrice(m member, name string) (Price, bool, error) {
 			}
 			continue
 		}
-		if msg := checkPrice(f.raw, MaxPrice/1e6, "per token"); msg != "" {
+		if msg := checkPrice(f.raw, maxPrice/1e6, "per token"); msg != "" {
 			return Price{}, false, &fieldError{f.off, f.name + " " + msg}
 		}
 		if dst != nil {

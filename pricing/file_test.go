@@ -63,7 +63,7 @@ func TestLoadRefusesBadPrices(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := Load(path)
-	if err != nil || p["gpt-4o"].Input != MaxPrice || len(p) != 2 {
+	if err != nil || p["gpt-4o"].Input != maxPrice || len(p) != 2 {
 		t.Errorf("a price at the ceiling: %v, %+v", err, p["gpt-4o"])
 	}
 }

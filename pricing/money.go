@@ -110,9 +110,9 @@ func FormatUSD(v float64) string {
 }
 
 // perToken converts USD per million tokens to pico-dollars per token;
-// -1 for a price outside 0 to MaxPrice, which no call may be priced at.
+// -1 for a price outside 0 to maxPrice, which no call may be priced at.
 func perToken(usdPerM float64) Money {
-	if !(usdPerM >= 0 && usdPerM <= MaxPrice) {
+	if !(usdPerM >= 0 && usdPerM <= maxPrice) {
 		return -1
 	}
 	return Money(math.Round(usdPerM * 1e6))
@@ -254,7 +254,7 @@ func (p Price) RatesFor(prompt int64) Rates {
 // [Price.At].
 //
 // A call that would cost more than [MaxCall] (its components' sizes
-// summed) is an [*AmountError], and a price outside 0 to [MaxPrice] an
+// summed) is an [*AmountError], and a price outside 0 to 1e9 USD per million tokens an
 // error: the cost is then zero, never an amount that wrapped.
 func (p Price) CallCost(u transcript.Usage) (Cost, error) {
 	r := p.RatesFor(u.Prompt())
@@ -288,7 +288,7 @@ func charge(n int64, rate Money, size *uint64) Money {
 // callError is the error of pricing usage u at rates r past MaxCall.
 func callError(u transcript.Usage, r Rates) error {
 	if min(r.Input, r.CacheRead, r.CacheWrite5m, r.CacheWrite1h, r.Output) < 0 {
-		return fmt.Errorf("a price outside 0 to %s USD per million tokens", strconv.FormatFloat(MaxPrice, 'f', -1, 64))
+		return fmt.Errorf("a price outside 0 to %s USD per million tokens", strconv.FormatFloat(maxPrice, 'f', -1, 64))
 	}
 	usd := 0.0
 	for _, c := range [...]struct {

@@ -64,7 +64,7 @@ func callCost(t *testing.T, p Price, u transcript.Usage) Cost {
 // TestCallCostCeiling: a call costs at most MaxCall, exactly at it and
 // a token below it, and is an *AmountError a token above it, or when
 // its components pass it together; no usage a transcript can record
-// (MaxUsage a field) at any price a table can hold (MaxPrice) wraps; a
+// (MaxUsage a field) at any price a table can hold (maxPrice) wraps; a
 // price out of range is an error, whatever the call. Issue 64, item 3:
 // a gpt-4o call of 10¹² prompt tokens is $2,500,000, past MaxCall.
 func TestCallCostCeiling(t *testing.T) {
@@ -86,11 +86,11 @@ func TestCallCostCeiling(t *testing.T) {
 	tooMuch(gpt, transcript.Usage{Input: at + 1}, "")
 	tooMuch(gpt, transcript.Usage{Input: at / 2, Output: 6e10}, "") // $500,000 and $600,000
 	tooMuch(gpt, transcript.Usage{Input: 1e12, Output: 1}, "it costs $2,500,000.0000, past the $1,000,000.0000 a call can cost")
-	dearest := Price{Input: MaxPrice, Output: MaxPrice, CacheRead: MaxPrice, CacheWrite5m: MaxPrice, CacheWrite1h: MaxPrice}
+	dearest := Price{Input: maxPrice, Output: maxPrice, CacheRead: maxPrice, CacheWrite5m: maxPrice, CacheWrite1h: maxPrice}
 	tooMuch(dearest, transcript.Usage{Input: 1 << 40, CacheRead: 1 << 40, CacheWrite: 1 << 40, CacheWrite1h: 1 << 39, Output: 1 << 40}, "")
 	tooMuch(dearest, transcript.Usage{Input: -1 << 40}, "")
 	if c := callCost(t, dearest, transcript.Usage{Input: 999, Output: 1}); c.Total() != MaxCall {
-		t.Errorf("1,000 tokens at MaxPrice: %v", c.Total())
+		t.Errorf("1,000 tokens at maxPrice: %v", c.Total())
 	}
 	tooMuch(dearest, transcript.Usage{Input: 1000, Output: 1}, "it costs $1,001,000.0000, past the $1,000,000.0000 a call can cost")
 	for _, p := range []Price{{Input: 1e300, Output: 10}, {Input: 2.5, Output: -10}, {Input: 2.5, Output: 10, CacheRead: math.NaN()}, {Input: 2.5, Output: 10, InputAbove: math.Inf(1), LongContextAbove: 10}} {

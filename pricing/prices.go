@@ -42,11 +42,11 @@ type Price struct {
 	Aliases []string `json:"aliases,omitempty"`
 	// Before are the model's earlier prices, in date order: a call made
 	// before an entry's Until is priced by the first such entry.
-	Before []EarlierPrice `json:"before,omitempty"`
+	Before []earlierPrice `json:"before,omitempty"`
 }
 
-// An EarlierPrice is a model's price until a date (YYYY-MM-DD, UTC).
-type EarlierPrice struct {
+// An earlierPrice is a model's price until a date (YYYY-MM-DD, UTC).
+type earlierPrice struct {
 	Until string `json:"until"`
 	Price
 }
@@ -135,15 +135,15 @@ func (r *Resolver) Lookup(model string) (Price, string, error) {
 // ResolverOf returns the Resolver of prices, one per table: the same
 // table (the same map, not an equal one) gives the same Resolver, so
 // that the transcripts priced at one table look each name up once
-// between them; nil, or the table [DefaultResolver] holds, gives
-// DefaultResolver. The table must not change once looked up. Past
+// between them; nil, or the table defaultResolver holds, gives
+// defaultResolver. The table must not change once looked up. Past
 // maxShared tables, each call for a table not yet kept gets a Resolver
 // of its own.
 func ResolverOf(prices Prices) *Resolver {
 	if prices == nil {
-		return DefaultResolver()
+		return defaultResolver()
 	}
-	DefaultResolver() // the embedded table's is shared too
+	defaultResolver() // the embedded table's is shared too
 	key := reflect.ValueOf(prices).UnsafePointer()
 	if r, ok := shared.Load(key); ok {
 		return r.(*Resolver)
@@ -167,17 +167,17 @@ var (
 	sharedCount atomic.Int32
 )
 
-// DefaultResolver is the Resolver of the embedded table, shared.
-var DefaultResolver = sync.OnceValue(func() *Resolver {
+// defaultResolver is the Resolver of the embedded table, shared.
+var defaultResolver = sync.OnceValue(func() *Resolver {
 	r := NewResolver(defaultPrices())
 	shared.Store(reflect.ValueOf(r.prices).UnsafePointer(), r) // ResolverOf(r.Prices()) is r
 	return r
 })
 
-// LookupDefault is Default().Lookup(model), through [DefaultResolver]:
+// LookupDefault is Default().Lookup(model), through defaultResolver:
 // what a replay asks of the table for every run.
 func LookupDefault(model string) (Price, string, error) {
-	return DefaultResolver().Lookup(model)
+	return defaultResolver().Lookup(model)
 }
 
 // ErrNoModel is the error of a price asked for with no model name: a

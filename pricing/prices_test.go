@@ -26,7 +26,7 @@ func TestResolverOf(t *testing.T) {
 	if ResolverOf(a) == ResolverOf(b) {
 		t.Error("two tables gave one Resolver")
 	}
-	if ResolverOf(nil) != DefaultResolver() || ResolverOf(DefaultResolver().Prices()) != DefaultResolver() {
+	if ResolverOf(nil) != defaultResolver() || ResolverOf(defaultResolver().Prices()) != defaultResolver() {
 		t.Error("nil, or the embedded table, did not give the embedded table's Resolver")
 	}
 	if ResolverOf(a).Prices() == nil {
