@@ -71,8 +71,8 @@ const (
 	maxResponseBytes  = 32 << 20
 )
 
-// APIError is a provider's error response.
-type APIError struct {
+// apiError is a provider's error response.
+type apiError struct {
 	Provider string
 	Status   int
 	// Type is the API's error type (rate_limit_error, invalid_request_error…)
@@ -83,7 +83,7 @@ type APIError struct {
 	Hint string
 }
 
-func (e *APIError) Error() string {
+func (e *apiError) Error() string {
 	s := fmt.Sprintf("%s: %d", e.Provider, e.Status)
 	if e.Type != "" {
 		s += " " + e.Type
@@ -99,14 +99,14 @@ func (e *APIError) Error() string {
 
 // spendLimit reports whether a 429 is a spend or quota limit, which waiting
 // does not lift.
-func (e *APIError) spendLimit() bool {
+func (e *apiError) spendLimit() bool {
 	s := strings.ToLower(e.Type + " " + e.Message)
 	return strings.Contains(s, "spend") || strings.Contains(s, "insufficient_quota") || strings.Contains(s, "quota") && strings.Contains(s, "exceeded")
 }
 
 // retryable reports whether a response with this status (and headers) may
 // succeed when tried again.
-func retryable(status int, h http.Header, apiErr *APIError) bool {
+func retryable(status int, h http.Header, apiErr *apiError) bool {
 	switch h.Get("x-should-retry") {
 	case "true":
 		return true
@@ -178,7 +178,7 @@ type provider struct {
 	// request builds the HTTP request for body.
 	request func(ctx context.Context, body []byte) (*http.Request, error)
 	// parseError reads an error body.
-	parseError func(status int, body []byte) *APIError
+	parseError func(status int, body []byte) *apiError
 	// parse reads a success body.
 	parse func(body []byte) (Result, error)
 }
@@ -309,7 +309,7 @@ func (c *Client) attempts(ctx context.Context, p *provider, body []byte, deadlin
 		if ctx.Err() != nil {
 			return Result{}, false, fmt.Errorf("%s: %w", p.name, ctx.Err())
 		}
-		var apiErr *APIError
+		var apiErr *apiError
 		if err == nil {
 			apiErr = p.parseError(status, respBody)
 			if status == http.StatusUnauthorized || status == http.StatusForbidden {
@@ -421,10 +421,6 @@ type Run struct {
 	first   error
 	stopped error
 }
-
-// ErrStopped is returned, wrapped, by every call once a run's circuit
-// breaker opened: a policy must not go on as if one summary had failed.
-var ErrStopped = errors.New("summary calls stopped")
 
 // Failed returns how many calls failed, and the first one's error.
 func (r *Run) Failed() (int, error) {

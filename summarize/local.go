@@ -32,7 +32,7 @@ type Mock struct {
 	// long, at least 1 token.
 	Ratio float64
 	// FailCall makes the n-th call (counting from 1) fail; FailAll makes
-	// every call fail. Err is the error returned (default ErrInjected).
+	// every call fail. Err is the error returned (default errInjected).
 	FailCall int
 	FailAll  bool
 	Err      error
@@ -42,8 +42,8 @@ type Mock struct {
 	calls atomic.Int64
 }
 
-// ErrInjected is the mock's default injected failure.
-var ErrInjected = errors.New("mock: injected failure")
+// errInjected is the mock's default injected failure.
+var errInjected = errors.New("mock: injected failure")
 
 // Name returns "mock".
 func (*Mock) Name() string { return "mock" }
@@ -65,7 +65,7 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 		if m.Err != nil {
 			return Result{}, m.Err
 		}
-		return Result{}, fmt.Errorf("%w (call %d)", ErrInjected, n)
+		return Result{}, fmt.Errorf("%w (call %d)", errInjected, n)
 	}
 	in, sum, maxTokens, err := measure(req, paragraphs())
 	if err != nil {

@@ -65,8 +65,8 @@ func TestMockFaults(t *testing.T) {
 		if (err != nil) != wantErr {
 			t.Errorf("call %d: error %v, want failure %v", i+1, err, wantErr)
 		}
-		if err != nil && !errors.Is(err, ErrInjected) {
-			t.Errorf("call %d: error %v, want ErrInjected", i+1, err)
+		if err != nil && !errors.Is(err, errInjected) {
+			t.Errorf("call %d: error %v, want errInjected", i+1, err)
 		}
 	}
 	boom := errors.New("boom")

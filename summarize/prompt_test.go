@@ -73,7 +73,7 @@ func TestPromptTokensAddUp(t *testing.T) {
 			return nil // not a transcript (LICENSE files and the like)
 		}
 		for _, tr := range ts {
-			for _, tmpl := range Templates() {
+			for _, tmpl := range templates() {
 				p, err := Render(Request{Messages: tr.Messages, Previous: "the [earlier] summary\n[User] asked", Template: tmpl})
 				if err != nil {
 					t.Fatal(err)
@@ -139,7 +139,7 @@ func TestMeasureEqualsRender(t *testing.T) {
 	custom := func(name, prompt string) *Template {
 		return &Template{Name: name, System: "You summarize.", Prompt: prompt, MaxTokens: 300}
 	}
-	plainOnes := append(Templates(), custom("plain", "Conversation:\n{{.Conversation}}\nEnd. {{.Previous}}"))
+	plainOnes := append(templates(), custom("plain", "Conversation:\n{{.Conversation}}\nEnd. {{.Previous}}"))
 	others := []*Template{
 		custom("twice", "{{.Conversation}}\n\n{{.Conversation}}"),
 		custom("printf", `{{printf "%.40s" .Conversation}}`),

@@ -84,12 +84,12 @@ func (a *Anthropic) Summarize(ctx context.Context, req Request) (Result, error) 
 			return jsonRequest(ctx, base+"/v1/messages", body, map[string]string{
 				"x-api-key": a.APIKey, "anthropic-version": anthropicVersion})
 		},
-		parseError: func(status int, body []byte) *APIError {
+		parseError: func(status int, body []byte) *apiError {
 			var e struct {
 				Error struct{ Type, Message string } `json:"error"`
 			}
 			_ = json.Unmarshal(body, &e)
-			return &APIError{Provider: anthropicProvider, Status: status, Type: e.Error.Type, Message: orBody(e.Error.Message, body)}
+			return &apiError{Provider: anthropicProvider, Status: status, Type: e.Error.Type, Message: orBody(e.Error.Message, body)}
 		},
 		parse: func(body []byte) (Result, error) {
 			var r anthropicResponse
@@ -193,7 +193,7 @@ func (o *OpenAI) Summarize(ctx context.Context, req Request) (Result, error) {
 		request: func(ctx context.Context, body []byte) (*http.Request, error) {
 			return jsonRequest(ctx, base+"/chat/completions", body, headers)
 		},
-		parseError: func(status int, body []byte) *APIError {
+		parseError: func(status int, body []byte) *apiError {
 			var e struct {
 				Error struct {
 					Message string `json:"message"`
@@ -206,7 +206,7 @@ func (o *OpenAI) Summarize(ctx context.Context, req Request) (Result, error) {
 			if c, ok := e.Error.Code.(string); ok && c != "" {
 				typ = c
 			}
-			return &APIError{Provider: openaiProvider, Status: status, Type: typ, Message: orBody(e.Error.Message, body)}
+			return &apiError{Provider: openaiProvider, Status: status, Type: typ, Message: orBody(e.Error.Message, body)}
 		},
 		parse: func(body []byte) (Result, error) {
 			var r openaiResponse

@@ -54,14 +54,19 @@ type Result struct {
 	CostUSD float64
 }
 
-// ErrSpendCap is returned, wrapped, when a call would exceed the spend cap.
-// Policies treat it as any summarizer failure: the way their source
-// handles a failed summary.
-var ErrSpendCap = errors.New("summary spend cap reached")
-
-// ErrOffline is returned, wrapped, when an offline summarizer has no cached
-// response for a request.
-var ErrOffline = errors.New("not in the response cache (offline)")
+// The errors a summarizer returns, wrapped.
+var (
+	// ErrSpendCap is returned when a call would exceed the spend cap.
+	// Policies treat it as any summarizer failure: the way their source
+	// handles a failed summary.
+	ErrSpendCap = errors.New("summary spend cap reached")
+	// ErrOffline is returned when an offline summarizer has no cached
+	// response for a request.
+	ErrOffline = errors.New("not in the response cache (offline)")
+	// ErrStopped is returned by every call once a run's circuit breaker
+	// opened: a policy must not go on as if one summary had failed.
+	ErrStopped = errors.New("summary calls stopped")
+)
 
 // A Template is a summarization prompt.
 type Template struct {
@@ -127,13 +132,13 @@ var (
 	}
 )
 
-// Templates returns the named templates.
-func Templates() []*Template { return []*Template{AIDF, TwoTier, CrossTurn, Generic} }
+// templates returns the named templates.
+func templates() []*Template { return []*Template{AIDF, TwoTier, CrossTurn, Generic} }
 
 // TemplateByName returns the template called name.
 func TemplateByName(name string) (*Template, error) {
 	var names []string
-	for _, t := range Templates() {
+	for _, t := range templates() {
 		if t.Name == name {
 			return t, nil
 		}
