@@ -167,8 +167,8 @@ var paraphrases = []struct{ from, to string }{
 	{"What did the user ask for next?", "What was the user's next request?"},
 }
 
-// Paraphrase rewords a probe's question.
-func Paraphrase(q string) string {
+// paraphrase rewords a probe's question.
+func paraphrase(q string) string {
 	for _, p := range paraphrases {
 		if rest, ok := strings.CutPrefix(q, p.from); ok {
 			return p.to + rest
@@ -202,7 +202,7 @@ func (j *LLMJudge) Judge(ctx context.Context, step int, sent []*transcript.Messa
 	}
 	out := make([]Verdict, 0, len(probes))
 	for _, p := range probes {
-		v := Verdict{Asked: Paraphrase(p.Question)}
+		v := Verdict{Asked: paraphrase(p.Question)}
 		var err error
 		if v.Given, err = ask(v.Asked); err != nil {
 			return out, Verdict{}, err

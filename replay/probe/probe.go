@@ -266,15 +266,6 @@ func Of(t *transcript.Transcript, dropped []int, next int) []Probe {
 	return NewExtractor(t).Of(dropped, next)
 }
 
-// All returns the probes of t's whole history (no continuation).
-func All(t *transcript.Transcript) []Probe {
-	idx := make([]int, len(t.Messages))
-	for i := range idx {
-		idx[i] = i
-	}
-	return Of(t, idx, -1)
-}
-
 type extractor struct {
 	t       *transcript.Transcript
 	results map[string]*transcript.Block

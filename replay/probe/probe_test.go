@@ -106,13 +106,13 @@ func TestParaphrase(t *testing.T) {
 		"What error did a tool report?", "What exit code did a command end with?", "What constraint did the user set?",
 		"What name did the user give?", "What number did the user give?", "What did the assistant decide?",
 		"What is the next step?", "What did the user ask for next?"} {
-		if p := Paraphrase(q); p == q || strings.HasPrefix(p, q[:min(len(q), 12)]) {
+		if p := paraphrase(q); p == q || strings.HasPrefix(p, q[:min(len(q), 12)]) {
 			t.Errorf("%q asked as %q", q, p)
 		}
 	}
 	// And every question the extractor asks of the hand-built session.
-	for _, p := range All(session()) {
-		if Paraphrase(p.Question) == p.Question {
+	for _, p := range allProbes(session()) {
+		if paraphrase(p.Question) == p.Question {
 			t.Errorf("%s probe %q not paraphrased", p.Kind, p.Question)
 		}
 	}
@@ -271,4 +271,13 @@ func TestEveryKindOfARealSession(t *testing.T) {
 			t.Errorf("no %s probe: %v", k, got)
 		}
 	}
+}
+
+// allProbes returns the probes of t's whole history (no continuation).
+func allProbes(t *transcript.Transcript) []Probe {
+	idx := make([]int, len(t.Messages))
+	for i := range idx {
+		idx[i] = i
+	}
+	return Of(t, idx, -1)
 }
