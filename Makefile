@@ -119,7 +119,7 @@ pgo:
 # and the chunked merge of long pieces against pkoukk's whole one on runs
 # of every length up to 1,000 bytes (make test: 96).
 exact:
-	$(GO) test ./estimate -run 'TestPretokenizersMatchPatterns|TestCountsMatchPkoukk|TestChunkMergeRuns' -random-texts 2000000 -pkoukk-texts 1000000 -run-lengths 1000 -timeout 60m -v
+	$(GO) test ./estimate/internal/bpe -run 'TestPretokenizersMatchPatterns|TestCountsMatchPkoukk|TestChunkMergeRuns' -random-texts 2000000 -pkoukk-texts 1000000 -run-lengths 1000 -timeout 60m -v
 
 # How close the cost projection lands on the validation set
 # (fixtures/validation: real public sessions nothing is fitted on): each

@@ -29,7 +29,7 @@
 //     use a heap so that the merge stays O(n log n) where pkoukk's is
 //     quadratic; pieces past 5 KB are merged in chunks of about 4 KB, each
 //     cut checked exactly to be a boundary of the whole piece's tokens
-//     (longpiece.go), so that 25 MB of one letter costs what 25 MB of
+//     (estimate/internal/bpe), so that 25 MB of one letter costs what 25 MB of
 //     words does. Special-token text such as <|endoftext|> is ordinary
 //     text. Counts equal OpenAI's tiktoken on the reference texts
 //     (testdata; scripts/reference-counts.sh regenerates them).

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxbench/ctxbench/estimate/internal/bpe"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -105,7 +106,7 @@ func New(name string, o Overhead) (Estimator, error) {
 	case "gemini", "gemini-2025-11", "gemini-2026-05":
 		e = &geminiHeuristic{name: name, rates: geminiRates[name], overheadRule: o}
 	case "cl100k_base", "o200k_base":
-		enc, err := loadEncoding(name)
+		enc, err := bpe.Load(name)
 		if err != nil {
 			return nil, err
 		}

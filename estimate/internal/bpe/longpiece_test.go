@@ -1,4 +1,4 @@
-package estimate
+package bpe
 
 import (
 	"flag"
@@ -16,7 +16,7 @@ var runLengths = flag.Int("run-lengths", 0, "the longest run TestChunkMergeRuns 
 // piece: its byte-pair encoding under a pattern that matches everything,
 // with the ranks ctxbench reads (TestLoadRanksIsTheLoaders holds them to
 // the loader's).
-func pieceReference(t testing.TB, e *encoding) func(piece string) int {
+func pieceReference(t testing.TB, e *Encoding) func(piece string) int {
 	t.Helper()
 	bpe, err := tiktoken.NewCoreBPE(e.ranks, map[string]int{}, `[\s\S]+`)
 	if err != nil {
@@ -33,7 +33,7 @@ var chunkParams = [][2]int{{8, 0}, {16, 3}, {24, 8}, {40, 130}}
 
 // chunkCount is chunkMerge with the whole merge where it gives up, and
 // whether it gave up.
-func (e *encoding) chunkCount(piece string, size, ahead int) (int, bool) {
+func (e *Encoding) chunkCount(piece string, size, ahead int) (int, bool) {
 	if n, ok := e.chunkMerge(piece, size, ahead); ok {
 		return n, true
 	}
@@ -61,7 +61,7 @@ func TestChunkMergeRuns(t *testing.T) {
 	}
 	patterns := []string{"ab", "ba", "abc", "=-", "-=", "==-", "xy", " x", "x ", "\r\n", "é=", "ab1", "aB", "Ab", "AB", "a_b"}
 	for _, name := range []string{"cl100k_base", "o200k_base"} {
-		e, err := loadEncoding(name)
+		e, err := Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestJoinsIsBoundary(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	alphabets := []string{"x", "=", " ", "ab", "xy=", "eth ", "abcdefghijklmnopqrstuvwxyz", "aeiouAEIOU", "=-_ ", "é中a"}
 	for _, name := range []string{"cl100k_base", "o200k_base"} {
-		e, err := loadEncoding(name)
+		e, err := Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestChunkMergeLong(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"cl100k_base", "o200k_base"} {
-		e, err := loadEncoding(name)
+		e, err := Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,10 @@ func TestChunkMergeLong(t *testing.T) {
 // whole, it allocated 320 MB (the list and the heap, grown as merges
 // push pairs).
 func TestLongRunMemory(t *testing.T) {
-	e := MustNew("cl100k_base", OverheadNone)
+	e, err := Load("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []string{"x", "=", " "} {
 		s := strings.Repeat(c, 4<<20)
 		var before, after runtime.MemStats
@@ -228,9 +231,9 @@ func FuzzChunkMerge(f *testing.F) {
 		f.Add(s, uint8(8), uint8(0))
 		f.Add(s, uint8(3), uint8(5))
 	}
-	encs := map[string]*encoding{}
+	encs := map[string]*Encoding{}
 	for _, name := range []string{"cl100k_base", "o200k_base"} {
-		e, err := loadEncoding(name)
+		e, err := Load(name)
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package estimate
+package bpe
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 
 // quadraticMerge is tiktoken's byte-pair merge as written: scan for the
 // lowest-ranked adjacent pair, merge it, repeat.
-func (e *encoding) quadraticMerge(piece string) int {
+func (e *Encoding) quadraticMerge(piece string) int {
 	parts := make([]int, len(piece)+1)
 	for i := range parts {
 		parts[i] = i
@@ -49,7 +49,7 @@ func TestHeapMerge(t *testing.T) {
 		pieces = append(pieces, b.String())
 	}
 	for _, name := range []string{"cl100k_base", "o200k_base"} {
-		e, err := loadEncoding(name)
+		e, err := Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}

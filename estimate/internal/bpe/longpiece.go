@@ -1,4 +1,4 @@
-package estimate
+package bpe
 
 import "math"
 
@@ -76,7 +76,7 @@ const noRank = math.MaxInt32
 // chunkMerge returns the number of tokens of piece, merged in chunks of
 // about size bytes from windows of size+ahead, and whether the chunks'
 // boundaries were all its tokens' (if not, the count is not known).
-func (e *encoding) chunkMerge(piece string, size, ahead int) (int, bool) {
+func (e *Encoding) chunkMerge(piece string, size, ahead int) (int, bool) {
 	var m merger
 	var recent [8]*chunk // the last chunks made, a ring
 	made := 0
@@ -122,7 +122,7 @@ func (e *encoding) chunkMerge(piece string, size, ahead int) (int, bool) {
 // chunk merges the window w into c: its chunk ends at the last boundary
 // of w's tokens at most size bytes in (the first past it if none), or is
 // w if final.
-func (m *merger) chunk(e *encoding, c *chunk, w string, size int, final bool) {
+func (m *merger) chunk(e *Encoding, c *chunk, w string, size int, final bool) {
 	m.merge(e, w, true)
 	n := int32(len(w))
 	cut, tokens := n, 0
@@ -157,7 +157,7 @@ func (m *merger) chunk(e *encoding, c *chunk, w string, size int, final bool) {
 // joins reports whether the merge of a's chunk and b's, a's ending at
 // piece offset p, is theirs side by side: whether p is a boundary of its
 // tokens (see the comment at the top of this file).
-func (e *encoding) joins(piece string, p int, a, b *chunk) bool {
+func (e *Encoding) joins(piece string, p int, a, b *chunk) bool {
 	aStart := p - a.n
 	lo, hi := p-1, p+1 // X = piece[lo:hi], a's last part and b's first
 	x := int32(min(e.rank(piece, lo, hi), noRank))

@@ -1,4 +1,4 @@
-package estimate
+package bpe
 
 import (
 	"strings"
@@ -17,7 +17,7 @@ func TestPieceCache(t *testing.T) {
 		texts = append(texts, strings.SplitAfter(string(f.raw[:min(len(f.raw), 256<<10)]), "\n")...)
 	}
 	for _, name := range []string{"cl100k_base", "o200k_base"} {
-		e, err := loadEncoding(name)
+		e, err := Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +30,7 @@ func TestPieceCache(t *testing.T) {
 			wg.Go(func() {
 				for k := range texts {
 					i := (k*(g+1) + g) % len(texts) // each goroutine its own order
-					if got := e.count(texts[i]); got != want[i] {
+					if got := e.Count(texts[i]); got != want[i] {
 						t.Errorf("%s: text %d: %d tokens through the cache, %d without", name, i, got, want[i])
 						return
 					}

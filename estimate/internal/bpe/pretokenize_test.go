@@ -1,4 +1,4 @@
-package estimate
+package bpe
 
 import (
 	"encoding/json"
@@ -115,7 +115,7 @@ func TestPretokenizersMatchPatterns(t *testing.T) {
 			return
 		}
 	}
-	raw, err := os.ReadFile("testdata/reference-texts.json")
+	raw, err := os.ReadFile("../../testdata/reference-texts.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ type corpusFile struct {
 func corpusFiles(t testing.TB) []corpusFile {
 	t.Helper()
 	var out []corpusFile
-	err := filepath.WalkDir("../fixtures/corpus", func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir("../../../fixtures/corpus", func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
