@@ -248,6 +248,8 @@ func TestImportChain(t *testing.T) {
 		"cost/internal/stats":  {},
 		"cost/internal/prefix": {},
 
+		"estimate/internal/bpe": {"transcript"},
+
 		"replay/internal/artifact": {"transcript", "internal/scan"},
 		"replay/internal/gram":     {},
 		"replay/internal/keymatch": {},
@@ -292,6 +294,7 @@ func TestImportChain(t *testing.T) {
 		"transcript": {"model": true, "decode": true},
 		"replay":     {},
 		"cost":       {},
+		"estimate":   {},
 	}
 	room := func(pkg string) bool {
 		for parent, shared := range rooms {
