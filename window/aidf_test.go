@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // Conformance of aidf with the Definition of Done of AIDF's task Implement
@@ -21,9 +22,9 @@ import (
 
 func applyAIDF(t *testing.T, spec string, n int, sum summarize.Summarizer) (Step, *transcript.Transcript) {
 	t.Helper()
-	tr := textTranscript(n)
+	tr := policytest.TextTranscript(n)
 	env := &Env{Transcript: tr, Next: n, Summarizer: sum}
-	step, err := mustPolicy(t, spec).Apply(context.Background(), env, &State{}, items(tr, n))
+	step, err := mustPolicy(t, spec).Apply(context.Background(), env, &State{}, policytest.Items(tr, n))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,22 +106,22 @@ func names(idx []int) []string {
 // never exceeds the cap by more than one turn (here: a 120-call generated
 // session and a real one).
 func TestAIDFSuccessCriterion(t *testing.T) {
-	for _, tr := range []*transcript.Transcript{generated(t, 120, 3), readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")} {
+	for _, tr := range []*transcript.Transcript{policytest.Generated(t, 120, 3), policytest.ReadCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")} {
 		for _, spec := range []string{"aidf:max_messages=30", "aidf:max_messages=30,summarize_on_trim=true"} {
-			calls := drive(t, mustPolicy(t, spec), tr, &summarize.Mock{})
+			calls := policytest.Run(t, mustPolicy(t, spec), tr, &summarize.Mock{})
 			if len(calls) < 50 {
 				t.Fatalf("only %d calls", len(calls))
 			}
 			summaries := 0
 			for k, c := range calls {
-				limit := 30 + c.turn
+				limit := 30 + c.Turn
 				if strings.Contains(spec, "summarize") {
 					limit++ // the summary message is part of the design
 				}
-				if len(c.sent) > limit {
-					t.Errorf("%s %s call %d: %d messages sent, cap 30 + turn %d", tr.ID, spec, k, len(c.sent), c.turn)
+				if len(c.Sent) > limit {
+					t.Errorf("%s %s call %d: %d messages sent, cap 30 + turn %d", tr.ID, spec, k, len(c.Sent), c.Turn)
 				}
-				if c.step.Summary != nil && c.step.Summary.ID != "" {
+				if c.Step.Summary != nil && c.Step.Summary.ID != "" {
 					summaries++
 				}
 			}
@@ -136,7 +137,7 @@ func TestAIDFSummary(t *testing.T) {
 	// 122-test-summarization: the summary replaces the evicted messages
 	// with a single synthetic assistant message "[Conversation Summary] …"
 	// between head and the rest; the prompt is the seed's.
-	rec := &recorder{}
+	rec := &policytest.Recorder{}
 	step, _ := applyAIDF(t, "aidf:max_messages=10,preserve_first_n=2,preserve_last_n=3,summarize_on_trim=true", 25, rec)
 	got := ids(step.History)
 	want := append(append(names(seq(0, 2)), "s1"), names(seq(17, 25))...)
@@ -150,10 +151,10 @@ func TestAIDFSummary(t *testing.T) {
 	if step.Summary == nil || step.Summary.ID != "s1" || len(step.Summary.Covers) != 15 {
 		t.Errorf("summary event %+v", step.Summary)
 	}
-	if len(rec.reqs) != 1 || rec.reqs[0].Template != summarize.AIDF || summarize.AIDF.MaxTokens != 1024 {
-		t.Errorf("summarizer requests %d, template %v", len(rec.reqs), rec.reqs[0].Template.Name)
+	if len(rec.Reqs) != 1 || rec.Reqs[0].Template != summarize.AIDF || summarize.AIDF.MaxTokens != 1024 {
+		t.Errorf("summarizer requests %d, template %v", len(rec.Reqs), rec.Reqs[0].Template.Name)
 	}
-	p, _ := summarize.Render(rec.reqs[0])
+	p, _ := summarize.Render(rec.Reqs[0])
 	if !strings.HasPrefix(p.User, "Summarize the following conversation history concisely. Focus on: what files were read/written") {
 		t.Errorf("prompt %q", p.User)
 	}
@@ -162,7 +163,7 @@ func TestAIDFSummary(t *testing.T) {
 func TestAIDFSummaryFallbacks(t *testing.T) {
 	spec := "aidf:max_messages=10,preserve_first_n=2,preserve_last_n=3,summarize_on_trim=true"
 	// "If summarization fails (API error, timeout), fall back to plain eviction."
-	step, _ := applyAIDF(t, spec, 25, &recorder{fail: true})
+	step, _ := applyAIDF(t, spec, 25, &policytest.Recorder{Fail: true})
 	if cmp.Diff(append(names(seq(0, 2)), names(seq(17, 25))...), ids(step.History)) != "" || step.Summary == nil || step.Summary.Error == "" {
 		t.Errorf("failed summary: history %v, event %+v", ids(step.History), step.Summary)
 	}
@@ -175,9 +176,9 @@ func TestAIDFSummaryFallbacks(t *testing.T) {
 	// text, skip summarization."
 	tr := &transcript.Transcript{}
 	for i := range 30 {
-		m := transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse(strconv.Itoa(i))}}
+		m := transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{policytest.ToolUse(strconv.Itoa(i))}}
 		if i%2 == 1 {
-			m = transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult(strconv.Itoa(i-1), "out")}}
+			m = transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.ToolResult(strconv.Itoa(i-1), "out")}}
 		}
 		tr.Messages = append(tr.Messages, m)
 	}
@@ -185,7 +186,7 @@ func TestAIDFSummaryFallbacks(t *testing.T) {
 	// result's content string as text, and skips only messages with none.
 	empty := &transcript.Transcript{Messages: slices.Clone(tr.Messages)}
 	for i := 1; i < len(empty.Messages); i += 2 {
-		empty.Messages[i] = transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult(strconv.Itoa(i-1), "")}}
+		empty.Messages[i] = transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.ToolResult(strconv.Itoa(i-1), "")}}
 	}
 	for _, tc := range []struct {
 		spec      string
@@ -196,13 +197,13 @@ func TestAIDFSummaryFallbacks(t *testing.T) {
 		{spec, tr, true},
 		{spec, empty, false},
 	} {
-		rec := &recorder{}
-		step, err := mustPolicy(t, tc.spec).Apply(context.Background(), &Env{Transcript: tc.tr, Summarizer: rec}, &State{}, items(tc.tr, 30))
+		rec := &policytest.Recorder{}
+		step, err := mustPolicy(t, tc.spec).Apply(context.Background(), &Env{Transcript: tc.tr, Summarizer: rec}, &State{}, policytest.Items(tc.tr, 30))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if made := len(rec.reqs) == 1 && step.Summary != nil; made != tc.summarize || (!made && len(step.Warnings) == 0) {
-			t.Errorf("%s: summarized %d times tool-only messages (want a summary: %t); warnings %q", tc.spec, len(rec.reqs), tc.summarize, step.Warnings)
+		if made := len(rec.Reqs) == 1 && step.Summary != nil; made != tc.summarize || (!made && len(step.Warnings) == 0) {
+			t.Errorf("%s: summarized %d times tool-only messages (want a summary: %t); warnings %q", tc.spec, len(rec.Reqs), tc.summarize, step.Warnings)
 		}
 	}
 }
@@ -221,32 +222,32 @@ func TestAIDFTailZero(t *testing.T) {
 // TestAIDFRateLimit: "at most once every 10 messages evicted (don't
 // summarize on every trim)".
 func TestAIDFRateLimit(t *testing.T) {
-	tr := textTranscript(60)
-	rec := &recorder{}
-	calls := drive(t, mustPolicy(t, "aidf:max_messages=12,preserve_last_n=4,summarize_on_trim=true"), tr, rec)
+	tr := policytest.TextTranscript(60)
+	rec := &policytest.Recorder{}
+	calls := policytest.Run(t, mustPolicy(t, "aidf:max_messages=12,preserve_last_n=4,summarize_on_trim=true"), tr, rec)
 	evicted := 0
 	for k, c := range calls {
-		evicted += len(c.step.Evicted)
-		if c.step.Summary != nil {
+		evicted += len(c.Step.Evicted)
+		if c.Step.Summary != nil {
 			if evicted < 10 {
 				t.Errorf("call %d: a summary after %d evictions", k, evicted)
 			}
 			evicted = 0
 		}
 	}
-	if len(rec.reqs) == 0 || len(rec.reqs) > 60/10 {
-		t.Errorf("%d summaries for 60 messages", len(rec.reqs))
+	if len(rec.Reqs) == 0 || len(rec.Reqs) > 60/10 {
+		t.Errorf("%d summaries for 60 messages", len(rec.Reqs))
 	}
 }
 
 // TestAIDFOrphans shows what the message-count window does to tool pairs,
 // and what pair_safe changes.
 func TestAIDFOrphans(t *testing.T) {
-	tr := generated(t, 80, 9)
+	tr := policytest.Generated(t, 80, 9)
 	count := func(spec string) int {
 		n := 0
-		for _, c := range drive(t, mustPolicy(t, spec), tr, nil) {
-			n += orphans(tr, itemsOf(tr, c.sent))
+		for _, c := range policytest.Run(t, mustPolicy(t, spec), tr, nil) {
+			n += policytest.Orphans(policytest.ItemsOf(tr, c.Sent))
 		}
 		return n
 	}
@@ -256,17 +257,6 @@ func TestAIDFOrphans(t *testing.T) {
 	if n := count("aidf:max_messages=15,preserve_last_n=5,pair_safe=true"); n != 0 {
 		t.Errorf("pair_safe sent %d orphaned tool results", n)
 	}
-}
-
-func itemsOf(tr *transcript.Transcript, sent []string) []Item {
-	var out []Item
-	for _, id := range sent {
-		it := Item{ID: id}
-		if i := it.Index(); i >= 0 {
-			out = append(out, Original(tr, i))
-		}
-	}
-	return out
 }
 
 // TestAIDFConfig reads AIDF's config.yml, in both forms task 120 shows.
@@ -311,21 +301,21 @@ func TestAIDFConfig(t *testing.T) {
 // each in a new array does, on a corpus session, with and without
 // summaries and pair-safe cuts.
 func TestAidfReuseSent(t *testing.T) {
-	tr := readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	tr := policytest.ReadCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
 	for _, spec := range []string{"aidf:max_messages=30", "aidf:max_messages=12,preserve_first_n=2,preserve_last_n=4,summarize_on_trim=true,summarize_every=3",
 		"aidf:max_messages=10,preserve_last_n=4,pair_safe=true"} {
 		p := mustPolicy(t, spec)
-		want := driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: &summarize.Mock{}})
-		got := driveIn(t, p, tr, &Env{Transcript: tr, Summarizer: &summarize.Mock{}, ReuseSent: true})
+		want := policytest.RunIn(t, p, tr, &Env{Transcript: tr, Summarizer: &summarize.Mock{}})
+		got := policytest.RunIn(t, p, tr, &Env{Transcript: tr, Summarizer: &summarize.Mock{}, ReuseSent: true})
 		evicting := 0
 		for _, c := range want {
-			evicting += len(c.step.Evicted)
+			evicting += len(c.Step.Evicted)
 		}
 		if evicting == 0 {
 			t.Fatalf("%s evicts nothing from %s", spec, tr.ID)
 		}
 		ignore := cmpopts.IgnoreFields(Step{}, "History")
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(call{}), ignore); diff != "" {
+		if diff := cmp.Diff(want, got, ignore); diff != "" {
 			t.Errorf("%s: (-new arrays +reused)\n%s", spec, diff)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // toolSession is a user task, then calls of tools (names[k] at call k)
@@ -15,13 +16,13 @@ import (
 // is sent: call k−1's billed prompt plus chars4 of what followed it
 // (call 0 counts chars4 of its history; the last call bills its count).
 func toolSession(names []string, counts []int64) *transcript.Transcript {
-	tr := msgs(user("task"))
+	tr := policytest.Msgs(policytest.User("task"))
 	for k, name := range names {
-		c := callNamed(string(rune('a'+k)), name)
+		c := policytest.CallNamed(string(rune('a'+k)), name)
 		c.Model = "claude-sonnet-4-5"
-		tr.Messages = append(tr.Messages, c, result(string(rune('a'+k)), strings.Repeat("r", 400)))
+		tr.Messages = append(tr.Messages, c, policytest.Result(string(rune('a'+k)), strings.Repeat("r", 400)))
 	}
-	done := asst("done")
+	done := policytest.Asst("done")
 	done.Model = "claude-sonnet-4-5"
 	tr = &transcript.Transcript{ID: tr.ID, Messages: append(tr.Messages, done), Models: []string{"claude-sonnet-4-5"}}
 	// Call k's prompt is what the server counts at call k+1 less chars4
@@ -80,8 +81,8 @@ func TestAnthropicClearToolUses(t *testing.T) {
 		{"clear_at_least not met", "anthropic-clear-tool-uses:trigger=50000,clear_at_least=100000", 50_000, nil},
 		{"a tool-use trigger", "anthropic-clear-tool-uses:trigger_tool_uses=5,keep=4", 0, []string{"a"}},
 	} {
-		calls := drive(t, mustPolicy(t, tc.spec), at(tc.last), nil)
-		last := calls[len(calls)-1].step
+		calls := policytest.Run(t, mustPolicy(t, tc.spec), at(tc.last), nil)
+		last := calls[len(calls)-1].Step
 		if diff := cmp.Diff(tc.want, clearedResults(last, anthropicPlaceholder)); diff != "" {
 			t.Errorf("%s: cleared (-want +got):\n%s", tc.name, diff)
 		}
@@ -96,21 +97,21 @@ func TestAnthropicClearToolUses(t *testing.T) {
 	// request below the trigger sends the history whole, as the client
 	// has it, though the one before it was cleared.
 	tr := toolSession(names, []int64{1000, 2000, 3000, 60_000, 5000, 6000})
-	calls := drive(t, mustPolicy(t, "anthropic-clear-tool-uses:trigger=50000,keep=1,clear_tool_inputs=true"), tr, nil)
-	if got := clearedResults(calls[3].step, anthropicPlaceholder); !cmp.Equal(got, []string{"a", "b"}) {
+	calls := policytest.Run(t, mustPolicy(t, "anthropic-clear-tool-uses:trigger=50000,keep=1,clear_tool_inputs=true"), tr, nil)
+	if got := clearedResults(calls[3].Step, anthropicPlaceholder); !cmp.Equal(got, []string{"a", "b"}) {
 		t.Errorf("at 60,000 tokens: cleared %v, want [a b]", got)
 	}
-	for _, it := range calls[3].step.History {
+	for _, it := range calls[3].Step.History {
 		for _, b := range it.Msg.Blocks {
 			if b.Type == transcript.BlockToolUse && (b.ID == "a" || b.ID == "b") && string(b.Input) != "{}" {
 				t.Errorf("the call %s keeps its input %s", b.ID, b.Input)
 			}
 		}
 	}
-	if got := clearedResults(calls[4].step, anthropicPlaceholder); got != nil {
+	if got := clearedResults(calls[4].Step, anthropicPlaceholder); got != nil {
 		t.Errorf("at 5,000 tokens the request is not edited; it cleared %v", got)
 	}
-	for _, it := range calls[4].step.History {
+	for _, it := range calls[4].Step.History {
 		if i := it.Index(); it.Msg != &tr.Messages[i] {
 			t.Errorf("at 5,000 tokens %s is not the client's message", it.ID)
 		}
@@ -121,11 +122,11 @@ func TestAnthropicClearToolUses(t *testing.T) {
 // newest N assistant turns; all removes none.
 func TestAnthropicClearThinking(t *testing.T) {
 	think := func(s string) transcript.Message {
-		m := asst(s)
+		m := policytest.Asst(s)
 		m.Blocks = append([]transcript.Block{{Type: transcript.BlockThinking, Text: "thinking " + s}}, m.Blocks...)
 		return m
 	}
-	tr := msgs(user("1"), think("a"), user("2"), think("b"), user("3"), think("c"), user("4"), think("d"))
+	tr := policytest.Msgs(policytest.User("1"), think("a"), policytest.User("2"), think("b"), policytest.User("3"), think("c"), policytest.User("4"), think("d"))
 	withThinking := func(step Step) []string {
 		var out []string
 		for _, it := range step.History {
@@ -139,8 +140,8 @@ func TestAnthropicClearThinking(t *testing.T) {
 		keep string
 		want []string
 	}{{"1", []string{"m5"}}, {"2", []string{"m3", "m5"}}, {"0", nil}, {"all", []string{"m1", "m3", "m5"}}} {
-		calls := drive(t, mustPolicy(t, "anthropic-clear-thinking:keep="+tc.keep), tr, nil)
-		if diff := cmp.Diff(tc.want, withThinking(calls[3].step)); diff != "" {
+		calls := policytest.Run(t, mustPolicy(t, "anthropic-clear-thinking:keep="+tc.keep), tr, nil)
+		if diff := cmp.Diff(tc.want, withThinking(calls[3].Step)); diff != "" {
 			t.Errorf("keep=%s: thinking sent (-want +got):\n%s", tc.keep, diff)
 		}
 	}
@@ -178,8 +179,8 @@ func TestChain(t *testing.T) {
 			tr.Messages[i].Blocks = append([]transcript.Block{{Type: transcript.BlockThinking, Text: "hm"}}, tr.Messages[i].Blocks...)
 		}
 	}
-	calls := drive(t, mustPolicy(t, "anthropic-clear-thinking:keep=0+anthropic-clear-tool-uses:keep=1"), tr, nil)
-	last := calls[len(calls)-1].step
+	calls := policytest.Run(t, mustPolicy(t, "anthropic-clear-thinking:keep=0+anthropic-clear-tool-uses:keep=1"), tr, nil)
+	last := calls[len(calls)-1].Step
 	if got := clearedResults(last, anthropicPlaceholder); !cmp.Equal(got, []string{"a", "b"}) {
 		t.Errorf("cleared %v, want [a b]", got)
 	}
@@ -212,7 +213,7 @@ func TestServerEditsCopyOnce(t *testing.T) {
 	for _, spec := range []string{"anthropic-clear-tool-uses:trigger_tool_uses=1,keep=1,clear_tool_inputs=true", "anthropic-clear-thinking:keep=0"} {
 		seen := map[*transcript.Message]bool{}
 		cleared := 0
-		driveEach(t, mustPolicy(t, spec), tr, &Env{Transcript: tr}, func(_, _ int, step Step, _ *State) {
+		policytest.Drive(t, mustPolicy(t, spec), tr, &Env{Transcript: tr}, func(_, _ int, step Step, _ *State) {
 			cleared += len(step.Truncated)
 			for _, it := range step.History {
 				seen[it.Msg] = true

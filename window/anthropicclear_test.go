@@ -13,6 +13,7 @@ import (
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // clearSessions are generated sessions for the clear-tool-uses checks:
@@ -141,8 +142,8 @@ func TestClearToolUsesIncremental(t *testing.T) {
 			// the arrays of what it sent (as the replay command lets it).
 			run := func(p Policy, reuse bool) []sent {
 				var out []sent
-				env := &Env{Transcript: tr, Count: cacheCount(), Summarizer: &summarize.Mock{}, ReuseSent: reuse}
-				driveEach(t, p, tr, env, func(_, _ int, step Step, _ *State) {
+				env := &Env{Transcript: tr, Count: policytest.CacheCount(), Summarizer: &summarize.Mock{}, ReuseSent: reuse}
+				policytest.Drive(t, p, tr, env, func(_, _ int, step Step, _ *State) {
 					s := sent{step: step, items: slices.Clone(step.History)}
 					for _, it := range step.History {
 						s.msgs = append(s.msgs, *it.Msg)
@@ -202,8 +203,8 @@ func TestClearStateWhole(t *testing.T) {
 			if !strings.Contains(spec, AnthropicClearToolUses) {
 				continue
 			}
-			env := &Env{Transcript: tr, Count: cacheCount(), Summarizer: &summarize.Mock{}}
-			driveEach(t, mustPolicy(t, spec), tr, env, func(_, _ int, _ Step, st *State) {
+			env := &Env{Transcript: tr, Count: policytest.CacheCount(), Summarizer: &summarize.Mock{}}
+			policytest.Drive(t, mustPolicy(t, spec), tr, env, func(_, _ int, _ Step, st *State) {
 				states := []*State{st}
 				if cs, ok := st.Data.(*chainState); ok {
 					states = cs.sub

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // TestAnthropicCompaction: the documentation's parameters — the trigger
@@ -33,52 +34,52 @@ func TestAnthropicCompaction(t *testing.T) {
 		{"paused, keep 3 reaches back to the call", "anthropic-compaction:pause_after_compaction=true,keep=3", 150_001, []string{"s1", "m3", "m4", "m5", "m6"}},
 		{"paused, keep 0", "anthropic-compaction:pause_after_compaction=true,keep=0", 150_001, []string{"s1"}},
 	} {
-		rec := &recorder{}
-		calls := drive(t, mustPolicy(t, tc.spec), at(tc.last), rec)
+		rec := &policytest.Recorder{}
+		calls := policytest.Run(t, mustPolicy(t, tc.spec), at(tc.last), rec)
 		last := calls[len(calls)-1]
-		if diff := cmp.Diff(tc.want, last.sent); diff != "" {
+		if diff := cmp.Diff(tc.want, last.Sent); diff != "" {
 			t.Errorf("%s: sent (-want +got):\n%s", tc.name, diff)
 		}
 		fires := tc.want[0] == "s1"
-		if (last.step.Fired != nil) != fires || (len(rec.reqs) == 1) != fires {
-			t.Errorf("%s: fired %+v, %d summaries", tc.name, last.step.Fired, len(rec.reqs))
+		if (last.Step.Fired != nil) != fires || (len(rec.Reqs) == 1) != fires {
+			t.Errorf("%s: fired %+v, %d summaries", tc.name, last.Step.Fired, len(rec.Reqs))
 		}
 		if !fires {
 			continue
 		}
-		if s := last.step.History[0]; !s.Summary || s.Msg.Role != transcript.RoleAssistant {
+		if s := last.Step.History[0]; !s.Summary || s.Msg.Role != transcript.RoleAssistant {
 			t.Errorf("%s: the compaction block is %+v", tc.name, s)
 		}
 		// The whole request is summarized, the kept messages too.
-		if n := len(rec.reqs[0].Messages); n != 7 {
+		if n := len(rec.Reqs[0].Messages); n != 7 {
 			t.Errorf("%s: summarized %d messages, want the request's 7", tc.name, n)
 		}
-		if f := last.step.Fired; f.Before != int(tc.last) || f.After >= f.Before {
+		if f := last.Step.Fired; f.Before != int(tc.last) || f.After >= f.Before {
 			t.Errorf("%s: fired %+v", tc.name, f)
 		}
 		// The compaction iteration reads the whole request.
-		if in := last.step.Summary.Usage.Prompt(); in != tc.last {
+		if in := last.Step.Summary.Usage.Prompt(); in != tc.last {
 			t.Errorf("%s: the compaction iteration's input is %d, want the request's %d", tc.name, in, tc.last)
 		}
-		if want := 7 - (len(tc.want) - 1); len(last.step.Evicted) != want {
-			t.Errorf("%s: evicted %v", tc.name, last.step.Evicted)
+		if want := 7 - (len(tc.want) - 1); len(last.Step.Evicted) != want {
+			t.Errorf("%s: evicted %v", tc.name, last.Step.Evicted)
 		}
 	}
 
 	// Later calls send the block and what followed it.
 	tr := toolSession([]string{"Bash", "Bash", "Bash"}, []int64{1000, 160_000, 3000, 4000})
-	calls := drive(t, mustPolicy(t, "anthropic-compaction"), tr, &recorder{})
+	calls := policytest.Run(t, mustPolicy(t, "anthropic-compaction"), tr, &policytest.Recorder{})
 	if diff := cmp.Diff([][]string{{"m0"}, {"s1"}, {"s1", "m3", "m4"}, {"s1", "m3", "m4", "m5", "m6"}}, sentOf(calls)); diff != "" {
 		t.Errorf("after a compaction (-want +got):\n%s", diff)
 	}
 
 	// instructions replace the prompt, braces and all.
-	rec := &recorder{}
-	drive(t, mustPolicy(t, "anthropic-compaction:instructions=Keep file paths {{.Previous}}"), at(150_001), rec)
-	if len(rec.reqs) != 1 {
-		t.Fatalf("%d summaries", len(rec.reqs))
+	rec := &policytest.Recorder{}
+	policytest.Run(t, mustPolicy(t, "anthropic-compaction:instructions=Keep file paths {{.Previous}}"), at(150_001), rec)
+	if len(rec.Reqs) != 1 {
+		t.Fatalf("%d summaries", len(rec.Reqs))
 	}
-	pr, err := summarize.Render(rec.reqs[0])
+	pr, err := summarize.Render(rec.Reqs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,9 +88,9 @@ func TestAnthropicCompaction(t *testing.T) {
 	}
 
 	// No summarizer: the compaction fails, the history is kept, a warning.
-	calls = drive(t, mustPolicy(t, "anthropic-compaction"), at(150_001), &recorder{fail: true})
-	if last := calls[len(calls)-1]; len(last.sent) != 7 || len(last.step.Warnings) != 1 {
-		t.Errorf("failed compaction: sent %v, warnings %v", last.sent, last.step.Warnings)
+	calls = policytest.Run(t, mustPolicy(t, "anthropic-compaction"), at(150_001), &policytest.Recorder{Fail: true})
+	if last := calls[len(calls)-1]; len(last.Sent) != 7 || len(last.Step.Warnings) != 1 {
+		t.Errorf("failed compaction: sent %v, warnings %v", last.Sent, last.Step.Warnings)
 	}
 
 	if _, err := Parse("anthropic-compaction:trigger=49999"); err == nil {
@@ -97,10 +98,10 @@ func TestAnthropicCompaction(t *testing.T) {
 	}
 }
 
-func sentOf(calls []call) [][]string {
+func sentOf(calls []policytest.Call) [][]string {
 	out := make([][]string, len(calls))
 	for i, c := range calls {
-		out[i] = c.sent
+		out[i] = c.Sent
 	}
 	return out
 }
@@ -111,7 +112,7 @@ func sentOf(calls []call) [][]string {
 // since), exceeds the trigger — the call after the first whose billed
 // input does — and the next call sends the block and what followed it.
 func TestAnthropicCompactionCorpus(t *testing.T) {
-	tr := readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	tr := policytest.ReadCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
 	first, billed := -1, -1
 	last, lastAt, x := int64(-1), 0, 0
 	for i, m := range tr.Messages {
@@ -134,8 +135,8 @@ func TestAnthropicCompactionCorpus(t *testing.T) {
 	}
 	var fired []int
 	var after []string
-	env := &Env{Transcript: tr, Summarizer: &recorder{}}
-	driveEach(t, mustPolicy(t, "anthropic-compaction"), tr, env, func(msg, _ int, step Step, _ *State) {
+	env := &Env{Transcript: tr, Summarizer: &policytest.Recorder{}}
+	policytest.Drive(t, mustPolicy(t, "anthropic-compaction"), tr, env, func(msg, _ int, step Step, _ *State) {
 		if step.Fired != nil {
 			fired = append(fired, msg)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/codexcut"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/codex"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // Codex is Rust: these table tests hold the codex policy to the lines of
@@ -55,15 +56,15 @@ func TestCodexTruncate(t *testing.T) {
 //	InitialContextInjection::DoNotInject (pre-turn): the next regular turn will fully reinject initial context
 //	InitialContextInjection::BeforeLastUserMessage (mid-turn): insert_initial_context_before_last_real_user_or_summary
 func TestCodexCompaction(t *testing.T) {
-	tr := msgs(
-		transcript.Message{Role: transcript.RoleSystem, Blocks: []transcript.Block{text("You are Codex.")}},
-		user("<environment_context>\n<cwd>/repo</cwd>\n</environment_context>"),
-		user("fix the build"), callTool("a"), result("a", strings.Repeat("log ", 5000)), asst("fixed"),
-		user("<user_shell_command>make</user_shell_command>"),
-		user("now add tests"), callTool("b"), result("b", "ok"))
+	tr := policytest.Msgs(
+		transcript.Message{Role: transcript.RoleSystem, Blocks: []transcript.Block{policytest.Text("You are Codex.")}},
+		policytest.User("<environment_context>\n<cwd>/repo</cwd>\n</environment_context>"),
+		policytest.User("fix the build"), policytest.CallTool("a"), policytest.Result("a", strings.Repeat("log ", 5000)), policytest.Asst("fixed"),
+		policytest.User("<user_shell_command>make</user_shell_command>"),
+		policytest.User("now add tests"), policytest.CallTool("b"), policytest.Result("b", "ok"))
 	run := func(spec string, turn int) Step {
 		t.Helper()
-		step, err := mustPolicy(t, spec).Apply(context.Background(), &Env{Transcript: tr, Summarizer: &recorder{}, Turn: turn}, &State{}, items(tr, 10))
+		step, err := mustPolicy(t, spec).Apply(context.Background(), &Env{Transcript: tr, Summarizer: &policytest.Recorder{}, Turn: turn}, &State{}, policytest.Items(tr, 10))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,8 +105,8 @@ func TestCodexCompaction(t *testing.T) {
 	// An overlong user message is cut head and tail
 	// (build_token_limited_compacted_history_truncates_overlong_user_messages:
 	// max_tokens 16, "word " × 200).
-	big := msgs(user(strings.Repeat("word ", 200)), asst("ok"))
-	step, err := mustPolicy(t, "codex:context_window=10,user_message_tokens=16").Apply(context.Background(), &Env{Transcript: big, Summarizer: &recorder{}}, &State{}, items(big, 2))
+	big := policytest.Msgs(policytest.User(strings.Repeat("word ", 200)), policytest.Asst("ok"))
+	step, err := mustPolicy(t, "codex:context_window=10,user_message_tokens=16").Apply(context.Background(), &Env{Transcript: big, Summarizer: &policytest.Recorder{}}, &State{}, policytest.Items(big, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,22 +2,17 @@ package window
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/ctxbench/ctxbench/window/internal/policytest"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/aidf"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // The conformance goldens (testdata/conformance) hold what the peers'
@@ -25,56 +20,6 @@ import (
 // scripts/conformance/export writes; make conformance regenerates them
 // with node. These tests replay ctxbench's policies on the same
 // transcripts and compare, call by call, without node.
-
-var (
-	sourcesOnce sync.Once
-	sources     map[string]*transcript.Transcript
-	sourcesErr  error
-)
-
-// conformanceSource returns the transcript a golden names.
-func conformanceSource(t *testing.T, name string) *transcript.Transcript {
-	t.Helper()
-	sourcesOnce.Do(func() {
-		var ss []fixtures.Source
-		ss, sourcesErr = fixtures.ConformanceSources("../fixtures/corpus")
-		sources = map[string]*transcript.Transcript{}
-		for _, s := range ss {
-			sources[s.Name] = s.Transcript
-		}
-	})
-	if sourcesErr != nil {
-		t.Fatal(sourcesErr)
-	}
-	tr, ok := sources[name]
-	if !ok {
-		t.Fatalf("the golden names %s, which fixtures.ConformanceSources no longer returns: run make conformance", name)
-	}
-	return tr
-}
-
-func readGolden(t *testing.T, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile("testdata/conformance/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
-
-// callMessage returns the index of the assistant message of call c.
-func callMessage(tr *transcript.Transcript, c int) int { return policytest.CallMessage(tr, c) }
-
-// snapshotSummarizer answers every call with the same text, as the
-// conformance harness's scripted model does.
-type snapshotSummarizer struct{ text string }
-
-func (s snapshotSummarizer) Name() string { return "scripted" }
-func (s snapshotSummarizer) Summarize(context.Context, summarize.Request) (summarize.Result, error) {
-	return summarize.Result{Text: s.text}, nil
-}
 
 // goldenSource names the code a golden was made from when it is not a
 // published package: its repository, commit and file.
@@ -106,7 +51,7 @@ func TestAIDFConformance(t *testing.T) {
 			} `json:"calls"`
 		} `json:"results"`
 	}
-	readGolden(t, "aidf.json", &g)
+	policytest.ReadGolden(t, "aidf.json", &g)
 	if g.AIDF.Commit != aidf.Commit {
 		t.Errorf("the golden is of %s@%s; the policy says it follows %s", g.AIDF.Repository, g.AIDF.Commit, aidf.Commit)
 	}
@@ -118,27 +63,27 @@ func TestAIDFConformance(t *testing.T) {
 			s.MaxMessages, s.PreserveFirstN, s.PreserveLastN, s.SummarizeOnTrim)
 		calls, same, summaries := 0, 0, 0
 		for _, r := range g.Results[k] {
-			tr := conformanceSource(t, r.Source)
-			got := drive(t, mustPolicy(t, spec), tr, &summarize.Mock{})
+			tr := policytest.ConformanceSource(t, r.Source)
+			got := policytest.Run(t, mustPolicy(t, spec), tr, &summarize.Mock{})
 			if len(got) != len(r.Calls) {
 				t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
 			}
 			for c, want := range r.Calls {
 				calls++
-				enc := encodeRuns(got[c].sent)
+				enc := policytest.EncodeRuns(got[c].Sent)
 				if slices.Equal(enc, want.Sent) {
 					same++
 				} else if !t.Failed() || calls < 20 {
 					t.Errorf("%s, %s, call %d: ConversationWindow sent %v, ctxbench %v", spec, r.Source, c, want.Sent, enc)
 				}
-				if len(got[c].sent) > len(distinct(got[c].sent)) {
+				if len(got[c].Sent) > len(distinct(got[c].Sent)) {
 					twice++
 				}
-				if got[c].step.Summary != nil && got[c].step.Summary.ID != "" {
+				if got[c].Step.Summary != nil && got[c].Step.Summary.ID != "" {
 					summaries++
 				}
 				aidfTokens += want.Tokens
-				for _, it := range got[c].step.History {
+				for _, it := range got[c].Step.History {
 					chars4Tokens += chars4.CountMessage(it.Msg)
 				}
 			}
@@ -155,9 +100,6 @@ func TestAIDFConformance(t *testing.T) {
 	t.Logf("%d calls send a message twice; over every call, ConversationWindow's estimateTokens is %d, chars4 %d (%.3f×)",
 		twice, aidfTokens, chars4Tokens, float64(aidfTokens)/float64(chars4Tokens))
 }
-
-// encodeRuns writes ids as the aidf golden does (policytest.EncodeRuns).
-func encodeRuns(ids []string) []string { return policytest.EncodeRuns(ids) }
 
 func distinct(ids []string) map[string]bool {
 	m := map[string]bool{}
@@ -181,22 +123,22 @@ func TestTwoTierConformance(t *testing.T) {
 			Calls  []twoTierGolden `json:"calls"`
 		} `json:"results"`
 	}
-	readGolden(t, "twotier.json", &g)
+	policytest.ReadGolden(t, "twotier.json", &g)
 	if g.Ralph.Commit != ralphCommit {
 		t.Errorf("the golden is of %s@%s; the policy says it follows %s", g.Ralph.Repository, g.Ralph.Commit, ralphCommit)
 	}
 	calls, same, heuristic, ai := 0, 0, 0, 0
 	for _, r := range g.Results {
-		tr := conformanceSource(t, r.Source)
+		tr := policytest.ConformanceSource(t, r.Source)
 		log := &promptLog{}
-		got := drive(t, mustPolicy(t, "two-tier"), tr, log)
+		got := policytest.Run(t, mustPolicy(t, "two-tier"), tr, log)
 		if len(got) != len(r.Calls) {
 			t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
 		}
 		tokens, next := 0, 0 // what loop.ts counts: every message before the call
 		for c, want := range r.Calls {
 			calls++
-			for end := callMessage(tr, c); next < end; next++ {
+			for end := policytest.CallMessage(tr, c); next < end; next++ {
 				tokens += loopCount(tr, next)
 			}
 			if tokens != want.Tokens {
@@ -207,11 +149,11 @@ func TestTwoTierConformance(t *testing.T) {
 			} else if want.AI != nil {
 				ai++
 			}
-			step := got[c].step
+			step := got[c].Step
 			if want.matches(t, r.Source, c, step, log) {
 				same++
 			} else if !t.Failed() || calls < 20 {
-				t.Errorf("%s, call %d: summarizeMessages sent %v (heuristic %t, ai %t), ctxbench %v (summary %+v)", r.Source, c, want.Sent, want.Heuristic != "", want.AI != nil, encodeRuns(loopIDs(step.History)), step.Summary)
+				t.Errorf("%s, call %d: summarizeMessages sent %v (heuristic %t, ai %t), ctxbench %v (summary %+v)", r.Source, c, want.Sent, want.Heuristic != "", want.AI != nil, policytest.EncodeRuns(loopIDs(step.History)), step.Summary)
 			}
 		}
 	}
@@ -250,7 +192,7 @@ func loopCount(tr *transcript.Transcript, i int) int {
 // the next of log's.
 func (want twoTierGolden) matches(t *testing.T, src string, c int, step Step, log *promptLog) bool {
 	t.Helper()
-	ok := slices.Equal(encodeRuns(loopIDs(step.History)), want.Sent)
+	ok := slices.Equal(policytest.EncodeRuns(loopIDs(step.History)), want.Sent)
 	switch ev := step.Summary; {
 	case want.Heuristic != "":
 		return ok && ev != nil && ev.Model == "heuristic" && summaryText(step.History) == want.Heuristic
@@ -261,7 +203,7 @@ func (want twoTierGolden) matches(t *testing.T, src string, c int, step Step, lo
 			// The AI summaries' requests, in the order of the calls.
 			req := log.reqs[0]
 			log.reqs = log.reqs[1:]
-			if sha256Hex(req.Template.System) != want.AI.System || sha256Hex(req.Prompt) != want.AI.User {
+			if policytest.SHA256Hex(req.Template.System) != want.AI.System || policytest.SHA256Hex(req.Prompt) != want.AI.User {
 				t.Errorf("%s, call %d: the AI summary's prompt (%d characters) is not createAISummary's (%d)", src, c, transcript.UTF16Len(req.Prompt), want.AI.Length)
 				return false
 			}
@@ -282,11 +224,6 @@ func (p *promptLog) Name() string { return "mock" }
 func (p *promptLog) Summarize(ctx context.Context, req summarize.Request) (summarize.Result, error) {
 	p.reqs = append(p.reqs, req)
 	return p.mock.Summarize(ctx, req)
-}
-
-func sha256Hex(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
 }
 
 // loopIDs writes a cut message as the twotier golden does: its id, "~"
@@ -329,9 +266,9 @@ func TestVercelPruneConformance(t *testing.T) {
 			ToolCalls     json.RawMessage `json:"toolCalls"`
 			EmptyMessages string          `json:"emptyMessages"`
 		} `json:"settings"`
-		Results [][]hashedRun `json:"results"`
+		Results [][]policytest.HashedRun `json:"results"`
 	}
-	readGolden(t, "vercelprune.json", &g)
+	policytest.ReadGolden(t, "vercelprune.json", &g)
 	if g.AI != vercelAIVersion {
 		t.Errorf("the golden is of ai@%s; the policy says it follows %s", g.AI, vercelAIVersion)
 	}
@@ -354,29 +291,26 @@ func TestVercelPruneConformance(t *testing.T) {
 	}
 }
 
-// A hashedRun is a golden's calls of one history (policytest.HashedRun).
-type hashedRun = policytest.HashedRun
-
 // checkHashed replays spec on each run's history and compares what each
 // call sends, as encode writes it, with what peer sent; it returns how
 // many calls sent something encode marks with "~".
-func checkHashed(t *testing.T, spec, peer string, runs []hashedRun, encode func(*transcript.Transcript, []Item) []string) (marked int) {
+func checkHashed(t *testing.T, spec, peer string, runs []policytest.HashedRun, encode func(*transcript.Transcript, []Item) []string) (marked int) {
 	t.Helper()
 	p := mustPolicy(t, spec)
 	calls, same := 0, 0
 	for _, r := range runs {
-		tr := conformanceSource(t, r.Source)
-		got := drive(t, p, tr, nil)
+		tr := policytest.ConformanceSource(t, r.Source)
+		got := policytest.Run(t, p, tr, nil)
 		if len(got) != len(r.Calls) {
 			t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
 		}
 		for c, want := range r.Calls {
 			calls++
-			enc := strings.Join(encode(tr, got[c].step.History), ",")
+			enc := strings.Join(encode(tr, got[c].Step.History), ",")
 			if strings.Contains(enc, "~") {
 				marked++
 			}
-			if sha256Hex(enc)[:16] == want.SHA256 {
+			if policytest.SHA256Hex(enc)[:16] == want.SHA256 {
 				same++
 			} else if !t.Failed() || calls < 20 {
 				entries := strings.Split(enc, ",")
@@ -412,7 +346,7 @@ func pruneEntries(tr *transcript.Transcript, sent []Item) []string {
 		}
 		out = append(out, it.ID+":"+strings.Join(kept, "."))
 	}
-	return encodeRuns(out)
+	return policytest.EncodeRuns(out)
 }
 
 func sameBlock(a, b transcript.Block) bool {
@@ -434,9 +368,9 @@ func TestOpenAITrimConformance(t *testing.T) {
 			PreviewChars   int      `json:"preview_chars"`
 			TrimmableTools []string `json:"trimmable_tools"`
 		} `json:"settings"`
-		Results [][]hashedRun `json:"results"`
+		Results [][]policytest.HashedRun `json:"results"`
 	}
-	readGolden(t, "openaitrim.json", &g)
+	policytest.ReadGolden(t, "openaitrim.json", &g)
 	if g.Version != openAITrimVersion || g.Commit != openAITrimCommit {
 		t.Errorf("the golden is of openai-agents %s (%s); the policy says it follows %s (%s)", g.Version, g.Commit, openAITrimVersion, openAITrimCommit)
 	}
@@ -467,10 +401,10 @@ func trimEntries(tr *transcript.Transcript, sent []Item) []string {
 		var cut []string
 		for k, b := range it.Msg.Blocks {
 			if b.Text != orig[k].Text {
-				cut = append(cut, fmt.Sprintf("%d=%s", k, sha256Hex(b.Text)[:8]))
+				cut = append(cut, fmt.Sprintf("%d=%s", k, policytest.SHA256Hex(b.Text)[:8]))
 			}
 		}
 		out = append(out, it.ID+"~"+strings.Join(cut, "."))
 	}
-	return encodeRuns(out)
+	return policytest.EncodeRuns(out)
 }

@@ -1,15 +1,19 @@
 package window
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
+)
 
 // TestAllowReuse: after Env.AllowReuse, aidf builds each history it cuts
 // in the array of the one it sent before; without it, in a new array.
 func TestAllowReuse(t *testing.T) {
-	tr := readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	tr := policytest.ReadCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
 	p := mustPolicy(t, "aidf:max_messages=12")
 	shared := func(env *Env) (cuts, same int) {
 		var prev *Item
-		driveEach(t, p, tr, env, func(_, _ int, step Step, _ *State) {
+		policytest.Drive(t, p, tr, env, func(_, _ int, step Step, _ *State) {
 			if len(step.Evicted) == 0 {
 				return
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // TestOpenAICompaction: the documentation's behaviour — the server
@@ -28,37 +29,37 @@ func TestOpenAICompaction(t *testing.T) {
 		{"the item alone", "openai-compaction:keep_user_messages=false", 200_001, []string{"s1"}},
 		{"a threshold of 50,000", "openai-compaction:compact_threshold=50000", 50_001, []string{"m0", "s1"}},
 	} {
-		rec := &recorder{}
-		calls := drive(t, mustPolicy(t, tc.spec), at(tc.last), rec)
+		rec := &policytest.Recorder{}
+		calls := policytest.Run(t, mustPolicy(t, tc.spec), at(tc.last), rec)
 		last := calls[len(calls)-1]
-		if diff := cmp.Diff(tc.want, last.sent); diff != "" {
+		if diff := cmp.Diff(tc.want, last.Sent); diff != "" {
 			t.Errorf("%s: sent (-want +got):\n%s", tc.name, diff)
 		}
 		fires := len(tc.want) < 7
-		if (last.step.Fired != nil) != fires || (len(rec.reqs) == 1) != fires {
-			t.Errorf("%s: fired %+v, %d summaries", tc.name, last.step.Fired, len(rec.reqs))
+		if (last.Step.Fired != nil) != fires || (len(rec.Reqs) == 1) != fires {
+			t.Errorf("%s: fired %+v, %d summaries", tc.name, last.Step.Fired, len(rec.Reqs))
 		}
 		if !fires {
 			continue
 		}
-		if s := last.step.History[len(last.step.History)-1]; !s.Summary || s.Msg.Role != transcript.RoleAssistant {
+		if s := last.Step.History[len(last.Step.History)-1]; !s.Summary || s.Msg.Role != transcript.RoleAssistant {
 			t.Errorf("%s: the compaction item is %+v", tc.name, s)
 		}
 		// The whole request is compacted; the pass reads all of it.
-		if n := len(rec.reqs[0].Messages); n != 7 {
+		if n := len(rec.Reqs[0].Messages); n != 7 {
 			t.Errorf("%s: compacted %d messages, want the request's 7", tc.name, n)
 		}
-		if in := last.step.Summary.Usage.Prompt(); in != tc.last {
+		if in := last.Step.Summary.Usage.Prompt(); in != tc.last {
 			t.Errorf("%s: the compaction pass's input is %d, want the request's %d", tc.name, in, tc.last)
 		}
-		if f := last.step.Fired; f.Before != int(tc.last) || f.After >= f.Before {
+		if f := last.Step.Fired; f.Before != int(tc.last) || f.After >= f.Before {
 			t.Errorf("%s: fired %+v", tc.name, f)
 		}
 	}
 
 	// Later calls send the window and what followed it.
 	tr := toolSession([]string{"Bash", "Bash", "Bash"}, []int64{1000, 210_000, 3000, 4000})
-	calls := drive(t, mustPolicy(t, "openai-compaction"), tr, &recorder{})
+	calls := policytest.Run(t, mustPolicy(t, "openai-compaction"), tr, &policytest.Recorder{})
 	if diff := cmp.Diff([][]string{{"m0"}, {"m0", "s1"}, {"m0", "s1", "m3", "m4"}, {"m0", "s1", "m3", "m4", "m5", "m6"}}, sentOf(calls)); diff != "" {
 		t.Errorf("after a compaction (-want +got):\n%s", diff)
 	}
@@ -66,13 +67,13 @@ func TestOpenAICompaction(t *testing.T) {
 	// A user message's text stays, its tool outputs go into the item.
 	tr = at(200_001)
 	tr.Messages[4].Blocks = append(tr.Messages[4].Blocks, transcript.Block{Type: transcript.BlockText, Text: "and check the logs"})
-	calls = drive(t, mustPolicy(t, "openai-compaction"), tr, &recorder{})
+	calls = policytest.Run(t, mustPolicy(t, "openai-compaction"), tr, &policytest.Recorder{})
 	last := calls[len(calls)-1]
-	if diff := cmp.Diff([]string{"m0", "m4", "s1"}, last.sent); diff != "" {
+	if diff := cmp.Diff([]string{"m0", "m4", "s1"}, last.Sent); diff != "" {
 		t.Errorf("a user message with tool outputs (-want +got):\n%s", diff)
 	}
-	if m := last.step.History[1].Msg; len(m.Blocks) != 1 || m.Blocks[0].Text != "and check the logs" || !cmp.Equal(last.step.Truncated, []string{"m4"}) {
-		t.Errorf("the user message was sent as %+v, truncated %v", m.Blocks, last.step.Truncated)
+	if m := last.Step.History[1].Msg; len(m.Blocks) != 1 || m.Blocks[0].Text != "and check the logs" || !cmp.Equal(last.Step.Truncated, []string{"m4"}) {
+		t.Errorf("the user message was sent as %+v, truncated %v", m.Blocks, last.Step.Truncated)
 	}
 }
 

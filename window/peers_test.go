@@ -6,29 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/ctxbench/ctxbench/transcript"
 )
-
-func msgs(ms ...transcript.Message) *transcript.Transcript {
-	return &transcript.Transcript{Messages: ms}
-}
-
-func user(s string) transcript.Message {
-	return transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{text(s)}}
-}
-
-func asst(s string) transcript.Message {
-	return transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text(s)}}
-}
-
-func callTool(id string) transcript.Message {
-	return transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse(id)}}
-}
-
-func result(id, s string) transcript.Message {
-	return transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult(id, s)}}
-}
 
 func TestRegistry(t *testing.T) {
 	// The listing order names every registered policy, and nothing else:

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -12,16 +13,16 @@ import (
 // array does, item for item and content for content, on a corpus session
 // it truncates, with the defaults and with a smaller limit.
 func TestPruneReuseSent(t *testing.T) {
-	tr := readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	tr := policytest.ReadCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
 	for _, spec := range []string{"prune", "prune:max_chars=300,truncate_to=50,preserve_last_n=2"} {
 		p := mustPolicy(t, spec)
 		var want, got [][]Item
 		var truncated int
-		driveEach(t, p, tr, &Env{Transcript: tr}, func(_, _ int, step Step, _ *State) {
+		policytest.Drive(t, p, tr, &Env{Transcript: tr}, func(_, _ int, step Step, _ *State) {
 			want = append(want, slices.Clone(step.History))
 			truncated += len(step.Truncated)
 		})
-		driveEach(t, p, tr, &Env{Transcript: tr, ReuseSent: true}, func(_, _ int, step Step, _ *State) {
+		policytest.Drive(t, p, tr, &Env{Transcript: tr, ReuseSent: true}, func(_, _ int, step Step, _ *State) {
 			got = append(got, slices.Clone(step.History))
 		})
 		if truncated == 0 {

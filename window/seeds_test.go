@@ -12,6 +12,7 @@ import (
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // TestCrossTurnPlacement: "Injected as a synthetic user message: [Earlier
@@ -19,11 +20,11 @@ import (
 // Understood, I have context from our earlier conversation. Then the
 // recent history messages follow."
 func TestCrossTurnPlacement(t *testing.T) {
-	tr := textTranscript(30)
-	rec := &recorder{}
-	calls := drive(t, mustPolicy(t, "cross-turn"), tr, rec)
+	tr := policytest.TextTranscript(30)
+	rec := &policytest.Recorder{}
+	calls := policytest.Run(t, mustPolicy(t, "cross-turn"), tr, rec)
 	last := calls[len(calls)-1]
-	h := last.step.History
+	h := last.Step.History
 	// 28 earlier text messages: summary + ack + the last 6, then the turn.
 	if len(h) != 2+6+1 {
 		t.Fatalf("sent %v", ids(h))
@@ -36,12 +37,12 @@ func TestCrossTurnPlacement(t *testing.T) {
 		t.Errorf("recent history (-want +got):\n%s", diff)
 	}
 	// Once only (resummarize_threshold 0, the seed's current behaviour).
-	if len(rec.reqs) != 1 || rec.reqs[0].Template != summarize.CrossTurn {
-		t.Errorf("%d summaries, want 1 with the cross-turn template", len(rec.reqs))
+	if len(rec.Reqs) != 1 || rec.Reqs[0].Template != summarize.CrossTurn {
+		t.Errorf("%d summaries, want 1 with the cross-turn template", len(rec.Reqs))
 	}
 	// The first summary covers "messages [0..N-6]": at the call where the
 	// 11th text message exists.
-	if got := len(rec.reqs[0].Messages); got != 12-6 {
+	if got := len(rec.Reqs[0].Messages); got != 12-6 {
 		t.Errorf("the first summary covers %d messages, want 6 (12 earlier text messages minus the last 6)", got)
 	}
 }
@@ -50,15 +51,15 @@ func TestCrossTurnPlacement(t *testing.T) {
 // contents, or structured data. System messages and empty messages are
 // excluded." The current turn is sent whole.
 func TestCrossTurnTextOnly(t *testing.T) {
-	tr := readCorpus(t, "spotter/tool_heavy.jsonl")
-	for _, c := range drive(t, mustPolicy(t, "cross-turn"), tr, &summarize.Mock{}) {
-		turn := crossturn.CurrentTurnStart(tr.Messages[:indexOf(c.sent[len(c.sent)-1])+1])
-		for _, id := range c.sent {
+	tr := policytest.ReadCorpus(t, "spotter/tool_heavy.jsonl")
+	for _, c := range policytest.Run(t, mustPolicy(t, "cross-turn"), tr, &summarize.Mock{}) {
+		turn := crossturn.CurrentTurnStart(tr.Messages[:indexOf(c.Sent[len(c.Sent)-1])+1])
+		for _, id := range c.Sent {
 			i := indexOf(id)
 			if i < 0 || i >= turn {
 				continue
 			}
-			for _, b := range c.step.History[position(c.sent, id)].Msg.Blocks {
+			for _, b := range c.Step.History[position(c.Sent, id)].Msg.Blocks {
 				if b.Type != transcript.BlockText {
 					t.Errorf("%s of an earlier turn sent with a %s block", id, b.Type)
 				}
@@ -82,21 +83,21 @@ func position(ids []string, id string) int {
 // first, then the messages from the safe split on; under it, the history.
 func TestCompressApply(t *testing.T) {
 	tr := &transcript.Transcript{Messages: []transcript.Message{
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{text("task")}},         // 0
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text("plan")}},    // 1: safe
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{text("go on")}},        // 2
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse("a")}},    // 3: pending
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult("a", "x")}}, // 4
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse("b")}},    // 5: pending
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult("b", "y")}}, // 6
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text("done")}},    // 7
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{text("next")}},         // 8
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text("ok")}},      // 9
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.Text("task")}},         // 0
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{policytest.Text("plan")}},    // 1: safe
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.Text("go on")}},        // 2
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{policytest.ToolUse("a")}},    // 3: pending
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.ToolResult("a", "x")}}, // 4
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{policytest.ToolUse("b")}},    // 5: pending
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.ToolResult("b", "y")}}, // 6
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{policytest.Text("done")}},    // 7
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.Text("next")}},         // 8
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{policytest.Text("ok")}},      // 9
 	}}
 	// Over the threshold, a system summary first (compress's own test
 	// holds the split point).
 	p := mustPolicy(t, "compress:max_tokens=10,threshold=0.5,preserve_ratio=0.4,estimator=chars4")
-	step, err := p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: &recorder{}}, &State{}, items(tr, 10))
+	step, err := p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: &policytest.Recorder{}}, &State{}, policytest.Items(tr, 10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestCompressApply(t *testing.T) {
 	}
 	// Under the threshold nothing happens.
 	p = mustPolicy(t, "compress:max_tokens=100000")
-	step, _ = p.Apply(context.Background(), &Env{Transcript: tr}, &State{}, items(tr, 10))
+	step, _ = p.Apply(context.Background(), &Env{Transcript: tr}, &State{}, policytest.Items(tr, 10))
 	if len(step.History) != 10 || step.Summary != nil {
 		t.Errorf("compressed under the threshold")
 	}
@@ -117,20 +118,20 @@ func TestCompressApply(t *testing.T) {
 func TestPruneRules(t *testing.T) {
 	long := strings.Repeat("x", 2001)
 	tr := &transcript.Transcript{Messages: []transcript.Message{
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{text(long)}}, // first: kept whole
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.Text(long)}}, // first: kept whole
 		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{
 			{Type: transcript.BlockToolUse, ID: "w", Name: "write_files", Input: []byte(`{"files":[{"path":"a.go","content":"short"},{"path":"b.go","content":"also"}]}`)},
 			{Type: transcript.BlockToolUse, ID: "v", Name: "write_file", Input: []byte(`{"path":"c.go","content":"` + long + `"}`)},
 			{Type: transcript.BlockToolUse, ID: "u", Name: "write_file", Input: []byte(`{"path":"d.go","content":"small"}`)},
 			{Type: transcript.BlockToolUse, ID: "r", Name: "read_file", Input: []byte(`{"path":"` + long + `"}`)},
 		}},
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult("w", long), toolResult("v", "ok")}},
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text(long), text("short")}},
+		{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.ToolResult("w", long), policytest.ToolResult("v", "ok")}},
+		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{policytest.Text(long), policytest.Text("short")}},
 	}}
 	for range 6 { // the last 6: kept whole
-		tr.Messages = append(tr.Messages, transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{text(long)}})
+		tr.Messages = append(tr.Messages, transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{policytest.Text(long)}})
 	}
-	step, _ := mustPolicy(t, "prune").Apply(context.Background(), &Env{Transcript: tr}, &State{}, items(tr, len(tr.Messages)))
+	step, _ := mustPolicy(t, "prune").Apply(context.Background(), &Env{Transcript: tr}, &State{}, policytest.Items(tr, len(tr.Messages)))
 	h := step.History
 	if h[0].Msg.Text() != long || h[len(h)-1].Msg.Text() != long {
 		t.Error("the first or last messages were changed")
@@ -160,56 +161,56 @@ func TestPruneRules(t *testing.T) {
 }
 
 func TestTwoTier(t *testing.T) {
-	tr := textTranscript(40)
+	tr := policytest.TextTranscript(40)
 	big := strings.Repeat("word ", 100_000) // 500,000 characters: 125,000 chars4 tokens
 	tr.Messages[2].Blocks[0].Text = big
-	rec := &recorder{}
+	rec := &policytest.Recorder{}
 	// ralph-gpu's Decision 005 as ctxbench read it (the code: twotier_test.go and the
 	// conformance golden).
 	p := mustPolicy(t, "two-tier:reading=seed")
 	env := &Env{Transcript: tr, Summarizer: rec}
 	st := &State{}
-	step, err := p.Apply(context.Background(), env, st, items(tr, 40))
+	step, err := p.Apply(context.Background(), env, st, policytest.Items(tr, 40))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Tier 2: an AI summary of all but the last 8, with the six-section prompt.
-	if len(rec.reqs) != 1 || rec.reqs[0].Template != summarize.TwoTier || len(rec.reqs[0].Messages) != 32 {
-		t.Fatalf("AI summary requests: %d", len(rec.reqs))
+	if len(rec.Reqs) != 1 || rec.Reqs[0].Template != summarize.TwoTier || len(rec.Reqs[0].Messages) != 32 {
+		t.Fatalf("AI summary requests: %d", len(rec.Reqs))
 	}
 	if diff := cmp.Diff(append([]string{"s1"}, names(seq(32, 40))...), ids(step.History)); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
 	// The same span again is served from the policy's cache.
-	step2, _ := p.Apply(context.Background(), env, st, items(tr, 40))
-	if len(rec.reqs) != 1 || !step2.Summary.Cached {
+	step2, _ := p.Apply(context.Background(), env, st, policytest.Items(tr, 40))
+	if len(rec.Reqs) != 1 || !step2.Summary.Cached {
 		t.Errorf("the unchanged span was summarized again")
 	}
 	// Tier 1 (between 80k and 120k): the heuristic summary, no model call.
 	tr.Messages[2].Blocks[0].Text = strings.Repeat("word ", 70_000) // 87,500 tokens
-	step3, _ := p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, items(tr, 40))
-	if len(rec.reqs) != 1 || step3.Summary == nil || step3.Summary.Model != "heuristic" {
-		t.Errorf("tier 1: %d model calls, summary %+v", len(rec.reqs), step3.Summary)
+	step3, _ := p.Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, policytest.Items(tr, 40))
+	if len(rec.Reqs) != 1 || step3.Summary == nil || step3.Summary.Model != "heuristic" {
+		t.Errorf("tier 1: %d model calls, summary %+v", len(rec.Reqs), step3.Summary)
 	}
 	// "There are >8 messages to summarize" (the seed; the code summarizes
 	// one): 16 messages leave 8, no summary.
-	step4, _ := mustPolicy(t, "two-tier:reading=seed,min_summarizable=8").Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, items(tr, 16))
+	step4, _ := mustPolicy(t, "two-tier:reading=seed,min_summarizable=8").Apply(context.Background(), &Env{Transcript: tr, Summarizer: rec}, &State{}, policytest.Items(tr, 16))
 	if step4.Summary != nil || len(step4.History) != 16 {
 		t.Errorf("summarized only 8 messages")
 	}
 }
 
 func TestRecorded(t *testing.T) {
-	tr := readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	tr := policytest.ReadCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
 	c := tr.Compactions[0]
-	calls := drive(t, mustPolicy(t, "recorded"), tr, nil)
+	calls := policytest.Run(t, mustPolicy(t, "recorded"), tr, nil)
 	found := false
 	for _, call := range calls {
-		if call.step.Summary == nil {
+		if call.Step.Summary == nil {
 			continue
 		}
 		found = true
-		h := call.step.History
+		h := call.Step.History
 		if h[0].ID != "s1" || h[0].Msg != c.Summary {
 			t.Errorf("the compaction summary is not first: %v", ids(h[:3]))
 		}
@@ -218,31 +219,31 @@ func TestRecorded(t *testing.T) {
 				t.Errorf("%s, from before the compaction at m%d, still sent", it.ID, c.Index)
 			}
 		}
-		if len(call.step.Evicted) != c.Index {
-			t.Errorf("%d evicted, want the %d messages before the compaction", len(call.step.Evicted), c.Index)
+		if len(call.Step.Evicted) != c.Index {
+			t.Errorf("%d evicted, want the %d messages before the compaction", len(call.Step.Evicted), c.Index)
 		}
 	}
 	if !found {
 		t.Fatal("the recorded compaction was never applied")
 	}
 	// none sends everything, always.
-	for k, call := range drive(t, mustPolicy(t, "none"), tr, nil) {
-		if len(call.step.Evicted)+len(call.step.Truncated) > 0 {
+	for k, call := range policytest.Run(t, mustPolicy(t, "none"), tr, nil) {
+		if len(call.Step.Evicted)+len(call.Step.Truncated) > 0 {
 			t.Fatalf("none changed call %d", k)
 		}
 	}
 }
 
 func TestPolicyValuesServeConcurrentReplays(t *testing.T) {
-	tr := generated(t, 60, 5)
+	tr := policytest.Generated(t, 60, 5)
 	for _, spec := range []string{"aidf:max_messages=20,summarize_on_trim=true", "cross-turn:resummarize_threshold=10", "compress:max_tokens=6000",
 		"gemini-cli:token_limit=8000", "codex:context_window=8000", "opencode:context_limit=60000,max_output=4000,prune=true,prune_protect=2000,prune_minimum=1000",
 		"langchain-trim:max_tokens=3000", "two-tier:basic_threshold=3000,ai_threshold=6000", "prune"} {
 		p := mustPolicy(t, spec)
-		calls := drive(t, p, tr, &summarize.Mock{})
+		calls := policytest.Run(t, p, tr, &summarize.Mock{})
 		acted := 0
 		for _, c := range calls {
-			acted += len(c.step.Evicted) + len(c.step.Truncated)
+			acted += len(c.Step.Evicted) + len(c.Step.Truncated)
 		}
 		if acted == 0 {
 			t.Errorf("%s never acted on a 60-call session: the settings test nothing", spec)
@@ -250,7 +251,7 @@ func TestPolicyValuesServeConcurrentReplays(t *testing.T) {
 		want := render(calls)
 		done := make(chan string, 4)
 		for range 4 {
-			go func() { done <- render(drive(t, p, tr, &summarize.Mock{})) }()
+			go func() { done <- render(policytest.Run(t, p, tr, &summarize.Mock{})) }()
 		}
 		for range 4 {
 			if got := <-done; got != want {
@@ -262,17 +263,17 @@ func TestPolicyValuesServeConcurrentReplays(t *testing.T) {
 
 // render prints a replay by value: what was sent (synthetic items with
 // their text), evicted and truncated at each call.
-func render(calls []call) string {
+func render(calls []policytest.Call) string {
 	var b strings.Builder
 	for _, c := range calls {
-		for _, it := range c.step.History {
+		for _, it := range c.Step.History {
 			b.WriteString(it.ID)
 			if it.Synthetic() || it.Truncated {
 				b.WriteString("=" + it.Msg.Text())
 			}
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "| %v %v\n", c.step.Evicted, c.step.Truncated)
+		fmt.Fprintf(&b, "| %v %v\n", c.Step.Evicted, c.Step.Truncated)
 	}
 	return b.String()
 }
@@ -286,8 +287,8 @@ func TestRecordedKept(t *testing.T) {
 	}
 	tr := ts[0]
 	c := tr.Compactions[0]
-	calls := drive(t, mustPolicy(t, "recorded"), tr, nil)
-	h := calls[len(calls)-1].step.History
+	calls := policytest.Run(t, mustPolicy(t, "recorded"), tr, nil)
+	h := calls[len(calls)-1].Step.History
 	var got []int
 	for _, it := range h[1:] {
 		got = append(got, it.Index())

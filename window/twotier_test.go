@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // two-tier against the lines of vercel-labs/ralph-gpu's
@@ -57,7 +58,7 @@ func TestTwoTierHeuristicSummary(t *testing.T) {
 		"**Tools used:** readFile, bash, editFile, think\n" +
 		"**Files explored:** src/app.ts, lib/util.js, README.md, x.yaml\n" +
 		"**Commands run:** :\"npm run build && npm test\n\n---\n*Continue with the task. Recent context follows.*"
-	if got := loopHeuristicSummary(items(tr, 4)); got != want {
+	if got := loopHeuristicSummary(policytest.Items(tr, 4)); got != want {
 		t.Errorf("heuristic summary:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -67,13 +68,13 @@ func TestTwoTierHeuristicSummary(t *testing.T) {
 // first 3,000 plus "\n... [message truncated]" (loop.ts 78-89); 5,000 is
 // not over. A message of blocks is cut as its JSON, a string.
 func TestTwoTierTruncates(t *testing.T) {
-	tr := textTranscript(5)
+	tr := policytest.TextTranscript(5)
 	tr.Messages[1].Blocks[0].Text = strings.Repeat("é", 330_000) // 82,500 tokens
 	tr.Messages[2].Blocks[0].Text = strings.Repeat("x", 5000)
 	tr.Messages[3] = transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{
 		{Type: transcript.BlockText, Text: strings.Repeat("y", 5000)},
 		{Type: transcript.BlockToolUse, ID: "t", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}}
-	step, err := mustPolicy(t, "two-tier").Apply(context.Background(), &Env{Transcript: tr, Next: 5}, &State{}, items(tr, 5))
+	step, err := mustPolicy(t, "two-tier").Apply(context.Background(), &Env{Transcript: tr, Next: 5}, &State{}, policytest.Items(tr, 5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,21 +97,21 @@ func TestTwoTierTruncates(t *testing.T) {
 // message older than the last 8 anew — never the summary it sent before.
 // The seed's reading replaces them in the history instead.
 func TestTwoTierResummarizes(t *testing.T) {
-	tr := textTranscript(60)
+	tr := policytest.TextTranscript(60)
 	tr.Messages[2].Blocks[0].Text = strings.Repeat("word ", 70_000) // 87,500 tokens
 	for _, tc := range []struct {
 		spec      string
 		summaries int
 	}{{"two-tier", 26}, {"two-tier:reading=seed,min_summarizable=8", 1}} {
 		n := 0
-		for k, c := range drive(t, mustPolicy(t, tc.spec), tr, &summarize.Mock{}) {
-			ev := c.step.Summary
+		for k, c := range policytest.Run(t, mustPolicy(t, tc.spec), tr, &summarize.Mock{}) {
+			ev := c.Step.Summary
 			if ev == nil {
 				continue
 			}
 			n++
 			if tc.spec == "two-tier" {
-				end := callMessage(tr, k) - 8
+				end := policytest.CallMessage(tr, k) - 8
 				if want := names(seq(0, end)); !cmp.Equal(want, []string(ev.Covers)) {
 					t.Errorf("%s call %d: the summary covers %v, want every message before the last 8 (%d)", tc.spec, k, ev.Covers, end)
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // Claude Code ships as a bundled cli.js (2.1.39, 2.0.21) that cannot run
@@ -63,7 +64,7 @@ func TestClaudeCodeThresholds(t *testing.T) {
 // usageAt is an assistant message of model that recorded a prompt of n
 // tokens and no output.
 func usageAt(n int64) transcript.Message {
-	m := asst("ok")
+	m := policytest.Asst("ok")
 	m.Model = "claude-opus-4-6"
 	m.Usage = &transcript.Usage{CacheRead: n}
 	return m
@@ -76,7 +77,7 @@ func usageAt(n int64) transcript.Message {
 // and after one of 166,000 counts 167,000: it compacts. 2.0.21 counts
 // the usage alone (SI).
 func TestClaudeCodeTrigger(t *testing.T) {
-	turn := user(strings.Repeat("abcd", 1000))
+	turn := policytest.User(strings.Repeat("abcd", 1000))
 	for _, tc := range []struct {
 		spec  string
 		usage int64
@@ -88,10 +89,10 @@ func TestClaudeCodeTrigger(t *testing.T) {
 		{"claude-code:version=2.0.21", 154_999, false},
 		{"claude-code:version=2.0.21", 155_000, true},
 	} {
-		tr := msgs(user("task"), usageAt(tc.usage), turn, usageAt(1000))
-		rec := &recorder{}
-		calls := drive(t, mustPolicy(t, tc.spec), tr, rec)
-		last := calls[1].step
+		tr := policytest.Msgs(policytest.User("task"), usageAt(tc.usage), turn, usageAt(1000))
+		rec := &policytest.Recorder{}
+		calls := policytest.Run(t, mustPolicy(t, tc.spec), tr, rec)
+		last := calls[1].Step
 		if fired := last.Summary != nil; fired != tc.fires {
 			t.Errorf("%s after %d tokens: compacted %v, want %v", tc.spec, tc.usage, fired, tc.fires)
 			continue
@@ -117,9 +118,9 @@ func TestClaudeCodeTrigger(t *testing.T) {
 	}
 	// A failed summary leaves the history as it was (MW1 throws; Qs4
 	// returns {wasCompacted:!1}).
-	tr := msgs(user("task"), usageAt(170_000), turn, usageAt(1000))
-	calls := drive(t, mustPolicy(t, "claude-code:version=2.1.39"), tr, &recorder{Fail: true})
-	if got := calls[1].step; len(got.History) != 3 || got.Summary == nil || got.Summary.Error == "" || len(got.Warnings) != 1 {
+	tr := policytest.Msgs(policytest.User("task"), usageAt(170_000), turn, usageAt(1000))
+	calls := policytest.Run(t, mustPolicy(t, "claude-code:version=2.1.39"), tr, &policytest.Recorder{Fail: true})
+	if got := calls[1].Step; len(got.History) != 3 || got.Summary == nil || got.Summary.Error == "" || len(got.Warnings) != 1 {
 		t.Errorf("after a failed summary: history %v, warnings %v", policy.ItemIDs(got.History), got.Warnings)
 	}
 }
@@ -127,9 +128,9 @@ func TestClaudeCodeTrigger(t *testing.T) {
 // readResult is a call of the Read tool and its result of n tokens
 // (4n characters).
 func readResult(id string, n int) (transcript.Message, transcript.Message) {
-	c := callNamed(id, "Read")
+	c := policytest.CallNamed(id, "Read")
 	c.Model = "claude-opus-4-6"
-	return c, result(id, strings.Repeat("abcd", n))
+	return c, policytest.Result(id, strings.Repeat("abcd", n))
 }
 
 // TestClaudeCodeMicrocompact: pm —
@@ -147,14 +148,14 @@ func readResult(id string, n int) (transcript.Message, transcript.Message) {
 // that it was cleared.
 func TestClaudeCodeMicrocompact(t *testing.T) {
 	build := func(last int64, tool string) *transcript.Transcript {
-		tr := msgs(user("task"))
+		tr := policytest.Msgs(policytest.User("task"))
 		for i := range 6 {
 			c, r := readResult(string(rune('a'+i)), 15_000)
 			c.Blocks[0].Name = tool
 			c.Usage = &transcript.Usage{CacheRead: 1000}
 			tr.Messages = append(tr.Messages, c, r)
 		}
-		tr.Messages = append(tr.Messages, usageAt(last), user("next"), usageAt(1000))
+		tr.Messages = append(tr.Messages, usageAt(last), policytest.User("next"), usageAt(1000))
 		return tr
 	}
 	cleared := func(h []policy.Item, placeholder func(string) bool) []string {
@@ -185,8 +186,8 @@ func TestClaudeCodeMicrocompact(t *testing.T) {
 		{"2.0.21", 135_000, "Bash", old, []string{"a", "b", "c"}},
 	} {
 		tr := build(tc.last, tc.tool)
-		calls := drive(t, mustPolicy(t, "claude-code:version="+tc.version), tr, &recorder{})
-		last := calls[len(calls)-1].step
+		calls := policytest.Run(t, mustPolicy(t, "claude-code:version="+tc.version), tr, &policytest.Recorder{})
+		last := calls[len(calls)-1].Step
 		if diff := cmp.Diff(tc.want, cleared(last.History, tc.placeholder)); diff != "" {
 			t.Errorf("%s, last call %d tokens, tool %s: cleared (-want +got):\n%s", tc.version, tc.last, tc.tool, diff)
 		}
@@ -207,7 +208,7 @@ func TestMicrocompactWideTurnLinear(t *testing.T) {
 	}
 	p := mustPolicy(t, "claude-code:context_window=20000")
 	timeOf := func(n int) time.Duration {
-		tr := wideTurnOf("Read", n)
+		tr := policytest.WideTurn("Read", n)
 		for i := range tr.Messages {
 			m := &tr.Messages[i]
 			if m.Role == transcript.RoleAssistant {
@@ -223,7 +224,7 @@ func TestMicrocompactWideTurnLinear(t *testing.T) {
 		for range 3 {
 			fired := 0
 			start := time.Now()
-			driveEach(t, p, tr, &policy.Env{Transcript: tr}, func(_, _ int, s policy.Step, _ *policy.State) {
+			policytest.Drive(t, p, tr, &policy.Env{Transcript: tr}, func(_, _ int, s policy.Step, _ *policy.State) {
 				fired += len(s.Truncated) // microcompact's clears
 
 			})
@@ -261,12 +262,12 @@ func TestClaudeCodeVersionFallback(t *testing.T) {
 	}
 	// A session recorded by 2.0.76 replays as version=2.0.21 does, and
 	// apart from 2.1.39 (the generated session crosses both thresholds).
-	tr := generated(t, 400, 7)
+	tr := policytest.Generated(t, 400, 7)
 	tr.AgentVersion = "2.0.76"
 	// Each call's decision: the ids sent, the clears and what fired.
 	steps := func(spec string) []string {
 		var out []string
-		driveEach(t, mustPolicy(t, spec), tr, &policy.Env{Transcript: tr}, func(_, _ int, s policy.Step, _ *policy.State) {
+		policytest.Drive(t, mustPolicy(t, spec), tr, &policy.Env{Transcript: tr}, func(_, _ int, s policy.Step, _ *policy.State) {
 			var ids []string
 			for _, it := range s.History {
 				ids = append(ids, it.ID)
@@ -302,7 +303,7 @@ func TestClaudeCodeVersionFallback(t *testing.T) {
 // it on; microcompact=true and =false are the settings.
 func TestClaudeCodeMicrocompactRecorded(t *testing.T) {
 	build := func(version string, drop bool, clearings int) *transcript.Transcript {
-		tr := msgs(user("task"))
+		tr := policytest.Msgs(policytest.User("task"))
 		tr.Format, tr.AgentVersion = transcript.FormatClaudeCode, version
 		for i := range 6 {
 			c, r := readResult(string(rune('a'+i)), 15_000)
@@ -315,7 +316,7 @@ func TestClaudeCodeMicrocompactRecorded(t *testing.T) {
 		for range clearings {
 			tr.Clearings = append(tr.Clearings, transcript.Clearing{Index: 3, Trigger: "auto"})
 		}
-		tr.Messages = append(tr.Messages, usageAt(150_000), user("next"), usageAt(151_000))
+		tr.Messages = append(tr.Messages, usageAt(150_000), policytest.User("next"), usageAt(151_000))
 		return tr
 	}
 	for _, tc := range []struct {
@@ -334,13 +335,13 @@ func TestClaudeCodeMicrocompactRecorded(t *testing.T) {
 		{"claude-code:microcompact=false", "2.1.39", true, 1, false, false},
 	} {
 		tr := build(tc.version, tc.drop, tc.clearings)
-		calls := drive(t, mustPolicy(t, tc.spec), tr, &recorder{})
+		calls := policytest.Run(t, mustPolicy(t, tc.spec), tr, &policytest.Recorder{})
 		cleared, warned := false, false
 		for _, c := range calls {
-			if c.step.Fired != nil && c.step.Fired.What == "microcompact" {
+			if c.Step.Fired != nil && c.Step.Fired.What == "microcompact" {
 				cleared = true
 			}
-			for _, w := range c.step.Warnings {
+			for _, w := range c.Step.Warnings {
 				if strings.Contains(w, "microcompact is replayed off") && strings.Contains(w, "tengu_cache_plum_violet") {
 					warned = true
 				}
@@ -370,11 +371,11 @@ func TestClaudeCodeNewerThanModelled(t *testing.T) {
 		if (why != "") != tc.newer {
 			t.Errorf("%q: %q, want newer %v", tc.version, why, tc.newer)
 		}
-		tr := msgs(user("task"), usageAt(1_000), user("next"), usageAt(2_000))
+		tr := policytest.Msgs(policytest.User("task"), usageAt(1_000), policytest.User("next"), usageAt(2_000))
 		tr.Format, tr.AgentVersion = transcript.FormatClaudeCode, tc.version
 		said := false
-		for _, c := range drive(t, mustPolicy(t, "claude-code"), tr, &recorder{}) {
-			for _, w := range c.step.Warnings {
+		for _, c := range policytest.Run(t, mustPolicy(t, "claude-code"), tr, &policytest.Recorder{}) {
+			for _, w := range c.Step.Warnings {
 				said = said || strings.Contains(w, "idle compaction before a 1-hour cache expires")
 			}
 		}

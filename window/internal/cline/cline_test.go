@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // TestClineConformance: at every call of every history, under every
@@ -24,9 +25,9 @@ func TestClineConformance(t *testing.T) {
 			MaxInputTokens int `json:"maxInputTokens"`
 			MaxTokens      int `json:"maxTokens"`
 		} `json:"settings"`
-		Results [][]hashedRun `json:"results"`
+		Results [][]policytest.HashedRun `json:"results"`
 	}
-	readGolden(t, "cline.json", &g)
+	policytest.ReadGolden(t, "cline.json", &g)
 	if g.Version != clineCoreVersion {
 		t.Errorf("the golden is of @cline/core@%s; the policy says it follows %s", g.Version, clineCoreVersion)
 	}
@@ -35,7 +36,7 @@ func TestClineConformance(t *testing.T) {
 		p := mustPolicy(t, spec)
 		calls, same := 0, 0
 		for _, r := range g.Results[k] {
-			tr := conformanceSource(t, r.Source)
+			tr := policytest.ConformanceSource(t, r.Source)
 			enc := newClineEncoder(tr)
 			var got []string
 			// An item checked once is not checked again: its check reads
@@ -49,7 +50,7 @@ func TestClineConformance(t *testing.T) {
 				src       int
 			}
 			checked := map[itemKey]bool{}
-			driveEach(t, p, tr, &policy.Env{Transcript: tr, Count: cacheCount()}, func(_, _ int, step policy.Step, st *policy.State) {
+			policytest.Drive(t, p, tr, &policy.Env{Transcript: tr, Count: policytest.CacheCount()}, func(_, _ int, step policy.Step, st *policy.State) {
 				cs := st.Data.(*clineState)
 				sent := cs.sent
 				if sent == nil { // the history given, sent as it was
@@ -82,7 +83,7 @@ func TestClineConformance(t *testing.T) {
 			}
 			for c, want := range r.Calls {
 				calls++
-				if sha256Hex(got[c])[:16] == want.SHA256 {
+				if policytest.SHA256Hex(got[c])[:16] == want.SHA256 {
 					same++
 				} else if !t.Failed() || calls < 20 {
 					entries := strings.Split(got[c], ",")
@@ -150,7 +151,7 @@ func (e *clineEncoder) encode(sent []clineMsg) []string {
 		}
 		ids = append(ids, id+"{"+strings.Join(parts, ",")+"}")
 	}
-	return encodeRuns(ids)
+	return policytest.EncodeRuns(ids)
 }
 
 func sha8(s string) string {

@@ -11,25 +11,18 @@ import (
 // (not in middle of tool call chain)": a target inside a chain moves back
 // to after the last assistant message without tool calls.
 func TestCompressSafeSplit(t *testing.T) {
-	text := func(s string) transcript.Block { return transcript.Block{Type: transcript.BlockText, Text: s} }
-	toolUse := func(id string) transcript.Block {
-		return transcript.Block{Type: transcript.BlockToolUse, ID: id, Name: "Bash", Input: []byte(`{"command":"ls"}`)}
-	}
-	toolResult := func(id, s string) transcript.Block {
-		return transcript.Block{Type: transcript.BlockToolResult, ID: id, Text: s}
-	}
-	tr := &transcript.Transcript{Messages: []transcript.Message{
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{text("task")}},         // 0
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text("plan")}},    // 1: safe
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{text("go on")}},        // 2
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse("a")}},    // 3: pending
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult("a", "x")}}, // 4
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{toolUse("b")}},    // 5: pending
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{toolResult("b", "y")}}, // 6
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text("done")}},    // 7
-		{Role: transcript.RoleUser, Blocks: []transcript.Block{text("next")}},         // 8
-		{Role: transcript.RoleAssistant, Blocks: []transcript.Block{text("ok")}},      // 9
-	}}
+	tr := policytest.Msgs(
+		policytest.User("task"),     // 0
+		policytest.Asst("plan"),     // 1: safe
+		policytest.User("go on"),    // 2
+		policytest.CallTool("a"),    // 3: pending
+		policytest.Result("a", "x"), // 4
+		policytest.CallTool("b"),    // 5: pending
+		policytest.Result("b", "y"), // 6
+		policytest.Asst("done"),     // 7
+		policytest.User("next"),     // 8
+		policytest.Asst("ok"),       // 9
+	)
 	// target floor(10 × 0.3) … with preserve_ratio 0.4: floor(10 × 0.6) = 6,
 	// inside the chain 3–6; the walk back stops at message 1.
 	if got := findSplitPoint(policytest.Items(tr, 10), 0.4); got != 2 {

@@ -2,65 +2,18 @@ package gemini
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
-
-// The golden window's conformance tests read: what gemini-cli-core's
-// real code does on the histories scripts/conformance/export writes
-// (make conformance regenerates it with node).
-const golden = "../../testdata/conformance/gemini.json"
-
-var (
-	sourcesOnce sync.Once
-	sources     map[string]*transcript.Transcript
-	sourcesErr  error
-)
-
-// conformanceSource returns the transcript the golden names.
-func conformanceSource(t *testing.T, name string) *transcript.Transcript {
-	t.Helper()
-	sourcesOnce.Do(func() {
-		var ss []fixtures.Source
-		ss, sourcesErr = fixtures.ConformanceSources("../../../fixtures/corpus")
-		sources = map[string]*transcript.Transcript{}
-		for _, s := range ss {
-			sources[s.Name] = s.Transcript
-		}
-	})
-	if sourcesErr != nil {
-		t.Fatal(sourcesErr)
-	}
-	tr, ok := sources[name]
-	if !ok {
-		t.Fatalf("the golden names %s, which fixtures.ConformanceSources no longer returns: run make conformance", name)
-	}
-	return tr
-}
-
-func readGolden(t *testing.T, v any) {
-	t.Helper()
-	b, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", golden, err)
-	}
-}
 
 // snapshotSummarizer answers every call with the same text, as the
 // conformance harness's scripted model does.
@@ -95,7 +48,7 @@ func TestGeminiConformance(t *testing.T) {
 			} `json:"calls"`
 		} `json:"results"`
 	}
-	readGolden(t, &g)
+	policytest.ReadGolden(t, "gemini.json", &g)
 	if spec := Specs[0]; spec.Models != "@google/gemini-cli-core@"+g.Version {
 		t.Errorf("the policy says it models %v; the golden is of @google/gemini-cli-core@%s", spec.Models, g.Version)
 	}
@@ -108,7 +61,7 @@ func TestGeminiConformance(t *testing.T) {
 		summary := g.Summaries[k]
 		calls, same, compressions := 0, 0, 0
 		for _, r := range g.Results[k] {
-			tr := conformanceSource(t, r.Source)
+			tr := policytest.ConformanceSource(t, r.Source)
 			env := &policy.Env{Transcript: tr, Summarizer: snapshotSummarizer{summary}, Count: policytest.CacheCount()}
 			c := 0
 			policytest.Drive(t, policytest.New(t, Specs[0], params), tr, env, func(i, turn int, step policy.Step, st *policy.State) {
@@ -185,10 +138,10 @@ func TestGeminiMeasures(t *testing.T) {
 			Total  int    `json:"total"`
 		} `json:"measures"`
 	}
-	readGolden(t, &g)
+	policytest.ReadGolden(t, "gemini.json", &g)
 	contents := 0
 	for _, m := range g.Measures {
-		tr := conformanceSource(t, m.Source)
+		tr := policytest.ConformanceSource(t, m.Source)
 		var rest []policy.Item
 		for i := range tr.Messages {
 			if tr.Messages[i].Role != transcript.RoleSystem {

@@ -1,23 +1,12 @@
 package gemini
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/jsstr"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
-
-// readCorpus reads a session of the corpus (fixtures/corpus).
-func readCorpus(t *testing.T, name string) *transcript.Transcript {
-	t.Helper()
-	ts, err := transcript.ReadFile(filepath.Join("../../../fixtures/corpus", name), transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ts[0]
-}
 
 // textQuartersByRune and jsStringLenByRune are the measures a character
 // at a time, as they were before their ASCII words were passed at once.
@@ -47,7 +36,7 @@ func jsStringLenByRune(s string) int {
 // control characters, characters of every width and invalid bytes.
 func TestGeminiMeasuresByWord(t *testing.T) {
 	var texts []string
-	tr := readCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
+	tr := policytest.ReadCorpus(t, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
 	for _, m := range tr.Messages {
 		for _, b := range m.Blocks {
 			texts = append(texts, b.Text, b.Name, b.ID, string(b.Input))

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
-	"github.com/ctxbench/ctxbench/window/internal/policytest"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // TestLangchainConformance: at every call of every history, under every
@@ -31,8 +31,8 @@ func TestLangchainConformance(t *testing.T) {
 			Calls  [][]json.RawMessage `json:"calls"`
 		} `json:"results"`
 	}
-	readGolden(t, "langchain.json", &g)
-	if spec, _ := Lookup("langchain-trim"); spec == nil || spec.Models != "@langchain/core@"+g.Version {
+	policytest.ReadGolden(t, "langchain.json", &g)
+	if spec, _ := policytest.Lookup(Specs, "langchain-trim"); spec == nil || spec.Models != "@langchain/core@"+g.Version {
 		t.Errorf("the policy says it models %v; the golden is of @langchain/core@%s", spec, g.Version)
 	}
 	views := map[string]*lcViews{}
@@ -43,28 +43,28 @@ func TestLangchainConformance(t *testing.T) {
 		}
 		calls, same, python := 0, 0, 0
 		for _, r := range g.Results[k] {
-			tr := conformanceSource(t, r.Source)
+			tr := policytest.ConformanceSource(t, r.Source)
 			lv := views[r.Source]
 			if lv == nil {
 				lv = newLCViews(tr)
 				views[r.Source] = lv
 			}
-			got := drive(t, mustPolicy(t, spec), tr, nil)
+			got := policytest.Run(t, mustPolicy(t, spec), tr, nil)
 			if len(got) != len(r.Calls) {
 				t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
 			}
 			for c, want := range r.Calls {
 				calls++
-				enc := lcEncode(lv, got[c].step.History, callMessage(tr, c))
+				enc := lcEncode(lv, got[c].Step.History, policytest.CallMessage(tr, c))
 				w := string(joinRaw(want))
 				switch {
 				case w == "[-1]" || w == "[-2]":
 					// LangChain JS returns [undefined], or the system
 					// message cut; Python keeps the system message whole.
 					python++
-					if len(got[c].step.History) != 1 || got[c].step.History[0].Msg.Role != transcript.RoleSystem {
+					if len(got[c].Step.History) != 1 || got[c].Step.History[0].Msg.Role != transcript.RoleSystem {
 						t.Errorf("%s, %s, call %d: LangChain JS returns %s; ctxbench should keep the system message alone, as Python does, and sent %v",
-							spec, r.Source, c, w, policy.ItemIDs(got[c].step.History))
+							spec, r.Source, c, w, policy.ItemIDs(got[c].Step.History))
 					}
 				case w == enc:
 					same++
@@ -72,16 +72,13 @@ func TestLangchainConformance(t *testing.T) {
 					if t.Failed() && calls > 20 {
 						continue // enough said
 					}
-					t.Errorf("%s, %s, call %d (message %d): trimMessages kept %s, ctxbench %s (sent %v)", spec, r.Source, c, callMessage(tr, c), w, enc, policy.ItemIDs(got[c].step.History))
+					t.Errorf("%s, %s, call %d (message %d): trimMessages kept %s, ctxbench %s (sent %v)", spec, r.Source, c, policytest.CallMessage(tr, c), w, enc, policy.ItemIDs(got[c].Step.History))
 				}
 			}
 		}
 		t.Logf("%s: %d of %d calls as trimMessages, %d with Python's rule for the system message", spec, same, calls, python)
 	}
 }
-
-// callMessage returns the index of the assistant message of call c.
-func callMessage(tr *transcript.Transcript, c int) int { return policytest.CallMessage(tr, c) }
 
 func joinRaw(rs []json.RawMessage) []byte {
 	out := []byte{'['}

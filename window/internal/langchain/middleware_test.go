@@ -80,9 +80,9 @@ type lcmwGolden struct {
 // and keeps the same messages after the latest.
 func TestLangchainSummarizationConformance(t *testing.T) {
 	var g lcmwGolden
-	readGolden(t, "langchainmw.json", &g)
+	policytest.ReadGolden(t, "langchainmw.json", &g)
 	for _, name := range []string{"langchain-summarization", "langchain-clear-tool-uses"} {
-		if s, _ := Lookup(name); s == nil || s.Models != "langchain@"+g.Version {
+		if s, _ := policytest.Lookup(Specs, name); s == nil || s.Models != "langchain@"+g.Version {
 			t.Errorf("%s says it models %v; the golden is of langchain@%s", name, s, g.Version)
 		}
 	}
@@ -90,11 +90,11 @@ func TestLangchainSummarizationConformance(t *testing.T) {
 		spec := "langchain-summarization:" + strings.Join(append(append(s.Trigger.params("trigger"), s.Keep.params("keep")...), "max_input_tokens=200000"), ",")
 		calls, same := 0, 0
 		for _, r := range g.Results.Summarization[k] {
-			tr := conformanceSource(t, r.Source)
+			tr := policytest.ConformanceSource(t, r.Source)
 			p := mustPolicy(t, spec)
 			env := &policy.Env{Transcript: tr, Summarizer: fixedSummary("SUMMARY")}
 			c, summaries := 0, 0
-			driveEach(t, p, tr, env, func(_, _ int, step policy.Step, _ *policy.State) {
+			policytest.Drive(t, p, tr, env, func(_, _ int, step policy.Step, _ *policy.State) {
 				if step.Summary != nil && step.Summary.ID != "" {
 					summaries++
 				}
@@ -130,7 +130,7 @@ func TestLangchainSummarizationConformance(t *testing.T) {
 // shows it.
 func TestLangchainClearToolUsesConformance(t *testing.T) {
 	var g lcmwGolden
-	readGolden(t, "langchainmw.json", &g)
+	policytest.ReadGolden(t, "langchainmw.json", &g)
 	for k, s := range g.Clearing {
 		params := append(s.Trigger.params("trigger"), s.Keep.params("keep")...)
 		if s.Trigger.Tokens == 0 {
@@ -153,11 +153,11 @@ func TestLangchainClearToolUsesConformance(t *testing.T) {
 		spec := "langchain-clear-tool-uses:" + strings.Join(append(params, "max_input_tokens=200000"), ",")
 		calls, same := 0, 0
 		for _, r := range g.Results.Clearing[k] {
-			tr := conformanceSource(t, r.Source)
+			tr := policytest.ConformanceSource(t, r.Source)
 			p := mustPolicy(t, spec)
 			c := 0
 			cleared := map[string]bool{}
-			driveEach(t, p, tr, &policy.Env{Transcript: tr}, func(_, _ int, step policy.Step, _ *policy.State) {
+			policytest.Drive(t, p, tr, &policy.Env{Transcript: tr}, func(_, _ int, step policy.Step, _ *policy.State) {
 				got := clearChanges(tr, step.History, cleared, placeholder, s.ClearToolInputs)
 				calls++
 				if want := r.Calls[c]; slices.Equal(want, got) {
@@ -232,16 +232,16 @@ func TestLangchainSummarizationRules(t *testing.T) {
 		trigger int
 		fires   bool
 	}{{101, false}, {100, true}} {
-		calls := drive(t, mustPolicy(t, fmt.Sprintf("langchain-summarization:trigger_tokens=%d,keep_messages=1", tc.trigger)), msgs(user(long), asst(long), user(long), user(long), asst(long)), fixedSummary("S"))
-		if fired := calls[1].step.Summary != nil; fired != tc.fires {
+		calls := policytest.Run(t, mustPolicy(t, fmt.Sprintf("langchain-summarization:trigger_tokens=%d,keep_messages=1", tc.trigger)), policytest.Msgs(policytest.User(long), policytest.Asst(long), policytest.User(long), policytest.User(long), policytest.Asst(long)), fixedSummary("S"))
+		if fired := calls[1].Step.Summary != nil; fired != tc.fires {
 			t.Errorf("trigger %d at 100 tokens: summarized %v, want %v", tc.trigger, fired, tc.fires)
 		}
 	}
 	// keep 2 would cut between a call and its result: the cut moves back
 	// to the call, and the call, its result and the rest are kept.
-	tr2 := msgs(user(long), asst(long), user(long), callTool("a"), result("a", long), user("go on"), asst("done"))
-	calls := drive(t, mustPolicy(t, "langchain-summarization:trigger_tokens=10,keep_messages=2"), tr2, fixedSummary("S"))
-	last := calls[len(calls)-1].step
+	tr2 := policytest.Msgs(policytest.User(long), policytest.Asst(long), policytest.User(long), policytest.CallTool("a"), policytest.Result("a", long), policytest.User("go on"), policytest.Asst("done"))
+	calls := policytest.Run(t, mustPolicy(t, "langchain-summarization:trigger_tokens=10,keep_messages=2"), tr2, fixedSummary("S"))
+	last := calls[len(calls)-1].Step
 	if diff := cmp.Diff([]string{"s2", "m3", "m4", "m5"}, policy.ItemIDs(last.History)); diff != "" {
 		t.Errorf("kept (-want +got):\n%s", diff)
 	}
@@ -249,8 +249,8 @@ func TestLangchainSummarizationRules(t *testing.T) {
 		t.Errorf("the summary message is %q", got)
 	}
 	// A failed summary becomes history, as the JS does.
-	calls = drive(t, mustPolicy(t, "langchain-summarization:trigger_tokens=10,keep_messages=2"), tr2, &recorder{Fail: true})
-	last = calls[len(calls)-1].step
+	calls = policytest.Run(t, mustPolicy(t, "langchain-summarization:trigger_tokens=10,keep_messages=2"), tr2, &policytest.Recorder{Fail: true})
+	last = calls[len(calls)-1].Step
 	if !strings.HasPrefix(last.History[0].Msg.Text(), lcSummaryPrefix+"\n\nError generating summary: Error: ") || last.Summary.Error == "" {
 		t.Errorf("after a failed summary call the history starts %q", last.History[0].Msg.Text())
 	}
@@ -261,17 +261,17 @@ func TestLangchainSummarizationRules(t *testing.T) {
 // the old results (the kept are then cleared, newest first).
 func TestLangchainClearRules(t *testing.T) {
 	out := strings.Repeat("y", 400) // 100 tokens of content
-	tr := msgs(user("go"),
-		callTool("a"), result("a", out),
-		callNamed("b", "Read"), result("b", out),
-		callTool("c"), result("c", out),
-		callTool("d"), result("d", out),
-		asst("done"))
-	total := lcCount(lcMessages(items(tr, len(tr.Messages)-1)))
+	tr := policytest.Msgs(policytest.User("go"),
+		policytest.CallTool("a"), policytest.Result("a", out),
+		policytest.CallNamed("b", "Read"), policytest.Result("b", out),
+		policytest.CallTool("c"), policytest.Result("c", out),
+		policytest.CallTool("d"), policytest.Result("d", out),
+		policytest.Asst("done"))
+	total := lcCount(lcMessages(policytest.Items(tr, len(tr.Messages)-1)))
 	cleared := func(spec string) []string {
-		calls := drive(t, mustPolicy(t, spec), tr, nil)
+		calls := policytest.Run(t, mustPolicy(t, spec), tr, nil)
 		var ids []string
-		for _, it := range calls[len(calls)-1].step.History {
+		for _, it := range calls[len(calls)-1].Step.History {
 			for _, b := range it.Msg.Blocks {
 				if b.Type == transcript.BlockToolResult && b.Text == lcClearedDefault {
 					ids = append(ids, b.ID)
@@ -297,10 +297,7 @@ func TestLangchainClearRules(t *testing.T) {
 
 // wideToolTurn is a session whose one turn calls n tools at once and
 // gets their n results in one message, then ends.
-func wideToolTurn(n int) *transcript.Transcript { return wideTurnOf("bash", n) }
-
-// wideTurnOf is a turn of n calls to the tool named tool.
-func wideTurnOf(tool string, n int) *transcript.Transcript { return policytest.WideTurn(tool, n) }
+func wideToolTurn(n int) *transcript.Transcript { return policytest.WideTurn("bash", n) }
 
 // TestClearWideTurnLinear: clearing the results of a turn that called
 // thousands of tools at once takes time about linear in them (a message
@@ -319,7 +316,7 @@ func TestClearWideTurnLinear(t *testing.T) {
 		best := time.Duration(math.MaxInt64)
 		for range 5 {
 			start := time.Now()
-			driveEach(t, p, tr, &policy.Env{Transcript: tr}, func(int, int, policy.Step, *policy.State) {})
+			policytest.Drive(t, p, tr, &policy.Env{Transcript: tr}, func(int, int, policy.Step, *policy.State) {})
 			best = min(best, time.Since(start))
 		}
 		return best

@@ -9,15 +9,16 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/window/internal/policy"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // TestLangchainTrim shows trim_messages' leading orphan ToolMessage
 // (langchain-ai/langchain #33245) and start_on="human" removing it.
 func TestLangchainTrim(t *testing.T) {
-	tr := msgs(
-		transcript.Message{Role: transcript.RoleSystem, Blocks: []transcript.Block{text("sys")}},
-		user("q1"), callTool("a"), result("a", strings.Repeat("r", 40)), asst("a1"), user("q2"), callTool("b"), result("b", "rb"))
-	h := items(tr, len(tr.Messages))
+	tr := policytest.Msgs(
+		transcript.Message{Role: transcript.RoleSystem, Blocks: []transcript.Block{policytest.Text("sys")}},
+		policytest.User("q1"), policytest.CallTool("a"), policytest.Result("a", strings.Repeat("r", 40)), policytest.Asst("a1"), policytest.User("q2"), policytest.CallTool("b"), policytest.Result("b", "rb"))
+	h := policytest.Items(tr, len(tr.Messages))
 	budget := 0
 	for _, it := range h[3:] {
 		budget += lcMessageTokens(it.Msg)
@@ -33,7 +34,7 @@ func TestLangchainTrim(t *testing.T) {
 	if diff := cmp.Diff([]string{"m3", "m4", "m5", "m6", "m7"}, plain); diff != "" {
 		t.Errorf("strategy last (-want +got):\n%s", diff)
 	}
-	if orphans(tr, itemsOf(tr, plain)) != 1 {
+	if policytest.Orphans(policytest.ItemsOf(tr, plain)) != 1 {
 		t.Errorf("the leading tool result should be orphaned, as in #33245")
 	}
 	fixed := run("langchain-trim:start_on=human,include_system=true,max_tokens=" + strconv.Itoa(budget+lcMessageTokens(h[0].Msg)))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // opencode's npm package is a compiled binary: these table tests hold the
@@ -16,7 +17,7 @@ import (
 // that binary (minified: the names are the bundler's).
 
 func callNamed(id, name string) transcript.Message {
-	m := callTool(id)
+	m := policytest.CallTool(id)
 	m.Blocks[0].Name = name
 	return m
 }
@@ -30,21 +31,21 @@ func callNamed(id, name string) transcript.Message {
 //	if(K>Fa){ … compacted … }                                                     // Fa=20000
 func TestOpencodePruneRules(t *testing.T) {
 	out := func(n int) string { return strings.Repeat("o", 4*n) } // n tokens
-	errored := result("e", out(30))
+	errored := policytest.Result("e", out(30))
 	errored.Blocks[0].IsError = true
 	several := transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{
 		{Type: transcript.BlockToolResult, ID: "p", Text: out(10)},
 		{Type: transcript.BlockToolResult, ID: "q", Text: out(10)},
 	}}
-	tr := msgs(
-		user("start"),
-		callTool("a"), result("a", out(50)), // 1, 2
-		callNamed("k", "skill"), result("k", out(90)), // 3, 4: the skill tool's, never
-		callTool("e"), errored, // 5, 6: errored, neither counted nor cleared
-		callTool("p"), several, // 7, 8: walked newest part first
-		user("turn 2"), asst("ok"), user("turn 3"))
+	tr := policytest.Msgs(
+		policytest.User("start"),
+		policytest.CallTool("a"), policytest.Result("a", out(50)), // 1, 2
+		policytest.CallNamed("k", "skill"), policytest.Result("k", out(90)), // 3, 4: the skill tool's, never
+		policytest.CallTool("e"), errored, // 5, 6: errored, neither counted nor cleared
+		policytest.CallTool("p"), several, // 7, 8: walked newest part first
+		policytest.User("turn 2"), policytest.Asst("ok"), policytest.User("turn 3"))
 	p := &opencodePolicy{protect: 15, minimum: 20, protectTurns: 2}
-	got, cut := p.pruneOutputs(&policy.Env{Transcript: tr}, items(tr, len(tr.Messages)))
+	got, cut := p.pruneOutputs(&policy.Env{Transcript: tr}, policytest.Items(tr, len(tr.Messages)))
 	// Newest first: q (10, protected), p (10: 20 > 15, cleared), a (50,
 	// cleared): 60 > 20 cleared.
 	if diff := cmp.Diff([]string{"m8", "m2"}, cut); diff != "" {
@@ -72,13 +73,13 @@ func TestOpencodePruneRules(t *testing.T) {
 //
 // and only with compaction.prune set (if(!(yield*e.get()).compaction?.prune)return).
 func TestOpencodePruneTiming(t *testing.T) {
-	big := strings.Repeat("y", 120_000)                                                                     // 30,000 tokens
-	tr := msgs(user("first"), callTool("a"), result("a", big), callTool("b"), result("b", big), asst("ok"), // m0–m5
-		user("go"), callTool("c"), result("c", big), asst("done"), // m6–m9
-		user("next"), callTool("d"), result("d", "ok")) // m10–m12
+	big := strings.Repeat("y", 120_000)                                                                                                                                                  // 30,000 tokens
+	tr := policytest.Msgs(policytest.User("first"), policytest.CallTool("a"), policytest.Result("a", big), policytest.CallTool("b"), policytest.Result("b", big), policytest.Asst("ok"), // m0–m5
+		policytest.User("go"), policytest.CallTool("c"), policytest.Result("c", big), policytest.Asst("done"), // m6–m9
+		policytest.User("next"), policytest.CallTool("d"), policytest.Result("d", "ok")) // m10–m12
 	apply := func(spec string, n, turn int) policy.Step {
 		t.Helper()
-		step, err := mustPolicy(t, spec).Apply(context.Background(), &policy.Env{Transcript: tr, Summarizer: &recorder{}, Turn: turn}, &policy.State{}, items(tr, n))
+		step, err := mustPolicy(t, spec).Apply(context.Background(), &policy.Env{Transcript: tr, Summarizer: &policytest.Recorder{}, Turn: turn}, &policy.State{}, policytest.Items(tr, n))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,13 +115,13 @@ func TestOpencodePruneTiming(t *testing.T) {
 //	return[...$.slice(W,J+1),...$.slice(V,W),...$.slice(J+1)]   // request, summary; tail; continue
 func TestOpencodeCompaction(t *testing.T) {
 	text := func(n int) string { return strings.Repeat("t", 4*n) } // about n chars4 tokens
-	tr := msgs(
-		user("turn 1 "+text(4000)), callTool("a"), result("a", text(8000)), asst(text(100)), // m0–m3: ~12,100
-		user("turn 2 "+text(500)), callTool("b"), result("b", text(1500)), // m4–m6
-		callTool("c"), result("c", text(300)), asst(text(200))) // m7–m9: turn 2 ~2,510
+	tr := policytest.Msgs(
+		policytest.User("turn 1 "+text(4000)), policytest.CallTool("a"), policytest.Result("a", text(8000)), policytest.Asst(text(100)), // m0–m3: ~12,100
+		policytest.User("turn 2 "+text(500)), policytest.CallTool("b"), policytest.Result("b", text(1500)), // m4–m6
+		policytest.CallTool("c"), policytest.Result("c", text(300)), policytest.Asst(text(200))) // m7–m9: turn 2 ~2,510
 	apply := func(spec string) policy.Step {
 		t.Helper()
-		step, err := mustPolicy(t, spec).Apply(context.Background(), &policy.Env{Transcript: tr, Summarizer: &recorder{}}, &policy.State{}, items(tr, len(tr.Messages)))
+		step, err := mustPolicy(t, spec).Apply(context.Background(), &policy.Env{Transcript: tr, Summarizer: &policytest.Recorder{}}, &policy.State{}, policytest.Items(tr, len(tr.Messages)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
+	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
 // TestOpencodePrune: outputs beyond the newest PRUNE_PROTECT tokens are
@@ -14,15 +15,15 @@ import (
 func TestOpencodePrune(t *testing.T) {
 	big := strings.Repeat("y", 40_000) // 10,000 tokens at length/4
 	var ms []transcript.Message
-	ms = append(ms, user("start"))
+	ms = append(ms, policytest.User("start"))
 	for i := range 8 {
 		id := string(rune('a' + i))
-		ms = append(ms, callTool(id), result(id, big))
+		ms = append(ms, policytest.CallTool(id), policytest.Result(id, big))
 	}
-	ms = append(ms, user("turn 2"), callTool("z"), result("z", big), user("turn 3"))
-	tr := msgs(ms...)
+	ms = append(ms, policytest.User("turn 2"), policytest.CallTool("z"), policytest.Result("z", big), policytest.User("turn 3"))
+	tr := policytest.Msgs(ms...)
 	p := &opencodePolicy{protect: 20_000, minimum: 20_000, protectTurns: 2}
-	out, truncated := p.pruneOutputs(&policy.Env{Transcript: tr}, items(tr, len(ms)))
+	out, truncated := p.pruneOutputs(&policy.Env{Transcript: tr}, policytest.Items(tr, len(ms)))
 	// Outputs older than the last 2 user turns: 8 × 10,000 tokens; the
 	// newest 2 are protected (20,000), 6 cleared (60,000 > 20,000).
 	if len(truncated) != 6 {
@@ -39,7 +40,7 @@ func TestOpencodePrune(t *testing.T) {
 	}
 	// Clearing less than PRUNE_MINIMUM: nothing.
 	p.minimum = 70_000
-	if _, truncated := p.pruneOutputs(&policy.Env{Transcript: tr}, items(tr, len(ms))); len(truncated) != 0 {
+	if _, truncated := p.pruneOutputs(&policy.Env{Transcript: tr}, policytest.Items(tr, len(ms))); len(truncated) != 0 {
 		t.Errorf("cleared %d outputs below the minimum", len(truncated))
 	}
 }

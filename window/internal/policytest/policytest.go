@@ -1,15 +1,15 @@
-// Package policytest builds a room's policies for the room's own tests
-// as window's registry builds them (defaults, the values given, each
-// checked), without importing window, which imports the rooms.
+// Package policytest holds what the tests of window and of its rooms
+// share: it builds a room's policies as window's registry builds them
+// (defaults, the values given, each checked), without importing window,
+// which imports the rooms; it builds messages, sessions and summarizers,
+// replays a session through a policy as the replay engine does, and reads
+// the corpus and the conformance goldens.
 package policytest
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/fixtures"
-	"github.com/ctxbench/ctxbench/summarize"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,6 +20,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
@@ -72,13 +75,28 @@ func Items(tr *transcript.Transcript, n int) []policy.Item {
 // next history is a copy of what was sent.
 func Drive(t testing.TB, p policy.Policy, tr *transcript.Transcript, env *policy.Env, each func(msg, turn int, step policy.Step, st *policy.State)) {
 	t.Helper()
+	DriveCalls(t, p, tr, env, Replies(tr), each)
+}
+
+// Replies returns the index of each call's assistant message in tr.
+func Replies(tr *transcript.Transcript) []int {
+	var out []int
+	for i, m := range tr.Messages {
+		if m.Role == transcript.RoleAssistant {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// DriveCalls is Drive with the calls at the messages calls names, in
+// order: len(tr.Messages) is a call whose reply is not in tr yet.
+func DriveCalls(t testing.TB, p policy.Policy, tr *transcript.Transcript, env *policy.Env, calls []int, each func(msg, turn int, step policy.Step, st *policy.State)) {
+	t.Helper()
 	st := &policy.State{}
 	var hist []policy.Item
 	next := 0
-	for i, m := range tr.Messages {
-		if m.Role != transcript.RoleAssistant {
-			continue
-		}
+	for _, i := range calls {
 		turn := 0
 		for j := next; j < i; j++ {
 			hist = append(hist, policy.Original(tr, j))
@@ -90,6 +108,9 @@ func Drive(t testing.TB, p policy.Policy, tr *transcript.Transcript, env *policy
 			t.Fatalf("call %d: %v", env.Call, err)
 		}
 		each(i, turn, step, st)
+		if i == len(tr.Messages) {
+			break
+		}
 		sent := step.History
 		if env.ReuseSent {
 			sent = slices.Clone(sent)
