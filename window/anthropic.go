@@ -6,9 +6,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/client"
 )
 
 // AnthropicClearToolUses names the clear_tool_uses_20250919 edit of
@@ -91,10 +91,10 @@ func init() {
 		},
 		Build: func(v Values) Policy {
 			p := &anthropicClearTools{base: base{AnthropicClearToolUses, v}, trigger: v.Int("trigger"), triggerUses: v.Int("trigger_tool_uses"),
-				keep: v.Int("keep"), clearAtLeast: v.Int("clear_at_least"), exclude: nameSet(v.String("exclude_tools")),
+				keep: v.Int("keep"), clearAtLeast: v.Int("clear_at_least"), exclude: client.NameSet(v.String("exclude_tools")),
 				inputs: v.String("clear_tool_inputs"), placeholder: v.String("placeholder")}
 			if p.inputs != "true" && p.inputs != "false" {
-				p.inputTools = nameSet(p.inputs)
+				p.inputTools = client.NameSet(p.inputs)
 			}
 			if p.triggerUses > 0 {
 				p.trigger = 0 // a trigger has one type
@@ -125,17 +125,6 @@ func init() {
 			return &anthropicClearThinking{base: base{AnthropicClearThinking, v}, keep: keep}
 		},
 	})
-}
-
-// nameSet reads names separated by |.
-func nameSet(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, n := range strings.Split(s, "|") {
-		if n = strings.TrimSpace(n); n != "" {
-			out[n] = true
-		}
-	}
-	return out
 }
 
 // serverState is a provider edit's state: the copies it sent, which the

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/client"
 )
 
 // OpenAITrim names the OpenAI Agents SDK's ToolOutputTrimmer
@@ -74,7 +75,7 @@ func init() {
 		Build: func(v Values) Policy {
 			p := &openAITrimPolicy{base: base{OpenAITrim, v}, recentTurns: v.Int("recent_turns"), maxChars: v.Int("max_output_chars"), previewChars: v.Int("preview_chars")}
 			if names := v.String("tools"); names != "" {
-				p.tools = nameSet(names)
+				p.tools = client.NameSet(names)
 			}
 			return p
 		},
@@ -82,7 +83,7 @@ func init() {
 }
 
 type openAITrimState struct {
-	client clientHistory
+	client client.History
 	// users are the client's items that hold a user item, in order;
 	// names the tool of each call id.
 	users []int
@@ -97,14 +98,14 @@ type openAITrimState struct {
 func (p *openAITrimPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	s, _ := st.Data.(*openAITrimState)
 	if s == nil {
-		s = &openAITrimState{client: newClientHistory(), names: map[string]string{}}
+		s = &openAITrimState{client: client.NewHistory(), names: map[string]string{}}
 		st.Data = s
 	}
-	added, rebuilt := s.client.follow(env, hist)
+	added, rebuilt := s.client.Follow(env, hist)
 	if rebuilt {
 		s.users, s.sent, s.old = nil, nil, 0
 	}
-	base := len(s.client.items) - len(added)
+	base := len(s.client.Items) - len(added)
 	for k, it := range added {
 		for _, b := range it.Msg.Blocks {
 			if b.Type == transcript.BlockToolUse && b.ID != "" && b.Name != "" {
@@ -127,7 +128,7 @@ func (p *openAITrimPolicy) Apply(_ context.Context, env *Env, st *State, hist []
 	}
 	cloned := false
 	for i := s.old; i < old; i++ {
-		out, ok := p.trim(s.client.items[i], s.names)
+		out, ok := p.trim(s.client.Items[i], s.names)
 		if !ok {
 			continue
 		}

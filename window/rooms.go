@@ -11,6 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/window/internal/langchain"
 	"github.com/ctxbench/ctxbench/window/internal/opencode"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
+	"github.com/ctxbench/ctxbench/window/internal/twotier"
 )
 
 // rooms are the policies of the modelled systems, each in a package of
@@ -21,6 +22,7 @@ var rooms = [][]*Spec{
 	prune.Specs,
 	crossturn.Specs,
 	compress.Specs,
+	twotier.Specs,
 	codex.Specs,
 	gemini.Specs,
 	opencode.Specs,

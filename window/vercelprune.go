@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/client"
 )
 
 // VercelPrune names the AI SDK's pruneMessages (package ai, src/generate-text/
@@ -86,7 +87,7 @@ func init() {
 				p.keepLast, _ = strconv.Atoi(beforeLastN.FindStringSubmatch(t)[1])
 			}
 			if names := v.String("tools"); names != "" {
-				p.tools = nameSet(names)
+				p.tools = client.NameSet(names)
 			}
 			return p
 		},
@@ -136,7 +137,7 @@ func allBlocks(m *transcript.Message) []int {
 }
 
 type vercelPruneState struct {
-	client clientHistory
+	client client.History
 	// msgs are the ModelMessages of client's items, owner the item of
 	// each; perItem what the policy keeps of each item.
 	msgs    []sdkMessage
@@ -167,19 +168,19 @@ type pruneItem struct {
 func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	vs, _ := st.Data.(*vercelPruneState)
 	if vs == nil {
-		vs = &vercelPruneState{client: newClientHistory(), names: map[string]string{}, holders: map[string][]int{}}
+		vs = &vercelPruneState{client: client.NewHistory(), names: map[string]string{}, holders: map[string][]int{}}
 		st.Data = vs
 	}
-	added, rebuilt := vs.client.follow(env, hist)
+	added, rebuilt := vs.client.Follow(env, hist)
 	if rebuilt {
 		*vs = vercelPruneState{client: vs.client, names: vs.names, holders: map[string][]int{}}
 	}
-	base := len(vs.client.items) - len(added)
+	base := len(vs.client.Items) - len(added)
 	vs.add(added, base)
 	vs.call++
 	w := p.window(vs)
 	vs.mark(w)
-	items := vs.client.items
+	items := vs.client.Items
 	step := Step{History: make([]Item, 0, len(items))}
 	for i, it := range items {
 		pi := &vs.perItem[i]
@@ -258,7 +259,7 @@ func (p *vercelPrunePolicy) window(vs *vercelPruneState) pruneWindow {
 			continue
 		}
 		for _, b := range vs.msgs[m].blocks {
-			if bl := &vs.client.items[vs.owner[m]].Msg.Blocks[b]; bl.Type == transcript.BlockToolUse || bl.Type == transcript.BlockToolResult {
+			if bl := &vs.client.Items[vs.owner[m]].Msg.Blocks[b]; bl.Type == transcript.BlockToolUse || bl.Type == transcript.BlockToolResult {
 				w.keptIDs[bl.ID] = true
 			}
 		}

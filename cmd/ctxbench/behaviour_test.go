@@ -223,7 +223,7 @@ func TestImportChain(t *testing.T) {
 		"estimate":       {"transcript", "internal/approx"},
 		"pricing":        {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/approx"},
+		"window":         {"transcript", "estimate", "summarize", "internal/suggest"},
 		"replay/probe":   {"transcript", "summarize"},
 		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/metric"},
 		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix"},
@@ -259,6 +259,7 @@ func TestImportChain(t *testing.T) {
 		"window/internal/jsstr":      {"internal/swar"},
 		"window/internal/linefit":    {},
 		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "window/internal/policy"},
+		"window/internal/client":     {"window/internal/policy"},
 		// window's rooms: one modelled system each.
 		"window/internal/prune":      {"transcript", "window/internal/policy", "window/internal/jsstr"},
 		"window/internal/crossturn":  {"transcript", "summarize", "window/internal/policy"},
@@ -270,6 +271,7 @@ func TestImportChain(t *testing.T) {
 		"window/internal/claudecode": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit"},
 		"window/internal/langchain":  {"transcript", "summarize", "internal/approx", "internal/swar", "window/internal/policy", "window/internal/jsstr"},
 		"window/internal/cline":      {"transcript", "window/internal/policy", "window/internal/jsstr"},
+		"window/internal/twotier":    {"transcript", "estimate", "summarize", "internal/approx", "window/internal/policy", "window/internal/client", "window/internal/jsstr"},
 
 		// transcript's model and its decoding, below every reader.
 		"transcript/internal/model":  {"internal/swar"},
@@ -290,7 +292,7 @@ func TestImportChain(t *testing.T) {
 	}
 	// Each package's rooms, and what there is shared by them.
 	rooms := map[string]map[string]bool{
-		"window":     {"policy": true, "jsstr": true, "linefit": true, "policytest": true},
+		"window":     {"policy": true, "jsstr": true, "linefit": true, "policytest": true, "client": true},
 		"transcript": {"model": true, "decode": true},
 		"replay":     {},
 		"cost":       {},

@@ -165,3 +165,12 @@ func SHA256Hex(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
 }
+
+// MessageIDs returns the ids of messages lo to hi-1.
+func MessageIDs(lo, hi int) []string {
+	var out []string
+	for i := lo; i < hi; i++ {
+		out = append(out, transcript.MessageID(i))
+	}
+	return out
+}

@@ -251,6 +251,12 @@ func CallMessage(tr *transcript.Transcript, c int) int {
 	return -1
 }
 
+// A GoldenSource names the code a conformance golden was made from when
+// it is not a published package: its repository, commit and file.
+type GoldenSource struct {
+	Repository, Commit, File string
+}
+
 // A HashedRun is a golden's calls of one history, each what it sent by
 // its entries' SHA-256 (the first 16 hex digits), their number and the
 // last three.

@@ -1,4 +1,7 @@
-package window
+// Package twotier models the ralph loop's context management
+// (vercel-labs/ralph-gpu's summarizeMessages): the two-tier policy and
+// the loop's estimate, heuristic summary and AI-summary prompt.
+package twotier
 
 import (
 	"context"
@@ -9,6 +12,8 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/client"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // TwoTier names the two-tier system: summarizeMessages of the ralph loop
@@ -60,7 +65,7 @@ const TwoTier = "two-tier"
 
 // twoTierPolicy is the [TwoTier] policy.
 type twoTierPolicy struct {
-	base
+	policy.Base
 	basic, ai, keep, minSummarizable int
 	seed                             bool
 	est                              estimate.Estimator // nil: loop.ts's own estimate
@@ -70,36 +75,37 @@ type twoTierPolicy struct {
 // policy follows.
 const ralphCommit = "4f47ced574fc9cbef34a176642b356e12bc0a6f5"
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: TwoTier, Source: "the ralph loop's summarizeMessages (vercel-labs/ralph-gpu, packages/ralph/src/loop.ts); ralph-gpu's Decision 005 (Context Management and Message Summarization)",
-		Models: "ralph-gpu@" + ralphCommit[:7], Held: heldConformance,
+		Models: "ralph-gpu@" + ralphCommit[:7], Held: policy.HeldConformance,
 		Summary: "over 80k estimated tokens a heuristic summary, over 120k an AI summary (six sections, ≤2000 tokens, cached), keeping the last 8 messages",
-		Params: []Param{
-			intParam("basic_threshold", 80000, 1, none, "CONTEXT_THRESHOLD_BASIC: heuristic summary above this many tokens"),
-			intParam("ai_threshold", 120000, 1, none, "CONTEXT_THRESHOLD_AI: AI summary above this many tokens"),
-			intParam("keep_last", 8, 0, none, "messages kept whole"),
-			intParam("min_summarizable", 0, 0, none, "summarize only when more than this many messages can be (the seed: 8)"),
-			enumParam("estimator", "source", append([]string{"source"}, estimate.Names()...),
+		Params: []policy.Param{
+			policy.IntParam("basic_threshold", 80000, 1, policy.NoBound, "CONTEXT_THRESHOLD_BASIC: heuristic summary above this many tokens"),
+			policy.IntParam("ai_threshold", 120000, 1, policy.NoBound, "CONTEXT_THRESHOLD_AI: AI summary above this many tokens"),
+			policy.IntParam("keep_last", 8, 0, policy.NoBound, "messages kept whole"),
+			policy.IntParam("min_summarizable", 0, 0, policy.NoBound, "summarize only when more than this many messages can be (the seed: 8)"),
+			policy.EnumParam("estimator", "source", append([]string{"source"}, estimate.Names()...),
 				"how tokens are estimated: source is loop.ts's, JSON.stringify of each message / 4"),
-			enumParam("reading", "code", []string{"code", "seed"}, "code recomputes what is sent from every message at each call; seed replaces the summarized messages in the history"),
+			policy.EnumParam("reading", "code", []string{"code", "seed"}, "code recomputes what is sent from every message at each call; seed replaces the summarized messages in the history"),
 		},
 		Differs: []string{
 			"replays the transcript's messages, tool calls and results included; the loop itself keeps only its prompts and the text of the model's replies (tool calls live within one generateText call)",
 			"the AI summary is cached by the ids of the messages it covers; loop.ts keys its one cached summary by each message's role and first 100 characters",
 		},
-		Build: func(v Values) Policy {
-			p := &twoTierPolicy{base: base{TwoTier, v}, basic: v.Int("basic_threshold"), ai: v.Int("ai_threshold"),
+		Build: func(v policy.Values) policy.Policy {
+			p := &twoTierPolicy{Base: policy.NewBase(TwoTier, v), basic: v.Int("basic_threshold"), ai: v.Int("ai_threshold"),
 				keep: v.Int("keep_last"), minSummarizable: v.Int("min_summarizable"), seed: v.String("reading") == "seed"}
 			switch name := v.String("estimator"); {
 			case name != "source":
 				p.est = estimate.MustNew(name, estimate.OverheadNone)
 			case p.seed:
-				p.est = chars4Estimator()
+				p.est = policy.Chars4()
 			}
 			return p
 		},
-	})
+	},
 }
 
 const twoTierPrefix = "[Summary of the earlier conversation]\n"
@@ -111,7 +117,7 @@ var loopAITemplate = &summarize.Template{Name: TwoTier, Source: "loop.ts createA
 
 type twoTierState struct {
 	// client is the loop's messages (reading=code), tokens their count.
-	client clientHistory
+	client client.History
 	tokens int
 	// headTokens is what the system prompt counts beyond its message's
 	// count (its length, not its JSON, with loop.ts's estimate).
@@ -132,10 +138,10 @@ type twoTierState struct {
 	seedCache map[string]string
 }
 
-func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p *twoTierPolicy) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	ts, _ := st.Data.(*twoTierState)
 	if ts == nil {
-		ts = &twoTierState{client: newClientHistory()}
+		ts = &twoTierState{client: client.NewHistory()}
 		st.Data = ts
 	}
 	if p.seed {
@@ -143,24 +149,24 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 	}
 	est := p.estimator()
 	p.follow(env, ts, est, hist)
-	client := ts.client.items
+	client := ts.client.Items
 	head := 0
 	if len(client) > 0 && client[0].Msg.Role == transcript.RoleSystem && !client[0].Synthetic() {
 		head = 1
 	}
 	total := ts.tokens + ts.headTokens
-	step := Step{History: hist}
+	step := policy.Step{History: hist}
 	if total <= p.basic {
 		if ts.diverged { // below the threshold again after a rollback
 			step.History = slices.Clone(client)
-			step.Evicted = evictedFrom(hist, client)
+			step.Evicted = policy.EvictedFrom(hist, client)
 		}
 		return step, nil
 	}
 	ts.diverged = true
 	end := max(head, len(client)-p.keep)
 	older := client[head:end]
-	out := make([]Item, 0, head+1+len(client)-end)
+	out := make([]policy.Item, 0, head+1+len(client)-end)
 	out = append(out, client[:head]...)
 	if len(older) == 0 {
 		for _, it := range client[head:] {
@@ -172,38 +178,38 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 			out = append(out, it)
 		}
 		step.History = out
-		step.Evicted = evictedFrom(hist, out)
+		step.Evicted = policy.EvictedFrom(hist, out)
 		return step, nil
 	}
 	if len(older) <= p.minSummarizable {
 		step.History = slices.Clone(client)
-		step.Evicted = evictedFrom(hist, client)
+		step.Evicted = policy.EvictedFrom(hist, client)
 		return step, nil
 	}
 	// The ids of client are kept beside it: a summary at every call
 	// covers all but the newest, and listing them anew at each was most
 	// of a long replay's allocations.
-	covers := IDs(ts.client.ids[head:end:end])
+	covers := policy.IDs(ts.client.IDs[head:end:end])
 	var text string
 	if total > p.ai {
-		if ts.aiText != "" && ts.aiGen == ts.client.gen && ts.aiEnd == end {
+		if ts.aiText != "" && ts.aiGen == ts.client.Gen && ts.aiEnd == end {
 			text = ts.aiText
-			step.Summary = &SummaryEvent{Covers: covers, Cached: true, Model: "two-tier cache"}
+			step.Summary = &policy.SummaryEvent{Covers: covers, Cached: true, Model: "two-tier cache"}
 		} else {
 			ts.aiPrompt.add(older)
 			prompt := ts.aiPrompt.text()
-			t, ev, err := summarizeRequest(ctx, env, covers, summarize.Request{Template: loopAITemplate, Prompt: prompt,
+			t, ev, err := policy.SummarizeRequest(ctx, env, covers, summarize.Request{Template: loopAITemplate, Prompt: prompt,
 				Messages: []transcript.Message{{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: prompt}}}}})
 			if err != nil {
-				return Step{}, err
+				return policy.Step{}, err
 			}
 			step.Summary = ev
 			if ev.Error == "" {
 				text = "## Earlier Conversation Summary (AI-Generated)\n\n" + t + "\n\n---\n*" +
 					strconv.Itoa(len(older)) + " messages summarized. Recent context follows.*"
-				ts.aiGen, ts.aiEnd, ts.aiText = ts.client.gen, end, text
+				ts.aiGen, ts.aiEnd, ts.aiText = ts.client.Gen, end, text
 			} else {
-				warnf(&step, "AI summary failed, using the heuristic one: %s", ev.Error)
+				policy.Warnf(&step, "AI summary failed, using the heuristic one: %s", ev.Error)
 				step.Summary = nil
 			}
 		}
@@ -211,14 +217,14 @@ func (p *twoTierPolicy) Apply(ctx context.Context, env *Env, st *State, hist []I
 	if text == "" {
 		ts.heuristic.add(older)
 		text = ts.heuristic.text()
-		step.Summary = &SummaryEvent{Covers: covers, Model: "heuristic"}
+		step.Summary = &policy.SummaryEvent{Covers: covers, Model: "heuristic"}
 	}
 	s := st.NewItem(transcript.RoleUser, text, true)
 	step.Summary.ID = s.ID
 	out = append(out, s)
 	out = append(out, client[end:]...)
 	step.History = out
-	step.Evicted = evictedFrom(hist, out)
+	step.Evicted = policy.EvictedFrom(hist, out)
 	return step, nil
 }
 
@@ -231,25 +237,25 @@ func (p *twoTierPolicy) estimator() estimate.Estimator {
 
 // follow brings ts.client up to the loop's messages before this call
 // and their count.
-func (p *twoTierPolicy) follow(env *Env, ts *twoTierState, est estimate.Estimator, hist []Item) {
-	added, rebuilt := ts.client.follow(env, hist)
+func (p *twoTierPolicy) follow(env *policy.Env, ts *twoTierState, est estimate.Estimator, hist []policy.Item) {
+	added, rebuilt := ts.client.Follow(env, hist)
 	if rebuilt {
 		ts.tokens = 0
 		ts.heuristic, ts.aiPrompt = loopExtraction{}, loopAIPrompt{}
 	}
-	if len(added) > 0 && len(added) == len(ts.client.items) && added[0].Msg.Role == transcript.RoleSystem && p.est == nil {
+	if len(added) > 0 && len(added) == len(ts.client.Items) && added[0].Msg.Role == transcript.RoleSystem && p.est == nil {
 		// The system prompt counts its length, not a message's JSON.
-		ts.headTokens = loopTokens.Count(added[0].Msg.Text()) - count(env, est, added[0])
+		ts.headTokens = loopTokens.Count(added[0].Msg.Text()) - policy.Count(env, est, added[0])
 	}
 	for _, it := range added {
-		ts.tokens += count(env, est, it)
+		ts.tokens += policy.Count(env, est, it)
 	}
 }
 
 // applySeed is reading=seed: the summary replaces what it summarizes in
 // the history the next call is given.
-func (p *twoTierPolicy) applySeed(ctx context.Context, env *Env, st *State, ts *twoTierState, hist []Item) (Step, error) {
-	step := Step{History: hist}
+func (p *twoTierPolicy) applySeed(ctx context.Context, env *policy.Env, st *policy.State, ts *twoTierState, hist []policy.Item) (policy.Step, error) {
+	step := policy.Step{History: hist}
 	total := st.HistoryTokens(env, p.est, hist)
 	if total <= p.basic {
 		return step, nil
@@ -265,14 +271,14 @@ func (p *twoTierPolicy) applySeed(ctx context.Context, env *Env, st *State, ts *
 	}
 	var text string
 	if total > p.ai {
-		key := strings.Join(ids(span), ",")
+		key := strings.Join(policy.ItemIDs(span), ",")
 		if cached, ok := ts.seedCache[key]; ok {
 			text = cached
-			step.Summary = &SummaryEvent{Covers: ids(span), Cached: true, Model: "two-tier cache"}
+			step.Summary = &policy.SummaryEvent{Covers: policy.ItemIDs(span), Cached: true, Model: "two-tier cache"}
 		} else {
-			t, ev, err := summarizeItems(ctx, env, span, "", summarize.TwoTier)
+			t, ev, err := policy.SummarizeItems(ctx, env, span, "", summarize.TwoTier)
 			if err != nil {
-				return Step{}, err
+				return policy.Step{}, err
 			}
 			step.Summary = ev
 			if ev.Error == "" {
@@ -282,27 +288,27 @@ func (p *twoTierPolicy) applySeed(ctx context.Context, env *Env, st *State, ts *
 				}
 				ts.seedCache[key] = t
 			} else {
-				warnf(&step, "AI summary failed, using the heuristic one: %s", ev.Error)
+				policy.Warnf(&step, "AI summary failed, using the heuristic one: %s", ev.Error)
 				step.Summary = nil
 			}
 		}
 	}
 	if text == "" {
-		res, _ := summarize.Heuristic{}.Summarize(ctx, summarize.Request{Messages: messages(span)})
+		res, _ := summarize.Heuristic{}.Summarize(ctx, summarize.Request{Messages: policy.Messages(span)})
 		text = res.Text
 		if step.Summary == nil {
-			step.Summary = &SummaryEvent{Covers: ids(span), Model: "heuristic"}
+			step.Summary = &policy.SummaryEvent{Covers: policy.ItemIDs(span), Model: "heuristic"}
 		}
 	}
 	s := st.NewItem(transcript.RoleUser, twoTierPrefix+text, true)
 	step.Summary.ID = s.ID
-	step.Evicted = ids(span)
-	out := append([]Item{}, hist[:head]...)
+	step.Evicted = policy.ItemIDs(span)
+	out := append([]policy.Item{}, hist[:head]...)
 	out = append(out, s)
 	step.History = append(out, hist[end:]...)
 	return step, nil
 }
 
-func (p *twoTierPolicy) Guarantees() Guarantees {
-	return Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true, Compacts: true}
+func (p *twoTierPolicy) Guarantees() policy.Guarantees {
+	return policy.Guarantees{SummaryRole: transcript.RoleUser, SummaryFirst: true, Compacts: true}
 }

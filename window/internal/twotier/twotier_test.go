@@ -1,4 +1,4 @@
-package window
+package twotier
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
@@ -74,7 +75,7 @@ func TestTwoTierTruncates(t *testing.T) {
 	tr.Messages[3] = transcript.Message{Role: transcript.RoleAssistant, Blocks: []transcript.Block{
 		{Type: transcript.BlockText, Text: strings.Repeat("y", 5000)},
 		{Type: transcript.BlockToolUse, ID: "t", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}}
-	step, err := mustPolicy(t, "two-tier").Apply(context.Background(), &Env{Transcript: tr, Next: 5}, &State{}, policytest.Items(tr, 5))
+	step, err := mustPolicy(t, "two-tier").Apply(context.Background(), &policy.Env{Transcript: tr, Next: 5}, &policy.State{}, policytest.Items(tr, 5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestTwoTierResummarizes(t *testing.T) {
 			n++
 			if tc.spec == "two-tier" {
 				end := policytest.CallMessage(tr, k) - 8
-				if want := names(seq(0, end)); !cmp.Equal(want, []string(ev.Covers)) {
+				if want := policytest.MessageIDs(0, end); !cmp.Equal(want, []string(ev.Covers)) {
 					t.Errorf("%s call %d: the summary covers %v, want every message before the last 8 (%d)", tc.spec, k, ev.Covers, end)
 				}
 			}

@@ -1,4 +1,4 @@
-package window
+package twotier
 
 import (
 	"regexp"
@@ -9,6 +9,8 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/approx"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/jsstr"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // What two-tier takes from packages/ralph/src/loop.ts of
@@ -29,7 +31,7 @@ func (loopEstimator) CountMessage(m *transcript.Message) int {
 	// {"role":"…","content":…}
 	n := len(`{"role":"","content":}`) + len(m.Role)
 	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
-		n += jsStringLen(m.Blocks[0].Text)
+		n += jsstr.Len(m.Blocks[0].Text)
 	} else {
 		_, units := transcript.ContentJSONSize(m.Blocks)
 		n += units
@@ -57,14 +59,14 @@ const (
 // truncateLoopMessage is loop.ts's cut of a recent message when nothing
 // is older: its content, over 5,000 characters, becomes its first 3,000
 // plus "\n... [message truncated]" (a string content: one text block).
-func truncateLoopMessage(it Item) (Item, bool) {
+func truncateLoopMessage(it policy.Item) (policy.Item, bool) {
 	c := loopContent(it.Msg)
 	if transcript.UTF16Len(c) <= loopTruncateOver {
 		return it, false
 	}
 	m := &transcript.Message{Role: it.Msg.Role, Name: it.Msg.Name, Model: it.Msg.Model,
-		Blocks: []transcript.Block{{Type: transcript.BlockText, Text: cutUTF16(c, loopTruncateTo) + loopTruncated}}}
-	return truncated(it, m, false), true
+		Blocks: []transcript.Block{{Type: transcript.BlockText, Text: jsstr.Cut(c, loopTruncateTo) + loopTruncated}}}
+	return policy.Truncated(it, m, false), true
 }
 
 // The patterns of loop.ts's createHeuristicSummary, with JavaScript's \s
@@ -79,7 +81,7 @@ var (
 )
 
 // loopHeuristicSummary is loop.ts's createHeuristicSummary of msgs.
-func loopHeuristicSummary(msgs []Item) string {
+func loopHeuristicSummary(msgs []policy.Item) string {
 	var x loopExtraction
 	x.add(msgs)
 	return x.text()
@@ -98,7 +100,7 @@ type loopExtraction struct {
 }
 
 // add reads the messages of msgs beyond the first x.n, which it has read.
-func (x *loopExtraction) add(msgs []Item) {
+func (x *loopExtraction) add(msgs []policy.Item) {
 	if x.seen == nil || x.n > len(msgs) {
 		*x = loopExtraction{seen: map[string]bool{}}
 	}
@@ -192,7 +194,7 @@ type loopAIPrompt struct {
 }
 
 // add reads the messages of msgs beyond the first p.n.
-func (p *loopAIPrompt) add(msgs []Item) {
+func (p *loopAIPrompt) add(msgs []policy.Item) {
 	if p.seen == nil || p.n > len(msgs) {
 		*p = loopAIPrompt{seen: map[string]bool{}}
 	}
@@ -221,7 +223,7 @@ func (p *loopAIPrompt) add(msgs []Item) {
 		if len(p.errors) < loopAIErrorsKept && mayHoldError(c) {
 			errs := loopErrorPattern.FindAllString(c, -1)
 			for _, e := range errs[:min(len(errs), loopAIErrorsPerMsg)] {
-				p.errors = append(p.errors, cutUTF16(e, 100))
+				p.errors = append(p.errors, jsstr.Cut(e, 100))
 			}
 		}
 		if !p.conversationFull {
@@ -245,7 +247,7 @@ func (p *loopAIPrompt) note(kind, name string, list *[]string, keep int) {
 // and its last 300; messages apart by "\n\n---\n\n".
 func (p *loopAIPrompt) addConversation(i int, role transcript.Role, c string) {
 	if u := transcript.UTF16Len(c); u > 2000 {
-		c = cutUTF16(c, 1500) + "\n...[truncated]..." + sliceUTF16(c, u-300, u)
+		c = jsstr.Cut(c, 1500) + "\n...[truncated]..." + jsstr.Slice(c, u-300, u)
 	}
 	var b strings.Builder
 	if i > 0 {
@@ -258,7 +260,7 @@ func (p *loopAIPrompt) addConversation(i int, role transcript.Role, c string) {
 	p.conversationUnits += transcript.UTF16Len(part)
 	if p.conversationUnits > loopAIMaxContent {
 		p.conversationFull = true
-		p.conversationCut = cutUTF16(p.conversation.String(), loopAIMaxContent) + "\n\n...[earlier messages truncated]..."
+		p.conversationCut = jsstr.Cut(p.conversation.String(), loopAIMaxContent) + "\n\n...[earlier messages truncated]..."
 		p.conversation = strings.Builder{}
 	}
 }
