@@ -1,10 +1,8 @@
 package window
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -102,105 +100,6 @@ func distinct(ids []string) map[string]bool {
 	return m
 }
 
-// TestVercelPruneConformance: at every call of every history, under every
-// setting, vercel-prune sends what the AI SDK's pruneMessages keeps of the
-// whole history: the same messages, each with the same blocks (the golden
-// holds each call's entries by their SHA-256).
-func TestVercelPruneConformance(t *testing.T) {
-	var g struct {
-		AI       string `json:"ai"`
-		Settings []struct {
-			Reasoning     string          `json:"reasoning"`
-			ToolCalls     json.RawMessage `json:"toolCalls"`
-			EmptyMessages string          `json:"emptyMessages"`
-		} `json:"settings"`
-		Results [][]policytest.HashedRun `json:"results"`
-	}
-	policytest.ReadGolden(t, "vercelprune.json", &g)
-	if g.AI != vercelAIVersion {
-		t.Errorf("the golden is of ai@%s; the policy says it follows %s", g.AI, vercelAIVersion)
-	}
-	for k, s := range g.Settings {
-		spec := "vercel-prune:reasoning=" + s.Reasoning + ",empty_messages=" + s.EmptyMessages
-		var rule string
-		var rules []struct {
-			Type  string   `json:"type"`
-			Tools []string `json:"tools"`
-		}
-		switch {
-		case json.Unmarshal(s.ToolCalls, &rule) == nil:
-			spec += ",tool_calls=" + rule
-		case json.Unmarshal(s.ToolCalls, &rules) == nil && len(rules) == 1:
-			spec += ",tool_calls=" + rules[0].Type + ",tools=" + strings.Join(rules[0].Tools, "|")
-		default:
-			t.Fatalf("setting %d: toolCalls %s", k, s.ToolCalls)
-		}
-		checkHashed(t, spec, "pruneMessages", g.Results[k], pruneEntries)
-	}
-}
-
-// checkHashed replays spec on each run's history and compares what each
-// call sends, as encode writes it, with what peer sent; it returns how
-// many calls sent something encode marks with "~".
-func checkHashed(t *testing.T, spec, peer string, runs []policytest.HashedRun, encode func(*transcript.Transcript, []Item) []string) (marked int) {
-	t.Helper()
-	p := mustPolicy(t, spec)
-	calls, same := 0, 0
-	for _, r := range runs {
-		tr := policytest.ConformanceSource(t, r.Source)
-		got := policytest.Run(t, p, tr, nil)
-		if len(got) != len(r.Calls) {
-			t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
-		}
-		for c, want := range r.Calls {
-			calls++
-			enc := strings.Join(encode(tr, got[c].Step.History), ",")
-			if strings.Contains(enc, "~") {
-				marked++
-			}
-			if policytest.SHA256Hex(enc)[:16] == want.SHA256 {
-				same++
-			} else if !t.Failed() || calls < 20 {
-				entries := strings.Split(enc, ",")
-				t.Errorf("%s, %s, call %d: %s sent %d entries ending %v, ctxbench %d ending %v",
-					spec, r.Source, c, peer, want.Entries, want.Tail, len(entries), entries[max(0, len(entries)-3):])
-			}
-		}
-	}
-	t.Logf("%s: %d of %d calls as %s", spec, same, calls, peer)
-	return marked
-}
-
-// pruneEntries writes what sent holds of each transcript message as the
-// vercelprune golden does: "m<i>" whole, "m<i>:<blocks>" the blocks kept,
-// in runs.
-func pruneEntries(tr *transcript.Transcript, sent []Item) []string {
-	var out []string
-	for _, it := range sent {
-		if !it.Truncated {
-			out = append(out, it.ID)
-			continue
-		}
-		// The blocks kept, by their place in the original.
-		var kept []string
-		orig := tr.Messages[it.Index()].Blocks
-		j := 0
-		for _, b := range it.Msg.Blocks {
-			for j < len(orig) && !sameBlock(orig[j], b) {
-				j++
-			}
-			kept = append(kept, strconv.Itoa(j))
-			j++
-		}
-		out = append(out, it.ID+":"+strings.Join(kept, "."))
-	}
-	return policytest.EncodeRuns(out)
-}
-
-func sameBlock(a, b transcript.Block) bool {
-	return a.Type == b.Type && a.Text == b.Text && a.ID == b.ID && a.Name == b.Name && string(a.Input) == string(b.Input)
-}
-
 // TestOpenAITrimConformance: at every call of every history, under every
 // setting, openai-trim sends what the OpenAI Agents SDK's
 // ToolOutputTrimmer returns of the whole history: the same tool outputs
@@ -228,7 +127,7 @@ func TestOpenAITrimConformance(t *testing.T) {
 		if s.TrimmableTools != nil {
 			spec += ",tools=" + strings.Join(s.TrimmableTools, "|")
 		}
-		trimmed += checkHashed(t, spec, "ToolOutputTrimmer", g.Results[k], trimEntries)
+		trimmed += policytest.CheckHashed(t, mustPolicy(t, spec), spec, "ToolOutputTrimmer", g.Results[k], trimEntries)
 	}
 	if trimmed == 0 {
 		t.Errorf("no call trimmed a tool output: the golden holds nothing to compare")

@@ -31,7 +31,7 @@
 // window/internal/policy and are these aliases; each modelled system is
 // a package of its own under window/internal (aidf, claudecode, cline,
 // codex, compress, crossturn, gemini, langchain, opencode, prune,
-// twotier), which imports the contract and the shared helpers (client:
+// twotier, vercel), which imports the contract and the shared helpers (client:
 // the history a client keeps apart from what it sends) but no other
 // system, and whose Specs the registry lists; its name constant is there
 // (go doc ./window/internal/claudecode ClaudeCode).

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxbench/ctxbench/window/internal/opencode"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
 	"github.com/ctxbench/ctxbench/window/internal/twotier"
+	"github.com/ctxbench/ctxbench/window/internal/vercel"
 )
 
 // rooms are the policies of the modelled systems, each in a package of
@@ -29,6 +30,7 @@ var rooms = [][]*Spec{
 	claudecode.Specs,
 	langchain.Specs,
 	cline.Specs,
+	vercel.Specs,
 }
 
 func init() {

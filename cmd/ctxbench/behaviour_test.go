@@ -272,6 +272,7 @@ func TestImportChain(t *testing.T) {
 		"window/internal/langchain":  {"transcript", "summarize", "internal/approx", "internal/swar", "window/internal/policy", "window/internal/jsstr"},
 		"window/internal/cline":      {"transcript", "window/internal/policy", "window/internal/jsstr"},
 		"window/internal/twotier":    {"transcript", "estimate", "summarize", "internal/approx", "window/internal/policy", "window/internal/client", "window/internal/jsstr"},
+		"window/internal/vercel":     {"transcript", "window/internal/policy", "window/internal/client"},
 
 		// transcript's model and its decoding, below every reader.
 		"transcript/internal/model":  {"internal/swar"},

@@ -269,6 +269,37 @@ type HashedRun struct {
 	} `json:"calls"`
 }
 
+// CheckHashed replays p, which spec names, on each run's history and compares what each
+// call sends, as encode writes it, with what peer sent; it returns how
+// many calls sent something encode marks with "~".
+func CheckHashed(t testing.TB, p policy.Policy, spec, peer string, runs []HashedRun, encode func(*transcript.Transcript, []policy.Item) []string) (marked int) {
+	t.Helper()
+	calls, same := 0, 0
+	for _, r := range runs {
+		tr := ConformanceSource(t, r.Source)
+		got := Run(t, p, tr, nil)
+		if len(got) != len(r.Calls) {
+			t.Fatalf("%s: %d calls, the golden has %d", r.Source, len(got), len(r.Calls))
+		}
+		for c, want := range r.Calls {
+			calls++
+			enc := strings.Join(encode(tr, got[c].Step.History), ",")
+			if strings.Contains(enc, "~") {
+				marked++
+			}
+			if SHA256Hex(enc)[:16] == want.SHA256 {
+				same++
+			} else if !t.Failed() || calls < 20 {
+				entries := strings.Split(enc, ",")
+				t.Errorf("%s, %s, call %d: %s sent %d entries ending %v, ctxbench %d ending %v",
+					spec, r.Source, c, peer, want.Entries, want.Tail, len(entries), entries[max(0, len(entries)-3):])
+			}
+		}
+	}
+	t.Logf("%s: %d of %d calls as %s", spec, same, calls, peer)
+	return marked
+}
+
 // EncodeRuns writes ids as the aidf golden does: consecutive originals as
 // one range ("m3-m9"), synthetic items by their id.
 func EncodeRuns(ids []string) []string {

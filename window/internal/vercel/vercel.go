@@ -1,4 +1,6 @@
-package window
+// Package vercel models the AI SDK's pruneMessages (ai@6): the
+// vercel-prune policy.
+package vercel
 
 import (
 	"context"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/client"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // VercelPrune names the AI SDK's pruneMessages (package ai, src/generate-text/
@@ -40,7 +43,7 @@ const VercelPrune = "vercel-prune"
 
 // vercelPrunePolicy is the [VercelPrune] policy.
 type vercelPrunePolicy struct {
-	base
+	policy.Base
 	reasoning string
 	// keepLast is the N of tool_calls before-last-N-messages, -1 for all;
 	// 0 for none, which is what N 0 comes to.
@@ -55,28 +58,29 @@ const vercelAIVersion = "6.0.326"
 
 var beforeLastN = regexp.MustCompile(`^before-last-(\d+)-messages$`)
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: VercelPrune, Source: "the AI SDK's pruneMessages (package ai, src/generate-text/prune-messages.ts)",
-		Models: "ai@" + vercelAIVersion, Held: heldConformance,
+		Models: "ai@" + vercelAIVersion, Held: policy.HeldConformance,
 		Summary: "before each call, remove reasoning and old tool calls and results from the whole history, then the messages left empty",
-		Params: []Param{
-			enumParam("reasoning", "before-last-message", []string{"none", "all", "before-last-message"}, "which reasoning parts to remove"),
-			stringParam("tool_calls", "before-last-2-messages", "none, all, before-last-message or before-last-N-messages: whose tool calls and results to remove"),
-			stringParam("tools", "", "the tools whose calls and results are removed, separated by | (empty: every tool)"),
-			enumParam("empty_messages", "remove", []string{"remove", "keep"}, "whether a message left with no part is removed"),
+		Params: []policy.Param{
+			policy.EnumParam("reasoning", "before-last-message", []string{"none", "all", "before-last-message"}, "which reasoning parts to remove"),
+			policy.StringParam("tool_calls", "before-last-2-messages", "none, all, before-last-message or before-last-N-messages: whose tool calls and results to remove"),
+			policy.StringParam("tools", "", "the tools whose calls and results are removed, separated by | (empty: every tool)"),
+			policy.EnumParam("empty_messages", "remove", []string{"remove", "keep"}, "whether a message left with no part is removed"),
 		},
 		Differs: []string{
 			"defaults are the documentation's example; pruneMessages' own (reasoning none, no tool calls) remove nothing",
 		},
-		Check: func(v Values) error {
+		Check: func(v policy.Values) error {
 			if t := v.String("tool_calls"); t != "none" && t != "all" && t != "before-last-message" && !beforeLastN.MatchString(t) {
 				return fmt.Errorf("tool_calls=%s: want none, all, before-last-message or before-last-N-messages", t)
 			}
 			return nil
 		},
-		Build: func(v Values) Policy {
-			p := &vercelPrunePolicy{base: base{VercelPrune, v}, reasoning: v.String("reasoning"),
+		Build: func(v policy.Values) policy.Policy {
+			p := &vercelPrunePolicy{Base: policy.NewBase(VercelPrune, v), reasoning: v.String("reasoning"),
 				keepLast: -1, removeEmpty: v.String("empty_messages") == "remove"}
 			switch t := v.String("tool_calls"); {
 			case t == "none":
@@ -91,7 +95,7 @@ func init() {
 			}
 			return p
 		},
-	})
+	},
 }
 
 // sdkMessage is one ModelMessage of an item: its role and which of the
@@ -157,7 +161,7 @@ type pruneItem struct {
 	// last ones nor hold a call the last ones answer, which does not
 	// change from then on: made once (made), so a message is copied once;
 	// steadySent is false when it is then removed.
-	steady           Item
+	steady           policy.Item
 	steadySent, made bool
 	// special is the last call at which it was not in its steady state;
 	// sent how many of its blocks it sent at the last call that looked at
@@ -165,7 +169,7 @@ type pruneItem struct {
 	special, sent int
 }
 
-func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p *vercelPrunePolicy) Apply(_ context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	vs, _ := st.Data.(*vercelPruneState)
 	if vs == nil {
 		vs = &vercelPruneState{client: client.NewHistory(), names: map[string]string{}, holders: map[string][]int{}}
@@ -181,10 +185,10 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 	w := p.window(vs)
 	vs.mark(w)
 	items := vs.client.Items
-	step := Step{History: make([]Item, 0, len(items))}
+	step := policy.Step{History: make([]policy.Item, 0, len(items))}
 	for i, it := range items {
 		pi := &vs.perItem[i]
-		var out Item
+		var out policy.Item
 		var sent bool
 		if pi.special == vs.call {
 			out, sent = p.send(vs, it, i, w)
@@ -209,7 +213,7 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 		}
 	}
 	if rebuilt {
-		step.Evicted = evictedFrom(hist, step.History)
+		step.Evicted = policy.EvictedFrom(hist, step.History)
 	}
 	return step, nil
 }
@@ -217,7 +221,7 @@ func (p *vercelPrunePolicy) Apply(_ context.Context, env *Env, st *State, hist [
 // add takes the items added to the client's history, the first at base:
 // their tool calls and results, and their SDK messages, sent whole as
 // the history given has them.
-func (vs *vercelPruneState) add(added []Item, base int) {
+func (vs *vercelPruneState) add(added []policy.Item, base int) {
 	for k, it := range added {
 		i := base + k
 		for _, b := range it.Msg.Blocks {
@@ -288,7 +292,7 @@ func (vs *vercelPruneState) mark(w pruneWindow) {
 
 // note records in step whether item it, which sends out (sent: at all),
 // is removed or cut at this call, and remembers what it sent.
-func (pi *pruneItem) note(step *Step, it, out Item, sent, rebuilt bool) {
+func (pi *pruneItem) note(step *policy.Step, it, out policy.Item, sent, rebuilt bool) {
 	now := -1
 	if sent {
 		now = len(out.Msg.Blocks)
@@ -306,7 +310,7 @@ func (pi *pruneItem) note(step *Step, it, out Item, sent, rebuilt bool) {
 // send is what item i sends: pruneMessages on its messages, the last
 // message being vs.msgs' last, under w. sent is false when every
 // message of the item is removed.
-func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, w pruneWindow) (out Item, sent bool) {
+func (p *vercelPrunePolicy) send(vs *vercelPruneState, it policy.Item, i int, w pruneWindow) (out policy.Item, sent bool) {
 	end := len(vs.msgs)
 	if i+1 < len(vs.perItem) {
 		end = vs.perItem[i+1].first
@@ -332,7 +336,7 @@ func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, w pruneWi
 		blocks = append(blocks, parts...)
 	}
 	if !sent {
-		return Item{}, false
+		return policy.Item{}, false
 	}
 	if len(blocks) == len(m0.Blocks) {
 		return it, true
@@ -343,7 +347,7 @@ func (p *vercelPrunePolicy) send(vs *vercelPruneState, it Item, i int, w pruneWi
 	for j, b := range blocks {
 		c.Blocks[j] = m0.Blocks[b]
 	}
-	return truncated(it, &c, false), true
+	return policy.Truncated(it, &c, false), true
 }
 
 // toolParts returns the parts (blocks of m0) of an SDK message before
@@ -405,4 +409,4 @@ func dropOrphanedReasoning(parts []int, keep []bool, reasoning func(int) bool) {
 
 // Guarantees: a call and its result are kept or removed together (the
 // last messages' ids keep both; a result's tool is its call's).
-func (p *vercelPrunePolicy) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
+func (p *vercelPrunePolicy) Guarantees() policy.Guarantees { return policy.Guarantees{PairSafe: true} }
