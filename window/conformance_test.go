@@ -3,11 +3,9 @@ package window
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/summarize"
-	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/aidf"
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
@@ -98,60 +96,4 @@ func distinct(ids []string) map[string]bool {
 		m[id] = true
 	}
 	return m
-}
-
-// TestOpenAITrimConformance: at every call of every history, under every
-// setting, openai-trim sends what the OpenAI Agents SDK's
-// ToolOutputTrimmer returns of the whole history: the same tool outputs
-// trimmed, to the same text (the golden holds each call's entries by
-// their SHA-256).
-func TestOpenAITrimConformance(t *testing.T) {
-	var g struct {
-		Version  string `json:"openai_agents"`
-		Commit   string `json:"commit"`
-		Settings []struct {
-			RecentTurns    int      `json:"recent_turns"`
-			MaxOutputChars int      `json:"max_output_chars"`
-			PreviewChars   int      `json:"preview_chars"`
-			TrimmableTools []string `json:"trimmable_tools"`
-		} `json:"settings"`
-		Results [][]policytest.HashedRun `json:"results"`
-	}
-	policytest.ReadGolden(t, "openaitrim.json", &g)
-	if g.Version != openAITrimVersion || g.Commit != openAITrimCommit {
-		t.Errorf("the golden is of openai-agents %s (%s); the policy says it follows %s (%s)", g.Version, g.Commit, openAITrimVersion, openAITrimCommit)
-	}
-	trimmed := 0
-	for k, s := range g.Settings {
-		spec := fmt.Sprintf("openai-trim:recent_turns=%d,max_output_chars=%d,preview_chars=%d", s.RecentTurns, s.MaxOutputChars, s.PreviewChars)
-		if s.TrimmableTools != nil {
-			spec += ",tools=" + strings.Join(s.TrimmableTools, "|")
-		}
-		trimmed += policytest.CheckHashed(t, mustPolicy(t, spec), spec, "ToolOutputTrimmer", g.Results[k], trimEntries)
-	}
-	if trimmed == 0 {
-		t.Errorf("no call trimmed a tool output: the golden holds nothing to compare")
-	}
-}
-
-// trimEntries writes what sent holds of each transcript message as the
-// openaitrim golden does: "m<i>" as it was, "m<i>~<k>=<h>…" with the
-// SHA-256 of each block whose text was trimmed, in runs.
-func trimEntries(tr *transcript.Transcript, sent []Item) []string {
-	var out []string
-	for _, it := range sent {
-		if !it.Truncated {
-			out = append(out, it.ID)
-			continue
-		}
-		orig := tr.Messages[it.Index()].Blocks
-		var cut []string
-		for k, b := range it.Msg.Blocks {
-			if b.Text != orig[k].Text {
-				cut = append(cut, fmt.Sprintf("%d=%s", k, policytest.SHA256Hex(b.Text)[:8]))
-			}
-		}
-		out = append(out, it.ID+"~"+strings.Join(cut, "."))
-	}
-	return policytest.EncodeRuns(out)
 }

@@ -30,11 +30,11 @@
 // chose where the source is silent. The contract's types are defined in
 // window/internal/policy and are these aliases; each modelled system is
 // a package of its own under window/internal (aidf, claudecode, cline,
-// codex, compress, crossturn, gemini, langchain, opencode, prune,
-// twotier, vercel), which imports the contract and the shared helpers (client:
-// the history a client keeps apart from what it sends) but no other
-// system, and whose Specs the registry lists; its name constant is there
-// (go doc ./window/internal/claudecode ClaudeCode).
+// codex, compress, crossturn, gemini, langchain, openai, opencode,
+// prune, twotier, vercel), which imports the contract and the shared
+// helpers (client: the history a client keeps apart from what it sends)
+// but no other system, and whose Specs the registry lists; its name
+// constant is there (go doc ./window/internal/claudecode ClaudeCode).
 //
 // Outside a replay, [Apply] returns what a policy sends at the next call
 // of a conversation given as messages, and a [Conversation] applies a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/client"
 )
 
 // OpenAICompaction names the openai-compaction policy.
@@ -88,7 +89,7 @@ func (p *openAICompaction) Apply(ctx context.Context, env *Env, st *State, hist 
 // compaction's summary, sent as the assistant's, is not one.
 func userPart(it Item) (u Item, cut, ok bool) {
 	m := it.Msg
-	if it.Summary || !responsesUserItem(m) {
+	if it.Summary || !client.ResponsesUserItem(m) {
 		return Item{}, false, false
 	}
 	if !slices.ContainsFunc(m.Blocks, func(b transcript.Block) bool { return b.Type == transcript.BlockToolResult }) {

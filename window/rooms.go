@@ -9,6 +9,7 @@ import (
 	"github.com/ctxbench/ctxbench/window/internal/crossturn"
 	"github.com/ctxbench/ctxbench/window/internal/gemini"
 	"github.com/ctxbench/ctxbench/window/internal/langchain"
+	"github.com/ctxbench/ctxbench/window/internal/openai"
 	"github.com/ctxbench/ctxbench/window/internal/opencode"
 	"github.com/ctxbench/ctxbench/window/internal/prune"
 	"github.com/ctxbench/ctxbench/window/internal/twotier"
@@ -31,6 +32,7 @@ var rooms = [][]*Spec{
 	langchain.Specs,
 	cline.Specs,
 	vercel.Specs,
+	openai.Specs,
 }
 
 func init() {

@@ -1,4 +1,6 @@
-package window
+// Package openai models the OpenAI Agents SDK's ToolOutputTrimmer: the
+// openai-trim policy.
+package openai
 
 import (
 	"context"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/client"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 // OpenAITrim names the OpenAI Agents SDK's ToolOutputTrimmer
@@ -44,7 +47,7 @@ const OpenAITrim = "openai-trim"
 
 // openAITrimPolicy is the [OpenAITrim] policy.
 type openAITrimPolicy struct {
-	base
+	policy.Base
 	recentTurns, maxChars, previewChars int
 	tools                               map[string]bool // nil: every tool
 }
@@ -58,28 +61,29 @@ const (
 	openAITrimCommit  = "4df9ecfae1761ca6fea67cc5a20b383c1d492024"
 )
 
-func init() {
-	register(&Spec{
+// Specs are this room's policies, which window registers.
+var Specs = []*policy.Spec{
+	{
 		Name: OpenAITrim, Source: "the OpenAI Agents SDK's ToolOutputTrimmer (openai/openai-agents-python, src/agents/extensions/tool_output_trimmer.py)",
-		Models: "openai-agents@" + openAITrimVersion, Held: heldConformance,
+		Models: "openai-agents@" + openAITrimVersion, Held: policy.HeldConformance,
 		Differs: []string{
 			"a tool result is trimmed as a string output, its text: the SDK's structured outputs (lists of input_text, input_image and input_file parts) and tool_search outputs are not in the transcripts' tool results",
 		},
 		Summary: "before each call, cut the tool outputs older than the last recent_turns user messages and longer than max_output_chars to a preview",
-		Params: []Param{
-			intParam("recent_turns", 2, 1, none, "user messages from the end whose items and everything after are never trimmed"),
-			intParam("max_output_chars", 500, 1, none, "tool outputs longer than this many characters (code points) are trimmed"),
-			intParam("preview_chars", 200, 0, none, "characters of the output kept as its preview"),
-			stringParam("tools", "", "the tools whose outputs may be trimmed, separated by | (empty: every tool; trimmable_tools)"),
+		Params: []policy.Param{
+			policy.IntParam("recent_turns", 2, 1, policy.NoBound, "user messages from the end whose items and everything after are never trimmed"),
+			policy.IntParam("max_output_chars", 500, 1, policy.NoBound, "tool outputs longer than this many characters (code points) are trimmed"),
+			policy.IntParam("preview_chars", 200, 0, policy.NoBound, "characters of the output kept as its preview"),
+			policy.StringParam("tools", "", "the tools whose outputs may be trimmed, separated by | (empty: every tool; trimmable_tools)"),
 		},
-		Build: func(v Values) Policy {
-			p := &openAITrimPolicy{base: base{OpenAITrim, v}, recentTurns: v.Int("recent_turns"), maxChars: v.Int("max_output_chars"), previewChars: v.Int("preview_chars")}
+		Build: func(v policy.Values) policy.Policy {
+			p := &openAITrimPolicy{Base: policy.NewBase(OpenAITrim, v), recentTurns: v.Int("recent_turns"), maxChars: v.Int("max_output_chars"), previewChars: v.Int("preview_chars")}
 			if names := v.String("tools"); names != "" {
 				p.tools = client.NameSet(names)
 			}
 			return p
 		},
-	})
+	},
 }
 
 type openAITrimState struct {
@@ -91,11 +95,11 @@ type openAITrimState struct {
 	// sent is what the previous call sent, item for item with the
 	// client's; old how many of the client's items are before the
 	// boundary (their tool results looked at).
-	sent []Item
+	sent []policy.Item
 	old  int
 }
 
-func (p *openAITrimPolicy) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p *openAITrimPolicy) Apply(_ context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	s, _ := st.Data.(*openAITrimState)
 	if s == nil {
 		s = &openAITrimState{client: client.NewHistory(), names: map[string]string{}}
@@ -112,14 +116,14 @@ func (p *openAITrimPolicy) Apply(_ context.Context, env *Env, st *State, hist []
 				s.names[b.ID] = b.Name
 			}
 		}
-		if responsesUserItem(it.Msg) {
+		if client.ResponsesUserItem(it.Msg) {
 			s.users = append(s.users, base+k)
 		}
 	}
 	s.sent = append(s.sent, added...)
-	var step Step
+	var step policy.Step
 	if rebuilt {
-		step.Evicted = evictedFrom(hist, s.sent)
+		step.Evicted = policy.EvictedFrom(hist, s.sent)
 	}
 	// The boundary's message and those before it are old.
 	old := 0
@@ -144,19 +148,9 @@ func (p *openAITrimPolicy) Apply(_ context.Context, env *Env, st *State, hist []
 	return step, nil
 }
 
-// responsesUserItem reports whether a message's Responses items include
-// a user item: a user message with a block other than a tool result, or
-// none at all.
-func responsesUserItem(m *transcript.Message) bool {
-	if m.Role != transcript.RoleUser {
-		return false
-	}
-	return len(m.Blocks) == 0 || slices.ContainsFunc(m.Blocks, func(b transcript.Block) bool { return b.Type != transcript.BlockToolResult })
-}
-
 // trim returns it with its long tool results cut to their preview, and
 // whether any was.
-func (p *openAITrimPolicy) trim(it Item, names map[string]string) (Item, bool) {
+func (p *openAITrimPolicy) trim(it policy.Item, names map[string]string) (policy.Item, bool) {
 	var c *transcript.Message
 	for j, b := range it.Msg.Blocks {
 		if b.Type != transcript.BlockToolResult {
@@ -193,8 +187,8 @@ func (p *openAITrimPolicy) trim(it Item, names map[string]string) (Item, bool) {
 	if c == nil {
 		return it, false
 	}
-	return truncated(it, c, false), true
+	return policy.Truncated(it, c, false), true
 }
 
 // Guarantees: nothing is removed, so every call keeps its result.
-func (p *openAITrimPolicy) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
+func (p *openAITrimPolicy) Guarantees() policy.Guarantees { return policy.Guarantees{PairSafe: true} }
