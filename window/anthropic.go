@@ -3,12 +3,10 @@ package window
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
 	"strconv"
 
-	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/client"
+	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
 // AnthropicClearToolUses names the clear_tool_uses_20250919 edit of
@@ -59,8 +57,8 @@ type anthropicClearThinking struct {
 	keep int // -1: all
 }
 
-func (*anthropicClearTools) serverSide()    {}
-func (*anthropicClearThinking) serverSide() {}
+func (*anthropicClearTools) ServerSide()    {}
+func (*anthropicClearThinking) ServerSide() {}
 
 const anthropicPlaceholder = "[cleared]"
 
@@ -127,119 +125,20 @@ func init() {
 	})
 }
 
-// serverState is a provider edit's state: the copies it sent, which the
-// client never had, and the copy of each message as it was last edited.
-type serverState struct {
-	made    map[any]bool
-	request *requestTokens
-	// copies holds each message's edited copy, made again only when its
-	// edit changes: a message cleared at every request is one copy, not
-	// one per request (memory and counts linear in the calls).
-	copies map[*transcript.Message]editedCopy
-	// clear is anthropic-clear-tool-uses' own, think
-	// anthropic-clear-thinking's (nil for the others).
-	clear *clearState
-	think *thinkState
-	// log says to list in added each copy made adds (a chain's part: the
-	// chain reads and empties it after each call).
-	log   bool
-	added []any
-}
-
-// mark adds m to the copies sent.
-func (ss *serverState) mark(m any) {
-	if ss.made[m] {
-		return
-	}
-	ss.made[m] = true
-	if ss.log {
-		ss.added = append(ss.added, m)
-	}
-}
-
-// A messageEdit is what an edit does to a message: the tool results it
-// replaces by the placeholder and the tool uses whose input it sends as
-// {} (block positions, ascending), or its thinking removed.
-type messageEdit struct {
-	results, inputs []int
-	placeholder     string
-	thinking        bool
-}
-
-type editedCopy struct {
-	edit messageEdit
-	msg  *transcript.Message
-}
-
-func (e messageEdit) equal(o messageEdit) bool {
-	return slices.Equal(e.results, o.results) && slices.Equal(e.inputs, o.inputs) && e.placeholder == o.placeholder && e.thinking == o.thinking
-}
-
-// edited returns m with edit applied: the copy made at an earlier call
-// when the edit is the same.
-func (ss *serverState) edited(m *transcript.Message, edit messageEdit) *transcript.Message {
-	if c, ok := ss.copies[m]; ok && c.edit.equal(edit) {
-		return c.msg
-	}
-	c := *m
-	if edit.thinking {
-		c.Blocks = nil
-		for _, b := range m.Blocks {
-			if b.Type != transcript.BlockThinking {
-				c.Blocks = append(c.Blocks, b)
-			}
-		}
-	} else {
-		c.Blocks = slices.Clone(m.Blocks)
-		for _, j := range edit.results {
-			c.Blocks[j].Text, c.Blocks[j].Raw = edit.placeholder, nil
-		}
-		for _, j := range edit.inputs {
-			c.Blocks[j].Input = []byte("{}")
-		}
-	}
-	if ss.copies == nil {
-		ss.copies = map[*transcript.Message]editedCopy{}
-	}
-	ss.copies[m] = editedCopy{edit, &c}
-	return &c
-}
-
-func serverStateOf(env *Env, st *State) *serverState {
-	ss, _ := st.Data.(*serverState)
-	if ss == nil {
-		ss = &serverState{made: map[any]bool{}, request: newRequestTokens(env)}
-		st.Data = ss
-	}
-	return ss
-}
-
-// remember records the copies out holds that client does not.
-func (ss *serverState) remember(client, out []Item) {
-	had := make(map[any]bool, len(client))
-	for _, it := range client {
-		had[it.Msg] = true
-	}
-	for _, it := range out {
-		if !had[it.Msg] && it.Index() >= 0 {
-			ss.mark(it.Msg)
-		}
-	}
-}
-
 func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	ss := serverStateOf(env, st)
-	if ss.clear == nil {
-		ss.clear = &clearState{}
+	ss := serveredit.Of(env, st)
+	cs, _ := ss.Own.(*clearState)
+	if cs == nil {
+		cs = &clearState{}
+		ss.Own = cs
 	}
-	cs := ss.clear
 	cs.sync(env, p, ss, hist)
 	client := hist
 	if cs.restored > 0 {
 		client = cs.client
 	}
 	step := Step{History: hist}
-	input := ss.request.at(env, st, client, cs.whole)
+	input := ss.Request.At(env, st, client, cs.whole)
 	fires := p.triggerUses > 0 && len(cs.uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
 	if !fires || cs.edited == 0 {
 		if cs.restored > 0 {
@@ -249,7 +148,7 @@ func (p *anthropicClearTools) Apply(_ context.Context, env *Env, st *State, hist
 		return step, nil
 	}
 	cs.copies(env, ss)
-	cleared := ss.request.scale(env, cs.diff)
+	cleared := ss.Request.Scale(env, cs.diff)
 	if cleared < p.clearAtLeast {
 		warnf(&step, "clearing would clear %d input tokens, under clear_at_least %d: nothing cleared", cleared, p.clearAtLeast)
 		if cs.restored > 0 {
@@ -280,21 +179,22 @@ type clearUse struct {
 func (p *anthropicClearTools) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
 
 func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	ss := serverStateOf(env, st)
+	ss := serveredit.Of(env, st)
 	if p.keep < 0 || len(hist) == 0 {
 		// Nothing is edited, so nothing was sent edited: the client's
 		// history is hist.
-		if len(ss.made) == 0 {
+		if len(ss.Made) == 0 {
 			return Step{History: hist}, nil
 		}
-		client := restoreServerCopies(env, ss.made, hist)
-		ss.remember(hist, client)
+		client := serveredit.RestoreCopies(env, ss.Made, hist)
+		ss.Remember(hist, client)
 		return Step{History: client}, nil
 	}
-	if ss.think == nil {
-		ss.think = &thinkState{}
+	ts, _ := ss.Own.(*thinkState)
+	if ts == nil {
+		ts = &thinkState{}
+		ss.Own = ts
 	}
-	ts := ss.think
 	sent, n := ts.sent, len(ts.out)
 	ts.sync(env, ss, hist)
 	ts.edit(p.keep, ss)
@@ -310,113 +210,20 @@ func (p *anthropicClearThinking) Apply(_ context.Context, env *Env, st *State, h
 	return step, nil
 }
 
-// sentAnew: what the call sent is ts.out, which changed since the
+// SentAnew: what the call sent is ts.out, which changed since the
 // previous call's where fresh says (an item given, restored or edited
 // anew); a state started afresh lists every position there.
-func (p *anthropicClearThinking) sentAnew(st *State, call int) ([]int, int, bool) {
-	ss, _ := st.Data.(*serverState)
-	if ss == nil || ss.think == nil || ss.think.sent != call || ss.think.sentLen < 0 {
+func (p *anthropicClearThinking) SentAnew(st *State, call int) ([]int, int, bool) {
+	ss, _ := st.Data.(*serveredit.State)
+	if ss == nil {
 		return nil, 0, false
 	}
-	return ss.think.fresh, ss.think.sentLen, true
+	ts, _ := ss.Own.(*thinkState)
+	if ts == nil || ts.sent != call || ts.sentLen < 0 {
+		return nil, 0, false
+	}
+	return ts.fresh, ts.sentLen, true
 }
 
 // Guarantees: removing thinking keeps every message and pair.
 func (p *anthropicClearThinking) Guarantees() Guarantees { return Guarantees{PairSafe: true} }
-
-// restoreServerCopies returns hist with the copies in made (the
-// provider's edits at earlier calls) replaced by their originals: the
-// client's history.
-func restoreServerCopies(env *Env, made map[any]bool, hist []Item) []Item {
-	out := hist
-	for k, it := range hist {
-		if !made[it.Msg] {
-			continue
-		}
-		if &out[0] == &hist[0] {
-			out = slices.Clone(hist)
-		}
-		out[k] = Original(env.Transcript, it.Index())
-	}
-	return out
-}
-
-// requestTokens estimates the input tokens the server counts in a
-// request, from what was known before the call: the calls before it,
-// whose usage came back with their replies, never the call's own or a
-// later one's. A request that sends the whole history, as the recording
-// did, counts the prompt the previous such call was billed for plus
-// chars4 of the messages appended since; any other history, chars4 of
-// it on a line fitted to those calls.
-type requestTokens struct {
-	fits lineFits
-	// next is the first message not yet added; chars4 the chars4 tokens
-	// of the messages before it.
-	next, chars4 int
-	// lastPrompt is the prompt billed at the newest call that sent the
-	// whole history, lastChars4 the chars4 tokens of that history (ok:
-	// there is one).
-	lastPrompt, lastChars4 int
-	ok                     bool
-}
-
-func newRequestTokens(*Env) *requestTokens { return &requestTokens{fits: lineFits{}} }
-
-// advance adds the calls before the call being prepared.
-func (r *requestTokens) advance(env *Env) {
-	t := env.Transcript
-	est := chars4Estimator()
-	for ; r.next < min(env.Next, len(t.Messages)); r.next++ {
-		m := &t.Messages[r.next]
-		if m.Role == transcript.RoleAssistant && m.Usage != nil && m.Usage.Prompt() > 0 && r.faithful(env, r.next) {
-			r.fits.Of(m.Model).Add(r.chars4, int(m.Usage.Prompt()))
-			r.lastPrompt, r.lastChars4, r.ok = int(m.Usage.Prompt()), r.chars4, true
-		}
-		r.chars4 += count(env, est, Original(t, r.next))
-	}
-}
-
-// faithful reports whether the recording sent the whole history before
-// message next: it compacted nothing before.
-func (r *requestTokens) faithful(env *Env, next int) bool {
-	for _, c := range env.Transcript.Compactions {
-		if c.Index <= next {
-			return false
-		}
-	}
-	return true
-}
-
-// at returns the input tokens of the request sending client at the call
-// being prepared. whole, when not nil, reports whether client is the
-// whole history (isWholeHistory), which the caller knows.
-func (r *requestTokens) at(env *Env, st *State, client []Item, whole func(*Env) bool) int {
-	r.advance(env)
-	if whole == nil {
-		whole = func(env *Env) bool { return isWholeHistory(env, client) }
-	}
-	if r.ok && r.faithful(env, env.Next) && whole(env) {
-		return r.lastPrompt + r.chars4 - r.lastChars4
-	}
-	return r.fits.Of(callModel(env)).At(st.HistoryTokens(env, chars4Estimator(), client))
-}
-
-// isWholeHistory reports whether client is the transcript's messages
-// before the call, as written.
-func isWholeHistory(env *Env, client []Item) bool {
-	if len(client) != env.Next {
-		return false
-	}
-	for i, it := range client {
-		if it.Msg != &env.Transcript.Messages[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// scale returns the input tokens that n chars4 tokens of history make
-// on the fitted line (its slope: the tokenizer's ratio).
-func (r *requestTokens) scale(env *Env, n int) int {
-	return int(math.Round(r.fits.Of(callModel(env)).Slope() * float64(n)))
-}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
 // clearState is what [AnthropicClearToolUses] keeps from one call to the
@@ -26,7 +27,7 @@ type clearState struct {
 	hist []Item // the history given at the previous call
 	// call is the chain's call hist was given at (0: not in a chain).
 	call int
-	// made[i] says hist[i].Msg is one of the server's copies (ss.made):
+	// made[i] says hist[i].Msg is one of the server's copies (ss.Made):
 	// the client has the original there. restored counts them.
 	made     []bool
 	restored int
@@ -63,9 +64,9 @@ type clearState struct {
 // A clearPos is what clearing does at a position of the history: its
 // edit and the copy made of it (nil: not made since the edit or the
 // message changed), with the chars4 tokens it saves; sent says the copy
-// is one of the server's copies (ss.made).
+// is one of the server's copies (ss.Made).
 type clearPos struct {
-	edit  messageEdit
+	edit  serveredit.Edit
 	has   bool
 	copy  *transcript.Message
 	diff  int
@@ -85,7 +86,7 @@ func (cs *clearState) reset(t *transcript.Transcript) {
 }
 
 // sync brings cs to the history hist.
-func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serverState, hist []Item) {
+func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serveredit.State, hist []Item) {
 	t := env.Transcript
 	if cs.tr != t || len(t.Messages) > 0 && cs.base != &t.Messages[0] || len(hist) < len(cs.hist) {
 		cs.reset(t)
@@ -120,7 +121,7 @@ func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serverState, hi
 }
 
 // whole reports whether the client's history is the transcript's
-// messages before the call, as written (isWholeHistory).
+// messages before the call, as written (serveredit.IsWholeHistory).
 func (cs *clearState) whole(env *Env) bool {
 	return len(cs.client) == env.Next && cs.moved == 0
 }
@@ -136,15 +137,15 @@ func (cs *clearState) movedAt(i int, c Item) int {
 
 // restore returns the client's item for it: the original where it is
 // one of the server's copies.
-func (cs *clearState) restore(ss *serverState, it Item) (Item, bool) {
-	if ss.made[it.Msg] {
+func (cs *clearState) restore(ss *serveredit.State, it Item) (Item, bool) {
+	if ss.Made[it.Msg] {
 		return Original(cs.tr, it.Index()), true
 	}
 	return it, false
 }
 
 // append adds it, given after the history cs holds.
-func (cs *clearState) append(ss *serverState, it Item) {
+func (cs *clearState) append(ss *serveredit.State, it Item) {
 	i := len(cs.hist)
 	c, made := cs.restore(ss, it)
 	cs.hist, cs.made, cs.client = append(cs.hist, it), append(cs.made, false), append(cs.client, c)
@@ -180,7 +181,7 @@ func (cs *clearState) append(ss *serverState, it Item) {
 // previous call was given there. It reports false when the client's
 // item there changes its tool calls or results: the uses are to be
 // found again.
-func (cs *clearState) replace(ss *serverState, i int, it Item) bool {
+func (cs *clearState) replace(ss *serveredit.State, i int, it Item) bool {
 	old := cs.hist[i]
 	if old.Msg != it.Msg {
 		if cs.count[old.Msg]--; cs.count[old.Msg] == 0 {
@@ -274,7 +275,7 @@ func (cs *clearState) isCleared(p *anthropicClearTools, k int) bool {
 // result it holds: the results of the cleared uses, and their calls'
 // inputs where those are cleared too.
 func (cs *clearState) setEdit(p *anthropicClearTools, i int) {
-	e := messageEdit{placeholder: p.placeholder}
+	e := serveredit.Edit{Placeholder: p.placeholder}
 	has := false
 	blocks := cs.client[i].Msg.Blocks
 	for _, k := range cs.resultAt[i] {
@@ -284,7 +285,7 @@ func (cs *clearState) setEdit(p *anthropicClearTools, i int) {
 		has = true
 		for j, b := range blocks {
 			if b.Type == transcript.BlockToolResult && b.ID == cs.uses[k].id {
-				e.results = append(e.results, j)
+				e.Results = append(e.Results, j)
 			}
 		}
 	}
@@ -295,14 +296,14 @@ func (cs *clearState) setEdit(p *anthropicClearTools, i int) {
 		has = true
 		for j, b := range blocks {
 			if b.Type == transcript.BlockToolUse && b.ID == cs.uses[k].id {
-				e.inputs = append(e.inputs, j)
+				e.Inputs = append(e.Inputs, j)
 			}
 		}
 	}
-	slices.Sort(e.results)
-	slices.Sort(e.inputs)
+	slices.Sort(e.Results)
+	slices.Sort(e.Inputs)
 	ps := &cs.pos[i]
-	if has == ps.has && (!has || e.equal(ps.edit)) {
+	if has == ps.has && (!has || e.Equal(ps.edit)) {
 		return
 	}
 	if ps.has {
@@ -331,7 +332,7 @@ func (cs *clearState) setEdit(p *anthropicClearTools, i int) {
 
 // copies makes the copies of the edits that have none, in the order of
 // their positions, and counts what each saves.
-func (cs *clearState) copies(env *Env, ss *serverState) {
+func (cs *clearState) copies(env *Env, ss *serveredit.State) {
 	slices.Sort(cs.stale)
 	for _, i := range slices.Compact(cs.stale) {
 		ps := &cs.pos[i]
@@ -339,7 +340,7 @@ func (cs *clearState) copies(env *Env, ss *serverState) {
 			continue
 		}
 		c := cs.client[i]
-		ps.copy = ss.edited(c.Msg, ps.edit)
+		ps.copy = ss.Edited(c.Msg, ps.edit)
 		cs.out[i] = truncated(c, ps.copy, c.Summary)
 		ps.diff = count4(env, c) - count4(env, cs.out[i])
 		cs.diff += ps.diff
@@ -368,10 +369,10 @@ func (cs *clearState) cut(env *Env) []string {
 // remember records the copies that sent, the client's history or the
 // edited one, holds and hist does not: what restore gives back as the
 // original at the next call.
-func (cs *clearState) remember(ss *serverState, edited bool) {
+func (cs *clearState) remember(ss *serveredit.State, edited bool) {
 	note := func(i int, sent Item) {
 		if sent.Msg != cs.hist[i].Msg && cs.count[sent.Msg] == 0 && sent.Index() >= 0 {
-			ss.mark(sent.Msg)
+			ss.Mark(sent.Msg)
 		}
 	}
 	if edited {
@@ -382,7 +383,7 @@ func (cs *clearState) remember(ss *serverState, edited bool) {
 				continue
 			}
 			note(i, cs.out[i])
-			if ps.sent = ss.made[ps.copy]; !ps.sent {
+			if ps.sent = ss.Made[ps.copy]; !ps.sent {
 				keep = append(keep, i)
 			}
 		}

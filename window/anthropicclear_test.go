@@ -14,6 +14,7 @@ import (
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
+	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
 // clearSessions are generated sessions for the clear-tool-uses checks:
@@ -194,7 +195,7 @@ func TestClearToolUsesIncremental(t *testing.T) {
 
 // TestClearStateWhole: the count clear-tool-uses keeps of the positions
 // of its client history that are not the transcript's messages as
-// written says what isWholeHistory finds looking at every item, at every
+// written says what serveredit.IsWholeHistory finds looking at every item, at every
 // call, alone and in chains, on the sessions of clearSessions.
 func TestClearStateWhole(t *testing.T) {
 	seen := map[bool]int{}
@@ -210,14 +211,17 @@ func TestClearStateWhole(t *testing.T) {
 					states = cs.sub
 				}
 				for _, s := range states {
-					ss, _ := s.Data.(*serverState)
-					if ss == nil || ss.clear == nil {
+					ss, _ := s.Data.(*serveredit.State)
+					if ss == nil {
 						continue
 					}
-					cs := ss.clear
-					want := isWholeHistory(env, cs.client)
+					cs, _ := ss.Own.(*clearState)
+					if cs == nil {
+						continue
+					}
+					want := serveredit.IsWholeHistory(env, cs.client)
 					if got := cs.whole(env); got != want {
-						t.Fatalf("%s on %s, call %d: whole %v, isWholeHistory %v", spec, tr.ID, env.Call, got, want)
+						t.Fatalf("%s on %s, call %d: whole %v, IsWholeHistory %v", spec, tr.ID, env.Call, got, want)
 					}
 					seen[want]++
 				}

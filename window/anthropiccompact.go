@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
 // AnthropicCompaction names the anthropic-compaction policy.
@@ -83,7 +84,7 @@ func (p *anthropicCompaction) Apply(ctx context.Context, env *Env, st *State, hi
 	if tmpl == nil {
 		tmpl = summarize.Generic
 	}
-	step, s, err := compactRequest(ctx, env, st, hist, p.trigger, tmpl)
+	step, s, err := serveredit.CompactRequest(ctx, env, st, hist, p.trigger, tmpl)
 	if err != nil || s.ID == "" {
 		return step, err
 	}
@@ -91,42 +92,8 @@ func (p *anthropicCompaction) Apply(ctx context.Context, env *Env, st *State, hi
 	if p.pause {
 		out = append(out, hist[keptFrom(hist, p.keep):]...)
 	}
-	finishCompaction(env, st, &step, hist, out)
+	serveredit.FinishCompaction(env, st, &step, hist, out)
 	return step, nil
-}
-
-// compactRequest is what a provider's server-side compaction does
-// first: it measures the request hist makes and, when that exceeds
-// trigger, summarizes hist whole with tmpl into s, the assistant's
-// compaction item, the pass billed for the whole request (system
-// prompt and tools too). s is the zero Item when it does not compact:
-// under the trigger, or the summary failed (step says why).
-func compactRequest(ctx context.Context, env *Env, st *State, hist []Item, trigger int, tmpl *summarize.Template) (step Step, s Item, err error) {
-	ss := serverStateOf(env, st)
-	step = Step{History: hist}
-	input := ss.request.at(env, st, hist, nil)
-	if input <= trigger || len(hist) == 0 {
-		return step, Item{}, nil
-	}
-	step.Fired = &Firing{What: "compaction", Unit: "tokens", Trigger: trigger, Before: input, After: input}
-	text, ok, err := summarizeOrKeep(ctx, env, &step, "compaction", hist, "", tmpl)
-	if err != nil || !ok {
-		return step, Item{}, err
-	}
-	ev := step.Summary
-	if !ev.Cached && ev.Usage.Prompt() < int64(input) {
-		ev.Usage.Input += int64(input) - ev.Usage.Prompt()
-	}
-	s = st.NewItem(transcript.RoleAssistant, text, true)
-	ev.ID = s.ID
-	return step, s, nil
-}
-
-// finishCompaction makes out what step sends in place of hist.
-func finishCompaction(env *Env, st *State, step *Step, hist, out []Item) {
-	step.Evicted = evictedFrom(hist, out)
-	step.History = out
-	step.Fired.After = serverStateOf(env, st).request.at(env, st, out, nil)
 }
 
 // keptFrom returns where the newest keep items of hist start, moved back

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
 // wholeClearTools is anthropic-clear-tool-uses as it was before it kept a
@@ -15,19 +16,19 @@ import (
 type wholeClearTools struct{ *anthropicClearTools }
 
 func (p wholeClearTools) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	ss := serverStateOf(env, st)
-	client := restoreServerCopies(env, ss.made, hist)
+	ss := serveredit.Of(env, st)
+	client := serveredit.RestoreCopies(env, ss.Made, hist)
 	step := Step{History: client}
 	uses := toolUsesOf(client)
-	input := ss.request.at(env, st, client, nil)
+	input := ss.Request.At(env, st, client, nil)
 	fires := p.triggerUses > 0 && len(uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
 	if !fires {
-		ss.remember(hist, client)
+		ss.Remember(hist, client)
 		return step, nil
 	}
 	edits := p.edits(client, uses)
 	if len(edits) == 0 {
-		ss.remember(hist, client)
+		ss.Remember(hist, client)
 		return step, nil
 	}
 	positions := slices.Sorted(maps.Keys(edits))
@@ -35,19 +36,19 @@ func (p wholeClearTools) Apply(_ context.Context, env *Env, st *State, hist []It
 	var diff int
 	for _, i := range positions {
 		e := edits[i]
-		slices.Sort(e.results)
-		slices.Sort(e.inputs)
-		out[i] = truncated(out[i], ss.edited(out[i].Msg, *e), out[i].Summary)
+		slices.Sort(e.Results)
+		slices.Sort(e.Inputs)
+		out[i] = truncated(out[i], ss.Edited(out[i].Msg, *e), out[i].Summary)
 		diff += count4(env, client[i]) - count4(env, out[i])
 	}
-	cleared := ss.request.scale(env, diff)
+	cleared := ss.Request.Scale(env, diff)
 	if cleared < p.clearAtLeast {
 		warnf(&step, "clearing would clear %d input tokens, under clear_at_least %d: nothing cleared", cleared, p.clearAtLeast)
-		ss.remember(hist, client)
+		ss.Remember(hist, client)
 		return step, nil
 	}
 	for _, i := range positions {
-		if !ss.made[hist[i].Msg] { // else sent cut at the previous call too
+		if !ss.Made[hist[i].Msg] { // else sent cut at the previous call too
 			step.Truncated = append(step.Truncated, out[i].ID)
 		}
 	}
@@ -57,7 +58,7 @@ func (p wholeClearTools) Apply(_ context.Context, env *Env, st *State, hist []It
 	} else {
 		step.Fired = &Firing{What: "clearing", Unit: "tokens", Trigger: p.trigger, Before: input, After: input - cleared}
 	}
-	ss.remember(hist, out)
+	ss.Remember(hist, out)
 	return step, nil
 }
 
@@ -84,12 +85,12 @@ func toolUsesOf(hist []Item) []clearUse {
 // edits returns the edits of clearing client, by message position: the
 // results of the oldest uses, all but the newest keep, the excluded
 // tools' never, and their calls' inputs where they are cleared too.
-func (p wholeClearTools) edits(client []Item, uses []clearUse) map[int]*messageEdit {
-	edits := map[int]*messageEdit{}
-	editOf := func(i int) *messageEdit {
+func (p wholeClearTools) edits(client []Item, uses []clearUse) map[int]*serveredit.Edit {
+	edits := map[int]*serveredit.Edit{}
+	editOf := func(i int) *serveredit.Edit {
 		e, ok := edits[i]
 		if !ok {
-			e = &messageEdit{placeholder: p.placeholder}
+			e = &serveredit.Edit{Placeholder: p.placeholder}
 			edits[i] = e
 		}
 		return e
@@ -101,14 +102,14 @@ func (p wholeClearTools) edits(client []Item, uses []clearUse) map[int]*messageE
 		e := editOf(u.result)
 		for j, b := range client[u.result].Msg.Blocks {
 			if b.Type == transcript.BlockToolResult && b.ID == u.id {
-				e.results = append(e.results, j)
+				e.Results = append(e.Results, j)
 			}
 		}
 		if p.inputs == "true" || p.inputTools[u.name] {
 			e := editOf(u.call)
 			for j, b := range client[u.call].Msg.Blocks {
 				if b.Type == transcript.BlockToolUse && b.ID == u.id {
-					e.inputs = append(e.inputs, j)
+					e.Inputs = append(e.Inputs, j)
 				}
 			}
 		}
@@ -123,11 +124,11 @@ func (p wholeClearTools) edits(client []Item, uses []clearUse) map[int]*messageE
 type wholeClearThinking struct{ *anthropicClearThinking }
 
 func (p wholeClearThinking) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	ss := serverStateOf(env, st)
-	client := restoreServerCopies(env, ss.made, hist)
+	ss := serveredit.Of(env, st)
+	client := serveredit.RestoreCopies(env, ss.Made, hist)
 	step := Step{History: client}
 	if p.keep < 0 {
-		ss.remember(hist, client)
+		ss.Remember(hist, client)
 		return step, nil
 	}
 	var turns []int
@@ -142,7 +143,7 @@ func (p wholeClearThinking) Apply(_ context.Context, env *Env, st *State, hist [
 		}
 	}
 	if len(turns) <= p.keep {
-		ss.remember(hist, client)
+		ss.Remember(hist, client)
 		return step, nil
 	}
 	end := len(client)
@@ -158,15 +159,15 @@ func (p wholeClearThinking) Apply(_ context.Context, env *Env, st *State, hist [
 		if out == nil {
 			out = slices.Clone(client)
 		}
-		out[i] = truncated(it, ss.edited(it.Msg, messageEdit{thinking: true}), it.Summary)
-		if !ss.made[hist[i].Msg] {
+		out[i] = truncated(it, ss.Edited(it.Msg, serveredit.Edit{Thinking: true}), it.Summary)
+		if !ss.Made[hist[i].Msg] {
 			step.Truncated = append(step.Truncated, it.ID)
 		}
 	}
 	if out != nil {
 		step.History = out
 	}
-	ss.remember(hist, step.History)
+	ss.Remember(hist, step.History)
 	return step, nil
 }
 
@@ -192,7 +193,7 @@ func (c wholeChain) Apply(ctx context.Context, env *Env, st *State, hist []Item)
 	}
 	sub := *env
 	sub.ReuseSent = false
-	h := restoreServerCopies(env, cs.made, hist)
+	h := serveredit.RestoreCopies(env, cs.made, hist)
 	wasCut := map[string]bool{}
 	for _, it := range hist {
 		if cs.made[it.Msg] {
@@ -205,7 +206,7 @@ func (c wholeChain) Apply(ctx context.Context, env *Env, st *State, hist []Item)
 		if err != nil {
 			return Step{}, err
 		}
-		_, server := p.(serverEdit)
+		_, server := p.(serveredit.Server)
 		if server {
 			before := map[any]bool{}
 			for _, it := range h {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
 // thinkState is what [AnthropicClearThinking] keeps from one call to the
@@ -27,7 +28,7 @@ type thinkState struct {
 	// sent the chain's call out was last sent at, and sentLen its length
 	// before this call's: fresh lists what the call sent anew.
 	call, sent, sentLen int
-	// made[i] says hist[i].Msg is one of the server's copies (ss.made):
+	// made[i] says hist[i].Msg is one of the server's copies (ss.Made):
 	// the client has the original there.
 	made []bool
 	// count holds how many positions of hist hold each message.
@@ -63,7 +64,7 @@ func (ts *thinkState) reset(t *transcript.Transcript) {
 }
 
 // sync brings ts to the history hist.
-func (ts *thinkState) sync(env *Env, ss *serverState, hist []Item) {
+func (ts *thinkState) sync(env *Env, ss *serveredit.State, hist []Item) {
 	t := env.Transcript
 	if ts.tr != t || len(t.Messages) > 0 && ts.base != &t.Messages[0] || len(hist) < len(ts.hist) {
 		ts.reset(t)
@@ -84,15 +85,15 @@ func (ts *thinkState) sync(env *Env, ss *serverState, hist []Item) {
 
 // restore returns the client's item for it: the original where it is
 // one of the server's copies.
-func (ts *thinkState) restore(ss *serverState, it Item) (Item, bool) {
-	if ss.made[it.Msg] {
+func (ts *thinkState) restore(ss *serveredit.State, it Item) (Item, bool) {
+	if ss.Made[it.Msg] {
 		return Original(ts.tr, it.Index()), true
 	}
 	return it, false
 }
 
 // append adds it, given after the history ts holds.
-func (ts *thinkState) append(ss *serverState, it Item) {
+func (ts *thinkState) append(ss *serveredit.State, it Item) {
 	i := len(ts.hist)
 	c, made := ts.restore(ss, it)
 	ts.hist, ts.made, ts.client = append(ts.hist, it), append(ts.made, false), append(ts.client, c)
@@ -115,7 +116,7 @@ func (ts *thinkState) append(ss *serverState, it Item) {
 // replace puts it at position i of the history in place of what the
 // previous call was given there. It reports false when the client's
 // message there changes: the turns are to be found again.
-func (ts *thinkState) replace(ss *serverState, i int, it Item) bool {
+func (ts *thinkState) replace(ss *serveredit.State, i int, it Item) bool {
 	if old := ts.hist[i]; old.Msg != it.Msg {
 		if ts.count[old.Msg]--; ts.count[old.Msg] == 0 {
 			delete(ts.count, old.Msg)
@@ -157,7 +158,7 @@ func (ts *thinkState) setMade(i int, made bool) {
 
 // edit removes the thinking of the assistant messages before the newest
 // keep turns that still have it.
-func (ts *thinkState) edit(keep int, ss *serverState) {
+func (ts *thinkState) edit(keep int, ss *serveredit.State) {
 	if len(ts.turns) <= keep {
 		return
 	}
@@ -179,8 +180,8 @@ func (ts *thinkState) edit(keep int, ss *serverState) {
 }
 
 // thinkingRemoved returns it with its thinking removed.
-func thinkingRemoved(ss *serverState, it Item) Item {
-	return truncated(it, ss.edited(it.Msg, messageEdit{thinking: true}), it.Summary)
+func thinkingRemoved(ss *serveredit.State, it Item) Item {
+	return truncated(it, ss.Edited(it.Msg, serveredit.Edit{Thinking: true}), it.Summary)
 }
 
 // cut returns the ids of the items edited whose item given is not one
@@ -203,10 +204,10 @@ func (ts *thinkState) cut(env *Env) []string {
 // remember records the copies that out holds and hist does not: what
 // restore gives back as the original at the next call. A position whose
 // item given and sent are those of the previous call was recorded then.
-func (ts *thinkState) remember(ss *serverState) {
+func (ts *thinkState) remember(ss *serveredit.State) {
 	note := func(i int) {
 		if sent := ts.out[i]; sent.Msg != ts.hist[i].Msg && ts.count[sent.Msg] == 0 && sent.Index() >= 0 {
-			ss.mark(sent.Msg)
+			ss.Mark(sent.Msg)
 		}
 	}
 	for _, i := range ts.fresh {

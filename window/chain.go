@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
+	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
 // A chain applies policies in order at each call, each to what the one
@@ -17,20 +18,13 @@ import (
 // them. Its SPEC is the parts' SPECs joined by "+"; its parameters are
 // the parts', each named "policy.param".
 //
-// The provider's edits (a serverEdit) apply to each request anew: they
-// edit the client's history, which keeps every message as the agent
-// wrote it. The chain gives them that history: the copies the edits made
+// The provider's edits (each a serveredit.Server) apply to each request
+// anew: they edit the client's history, which keeps every message as the
+// agent wrote it. The chain gives them that history: the copies the edits made
 // at earlier calls are sent as their originals again before the edits
 // run.
 type chainPolicy struct {
 	parts []Policy
-}
-
-// A serverEdit is a policy the provider applies to each request: what it
-// sends is a function of the client's history alone, whatever it sent at
-// the previous call.
-type serverEdit interface {
-	serverSide()
 }
 
 func newChain(names []string, params map[string]string) (Policy, error) {
@@ -89,7 +83,7 @@ type chainState struct {
 	sub []*State
 	// servers are the states of the parts that are provider's edits:
 	// the copies they made (their made) are what the chain restores.
-	servers []*serverState
+	servers []*serveredit.State
 
 	tr   *transcript.Transcript
 	base *transcript.Message // &tr.Messages[0]: the originals' addresses
@@ -110,14 +104,6 @@ type chainState struct {
 	anew  []int
 }
 
-// An anewTeller is a part of a chain that tells which positions of the
-// history it sent at the chain's call (with state st) may hold another
-// item than at the previous call, whose history was n long (ok false: it
-// does not know).
-type anewTeller interface {
-	sentAnew(st *State, call int) (changed []int, n int, ok bool)
-}
-
 func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
 	cs, _ := st.Data.(*chainState)
 	if cs == nil {
@@ -126,9 +112,9 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 		for _, p := range c.parts {
 			s := &State{}
 			cs.sub = append(cs.sub, s)
-			if _, ok := p.(serverEdit); ok {
-				ss := serverStateOf(env, s)
-				ss.log = true
+			if _, ok := p.(serveredit.Server); ok {
+				ss := serveredit.Of(env, s)
+				ss.Log = true
 				cs.servers = append(cs.servers, ss)
 			}
 		}
@@ -148,7 +134,7 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	}
 	var step Step
 	for i, p := range c.parts {
-		_, server := p.(serverEdit)
+		_, server := p.(serveredit.Server)
 		sub.ChainCut = nil
 		if server {
 			sub.ChainCut = &cs.cc
@@ -186,12 +172,12 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	// restored where it is given again: the next call looks at each item.
 	stale := false
 	for _, ss := range cs.servers {
-		for _, m := range ss.added {
+		for _, m := range ss.Added {
 			if m, ok := m.(*transcript.Message); ok && cs.count[m] > 0 {
 				stale = true
 			}
 		}
-		ss.added = ss.added[:0]
+		ss.Added = ss.Added[:0]
 	}
 	if stale {
 		cs.reset(env.Transcript)
@@ -204,9 +190,9 @@ func (c *chainPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 func (cs *chainState) tell(p Policy, st *State) {
 	g := &cs.given
 	g.OK = false
-	if t, ok := p.(anewTeller); ok {
+	if t, ok := p.(serveredit.AnewTeller); ok {
 		var changed []int
-		changed, g.N, g.OK = t.sentAnew(st, cs.calls)
+		changed, g.N, g.OK = t.SentAnew(st, cs.calls)
 		cs.anew = append(cs.anew[:0], changed...)
 		slices.Sort(cs.anew)
 		cs.anew = slices.Compact(cs.anew)
@@ -217,7 +203,7 @@ func (cs *chainState) tell(p Policy, st *State) {
 // made reports whether m is one of the copies the provider's edits made.
 func (cs *chainState) made(m *transcript.Message) bool {
 	for _, ss := range cs.servers {
-		if ss.made[m] {
+		if ss.Made[m] {
 			return true
 		}
 	}

@@ -32,9 +32,12 @@
 // a package of its own under window/internal (aidf, claudecode, cline,
 // codex, compress, crossturn, gemini, langchain, openai, opencode,
 // prune, twotier, vercel), which imports the contract and the shared
-// helpers (client: the history a client keeps apart from what it sends)
-// but no other system, and whose Specs the registry lists; its name
-// constant is there (go doc ./window/internal/claudecode ClaudeCode).
+// helpers (client: the history a client keeps apart from what it sends;
+// serveredit: what the provider's edits share, and a chain reads of
+// them) but no other system, and whose Specs the registry lists; its
+// name constant is there (go doc ./window/internal/claudecode
+// ClaudeCode). The provider's edits (anthropic-*, openai-compaction) are
+// still this package's own.
 //
 // Outside a replay, [Apply] returns what a policy sends at the next call
 // of a conversation given as messages, and a [Conversation] applies a

@@ -7,6 +7,7 @@ import (
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/client"
+	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
 // OpenAICompaction names the openai-compaction policy.
@@ -64,7 +65,7 @@ func init() {
 }
 
 func (p *openAICompaction) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	step, c, err := compactRequest(ctx, env, st, hist, p.threshold, summarize.Generic)
+	step, c, err := serveredit.CompactRequest(ctx, env, st, hist, p.threshold, summarize.Generic)
 	if err != nil || c.ID == "" {
 		return step, err
 	}
@@ -79,7 +80,7 @@ func (p *openAICompaction) Apply(ctx context.Context, env *Env, st *State, hist 
 			}
 		}
 	}
-	finishCompaction(env, st, &step, hist, append(out, c))
+	serveredit.FinishCompaction(env, st, &step, hist, append(out, c))
 	return step, nil
 }
 
