@@ -10,42 +10,6 @@ import (
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
-// toolSession is a user task, then calls of tools (names[k] at call k)
-// each answered by a 400-character result, their bills such that the
-// server is known to count counts[k] input tokens at call k before it
-// is sent: call k−1's billed prompt plus chars4 of what followed it
-// (call 0 counts chars4 of its history; the last call bills its count).
-func toolSession(names []string, counts []int64) *transcript.Transcript {
-	tr := policytest.Msgs(policytest.User("task"))
-	for k, name := range names {
-		c := policytest.CallNamed(string(rune('a'+k)), name)
-		c.Model = "claude-sonnet-4-5"
-		tr.Messages = append(tr.Messages, c, policytest.Result(string(rune('a'+k)), strings.Repeat("r", 400)))
-	}
-	done := policytest.Asst("done")
-	done.Model = "claude-sonnet-4-5"
-	tr = &transcript.Transcript{ID: tr.ID, Messages: append(tr.Messages, done), Models: []string{"claude-sonnet-4-5"}}
-	// Call k's prompt is what the server counts at call k+1 less chars4
-	// of the messages between: the count a request is known by before
-	// it is sent.
-	var calls, before []int
-	x := 0
-	for i := range tr.Messages {
-		if tr.Messages[i].Role == transcript.RoleAssistant {
-			calls, before = append(calls, i), append(before, x)
-		}
-		x += chars4Estimator().CountMessage(&tr.Messages[i])
-	}
-	for k, i := range calls {
-		prompt := counts[k]
-		if k+1 < len(calls) {
-			prompt = counts[k+1] - int64(before[k+1]-before[k])
-		}
-		tr.Messages[i].Usage = &transcript.Usage{CacheRead: prompt}
-	}
-	return tr
-}
-
 // clearedResults returns the ids of the results step sends as text.
 func clearedResults(step Step, text string) []string {
 	var out []string
@@ -67,7 +31,7 @@ func TestAnthropicClearToolUses(t *testing.T) {
 	names := []string{"Bash", "Read", "Bash", "Bash", "Bash"}
 	// The last call (after 5 tool uses) records 50,000 input tokens.
 	at := func(last int64) *transcript.Transcript {
-		return toolSession(names, []int64{1000, 2000, 3000, 4000, 5000, last})
+		return policytest.ToolSession(names, []int64{1000, 2000, 3000, 4000, 5000, last})
 	}
 	for _, tc := range []struct {
 		name, spec string
@@ -96,7 +60,7 @@ func TestAnthropicClearToolUses(t *testing.T) {
 	// Inputs cleared with the results, and each request edited anew: a
 	// request below the trigger sends the history whole, as the client
 	// has it, though the one before it was cleared.
-	tr := toolSession(names, []int64{1000, 2000, 3000, 60_000, 5000, 6000})
+	tr := policytest.ToolSession(names, []int64{1000, 2000, 3000, 60_000, 5000, 6000})
 	calls := policytest.Run(t, mustPolicy(t, "anthropic-clear-tool-uses:trigger=50000,keep=1,clear_tool_inputs=true"), tr, nil)
 	if got := clearedResults(calls[3].Step, anthropicPlaceholder); !cmp.Equal(got, []string{"a", "b"}) {
 		t.Errorf("at 60,000 tokens: cleared %v, want [a b]", got)
@@ -173,7 +137,7 @@ func TestChain(t *testing.T) {
 	}
 	// Applied in order: thinking removed (keep=0: the session is one
 	// turn, its tool results start none), then results cleared.
-	tr := toolSession([]string{"Bash", "Bash", "Bash"}, []int64{1000, 2000, 200_000, 200_000})
+	tr := policytest.ToolSession([]string{"Bash", "Bash", "Bash"}, []int64{1000, 2000, 200_000, 200_000})
 	for i := range tr.Messages {
 		if tr.Messages[i].Role == transcript.RoleAssistant {
 			tr.Messages[i].Blocks = append([]transcript.Block{{Type: transcript.BlockThinking, Text: "hm"}}, tr.Messages[i].Blocks...)
@@ -204,7 +168,7 @@ func TestServerEditsCopyOnce(t *testing.T) {
 		counts[k] = 1000
 	}
 	counts[150] = 1000
-	tr := toolSession(names, counts)
+	tr := policytest.ToolSession(names, counts)
 	for i := range tr.Messages {
 		if m := &tr.Messages[i]; m.Role == transcript.RoleAssistant {
 			m.Blocks = append([]transcript.Block{{Type: transcript.BlockThinking, Text: "thinking"}}, m.Blocks...)

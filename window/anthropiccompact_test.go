@@ -19,7 +19,7 @@ func TestAnthropicCompaction(t *testing.T) {
 	names := []string{"Bash", "Read", "Bash"}
 	// The last call (after 3 tool uses) records last input tokens.
 	at := func(last int64) *transcript.Transcript {
-		return toolSession(names, []int64{1000, 2000, 3000, last})
+		return policytest.ToolSession(names, []int64{1000, 2000, 3000, last})
 	}
 	for _, tc := range []struct {
 		name, spec string
@@ -67,9 +67,9 @@ func TestAnthropicCompaction(t *testing.T) {
 	}
 
 	// Later calls send the block and what followed it.
-	tr := toolSession([]string{"Bash", "Bash", "Bash"}, []int64{1000, 160_000, 3000, 4000})
+	tr := policytest.ToolSession([]string{"Bash", "Bash", "Bash"}, []int64{1000, 160_000, 3000, 4000})
 	calls := policytest.Run(t, mustPolicy(t, "anthropic-compaction"), tr, &policytest.Recorder{})
-	if diff := cmp.Diff([][]string{{"m0"}, {"s1"}, {"s1", "m3", "m4"}, {"s1", "m3", "m4", "m5", "m6"}}, sentOf(calls)); diff != "" {
+	if diff := cmp.Diff([][]string{{"m0"}, {"s1"}, {"s1", "m3", "m4"}, {"s1", "m3", "m4", "m5", "m6"}}, policytest.Sents(calls)); diff != "" {
 		t.Errorf("after a compaction (-want +got):\n%s", diff)
 	}
 
@@ -96,14 +96,6 @@ func TestAnthropicCompaction(t *testing.T) {
 	if _, err := Parse("anthropic-compaction:trigger=49999"); err == nil {
 		t.Error("a trigger under the API's 50,000: no error")
 	}
-}
-
-func sentOf(calls []policytest.Call) [][]string {
-	out := make([][]string, len(calls))
-	for i, c := range calls {
-		out[i] = c.Sent
-	}
-	return out
 }
 
 // TestAnthropicCompactionCorpus: on a recorded Claude Code session, the

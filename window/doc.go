@@ -36,8 +36,8 @@
 // serveredit: what the provider's edits share, and a chain reads of
 // them) but no other system, and whose Specs the registry lists; its
 // name constant is there (go doc ./window/internal/claudecode
-// ClaudeCode). The provider's edits (anthropic-*, openai-compaction) are
-// still this package's own.
+// ClaudeCode). Anthropic's edits (anthropic-*) are still this package's
+// own.
 //
 // Outside a replay, [Apply] returns what a policy sends at the next call
 // of a conversation given as messages, and a [Conversation] applies a

@@ -1,14 +1,11 @@
 // Package client holds what the policies modelling an agent's or an
 // SDK's own history share: the history a client keeps apart from what it
-// sends, the tool-name lists their parameters give, and what the OpenAI
-// Responses API counts as a user item.
+// sends, and the tool-name lists their parameters give.
 package client
 
 import (
-	"slices"
 	"strings"
 
-	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
@@ -77,14 +74,4 @@ func NameSet(s string) map[string]bool {
 		}
 	}
 	return out
-}
-
-// ResponsesUserItem reports whether a message's Responses items include
-// a user item: a user message with a block other than a tool result, or
-// none at all.
-func ResponsesUserItem(m *transcript.Message) bool {
-	if m.Role != transcript.RoleUser {
-		return false
-	}
-	return len(m.Blocks) == 0 || slices.ContainsFunc(m.Blocks, func(b transcript.Block) bool { return b.Type != transcript.BlockToolResult })
 }

@@ -1,5 +1,6 @@
-// Package openai models the OpenAI Agents SDK's ToolOutputTrimmer: the
-// openai-trim policy.
+// Package openai models OpenAI's context management: the Agents SDK's
+// ToolOutputTrimmer (openai-trim) and the Responses API's server-side
+// compaction (openai-compaction).
 package openai
 
 import (
@@ -61,7 +62,8 @@ const (
 	openAITrimCommit  = "4df9ecfae1761ca6fea67cc5a20b383c1d492024"
 )
 
-// Specs are this room's policies, which window registers.
+// Specs are this room's policies (openai-trim, openai-compaction), which
+// window registers.
 var Specs = []*policy.Spec{
 	{
 		Name: OpenAITrim, Source: "the OpenAI Agents SDK's ToolOutputTrimmer (openai/openai-agents-python, src/agents/extensions/tool_output_trimmer.py)",
@@ -84,6 +86,7 @@ var Specs = []*policy.Spec{
 			return p
 		},
 	},
+	compactSpec,
 }
 
 type openAITrimState struct {
@@ -116,7 +119,7 @@ func (p *openAITrimPolicy) Apply(_ context.Context, env *policy.Env, st *policy.
 				s.names[b.ID] = b.Name
 			}
 		}
-		if client.ResponsesUserItem(it.Msg) {
+		if responsesUserItem(it.Msg) {
 			s.users = append(s.users, base+k)
 		}
 	}
@@ -146,6 +149,16 @@ func (p *openAITrimPolicy) Apply(_ context.Context, env *policy.Env, st *policy.
 	s.old = max(s.old, old)
 	step.History = s.sent
 	return step, nil
+}
+
+// responsesUserItem reports whether a message's Responses items include
+// a user item: a user message with a block other than a tool result, or
+// none at all.
+func responsesUserItem(m *transcript.Message) bool {
+	if m.Role != transcript.RoleUser {
+		return false
+	}
+	return len(m.Blocks) == 0 || slices.ContainsFunc(m.Blocks, func(b transcript.Block) bool { return b.Type != transcript.BlockToolResult })
 }
 
 // trim returns it with its long tool results cut to their preview, and

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxbench/ctxbench/fixtures"
@@ -171,6 +172,51 @@ func MessageIDs(lo, hi int) []string {
 	var out []string
 	for i := lo; i < hi; i++ {
 		out = append(out, transcript.MessageID(i))
+	}
+	return out
+}
+
+// ToolSession is a user task, then calls of tools (names[k] at call k)
+// each answered by a 400-character result, their bills such that the
+// server is known to count counts[k] input tokens at call k before it
+// is sent: call k−1's billed prompt plus chars4 of what followed it
+// (call 0 counts chars4 of its history; the last call bills its count).
+func ToolSession(names []string, counts []int64) *transcript.Transcript {
+	tr := Msgs(User("task"))
+	for k, name := range names {
+		c := CallNamed(string(rune('a'+k)), name)
+		c.Model = "claude-sonnet-4-5"
+		tr.Messages = append(tr.Messages, c, Result(string(rune('a'+k)), strings.Repeat("r", 400)))
+	}
+	done := Asst("done")
+	done.Model = "claude-sonnet-4-5"
+	tr = &transcript.Transcript{ID: tr.ID, Messages: append(tr.Messages, done), Models: []string{"claude-sonnet-4-5"}}
+	// Call k's prompt is what the server counts at call k+1 less chars4
+	// of the messages between: the count a request is known by before
+	// it is sent.
+	var calls, before []int
+	x := 0
+	for i := range tr.Messages {
+		if tr.Messages[i].Role == transcript.RoleAssistant {
+			calls, before = append(calls, i), append(before, x)
+		}
+		x += policy.Chars4().CountMessage(&tr.Messages[i])
+	}
+	for k, i := range calls {
+		prompt := counts[k]
+		if k+1 < len(calls) {
+			prompt = counts[k+1] - int64(before[k+1]-before[k])
+		}
+		tr.Messages[i].Usage = &transcript.Usage{CacheRead: prompt}
+	}
+	return tr
+}
+
+// Sents returns what each call sent.
+func Sents(calls []Call) [][]string {
+	out := make([][]string, len(calls))
+	for i, c := range calls {
+		out[i] = c.Sent
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package window
+package openai
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
-	"github.com/ctxbench/ctxbench/window/internal/client"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
@@ -39,37 +39,36 @@ const OpenAICompaction = "openai-compaction"
 
 // openAICompaction is the [OpenAICompaction] policy.
 type openAICompaction struct {
-	base
+	policy.Base
 	threshold int
 	keepUsers bool
 }
 
-func init() {
-	register(&Spec{
-		Name: OpenAICompaction, Source: "OpenAI Responses API server-side compaction, context_management compaction (developers.openai.com/api/docs/guides/compaction)",
-		Models: "context_management compaction", Held: heldDocs,
-		Summary: "the API's compaction: when the request crosses compact_threshold, send its user messages and one compaction item in place of everything before",
-		Params: []Param{
-			intParam("compact_threshold", 200_000, 1, none, "compact_threshold: rendered tokens of the request at which the server compacts"),
-			boolParam("keep_user_messages", true, "the compacted window keeps the user messages before the compaction item, as /responses/compact returns it"),
-		},
-		Differs: []string{
-			"compact_threshold has no documented default: 200,000 is the examples' (OpenRouter's documentation of the same parameter); the server compacts when the request's tokens exceed it",
-			"the compaction item is encrypted and its prompt unpublished: the summarizer's generic summary stands for its content, and the compaction pass is billed as the request's input tokens in and the summary out",
-			"the request's rendered tokens are recorded or fitted (see go doc), not counted by OpenAI's tokenizer",
-		},
-		Build: func(v Values) Policy {
-			return &openAICompaction{base: base{OpenAICompaction, v}, threshold: v.Int("compact_threshold"), keepUsers: v.Bool("keep_user_messages")}
-		},
-	})
+// compactSpec is openai-compaction's spec, which Specs lists.
+var compactSpec = &policy.Spec{
+	Name: OpenAICompaction, Source: "OpenAI Responses API server-side compaction, context_management compaction (developers.openai.com/api/docs/guides/compaction)",
+	Models: "context_management compaction", Held: policy.HeldDocs,
+	Summary: "the API's compaction: when the request crosses compact_threshold, send its user messages and one compaction item in place of everything before",
+	Params: []policy.Param{
+		policy.IntParam("compact_threshold", 200_000, 1, policy.NoBound, "compact_threshold: rendered tokens of the request at which the server compacts"),
+		policy.BoolParam("keep_user_messages", true, "the compacted window keeps the user messages before the compaction item, as /responses/compact returns it"),
+	},
+	Differs: []string{
+		"compact_threshold has no documented default: 200,000 is the examples' (OpenRouter's documentation of the same parameter); the server compacts when the request's tokens exceed it",
+		"the compaction item is encrypted and its prompt unpublished: the summarizer's generic summary stands for its content, and the compaction pass is billed as the request's input tokens in and the summary out",
+		"the request's rendered tokens are recorded or fitted (see go doc), not counted by OpenAI's tokenizer",
+	},
+	Build: func(v policy.Values) policy.Policy {
+		return &openAICompaction{Base: policy.NewBase(OpenAICompaction, v), threshold: v.Int("compact_threshold"), keepUsers: v.Bool("keep_user_messages")}
+	},
 }
 
-func (p *openAICompaction) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p *openAICompaction) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	step, c, err := serveredit.CompactRequest(ctx, env, st, hist, p.threshold, summarize.Generic)
 	if err != nil || c.ID == "" {
 		return step, err
 	}
-	var out []Item
+	var out []policy.Item
 	if p.keepUsers {
 		for _, it := range hist {
 			if u, cut, ok := userPart(it); ok {
@@ -88,20 +87,20 @@ func (p *openAICompaction) Apply(ctx context.Context, env *Env, st *State, hist 
 // message's blocks other than its tool results (cut says some were
 // left out), and ok false when it has none or is no user message. A
 // compaction's summary, sent as the assistant's, is not one.
-func userPart(it Item) (u Item, cut, ok bool) {
+func userPart(it policy.Item) (u policy.Item, cut, ok bool) {
 	m := it.Msg
-	if it.Summary || !client.ResponsesUserItem(m) {
-		return Item{}, false, false
+	if it.Summary || !responsesUserItem(m) {
+		return policy.Item{}, false, false
 	}
 	if !slices.ContainsFunc(m.Blocks, func(b transcript.Block) bool { return b.Type == transcript.BlockToolResult }) {
 		return it, false, true
 	}
 	c := *m
 	c.Blocks = slices.DeleteFunc(slices.Clone(m.Blocks), func(b transcript.Block) bool { return b.Type == transcript.BlockToolResult })
-	return truncated(it, &c, false), true, true
+	return policy.Truncated(it, &c, false), true, true
 }
 
 // Guarantees: no tool output is kept without its call (none is kept).
-func (p *openAICompaction) Guarantees() Guarantees {
-	return Guarantees{PairSafe: true, SummaryRole: transcript.RoleAssistant}
+func (p *openAICompaction) Guarantees() policy.Guarantees {
+	return policy.Guarantees{PairSafe: true, SummaryRole: transcript.RoleAssistant}
 }
