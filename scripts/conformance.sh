@@ -49,11 +49,11 @@ fi
 # The ralph loop's summarizeMessages is private to loop.ts of
 # vercel-labs/ralph-gpu, which is not on npm. With TWOTIER_MODULE set to a
 # module that exports it and estimateTokens, made of loop.ts's lines at
-# the commit window/twotier.go names as scripts/conformance/twotier.mjs
+# the commit window/internal/twotier/twotier.go names as scripts/conformance/twotier.mjs
 # describes, twotier.json is rewritten too; the module is copied beside
 # the AI SDK installed here, which it imports.
 if [ -n "${TWOTIER_MODULE:-}" ]; then
-	commit=$(sed -n 's/^const ralphCommit = "\([0-9a-f]*\)"$/\1/p' window/twotier.go)
+	commit=$(sed -n 's/^const ralphCommit = "\([0-9a-f]*\)"$/\1/p' window/internal/twotier/twotier.go)
 	flags=()
 	module="$tmp/twotier-module.mjs"
 	case "$TWOTIER_MODULE" in *.ts) flags=(--experimental-strip-types) module="$tmp/twotier-module.ts" ;; esac
@@ -66,12 +66,12 @@ else
 fi
 # The OpenAI Agents SDK is a Python package (openai-agents on PyPI), not
 # on npm. With OPENAI_AGENTS set to src/agents of a checkout of
-# openai/openai-agents-python at the release window/openaitrim.go names,
+# openai/openai-agents-python at the release window/internal/openai/trim.go names,
 # openaitrim.json is rewritten too: python3 runs the release's
 # ToolOutputTrimmer (scripts/conformance/openaitrim.py says how).
 if [ -n "${OPENAI_AGENTS:-}" ]; then
-	version=$(sed -n 's/^\topenAITrimVersion = "\([0-9.]*\)"$/\1/p' window/openaitrim.go)
-	commit=$(sed -n 's/^\topenAITrimCommit  = "\([0-9a-f]*\)"$/\1/p' window/openaitrim.go)
+	version=$(sed -n 's/^\topenAITrimVersion = "\([0-9.]*\)"$/\1/p' window/internal/openai/trim.go)
+	commit=$(sed -n 's/^\topenAITrimCommit  = "\([0-9a-f]*\)"$/\1/p' window/internal/openai/trim.go)
 	python3 scripts/conformance/openaitrim.py "$OPENAI_AGENTS" "$version" "$commit" "$tmp/histories.json" > "$out/openaitrim.json.tmp"
 	mv "$out/openaitrim.json.tmp" "$out/openaitrim.json"
 	echo "wrote $out/openaitrim.json"

@@ -1,6 +1,6 @@
 # Runs the OpenAI Agents SDK's ToolOutputTrimmer (the real code:
 # extensions/tool_output_trimmer.py of the SDK's src/agents, at the
-# release window/openaitrim.go names) on every call of every history
+# release window/internal/openai/trim.go names) on every call of every history
 # export wrote, for each setting, and prints what each call sends: the
 # golden window/testdata/conformance/openaitrim.json.
 #
@@ -16,7 +16,7 @@
 # given as an object with model_data).
 #
 # A history becomes the Responses API items the SDK gives the filter, as
-# window/openaitrim.go reads it: a system message a system item; an
+# window/internal/openai/trim.go reads it: a system message a system item; an
 # assistant message an assistant item, then a function_call item per
 # tool_use block; a user message a function_call_output item per
 # tool_result block (its text the output), then a user item when it has

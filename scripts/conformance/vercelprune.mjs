@@ -4,7 +4,7 @@
 //
 // An application that prunes calls it on its whole history before each
 // call. A history becomes ModelMessages as ctxbench's vercel-prune sees
-// it (window/vercelprune.go): a system message is {role: "system",
+// it (window/internal/vercel/vercel.go): a system message is {role: "system",
 // content: its text}; an assistant message's parts are its blocks in
 // order (text {type: "text"}, thinking {type: "reasoning"}, tool_use
 // {type: "tool-call", toolCallId, toolName, input}, any other
