@@ -22,14 +22,6 @@ func billedCost(t *transcript.Transcript, prices pricing.Prices, model string) (
 	return b.total, b.byModel, err
 }
 
-// billedPerCall returns the cost of each call's recorded usage, priced as
-// [billedCost] prices it, in call order: 0 for a call that recorded none. The
-// unattributed usage is in no call's.
-func billedPerCall(t *transcript.Transcript, prices pricing.Prices, model string) ([]pricing.Money, error) {
-	b, err := billOf(t, prices, model)
-	return b.perCall(), err
-}
-
 // A billedUsage is a transcript's recorded usage priced once: in all and by
 // model ([billedCost]), and call by call, each call's cost by component in
 // call order (zero for a call that recorded none).

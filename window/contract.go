@@ -1,13 +1,8 @@
 package window
 
 import (
-	"context"
-
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
-	"github.com/ctxbench/ctxbench/window/internal/jsstr"
-	"github.com/ctxbench/ctxbench/window/internal/linefit"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
@@ -86,27 +81,11 @@ func intParam(name string, def int, min, max float64, help string) Param {
 	return policy.IntParam(name, def, min, max, help)
 }
 
-func floatParam(name string, def, min, max float64, minOpen bool, help string) Param {
-	return policy.FloatParam(name, def, min, max, minOpen, help)
-}
-
 func boolParam(name string, def bool, help string) Param { return policy.BoolParam(name, def, help) }
-
-func enumParam(name, def string, enum []string, help string) Param {
-	return policy.EnumParam(name, def, enum, help)
-}
 
 func stringParam(name, def, help string) Param { return policy.StringParam(name, def, help) }
 
-func estimatorParam(def, help string) Param { return policy.EstimatorParam(def, help) }
-
-func estimatorOf(v Values) estimate.Estimator { return policy.EstimatorOf(v) }
-
 func chars4Estimator() estimate.Estimator { return policy.Chars4() }
-
-func tokens(env *Env, e estimate.Estimator, items []Item) int { return policy.Tokens(env, e, items) }
-
-func count(env *Env, e estimate.Estimator, it Item) int { return policy.Count(env, e, it) }
 
 func ids(items []Item) []string { return policy.ItemIDs(items) }
 
@@ -114,47 +93,13 @@ func evictedFrom(hist, out []Item) []string { return policy.EvictedFrom(hist, ou
 
 func evict(step *Step, drop func(index int) bool) []Item { return policy.Evict(step, drop) }
 
-func messages(items []Item) []transcript.Message { return policy.Messages(items) }
-
-func summarizeItems(ctx context.Context, env *Env, items []Item, previous string, tmpl *summarize.Template) (string, *SummaryEvent, error) {
-	return policy.SummarizeItems(ctx, env, items, previous, tmpl)
-}
-
-func summarizeRequest(ctx context.Context, env *Env, covers []string, req summarize.Request) (string, *SummaryEvent, error) {
-	return policy.SummarizeRequest(ctx, env, covers, req)
-}
-
-func summarizeOrKeep(ctx context.Context, env *Env, step *Step, what string, items []Item, previous string, tmpl *summarize.Template) (string, bool, error) {
-	return policy.SummarizeOrKeep(ctx, env, step, what, items, previous, tmpl)
-}
-
-func hasText(items []Item) bool                 { return policy.HasText(items) }
 func toolUses(it Item) []string                 { return policy.ToolUses(it) }
 func toolResults(it Item) []string              { return policy.ToolResults(it) }
 func has(it Item, t transcript.BlockType) bool  { return policy.Has(it, t) }
-func pendingTools(it Item) bool                 { return policy.PendingTools(it) }
 func warnf(s *Step, format string, args ...any) { policy.Warnf(s, format, args...) }
 
 func truncated(it Item, m *transcript.Message, summary bool) Item {
 	return policy.Truncated(it, m, summary)
 }
-
-func truncatedOriginal(i int, m *transcript.Message) Item { return policy.TruncatedOriginal(i, m) }
-
-func cutUTF16(s string, n int) string { return jsstr.Cut(s, n) }
-
-func jsStringLen(s string) int                             { return jsstr.Len(s) }
-func jsJSONLen(raw []byte) int                             { return jsstr.JSONLen(raw) }
-func jsNumber(f float64) string                            { return jsstr.Number(f) }
-func sliceUTF16(s string, from, to int) string             { return jsstr.Slice(s, from, to) }
-func utf16Len(s string) int                                { return transcript.UTF16Len(s) }
-func toolNames(t *transcript.Transcript) map[string]string { return policy.ToolNames(t) }
-func envTranscript(env *Env) *transcript.Transcript        { return policy.TranscriptOf(env) }
-
-func thousands(n int) string { return jsstr.Thousands(n) }
-
-type lineFits = linefit.Fits
-
-func callModel(env *Env) string { return policy.CallModel(env) }
 
 func count4(env *Env, it Item) int { return policy.Count4(env, it) }

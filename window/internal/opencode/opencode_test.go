@@ -16,12 +16,6 @@ import (
 // opencode policy to the code of opencode 1.18.33, quoted as it reads in
 // that binary (minified: the names are the bundler's).
 
-func callNamed(id, name string) transcript.Message {
-	m := policytest.CallTool(id)
-	m.Blocks[0].Name = name
-	return m
-}
-
 // TestOpencodePruneRules: SessionCompaction.prune —
 //
 //	for(let F=z.parts.length-1;F>=0;F--){let $=z.parts[F];if($.type!=="tool")continue;
