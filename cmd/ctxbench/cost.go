@@ -515,6 +515,9 @@ func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry
 	}
 	var cmpr *cost.Comparison
 	var unpricedRun, unpricedBill error
+	// steps are the replayed transcript's, for its rows; none for one
+	// priced from its bill.
+	var steps []reports.RunSteps
 	if r.fromBill(t) {
 		var err error
 		switch {
@@ -543,7 +546,8 @@ func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry
 		}
 		s := sr.Session
 		cmpr, unpricedRun, unpricedBill = sr.Comparison, s.NotPriced, s.BillNotPriced
-		takeSummaries(r.steps, s.Runs)
+		steps, r.steps = r.steps, nil
+		takeSummaries(steps, s.Runs)
 		if o, short := cost.ShortOutput(t, p.Estimators()[0]); short {
 			ce.Warnings = append(ce.Warnings, newEntryWarning(fmt.Errorf("%s: %s", t.File, reports.ShortOutputText(o))))
 		}
@@ -558,7 +562,7 @@ func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry
 		ce.Warnings = append(ce.Warnings, newEntryWarning(notPriced(fmt.Errorf("%s: the recorded usage is not priced: %w", t.File, unpricedBill), "--prices")))
 	}
 	if r.wantRows {
-		ce.Runs, ce.Calls = rowsOf(t, r.pols, cmpr, r.steps)
+		ce.Runs, ce.Calls = rowsOf(t, r.pols, cmpr, steps)
 	}
 	ce.Priced, ce.Session, ce.File = true, cmp.Or(t.Parent, t.ID), t.File
 	for _, p := range cmpr.Policies {
