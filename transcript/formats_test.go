@@ -357,14 +357,16 @@ func TestInlineSidechains(t *testing.T) {
 // thread's total so far, carried on by a resumed thread (three turns of
 // one thread recorded 16504 -> 85681 -> 103779 input tokens), so a
 // stream's bill is each thread's last total, not the sum of its turns;
-// another thread counts from nothing.
+// another thread counts from nothing, and so does a total that cannot
+// follow the last (more cached tokens added than input).
 func TestCodexExecTurnTotals(t *testing.T) {
 	ts := readTestdata(t, "codex-exec-turns.jsonl")
 	if len(ts) != 1 {
 		t.Fatalf("%d transcripts", len(ts))
 	}
-	// Thread a001: its last total; thread b002: its one turn.
-	want := &Usage{Input: (103779 - 76800) + 17777, CacheRead: 76800, Output: 45 + 273}
+	// Thread a001: its last total; thread b002: its one turn; thread
+	// c003: both its totals whole.
+	want := &Usage{Input: (103779 - 76800) + 17777 + (100 - 10) + (150 - 70), CacheRead: 76800 + 10 + 70, Output: 45 + 273 + 1 + 2}
 	if diff := cmp.Diff(want, ts[0].Unattributed); diff != "" {
 		t.Errorf("unattributed usage (-want +got):\n%s", diff)
 	}

@@ -210,15 +210,20 @@ func (c *codexReader) line(r decode.Record, l codexLine) error {
 
 // turnUsage is the usage of the turn whose turn.completed records the
 // thread's total tot: tot less the thread's last total, or tot where it
-// has none or tot is below it in some count.
+// has none or tot cannot follow it (below it in some count, or more
+// cached tokens added than input).
 func (c *codexReader) turnUsage(tot codexUsage) model.Usage {
 	if c.turnTotals == nil {
 		c.turnTotals = map[string]codexUsage{}
 	}
 	last, ok := c.turnTotals[c.thread]
 	c.turnTotals[c.thread] = tot
+	// Running totals only grow, and their cached tokens grow no more than
+	// their input (each call's are part of its input): else tot is no
+	// running total of the last.
 	if !ok || tot.InputTokens < last.InputTokens || tot.CachedInputTokens < last.CachedInputTokens ||
-		tot.OutputTokens < last.OutputTokens || tot.ReasoningOutputTokens < last.ReasoningOutputTokens {
+		tot.OutputTokens < last.OutputTokens || tot.ReasoningOutputTokens < last.ReasoningOutputTokens ||
+		tot.CachedInputTokens-last.CachedInputTokens > tot.InputTokens-last.InputTokens {
 		return tot.usage()
 	}
 	return codexUsage{InputTokens: tot.InputTokens - last.InputTokens,
