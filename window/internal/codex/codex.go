@@ -85,7 +85,7 @@ var Specs = []*policy.Spec{
 			policy.IntParam("user_message_tokens", 20_000, 0, policy.NoBound, "COMPACT_USER_MESSAGE_MAX_TOKENS: budget for the real user messages kept"),
 		},
 		Differs: []string{
-			"Codex is Rust and cannot be run from npm: the policy is held to table tests citing the source lines it models (window/codex_test.go)",
+			"Codex is Rust and cannot be run from npm: the policy is held to table tests citing the source lines it models (window/internal/codex/codex_test.go)",
 		},
 		Build: func(v policy.Values) policy.Policy {
 			return &codexPolicy{Base: policy.NewBase(Codex, v), window: v.Int("context_window"), ratio: v.Float("auto_compact_ratio"),
