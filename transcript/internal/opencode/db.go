@@ -20,11 +20,12 @@ var readDB func(s *decode.Source) ([]*model.Transcript, error)
 // while inputs are read.
 func RegisterDB(read func(s *decode.Source) ([]*model.Transcript, error)) { readDB = read }
 
-// readDatabase reads the database s.Db with the registered reader, or
-// returns an error naming the package to import for one.
+// readDatabase reads the database s.Db with the registered reader; with
+// none, it is no transcript this program reads (a walk passes it over,
+// counted), and the error names the package to import for one.
 func readDatabase(s *decode.Source) ([]*model.Transcript, error) {
 	if readDB == nil {
-		return nil, fmt.Errorf("%s: an SQLite database: reading opencode's needs its reader, linked by importing %q", s.File, dbImport)
+		return nil, &decode.NotTranscriptError{File: s.File, Reason: fmt.Sprintf("an SQLite database: reading opencode's needs its reader, linked by importing %q", dbImport)}
 	}
 	return readDB(s)
 }

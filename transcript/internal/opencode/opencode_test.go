@@ -1,6 +1,9 @@
 package opencode
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -8,7 +11,8 @@ import (
 )
 
 // TestDatabaseUnregistered: without package opencodedb, whose reader
-// links SQLite, a database is an error that names the import.
+// links SQLite, a database is no transcript, its error naming the
+// import, and a storage directory beside one is not passed over.
 func TestDatabaseUnregistered(t *testing.T) {
 	if readDB != nil {
 		t.Fatal("a database reader is registered without transcript/opencodedb imported")
@@ -16,6 +20,21 @@ func TestDatabaseUnregistered(t *testing.T) {
 	ts, err := Read(&decode.Source{File: "opencode.db", Db: "opencode.db"})
 	if err == nil || !strings.Contains(err.Error(), `importing "github.com/ctxbench/ctxbench/transcript/opencodedb"`) || !strings.HasPrefix(err.Error(), "opencode.db: ") {
 		t.Fatalf("Read of a database = %v, %v; want an error naming the import", ts, err)
+	}
+	// A walk passes the database over and reads the storage beside it.
+	var nt *decode.NotTranscriptError
+	if !errors.As(err, &nt) {
+		t.Errorf("Read of a database: %T, want a NotTranscriptError", err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "storage"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "opencode.db"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if db := DBBeside(filepath.Join(dir, "storage")); db != "" {
+		t.Errorf("DBBeside = %q with no database reader; want \"\": the storage is read", db)
 	}
 }
 

@@ -29,8 +29,12 @@ func IsStorage(dir string) bool {
 // DBBeside names the opencode database in the directory that
 // holds the storage directory dir, or returns "": opencode 1.2 copied
 // the storage's sessions into it, so a walk reads them once, from the
-// database.
+// database. With no database reader linked ([RegisterDB]) it returns "":
+// the storage is what can be read.
 func DBBeside(dir string) string {
+	if readDB == nil {
+		return ""
+	}
 	parent := filepath.Dir(filepath.Clean(dir))
 	entries, err := os.ReadDir(parent)
 	if err != nil {
