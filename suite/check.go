@@ -24,7 +24,7 @@ type Report struct {
 // Check compares res with base (nil: none) under cfg's tolerances: each
 // case gets its deltas and parameter changes, the baseline's entries the
 // suite no longer replays become Removed cases, and those it lacks are
-// Missing. Run whole or merged from shards ([Merge]), the same cases give
+// Missing. Run whole or merged from shards (internal/batch), the same cases give
 // the same report.
 func Check(cfg *Config, res *Result, base *Baseline, strict bool) *Report {
 	rep := &Report{Warnings: res.Warnings, Strict: strict, NoBaseline: base == nil,

@@ -18,7 +18,7 @@ import (
 
 // rooms are the policies of the modelled systems, each in a package of
 // its own under window/internal: the registry lists them with this
-// package's own (none, recorded, the agent, the seeds it still holds).
+// package's own (none, recorded, agent and the Anthropic API edits).
 var rooms = [][]*Spec{
 	aidf.Specs,
 	prune.Specs,

@@ -17,7 +17,7 @@
 // user message between) and the session has not compacted yet; else
 // none. The model's info is the setting's.
 //
-// A history becomes Cline messages as window/cline.go reads it: a
+// A history becomes Cline messages as window/internal/cline/cline.go reads it: a
 // leading system message is the system prompt (the texts of the
 // leading system messages, joined by a blank line); every other message
 // is {id: "m<i>", role, content}, content its blocks as export wrote

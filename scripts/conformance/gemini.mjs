@@ -13,7 +13,7 @@
 // the system instruction nor the tool declarations).
 //
 // A history becomes Gemini contents as ctxbench's gemini-cli policy sees
-// it (window/gemini.go): system messages are the system instruction, not
+// it (window/internal/gemini/view.go): system messages are the system instruction, not
 // history; a user message is a user content of text parts and
 // functionResponse parts {id, name, response: {output}}; an assistant
 // message a model content of thought parts, text parts and functionCall

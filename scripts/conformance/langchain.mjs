@@ -4,7 +4,7 @@
 //
 // A history becomes LangChain messages as an application holding an
 // Anthropic- or OpenAI-shaped conversation would convert it (the same
-// view ctxbench's langchain-trim policy trims; window/langchain.go):
+// view ctxbench's langchain-trim policy trims; window/internal/langchain/trim.go):
 //   system    -> SystemMessage(text blocks joined by "\n")
 //   assistant -> AIMessage(text blocks joined by "\n", tool_calls from the
 //                tool_use blocks); thinking is not part of the content

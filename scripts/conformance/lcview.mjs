@@ -1,5 +1,5 @@
 // The LangChain view of a history, which langchain.mjs and
-// langchainmw.mjs run LangChain's code on (window/langchain.go builds the
+// langchainmw.mjs run LangChain's code on (window/internal/langchain/trim.go builds the
 // same one): a system message is a SystemMessage of its texts joined by
 // "\n"; an assistant message an AIMessage of its texts, with its tool_use
 // blocks as tool_calls; a user message one ToolMessage per tool_result

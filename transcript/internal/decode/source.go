@@ -26,16 +26,16 @@ const DefaultMaxBytes = 1 << 30
 type Options struct {
 	// Format, when set, overrides detection from content.
 	Format model.Format
-	// Lenient skips malformed records, recording each in [Transcript.Bad],
+	// Lenient skips malformed records, recording each in [model.Transcript.Bad],
 	// instead of stopping at the first one.
 	Lenient bool
 	// MaxBytes bounds the size of one input; 0 means [DefaultMaxBytes].
 	MaxBytes int64
 	// Measure keeps what a reader that counts needs (inspect), not the
 	// content: Claude Code's blocks keep their types, ids and names, and
-	// [Block.Measured] holds what [Message.Chars] would count of their
+	// [model.Block.Measured] holds what [model.Message.Chars] would count of their
 	// text, input and raw JSON, which are left empty, neither unescaped
-	// nor copied; such a transcript says so ([Transcript.Measured]). Its
+	// nor copied; such a transcript says so ([model.Transcript.Measured]). Its
 	// lines read in stages, and the other formats, keep their content:
 	// Chars is the same either way.
 	Measure bool
@@ -344,7 +344,7 @@ func (s *Source) Bad(t *model.Transcript, line int, format string, args ...any) 
 }
 
 // MaxBadListed is how many malformed records a transcript lists
-// ([Transcript.Bad]); the rest are counted, not kept: a file of millions
+// ([model.Transcript.Bad]); the rest are counted, not kept: a file of millions
 // of bad lines read leniently takes no memory for them.
 const MaxBadListed = 1000
 

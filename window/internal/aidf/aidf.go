@@ -1,3 +1,6 @@
+// Package aidf models AIDF's ConversationWindow (rubenmavarezb/aidf at
+// [Commit]): the aidf policy, and its configuration read from AIDF's
+// config file.
 package aidf
 
 import (

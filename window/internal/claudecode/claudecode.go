@@ -1,3 +1,6 @@
+// Package claudecode models Claude Code's context management (its
+// cli.js, 2.1.39 and 2.0.21): the claude-code policy's auto-compact and
+// microcompact of old tool results.
 package claudecode
 
 import (

@@ -1,3 +1,6 @@
+// Package cline models @cline/core's context compaction (strategy
+// basic): the cline policy, over a model of the JavaScript values it
+// measures (js.go).
 package cline
 
 import (

@@ -1,3 +1,5 @@
+// Package codex models Codex's auto-compaction (openai/codex
+// codex-rs/core/src/compact.rs): the codex policy.
 package codex
 
 import (

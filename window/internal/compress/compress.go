@@ -1,3 +1,5 @@
+// Package compress models Dexto's CompressionService (the Complete
+// Context Management Plan): the compress policy.
 package compress
 
 import (

@@ -1,3 +1,5 @@
+// Package crossturn models the AI Context Management document's layers 2
+// and 3 (chat.component.ts, ai.routes.ts): the cross-turn policy.
 package crossturn
 
 import (

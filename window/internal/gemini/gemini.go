@@ -1,3 +1,6 @@
+// Package gemini models Gemini CLI's chat compression
+// (chatCompressionService.ts, @google/gemini-cli-core): the gemini-cli
+// policy, on the history Gemini CLI holds (view.go).
 package gemini
 
 import (
@@ -22,7 +25,7 @@ import (
 // utils/fileUtils.js). window/testdata/conformance/gemini.json holds what
 // the real code does on the corpus (make conformance).
 //
-// The history Gemini CLI holds (geminiview.go): system messages are its
+// The history Gemini CLI holds (view.go): system messages are its
 // system instruction, not history; each message is a content — user:
 // text and functionResponse {id, name, response: {output}} parts; model:
 // thought, text and functionCall parts — and the history sent strips

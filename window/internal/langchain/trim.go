@@ -1,3 +1,8 @@
+// Package langchain models LangChain's trimMessages (langchain-trim)
+// and its agent middleware for summarization and clearing tool uses
+// (langchain-summarization, langchain-clear-tool-uses), on the LangChain
+// view of a history, with the Python repr its Python peer counts
+// (pyrepr.go).
 package langchain
 
 import (

@@ -1,3 +1,5 @@
+// Package opencode models opencode's compaction and pruning
+// (packages/opencode/src/session, 1.18.33): the opencode policy.
 package opencode
 
 import (

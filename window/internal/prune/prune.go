@@ -1,3 +1,5 @@
+// Package prune models the AI Context Management document's layer 1
+// (pruneMessages in base.ts): the prune policy.
 package prune
 
 import (
