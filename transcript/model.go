@@ -5,23 +5,78 @@ import (
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
-// The model every reader makes: see each type's own documentation.
+// The model every reader makes, defined in transcript/internal/model,
+// where `go doc github.com/ctxbench/ctxbench/transcript/internal/model
+// TYPE` shows each type's fields.
 type (
-	Role        = model.Role
-	BlockType   = model.BlockType
-	Block       = model.Block
-	Usage       = model.Usage
-	Pos         = model.Pos
-	Message     = model.Message
-	Compaction  = model.Compaction
-	Clearing    = model.Clearing
-	Rollback    = model.Rollback
-	Transcript  = model.Transcript
-	ModelUsage  = model.ModelUsage
+	// A Role is who speaks a message. The four known roles are the constants
+	// below; a role a recorded format uses that ctxbench does not know (such as
+	// mini-swe-agent's "exit") is kept verbatim rather than dropped.
+	Role = model.Role
+
+	// A BlockType says what a [Block] holds.
+	BlockType = model.BlockType
+
+	// A Block is one piece of a message's content.
+	Block = model.Block
+
+	// Usage is the token usage an API reported for one call, or a sum of such.
+	// The same meaning holds for every format:
+	//
+	//   - Input is the uncached prompt tokens;
+	//   - CacheRead is the prompt tokens read from the provider's prompt cache;
+	//   - CacheWrite is the prompt tokens written to it;
+	//   - Output is the generated tokens, reasoning included.
+	//
+	// The whole prompt is Input + CacheRead + CacheWrite ([Usage.Prompt]).
+	Usage = model.Usage
+
+	// A Pos is where a record stands in its source: a file name and a 1-based
+	// line number (0 when unknown).
+	Pos = model.Pos
+
+	// A Message is one message of the normalized conversation.
+	Message = model.Message
+
+	// A Compaction is a compaction the agent itself recorded (Claude Code's
+	// compact_boundary, Codex's compacted item). It is a marker, not history:
+	// the summary that replaced the history is kept here, not in
+	// [Transcript.Messages].
+	Compaction = model.Compaction
+
+	// A Clearing is a clearing of old tool results the agent recorded
+	// (Claude Code's microcompact_boundary, which its session files hold
+	// from 2.1.8 on and its Agent SDK stream-json does not pass on): a
+	// marker, not history. From then on the agent sent the results of the
+	// tool uses ToolIDs cleared.
+	Clearing = model.Clearing
+
+	// A Rollback is the user's undoing of the last turns (Codex's
+	// thread_rolled_back): a marker, not history. From then on the agent
+	// sent its history without Messages[From:Index]; the calls among them
+	// were made and billed.
+	Rollback = model.Rollback
+
+	// A Transcript is one recorded conversation, normalized.
+	Transcript = model.Transcript
+
+	// A ModelUsage is usage recorded for one model as a whole, not per call.
+	ModelUsage = model.ModelUsage
+
+	// A SyntaxError is a malformed record: the file, the 1-based line and what
+	// is wrong with it.
 	SyntaxError = model.SyntaxError
-	Image       = model.Image
-	Stats       = model.Stats
-	Format      = model.Format
+
+	// An Image is a picture a block holds. Its data is not text: [Message.Chars]
+	// leaves it out, and the token estimates count an image by the provider's
+	// image rule, not by its characters.
+	Image = model.Image
+
+	// Stats summarizes a transcript: what `ctxbench inspect` prints.
+	Stats = model.Stats
+
+	// A Format names a recorded transcript format.
+	Format = model.Format
 )
 
 // The known roles.
@@ -88,7 +143,9 @@ func UTF16Len(s string) int { return model.UTF16Len(s) }
 // give.
 func ReplaceInvalid(s string) string { return model.ReplaceInvalid(s) }
 
-// Options controls reading: see its fields.
+// Options controls reading (`go doc
+// github.com/ctxbench/ctxbench/transcript/internal/decode Options` shows
+// its fields: Format, Lenient, MaxBytes, Measure, Select).
 type Options = decode.Options
 
 // A NotTranscriptError says that an input holds no transcript ctxbench can
