@@ -130,7 +130,10 @@ func (p *Pipeline) policiesOf(t *transcript.Transcript) []window.Labeled {
 // transcript — t's counts with every estimator, and the replay's counts
 // ([replay.Replayer.Prepare]) — on the calling goroutine: what a reader
 // calls as soon as it has read t ([transcript.WalkPrepared]). It is safe
-// for concurrent use, with Add too.
+// for concurrent use, with Add too, once the sweep (if any) is started:
+// a caller that prepares on other goroutines calls [Pipeline.Start]
+// before them, as sweep does (Add starts it otherwise, and Prepare reads
+// it).
 func (p *Pipeline) Prepare(t *transcript.Transcript) Prepared {
 	pr := Prepared{done: true, policies: p.policiesOf(t)}
 	if len(pr.policies) == 0 && p.spec.Sweep == nil {
