@@ -50,7 +50,7 @@ func TestClearToolUsesLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing: make long")
 	}
-	for _, spec := range []string{window.AnthropicClearToolUses, window.AnthropicClearThinking + "+" + window.AnthropicClearToolUses} {
+	for _, spec := range []string{"anthropic-clear-tool-uses", "anthropic-clear-thinking+anthropic-clear-tool-uses"} {
 		p, err := window.Parse(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +80,7 @@ func TestClearToolUsesLinear(t *testing.T) {
 // anthropic-clear-tool-uses at N and 4N calls, keeping no steps:
 // linear in the calls, the second costs about four times the first.
 func BenchmarkClearToolUses(b *testing.B) {
-	p, err := window.Parse(window.AnthropicClearToolUses)
+	p, err := window.Parse("anthropic-clear-tool-uses")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package window
 
 import (
-	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
@@ -69,37 +68,6 @@ func ExpandIDs(runs []string) (IDs, error) { return policy.ExpandIDs(runs) }
 // The policies of this package reach the contract's helpers by their
 // names here.
 
-const (
-	heldConformance = policy.HeldConformance
-	heldSource      = policy.HeldSource
-	heldDocs        = policy.HeldDocs
-)
-
-var none = policy.NoBound
-
-func intParam(name string, def int, min, max float64, help string) Param {
-	return policy.IntParam(name, def, min, max, help)
-}
-
-func boolParam(name string, def bool, help string) Param { return policy.BoolParam(name, def, help) }
-
-func stringParam(name, def, help string) Param { return policy.StringParam(name, def, help) }
-
-func chars4Estimator() estimate.Estimator { return policy.Chars4() }
-
 func ids(items []Item) []string { return policy.ItemIDs(items) }
 
-func evictedFrom(hist, out []Item) []string { return policy.EvictedFrom(hist, out) }
-
 func evict(step *Step, drop func(index int) bool) []Item { return policy.Evict(step, drop) }
-
-func toolUses(it Item) []string                 { return policy.ToolUses(it) }
-func toolResults(it Item) []string              { return policy.ToolResults(it) }
-func has(it Item, t transcript.BlockType) bool  { return policy.Has(it, t) }
-func warnf(s *Step, format string, args ...any) { policy.Warnf(s, format, args...) }
-
-func truncated(it Item, m *transcript.Message, summary bool) Item {
-	return policy.Truncated(it, m, summary)
-}
-
-func count4(env *Env, it Item) int { return policy.Count4(env, it) }

@@ -29,15 +29,14 @@
 // the policy's specification: which source lines it follows and what it
 // chose where the source is silent. The contract's types are defined in
 // window/internal/policy and are these aliases; each modelled system is
-// a package of its own under window/internal (aidf, claudecode, cline,
-// codex, compress, crossturn, gemini, langchain, openai, opencode,
-// prune, twotier, vercel), which imports the contract and the shared
-// helpers (client: the history a client keeps apart from what it sends;
-// serveredit: what the provider's edits share, and a chain reads of
-// them) but no other system, and whose Specs the registry lists; its
-// name constant is there (go doc ./window/internal/claudecode
-// ClaudeCode). Anthropic's edits (anthropic-*) are still this package's
-// own.
+// a package of its own under window/internal (aidf, anthropic,
+// claudecode, cline, codex, compress, crossturn, gemini, langchain,
+// openai, opencode, prune, twotier, vercel), which imports the contract
+// and the shared helpers (client: the history a client keeps apart from
+// what it sends; serveredit: what the provider's edits share, and a
+// chain reads of them) but no other system, and whose Specs the registry
+// lists; its name constant is there (go doc ./window/internal/claudecode
+// ClaudeCode).
 //
 // Outside a replay, [Apply] returns what a policy sends at the next call
 // of a conversation given as messages, and a [Conversation] applies a

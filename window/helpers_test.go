@@ -8,7 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
 )
 
@@ -77,3 +79,9 @@ func checkParses(t *testing.T, specs map[string]bool, why string) {
 		}
 	}
 }
+
+func evictedFrom(hist, out []Item) []string { return policy.EvictedFrom(hist, out) }
+
+func has(it Item, t transcript.BlockType) bool { return policy.Has(it, t) }
+
+func chars4Estimator() estimate.Estimator { return policy.Chars4() }

@@ -2,6 +2,7 @@ package window
 
 import (
 	"github.com/ctxbench/ctxbench/window/internal/aidf"
+	"github.com/ctxbench/ctxbench/window/internal/anthropic"
 	"github.com/ctxbench/ctxbench/window/internal/claudecode"
 	"github.com/ctxbench/ctxbench/window/internal/cline"
 	"github.com/ctxbench/ctxbench/window/internal/codex"
@@ -18,7 +19,7 @@ import (
 
 // rooms are the policies of the modelled systems, each in a package of
 // its own under window/internal: the registry lists them with this
-// package's own (none, recorded, agent and the Anthropic API edits).
+// package's own (none, recorded and agent).
 var rooms = [][]*Spec{
 	aidf.Specs,
 	prune.Specs,
@@ -33,6 +34,7 @@ var rooms = [][]*Spec{
 	cline.Specs,
 	vercel.Specs,
 	openai.Specs,
+	anthropic.Specs,
 }
 
 func init() {

@@ -14,7 +14,7 @@ import (
 // TestSpecsDocumented holds every registered policy to an exported
 // constant whose value is its name and whose doc is its specification:
 // what `go doc ./window/internal/prune Prune` shows, or `go doc ./window
-// TwoTier` for the policies window holds itself.
+// Recorded` for the policies window holds itself.
 func TestSpecsDocumented(t *testing.T) {
 	// The constants are this package's and its rooms' (window/internal/*).
 	rooms, err := filepath.Glob("internal/*")

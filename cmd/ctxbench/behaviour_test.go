@@ -258,7 +258,7 @@ func TestImportChain(t *testing.T) {
 		"window/internal/policy":     {"transcript", "estimate", "summarize"},
 		"window/internal/jsstr":      {"internal/swar"},
 		"window/internal/linefit":    {},
-		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "window/internal/policy"},
+		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "window/internal/policy", "window/internal/serveredit"},
 		"window/internal/client":     {"window/internal/policy"},
 		"window/internal/serveredit": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit"},
 		// window's rooms: one modelled system each.
@@ -275,6 +275,7 @@ func TestImportChain(t *testing.T) {
 		"window/internal/twotier":    {"transcript", "estimate", "summarize", "internal/approx", "window/internal/policy", "window/internal/client", "window/internal/jsstr"},
 		"window/internal/vercel":     {"transcript", "window/internal/policy", "window/internal/client"},
 		"window/internal/openai":     {"transcript", "summarize", "window/internal/policy", "window/internal/client", "window/internal/serveredit"},
+		"window/internal/anthropic":  {"transcript", "summarize", "window/internal/policy", "window/internal/client", "window/internal/serveredit"},
 
 		// transcript's model and its decoding, below every reader.
 		"transcript/internal/model":  {"internal/swar"},

@@ -2,8 +2,10 @@
 // share: it builds a room's policies as window's registry builds them
 // (defaults, the values given, each checked), without importing window,
 // which imports the rooms; it builds messages, sessions and summarizers,
-// replays a session through a policy as the replay engine does, and reads
-// the corpus and the conformance goldens.
+// replays a session through a policy as the replay engine does, holds a
+// chain computing every call whole (the reference window's chain and the
+// provider's edits chained are held to), and reads the corpus and the
+// conformance goldens.
 package policytest
 
 import (

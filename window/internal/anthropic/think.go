@@ -1,9 +1,10 @@
-package window
+package anthropic
 
 import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
@@ -18,12 +19,12 @@ import (
 // history shorter than the previous one or the transcript's messages
 // moved start the state afresh, as the first call does.
 // TestClearToolUsesIncremental holds it to computing every call whole
-// (anthropicref_test.go).
+// (ref_test.go).
 type thinkState struct {
 	tr   *transcript.Transcript
 	base *transcript.Message // &tr.Messages[0]: the originals' addresses
 
-	hist []Item // the history given at the previous call
+	hist []policy.Item // the history given at the previous call
 	// call is the chain's call hist was given at (0: not in a chain);
 	// sent the chain's call out was last sent at, and sentLen its length
 	// before this call's: fresh lists what the call sent anew.
@@ -33,7 +34,7 @@ type thinkState struct {
 	made []bool
 	// count holds how many positions of hist hold each message.
 	count  map[*transcript.Message]int
-	client []Item // hist with the originals restored
+	client []policy.Item // hist with the originals restored
 
 	// turns are the starts of client's assistant turns; user says a turn
 	// starts at the next assistant message.
@@ -44,7 +45,7 @@ type thinkState struct {
 	think  []int
 	edited int
 	ed     []bool
-	out    []Item // what is sent: client with the thinking removed
+	out    []policy.Item // what is sent: client with the thinking removed
 	// plain counts the positions restored that are not edited (their
 	// original is sent); fresh lists the positions whose item given or
 	// sent changed at this call; uncut the edited positions whose item
@@ -64,13 +65,13 @@ func (ts *thinkState) reset(t *transcript.Transcript) {
 }
 
 // sync brings ts to the history hist.
-func (ts *thinkState) sync(env *Env, ss *serveredit.State, hist []Item) {
+func (ts *thinkState) sync(env *policy.Env, ss *serveredit.State, hist []policy.Item) {
 	t := env.Transcript
 	if ts.tr != t || len(t.Messages) > 0 && ts.base != &t.Messages[0] || len(hist) < len(ts.hist) {
 		ts.reset(t)
 	}
 	ts.fresh = ts.fresh[:0]
-	env.Given.Differing(ts.call, ts.hist, hist, func(i int, it Item) bool {
+	env.Given.Differing(ts.call, ts.hist, hist, func(i int, it policy.Item) bool {
 		if !ts.replace(ss, i, it) {
 			ts.reset(t)
 			return false
@@ -85,15 +86,15 @@ func (ts *thinkState) sync(env *Env, ss *serveredit.State, hist []Item) {
 
 // restore returns the client's item for it: the original where it is
 // one of the server's copies.
-func (ts *thinkState) restore(ss *serveredit.State, it Item) (Item, bool) {
+func (ts *thinkState) restore(ss *serveredit.State, it policy.Item) (policy.Item, bool) {
 	if ss.Made[it.Msg] {
-		return Original(ts.tr, it.Index()), true
+		return policy.Original(ts.tr, it.Index()), true
 	}
 	return it, false
 }
 
 // append adds it, given after the history ts holds.
-func (ts *thinkState) append(ss *serveredit.State, it Item) {
+func (ts *thinkState) append(ss *serveredit.State, it policy.Item) {
 	i := len(ts.hist)
 	c, made := ts.restore(ss, it)
 	ts.hist, ts.made, ts.client = append(ts.hist, it), append(ts.made, false), append(ts.client, c)
@@ -102,13 +103,13 @@ func (ts *thinkState) append(ss *serveredit.State, it Item) {
 	ts.setMade(i, made)
 	ts.fresh = append(ts.fresh, i)
 	switch m := c.Msg; {
-	case m.Role == transcript.RoleUser && !has(c, transcript.BlockToolResult):
+	case m.Role == transcript.RoleUser && !policy.Has(c, transcript.BlockToolResult):
 		ts.user = true
 	case m.Role == transcript.RoleAssistant && ts.user:
 		ts.turns = append(ts.turns, i)
 		ts.user = false
 	}
-	if c.Msg.Role == transcript.RoleAssistant && has(c, transcript.BlockThinking) {
+	if c.Msg.Role == transcript.RoleAssistant && policy.Has(c, transcript.BlockThinking) {
 		ts.think = append(ts.think, i)
 	}
 }
@@ -116,7 +117,7 @@ func (ts *thinkState) append(ss *serveredit.State, it Item) {
 // replace puts it at position i of the history in place of what the
 // previous call was given there. It reports false when the client's
 // message there changes: the turns are to be found again.
-func (ts *thinkState) replace(ss *serveredit.State, i int, it Item) bool {
+func (ts *thinkState) replace(ss *serveredit.State, i int, it policy.Item) bool {
 	if old := ts.hist[i]; old.Msg != it.Msg {
 		if ts.count[old.Msg]--; ts.count[old.Msg] == 0 {
 			delete(ts.count, old.Msg)
@@ -180,14 +181,14 @@ func (ts *thinkState) edit(keep int, ss *serveredit.State) {
 }
 
 // thinkingRemoved returns it with its thinking removed.
-func thinkingRemoved(ss *serveredit.State, it Item) Item {
-	return truncated(it, ss.Edited(it.Msg, serveredit.Edit{Thinking: true}), it.Summary)
+func thinkingRemoved(ss *serveredit.State, it policy.Item) policy.Item {
+	return policy.Truncated(it, ss.Edited(it.Msg, serveredit.Edit{Thinking: true}), it.Summary)
 }
 
 // cut returns the ids of the items edited whose item given is not one
 // of the server's copies (it was not sent cut at the previous call; in a
 // chain, neither by the chain: env.ChainCut), in order.
-func (ts *thinkState) cut(env *Env) []string {
+func (ts *thinkState) cut(env *policy.Env) []string {
 	slices.Sort(ts.uncut)
 	keep := ts.uncut[:0]
 	var ids []string
@@ -225,7 +226,7 @@ func (ts *thinkState) remember(ss *serveredit.State) {
 
 // give returns out to be sent: a copy, unless nothing reads what Apply
 // returns after the call (env.ReuseSent).
-func (ts *thinkState) give(env *Env) []Item {
+func (ts *thinkState) give(env *policy.Env) []policy.Item {
 	if env.ReuseSent {
 		return slices.Clip(ts.out)
 	}

@@ -1,4 +1,4 @@
-package window
+package anthropic
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
@@ -38,7 +39,7 @@ const AnthropicCompaction = "anthropic-compaction"
 
 // anthropicCompaction is the [AnthropicCompaction] policy.
 type anthropicCompaction struct {
-	base
+	policy.Base
 	trigger, keep int
 	pause         bool
 	template      *summarize.Template
@@ -47,39 +48,38 @@ type anthropicCompaction struct {
 // anthropicTriggerMin is the smallest trigger the API accepts.
 const anthropicTriggerMin = 50_000
 
-func init() {
-	register(&Spec{
-		Name: AnthropicCompaction, Source: "Anthropic Messages API server-side compaction, compact_20260112 (platform.claude.com build-with-claude/compaction)",
-		Models: "compact_20260112", Held: heldDocs,
-		Summary: "the API's compaction: over the trigger, summarize the whole request into a compaction block and send it in place of everything before",
-		Params: []Param{
-			intParam("trigger", 150_000, anthropicTriggerMin, none, "trigger: input tokens of the request; compaction when it exceeds them (the API's minimum is 50,000)"),
-			boolParam("pause_after_compaction", false, "pause_after_compaction: the client sends the compaction block with its newest keep messages"),
-			intParam("keep", 2, 0, none, "with pause_after_compaction: the newest messages of the request sent again verbatim after the block (the docs' example: 2)"),
-			stringParam("instructions", "", "instructions: the summarization prompt, in place of the default"),
-		},
-		Differs: []string{
-			"the API's default summarization prompt is not published: the summarizer's generic prompt stands in for it",
-			"the compaction iteration's input is the request's input tokens (or the summarizer's count, if more), priced uncached at the call's model unless the summarizer's own model is priced: whether the iteration reads the prompt cache is not documented",
-			"the compaction block is sent as an assistant text message before the response that carried it, which the API sends as one message",
-			"the request's input tokens are recorded or fitted (see go doc), not counted by Anthropic's tokenizer",
-		},
-		Build: func(v Values) Policy {
-			p := &anthropicCompaction{base: base{AnthropicCompaction, v}, trigger: v.Int("trigger"),
-				pause: v.Bool("pause_after_compaction"), keep: v.Int("keep")}
-			if in := v.String("instructions"); in != "" {
-				// The prompt is a text/template: the instructions are
-				// text, whatever braces they hold.
-				p.template = &summarize.Template{Name: "anthropic-compaction-instructions", Source: "the instructions parameter",
-					Prompt:    strings.ReplaceAll(in, "{{", `{{"{{"}}`) + "\n\n{{.Conversation}}",
-					MaxTokens: summarize.Generic.MaxTokens}
-			}
-			return p
-		},
-	})
+// compactionSpec is anthropic-compaction's spec, which Specs lists.
+var compactionSpec = &policy.Spec{
+	Name: AnthropicCompaction, Source: "Anthropic Messages API server-side compaction, compact_20260112 (platform.claude.com build-with-claude/compaction)",
+	Models: "compact_20260112", Held: policy.HeldDocs,
+	Summary: "the API's compaction: over the trigger, summarize the whole request into a compaction block and send it in place of everything before",
+	Params: []policy.Param{
+		policy.IntParam("trigger", 150_000, anthropicTriggerMin, policy.NoBound, "trigger: input tokens of the request; compaction when it exceeds them (the API's minimum is 50,000)"),
+		policy.BoolParam("pause_after_compaction", false, "pause_after_compaction: the client sends the compaction block with its newest keep messages"),
+		policy.IntParam("keep", 2, 0, policy.NoBound, "with pause_after_compaction: the newest messages of the request sent again verbatim after the block (the docs' example: 2)"),
+		policy.StringParam("instructions", "", "instructions: the summarization prompt, in place of the default"),
+	},
+	Differs: []string{
+		"the API's default summarization prompt is not published: the summarizer's generic prompt stands in for it",
+		"the compaction iteration's input is the request's input tokens (or the summarizer's count, if more), priced uncached at the call's model unless the summarizer's own model is priced: whether the iteration reads the prompt cache is not documented",
+		"the compaction block is sent as an assistant text message before the response that carried it, which the API sends as one message",
+		"the request's input tokens are recorded or fitted (see go doc), not counted by Anthropic's tokenizer",
+	},
+	Build: func(v policy.Values) policy.Policy {
+		p := &anthropicCompaction{Base: policy.NewBase(AnthropicCompaction, v), trigger: v.Int("trigger"),
+			pause: v.Bool("pause_after_compaction"), keep: v.Int("keep")}
+		if in := v.String("instructions"); in != "" {
+			// The prompt is a text/template: the instructions are
+			// text, whatever braces they hold.
+			p.template = &summarize.Template{Name: "anthropic-compaction-instructions", Source: "the instructions parameter",
+				Prompt:    strings.ReplaceAll(in, "{{", `{{"{{"}}`) + "\n\n{{.Conversation}}",
+				MaxTokens: summarize.Generic.MaxTokens}
+		}
+		return p
+	},
 }
 
-func (p *anthropicCompaction) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p *anthropicCompaction) Apply(ctx context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	tmpl := p.template
 	if tmpl == nil {
 		tmpl = summarize.Generic
@@ -88,7 +88,7 @@ func (p *anthropicCompaction) Apply(ctx context.Context, env *Env, st *State, hi
 	if err != nil || s.ID == "" {
 		return step, err
 	}
-	out := []Item{s}
+	out := []policy.Item{s}
 	if p.pause {
 		out = append(out, hist[keptFrom(hist, p.keep):]...)
 	}
@@ -99,7 +99,7 @@ func (p *anthropicCompaction) Apply(ctx context.Context, env *Env, st *State, hi
 // keptFrom returns where the newest keep items of hist start, moved back
 // while they hold a tool result whose call is before them: a request
 // cannot send a result without its call.
-func keptFrom(hist []Item, keep int) int {
+func keptFrom(hist []policy.Item, keep int) int {
 	from := max(0, len(hist)-keep)
 	if from == len(hist) {
 		return from
@@ -108,10 +108,10 @@ func keptFrom(hist []Item, keep int) int {
 		calls := map[string]bool{}
 		orphan := false
 		for _, it := range hist[from:] {
-			for _, id := range toolUses(it) {
+			for _, id := range policy.ToolUses(it) {
 				calls[id] = true
 			}
-			for _, id := range toolResults(it) {
+			for _, id := range policy.ToolResults(it) {
 				if !calls[id] {
 					orphan = true
 				}
@@ -127,6 +127,6 @@ func keptFrom(hist []Item, keep int) int {
 
 // Guarantees: the summary is sent first, as the assistant's block, and
 // no result goes without its call.
-func (p *anthropicCompaction) Guarantees() Guarantees {
-	return Guarantees{PairSafe: true, SummaryRole: transcript.RoleAssistant, SummaryFirst: true}
+func (p *anthropicCompaction) Guarantees() policy.Guarantees {
+	return policy.Guarantees{PairSafe: true, SummaryRole: transcript.RoleAssistant, SummaryFirst: true}
 }

@@ -1,9 +1,10 @@
-package window
+package anthropic
 
 import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
@@ -19,12 +20,12 @@ import (
 // item whose tool calls or results are not those it replaces, the
 // transcript's messages moved) starts the state afresh from the history
 // given, as the first call does. TestClearToolUsesIncremental holds it
-// to computing every call whole (anthropicref_test.go).
+// to computing every call whole (ref_test.go).
 type clearState struct {
 	tr   *transcript.Transcript
 	base *transcript.Message // &tr.Messages[0]: the originals' addresses
 
-	hist []Item // the history given at the previous call
+	hist []policy.Item // the history given at the previous call
 	// call is the chain's call hist was given at (0: not in a chain).
 	call int
 	// made[i] says hist[i].Msg is one of the server's copies (ss.Made):
@@ -34,7 +35,7 @@ type clearState struct {
 	// count holds how many positions of hist hold each message.
 	count map[*transcript.Message]int
 
-	client []Item // the client's history: hist with the originals restored
+	client []policy.Item // the client's history: hist with the originals restored
 	// moved counts the positions i of client that do not hold the
 	// transcript's message i as written.
 	moved int
@@ -52,7 +53,7 @@ type clearState struct {
 	// restored that have none; diff sums the chars4 tokens the edits
 	// with a copy save.
 	edited, plain, diff int
-	out                 []Item // client with each edit's copy in its place
+	out                 []policy.Item // client with each edit's copy in its place
 	// The positions to look at, so that a call looks at what changed:
 	// dirty, those whose edit may have changed; stale, those whose edit
 	// has no copy; unsent, those whose copy is not known to be one of
@@ -86,12 +87,12 @@ func (cs *clearState) reset(t *transcript.Transcript) {
 }
 
 // sync brings cs to the history hist.
-func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serveredit.State, hist []Item) {
+func (cs *clearState) sync(env *policy.Env, p *anthropicClearTools, ss *serveredit.State, hist []policy.Item) {
 	t := env.Transcript
 	if cs.tr != t || len(t.Messages) > 0 && cs.base != &t.Messages[0] || len(hist) < len(cs.hist) {
 		cs.reset(t)
 	}
-	env.Given.Differing(cs.call, cs.hist, hist, func(i int, it Item) bool {
+	env.Given.Differing(cs.call, cs.hist, hist, func(i int, it policy.Item) bool {
 		if !cs.replace(ss, i, it) {
 			cs.reset(t)
 			return false
@@ -122,13 +123,13 @@ func (cs *clearState) sync(env *Env, p *anthropicClearTools, ss *serveredit.Stat
 
 // whole reports whether the client's history is the transcript's
 // messages before the call, as written (serveredit.IsWholeHistory).
-func (cs *clearState) whole(env *Env) bool {
+func (cs *clearState) whole(env *policy.Env) bool {
 	return len(cs.client) == env.Next && cs.moved == 0
 }
 
 // movedAt returns 1 when c, the client's item at position i, is not the
 // transcript's message i as written, and 0 when it is.
-func (cs *clearState) movedAt(i int, c Item) int {
+func (cs *clearState) movedAt(i int, c policy.Item) int {
 	if i < len(cs.tr.Messages) && c.Msg == &cs.tr.Messages[i] {
 		return 0
 	}
@@ -137,15 +138,15 @@ func (cs *clearState) movedAt(i int, c Item) int {
 
 // restore returns the client's item for it: the original where it is
 // one of the server's copies.
-func (cs *clearState) restore(ss *serveredit.State, it Item) (Item, bool) {
+func (cs *clearState) restore(ss *serveredit.State, it policy.Item) (policy.Item, bool) {
 	if ss.Made[it.Msg] {
-		return Original(cs.tr, it.Index()), true
+		return policy.Original(cs.tr, it.Index()), true
 	}
 	return it, false
 }
 
 // append adds it, given after the history cs holds.
-func (cs *clearState) append(ss *serveredit.State, it Item) {
+func (cs *clearState) append(ss *serveredit.State, it policy.Item) {
 	i := len(cs.hist)
 	c, made := cs.restore(ss, it)
 	cs.hist, cs.made, cs.client = append(cs.hist, it), append(cs.made, false), append(cs.client, c)
@@ -181,7 +182,7 @@ func (cs *clearState) append(ss *serveredit.State, it Item) {
 // previous call was given there. It reports false when the client's
 // item there changes its tool calls or results: the uses are to be
 // found again.
-func (cs *clearState) replace(ss *serveredit.State, i int, it Item) bool {
+func (cs *clearState) replace(ss *serveredit.State, i int, it policy.Item) bool {
 	old := cs.hist[i]
 	if old.Msg != it.Msg {
 		if cs.count[old.Msg]--; cs.count[old.Msg] == 0 {
@@ -332,7 +333,7 @@ func (cs *clearState) setEdit(p *anthropicClearTools, i int) {
 
 // copies makes the copies of the edits that have none, in the order of
 // their positions, and counts what each saves.
-func (cs *clearState) copies(env *Env, ss *serveredit.State) {
+func (cs *clearState) copies(env *policy.Env, ss *serveredit.State) {
 	slices.Sort(cs.stale)
 	for _, i := range slices.Compact(cs.stale) {
 		ps := &cs.pos[i]
@@ -341,8 +342,8 @@ func (cs *clearState) copies(env *Env, ss *serveredit.State) {
 		}
 		c := cs.client[i]
 		ps.copy = ss.Edited(c.Msg, ps.edit)
-		cs.out[i] = truncated(c, ps.copy, c.Summary)
-		ps.diff = count4(env, c) - count4(env, cs.out[i])
+		cs.out[i] = policy.Truncated(c, ps.copy, c.Summary)
+		ps.diff = policy.Count4(env, c) - policy.Count4(env, cs.out[i])
 		cs.diff += ps.diff
 		cs.unsent = append(cs.unsent, i)
 	}
@@ -352,7 +353,7 @@ func (cs *clearState) copies(env *Env, ss *serveredit.State) {
 // cut returns the ids of the items edited at this call that were not
 // sent cut at the previous one, in order (in a chain, neither by the
 // chain: env.ChainCut).
-func (cs *clearState) cut(env *Env) []string {
+func (cs *clearState) cut(env *policy.Env) []string {
 	slices.Sort(cs.uncut)
 	keep := cs.uncut[:0]
 	var ids []string
@@ -370,7 +371,7 @@ func (cs *clearState) cut(env *Env) []string {
 // edited one, holds and hist does not: what restore gives back as the
 // original at the next call.
 func (cs *clearState) remember(ss *serveredit.State, edited bool) {
-	note := func(i int, sent Item) {
+	note := func(i int, sent policy.Item) {
 		if sent.Msg != cs.hist[i].Msg && cs.count[sent.Msg] == 0 && sent.Index() >= 0 {
 			ss.Mark(sent.Msg)
 		}
@@ -401,7 +402,7 @@ func (cs *clearState) remember(ss *serveredit.State, edited bool) {
 
 // give returns items, one of cs's arrays, to be sent: a copy, unless
 // nothing reads what Apply returns after the call (env.ReuseSent).
-func (cs *clearState) give(env *Env, items []Item) []Item {
+func (cs *clearState) give(env *policy.Env, items []policy.Item) []policy.Item {
 	if env.ReuseSent {
 		return slices.Clip(items)
 	}

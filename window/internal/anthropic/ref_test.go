@@ -1,4 +1,4 @@
-package window
+package anthropic
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
@@ -15,10 +16,10 @@ import (
 // reference TestClearToolUsesIncremental holds the policy to.
 type wholeClearTools struct{ *anthropicClearTools }
 
-func (p wholeClearTools) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p wholeClearTools) Apply(_ context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	ss := serveredit.Of(env, st)
 	client := serveredit.RestoreCopies(env, ss.Made, hist)
-	step := Step{History: client}
+	step := policy.Step{History: client}
 	uses := toolUsesOf(client)
 	input := ss.Request.At(env, st, client, nil)
 	fires := p.triggerUses > 0 && len(uses) >= p.triggerUses || p.trigger > 0 && input >= p.trigger
@@ -38,12 +39,12 @@ func (p wholeClearTools) Apply(_ context.Context, env *Env, st *State, hist []It
 		e := edits[i]
 		slices.Sort(e.Results)
 		slices.Sort(e.Inputs)
-		out[i] = truncated(out[i], ss.Edited(out[i].Msg, *e), out[i].Summary)
-		diff += count4(env, client[i]) - count4(env, out[i])
+		out[i] = policy.Truncated(out[i], ss.Edited(out[i].Msg, *e), out[i].Summary)
+		diff += policy.Count4(env, client[i]) - policy.Count4(env, out[i])
 	}
 	cleared := ss.Request.Scale(env, diff)
 	if cleared < p.clearAtLeast {
-		warnf(&step, "clearing would clear %d input tokens, under clear_at_least %d: nothing cleared", cleared, p.clearAtLeast)
+		policy.Warnf(&step, "clearing would clear %d input tokens, under clear_at_least %d: nothing cleared", cleared, p.clearAtLeast)
 		ss.Remember(hist, client)
 		return step, nil
 	}
@@ -54,16 +55,16 @@ func (p wholeClearTools) Apply(_ context.Context, env *Env, st *State, hist []It
 	}
 	step.History = out
 	if p.triggerUses > 0 && p.trigger == 0 {
-		step.Fired = &Firing{What: "clearing", Unit: "tool uses", Trigger: p.triggerUses, Before: len(uses), After: len(uses)}
+		step.Fired = &policy.Firing{What: "clearing", Unit: "tool uses", Trigger: p.triggerUses, Before: len(uses), After: len(uses)}
 	} else {
-		step.Fired = &Firing{What: "clearing", Unit: "tokens", Trigger: p.trigger, Before: input, After: input - cleared}
+		step.Fired = &policy.Firing{What: "clearing", Unit: "tokens", Trigger: p.trigger, Before: input, After: input - cleared}
 	}
 	ss.Remember(hist, out)
 	return step, nil
 }
 
 // toolUsesOf returns the tool uses of hist, oldest first.
-func toolUsesOf(hist []Item) []clearUse {
+func toolUsesOf(hist []policy.Item) []clearUse {
 	var uses []clearUse
 	at := map[string]int{}
 	for i, it := range hist {
@@ -85,7 +86,7 @@ func toolUsesOf(hist []Item) []clearUse {
 // edits returns the edits of clearing client, by message position: the
 // results of the oldest uses, all but the newest keep, the excluded
 // tools' never, and their calls' inputs where they are cleared too.
-func (p wholeClearTools) edits(client []Item, uses []clearUse) map[int]*serveredit.Edit {
+func (p wholeClearTools) edits(client []policy.Item, uses []clearUse) map[int]*serveredit.Edit {
 	edits := map[int]*serveredit.Edit{}
 	editOf := func(i int) *serveredit.Edit {
 		e, ok := edits[i]
@@ -123,10 +124,10 @@ func (p wholeClearTools) edits(client []Item, uses []clearUse) map[int]*servered
 // TestClearToolUsesIncremental holds the policy to.
 type wholeClearThinking struct{ *anthropicClearThinking }
 
-func (p wholeClearThinking) Apply(_ context.Context, env *Env, st *State, hist []Item) (Step, error) {
+func (p wholeClearThinking) Apply(_ context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
 	ss := serveredit.Of(env, st)
 	client := serveredit.RestoreCopies(env, ss.Made, hist)
-	step := Step{History: client}
+	step := policy.Step{History: client}
 	if p.keep < 0 {
 		ss.Remember(hist, client)
 		return step, nil
@@ -135,7 +136,7 @@ func (p wholeClearThinking) Apply(_ context.Context, env *Env, st *State, hist [
 	user := true
 	for i, it := range client {
 		switch {
-		case it.Msg.Role == transcript.RoleUser && !has(it, transcript.BlockToolResult):
+		case it.Msg.Role == transcript.RoleUser && !policy.Has(it, transcript.BlockToolResult):
 			user = true
 		case it.Msg.Role == transcript.RoleAssistant && user:
 			turns = append(turns, i)
@@ -150,16 +151,16 @@ func (p wholeClearThinking) Apply(_ context.Context, env *Env, st *State, hist [
 	if p.keep > 0 {
 		end = turns[len(turns)-p.keep]
 	}
-	var out []Item
+	var out []policy.Item
 	for i := range end {
 		it := client[i]
-		if it.Msg.Role != transcript.RoleAssistant || !has(it, transcript.BlockThinking) {
+		if it.Msg.Role != transcript.RoleAssistant || !policy.Has(it, transcript.BlockThinking) {
 			continue
 		}
 		if out == nil {
 			out = slices.Clone(client)
 		}
-		out[i] = truncated(it, ss.Edited(it.Msg, serveredit.Edit{Thinking: true}), it.Summary)
+		out[i] = policy.Truncated(it, ss.Edited(it.Msg, serveredit.Edit{Thinking: true}), it.Summary)
 		if !ss.Made[hist[i].Msg] {
 			step.Truncated = append(step.Truncated, it.ID)
 		}
@@ -168,77 +169,5 @@ func (p wholeClearThinking) Apply(_ context.Context, env *Env, st *State, hist [
 		step.History = out
 	}
 	ss.Remember(hist, step.History)
-	return step, nil
-}
-
-// wholeChain is a chain as it was before it kept its history from call to
-// call: every call restores the copies the provider's edits made, from a
-// set of them it builds from each server part's history in and out.
-type wholeChain struct{ *chainPolicy }
-
-// wholeChainState is wholeChain's state.
-type wholeChainState struct {
-	sub  []*State
-	made map[any]bool
-}
-
-func (c wholeChain) Apply(ctx context.Context, env *Env, st *State, hist []Item) (Step, error) {
-	cs, _ := st.Data.(*wholeChainState)
-	if cs == nil {
-		cs = &wholeChainState{made: map[any]bool{}}
-		for range c.parts {
-			cs.sub = append(cs.sub, &State{})
-		}
-		st.Data = cs
-	}
-	sub := *env
-	sub.ReuseSent = false
-	h := serveredit.RestoreCopies(env, cs.made, hist)
-	wasCut := map[string]bool{}
-	for _, it := range hist {
-		if cs.made[it.Msg] {
-			wasCut[it.ID] = true
-		}
-	}
-	var step Step
-	for i, p := range c.parts {
-		s, err := p.Apply(ctx, &sub, cs.sub[i], h)
-		if err != nil {
-			return Step{}, err
-		}
-		_, server := p.(serveredit.Server)
-		if server {
-			before := map[any]bool{}
-			for _, it := range h {
-				before[it.Msg] = true
-			}
-			for _, it := range s.History {
-				if !before[it.Msg] && it.Index() >= 0 {
-					cs.made[it.Msg] = true
-				}
-			}
-		}
-		for _, id := range s.Evicted {
-			if !slices.Contains(step.Evicted, id) {
-				step.Evicted = append(step.Evicted, id)
-			}
-		}
-		for _, id := range s.Truncated {
-			if !slices.Contains(step.Truncated, id) && !(server && wasCut[id]) {
-				step.Truncated = append(step.Truncated, id)
-			}
-		}
-		if s.Summary != nil {
-			step.Summary = s.Summary
-		}
-		if s.Fired != nil {
-			step.Fired = s.Fired
-		}
-		for _, w := range s.Warnings {
-			step.Warnings = append(step.Warnings, p.Name()+": "+w)
-		}
-		h = s.History
-	}
-	step.History = h
 	return step, nil
 }
