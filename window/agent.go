@@ -11,18 +11,6 @@ import (
 	"github.com/ctxbench/ctxbench/window/internal/opencode"
 )
 
-// Agent names the agent's own policy: at each call, the policy of the
-// agent that recorded the transcript ([AgentPolicy]), so that one label
-// replays each agent's rule on its own files only. On a Claude Code
-// session it is claude-code, on a Codex rollout codex, on a Gemini CLI
-// session gemini-cli and on an opencode session opencode, each with its
-// defaults (a window left at 0 is the model's context window); on the
-// formats no agent of these records (chat logs, traces, trajectories) it
-// is recorded, what the agent sent. It has no parameters: to set one
-// agent's, name that agent's policy. It promises nothing beyond the
-// invariants every policy keeps.
-const Agent = "agent"
-
 // agentPolicies are the policies of the agents whose files name them, by
 // format.
 var agentPolicies = map[transcript.Format]string{
@@ -32,12 +20,12 @@ var agentPolicies = map[transcript.Format]string{
 	transcript.FormatOpencode:   opencode.Opencode,
 }
 
-// AgentPolicy returns the name of the policy the agent that recorded
+// agentOf returns the name of the policy the agent that recorded
 // files of format f applies: claude-code for Claude Code's, codex for
 // Codex's, gemini-cli for Gemini CLI's, opencode for opencode's; for the
 // formats of no such agent (chat logs, traces), recorded: what the agent
 // sent.
-func AgentPolicy(f transcript.Format) string {
+func agentOf(f transcript.Format) string {
 	if name, ok := agentPolicies[f]; ok {
 		return name
 	}
@@ -72,7 +60,7 @@ func (p *agentPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	if env == nil || env.Transcript == nil {
 		return Step{}, errors.New("agent: no transcript to tell its agent from")
 	}
-	return p.by[AgentPolicy(env.Transcript.Format)].Apply(ctx, env, st, hist)
+	return p.by[agentOf(env.Transcript.Format)].Apply(ctx, env, st, hist)
 }
 
 // ClaudeCodeNotModelled says what the claude-code policy leaves out of

@@ -37,8 +37,6 @@ type (
 	Cautioner = policy.Cautioner
 	// A Guarantor declares its guarantees.
 	Guarantor = policy.Guarantor
-	// A Kind is a parameter's type.
-	Kind = policy.Kind
 	// A Param describes one policy parameter.
 	Param = policy.Param
 	// Values are a policy's resolved parameters: every parameter, by name.
@@ -51,19 +49,8 @@ type (
 	IDs = policy.IDs
 )
 
-// The parameter kinds.
-const (
-	KindInt    = policy.KindInt
-	KindFloat  = policy.KindFloat
-	KindBool   = policy.KindBool
-	KindString = policy.KindString
-)
-
 // Original returns the item for message i of t.
 func Original(t *transcript.Transcript, i int) Item { return policy.Original(t, i) }
-
-// ExpandIDs expands the runs of a list of ids: "m3-m6" is m3, m4, m5, m6.
-func ExpandIDs(runs []string) (IDs, error) { return policy.ExpandIDs(runs) }
 
 // The policies of this package reach the contract's helpers by their
 // names here.

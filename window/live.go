@@ -89,8 +89,8 @@ func (c *Conversation) Append(msgs ...transcript.Message) {
 }
 
 // Next applies the policy before the next model call, whose reply is the
-// next message appended: its Step's History is what to send (see
-// [Messages]). The assistant messages appended since the previous call
+// next message appended: its Step's History is what to send (each
+// item's Msg). The assistant messages appended since the previous call
 // but its reply are calls prepared first, in order, as a replay would.
 // Its only errors are the context's.
 func (c *Conversation) Next(ctx context.Context) (Step, error) {
@@ -140,8 +140,8 @@ func (c *Conversation) call(ctx context.Context, i int) (Step, error) {
 	return step, nil
 }
 
-// Messages returns the messages of a history: what a call sends.
-func Messages(hist []Item) []transcript.Message {
+// messages returns the messages of a history: what a call sends.
+func messages(hist []Item) []transcript.Message {
 	msgs := make([]transcript.Message, len(hist))
 	for i, it := range hist {
 		msgs[i] = *it.Msg
@@ -161,5 +161,5 @@ func Apply(ctx context.Context, p Policy, history []transcript.Message) ([]trans
 	if err != nil {
 		return nil, err
 	}
-	return Messages(step.History), nil
+	return messages(step.History), nil
 }

@@ -5,14 +5,30 @@ import (
 	"slices"
 )
 
-// None names the baseline: every call sends the whole history.
-const None = "none"
+// The names of the policies this package holds itself: the baseline,
+// what the agent sent, and the agent's own policy.
+const (
+	// None names the baseline: every call sends the whole history.
+	None = "none"
 
-// Recorded names what the agent actually sent: the history, where at each
-// compaction the transcript recorded every earlier message is replaced by
-// the summary the agent recorded, followed by the messages the compaction
-// kept (opencode's tail).
-const Recorded = "recorded"
+	// Recorded names what the agent actually sent: the history, where
+	// at each compaction the transcript recorded every earlier message
+	// is replaced by the summary the agent recorded, followed by the
+	// messages the compaction kept (opencode's tail).
+	Recorded = "recorded"
+
+	// Agent names the agent's own policy: at each call, the policy of
+	// the agent that recorded the transcript, so that one label replays
+	// each agent's rule on its own files only. On a Claude Code session
+	// it is claude-code, on a Codex rollout codex, on a Gemini CLI
+	// session gemini-cli and on an opencode session opencode, each with
+	// its defaults (a window left at 0 is the model's context window);
+	// on the formats no agent of these records (chat logs, traces,
+	// trajectories) it is recorded, what the agent sent. It has no
+	// parameters: to set one agent's, name that agent's policy. It
+	// promises nothing beyond the invariants every policy keeps.
+	Agent = "agent"
+)
 
 func init() {
 	register(&Spec{

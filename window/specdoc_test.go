@@ -58,7 +58,11 @@ func TestSpecsDocumented(t *testing.T) {
 					continue
 				}
 				name, _ := strconv.Unquote(lit.Value)
-				docs[name], consts[name] = v.Doc, vs.Names[0].Name
+				d := v.Doc // a constant of a group has its own
+				if vs.Doc != nil {
+					d = vs.Doc.Text()
+				}
+				docs[name], consts[name] = d, vs.Names[0].Name
 			}
 		}
 	}
