@@ -10,10 +10,10 @@ import (
 	"github.com/ctxbench/ctxbench/window/internal/serveredit"
 )
 
-// wholeClearTools is anthropic-clear-tool-uses as it was before it kept a
-// clearState: every call restores the client's history, finds its tool
-// uses, and makes every edit, copy and count anew, whole. It is the
-// reference TestClearToolUsesIncremental holds the policy to.
+// wholeClearTools is anthropic-clear-tool-uses keeping no clearState:
+// every call restores the client's history, finds its tool uses, and
+// makes every edit, copy and count anew, whole. It is the reference
+// TestClearToolUsesIncremental holds the policy to.
 type wholeClearTools struct{ *anthropicClearTools }
 
 func (p wholeClearTools) Apply(_ context.Context, env *policy.Env, st *policy.State, hist []policy.Item) (policy.Step, error) {
@@ -118,9 +118,9 @@ func (p wholeClearTools) edits(client []policy.Item, uses []clearUse) map[int]*s
 	return edits
 }
 
-// wholeClearThinking is anthropic-clear-thinking as it was before it kept
-// a thinkState: every call restores the client's history, finds its
-// turns, and makes every edit anew, whole. It is the reference
+// wholeClearThinking is anthropic-clear-thinking keeping no thinkState:
+// every call restores the client's history, finds its turns, and makes
+// every edit anew, whole. It is the reference
 // TestClearToolUsesIncremental holds the policy to.
 type wholeClearThinking struct{ *anthropicClearThinking }
 
