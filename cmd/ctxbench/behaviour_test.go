@@ -19,8 +19,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/reports"
 )
 
 // TestFlagsOverConfig: a provider flag given on the command line wins over
@@ -174,7 +174,7 @@ func TestReportsRendersOnly(t *testing.T) {
 		"estimate": {"Analyze"},
 		"batch":    {"New", "Check"},
 	}
-	files, err := filepath.Glob("../../reports/*.go")
+	files, err := filepath.Glob("../../internal/report/*.go")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no files of reports (%v)", err)
 	}
@@ -229,7 +229,7 @@ func TestImportChain(t *testing.T) {
 		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix"},
 		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
-		"reports":        {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric"},
+		"reports":        {"cost", "replay", "internal/report"},
 		"fixtures":       {"transcript"},
 
 		"internal/scan":       {},
@@ -243,6 +243,7 @@ func TestImportChain(t *testing.T) {
 		"internal/codexcut":   {"internal/approx"},
 		"internal/approx":     {},
 		"internal/metric":     {},
+		"internal/report":     {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric"},
 
 		// cost's statistics and its prompt cache, fed plain numbers.
 		"cost/internal/stats":  {},
@@ -353,7 +354,7 @@ func TestImportChain(t *testing.T) {
 				// Only the command parses flags; only reports draws tables
 				// and plots.
 				if strings.HasPrefix(p, "github.com/alecthomas/kong") ||
-					pkg != "reports" && (strings.HasPrefix(p, "github.com/olekukonko/tablewriter") || strings.HasPrefix(p, "gonum.org/v1/plot")) {
+					pkg != "internal/report" && (strings.HasPrefix(p, "github.com/olekukonko/tablewriter") || strings.HasPrefix(p, "gonum.org/v1/plot")) {
 					t.Errorf("%s imports %s", file, p)
 				}
 			}
@@ -560,12 +561,12 @@ func TestImagesAreAKindOfTheirOwn(t *testing.T) {
 // by a Claude Code newer than the policy models says so; an older one's
 // does not.
 func TestSelfCheckNewerVersion(t *testing.T) {
-	c := reports.SelfCheck{Label: "claude-code", CompactionCheck: replay.CompactionCheck{Call: 12, Trigger: "auto", PreTokens: 167_200, Fired: 12, Counted: 167_100}, Agrees: true}
+	c := report.SelfCheck{Label: "claude-code", CompactionCheck: replay.CompactionCheck{Call: 12, Trigger: "auto", PreTokens: 167_200, Fired: 12, Counted: 167_100}, Agrees: true}
 	for _, tc := range []struct {
 		agent string
 		says  bool
 	}{{"2.1.39", false}, {"2.0.76", false}, {"", false}, {"2.1.332", true}} {
-		line := reports.SelfCheckText(c, tc.agent)
+		line := report.SelfCheckText(c, tc.agent)
 		if !strings.HasPrefix(line, "self-check: Claude Code (") || !strings.Contains(line, "agrees (count -100)") {
 			t.Errorf("%q: %s", tc.agent, line)
 		}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/batch"
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -145,7 +145,7 @@ func (c *checkCmd) baseline(cfg *suite.Config, path string, res *suite.Result) (
 // checked.
 func (c *checkCmd) updateHint(cfg *suite.Config, res *suite.Result, base *suite.Baseline, what string) string {
 	if n := len(suite.Check(cfg, res, base, c.Strict).Blocking()); n > 0 {
-		return fmt.Sprintf("run 'ctxbench check --update --accept' %s: %s, which --update alone refuses to record; check what fails first", what, reports.Count(n, "case fails", "cases fail"))
+		return fmt.Sprintf("run 'ctxbench check --update --accept' %s: %s, which --update alone refuses to record; check what fails first", what, report.Count(n, "case fails", "cases fail"))
 	}
 	return "run 'ctxbench check --update' " + what
 }
@@ -202,10 +202,10 @@ func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, batch.Shard
 		return res, batch.Shard{}, err
 	}
 	p := batch.NewCheckPartial(cfg, version, opts.Shard, res)
-	if err := reports.WriteFile(c.Partial, func(w *bufio.Writer) error { _, err := w.Write(p.Encode()); return err }); err != nil {
+	if err := report.WriteFile(c.Partial, func(w *bufio.Writer) error { _, err := w.Write(p.Encode()); return err }); err != nil {
 		return nil, batch.Shard{}, err
 	}
-	fmt.Fprintf(e.stdout, "ctxbench check: shard %s, %s: wrote %s\n", opts.Shard, reports.Count(len(res.Cases), "case", "cases"), c.Partial)
+	fmt.Fprintf(e.stdout, "ctxbench check: shard %s, %s: wrote %s\n", opts.Shard, report.Count(len(res.Cases), "case", "cases"), c.Partial)
 	return res, opts.Shard, nil
 }
 
@@ -216,21 +216,21 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 	w := e.stdout
 	blocking := rep.Blocking()
 	if len(blocking) > 0 && !c.Accept {
-		if err := reports.WriteCheckRows(w, rep, true); err != nil {
+		if err := report.WriteCheckRows(w, rep, true); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "ctxbench check: %s; the baseline is unchanged\n", reports.Count(len(blocking), "case fails", "cases fail"))
-		fmt.Fprintf(e.stderr, "ctxbench: error: refusing to record %s in %s\nctxbench: hint: check what fails; pass --accept to record it anyway\n", reports.Count(len(blocking), "failing case", "failing cases"), path)
+		fmt.Fprintf(w, "ctxbench check: %s; the baseline is unchanged\n", report.Count(len(blocking), "case fails", "cases fail"))
+		fmt.Fprintf(e.stderr, "ctxbench: error: refusing to record %s in %s\nctxbench: hint: check what fails; pass --accept to record it anyway\n", report.Count(len(blocking), "failing case", "failing cases"), path)
 		return errVerdict
 	}
 	changes := suite.Changes(old, rep.Current)
-	if err := reports.WriteFile(path, func(bw *bufio.Writer) error { _, err := bw.Write(rep.Current.Encode()); return err }); err != nil {
+	if err := report.WriteFile(path, func(bw *bufio.Writer) error { _, err := bw.Write(rep.Current.Encode()); return err }); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s: %s, %d changed\n", path, reports.Count(len(rep.Current.Entries), "entry", "entries"), len(changes))
+	fmt.Fprintf(w, "wrote %s: %s, %d changed\n", path, report.Count(len(rep.Current.Entries), "entry", "entries"), len(changes))
 	if len(blocking) > 0 {
-		fmt.Fprintf(w, "accepted %s:\n", reports.Count(len(blocking), "failing case", "failing cases"))
-		if err := reports.WriteCheckRows(w, rep, true); err != nil {
+		fmt.Fprintf(w, "accepted %s:\n", report.Count(len(blocking), "failing case", "failing cases"))
+		if err := report.WriteCheckRows(w, rep, true); err != nil {
 			return err
 		}
 		// The baseline records metrics and violations; budgets are the
@@ -243,7 +243,7 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 		}
 		if over > 0 {
 			fmt.Fprintf(w, "%s over a budget of the config, which the baseline does not record: the next check fails on %s again, until the budget or the policy changes\n",
-				reports.Count(over, "case is", "cases are"), map[bool]string{true: "it", false: "them"}[over == 1])
+				report.Count(over, "case is", "cases are"), map[bool]string{true: "it", false: "them"}[over == 1])
 		}
 	}
 	if old == nil {
@@ -266,22 +266,22 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 // at names a case's file in an annotation.
 func (c *checkCmd) writeOutputs(w io.Writer, rep *suite.Report, at func(file string) string) error {
 	if c.JUnit != "" {
-		if err := reports.WriteTo(c.JUnit, w, func(bw *bufio.Writer) error { return reports.WriteCheckJUnit(bw, rep) }); err != nil {
+		if err := report.WriteTo(c.JUnit, w, func(bw *bufio.Writer) error { return report.WriteCheckJUnit(bw, rep) }); err != nil {
 			return err
 		}
 	}
 	if c.Summary != "" {
-		if err := reports.WriteTo(c.Summary, w, func(bw *bufio.Writer) error { return reports.WriteCheckMarkdown(bw, rep) }); err != nil {
+		if err := report.WriteTo(c.Summary, w, func(bw *bufio.Writer) error { return report.WriteCheckMarkdown(bw, rep) }); err != nil {
 			return err
 		}
 	}
 	if c.Format == "github" {
-		return reports.WriteCheckAnnotations(w, rep, at)
+		return report.WriteCheckAnnotations(w, rep, at)
 	}
-	if err := reports.WriteCheckRows(w, rep, false); err != nil {
+	if err := report.WriteCheckRows(w, rep, false); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, reports.CheckVerdict(rep))
+	_, err := fmt.Fprintln(w, report.CheckVerdict(rep))
 	return err
 }
 

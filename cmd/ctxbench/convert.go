@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"io"
 
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -32,5 +32,5 @@ func (c *convertCmd) Run(e *env) error {
 		}
 		return bw.Flush()
 	}
-	return reports.WriteTo(c.Output, e.stdout, func(w *bufio.Writer) error { return convert(w) })
+	return report.WriteTo(c.Output, e.stdout, func(w *bufio.Writer) error { return convert(w) })
 }

@@ -17,9 +17,9 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -90,7 +90,7 @@ type costRun struct {
 	// first replayed, and the bill alone counts no token.
 	pipeline func() (*batch.Pipeline, error)
 	// steps gathers the steps of the transcript replayed, for its rows.
-	steps  []reports.RunSteps
+	steps  []report.RunSteps
 	copt   cost.Options
 	ledger cost.Ledger
 	res    costResult
@@ -124,7 +124,7 @@ func (c *costCmd) Run(e *env) error {
 	prices, err := loadPrices(c.Prices)
 	if err != nil || c.ListModels {
 		if err == nil {
-			err = reports.WritePrices(e.stdout, prices)
+			err = report.WritePrices(e.stdout, prices)
 		}
 		return err
 	}
@@ -246,18 +246,18 @@ func (r *costRun) run() error {
 		return bw.Flush()
 	}
 	if r.res.OutOfRange > 0 {
-		e.warn(fmt.Errorf("left out %s with no call in --since/--until", reports.Count(r.res.OutOfRange, "transcript", "transcripts")))
+		e.warn(fmt.Errorf("left out %s with no call in --since/--until", report.Count(r.res.OutOfRange, "transcript", "transcripts")))
 	}
 	if err := r.writeLedger(e.stdout); err != nil {
 		return err
 	}
-	if err := reports.WriteReported(e.stdout, r.res.Sessions); err != nil {
+	if err := report.WriteReported(e.stdout, r.res.Sessions); err != nil {
 		return err
 	}
-	if err := reports.WritePolicyCosts(e.stdout, r.res.Totals); err != nil {
+	if err := report.WritePolicyCosts(e.stdout, r.res.Totals); err != nil {
 		return err
 	}
-	if err := reports.WriteProjection(e.stdout, r.res.Projection, len(r.sessions), c.SessionsPerDay); err != nil {
+	if err := report.WriteProjection(e.stdout, r.res.Projection, len(r.sessions), c.SessionsPerDay); err != nil {
 		return err
 	}
 	return r.writeProjectionError(e.stdout)
@@ -271,7 +271,7 @@ func (r *costRun) writeProjectionError(w io.Writer) error {
 		return nil
 	}
 	if pe := r.res.ProjectionError; pe != nil {
-		_, err := fmt.Fprintln(w, reports.ProjectionErrorText(*pe, r.c.FitCalls))
+		_, err := fmt.Fprintln(w, report.ProjectionErrorText(*pe, r.c.FitCalls))
 		return err
 	}
 	_, err := fmt.Fprintln(w, "projection error: not measured: --policy recorded alone is the bill, priced without a replay; add a policy (--policy none) to measure it")
@@ -327,7 +327,7 @@ func (r *costRun) readShard(paths []string) error {
 	if err := writeShard(r.shard, r.c.Partial, h, skipped); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(r.e.stdout, "ctxbench cost: shard %s, %s: wrote %s\n", r.shard.Shard(), reports.Count(read, "transcript", "transcripts"), r.c.Partial)
+	_, err = fmt.Fprintf(r.e.stdout, "ctxbench cost: shard %s, %s: wrote %s\n", r.shard.Shard(), report.Count(read, "transcript", "transcripts"), r.c.Partial)
 	return err
 }
 
@@ -450,8 +450,8 @@ type costEntry struct {
 	Text string          `json:"text,omitempty"`
 	JSON json.RawMessage `json:"json,omitempty"`
 	// Runs and Calls are its rows (--parquet, --jsonl).
-	Runs  []reports.RunRow  `json:"runs,omitempty"`
-	Calls []reports.CallRow `json:"calls,omitempty"`
+	Runs  []report.RunRow  `json:"runs,omitempty"`
+	Calls []report.CallRow `json:"calls,omitempty"`
 }
 
 // An entryWarning is a warning about a transcript and its hint.
@@ -517,7 +517,7 @@ func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry
 	var unpricedRun, unpricedBill error
 	// steps are the replayed transcript's, for its rows; none for one
 	// priced from its bill.
-	var steps []reports.RunSteps
+	var steps []report.RunSteps
 	if r.fromBill(t) {
 		var err error
 		switch {
@@ -549,7 +549,7 @@ func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry
 		steps, r.steps = r.steps, nil
 		takeSummaries(steps, s.Runs)
 		if o, short := cost.ShortOutput(t, p.Estimators()[0]); short {
-			ce.Warnings = append(ce.Warnings, newEntryWarning(fmt.Errorf("%s: %s", t.File, reports.ShortOutputText(o))))
+			ce.Warnings = append(ce.Warnings, newEntryWarning(fmt.Errorf("%s: %s", t.File, report.ShortOutputText(o))))
 		}
 	}
 	ce.Ledger = le
@@ -583,7 +583,7 @@ func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry
 		return ce, nil
 	}
 	var b strings.Builder
-	if err := reports.WriteComparison(&b, cmpr); err != nil {
+	if err := report.WriteComparison(&b, cmpr); err != nil {
 		return nil, err
 	}
 	ce.Text = b.String()
@@ -673,5 +673,5 @@ func (r *costRun) writeLedger(w io.Writer) error {
 	if r.res.priced < 2 && !(r.billOnly() && len(r.res.Sessions) > 0) {
 		return nil
 	}
-	return reports.WriteLedger(w, &r.ledger)
+	return report.WriteLedger(w, &r.ledger)
 }

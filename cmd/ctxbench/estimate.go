@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/internal/rework"
-	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -39,7 +39,7 @@ func (c *estimateCmd) Run(e *env) error {
 		}
 		ests = append(ests, est)
 	}
-	res := reports.EstimateResult{Heuristics: heuristicNames, Exact: exactNames, SkippedFiles: []transcript.SkippedFile{}, Notes: estimateNotes}
+	res := report.EstimateResult{Heuristics: heuristicNames, Exact: exactNames, SkippedFiles: []transcript.SkippedFile{}, Notes: estimateNotes}
 	var all []*estimate.Counts
 	families := map[string][]*estimate.Counts{}
 	var familyOrder []string
@@ -59,7 +59,7 @@ func (c *estimateCmd) Run(e *env) error {
 		}
 		counts := a.counts
 		all = append(all, counts)
-		res.Transcripts = append(res.Transcripts, reports.TranscriptAccuracy{File: t.File, ID: t.ID, Format: t.Format, Models: nonNil(t.Models),
+		res.Transcripts = append(res.Transcripts, report.TranscriptAccuracy{File: t.File, ID: t.ID, Format: t.Format, Models: nonNil(t.Models),
 			Accuracy: estimate.AccuracyOf([]*estimate.Counts{counts}, heuristicNames, exactNames, true)})
 		f := estimate.Family(t.Models)
 		if _, ok := families[f]; !ok {
@@ -71,10 +71,10 @@ func (c *estimateCmd) Run(e *env) error {
 			return err
 		}
 		for _, c := range checks {
-			res.SelfChecks = append(res.SelfChecks, reports.EstimateSelfCheck{File: t.File, Agent: t.AgentVersion, SelfCheck: c})
+			res.SelfChecks = append(res.SelfChecks, report.EstimateSelfCheck{File: t.File, Agent: t.AgentVersion, SelfCheck: c})
 		}
 		for _, r := range rework.Of(t, rework.DefaultCalls) {
-			res.Rework = append(res.Rework, reports.EstimateRework{File: t.File, Compaction: r})
+			res.Rework = append(res.Rework, report.EstimateRework{File: t.File, Compaction: r})
 		}
 		return nil
 	})
@@ -85,14 +85,14 @@ func (c *estimateCmd) Run(e *env) error {
 	res.Overall = estimate.AccuracyOf(all, heuristicNames, exactNames, false)
 	for _, f := range familyOrder {
 		if b := estimate.AccuracyOf(families[f], nil, nil, false).Billed; b != nil {
-			res.ByModel = append(res.ByModel, reports.ModelAccuracy{Family: f, Transcripts: len(families[f]), Billed: b})
+			res.ByModel = append(res.ByModel, report.ModelAccuracy{Family: f, Transcripts: len(families[f]), Billed: b})
 		}
 	}
 	if c.Plot != "" {
 		// The Gemini CLI variants overlap the current rule: plot two
 		// series, the report's.
-		accuracy := reports.AccuracyEstimators()
-		paths, err := reports.EstimatePlots(c.Plot, all, accuracy[1:], accuracy[0])
+		accuracy := report.AccuracyEstimators()
+		paths, err := report.EstimatePlots(c.Plot, all, accuracy[1:], accuracy[0])
 		if err != nil {
 			return err
 		}
@@ -105,7 +105,7 @@ func (c *estimateCmd) Run(e *env) error {
 	if c.JSON {
 		return e.writeJSON(res)
 	}
-	return reports.WriteEstimate(e.stdout, &res)
+	return report.WriteEstimate(e.stdout, &res)
 }
 
 func nonNil(s []string) []string {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ctxbench/ctxbench/fixtures"
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -26,5 +26,5 @@ func (c *genCmd) Run(e *env) error {
 	if c.Output == "" {
 		return fixtures.Generate(e.stdout, o)
 	}
-	return reports.WriteTo(c.Output, e.stdout, func(w *bufio.Writer) error { return fixtures.Generate(w, o) })
+	return report.WriteTo(c.Output, e.stdout, func(w *bufio.Writer) error { return fixtures.Generate(w, o) })
 }

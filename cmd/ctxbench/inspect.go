@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -57,7 +57,7 @@ func (c *inspectCmd) Run(e *env) error {
 		if c.JSON {
 			return nil
 		}
-		return reports.WriteStats(e.stdout, s)
+		return report.WriteStats(e.stdout, s)
 	})
 	if err != nil {
 		return err
@@ -78,5 +78,5 @@ func (c *inspectCmd) Run(e *env) error {
 		return nil
 	}
 	fmt.Fprintln(e.stdout, "Recorded usage by session")
-	return reports.WriteSessions(e.stdout, ledger.Sessions, ledger.Duplicates, false)
+	return report.WriteSessions(e.stdout, ledger.Sessions, ledger.Duplicates, false)
 }

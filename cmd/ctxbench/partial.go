@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/batch"
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -84,5 +84,5 @@ func addToShard(w *batch.Writer, file string, entry any) error {
 // writeShard writes the shard's partial to path, h completed by the
 // shard ([batch.Writer.WriteTo]).
 func writeShard(w *batch.Writer, path string, h batch.Header, skipped []transcript.SkippedFile) error {
-	return reports.WriteFile(path, func(bw *bufio.Writer) error { return w.WriteTo(bw, h, skipped) })
+	return report.WriteFile(path, func(bw *bufio.Writer) error { return w.WriteTo(bw, h, skipped) })
 }

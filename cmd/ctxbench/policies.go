@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/window"
 )
 
@@ -38,7 +38,7 @@ type paramOut struct {
 
 func (c *policiesCmd) Run(e *env) error {
 	if !c.JSON {
-		return reports.WritePolicies(e.stdout, window.Specs())
+		return report.WritePolicies(e.stdout, window.Specs())
 	}
 	var out []policyOut
 	for _, s := range window.Specs() {

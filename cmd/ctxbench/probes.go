@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/replay/probe"
-	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -21,8 +21,8 @@ type probesCmd struct {
 
 // probesResult is the --json document.
 type probesResult struct {
-	Transcripts  []reports.TranscriptProbes `json:"transcripts"`
-	SkippedFiles []transcript.SkippedFile   `json:"skipped_files"`
+	Transcripts  []report.TranscriptProbes `json:"transcripts"`
+	SkippedFiles []transcript.SkippedFile  `json:"skipped_files"`
 }
 
 func (c *probesCmd) Run(e *env) error {
@@ -48,9 +48,9 @@ func (c *probesCmd) Run(e *env) error {
 		}
 		llm = &probe.LLMJudge{Model: sum}
 	}
-	res := probesResult{Transcripts: []reports.TranscriptProbes{}}
+	res := probesResult{Transcripts: []report.TranscriptProbes{}}
 	skipped, err := readInputs(e, c.Paths, c.inputFlags, true, func(t *transcript.Transcript) error {
-		tp := reports.TranscriptProbes{File: t.File, ID: t.ID}
+		tp := report.TranscriptProbes{File: t.File, ID: t.ID}
 		if policy == nil {
 			tp.Probes = probe.NewExtractor(t).SessionProbes()
 		} else {
@@ -65,7 +65,7 @@ func (c *probesCmd) Run(e *env) error {
 			res.Transcripts = append(res.Transcripts, tp)
 			return nil
 		}
-		return reports.WriteProbes(e.stdout, tp)
+		return report.WriteProbes(e.stdout, tp)
 	})
 	if err != nil {
 		return err

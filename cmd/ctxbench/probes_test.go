@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 )
 
 // judgeAPI is a fake Anthropic Messages API that answers the LLM judge:
@@ -125,7 +125,7 @@ func TestProbesLLMJudgeEndToEnd(t *testing.T) {
 // judgedProbes: every probe of tp is graded, kept and asked
 // paraphrased, and every call's distractor answered not in the context.
 // It returns the probes.
-func judgedProbes(t *testing.T, tp *reports.TranscriptProbes) int {
+func judgedProbes(t *testing.T, tp *report.TranscriptProbes) int {
 	t.Helper()
 	probes := 0
 	for _, c := range tp.Calls {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 )
 
 // TestCostProjectionError: cost --json carries the projection error of
@@ -160,8 +160,8 @@ func TestReportCostSection(t *testing.T) {
 	for _, want := range []string{
 		// The report counts a subagent's transcript as a session of its
 		// own, cost rolls it into its parent's: the totals are the same.
-		fmt.Sprintf(" | %s | ", reports.USD(none.TotalUSD)),
-		fmt.Sprintf("| %s–%s |", reports.USD(*none.LowUSD), reports.USD(*none.HighUSD)),
+		fmt.Sprintf(" | %s | ", report.USD(none.TotalUSD)),
+		fmt.Sprintf("| %s–%s |", report.USD(*none.LowUSD), report.USD(*none.HighUSD)),
 		"| recorded | ",
 		"the bill: no range",
 		fmt.Sprintf("projection error on these sessions: median %.1f%%, worst %.1f%% (%d sessions of 20 calls or more;", c.ProjectionError.MedianPct, c.ProjectionError.WorstPct, c.ProjectionError.Sessions),

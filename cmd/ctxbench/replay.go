@@ -10,9 +10,9 @@ import (
 	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/internal/printable"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -99,7 +99,7 @@ type transcriptRuns struct {
 	Runs []labeledRun `json:"runs"`
 	// SelfChecks hold the claude-code runs to the compaction the
 	// transcript recorded.
-	SelfChecks []reports.SelfCheck `json:"self_checks,omitempty"`
+	SelfChecks []report.SelfCheck `json:"self_checks,omitempty"`
 	agent      string
 }
 
@@ -178,7 +178,7 @@ func (c *replayCmd) Run(e *env) error {
 		return err
 	}
 	if c.Trace != "" {
-		if err := reports.WriteTo(c.Trace, e.stdout, func(w *bufio.Writer) error { return spools.trace.writeTo(w) }); err != nil {
+		if err := report.WriteTo(c.Trace, e.stdout, func(w *bufio.Writer) error { return spools.trace.writeTo(w) }); err != nil {
 			return err
 		}
 	}
@@ -212,7 +212,7 @@ type replaySpools struct {
 	trace, steps *runSpool
 	rows         *costRows
 	rowSteps     func(int, *replay.Step, *replay.PricedCall) error
-	stepsOf      []reports.RunSteps
+	stepsOf      []report.RunSteps
 }
 
 // start opens the spools' files for t's runs under ps.
@@ -304,7 +304,7 @@ func (c *replayCmd) replay(e *env, p *batch.Pipeline, t *transcript.Transcript, 
 			e.warn(notPriced(fmt.Errorf("%s: %s: %w", t.File, what, sess.NotPriced), "--pricing-model", "--prices"))
 		} else if spools.rows != nil {
 			takeSummaries(spools.stepsOf, sess.Runs)
-			if err := spools.rows.write(reports.RowsOf(t, s.policies, sess.Costs, spools.stepsOf, sess.Misses, sess.MissTotals)); err != nil {
+			if err := spools.rows.write(report.RowsOf(t, s.policies, sess.Costs, spools.stepsOf, sess.Misses, sess.MissTotals)); err != nil {
 				return tr, err
 			}
 		}
@@ -337,10 +337,10 @@ func (c *replayCmd) replay(e *env, p *batch.Pipeline, t *transcript.Transcript, 
 func warnPolicies(e *env, tr transcriptRuns) {
 	for _, r := range tr.Runs {
 		for _, w := range r.Summary.Warnings {
-			e.warn(fmt.Errorf("%s, %s: %s (%s from step %d)", tr.File, r.Label, w.Text, reports.Count(w.Calls, "call", "calls"), w.First))
+			e.warn(fmt.Errorf("%s, %s: %s (%s from step %d)", tr.File, r.Label, w.Text, report.Count(w.Calls, "call", "calls"), w.First))
 		}
 		if n := r.Summary.MoreWarnings; n > 0 {
-			e.warn(fmt.Errorf("%s, %s: %s with other warnings (see --trace)", tr.File, r.Label, reports.Count(n, "call", "calls")))
+			e.warn(fmt.Errorf("%s, %s: %s with other warnings (see --trace)", tr.File, r.Label, report.Count(n, "call", "calls")))
 		}
 	}
 }
@@ -375,7 +375,7 @@ func (l *violationList) write(w io.Writer) {
 		return
 	}
 	if l.n == len(l.first) {
-		fmt.Fprintf(w, "%s:\n", reports.Count(l.n, "invariant violation", "invariant violations"))
+		fmt.Fprintf(w, "%s:\n", report.Count(l.n, "invariant violation", "invariant violations"))
 	} else {
 		fmt.Fprintf(w, "%d invariant violations; the first %d:\n", l.n, len(l.first))
 	}
@@ -392,23 +392,23 @@ func writeReplayTable(w io.Writer, tr transcriptRuns, primary string) error {
 	if len(tr.Runs) > 0 {
 		calls = tr.Runs[0].Summary.Calls
 	}
-	fmt.Fprintf(w, "%s (%s, %s)\n", printable.String(tr.File), printable.String(tr.ID), reports.Count(calls, "call", "calls"))
-	runs := make([]reports.PolicyResult, len(tr.Runs))
+	fmt.Fprintf(w, "%s (%s, %s)\n", printable.String(tr.File), printable.String(tr.ID), report.Count(calls, "call", "calls"))
+	runs := make([]report.PolicyResult, len(tr.Runs))
 	for i, r := range tr.Runs {
-		runs[i] = reports.PolicyResult{Label: r.Label, Summary: r.Summary, ShareOfNone: r.ShareOfNone}
+		runs[i] = report.PolicyResult{Label: r.Label, Summary: r.Summary, ShareOfNone: r.ShareOfNone}
 	}
-	if err := reports.WriteRunTable(w, runs, primary); err != nil {
+	if err := report.WriteRunTable(w, runs, primary); err != nil {
 		return err
 	}
 	for _, c := range tr.SelfChecks {
-		fmt.Fprintln(w, reports.SelfCheckText(c, tr.agent))
+		fmt.Fprintln(w, report.SelfCheckText(c, tr.agent))
 	}
 	for _, r := range tr.Runs {
 		if r.cost != nil && r.cost.BreakTotals.Breaks > 0 {
-			fmt.Fprintf(w, "cache: %s: %s\n", r.Label, reports.CacheBreakText(r.cost.BreakTotals, r.cost.Breaks))
+			fmt.Fprintf(w, "cache: %s: %s\n", r.Label, report.CacheBreakText(r.cost.BreakTotals, r.cost.Breaks))
 		}
 	}
-	_, err := fmt.Fprintf(w, "tokens are %s counts of what each policy sends; %s\n\n", primary, reports.ProbeNote)
+	_, err := fmt.Fprintf(w, "tokens are %s counts of what each policy sends; %s\n\n", primary, report.ProbeNote)
 	return err
 }
 
@@ -421,7 +421,7 @@ func recordedByClaudeCode(t *transcript.Transcript) bool {
 // claudeCodeSelfChecks replays t under claude-code (as the version that
 // recorded it) when t recorded a compaction, and holds the policy to
 // each part of t (replay.CheckCompactions).
-func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]reports.SelfCheck, error) {
+func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]report.SelfCheck, error) {
 	if len(t.Compactions) == 0 || !recordedByClaudeCode(t) {
 		return nil, nil
 	}
@@ -439,11 +439,11 @@ func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]reports.SelfCheck
 
 // selfChecks holds run, lp's replay of t, to every compaction t
 // recorded (replay.CheckCompactions).
-func selfChecks(e *env, t *transcript.Transcript, run *replay.Run, lp window.Labeled, opt replay.Options) ([]reports.SelfCheck, error) {
+func selfChecks(e *env, t *transcript.Transcript, run *replay.Run, lp window.Labeled, opt replay.Options) ([]report.SelfCheck, error) {
 	checks, err := replay.CheckCompactions(e.ctx, t, run, lp.Policy, "auto-compact", opt)
-	out := make([]reports.SelfCheck, len(checks))
+	out := make([]report.SelfCheck, len(checks))
 	for k, c := range checks {
-		out[k] = reports.SelfCheck{Label: lp.Label, CompactionCheck: c, Agrees: c.Agrees()}
+		out[k] = report.SelfCheck{Label: lp.Label, CompactionCheck: c, Agrees: c.Agrees()}
 	}
 	return out, err
 }

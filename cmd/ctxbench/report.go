@@ -10,9 +10,9 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -63,7 +63,7 @@ func (c *reportCmd) Run(e *env) error {
 	for k, p := range pols {
 		labels[k] = p.Label
 	}
-	detail := reports.Detail{N: c.Sessions, By: c.SessionsBy}
+	detail := report.Detail{N: c.Sessions, By: c.SessionsBy}
 	if err := detail.Check(labels); err != nil {
 		return fmt.Errorf("--sessions, --sessions-by: %w", err)
 	}
@@ -77,7 +77,7 @@ func (c *reportCmd) Run(e *env) error {
 	}
 	// A folder that cannot be replaced is refused before the work.
 	if sh.run == nil {
-		if err := outDirError(reports.CheckDir(c.Out)); err != nil {
+		if err := outDirError(report.CheckDir(c.Out)); err != nil {
 			return err
 		}
 		if err := c.inputFlags.replaces("--out", c.Out, append(slices.Clone(c.Merge), c.Paths...)); err != nil {
@@ -148,10 +148,10 @@ func (c *reportCmd) shardFlags(e *env, prices pricing.Prices) (reportShard, erro
 // pipeline returns the report's pipeline and its builder, the runs of
 // the one given to the other; a shard's builder gives its entries to
 // the shard's partial, the report being the merge's.
-func (c *reportCmd) pipeline(pols []window.Labeled, sum summarize.Summarizer, prices pricing.Prices, sh reportShard) (*batch.Pipeline, *reports.Builder) {
+func (c *reportCmd) pipeline(pols []window.Labeled, sum summarize.Summarizer, prices pricing.Prices, sh reportShard) (*batch.Pipeline, *report.Builder) {
 	est := estimate.MustNew("cl100k_base", estimate.OverheadNone)
-	b := &reports.Builder{Policies: pols, Estimator: est.Name(), Notes: reportNotes, SpoolTranscripts: true, Swept: true}
-	b.CountedWith = reports.AccuracyEstimators()
+	b := &report.Builder{Policies: pols, Estimator: est.Name(), Notes: reportNotes, SpoolTranscripts: true, Swept: true}
+	b.CountedWith = report.AccuracyEstimators()
 	spec := batch.Spec{Policies: pols, Sweep: &reportSweep, Cost: cost.Options{Prices: prices, Model: c.PricingModel},
 		Replay: replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices}, Runs: b.AddRuns}
 	for _, n := range b.CountedWith {
@@ -160,7 +160,7 @@ func (c *reportCmd) pipeline(pols []window.Labeled, sum summarize.Summarizer, pr
 	if sh.run != nil {
 		b.SpoolTranscripts = false
 		b.EmitRows = sh.rows
-		b.Emit = func(en *reports.Entry) error { return addToShard(sh.run, en.Transcript.File, en) }
+		b.Emit = func(en *report.Entry) error { return addToShard(sh.run, en.Transcript.File, en) }
 		spec.Swept = b.AddSwept
 	}
 	return batch.New(spec), b
@@ -168,7 +168,7 @@ func (c *reportCmd) pipeline(pols []window.Labeled, sum summarize.Summarizer, pr
 
 // shard replays and prices the shard's transcripts and writes its
 // partial.
-func (c *reportCmd) shard(e *env, p *batch.Pipeline, b *reports.Builder, sh reportShard, prun *providerRun) error {
+func (c *reportCmd) shard(e *env, p *batch.Pipeline, b *report.Builder, sh reportShard, prun *providerRun) error {
 	read := 0
 	skipped, err := readPrepared(e, c.Paths, c.inputFlags, true, p.Prepare, func(t *transcript.Transcript, pr batch.Prepared) error {
 		read++
@@ -194,17 +194,17 @@ func (c *reportCmd) shard(e *env, p *batch.Pipeline, b *reports.Builder, sh repo
 	if err := writeShard(sh.run, c.Partial, h, skipped); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "ctxbench report: shard %s, %s: wrote %s\n", sh.run.Shard(), reports.Count(read, "transcript", "transcripts"), c.Partial)
+	_, err = fmt.Fprintf(e.stdout, "ctxbench report: shard %s, %s: wrote %s\n", sh.run.Shard(), report.Count(read, "transcript", "transcripts"), c.Partial)
 	return err
 }
 
 // report replays and prices the transcripts, or merges the partials of
 // a sharded report, writes the report folder (and the rows) and prints
 // the summary.
-func (c *reportCmd) report(e *env, p *batch.Pipeline, b *reports.Builder, sh reportShard, detail reports.Detail, prun *providerRun) error {
+func (c *reportCmd) report(e *env, p *batch.Pipeline, b *report.Builder, sh reportShard, detail report.Detail, prun *providerRun) error {
 	if len(c.Merge) > 0 {
 		_, err := mergePartials(e, append(slices.Clone(c.Merge), c.Paths...), batch.Header{Command: "report", Config: sh.digest, Rows: sh.rows}, func(line []byte) error {
-			var en reports.Entry
+			var en report.Entry
 			if err := json.Unmarshal(line, &en); err != nil {
 				return fmt.Errorf("not an entry of ctxbench report: %w", err)
 			}
@@ -239,7 +239,7 @@ func (c *reportCmd) report(e *env, p *batch.Pipeline, b *reports.Builder, sh rep
 	if err := prun.finish(e); err != nil {
 		return err // no report of the policies' fallbacks
 	}
-	index, err := reports.WriteReport(c.Out, rep)
+	index, err := report.WriteReport(c.Out, rep)
 	if err != nil {
 		return outDirError(err)
 	}
@@ -259,7 +259,7 @@ func (c *reportCmd) report(e *env, p *batch.Pipeline, b *reports.Builder, sh rep
 // outDirError is err, an error of the report's folder, with the hint
 // that mends a folder ctxbench did not make.
 func outDirError(err error) error {
-	if errors.Is(err, reports.ErrNotAReport) {
+	if errors.Is(err, report.ErrNotAReport) {
 		return withHint(err, "choose another --out")
 	}
 	return err

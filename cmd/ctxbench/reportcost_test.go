@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 )
 
 // TestReportCostSessionsAsCost: the report's cost section counts the
@@ -69,8 +69,8 @@ func TestReportCostSessionsAsCost(t *testing.T) {
 	}
 	med, p90 := cost.MedianP90(bills)
 	want := map[string]string{
-		"none":                    "| none | 3 | " + reports.USD(none.TotalUSD) + " | " + reports.USD(none.MedianUSD) + " | " + reports.USD(none.P90USD) + " |",
-		"billed (recorded usage)": "| billed (recorded usage) | 3 | " + reports.USD(bill) + " | " + reports.USD(med) + " | " + reports.USD(p90) + " |",
+		"none":                    "| none | 3 | " + report.USD(none.TotalUSD) + " | " + report.USD(none.MedianUSD) + " | " + report.USD(none.P90USD) + " |",
+		"billed (recorded usage)": "| billed (recorded usage) | 3 | " + report.USD(bill) + " | " + report.USD(med) + " | " + report.USD(p90) + " |",
 	}
 
 	out := filepath.Join(t.TempDir(), "report")
@@ -81,7 +81,7 @@ func TestReportCostSessionsAsCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(md), "### "+reports.CostSectionTitle+"\n")
+	_, section, ok := strings.Cut(string(md), "### "+report.CostSectionTitle+"\n")
 	section, _, _ = strings.Cut(section, "\n\n#")
 	if !ok {
 		t.Fatalf("report.md has no cost section:\n%s", md)

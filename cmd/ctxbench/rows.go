@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -14,7 +14,7 @@ import (
 // costRows writes --parquet's and --jsonl's rows (docs/rows.md), a
 // transcript at a time.
 type costRows struct {
-	writers []*reports.RowsWriter
+	writers []*report.RowsWriter
 }
 
 // newCostRows starts the writers of the folders given (none: nil), which
@@ -30,11 +30,11 @@ func newCostRows(f *inputFlags, parquetDir, jsonlDir string, inputs []string) (*
 		return nil, err
 	}
 	r := &costRows{}
-	for _, d := range []struct{ dir, format string }{{parquetDir, reports.RowsParquet}, {jsonlDir, reports.RowsJSONL}} {
+	for _, d := range []struct{ dir, format string }{{parquetDir, report.RowsParquet}, {jsonlDir, report.RowsJSONL}} {
 		if d.dir == "" {
 			continue
 		}
-		w, err := reports.NewRowsWriter(d.dir, d.format)
+		w, err := report.NewRowsWriter(d.dir, d.format)
 		if err != nil {
 			r.abort()
 			return nil, fmt.Errorf("--%s: %w", d.format, err)
@@ -51,8 +51,8 @@ func newCostRows(f *inputFlags, parquetDir, jsonlDir string, inputs []string) (*
 // under policies runs, and what it gathers: each run's steps, counted
 // by est (policies beyond runs, none replayed for the saving, are left
 // out).
-func observeRows(runs int, est string) (func(int, *replay.Step, *replay.PricedCall) error, []reports.RunSteps) {
-	steps := make([]reports.RunSteps, runs)
+func observeRows(runs int, est string) (func(int, *replay.Step, *replay.PricedCall) error, []report.RunSteps) {
+	steps := make([]report.RunSteps, runs)
 	return func(k int, s *replay.Step, _ *replay.PricedCall) error {
 		if k < runs { // each run on its own goroutine: steps[k] is its own
 			steps[k].Add(s, est)
@@ -64,7 +64,7 @@ func observeRows(runs int, est string) (func(int, *replay.Step, *replay.PricedCa
 // takeSummaries gives each run's steps what its summary holds: what the
 // run lost of the session's probes, and its metrics (runs past steps,
 // none replayed for the saving, are left out).
-func takeSummaries(steps []reports.RunSteps, runs []*replay.Run) {
+func takeSummaries(steps []report.RunSteps, runs []*replay.Run) {
 	for k := range steps {
 		if k < len(runs) {
 			steps[k].Loss = runs[k].Summary.ProbeLoss
@@ -75,16 +75,16 @@ func takeSummaries(steps []reports.RunSteps, runs []*replay.Run) {
 
 // rowsOf returns t's rows (docs/rows.md); steps are what observeRows
 // gathered (nil: priced from the bill, not replayed).
-func rowsOf(t *transcript.Transcript, pols []window.Labeled, c *cost.Comparison, steps []reports.RunSteps) ([]reports.RunRow, []reports.CallRow) {
+func rowsOf(t *transcript.Transcript, pols []window.Labeled, c *cost.Comparison, steps []report.RunSteps) ([]report.RunRow, []report.CallRow) {
 	costs := make([]*cost.RunCost, len(c.Policies))
 	for k, p := range c.Policies {
 		costs[k] = p.RunCost
 	}
-	return reports.RowsOf(t, pols, costs, steps, c.Misses, c.CacheMisses)
+	return report.RowsOf(t, pols, costs, steps, c.Misses, c.CacheMisses)
 }
 
 // write writes a transcript's rows.
-func (r *costRows) write(runs []reports.RunRow, calls []reports.CallRow) error {
+func (r *costRows) write(runs []report.RunRow, calls []report.CallRow) error {
 	for _, w := range r.writers {
 		if err := w.Add(runs, calls); err != nil {
 			return err

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/metric"
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 )
 
 // rowsFiles are sessions with a bill (Claude Code, Bedrock), one with one
@@ -74,25 +74,25 @@ func TestCostRows(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := parquet.ReadFile[reports.RunRow](filepath.Join(pq, "runs.parquet"))
+	runs, err := parquet.ReadFile[report.RunRow](filepath.Join(pq, "runs.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, err := parquet.ReadFile[reports.CallRow](filepath.Join(pq, "calls.parquet"))
+	calls, err := parquet.ReadFile[report.CallRow](filepath.Join(pq, "calls.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(runs, readJSONL[reports.RunRow](t, filepath.Join(jl, "runs.jsonl"))); d != "" {
+	if d := cmp.Diff(runs, readJSONL[report.RunRow](t, filepath.Join(jl, "runs.jsonl"))); d != "" {
 		t.Errorf("runs.jsonl differs from runs.parquet:\n%s", d)
 	}
-	if d := cmp.Diff(calls, readJSONL[reports.CallRow](t, filepath.Join(jl, "calls.jsonl"))); d != "" {
+	if d := cmp.Diff(calls, readJSONL[report.CallRow](t, filepath.Join(jl, "calls.jsonl"))); d != "" {
 		t.Errorf("calls.jsonl differs from calls.parquet:\n%s", d)
 	}
 	if len(doc.Transcripts) != 3 || len(runs) != 6 {
 		t.Fatalf("%d transcripts priced, %d runs rows; want 3 and 6 (the gemini session is not priced)", len(doc.Transcripts), len(runs))
 	}
 	byPolicy := map[string]int64{}
-	callsOf := map[[2]string][]reports.CallRow{}
+	callsOf := map[[2]string][]report.CallRow{}
 	for _, c := range calls {
 		k := [2]string{c.Transcript, c.Policy}
 		callsOf[k] = append(callsOf[k], c)
@@ -151,7 +151,7 @@ func rewritesSame(t *testing.T, args []string, files ...string) {
 // replayedRow: a replayed run's row has the tokens sent, the retention,
 // and every metric of the registry by name, the worst call's retention
 // at most the mean.
-func replayedRow(t *testing.T, r reports.RunRow) {
+func replayedRow(t *testing.T, r report.RunRow) {
 	t.Helper()
 	if r.TokensSent == nil || r.Retention == nil || *r.TokensSent <= 0 {
 		t.Errorf("%s %s: no tokens sent or retention: %v %v", r.Transcript, r.Policy, r.TokensSent, r.Retention)
@@ -169,7 +169,7 @@ func replayedRow(t *testing.T, r reports.RunRow) {
 
 // callRowsMatch: a run's calls rows are its calls, in order, each at the
 // cost cost --json gives it (perStep).
-func callRowsMatch(t *testing.T, r reports.RunRow, cs []reports.CallRow, perStep []int64) {
+func callRowsMatch(t *testing.T, r report.RunRow, cs []report.CallRow, perStep []int64) {
 	t.Helper()
 	for k, c := range cs[:min(len(cs), len(perStep))] {
 		if c.Call != int64(k) || c.CostPUSD != perStep[k] {
@@ -235,11 +235,11 @@ func TestRecordedRows(t *testing.T) {
 	if _, stderr, code := ctxbench("", append([]string{"cost", "--policy", "recorded", "--parquet", dir}, rowsFiles...)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	runs, err := parquet.ReadFile[reports.RunRow](filepath.Join(dir, "runs.parquet"))
+	runs, err := parquet.ReadFile[report.RunRow](filepath.Join(dir, "runs.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, err := parquet.ReadFile[reports.CallRow](filepath.Join(dir, "calls.parquet"))
+	calls, err := parquet.ReadFile[report.CallRow](filepath.Join(dir, "calls.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

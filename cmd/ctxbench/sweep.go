@@ -11,8 +11,8 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -117,7 +117,7 @@ func (c *sweepCmd) Run(e *env) error {
 		return err
 	}
 	if c.CSV != "" {
-		err := reports.WriteTo(c.CSV, e.stdout, func(w *bufio.Writer) error { return reports.WriteCSV(w, reports.SweepCSV(res)) })
+		err := report.WriteTo(c.CSV, e.stdout, func(w *bufio.Writer) error { return report.WriteCSV(w, report.SweepCSV(res)) })
 		if err != nil {
 			return err
 		}
@@ -136,7 +136,7 @@ func (c *sweepCmd) Run(e *env) error {
 			ProjectionError *cost.ProjectionError `json:"projection_error,omitempty"`
 		}{res, ans, pe})
 	}
-	return reports.WriteSweepText(e.stdout, res, &ans, pe, trs)
+	return report.WriteSweepText(e.stdout, res, &ans, pe, trs)
 }
 
 // progressBar returns a progress callback that draws on w when w is a

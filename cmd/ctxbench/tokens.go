@@ -6,7 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/limit"
-	"github.com/ctxbench/ctxbench/reports"
+	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -29,13 +29,13 @@ func (c *tokensCmd) Run(e *env) error {
 	if len(files) == 0 {
 		files = []string{transcript.Stdin}
 	}
-	var inputs []reports.TokenCount
+	var inputs []report.TokenCount
 	for _, f := range files {
 		text, name, err := readText(e, f)
 		if err != nil {
 			return err
 		}
-		in := reports.TokenCount{File: name, Bytes: len(text), Characters: utf8.RuneCountInString(text), Tokens: map[string]int{}}
+		in := report.TokenCount{File: name, Bytes: len(text), Characters: utf8.RuneCountInString(text), Tokens: map[string]int{}}
 		for _, est := range ests {
 			in.Tokens[est.Name()] = est.Count(text)
 		}
@@ -52,7 +52,7 @@ func (c *tokensCmd) Run(e *env) error {
 	for k, est := range ests {
 		names[k] = est.Name()
 	}
-	return reports.WriteTokenCounts(e.stdout, inputs, names)
+	return report.WriteTokenCounts(e.stdout, inputs, names)
 }
 
 // readText reads a whole text file, or standard input for "-".
