@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/replay/internal/keymatch"
-	"github.com/ctxbench/ctxbench/replay/probe"
 )
 
 // A keyIndex says which keys each message of a transcript holds (its

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ctxbench/ctxbench/replay/probe"
+	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )

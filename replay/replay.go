@@ -46,8 +46,8 @@ import (
 	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/pricing"
-	"github.com/ctxbench/ctxbench/replay/probe"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"

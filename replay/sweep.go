@@ -16,7 +16,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/metric"
-	"github.com/ctxbench/ctxbench/replay/probe"
+	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )

@@ -208,7 +208,7 @@ func TestReportsRendersOnly(t *testing.T) {
 // TestImportChain holds the layout: each library package imports, of the
 // project's, only those the chain allows (transcript ← estimate, pricing ←
 // summarize ← window ← replay ← cost ← suite; reports above them;
-// replay/probe, on transcript alone, under replay; internal/batch, the
+// internal/probe, on transcript alone, under replay; internal/batch, the
 // one orchestration, above them all but reports), so no arrow runs back
 // up. window and transcript each keep their modelled systems and formats
 // in rooms under their internal/, below the package and above the
@@ -224,11 +224,10 @@ func TestImportChain(t *testing.T) {
 		"pricing":        {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest"},
-		"replay/probe":   {"transcript", "summarize"},
-		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "internal/metric"},
-		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix"},
-		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
-		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
+		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric"},
+		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix"},
+		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
+		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
 		"reports":        {"cost", "replay", "internal/report"},
 		"fixtures":       {"transcript"},
 
@@ -243,7 +242,8 @@ func TestImportChain(t *testing.T) {
 		"internal/codexcut":   {"internal/approx"},
 		"internal/approx":     {},
 		"internal/metric":     {},
-		"internal/report":     {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric"},
+		"internal/probe":      {"transcript", "summarize"},
+		"internal/report":     {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric"},
 
 		// cost's statistics and its prompt cache, fed plain numbers.
 		"cost/internal/stats":  {},

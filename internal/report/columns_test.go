@@ -9,8 +9,8 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/metric"
+	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/replay/probe"
 )
 
 // TestRunColumns holds every per-run table to the one list of columns:

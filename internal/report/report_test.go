@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/replay/probe"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
