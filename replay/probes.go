@@ -42,6 +42,15 @@ type ProbeScore struct {
 	LLM   *probe.LLMScore `json:"llm,omitempty"`
 }
 
+// An LLMJudge asks a model each probe with only the context a call
+// sent, then has a model grade the answer against the one the recording
+// holds, on the six 0–5 dimensions of Factory's evaluation of context
+// compression; each call adds a distractor, a question no context can
+// answer. Its Model is a [summarize.Summarizer] (Anthropic or OpenAI), so
+// a judge's calls share the provider's client: its response cache,
+// retries, spend cap and breaker.
+type LLMJudge = probe.LLMJudge
+
 // Probes replays t under p and returns, at each call where the policy
 // first stopped sending some earlier messages verbatim, the probes
 // about those messages (and the call's continuation probe), judged by
@@ -49,7 +58,7 @@ type ProbeScore struct {
 // with their score: the run's [Summary.Probes]. llm, when not nil,
 // judges them too, with a distractor at each call. opt is as for
 // [Replay]; its Observe, NoSteps and NoRetention are set here.
-func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options, llm *probe.LLMJudge) ([]CallProbes, ProbeScore, error) {
+func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt Options, llm *LLMJudge) ([]CallProbes, ProbeScore, error) {
 	var out []CallProbes
 	var score ProbeScore
 	if llm != nil {
