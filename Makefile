@@ -132,7 +132,7 @@ validate:
 
 # Rewrite the golden files from the current output; review the diff.
 golden:
-	$(GO) test ./fixtures ./cmd/ctxbench ./reports -run Golden -update
+	$(GO) test ./fixtures ./cmd/ctxbench ./internal/report -run Golden -update
 
 # The peers' real code (npm packages at pinned versions) run on the
 # corpus: rewrites window/testdata/conformance, which make test compares

@@ -33,8 +33,8 @@
 //
 // A batch gives what it makes of each transcript as a [SessionRun]: its
 // runs under the policies, priced, their series call by call, its
-// messages' counts; the caller keeps what it draws (package reports'
-// Builder, or [Config.Cases]) and lets the transcript go.
+// messages' counts; the caller keeps what it draws (the command's
+// report builder, or [Config.Cases]) and lets the transcript go.
 //
 // A large suite runs as shards, each replaying the cases whose key
 // hashes to it; the batch merges their partials into the result one

@@ -164,9 +164,9 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 	}
 }
 
-// TestReportsRendersOnly: package reports draws what the pipeline made
-// and runs none of it: no replay, pricing, sweep or estimator count is
-// called from its code (internal/batch runs them).
+// TestReportsRendersOnly: package internal/report draws what the
+// pipeline made and runs none of it: no replay, pricing, sweep or
+// estimator count is called from its code (internal/batch runs them).
 func TestReportsRendersOnly(t *testing.T) {
 	pipeline := map[string][]string{
 		"replay":   {"Replay", "NewReplayer", "NewSweeper", "Probes"},
@@ -176,7 +176,7 @@ func TestReportsRendersOnly(t *testing.T) {
 	}
 	files, err := filepath.Glob("../../internal/report/*.go")
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no files of reports (%v)", err)
+		t.Fatalf("no files of internal/report (%v)", err)
 	}
 	fset := token.NewFileSet()
 	checked := 0
@@ -195,7 +195,7 @@ func TestReportsRendersOnly(t *testing.T) {
 			}
 			checked++
 			if pkg, ok := sel.X.(*ast.Ident); ok && slices.Contains(pipeline[pkg.Name], sel.Sel.Name) {
-				t.Errorf("%s: reports calls %s.%s: the pipeline's, not a renderer's", fset.Position(sel.Pos()), pkg.Name, sel.Sel.Name)
+				t.Errorf("%s: internal/report calls %s.%s: the pipeline's, not a renderer's", fset.Position(sel.Pos()), pkg.Name, sel.Sel.Name)
 			}
 			return true
 		})
@@ -207,15 +207,17 @@ func TestReportsRendersOnly(t *testing.T) {
 
 // TestImportChain holds the layout: each library package imports, of the
 // project's, only those the chain allows (transcript ← estimate, pricing ←
-// summarize ← window ← replay ← cost ← suite; reports above them;
-// internal/probe, on transcript alone, under replay; internal/batch, the
-// one orchestration, above them all but reports), so no arrow runs back
-// up. window and transcript each keep their modelled systems and formats
-// in rooms under their internal/, below the package and above the
-// contract (window/internal/policy) or the model and its decoding
+// summarize ← window ← replay ← cost ← suite; internal/report above
+// them, and reports, its face, above it; internal/probe, on transcript
+// and summarize, under replay; internal/batch, the one orchestration, above them
+// all but those two), so no arrow runs back up. window and transcript
+// each keep their modelled systems and formats in rooms under their
+// internal/, below the package and above the contract
+// (window/internal/policy) or the model and its decoding
 // (transcript/internal/model, …/decode): a room imports no other room,
 // and every folder there is in the layout. kong is the command's alone,
-// tablewriter and gonum/plot reports', SQLite transcript/opencodedb's.
+// tablewriter and gonum/plot internal/report's, SQLite
+// transcript/opencodedb's.
 func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
@@ -351,7 +353,7 @@ func TestImportChain(t *testing.T) {
 				if strings.HasPrefix(p, "modernc.org/sqlite") && pkg != "transcript/opencodedb" {
 					t.Errorf("%s imports %s", file, p)
 				}
-				// Only the command parses flags; only reports draws tables
+				// Only the command parses flags; only internal/report draws tables
 				// and plots.
 				if strings.HasPrefix(p, "github.com/alecthomas/kong") ||
 					pkg != "internal/report" && (strings.HasPrefix(p, "github.com/olekukonko/tablewriter") || strings.HasPrefix(p, "gonum.org/v1/plot")) {

@@ -120,11 +120,11 @@ const notInContext = "NOT IN CONTEXT"
 // The pinned prompts: their digest ([PromptsDigest]) goes in the output,
 // so that scores made with other prompts are not compared unknowingly.
 var (
-	answerPrompt = &summarize.Template{Name: "probe-answer", Source: "ctxbench replay/probe",
+	answerPrompt = &summarize.Template{Name: "probe-answer", Source: "ctxbench internal/probe",
 		System: "You answer questions about a conversation between a user and a coding agent, using only the conversation given. " +
 			"Answer in one or two sentences. If the conversation does not contain the answer, reply exactly " + notInContext + ".",
 		MaxTokens: 300}
-	gradePrompt = &summarize.Template{Name: "probe-grade", Source: "ctxbench replay/probe (Factory's six dimensions)",
+	gradePrompt = &summarize.Template{Name: "probe-grade", Source: "ctxbench internal/probe (Factory's six dimensions)",
 		System: "You grade an answer that an agent gave from a compressed context against the answer the full record holds. " +
 			"Score each dimension from 0 (wrong or missing) to 5 (fully right): " +
 			"accuracy (the facts match the expected answer), " +

@@ -1,6 +1,8 @@
-// Package reports renders ctxbench's results for people: terminal tables
-// (tablewriter), Markdown, CSV and JSON, PNG and SVG plots (gonum/plot),
-// JUnit XML, and the report folder with its index page.
+// Package report renders the ctxbench command's results for people:
+// terminal tables (tablewriter), Markdown, CSV and JSON, PNG and SVG
+// plots (gonum/plot), JUnit XML, and the report folder with its index
+// page. Package reports is its public face: the few tables a library
+// user of cost and replay prints.
 //
 // A [Builder] assembles a [Report] from what ctxbench's batch pipeline makes
 // of each transcript — its runs, priced, and their series call by call,
