@@ -247,6 +247,9 @@ func TestImportChain(t *testing.T) {
 		"internal/probe":      {"transcript", "summarize"},
 		"internal/report":     {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric"},
 
+		// The transcripts the conformance goldens name, from fixtures.
+		"internal/conformance": {"transcript", "fixtures"},
+
 		// cost's statistics and its prompt cache, fed plain numbers.
 		"cost/internal/stats":  {},
 		"cost/internal/prefix": {},
@@ -261,7 +264,7 @@ func TestImportChain(t *testing.T) {
 		"window/internal/policy":     {"transcript", "estimate", "summarize"},
 		"window/internal/jsstr":      {"internal/swar"},
 		"window/internal/linefit":    {},
-		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "window/internal/policy", "window/internal/serveredit"},
+		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "internal/conformance", "window/internal/policy", "window/internal/serveredit"},
 		"window/internal/client":     {"window/internal/policy"},
 		"window/internal/serveredit": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit"},
 		// window's rooms: one modelled system each.

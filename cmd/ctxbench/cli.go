@@ -14,7 +14,6 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -357,7 +356,7 @@ func readPrepared[P any](e *env, paths []string, f inputFlags, samples bool, pre
 		if !samples {
 			return nil, errors.New("no PATH given")
 		}
-		return nil, fixtures.ReadSamples(opt, func(t *transcript.Transcript) error {
+		return nil, readSamples(opt, func(t *transcript.Transcript) error {
 			var p P
 			if prepare != nil {
 				p = prepare(t)

@@ -29,7 +29,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/replay"
 )
@@ -682,7 +681,7 @@ func reportResults(t *testing.T, out string) reportDoc {
 	t.Helper()
 	var doc reportDoc
 	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
-	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != len(defaultPolicies) || len(doc.Transcripts) != len(fixtures.SampleFiles()) {
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Policies) != len(defaultPolicies) || len(doc.Transcripts) != len(sampleFiles) {
 		t.Errorf("results.json: %v, %d policies, %d transcripts", err, len(doc.Policies), len(doc.Transcripts))
 	}
 	for _, tr := range doc.Transcripts {

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -53,7 +53,7 @@ func main() {
 
 func run() error {
 	var out []history
-	sources, err := fixtures.ConformanceSources("fixtures/corpus")
+	sources, err := conformance.Sources("fixtures/corpus")
 	if err != nil {
 		return err
 	}

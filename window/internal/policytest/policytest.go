@@ -23,7 +23,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -206,12 +206,12 @@ var (
 )
 
 // ConformanceSource returns the transcript a conformance golden names
-// (fixtures.ConformanceSources).
+// (conformance.Sources).
 func ConformanceSource(t testing.TB, name string) *transcript.Transcript {
 	t.Helper()
 	sourcesOnce.Do(func() {
-		var ss []fixtures.Source
-		ss, sourcesErr = fixtures.ConformanceSources(filepath.Join(here, "../../../fixtures/corpus"))
+		var ss []conformance.Source
+		ss, sourcesErr = conformance.Sources(filepath.Join(here, "../../../fixtures/corpus"))
 		sources = map[string]*transcript.Transcript{}
 		for _, s := range ss {
 			sources[s.Name] = s.Transcript
@@ -222,7 +222,7 @@ func ConformanceSource(t testing.TB, name string) *transcript.Transcript {
 	}
 	tr, ok := sources[name]
 	if !ok {
-		t.Fatalf("the golden names %s, which fixtures.ConformanceSources no longer returns: run make conformance", name)
+		t.Fatalf("the golden names %s, which conformance.Sources no longer returns: run make conformance", name)
 	}
 	return tr
 }
