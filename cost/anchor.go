@@ -7,7 +7,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost/internal/prefix"
 	"github.com/ctxbench/ctxbench/cost/internal/stats"
-	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/family"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -109,7 +109,7 @@ func (a *anchor) add(i int, s *replay.Step, est int) {
 }
 
 // fit fits each group's alpha and constant on the first limit calls (0:
-// all) that recorded a prompt: alpha by [estimate.Alpha] over the
+// all) that recorded a prompt: alpha by [family.Alpha] over the
 // growths between consecutive calls of the group with no compaction
 // between them; the constant is the median of the billed prompt less
 // alpha times the estimate.
@@ -132,8 +132,8 @@ func (a *anchor) fit(f *recordedFit, limit int, group func(call int) string) map
 
 // growths returns each group's prompt growths between consecutive calls
 // of the first n that recorded a prompt, with no compaction between.
-func (a *anchor) growths(f *recordedFit, n int, group func(call int) string) map[string][]estimate.Growth {
-	growths := map[string][]estimate.Growth{}
+func (a *anchor) growths(f *recordedFit, n int, group func(call int) string) map[string][]family.Growth {
+	growths := map[string][]family.Growth{}
 	last := map[string]int{}
 	for i := range n {
 		key := group(i)
@@ -144,7 +144,7 @@ func (a *anchor) growths(f *recordedFit, n int, group func(call int) string) map
 			continue
 		}
 		if j, ok := last[key]; ok {
-			growths[key] = append(growths[key], estimate.Growth{Billed: int64(f.prompt(i) - f.prompt(j)), Estimated: int64(a.est[i] - a.est[j])})
+			growths[key] = append(growths[key], family.Growth{Billed: int64(f.prompt(i) - f.prompt(j)), Estimated: int64(a.est[i] - a.est[j])})
 		}
 		last[key] = i
 	}
@@ -156,16 +156,16 @@ func (a *anchor) growths(f *recordedFit, n int, group func(call int) string) map
 // medians over its first n calls; limited (a fit on the first calls
 // alone), the constant is the one since the fit's last compaction: what
 // the agent sends beside the transcript changes with it.
-func (a *anchor) fitGroup(f *recordedFit, key string, growths []estimate.Growth, n int, limited bool, group func(call int) string) *groupFit {
+func (a *anchor) fitGroup(f *recordedFit, key string, growths []family.Growth, n int, limited bool, group func(call int) string) *groupFit {
 	g := &groupFit{}
 	var ok bool
 	if sp := a.spread; sp != nil {
 		// The prompts were shared out by an alpha, not billed: their
 		// growths measure nothing.
 		g.alpha, g.family, g.alphaFrom = sp.alpha, sp.family, sp.from
-	} else if g.alpha, g.pairs, ok = estimate.Alpha(growths); !ok {
+	} else if g.alpha, g.pairs, ok = family.Alpha(growths); !ok {
 		g.pairs, g.alpha = 0, 1
-		if fa, family, from, ok := estimate.FamilyAlpha(key, f.estimator); ok {
+		if fa, family, from, ok := family.ModelAlpha(key, f.estimator); ok {
 			g.alpha, g.family, g.alphaFrom = fa, family, from
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/family"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -94,11 +95,11 @@ func TestAlphaFit(t *testing.T) {
 
 // TestAlphaFallsBackOnTheFamily: with fewer than 5 prompt growths to fit
 // alpha on, a Claude session takes Claude's over the corpus
-// (estimate.FamilyAlpha) and says so; a model whose family the corpus
+// (family.ModelAlpha) and says so; a model whose family the corpus
 // has too few billed calls of takes 1.
 func TestAlphaFallsBackOnTheFamily(t *testing.T) {
 	s := anchoredSession(t, billedSession{turns: 4, size: 2000, constant: 5000, alpha: 1.3}, policies(t, "none")...)
-	want, _, _, _ := estimate.FamilyAlpha("claude-sonnet-4-5", "chars4")
+	want, _, _, _ := family.ModelAlpha("claude-sonnet-4-5", "chars4")
 	if m := s.Costs[0].ByModel[0]; m.Alpha != want || m.AlphaFittedOn != 0 || m.AlphaFamily != "claude" {
 		t.Errorf("alpha %v on %d growths, family %q; want %v, claude's", m.Alpha, m.AlphaFittedOn, m.AlphaFamily, want)
 	}

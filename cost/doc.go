@@ -15,8 +15,7 @@
 //     estimated token, is the median, weighted by growth, of the billed
 //     prompt's growth over the estimate's between consecutive calls
 //     (compactions and shrinking prompts left out; with fewer than 5
-//     growths, the model family's over the corpus,
-//     [estimate.FamilyAlpha], else 1). An ideal cache — never expiring, one per model — holds
+//     growths, the model family's over the corpus, else 1). An ideal cache — never expiring, one per model — holds
 //     at each recorded call the prompt its model's previous call was
 //     billed for, unless a compaction or a rollback changed what was
 //     sent since; a call that read less by more than 1,024 tokens and a

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost/internal/prefix"
 	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/family"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -122,7 +123,7 @@ type ModelCost struct {
 	Constant int `json:"constant_tokens,omitempty"`
 	// Alpha is the model's billed tokens per estimated token, fitted on
 	// AlphaFittedOn prompt growths of the recorded run; with too few (0),
-	// AlphaFamily's over the corpus ([estimate.FamilyAlpha]), else 1.
+	// AlphaFamily's over the corpus ([family.ModelAlpha]), else 1.
 	// Absent when the calls are not priced from the bill.
 	Alpha         float64          `json:"alpha,omitempty"`
 	AlphaFittedOn int              `json:"alpha_fitted_on,omitempty"`
@@ -602,9 +603,9 @@ func (p *runPricer) finish(run *replay.Run) (*RunCost, error) {
 				alpha := fmt.Sprintf("alpha %.3f", g.fit.alpha)
 				switch {
 				case g.fit.pairs == 0 && g.fit.family != "":
-					alpha = fmt.Sprintf("alpha %.3f, %s (fewer than %d growths to fit it on)", g.fit.alpha, g.fit.alphaFrom, estimate.MinAlphaGrowths)
+					alpha = fmt.Sprintf("alpha %.3f, %s (fewer than %d growths to fit it on)", g.fit.alpha, g.fit.alphaFrom, family.MinGrowths)
 				case g.fit.pairs == 0:
-					alpha = fmt.Sprintf("alpha 1 (fewer than %d growths to fit it on)", estimate.MinAlphaGrowths)
+					alpha = fmt.Sprintf("alpha 1 (fewer than %d growths to fit it on)", family.MinGrowths)
 				}
 				if g.sim == cacheNone {
 					rc.fitAssumptions = append(rc.fitAssumptions, fmt.Sprintf("%s, fitted on the first %d calls: %s, constant %d tokens; no prompt cache; the later calls are priced from these, without their bill",

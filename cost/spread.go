@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/cost/internal/stats"
-	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/family"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -30,7 +30,7 @@ type spread struct {
 	usage    []transcript.Usage
 	alpha    float64
 	constant int
-	// family and from say where alpha comes from ([estimate.FamilyAlpha]):
+	// family and from say where alpha comes from ([family.ModelAlpha]):
 	// family "" is 1, or the bill over the estimates (scaled).
 	family, from string
 	scaled       bool
@@ -53,7 +53,7 @@ func (f *recordedFit) spreadBill(t *transcript.Transcript, model string) {
 	}
 	n := len(a.est)
 	sp := &spread{alpha: 1}
-	if fa, family, from, ok := estimate.FamilyAlpha(model, f.estimator); ok {
+	if fa, family, from, ok := family.ModelAlpha(model, f.estimator); ok {
 		sp.alpha, sp.family, sp.from = fa, family, from
 	}
 	est := 0

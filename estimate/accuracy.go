@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 
+	"github.com/ctxbench/ctxbench/internal/family"
+	"github.com/ctxbench/ctxbench/internal/imagerule"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -46,7 +47,7 @@ type messageCounts struct {
 	Counts []int
 	Blocks []blockCounts
 	// Images is how many images the message holds; ImageTokens what
-	// they count by the provider's rule ([ImageRuleFor]), the same for
+	// they count by the rule the provider documents, the same for
 	// every estimator, and Unsized how many of them no rule could count
 	// (0 tokens). The comparisons with the bill add ImageTokens to each
 	// estimator's count.
@@ -95,7 +96,7 @@ type callCounts struct {
 // Analyze counts every message and block of t with each estimator (the
 // exact ones in parallel). No estimator counts an image's data as text:
 // an image counts, against the bill, what the rule of the transcript's
-// provider says ([ImageRuleFor] its first model), and 0 where there is no
+// provider says (its first model's), and 0 where there is no
 // rule or the image's size is unknown. A call whose
 // prompt cannot be compared with the previous one — the first call, a
 // call after a compaction the agent recorded — keeps its Prefix but is
@@ -109,10 +110,7 @@ func Analyze(t *transcript.Transcript, ests []Estimator) (*Counts, error) {
 	for _, e := range ests {
 		c.Estimators = append(c.Estimators, e.Name())
 	}
-	var rule *ImageRule
-	if len(t.Models) > 0 {
-		rule = ImageRuleFor(t.Models[0])
-	}
+	rule := imagerule.OfTranscript(t)
 	// The messages that hold images, as the estimators count them:
 	// without their images, which count by the rule.
 	text := map[int]*transcript.Message{}
@@ -452,7 +450,7 @@ type Accuracy struct {
 }
 
 // imageTotals counts images: how many, what they count by their
-// providers' rules ([ImageRuleFor]), and how many no rule could count.
+// providers' documented rules, and how many no rule could count.
 type imageTotals struct {
 	Images  int   `json:"images"`
 	Tokens  int64 `json:"tokens"`
@@ -515,8 +513,8 @@ type billedEstimate struct {
 	NetTokens int64   `json:"net_tokens"`
 	NetRatio  float64 `json:"net_billed_per_estimated"`
 	// Alpha is what `ctxbench cost` prices a policy's tokens with: the
-	// growth-weighted median of billed over estimated growth ([Alpha]),
-	// over AlphaGrowths growths; 0 with fewer than [MinAlphaGrowths].
+	// growth-weighted median of billed over estimated growth,
+	// over AlphaGrowths growths; 0 with fewer than 5.
 	Alpha        float64 `json:"alpha,omitempty"`
 	AlphaGrowths int     `json:"alpha_growths,omitempty"`
 	// Unexplained counts the calls whose billed prompt shrank although
@@ -615,7 +613,7 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 	unexplained, unexplainedTokens := make([]int, len(names)), make([]int64, len(names))
 	absSum := make([]float64, len(names))
 	consts := make([][]int64, len(names))
-	growths := make([][]Growth, len(names))
+	growths := make([][]family.Growth, len(names))
 	compared := 0
 	for _, c := range cs {
 		for _, call := range c.Calls {
@@ -630,7 +628,7 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 			for k := range names {
 				net[k] += int64(call.Appended[k] - call.Dropped[k])
 				dropped[k] += int64(call.Dropped[k])
-				growths[k] = append(growths[k], Growth{Billed: call.Delta, Estimated: int64(call.Appended[k] - call.Dropped[k])})
+				growths[k] = append(growths[k], family.Growth{Billed: call.Delta, Estimated: int64(call.Appended[k] - call.Dropped[k])})
 			}
 			if call.Delta <= 0 {
 				b.Shrank++
@@ -667,7 +665,7 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 		if net[k] > 0 {
 			be.NetRatio = float64(b.Growth) / float64(net[k])
 		}
-		if alpha, n, ok := Alpha(growths[k]); ok {
+		if alpha, n, ok := family.Alpha(growths[k]); ok {
 			be.Alpha, be.AlphaGrowths = alpha, n
 		}
 		if perSession && len(consts[k]) > 0 {
@@ -679,41 +677,4 @@ func billed(cs []*Counts, col map[string]int, perSession bool) *Billed {
 		b.Estimators = append(b.Estimators, be)
 	}
 	return b
-}
-
-// Family names the tokenizer family of a transcript's models (its first
-// model's): claude (the tokenizer of Claude 3 to Opus 4.6), claude-4.7
-// (the one Claude Opus 4.7 introduced, which later Claude models keep:
-// claudeTokenizer47), gemini, deepseek or openai, which billed usage is
-// grouped by; the model's own name for any other, and "unknown model"
-// without one.
-func Family(models []string) string {
-	if len(models) == 0 {
-		return "unknown model"
-	}
-	m := strings.ToLower(models[0])
-	for _, f := range []string{"claude", "gemini", "deepseek"} {
-		if strings.Contains(m, f) {
-			if f == "claude" && claudeTokenizer47(m) {
-				return "claude-4.7"
-			}
-			return f
-		}
-	}
-	if strings.HasPrefix(m, "gpt") || strings.HasPrefix(m, "o1") || strings.HasPrefix(m, "o3") || strings.HasPrefix(m, "o4") || strings.Contains(m, "codex") {
-		return "openai"
-	}
-	return m
-}
-
-// claudeTokenizer47 reports whether the Claude model named model counts
-// its tokens with the tokenizer Claude Opus 4.7 introduced: a version of
-// 4.7 or later in its name (claude-opus-4-7, claude-opus-4-8,
-// claude-sonnet-5; not claude-sonnet-4-5-20250929, claude-3-7-sonnet).
-// Anthropic says the new tokenizer uses 1.0 to 1.35 times the tokens of
-// the one before for the same text
-// (https://platform.claude.com/docs/en/about-claude/models/whats-new-claude-4-7).
-func claudeTokenizer47(model string) bool {
-	_, v, ok := claudeVersion(strings.ToLower(model))
-	return ok && v >= 47
 }

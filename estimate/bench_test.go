@@ -2,13 +2,11 @@ package estimate_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/fixtures"
 )
 
 // BenchmarkEstimators counts every message of a real session (MB/s of
@@ -54,59 +52,6 @@ func BenchmarkEstimators(b *testing.B) {
 			}
 		})
 	}
-}
-
-// BenchmarkCachedRecount is a replay's common case: counts of messages
-// already seen.
-func BenchmarkCachedRecount(b *testing.B) {
-	tr := readCorpus(b, "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl")
-	c := estimate.NewCache()
-	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
-	c.Counts(e, tr)
-	b.ResetTimer()
-	for b.Loop() {
-		c.Counts(e, tr)
-	}
-}
-
-// BenchmarkFirstCounts is the first count of every message of a
-// 5,000-call generated session by eight goroutines at once, with the four
-// heuristic estimators, as a replay's runs make them: through the cache's
-// address-keyed map, and through per-transcript tables. The heuristics
-// cost little themselves, so what is measured is the way to the count.
-func BenchmarkFirstCounts(b *testing.B) {
-	o := fixtures.DefaultGenOptions
-	o.Calls = 5000
-	tr, err := fixtures.GenerateTranscript(o)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var ests []estimate.Estimator
-	for _, name := range []string{"chars4", "gemini", "gemini-2025-11", "gemini-2026-05"} {
-		ests = append(ests, estimate.MustNew(name, estimate.OverheadNone))
-	}
-	run := func(b *testing.B, count func(c *estimate.Cache, e estimate.Estimator, i int)) {
-		for b.Loop() {
-			c := estimate.NewCache()
-			var wg sync.WaitGroup
-			for range 8 {
-				wg.Go(func() {
-					for _, e := range ests {
-						for i := range tr.Messages {
-							count(c, e, i)
-						}
-					}
-				})
-			}
-			wg.Wait()
-		}
-	}
-	b.Run("map", func(b *testing.B) {
-		run(b, func(c *estimate.Cache, e estimate.Estimator, i int) { c.Count(e, &tr.Messages[i]) })
-	})
-	b.Run("table", func(b *testing.B) {
-		run(b, func(c *estimate.Cache, e estimate.Estimator, i int) { c.Table(e, tr).Count(i) })
-	})
 }
 
 // BenchmarkLongPiece counts 20,000 repeated letters, one pre-tokenizer

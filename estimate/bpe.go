@@ -1,25 +1,9 @@
 package estimate
 
 import (
-	"sync"
-
-	tiktoken "github.com/pkoukk/tiktoken-go"
-	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
-
 	"github.com/ctxbench/ctxbench/estimate/internal/bpe"
 	"github.com/ctxbench/ctxbench/transcript"
 )
-
-var useOfflineLoader sync.Once
-
-// OfflineTiktoken makes pkoukk/tiktoken-go load its encodings from the
-// ranks embedded in github.com/pkoukk/tiktoken-go-loader instead of
-// downloading them, which its default loader does. ctxbench's own counts
-// do not use pkoukk/tiktoken-go; the tests and the benchmarks that compare
-// with it call this first.
-func OfflineTiktoken() {
-	useOfflineLoader.Do(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
-}
 
 // bpeEstimator counts with an exact BPE encoding.
 type bpeEstimator struct {
@@ -38,7 +22,7 @@ func (b *bpeEstimator) Count(text string) int { return b.enc.Count(text) }
 // call by its name and its JSON input, other blocks by their JSON. Images
 // count 0, an image block and the image parts of a tool result alike
 // ([transcript.Message.WithoutImages]): their tokens depend on the
-// provider and the pixels (imageTokens).
+// provider and the pixels.
 func (b *bpeEstimator) CountMessage(m *transcript.Message) int {
 	n := 0
 	for _, bl := range m.WithoutImages() {

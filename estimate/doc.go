@@ -22,9 +22,9 @@
 //   - cl100k_base, o200k_base: exact BPE counts. The merge ranks come from
 //     github.com/pkoukk/tiktoken-go-loader, which embeds them, read by
 //     ctxbench's own parser (a third of the loader's time): ctxbench
-//     never downloads anything ([OfflineTiktoken] makes pkoukk/tiktoken-go,
-//     the tests' reference, use the embedded ranks too). Text is split with the encodings' own
-//     pre-tokenizer patterns, and each piece is merged by rank exactly as
+//     never downloads anything (the tests make pkoukk/tiktoken-go, their
+//     reference, use the embedded ranks too). Text is split with the
+//     encodings' own pre-tokenizer patterns, and each piece is merged by rank exactly as
 //     tiktoken does; long pieces (a base64 blob, 100,000 repeated letters)
 //     use a heap so that the merge stays O(n log n) where pkoukk's is
 //     quadratic; pieces past 5 KB are merged in chunks of about 4 KB, each
@@ -41,12 +41,13 @@
 //
 // # Images
 //
-// An image is not text. [ImageRuleFor] gives a model's provider's rule for
-// the tokens of an image of a given size (Claude's width × height / 750,
+// An image is not text. A model's provider documents a rule for the
+// tokens of an image of a given size (Claude's width × height / 750,
 // OpenAI's 512-pixel tiles, Gemini's 768-pixel tiles), where the provider
-// documents one. [Analyze] leaves images out of every estimator's counts
-// and adds what the rule gives them to the comparisons with the bill. A
-// [Table]'s counts, what a replay measures a context with, add to an
+// documents one (internal/imagerule holds them). [Analyze] leaves images
+// out of every estimator's counts and adds what the rule gives them to
+// the comparisons with the bill. The
+// counts a replay measures a context with (internal/countcache) add to an
 // exact estimator's count of a message its images by the rule of the
 // transcript's provider (its first model's); a heuristic counts an
 // image as the agent it models does (chars4 its base64 text, as
@@ -66,13 +67,14 @@
 // What a chat format adds around each message is an explicit [Overhead]
 // rule, never hidden in the counts: [OverheadNone] counts content only;
 // [OverheadOpenAI] adds OpenAI's 3 tokens per message, the role's tokens,
-// 1 more plus the name's tokens for a named message, and [PromptTokens]
-// adds 3 tokens of reply priming per request. With it, cl100k_base and
+// 1 more plus the name's tokens for a named message. With it, and the
+// cookbook's 3 tokens of reply priming per request, cl100k_base and
 // o200k_base reproduce the OpenAI cookbook's 129 and 124 tokens.
 //
 // # Caching
 //
 // Estimators are built once per process ([New]) and are safe for
-// concurrent use. A [Cache] keeps each message's count per estimator, so a
-// message is tokenized once however many replays see it.
+// concurrent use. A replay keeps each message's count per estimator
+// (internal/countcache), so a message is tokenized once however many
+// replays see it.
 package estimate

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
@@ -256,81 +255,6 @@ func (refuseTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	fmt.Println("network request:", r.URL)
 	os.Exit(3)
 	return nil, nil
-}
-
-func TestCacheCountsOnce(t *testing.T) {
-	tr := readCorpus(t, "spotter/tool_heavy.jsonl")
-	c := estimate.NewCache()
-	var wg sync.WaitGroup
-	for _, name := range []string{"chars4", "cl100k_base"} {
-		e := estimate.MustNew(name, estimate.OverheadNone)
-		for range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range tr.Messages {
-					if got, want := c.Count(e, &tr.Messages[i]), e.CountMessage(&tr.Messages[i]); got != want {
-						t.Errorf("%s message %d: cached %d, direct %d", name, i, got, want)
-					}
-				}
-			}()
-		}
-	}
-	wg.Wait()
-	hits, misses := c.Stats()
-	if n := int64(2 * len(tr.Messages)); misses < n || misses > 8*n || hits+misses != 16*int64(len(tr.Messages)) {
-		t.Errorf("hits %d, misses %d for %d messages × 2 estimators × 8 readers", hits, misses, len(tr.Messages))
-	}
-	// Sequentially, every later count is a hit.
-	c2 := estimate.NewCache()
-	e := estimate.MustNew("o200k_base", estimate.OverheadNone)
-	for range 3 {
-		for i := range tr.Messages {
-			c2.Count(e, &tr.Messages[i])
-		}
-	}
-	if hits, misses := c2.Stats(); misses != int64(len(tr.Messages)) || hits != 2*int64(len(tr.Messages)) {
-		t.Errorf("sequential: %d hits, %d misses, want %d and %d", hits, misses, 2*len(tr.Messages), len(tr.Messages))
-	}
-}
-
-// TestTableCountsOnce: a table's counts, read by eight goroutines at once,
-// are the estimator's, each message counted at least once and at most
-// once per reader; Counts and a table made again for the same transcript
-// and estimator read the same counts without computing them again.
-func TestTableCountsOnce(t *testing.T) {
-	tr := readCorpus(t, "spotter/tool_heavy.jsonl")
-	c := estimate.NewCache()
-	n := int64(len(tr.Messages))
-	for _, name := range []string{"chars4", "cl100k_base"} {
-		e := estimate.MustNew(name, estimate.OverheadNone)
-		_, before := c.Stats()
-		var wg sync.WaitGroup
-		for range 8 {
-			wg.Go(func() {
-				tb := c.Table(e, tr)
-				for i := range tr.Messages {
-					if got, want := tb.Count(i), e.CountMessage(&tr.Messages[i]); got != want {
-						t.Errorf("%s message %d: table %d, direct %d", name, i, got, want)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if _, after := c.Stats(); after-before < n || after-before > 8*n {
-			t.Errorf("%s: %d counts computed for %d messages × 8 readers", name, after-before, n)
-		}
-		_, before = c.Stats()
-		got := c.Counts(e, tr)
-		for i := range tr.Messages {
-			if want := c.Table(e, tr).Count(i); got[i] != want {
-				t.Errorf("%s message %d: Counts %d, table %d", name, i, got[i], want)
-			}
-		}
-		if _, after := c.Stats(); after != before {
-			t.Errorf("%s: %d messages counted again by a later reader", name, after-before)
-		}
-	}
 }
 
 func readCorpus(t testing.TB, name string) *transcript.Transcript {

@@ -33,8 +33,8 @@ const (
 	OverheadNone Overhead = iota
 	// OverheadOpenAI adds, as OpenAI's cookbook counts chat messages, 3
 	// tokens per message plus the tokens of its role, and 1 more plus the
-	// tokens of its name when it has one; [PromptTokens] adds 3 tokens of
-	// reply priming per request.
+	// tokens of its name when it has one. The cookbook adds 3 tokens of
+	// reply priming per request on top, which no count here holds.
 	OverheadOpenAI
 )
 
@@ -62,19 +62,6 @@ func overhead(o Overhead, m *transcript.Message, count func(string) int) int {
 	n := openAIPerMessage + count(string(m.Role))
 	if m.Name != "" {
 		n += openAIPerName + count(m.Name)
-	}
-	return n
-}
-
-// PromptTokens returns the tokens of a request made of msgs: the sum of
-// their counts, plus OpenAI's reply priming when e adds OpenAI overhead.
-func PromptTokens(e Estimator, msgs []transcript.Message) int {
-	n := 0
-	for i := range msgs {
-		n += e.CountMessage(&msgs[i])
-	}
-	if o, ok := e.(interface{ Overhead() Overhead }); ok && o.Overhead() == OverheadOpenAI {
-		n += openAIPriming
 	}
 	return n
 }

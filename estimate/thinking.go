@@ -2,8 +2,9 @@ package estimate
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
+
+	"github.com/ctxbench/ctxbench/internal/family"
 )
 
 // dropsEarlierThinking reports whether the API leaves the thinking of
@@ -33,20 +34,14 @@ func dropsEarlierThinking(model string) bool {
 		strings.HasPrefix(m, "o4") || strings.Contains(m, "codex")
 }
 
-var (
-	// claude-3-7-sonnet-20250219, claude-3-haiku-20240307: the 3.x names.
-	claude3 = regexp.MustCompile(`claude-3(-\d)?-(opus|sonnet|haiku)`)
-	// claude-sonnet-4-5-20250929, claude-opus-4-20250514, claude-opus-4-6,
-	// claude-opus-4.8-fast: a one-digit minor version, never the 8-digit
-	// date.
-	claude4 = regexp.MustCompile(`claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d))?(?:$|[^0-9])`)
-)
+// claude-3-7-sonnet-20250219, claude-3-haiku-20240307: the 3.x names.
+var claude3 = regexp.MustCompile(`claude-3(-\d)?-(opus|sonnet|haiku)`)
 
 func claudeDropsThinking(m string) bool {
 	if claude3.MatchString(m) {
 		return true
 	}
-	line, v, ok := claudeVersion(m)
+	line, v, ok := family.ClaudeVersion(m)
 	if !ok {
 		return false
 	}
@@ -57,20 +52,4 @@ func claudeDropsThinking(m string) bool {
 		return v < 46
 	}
 	return v <= 45 // haiku: through 4.5
-}
-
-// claudeVersion reads a Claude 4 or later model's line (opus, sonnet,
-// haiku) and version, major·10 + minor, from its lower-case name; ok is
-// false for any other name.
-func claudeVersion(m string) (line string, v int, ok bool) {
-	s := claude4.FindStringSubmatch(m)
-	if s == nil {
-		return "", 0, false
-	}
-	major, _ := strconv.Atoi(s[2])
-	minor := 0
-	if s[3] != "" {
-		minor, _ = strconv.Atoi(s[3])
-	}
-	return s[1], major*10 + minor, true
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -17,7 +18,7 @@ import (
 // baseline: one exact tokenization of the same session.
 func BenchmarkReplay(b *testing.B) {
 	tr := generated(b, 2000)
-	counts := estimate.NewCache()
+	counts := countcache.New()
 	e := estimate.MustNew("cl100k_base", 0)
 	counts.Counts(e, tr)
 	for _, spec := range []string{"aidf:max_messages=30", "aidf:max_messages=100,summarize_on_trim=true", "prune", "compress:max_tokens=50000", "langchain-trim:max_tokens=30000"} {
@@ -36,7 +37,7 @@ func BenchmarkTokenizeOnce(b *testing.B) {
 	tr := generated(b, 2000)
 	e := estimate.MustNew("cl100k_base", 0)
 	for b.Loop() {
-		estimate.NewCache().Counts(e, tr)
+		countcache.New().Counts(e, tr)
 	}
 }
 
@@ -46,7 +47,7 @@ func BenchmarkTokenizeOnce(b *testing.B) {
 // step lists and checks the whole context.)
 func BenchmarkReplay20k(b *testing.B) {
 	tr := generated(b, 20_000)
-	counts := estimate.NewCache()
+	counts := countcache.New()
 	counts.Counts(estimate.MustNew("cl100k_base", 0), tr)
 	for _, spec := range []string{"aidf:max_messages=100", "langchain-trim:max_tokens=30000", "compress:max_tokens=60000"} {
 		p := must(b, spec)
@@ -64,7 +65,7 @@ func BenchmarkTokenize20k(b *testing.B) {
 	tr := generated(b, 20_000)
 	e := estimate.MustNew("cl100k_base", 0)
 	for b.Loop() {
-		estimate.NewCache().Counts(e, tr)
+		countcache.New().Counts(e, tr)
 	}
 }
 
@@ -75,7 +76,7 @@ func BenchmarkSweep(b *testing.B) {
 	for m := 10; m < 1010; m++ {
 		grid[0].Values = append(grid[0].Values, strconv.Itoa(m))
 	}
-	counts := estimate.NewCache()
+	counts := countcache.New()
 	for b.Loop() {
 		if _, err := Sweep(context.Background(), []*transcript.Transcript{tr}, "aidf", map[string]string{"preserve_last_n": "5"}, grid, Options{counts: counts}, 0, nil); err != nil {
 			b.Fatal(err)
@@ -92,7 +93,7 @@ func BenchmarkSweepCorpus(b *testing.B) {
 	for m := 10; m < 1010; m++ {
 		grid[0].Values = append(grid[0].Values, strconv.Itoa(m))
 	}
-	opt := Options{counts: estimate.NewCache(), arts: newArtifactCache()}
+	opt := Options{counts: countcache.New(), arts: newArtifactCache()}
 	for b.Loop() {
 		if _, err := Sweep(context.Background(), trs, "aidf", nil, grid, opt, 0, nil); err != nil {
 			b.Fatal(err)
@@ -105,7 +106,7 @@ func BenchmarkSweepCorpus(b *testing.B) {
 // every call, against NoneInputTokens, one pass over cached counts.
 func BenchmarkNoneBaseline(b *testing.B) {
 	tr := generated(b, 2000)
-	counts := estimate.NewCache()
+	counts := countcache.New()
 	e := estimate.MustNew("cl100k_base", 0)
 	counts.Counts(e, tr)
 	none := must(b, "none")
@@ -129,7 +130,7 @@ func BenchmarkNoneBaseline(b *testing.B) {
 // delta steps, in one run.
 func BenchmarkDeltaSteps(b *testing.B) {
 	tr := generated(b, 2000)
-	counts := estimate.NewCache()
+	counts := countcache.New()
 	counts.Counts(estimate.MustNew("cl100k_base", 0), tr)
 	arts := newArtifactCache()
 	for _, spec := range []string{"none", "aidf:max_messages=100", "gemini-cli:token_limit=200000", "opencode:context_limit=60000,max_output=8000"} {

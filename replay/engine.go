@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -57,7 +58,7 @@ type engine struct {
 func newEngine(t *transcript.Transcript, p window.Policy, opt Options) *engine {
 	counts := opt.counts
 	if counts == nil {
-		counts = estimate.NewCache()
+		counts = countcache.New()
 	}
 	arts := opt.arts
 	if arts == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -192,7 +193,7 @@ func TestIncrementalStepsMatchWhole(t *testing.T) {
 	}
 	policies = append(policies, misbehaving()...)
 	ests := []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone), estimate.MustNew("chars4", estimate.OverheadNone)}
-	counts, arts := estimate.NewCache(), newArtifactCache()
+	counts, arts := countcache.New(), newArtifactCache()
 	unchanged, violations := 0, 0
 	type pair struct {
 		p  window.Policy
@@ -346,7 +347,7 @@ func countedMatchesListed(t *testing.T, tr *transcript.Transcript, p window.Poli
 // refViolations checks the steps of run with the reference checks,
 // rebuilding each step's history as the engine does: the previous
 // context, the call's assistant message, the turn.
-func refViolations(tr *transcript.Transcript, p window.Policy, run *Run, e estimate.Estimator, counts *estimate.Cache) []Violation {
+func refViolations(tr *transcript.Transcript, p window.Policy, run *Run, e estimate.Estimator, counts *countcache.Cache) []Violation {
 	ref := newRefChecker(tr, p)
 	cnt := newCounter(counts, tr)
 	var out []Violation

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -48,7 +48,7 @@ func decision(s *Step) string {
 // content nor anything after it.
 func TestNoReadAhead(t *testing.T) {
 	trs := corpus(t)
-	counts := estimate.NewCache()
+	counts := countcache.New()
 	all := append(slices.Clone(specs), "anthropic-compaction:trigger=50000", "anthropic-clear-thinking:keep=0")
 	policies := labeled(t, all)
 	seen := map[string]bool{}

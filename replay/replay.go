@@ -46,6 +46,7 @@ import (
 	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/summarize"
@@ -89,7 +90,7 @@ type Options struct {
 	run int
 	// counts and arts are the caches the runs of a transcript share (a
 	// Replayer's; nil: the run's own).
-	counts *estimate.Cache
+	counts *countcache.Cache
 	arts   *artifactCache
 	// recompute measures and checks every step's context whole, the
 	// reference the incremental steps are tested against.
@@ -444,10 +445,10 @@ func appendIDs(out []string, items []window.Item) []string {
 // truncated copies) go through a local map. It is the policies'
 // window.Env.Count too.
 type counter struct {
-	shared *estimate.Cache
+	shared *countcache.Cache
 	t      *transcript.Transcript
 	ests   []estimate.Estimator
-	tables []*estimate.Table // tables[k]: ests[k]'s
+	tables []*countcache.Table // tables[k]: ests[k]'s
 	local  map[counterKey]int
 }
 
@@ -458,12 +459,12 @@ type counterKey struct {
 	est estimate.Estimator
 }
 
-func newCounter(shared *estimate.Cache, t *transcript.Transcript) *counter {
+func newCounter(shared *countcache.Cache, t *transcript.Transcript) *counter {
 	return &counter{shared: shared, t: t, local: map[counterKey]int{}}
 }
 
 // table returns e's table.
-func (c *counter) table(e estimate.Estimator) *estimate.Table {
+func (c *counter) table(e estimate.Estimator) *countcache.Table {
 	for k, x := range c.ests {
 		if x == e {
 			return c.tables[k]
@@ -475,7 +476,7 @@ func (c *counter) table(e estimate.Estimator) *estimate.Table {
 	return tb
 }
 
-func (c *counter) count(e estimate.Estimator, tb *estimate.Table, it window.Item) int {
+func (c *counter) count(e estimate.Estimator, tb *countcache.Table, it window.Item) int {
 	i := it.Index()
 	if i < 0 || i >= len(c.t.Messages) || it.Truncated || it.Msg != &c.t.Messages[i] {
 		k := counterKey{weak.Make(it.Msg), e}
@@ -599,9 +600,9 @@ func (z *summaryBuilder) summary() Summary {
 }
 
 // noneInputTokens is [Replayer.NoneInputTokens] through counts.
-func noneInputTokens(t *transcript.Transcript, e estimate.Estimator, counts *estimate.Cache) int64 {
+func noneInputTokens(t *transcript.Transcript, e estimate.Estimator, counts *countcache.Cache) int64 {
 	if counts == nil {
-		counts = estimate.NewCache()
+		counts = countcache.New()
 	}
 	tb := counts.Table(e, t)
 	var total, prefix int64

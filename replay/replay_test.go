@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -73,7 +74,7 @@ var specs = []string{
 // on every real transcript; the others are reported, never crashed on.
 func TestEveryPolicyOverTheCorpus(t *testing.T) {
 	trs := corpus(t)
-	counts := estimate.NewCache()
+	counts := countcache.New()
 	for i, spec := range specs {
 		p, err := window.Parse(spec)
 		if err != nil {
@@ -190,7 +191,7 @@ func TestNoneInputTokens(t *testing.T) {
 		if testing.Short() && e.Name() == "o200k_base" {
 			continue // make long: the second encoding, with OpenAI's overhead
 		}
-		counts := estimate.NewCache()
+		counts := countcache.New()
 		for _, tr := range corpus(t) {
 			run, err := Replay(context.Background(), tr, none, Options{Estimators: []estimate.Estimator{e}, counts: counts})
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -19,7 +20,7 @@ import (
 // safe for concurrent use.
 type Replayer struct {
 	t      *transcript.Transcript
-	counts *estimate.Cache
+	counts *countcache.Cache
 	arts   *artifactCache
 
 	mu sync.Mutex
@@ -35,7 +36,7 @@ func NewReplayer(t *transcript.Transcript) (*Replayer, error) {
 	if err := replayable(t); err != nil {
 		return nil, err
 	}
-	return &Replayer{t: t, counts: estimate.NewCache(), arts: newArtifactCache(), warmed: map[estimate.Estimator]bool{}}, nil
+	return &Replayer{t: t, counts: countcache.New(), arts: newArtifactCache(), warmed: map[estimate.Estimator]bool{}}, nil
 }
 
 // Transcript returns the transcript replayed.

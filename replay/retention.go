@@ -22,7 +22,7 @@ import (
 
 // An artifactCache remembers the artifacts of transcript messages, keyed
 // by message identity, and their probes, so that each message is scanned
-// once however many policies and sweep points replay it (as [estimate.Cache] does for
+// once however many policies and sweep points replay it (as internal/countcache does for
 // counts). Artifacts are interned: a run works with small integers, not
 // strings. It also holds each transcript's interned tool ids, which the
 // invariant checks use. It is safe for concurrent use.

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -772,8 +773,8 @@ const runsPerCPU = 4
 // retention, the artifacts of t's messages, on workers goroutines, each
 // taking every workers-th message: the runs then find them, instead of
 // computing the same ones at once.
-func warm(t *transcript.Transcript, counts *estimate.Cache, arts *artifactCache, ests []estimate.Estimator, retention bool, workers int) {
-	tables := make([]*estimate.Table, len(ests))
+func warm(t *transcript.Transcript, counts *countcache.Cache, arts *artifactCache, ests []estimate.Estimator, retention bool, workers int) {
+	tables := make([]*countcache.Table, len(ests))
 	for k, e := range ests {
 		tables[k] = counts.Table(e, t)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -79,7 +79,7 @@ func TestSweepDeterministic(t *testing.T) {
 		{Key: "preserve_last_n", Values: []string{"4", "30"}}}
 	var out []string
 	for _, w := range []int{1, 8} {
-		opt := Options{Summarizer: &summarize.Mock{}, counts: estimate.NewCache()}
+		opt := Options{Summarizer: &summarize.Mock{}, counts: countcache.New()}
 		res, err := Sweep(context.Background(), trs, "aidf", map[string]string{"preserve_first_n": "1"}, grid, opt, w, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -163,7 +163,7 @@ func TestReplayAllMatchesReplay(t *testing.T) {
 // from the none run), and says so only when the cap cannot be reached.
 func TestInertRunsAreNoneRuns(t *testing.T) {
 	trs := append(corpus(t), generated(t, 50))
-	opt := Options{Summarizer: &summarize.Mock{}, counts: estimate.NewCache(), arts: newArtifactCache()}
+	opt := Options{Summarizer: &summarize.Mock{}, counts: countcache.New(), arts: newArtifactCache()}
 	inert := 0
 	for _, tr := range trs {
 		none, err := Replay(context.Background(), tr, must(t, "none"), opt)
@@ -363,7 +363,7 @@ func TestSweeperLetsGo(t *testing.T) {
 		}
 	}
 	shared, err := Sweep(context.Background(), []*transcript.Transcript{generated(t, 30), generated(t, 30), generated(t, 30)}, "aidf", nil, grid,
-		Options{counts: estimate.NewCache(), arts: newArtifactCache()}, 2, nil)
+		Options{counts: countcache.New(), arts: newArtifactCache()}, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -55,7 +56,7 @@ func NewConversation(p Policy, opt ConversationOptions) *Conversation {
 	if opt.Model != "" {
 		c.t.Models = []string{opt.Model}
 	}
-	counts := estimate.NewCache()
+	counts := countcache.New()
 	c.env = Env{Transcript: &c.t, Summarizer: opt.Summarizer, ModelWindow: opt.ModelWindow,
 		Count: func(e estimate.Estimator, it Item) int { return counts.Count(e, it.Msg) }}
 	return c

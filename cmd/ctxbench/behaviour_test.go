@@ -222,15 +222,15 @@ func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
 		"transcript":     {"internal/limit"},
-		"estimate":       {"transcript", "internal/approx"},
+		"estimate":       {"transcript", "internal/approx", "internal/family", "internal/imagerule"},
 		"pricing":        {"transcript", "internal/limit", "internal/suggest"},
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
-		"window":         {"transcript", "estimate", "summarize", "internal/suggest"},
-		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric"},
-		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix"},
+		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/countcache"},
+		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache"},
+		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family"},
 		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
-		"reports":        {"cost", "replay", "internal/report"},
+		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule"},
 		"fixtures":       {"transcript"},
 
 		"internal/scan":       {},
@@ -250,6 +250,12 @@ func TestImportChain(t *testing.T) {
 		// The transcripts the conformance goldens name, from fixtures.
 		"internal/conformance": {"transcript", "fixtures"},
 
+		// Below estimate: image rules and tokenizer families; above it,
+		// the count cache replays share.
+		"internal/imagerule":  {"transcript"},
+		"internal/family":     {},
+		"internal/countcache": {"transcript", "estimate", "internal/imagerule"},
+
 		// cost's statistics and its prompt cache, fed plain numbers.
 		"cost/internal/stats":  {},
 		"cost/internal/prefix": {},
@@ -264,7 +270,7 @@ func TestImportChain(t *testing.T) {
 		"window/internal/policy":     {"transcript", "estimate", "summarize"},
 		"window/internal/jsstr":      {"internal/swar"},
 		"window/internal/linefit":    {},
-		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "internal/conformance", "window/internal/policy", "window/internal/serveredit"},
+		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "internal/conformance", "window/internal/policy", "window/internal/serveredit", "internal/countcache"},
 		"window/internal/client":     {"window/internal/policy"},
 		"window/internal/serveredit": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit"},
 		// window's rooms: one modelled system each.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/family"
 	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -61,7 +62,7 @@ func (c *estimateCmd) Run(e *env) error {
 		all = append(all, counts)
 		res.Transcripts = append(res.Transcripts, report.TranscriptAccuracy{File: t.File, ID: t.ID, Format: t.Format, Models: nonNil(t.Models),
 			Accuracy: estimate.AccuracyOf([]*estimate.Counts{counts}, heuristicNames, exactNames, true)})
-		f := estimate.Family(t.Models)
+		f := family.Of(t.Models)
 		if _, ok := families[f]; !ok {
 			familyOrder = append(familyOrder, f)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/family"
 	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -129,10 +130,10 @@ func writeBilled(w io.Writer, byModel []ModelAccuracy, x0 string) error {
 	if err := billed.WriteText(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "alpha is the median of billed over estimated growth, weighted by growth, over %d or more growths: what ctxbench cost prices a policy's tokens with.\n", estimate.MinAlphaGrowths)
+	fmt.Fprintf(w, "alpha is the median of billed over estimated growth, weighted by growth, over %d or more growths: what ctxbench cost prices a policy's tokens with.\n", family.MinGrowths)
 	var fallback []string
 	for _, m := range byModel {
-		if a, _, _, ok := estimate.FamilyAlpha(m.Family, x0); ok {
+		if a, _, _, ok := family.ModelAlpha(m.Family, x0); ok {
 			fallback = append(fallback, fmt.Sprintf("%s %.3f", m.Family, a))
 		} else {
 			fallback = append(fallback, m.Family+" 1")

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/imagerule"
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -97,7 +97,7 @@ func imagesDetail(s transcript.Stats) string {
 	if len(s.Models) == 0 {
 		return "no model recorded: no image rule"
 	}
-	rule := estimate.ImageRuleFor(s.Models[0])
+	rule := imagerule.For(s.Models[0])
 	if rule == nil {
 		return "no image rule known for " + s.Models[0]
 	}

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -217,7 +218,8 @@ func tokenizer() (figure, error) {
 	if err != nil {
 		return figure{}, err
 	}
-	estimate.OfflineTiktoken()
+	// pkoukk/tiktoken-go reads the ranks the loader embeds, never the network.
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
 	var parts []string
 	ok := true
 	for _, enc := range []string{"cl100k_base", "o200k_base"} {

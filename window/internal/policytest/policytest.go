@@ -24,6 +24,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/conformance"
+	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -126,7 +127,7 @@ func DriveCalls(t testing.TB, p policy.Policy, tr *transcript.Transcript, env *p
 // CacheCount returns an Env.Count that shares one count cache, as the
 // replay engine's does.
 func CacheCount() func(estimate.Estimator, policy.Item) int {
-	c := estimate.NewCache()
+	c := countcache.New()
 	return func(e estimate.Estimator, it policy.Item) int { return c.Count(e, it.Msg) }
 }
 

@@ -1,4 +1,7 @@
-package estimate
+// Package countcache keeps estimators' counts of messages, so that a
+// message is counted once per estimator however many steps, policies and
+// sweep points of a replay see it.
+package countcache
 
 import (
 	"runtime"
@@ -6,6 +9,8 @@ import (
 	"sync/atomic"
 	"weak"
 
+	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/imagerule"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -25,16 +30,16 @@ type Cache struct {
 
 type tableKey struct {
 	t   *transcript.Transcript
-	est Estimator
+	est estimate.Estimator
 }
 
 type cacheKey struct {
 	msg weak.Pointer[transcript.Message]
-	est Estimator
+	est estimate.Estimator
 }
 
-// NewCache returns an empty cache.
-func NewCache() *Cache {
+// New returns an empty cache.
+func New() *Cache {
 	return &Cache{counts: make(map[cacheKey]int), tables: make(map[tableKey]*Table)}
 }
 
@@ -44,17 +49,17 @@ func NewCache() *Cache {
 // is safe for concurrent use.
 type Table struct {
 	c      *Cache
-	e      Estimator
+	e      estimate.Estimator
 	t      *transcript.Transcript
 	counts []atomic.Int32 // count + 1; 0: not counted yet
 	// images is the rule an exact estimator's counts add the images of
-	// the messages by: the transcript's provider's (transcriptImageRule).
-	images *ImageRule
+	// the messages by: the transcript's provider's (imagerule.OfTranscript).
+	images *imagerule.Rule
 }
 
 // Table returns the cache's table of e's counts of t's messages, made on
 // first use.
-func (c *Cache) Table(e Estimator, t *transcript.Transcript) *Table {
+func (c *Cache) Table(e estimate.Estimator, t *transcript.Transcript) *Table {
 	k := tableKey{t, e}
 	c.mu.RLock()
 	tb := c.tables[k]
@@ -67,7 +72,7 @@ func (c *Cache) Table(e Estimator, t *transcript.Transcript) *Table {
 	if tb = c.tables[k]; tb == nil {
 		tb = &Table{c: c, e: e, t: t, counts: make([]atomic.Int32, len(t.Messages))}
 		if e.Exact() {
-			tb.images = transcriptImageRule(t)
+			tb.images = imagerule.OfTranscript(t)
 		}
 		c.tables[k] = tb
 	}
@@ -76,7 +81,7 @@ func (c *Cache) Table(e Estimator, t *transcript.Transcript) *Table {
 
 // Count returns the count of message i, computed on first use: for an
 // exact estimator, its text's and its images' by the transcript's image
-// rule (imageTokens), what the provider bills for the message; for a
+// rule (imagerule.MessageTokens), what the provider bills for the message; for a
 // heuristic, what the heuristic counts. The table holds its own counts: a
 // count made through it is not found by [Cache.Count], which is keyed by
 // address, so a caller that knows a message's index counts it through the
@@ -86,14 +91,14 @@ func (tb *Table) Count(i int) int {
 		return int(n - 1)
 	}
 	m := &tb.t.Messages[i]
-	n := tb.e.CountMessage(m) + imageTokens(tb.images, m)
+	n := tb.e.CountMessage(m) + imagerule.MessageTokens(tb.images, m)
 	tb.c.misses.Add(1)
 	tb.counts[i].Store(int32(n + 1))
 	return n
 }
 
 // Count returns e's count of m, computing it on first use.
-func (c *Cache) Count(e Estimator, m *transcript.Message) int {
+func (c *Cache) Count(e estimate.Estimator, m *transcript.Message) int {
 	k := cacheKey{weak.Make(m), e}
 	c.mu.RLock()
 	n, ok := c.counts[k]
@@ -129,7 +134,7 @@ func (c *Cache) Stats() (hits, misses int64) {
 
 // Counts returns e's count of every message of t, in order, through t's
 // table: each is computed at most once.
-func (c *Cache) Counts(e Estimator, t *transcript.Transcript) []int {
+func (c *Cache) Counts(e estimate.Estimator, t *transcript.Transcript) []int {
 	tb := c.Table(e, t)
 	out := make([]int, len(t.Messages))
 	for i := range t.Messages {

@@ -1,4 +1,6 @@
-package estimate
+// Package imagerule holds the rules providers document for the tokens
+// of an image, by its size in pixels.
+package imagerule
 
 import (
 	"math"
@@ -8,9 +10,9 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// An ImageRule is how a provider counts the tokens of an image, by its
+// A Rule is how a provider counts the tokens of an image, by its
 // size in pixels, as the provider documents it.
-type ImageRule struct {
+type Rule struct {
 	// Name says whose rule it is ("anthropic", "openai-tiles 85+170",
 	// "gemini-tiles", "gemini-3").
 	Name   string
@@ -19,16 +21,16 @@ type ImageRule struct {
 
 // Tokens returns the image's tokens by the rule; ok is false when the
 // image's size is not known.
-func (r *ImageRule) Tokens(im transcript.Image) (n int, ok bool) {
+func (r *Rule) Tokens(im transcript.Image) (n int, ok bool) {
 	if r == nil || !im.Sized() {
 		return 0, false
 	}
 	return r.tokens(im.Width, im.Height), true
 }
 
-// imageTokens returns the tokens of m's images by rule: 0 for an image
+// MessageTokens returns the tokens of m's images by rule: 0 for an image
 // whose size is not known, and for every image when rule is nil.
-func imageTokens(rule *ImageRule, m *transcript.Message) int {
+func MessageTokens(rule *Rule, m *transcript.Message) int {
 	if rule == nil {
 		return 0
 	}
@@ -42,16 +44,16 @@ func imageTokens(rule *ImageRule, m *transcript.Message) int {
 	return n
 }
 
-// transcriptImageRule returns the image rule of t's provider: its first
-// model's ([ImageRuleFor]), nil when it records none.
-func transcriptImageRule(t *transcript.Transcript) *ImageRule {
+// OfTranscript returns the image rule of t's provider: its first
+// model's ([For]), nil when it records none.
+func OfTranscript(t *transcript.Transcript) *Rule {
 	if len(t.Models) == 0 {
 		return nil
 	}
-	return ImageRuleFor(t.Models[0])
+	return For(t.Models[0])
 }
 
-// ImageRuleFor returns the rule the model's provider documents for the
+// For returns the rule the model's provider documents for the
 // images it reads, or nil when none is known for that model: ctxbench
 // never counts an image by another model's rule.
 //
@@ -69,23 +71,23 @@ func transcriptImageRule(t *transcript.Transcript) *ImageRule {
 //   - Gemini 1.5 and 2.x (ai.google.dev, "Token counting"): 258 tokens
 //     when both sides are at most 384 pixels, else 258 per 768 × 768 tile.
 //     Gemini 3 (its media_resolution, high by default for images): 1,120.
-func ImageRuleFor(model string) *ImageRule {
+func For(model string) *Rule {
 	m := strings.ToLower(model)
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:] // a provider prefix: anthropic/claude-…, openai/gpt-…
 	}
 	switch {
 	case strings.Contains(m, "claude"):
-		return &ImageRule{Name: "anthropic", tokens: anthropicImageTokens}
+		return &Rule{Name: "anthropic", tokens: anthropicImageTokens}
 	case strings.HasPrefix(m, "gemini-3"):
-		return &ImageRule{Name: "gemini-3", tokens: func(int, int) int { return 1120 }}
+		return &Rule{Name: "gemini-3", tokens: func(int, int) int { return 1120 }}
 	case strings.HasPrefix(m, "gemini-1.5") || strings.HasPrefix(m, "gemini-2"):
-		return &ImageRule{Name: "gemini-tiles", tokens: geminiImageTiles}
+		return &Rule{Name: "gemini-tiles", tokens: geminiImageTiles}
 	}
 	for _, t := range openaiTileModels {
 		if m == t.model || strings.HasPrefix(m, t.model+"-20") || t.model == "gpt-5" && m == "gpt-5-chat-latest" {
 			base, tile := t.base, t.tile
-			return &ImageRule{Name: "openai-tiles " + strconv.Itoa(base) + "+" + strconv.Itoa(tile), tokens: func(w, h int) int {
+			return &Rule{Name: "openai-tiles " + strconv.Itoa(base) + "+" + strconv.Itoa(tile), tokens: func(w, h int) int {
 				return base + tile*openaiTiles(w, h)
 			}}
 		}

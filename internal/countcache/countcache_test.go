@@ -1,4 +1,4 @@
-package estimate
+package countcache
 
 import (
 	"runtime"
@@ -6,14 +6,15 @@ import (
 	"time"
 	"weak"
 
+	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
 // TestCacheLetsGo: a count is kept while its message lives and let go
 // with it; the cache does not keep the message alive.
 func TestCacheLetsGo(t *testing.T) {
-	c := NewCache()
-	e := MustNew("chars4", OverheadNone)
+	c := New()
+	e := estimate.MustNew("chars4", estimate.OverheadNone)
 	kept := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "kept, 20 characters."}}}
 	gone := &transcript.Message{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: "a summary made once"}}}
 	want := e.CountMessage(gone)
