@@ -16,7 +16,7 @@ import (
 // call's date; the usage recorded for a model as a whole
 // ([transcript.Transcript.UnattributedByModel]) at that model. ByModel is
 // the bill by the calls' models, as ccusage's modelBreakdowns. prices
-// must not change once used ([pricing.ResolverOf]).
+// must not change once used (internal/resolve).
 func billedCost(t *transcript.Transcript, prices pricing.Prices, model string) (total pricing.Cost, byModel []ModelCost, err error) {
 	b, err := billOf(t, prices, model)
 	return b.total, b.byModel, err

@@ -187,7 +187,7 @@ func TestAnchoredBreakCost(t *testing.T) {
 	}
 	for _, b := range rc.Breaks {
 		u := rc.PerStepUsage[b.Step]
-		if u.Prompt() >= pricing.LongContext {
+		if u.Prompt() >= int64(p.LongContextThreshold()) {
 			continue
 		}
 		// The session writes with the 1-hour lifetime.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/resolve"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -23,7 +24,7 @@ import (
 type Ledger struct {
 	// Prices is the table the calls are priced at (nil: usage only); it
 	// must not change once a transcript is added, nor once any pricing
-	// has used it ([pricing.ResolverOf]).
+	// has used it ([resolve.Of]).
 	Prices pricing.Prices
 	// Model prices the calls that record no model (default: each
 	// transcript's first model).
@@ -191,9 +192,9 @@ func (it *LedgerItem) where(file string) string {
 // Entry and InRange change nothing of the ledger: several goroutines may
 // call them at once, while one adds the entries ([Ledger.AddEntry]).
 func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
-	var res *pricing.Resolver
+	var res *resolve.Resolver
 	if l.Prices != nil {
-		res = pricing.ResolverOf(l.Prices)
+		res = resolve.Of(l.Prices)
 	}
 	e := &LedgerEntry{Session: cmp.Or(t.Parent, t.ID), File: t.File, ID: t.ID, Subagent: t.Subagent, Own: t.Parent == "", ReportedUSD: t.ReportedCostUSD}
 	fallback := fallbackModel(t, l.Model)
@@ -398,7 +399,7 @@ func addModel(list []ModelCost, model string, calls int, u transcript.Usage, c p
 // name it looked up: the calls of a transcript name few models, one
 // after another. It is not safe for concurrent use.
 type lastLookup struct {
-	resolver *pricing.Resolver
+	resolver *resolve.Resolver
 	name     string
 	set      bool
 	price    pricing.Price

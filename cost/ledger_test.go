@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/resolve"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -182,7 +183,7 @@ func TestBillEqualsModelUsage(t *testing.T) {
 	for _, tr := range ts {
 		add(tr)
 	}
-	r := pricing.NewResolver(pricing.Default())
+	r := resolve.New(pricing.Default())
 	checked := 0
 	for _, file := range order {
 		ts := sessions[file]
@@ -546,7 +547,7 @@ func TestLedgerEntriesAtOnce(t *testing.T) {
 // TestLastLookup: a lastLookup answers as its Resolver does, name after
 // name, a name it remembers as well as one it does not.
 func TestLastLookup(t *testing.T) {
-	res := pricing.ResolverOf(pricing.Default())
+	res := resolve.Of(pricing.Default())
 	l := lastLookup{resolver: res}
 	for _, m := range []string{"claude-sonnet-4-5", "claude-sonnet-4-5", "gpt-4.1", "no-such-model", "no-such-model", "claude-sonnet-4-5"} {
 		p, name, err := l.Lookup(m)

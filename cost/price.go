@@ -11,6 +11,8 @@ import (
 	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/family"
+	"github.com/ctxbench/ctxbench/internal/resolve"
+	"github.com/ctxbench/ctxbench/internal/retention"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -20,7 +22,7 @@ import (
 type Options struct {
 	// Prices is the price table (nil: [pricing.Default]); it must not
 	// change once used: each model name is looked up in it once, for
-	// every pricing at the same table ([pricing.ResolverOf]).
+	// every pricing at the same table ([resolve.Of]).
 	Prices pricing.Prices
 	// Model, when set, prices every call, a what-if (--pricing-model);
 	// by default each call is priced at the model that made it, and a
@@ -53,7 +55,7 @@ type Options struct {
 }
 
 // resolver looks models up in o's table, each name once.
-func (o Options) resolver() *pricing.Resolver { return pricing.ResolverOf(o.Prices) }
+func (o Options) resolver() *resolve.Resolver { return resolve.Of(o.Prices) }
 
 // prices is o's table: Prices, or the embedded one (shared, not a copy).
 func (o Options) prices() pricing.Prices { return o.resolver().Prices() }
@@ -639,11 +641,11 @@ type pricer struct {
 	t       *transcript.Transcript
 	fit     *recordedFit
 	opt     Options
-	prices  *pricing.Resolver
+	prices  *resolve.Resolver
 	calls   []int
 	oneHour bool
 	// extended names the models whose bills show the provider's extended
-	// retention ([pricing.Retention]) in use.
+	// retention ([retention.Retention]) in use.
 	extended map[string]bool
 	// noCache names the models whose bills show no cache use: a prompt
 	// billed, and not one token read from the cache or written to it.
@@ -716,7 +718,7 @@ func (p *pricer) cacheUnused() map[string]bool {
 // show the provider's extended retention in use: a call that read from
 // the cache more than half of its model's previous prompt after an idle
 // spell longer than the default retention keeps an entry at most
-// ([pricing.Retention.Max]). Anthropic's is said by its writes instead
+// ([retention.Retention.Max]). Anthropic's is said by its writes instead
 // (oneHour).
 func (p *pricer) extendedRetention() map[string]bool {
 	type last struct {
@@ -731,7 +733,7 @@ func (p *pricer) extendedRetention() map[string]bool {
 		if r.err != nil || m.Usage == nil {
 			continue
 		}
-		ret := pricing.RetentionOf(r.name, r.price)
+		ret := retention.Of(r.name, r.price)
 		if l, ok := lasts[r.name]; ok && ret.Extended > 0 && r.price.Provider != "anthropic" &&
 			!warm(l.at, m.Time, ret.Max) && !l.at.IsZero() && l.prompt > 0 && m.Usage.CacheRead*2 > l.prompt {
 			out[r.name] = true
@@ -753,10 +755,10 @@ func (p *pricer) oneHourWrites(sim string) bool { return p.oneHour && sim == cac
 // lifetimes returns how long the cache of model r usually keeps an
 // unused entry (what a simulation with no bill holds it for) and how
 // long for sure at most: its provider's documented retention
-// ([pricing.RetentionOf]), or the extended one where the bills show it
+// ([retention.Of]), or the extended one where the bills show it
 // in use (Anthropic's hour where the transcript's writes used it).
 func (p *pricer) lifetimes(r resolution) (typical, most time.Duration) {
-	ret := pricing.RetentionOf(r.name, r.price)
+	ret := retention.Of(r.name, r.price)
 	switch {
 	case p.oneHourWrites(cacheSimFor(r.price.Provider)):
 		return time.Hour, time.Hour

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/noprice"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -101,13 +102,13 @@ func TestSessionNotPriced(t *testing.T) {
 	ps := policies(t, "none")
 	unknown := corpusFile(t, "codemie-code/tests/integration/metrics/fixtures/gemini/session-2025-12-01T21-45-5b959dae.json")
 	s, err := Replay(context.Background(), replayerOf(unknown), ps, replay.Options{}, Options{})
-	var u *pricing.UnknownModelError
+	var u *noprice.UnknownModelError
 	if err != nil || !errors.As(s.NotPriced, &u) || s.Costs != nil || len(s.Runs) != 1 || s.CrossCheck != nil {
 		t.Errorf("unknown model: err %v, NotPriced %v, costs %v", err, s.NotPriced, s.Costs)
 	}
 	noModel := corpusFile(t, "codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl")
 	s, err = Replay(context.Background(), replayerOf(noModel), ps, replay.Options{}, Options{})
-	if err != nil || !errors.Is(s.NotPriced, pricing.ErrNoModel) || s.Costs != nil {
+	if err != nil || !errors.Is(s.NotPriced, noprice.ErrNoModel) || s.Costs != nil {
 		t.Errorf("no model: err %v, NotPriced %v", err, s.NotPriced)
 	}
 	s, err = Replay(context.Background(), replayerOf(noModel), ps, replay.Options{}, Options{Model: "gpt-5"})

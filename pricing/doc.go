@@ -22,10 +22,10 @@
 // the name with what varies around the same model removed — a provider
 // path, a Vertex AI @version, a Bedrock region and -v1:0, a snapshot date.
 // Never a prefix: gpt-4o-mini is not gpt-4o. A model with no price is an
-// [*UnknownModelError] naming the closest entries, and a transcript that
-// records no model is [ErrNoModel]: [NotPriced] tells both apart from
-// other failures, so that a caller pricing many transcripts says "not
-// priced" for one and goes on, and never prices it as another model.
+// error naming the closest entries, and a transcript that records no
+// model another: [NotPriced] tells both apart from other failures, so
+// that a caller pricing many transcripts says "not priced" for one and
+// goes on, and never prices it as another model.
 //
 // # Money
 //

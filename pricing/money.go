@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
-	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/dollars"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -42,10 +42,10 @@ func (e *AmountError) Error() string {
 	if e.Sum {
 		return fmt.Sprintf("the sum passes %s, the most ctxbench counts", MaxTotal)
 	}
-	if FormatUSD(e.USD) == MaxCall.String() { // past it by less than the rounding
+	if dollars.Format(e.USD) == MaxCall.String() { // past it by less than the rounding
 		return fmt.Sprintf("it costs more than the %s a call can cost", MaxCall)
 	}
-	return fmt.Sprintf("it costs %s, past the %s a call can cost", FormatUSD(e.USD), MaxCall)
+	return fmt.Sprintf("it costs %s, past the %s a call can cost", dollars.Format(e.USD), MaxCall)
 }
 
 // errSum is the error of a sum past MaxTotal.
@@ -82,32 +82,9 @@ func (m Money) Plus(n Money) (Money, error) {
 // USD returns the amount in dollars.
 func (m Money) USD() float64 { return float64(m) / 1e12 }
 
-// String formats the amount as [FormatUSD] does.
-func (m Money) String() string { return FormatUSD(m.USD()) }
-
-// FormatUSD formats dollars to 4 decimals with thousands separators, the
-// sign before the dollar sign: 1234.56789 → "$1,234.5679", -1.5 →
-// "-$1.5000", -0.00004 → "$0.0000" (no sign on what rounds to zero).
-func FormatUSD(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Sprint(v)
-	}
-	s := strconv.FormatFloat(math.Abs(v), 'f', 4, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	if v < 0 && strings.Trim(s, "0.") != "" {
-		b.WriteByte('-')
-	}
-	b.WriteByte('$')
-	for i := range len(whole) {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(whole[i])
-	}
-	b.WriteString("." + frac)
-	return b.String()
-}
+// String formats the amount in dollars to 4 decimals with thousands
+// separators, the sign before the dollar sign: "$1,234.5679", "-$1.5000".
+func (m Money) String() string { return dollars.Format(m.USD()) }
 
 // perToken converts USD per million tokens to pico-dollars per token;
 // -1 for a price outside 0 to maxPrice, which no call may be priced at.
@@ -217,9 +194,19 @@ func (c Cost) check() error {
 	return err
 }
 
-// LongContext is the prompt size above which the long-context rates
+// longContext is the prompt size above which the long-context rates
 // apply, where a price does not say.
-const LongContext = 200_000
+const longContext = 200_000
+
+// LongContextThreshold returns the prompt size above which the
+// long-context rates apply: LongContextAbove, or 200,000 tokens where the
+// price does not say.
+func (p Price) LongContextThreshold() int {
+	if p.LongContextAbove == 0 {
+		return longContext
+	}
+	return p.LongContextAbove
+}
 
 // Rates are per-token prices, in pico-dollars.
 type Rates struct {
@@ -228,15 +215,12 @@ type Rates struct {
 
 // RatesFor returns the rates a call whose prompt (input + cache read +
 // cache write) is prompt tokens is billed at: the long-context rates
-// when it exceeds the price's threshold ([LongContext] by default) and
+// when it exceeds the price's threshold ([Price.LongContextThreshold]) and
 // the model has them, as Anthropic, Google and OpenAI bill; the 1-hour
 // write rate is the 5-minute one where the price gives none.
 func (p Price) RatesFor(prompt int64) Rates {
 	in, out, read, w5, w1 := p.Input, p.Output, p.CacheRead, p.CacheWrite5m, p.CacheWrite1h
-	above := int64(p.LongContextAbove)
-	if above == 0 {
-		above = LongContext
-	}
+	above := int64(p.LongContextThreshold())
 	if prompt > above && p.InputAbove > 0 {
 		in, out = p.InputAbove, pick(p.OutputAbove, out)
 		read, w5, w1 = pick(p.ReadAbove, read), pick(p.Write5mAbove, w5), pick(p.Write1hAbove, w1)

@@ -3,16 +3,15 @@ package pricing
 import (
 	_ "embed"
 	"errors"
-	"fmt"
 	"maps"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/noprice"
 	"github.com/ctxbench/ctxbench/internal/suggest"
 )
 
@@ -95,113 +94,14 @@ var defaultPrices = sync.OnceValue(func() Prices {
 	return p
 })
 
-// A Resolver looks models up in a table ([Prices.Lookup]), each name
-// once: what prices many calls of few models uses (a lookup sorts the
-// table's names and tries its patterns; one that fails compares the
-// name with every entry). It is safe for concurrent use.
-type Resolver struct {
-	prices Prices
-	mu     sync.Mutex
-	seen   map[string]resolved
-}
-
-type resolved struct {
-	price Price
-	name  string
-	err   error
-}
-
-// NewResolver returns a Resolver of prices, which must not change while
-// it is used.
-func NewResolver(prices Prices) *Resolver {
-	return &Resolver{prices: prices, seen: map[string]resolved{}}
-}
-
-// Prices returns the table r looks models up in.
-func (r *Resolver) Prices() Prices { return r.prices }
-
-// Lookup is the table's Lookup of model, found once.
-func (r *Resolver) Lookup(model string) (Price, string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	l, ok := r.seen[model]
-	if !ok {
-		l.price, l.name, l.err = r.prices.Lookup(model)
-		r.seen[model] = l
-	}
-	return l.price, l.name, l.err
-}
-
-// ResolverOf returns the Resolver of prices, one per table: the same
-// table (the same map, not an equal one) gives the same Resolver, so
-// that the transcripts priced at one table look each name up once
-// between them; nil, or the table defaultResolver holds, gives
-// defaultResolver. The table must not change once looked up. Past
-// maxShared tables, each call for a table not yet kept gets a Resolver
-// of its own.
-func ResolverOf(prices Prices) *Resolver {
-	if prices == nil {
-		return defaultResolver()
-	}
-	defaultResolver() // the embedded table's is shared too
-	key := reflect.ValueOf(prices).UnsafePointer()
-	if r, ok := shared.Load(key); ok {
-		return r.(*Resolver)
-	}
-	r := NewResolver(prices)
-	// The Resolver holds the table, so that its address is never
-	// another table's while the entry lives.
-	if sharedCount.Add(1) <= maxShared {
-		actual, _ := shared.LoadOrStore(key, r)
-		return actual.(*Resolver)
-	}
-	return r
-}
-
-// maxShared bounds the tables [ResolverOf] keeps: a process prices at
-// one table or a few.
-const maxShared = 16
-
-var (
-	shared      sync.Map // table's address → *Resolver
-	sharedCount atomic.Int32
-)
-
-// defaultResolver is the Resolver of the embedded table, shared.
-var defaultResolver = sync.OnceValue(func() *Resolver {
-	r := NewResolver(defaultPrices())
-	shared.Store(reflect.ValueOf(r.prices).UnsafePointer(), r) // ResolverOf(r.Prices()) is r
-	return r
-})
-
-// LookupDefault is Default().Lookup(model), through defaultResolver:
-// what a replay asks of the table for every run.
-func LookupDefault(model string) (Price, string, error) {
-	return defaultResolver().Lookup(model)
-}
-
-// ErrNoModel is the error of a price asked for with no model name: a
-// transcript that records no model, priced without one given.
-var ErrNoModel = errors.New("the transcript records no model")
-
-// An UnknownModelError is a model the table has no price for; Closest
-// are the table's nearest names, for a hint.
-type UnknownModelError struct {
-	Model   string
-	Closest []string
-}
-
-func (e *UnknownModelError) Error() string {
-	return fmt.Sprintf("no price for model %q (closest: %s)", e.Model, strings.Join(e.Closest, ", "))
-}
-
 // NotPriced reports whether err says that a model has no price: it is
-// [ErrNoModel] or an [*UnknownModelError], possibly wrapped. Callers that
+// a transcript that records no model, or a model the table has no
+// price for (an error naming the closest entries), possibly wrapped. Callers that
 // price many transcripts go on without the one that is not priced; any
 // other error is a failure.
 func NotPriced(err error) bool {
-	var u *UnknownModelError
-	return errors.Is(err, ErrNoModel) || errors.As(err, &u)
+	var u *noprice.UnknownModelError
+	return errors.Is(err, noprice.ErrNoModel) || errors.As(err, &u)
 }
 
 // Lookup returns the price of model and the table's name for it. The
@@ -210,12 +110,13 @@ func NotPriced(err error) bool {
 // provider path (anthropic/, openai/, vertex_ai/…), a Vertex AI version
 // (@20250929), a Bedrock region and vendor (us.anthropic.) and version
 // (-v1:0), a snapshot date (-20250929, -2024-08-06). Nothing else: a name
-// that is not found is an [*UnknownModelError] naming the closest
+// that is not found is an error naming the closest
 // entries — never the price of another model, so gpt-4o-mini is never
-// priced as gpt-4o. An empty model is [ErrNoModel].
+// priced as gpt-4o. An empty model is an error too; [NotPriced] tells
+// both apart from other failures.
 func (p Prices) Lookup(model string) (Price, string, error) {
 	if model == "" {
-		return Price{}, "", ErrNoModel
+		return Price{}, "", noprice.ErrNoModel
 	}
 	keys := slices.Sorted(maps.Keys(p))
 	want := candidates(model)
@@ -246,7 +147,7 @@ func (p Prices) Lookup(model string) (Price, string, error) {
 		slices.SortStableFunc(keys, func(a, b string) int { return suggest.Distance(canon, a) - suggest.Distance(canon, b) })
 		same = keys[:min(3, len(keys))]
 	}
-	return Price{}, "", &UnknownModelError{Model: model, Closest: same}
+	return Price{}, "", &noprice.UnknownModelError{Model: model, Closest: same}
 }
 
 // samePrice reports whether a and b price every call alike.

@@ -14,22 +14,3 @@ func TestDateOnly(t *testing.T) {
 		}
 	}
 }
-
-// TestResolverOf: one Resolver per table, shared by whoever prices at
-// it; another table, even an equal one, has its own; nil is the
-// embedded table's.
-func TestResolverOf(t *testing.T) {
-	a, b := Default(), Default()
-	if first, again := ResolverOf(a), ResolverOf(a); first != again {
-		t.Error("the same table gave two Resolvers")
-	}
-	if ResolverOf(a) == ResolverOf(b) {
-		t.Error("two tables gave one Resolver")
-	}
-	if ResolverOf(nil) != defaultResolver() || ResolverOf(defaultResolver().Prices()) != defaultResolver() {
-		t.Error("nil, or the embedded table, did not give the embedded table's Resolver")
-	}
-	if ResolverOf(a).Prices() == nil {
-		t.Error("the Resolver holds no table")
-	}
-}

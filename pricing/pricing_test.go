@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/internal/noprice"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -81,7 +82,7 @@ func TestLookup(t *testing.T) {
 	// with: another tier, a variant, a fine-tune, another vendor's model.
 	for _, model := range []string{"gpt-4o-mini-audio-preview", "gpt-5-mini-search", "gpt-4o-realtime-preview", "claude-sonnet-4-5-ft-acme",
 		"gemini-2.5-pro-tts", "gemini-3-pro-image-preview", "claude-sonnet", "gpt-6", "mistral-medium-3", "llama-3.1-70b", "<synthetic>"} {
-		var u *UnknownModelError
+		var u *noprice.UnknownModelError
 		if _, got, err := p.Lookup(model); !errors.As(err, &u) {
 			t.Errorf("Lookup(%q) = %q, %v; want not priced", model, got, err)
 		}
@@ -132,17 +133,17 @@ func TestPriceAt(t *testing.T) {
 func TestNotPriced(t *testing.T) {
 	p := Default()
 	_, _, err := p.Lookup("gemini-3-pro-image-preview")
-	var u *UnknownModelError
+	var u *noprice.UnknownModelError
 	if !errors.As(err, &u) || u.Model != "gemini-3-pro-image-preview" || len(u.Closest) != 3 || !strings.HasPrefix(u.Closest[0], "gemini") {
 		t.Fatalf("unknown model: %#v", err)
 	}
 	if strings.Contains(err.Error(), "--") {
 		t.Errorf("a library error names a flag: %v", err)
 	}
-	if _, _, err := p.Lookup(""); !errors.Is(err, ErrNoModel) {
+	if _, _, err := p.Lookup(""); !errors.Is(err, noprice.ErrNoModel) {
 		t.Errorf("no model: %v", err)
 	}
-	for _, err := range []error{err, fmt.Errorf("pricing x: %w", ErrNoModel), fmt.Errorf("pricing x: %w", u)} {
+	for _, err := range []error{err, fmt.Errorf("pricing x: %w", noprice.ErrNoModel), fmt.Errorf("pricing x: %w", u)} {
 		if !NotPriced(err) {
 			t.Errorf("NotPriced(%v) = false", err)
 		}
@@ -216,7 +217,7 @@ func TestLookupDatedTable(t *testing.T) {
 		"gpt-4o-2024-05-13": {Provider: "openai", Input: 5, Output: 15}, "gpt-4o-2024-08-06": {Provider: "openai", Input: 2.5, Output: 10},
 		"claude-x-20250101": {Provider: "anthropic", Input: 3, Output: 15, Source: "a"}, "claude-x-20250301": {Provider: "anthropic", Input: 3, Output: 15, Source: "b"},
 	}
-	var u *UnknownModelError
+	var u *noprice.UnknownModelError
 	if _, got, err := p.Lookup("gpt-4o"); !errors.As(err, &u) || len(u.Closest) != 2 {
 		t.Errorf("gpt-4o among two prices: %q, %v", got, err)
 	}
@@ -226,59 +227,4 @@ func TestLookupDatedTable(t *testing.T) {
 	if pr, got, err := p.Lookup("anthropic/claude-x"); err != nil || got != "claude-x-20250101" || pr.Input != 3 {
 		t.Errorf("snapshots that agree: %q, %v", got, err)
 	}
-}
-
-// TestLookupDefault: the shared default lookup answers as a lookup in a
-// fresh copy of the table does, for every entry, alias, variant and
-// unknown name, asked twice; and a copy changed by its caller changes
-// neither the next copy nor the shared lookup.
-func TestLookupDefault(t *testing.T) {
-	p := Default()
-	models := []string{"", "claude-sonnet-4-5-20250929", "us.anthropic.claude-opus-4-6-v1", "GPT-4.1", "gpt-4o-mini-audio-preview", "<synthetic>", "gpt-6"}
-	for k, pr := range p {
-		models = append(models, k, strings.ToUpper(k), "openai/"+k+"-20250101")
-		models = append(models, pr.Aliases...)
-	}
-	for range 2 {
-		for _, m := range models {
-			wp, wn, werr := p.Lookup(m)
-			gp, gn, gerr := LookupDefault(m)
-			if gn != wn || fmt.Sprint(gerr) != fmt.Sprint(werr) || !cmp.Equal(gp, wp) {
-				t.Errorf("LookupDefault(%q) = %q, %v; Default().Lookup: %q, %v", m, gn, gerr, wn, werr)
-			}
-		}
-	}
-	changed := Default()
-	sonnet := changed["claude-sonnet-4-5"]
-	sonnet.Input *= 2
-	changed["claude-sonnet-4-5"] = sonnet
-	delete(changed, "gpt-4o")
-	if _, _, err := LookupDefault("gpt-4o"); err != nil {
-		t.Errorf("LookupDefault(gpt-4o) after a copy lost it: %v", err)
-	}
-	if got, want := Default()["claude-sonnet-4-5"].Input, p["claude-sonnet-4-5"].Input; got != want {
-		t.Errorf("Default() after a copy was changed: input $%g, want $%g", got, want)
-	}
-}
-
-// BenchmarkDefaultLookup is what a replay asked of the table at every
-// run: the table parsed and the model looked up (ParseEach), against the
-// shared lookup (Shared). A 1,000-point sweep over the corpus asked it
-// some 30,000 times.
-func BenchmarkDefaultLookup(b *testing.B) {
-	b.Run("ParseEach", func(b *testing.B) {
-		for b.Loop() {
-			p, _ := parseEmbedded(embeddedPrices, "prices.json")
-			if _, _, err := p.Lookup("claude-sonnet-4-5-20250929"); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("Shared", func(b *testing.B) {
-		for b.Loop() {
-			if _, _, err := LookupDefault("claude-sonnet-4-5-20250929"); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

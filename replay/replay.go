@@ -48,6 +48,7 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/internal/probe"
+	"github.com/ctxbench/ctxbench/internal/resolve"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -637,7 +638,7 @@ func modelWindow(t *transcript.Transcript, prices pricing.Prices) int {
 	}
 	lookup := prices.Lookup
 	if prices == nil {
-		lookup = pricing.LookupDefault
+		lookup = resolve.LookupDefault
 	}
 	p, _, err := lookup(model)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/dollars"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -649,7 +650,7 @@ func (b *Budget) reserve(model string, p Prompt) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.spent+w > b.MaxUSD {
-		return fmt.Errorf("%w: this call may cost up to %s and %s of the %s cap is spent", ErrSpendCap, pricing.FormatUSD(w), pricing.FormatUSD(b.spent), pricing.FormatUSD(b.MaxUSD))
+		return fmt.Errorf("%w: this call may cost up to %s and %s of the %s cap is spent", ErrSpendCap, dollars.Format(w), dollars.Format(b.spent), dollars.Format(b.MaxUSD))
 	}
 	b.spent += w
 	return nil

@@ -223,14 +223,14 @@ func TestImportChain(t *testing.T) {
 	allowed := map[string][]string{
 		"transcript":     {"internal/limit"},
 		"estimate":       {"transcript", "internal/approx", "internal/family", "internal/imagerule"},
-		"pricing":        {"transcript", "internal/limit", "internal/suggest"},
-		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit"},
+		"pricing":        {"transcript", "internal/limit", "internal/suggest", "internal/dollars", "internal/noprice"},
+		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit", "internal/dollars"},
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/countcache"},
-		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache"},
-		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family"},
+		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache", "internal/resolve"},
+		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention"},
 		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
-		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule"},
+		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice"},
 		"fixtures":       {"transcript"},
 
 		"internal/scan":       {},
@@ -255,6 +255,13 @@ func TestImportChain(t *testing.T) {
 		"internal/imagerule":  {"transcript"},
 		"internal/family":     {},
 		"internal/countcache": {"transcript", "estimate", "internal/imagerule"},
+
+		// Below pricing: how dollars print and the errors of a model with
+		// no price; above it, the shared lookups and the caches' lifetimes.
+		"internal/dollars":   {},
+		"internal/noprice":   {},
+		"internal/resolve":   {"pricing"},
+		"internal/retention": {"pricing"},
 
 		// cost's statistics and its prompt cache, fed plain numbers.
 		"cost/internal/stats":  {},

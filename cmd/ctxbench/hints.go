@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ctxbench/ctxbench/internal/noprice"
 	"github.com/ctxbench/ctxbench/pricing"
 )
 
@@ -12,9 +13,9 @@ import (
 // the hint that mends it with one of the command's own flags (among
 // "--pricing-model" and "--prices"); with neither, err stays as it is.
 func notPriced(err error, flags ...string) error {
-	var u *pricing.UnknownModelError
+	var u *noprice.UnknownModelError
 	switch {
-	case errors.Is(err, pricing.ErrNoModel) && slices.Contains(flags, "--pricing-model"):
+	case errors.Is(err, noprice.ErrNoModel) && slices.Contains(flags, "--pricing-model"):
 		return withHint(err, "pass --pricing-model M to price the calls of a transcript that records no model")
 	case errors.As(err, &u) && slices.Contains(flags, "--prices"):
 		return withHint(err, fmt.Sprintf("pass --prices FILE with a price for %s (ctxbench's JSON or LiteLLM's model_prices_and_context_window.json); ctxbench cost --list-models lists the embedded table", u.Model))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxbench/ctxbench/internal/dollars"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
@@ -219,7 +220,7 @@ func (p *providerRun) finish(e *env) error {
 		return nil
 	}
 	if p.budget != nil {
-		fmt.Fprintf(e.stderr, "ctxbench: summaries cost %s of the %s cap\n", pricing.FormatUSD(p.budget.Spent()), pricing.FormatUSD(p.budget.MaxUSD))
+		fmt.Fprintf(e.stderr, "ctxbench: summaries cost %s of the %s cap\n", dollars.Format(p.budget.Spent()), dollars.Format(p.budget.MaxUSD))
 	}
 	n, first := p.run.Failed()
 	if n == 0 {
@@ -364,7 +365,7 @@ func (c *summarizeCmd) Run(e *env) error {
 			cached = ", from the cache"
 		}
 		fmt.Fprintf(e.stderr, "ctxbench: %s: %d messages summarized by %s %s: %d input, %d output tokens, %s%s\n",
-			t.File, len(t.Messages), sum.Name(), res.Model, res.Usage.Prompt(), res.Usage.Output, pricing.FormatUSD(res.CostUSD), cached)
+			t.File, len(t.Messages), sum.Name(), res.Model, res.Usage.Prompt(), res.Usage.Output, dollars.Format(res.CostUSD), cached)
 		_, err = fmt.Fprintln(e.stdout, res.Text)
 		return err
 	})

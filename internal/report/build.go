@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/pricing"
+	"github.com/ctxbench/ctxbench/internal/noprice"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -139,8 +139,8 @@ type EntryWarning struct {
 }
 
 func newEntryWarning(err error) EntryWarning {
-	w := EntryWarning{Text: err.Error(), NoModel: errors.Is(err, pricing.ErrNoModel)}
-	if u := (*pricing.UnknownModelError)(nil); errors.As(err, &u) {
+	w := EntryWarning{Text: err.Error(), NoModel: errors.Is(err, noprice.ErrNoModel)}
+	if u := (*noprice.UnknownModelError)(nil); errors.As(err, &u) {
 		w.UnknownModel = u.Model
 	}
 	return w
@@ -152,9 +152,9 @@ func (w EntryWarning) err() error {
 	var cause error
 	switch {
 	case w.NoModel:
-		cause = pricing.ErrNoModel
+		cause = noprice.ErrNoModel
 	case w.UnknownModel != "":
-		cause = &pricing.UnknownModelError{Model: w.UnknownModel}
+		cause = &noprice.UnknownModelError{Model: w.UnknownModel}
 	}
 	return &entryError{w.Text, cause}
 }
@@ -223,7 +223,7 @@ func transcriptResult(t *transcript.Transcript, s *cost.Session) TranscriptResul
 	}
 	if s.NotPriced != nil {
 		tr.NotPriced = "no model recorded"
-		if u := (*pricing.UnknownModelError)(nil); errors.As(s.NotPriced, &u) {
+		if u := (*noprice.UnknownModelError)(nil); errors.As(s.NotPriced, &u) {
 			tr.NotPriced = "model " + u.Model
 		}
 	}

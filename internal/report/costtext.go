@@ -189,7 +189,7 @@ func WritePrices(w io.Writer, prices pricing.Prices) error {
 		}
 		var notes []string
 		if p.InputAbove > 0 {
-			notes = append(notes, fmt.Sprintf("above %s: %s/%s", Int(cmp.Or(p.LongContextAbove, pricing.LongContext)), g(p.InputAbove), g(p.OutputAbove)))
+			notes = append(notes, fmt.Sprintf("above %s: %s/%s", Int(p.LongContextThreshold()), g(p.InputAbove), g(p.OutputAbove)))
 		}
 		for _, e := range p.Before {
 			notes = append(notes, fmt.Sprintf("until %s: %s/%s", e.Until, g(e.Input), g(e.Output)))

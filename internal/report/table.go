@@ -12,8 +12,8 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/ctxbench/ctxbench/internal/dollars"
 	"github.com/ctxbench/ctxbench/internal/printable"
-	"github.com/ctxbench/ctxbench/pricing"
 )
 
 // Int formats n with comma thousands separators: 1234567 → "1,234,567".
@@ -37,8 +37,8 @@ func Int[T ~int | ~int64](n T) string {
 }
 
 // USD formats dollars to 4 decimals with thousands separators:
-// 1234.56789 → "$1,234.5679", -1.5 → "-$1.5000" ([pricing.FormatUSD]).
-func USD(v float64) string { return pricing.FormatUSD(v) }
+// 1234.56789 → "$1,234.5679", -1.5 → "-$1.5000" ([dollars.Format]).
+func USD(v float64) string { return dollars.Format(v) }
 
 // A Table is a header and rows of cells already formatted as text; Align
 // says, per column, whether it is right-aligned (numbers).

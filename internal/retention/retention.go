@@ -1,8 +1,12 @@
-package pricing
+// Package retention holds how long providers' prompt caches keep an
+// entry, as each documents it for a model.
+package retention
 
 import (
 	"strings"
 	"time"
+
+	"github.com/ctxbench/ctxbench/pricing"
 )
 
 // A Retention is how long a provider's prompt cache keeps an entry that
@@ -37,11 +41,11 @@ const (
 	geminiRetentionSource = "https://ai.google.dev/gemini-api/docs/caching"
 )
 
-// RetentionOf returns the prompt-cache retention of the model the table
+// Of returns the prompt-cache retention of the model the table
 // names name, priced p. A provider that documents no lifetime for the
 // cache its agents use is taken to keep an entry 5 minutes, as
 // Anthropic's default does.
-func RetentionOf(name string, p Price) Retention {
+func Of(name string, p pricing.Price) Retention {
 	switch p.Provider {
 	case "anthropic":
 		return Retention{Typical: 5 * time.Minute, Max: 5 * time.Minute, Extended: time.Hour, Source: anthropicRetentionSource}
