@@ -24,16 +24,6 @@ type Cache struct {
 	Dir string
 }
 
-// DefaultCacheDir returns ctxbench's directory in the user's cache
-// directory.
-func DefaultCacheDir() (string, error) {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "ctxbench"), nil
-}
-
 // Key returns the cache key of a request.
 func (c *Cache) Key(provider, model, baseURL string, body []byte) string {
 	h := sha256.New()

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/conversation"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -117,7 +118,7 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 	m := &promptMeter{cache: cache, sha: sha}
 	if plain {
 		m.WriteString(before)
-		writeConversation(m, req.Messages)
+		conversation.Write(m, req.Messages)
 		m.WriteString(after)
 	} else {
 		p, err := Render(req)
@@ -183,7 +184,7 @@ func firstWords(msgs []transcript.Message, k int) string {
 		if w.full() {
 			break
 		}
-		writeConversation(w, msgs[i:i+1])
+		conversation.Write(w, msgs[i:i+1])
 		w.endWord() // the messages' conversations apart, as they were rendered
 	}
 	return strings.Join(w.words, " ")

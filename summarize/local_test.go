@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/conversation"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -152,9 +153,6 @@ func TestTemplates(t *testing.T) {
 	if !strings.Contains(p.User, "Previous summary: old\n\n[User]") {
 		t.Errorf("aidf with previous: %q", p.User)
 	}
-	if _, err := TemplateByName("nope"); err == nil || !strings.Contains(err.Error(), "aidf, two-tier, cross-turn, generic") {
-		t.Errorf("unknown template: %v", err)
-	}
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.tmpl")
 	os.WriteFile(good, []byte("Sum up:\n{{.Conversation}}"), 0o644)
@@ -197,7 +195,7 @@ func TestFitTokensFirstWords(t *testing.T) {
 			k = min(k, len(msgs))
 			for _, n := range []int{5, 40, 200, 1024} {
 				for _, text := range []string{"", "[mock summary 1a2b] files: /repo/a.go", strings.Repeat("word ", 300)} {
-					want := fitWhole(text, Conversation(msgs[:k]), n)
+					want := fitWhole(text, conversation.Text(msgs[:k]), n)
 					if got := fitTokens(text, msgs[:k], n); got != want {
 						t.Fatalf("%s, %d messages, %d tokens, text %.20q:\ngot  %.200q\nwant %.200q", name, k, n, text, got, want)
 					}
@@ -233,7 +231,7 @@ func cutSearch(text string, n int) string {
 func TestCutTokensSearch(t *testing.T) {
 	for _, name := range []string{"spotter/tool_heavy.jsonl", "OpenHands/tests/runtime/trajs/basic_gui_mode.json",
 		"mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"} {
-		text := Conversation(corpusMessages(t, name))
+		text := conversation.Text(corpusMessages(t, name))
 		text = text[:min(len(text), 4000)]
 		for n := -1; n < 400; n += 7 {
 			if got, want := cutTokens(text, n), cutSearch(text, n); got != want {
@@ -258,7 +256,7 @@ func TestFirstWordsFields(t *testing.T) {
 	for _, msgs := range sets {
 		var all []string
 		for i := range msgs {
-			all = append(all, strings.Fields(Conversation(msgs[i:i+1]))...)
+			all = append(all, strings.Fields(conversation.Text(msgs[i:i+1]))...)
 		}
 		for _, k := range []int{0, 1, 2, 5, 9, 10, 11, 200, len(all), len(all) + 1} {
 			if got, want := firstWords(msgs, k), strings.Join(all[:min(k, len(all))], " "); got != want {

@@ -85,7 +85,7 @@ func countParagraph[T string | []byte](c *paragraphCache, p T) int {
 // summarizes again at every summary, so most of a prompt is paragraphs
 // earlier prompts held. A paragraph ends before each "[" that follows a
 // "\n", across pieces too: that is where every paragraph of
-// [Conversation] begins, and no piece of the encoding's pre-tokenizer
+// conversation.Text begins, and no piece of the encoding's pre-tokenizer
 // holds a newline followed by "[" (its pieces end at their last newline,
 // or hold one only before more whitespace or, in o200k_base, a "/"), so
 // the pieces, and so the tokens, of the prompt are those of its

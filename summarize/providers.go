@@ -24,13 +24,13 @@ type Anthropic struct {
 
 // Anthropic defaults.
 const (
-	AnthropicBaseURL  = "https://api.anthropic.com"
-	AnthropicModel    = "claude-haiku-4-5"
+	anthropicBaseURL  = "https://api.anthropic.com"
+	anthropicModel    = "claude-haiku-4-5"
 	anthropicVersion  = "2023-06-01"
-	AnthropicKeyEnv   = "ANTHROPIC_API_KEY"
-	OpenAIBaseURL     = "https://api.openai.com/v1"
-	OpenAIModel       = "gpt-4o-mini"
-	OpenAIKeyEnv      = "OPENAI_API_KEY"
+	anthropicKeyEnv   = "ANTHROPIC_API_KEY"
+	openAIBaseURL     = "https://api.openai.com/v1"
+	openAIModel       = "gpt-4o-mini"
+	openAIKeyEnv      = "OPENAI_API_KEY"
 	anthropicProvider = "anthropic"
 	openaiProvider    = "openai"
 )
@@ -71,15 +71,15 @@ func (a *Anthropic) Summarize(ctx context.Context, req Request) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	model := orDefault(a.Model, AnthropicModel)
-	base := strings.TrimSuffix(orDefault(a.BaseURL, AnthropicBaseURL), "/")
+	model := orDefault(a.Model, anthropicModel)
+	base := strings.TrimSuffix(orDefault(a.BaseURL, anthropicBaseURL), "/")
 	body, err := json.Marshal(anthropicRequest{Model: model, MaxTokens: p.MaxTokens, System: p.System,
 		Messages: []anthropicMessage{{Role: "user", Content: p.User}}})
 	if err != nil {
 		return Result{}, err
 	}
 	return a.do(ctx, &provider{
-		name: anthropicProvider, baseURL: base, model: model, key: a.APIKey, keyEnv: AnthropicKeyEnv,
+		name: anthropicProvider, baseURL: base, model: model, key: a.APIKey, keyEnv: anthropicKeyEnv,
 		request: func(ctx context.Context, body []byte) (*http.Request, error) {
 			return jsonRequest(ctx, base+"/v1/messages", body, map[string]string{
 				"x-api-key": a.APIKey, "anthropic-version": anthropicVersion})
@@ -168,8 +168,8 @@ func (o *OpenAI) Summarize(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	model := orDefault(o.Model, OpenAIModel)
-	base := strings.TrimSuffix(orDefault(o.BaseURL, OpenAIBaseURL), "/")
+	model := orDefault(o.Model, openAIModel)
+	base := strings.TrimSuffix(orDefault(o.BaseURL, openAIBaseURL), "/")
 	r := openaiRequest{Model: model}
 	if p.System != "" {
 		r.Messages = append(r.Messages, openaiMessage{"system", p.System})
@@ -189,7 +189,7 @@ func (o *OpenAI) Summarize(ctx context.Context, req Request) (Result, error) {
 		headers["authorization"] = "Bearer " + o.APIKey
 	}
 	return o.do(ctx, &provider{
-		name: openaiProvider, baseURL: base, model: model, key: o.APIKey, keyEnv: OpenAIKeyEnv,
+		name: openaiProvider, baseURL: base, model: model, key: o.APIKey, keyEnv: openAIKeyEnv,
 		request: func(ctx context.Context, body []byte) (*http.Request, error) {
 			return jsonRequest(ctx, base+"/chat/completions", body, headers)
 		},

@@ -177,7 +177,7 @@ func TestProviderRequests(t *testing.T) {
 				if r.Path != "/v1/messages" || r.Header.Get("x-api-key") != testKey || r.Header.Get("anthropic-version") != "2023-06-01" {
 					t.Errorf("request: path %s, x-api-key set %v, version %q", r.Path, r.Header.Get("x-api-key") == testKey, r.Header.Get("anthropic-version"))
 				}
-				if r.Body["model"] != AnthropicModel || r.Body["max_tokens"] != float64(1024) {
+				if r.Body["model"] != anthropicModel || r.Body["max_tokens"] != float64(1024) {
 					t.Errorf("body: model %v, max_tokens %v", r.Body["model"], r.Body["max_tokens"])
 				}
 				msgs := r.Body["messages"].([]any)
@@ -190,7 +190,7 @@ func TestProviderRequests(t *testing.T) {
 				if r.Path != "/v1/chat/completions" || r.Header.Get("authorization") != "Bearer "+testKey {
 					t.Errorf("request: path %s, bearer set %v", r.Path, r.Header.Get("authorization") == "Bearer "+testKey)
 				}
-				if r.Body["model"] != OpenAIModel || r.Body["max_completion_tokens"] != float64(1024) || r.Body["max_tokens"] != nil {
+				if r.Body["model"] != openAIModel || r.Body["max_completion_tokens"] != float64(1024) || r.Body["max_tokens"] != nil {
 					t.Errorf("body: model %v, max_completion_tokens %v, max_tokens %v", r.Body["model"], r.Body["max_completion_tokens"], r.Body["max_tokens"])
 				}
 				msgs := r.Body["messages"].([]any)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"text/template"
 	"text/template/parse"
 
+	"github.com/ctxbench/ctxbench/internal/conversation"
 	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -134,18 +134,6 @@ var (
 
 // templates returns the named templates.
 func templates() []*Template { return []*Template{AIDF, TwoTier, CrossTurn, Generic} }
-
-// TemplateByName returns the template called name.
-func TemplateByName(name string) (*Template, error) {
-	var names []string
-	for _, t := range templates() {
-		if t.Name == name {
-			return t, nil
-		}
-		names = append(names, t.Name)
-	}
-	return nil, fmt.Errorf("unknown template %q (known: %s)", name, strings.Join(names, ", "))
-}
 
 // LoadTemplate reads a prompt from a file, to use in place of base's: the
 // file is a text/template using {{.Conversation}} and, optionally,
@@ -326,7 +314,7 @@ func Render(req Request) (Prompt, error) {
 	user := req.Prompt
 	if user == "" {
 		var err error
-		if user, err = t.render(Conversation(req.Messages), req.Previous); err != nil {
+		if user, err = t.render(conversation.Text(req.Messages), req.Previous); err != nil {
 			return Prompt{}, err
 		}
 	}
@@ -335,91 +323,4 @@ func Render(req Request) (Prompt, error) {
 		p.MaxTokens = t.MaxTokens
 	}
 	return p, nil
-}
-
-// Conversation renders messages as plain text, one paragraph per block:
-// "[User] …", "[Assistant] …", "[Tool call Name] {input}", "[Tool result]
-// …", "[Thinking] …".
-func Conversation(msgs []transcript.Message) string {
-	var b strings.Builder
-	b.Grow(conversationLen(msgs))
-	writeConversation(&b, msgs)
-	return b.String()
-}
-
-// A textWriter takes text in pieces: a strings.Builder, or a promptMeter.
-type textWriter interface {
-	io.Writer
-	io.StringWriter
-}
-
-// writeConversation writes Conversation(msgs) to w, piece by piece.
-func writeConversation(w textWriter, msgs []transcript.Message) {
-	first := true
-	for _, m := range msgs {
-		role := roleLabel(m.Role)
-		for _, bl := range m.Blocks {
-			if !first {
-				w.WriteString("\n\n")
-			}
-			first = false
-			switch bl.Type {
-			case transcript.BlockText:
-				w.WriteString("[")
-				w.WriteString(role)
-				w.WriteString("] ")
-				w.WriteString(bl.Text)
-			case transcript.BlockThinking:
-				w.WriteString("[Thinking] ")
-				w.WriteString(bl.Text)
-			case transcript.BlockToolUse:
-				w.WriteString("[Tool call ")
-				w.WriteString(bl.Name)
-				w.WriteString("] ")
-				w.Write(bl.Input)
-			case transcript.BlockToolResult:
-				if bl.IsError {
-					w.WriteString("[Tool error] ")
-				} else {
-					w.WriteString("[Tool result] ")
-				}
-				w.WriteString(bl.Text)
-			case transcript.BlockImage:
-				w.WriteString("[")
-				w.WriteString(role)
-				w.WriteString("] [image]")
-			default:
-				w.WriteString("[")
-				w.WriteString(role)
-				w.WriteString("] ")
-				w.Write(bl.Raw)
-			}
-		}
-	}
-}
-
-// conversationLen returns about the length of Conversation(msgs), a
-// little more: the size to reserve for it.
-func conversationLen(msgs []transcript.Message) int {
-	n := 0
-	for _, m := range msgs {
-		for _, bl := range m.Blocks {
-			n += len("\n\n[") + len(m.Role) + len("Tool call ] ") + len(bl.Name) + len(bl.Text) + len(bl.Input) + len(bl.Raw)
-		}
-	}
-	return n
-}
-
-func roleLabel(r transcript.Role) string {
-	switch r {
-	case transcript.RoleSystem:
-		return "System"
-	case transcript.RoleUser:
-		return "User"
-	case transcript.RoleAssistant:
-		return "Assistant"
-	case transcript.RoleTool:
-		return "Tool"
-	}
-	return string(r)
 }

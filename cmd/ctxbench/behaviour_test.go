@@ -224,7 +224,7 @@ func TestImportChain(t *testing.T) {
 		"transcript":     {"internal/limit"},
 		"estimate":       {"transcript", "internal/approx", "internal/family", "internal/imagerule"},
 		"pricing":        {"transcript", "internal/limit", "internal/suggest", "internal/dollars", "internal/noprice"},
-		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit", "internal/dollars"},
+		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit", "internal/dollars", "internal/conversation"},
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/countcache"},
 		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache", "internal/resolve"},
 		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention"},
@@ -262,6 +262,9 @@ func TestImportChain(t *testing.T) {
 		"internal/noprice":   {},
 		"internal/resolve":   {"pricing"},
 		"internal/retention": {"pricing"},
+
+		// Messages as the plain text summary prompts and probes read.
+		"internal/conversation": {"transcript"},
 
 		// cost's statistics and its prompt cache, fed plain numbers.
 		"cost/internal/stats":  {},

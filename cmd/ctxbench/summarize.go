@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -270,7 +272,7 @@ func (f summarizerFlags) build(e *env) (summarize.Summarizer, *providerRun, erro
 	run := &providerRun{run: c.Run, allow: sp.allowFailure}
 	dir := sp.cacheDir
 	if dir == "" {
-		d, err := summarize.DefaultCacheDir()
+		d, err := defaultCacheDir()
 		if err != nil {
 			return nil, nil, fmt.Errorf("the summarizer's cache_dir: %w", err)
 		}
@@ -284,21 +286,25 @@ func (f summarizerFlags) build(e *env) (summarize.Summarizer, *providerRun, erro
 	}
 	switch sp.name {
 	case "anthropic":
-		key := e.getenv(summarize.AnthropicKeyEnv)
+		key := e.getenv(anthropicKeyEnv)
 		if key == "" && !sp.offline {
-			return nil, nil, fmt.Errorf("the anthropic provider needs %s in the environment", summarize.AnthropicKeyEnv)
+			return nil, nil, fmt.Errorf("the anthropic provider needs %s in the environment", anthropicKeyEnv)
 		}
-		base := cmp.Or(sp.baseURL, e.getenv("ANTHROPIC_BASE_URL"), summarize.AnthropicBaseURL)
-		if err := checkBaseURL(base); err != nil {
-			return nil, nil, err
+		base := cmp.Or(sp.baseURL, e.getenv("ANTHROPIC_BASE_URL")) // "": the provider's own
+		if base != "" {
+			if err := checkBaseURL(base); err != nil {
+				return nil, nil, err
+			}
 		}
 		return &summarize.Anthropic{Client: c, BaseURL: base, APIKey: key, Model: sp.model}, run, nil
 	default:
-		base := cmp.Or(sp.baseURL, e.getenv("OPENAI_BASE_URL"), summarize.OpenAIBaseURL)
-		if err := checkBaseURL(base); err != nil {
-			return nil, nil, err
+		base := cmp.Or(sp.baseURL, e.getenv("OPENAI_BASE_URL")) // "": the provider's own
+		if base != "" {
+			if err := checkBaseURL(base); err != nil {
+				return nil, nil, err
+			}
 		}
-		return &summarize.OpenAI{Client: c, BaseURL: base, APIKey: e.getenv(summarize.OpenAIKeyEnv), Model: sp.model,
+		return &summarize.OpenAI{Client: c, BaseURL: base, APIKey: e.getenv(openAIKeyEnv), Model: sp.model,
 			LegacyMaxTokens: sp.legacyMaxTokens}, run, nil
 	}
 }
@@ -335,7 +341,7 @@ type summarizeOutput struct {
 }
 
 func (c *summarizeCmd) Run(e *env) error {
-	tmpl, err := summarize.TemplateByName(c.Template)
+	tmpl, err := templateByName(c.Template)
 	if err != nil {
 		return fmt.Errorf("--template: %w", err)
 	}
@@ -378,4 +384,36 @@ func (c *summarizeCmd) Run(e *env) error {
 		}
 	}
 	return prun.finish(e)
+}
+
+// The environment variables the providers' API keys are read from, and
+// from nowhere else.
+const (
+	anthropicKeyEnv = "ANTHROPIC_API_KEY"
+	openAIKeyEnv    = "OPENAI_API_KEY"
+)
+
+// defaultCacheDir returns ctxbench's directory in the user's cache
+// directory: where the summarizers' responses are cached.
+func defaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "ctxbench"), nil
+}
+
+// summaryTemplates are the prompts --template names.
+var summaryTemplates = []*summarize.Template{summarize.AIDF, summarize.TwoTier, summarize.CrossTurn, summarize.Generic}
+
+// templateByName returns the template called name.
+func templateByName(name string) (*summarize.Template, error) {
+	var names []string
+	for _, t := range summaryTemplates {
+		if t.Name == name {
+			return t, nil
+		}
+		names = append(names, t.Name)
+	}
+	return nil, fmt.Errorf("unknown template %q (known: %s)", name, strings.Join(names, ", "))
 }

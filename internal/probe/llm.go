@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxbench/ctxbench/internal/conversation"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -194,7 +195,7 @@ func (j *LLMJudge) Judge(ctx context.Context, step int, sent []*transcript.Messa
 	for i, m := range sent {
 		msgs[i] = *m
 	}
-	conv := summarize.Conversation(msgs)
+	conv := conversation.Text(msgs)
 	ask := func(q string) (string, error) {
 		r, err := j.Model.Summarize(ctx, summarize.Request{Template: answerPrompt,
 			Prompt: "<conversation>\n" + conv + "\n</conversation>\n\nQuestion: " + q})
