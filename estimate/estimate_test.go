@@ -15,6 +15,7 @@ import (
 	tiktoken "github.com/pkoukk/tiktoken-go"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -298,7 +299,7 @@ func TestInvalidUTF8(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := string(raw)
-		if got := []int{cl.Count(s), o2.Count(s), transcript.UTF16Len(s), c4.Count(s)}; !slices.Equal(got, []int{ref.CL100K[i], ref.O200K[i], ref.UTF16[i], (ref.UTF16[i] + 3) / 4}) {
+		if got := []int{cl.Count(s), o2.Count(s), jsstring.Len(s), c4.Count(s)}; !slices.Equal(got, []int{ref.CL100K[i], ref.O200K[i], ref.UTF16[i], (ref.UTF16[i] + 3) / 4}) {
 			t.Errorf("%q: cl100k_base, o200k_base, UTF-16 length, chars4 %v; tiktoken %s %d, %d, %d, %d", s, got, ref.Tiktoken, ref.CL100K[i], ref.O200K[i], ref.UTF16[i], (ref.UTF16[i]+3)/4)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/internal/approx"
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -36,7 +37,7 @@ func (*chars4) Name() string         { return "chars4" }
 func (*chars4) Exact() bool          { return false }
 func (c *chars4) Overhead() Overhead { return c.overheadRule }
 
-func (*chars4) Count(text string) int { return approx.Tokens(transcript.UTF16Len(text)) }
+func (*chars4) Count(text string) int { return approx.Tokens(jsstring.Len(text)) }
 
 // CountMessage counts a message as the seeds' TypeScript does: its content
 // string's length if the message is a single text, else the length of
@@ -44,7 +45,7 @@ func (*chars4) Count(text string) int { return approx.Tokens(transcript.UTF16Len
 func (c *chars4) CountMessage(m *transcript.Message) int {
 	var n int
 	if len(m.Blocks) == 1 && m.Blocks[0].Type == transcript.BlockText {
-		n = transcript.UTF16Len(m.Blocks[0].Text)
+		n = jsstring.Len(m.Blocks[0].Text)
 	} else {
 		_, n = transcript.ContentJSONSize(m.Blocks)
 	}
@@ -82,11 +83,11 @@ func (g *geminiHeuristic) Overhead() Overhead { return g.overheadRule }
 // the ASCII rate or the other rate, summed in order as the source does;
 // above 100,000 UTF-16 units, length/4.
 func (g *geminiHeuristic) text(s string) float64 {
-	if len(s) > geminiMaxHeuristic && transcript.UTF16Len(s) > geminiMaxHeuristic {
-		return float64(transcript.UTF16Len(s)) / 4
+	if len(s) > geminiMaxHeuristic && jsstring.Len(s) > geminiMaxHeuristic {
+		return float64(jsstring.Len(s)) / 4
 	}
 	var t float64
-	for _, r := range transcript.ReplaceInvalid(s) {
+	for _, r := range jsstring.ReplaceInvalid(s) {
 		if r <= 127 {
 			t += g.rates[0]
 		} else {
@@ -114,19 +115,19 @@ func (g *geminiHeuristic) CountMessage(m *transcript.Message) int {
 			if args == 0 {
 				args = 2 // {}
 			} else {
-				args = transcript.UTF16Len(string(b.Input))
+				args = jsstring.Len(string(b.Input))
 			}
 			t += float64(geminiFunctionCallN+jsonStringLen(b.Name)+args) / 4
 		case transcript.BlockToolResult:
 			if len(b.Raw) > 0 {
-				t += float64(geminiOutputN+transcript.UTF16Len(string(b.Raw))) / 4
+				t += float64(geminiOutputN+jsstring.Len(string(b.Raw))) / 4
 			} else {
 				t += float64(geminiOutputN+jsonStringLen(b.Text)) / 4
 			}
 		case transcript.BlockImage:
 			t += geminiImageTokens
 		default:
-			t += float64(transcript.UTF16Len(string(b.Raw))) / 4
+			t += float64(jsstring.Len(string(b.Raw))) / 4
 		}
 	}
 	return int(t) + overhead(g.overheadRule, m, g.Count)

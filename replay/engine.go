@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/countcache"
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -147,7 +148,7 @@ func (e *engine) newStep(i int) *Step {
 	for j := e.next; j < i; j++ {
 		e.hist = append(e.hist, window.Original(e.t, j))
 		if e.build {
-			step.Appended = append(step.Appended, transcript.MessageID(j))
+			step.Appended = append(step.Appended, msgid.Of(j))
 		}
 	}
 	step.turn, step.next = i-e.next, i

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/countcache"
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -44,7 +45,7 @@ func misbehaving() []window.Policy {
 		&broken{name: "early-evict", apply: func(env *window.Env, h []window.Item) window.Step {
 			s := window.Step{History: h}
 			if env.Call%7 == 3 && env.Next+3 < len(env.Transcript.Messages) {
-				s.Evicted = []string{transcript.MessageID(env.Next + 3)}
+				s.Evicted = []string{msgid.Of(env.Next + 3)}
 			}
 			return s
 		}},

@@ -8,6 +8,7 @@ import (
 	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -514,8 +515,8 @@ func (c *checker) pairingWhole(s *Step, out *[]Violation) {
 		if r.use && c.counted {
 			*out = append(*out, Violation{Step: s.Step, Invariant: invToolPairing})
 		} else if r.use {
-			*out = append(*out, Violation{Step: s.Step, Invariant: invToolPairing, IDs: []string{it.ID, transcript.MessageID(at)},
-				Detail: fmt.Sprintf("the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, transcript.MessageID(at))})
+			*out = append(*out, Violation{Step: s.Step, Invariant: invToolPairing, IDs: []string{it.ID, msgid.Of(at)},
+				Detail: fmt.Sprintf("the tool call %s in %s is sent without its result (in %s)", c.toolName(r.tool), it.ID, msgid.Of(at))})
 		} else {
 			o := orphan{it.ID, keyOf(it.ID, n), r.tool}
 			c.orphans = append(c.orphans, o)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -489,7 +490,7 @@ func TestPairingLatestResult(t *testing.T) {
 				if !tc.drop(env) {
 					return window.Step{History: h}
 				}
-				kept, gone := without(h, transcript.MessageID(2))
+				kept, gone := without(h, msgid.Of(2))
 				return window.Step{History: kept, Evicted: gone}
 			}}
 		for _, opt := range []Options{{}, {countViolations: true}} {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -143,7 +144,7 @@ func (c *refChecker) pairingOf(s *Step, used, resultsSent map[string]bool, add r
 			case transcript.BlockToolUse:
 				used[b.ID] = true
 				if r, ok := c.result[b.ID]; ok && r < s.next && !resultsSent[b.ID] {
-					add(invToolPairing, []string{it.ID, transcript.MessageID(r)}, "the tool call %s in %s is sent without its result (in %s)", b.ID, it.ID, transcript.MessageID(r))
+					add(invToolPairing, []string{it.ID, msgid.Of(r)}, "the tool call %s in %s is sent without its result (in %s)", b.ID, it.ID, msgid.Of(r))
 				}
 			case transcript.BlockToolResult:
 				if !used[b.ID] {

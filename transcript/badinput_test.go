@@ -200,12 +200,6 @@ func TestFormatOverride(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `unknown format "nope"`) {
 		t.Errorf("unknown format: error %v", err)
 	}
-	if _, err := ParseFormat("gemini-cli"); err != nil {
-		t.Error(err)
-	}
-	if _, err := ParseFormat("gemini"); err == nil || !strings.Contains(err.Error(), "claude-code, codex") {
-		t.Errorf("ParseFormat(gemini): %v, want the known formats listed", err)
-	}
 }
 
 // TestMalformedFirstLine: a JSON Lines file whose first line is cut

@@ -250,18 +250,3 @@ func otelObject(m map[string]any) bool {
 	}
 	return false
 }
-
-// ParseFormat returns the format named s, or an error that lists the
-// known ones.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats() {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	names := make([]string, 0, len(Formats()))
-	for _, f := range Formats() {
-		names = append(names, string(f))
-	}
-	return "", fmt.Errorf("unknown format %q (known: %s)", s, strings.Join(names, ", "))
-}

@@ -11,7 +11,7 @@
 // kept verbatim), a list of [Block]s (text, thinking, tool_use,
 // tool_result, image, other-with-raw-JSON), the [Usage] the API reported
 // for assistant messages, and its source position. In the trace contract
-// message i is "m<i>" ([MessageID]).
+// message i is "m<i>".
 //
 // A call is one recorded API request. After normalization it is one
 // assistant message, and the turn before call k is the messages appended

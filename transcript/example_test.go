@@ -30,7 +30,7 @@ func ExampleParse() {
 		for _, b := range m.Blocks {
 			kinds = append(kinds, string(b.Type))
 		}
-		fmt.Printf("%s %-9s %s (line %d)\n", transcript.MessageID(i), m.Role, strings.Join(kinds, "+"), m.Pos.Line)
+		fmt.Printf("%s %-9s %s (line %d)\n", fmt.Sprintf("m%d", i), m.Role, strings.Join(kinds, "+"), m.Pos.Line)
 	}
 	u := t.Usage()
 	fmt.Printf("prompt %d = input %d + cache read %d + cache write %d; output %d\n", u.Prompt(), u.Input, u.CacheRead, u.CacheWrite, u.Output)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -13,7 +14,7 @@ import (
 // ContentJSON's output in bytes and in UTF-16 units.
 func contentJSONSize(blocks []transcript.Block) [2]int {
 	b := transcript.ContentJSON(blocks)
-	return [2]int{len(b), transcript.UTF16Len(string(b))}
+	return [2]int{len(b), jsstring.Len(string(b))}
 }
 
 // TestContentJSONSizeCorpus holds ContentJSONSize equal to the length of
@@ -82,7 +83,7 @@ func FuzzUTF16Len(f *testing.F) {
 				want++
 			}
 		}
-		if got := transcript.UTF16Len(s); got != want {
+		if got := jsstring.Len(s); got != want {
 			t.Errorf("%q: UTF16Len %d, want %d", s, got, want)
 		}
 	})
@@ -107,11 +108,11 @@ func TestReplaceInvalid(t *testing.T) {
 		"a\xf1\x80\x80\xe1\x80\xc2b\x80\xe1\x80\x80": "a" + r + r + r + "b" + r + "\u1000",
 		"\xef\xbf\xbd": r,
 	} {
-		if got := transcript.ReplaceInvalid(in); got != want {
+		if got := jsstring.ReplaceInvalid(in); got != want {
 			t.Errorf("ReplaceInvalid(%q) = %q, want %q", in, got, want)
 		}
-		if transcript.UTF16Len(in) != transcript.UTF16Len(want) {
-			t.Errorf("UTF16Len(%q) = %d, the decoded text's %d", in, transcript.UTF16Len(in), transcript.UTF16Len(want))
+		if jsstring.Len(in) != jsstring.Len(want) {
+			t.Errorf("UTF16Len(%q) = %d, the decoded text's %d", in, jsstring.Len(in), jsstring.Len(want))
 		}
 	}
 }
@@ -121,12 +122,12 @@ func FuzzReplaceInvalid(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := transcript.ReplaceInvalid(s)
-		if !utf8.ValidString(got) || transcript.ReplaceInvalid(got) != got || (utf8.ValidString(s) && got != s) {
+		got := jsstring.ReplaceInvalid(s)
+		if !utf8.ValidString(got) || jsstring.ReplaceInvalid(got) != got || (utf8.ValidString(s) && got != s) {
 			t.Fatalf("ReplaceInvalid(%q) = %q", s, got)
 		}
-		if transcript.UTF16Len(s) != transcript.UTF16Len(got) {
-			t.Fatalf("UTF16Len(%q) = %d, of its decoding %d", s, transcript.UTF16Len(s), transcript.UTF16Len(got))
+		if jsstring.Len(s) != jsstring.Len(got) {
+			t.Fatalf("UTF16Len(%q) = %d, of its decoding %d", s, jsstring.Len(s), jsstring.Len(got))
 		}
 		// Never more replacements than bytes, never fewer than runs.
 		if n := strings.Count(got, "\uFFFD") - strings.Count(s, "\uFFFD"); n > len(s) || n < strings.Count(strings.ToValidUTF8(s, "\x00"), "\x00")-strings.Count(s, "\x00") {

@@ -112,14 +112,9 @@ const (
 	FormatOpencode   Format = model.FormatOpencode
 )
 
-// MessageID returns the trace id of message i: "m<i>". The ids of the
-// first messages are slices of one string made once, not made at every
-// call: a replay makes an item, with its id, for every message of every
-// run, and a sweep runs a transcript a thousand times.
-func MessageID(i int) string { return model.MessageID(i) }
-
 // ContentJSONSize returns the length of ContentJSON(blocks) in bytes and
-// in UTF-16 code units (as [UTF16Len] counts them), without making it:
+// in UTF-16 code units (as JavaScript's String.length counts them),
+// without making it:
 // the seeds' measures of structured content (bytes / 4, JSON.stringify's
 // length) take nothing else from it, and encoding every message to JSON
 // was most of their cost. It follows encoding/json's output exactly
@@ -127,21 +122,6 @@ func MessageID(i int) string { return model.MessageID(i) }
 // compacted, and 0, 0 where ContentJSON fails (a raw part that is not
 // valid JSON).
 func ContentJSONSize(blocks []Block) (size, units int) { return model.ContentJSONSize(blocks) }
-
-// UTF16Len returns the length of s in UTF-16 code units, as JavaScript's
-// String.length counts it: one per code point, two above U+FFFF (an
-// invalid byte counts one).
-func UTF16Len(s string) int { return model.UTF16Len(s) }
-
-// ReplaceInvalid returns s with each maximal ill-formed subsequence of
-// UTF-8 replaced by U+FFFD, as the WHATWG decoder (JavaScript's
-// TextDecoder), Python's decode(errors="replace") and the Unicode
-// standard's recommended practice do: a lead byte and the continuation
-// bytes that can follow it so far make one U+FFFD, any other bad byte
-// one. Go's conversions make one per byte ([]rune) or one per run
-// (strings.ToValidUTF8); tiktoken counts the text the former decoders
-// give.
-func ReplaceInvalid(s string) string { return model.ReplaceInvalid(s) }
 
 // Options controls reading (`go doc
 // github.com/ctxbench/ctxbench/transcript/internal/decode Options` shows

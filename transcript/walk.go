@@ -21,11 +21,11 @@ type SkippedFile struct {
 	Reason string `json:"reason"`
 }
 
-// Stdin is the path that names standard input.
-const Stdin = "-"
+// stdinPath is the path that names standard input.
+const stdinPath = "-"
 
 // Walk reads the transcripts of every path in order and calls fn with each,
-// one at a time. A path is a file, a directory or [Stdin]. A directory is
+// one at a time. A path is a file, a directory or "-", standard input. A directory is
 // walked in lexical order (skipping .git); its files that hold no
 // transcript ([NotTranscriptError]) are returned as skipped, while a file
 // named explicitly that holds none is an error. A directory's file whose
@@ -150,7 +150,7 @@ func Largest(paths []string) int64 {
 func listInputs(paths []string) []input {
 	var out []input
 	for _, p := range paths {
-		if p == Stdin {
+		if p == stdinPath {
 			out = append(out, input{path: "<stdin>", stdin: true, explicit: true})
 			continue
 		}
@@ -394,14 +394,4 @@ func ReadFile(name string, opt Options) ([]*Transcript, error) {
 		return nil, err
 	}
 	return ts, nil
-}
-
-// ReadFS reads every transcript in the named file of fsys, as ReadFile does.
-func ReadFS(fsys fs.FS, name string, opt Options) ([]*Transcript, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", name, err)
-	}
-	defer f.Close()
-	return Read(f, name, opt)
 }

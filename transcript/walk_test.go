@@ -93,7 +93,7 @@ func TestWalkErrors(t *testing.T) {
 
 func TestWalkStdin(t *testing.T) {
 	var got []*Transcript
-	_, err := Walk([]string{Stdin}, Options{}, strings.NewReader(ccUser+"\n"+ccAsst+"\n"), func(tr *Transcript) error {
+	_, err := Walk([]string{"-"}, Options{}, strings.NewReader(ccUser+"\n"+ccAsst+"\n"), func(tr *Transcript) error {
 		got = append(got, tr)
 		return nil
 	})
@@ -178,7 +178,7 @@ func TestLargest(t *testing.T) {
 	if got := Largest([]string{dir}); got != 5 {
 		t.Errorf("Largest(dir) = %d, want 5", got)
 	}
-	if got := Largest([]string{filepath.Join(dir, "sub", "b.jsonl"), Stdin}); got != 3 {
+	if got := Largest([]string{filepath.Join(dir, "sub", "b.jsonl"), "-"}); got != 3 {
 		t.Errorf("Largest(b.jsonl, stdin) = %d, want 3", got)
 	}
 	if got := Largest([]string{filepath.Join(dir, "missing")}); got != 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
@@ -96,7 +97,7 @@ func seq(lo, hi int) []int {
 func names(idx []int) []string {
 	var out []string
 	for _, i := range idx {
-		out = append(out, transcript.MessageID(i))
+		out = append(out, msgid.Of(i))
 	}
 	return out
 }

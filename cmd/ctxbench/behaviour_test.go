@@ -222,15 +222,15 @@ func TestImportChain(t *testing.T) {
 	const mod = "github.com/ctxbench/ctxbench/"
 	allowed := map[string][]string{
 		"transcript":     {"internal/limit"},
-		"estimate":       {"transcript", "internal/approx", "internal/family", "internal/imagerule"},
+		"estimate":       {"transcript", "internal/approx", "internal/family", "internal/imagerule", "internal/jsstring"},
 		"pricing":        {"transcript", "internal/limit", "internal/suggest", "internal/dollars", "internal/noprice"},
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit", "internal/dollars", "internal/conversation"},
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/countcache"},
-		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache", "internal/resolve"},
+		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache", "internal/resolve", "internal/msgid"},
 		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention"},
 		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
-		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice"},
+		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid"},
 		"fixtures":       {"transcript"},
 
 		"internal/scan":       {},
@@ -266,42 +266,46 @@ func TestImportChain(t *testing.T) {
 		// Messages as the plain text summary prompts and probes read.
 		"internal/conversation": {"transcript"},
 
+		// Text as JavaScript measures it, and the messages' trace ids.
+		"internal/jsstring": {"internal/swar"},
+		"internal/msgid":    {},
+
 		// cost's statistics and its prompt cache, fed plain numbers.
 		"cost/internal/stats":  {},
 		"cost/internal/prefix": {},
 
-		"estimate/internal/bpe": {"transcript"},
+		"estimate/internal/bpe": {"transcript", "internal/jsstring"},
 
 		"replay/internal/artifact": {"transcript", "internal/scan"},
 		"replay/internal/gram":     {},
 		"replay/internal/keymatch": {},
 
 		// window's contract and shared helpers, below its rooms.
-		"window/internal/policy":     {"transcript", "estimate", "summarize"},
+		"window/internal/policy":     {"transcript", "estimate", "summarize", "internal/msgid"},
 		"window/internal/jsstr":      {"internal/swar"},
 		"window/internal/linefit":    {},
-		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "internal/conformance", "window/internal/policy", "window/internal/serveredit", "internal/countcache"},
+		"window/internal/policytest": {"transcript", "estimate", "summarize", "fixtures", "internal/conformance", "window/internal/policy", "window/internal/serveredit", "internal/countcache", "internal/msgid"},
 		"window/internal/client":     {"window/internal/policy"},
 		"window/internal/serveredit": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit"},
 		// window's rooms: one modelled system each.
-		"window/internal/prune":      {"transcript", "window/internal/policy", "window/internal/jsstr"},
-		"window/internal/crossturn":  {"transcript", "summarize", "window/internal/policy"},
+		"window/internal/prune":      {"transcript", "window/internal/policy", "window/internal/jsstr", "internal/jsstring"},
+		"window/internal/crossturn":  {"transcript", "summarize", "window/internal/policy", "internal/msgid"},
 		"window/internal/compress":   {"transcript", "summarize", "window/internal/policy"},
 		"window/internal/aidf":       {"transcript", "summarize", "internal/limit", "internal/strictyaml", "window/internal/policy"},
 		"window/internal/codex":      {"transcript", "estimate", "summarize", "internal/approx", "internal/codexcut", "window/internal/policy"},
-		"window/internal/gemini":     {"transcript", "estimate", "summarize", "internal/swar", "window/internal/policy", "window/internal/jsstr"},
-		"window/internal/opencode":   {"transcript", "summarize", "window/internal/policy"},
-		"window/internal/claudecode": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit"},
-		"window/internal/langchain":  {"transcript", "summarize", "internal/approx", "internal/swar", "window/internal/policy", "window/internal/jsstr"},
-		"window/internal/cline":      {"transcript", "window/internal/policy", "window/internal/jsstr"},
-		"window/internal/twotier":    {"transcript", "estimate", "summarize", "internal/approx", "window/internal/policy", "window/internal/client", "window/internal/jsstr"},
+		"window/internal/gemini":     {"transcript", "estimate", "summarize", "internal/swar", "window/internal/policy", "window/internal/jsstr", "internal/jsstring"},
+		"window/internal/opencode":   {"transcript", "summarize", "window/internal/policy", "internal/jsstring"},
+		"window/internal/claudecode": {"transcript", "summarize", "window/internal/policy", "window/internal/linefit", "internal/jsstring"},
+		"window/internal/langchain":  {"transcript", "summarize", "internal/approx", "internal/swar", "window/internal/policy", "window/internal/jsstr", "internal/jsstring"},
+		"window/internal/cline":      {"transcript", "window/internal/policy", "window/internal/jsstr", "internal/msgid"},
+		"window/internal/twotier":    {"transcript", "estimate", "summarize", "internal/approx", "window/internal/policy", "window/internal/client", "window/internal/jsstr", "internal/jsstring"},
 		"window/internal/vercel":     {"transcript", "window/internal/policy", "window/internal/client"},
 		"window/internal/openai":     {"transcript", "summarize", "window/internal/policy", "window/internal/client", "window/internal/serveredit"},
 		"window/internal/anthropic":  {"transcript", "summarize", "window/internal/policy", "window/internal/client", "window/internal/serveredit"},
 
 		// transcript's model and its decoding, below every reader.
 		"transcript/internal/model":  {"internal/swar"},
-		"transcript/internal/decode": {"transcript/internal/model", "internal/limit"},
+		"transcript/internal/decode": {"transcript/internal/model", "internal/limit", "internal/jsstring"},
 		// transcript's rooms: one format (or family) each.
 		"transcript/internal/opencode":   {"transcript/internal/model", "transcript/internal/decode"},
 		"transcript/internal/atif":       {"transcript/internal/model", "transcript/internal/decode"},

@@ -13,7 +13,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/suite"
-	"github.com/ctxbench/ctxbench/transcript"
 )
 
 type checkCmd struct {
@@ -300,7 +299,7 @@ func refuseInput(flag, out string, inputs []string) error {
 	}
 	fo, outErr := os.Stat(out)
 	for _, in := range inputs {
-		if in == transcript.Stdin {
+		if in == stdinPath {
 			continue
 		}
 		if sameFile(out, in) {

@@ -255,7 +255,7 @@ func (f inputFlags) options() (transcript.Options, error) {
 	opt := transcript.Options{Lenient: f.Lenient, Measure: f.measure, Select: f.selectFile}
 	if f.Format != "" {
 		var err error
-		if opt.Format, err = transcript.ParseFormat(f.Format); err != nil {
+		if opt.Format, err = parseFormat(f.Format); err != nil {
 			return opt, fmt.Errorf("--format: %w", err)
 		}
 	}
@@ -430,4 +430,17 @@ func helpWithDefault(v *kong.Value) string {
 		return help
 	}
 	return strings.TrimSuffix(help, ".") + " (default: " + v.Default + ")."
+}
+
+// parseFormat returns the format named s, or an error that lists the
+// known ones.
+func parseFormat(s string) (transcript.Format, error) {
+	names := make([]string, 0, len(transcript.Formats()))
+	for _, f := range transcript.Formats() {
+		if string(f) == s {
+			return f, nil
+		}
+		names = append(names, string(f))
+	}
+	return "", fmt.Errorf("unknown format %q (known: %s)", s, strings.Join(names, ", "))
 }

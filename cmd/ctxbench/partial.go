@@ -38,7 +38,7 @@ func startShard(e *env, command, shard, partial string, merge []string, f *input
 		}
 		return nil, errors.New("--shard splits the files of the paths given: the embedded samples are one run")
 	}
-	if slices.Contains(paths, transcript.Stdin) {
+	if slices.Contains(paths, stdinPath) {
 		return nil, errors.New("--shard splits files: standard input cannot be split")
 	}
 	w, err := batch.NewWriter(sh)

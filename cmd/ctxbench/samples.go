@@ -19,6 +19,10 @@ var sampleFiles = []string{
 	"cline/sdk/packages/core/fixtures/session/session.messages.json",
 }
 
+// stdinPath is the path that names standard input, as transcript.Walk
+// reads it.
+const stdinPath = "-"
+
 // samplePrefix starts the name of every embedded sample, so that output
 // never mistakes one for a file on disk.
 const samplePrefix = "embedded:"

@@ -27,7 +27,7 @@ func (c *tokensCmd) Run(e *env) error {
 	}
 	files := c.Files
 	if len(files) == 0 {
-		files = []string{transcript.Stdin}
+		files = []string{stdinPath}
 	}
 	var inputs []report.TokenCount
 	for _, f := range files {
@@ -58,7 +58,7 @@ func (c *tokensCmd) Run(e *env) error {
 // readText reads a whole text file, or standard input for "-".
 func readText(e *env, f string) (text, name string, err error) {
 	var b []byte
-	if f == transcript.Stdin {
+	if f == stdinPath {
 		name = "<stdin>"
 		b, err = limit.ReadAll(e.stdin, name, transcript.DefaultMaxBytes)
 	} else {

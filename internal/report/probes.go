@@ -5,10 +5,10 @@ import (
 	"io"
 	"slices"
 
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/internal/probe"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/transcript"
 )
 
 // ProbeText writes a probe score as a cell: the share of the session's
@@ -51,7 +51,7 @@ func WriteProbes(w io.Writer, tp TranscriptProbes) error {
 		fmt.Fprintf(w, "%s: %d probes of the whole history\n", title, len(tp.Probes))
 		t := Table{Header: []string{"kind", "question", "answer", "message"}}
 		for _, p := range tp.Probes {
-			t.Rows = append(t.Rows, []string{string(p.Kind), shortCell(p.Question), shortCell(p.Answer), transcript.MessageID(p.Message)})
+			t.Rows = append(t.Rows, []string{string(p.Kind), shortCell(p.Question), shortCell(p.Answer), msgid.Of(p.Message)})
 		}
 		if err := t.WriteText(w); err != nil {
 			return err

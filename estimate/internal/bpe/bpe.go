@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 )
 
 // The encodings' pre-tokenizer patterns, as OpenAI's tiktoken defines
@@ -143,7 +143,7 @@ func (e *Encoding) countPieces(text string, cached bool) int {
 	if text == "" {
 		return 0
 	}
-	text = transcript.ReplaceInvalid(text) // as tiktoken's callers decode bytes
+	text = jsstring.ReplaceInvalid(text) // as tiktoken's callers decode bytes
 	n := 0
 	for i := 0; i < len(text); {
 		j := e.next(text, i)

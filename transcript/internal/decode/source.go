@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/transcript/internal/model"
 )
 
@@ -353,7 +354,7 @@ const MaxBadListed = 1000
 //
 // Invalid UTF-8 is read as the WHATWG decoder (JavaScript's TextDecoder,
 // which the TypeScript agents read their logs with) reads it: one U+FFFD
-// per maximal ill-formed subsequence ([ReplaceInvalid]), where
+// per maximal ill-formed subsequence ([jsstring.ReplaceInvalid]), where
 // encoding/json would make one per byte.
 func (s *Source) Decode(t *model.Transcript, r Record, v any) (ok bool, err error) {
 	raw := r.Raw
@@ -361,7 +362,7 @@ func (s *Source) Decode(t *model.Transcript, r Record, v any) (ok bool, err erro
 		if !r.Nested && !s.Doc {
 			t.InvalidUTF8++
 		}
-		raw = []byte(model.ReplaceInvalid(string(raw)))
+		raw = []byte(jsstring.ReplaceInvalid(string(raw)))
 	}
 	if e := Unmarshal(raw, v); e != nil {
 		return false, s.Bad(t, r.Line, "%s", DescribeJSONError(e, r))

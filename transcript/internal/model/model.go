@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/swar"
@@ -372,31 +370,6 @@ func (t *Transcript) Usage() Usage {
 	}
 	return u
 }
-
-// MessageID is transcript.MessageID: the trace id of message i, "m<i>".
-func MessageID(i int) string {
-	if uint(i) < sharedIDs {
-		ids, at := messageIDs()
-		return ids[at[i]:at[i+1]]
-	}
-	return "m" + strconv.Itoa(i)
-}
-
-// sharedIDs is how many message ids MessageID shares: about 150 KB.
-const sharedIDs = 1 << 14
-
-// messageIDs returns "m0m1m2…" up to sharedIDs ids, and where each
-// starts (the last entry: where the last ends).
-var messageIDs = sync.OnceValues(func() (string, []uint32) {
-	var b strings.Builder
-	at := make([]uint32, 0, sharedIDs+1)
-	for i := range sharedIDs {
-		at = append(at, uint32(b.Len()))
-		b.WriteByte('m')
-		b.WriteString(strconv.Itoa(i))
-	}
-	return b.String(), append(at, uint32(b.Len()))
-})
 
 // CountSkipped counts one record of kind that t's reader skipped.
 func CountSkipped(t *Transcript, kind string) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -136,7 +137,7 @@ func TestAnthropicCompactionCorpus(t *testing.T) {
 	if len(fired) == 0 || fired[0] != first {
 		t.Fatalf("fired at messages %v; the first call over the trigger is message %d", fired, first)
 	}
-	if len(after) < 2 || after[0] != "s1" || after[1] != transcript.MessageID(first) {
+	if len(after) < 2 || after[0] != "s1" || after[1] != msgid.Of(first) {
 		t.Errorf("the call after the compaction sends %v", after)
 	}
 }

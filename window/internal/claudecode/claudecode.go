@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/linefit"
@@ -709,7 +710,7 @@ func ccResultTokens(b transcript.Block) int {
 	return ccRound4(b.Text) + ccImageTokens*strings.Count(string(b.Raw), `"type":"image"`)
 }
 
-func ccRound4(s string) int { return int(math.Round(float64(transcript.UTF16Len(s)) / 4)) }
+func ccRound4(s string) int { return int(math.Round(float64(jsstring.Len(s)) / 4)) }
 
 // Guarantees: clearing keeps every call with its result, and a
 // compaction sends the summary alone, as a user message. It promises no

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
@@ -254,7 +255,7 @@ func clineMessage(t *transcript.Transcript, i int) clineMsg {
 			b.block = &m.Blocks[k]
 		}
 	}
-	return clineMsg{jsObject("id", jsString(transcript.MessageID(i)), "role", jsString(role), "content", content), i, content}
+	return clineMsg{jsObject("id", jsString(msgid.Of(i)), "role", jsString(role), "content", content), i, content}
 }
 
 // clineItems returns what is sent: the leading system messages, then

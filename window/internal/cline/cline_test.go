@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
@@ -127,7 +128,7 @@ func (e *clineEncoder) encode(sent []clineMsg) []string {
 	var ids []string
 	for _, m := range sent {
 		id := m.v.str("id")
-		if i, ok := e.whole[m.role()+"\x00"+string(jsJSON(m.v.field("content")))]; ok && id == transcript.MessageID(i) {
+		if i, ok := e.whole[m.role()+"\x00"+string(jsJSON(m.v.field("content")))]; ok && id == msgid.Of(i) {
 			ids = append(ids, id)
 			continue
 		}

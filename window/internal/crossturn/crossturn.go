@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -194,7 +195,7 @@ func textOnly(t *transcript.Transcript, i int) (policy.Item, bool) {
 		return policy.Original(t, i), true
 	}
 	c := &transcript.Message{Role: m.Role, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: text}}, Pos: m.Pos}
-	return policy.Item{ID: transcript.MessageID(i), Msg: c, Truncated: true}, true
+	return policy.Item{ID: msgid.Of(i), Msg: c, Truncated: true}, true
 }
 
 func (p *crossTurnPolicy) Guarantees() policy.Guarantees {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -112,7 +113,7 @@ func gemDescribe(tr *transcript.Transcript, items []policy.Item, summary string)
 			case it.Msg.Text() == geminiAck && it.Index() < 0:
 				tok = "A"
 			case p.kind == 'r' && p.output != tr.Messages[it.Index()].Blocks[p.block].Text:
-				tok = fmt.Sprintf("%d~%d", it.Index(), transcript.UTF16Len(p.output))
+				tok = fmt.Sprintf("%d~%d", it.Index(), jsstring.Len(p.output))
 			default:
 				tok = strconv.Itoa(it.Index())
 			}

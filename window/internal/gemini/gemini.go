@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/jsstr"
@@ -399,7 +400,7 @@ func truncatedFileName(tool string, n int) string {
 // truncatedOutput is formatTruncatedToolOutput: the first 20% and the
 // last 80% of max characters, under a header naming the file.
 func truncatedOutput(s, file string, max int) string {
-	n := transcript.UTF16Len(s)
+	n := jsstring.Len(s)
 	if n <= max {
 		return s
 	}

@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/internal/swar"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/jsstr"
@@ -81,7 +82,7 @@ func responsePart(block int, name, id, output string) gemPart {
 	out := jsstr.Len(output)
 	return gemPart{kind: 'r', block: block, name: name, output: output,
 		json:     len(`{"functionResponse":{"id":,"name":,"response":{"output":}}}`) + jsstr.Len(id) + jsstr.Len(name) + out,
-		quarters: transcript.UTF16Len(name) + len(`{"output":}`) + out}
+		quarters: jsstring.Len(name) + len(`{"output":}`) + out}
 }
 
 // textQuarters is estimateTextTokens × 4: per UTF-16 unit 1 for ASCII, 6

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/approx"
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/jsstr"
@@ -278,7 +279,7 @@ func (c *lcCache) messages(hist []policy.Item) []lcMsg {
 }
 
 func lcMsgOf(i int, m *transcript.Message, u lcUnit) lcMsg {
-	x := lcMsg{item: i, u: u, chars: transcript.UTF16Len(u.content)}
+	x := lcMsg{item: i, u: u, chars: jsstring.Len(u.content)}
 	switch u.kind {
 	case 'a':
 		n := 0
@@ -295,7 +296,7 @@ func lcMsgOf(i int, m *transcript.Message, u lcUnit) lcMsg {
 		}
 	case 't':
 		b := m.Blocks[u.blocks[0]]
-		x.chars += transcript.UTF16Len(b.ID)
+		x.chars += jsstring.Len(b.ID)
 		x.ids = []string{b.ID}
 	}
 	return x

@@ -6,6 +6,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -260,7 +261,7 @@ loop:
 }
 
 // opencodeTokens is Token.estimate: UTF-16 length / 4, rounded.
-func opencodeTokens(s string) int { return int(math.Round(float64(transcript.UTF16Len(s)) / 4)) }
+func opencodeTokens(s string) int { return int(math.Round(float64(jsstring.Len(s)) / 4)) }
 
 // Guarantees: opencode keeps a tool call and its output in one part, so
 // neither prune nor compaction separates them.

@@ -12,6 +12,7 @@ import (
 	"weak"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -64,12 +65,12 @@ func Truncated(it Item, m *transcript.Message, summary bool) Item {
 // TruncatedOriginal returns the item for message i of a transcript, its
 // content replaced by m, a cut copy.
 func TruncatedOriginal(i int, m *transcript.Message) Item {
-	return Item{ID: transcript.MessageID(i), Msg: m, Truncated: true, index: int32(i + 1)}
+	return Item{ID: msgid.Of(i), Msg: m, Truncated: true, index: int32(i + 1)}
 }
 
 // Original returns the item for message i of t.
 func Original(t *transcript.Transcript, i int) Item {
-	return Item{ID: transcript.MessageID(i), Msg: &t.Messages[i], index: int32(i + 1)}
+	return Item{ID: msgid.Of(i), Msg: &t.Messages[i], index: int32(i + 1)}
 }
 
 // Env is what a policy may consult before a call. The replay engine fills

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -171,7 +172,7 @@ func SHA256Hex(s string) string {
 func MessageIDs(lo, hi int) []string {
 	var out []string
 	for i := lo; i < hi; i++ {
-		out = append(out, transcript.MessageID(i))
+		out = append(out, msgid.Of(i))
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/jsstr"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -142,7 +143,7 @@ func (p *prunePolicy) prune(m *transcript.Message) (*transcript.Message, bool) {
 				nb.Input = in
 			}
 		case transcript.BlockToolResult, transcript.BlockText:
-			if transcript.UTF16Len(b.Text) > p.limit {
+			if jsstring.Len(b.Text) > p.limit {
 				nb.Text = jsstr.Cut(b.Text, p.cutTo) + p.marker
 			}
 		}
@@ -183,7 +184,7 @@ func (p *prunePolicy) pruneInput(name string, input json.RawMessage) (json.RawMe
 		switch x := x.(type) {
 		case map[string]any:
 			for k, val := range x {
-				if s, ok := val.(string); ok && k == "content" && (all || transcript.UTF16Len(s) > p.limit) && s != truncatedMarker {
+				if s, ok := val.(string); ok && k == "content" && (all || jsstring.Len(s) > p.limit) && s != truncatedMarker {
 					x[k] = truncatedMarker
 					changed = true
 					continue

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -108,7 +109,7 @@ func (want twoTierGolden) matches(t *testing.T, src string, c int, step policy.S
 			req := log.reqs[0]
 			log.reqs = log.reqs[1:]
 			if policytest.SHA256Hex(req.Template.System) != want.AI.System || policytest.SHA256Hex(req.Prompt) != want.AI.User {
-				t.Errorf("%s, call %d: the AI summary's prompt (%d characters) is not createAISummary's (%d)", src, c, transcript.UTF16Len(req.Prompt), want.AI.Length)
+				t.Errorf("%s, call %d: the AI summary's prompt (%d characters) is not createAISummary's (%d)", src, c, jsstring.Len(req.Prompt), want.AI.Length)
 				return false
 			}
 		}
@@ -136,7 +137,7 @@ func loopIDs(items []policy.Item) []string {
 	out := policy.ItemIDs(items)
 	for i, it := range items {
 		if it.Truncated {
-			out[i] += "~" + strconv.Itoa(transcript.UTF16Len(it.Msg.Text()))
+			out[i] += "~" + strconv.Itoa(jsstring.Len(it.Msg.Text()))
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/approx"
+	"github.com/ctxbench/ctxbench/internal/jsstring"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/jsstr"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -26,7 +27,7 @@ type loopEstimator struct{}
 
 func (loopEstimator) Name() string          { return "ralph-json4" }
 func (loopEstimator) Exact() bool           { return false }
-func (loopEstimator) Count(text string) int { return approx.Tokens(transcript.UTF16Len(text)) }
+func (loopEstimator) Count(text string) int { return approx.Tokens(jsstring.Len(text)) }
 func (loopEstimator) CountMessage(m *transcript.Message) int {
 	// {"role":"…","content":…}
 	n := len(`{"role":"","content":}`) + len(m.Role)
@@ -61,7 +62,7 @@ const (
 // plus "\n... [message truncated]" (a string content: one text block).
 func truncateLoopMessage(it policy.Item) (policy.Item, bool) {
 	c := loopContent(it.Msg)
-	if transcript.UTF16Len(c) <= loopTruncateOver {
+	if jsstring.Len(c) <= loopTruncateOver {
 		return it, false
 	}
 	m := &transcript.Message{Role: it.Msg.Role, Name: it.Msg.Name, Model: it.Msg.Model,
@@ -127,7 +128,7 @@ func (x *loopExtraction) add(msgs []policy.Item) {
 		for _, m := range cmds[:min(len(cmds), 5)] {
 			m = loopToQuote.ReplaceAllString(m, "")
 			m = strings.TrimSuffix(strings.TrimSuffix(m, `"`), `'`)
-			if transcript.UTF16Len(m) > 5 && len(x.commands) < 5 {
+			if jsstring.Len(m) > 5 && len(x.commands) < 5 {
 				x.commands = append(x.commands, m)
 			}
 		}
@@ -246,7 +247,7 @@ func (p *loopAIPrompt) note(kind, name string, list *[]string, keep int) {
 // its content, over 2,000 characters its first 1,500, "\n...[truncated]...",
 // and its last 300; messages apart by "\n\n---\n\n".
 func (p *loopAIPrompt) addConversation(i int, role transcript.Role, c string) {
-	if u := transcript.UTF16Len(c); u > 2000 {
+	if u := jsstring.Len(c); u > 2000 {
 		c = jsstr.Cut(c, 1500) + "\n...[truncated]..." + jsstr.Slice(c, u-300, u)
 	}
 	var b strings.Builder
@@ -257,7 +258,7 @@ func (p *loopAIPrompt) addConversation(i int, role transcript.Role, c string) {
 	b.WriteString(c)
 	part := b.String()
 	p.conversation.WriteString(part)
-	p.conversationUnits += transcript.UTF16Len(part)
+	p.conversationUnits += jsstring.Len(part)
 	if p.conversationUnits > loopAIMaxContent {
 		p.conversationFull = true
 		p.conversationCut = jsstr.Cut(p.conversation.String(), loopAIMaxContent) + "\n\n...[earlier messages truncated]..."
