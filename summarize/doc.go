@@ -16,7 +16,7 @@
 //     compatible server: llama.cpp, Ollama, vLLM).
 //
 // The templates are the seeds' own ([AIDF], [TwoTier], [CrossTurn],
-// [Generic]); [LoadTemplate] reads a replacement from a file.
+// [Generic]); a [Template] of the caller's own replaces them.
 //
 // # Failures, cache and cost
 //

@@ -3,7 +3,6 @@ package summarize
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,26 +152,13 @@ func TestTemplates(t *testing.T) {
 	if !strings.Contains(p.User, "Previous summary: old\n\n[User]") {
 		t.Errorf("aidf with previous: %q", p.User)
 	}
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good.tmpl")
-	os.WriteFile(good, []byte("Sum up:\n{{.Conversation}}"), 0o644)
-	tm, err := LoadTemplate(good, AIDF)
-	if err != nil || tm.MaxTokens != 1024 {
-		t.Fatalf("LoadTemplate: %v, %+v", err, tm)
-	}
+	tm := &Template{Name: "own", Prompt: "Sum up:\n{{.Conversation}}", MaxTokens: AIDF.MaxTokens}
 	p, _ = Render(Request{Messages: messages, Template: tm})
-	if !strings.HasPrefix(p.User, "Sum up:\n[User] ") {
-		t.Errorf("file template: %q", p.User)
+	if !strings.HasPrefix(p.User, "Sum up:\n[User] ") || p.MaxTokens != 1024 {
+		t.Errorf("own template: %q, %d tokens", p.User, p.MaxTokens)
 	}
-	bad := filepath.Join(dir, "bad.tmpl")
-	os.WriteFile(bad, []byte("no placeholder"), 0o644)
-	if _, err := LoadTemplate(bad, AIDF); err == nil {
-		t.Error("a template without {{.Conversation}} was accepted")
-	}
-	broken := filepath.Join(dir, "broken.tmpl")
-	os.WriteFile(broken, []byte("{{.Conversation"), 0o644)
-	if _, err := LoadTemplate(broken, AIDF); err == nil {
-		t.Error("a template that does not parse was accepted")
+	if _, err := Render(Request{Messages: messages, Template: &Template{Name: "broken", Prompt: "{{.Conversation"}}); err == nil {
+		t.Error("a template that does not parse was rendered")
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"io/fs"
 	"iter"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -197,36 +196,23 @@ func TestMeasureEqualsRender(t *testing.T) {
 // that repeats the conversation past four times its size when rendered,
 // with an error, not an exhausted memory.
 func TestHostileTemplates(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	own := func(body string) *Template { return &Template{Name: "own", Prompt: body, MaxTokens: Generic.MaxTokens} }
 	for _, body := range []string{
 		"{{range 100000000000}}x{{end}}{{.Conversation}}",
 		"{{if true}}{{range 10}}{{end}}{{end}}{{.Conversation}}",
 		`{{define "d"}}{{range 5}}{{end}}{{end}}{{.Conversation}}`,
 	} {
-		if _, err := LoadTemplate(write("r.tmpl", body), Generic); err == nil || !strings.Contains(err.Error(), "cannot use range") {
+		if _, err := Render(Request{Template: own(body)}); err == nil || !strings.Contains(err.Error(), "cannot use range") {
 			t.Errorf("%q: %v, want range refused", body, err)
 		}
 	}
-	tmpl, err := LoadTemplate(write("many.tmpl", strings.Repeat("{{.Conversation}}", 20000)), Generic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tmpl := own(strings.Repeat("{{.Conversation}}", 20000))
 	long := []transcript.Message{{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: strings.Repeat("a", 100_000)}}}}
 	if _, err := Render(Request{Messages: long, Template: tmpl}); err == nil || !strings.Contains(err.Error(), "repeats the conversation") {
 		t.Errorf("20,000 copies of the conversation: %v", err)
 	}
 	// Printed twice, it is a prompt like any other.
-	twice, err := LoadTemplate(write("twice.tmpl", "{{.Conversation}}\n---\n{{.Conversation}}"), Generic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	twice := own("{{.Conversation}}\n---\n{{.Conversation}}")
 	if p, err := Render(Request{Messages: long, Template: twice}); err != nil || len(p.User) < 200_000 {
 		t.Errorf("twice: %d bytes, %v", len(p.User), err)
 	}

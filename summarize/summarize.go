@@ -10,7 +10,6 @@ import (
 	"text/template/parse"
 
 	"github.com/ctxbench/ctxbench/internal/conversation"
-	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -134,24 +133,6 @@ var (
 
 // templates returns the named templates.
 func templates() []*Template { return []*Template{AIDF, TwoTier, CrossTurn, Generic} }
-
-// LoadTemplate reads a prompt from a file, to use in place of base's: the
-// file is a text/template using {{.Conversation}} and, optionally,
-// {{.Previous}}. The result keeps base's output limit.
-func LoadTemplate(path string, base *Template) (*Template, error) {
-	b, err := limit.ReadFile(path, limit.Config)
-	if err != nil {
-		return nil, err
-	}
-	t := &Template{Name: "file:" + path, Source: path, Prompt: string(b), MaxTokens: base.MaxTokens}
-	if _, err := t.render("", ""); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if !strings.Contains(t.Prompt, "{{.Conversation}}") {
-		return nil, fmt.Errorf("%s: the template never uses {{.Conversation}}", path)
-	}
-	return t, nil
-}
 
 // render executes the template.
 func (t *Template) render(conversation, previous string) (string, error) {

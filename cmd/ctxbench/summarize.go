@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/internal/dollars"
+	"github.com/ctxbench/ctxbench/internal/limit"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
@@ -346,7 +347,7 @@ func (c *summarizeCmd) Run(e *env) error {
 		return fmt.Errorf("--template: %w", err)
 	}
 	if c.TemplateFile != "" {
-		if tmpl, err = summarize.LoadTemplate(c.TemplateFile, tmpl); err != nil {
+		if tmpl, err = loadTemplate(c.TemplateFile, tmpl); err != nil {
 			return fmt.Errorf("--template-file: %w", err)
 		}
 	}
@@ -416,4 +417,22 @@ func templateByName(name string) (*summarize.Template, error) {
 		names = append(names, t.Name)
 	}
 	return nil, fmt.Errorf("unknown template %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// loadTemplate reads a prompt from a file, to use in place of base's: the
+// file is a text/template using {{.Conversation}} and, optionally,
+// {{.Previous}}. The result keeps base's output limit.
+func loadTemplate(path string, base *summarize.Template) (*summarize.Template, error) {
+	b, err := limit.ReadFile(path, limit.Config)
+	if err != nil {
+		return nil, err
+	}
+	t := &summarize.Template{Name: "file:" + path, Source: path, Prompt: string(b), MaxTokens: base.MaxTokens}
+	if _, err := summarize.Render(summarize.Request{Template: t}); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !strings.Contains(t.Prompt, "{{.Conversation}}") {
+		return nil, fmt.Errorf("%s: the template never uses {{.Conversation}}", path)
+	}
+	return t, nil
 }
