@@ -25,8 +25,8 @@ type SkippedFile struct {
 const stdinPath = "-"
 
 // Walk reads the transcripts of every path in order and calls fn with each,
-// one at a time. A path is a file, a directory or "-", standard input. A directory is
-// walked in lexical order (skipping .git); its files that hold no
+// one at a time. A path is a file, a directory or "-", standard input. A
+// directory is walked in lexical order (skipping .git); its files that hold no
 // transcript ([NotTranscriptError]) are returned as skipped, while a file
 // named explicitly that holds none is an error. A directory's file whose
 // malformed record ([SyntaxError]) stops a strict read is skipped too
