@@ -1,42 +1,16 @@
-// Package suite is the regression check's configuration and verdict: a
-// suite of sessions replayed under the policies a team ships, held to
-// invariants, budgets and a checked-in baseline. The command's batch
-// package replays the suite; suite reads its config, measures each
-// case, compares the cases with the baseline and says what changed
-// (`ctxbench check` is a batch run, [Check] and a printer).
+// Package suite runs the regression check of `ctxbench check` from Go:
+// a suite of sessions replayed under the policies a team ships, held to
+// invariants, budgets and a checked-in baseline.
 //
-// The steps:
+// [LoadConfig] reads the suite's ctxbench.yaml (its transcripts,
+// policies, estimators, model, budgets and tolerances) and
+// [LoadBaseline] the baseline it is held to; [Check] replays every
+// transcript under every policy, prices the runs and compares each case
+// with the baseline. The [Report] says which cases fail
+// ([Report.Failed]), what changed, row by row ([Report.Rows]), and the
+// baseline an update would record ([Report.Current]); each metric that
+// changed has a [Verdict].
 //
-//  1. [LoadConfig] reads ctxbench.yaml: the transcripts (globs and
-//     folders, relative to the file), the policies (SPEC strings or
-//     {name, label, params}), the estimators, the provider, the model
-//     that prices the calls, the budgets and the tolerances. Every value
-//     is checked there, so a mistake is reported with its line before
-//     anything is replayed.
-//  2. The batch replays each transcript under every policy and prices
-//     the runs ([cost.Replay]); [Config.Cases] makes each transcript ×
-//     policy a [Case], keyed by the transcript's path relative to the
-//     config and the policy's label — its name unless the config gives
-//     one — so that changing a
-//     parameter compares the case with its old self ([Key]). The budgets
-//     its [Metrics] exceed are checked there ([CheckBudgets]), and the
-//     invariants it broke are grouped, each with its first call.
-//  3. [Check] compares the result with a [Baseline]: every metric that
-//     changed (the metric registry gives each one's name, unit,
-//     direction and budget), with its verdict — within tolerance, better
-//     or worse, each metric improving one way — the parameters that
-//     changed, the cases the baseline lacks or has too many of. A
-//     violation the baseline records is known: only more of it fails.
-//     [Report.Rows] is the table, worst first.
-//  4. The report's Current is the next baseline; [Changes] says what an
-//     update would change, and [Report.Blocking] what it must accept.
-//
-// A batch gives what it makes of each transcript as a [SessionRun]: its
-// runs under the policies, priced, their series call by call, its
-// messages' counts; the caller keeps what it draws (the command's
-// report builder, or [Config.Cases]) and lets the transcript go.
-//
-// A large suite runs as shards, each replaying the cases whose key
-// hashes to it; the batch merges their partials into the result one
-// unsharded run gives, so [Check] reports the same.
+// The command's check is this with its printers, its flags and its
+// shards; the machinery is in internal/suitecheck.
 package suite

@@ -207,13 +207,14 @@ func TestReportsRendersOnly(t *testing.T) {
 
 // TestImportChain holds the layout: each library package imports, of the
 // project's, only those the chain allows (transcript ← estimate, pricing ←
-// summarize ← window ← replay ← cost ← suite; internal/report above
-// them, and reports, its face, above it; internal/probe, on transcript
-// and summarize, under replay; internal/batch, the one orchestration, above them
-// all but those two), so no arrow runs back up. window and transcript
-// each keep their modelled systems and formats in rooms under their
-// internal/, below the package and above the contract
-// (window/internal/policy) or the model and its decoding
+// summarize ← window ← replay ← cost ← internal/suitecheck;
+// internal/report above them, and reports, its face, above it;
+// internal/probe, on transcript and summarize, under replay;
+// internal/batch, the one orchestration, above them all but those two;
+// suite, the check's face, on internal/batch), so no arrow runs back up.
+// window and transcript each keep their modelled systems and formats in
+// rooms under their internal/, below the package and above the
+// contract (window/internal/policy) or the model and its decoding
 // (transcript/internal/model, …/decode): a room imports no other room,
 // and every folder there is in the layout. kong is the command's alone,
 // tablewriter and gonum/plot internal/report's, SQLite
@@ -228,10 +229,13 @@ func TestImportChain(t *testing.T) {
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/countcache"},
 		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache", "internal/resolve", "internal/msgid"},
 		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention"},
-		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
-		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile"},
-		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid"},
+		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric", "internal/batch", "internal/suitecheck"},
+		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile", "internal/suitecheck"},
+		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid", "internal/suitecheck"},
 		"fixtures":       {"transcript"},
+
+		// The check's machinery, under internal/batch and suite.
+		"internal/suitecheck": {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 
 		"internal/scan":       {},
 		"internal/limit":      {},

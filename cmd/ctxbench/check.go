@@ -12,7 +12,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/report"
-	"github.com/ctxbench/ctxbench/suite"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 )
 
 type checkCmd struct {
@@ -50,7 +50,7 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	rep := suite.Check(cfg, res, base, c.Strict)
+	rep := suitecheck.Check(cfg, res, base, c.Strict)
 	for _, w := range rep.Warnings {
 		e.warn(notPriced(errors.New(w), "--pricing-model", "--prices"))
 	}
@@ -68,14 +68,14 @@ func (c *checkCmd) Run(e *env) error {
 
 // load reads the suite's config, with the flags that change it, and
 // returns it with the baseline's path.
-func (c *checkCmd) load() (*suite.Config, string, error) {
+func (c *checkCmd) load() (*suitecheck.Config, string, error) {
 	if len(c.More) > 0 {
 		if len(c.Merge) == 0 {
 			return nil, "", fmt.Errorf("unexpected argument %s: check reads the transcripts its config names (--config); to merge partials, --merge %s", c.More[0], strings.Join(c.More, " "))
 		}
 		c.Merge = append(c.Merge, c.More...)
 	}
-	cfg, err := suite.LoadConfig(c.Config)
+	cfg, err := suitecheck.LoadConfig(c.Config)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", withHint(err, "write the suite there, or pass --config FILE: a ctxbench.yaml names the transcripts and the policies, at the least \"transcripts: [sessions/*.jsonl]\" and \"policies: [none, aidf:max_messages=30]\" (see docs/check.md of github.com/ctxbench/ctxbench)")
 	}
@@ -96,7 +96,7 @@ func (c *checkCmd) load() (*suite.Config, string, error) {
 // reads: the config, the baseline, the --prices file, a partial it
 // merges, or one of the suite's transcripts (which a merge does not
 // read; a glob that matches nothing is reported by the run).
-func (c *checkCmd) refuseOutputs(cfg *suite.Config, basePath string) error {
+func (c *checkCmd) refuseOutputs(cfg *suitecheck.Config, basePath string) error {
 	outs := []struct{ flag, path string }{{"--junit", c.JUnit}, {"--summary", c.Summary}, {"--partial", c.Partial}}
 	read := []struct{ what, path string }{{"the config", c.Config}, {"the baseline", basePath}, {"the --prices file", c.Prices}}
 	for _, p := range c.Merge {
@@ -123,8 +123,8 @@ func (c *checkCmd) refuseOutputs(cfg *suite.Config, basePath string) error {
 
 // baseline reads the baseline res is compared with (nil, recording one
 // with --update where there is none).
-func (c *checkCmd) baseline(cfg *suite.Config, path string, res *suite.Result) (*suite.Baseline, error) {
-	base, err := suite.LoadBaseline(path)
+func (c *checkCmd) baseline(cfg *suitecheck.Config, path string, res *suitecheck.Result) (*suitecheck.Baseline, error) {
+	base, err := suitecheck.LoadBaseline(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !c.Update:
 		return nil, withHint(fmt.Errorf("no baseline at %s", path), c.updateHint(cfg, res, nil, "once to record it, and commit it"))
@@ -142,8 +142,8 @@ func (c *checkCmd) baseline(cfg *suite.Config, path string, res *suite.Result) (
 // 'ctxbench check --update', or, when cases fail, which --update alone
 // refuses to record, 'ctxbench check --update --accept' once they are
 // checked.
-func (c *checkCmd) updateHint(cfg *suite.Config, res *suite.Result, base *suite.Baseline, what string) string {
-	if n := len(suite.Check(cfg, res, base, c.Strict).Blocking()); n > 0 {
+func (c *checkCmd) updateHint(cfg *suitecheck.Config, res *suitecheck.Result, base *suitecheck.Baseline, what string) string {
+	if n := len(suitecheck.Check(cfg, res, base, c.Strict).Blocking()); n > 0 {
 		return fmt.Sprintf("run 'ctxbench check --update --accept' %s: %s, which --update alone refuses to record; check what fails first", what, report.Count(n, "case fails", "cases fail"))
 	}
 	return "run 'ctxbench check --update' " + what
@@ -152,7 +152,7 @@ func (c *checkCmd) updateHint(cfg *suite.Config, res *suite.Result, base *suite.
 // result replays the suite (or its shard, writing the partial: then the
 // shard is returned and there is nothing more to do), or merges the
 // partials.
-func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, batch.Shard, error) {
+func (c *checkCmd) result(e *env, cfg *suitecheck.Config) (*suitecheck.Result, batch.Shard, error) {
 	if len(c.Merge) > 0 {
 		if c.Shard != "" {
 			return nil, batch.Shard{}, errors.New("--merge and --shard: merge the partials of a sharded run, or run a shard")
@@ -211,7 +211,7 @@ func (c *checkCmd) result(e *env, cfg *suite.Config) (*suite.Result, batch.Shard
 // update writes the report's baseline, unless cases fail and --accept is
 // not given: then it writes nothing, says what would be accepted, and
 // exits 1.
-func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.Report) error {
+func (c *checkCmd) update(e *env, path string, old *suitecheck.Baseline, rep *suitecheck.Report) error {
 	w := e.stdout
 	blocking := rep.Blocking()
 	if len(blocking) > 0 && !c.Accept {
@@ -222,7 +222,7 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 		fmt.Fprintf(e.stderr, "ctxbench: error: refusing to record %s in %s\nctxbench: hint: check what fails; pass --accept to record it anyway\n", report.Count(len(blocking), "failing case", "failing cases"), path)
 		return errVerdict
 	}
-	changes := suite.Changes(old, rep.Current)
+	changes := suitecheck.Changes(old, rep.Current)
 	if err := report.WriteFile(path, func(bw *bufio.Writer) error { _, err := bw.Write(rep.Current.Encode()); return err }); err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func (c *checkCmd) update(e *env, path string, old *suite.Baseline, rep *suite.R
 
 // writeOutputs prints the report and writes the JUnit and Markdown files;
 // at names a case's file in an annotation.
-func (c *checkCmd) writeOutputs(w io.Writer, rep *suite.Report, at func(file string) string) error {
+func (c *checkCmd) writeOutputs(w io.Writer, rep *suitecheck.Report, at func(file string) string) error {
 	if c.JUnit != "" {
 		if err := report.WriteTo(c.JUnit, w, func(bw *bufio.Writer) error { return report.WriteCheckJUnit(bw, rep) }); err != nil {
 			return err

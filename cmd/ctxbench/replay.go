@@ -11,9 +11,9 @@ import (
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -44,10 +44,10 @@ type replaySetup struct {
 
 func (c *replayCmd) setup() (*replaySetup, error) {
 	s := &replaySetup{paths: c.Paths, sum: c.summarizerFlags}
-	var cfg *suite.Config
+	var cfg *suitecheck.Config
 	if c.Config != "" {
 		var err error
-		if cfg, err = suite.LoadConfig(c.Config); err != nil {
+		if cfg, err = suitecheck.LoadConfig(c.Config); err != nil {
 			return nil, err
 		}
 		if len(s.paths) == 0 {

@@ -11,9 +11,9 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -21,7 +21,7 @@ import (
 
 // reportSweep is the report's sweep: aidf's cap against its preserved
 // head.
-var reportSweep = suite.SweepSpec{Policy: "aidf", Base: map[string]string{"preserve_last_n": "4"}, Grid: []replay.GridKey{
+var reportSweep = suitecheck.SweepSpec{Policy: "aidf", Base: map[string]string{"preserve_last_n": "4"}, Grid: []replay.GridKey{
 	{Key: "max_messages", Values: []string{"10", "20", "30", "40", "60", "80"}},
 	{Key: "preserve_first_n", Values: []string{"0", "1", "2", "4", "8"}},
 }}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/dollars"
 	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/pricing"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -38,7 +38,7 @@ type summarizerFlags struct {
 	Retries       *int           `name:"provider-retries" hidden:""`
 	AllowFailures bool           `name:"allow-summary-failures" hidden:""`
 
-	config suite.ProviderConfig
+	config suitecheck.ProviderConfig
 }
 
 // A summarizerSpec is a parsed --summarizer SPEC.
@@ -239,7 +239,7 @@ func (p *providerRun) finish(e *env) error {
 
 // withConfig fills what the flags leave unset from a config's provider
 // block.
-func (f summarizerFlags) withConfig(p suite.ProviderConfig) summarizerFlags {
+func (f summarizerFlags) withConfig(p suitecheck.ProviderConfig) summarizerFlags {
 	f.config = p
 	return f
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -92,7 +92,7 @@ func (c *sweepCmd) Run(e *env) error {
 	var errs []float64
 	p := batch.New(batch.Spec{Replay: replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum},
 		Cost: cost.Options{Prices: prices, Model: c.PricingModel}, NoCost: c.NoCost,
-		Sweep:   &suite.SweepSpec{Policy: pol.Name(), Base: window.Changed(pol), Grid: grid},
+		Sweep:   &suitecheck.SweepSpec{Policy: pol.Name(), Base: window.Changed(pol), Grid: grid},
 		Workers: c.Workers, Progress: progress, SweepError: func(pct float64) { errs = append(errs, pct) }})
 	if err := p.Start(e.ctx); err != nil {
 		stop()

@@ -12,9 +12,9 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/limit"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -34,12 +34,12 @@ type CheckOptions struct {
 // Check replays every transcript of cfg under every policy (the cases
 // of opts.Shard only, when set), prices the runs (as package cost does,
 // at cfg.Model or each transcript's own model), and checks each case's
-// invariants and budgets ([suite.Config.Cases]); [suite.Check] compares
+// invariants and budgets ([suitecheck.Config.Cases]); [suitecheck.Check] compares
 // the result with a baseline. A file of the suite that holds no
 // transcript is an error, never a case dropped: an unreadable file (a
 // Git LFS pointer, a compressed or empty file) must not pass, nor empty
 // the baseline on --update.
-func Check(ctx context.Context, cfg *suite.Config, opts CheckOptions) (*suite.Result, error) {
+func Check(ctx context.Context, cfg *suitecheck.Config, opts CheckOptions) (*suitecheck.Result, error) {
 	paths, err := cfg.Paths()
 	if err != nil {
 		return nil, err
@@ -49,13 +49,13 @@ func Check(ctx context.Context, cfg *suite.Config, opts CheckOptions) (*suite.Re
 	if sum == nil {
 		sum = &summarize.Mock{}
 	}
-	res := &suite.Result{Estimator: est.Name(), Cases: []suite.Case{}, Warnings: []string{}}
+	res := &suitecheck.Result{Estimator: est.Name(), Cases: []suitecheck.Case{}, Warnings: []string{}}
 	spec := Spec{
 		Policies: cfg.Policies,
 		Replay:   replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: opts.Prices},
 		Cost:     cost.Options{Prices: opts.Prices, Model: cfg.Model},
 		NoSeries: true,
-		Runs: func(sr *suite.SessionRun) error {
+		Runs: func(sr *suitecheck.SessionRun) error {
 			cases, warning, err := cfg.Cases(sr)
 			if warning != "" {
 				res.Warnings = append(res.Warnings, warning)
@@ -83,19 +83,19 @@ func Check(ctx context.Context, cfg *suite.Config, opts CheckOptions) (*suite.Re
 
 // A CheckPartial is one shard's result of a suite, written by `ctxbench
 // check --shard K/N --partial FILE` and combined by [MergeCheck]: the
-// cases of the shard, each in the shard its key ([suite.Key]) hashes
+// cases of the shard, each in the shard its key ([suitecheck.Key]) hashes
 // to. It names the suite (the digest of its config file) and the
 // ctxbench version that ran it: parts of another suite or version do
 // not merge.
 type CheckPartial struct {
-	Ctxbench string       `json:"ctxbench"`
-	Suite    string       `json:"suite"`
-	Shard    string       `json:"shard"`
-	Result   suite.Result `json:"result"`
+	Ctxbench string            `json:"ctxbench"`
+	Suite    string            `json:"suite"`
+	Shard    string            `json:"shard"`
+	Result   suitecheck.Result `json:"result"`
 }
 
 // NewCheckPartial wraps res, shard sh of cfg run by ctxbench version.
-func NewCheckPartial(cfg *suite.Config, version string, sh Shard, res *suite.Result) *CheckPartial {
+func NewCheckPartial(cfg *suitecheck.Config, version string, sh Shard, res *suitecheck.Result) *CheckPartial {
 	return &CheckPartial{Ctxbench: version, Suite: cfg.Digest, Shard: sh.String(), Result: *res}
 }
 
@@ -127,11 +127,11 @@ func ReadCheckPartial(path string) (*CheckPartial, error) {
 // version, by their paths, into the result one unsharded run gives. A
 // part of another suite or version, a shard missing or given twice, is
 // an error.
-func MergeCheck(cfg *suite.Config, version string, parts map[string]*CheckPartial) (*suite.Result, error) {
+func MergeCheck(cfg *suitecheck.Config, version string, parts map[string]*CheckPartial) (*suitecheck.Result, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("no partials to merge")
 	}
-	res := &suite.Result{Cases: []suite.Case{}, Warnings: []string{}}
+	res := &suitecheck.Result{Cases: []suitecheck.Case{}, Warnings: []string{}}
 	var sp split
 	cases := map[string]string{} // by key, the partial that holds it
 	for _, path := range slices.Sorted(maps.Keys(parts)) {

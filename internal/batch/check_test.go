@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/suite"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 )
 
 // TestUnreadableSuiteFile: a file of the suite that holds no transcript
@@ -37,7 +37,7 @@ func TestUnreadableSuiteFile(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte("transcripts: [sessions]\npolicies: [none]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := suite.LoadConfig(cfgPath)
+	cfg, err := suitecheck.LoadConfig(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -38,15 +38,15 @@ type Spec struct {
 	// they are priced (the cost options' Observe): called once for each
 	// transcript replayed, on the goroutine of Add, before its runs.
 	Observe func(t *transcript.Transcript) func(run int, s *replay.Step, priced *replay.PricedCall) error
-	// NoSeries keeps no run's series call by call ([suite.SessionRun]
+	// NoSeries keeps no run's series call by call ([suitecheck.SessionRun]
 	// Series): what a check, which draws none, sets.
 	NoSeries bool
-	// Estimators count each message ([suite.SessionRun] Counts); none: no
+	// Estimators count each message ([suitecheck.SessionRun] Counts); none: no
 	// counts.
 	Estimators []estimate.Estimator
 	// Sweep, if not nil, is swept over every transcript added, by
 	// Workers (0: one per CPU), Progress told of the runs done.
-	Sweep    *suite.SweepSpec
+	Sweep    *suitecheck.SweepSpec
 	Workers  int
 	Progress func(done, total int)
 	// SweepError, when set, is given each transcript's error of the
@@ -55,7 +55,7 @@ type Spec struct {
 	SweepError func(pct float64)
 	// Runs is given each transcript's runs, in the order added, on the
 	// goroutine of Add.
-	Runs func(*suite.SessionRun) error
+	Runs func(*suitecheck.SessionRun) error
 	// Swept, when set, is given each transcript's part of the sweep, by
 	// its place in the order added, once its runs of the sweep are done:
 	// on a goroutine of the sweep, one call at a time.
@@ -68,7 +68,7 @@ type Spec struct {
 // run's series call by call, counts its messages with the estimators,
 // and starts its runs of the sweep; [Pipeline.Finish] waits for the
 // sweep. What it makes of a transcript goes to the spec's Runs as a
-// [suite.SessionRun] while the transcript is live, and is let go with
+// [suitecheck.SessionRun] while the transcript is live, and is let go with
 // it: the caller keeps what it draws.
 type Pipeline struct {
 	spec     Spec
@@ -100,7 +100,7 @@ func (p *Pipeline) Estimators() []estimate.Estimator { return p.spec.Replay.Esti
 type Prepared struct {
 	// policies are those t is replayed under; none: t is passed over.
 	policies []window.Labeled
-	// counts are t's counts ([suite.SessionRun] Counts), or countsErr why
+	// counts are t's counts ([suitecheck.SessionRun] Counts), or countsErr why
 	// there are none. The counts themselves are let go as soon as they
 	// are made: on a long session they are tens of MB.
 	counts    []int
@@ -185,7 +185,7 @@ func (p *Pipeline) Add(ctx context.Context, t *transcript.Transcript, pr Prepare
 // Replay replays and prices t under the policies, as Add does, and
 // returns its runs instead of giving them to Runs; it starts no sweep.
 // A transcript under no policy has no runs (nil).
-func (p *Pipeline) Replay(ctx context.Context, t *transcript.Transcript, pr Prepared) (*suite.SessionRun, error) {
+func (p *Pipeline) Replay(ctx context.Context, t *transcript.Transcript, pr Prepared) (*suitecheck.SessionRun, error) {
 	if !pr.done {
 		pr = p.Prepare(t)
 	}
@@ -196,7 +196,7 @@ func (p *Pipeline) Replay(ctx context.Context, t *transcript.Transcript, pr Prep
 }
 
 // replay is Add's and Replay's: t's runs, the next in the order added.
-func (p *Pipeline) replay(ctx context.Context, t *transcript.Transcript, pr Prepared) (*suite.SessionRun, error) {
+func (p *Pipeline) replay(ctx context.Context, t *transcript.Transcript, pr Prepared) (*suitecheck.SessionRun, error) {
 	if pr.rErr != nil {
 		return nil, pr.rErr
 	}
@@ -212,9 +212,9 @@ func (p *Pipeline) replay(ctx context.Context, t *transcript.Transcript, pr Prep
 }
 
 // run replays and prices t: its SessionRun.
-func (p *Pipeline) run(ctx context.Context, t *transcript.Transcript, pr Prepared) (*suite.SessionRun, error) {
+func (p *Pipeline) run(ctx context.Context, t *transcript.Transcript, pr Prepared) (*suitecheck.SessionRun, error) {
 	est := p.spec.Replay.Estimators[0]
-	sr := &suite.SessionRun{Index: p.adds, Transcript: t, Policies: pr.policies, Estimator: est.Name(), Counts: pr.counts}
+	sr := &suitecheck.SessionRun{Index: p.adds, Transcript: t, Policies: pr.policies, Estimator: est.Name(), Counts: pr.counts}
 	ps := make([]window.Policy, len(pr.policies))
 	for k, lp := range pr.policies {
 		ps[k] = lp.Policy
@@ -224,7 +224,7 @@ func (p *Pipeline) run(ctx context.Context, t *transcript.Transcript, pr Prepare
 	ropt := p.spec.Replay
 	ropt.NoSteps = true
 	if !p.spec.NoSeries {
-		sr.Series = make([]suite.Series, len(pr.policies))
+		sr.Series = make([]suitecheck.Series, len(pr.policies))
 		ropt.Observe = seriesObserver(sr.Series, est.Name())
 	}
 	copt := p.spec.Cost
@@ -252,7 +252,7 @@ func (p *Pipeline) run(ctx context.Context, t *transcript.Transcript, pr Prepare
 
 // seriesObserver returns the Observe that appends each step of run k to
 // series[k], its tokens counted by est.
-func seriesObserver(series []suite.Series, est string) func(int, *replay.Step) error {
+func seriesObserver(series []suitecheck.Series, est string) func(int, *replay.Step) error {
 	return func(k int, st *replay.Step) error {
 		s := &series[k]
 		if len(st.Evicted) > 0 || len(st.Truncated) > 0 || st.Summary != nil {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/suite"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 )
 
 // TestShardSplit: every case is in exactly one shard, the shards are
@@ -14,7 +14,7 @@ func TestShardSplit(t *testing.T) {
 	const n = 3
 	count := make([]int, n)
 	for i := range 3000 {
-		key := suite.Key(fmt.Sprintf("sessions/%04d.jsonl", i), "aidf")
+		key := suitecheck.Key(fmt.Sprintf("sessions/%04d.jsonl", i), "aidf")
 		in := 0
 		for k := 1; k <= n; k++ {
 			if (Shard{k, n}).Holds(key) {
@@ -41,18 +41,18 @@ func TestShardSplit(t *testing.T) {
 // two partials (or in the wrong one) and partials of two estimators are
 // errors naming the file.
 func TestMergeRefusesMixedPartials(t *testing.T) {
-	cfg := &suite.Config{Path: "ctxbench.yaml", Digest: "d"}
-	var keys [2][]suite.Case
+	cfg := &suitecheck.Config{Path: "ctxbench.yaml", Digest: "d"}
+	var keys [2][]suitecheck.Case
 	for i := 0; len(keys[0]) < 3 || len(keys[1]) < 3; i++ {
-		c := suite.Case{File: fmt.Sprintf("s%d.jsonl", i), Policy: "none"}
+		c := suitecheck.Case{File: fmt.Sprintf("s%d.jsonl", i), Policy: "none"}
 		for k := range 2 {
 			if (Shard{k + 1, 2}).Holds(c.Key()) {
 				keys[k] = append(keys[k], c)
 			}
 		}
 	}
-	part := func(k int, est string, cases ...suite.Case) *CheckPartial {
-		return &CheckPartial{Ctxbench: "v", Suite: "d", Shard: Shard{k, 2}.String(), Result: suite.Result{Estimator: est, Cases: cases}}
+	part := func(k int, est string, cases ...suitecheck.Case) *CheckPartial {
+		return &CheckPartial{Ctxbench: "v", Suite: "d", Shard: Shard{k, 2}.String(), Result: suitecheck.Result{Estimator: est, Cases: cases}}
 	}
 	if res, err := MergeCheck(cfg, "v", map[string]*CheckPartial{"1.json": part(1, "e", keys[0]...), "2.json": part(2, "e", keys[1]...)}); err != nil || len(res.Cases) != 6 {
 		t.Fatalf("good partials: %v", err)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/noprice"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -27,7 +27,7 @@ type Builder struct {
 	// runs are refused otherwise.
 	Estimator string
 	// CountedWith names the estimators of each run's message counts
-	// ([suite.SessionRun.Counts]), in order, which hold
+	// ([suitecheck.SessionRun.Counts]), in order, which hold
 	// [AccuracyEstimators]. None: no accuracy plots.
 	CountedWith []string
 	// Notes are printed under the summary table.
@@ -90,7 +90,7 @@ func (b *Builder) setup() {
 
 // AddRuns adds a transcript's runs, made by a pipeline of the Builder's
 // policies: the pipeline's Runs.
-func (b *Builder) AddRuns(sr *suite.SessionRun) error {
+func (b *Builder) AddRuns(sr *suitecheck.SessionRun) error {
 	b.init()
 	if b.setupErr != nil {
 		return b.setupErr
@@ -168,7 +168,7 @@ func (e *entryError) Error() string { return e.text }
 func (e *entryError) Unwrap() error { return e.cause }
 
 // entry is what the report draws of sr.
-func (b *Builder) entry(sr *suite.SessionRun) (*Entry, error) {
+func (b *Builder) entry(sr *suitecheck.SessionRun) (*Entry, error) {
 	t, s := sr.Transcript, sr.Session
 	if len(sr.Series) != len(b.Policies) || len(s.Runs) < len(b.Policies) {
 		return nil, fmt.Errorf("%s: %d runs for the report's %d policies", t.File, len(sr.Series), len(b.Policies))
@@ -256,7 +256,7 @@ func transcriptResult(t *transcript.Transcript, s *cost.Session) TranscriptResul
 // policyResult is a policy's run of the transcript: its series, its
 // summary, its share of none's input tokens (none: that total) and its
 // cap.
-func policyResult(lp window.Labeled, se suite.Series, run *replay.Run, none int64, est string) PolicyResult {
+func policyResult(lp window.Labeled, se suitecheck.Series, run *replay.Run, none int64, est string) PolicyResult {
 	pr := PolicyResult{Label: lp.Label, Summary: run.Summary, Messages: se.Messages, Tokens: se.Tokens, Retention: se.Retention,
 		ProbesAsked: se.ProbesAsked, ProbesKept: se.ProbesKept, Events: se.Events}
 	pr.ShareOfNone = replay.ShareOfNone(run.Summary.InputTokens[est], none)

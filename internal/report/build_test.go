@@ -17,9 +17,9 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/batch"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -34,7 +34,7 @@ func TestBuilderLetsGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := &Builder{Policies: ps}
-	p := batch.New(batch.Spec{Policies: ps, Runs: b.AddRuns, Sweep: &suite.SweepSpec{Policy: "aidf", Grid: []replay.GridKey{
+	p := batch.New(batch.Spec{Policies: ps, Runs: b.AddRuns, Sweep: &suitecheck.SweepSpec{Policy: "aidf", Grid: []replay.GridKey{
 		{Key: "max_messages", Values: []string{"4", "8"}}, {Key: "preserve_last_n", Values: []string{"2", "3"}}}}})
 	var gone []weak.Pointer[transcript.Transcript]
 	for seed := range 3 {

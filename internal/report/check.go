@@ -6,12 +6,12 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ctxbench/ctxbench/suite"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 )
 
 // CheckVerdict is `ctxbench check`'s last line: how many cases fail or
 // pass, improved, and pass with the violations the baseline records.
-func CheckVerdict(rep *suite.Report) string {
+func CheckVerdict(rep *suitecheck.Report) string {
 	failed, improved := rep.Failed(), rep.Improved()
 	s := fmt.Sprintf("ctxbench check: %d of %d transcript × policy cases fail", failed, len(rep.Cases))
 	if failed == 0 {
@@ -28,15 +28,15 @@ func CheckVerdict(rep *suite.Report) string {
 
 // checkCells formats a row as the table's cells: case, metric, baseline,
 // now, Δ%, verdict and note.
-func checkCells(r suite.Row, strict bool) []string {
+func checkCells(r suitecheck.Row, strict bool) []string {
 	base, now, pct := "", "", ""
 	if r.HasValues {
-		now = suite.FormatNum(r.Now)
-		if r.Kind != suite.KindBudget && !(r.Kind == suite.KindViolation && !r.HasPct) {
-			base = suite.FormatNum(r.Base)
+		now = suitecheck.FormatNum(r.Now)
+		if r.Kind != suitecheck.KindBudget && !(r.Kind == suitecheck.KindViolation && !r.HasPct) {
+			base = suitecheck.FormatNum(r.Base)
 		}
-		if r.Kind == suite.KindBudget {
-			base = "limit " + suite.FormatNum(r.Base)
+		if r.Kind == suitecheck.KindBudget {
+			base = "limit " + suitecheck.FormatNum(r.Base)
 		}
 	}
 	if r.HasPct {
@@ -45,18 +45,18 @@ func checkCells(r suite.Row, strict bool) []string {
 			pct = fmt.Sprintf("%+.1f%%", r.Pct)
 		}
 	}
-	verdict := map[suite.Kind]string{suite.KindBudget: "✗ over budget", suite.KindRegression: "↓ worse", suite.KindViolation: "↓ worse",
-		suite.KindMissing: "✗ missing", suite.KindRemoved: "✗ removed", suite.KindParam: "changed", suite.KindBetter: "↑ better", suite.KindWithin: "~"}[r.Kind]
-	if r.Kind == suite.KindBetter && strict {
+	verdict := map[suitecheck.Kind]string{suitecheck.KindBudget: "✗ over budget", suitecheck.KindRegression: "↓ worse", suitecheck.KindViolation: "↓ worse",
+		suitecheck.KindMissing: "✗ missing", suitecheck.KindRemoved: "✗ removed", suitecheck.KindParam: "changed", suitecheck.KindBetter: "↑ better", suitecheck.KindWithin: "~"}[r.Kind]
+	if r.Kind == suitecheck.KindBetter && strict {
 		verdict = "↑ better (fails: --strict)"
 	}
 	return []string{r.File, r.Shown, r.Metric, base, now, pct, verdict, r.Note}
 }
 
 // WriteCheckRows writes `ctxbench check`'s table of a report's rows
-// ([suite.Report.Rows]), the failing ones only when failingOnly; nothing
+// ([suitecheck.Report.Rows]), the failing ones only when failingOnly; nothing
 // when there are none.
-func WriteCheckRows(w io.Writer, rep *suite.Report, failingOnly bool) error {
+func WriteCheckRows(w io.Writer, rep *suitecheck.Report, failingOnly bool) error {
 	t := Table{Header: []string{"transcript", "policy", "metric", "baseline", "now", "Δ%", "verdict", "note"},
 		Right: []bool{false, false, false, true, true, true, false, false}}
 	for _, r := range rep.Rows() {
@@ -76,20 +76,20 @@ func WriteCheckRows(w io.Writer, rep *suite.Report, failingOnly bool) error {
 // then worst first), pointing at the transcript (at names it) and, for
 // violations, the line of the first call; parameter changes and
 // improvements as notices.
-func WriteCheckAnnotations(w io.Writer, rep *suite.Report, at func(file string) string) error {
+func WriteCheckAnnotations(w io.Writer, rep *suitecheck.Report, at func(file string) string) error {
 	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	type group struct {
-		first suite.Row
+		first suitecheck.Row
 		n     int
 	}
 	var order []string
 	groups := map[string]*group{}
 	for _, r := range rep.Rows() {
-		if r.Kind == suite.KindWithin {
+		if r.Kind == suitecheck.KindWithin {
 			continue
 		}
-		k := suite.Key(r.File, r.Policy) + "\x00" + r.Kind.String()
+		k := suitecheck.Key(r.File, r.Policy) + "\x00" + r.Kind.String()
 		if g := groups[k]; g != nil {
 			g.n++
 			continue
@@ -119,8 +119,8 @@ func WriteCheckAnnotations(w io.Writer, rep *suite.Report, at func(file string) 
 }
 
 // annotation says a row in a line: metric, values, change, verdict, note.
-func annotation(r suite.Row, strict bool) string {
-	if r.Kind == suite.KindBudget || r.Kind == suite.KindMissing || r.Kind == suite.KindRemoved {
+func annotation(r suitecheck.Row, strict bool) string {
+	if r.Kind == suitecheck.KindBudget || r.Kind == suitecheck.KindMissing || r.Kind == suitecheck.KindRemoved {
 		return r.Note
 	}
 	cells := checkCells(r, strict)
@@ -135,12 +135,12 @@ func annotation(r suite.Row, strict bool) string {
 
 // WriteCheckJUnit writes one test case per transcript × policy, its failing
 // rows as the failure text.
-func WriteCheckJUnit(w io.Writer, rep *suite.Report) error {
+func WriteCheckJUnit(w io.Writer, rep *suitecheck.Report) error {
 	var jc []JUnitCase
 	failing := map[string][]string{}
 	for _, r := range rep.Rows() {
 		if r.Kind.Fails(rep.Strict) {
-			k := suite.Key(r.File, r.Policy)
+			k := suitecheck.Key(r.File, r.Policy)
 			failing[k] = append(failing[k], annotation(r, rep.Strict))
 		}
 	}
@@ -152,7 +152,7 @@ func WriteCheckJUnit(w io.Writer, rep *suite.Report) error {
 }
 
 // WriteCheckMarkdown writes the report for a CI job's summary page.
-func WriteCheckMarkdown(w io.Writer, rep *suite.Report) error {
+func WriteCheckMarkdown(w io.Writer, rep *suitecheck.Report) error {
 	fmt.Fprintf(w, "## %s\n\n", CheckVerdict(rep))
 	rows := rep.Rows()
 	if len(rows) == 0 {

@@ -19,9 +19,9 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
+	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
-	"github.com/ctxbench/ctxbench/suite"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -56,7 +56,7 @@ func commandPipeline(t testing.TB) (*Builder, *batch.Pipeline) {
 	}
 	b := &Builder{Policies: ps, CountedWith: AccuracyEstimators(), Swept: true}
 	spec := batch.Spec{Policies: ps, Cost: cost.Options{Prices: pricing.Default()}, Runs: b.AddRuns,
-		Sweep: &suite.SweepSpec{Policy: "aidf", Base: map[string]string{"preserve_last_n": "1"}, Grid: []replay.GridKey{
+		Sweep: &suitecheck.SweepSpec{Policy: "aidf", Base: map[string]string{"preserve_last_n": "1"}, Grid: []replay.GridKey{
 			{Key: "max_messages", Values: []string{"2", "4"}}, {Key: "preserve_first_n", Values: []string{"0", "1"}}}}}
 	for _, n := range b.CountedWith {
 		spec.Estimators = append(spec.Estimators, estimate.MustNew(n, estimate.OverheadNone))

@@ -1,4 +1,4 @@
-package suite
+package suitecheck
 
 import (
 	"fmt"
