@@ -13,6 +13,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/family"
 	"github.com/ctxbench/ctxbench/internal/resolve"
 	"github.com/ctxbench/ctxbench/internal/retention"
+	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -51,7 +52,7 @@ type Options struct {
 	// the run is not priced): run is the policy's index, and the rules
 	// of [replay.Options.Observe] hold (a run's steps in order on one
 	// goroutine; runs at the same time). An error stops the replay.
-	Observe func(run int, s *replay.Step, priced *replay.PricedCall) error
+	Observe func(run int, s *replay.Step, priced *tracefmt.PricedCall) error
 }
 
 // resolver looks models up in o's table, each name once.
@@ -136,7 +137,7 @@ type ModelCost struct {
 }
 
 // PerStepUSD returns each call's cost in dollars, in step order: the
-// cost_usd of the trace's lines ([replay.WriteTrace]).
+// cost_usd of the trace's lines ([tracefmt.WriteTrace]).
 func (rc *RunCost) PerStepUSD() []float64 {
 	out := make([]float64, len(rc.PerStep))
 	for i, m := range rc.PerStep {
@@ -368,12 +369,12 @@ func newRunPricer(r *replay.Replayer, fit *recordedFit, opt Options) (*runPricer
 func (p *runPricer) NotPriced() error { return p.err }
 
 // Last returns what pricing adds to the trace line of the step observed
-// last ([replay.TraceWriter]), and false when the run is not priced.
-func (p *runPricer) Last() (replay.PricedCall, bool) {
+// last ([tracefmt.TraceWriter]), and false when the run is not priced.
+func (p *runPricer) Last() (tracefmt.PricedCall, bool) {
 	if p.err != nil || p.next == 0 || len(p.rc.PerStep) != p.next {
-		return replay.PricedCall{}, false
+		return tracefmt.PricedCall{}, false
 	}
-	pc := replay.PricedCall{CostUSD: p.rc.PerStep[p.next-1].USD()}
+	pc := tracefmt.PricedCall{CostUSD: p.rc.PerStep[p.next-1].USD()}
 	if ev := p.brk.events; len(ev) > 0 && ev[len(ev)-1].Step == p.next-1 {
 		b := ev[len(ev)-1]
 		pc.Break, pc.BreakAt, pc.Rebilled, pc.BreakCostUSD = true, b.Index, b.Rebilled, b.Cost.USD()

@@ -17,8 +17,9 @@
 // once for all of them; [Sweep] a grid of one policy's parameters over many transcripts ([Sweeper]
 // while they are read).
 //
-// A [Run] holds a [Step] per call and a [Summary] of the run; [WriteTrace]
-// writes the steps as the trace, one JSON object per call.
+// A [Run] holds a [Step] per call and a [Summary] of the run; the
+// command writes the steps as the trace, one JSON object per call
+// (internal/tracefmt).
 //
 // # Invariants
 //
@@ -115,8 +116,8 @@ func (opt Options) estimators() []estimate.Estimator {
 	return []estimate.Estimator{estimate.MustNew("cl100k_base", estimate.OverheadNone)}
 }
 
-// A Step is one call of a run. Its JSON form is a line of the trace (see
-// [WriteTrace]).
+// A Step is one call of a run. Its JSON form is a line of the trace
+// (internal/tracefmt).
 type Step struct {
 	Step int `json:"step"`
 	// Appended are the ids appended before the call (the turn).

@@ -228,14 +228,16 @@ func TestImportChain(t *testing.T) {
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit", "internal/dollars", "internal/conversation"},
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/countcache"},
 		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache", "internal/resolve", "internal/msgid"},
-		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention"},
+		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention", "internal/tracefmt"},
 		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric", "internal/batch", "internal/suitecheck"},
-		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile", "internal/suitecheck"},
+		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile", "internal/suitecheck", "internal/tracefmt"},
 		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid", "internal/suitecheck"},
 		"fixtures":       {"transcript"},
 
 		// The check's machinery, under internal/batch and suite.
 		"internal/suitecheck": {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
+		// replay's trace, written and read.
+		"internal/tracefmt": {"window", "replay"},
 
 		"internal/scan":       {},
 		"internal/limit":      {},

@@ -18,6 +18,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -392,8 +393,8 @@ func (c *costCmd) setup(e *env, prices pricing.Prices) (*costRun, error) {
 		spec := batch.Spec{Policies: pols, Compare: true, NoSeries: true, Cost: r.copt,
 			Replay: replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum, Prices: prices, NoSteps: true, NoRetention: !wantRows}}
 		if wantRows {
-			spec.Observe = func(*transcript.Transcript) func(int, *replay.Step, *replay.PricedCall) error {
-				var observe func(int, *replay.Step, *replay.PricedCall) error
+			spec.Observe = func(*transcript.Transcript) func(int, *replay.Step, *tracefmt.PricedCall) error {
+				var observe func(int, *replay.Step, *tracefmt.PricedCall) error
 				observe, r.steps = observeRows(len(pols), c.Estimator)
 				return observe
 			}

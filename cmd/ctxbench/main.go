@@ -146,7 +146,7 @@
 // violations (exit status 1 when one breaks). --trace FILE writes one JSON
 // object per call, priced as ctxbench cost prices it, each call at its
 // own model or --pricing-model's (go doc
-// github.com/ctxbench/ctxbench/replay.WriteTrace). A policy's window
+// github.com/ctxbench/ctxbench/trace.WriteTrace). A policy's window
 // left at 0 (gemini-cli, codex, opencode, compress) is the context window
 // of the transcript's model in the price table. --config reads
 // transcripts, policies, estimators and provider from a ctxbench.yaml, and

@@ -30,6 +30,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/rework"
+	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -433,7 +434,7 @@ func traceWithinCap(t *testing.T, trace string) []string {
 		t.Fatalf("%d trace lines for 60 calls", len(lines))
 	}
 	read := 0
-	err := replay.ReadTrace(strings.NewReader(trace), func(l *replay.TraceLine) error {
+	err := tracefmt.ReadTrace(strings.NewReader(trace), func(l *tracefmt.TraceLine) error {
 		read++
 		if l.Messages != len(l.Context) || l.Messages > 30+len(l.Appended) || l.Tokens["cl100k_base"] == 0 {
 			t.Errorf("step %d: %d messages sent for a turn of %d", l.Step.Step, l.Messages, len(l.Appended))
@@ -1179,7 +1180,7 @@ func TestTraceOrder(t *testing.T) {
 		t.Fatal("two traces differ")
 	}
 	var order []string
-	err := replay.ReadTrace(strings.NewReader(traces[0]), func(l *replay.TraceLine) error {
+	err := tracefmt.ReadTrace(strings.NewReader(traces[0]), func(l *tracefmt.TraceLine) error {
 		key := l.Transcript + " " + l.Policy
 		if len(order) == 0 || order[len(order)-1] != key {
 			order = append(order, key)
@@ -1233,7 +1234,7 @@ func TestReplayJSONSteps(t *testing.T) {
 	}
 	contexts := map[string][]string{}
 	tb, _ := os.ReadFile(trace)
-	if err := replay.ReadTrace(bytes.NewReader(tb), func(l *replay.TraceLine) error {
+	if err := tracefmt.ReadTrace(bytes.NewReader(tb), func(l *tracefmt.TraceLine) error {
 		contexts[fmt.Sprintf("%s %s %d", l.Transcript, l.Policy, l.Step.Step)] = l.Context
 		return nil
 	}); err != nil {
@@ -1250,7 +1251,7 @@ func TestReplayJSONSteps(t *testing.T) {
 					prefixed++
 				}
 			}
-			if err := replay.ExpandSteps(r.Steps); err != nil {
+			if err := tracefmt.ExpandSteps(r.Steps); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range r.Steps {

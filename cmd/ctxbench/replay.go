@@ -12,6 +12,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/internal/suitecheck"
+	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/summarize"
@@ -211,7 +212,7 @@ func (c *replayCmd) Run(e *env) error {
 type replaySpools struct {
 	trace, steps *runSpool
 	rows         *costRows
-	rowSteps     func(int, *replay.Step, *replay.PricedCall) error
+	rowSteps     func(int, *replay.Step, *tracefmt.PricedCall) error
 	stepsOf      []report.RunSteps
 }
 
@@ -228,7 +229,7 @@ func (sp *replaySpools) start(t *transcript.Transcript, ps []window.Policy) erro
 }
 
 // observe writes run k's step to the spools.
-func (sp *replaySpools) observe(k int, s *replay.Step, priced *replay.PricedCall) error {
+func (sp *replaySpools) observe(k int, s *replay.Step, priced *tracefmt.PricedCall) error {
 	if sp.trace != nil {
 		if err := sp.trace.observe(k, s, priced); err != nil {
 			return err
@@ -267,7 +268,7 @@ func (c *replayCmd) pipeline(s *replaySetup, sum summarize.Summarizer, prices pr
 		Replay: replay.Options{Estimators: s.estimators, Summarizer: sum, Prices: prices, NoSteps: true},
 		Cost:   cost.Options{Prices: prices, Model: c.Pricing}}
 	if priced || spools.steps != nil {
-		spec.Observe = func(*transcript.Transcript) func(int, *replay.Step, *replay.PricedCall) error {
+		spec.Observe = func(*transcript.Transcript) func(int, *replay.Step, *tracefmt.PricedCall) error {
 			if spools.rows != nil {
 				spools.rowSteps, spools.stepsOf = observeRows(len(s.policies), s.estimators[0].Name())
 			}

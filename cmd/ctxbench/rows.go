@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -51,9 +52,9 @@ func newCostRows(f *inputFlags, parquetDir, jsonlDir string, inputs []string) (*
 // under policies runs, and what it gathers: each run's steps, counted
 // by est (policies beyond runs, none replayed for the saving, are left
 // out).
-func observeRows(runs int, est string) (func(int, *replay.Step, *replay.PricedCall) error, []report.RunSteps) {
+func observeRows(runs int, est string) (func(int, *replay.Step, *tracefmt.PricedCall) error, []report.RunSteps) {
 	steps := make([]report.RunSteps, runs)
-	return func(k int, s *replay.Step, _ *replay.PricedCall) error {
+	return func(k int, s *replay.Step, _ *tracefmt.PricedCall) error {
 		if k < runs { // each run on its own goroutine: steps[k] is its own
 			steps[k].Add(s, est)
 		}

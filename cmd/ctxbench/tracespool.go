@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/internal/tempfile"
+	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -87,7 +88,7 @@ func (b *runBuffer) moveOut() error {
 
 // A stepWriter writes a step's line, with what pricing adds to it (nil:
 // not priced).
-type stepWriter func(s *replay.Step, priced *replay.PricedCall) error
+type stepWriter func(s *replay.Step, priced *tracefmt.PricedCall) error
 
 func newRunSpool(line func(w io.Writer, t *transcript.Transcript, p window.Policy) stepWriter) (*runSpool, error) {
 	all, err := tempfile.Unlinked("ctxbench-spool-*.jsonl")
@@ -102,19 +103,19 @@ func newRunSpool(line func(w io.Writer, t *transcript.Transcript, p window.Polic
 	return &runSpool{all: all, scratch: scratch, line: line}, nil
 }
 
-// newTraceSpool spools the trace ([replay.TraceWriter]).
+// newTraceSpool spools the trace ([tracefmt.TraceWriter]).
 func newTraceSpool() (*runSpool, error) {
 	return newRunSpool(func(w io.Writer, t *transcript.Transcript, p window.Policy) stepWriter {
-		return replay.NewTraceWriter(w, t.ID, p.Name(), p.Params()).Write
+		return tracefmt.NewTraceWriter(w, t.ID, p.Name(), p.Params()).Write
 	})
 }
 
 // newStepSpool spools each step as a line of compact JSON, as --json
-// writes it ([replay.StepEncoder]).
+// writes it ([tracefmt.StepEncoder]).
 func newStepSpool() (*runSpool, error) {
 	return newRunSpool(func(w io.Writer, _ *transcript.Transcript, _ window.Policy) stepWriter {
-		enc := replay.NewStepEncoder(w)
-		return func(s *replay.Step, _ *replay.PricedCall) error { return enc.Encode(s) }
+		enc := tracefmt.NewStepEncoder(w)
+		return func(s *replay.Step, _ *tracefmt.PricedCall) error { return enc.Encode(s) }
 	})
 }
 
@@ -131,7 +132,7 @@ func (sp *runSpool) start(t *transcript.Transcript, ps []window.Policy) error {
 }
 
 // observe writes run k's step s (each run on its own goroutine).
-func (sp *runSpool) observe(k int, s *replay.Step, priced *replay.PricedCall) error {
+func (sp *runSpool) observe(k int, s *replay.Step, priced *tracefmt.PricedCall) error {
 	return sp.write[k](s, priced)
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -36,7 +37,7 @@ func TestSpoolManyRuns(t *testing.T) {
 	line := func(w io.Writer, _ *transcript.Transcript, _ window.Policy) stepWriter {
 		run := made
 		made++
-		return func(s *replay.Step, _ *replay.PricedCall) error {
+		return func(s *replay.Step, _ *tracefmt.PricedCall) error {
 			_, err := fmt.Fprintf(w, "run %05d step %03d %s\n", run, s.Step, strings.Repeat("x", 20))
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/suitecheck"
+	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -37,7 +38,7 @@ type Spec struct {
 	// Observe, when set, returns what is given each step of t's runs as
 	// they are priced (the cost options' Observe): called once for each
 	// transcript replayed, on the goroutine of Add, before its runs.
-	Observe func(t *transcript.Transcript) func(run int, s *replay.Step, priced *replay.PricedCall) error
+	Observe func(t *transcript.Transcript) func(run int, s *replay.Step, priced *tracefmt.PricedCall) error
 	// NoSeries keeps no run's series call by call ([suitecheck.SessionRun]
 	// Series): what a check, which draws none, sets.
 	NoSeries bool

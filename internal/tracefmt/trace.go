@@ -1,4 +1,9 @@
-package replay
+// Package tracefmt writes and reads the trace of a replay (`ctxbench
+// replay --trace`), one JSON line per call of a run with what pricing
+// adds to it, and the steps `ctxbench replay --json` writes: a run's
+// contexts as runs of ids and shared prefixes, so that they grow
+// linearly with the calls.
+package tracefmt
 
 import (
 	"bufio"
@@ -9,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/window"
 )
 
@@ -19,7 +25,7 @@ type traceLine struct {
 	Transcript string        `json:"transcript"`
 	Policy     string        `json:"policy"`
 	Params     window.Values `json:"params"`
-	*Step
+	*replay.Step
 	// Context is the step's, the prefix it shares with the previous
 	// step's written "^N" (it shadows Step.Context).
 	Context window.IDs `json:"context"`
@@ -105,8 +111,8 @@ type PricedCall struct {
 // broke the provider's cache (see [PricedCall]), absent when it did not or
 // the run is not priced. probes_asked and probes_kept are present at a
 // call where the policy first stopped sending some messages verbatim and
-// probes about them were asked (see [Step.ProbesAsked]); absent, 0.
-func WriteTrace(w io.Writer, run *Run, priced []PricedCall) error {
+// probes about them were asked (see [replay.Step.ProbesAsked]); absent, 0.
+func WriteTrace(w io.Writer, run *replay.Run, priced []PricedCall) error {
 	if priced != nil && len(priced) != len(run.Steps) {
 		return fmt.Errorf("tracing %s: %d calls priced for %d steps", run.Transcript, len(priced), len(run.Steps))
 	}
@@ -125,7 +131,7 @@ func WriteTrace(w io.Writer, run *Run, priced []PricedCall) error {
 }
 
 // A TraceWriter writes one run's trace a line at a time, as the steps
-// are made ([Options.Observe]): the same lines [WriteTrace] writes of
+// are made ([replay.Options.Observe]): the same lines [WriteTrace] writes of
 // the whole run, in memory that does not grow with the calls.
 type TraceWriter struct {
 	enc                *json.Encoder
@@ -147,7 +153,7 @@ func NewTraceWriter(w io.Writer, transcript, policy string, params window.Values
 
 // Write writes step s's line, with what pricing adds to it (nil: the
 // run is not priced).
-func (tw *TraceWriter) Write(s *Step, priced *PricedCall) error {
+func (tw *TraceWriter) Write(s *replay.Step, priced *PricedCall) error {
 	l := traceLine{Transcript: tw.transcript, Policy: tw.policy, Params: tw.params, Step: s, Context: s.Context}
 	if tw.prevStep >= 0 && s.Step == tw.prevStep+1 {
 		l.Context = sharedPrefix(tw.prev, s.Context, s.Kept())
@@ -168,7 +174,7 @@ type TraceLine struct {
 	Transcript string        `json:"transcript"`
 	Policy     string        `json:"policy"`
 	Params     window.Values `json:"params"`
-	Step
+	replay.Step
 	CostUSD           *float64 `json:"cost_usd,omitempty"`
 	CacheBreak        *int     `json:"cache_break,omitempty"`
 	CacheRebilled     int64    `json:"cache_rebilled_tokens,omitempty"`
@@ -208,7 +214,7 @@ func ReadTrace(r io.Reader, fn func(*TraceLine) error) error {
 
 // A StepEncoder writes a run's steps as JSON objects, one per line, in
 // order (`ctxbench replay --json` writes its runs' steps so): a step's
-// fields as [Step]'s JSON, its context written as the trace writes it —
+// fields as [replay.Step]'s JSON, its context written as the trace writes it —
 // runs of consecutive ids, and "^N" for the first N ids of the previous
 // step's context — so that a run's steps grow linearly with its calls.
 // [ExpandSteps] reads the contexts back.
@@ -227,12 +233,12 @@ func NewStepEncoder(w io.Writer) *StepEncoder {
 
 // stepLine is a step with its context as the trace writes it.
 type stepLine struct {
-	*Step
+	*replay.Step
 	Context window.IDs `json:"context"`
 }
 
 // Encode writes step s.
-func (e *StepEncoder) Encode(s *Step) error {
+func (e *StepEncoder) Encode(s *replay.Step) error {
 	l := stepLine{Step: s, Context: s.Context}
 	if e.prevStep >= 0 && s.Step == e.prevStep+1 {
 		l.Context = sharedPrefix(e.prev, s.Context, s.Kept())
@@ -242,10 +248,10 @@ func (e *StepEncoder) Encode(s *Step) error {
 }
 
 // ExpandSteps expands the "^N" of the contexts of a run's steps as
-// [StepEncoder] wrote them (read into [Step]s, whose ids' runs are
+// [StepEncoder] wrote them (read into [replay.Step]s, whose ids' runs are
 // already expanded): "^N" is the first N ids of the previous step's
 // context, which must be the step before.
-func ExpandSteps(steps []Step) error {
+func ExpandSteps(steps []replay.Step) error {
 	for i := range steps {
 		c := steps[i].Context
 		if len(c) == 0 || !strings.HasPrefix(c[0], "^") {
