@@ -730,6 +730,19 @@ func product(grid []GridKey) []map[string]string {
 	return out
 }
 
+// PointLabel names a point: the policy and its grid values, or the
+// baseline's label.
+func (r *SweepResult) PointLabel(p *Point) string {
+	if p.Label != "" {
+		return p.Label
+	}
+	var kv []string
+	for _, g := range r.Grid {
+		kv = append(kv, g.Key+"="+p.Params[g.Key])
+	}
+	return r.Policy + ":" + strings.Join(kv, ",")
+}
+
 // SortPoints orders s's points by the grid keys' values, numerically
 // where they are numbers, the first key first.
 func (s *SweepResult) SortPoints() {

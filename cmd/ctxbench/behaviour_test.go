@@ -231,13 +231,15 @@ func TestImportChain(t *testing.T) {
 		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention", "internal/tracefmt"},
 		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric", "internal/batch", "internal/suitecheck"},
 		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile", "internal/suitecheck", "internal/tracefmt"},
-		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid", "internal/suitecheck"},
+		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid", "internal/suitecheck", "internal/recommend"},
 		"fixtures":       {"transcript"},
 
 		// The check's machinery, under internal/batch and suite.
 		"internal/suitecheck": {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 		// replay's trace, written and read.
 		"internal/tracefmt": {"window", "replay"},
+		// the settings a report or a sweep weighs.
+		"internal/recommend": {"window", "replay"},
 
 		"internal/scan":       {},
 		"internal/limit":      {},

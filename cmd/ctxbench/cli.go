@@ -15,7 +15,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/ctxbench/ctxbench/internal/printable"
-	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -150,7 +150,7 @@ func runEnv(args []string, e *env) int {
 			}
 		}),
 		kong.Vars{"version": versionLine(), "formats": formatNames(), "default_policies": strings.Join(defaultPolicies, ", "),
-			"min_probe_score": strconv.FormatFloat(replay.DefaultMinProbeScore, 'g', -1, 64)},
+			"min_probe_score": strconv.FormatFloat(recommend.DefaultMinProbeScore, 'g', -1, 64)},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.ExplicitGroups([]kong.Group{
 			{Key: "input", Title: "Reading transcripts:"},

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
+	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/replay"
@@ -122,7 +123,7 @@ func (c *sweepCmd) Run(e *env) error {
 			return err
 		}
 	}
-	ans := res.Answer(floor)
+	ans := recommend.Answer(res, floor)
 	// The cost of a point is a projection: how far it may be off is the
 	// error measured on these transcripts (none measured when unpriced).
 	var pe *cost.ProjectionError
@@ -132,7 +133,7 @@ func (c *sweepCmd) Run(e *env) error {
 	if c.JSON {
 		return e.writeJSON(struct {
 			*replay.SweepResult
-			Answer          replay.SweepAnswer    `json:"answer"`
+			Answer          recommend.SweepAnswer `json:"answer"`
 			ProjectionError *cost.ProjectionError `json:"projection_error,omitempty"`
 		}{res, ans, pe})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/internal/probe"
+	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -164,7 +165,7 @@ func TestMetricColumns(t *testing.T) {
 	if err := WriteRunTable(&text, []PolicyResult{p}, est); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSweepText(&sweepText, sweep, new(sweep.Answer(0)), nil, 1); err != nil {
+	if err := WriteSweepText(&sweepText, sweep, new(recommend.Answer(sweep, 0)), nil, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeTotalsText(&totalsText, []PolicyTotal{total}); err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/printable"
+	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -37,7 +38,7 @@ type Report struct {
 	Sweep *replay.SweepResult `json:"sweep,omitempty"`
 	Notes []string            `json:"notes"`
 	// MinProbeScore is the least probe score a recommended policy keeps
-	// ([Report.Recommendation]; 0: [replay.DefaultMinProbeScore]).
+	// ([Report.Recommendation]; 0: [recommend.DefaultMinProbeScore]).
 	MinProbeScore float64 `json:"min_probe_score,omitempty"`
 	// Detail says which sessions the report draws and lists one by one
 	// (the zero Detail: every one).
@@ -363,7 +364,7 @@ func summaryFigures(dir string, r *Report, figs *figureList) error {
 // points are priced, cost, the recommended cell ([replay.SweepResult.Answer])
 // outlined in each.
 func sweepFigures(dir string, r *Report, s *replay.SweepResult, figs *figureList) error {
-	a := s.Answer(r.MinProbeScore)
+	a := recommend.Answer(s, r.MinProbeScore)
 	best := -1
 	if a.BestIndex < len(s.Points) {
 		best = a.BestIndex
@@ -386,12 +387,12 @@ func sweepFigures(dir string, r *Report, s *replay.SweepResult, figs *figureList
 
 // sweepCaption says which cell is recommended, or what is recommended
 // instead.
-func sweepCaption(s *replay.SweepResult, a *replay.SweepAnswer, best int) string {
+func sweepCaption(s *replay.SweepResult, a *recommend.SweepAnswer, best int) string {
 	if best >= 0 {
 		p := s.Points[best]
 		return fmt.Sprintf(", the recommended cell (%s=%s, %s=%s) outlined", s.Grid[0].Key, p.Params[s.Grid[0].Key], s.Grid[1].Key, p.Params[s.Grid[1].Key])
 	}
-	floor := replay.Percent(a.MinProbeScore)
+	floor := recommend.Percent(a.MinProbeScore)
 	if a.BestIndex >= 0 {
 		return fmt.Sprintf(", no cell recommended: %s keeps %s of the probes for less", a.Best.Label, floor)
 	}

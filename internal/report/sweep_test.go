@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/replay"
 )
 
@@ -52,7 +53,7 @@ func TestSweepColumns(t *testing.T) {
 	for _, costed := range []bool{false, true} {
 		res.Costed = costed
 		var b strings.Builder
-		if err := WriteSweepText(&b, res, new(res.Answer(0)), nil, 1); err != nil {
+		if err := WriteSweepText(&b, res, new(recommend.Answer(res, 0)), nil, 1); err != nil {
 			t.Fatal(err)
 		}
 		head := strings.Split(b.String(), "\n")[2]

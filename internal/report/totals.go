@@ -11,6 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/internal/probe"
+	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -47,7 +48,7 @@ type PolicyTotal struct {
 	// Metrics are the policy's shown metrics, each folded over the
 	// sessions as it says.
 	Metrics metric.Values
-	// Pareto marks a Pareto-best policy ([replay.Pareto]): it breaks no
+	// Pareto marks a Pareto-best policy ([recommend.Pareto]): it breaks no
 	// invariant, no other that breaks none beats it on both cost (or,
 	// when not every session is priced, tokens) and probe score, and,
 	// unless it is a baseline, no baseline matches it.
@@ -232,7 +233,7 @@ func (tl *tally) totals() []PolicyTotal {
 		}
 		out[k] = p
 	}
-	for k, best := range replay.Pareto(candidates(out)) {
+	for k, best := range recommend.Pareto(candidates(out)) {
 		out[k].Pareto = best
 	}
 	return out
@@ -306,22 +307,22 @@ func (tl *tally) paretoPoints() []Point {
 	return pts
 }
 
-// Recommend weighs the policies' totals ([replay.Recommend]), floor
+// Recommend weighs the policies' totals ([recommend.Recommend]), floor
 // being the least probe score a recommended one keeps (≤ 0:
-// [replay.DefaultMinProbeScore]); none, recorded and the agents' own
+// [recommend.DefaultMinProbeScore]); none, recorded and the agents' own
 // policies ([replay.OwnPolicies]) are its baselines.
-func Recommend(ps []PolicyTotal, floor float64) (replay.Recommendation, []replay.Candidate) {
+func Recommend(ps []PolicyTotal, floor float64) (recommend.Recommendation, []recommend.Candidate) {
 	cs := candidates(ps)
-	return replay.Recommend(cs, floor), cs
+	return recommend.Recommend(cs, floor), cs
 }
 
 // candidates are the policies' totals as the recommendation weighs
-// them, and as [replay.Pareto] stars them.
-func candidates(ps []PolicyTotal) []replay.Candidate {
-	cs := make([]replay.Candidate, len(ps))
+// them, and as [recommend.Pareto] stars them.
+func candidates(ps []PolicyTotal) []recommend.Candidate {
+	cs := make([]recommend.Candidate, len(ps))
 	for i, p := range ps {
 		lost, of := p.Probes.Totals()
-		cs[i] = replay.Candidate{Label: p.Label, Baseline: isBaseline(p.Label), CostUSD: p.CostUSD, Priced: p.Priced, Transcripts: p.Sessions,
+		cs[i] = recommend.Candidate{Label: p.Label, Baseline: isBaseline(p.Label), CostUSD: p.CostUSD, Priced: p.Priced, Transcripts: p.Sessions,
 			Tokens: p.Tokens, ProbeScore: p.ProbeScore, ProbesLost: lost, Probes: of, Violations: p.Violations}
 	}
 	return cs
@@ -379,8 +380,8 @@ func recommendation(ps []PolicyTotal, floor float64, pe *cost.ProjectionError) s
 // the candidates compare by cost and pe, the projection error measured
 // on their transcripts, is given, the setting chosen is followed by how
 // far its cost may be off ([ProjectedCostText]).
-func RecommendationLines(r *replay.Recommendation, cs []replay.Candidate, noun string, pe *cost.ProjectionError) []string {
-	spend := func(c *replay.Candidate) string {
+func RecommendationLines(r *recommend.Recommendation, cs []recommend.Candidate, noun string, pe *cost.ProjectionError) []string {
+	spend := func(c *recommend.Candidate) string {
 		if r.ByCost {
 			return USD(c.CostUSD)
 		}
@@ -394,7 +395,7 @@ func RecommendationLines(r *replay.Recommendation, cs []replay.Candidate, noun s
 	if r.ByCost && len(cs) > 0 && cs[0].Priced < cs[0].Transcripts {
 		on = fmt.Sprintf(" (the cost of the %d of %d priced)", cs[0].Priced, cs[0].Transcripts)
 	}
-	floor := replay.Percent(r.MinProbeScore)
+	floor := recommend.Percent(r.MinProbeScore)
 	against := func(i int, share *float64, name string) string {
 		if i < 0 || share == nil {
 			return ""
@@ -421,7 +422,7 @@ func RecommendationLines(r *replay.Recommendation, cs []replay.Candidate, noun s
 	case r.BestIndex >= 0 && r.BestIndex != r.None:
 		out = append(out, fmt.Sprintf("Recommended: %s, %s%s%s%s: it keeps %s of the probes (%s of %s lost; floor %s) and breaks no invariant.",
 			b.Label, spend(b), on, against(r.None, r.VsNone, "none, sending everything"), against(r.Recorded, r.VsRecorded, "what the agent sent (recorded)"),
-			replay.Percent(b.ProbeScore), Int(b.ProbesLost), Int(b.Probes), floor))
+			recommend.Percent(b.ProbeScore), Int(b.ProbesLost), Int(b.Probes), floor))
 	case r.BestIndex >= 0:
 		out = append(out, fmt.Sprintf("Recommended: none (send everything), %s%s%s: no %s that %s keeps %s of the probes with no invariant broken%s.",
 			spend(b), on, against(r.Recorded, r.VsRecorded, "what the agent sent (recorded)"), noun, less, floor, closest()))

@@ -87,7 +87,7 @@ func TestTotals(t *testing.T) {
 	}
 }
 
-// TestTotalsParetoAsTheSweep: the ★ is [replay.Pareto]'s: the cheapest
+// TestTotalsParetoAsTheSweep: the ★ is [recommend.Pareto]'s: the cheapest
 // policy, which keeps the most probes after none, is not starred when it
 // breaks an invariant, and a policy that none matches on both counts is
 // not starred, nor one that the agent's own policy matches; the baselines

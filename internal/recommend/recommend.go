@@ -1,4 +1,8 @@
-package replay
+// Package recommend weighs the settings a report or a sweep compares
+// (`ctxbench sweep`, `ctxbench report`): which are Pareto-best in spend
+// and probes kept, the one to recommend above a probe-score floor, and
+// what a sweep's grid keys changed.
+package recommend
 
 import (
 	"cmp"
@@ -9,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/window"
 )
 
@@ -302,19 +307,19 @@ type SweepAnswer struct {
 	Hint string `json:"hint,omitempty"`
 }
 
-// Answer weighs the sweep's points and baselines against each other,
+// Answer weighs the sweep r's points and baselines against each other,
 // floor being the least probe score a recommended one keeps (≤ 0:
 // [DefaultMinProbeScore]).
-func (r *SweepResult) Answer(floor float64) SweepAnswer {
+func Answer(r *replay.SweepResult, floor float64) SweepAnswer {
 	var cs []Candidate
 	for i := range r.Points {
-		cs = append(cs, r.candidate(&r.Points[i]))
+		cs = append(cs, candidate(r, &r.Points[i]))
 	}
 	for i := range r.Baselines {
-		cs = append(cs, r.candidate(&r.Baselines[i]))
+		cs = append(cs, candidate(r, &r.Baselines[i]))
 	}
-	a := SweepAnswer{Recommendation: Recommend(cs, floor), Candidates: cs, Unchanged: r.unchanged()}
-	if strings.Contains(a.NoStar, "tool pairing") && r.Base["pair_safe"] != "true" && !slices.ContainsFunc(r.Grid, func(g GridKey) bool { return g.Key == "pair_safe" }) {
+	a := SweepAnswer{Recommendation: Recommend(cs, floor), Candidates: cs, Unchanged: unchanged(r)}
+	if strings.Contains(a.NoStar, "tool pairing") && r.Base["pair_safe"] != "true" && !slices.ContainsFunc(r.Grid, func(g replay.GridKey) bool { return g.Key == "pair_safe" }) {
 		if s, err := window.Lookup(r.Policy); err == nil && slices.ContainsFunc(s.Params, func(p window.Param) bool { return p.Name == "pair_safe" }) {
 			a.Hint = "pair_safe=true"
 		}
@@ -322,28 +327,15 @@ func (r *SweepResult) Answer(floor float64) SweepAnswer {
 	return a
 }
 
-// PointLabel names a point: the policy and its grid values, or the
-// baseline's label.
-func (r *SweepResult) PointLabel(p *Point) string {
-	if p.Label != "" {
-		return p.Label
-	}
-	var kv []string
-	for _, g := range r.Grid {
-		kv = append(kv, g.Key+"="+p.Params[g.Key])
-	}
-	return r.Policy + ":" + strings.Join(kv, ",")
-}
-
-// candidate is p as a candidate.
-func (r *SweepResult) candidate(p *Point) Candidate {
+// candidate is p, a point of r, as a candidate.
+func candidate(r *replay.SweepResult, p *replay.Point) Candidate {
 	lost, of := p.ProbeLoss.Totals()
 	return Candidate{Label: r.PointLabel(p), Baseline: p.Label != "", CostUSD: p.CostUSD, Priced: p.Priced, Transcripts: p.Transcripts, Tokens: p.InputTokens,
 		ProbeScore: p.ProbeScore, ProbesLost: lost, Probes: of, Violations: p.Violations}
 }
 
 // sameRow reports whether two points have the same results.
-func sameRow(a, b *Point) bool {
+func sameRow(a, b *replay.Point) bool {
 	al, ao := a.ProbeLoss.Totals()
 	bl, bo := b.ProbeLoss.Totals()
 	return a.InputTokens == b.InputTokens && a.Cost == b.Cost && al == bl && ao == bo && a.Evictions == b.Evictions &&
@@ -361,18 +353,18 @@ func nonZero(v map[string]int) map[string]int {
 	return out
 }
 
-// unchanged says of each grid key of two values or more that changed no
+// unchanged says of each of r's grid keys of two values or more that changed no
 // row, "K changed nothing on these sessions", or, when it changed rows
 // only below some value of another numeric key, "K (V1, V2) changed no
 // row at O ≥ X".
-func (r *SweepResult) unchanged() []string {
+func unchanged(r *replay.SweepResult) []string {
 	var out []string
 	for k, g := range r.Grid {
 		if len(g.Values) < 2 {
 			continue
 		}
 		// The points that differ in g's value alone, grouped.
-		groups := map[string][]*Point{}
+		groups := map[string][]*replay.Point{}
 		var order []string
 		for i := range r.Points {
 			p := &r.Points[i]
@@ -392,7 +384,7 @@ func (r *SweepResult) unchanged() []string {
 		all := len(order) > 0
 		for _, key := range order {
 			ps := groups[key]
-			same[key] = len(ps) > 1 && !slices.ContainsFunc(ps[1:], func(p *Point) bool { return !sameRow(ps[0], p) })
+			same[key] = len(ps) > 1 && !slices.ContainsFunc(ps[1:], func(p *replay.Point) bool { return !sameRow(ps[0], p) })
 			all = all && same[key]
 		}
 		values := strings.Join(g.Values, ", ")
@@ -417,7 +409,7 @@ func (r *SweepResult) unchanged() []string {
 // unchangedFrom returns the least value of h from which on (h's values
 // in increasing numeric order) every group of points is the same, h
 // changing rows below it; "" when there is none such.
-func unchangedFrom(groups map[string][]*Point, order []string, same map[string]bool, h GridKey) string {
+func unchangedFrom(groups map[string][]*replay.Point, order []string, same map[string]bool, h replay.GridKey) string {
 	vals := make([]float64, len(h.Values))
 	for i, v := range h.Values {
 		x, err := strconv.ParseFloat(v, 64)

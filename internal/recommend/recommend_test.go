@@ -1,4 +1,4 @@
-package replay
+package recommend
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/replay"
 )
 
 // cand is a candidate spending usd (over one priced transcript) and
@@ -70,13 +72,13 @@ func TestRecommend(t *testing.T) {
 // row at the larger values of another, and, when every point breaks
 // tool pairing, suggests pair_safe.
 func TestSweepAnswer(t *testing.T) {
-	pt := func(mm, pl string, tokens int64, viol int) Point {
-		return Point{Params: map[string]string{"max_messages": mm, "preserve_last_n": pl}, InputTokens: tokens, ProbeScore: 1, Violations: map[string]int{"tool_pairing": viol}}
+	pt := func(mm, pl string, tokens int64, viol int) replay.Point {
+		return replay.Point{Params: map[string]string{"max_messages": mm, "preserve_last_n": pl}, InputTokens: tokens, ProbeScore: 1, Violations: map[string]int{"tool_pairing": viol}}
 	}
-	res := &SweepResult{Policy: "aidf", Grid: []GridKey{{Key: "max_messages", Values: []string{"20", "50", "80"}}, {Key: "preserve_last_n", Values: []string{"8", "20"}}},
-		Points:    []Point{pt("20", "8", 10, 1), pt("20", "20", 12, 1), pt("50", "8", 30, 1), pt("50", "20", 30, 1), pt("80", "8", 40, 1), pt("80", "20", 40, 1)},
-		Baselines: []Point{{Label: "none", InputTokens: 50, ProbeScore: 1, Violations: map[string]int{}}}}
-	a := res.Answer(0)
+	res := &replay.SweepResult{Policy: "aidf", Grid: []replay.GridKey{{Key: "max_messages", Values: []string{"20", "50", "80"}}, {Key: "preserve_last_n", Values: []string{"8", "20"}}},
+		Points:    []replay.Point{pt("20", "8", 10, 1), pt("20", "20", 12, 1), pt("50", "8", 30, 1), pt("50", "20", 30, 1), pt("80", "8", 40, 1), pt("80", "20", 40, 1)},
+		Baselines: []replay.Point{{Label: "none", InputTokens: 50, ProbeScore: 1, Violations: map[string]int{}}}}
+	a := Answer(res, 0)
 	if want := []string{"preserve_last_n (8, 20) changed no row at max_messages ≥ 50"}; !slices.Equal(a.Unchanged, want) {
 		t.Errorf("unchanged %q, want %q", a.Unchanged, want)
 	}
@@ -84,11 +86,11 @@ func TestSweepAnswer(t *testing.T) {
 		t.Errorf("no star %q, hint %q", a.NoStar, a.Hint)
 	}
 	res.Points[1].InputTokens = 10
-	if a := res.Answer(0); !slices.Equal(a.Unchanged, []string{"preserve_last_n (8, 20) changed nothing on these sessions"}) {
+	if a := Answer(res, 0); !slices.Equal(a.Unchanged, []string{"preserve_last_n (8, 20) changed nothing on these sessions"}) {
 		t.Errorf("unchanged %q", a.Unchanged)
 	}
 	res.Base = map[string]string{"pair_safe": "true"}
-	if a := res.Answer(0); a.Hint != "" {
+	if a := Answer(res, 0); a.Hint != "" {
 		t.Errorf("pair_safe already set: hint %q", a.Hint)
 	}
 }
