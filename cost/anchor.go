@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/cost/internal/prefix"
-	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/family"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 )

@@ -3,7 +3,7 @@ package cost
 import (
 	"slices"
 
-	"github.com/ctxbench/ctxbench/cost/internal/stats"
+	"github.com/ctxbench/ctxbench/internal/stats"
 )
 
 // MinErrorCalls is the fewest calls a session needs for its cross-check

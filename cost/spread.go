@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ctxbench/ctxbench/cost/internal/stats"
 	"github.com/ctxbench/ctxbench/internal/family"
+	"github.com/ctxbench/ctxbench/internal/stats"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 

@@ -228,7 +228,7 @@ func TestImportChain(t *testing.T) {
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit", "internal/dollars", "internal/conversation"},
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/countcache"},
 		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache", "internal/resolve", "internal/msgid"},
-		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "cost/internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention", "internal/tracefmt"},
+		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention", "internal/tracefmt"},
 		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric", "internal/batch", "internal/suitecheck"},
 		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile", "internal/suitecheck", "internal/tracefmt"},
 		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid", "internal/suitecheck", "internal/recommend"},
@@ -278,8 +278,9 @@ func TestImportChain(t *testing.T) {
 		"internal/jsstring": {"internal/swar"},
 		"internal/msgid":    {},
 
-		// cost's statistics and its prompt cache, fed plain numbers.
-		"cost/internal/stats":  {},
+		// Statistics fed plain numbers (the miss-rate fit, medians,
+		// apportioning), and cost's prompt cache.
+		"internal/stats":       {},
 		"cost/internal/prefix": {},
 
 		"estimate/internal/bpe": {"transcript", "internal/jsstring"},

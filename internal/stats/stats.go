@@ -1,7 +1,7 @@
-// Package stats holds the statistics of cost's projection, fed plain
-// numbers: the median and 90th percentile of a distribution, the sharing
-// of a total out by weights, and the chance of a cache miss by idle time
-// fitted to observed calls.
+// Package stats holds the statistics of the cost projection (package
+// cost and internal/projection), fed plain numbers: the median and 90th
+// percentile of a distribution, the sharing of a total out by weights,
+// and the chance of a cache miss by idle time fitted to observed calls.
 package stats
 
 import (
