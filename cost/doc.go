@@ -87,16 +87,16 @@
 //
 // How close a projection lands on the sessions it is made from is
 // measured by their own cross-checks ([SessionError]): each transcript
-// of [MinErrorCalls] calls or more, fitted on its first half, its later
-// calls priced without their bill against it; [MeasureProjectionError]
-// gives the median, the 90th percentile and the worst of the absolute
-// errors (make validate prints the same on fixtures/validation). Calls
-// after the fit whose bill records no prompt are left out of both
-// sides, and counted ([OutOfSample.Unbilled]).
+// of 20 calls or more, fitted on its first half, its later calls priced
+// without their bill against it; the command's projection
+// (internal/projection) gives the median, the 90th percentile and the
+// worst of the absolute errors (make validate prints the same on
+// fixtures/validation). Calls after the fit whose bill records no prompt
+// are left out of both sides, and counted ([OutOfSample.Unbilled]).
 //
-// [SpreadOf] sums a policy's cost over the sessions with the mean, the
-// median and the 90th percentile per session; [Project] scales the mean
-// to sessions per day and per 30 days. Both give a range, the cost ×
-// (1 ± the measured p90 error) ([ProjectionError.Range]): the spread a
-// projection showed on the sessions it was made from, not a bound.
+// The projection sums a policy's cost over the sessions with the mean,
+// the median and the 90th percentile per session, and scales the mean to
+// sessions per day and per 30 days. Both give a range, the cost × (1 ±
+// the measured p90 error): the spread a projection showed on the
+// sessions it was made from, not a bound.
 package cost

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -143,7 +144,7 @@ func outOfSampleSessions(t *testing.T, paths ...string) []oosSession {
 	rec := policies(t, "recorded")
 	var out []oosSession
 	_, err := transcript.Walk(paths, transcript.Options{Lenient: true}, nil, func(tr *transcript.Transcript) error {
-		if tr.Usage().Prompt() == 0 || tr.Calls < MinErrorCalls {
+		if tr.Usage().Prompt() == 0 || tr.Calls < projection.MinErrorCalls {
 			return nil
 		}
 		s, err := Replay(context.Background(), replayerOf(tr), rec, replay.Options{}, Options{FitCalls: tr.Calls / 2})
@@ -179,7 +180,7 @@ func outOfSampleSessions(t *testing.T, paths ...string) []oosSession {
 // medianAbs returns the median and the largest of v's absolute values
 // (of an even count, the median is the mean of the middle two).
 func medianAbs(v []float64) (med, worst float64) {
-	p := MeasureProjectionError(v)
+	p := projection.MeasureProjectionError(v)
 	return p.MedianPct, p.WorstPct
 }
 

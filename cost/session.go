@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ctxbench/ctxbench/estimate"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -248,11 +249,11 @@ func billModel(t *transcript.Transcript, opt Options) string {
 // it, for a command that prices its runs otherwise ([SweepPricer]):
 // its recorded run fitted on the first calls, the later ones priced
 // without their bill, against it. ok is false when the transcript
-// counts in no [ProjectionError]: fewer than [MinErrorCalls] calls, no
-// bill, or a model with no price.
+// counts in no projection error: fewer than projection.MinErrorCalls
+// calls, no bill, or a model with no price.
 func SweepError(ctx context.Context, r *replay.Replayer, ropt replay.Options, opt Options) (errPct float64, ok bool, err error) {
 	t := r.Transcript()
-	if t.Calls < MinErrorCalls || t.Usage().Prompt() == 0 {
+	if t.Calls < projection.MinErrorCalls || t.Usage().Prompt() == 0 {
 		return 0, false, nil
 	}
 	ropt, opt = withEstimator(ropt, opt)
@@ -386,4 +387,16 @@ func (c sweepCoster) Finish(r *replay.Run) (int64, error) {
 		return 0, err
 	}
 	return int64(rc.Total), nil
+}
+
+// SessionError returns the error of a transcript's cross-check, in
+// percent of the bill, and whether it counts in a projection error
+// (internal/projection): the transcript has projection.MinErrorCalls
+// calls or more and its cross-check compared calls after the fit with
+// their bill.
+func SessionError(calls int, x *CrossCheck) (float64, bool) {
+	if calls < projection.MinErrorCalls || x == nil || x.AfterFit == nil || x.AfterFit.Calls == 0 || x.AfterFit.Billed.Total() <= 0 {
+		return 0, false
+	}
+	return x.ErrorPct, true
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/noprice"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -247,7 +248,7 @@ func TestSweepErrorIsReplays(t *testing.T) {
 		t.Error("no session measured: the test compares nothing")
 	}
 	short := corpusFile(t, "spotter/subagent.jsonl")
-	short.Calls = MinErrorCalls - 1
+	short.Calls = projection.MinErrorCalls - 1
 	if _, ok, err := SweepError(context.Background(), replayerOf(short), replay.Options{}, Options{}); ok || err != nil {
 		t.Errorf("a session of %d calls: measured %v, error %v", short.Calls, ok, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ctxbench/ctxbench/internal/projection"
 )
 
 var (
@@ -45,7 +47,7 @@ func TestValidation(t *testing.T) {
 			parts[k] = append(parts[k], v)
 		}
 	}
-	p := MeasureProjectionError(total)
+	p := projection.MeasureProjectionError(total)
 	want := fmt.Sprintf("over %d public sessions nothing is fitted on, the total lands %.1f%% from the bill at the median, %.1f%% at p90 and %.1f%% at worst",
 		p.Sessions, p.MedianPct, p.P90Pct, p.WorstPct)
 	b, err := os.ReadFile("../README.md")
@@ -113,7 +115,7 @@ their bill.
 |---|---:|---:|---:|---:|
 `)
 	row := func(name string, v []float64) {
-		p := MeasureProjectionError(v)
+		p := projection.MeasureProjectionError(v)
 		fmt.Fprintf(&b, "| %s | %d | %.1f%% | %.1f%% | %.1f%% |\n", name, p.Sessions, p.MedianPct, p.P90Pct, p.WorstPct)
 	}
 	row("total", total)
@@ -254,6 +256,6 @@ func distribution(name string, v []float64) string {
 	if len(v) == 0 {
 		return fmt.Sprintf("%-12s no session", name)
 	}
-	p := MeasureProjectionError(v)
+	p := projection.MeasureProjectionError(v)
 	return fmt.Sprintf("%-12s %2d sessions: median %5.1f%%, p90 %5.1f%%, worst %5.1f%%", name, p.Sessions, p.MedianPct, p.P90Pct, p.WorstPct)
 }

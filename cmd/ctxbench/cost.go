@@ -17,6 +17,7 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/pricing"
@@ -49,14 +50,14 @@ type costCmd struct {
 
 // costResult is the --json document.
 type costResult struct {
-	NotPriced  []unpriced        `json:"not_priced"`
-	Projection []cost.Projection `json:"projection"`
+	NotPriced  []unpriced              `json:"not_priced"`
+	Projection []projection.Projection `json:"projection"`
 	// Totals are each policy's cost over every session priced, its
 	// spread over the sessions and its range by ProjectionError.
-	Totals []cost.Spread `json:"policy_totals"`
+	Totals []projection.Spread `json:"policy_totals"`
 	// ProjectionError is how close the projection lands on the sessions
 	// priced (nil: no policy was replayed, as for the bill alone).
-	ProjectionError *cost.ProjectionError `json:"projection_error,omitempty"`
+	ProjectionError *projection.ProjectionError `json:"projection_error,omitempty"`
 	// Transcripts are the []*cost.Comparison, one per transcript priced,
 	// read back from the spool they were written to as they were made.
 	Transcripts *jsonstream.Stream `json:"transcripts"`
@@ -209,7 +210,7 @@ func (r *costRun) run() error {
 		e.warn(fmt.Errorf("no session found in %s", strings.Join(paths, ", ")))
 	}
 	if n := len(r.sessions); n > 0 {
-		pe := cost.MeasureProjectionError(r.errs)
+		pe := projection.MeasureProjectionError(r.errs)
 		if r.replayed > 0 {
 			r.res.ProjectionError = &pe
 		}
@@ -221,12 +222,12 @@ func (r *costRun) run() error {
 			spe := pe
 			if lp.Policy.Name() == "recorded" && c.PricingModel == "" && c.CacheSim == "" {
 				// The recorded policy at its own models is the bill: no range.
-				spe = cost.ProjectionError{}
+				spe = projection.ProjectionError{}
 			}
-			sp := cost.SpreadOf(lp.Label, costs, spe)
+			sp := projection.SpreadOf(lp.Label, costs, spe)
 			r.res.Totals = append(r.res.Totals, sp)
 			if c.SessionsPerDay > 0 {
-				r.res.Projection = append(r.res.Projection, cost.Project(sp, c.SessionsPerDay, spe))
+				r.res.Projection = append(r.res.Projection, projection.Project(sp, c.SessionsPerDay, spe))
 			}
 		}
 	}

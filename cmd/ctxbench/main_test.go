@@ -29,6 +29,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/replay"
@@ -1729,7 +1731,7 @@ func TestSweepCostIsCost(t *testing.T) {
 	}
 	var res replay.SweepResult
 	var swept struct {
-		ProjectionError *cost.ProjectionError `json:"projection_error"`
+		ProjectionError *projection.ProjectionError `json:"projection_error"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
@@ -1747,8 +1749,8 @@ func TestSweepCostIsCost(t *testing.T) {
 			t.Fatalf("cost: exit %d: %s", code, stderr)
 		}
 		var doc struct {
-			Totals          []cost.Spread         `json:"policy_totals"`
-			ProjectionError *cost.ProjectionError `json:"projection_error"`
+			Totals          []projection.Spread         `json:"policy_totals"`
+			ProjectionError *projection.ProjectionError `json:"projection_error"`
 		}
 		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Totals) != 1 {
 			t.Fatalf("cost --json: %v", err)

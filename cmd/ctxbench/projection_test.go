@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/reports"
 )
 
 // TestCostProjectionError: cost --json carries the projection error of
@@ -40,11 +42,11 @@ func TestCostProjectionError(t *testing.T) {
 				} `json:"after_fit"`
 			} `json:"cross_check"`
 		}
-		ProjectionError *cost.ProjectionError `json:"projection_error"`
-		Totals          []cost.Spread         `json:"policy_totals"`
-		Projection      []cost.Projection     `json:"projection"`
-		Sessions        []cost.SessionBill    `json:"sessions"`
-		SessionsTotal   cost.BillTotal        `json:"sessions_total"`
+		ProjectionError *projection.ProjectionError `json:"projection_error"`
+		Totals          []projection.Spread         `json:"policy_totals"`
+		Projection      []projection.Projection     `json:"projection"`
+		Sessions        []cost.SessionBill          `json:"sessions"`
+		SessionsTotal   cost.BillTotal              `json:"sessions_total"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
@@ -52,12 +54,12 @@ func TestCostProjectionError(t *testing.T) {
 	var errs []float64
 	for _, tr := range doc.Transcripts {
 		// A session of 20 calls or more, fitted on its first half.
-		if x := tr.CrossCheck; x != nil && x.AfterFit.FitCalls >= cost.MinErrorCalls/2 && x.AfterFit.Calls > 0 {
+		if x := tr.CrossCheck; x != nil && x.AfterFit.FitCalls >= projection.MinErrorCalls/2 && x.AfterFit.Calls > 0 {
 			errs = append(errs, x.ErrorPct)
 		}
 	}
 	pe := doc.ProjectionError
-	if pe == nil || len(errs) < 3 || pe.Sessions != len(errs) || *pe != cost.MeasureProjectionError(errs) {
+	if pe == nil || len(errs) < 3 || pe.Sessions != len(errs) || *pe != projection.MeasureProjectionError(errs) {
 		t.Fatalf("projection error %+v; want that of the %d cross-checks %v", pe, len(errs), errs)
 	}
 	abs := make([]float64, len(errs))
@@ -110,7 +112,7 @@ func TestCostProjectionError(t *testing.T) {
 	}
 }
 
-func reportsProjectionLine(pe *cost.ProjectionError) string {
+func reportsProjectionLine(pe *projection.ProjectionError) string {
 	return fmt.Sprintf("projection error on these sessions: median %.1f%%, worst %.1f%% (%d sessions of 20 calls or more;", pe.MedianPct, pe.WorstPct, pe.Sessions)
 }
 
@@ -127,8 +129,8 @@ func TestReportCostSection(t *testing.T) {
 		t.Fatalf("cost: exit %d: %s", code, stderr)
 	}
 	var c struct {
-		ProjectionError *cost.ProjectionError `json:"projection_error"`
-		Totals          []cost.Spread         `json:"policy_totals"`
+		ProjectionError *projection.ProjectionError `json:"projection_error"`
+		Totals          []projection.Spread         `json:"policy_totals"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
 		t.Fatal(err)
@@ -142,7 +144,7 @@ func TestReportCostSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r struct {
-		ProjectionError *cost.ProjectionError `json:"projection_error"`
+		ProjectionError *projection.ProjectionError `json:"projection_error"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/reports"
 )
 
 // TestReportCostSessionsAsCost: the report's cost section counts the
@@ -67,7 +69,7 @@ func TestReportCostSessionsAsCost(t *testing.T) {
 		bills = append(bills, s.TotalUSD)
 		bill += s.TotalUSD
 	}
-	med, p90 := cost.MedianP90(bills)
+	med, p90 := projection.MedianP90(bills)
 	want := map[string]string{
 		"none":                    "| none | 3 | " + report.USD(none.TotalUSD) + " | " + report.USD(none.MedianUSD) + " | " + report.USD(none.P90USD) + " |",
 		"billed (recorded usage)": "| billed (recorded usage) | 3 | " + report.USD(bill) + " | " + report.USD(med) + " | " + report.USD(p90) + " |",

@@ -15,9 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/metric"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/reports"
 )
 
 // rowsFiles are sessions with a bill (Claude Code, Bedrock), one with one
@@ -61,7 +62,7 @@ func TestCostRows(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var doc struct {
-		Totals      []cost.Spread `json:"policy_totals"`
+		Totals      []projection.Spread `json:"policy_totals"`
 		Transcripts []struct {
 			ID       string
 			Policies []struct {
@@ -203,7 +204,7 @@ func TestDuckDBQuery(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var doc struct {
-		Totals []cost.Spread `json:"policy_totals"`
+		Totals []projection.Spread `json:"policy_totals"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/internal/suitecheck"
@@ -126,15 +127,15 @@ func (c *sweepCmd) Run(e *env) error {
 	ans := recommend.Answer(res, floor)
 	// The cost of a point is a projection: how far it may be off is the
 	// error measured on these transcripts (none measured when unpriced).
-	var pe *cost.ProjectionError
+	var pe *projection.ProjectionError
 	if res.Costed {
-		pe = new(cost.MeasureProjectionError(errs))
+		pe = new(projection.MeasureProjectionError(errs))
 	}
 	if c.JSON {
 		return e.writeJSON(struct {
 			*replay.SweepResult
-			Answer          recommend.SweepAnswer `json:"answer"`
-			ProjectionError *cost.ProjectionError `json:"projection_error,omitempty"`
+			Answer          recommend.SweepAnswer       `json:"answer"`
+			ProjectionError *projection.ProjectionError `json:"projection_error,omitempty"`
 		}{res, ans, pe})
 	}
 	return report.WriteSweepText(e.stdout, res, &ans, pe, trs)

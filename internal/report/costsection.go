@@ -1,7 +1,7 @@
 package report
 
 import (
-	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/projection"
 )
 
 // CostSectionTitle is the title of the report's manager-ready section:
@@ -12,9 +12,9 @@ const CostSectionTitle = "What your sessions cost, what each policy would have c
 // ProjectionError returns how close the projection lands on the
 // report's sessions: each transcript's cross-check
 // ([TranscriptResult.ProjectionErrorPct]), as `ctxbench cost` measures
-// it ([cost.MeasureProjectionError]).
-func (r *Report) ProjectionError() cost.ProjectionError {
-	return cost.MeasureProjectionError(r.facts().errs)
+// it ([projection.MeasureProjectionError]).
+func (r *Report) ProjectionError() projection.ProjectionError {
+	return projection.MeasureProjectionError(r.facts().errs)
 }
 
 // costFacts are what the cost section takes of each transcript as it is
@@ -85,7 +85,7 @@ func costSection(r *Report) (costTable, bool) {
 		for _, b := range billed {
 			bill += b
 		}
-		med, p90 := cost.MedianP90(billed)
+		med, p90 := projection.MedianP90(billed)
 		t.rows = append(t.rows, []string{"billed (recorded usage)", Int(len(billed)), USD(bill), USD(med), USD(p90), "the bill: no range"})
 	}
 	for k, p := range totals {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/printable"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -20,7 +21,7 @@ import (
 // mean, the median and the 90th percentile), per day of perDay sessions
 // and per 30 days, projected from the sessions priced, with the range
 // the measured projection error puts the mean's in.
-func WriteProjection(w io.Writer, proj []cost.Projection, sessions int, perDay float64) error {
+func WriteProjection(w io.Writer, proj []projection.Projection, sessions int, perDay float64) error {
 	if len(proj) == 0 {
 		return nil
 	}
@@ -52,9 +53,9 @@ func usdRange(low, high *float64) string {
 }
 
 // ProjectionErrorText says how close the projection lands on the
-// sessions priced ([cost.ProjectionError]); fitCalls is --fit-calls (0:
+// sessions priced ([projection.ProjectionError]); fitCalls is --fit-calls (0:
 // each session fitted on its first half).
-func ProjectionErrorText(pe cost.ProjectionError, fitCalls int) string {
+func ProjectionErrorText(pe projection.ProjectionError, fitCalls int) string {
 	if pe.Sessions == 0 {
 		return fmt.Sprintf("projection error: no session of %d calls or more to measure the projection on", pe.MinCalls)
 	}
@@ -69,7 +70,7 @@ func ProjectionErrorText(pe cost.ProjectionError, fitCalls int) string {
 // ProjectedCostText says how far the projected cost usd of the setting
 // label may be off: the projection error pe measured on the same
 // sessions, and the range its p90 puts the cost in.
-func ProjectedCostText(label string, usd float64, pe cost.ProjectionError) string {
+func ProjectedCostText(label string, usd float64, pe projection.ProjectionError) string {
 	lo, hi, ok := pe.Range(usd)
 	if !ok {
 		return fmt.Sprintf("The cost of %s is a projection, not measured on these sessions: no session has the %d calls or more it is checked on (fitted on the first half, the rest priced without the bill against it).", label, pe.MinCalls)
@@ -331,7 +332,7 @@ func percentOf(share *float64) string {
 // over every session priced, when there are two or more (one session's
 // table says it): the total, its range by the measured projection error,
 // and per session the mean, the median and the 90th percentile.
-func WritePolicyCosts(w io.Writer, totals []cost.Spread) error {
+func WritePolicyCosts(w io.Writer, totals []projection.Spread) error {
 	if len(totals) == 0 || totals[0].Sessions < 2 {
 		return nil
 	}

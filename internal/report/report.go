@@ -22,6 +22,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/printable"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -45,7 +46,7 @@ type Report struct {
 	Detail Detail `json:"-"`
 	// ProjectionErr is how close the projection lands on the sessions
 	// ([Report.ProjectionError]), set when a Builder finishes.
-	ProjectionErr *cost.ProjectionError `json:"projection_error,omitempty"`
+	ProjectionErr *projection.ProjectionError `json:"projection_error,omitempty"`
 	// costFacts feed the cost section (nil: made of Transcripts).
 	costFacts *costFacts
 	// counts feed the estimator plots (nil: none drawn).

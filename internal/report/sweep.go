@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/metric"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/replay"
 )
@@ -111,7 +111,7 @@ func SweepCSV(res *replay.SweepResult) [][]string {
 // row per point then per baseline, the Pareto-best starred (a ★ column
 // only when some row is), then the answer ([SweepAnswerText]), the
 // cautions the policy gave and the combinations it skipped.
-func WriteSweepText(w io.Writer, res *replay.SweepResult, a *recommend.SweepAnswer, pe *cost.ProjectionError, transcripts int) error {
+func WriteSweepText(w io.Writer, res *replay.SweepResult, a *recommend.SweepAnswer, pe *projection.ProjectionError, transcripts int) error {
 	fmt.Fprintf(w, "sweep of %s: %s over %s (tokens: %s)\n", res.Policy, Count(len(res.Points), "point", "points"), Count(transcripts, "transcript", "transcripts"), res.Estimator)
 	t := Table{}
 	for _, g := range res.Grid {
@@ -171,7 +171,7 @@ func WriteSweepText(w io.Writer, res *replay.SweepResult, a *recommend.SweepAnsw
 // recommendation ([RecommendationLines]; pe the projection error
 // measured on the transcripts swept, nil when not priced), why no point
 // is starred, and the grid keys that changed nothing.
-func SweepAnswerText(a *recommend.SweepAnswer, pe *cost.ProjectionError) []string {
+func SweepAnswerText(a *recommend.SweepAnswer, pe *projection.ProjectionError) []string {
 	out := RecommendationLines(&a.Recommendation, a.Candidates, "point", pe)
 	if a.NoStar != "" {
 		s := "No point of the grid is ★: " + a.NoStar

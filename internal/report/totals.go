@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/internal/probe"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/window"
@@ -242,7 +242,7 @@ func (tl *tally) totals() []PolicyTotal {
 // A CostSpread is how one policy's cost spreads over the sessions
 // priced, as `ctxbench cost` counts them (a subagent's transcript in its
 // parent's session, [sessionIndex]): the median and the 90th percentile
-// ([cost.MedianP90]) and the most, and the session that cost the most
+// ([projection.MedianP90]) and the most, and the session that cost the most
 // (the index in the report of the transcript that names it: its own).
 type CostSpread struct {
 	Label             string
@@ -289,7 +289,7 @@ func (tl *tally) spread() []CostSpread {
 			v = append(v, usd)
 		}
 		c.Priced = len(v)
-		c.Median, c.P90 = cost.MedianP90(v)
+		c.Median, c.P90 = projection.MedianP90(v)
 		out[k] = c
 	}
 	return out
@@ -359,7 +359,7 @@ func (r *Report) Recommendation() string {
 
 // recommendation is [Report.Recommendation] of totals ps, pe the
 // projection error measured on the report's sessions.
-func recommendation(ps []PolicyTotal, floor float64, pe *cost.ProjectionError) string {
+func recommendation(ps []PolicyTotal, floor float64, pe *projection.ProjectionError) string {
 	rec, cs := Recommend(ps, floor)
 	if rec.None < 0 {
 		return ""
@@ -380,7 +380,7 @@ func recommendation(ps []PolicyTotal, floor float64, pe *cost.ProjectionError) s
 // the candidates compare by cost and pe, the projection error measured
 // on their transcripts, is given, the setting chosen is followed by how
 // far its cost may be off ([ProjectedCostText]).
-func RecommendationLines(r *recommend.Recommendation, cs []recommend.Candidate, noun string, pe *cost.ProjectionError) []string {
+func RecommendationLines(r *recommend.Recommendation, cs []recommend.Candidate, noun string, pe *projection.ProjectionError) []string {
 	spend := func(c *recommend.Candidate) string {
 		if r.ByCost {
 			return USD(c.CostUSD)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/probe"
+	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 )
@@ -65,11 +66,11 @@ func TestTotals(t *testing.T) {
 	}
 	// The setting's cost is a projection: how far it may be off is said,
 	// measured or not.
-	pe := &cost.ProjectionError{Sessions: 3, MinCalls: cost.MinErrorCalls, MedianPct: 5, P90Pct: 10, WorstPct: 12}
+	pe := &projection.ProjectionError{Sessions: 3, MinCalls: projection.MinErrorCalls, MedianPct: 5, P90Pct: 10, WorstPct: 12}
 	if rec, want := recommendation(got, 0, pe), "The cost of clear is a projection: on these sessions the projection lands 5.0% from the bill at the median, 10.0% at p90 and 12.0% at worst (3 sessions of 20 calls or more), so it lies in $0.6300–$0.7700 (± the p90)."; !strings.Contains(rec, want) {
 		t.Errorf("with a projection error, %q lacks %q", rec, want)
 	}
-	if rec := recommendation(got, 0, &cost.ProjectionError{MinCalls: cost.MinErrorCalls}); !strings.Contains(rec, "The cost of clear is a projection, not measured on these sessions") {
+	if rec := recommendation(got, 0, &projection.ProjectionError{MinCalls: projection.MinErrorCalls}); !strings.Contains(rec, "The cost of clear is a projection, not measured on these sessions") {
 		t.Errorf("with no session measured, %q does not say so", rec)
 	}
 	// Nothing priced: tokens are compared, and no cost is shown as $0.

@@ -1,4 +1,8 @@
-package cost
+// Package projection scales the cost of policies replayed over a set of
+// sessions to a team's volume (`ctxbench cost --per-day`): each policy's
+// spread per session, its projection to a number of sessions a day, and
+// the range the measured projection error puts them in.
+package projection
 
 import (
 	"slices"

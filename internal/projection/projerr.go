@@ -1,4 +1,4 @@
-package cost
+package projection
 
 import (
 	"slices"
@@ -10,21 +10,11 @@ import (
 // to count in a [ProjectionError]: fewer leave too few calls to fit on.
 const MinErrorCalls = 20
 
-// SessionError returns the error of a transcript's cross-check, in
-// percent of the bill, and whether it counts in a [ProjectionError]: the
-// transcript has [MinErrorCalls] calls or more and its cross-check
-// compared calls after the fit with their bill.
-func SessionError(calls int, x *CrossCheck) (float64, bool) {
-	if calls < MinErrorCalls || x == nil || x.AfterFit == nil || x.AfterFit.Calls == 0 || x.AfterFit.Billed.Total() <= 0 {
-		return 0, false
-	}
-	return x.ErrorPct, true
-}
-
 // A ProjectionError is how close the projection lands on a set of
 // sessions: the distribution of the absolute errors of their
-// cross-checks ([SessionError]), each session fitted on its first calls
-// (by default half) and its later calls priced without their bill.
+// cross-checks (package cost's SessionError), each session fitted on
+// its first calls (by default half) and its later calls priced without
+// their bill.
 type ProjectionError struct {
 	// Sessions counts the sessions measured (0: none had MinCalls calls).
 	Sessions  int     `json:"sessions"`
