@@ -19,6 +19,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/internal/shortfall"
 	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
@@ -550,7 +551,7 @@ func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry
 		cmpr, unpricedRun, unpricedBill = sr.Comparison, s.NotPriced, s.BillNotPriced
 		steps, r.steps = r.steps, nil
 		takeSummaries(steps, s.Runs)
-		if o, short := cost.ShortOutput(t, p.Estimators()[0]); short {
+		if o, short := shortfall.ShortOutput(t, p.Estimators()[0]); short {
 			ce.Warnings = append(ce.Warnings, newEntryWarning(fmt.Errorf("%s: %s", t.File, report.ShortOutputText(o))))
 		}
 	}

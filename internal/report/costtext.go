@@ -13,6 +13,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/internal/projection"
+	"github.com/ctxbench/ctxbench/internal/shortfall"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -35,8 +36,8 @@ func WriteProjection(w io.Writer, proj []projection.Projection, sessions int, pe
 }
 
 // ShortOutputText says that a transcript's recorded output falls short
-// of the estimate of what its calls wrote ([cost.ShortOutput]).
-func ShortOutputText(o cost.OutputShortfall) string {
+// of the estimate of what its calls wrote ([shortfall.ShortOutput]).
+func ShortOutputText(o shortfall.OutputShortfall) string {
 	return fmt.Sprintf("recorded output is %.0f%% of the estimate of what the calls wrote (%s of ≈%s tokens over %s): the file records the stream's start; the bill, like ccusage's, under-counts output",
 		o.Share()*100, Int(o.Recorded), Int(roundTo(o.Estimated, 100)), Count(o.Calls, "call", "calls"))
 }

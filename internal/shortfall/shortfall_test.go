@@ -1,4 +1,4 @@
-package cost
+package shortfall
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 // output is recorded in full is not, nor one of fewer than 5 calls.
 func TestShortOutput(t *testing.T) {
 	e := estimate.MustNew("cl100k_base", estimate.OverheadNone)
-	ts, err := transcript.ReadFile("testdata/claude-code-stream-start-output.jsonl", transcript.Options{})
+	ts, err := transcript.ReadFile("../../cost/testdata/claude-code-stream-start-output.jsonl", transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,16 @@ func TestShortOutput(t *testing.T) {
 	if o, short := ShortOutput(&few, e); short || o.Calls != 4 {
 		t.Errorf("4 calls: %+v, short %v", o, short)
 	}
-	if o, short := ShortOutput(corpusFile(t, "mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json"), e); short {
+	if o, short := ShortOutput(pvlib(t), e); short {
 		t.Errorf("pvlib: %+v said short", o)
 	}
+}
+
+func pvlib(t testing.TB) *transcript.Transcript {
+	t.Helper()
+	ts, err := transcript.ReadFile("../../fixtures/corpus/mini-swe-agent/output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0]
 }

@@ -1,4 +1,8 @@
-package cost
+// Package shortfall says whether the output a transcript records falls
+// short of what its calls wrote, as a file that records each stream's
+// start does (`ctxbench cost` warns of it; the bill prices what the file
+// records).
+package shortfall
 
 import (
 	"github.com/ctxbench/ctxbench/estimate"
