@@ -15,6 +15,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/recommend"
 	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/internal/suitecheck"
+	"github.com/ctxbench/ctxbench/internal/sweepgrid"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -62,7 +63,7 @@ func (c *sweepCmd) Run(e *env) error {
 	}
 	var grid []replay.GridKey
 	for _, g := range c.Grid {
-		k, err := replay.ParseGrid(g)
+		k, err := sweepgrid.ParseGrid(g)
 		if err != nil {
 			return fmt.Errorf("--grid: %w", err)
 		}
@@ -71,7 +72,7 @@ func (c *sweepCmd) Run(e *env) error {
 		}
 		grid = append(grid, k)
 	}
-	if _, err := replay.GridPoints(grid, c.MaxPoints); err != nil {
+	if _, err := sweepgrid.GridPoints(grid, c.MaxPoints); err != nil {
 		return withHint(fmt.Errorf("--grid: %w", err), "sweep fewer values, or pass --max-points N")
 	}
 	est, err := estimate.New(c.Estimator, estimate.OverheadNone)
