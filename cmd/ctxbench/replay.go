@@ -11,6 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/internal/report"
+	"github.com/ctxbench/ctxbench/internal/selfcheck"
 	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/internal/tracefmt"
 	"github.com/ctxbench/ctxbench/pricing"
@@ -421,7 +422,7 @@ func recordedByClaudeCode(t *transcript.Transcript) bool {
 
 // claudeCodeSelfChecks replays t under claude-code (as the version that
 // recorded it) when t recorded a compaction, and holds the policy to
-// each part of t (replay.CheckCompactions).
+// each part of t (selfcheck.CheckCompactions).
 func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]report.SelfCheck, error) {
 	if len(t.Compactions) == 0 || !recordedByClaudeCode(t) {
 		return nil, nil
@@ -439,9 +440,9 @@ func claudeCodeSelfChecks(e *env, t *transcript.Transcript) ([]report.SelfCheck,
 }
 
 // selfChecks holds run, lp's replay of t, to every compaction t
-// recorded (replay.CheckCompactions).
+// recorded (selfcheck.CheckCompactions).
 func selfChecks(e *env, t *transcript.Transcript, run *replay.Run, lp window.Labeled, opt replay.Options) ([]report.SelfCheck, error) {
-	checks, err := replay.CheckCompactions(e.ctx, t, run, lp.Policy, "auto-compact", opt)
+	checks, err := selfcheck.CheckCompactions(e.ctx, t, run, lp.Policy, "auto-compact", opt)
 	out := make([]report.SelfCheck, len(checks))
 	for k, c := range checks {
 		out[k] = report.SelfCheck{Label: lp.Label, CompactionCheck: c, Agrees: c.Agrees()}

@@ -9,7 +9,7 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/family"
 	"github.com/ctxbench/ctxbench/internal/rework"
-	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/internal/selfcheck"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -65,10 +65,10 @@ type ModelAccuracy struct {
 }
 
 // A SelfCheck is a claude-code run's compaction against the one the
-// recorded Claude Code made ([replay.CompactionCheck]).
+// recorded Claude Code made ([selfcheck.CompactionCheck]).
 type SelfCheck struct {
 	Label string `json:"label"`
-	replay.CompactionCheck
+	selfcheck.CompactionCheck
 	Agrees bool `json:"agrees"`
 }
 

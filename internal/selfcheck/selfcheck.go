@@ -1,8 +1,14 @@
-package replay
+// Package selfcheck holds a policy modelled on an agent to the
+// compactions that agent recorded (the self-checks `ctxbench replay` and `ctxbench estimate` report): each
+// part of a transcript, from its start or a compaction to the next, is
+// replayed from the history the agent had then, and the policy's first
+// compaction there compared with the agent's.
+package selfcheck
 
 import (
 	"context"
 
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -51,7 +57,7 @@ func (c CompactionCheck) Agrees() bool {
 // compaction in it). A part is checked when the agent or the policy compacted in it,
 // other than by hand; none is when t recorded no compaction and the
 // policy made none.
-func CheckCompactions(ctx context.Context, t *transcript.Transcript, run *Run, p window.Policy, what string, opt Options) ([]CompactionCheck, error) {
+func CheckCompactions(ctx context.Context, t *transcript.Transcript, run *replay.Run, p window.Policy, what string, opt replay.Options) ([]CompactionCheck, error) {
 	var out []CompactionCheck
 	starts := callStarts(t)
 	for k := 0; k <= len(t.Compactions); k++ {
@@ -94,7 +100,7 @@ func CheckCompactions(ctx context.Context, t *transcript.Transcript, run *Run, p
 // −1: none): read from run, t's replay, when given (whole) and its
 // summary lists it or all its firings; else from a replay of t with the
 // mock summarizer.
-func firstFiring(ctx context.Context, t *transcript.Transcript, run *Run, whole bool, p window.Policy, what string, opt Options) (FiredAt, error) {
+func firstFiring(ctx context.Context, t *transcript.Transcript, run *replay.Run, whole bool, p window.Policy, what string, opt replay.Options) (replay.FiredAt, error) {
 	if whole {
 		for _, f := range run.Summary.Fired {
 			if f.What == what {
@@ -102,14 +108,14 @@ func firstFiring(ctx context.Context, t *transcript.Transcript, run *Run, whole 
 			}
 		}
 		if len(run.Summary.Fired) == run.Summary.Firings {
-			return FiredAt{Step: -1}, nil
+			return replay.FiredAt{Step: -1}, nil
 		}
 	}
-	first := FiredAt{Step: -1}
-	_, err := Replay(ctx, t, p, Options{NoSteps: true, NoRetention: true, Summarizer: &summarize.Mock{}, Prices: opt.Prices,
-		Observe: func(_ int, s *Step) error {
+	first := replay.FiredAt{Step: -1}
+	_, err := replay.Replay(ctx, t, p, replay.Options{NoSteps: true, NoRetention: true, Summarizer: &summarize.Mock{}, Prices: opt.Prices,
+		Observe: func(_ int, s *replay.Step) error {
 			if first.Step < 0 && s.Fired != nil && s.Fired.What == what {
-				first = FiredAt{Step: s.Step, Firing: *s.Fired}
+				first = replay.FiredAt{Step: s.Step, Firing: *s.Fired}
 			}
 			return nil
 		}})

@@ -1,4 +1,4 @@
-package replay
+package selfcheck
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -103,11 +104,11 @@ func TestCheckCompactions(t *testing.T) {
 	for _, c := range cases {
 		tr := compactedSession(c.prompts, c.compactions, c.triggers)
 		p := must(t, "claude-code")
-		run, err := Replay(ctx, tr, p, Options{NoSteps: true, Summarizer: &summarize.Mock{}})
+		run, err := replay.Replay(ctx, tr, p, replay.Options{NoSteps: true, Summarizer: &summarize.Mock{}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := CheckCompactions(ctx, tr, run, p, "auto-compact", Options{})
+		got, err := CheckCompactions(ctx, tr, run, p, "auto-compact", replay.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,16 +140,16 @@ func TestFirstFiringPastTheSummaryList(t *testing.T) {
 	ctx := context.Background()
 	tr := compactedSession(append(climbing(118_000, 5), climbing(16_000, 3)...), []int{5}, []string{"auto"})
 	p := must(t, "claude-code")
-	cut := &Run{Summary: Summary{Firings: 150}} // the list held other firings
-	f, err := firstFiring(ctx, tr, cut, true, p, "auto-compact", Options{})
+	cut := &replay.Run{Summary: replay.Summary{Firings: 150}} // the list held other firings
+	f, err := firstFiring(ctx, tr, cut, true, p, "auto-compact", replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Step != 5 || f.Before != 158_200 {
 		t.Errorf("found %+v, want the compaction at call 5 counting 158,200", f)
 	}
-	all := &Run{Summary: Summary{Firings: 0}}
-	if f, err := firstFiring(ctx, tr, all, true, p, "auto-compact", Options{}); err != nil || f.Step != -1 {
+	all := &replay.Run{Summary: replay.Summary{Firings: 0}}
+	if f, err := firstFiring(ctx, tr, all, true, p, "auto-compact", replay.Options{}); err != nil || f.Step != -1 {
 		t.Errorf("a run that fired none: found %+v, %v", f, err)
 	}
 }
