@@ -83,13 +83,13 @@ func (m *Mock) Summarize(ctx context.Context, req Request) (Result, error) {
 		want = min(want, maxTokens)
 	}
 	text := fmt.Sprintf("[mock summary %x] %s", sum, extract(req.Messages, req.Previous).text())
-	text = fitTokens(text, req.Messages, want)
+	text, out := fitCounted(text, func() string { return firstWords(req.Messages, want+1) }, want)
 	model := m.Model
 	if model == "" {
 		model = "mock"
 	}
 	return Result{Text: text, Model: model,
-		Usage: transcript.Usage{Input: int64(in), Output: int64(counter().Count(text))}}, nil
+		Usage: transcript.Usage{Input: int64(in), Output: int64(out)}}, nil
 }
 
 // measure returns what the mock takes from the prompt of req: its input
@@ -145,18 +145,26 @@ func hashString(h hash.Hash, s string) {
 // fitTokens cuts text to at most n tokens, or pads it to about n with the
 // conversation's own words, in order, as an excerpt.
 func fitTokens(text string, msgs []transcript.Message, n int) string {
-	return fitWords(text, func() string { return firstWords(msgs, n+1) }, n)
+	out, _ := fitCounted(text, func() string { return firstWords(msgs, n+1) }, n)
+	return out
 }
 
 // fitWords is fitTokens with the conversation's words, joined by spaces,
 // from words (called only when text is too short).
 func fitWords(text string, words func() string, n int) string {
+	out, _ := fitCounted(text, words, n)
+	return out
+}
+
+// fitCounted is fitWords, and the count of what it returns: each text is
+// counted once.
+func fitCounted(text string, words func() string, n int) (string, int) {
 	c := counter().Count(text)
 	if c > n {
-		return cutTokens(text, n)
+		return cutCounted(text, c, n)
 	}
 	if c == n {
-		return text
+		return text, c
 	}
 	pad := words()
 	for budget := n - c - 3; budget > 0; budget-- {
@@ -164,11 +172,12 @@ func fitWords(text string, words func() string, n int) string {
 		if excerpt == "" {
 			break
 		}
-		if out := text + "\nExcerpt: " + excerpt; counter().Count(out) <= n {
-			return out
+		out := text + "\nExcerpt: " + excerpt
+		if oc := counter().Count(out); oc <= n {
+			return out, oc
 		}
 	}
-	return text
+	return text, c
 }
 
 // firstWords returns the first k words of the conversation of msgs,
@@ -229,18 +238,54 @@ func cutTokens(text string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if counter().Count(text) <= n {
-		return text
+	out, _ := cutCounted(text, counter().Count(text), n)
+	return out
+}
+
+// cutCounted is cutTokens of text, whose count is c, and the count of
+// what it returns.
+func cutCounted(text string, c, n int) (string, int) {
+	if n <= 0 {
+		return "", 0
 	}
+	if c <= n {
+		return text, c
+	}
+	// The words joined by spaces, and where each ends in it: the prefix
+	// of k words joined is joined[:ends[k-1]], with no string made.
 	words := strings.Fields(text)
-	fits := func(k int) bool { return counter().Count(strings.Join(words[:k], " ")) <= n }
+	joined := strings.Join(words, " ")
+	ends := make([]int, len(words))
+	at := 0
+	for k, w := range words {
+		if k > 0 {
+			at++
+		}
+		at += len(w)
+		ends[k] = at
+	}
+	prefix := func(k int) string {
+		if k == 0 {
+			return ""
+		}
+		return joined[:ends[k-1]]
+	}
+	counts := map[int]int{}
+	fits := func(k int) bool {
+		c, ok := counts[k]
+		if !ok {
+			c = counter().Count(prefix(k))
+			counts[k] = c
+		}
+		return c <= n
+	}
 	// The words' counts, each with the space before it, add up to the
 	// count of the words joined (see firstWords): the prefix they give is
 	// the answer, confirmed by two counts, where the binary search below
 	// would take a count for each halving.
-	k := guessCut(words, n)
+	k := guessCut(joined, ends, n)
 	if fits(k) && (k == len(words) || !fits(k+1)) {
-		return strings.Join(words[:k], " ")
+		return prefix(k), counts[k]
 	}
 	lo, hi := 0, len(words)
 	for lo < hi {
@@ -251,25 +296,22 @@ func cutTokens(text string, n int) string {
 			hi = mid - 1
 		}
 	}
-	return strings.Join(words[:lo], " ")
+	fits(lo)
+	return prefix(lo), counts[lo]
 }
 
-// guessCut returns how many of words, joined by spaces, the sum of their
-// counts apart allows within n tokens.
-func guessCut(words []string, n int) int {
-	var b []byte
-	sum := 0
-	for k, w := range words {
-		b = b[:0]
-		if k > 0 {
-			b = append(b, ' ')
-		}
-		b = append(b, w...)
-		if sum += counter().Count(string(b)); sum > n {
+// guessCut returns how many of the words of joined, which end at ends,
+// the sum of their counts apart (each with the space before it) allows
+// within n tokens.
+func guessCut(joined string, ends []int, n int) int {
+	sum, start := 0, 0
+	for k, end := range ends {
+		if sum += counter().Count(joined[start:end]); sum > n {
 			return k
 		}
+		start = end // the space before the next word
 	}
-	return len(words)
+	return len(ends)
 }
 
 // Heuristic is the tier-1 summary of ralph-gpu's Decision 005 (Context
