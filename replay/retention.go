@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/binary"
 	"strings"
 	"sync"
 	"weak"
@@ -121,16 +122,28 @@ type transcriptArtifacts struct {
 	texts []string        // by local id
 	sigs  []gram.Sig      // by local id
 	// byKey and short index the artifacts for a summary's search (see
-	// keyArtifacts); keyAt[id] is where the key window of texts[id]
-	// starts.
-	byKey map[uint32][]int32
-	keyAt []int32
+	// keyArtifacts).
+	byKey map[uint32][]keyed
 	short []int32
 	// keyBits has the bit of each key of byKey (its bits of keyMask)
 	// set: a window whose bit is clear is no key, told without a map
 	// lookup.
 	keyBits []uint64
 	keyMask uint32
+}
+
+// A keyed is an artifact under its key: where the key window starts in
+// its text, the text's length and its first keyLen bytes, which a window
+// of a summary is checked against before the artifact's own arrays are
+// read.
+type keyed struct {
+	id, at, n int32
+	head      uint64
+}
+
+// head8 returns the keyLen bytes of s at i as one word.
+func head8(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64([]byte(s[i : i+keyLen]))
 }
 
 // maxKeyBits is the largest size of keyBits, in bits (a power of two).
@@ -382,12 +395,12 @@ func (r *retention) searchSummary() {
 		if !a.mayBeKey(h) {
 			continue
 		}
-		for _, id := range a.byKey[h] {
-			if !r.seen[id] || r.inSum[id] {
+		for _, k := range a.byKey[h] {
+			start := i - int(k.at)
+			if start < 0 || start+int(k.n) > len(text) || head8(text, start) != k.head {
 				continue
 			}
-			t := a.texts[id]
-			if start := i - int(a.keyAt[id]); start >= 0 && start+len(t) <= len(text) && r.grams.MayHold(a.sigs[id]) && text[start:start+len(t)] == t {
+			if id := k.id; r.seen[id] && !r.inSum[id] && r.grams.MayHold(a.sigs[id]) && text[start:start+int(k.n)] == a.texts[id] {
 				r.inSummary(id)
 			}
 		}
@@ -437,8 +450,7 @@ func (x *transcriptArtifacts) keyArtifacts() {
 			freq[slot(keyHash(t, i))]++
 		}
 	}
-	x.byKey = map[uint32][]int32{}
-	x.keyAt = make([]int32, len(x.texts))
+	x.byKey = map[uint32][]keyed{}
 	// About 16 bits a key: few windows that are no key find their bit set.
 	bits := uint32(64)
 	for bits < maxKeyBits && int(bits) < 16*len(x.texts) {
@@ -456,8 +468,7 @@ func (x *transcriptArtifacts) keyArtifacts() {
 				best, at = h, i
 			}
 		}
-		x.byKey[best] = append(x.byKey[best], int32(id))
-		x.keyAt[id] = int32(at)
+		x.byKey[best] = append(x.byKey[best], keyed{id: int32(id), at: int32(at), n: int32(len(t)), head: head8(t, 0)})
 		b := best & x.keyMask
 		x.keyBits[b/64] |= 1 << (b % 64)
 	}
