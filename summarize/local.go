@@ -131,16 +131,20 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 	return counter().Count(t.System) + m.tokens(), sha.Sum(nil)[:4], maxTokens, nil
 }
 
-// hashString writes s to h through a buffer on the stack: io.WriteString
-// would copy all of s, often tens of kilobytes, to a new slice.
+// hashString writes s to h through a buffer of hashBufs: io.WriteString
+// would copy all of s, often tens of kilobytes, to a new slice, and a
+// buffer on the stack escapes to the heap through h.
 func hashString(h hash.Hash, s string) {
-	var buf [4096]byte
+	buf := hashBufs.Get().(*[4096]byte)
+	defer hashBufs.Put(buf)
 	for len(s) > 0 {
 		n := copy(buf[:], s)
 		h.Write(buf[:n])
 		s = s[n:]
 	}
 }
+
+var hashBufs = sync.Pool{New: func() any { return new([4096]byte) }}
 
 // fitTokens cuts text to at most n tokens, or pads it to about n with the
 // conversation's own words, in order, as an excerpt.
