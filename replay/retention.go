@@ -133,12 +133,12 @@ type transcriptArtifacts struct {
 }
 
 // A keyed is an artifact under its key: where the key window starts in
-// its text, the text's length and its first keyLen bytes, which a window
-// of a summary is checked against before the artifact's own arrays are
-// read.
+// its text, the text's length and its first and last keyLen bytes, which
+// a window of a summary is checked against before the artifact's own
+// arrays are read.
 type keyed struct {
-	id, at, n int32
-	head      uint64
+	id, at, n  int32
+	head, tail uint64
 }
 
 // head8 returns the keyLen bytes of s at i as one word.
@@ -397,10 +397,11 @@ func (r *retention) searchSummary() {
 		}
 		for _, k := range a.byKey[h] {
 			start := i - int(k.at)
-			if start < 0 || start+int(k.n) > len(text) || head8(text, start) != k.head {
+			end := start + int(k.n)
+			if start < 0 || end > len(text) || head8(text, start) != k.head || head8(text, end-keyLen) != k.tail {
 				continue
 			}
-			if id := k.id; r.seen[id] && !r.inSum[id] && r.grams.MayHold(a.sigs[id]) && text[start:start+int(k.n)] == a.texts[id] {
+			if id := k.id; r.seen[id] && !r.inSum[id] && r.grams.MayHold(a.sigs[id]) && text[start:end] == a.texts[id] {
 				r.inSummary(id)
 			}
 		}
@@ -468,7 +469,8 @@ func (x *transcriptArtifacts) keyArtifacts() {
 				best, at = h, i
 			}
 		}
-		x.byKey[best] = append(x.byKey[best], keyed{id: int32(id), at: int32(at), n: int32(len(t)), head: head8(t, 0)})
+		x.byKey[best] = append(x.byKey[best], keyed{id: int32(id), at: int32(at), n: int32(len(t)),
+			head: head8(t, 0), tail: head8(t, len(t)-keyLen)})
 		b := best & x.keyMask
 		x.keyBits[b/64] |= 1 << (b % 64)
 	}
