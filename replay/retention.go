@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"sync"
 	"weak"
@@ -121,13 +122,15 @@ type transcriptArtifacts struct {
 	local map[int32]int32 // cache id → local id
 	texts []string        // by local id
 	sigs  []gram.Sig      // by local id
-	// byKey and short index the artifacts for a summary's search (see
-	// keyArtifacts).
-	byKey map[uint32][]keyed
-	short []int32
-	// keyBits has the bit of each key of byKey (its bits of keyMask)
-	// set: a window whose bit is clear is no key, told without a map
-	// lookup.
+	// keyed and short index the artifacts for a summary's search (see
+	// keyArtifacts): the artifacts whose key has bits b of keyMask are
+	// keyed[keyStart[b]:keyStart[b+1]].
+	keyed    []keyed
+	keyStart []int32
+	short    []int32
+	// keyBits has the bit of each key of keyed (its bits of keyMask)
+	// set: a window whose bit is clear is no key, told without reading
+	// keyStart.
 	keyBits []uint64
 	keyMask uint32
 }
@@ -137,6 +140,7 @@ type transcriptArtifacts struct {
 // a window of a summary is checked against before the artifact's own
 // arrays are read.
 type keyed struct {
+	key        uint32
 	id, at, n  int32
 	head, tail uint64
 }
@@ -149,7 +153,14 @@ func head8(s string, i int) uint64 {
 // maxKeyBits is the largest size of keyBits, in bits (a power of two).
 const maxKeyBits = 1 << 20
 
-// mayBeKey reports false only when h is no key of byKey.
+// byKey returns the artifacts whose key's bits of keyMask are h's; some
+// may have another key.
+func (x *transcriptArtifacts) byKey(h uint32) []keyed {
+	h &= x.keyMask
+	return x.keyed[x.keyStart[h]:x.keyStart[h+1]]
+}
+
+// mayBeKey reports false only when h is no key of keyed.
 func (x *transcriptArtifacts) mayBeKey(h uint32) bool {
 	h &= x.keyMask
 	return x.keyBits[h/64]&(1<<(h%64)) != 0
@@ -395,10 +406,10 @@ func (r *retention) searchSummary() {
 		if !a.mayBeKey(h) {
 			continue
 		}
-		for _, k := range a.byKey[h] {
+		for _, k := range a.byKey(h) {
 			start := i - int(k.at)
 			end := start + int(k.n)
-			if start < 0 || end > len(text) || head8(text, start) != k.head || head8(text, end-keyLen) != k.tail {
+			if k.key != h || start < 0 || end > len(text) || head8(text, start) != k.head || head8(text, end-keyLen) != k.tail {
 				continue
 			}
 			if id := k.id; r.seen[id] && !r.inSum[id] && r.grams.MayHold(a.sigs[id]) && text[start:end] == a.texts[id] {
@@ -451,13 +462,14 @@ func (x *transcriptArtifacts) keyArtifacts() {
 			freq[slot(keyHash(t, i))]++
 		}
 	}
-	x.byKey = map[uint32][]keyed{}
 	// About 16 bits a key: few windows that are no key find their bit set.
 	bits := uint32(64)
 	for bits < maxKeyBits && int(bits) < 16*len(x.texts) {
 		bits <<= 1
 	}
 	x.keyBits, x.keyMask = make([]uint64, bits/64), bits-1
+	var all []keyed
+	x.keyStart = make([]int32, bits+1)
 	for id, t := range x.texts {
 		if len(t) < keyLen {
 			x.short = append(x.short, int32(id))
@@ -469,10 +481,22 @@ func (x *transcriptArtifacts) keyArtifacts() {
 				best, at = h, i
 			}
 		}
-		x.byKey[best] = append(x.byKey[best], keyed{id: int32(id), at: int32(at), n: int32(len(t)),
+		all = append(all, keyed{key: best, id: int32(id), at: int32(at), n: int32(len(t)),
 			head: head8(t, 0), tail: head8(t, len(t)-keyLen)})
 		b := best & x.keyMask
 		x.keyBits[b/64] |= 1 << (b % 64)
+		x.keyStart[b+1]++
+	}
+	// keyed by the bits of their key, in the order of their ids within.
+	for b := range bits {
+		x.keyStart[b+1] += x.keyStart[b]
+	}
+	x.keyed = make([]keyed, len(all))
+	next := slices.Clone(x.keyStart[:bits])
+	for _, k := range all {
+		b := k.key & x.keyMask
+		x.keyed[next[b]] = k
+		next[b]++
 	}
 }
 
