@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -113,7 +112,7 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 	}
 	plain = plain && req.Prompt == ""
 	sha := sha256.New()
-	io.WriteString(sha, t.System)
+	hashString(sha, t.System)
 	sha.Write([]byte{0})
 	m := &promptMeter{cache: cache, sha: sha}
 	if plain {
@@ -128,7 +127,21 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 		hashString(sha, p.User)
 		m.n = promptTokens(p.User, cache)
 	}
-	return counter().Count(t.System) + m.tokens(), sha.Sum(nil)[:4], maxTokens, nil
+	return systemTokens(t.System) + m.tokens(), sha.Sum(nil)[:4], maxTokens, nil
+}
+
+// systemCounts are the counts of the system prompts measured, by text: a
+// template's system prompt is the same at each of its calls.
+var systemCounts sync.Map // string → int
+
+// systemTokens returns the count of system, counted once.
+func systemTokens(system string) int {
+	if n, ok := systemCounts.Load(system); ok {
+		return n.(int)
+	}
+	n := counter().Count(system)
+	systemCounts.Store(system, n)
+	return n
 }
 
 // hashString writes s to h through a buffer of hashBufs: io.WriteString
