@@ -20,7 +20,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/internal/report"
-	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/internal/selfcheck"
 )
 
 // TestFlagsOverConfig: a provider flag given on the command line wins over
@@ -228,18 +228,26 @@ func TestImportChain(t *testing.T) {
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit", "internal/dollars", "internal/conversation"},
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/countcache"},
 		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache", "internal/resolve", "internal/msgid"},
-		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention", "internal/tracefmt"},
-		"suite":          {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric", "internal/batch", "internal/suitecheck"},
+		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention", "internal/tracefmt", "internal/projection"},
+		"suite":          {"pricing", "summarize", "internal/batch", "internal/suitecheck"},
 		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile", "internal/suitecheck", "internal/tracefmt"},
-		"reports":        {"cost", "replay", "internal/report", "transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid", "internal/suitecheck", "internal/recommend"},
+		"reports":        {"cost", "internal/report"},
 		"fixtures":       {"transcript"},
 
 		// The check's machinery, under internal/batch and suite.
-		"internal/suitecheck": {"transcript", "estimate", "pricing", "summarize", "window", "replay/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
+		"internal/suitecheck": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 		// replay's trace, written and read.
 		"internal/tracefmt": {"window", "replay"},
 		// the settings a report or a sweep weighs.
 		"internal/recommend": {"window", "replay"},
+		// a policy's cost over sessions, projected to a volume.
+		"internal/projection": {"pricing", "internal/stats"},
+		// a transcript's recorded output against what its calls wrote.
+		"internal/shortfall": {"transcript", "estimate"},
+		// the grid of a sweep, read from its flags.
+		"internal/sweepgrid": {"replay"},
+		// a policy held to the compactions its agent recorded.
+		"internal/selfcheck": {"transcript", "summarize", "window", "replay"},
 
 		"internal/scan":       {},
 		"internal/limit":      {},
@@ -252,8 +260,8 @@ func TestImportChain(t *testing.T) {
 		"internal/codexcut":   {"internal/approx"},
 		"internal/approx":     {},
 		"internal/metric":     {},
-		"internal/probe":      {"transcript", "summarize"},
-		"internal/report":     {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric"},
+		"internal/probe":      {"transcript", "summarize", "internal/conversation"},
+		"internal/report":     {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/suitecheck", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/recommend", "internal/projection", "internal/shortfall", "internal/selfcheck", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid"},
 
 		// The transcripts the conformance goldens name, from fixtures.
 		"internal/conformance": {"transcript", "fixtures"},
@@ -595,7 +603,7 @@ func TestImagesAreAKindOfTheirOwn(t *testing.T) {
 // by a Claude Code newer than the policy models says so; an older one's
 // does not.
 func TestSelfCheckNewerVersion(t *testing.T) {
-	c := report.SelfCheck{Label: "claude-code", CompactionCheck: replay.CompactionCheck{Call: 12, Trigger: "auto", PreTokens: 167_200, Fired: 12, Counted: 167_100}, Agrees: true}
+	c := report.SelfCheck{Label: "claude-code", CompactionCheck: selfcheck.CompactionCheck{Call: 12, Trigger: "auto", PreTokens: 167_200, Fired: 12, Counted: 167_100}, Agrees: true}
 	for _, tc := range []struct {
 		agent string
 		says  bool

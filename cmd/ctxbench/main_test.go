@@ -28,8 +28,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/ctxbench/ctxbench/cost"
-	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/rework"
 	"github.com/ctxbench/ctxbench/internal/tracefmt"

@@ -13,7 +13,6 @@ import (
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/report"
-	"github.com/ctxbench/ctxbench/reports"
 )
 
 // TestCostProjectionError: cost --json carries the projection error of

@@ -7,10 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/report"
-	"github.com/ctxbench/ctxbench/reports"
 )
 
 // TestReportCostSessionsAsCost: the report's cost section counts the

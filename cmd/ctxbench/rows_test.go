@@ -18,7 +18,6 @@ import (
 	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/internal/projection"
 	"github.com/ctxbench/ctxbench/internal/report"
-	"github.com/ctxbench/ctxbench/reports"
 )
 
 // rowsFiles are sessions with a bill (Claude Code, Bedrock), one with one
