@@ -13,6 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	. "github.com/ctxbench/ctxbench/transcript"
+	"github.com/ctxbench/ctxbench/transcript/internal/model"
+)
+
+// The model's types the tests name and the package leaves unnamed: a
+// message's position and a model's whole usage.
+type (
+	Pos        = model.Pos
+	ModelUsage = model.ModelUsage
 )
 
 // Helpers that keep the expected transcripts readable.

@@ -31,10 +31,6 @@ type (
 	// The whole prompt is Input + CacheRead + CacheWrite ([Usage.Prompt]).
 	Usage = model.Usage
 
-	// A Pos is where a record stands in its source: a file name and a 1-based
-	// line number (0 when unknown).
-	Pos = model.Pos
-
 	// A Message is one message of the normalized conversation.
 	Message = model.Message
 
@@ -59,9 +55,6 @@ type (
 
 	// A Transcript is one recorded conversation, normalized.
 	Transcript = model.Transcript
-
-	// A ModelUsage is usage recorded for one model as a whole, not per call.
-	ModelUsage = model.ModelUsage
 
 	// A SyntaxError is a malformed record: the file, the 1-based line and what
 	// is wrong with it.
