@@ -93,7 +93,7 @@ func TestEmptyOrBadSummary(t *testing.T) {
 			api := newFakeAPI(t, step{status: 200, body: body})
 			var s sleeps
 			c := testClient(&s)
-			c.Cache = &Cache{Dir: dir}
+			c.CacheDir = dir
 			_, err := pc.make(api.URL, c).Summarize(context.Background(), Request{Messages: messages})
 			if err == nil {
 				t.Errorf("%s %d: %s accepted", pc.name, i, body)
@@ -146,7 +146,7 @@ func TestRedirectToAnotherOrigin(t *testing.T) {
 				dir := t.TempDir()
 				var s sleeps
 				c := testClient(&s)
-				c.Cache, c.Run = &Cache{Dir: dir}, &Run{}
+				c.CacheDir, c.Run = dir, &Run{}
 				if tc.permissive {
 					c.HTTP = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
 				}
@@ -187,7 +187,7 @@ func TestRedirectToAnotherOrigin(t *testing.T) {
 			dir := t.TempDir()
 			var s sleeps
 			c := testClient(&s)
-			c.Cache = &Cache{Dir: dir}
+			c.CacheDir = dir
 			if _, err := pc.make(srv.URL, c).Summarize(context.Background(), Request{Messages: messages}); err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +225,7 @@ func TestKeyInSummaryRedacted(t *testing.T) {
 		api := newFakeAPI(t, step{status: 200, body: bodies[pc.name]})
 		var s sleeps
 		c := testClient(&s)
-		c.Cache = &Cache{Dir: dir}
+		c.CacheDir = dir
 		res, err := pc.make(api.URL, c).Summarize(context.Background(), Request{Messages: messages})
 		if err != nil || res.Text != "key [redacted] here" {
 			t.Errorf("%s: %q, %v", pc.name, res.Text, err)
@@ -254,7 +254,7 @@ func TestBadBaseURLAndCap(t *testing.T) {
 	api := newFakeAPI(t, step{status: 200, body: anthropicOK})
 	for _, capUSD := range []float64{-1, nanValue()} {
 		c := testClient(&s)
-		c.Budget = &Budget{MaxUSD: capUSD}
+		c.Run = &Run{MaxUSD: capUSD}
 		a := &Anthropic{Client: c, BaseURL: api.URL, APIKey: testKey}
 		if _, err := a.Summarize(context.Background(), Request{Messages: messages}); !errors.Is(err, ErrSpendCap) {
 			t.Errorf("cap %v: %v", capUSD, err)
@@ -319,11 +319,11 @@ func TestBudgetOfBadAnswers(t *testing.T) {
 		api := newFakeAPI(t, step{status: 200, body: tc.body})
 		var s sleeps
 		c := testClient(&s)
-		c.Budget = &Budget{MaxUSD: 10}
+		c.Run = &Run{MaxUSD: 10}
 		if _, err := (&Anthropic{Client: c, BaseURL: api.URL, APIKey: testKey}).Summarize(context.Background(), Request{Messages: messages}); err == nil {
 			t.Errorf("%s accepted", tc.body)
 		}
-		if spent := c.Budget.Spent(); !tc.want(spent) {
+		if spent := c.Run.Spent(); !tc.want(spent) {
 			t.Errorf("%s: spent $%v", tc.body, spent)
 		}
 	}

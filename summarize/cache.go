@@ -15,17 +15,17 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
-// Cache stores provider responses on disk, keyed by a hash of the
+// diskCache stores provider responses on disk, keyed by a hash of the
 // provider, model, base URL and request body, so that a re-run makes no
 // request and costs nothing. Entries are written atomically (a temporary
 // file renamed into place) with mode 0600 in 0700 directories: prompts can
 // hold user data. API keys are never part of a key or an entry.
-type Cache struct {
+type diskCache struct {
 	Dir string
 }
 
 // Key returns the cache key of a request.
-func (c *Cache) Key(provider, model, baseURL string, body []byte) string {
+func (c *diskCache) Key(provider, model, baseURL string, body []byte) string {
 	h := sha256.New()
 	for _, s := range []string{provider, model, baseURL} {
 		h.Write([]byte(s))
@@ -35,7 +35,7 @@ func (c *Cache) Key(provider, model, baseURL string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (c *Cache) path(key string) string {
+func (c *diskCache) path(key string) string {
 	return filepath.Join(c.Dir, "summaries", key[:2], key+".json")
 }
 
@@ -50,7 +50,7 @@ type entry struct {
 // folders and entries are ctxbench's own: a symbolic link or anything but
 // a folder or regular file where one of them belongs is an error, never
 // followed or read (a pipe there would hold the run forever).
-func (c *Cache) Get(key string) (Result, bool, error) {
+func (c *diskCache) Get(key string) (Result, bool, error) {
 	p := c.path(key)
 	for _, d := range c.dirs(p) {
 		ok, err := ownEntry(d, true)
@@ -85,7 +85,7 @@ func (c *Cache) Get(key string) (Result, bool, error) {
 
 // dirs are the folders between the cache's own and the entry at p,
 // outermost first.
-func (c *Cache) dirs(p string) []string {
+func (c *diskCache) dirs(p string) []string {
 	var ds []string
 	for d := filepath.Dir(p); d != c.Dir && len(d) > len(c.Dir); d = filepath.Dir(d) {
 		ds = append(ds, d)
@@ -116,7 +116,7 @@ func ownEntry(path string, dir bool) (bool, error) {
 }
 
 // Put stores r under key.
-func (c *Cache) Put(key string, r Result) error {
+func (c *diskCache) Put(key string, r Result) error {
 	p := c.path(key)
 	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
 		return fmt.Errorf("writing the response cache: %w", err)

@@ -28,7 +28,7 @@ var cacheResult = Result{Text: "summary", Model: "m"}
 
 // getBounded runs c.Get(cacheKey) with a bound: a pipe opened for reading
 // waits for a writer.
-func getBounded(t *testing.T, c *Cache) (bool, error) {
+func getBounded(t *testing.T, c *diskCache) (bool, error) {
 	t.Helper()
 	type got struct {
 		ok  bool
@@ -52,7 +52,7 @@ func getBounded(t *testing.T, c *Cache) (bool, error) {
 // naming it; nothing is written through it.
 func cacheLinkedSubfolder(t *testing.T) {
 	root := t.TempDir()
-	c := &Cache{Dir: filepath.Join(root, "cache")}
+	c := &diskCache{Dir: filepath.Join(root, "cache")}
 	other := filepath.Join(root, "elsewhere")
 	if err := os.MkdirAll(filepath.Join(c.Dir, "summaries"), 0o700); err != nil {
 		t.Fatal(err)
@@ -80,11 +80,11 @@ func cacheLinkedSubfolder(t *testing.T) {
 // cacheLinkedEntry: an entry that is a link is an error, never followed.
 func cacheLinkedEntry(t *testing.T) {
 	root := t.TempDir()
-	good := &Cache{Dir: filepath.Join(root, "good")}
+	good := &diskCache{Dir: filepath.Join(root, "good")}
 	if err := good.Put(cacheKey, cacheResult); err != nil {
 		t.Fatal(err)
 	}
-	c := &Cache{Dir: filepath.Join(root, "cache")}
+	c := &diskCache{Dir: filepath.Join(root, "cache")}
 	if err := os.MkdirAll(filepath.Dir(c.path(cacheKey)), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func cacheLinkedEntry(t *testing.T) {
 
 // cachePipeEntry: an entry that is a named pipe is an error, never read.
 func cachePipeEntry(t *testing.T) {
-	c := &Cache{Dir: filepath.Join(t.TempDir(), "cache")}
+	c := &diskCache{Dir: filepath.Join(t.TempDir(), "cache")}
 	if err := os.MkdirAll(filepath.Dir(c.path(cacheKey)), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func cacheLinkedFolder(t *testing.T) {
 	if err := os.Mkdir(target, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	c := &Cache{Dir: filepath.Join(root, "cache")}
+	c := &diskCache{Dir: filepath.Join(root, "cache")}
 	if err := os.Symlink(target, c.Dir); err != nil {
 		t.Fatal(err)
 	}

@@ -29,10 +29,11 @@
 // there, and its answer would pass for the API's summary, so nothing is
 // sent to it, and nothing from it is used or cached. Errors name the
 // provider, the status, the API's error type and message. Cancelling the
-// context stops at once. A [Cache] keeps responses on disk so a re-run
-// costs nothing, and Client.Offline serves from it alone. A [Budget]
-// refuses calls that could take the spending past its cap; the refusal
-// wraps [ErrSpendCap], which policies handle like any failed summary.
+// context stops at once. The response cache (Client.CacheDir) keeps
+// responses on disk so a re-run costs nothing, and Client.Offline serves
+// from it alone. A run's spend cap (Run.MaxUSD) refuses calls that could
+// take the spending past it; the refusal wraps [ErrSpendCap], which
+// policies handle like any failed summary.
 //
 // The API keys are given by the caller (the command line reads them from
 // the environment only). They are sent in headers and never written

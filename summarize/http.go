@@ -44,16 +44,17 @@ type Client struct {
 	MaxCallTime time.Duration
 	// Run, when set, is the state the calls of one run share: the
 	// circuit breaker that stops them all after an error no retry can
-	// mend, or after too many failed calls.
+	// mend, or after too many failed calls, and the spend cap.
 	Run *Run
-	// Cache, when set, serves identical requests from disk and stores new
-	// responses.
-	Cache *Cache
-	// Offline serves only from Cache: a miss is an error wrapping
+	// CacheDir, when set, is the folder of the response cache, which
+	// serves identical requests from disk and stores new responses: keyed
+	// by a hash of the provider, model, base URL and request body, written
+	// atomically with mode 0600 in 0700 folders (prompts can hold user
+	// data), and never holding an API key.
+	CacheDir string
+	// Offline serves only from the cache: a miss is an error wrapping
 	// ErrOffline and no request is made.
 	Offline bool
-	// Budget, when set, refuses calls that would exceed its cap.
-	Budget *Budget
 	// Sleep waits between attempts (default: a timer that stops when ctx
 	// is done). Tests replace it to observe the waits.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -198,9 +199,11 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 		return Result{}, c.Run.fail(fmt.Errorf("%s: base URL %q: want http:// or https:// and a host", p.name, p.baseURL), true)
 	}
 	var key string
-	if c.Cache != nil {
-		key = c.Cache.Key(p.name, p.model, p.baseURL, body)
-		if r, ok, err := c.Cache.Get(key); err != nil {
+	var cache *diskCache
+	if c.CacheDir != "" {
+		cache = &diskCache{Dir: c.CacheDir}
+		key = cache.Key(p.name, p.model, p.baseURL, body)
+		if r, ok, err := cache.Get(key); err != nil {
 			return Result{}, err
 		} else if ok && checkResult(p.name, r) == nil { // else an empty summary an older version cached: asked again
 			r.Cached, r.CostUSD = true, 0
@@ -213,8 +216,8 @@ func (c *Client) do(ctx context.Context, p *provider, body []byte, prompt Prompt
 	if res, err = c.call(ctx, p, body, prompt); err != nil {
 		return Result{}, err
 	}
-	if c.Cache != nil {
-		if err := c.Cache.Put(key, res); err != nil {
+	if cache != nil {
+		if err := cache.Put(key, res); err != nil {
 			return res, err
 		}
 	}
@@ -231,8 +234,8 @@ func (c *Client) refuseCall(p *provider, prompt Prompt) error {
 	if i := strings.IndexFunc(p.key, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }); i >= 0 {
 		return c.Run.fail(fmt.Errorf("%s: the API key holds a control character (%q at byte %d); check how %s was set", p.name, p.key[i], i, p.keyEnv), true)
 	}
-	if c.Budget != nil {
-		if err := c.Budget.reserve(p.model, prompt); err != nil {
+	if c.Run.capped() {
+		if err := c.Run.reserve(p.model, prompt); err != nil {
 			return c.Run.fail(fmt.Errorf("%s: %w", p.name, err), false)
 		}
 	}
@@ -252,9 +255,9 @@ func (c *Client) call(ctx context.Context, p *provider, body []byte, prompt Prom
 	}
 	start := time.Now()
 	res, fatal, err := c.attempts(ctx, p, body, start.Add(left))
-	if c.Budget != nil {
+	if c.Run.capped() {
 		// A call answered is billed, whatever its summary holds.
-		res.CostUSD = c.Budget.settle(p.model, prompt, res, err)
+		res.CostUSD = c.Run.settle(p.model, prompt, res, err)
 	}
 	if err == nil {
 		err = checkResult(p.name, res)
@@ -409,18 +412,34 @@ func origin(u *url.URL) string {
 	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
-// Run is what the calls of one run share: how many failed, and the
-// error that stopped them. Its zero value stops after 3 failed calls.
+// Run is what the calls of one run share: how many failed, the error
+// that stopped them, and what they spent. Its zero value stops after 3
+// failed calls and has no spend cap.
 type Run struct {
 	// MaxFailedCalls is how many calls may fail (after their retries)
 	// before the run stops (0: 3; negative: never).
 	MaxFailedCalls int
+	// MaxUSD, when not 0, caps the spending of the run's calls. Each
+	// call is priced before it is made, at its worst case (the prompt at
+	// 3 bytes per token, which over-counts most text, all of it uncached,
+	// and the whole output limit), and refused if that would take the
+	// spending past MaxUSD; after the call the reservation is replaced by
+	// the real cost of the usage the API reported (nothing for a failed
+	// call). A model the price table does not know is refused: the cap
+	// could not be kept. A cap that is not a finite amount, 0 or more,
+	// refuses every call.
+	MaxUSD float64
+	// Prices is the price table of the cap (nil: [pricing.Default]).
+	Prices pricing.Prices
 
 	mu      sync.Mutex
 	failed  int
 	took    time.Duration // by the failed calls together
 	first   error
 	stopped error
+
+	spendMu sync.Mutex
+	spent   float64
 }
 
 // Failed returns how many calls failed, and the first one's error.
@@ -585,30 +604,21 @@ func jsonRequest(ctx context.Context, url string, body []byte, headers map[strin
 	return req, nil
 }
 
-// Budget is a spend cap on summarization calls. Each call is priced
-// before it is made, at its worst case (the prompt at 3 bytes per token,
-// which over-counts most text, all of it uncached, and the whole output
-// limit), and refused if that would take the spending past MaxUSD; after
-// the call the reservation is replaced by the real cost of the usage the
-// API reported (nothing for a failed call). A model the price table does
-// not know is refused: the cap could not be kept.
-type Budget struct {
-	MaxUSD float64
-	// Prices is the price table (nil: [pricing.Default]).
-	Prices pricing.Prices
-
-	mu    sync.Mutex
-	spent float64
-}
-
-// Spent returns what the calls so far cost.
-func (b *Budget) Spent() float64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// Spent returns what the run's calls so far cost, when it has a spend
+// cap (Run.MaxUSD).
+func (b *Run) Spent() float64 {
+	if b == nil {
+		return 0
+	}
+	b.spendMu.Lock()
+	defer b.spendMu.Unlock()
 	return b.spent
 }
 
-func (b *Budget) price(model string) (pricing.Price, error) {
+// capped reports whether the run has a spend cap.
+func (b *Run) capped() bool { return b != nil && b.MaxUSD != 0 }
+
+func (b *Run) price(model string) (pricing.Price, error) {
 	prices := b.Prices
 	if prices == nil {
 		prices = pricing.Default()
@@ -638,7 +648,7 @@ func costUSD(pr pricing.Price, u transcript.Usage) float64 {
 	return c.Total().USD()
 }
 
-func (b *Budget) reserve(model string, p Prompt) error {
+func (b *Run) reserve(model string, p Prompt) error {
 	if !(b.MaxUSD >= 0) || math.IsInf(b.MaxUSD, 0) {
 		return fmt.Errorf("%w: the cap is %v; want a finite amount of dollars, 0 or more", ErrSpendCap, b.MaxUSD)
 	}
@@ -647,8 +657,8 @@ func (b *Budget) reserve(model string, p Prompt) error {
 		return fmt.Errorf("%w: %w, so the cap cannot be enforced", ErrSpendCap, err)
 	}
 	w := worst(pr, p)
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.spendMu.Lock()
+	defer b.spendMu.Unlock()
 	if b.spent+w > b.MaxUSD {
 		return fmt.Errorf("%w: this call may cost up to %s and %s of the %s cap is spent", ErrSpendCap, dollars.Format(w), dollars.Format(b.spent), dollars.Format(b.MaxUSD))
 	}
@@ -656,7 +666,7 @@ func (b *Budget) reserve(model string, p Prompt) error {
 	return nil
 }
 
-func (b *Budget) settle(model string, p Prompt, r Result, err error) float64 {
+func (b *Run) settle(model string, p Prompt, r Result, err error) float64 {
 	pr, _ := b.price(model)
 	cost := 0.0
 	if u := r.Usage; err == nil {
@@ -665,9 +675,9 @@ func (b *Budget) settle(model string, p Prompt, r Result, err error) float64 {
 			cost = worst(pr, p) // usage that cannot be true: the reservation stands
 		}
 	}
-	b.mu.Lock()
+	b.spendMu.Lock()
 	b.spent += cost - worst(pr, p)
-	b.mu.Unlock()
+	b.spendMu.Unlock()
 	return cost
 }
 

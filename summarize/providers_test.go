@@ -334,7 +334,7 @@ func TestCache(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "cache")
 			var s sleeps
 			c := testClient(&s)
-			c.Cache = &Cache{Dir: dir}
+			c.CacheDir = dir
 			sum := pc.make(api.URL, c)
 			first, err := sum.Summarize(context.Background(), Request{Messages: messages})
 			if err != nil || first.Cached {
@@ -396,9 +396,9 @@ func TestConcurrentCalls(t *testing.T) {
 		api := newFakeAPI(t, step{status: 200, body: pc.ok})
 		var s sleeps
 		c := testClient(&s)
-		c.Cache = &Cache{Dir: t.TempDir()}
+		c.CacheDir = t.TempDir()
 		// The table prices both providers' default models.
-		c.Budget = &Budget{MaxUSD: 10, Prices: pricing.Prices{
+		c.Run = &Run{MaxUSD: 10, Prices: pricing.Prices{
 			"claude-haiku-4-5": {Provider: "anthropic", Input: 1, Output: 5}, "gpt-4o-mini": {Provider: "openai", Input: 0.15, Output: 0.6}}}
 		sum := pc.make(api.URL, c)
 		var wg sync.WaitGroup
@@ -428,7 +428,7 @@ func TestBudget(t *testing.T) {
 	api := newFakeAPI(t, step{status: 200, body: anthropicOK})
 	var s sleeps
 	c := testClient(&s)
-	c.Budget = &Budget{MaxUSD: 0.01}
+	c.Run = &Run{MaxUSD: 0.01}
 	a := &Anthropic{Client: c, BaseURL: api.URL, APIKey: testKey}
 	res, err := a.Summarize(context.Background(), Request{Messages: messages})
 	if err != nil {
@@ -439,11 +439,11 @@ func TestBudget(t *testing.T) {
 	if d := res.CostUSD - want; d > 1e-12 || d < -1e-12 {
 		t.Errorf("cost %v, want %v", res.CostUSD, want)
 	}
-	if d := c.Budget.Spent() - want; d > 1e-12 || d < -1e-12 {
-		t.Errorf("spent %v, want %v", c.Budget.Spent(), want)
+	if d := c.Run.Spent() - want; d > 1e-12 || d < -1e-12 {
+		t.Errorf("spent %v, want %v", c.Run.Spent(), want)
 	}
 	// A call whose worst case passes the cap is refused before any request.
-	c.Budget.MaxUSD = c.Budget.Spent() + 0.001
+	c.Run.MaxUSD = c.Run.Spent() + 0.001
 	a2 := &Anthropic{Client: c, BaseURL: api.URL, APIKey: testKey}
 	_, err = a2.Summarize(context.Background(), Request{Messages: messages, Template: TwoTier})
 	if !errors.Is(err, ErrSpendCap) {
@@ -488,7 +488,7 @@ func TestKeyNeverWritten(t *testing.T) {
 			api := newFakeAPI(t, steps...)
 			var s sleeps
 			c := testClient(&s)
-			c.Cache = &Cache{Dir: dir}
+			c.CacheDir = dir
 			res, err := pc.make(api.URL, c).Summarize(context.Background(), Request{Messages: messages})
 			written = append(written, fmt.Sprintf("%+v", res))
 			if err != nil {
@@ -543,7 +543,7 @@ func TestSummaryBoundedByMaxTokens(t *testing.T) {
 		var s sleeps
 		c := testClient(&s)
 		dir := t.TempDir()
-		c.Cache = &Cache{Dir: dir}
+		c.CacheDir = dir
 		_, err := pc.make(api.URL, c).Summarize(context.Background(), Request{Messages: messages})
 		if err == nil || !strings.Contains(err.Error(), "more than max_tokens 1024 allows") {
 			t.Errorf("%s: %v", pc.name, err)

@@ -209,9 +209,8 @@ func fmtPtr[T any](v *T) string {
 // providerRun is what a run of an HTTP summarizer reports at its end:
 // the spending against the cap, and the calls that failed.
 type providerRun struct {
-	budget *summarize.Budget
-	run    *summarize.Run
-	allow  bool
+	run   *summarize.Run
+	allow bool
 }
 
 // finish says what the summaries cost against the cap, and fails the
@@ -222,8 +221,8 @@ func (p *providerRun) finish(e *env) error {
 	if p == nil {
 		return nil
 	}
-	if p.budget != nil {
-		fmt.Fprintf(e.stderr, "ctxbench: summaries cost %s of the %s cap\n", dollars.Format(p.budget.Spent()), dollars.Format(p.budget.MaxUSD))
+	if p.run.MaxUSD != 0 {
+		fmt.Fprintf(e.stderr, "ctxbench: summaries cost %s of the %s cap\n", dollars.Format(p.run.Spent()), dollars.Format(p.run.MaxUSD))
 	}
 	n, first := p.run.Failed()
 	if n == 0 {
@@ -279,11 +278,10 @@ func (f summarizerFlags) build(e *env) (summarize.Summarizer, *providerRun, erro
 		}
 		dir = d
 	}
-	c.Cache = &summarize.Cache{Dir: dir}
+	c.CacheDir = dir
 	c.Offline = sp.offline
 	if sp.maxUSD > 0 {
-		c.Budget = &summarize.Budget{MaxUSD: sp.maxUSD, Prices: pricing.Default()}
-		run.budget = c.Budget
+		c.Run.MaxUSD, c.Run.Prices = sp.maxUSD, pricing.Default()
 	}
 	switch sp.name {
 	case "anthropic":
