@@ -94,10 +94,10 @@ func fallbackModel(t *transcript.Transcript, model string) string {
 // without their bill, against their bill ([Options.FitCalls]; by default
 // half the calls).
 type CrossCheck struct {
-	AfterFit     *OutOfSample `json:"after_fit"`
-	SimulatedUSD float64      `json:"simulated_usd"`
-	BilledUSD    float64      `json:"billed_usd"`
-	ErrorPct     float64      `json:"error_pct"`
+	AfterFit     *heldOut `json:"after_fit"`
+	SimulatedUSD float64  `json:"simulated_usd"`
+	BilledUSD    float64  `json:"billed_usd"`
+	ErrorPct     float64  `json:"error_pct"`
 }
 
 // errorPct is how far sim is from bill, in percent of bill (0 when
@@ -109,9 +109,9 @@ func errorPct(sim, bill pricing.Money) float64 {
 	return (float64(sim) - float64(bill)) / float64(bill) * 100
 }
 
-// OutOfSample compares the calls after the fit's ([Options.FitCalls]),
+// heldOut compares the calls after the fit's ([Options.FitCalls]),
 // priced without their bill, with their bill, in all and by component.
-type OutOfSample struct {
+type heldOut struct {
 	FitCalls int `json:"fit_calls"`
 	// Calls are the calls after the fit compared with their bill;
 	// Unbilled the calls after the fit whose bill records no prompt (a
@@ -129,11 +129,11 @@ type OutOfSample struct {
 	Assumptions []string `json:"assumptions,omitempty"`
 }
 
-// newOutOfSample compares rc's calls after the fit's with their bill,
+// newHeldOut compares rc's calls after the fit's with their bill,
 // costs (each call's, in call order), or returns the error of their sum
 // past what Money holds.
-func newOutOfSample(rc *RunCost, costs []pricing.Cost) (*CrossCheck, error) {
-	o := &OutOfSample{FitCalls: rc.fitCalls, Calls: rc.afterCalls - len(rc.afterUnbilled), Unbilled: len(rc.afterUnbilled),
+func newHeldOut(rc *RunCost, costs []pricing.Cost) (*CrossCheck, error) {
+	o := &heldOut{FitCalls: rc.fitCalls, Calls: rc.afterCalls - len(rc.afterUnbilled), Unbilled: len(rc.afterUnbilled),
 		Simulated: *rc.AfterFit, Assumptions: rc.fitAssumptions}
 	skip := rc.afterUnbilled // in call order
 	for i := rc.fitCalls; i < len(costs); i++ {

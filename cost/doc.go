@@ -86,13 +86,14 @@
 // days, counting once a call a resumed session's file copied.
 //
 // How close a projection lands on the sessions it is made from is
-// measured by their own cross-checks ([SessionError]): each transcript
+// measured by their own cross-checks ([CrossCheck.SessionError]): each transcript
 // of 20 calls or more, fitted on its first half, its later calls priced
 // without their bill against it; the command's projection
 // (internal/projection) gives the median, the 90th percentile and the
 // worst of the absolute errors (make validate prints the same on
 // fixtures/validation). Calls after the fit whose bill records no prompt
-// are left out of both sides, and counted ([OutOfSample.Unbilled]).
+// are left out of both sides, and counted (the Unbilled of
+// [CrossCheck.AfterFit]).
 //
 // The projection sums a policy's cost over the sessions with the mean,
 // the median and the 90th percentile per session, and scales the mean to

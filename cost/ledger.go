@@ -67,7 +67,7 @@ func (d *dayName) of(at time.Time) string {
 // its subagents'.
 type SessionBill struct {
 	ID          string           `json:"id"`
-	Transcripts []TranscriptBill `json:"transcripts"`
+	Transcripts []transcriptBill `json:"transcripts"`
 	Calls       int              `json:"calls"`
 	Usage       transcript.Usage `json:"usage"`
 	Cost        pricing.Cost     `json:"cost"`
@@ -80,8 +80,8 @@ type SessionBill struct {
 	ReportedUSD float64 `json:"reported_usd,omitempty"`
 }
 
-// A TranscriptBill is one transcript's part of its session's bill.
-type TranscriptBill struct {
+// A transcriptBill is one transcript's part of its session's bill.
+type transcriptBill struct {
 	File     string           `json:"file"`
 	ID       string           `json:"id"`
 	Subagent string           `json:"subagent,omitempty"`
@@ -154,12 +154,12 @@ type LedgerEntry struct {
 	Subagent    string       `json:"subagent,omitempty"`
 	Own         bool         `json:"own,omitempty"` // the session's own transcript, not a subagent's
 	ReportedUSD float64      `json:"reported_usd,omitempty"`
-	Items       []LedgerItem `json:"items"`
+	Items       []ledgerItem `json:"items"`
 }
 
-// A LedgerItem is a call's usage and cost, or usage the transcript
+// A ledgerItem is a call's usage and cost, or usage the transcript
 // recorded for no call (Call false).
-type LedgerItem struct {
+type ledgerItem struct {
 	Call bool `json:"call,omitempty"`
 	// CallID and RequestID tell a call copied from an earlier file (both
 	// set): it is counted where it was first seen.
@@ -176,7 +176,7 @@ type LedgerItem struct {
 
 // where names it in errors: its file and line, or the usage the file
 // recorded for no call.
-func (it *LedgerItem) where(file string) string {
+func (it *ledgerItem) where(file string) string {
 	switch {
 	case it.Line > 0:
 		return file + ":" + strconv.Itoa(it.Line)
@@ -201,7 +201,7 @@ func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 	look := lastLookup{resolver: res}
 	var day dayName
 	add := func(m *transcript.Message, name string, u transcript.Usage, at time.Time) error {
-		it := LedgerItem{Model: name, Usage: u, At: at}
+		it := ledgerItem{Model: name, Usage: u, At: at}
 		if m != nil {
 			it.Call, it.Line = true, m.Pos.Line
 			if m.CallID != "" && m.RequestID != "" {
@@ -228,7 +228,7 @@ func (l *Ledger) Entry(t *transcript.Transcript) (*LedgerEntry, error) {
 		}
 	}
 	if n > 1 {
-		e.Items = make([]LedgerItem, 0, n)
+		e.Items = make([]ledgerItem, 0, n)
 	}
 	var last time.Time
 	for i := range t.Messages {
@@ -287,7 +287,7 @@ func (l *Ledger) AddEntry(e *LedgerEntry) error {
 		l.Sessions = append(l.Sessions, s)
 	}
 	s.ReportedUSD += e.ReportedUSD
-	tb := TranscriptBill{File: e.File, ID: e.ID, Subagent: e.Subagent}
+	tb := transcriptBill{File: e.File, ID: e.ID, Subagent: e.Subagent}
 	for i := range e.Items {
 		it := &e.Items[i]
 		if err := checkCall(it.Cost); err != nil {

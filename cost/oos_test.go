@@ -151,7 +151,7 @@ func outOfSampleSessions(t *testing.T, paths ...string) []oosSession {
 		if err != nil {
 			return err
 		}
-		e, ok := SessionError(tr.Calls, s.CrossCheck)
+		e, ok := s.CrossCheck.SessionError(tr.Calls)
 		if s.NotPriced != nil || !ok {
 			return nil
 		}
@@ -288,7 +288,7 @@ func TestOutOfSampleUnseen(t *testing.T) {
 // afterFit replays tr's recorded policy, counted in chars4, fitted on
 // its first fitCalls calls, and returns the calls after against their
 // bill.
-func afterFit(t *testing.T, tr *transcript.Transcript, fitCalls int) *OutOfSample {
+func afterFit(t *testing.T, tr *transcript.Transcript, fitCalls int) *heldOut {
 	t.Helper()
 	e := estimate.MustNew("chars4", estimate.OverheadNone)
 	s, err := Replay(context.Background(), replayerOf(tr), policies(t, "recorded"), replay.Options{Estimators: []estimate.Estimator{e}}, Options{FitCalls: fitCalls})

@@ -64,10 +64,3 @@ func RecordedFrom(t *transcript.Transcript, e *LedgerEntry, label string, opt Op
 // CacheBill is the cache of a run priced from the bill alone
 // ([Recorded]): what the provider really read and wrote.
 const CacheBill = "the bill's"
-
-// HasBill reports whether t records usage [Recorded] can price: on a
-// call, or for a model as a whole.
-func HasBill(t *transcript.Transcript) bool {
-	u := t.Usage()
-	return u.Prompt() > 0 || u.Output > 0 || len(t.UnattributedByModel) > 0
-}

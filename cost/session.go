@@ -217,7 +217,7 @@ func crossCheck(t *transcript.Transcript, sim *RunCost, b billedUsage) (*CrossCh
 	if sim.afterCalls == 0 {
 		return nil, nil
 	}
-	x, err := newOutOfSample(sim, b.calls)
+	x, err := newHeldOut(sim, b.calls)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.File, err)
 	}
@@ -245,7 +245,7 @@ func billModel(t *transcript.Transcript, opt Options) string {
 }
 
 // SweepError returns the error of r's transcript's cross-check, as
-// [Replay] makes it with the same ropt and opt and [SessionError] reads
+// [Replay] makes it with the same ropt and opt and [CrossCheck.SessionError] reads
 // it, for a command that prices its runs otherwise ([SweepPricer]):
 // its recorded run fitted on the first calls, the later ones priced
 // without their bill, against it. ok is false when the transcript
@@ -296,7 +296,7 @@ func SweepError(ctx context.Context, r *replay.Replayer, ropt replay.Options, op
 	if err != nil {
 		return 0, false, err
 	}
-	errPct, ok = SessionError(t.Calls, x)
+	errPct, ok = x.SessionError(t.Calls)
 	return errPct, ok, nil
 }
 
@@ -389,12 +389,12 @@ func (c sweepCoster) Finish(r *replay.Run) (int64, error) {
 	return int64(rc.Total), nil
 }
 
-// SessionError returns the error of a transcript's cross-check, in
-// percent of the bill, and whether it counts in a projection error
-// (internal/projection): the transcript has projection.MinErrorCalls
-// calls or more and its cross-check compared calls after the fit with
-// their bill.
-func SessionError(calls int, x *CrossCheck) (float64, bool) {
+// SessionError returns the error of the cross-check of a transcript of
+// calls calls, in percent of the bill, and whether it counts in a
+// projection error (internal/projection): the transcript has
+// projection.MinErrorCalls calls or more and the cross-check compared
+// calls after the fit with their bill. A nil cross-check counts in none.
+func (x *CrossCheck) SessionError(calls int) (float64, bool) {
 	if calls < projection.MinErrorCalls || x == nil || x.AfterFit == nil || x.AfterFit.Calls == 0 || x.AfterFit.Billed.Total() <= 0 {
 		return 0, false
 	}

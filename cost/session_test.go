@@ -231,7 +231,7 @@ func TestSweepErrorIsReplays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, wantOK := SessionError(tr.Calls, s.CrossCheck)
+			want, wantOK := s.CrossCheck.SessionError(tr.Calls)
 			got, ok, err := SweepError(context.Background(), replayerOf(tr), replay.Options{}, o)
 			if err != nil {
 				t.Fatal(err)

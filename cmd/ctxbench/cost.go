@@ -105,7 +105,7 @@ type costRun struct {
 	order      []string
 	perSession map[string][]pricing.Money
 	// errs are the cross-checks' errors of the transcripts that count in
-	// the projection error ([cost.SessionError]), replayed the number of
+	// the projection error ([cost.CrossCheck.SessionError]), replayed the number of
 	// transcripts replayed.
 	errs     []float64
 	replayed int
@@ -423,7 +423,14 @@ func (r *costRun) recordedAlone() bool {
 // session read without its content (whose bill is what its lines
 // record, even none).
 func (r *costRun) fromBill(t *transcript.Transcript) bool {
-	return r.recordedAlone() && (cost.HasBill(t) || t.Format == transcript.FormatClaudeCode)
+	return r.recordedAlone() && (hasBill(t) || t.Format == transcript.FormatClaudeCode)
+}
+
+// hasBill reports whether t records usage [cost.Recorded] can price: on
+// a call, or for a model as a whole.
+func hasBill(t *transcript.Transcript) bool {
+	u := t.Usage()
+	return u.Prompt() > 0 || u.Output > 0 || len(t.UnattributedByModel) > 0
 }
 
 // A costEntry is what cost adds of a transcript to its totals and
@@ -446,7 +453,7 @@ type costEntry struct {
 	Totals  []pricing.Money `json:"totals,omitempty"`
 	// Replayed says the policies were replayed (not priced from the bill
 	// alone); ErrorPct is the cross-check's error when the transcript
-	// counts in the projection error ([cost.SessionError]).
+	// counts in the projection error ([cost.CrossCheck.SessionError]).
 	Replayed bool     `json:"replayed,omitempty"`
 	ErrorPct *float64 `json:"error_pct,omitempty"`
 	// Text or JSON is the transcript's part of the output.
@@ -572,7 +579,7 @@ func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry
 		ce.Totals = append(ce.Totals, p.Total)
 	}
 	ce.Replayed = !r.fromBill(t)
-	if e, ok := cost.SessionError(t.Calls, cmpr.CrossCheck); ok {
+	if e, ok := cmpr.CrossCheck.SessionError(t.Calls); ok {
 		ce.ErrorPct = &e
 	}
 	if r.c.JSON {

@@ -12,7 +12,7 @@ const MinErrorCalls = 20
 
 // A ProjectionError is how close the projection lands on a set of
 // sessions: the distribution of the absolute errors of their
-// cross-checks (package cost's SessionError), each session fitted on
+// cross-checks (package cost's CrossCheck.SessionError), each session fitted on
 // its first calls (by default half) and its later calls priced without
 // their bill.
 type ProjectionError struct {

@@ -240,7 +240,7 @@ func transcriptResult(t *transcript.Transcript, s *cost.Session) TranscriptResul
 	}
 	v := s.Billed.Total().USD()
 	tr.BilledUSD = &v
-	if e, ok := cost.SessionError(t.Calls, s.CrossCheck); ok {
+	if e, ok := s.CrossCheck.SessionError(t.Calls); ok {
 		tr.ProjectionErrorPct = &e
 	}
 	for _, m := range s.BilledPerCall {

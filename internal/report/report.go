@@ -91,7 +91,7 @@ type TranscriptResult struct {
 	Notes  []string  `json:"notes,omitempty"`
 	Billed []float64 `json:"billed_per_call_usd,omitempty"`
 	// ProjectionErrorPct is the cross-check's error when the transcript
-	// counts in the projection error ([cost.SessionError]).
+	// counts in the projection error ([cost.CrossCheck.SessionError]).
 	ProjectionErrorPct *float64       `json:"projection_error_pct,omitempty"`
 	Runs               []PolicyResult `json:"runs"`
 }
