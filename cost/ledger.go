@@ -24,7 +24,7 @@ import (
 type Ledger struct {
 	// Prices is the table the calls are priced at (nil: usage only); it
 	// must not change once a transcript is added, nor once any pricing
-	// has used it ([resolve.Of]).
+	// has used it.
 	Prices pricing.Prices
 	// Model prices the calls that record no model (default: each
 	// transcript's first model).

@@ -19,11 +19,15 @@ import (
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
+// A PricedCall is what pricing adds to a call: its cost and, when it
+// broke the provider's cache, where and at what cost.
+type PricedCall = tracefmt.PricedCall
+
 // Options configure the pricing of runs.
 type Options struct {
 	// Prices is the price table (nil: [pricing.Default]); it must not
 	// change once used: each model name is looked up in it once, for
-	// every pricing at the same table ([resolve.Of]).
+	// every pricing at the same table.
 	Prices pricing.Prices
 	// Model, when set, prices every call, a what-if (--pricing-model);
 	// by default each call is priced at the model that made it, and a
@@ -52,7 +56,7 @@ type Options struct {
 	// the run is not priced): run is the policy's index, and the rules
 	// of [replay.Options.Observe] hold (a run's steps in order on one
 	// goroutine; runs at the same time). An error stops the replay.
-	Observe func(run int, s *replay.Step, priced *tracefmt.PricedCall) error
+	Observe func(run int, s *replay.Step, priced *PricedCall) error
 }
 
 // resolver looks models up in o's table, each name once.
@@ -126,7 +130,7 @@ type ModelCost struct {
 	Constant int `json:"constant_tokens,omitempty"`
 	// Alpha is the model's billed tokens per estimated token, fitted on
 	// AlphaFittedOn prompt growths of the recorded run; with too few (0),
-	// AlphaFamily's over the corpus ([family.ModelAlpha]), else 1.
+	// AlphaFamily's over the corpus, else 1.
 	// Absent when the calls are not priced from the bill.
 	Alpha         float64          `json:"alpha,omitempty"`
 	AlphaFittedOn int              `json:"alpha_fitted_on,omitempty"`
@@ -137,7 +141,7 @@ type ModelCost struct {
 }
 
 // PerStepUSD returns each call's cost in dollars, in step order: the
-// cost_usd of the trace's lines ([tracefmt.WriteTrace]).
+// cost_usd of the trace's lines (replay --trace).
 func (rc *RunCost) PerStepUSD() []float64 {
 	out := make([]float64, len(rc.PerStep))
 	for i, m := range rc.PerStep {

@@ -249,8 +249,7 @@ func billModel(t *transcript.Transcript, opt Options) string {
 // it, for a command that prices its runs otherwise ([SweepPricer]):
 // its recorded run fitted on the first calls, the later ones priced
 // without their bill, against it. ok is false when the transcript
-// counts in no projection error: fewer than projection.MinErrorCalls
-// calls, no bill, or a model with no price.
+// counts in no projection error: fewer than 20 calls, no bill, or a model with no price.
 func SweepError(ctx context.Context, r *replay.Replayer, ropt replay.Options, opt Options) (errPct float64, ok bool, err error) {
 	t := r.Transcript()
 	if t.Calls < projection.MinErrorCalls || t.Usage().Prompt() == 0 {
@@ -391,8 +390,7 @@ func (c sweepCoster) Finish(r *replay.Run) (int64, error) {
 
 // SessionError returns the error of the cross-check of a transcript of
 // calls calls, in percent of the bill, and whether it counts in a
-// projection error (internal/projection): the transcript has
-// projection.MinErrorCalls calls or more and the cross-check compared
+// projection error: the transcript has 20 calls or more and the cross-check compared
 // calls after the fit with their bill. A nil cross-check counts in none.
 func (x *CrossCheck) SessionError(calls int) (float64, bool) {
 	if calls < projection.MinErrorCalls || x == nil || x.AfterFit == nil || x.AfterFit.Calls == 0 || x.AfterFit.Billed.Total() <= 0 {

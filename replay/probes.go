@@ -54,7 +54,7 @@ type LLMJudge = probe.LLMJudge
 // Probes replays t under p and returns, at each call where the policy
 // first stopped sending some earlier messages verbatim, the probes
 // about those messages (and the call's continuation probe), judged by
-// the exact judge ([probe.Context.Keeps]) against what the call sent,
+// the exact judge (does the context keep the probe's key?) against what the call sent,
 // with their score: the run's [Summary.Probes]. llm, when not nil,
 // judges them too, with a distractor at each call. opt is as for
 // [Replay]; its Observe, NoSteps and NoRetention are set here.
