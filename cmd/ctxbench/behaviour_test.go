@@ -228,14 +228,14 @@ func TestImportChain(t *testing.T) {
 		"summarize":      {"transcript", "estimate", "pricing", "internal/scan", "internal/limit", "internal/dollars", "internal/conversation"},
 		"window":         {"transcript", "estimate", "summarize", "internal/suggest", "internal/countcache"},
 		"replay":         {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "internal/metric", "internal/countcache", "internal/resolve", "internal/msgid"},
-		"cost":           {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "internal/metric", "internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention", "internal/tracefmt", "internal/projection"},
+		"cost":           {"transcript", "estimate", "pricing", "window", "replay", "internal/stats", "cost/internal/prefix", "internal/family", "internal/resolve", "internal/retention", "internal/tracefmt", "internal/projection"},
 		"suite":          {"pricing", "summarize", "internal/batch", "internal/suitecheck"},
-		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "suite", "internal/limit", "internal/tempfile", "internal/suitecheck", "internal/tracefmt"},
+		"internal/batch": {"transcript", "estimate", "pricing", "summarize", "window", "replay", "cost", "internal/limit", "internal/tempfile", "internal/suitecheck", "internal/tracefmt"},
 		"reports":        {"cost", "internal/report"},
 		"fixtures":       {"transcript"},
 
 		// The check's machinery, under internal/batch and suite.
-		"internal/suitecheck": {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
+		"internal/suitecheck": {"transcript", "estimate", "window", "internal/probe", "replay", "cost", "internal/limit", "internal/strictyaml", "internal/metric"},
 		// replay's trace, written and read.
 		"internal/tracefmt": {"window", "replay"},
 		// the settings a report or a sweep weighs.
@@ -260,8 +260,9 @@ func TestImportChain(t *testing.T) {
 		"internal/codexcut":   {"internal/approx"},
 		"internal/approx":     {},
 		"internal/metric":     {},
+		"internal/jsonstream": {},
 		"internal/probe":      {"transcript", "summarize", "internal/conversation"},
-		"internal/report":     {"transcript", "estimate", "pricing", "summarize", "window", "internal/probe", "replay", "cost", "internal/suitecheck", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/recommend", "internal/projection", "internal/shortfall", "internal/selfcheck", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid"},
+		"internal/report":     {"transcript", "estimate", "pricing", "window", "internal/probe", "replay", "cost", "internal/suitecheck", "internal/printable", "internal/tempfile", "internal/rework", "internal/metric", "internal/recommend", "internal/projection", "internal/shortfall", "internal/selfcheck", "internal/family", "internal/imagerule", "internal/dollars", "internal/noprice", "internal/msgid"},
 
 		// The transcripts the conformance goldens name, from fixtures.
 		"internal/conformance": {"transcript", "fixtures"},
@@ -291,7 +292,7 @@ func TestImportChain(t *testing.T) {
 		"internal/stats":       {},
 		"cost/internal/prefix": {},
 
-		"estimate/internal/bpe": {"transcript", "internal/jsstring"},
+		"estimate/internal/bpe": {"internal/jsstring"},
 
 		"replay/internal/artifact": {"transcript", "internal/scan"},
 		"replay/internal/gram":     {},
@@ -353,6 +354,16 @@ func TestImportChain(t *testing.T) {
 		}
 		return false
 	}
+	// Every package of the module's internal/ is in the layout too.
+	shared, err := filepath.Glob("../../internal/*")
+	if err != nil || len(shared) == 0 {
+		t.Fatalf("internal: no folders (%v)", err)
+	}
+	for _, dir := range shared {
+		if pkg := "internal/" + filepath.Base(dir); allowed[pkg] == nil {
+			t.Errorf("%s is not in the layout", pkg)
+		}
+	}
 	for parent := range rooms {
 		dirs, err := filepath.Glob(filepath.Join("../..", parent, "internal", "*"))
 		if err != nil || len(dirs) == 0 {
@@ -366,6 +377,7 @@ func TestImportChain(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	for pkg, ok := range allowed {
+		used := map[string]bool{}
 		files, err := filepath.Glob(filepath.Join("../..", pkg, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: no files (%v)", pkg, err)
@@ -381,6 +393,7 @@ func TestImportChain(t *testing.T) {
 			for _, imp := range f.Imports {
 				p, _ := strconv.Unquote(imp.Path.Value)
 				dep, own := strings.CutPrefix(p, mod)
+				used[dep] = true
 				// A package imports its own internal packages (each in the
 				// layout), and of the rest only what the layout allows.
 				if own && !slices.Contains(ok, dep) && !strings.HasPrefix(dep, pkg+"/internal/") {
@@ -399,6 +412,13 @@ func TestImportChain(t *testing.T) {
 					pkg != "internal/report" && (strings.HasPrefix(p, "github.com/olekukonko/tablewriter") || strings.HasPrefix(p, "gonum.org/v1/plot")) {
 					t.Errorf("%s imports %s", file, p)
 				}
+			}
+		}
+		// The layout allows what is imported, no more: an arrow nothing
+		// draws is one a change could draw back up unseen.
+		for _, dep := range ok {
+			if !used[dep] {
+				t.Errorf("the layout lets %s import %s, which it does not", pkg, dep)
 			}
 		}
 	}
