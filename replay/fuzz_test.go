@@ -52,8 +52,8 @@ func FuzzReplayReaders(f *testing.F) {
 	for _, p := range policies {
 		seen[p.Policy.Name()] = true
 	}
-	for _, name := range window.Names() {
-		if !seen[name] {
+	for _, s := range window.Specs() {
+		if name := s.Name; !seen[name] {
 			f.Fatalf("policy %s is not fuzzed: add it to tinySpecs", name)
 		}
 	}

@@ -43,6 +43,13 @@ const (
 	invHeadroom = "headroom"
 )
 
+// A guarantor is a policy that declares its guarantees; a policy that
+// does not promises nothing beyond the invariants that hold for every
+// policy (order, conservation, at most one summary).
+type guarantor interface {
+	Guarantees() window.Guarantees
+}
+
 // Invariants lists the invariant names, in report order.
 func Invariants() []string {
 	return []string{invCap, invAnchors, invOrder, invToolPairing, invSummary, invShrinks, invHeadroom, invConservation}
@@ -166,7 +173,7 @@ func newChecker(t *transcript.Transcript, p window.Policy, tools *toolIndex) *ch
 	// generation) finds in its sets only what it put there.
 	c := &checker{t: t, tools: tools, extra: map[string]int32{}, refs: map[weak.Pointer[transcript.Message]][]toolRef{},
 		evictedOther: map[string]bool{}, sentOther: map[string]bool{}, hadOther: map[string]bool{}, last: -1, clean: true, gen: 1}
-	if g, ok := p.(window.Guarantor); ok {
+	if g, ok := p.(guarantor); ok {
 		c.g = g.Guarantees()
 	}
 	return c

@@ -58,8 +58,8 @@ func TestNoReadAhead(t *testing.T) {
 			seen[name] = true
 		}
 	}
-	for _, name := range window.Names() {
-		if !seen[name] {
+	for _, s := range window.Specs() {
+		if name := s.Name; !seen[name] {
 			t.Errorf("policy %s is not checked: add it to specs", name)
 		}
 	}

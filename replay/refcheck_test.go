@@ -30,7 +30,7 @@ type refChecker struct {
 
 func newRefChecker(t *transcript.Transcript, p window.Policy) *refChecker {
 	c := &refChecker{t: t, result: map[string]int{}, evicted: map[string]bool{}}
-	if g, ok := p.(window.Guarantor); ok {
+	if g, ok := p.(guarantor); ok {
 		c.g = g.Guarantees()
 	}
 	for i := range t.Messages {

@@ -76,7 +76,7 @@ func TestEveryPolicyOverTheCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := window.Guarantees{}
-		if gg, ok := p.(window.Guarantor); ok {
+		if gg, ok := p.(guarantor); ok {
 			g = gg.Guarantees()
 		}
 		reported := map[string]int{}

@@ -63,7 +63,7 @@ type Point struct {
 	// ([metric.Shown]), each folded over the transcripts as it says.
 	Metrics metric.Values `json:"metrics,omitempty"`
 	// Cautions are what the policy says of its settings at this point
-	// before replaying them ([window.Cautioner]).
+	// before replaying them (a Cautions method, [window.Policy]).
 	Cautions []string `json:"cautions,omitempty"`
 }
 
@@ -170,6 +170,20 @@ type RunCoster interface {
 	Finish(r *Run) (int64, error)
 }
 
+// An inertPolicy can tell, before a replay, that it will send every
+// history of a transcript as given: a replay under it is then a replay
+// under none, which a sweep makes once per transcript for all such
+// points.
+type inertPolicy interface {
+	InertOn(t *transcript.Transcript) bool
+}
+
+// A cautioner says, before a replay, where its settings promise what it
+// does not keep or the replay does not check.
+type cautioner interface {
+	Cautions() []string
+}
+
 // sweptTranscript is a transcript of a sweep and its runs' summaries, one
 // per point.
 type sweptTranscript struct {
@@ -239,7 +253,7 @@ func NewSweeper(ctx context.Context, name string, base map[string]string, grid [
 		policies = append(policies, p)
 		pt := Point{Params: params, Violations: map[string]int{}, Probes: probe.Score{Kept: map[probe.Kind]int{}, Total: map[probe.Kind]int{}},
 			ProbeLoss: probe.Loss{Lost: map[probe.Kind]int{}, Of: map[probe.Kind]int{}}}
-		if c, ok := p.(window.Cautioner); ok {
+		if c, ok := p.(cautioner); ok {
 			pt.Cautions = c.Cautions()
 		}
 		res.Points = append(res.Points, pt)
@@ -402,7 +416,7 @@ func (sw *Sweeper) run(j sweepJob) (Summary, int64, error) {
 	if j.p == sw.own {
 		p = sw.ownPolicy(t)
 	}
-	if in, ok := p.(window.Inert); ok && in.InertOn(t) || p.Name() == "none" {
+	if in, ok := p.(inertPolicy); ok && in.InertOn(t) || p.Name() == "none" {
 		nr := &j.tr.none
 		nr.once.Do(func() {
 			nr.sum, nr.cost, nr.err = sw.replay(j.tr, sw.none, opt)

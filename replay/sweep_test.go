@@ -126,7 +126,7 @@ func TestInertRunsAreNoneRuns(t *testing.T) {
 			fmt.Sprintf("aidf:max_messages=%d,summarize_on_trim=true,preserve_last_n=2", n+100), "aidf:max_messages=0",
 		} {
 			p := must(t, spec)
-			if !p.(window.Inert).InertOn(tr) {
+			if !p.(inertPolicy).InertOn(tr) {
 				t.Errorf("%s on %s (%d messages): not inert", spec, tr.ID, n)
 				continue
 			}
@@ -140,7 +140,7 @@ func TestInertRunsAreNoneRuns(t *testing.T) {
 			inert++
 		}
 		if n > 3 {
-			if below := must(t, fmt.Sprintf("aidf:max_messages=%d,preserve_last_n=1", n-1)); below.(window.Inert).InertOn(tr) {
+			if below := must(t, fmt.Sprintf("aidf:max_messages=%d,preserve_last_n=1", n-1)); below.(inertPolicy).InertOn(tr) {
 				t.Errorf("aidf at %d on %s (%d messages): inert below the transcript's length", n-1, tr.ID, n)
 			}
 		}

@@ -62,8 +62,3 @@ func (p *agentPolicy) Apply(ctx context.Context, env *Env, st *State, hist []Ite
 	}
 	return p.by[agentOf(env.Transcript.Format)].Apply(ctx, env, st, hist)
 }
-
-// ClaudeCodeNotModelled says what the claude-code policy leaves out of
-// the rules of the Claude Code version given, when that version is newer
-// than the versions it models ("" otherwise).
-func ClaudeCodeNotModelled(version string) string { return claudecode.ClaudeCodeNotModelled(version) }

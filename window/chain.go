@@ -268,7 +268,7 @@ func (cs *chainState) set(i int, it Item) {
 // call when every part does.
 func (c *chainPolicy) Guarantees() Guarantees {
 	for _, p := range c.parts {
-		g, ok := p.(Guarantor)
+		g, ok := p.(policy.Guarantor)
 		if !ok || !g.Guarantees().PairSafe {
 			return Guarantees{}
 		}

@@ -15,16 +15,16 @@ import (
 func TestChain(t *testing.T) {
 	spec := "anthropic-clear-thinking:keep=all+anthropic-clear-tool-uses:keep=5"
 	p := mustPolicy(t, spec)
-	if p.Name() != "anthropic-clear-thinking+anthropic-clear-tool-uses" || Format(p) != spec {
-		t.Errorf("name %q, format %q", p.Name(), Format(p))
+	if p.Name() != "anthropic-clear-thinking+anthropic-clear-tool-uses" || format(p) != spec {
+		t.Errorf("name %q, format %q", p.Name(), format(p))
 	}
 	want := map[string]string{"anthropic-clear-thinking.keep": "all", "anthropic-clear-tool-uses.keep": "5"}
-	if diff := cmp.Diff(want, Changed(p)); diff != "" {
+	if diff := cmp.Diff(want, changed(p)); diff != "" {
 		t.Errorf("changed (-want +got):\n%s", diff)
 	}
-	q, err := New(p.Name(), Changed(p))
-	if err != nil || Format(q) != spec {
-		t.Errorf("New(%q, %v) = %v, %v", p.Name(), Changed(p), q, err)
+	q, err := New(p.Name(), changed(p))
+	if err != nil || format(q) != spec {
+		t.Errorf("New(%q, %v) = %v, %v", p.Name(), changed(p), q, err)
 	}
 	for _, bad := range []string{"anthropic-clear-thinking+anthropic-clear-thinking", "anthropic-clear-thinking+nosuch"} {
 		if _, err := Parse(bad); err == nil {

@@ -24,25 +24,23 @@ type (
 	Firing = policy.Firing
 	// SummaryEvent describes a summarization at one step.
 	SummaryEvent = policy.SummaryEvent
-	// A Policy transforms the working history before each call.
+	// A Policy transforms the working history before each call. A policy
+	// may also have these methods, which the replay asks for:
+	// Guarantees() Guarantees declares what it promises by design (none:
+	// the invariants every policy holds); InertOn(*transcript.Transcript)
+	// bool tells, before a replay, that it sends every history of the
+	// transcript as given, so that a sweep replays it as none once;
+	// Cautions() []string says, before a replay, where its settings
+	// promise what it does not keep or the replay does not check.
 	Policy = policy.Policy
 	// Guarantees are what a policy promises by design, for the replay's
 	// invariant checks.
 	Guarantees = policy.Guarantees
-	// An Inert policy can tell, before a replay, that it will send every
-	// history of a transcript as given.
-	Inert = policy.Inert
-	// A Cautioner says, before a replay, where its settings promise what
-	// it does not keep or the replay does not check.
-	Cautioner = policy.Cautioner
-	// A Guarantor declares its guarantees.
-	Guarantor = policy.Guarantor
-	// A Param describes one policy parameter.
-	Param = policy.Param
 	// Values are a policy's resolved parameters: every parameter, by name.
 	Values = policy.Values
 	// A Spec is a registered policy: its name, the source it models, its
-	// parameters and how to build it.
+	// parameters (Params, each with its kind, default and range) and how
+	// to build it.
 	Spec = policy.Spec
 	// IDs is a list of item ids whose JSON form writes each run of
 	// consecutive ids of one kind as one string, "m0-m41".

@@ -21,8 +21,8 @@
 // The registry ([Specs], [Lookup], [New], [Parse]) lists every policy with
 // its parameters (the source's own names), defaults, valid ranges and the
 // source it models; a SPEC is NAME or NAME:key=value,…, SPECs joined by
-// "+" are a chain applied in order at each call, and [Format] writes a
-// policy back as its SPEC. A value out of range, or at odds with another
+// "+" are a chain applied in order at each call, and [ParseLabeled]
+// labels each policy with its SPEC written back. A value out of range, or at odds with another
 // parameter, is a [*ParamError]; an unknown policy or parameter is another
 // error (a sweep skips the points whose values are at odds and stops at
 // any other). Each policy's name is an exported constant whose doc is

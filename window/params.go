@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/internal/suggest"
+	"github.com/ctxbench/ctxbench/window/internal/policy"
 )
 
 var registry []*Spec
@@ -31,8 +32,8 @@ func Specs() []*Spec {
 	return out
 }
 
-// Names returns the registered policy names.
-func Names() []string {
+// policyNames returns the registered policy names.
+func policyNames() []string {
 	var out []string
 	for _, s := range Specs() {
 		out = append(out, s.Name)
@@ -47,10 +48,10 @@ func Lookup(name string) (*Spec, error) {
 			return s, nil
 		}
 	}
-	if near := suggest.Closest(name, Names()); near != "" {
-		return nil, fmt.Errorf("unknown policy %q, did you mean %q? (known: %s)", name, near, strings.Join(Names(), ", "))
+	if near := suggest.Closest(name, policyNames()); near != "" {
+		return nil, fmt.Errorf("unknown policy %q, did you mean %q? (known: %s)", name, near, strings.Join(policyNames(), ", "))
 	}
-	return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(policyNames(), ", "))
 }
 
 // A ParamError is a parameter value a policy rejects: out of the
@@ -93,7 +94,7 @@ func New(name string, params map[string]string) (Policy, error) {
 		v[p.Name] = p.Default
 	}
 	for _, k := range slices.Sorted(maps.Keys(params)) {
-		i := slices.IndexFunc(s.Params, func(p Param) bool { return p.Name == k })
+		i := slices.IndexFunc(s.Params, func(p policy.Param) bool { return p.Name == k })
 		if i < 0 {
 			var names []string
 			for _, p := range s.Params {
@@ -117,14 +118,14 @@ func New(name string, params map[string]string) (Policy, error) {
 	return s.Build(v), nil
 }
 
-// Format renders p as the SPEC that builds it, the inverse of [Parse]:
+// format renders p as the SPEC that builds it, the inverse of [Parse]:
 // its name and the parameters that differ from the defaults, in the
 // registry's order; a chain's parts joined by "+".
-func Format(p Policy) string {
+func format(p Policy) string {
 	if c, ok := p.(*chainPolicy); ok {
 		parts := make([]string, len(c.parts))
 		for i, q := range c.parts {
-			parts[i] = Format(q)
+			parts[i] = format(q)
 		}
 		return strings.Join(parts, "+")
 	}
@@ -144,13 +145,13 @@ func Format(p Policy) string {
 	return p.Name() + ":" + strings.Join(kv, ",")
 }
 
-// Changed returns the parameters of p that differ from its defaults (a
+// changed returns the parameters of p that differ from its defaults (a
 // chain's named "policy.param").
-func Changed(p Policy) map[string]string {
+func changed(p Policy) map[string]string {
 	out := map[string]string{}
 	if c, ok := p.(*chainPolicy); ok {
 		for _, q := range c.parts {
-			for k, v := range Changed(q) {
+			for k, v := range changed(q) {
 				out[q.Name()+"."+k] = v
 			}
 		}
@@ -167,13 +168,16 @@ func Changed(p Policy) map[string]string {
 }
 
 // A Labeled is a policy and the name reports show for it: by default its
-// SPEC ([Format]), or a label a config gives it.
+// SPEC, or a label a config gives it.
 type Labeled struct {
 	Label  string
 	Policy Policy
 }
 
-// ParseLabeled parses each SPEC and labels the policy with its [Format].
+// ParseLabeled parses each SPEC and labels the policy with the SPEC that
+// builds it, the inverse of [Parse]: its name and the parameters that
+// differ from the defaults, in the registry's order; a chain's parts
+// joined by "+".
 func ParseLabeled(specs []string) ([]Labeled, error) {
 	out := make([]Labeled, 0, len(specs))
 	for _, spec := range specs {
@@ -181,7 +185,7 @@ func ParseLabeled(specs []string) ([]Labeled, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Labeled{Label: Format(p), Policy: p})
+		out = append(out, Labeled{Label: format(p), Policy: p})
 	}
 	return out, nil
 }
@@ -200,7 +204,7 @@ func Parse(spec string) (Policy, error) {
 				return nil, err
 			}
 			names = append(names, p.Name())
-			for k, v := range Changed(p) {
+			for k, v := range changed(p) {
 				params[p.Name()+"."+k] = v
 			}
 		}

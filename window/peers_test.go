@@ -18,7 +18,7 @@ func TestRegistry(t *testing.T) {
 	if diff := cmp.Diff(order, registered, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("the listing order and the registry differ (-order +registry):\n%s", diff)
 	}
-	if diff := cmp.Diff(order, Names()); diff != "" {
+	if diff := cmp.Diff(order, policyNames()); diff != "" {
 		t.Errorf("Names is not in the listing order (-want +got):\n%s", diff)
 	}
 	// Every peer names the version of the real code its goldens come from.

@@ -19,7 +19,7 @@ func TestApplyBeforeTheReply(t *testing.T) {
 	calls := policytest.Replies(whole)
 	cut := *whole
 	cut.Messages = whole.Messages[:calls[len(calls)-1]]
-	for _, name := range Names() {
+	for _, name := range policyNames() {
 		env := &Env{Transcript: &cut, Summarizer: &summarize.Mock{}}
 		policytest.DriveCalls(t, mustPolicy(t, name), &cut, env, calls, func(msg, _ int, step Step, _ *State) {
 			if msg == len(cut.Messages) && len(step.History) == 0 {

@@ -245,7 +245,7 @@ func TestImportChain(t *testing.T) {
 		// a transcript's recorded output against what its calls wrote.
 		"internal/shortfall": {"transcript", "estimate"},
 		// the grid of a sweep, read from its flags.
-		"internal/sweepgrid": {"replay"},
+		"internal/sweepgrid": {"window", "replay"},
 		// a policy held to the compactions its agent recorded.
 		"internal/selfcheck": {"transcript", "summarize", "window", "replay"},
 

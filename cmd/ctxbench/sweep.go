@@ -67,7 +67,7 @@ func (c *sweepCmd) Run(e *env) error {
 		if err != nil {
 			return fmt.Errorf("--grid: %w", err)
 		}
-		if _, exists := window.Changed(pol)[k.Key]; exists {
+		if _, exists := sweepgrid.Changed(pol)[k.Key]; exists {
 			return fmt.Errorf("--grid: %s is both fixed in --policy and swept", k.Key)
 		}
 		grid = append(grid, k)
@@ -95,7 +95,7 @@ func (c *sweepCmd) Run(e *env) error {
 	var errs []float64
 	p := batch.New(batch.Spec{Replay: replay.Options{Estimators: []estimate.Estimator{est}, Summarizer: sum},
 		Cost: cost.Options{Prices: prices, Model: c.PricingModel}, NoCost: c.NoCost,
-		Sweep:   &suitecheck.SweepSpec{Policy: pol.Name(), Base: window.Changed(pol), Grid: grid},
+		Sweep:   &suitecheck.SweepSpec{Policy: pol.Name(), Base: sweepgrid.Changed(pol), Grid: grid},
 		Workers: c.Workers, Progress: progress, SweepError: func(pct float64) { errs = append(errs, pct) }})
 	if err := p.Start(e.ctx); err != nil {
 		stop()

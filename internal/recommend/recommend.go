@@ -320,7 +320,7 @@ func Answer(r *replay.SweepResult, floor float64) SweepAnswer {
 	}
 	a := SweepAnswer{Recommendation: Recommend(cs, floor), Candidates: cs, Unchanged: unchanged(r)}
 	if strings.Contains(a.NoStar, "tool pairing") && r.Base["pair_safe"] != "true" && !slices.ContainsFunc(r.Grid, func(g replay.GridKey) bool { return g.Key == "pair_safe" }) {
-		if s, err := window.Lookup(r.Policy); err == nil && slices.ContainsFunc(s.Params, func(p window.Param) bool { return p.Name == "pair_safe" }) {
+		if s, err := window.Lookup(r.Policy); err == nil && hasParam(s, "pair_safe") {
 			a.Hint = "pair_safe=true"
 		}
 	}
@@ -440,4 +440,14 @@ func unchangedFrom(groups map[string][]*replay.Point, order []string, same map[s
 		return ""
 	}
 	return h.Values[idx[from]]
+}
+
+// hasParam reports whether the policy s takes the parameter name.
+func hasParam(s *window.Spec, name string) bool {
+	for _, p := range s.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -260,7 +260,7 @@ func policyResult(lp window.Labeled, se suitecheck.Series, run *replay.Run, none
 	pr := PolicyResult{Label: lp.Label, Summary: run.Summary, Messages: se.Messages, Tokens: se.Tokens, Retention: se.Retention,
 		ProbesAsked: se.ProbesAsked, ProbesKept: se.ProbesKept, Events: se.Events}
 	pr.ShareOfNone = replay.ShareOfNone(run.Summary.InputTokens[est], none)
-	if g, ok := lp.Policy.(window.Guarantor); ok {
+	if g, ok := lp.Policy.(interface{ Guarantees() window.Guarantees }); ok {
 		pr.MessageCap = g.Guarantees().MaxMessages
 	}
 	return pr

@@ -104,8 +104,10 @@ func SelfCheckText(c SelfCheck, agent string) string {
 		}
 	}
 	line := fmt.Sprintf("self-check: Claude Code (%s) %s%s; %s %s%s: %s", agent, from, did, c.Label, same, policy, verdict)
-	if why := window.ClaudeCodeNotModelled(agent); why != "" {
-		line += " (" + why + ")"
+	if s, err := window.Lookup("claude-code"); err == nil && s.NotModelled != nil {
+		if why := s.NotModelled(agent); why != "" {
+			line += " (" + why + ")"
+		}
 	}
 	return line
 }

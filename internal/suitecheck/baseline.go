@@ -224,8 +224,8 @@ func isPolicy(name string) bool {
 // policyNames is the set of the policies' names.
 var policyNames = sync.OnceValue(func() map[string]bool {
 	names := map[string]bool{}
-	for _, n := range window.Names() {
-		names[n] = true
+	for _, s := range window.Specs() {
+		names[s.Name] = true
 	}
 	return names
 })

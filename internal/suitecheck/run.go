@@ -74,11 +74,11 @@ func (c *Case) Shown() string {
 	for _, k := range slices.Sorted(maps.Keys(c.Params)) {
 		kv = append(kv, k+"="+c.Params[k])
 	}
-	p, err := window.Parse(c.Name + ":" + strings.Join(kv, ","))
+	l, err := window.ParseLabeled([]string{c.Name + ":" + strings.Join(kv, ",")})
 	if err != nil {
 		return c.Policy
 	}
-	return window.Format(p)
+	return l[0].Label
 }
 
 // Failed reports whether the case fails the check: a budget exceeded, a

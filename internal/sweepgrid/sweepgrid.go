@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/window"
 )
 
 // ParseGrid reads KEY=LO:HI:STEP (finite numbers, both ends included,
@@ -95,4 +96,28 @@ func GridPoints(grid []replay.GridKey, limit int) (int, error) {
 		return 0, fmt.Errorf("the grid has %d points, more than %d", n, limit)
 	}
 	return n, nil
+}
+
+// Changed returns the parameters of p that differ from their defaults,
+// what a sweep's points share (a chain's named "policy.param", as its
+// Params are).
+func Changed(p window.Policy) map[string]string {
+	out := map[string]string{}
+	chain := strings.Contains(p.Name(), "+")
+	for k, v := range p.Params() {
+		name, key := p.Name(), k
+		if chain {
+			name, key, _ = strings.Cut(k, ".")
+		}
+		s, err := window.Lookup(name)
+		if err != nil {
+			continue
+		}
+		for _, pa := range s.Params {
+			if pa.Name == key && v != pa.Default {
+				out[k] = v
+			}
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/replay"
+	"github.com/ctxbench/ctxbench/window"
 )
 
 func TestParseGrid(t *testing.T) {
@@ -55,5 +56,21 @@ func TestGridPoints(t *testing.T) {
 	}
 	if _, err := GridPoints([]replay.GridKey{{Key: "a", Values: []string{"1"}}, {Key: "a", Values: []string{"2"}}}, 0); err == nil {
 		t.Error("a key twice accepted")
+	}
+}
+
+func TestChanged(t *testing.T) {
+	for spec, want := range map[string]map[string]string{
+		"aidf":                 {},
+		"aidf:max_messages=30": {"max_messages": "30"},
+		"anthropic-clear-thinking+anthropic-clear-tool-uses:keep=5": {"anthropic-clear-tool-uses.keep": "5"},
+	} {
+		p, err := window.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, Changed(p)); diff != "" {
+			t.Errorf("Changed(%s) (-want +got):\n%s", spec, diff)
+		}
 	}
 }

@@ -92,7 +92,8 @@ var Specs = []*policy.Spec{
 	{
 		Name: ClaudeCode, Source: "@anthropic-ai/claude-code cli.js (2.1.39: pm, vv, lg1, Qs4, MW1, ox1; 2.0.21: gg, SI, Gn6, bXB)",
 		Models: "@anthropic-ai/claude-code@2.1.39, @2.0.21", Held: "table tests quoting its cli.js, and the compactions the corpus recorded (estimate's self-check)",
-		Summary: "Claude Code's auto-compact at the effective window − 13,000 (the whole conversation summarized), and its microcompact of old tool results",
+		NotModelled: ClaudeCodeNotModelled,
+		Summary:     "Claude Code's auto-compact at the effective window − 13,000 (the whole conversation summarized), and its microcompact of old tool results",
 		Params: []policy.Param{
 			policy.EnumParam("version", "recorded", append([]string{"recorded"}, claudeCodeVersions...), "the Claude Code version modelled; recorded: the rules of the version that recorded it (2.1.21 on: 2.1.39; before: 2.0.21; none: 2.1.39)"),
 			policy.IntParam("context_window", 200_000, 1, policy.NoBound, "the model's context window as Claude Code sets it (200,000; 1,000,000 for a [1m] model)"),

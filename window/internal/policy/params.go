@@ -180,6 +180,11 @@ type Spec struct {
 	Check func(Values) error `json:"-"`
 	// Build makes the policy from its resolved values.
 	Build func(Values) Policy `json:"-"`
+	// NotModelled, when set, says what the policy leaves out of the
+	// rules of the peer's version given (the one that recorded a
+	// transcript) when that version is newer than those it models (""
+	// otherwise).
+	NotModelled func(version string) string `json:"-"`
 }
 
 // Base gives a policy its name and values: embedded, it is the
