@@ -78,7 +78,7 @@ func BenchmarkSweep(b *testing.B) {
 	}
 	counts := countcache.New()
 	for b.Loop() {
-		if _, err := Sweep(context.Background(), []*transcript.Transcript{tr}, "aidf", map[string]string{"preserve_last_n": "5"}, grid, Options{counts: counts}, 0, nil); err != nil {
+		if _, err := sweep(context.Background(), []*transcript.Transcript{tr}, "aidf", map[string]string{"preserve_last_n": "5"}, grid, Options{counts: counts}, 0, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,7 +95,7 @@ func BenchmarkSweepCorpus(b *testing.B) {
 	}
 	opt := Options{counts: countcache.New(), arts: newArtifactCache()}
 	for b.Loop() {
-		if _, err := Sweep(context.Background(), trs, "aidf", nil, grid, opt, 0, nil); err != nil {
+		if _, err := sweep(context.Background(), trs, "aidf", nil, grid, opt, 0, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,9 +11,9 @@ var shownOf = map[string]func(s *Summary) float64{
 	"worst_retention": func(s *Summary) float64 { return s.MinRetention },
 }
 
-// MetricsOf returns the metrics every table shows of the run s
+// Metrics returns the metrics every table shows of the run s
 // summarizes, by name; nil when no metric is shown.
-func MetricsOf(s *Summary) metric.Values {
+func (s *Summary) Metrics() metric.Values {
 	if len(shown) == 0 {
 		return nil
 	}

@@ -6,11 +6,11 @@ import (
 	"github.com/ctxbench/ctxbench/internal/metric"
 )
 
-// TestMetricsOf: every metric the tables show is computed from a
+// TestSummaryMetrics: every metric the tables show is computed from a
 // summary, a share within 0 to 1.
-func TestMetricsOf(t *testing.T) {
+func TestSummaryMetrics(t *testing.T) {
 	s := Summary{MinRetention: 0.25, MeanRetention: 0.5}
-	v := MetricsOf(&s)
+	v := s.Metrics()
 	for _, m := range metric.Shown() {
 		x, ok := v[m.Name]
 		if _, computed := shownOf[m.Name]; !ok || !computed {

@@ -17,15 +17,15 @@ type CallProbes struct {
 	Step int `json:"step"`
 	// Dropped are the indices of the messages first lost at this call.
 	Dropped []int         `json:"dropped"`
-	Probes  []JudgedProbe `json:"probes"`
+	Probes  []judgedProbe `json:"probes"`
 	// Distractor is the LLM judge's question no context can answer,
 	// where that judge was asked.
 	Distractor *probe.Verdict `json:"distractor,omitempty"`
 }
 
-// A JudgedProbe is a probe, whether the exact judge kept it, and the LLM
+// A judgedProbe is a probe, whether the exact judge kept it, and the LLM
 // judge's verdict where that judge was asked.
-type JudgedProbe struct {
+type judgedProbe struct {
 	probe.Probe
 	Kept bool           `json:"kept"`
 	LLM  *probe.Verdict `json:"llm,omitempty"`
@@ -72,7 +72,7 @@ func Probes(ctx context.Context, t *transcript.Transcript, p window.Policy, opt 
 		}
 		cp := CallProbes{Step: s.Step, Dropped: slices.Clone(at.dropped)}
 		for k, pr := range at.probes {
-			cp.Probes = append(cp.Probes, JudgedProbe{Probe: pr, Kept: at.kept[k]})
+			cp.Probes = append(cp.Probes, judgedProbe{Probe: pr, Kept: at.kept[k]})
 		}
 		if llm != nil {
 			msgs := make([]*transcript.Message, len(s.sent))

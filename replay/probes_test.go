@@ -51,7 +51,7 @@ func TestProbes(t *testing.T) {
 	if len(calls) == 0 || calls[0].Dropped[0] != 0 {
 		t.Fatalf("calls %+v", calls)
 	}
-	var rule *JudgedProbe
+	var rule *judgedProbe
 	for i := range calls[0].Probes {
 		if p := &calls[0].Probes[i]; p.Kind == probe.Decision {
 			rule = p

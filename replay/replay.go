@@ -14,8 +14,8 @@
 // counterfactual on what is sent, not on what comes back. [Replay] runs
 // one policy; a [Replayer] runs a transcript under many, one after
 // another or side by side ([Replayer.ReplayAll]), each message counted
-// once for all of them; [Sweep] a grid of one policy's parameters over many transcripts ([Sweeper]
-// while they are read).
+// once for all of them; a [Sweeper] a grid of one policy's parameters
+// over many transcripts, while they are read.
 //
 // A [Run] holds a [Step] per call and a [Summary] of the run; the
 // command writes the steps as the trace, one JSON object per call
@@ -235,11 +235,11 @@ type Summary struct {
 	// Firings counts the calls at which the policy's trigger fired, and
 	// Fired lists the first maxFired of them.
 	Firings int       `json:"firings,omitempty"`
-	Fired   []FiredAt `json:"fired,omitempty"`
+	Fired   []firedAt `json:"fired,omitempty"`
 }
 
-// A FiredAt is a call at which a policy's trigger fired.
-type FiredAt struct {
+// A firedAt is a call at which a policy's trigger fired.
+type firedAt struct {
 	Step int `json:"step"`
 	window.Firing
 }
@@ -535,8 +535,9 @@ func newSummaryBuilder(ests []estimate.Estimator) *summaryBuilder {
 		peak: make([]int64, len(ests)), input: make([]int64, len(ests)), byInv: make([]int, len(invariants))}
 }
 
-// invariants are the invariants' names, in [Invariants]' order.
-var invariants = Invariants()
+// invariants are the invariants' names, in [Invariants]' order: a copy
+// that no caller changes.
+var invariants = slices.Clone(Invariants)
 
 // add counts a step; tok are its counts, one per estimator.
 func (z *summaryBuilder) add(st *Step, tok []int) {
@@ -567,7 +568,7 @@ func (z *summaryBuilder) add(st *Step, tok []int) {
 	if f := st.Fired; f != nil {
 		s.Firings++
 		if len(s.Fired) < maxFired {
-			s.Fired = append(s.Fired, FiredAt{Step: st.Step, Firing: *f})
+			s.Fired = append(s.Fired, firedAt{Step: st.Step, Firing: *f})
 		}
 	}
 	for _, v := range st.Violations {

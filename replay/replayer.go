@@ -155,16 +155,6 @@ func (r *Replayer) NoneInputTokens(e estimate.Estimator) int64 {
 	return noneInputTokens(r.t, e, r.counts)
 }
 
-// ShareOfNone is sent, the input tokens a run sent, as a share of none,
-// what sending everything sends ([Replayer.NoneInputTokens]); 0 when none
-// is 0.
-func ShareOfNone(sent, none int64) float64 {
-	if none <= 0 {
-		return 0
-	}
-	return float64(sent) / float64(none)
-}
-
 // Counter returns a count of the transcript's items with the counts its
 // runs share: the transcript's messages by index, other items
 // (summaries, truncated copies) by message. It is not safe for

@@ -84,32 +84,11 @@ type SweepResult struct {
 	Costed bool `json:"costed"`
 }
 
-// Sweep replays every transcript under policy name at every grid point,
-// on workers goroutines (0: one per CPU). The result is the same whatever the number of workers. progress, if not nil, is
-// called with the number of jobs done and the total.
-func Sweep(ctx context.Context, trs []*transcript.Transcript, name string, base map[string]string, grid []GridKey,
-	opt Options, workers int, progress func(done, total int)) (*SweepResult, error) {
-	sw, err := NewSweeper(ctx, name, base, grid, opt, workers, progress)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range trs {
-		r, err := NewReplayer(t)
-		if err == nil {
-			err = sw.Add(r)
-		}
-		if err != nil {
-			sw.fail(err)
-			break // Result says why
-		}
-	}
-	return sw.Result()
-}
-
-// A Sweeper is a [Sweep] whose transcripts are given one at a time, as
-// they are read: each one's runs start as soon as it is added, while the
-// next ones are read. Its result is Sweep's of the transcripts in the
-// order they were added, whatever the number of workers.
+// A Sweeper replays transcripts under one policy at every point of a
+// grid of its parameters, the transcripts given one at a time, as they
+// are read: each one's runs start as soon as it is added, while the next
+// ones are read. Its result is the same whatever the number of workers:
+// each point summed over the transcripts in the order they were added.
 type Sweeper struct {
 	// Price, when set before the first [Sweeper.Add], prices each run:
 	// given a transcript's Replayer and the sweep's options, it returns
@@ -197,7 +176,7 @@ type sweptTranscript struct {
 	ran        chan struct{} // closed once left reached 0 and finish ran
 	finished   bool          // left reached 0; under the Sweeper's mu
 	noneTokens int64
-	runs       []SweptRun
+	runs       []sweptRun
 	// own names the agent's own policy the own baseline replays t under
 	// ("": recorded).
 	own string
@@ -369,10 +348,10 @@ func (sw *Sweeper) fail(err error) {
 	})
 }
 
-// A SweptRun is what a point's Summary of a transcript adds to the point:
+// A sweptRun is what a point's Summary of a transcript adds to the point:
 // kept, for every transcript, until the sweep's result, it holds no
 // firing nor warning, and the sweep's estimator's tokens alone.
-type SweptRun struct {
+type sweptRun struct {
 	metric.Counts
 	SummaryUsage  transcript.Usage `json:"summary_usage"`
 	MeanRetention float64          `json:"mean_retention"`
@@ -387,7 +366,7 @@ type SweptRun struct {
 // runs, one per point, what none sends of it, and whether it was
 // priced ([Sweeper.Price]).
 type SweptTranscript struct {
-	Runs       []SweptRun `json:"runs"`
+	Runs       []sweptRun `json:"runs"`
 	NoneTokens int64      `json:"none_tokens"`
 	Priced     bool       `json:"priced,omitempty"`
 	// File is the transcript's, for an error to name.
@@ -399,12 +378,12 @@ type SweptTranscript struct {
 
 // sweptRunOf returns what the run s summarizes adds to a point, its
 // tokens by the estimator est.
-func sweptRunOf(s Summary, est string) SweptRun {
+func sweptRunOf(s Summary, est string) sweptRun {
 	if len(s.Violations) == 0 {
 		s.Violations = nil
 	}
-	return SweptRun{Counts: s.Counts(est), SummaryUsage: s.SummaryUsage,
-		MeanRetention: s.MeanRetention, Probes: s.Probes, ProbeLoss: s.ProbeLoss, Violations: s.Violations, Metrics: MetricsOf(&s)}
+	return sweptRun{Counts: s.Counts(est), SummaryUsage: s.SummaryUsage,
+		MeanRetention: s.MeanRetention, Probes: s.Probes, ProbeLoss: s.ProbeLoss, Violations: s.Violations, Metrics: s.Metrics()}
 }
 
 // run replays job j's transcript at its point, and prices it when the
@@ -471,7 +450,7 @@ func (sw *Sweeper) Prepare(t *transcript.Transcript) (*Replayer, error) {
 // let go once its runs are done.
 func (sw *Sweeper) Add(r *Replayer) error {
 	t := r.t
-	tr := &sweptTranscript{t: t, file: t.File, runs: make([]SweptRun, len(sw.policies)), ran: make(chan struct{})}
+	tr := &sweptTranscript{t: t, file: t.File, runs: make([]sweptRun, len(sw.policies)), ran: make(chan struct{})}
 	if sw.own >= 0 {
 		if p := sw.ownPolicy(t); p.Name() != window.Recorded {
 			tr.own = p.Name()
@@ -573,7 +552,7 @@ func (sw *Sweeper) Result() (*SweepResult, error) {
 		}
 		pt.ProbeScore = pt.ProbeLoss.Score()
 		pt.Metrics = sw.metrics[p].Values()
-		pt.ShareOfNone = ShareOfNone(pt.InputTokens, sw.noneTotal)
+		pt.ShareOfNone = metric.ShareOfNone(pt.InputTokens, sw.noneTotal)
 		pt.CostUSD = float64(pt.Cost) / 1e12
 	}
 	if sw.own >= 0 {
@@ -625,9 +604,6 @@ func (sw *Sweeper) AddBaselines() error {
 	sw.metrics = append(sw.metrics, make([]metric.Folder, 3)...)
 	return nil
 }
-
-// OwnPolicies name the agent's own policy for its own files, by format.
-var OwnPolicies = map[transcript.Format]string{transcript.FormatClaudeCode: "claude-code", transcript.FormatCodex: "codex"}
 
 // ownPolicy is the agent's own policy for t ([OwnPolicies]), else
 // recorded.

@@ -30,7 +30,7 @@ func TestSweepDeterministic(t *testing.T) {
 	var out []string
 	for _, w := range []int{1, 8} {
 		opt := Options{Summarizer: &summarize.Mock{}, counts: countcache.New()}
-		res, err := Sweep(context.Background(), trs, "aidf", map[string]string{"preserve_first_n": "1"}, grid, opt, w, nil)
+		res, err := sweep(context.Background(), trs, "aidf", map[string]string{"preserve_first_n": "1"}, grid, opt, w, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,13 +60,13 @@ func TestSweepDeterministic(t *testing.T) {
 func TestSweepRejects(t *testing.T) {
 	trs := []*transcript.Transcript{generated(t, 10)}
 	for _, v := range []string{"-1", "abc"} {
-		_, err := Sweep(context.Background(), trs, "aidf", map[string]string{"preserve_last_n": "4"}, []GridKey{{Key: "max_messages", Values: []string{v, "10"}}}, Options{}, 1, nil)
+		_, err := sweep(context.Background(), trs, "aidf", map[string]string{"preserve_last_n": "4"}, []GridKey{{Key: "max_messages", Values: []string{v, "10"}}}, Options{}, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), "max_messages="+v) {
 			t.Errorf("max_messages=%s: error %v, want the value named", v, err)
 		}
 	}
 	for _, tc := range []struct{ policy, key string }{{"aidf", "max_mesages"}, {"aidff", "max_messages"}} {
-		if _, err := Sweep(context.Background(), trs, tc.policy, nil, []GridKey{{Key: tc.key, Values: []string{"10"}}}, Options{}, 1, nil); err == nil {
+		if _, err := sweep(context.Background(), trs, tc.policy, nil, []GridKey{{Key: tc.key, Values: []string{"10"}}}, Options{}, 1, nil); err == nil {
 			t.Errorf("%s %s: no error", tc.policy, tc.key)
 		}
 	}
@@ -152,7 +152,7 @@ func TestInertRunsAreNoneRuns(t *testing.T) {
 // skipped with its reason, and the others run.
 func TestSweepSkipsInvalid(t *testing.T) {
 	grid := []GridKey{{Key: "preserve", Values: []string{"0.3", "1"}}}
-	res, err := Sweep(context.Background(), []*transcript.Transcript{generated(t, 20)}, "gemini-cli", nil, grid, Options{Summarizer: &summarize.Mock{}}, 2, nil)
+	res, err := sweep(context.Background(), []*transcript.Transcript{generated(t, 20)}, "gemini-cli", nil, grid, Options{Summarizer: &summarize.Mock{}}, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestSweeperLetsGo(t *testing.T) {
 			t.Errorf("transcript %d still held after its runs", i)
 		}
 	}
-	shared, err := Sweep(context.Background(), []*transcript.Transcript{generated(t, 30), generated(t, 30), generated(t, 30)}, "aidf", nil, grid,
+	shared, err := sweep(context.Background(), []*transcript.Transcript{generated(t, 30), generated(t, 30), generated(t, 30)}, "aidf", nil, grid,
 		Options{counts: countcache.New(), arts: newArtifactCache()}, 2, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -391,4 +391,27 @@ func TestSortPoints(t *testing.T) {
 	if want := []string{"9x", "9y", "9.5x", "10x", "10y"}; !slices.Equal(got, want) {
 		t.Errorf("sorted %q, want %q", got, want)
 	}
+}
+
+// sweep replays every transcript under policy name at every grid point
+// with a Sweeper on workers goroutines (0: one per CPU), adding them in
+// order; progress, if not nil, is called with the number of jobs done
+// and the total.
+func sweep(ctx context.Context, trs []*transcript.Transcript, name string, base map[string]string, grid []GridKey,
+	opt Options, workers int, progress func(done, total int)) (*SweepResult, error) {
+	sw, err := NewSweeper(ctx, name, base, grid, opt, workers, progress)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range trs {
+		r, err := NewReplayer(t)
+		if err == nil {
+			err = sw.Add(r)
+		}
+		if err != nil {
+			sw.fail(err)
+			break // Result says why
+		}
+	}
+	return sw.Result()
 }

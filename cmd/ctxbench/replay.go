@@ -9,6 +9,7 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/internal/batch"
 	"github.com/ctxbench/ctxbench/internal/jsonstream"
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/internal/printable"
 	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/internal/selfcheck"
@@ -318,7 +319,7 @@ func (c *replayCmd) replay(e *env, p *batch.Pipeline, t *transcript.Transcript, 
 	// The self-checks' replays count as the runs do.
 	opt := replay.Options{Estimators: s.estimators, Summarizer: sum, Prices: prices, NoSteps: true}
 	for k, lp := range s.policies {
-		lr := labeledRun{Label: lp.Label, Run: runs[k], ShareOfNone: replay.ShareOfNone(runs[k].Summary.InputTokens[s.estimators[0].Name()], sr.NoneInputTokens)}
+		lr := labeledRun{Label: lp.Label, Run: runs[k], ShareOfNone: metric.ShareOfNone(runs[k].Summary.InputTokens[s.estimators[0].Name()], sr.NoneInputTokens)}
 		if sess.Costs != nil {
 			lr.cost = sess.Costs[k]
 		}

@@ -69,7 +69,7 @@ func takeSummaries(steps []report.RunSteps, runs []*replay.Run) {
 	for k := range steps {
 		if k < len(runs) {
 			steps[k].Loss = runs[k].Summary.ProbeLoss
-			steps[k].Metrics = replay.MetricsOf(&runs[k].Summary)
+			steps[k].Metrics = runs[k].Summary.Metrics()
 		}
 	}
 }

@@ -11,3 +11,12 @@ type Counts struct {
 	Truncations  int   `json:"truncations"`
 	Summaries    int   `json:"summaries"`
 }
+
+// ShareOfNone is sent, the input tokens a run sent, as a share of none,
+// what sending everything sends; 0 when none is 0.
+func ShareOfNone(sent, none int64) float64 {
+	if none <= 0 {
+		return 0
+	}
+	return float64(sent) / float64(none)
+}

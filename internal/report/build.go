@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ctxbench/ctxbench/cost"
+	"github.com/ctxbench/ctxbench/internal/metric"
 	"github.com/ctxbench/ctxbench/internal/noprice"
 	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/replay"
@@ -206,7 +207,7 @@ func (b *Builder) entry(sr *suitecheck.SessionRun) (*Entry, error) {
 			se := sr.Series[k]
 			sum := &s.Runs[k].Summary
 			steps[k] = RunSteps{Tokens: se.Tokens, Retention: se.Retention, ProbesAsked: se.ProbesAsked,
-				ProbesKept: se.ProbesKept, Loss: sum.ProbeLoss, Metrics: replay.MetricsOf(sum)}
+				ProbesKept: se.ProbesKept, Loss: sum.ProbeLoss, Metrics: sum.Metrics()}
 		}
 		e.Runs, e.Calls = RowsOf(t, b.Policies, s.Costs[:len(b.Policies)], steps, s.Misses, s.MissTotals)
 	}
@@ -259,7 +260,7 @@ func transcriptResult(t *transcript.Transcript, s *cost.Session) TranscriptResul
 func policyResult(lp window.Labeled, se suitecheck.Series, run *replay.Run, none int64, est string) PolicyResult {
 	pr := PolicyResult{Label: lp.Label, Summary: run.Summary, Messages: se.Messages, Tokens: se.Tokens, Retention: se.Retention,
 		ProbesAsked: se.ProbesAsked, ProbesKept: se.ProbesKept, Events: se.Events}
-	pr.ShareOfNone = replay.ShareOfNone(run.Summary.InputTokens[est], none)
+	pr.ShareOfNone = metric.ShareOfNone(run.Summary.InputTokens[est], none)
 	if g, ok := lp.Policy.(interface{ Guarantees() window.Guarantees }); ok {
 		pr.MessageCap = g.Guarantees().MaxMessages
 	}

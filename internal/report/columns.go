@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/ctxbench/ctxbench/internal/metric"
-	"github.com/ctxbench/ctxbench/replay"
 )
 
 // A runColumn is a run's metric as every per-run table shows it: the
@@ -135,13 +134,13 @@ func metricRunColumns() []runColumn {
 	for _, m := range metric.Shown() {
 		cols = append(cols, runColumn{name: m.Heading, page: m.Heading, text: m.Heading,
 			csv: func(c *runCell) string {
-				v := replay.MetricsOf(&c.p.Summary)[m.Name]
+				v := c.p.Summary.Metrics()[m.Name]
 				if c.human && m.Unit.Whole() {
 					return metricText(m, v)
 				}
 				return metricCSV(m, v, 3)
 			},
-			textCell: func(c *runCell) string { return metricText(m, replay.MetricsOf(&c.p.Summary)[m.Name]) }})
+			textCell: func(c *runCell) string { return metricText(m, c.p.Summary.Metrics()[m.Name]) }})
 	}
 	return cols
 }

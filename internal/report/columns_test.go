@@ -158,9 +158,9 @@ func TestMetricColumns(t *testing.T) {
 		MeanRetention: 0.5, MinRetention: 0.25, Violations: map[string]int{}}
 	p := PolicyResult{Label: "aidf", Summary: s}
 	tr := &TranscriptResult{File: "a.jsonl"}
-	point := replay.Point{Params: map[string]string{"max_messages": "10"}, Metrics: replay.MetricsOf(&s)}
+	point := replay.Point{Params: map[string]string{"max_messages": "10"}, Metrics: s.Metrics()}
 	sweep := &replay.SweepResult{Grid: []replay.GridKey{{Key: "max_messages", Values: []string{"10"}}}, Points: []replay.Point{point}}
-	total := PolicyTotal{Label: "aidf", Sessions: 1, Metrics: replay.MetricsOf(&s), Violations: map[string]int{}}
+	total := PolicyTotal{Label: "aidf", Sessions: 1, Metrics: s.Metrics(), Violations: map[string]int{}}
 	var text, sweepText, totalsText strings.Builder
 	if err := WriteRunTable(&text, []PolicyResult{p}, est); err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func TestMetricColumns(t *testing.T) {
 	writeMarkdownTotals(&md, []PolicyTotal{total})
 	csv, rows := summaryHeader(), SweepCSV(sweep)
 	for _, m := range metric.Shown() {
-		v := replay.MetricsOf(&s)[m.Name]
+		v := s.Metrics()[m.Name]
 		if i := slices.Index(csv, m.Heading); i < 0 || summaryRow(tr, &p, est, false)[i] != metricCSV(m, v, 3) {
 			t.Errorf("%s: summary.csv %q, row %q", m.Name, csv, summaryRow(tr, &p, est, false))
 		}

@@ -194,7 +194,7 @@ func (tl *tally) add(tr *TranscriptResult) {
 		p.PeakTokens = max(p.PeakTokens, run.Summary.PeakTokens[tl.estimator])
 		p.Retention += run.Summary.MeanRetention
 		p.Probes.Merge(run.Summary.ProbeLoss)
-		tl.metrics[k].Add(replay.MetricsOf(&run.Summary))
+		tl.metrics[k].Add(run.Summary.Metrics())
 		for inv, n := range run.Summary.Violations {
 			if n > 0 {
 				p.Violations[inv] += n

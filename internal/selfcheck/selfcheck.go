@@ -81,13 +81,13 @@ func CheckCompactions(ctx context.Context, t *transcript.Transcript, run *replay
 		if k > 0 {
 			part = transcriptPart(t, t.Compactions[k-1], end)
 		}
-		f, err := firstFiring(ctx, part, run, k == 0, p, what, opt)
+		fired, before, err := firstFiring(ctx, part, run, k == 0, p, what, opt)
 		if err != nil {
 			return nil, err
 		}
 		// A later part ends at c.Call; the first is the whole replay.
-		if step := c.From + f.Step; f.Step >= 0 && (c.Call < 0 || step <= c.Call) {
-			c.Fired, c.Counted = step, f.Before
+		if step := c.From + fired; fired >= 0 && (c.Call < 0 || step <= c.Call) {
+			c.Fired, c.Counted = step, before
 		}
 		if c.Fired >= 0 || (c.Call >= 0 && c.Trigger != "manual") {
 			out = append(out, c)
@@ -96,30 +96,30 @@ func CheckCompactions(ctx context.Context, t *transcript.Transcript, run *replay
 	return out, nil
 }
 
-// firstFiring returns the first firing of what in p's replay of t (Step
-// −1: none): read from run, t's replay, when given (whole) and its
-// summary lists it or all its firings; else from a replay of t with the
-// mock summarizer.
-func firstFiring(ctx context.Context, t *transcript.Transcript, run *replay.Run, whole bool, p window.Policy, what string, opt replay.Options) (replay.FiredAt, error) {
+// firstFiring returns the step of the first firing of what in p's
+// replay of t (−1: none) and what the policy counted before it: read
+// from run, t's replay, when given (whole) and its summary lists it or
+// all its firings; else from a replay of t with the mock summarizer.
+func firstFiring(ctx context.Context, t *transcript.Transcript, run *replay.Run, whole bool, p window.Policy, what string, opt replay.Options) (step, before int, err error) {
 	if whole {
 		for _, f := range run.Summary.Fired {
 			if f.What == what {
-				return f, nil
+				return f.Step, f.Before, nil
 			}
 		}
 		if len(run.Summary.Fired) == run.Summary.Firings {
-			return replay.FiredAt{Step: -1}, nil
+			return -1, 0, nil
 		}
 	}
-	first := replay.FiredAt{Step: -1}
-	_, err := replay.Replay(ctx, t, p, replay.Options{NoSteps: true, NoRetention: true, Summarizer: &summarize.Mock{}, Prices: opt.Prices,
+	step = -1
+	_, err = replay.Replay(ctx, t, p, replay.Options{NoSteps: true, NoRetention: true, Summarizer: &summarize.Mock{}, Prices: opt.Prices,
 		Observe: func(_ int, s *replay.Step) error {
-			if first.Step < 0 && s.Fired != nil && s.Fired.What == what {
-				first = replay.FiredAt{Step: s.Step, Firing: *s.Fired}
+			if step < 0 && s.Fired != nil && s.Fired.What == what {
+				step, before = s.Step, s.Fired.Before
 			}
 			return nil
 		}})
-	return first, err
+	return step, before, err
 }
 
 // callStarts returns, for each message index i of t (and len), the

@@ -141,15 +141,15 @@ func TestFirstFiringPastTheSummaryList(t *testing.T) {
 	tr := compactedSession(append(climbing(118_000, 5), climbing(16_000, 3)...), []int{5}, []string{"auto"})
 	p := must(t, "claude-code")
 	cut := &replay.Run{Summary: replay.Summary{Firings: 150}} // the list held other firings
-	f, err := firstFiring(ctx, tr, cut, true, p, "auto-compact", replay.Options{})
+	step, before, err := firstFiring(ctx, tr, cut, true, p, "auto-compact", replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Step != 5 || f.Before != 158_200 {
-		t.Errorf("found %+v, want the compaction at call 5 counting 158,200", f)
+	if step != 5 || before != 158_200 {
+		t.Errorf("found call %d counting %d, want the compaction at call 5 counting 158,200", step, before)
 	}
 	all := &replay.Run{Summary: replay.Summary{Firings: 0}}
-	if f, err := firstFiring(ctx, tr, all, true, p, "auto-compact", replay.Options{}); err != nil || f.Step != -1 {
-		t.Errorf("a run that fired none: found %+v, %v", f, err)
+	if step, _, err := firstFiring(ctx, tr, all, true, p, "auto-compact", replay.Options{}); err != nil || step != -1 {
+		t.Errorf("a run that fired none: found call %d, %v", step, err)
 	}
 }

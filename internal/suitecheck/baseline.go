@@ -24,7 +24,7 @@ func MetricsOf(run *replay.Run, estimator string, rc *cost.RunCost) Metrics {
 	s := run.Summary
 	c := s.Counts(estimator)
 	m := Metrics{PeakTokens: c.PeakTokens, PeakMessages: c.PeakMessages, InputTokens: c.InputTokens, Evictions: c.Evictions, Summaries: c.Summaries,
-		Retention: round4(s.MeanRetention), Violations: maps.Clone(s.Violations), Values: roundValues(replay.MetricsOf(&s))}
+		Retention: round4(s.MeanRetention), Violations: maps.Clone(s.Violations), Values: roundValues(s.Metrics())}
 	if s.ProbeLoss.Of != nil {
 		score := round4(s.ProbeScore)
 		m.ProbeScore = &score
@@ -180,7 +180,7 @@ func (e Entry) check(key string) (at []string, err error) {
 }
 
 // invariants are the invariants' names.
-var invariants = replay.Invariants()
+var invariants = slices.Clone(replay.Invariants)
 
 // violationsFault returns the first of m's violations, by name, that
 // names no invariant or counts below 0.

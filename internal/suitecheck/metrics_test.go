@@ -110,7 +110,7 @@ func TestReplayMetrics(t *testing.T) {
 			t.Errorf("%s: not checked", mt.Name)
 		}
 		got, ok := mt.Of(&m)
-		want := replay.MetricsOf(&s)[mt.Name]
+		want := s.Metrics()[mt.Name]
 		if mt.Unit == metric.Share {
 			want = round4(want)
 		}
