@@ -50,15 +50,15 @@ type guarantor interface {
 	Guarantees() window.Guarantees
 }
 
-// The names a replay's results are keyed by.
-var (
-	// Invariants lists the invariant names, in report order: the keys
-	// of a Summary's Violations.
-	Invariants = []string{invCap, invAnchors, invOrder, invToolPairing, invSummary, invShrinks, invHeadroom, invConservation}
-	// OwnPolicies name the agent's own policy for its own files, by
-	// format: a sweep's own baseline ([Sweeper.AddBaselines]).
-	OwnPolicies = map[transcript.Format]string{transcript.FormatClaudeCode: "claude-code", transcript.FormatCodex: "codex"}
-)
+// Invariants returns the invariant names, in report order: the keys of a
+// Summary's Violations.
+func Invariants() []string {
+	return []string{invCap, invAnchors, invOrder, invToolPairing, invSummary, invShrinks, invHeadroom, invConservation}
+}
+
+// OwnPolicies name the agent's own policy for its own files, by format:
+// a sweep's own baseline ([Sweeper.AddBaselines]).
+var OwnPolicies = map[transcript.Format]string{transcript.FormatClaudeCode: "claude-code", transcript.FormatCodex: "codex"}
 
 // headroom checks a step's firing (nil: its trigger did not fire)
 // against its trigger and the previous step's firing, and returns the

@@ -535,9 +535,8 @@ func newSummaryBuilder(ests []estimate.Estimator) *summaryBuilder {
 		peak: make([]int64, len(ests)), input: make([]int64, len(ests)), byInv: make([]int, len(invariants))}
 }
 
-// invariants are the invariants' names, in [Invariants]' order: a copy
-// that no caller changes.
-var invariants = slices.Clone(Invariants)
+// invariants are the invariants' names, in [Invariants]' order.
+var invariants = Invariants()
 
 // add counts a step; tok are its counts, one per estimator.
 func (z *summaryBuilder) add(st *Step, tok []int) {

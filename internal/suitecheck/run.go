@@ -209,7 +209,7 @@ func groupViolations(t *transcript.Transcript, vs []replay.Violation) []Violatio
 		g.Count++
 	}
 	var out []ViolationGroup
-	for _, inv := range replay.Invariants {
+	for _, inv := range invariants {
 		if g := by[inv]; g != nil {
 			out = append(out, *g)
 		}
