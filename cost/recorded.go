@@ -32,7 +32,7 @@ func RecordedFrom(t *transcript.Transcript, e *LedgerEntry, label string, opt Op
 		return nil, err
 	}
 	bill, byModel := b.total, b.byModel
-	rc := &RunCost{CacheSim: CacheBill, Usage: t.Usage(), Calls: bill, Total: bill.Total(), ByModel: byModel,
+	rc := &RunCost{CacheSim: cacheBill, Usage: t.Usage(), Calls: bill, Total: bill.Total(), ByModel: byModel,
 		PerStep: b.perCall(), PerStepUsage: make([]transcript.Usage, 0, len(b.calls)), Breaks: []CacheBreak{}}
 	for i := range t.Messages { // each call's usage is its bill's
 		if m := &t.Messages[i]; m.Role == transcript.RoleAssistant {
@@ -61,6 +61,11 @@ func RecordedFrom(t *transcript.Transcript, e *LedgerEntry, label string, opt Op
 	return c, nil
 }
 
-// CacheBill is the cache of a run priced from the bill alone
+// cacheBill is the CacheSim of a run priced from the bill alone
 // ([Recorded]): what the provider really read and wrote.
-const CacheBill = "the bill's"
+const cacheBill = "the bill's"
+
+// FromBill reports whether the run was priced from the bill alone
+// ([Recorded]), its cache what the provider really read and wrote,
+// rather than simulated.
+func (rc *RunCost) FromBill() bool { return rc.CacheSim == cacheBill }

@@ -146,7 +146,7 @@ func WriteComparison(w io.Writer, ct *cost.Comparison) error {
 // pricedAs says which models priced a run's calls, with which cache and
 // constant.
 func pricedAs(rc *cost.RunCost) string {
-	if rc.CacheSim == cost.CacheBill {
+	if rc.FromBill() {
 		var parts []string
 		for _, m := range rc.ByModel {
 			parts = append(parts, fmt.Sprintf("%s %s calls", m.Model, Int(m.Calls)))
