@@ -24,7 +24,7 @@ func BenchmarkMeasure(b *testing.B) {
 	b.Run("render", func(b *testing.B) {
 		for b.Loop() {
 			for _, r := range reqs {
-				p, _ := Render(r)
+				p, _ := r.Render()
 				counter().Count(p.User)
 				sha256.Sum256([]byte(p.System + "\x00" + p.User))
 			}
@@ -34,7 +34,7 @@ func BenchmarkMeasure(b *testing.B) {
 		for b.Loop() {
 			c := newParagraphCache()
 			for _, r := range reqs {
-				p, _ := Render(r)
+				p, _ := r.Render()
 				m := &promptMeter{cache: c, sha: sha256.New()}
 				m.WriteString(p.User)
 				m.tokens()

@@ -120,7 +120,7 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 		conversation.Write(m, req.Messages)
 		m.WriteString(after)
 	} else {
-		p, err := Render(req)
+		p, err := req.Render()
 		if err != nil {
 			return 0, nil, 0, err
 		}

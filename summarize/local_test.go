@@ -35,7 +35,7 @@ func TestMockDeterministicAndSized(t *testing.T) {
 	if a.Usage.Output < 110 || a.Usage.Output > 120 {
 		t.Errorf("summary of %d tokens, want about 120", a.Usage.Output)
 	}
-	p, _ := Render(Request{Messages: msgs})
+	p, _ := (Request{Messages: msgs}).Render()
 	if want := int64(counter().Count(p.User)); a.Usage.Input != want {
 		t.Errorf("input usage %d, want the prompt's %d tokens", a.Usage.Input, want)
 	}
@@ -136,28 +136,28 @@ func TestExtract(t *testing.T) {
 }
 
 func TestTemplates(t *testing.T) {
-	p, err := Render(Request{Messages: messages, Template: CrossTurn, Previous: "Earlier they set up the repo."})
+	p, err := (Request{Messages: messages, Template: CrossTurn, Previous: "Earlier they set up the repo."}).Render()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(p.User, "Previous summary: Earlier they set up the repo.") || p.MaxTokens != 500 {
 		t.Errorf("cross-turn with a previous summary: %q, max %d", p.User, p.MaxTokens)
 	}
-	p, _ = Render(Request{Messages: messages, Template: TwoTier, MaxTokens: 77})
+	p, _ = (Request{Messages: messages, Template: TwoTier, MaxTokens: 77}).Render()
 	if !strings.Contains(p.User, "6. Important Context") || p.MaxTokens != 77 {
 		t.Errorf("two-tier: max %d, prompt %q", p.MaxTokens, p.User)
 	}
 	// A template without a with-previous form gets the previous summary first.
-	p, _ = Render(Request{Messages: messages, Template: AIDF, Previous: "old"})
+	p, _ = (Request{Messages: messages, Template: AIDF, Previous: "old"}).Render()
 	if !strings.Contains(p.User, "Previous summary: old\n\n[User]") {
 		t.Errorf("aidf with previous: %q", p.User)
 	}
 	tm := &Template{Name: "own", Prompt: "Sum up:\n{{.Conversation}}", MaxTokens: AIDF.MaxTokens}
-	p, _ = Render(Request{Messages: messages, Template: tm})
+	p, _ = (Request{Messages: messages, Template: tm}).Render()
 	if !strings.HasPrefix(p.User, "Sum up:\n[User] ") || p.MaxTokens != 1024 {
 		t.Errorf("own template: %q, %d tokens", p.User, p.MaxTokens)
 	}
-	if _, err := Render(Request{Messages: messages, Template: &Template{Name: "broken", Prompt: "{{.Conversation"}}); err == nil {
+	if _, err := (Request{Messages: messages, Template: &Template{Name: "broken", Prompt: "{{.Conversation"}}).Render(); err == nil {
 		t.Error("a template that does not parse was rendered")
 	}
 }

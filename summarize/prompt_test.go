@@ -73,7 +73,7 @@ func TestPromptTokensAddUp(t *testing.T) {
 		}
 		for _, tr := range ts {
 			for _, tmpl := range templates() {
-				p, err := Render(Request{Messages: tr.Messages, Previous: "the [earlier] summary\n[User] asked", Template: tmpl})
+				p, err := (Request{Messages: tr.Messages, Previous: "the [earlier] summary\n[User] asked", Template: tmpl}).Render()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -170,7 +170,7 @@ func TestMeasureEqualsRender(t *testing.T) {
 					// the template and the messages.
 					req.Prompt = "Summarize this:\n[USER 1]\nhello " + prev
 				}
-				p, err := Render(req)
+				p, err := req.Render()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -202,18 +202,18 @@ func TestHostileTemplates(t *testing.T) {
 		"{{if true}}{{range 10}}{{end}}{{end}}{{.Conversation}}",
 		`{{define "d"}}{{range 5}}{{end}}{{end}}{{.Conversation}}`,
 	} {
-		if _, err := Render(Request{Template: own(body)}); err == nil || !strings.Contains(err.Error(), "cannot use range") {
+		if _, err := (Request{Template: own(body)}).Render(); err == nil || !strings.Contains(err.Error(), "cannot use range") {
 			t.Errorf("%q: %v, want range refused", body, err)
 		}
 	}
 	tmpl := own(strings.Repeat("{{.Conversation}}", 20000))
 	long := []transcript.Message{{Role: transcript.RoleUser, Blocks: []transcript.Block{{Type: transcript.BlockText, Text: strings.Repeat("a", 100_000)}}}}
-	if _, err := Render(Request{Messages: long, Template: tmpl}); err == nil || !strings.Contains(err.Error(), "repeats the conversation") {
+	if _, err := (Request{Messages: long, Template: tmpl}).Render(); err == nil || !strings.Contains(err.Error(), "repeats the conversation") {
 		t.Errorf("20,000 copies of the conversation: %v", err)
 	}
 	// Printed twice, it is a prompt like any other.
 	twice := own("{{.Conversation}}\n---\n{{.Conversation}}")
-	if p, err := Render(Request{Messages: long, Template: twice}); err != nil || len(p.User) < 200_000 {
+	if p, err := (Request{Messages: long, Template: twice}).Render(); err != nil || len(p.User) < 200_000 {
 		t.Errorf("twice: %d bytes, %v", len(p.User), err)
 	}
 }

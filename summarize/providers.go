@@ -67,7 +67,7 @@ type anthropicResponse struct {
 // Summarize sends req as one user message (the template's system prompt
 // apart) and returns the text blocks of the answer.
 func (a *Anthropic) Summarize(ctx context.Context, req Request) (Result, error) {
-	p, err := Render(req)
+	p, err := req.Render()
 	if err != nil {
 		return Result{}, err
 	}
@@ -164,7 +164,7 @@ type openaiResponse struct {
 // Summarize sends req as a system message (when the template has one) and
 // a user message, and returns the first choice's text.
 func (o *OpenAI) Summarize(ctx context.Context, req Request) (Result, error) {
-	p, err := Render(req)
+	p, err := req.Render()
 	if err != nil {
 		return Result{}, err
 	}

@@ -286,8 +286,8 @@ type Prompt struct {
 	MaxTokens int
 }
 
-// Render renders req into the prompt a provider sends.
-func Render(req Request) (Prompt, error) {
+// Render renders the request into the prompt a provider sends.
+func (req Request) Render() (Prompt, error) {
 	t := req.Template
 	if t == nil {
 		t = Generic

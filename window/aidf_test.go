@@ -155,7 +155,7 @@ func TestAIDFSummary(t *testing.T) {
 	if len(rec.Reqs) != 1 || rec.Reqs[0].Template != summarize.AIDF || summarize.AIDF.MaxTokens != 1024 {
 		t.Errorf("summarizer requests %d, template %v", len(rec.Reqs), rec.Reqs[0].Template.Name)
 	}
-	p, _ := summarize.Render(rec.Reqs[0])
+	p, _ := rec.Reqs[0].Render()
 	if !strings.HasPrefix(p.User, "Summarize the following conversation history concisely. Focus on: what files were read/written") {
 		t.Errorf("prompt %q", p.User)
 	}

@@ -426,7 +426,7 @@ func loadTemplate(path string, base *summarize.Template) (*summarize.Template, e
 		return nil, err
 	}
 	t := &summarize.Template{Name: "file:" + path, Source: path, Prompt: string(b), MaxTokens: base.MaxTokens}
-	if _, err := summarize.Render(summarize.Request{Template: t}); err != nil {
+	if _, err := (summarize.Request{Template: t}).Render(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if !strings.Contains(t.Prompt, "{{.Conversation}}") {

@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/internal/msgid"
-	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
 	"github.com/ctxbench/ctxbench/window/internal/policytest"
@@ -81,7 +80,7 @@ func TestAnthropicCompaction(t *testing.T) {
 	if len(rec.Reqs) != 1 {
 		t.Fatalf("%d summaries", len(rec.Reqs))
 	}
-	pr, err := summarize.Render(rec.Reqs[0])
+	pr, err := rec.Reqs[0].Render()
 	if err != nil {
 		t.Fatal(err)
 	}
