@@ -18,17 +18,19 @@ import (
 // [Cost.Add]), never an amount of the other sign.
 type Money int64
 
-// MaxCall is the most one call may cost: a million dollars, 10¹⁸
-// pico-dollars. A full context window of two million tokens at
-// LiteLLM's dearest price, a slip of units at $0.135 an input token,
-// costs $270,000; a call past MaxCall is a corrupt record, refused by
-// name, not a bill.
-const MaxCall Money = 1_000_000 * 1e12
-
-// MaxTotal is the most a sum of Money may reach, the most an int64
-// holds: $9,223,372.0369. Nine calls at MaxCall fit under it; what a
-// whole corpus of real sessions is billed is a small part of it.
-const MaxTotal Money = math.MaxInt64
+// The limits of an amount.
+const (
+	// MaxCall is the most one call may cost: a million dollars, 10¹⁸
+	// pico-dollars. A full context window of two million tokens at
+	// LiteLLM's dearest price, a slip of units at $0.135 an input token,
+	// costs $270,000; a call past MaxCall is a corrupt record, refused
+	// by name, not a bill.
+	MaxCall Money = 1_000_000 * 1e12
+	// MaxTotal is the most a sum of Money may reach, the most an int64
+	// holds: $9,223,372.0369. Nine calls at MaxCall fit under it; what a
+	// whole corpus of real sessions is billed is a small part of it.
+	MaxTotal Money = math.MaxInt64
+)
 
 // An AmountError is an amount past what a bill can be: one call past
 // [MaxCall] (Sum false; USD is its cost, near enough to say it), or a
