@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -20,7 +20,7 @@ import (
 // gives the same amount.
 func TestRecordedCostMatchesMiniSweAgent(t *testing.T) {
 	n := 0
-	for _, tr := range must(fixtures.Corpus("../fixtures/corpus"))(t) {
+	for _, tr := range must(conformance.Corpus("../fixtures/corpus"))(t) {
 		if !strings.HasSuffix(tr.File, ".traj.json") {
 			continue
 		}
@@ -66,7 +66,7 @@ func TestBilledCrossCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked := 0
-	for _, tr := range must(fixtures.Corpus("../fixtures/corpus"))(t) {
+	for _, tr := range must(conformance.Corpus("../fixtures/corpus"))(t) {
 		want, ok := measured[filepath.Base(tr.File)]
 		if !ok {
 			continue // no usage, or a model the table does not price

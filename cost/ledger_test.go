@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/internal/resolve"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -169,7 +169,7 @@ func TestBillEqualsModelUsage(t *testing.T) {
 		}
 		sessions[tr.File] = append(sessions[tr.File], tr)
 	}
-	corpus, err := fixtures.Corpus("../fixtures/corpus")
+	corpus, err := conformance.Corpus("../fixtures/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxbench/ctxbench/cost/internal/prefix"
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -120,7 +121,7 @@ func checkAgainstWhole(t *testing.T, name string, run *replay.Run, tr *transcrip
 // without expiry, the incremental requests and cache give what comparing
 // every request whole gives.
 func TestPrefixCacheMatchesWholeComparison(t *testing.T) {
-	trs, err := fixtures.Corpus("../fixtures/corpus")
+	trs, err := conformance.Corpus("../fixtures/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -18,7 +19,7 @@ import (
 
 func corpus(t testing.TB) []*transcript.Transcript {
 	t.Helper()
-	out, err := fixtures.Corpus("../fixtures/corpus")
+	out, err := conformance.Corpus("../fixtures/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

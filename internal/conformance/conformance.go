@@ -1,7 +1,8 @@
 // Package conformance names the transcripts the peers' real code is run
 // on (make conformance) and ctxbench's policies are compared on: the
 // corpus's and a few generated ones, each by the name the peer
-// conformance goldens know it by.
+// conformance goldens know it by; and reads the corpus for the tests of
+// the packages that replay it ([Corpus]).
 package conformance
 
 import (
@@ -139,4 +140,16 @@ func bigOutputs() *transcript.Transcript {
 	}
 	add(transcript.Message{Role: transcript.RoleAssistant, Model: "claude-sonnet-4-5", Blocks: []transcript.Block{text("The exporter waits on a lock held by the nightly vacuum.")}})
 	return t
+}
+
+// Corpus reads every transcript under dir — the repository's
+// fixtures/corpus, for the tests of the packages that replay it — in walk
+// order, leaving out the files in no known format (licenses, notes).
+func Corpus(dir string) ([]*transcript.Transcript, error) {
+	var out []*transcript.Transcript
+	_, err := transcript.Walk([]string{dir}, transcript.Options{}, nil, func(t *transcript.Transcript) error {
+		out = append(out, t)
+		return nil
+	})
+	return out, err
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/batch"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/internal/suitecheck"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
@@ -112,7 +113,7 @@ func TestBuilderKeepsMessageCounts(t *testing.T) {
 // breaks, times and notes; and keeps of each in memory only its name,
 // its parent session's, format and calls.
 func TestSpooledTranscriptsWriteTheSame(t *testing.T) {
-	ts, err := fixtures.Corpus("../../fixtures/corpus")
+	ts, err := conformance.Corpus("../../fixtures/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

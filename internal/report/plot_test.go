@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/estimate"
-	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -17,7 +17,7 @@ import (
 // counts kept in memory, over enough messages that the scatter draws a
 // thinned subset of each heuristic's.
 func TestSpilledCountsPlotTheSame(t *testing.T) {
-	ts, err := fixtures.Corpus("../../fixtures/corpus")
+	ts, err := conformance.Corpus("../../fixtures/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

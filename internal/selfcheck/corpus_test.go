@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -15,7 +15,7 @@ import (
 
 func corpus(t testing.TB) []*transcript.Transcript {
 	t.Helper()
-	out, err := fixtures.Corpus("../../fixtures/corpus")
+	out, err := conformance.Corpus("../../fixtures/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
 func corpus(t testing.TB) []*transcript.Transcript {
 	t.Helper()
-	out, err := fixtures.Corpus("../../../fixtures/corpus")
+	out, err := conformance.Corpus("../../../fixtures/corpus")
 	if err != nil {
 		t.Fatal(err)
 	}
