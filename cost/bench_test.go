@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -22,7 +23,7 @@ func BenchmarkPriceRun(b *testing.B) {
 	for _, calls := range []int{1000, 4000} {
 		o := fixtures.DefaultGenOptions
 		o.Calls = calls
-		tr, err := fixtures.GenerateTranscript(o)
+		tr, err := conformance.Generated(o)
 		if err != nil {
 			b.Fatal(err)
 		}

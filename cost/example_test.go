@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -16,7 +17,7 @@ import (
 // moves at every call breaks the cache's prefix at every call: here it
 // sends fewer tokens and costs more.
 func ExampleCompare() {
-	tr, err := fixtures.GenerateTranscript(fixtures.DefaultGenOptions) // 50 calls
+	tr, err := conformance.Generated(fixtures.DefaultGenOptions) // 50 calls
 	if err != nil {
 		panic(err)
 	}

@@ -196,7 +196,7 @@ func TestPrefixCacheLongContexts(t *testing.T) {
 	if testing.Short() {
 		o.Calls = 700
 	}
-	tr, err := fixtures.GenerateTranscript(o)
+	tr, err := conformance.Generated(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,15 +18,15 @@ func Recorded(t *transcript.Transcript, label string, opt Options) (*Comparison,
 	if err != nil {
 		return nil, err
 	}
-	return RecordedFrom(t, e, label, opt)
+	return e.Recorded(t, label, opt)
 }
 
-// RecordedFrom is [Recorded] of t from e, the entry of t that a [Ledger]
-// of opt's prices, with no model and no days of its own, made
-// ([Ledger.Entry]): a caller that keeps such a ledger prices each call
-// once. An entry of another transcript, or one that left calls out, is
+// Recorded returns what the function [Recorded] returns for t, priced
+// from e: the entry of t that a [Ledger] of opt's prices, with no model
+// and no days of its own, made ([Ledger.Entry]), so that a caller that
+// keeps such a ledger prices each call once. An entry of another transcript, or one that left calls out, is
 // an error.
-func RecordedFrom(t *transcript.Transcript, e *LedgerEntry, label string, opt Options) (*Comparison, error) {
+func (e *LedgerEntry) Recorded(t *transcript.Transcript, label string, opt Options) (*Comparison, error) {
 	b, err := billFrom(t, e)
 	if err != nil {
 		return nil, err

@@ -86,7 +86,7 @@ func TestRecordedIsTheReplayedBill(t *testing.T) {
 	t.Logf("%d transcripts", n)
 }
 
-// TestRecordedFromRefusesAnotherEntry: RecordedFrom prices from an entry
+// TestRecordedFromRefusesAnotherEntry: LedgerEntry.Recorded prices from an entry
 // of the transcript that holds every call; an entry of a ledger whose
 // days leave a call out, or another transcript's, is an error, not a
 // bill read from the wrong items.
@@ -97,7 +97,7 @@ func TestRecordedFromRefusesAnotherEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RecordedFrom(tr, whole, "recorded", Options{}); err != nil {
+	if _, err := whole.Recorded(tr, "recorded", Options{}); err != nil {
 		t.Fatalf("the whole entry: %v", err)
 	}
 	// A copy whose first call was made the day before: a ledger of the
@@ -123,7 +123,7 @@ func TestRecordedFromRefusesAnotherEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, e := range map[string]*LedgerEntry{"the last day's": days, "another transcript's": otherEntry} {
-		if c, err := RecordedFrom(tr, e, "recorded", Options{}); err == nil {
+		if c, err := e.Recorded(tr, "recorded", Options{}); err == nil {
 			t.Errorf("%s entry: priced %v, want an error", name, c.Billed.TotalUSD)
 		}
 	}

@@ -170,7 +170,7 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 func TestReportsRendersOnly(t *testing.T) {
 	pipeline := map[string][]string{
 		"replay":   {"Replay", "NewReplayer", "NewSweeper", "Probes"},
-		"cost":     {"Replay", "Compare", "SweepPricer", "SweepError", "Recorded", "RecordedFrom"},
+		"cost":     {"Replay", "Compare", "SweepPricer", "SweepError", "Recorded"},
 		"estimate": {"Analyze"},
 		"batch":    {"New", "Check"},
 	}

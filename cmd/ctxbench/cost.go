@@ -537,7 +537,7 @@ func (r *costRun) entry(t *transcript.Transcript, pr batch.Prepared) (*costEntry
 		case lerr != nil:
 			err = lerr
 		default: // the ledger prices as the recorded run does (--pricing-model is not given)
-			cmpr, err = cost.RecordedFrom(t, le, r.pols[0].Label, r.copt)
+			cmpr, err = le.Recorded(t, r.pols[0].Label, r.copt)
 		}
 		if pricing.NotPriced(err) {
 			unpricedRun, err = err, nil

@@ -1893,7 +1893,7 @@ func TestCheckRefusals(t *testing.T) {
 
 // TestCostRecordedOnceAsWithDays: `cost --policy recorded` prices each
 // call once, the recorded run read back from the ledger's entry
-// (cost.RecordedFrom); with --since, whose entries hold the days' calls
+// (cost.LedgerEntry.Recorded); with --since, whose entries hold the days' calls
 // alone, the run is priced apart (cost.Recorded). With days that hold
 // every call the two must print the same bytes, unpriced models
 // included.
