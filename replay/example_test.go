@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -12,7 +13,7 @@ import (
 // Replay sends a recorded session through a policy, call by call, and
 // measures what each call would have sent and which invariants broke.
 func ExampleReplay() {
-	tr, err := fixtures.GenerateTranscript(fixtures.DefaultGenOptions) // 50 calls, 70% tool use
+	tr, err := conformance.Generated(fixtures.DefaultGenOptions) // 50 calls, 70% tool use
 	if err != nil {
 		panic(err)
 	}

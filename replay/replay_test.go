@@ -42,7 +42,7 @@ func generated(t testing.TB, calls int) *transcript.Transcript {
 	t.Helper()
 	o := fixtures.DefaultGenOptions
 	o.Calls = calls
-	tr, err := fixtures.GenerateTranscript(o)
+	tr, err := conformance.Generated(o)
 	if err != nil {
 		t.Fatal(err)
 	}

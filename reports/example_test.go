@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/reports"
 	"github.com/ctxbench/ctxbench/window"
@@ -15,7 +16,7 @@ import (
 // WriteComparison renders what cost measured: the bill of a recorded
 // session and what each policy would have cost, component by component.
 func ExampleWriteComparison() {
-	tr, err := fixtures.GenerateTranscript(fixtures.DefaultGenOptions) // 50 calls
+	tr, err := conformance.Generated(fixtures.DefaultGenOptions) // 50 calls
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/transcript"
 )
 
@@ -57,7 +58,7 @@ func generatedMessages(b *testing.B, calls int) []transcript.Message {
 	b.Helper()
 	o := fixtures.DefaultGenOptions
 	o.Calls = calls
-	tr, err := fixtures.GenerateTranscript(o)
+	tr, err := conformance.Generated(o)
 	if err != nil {
 		b.Fatal(err)
 	}

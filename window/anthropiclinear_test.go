@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window"
@@ -19,7 +20,7 @@ func toolHeavy(t testing.TB, calls int) *transcript.Transcript {
 	t.Helper()
 	o := fixtures.DefaultGenOptions
 	o.Calls, o.ToolRatio = calls, 1
-	tr, err := fixtures.GenerateTranscript(o)
+	tr, err := conformance.Generated(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,13 @@
 // Package conformance names the transcripts the peers' real code is run
 // on (make conformance) and ctxbench's policies are compared on: the
 // corpus's and a few generated ones, each by the name the peer
-// conformance goldens know it by; and reads the corpus for the tests of
-// the packages that replay it ([Corpus]).
+// conformance goldens know it by; and reads the corpus ([Corpus]) and
+// generated sessions ([Generated]) for the tests of the packages that
+// replay them.
 package conformance
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -47,7 +49,7 @@ func Sources(dir string) ([]Source, error) {
 		return nil, err
 	}
 	for _, o := range conformanceGen {
-		t, err := fixtures.GenerateTranscript(o)
+		t, err := Generated(o)
 		if err != nil {
 			return nil, err
 		}
@@ -152,4 +154,18 @@ func Corpus(dir string) ([]*transcript.Transcript, error) {
 		return nil
 	})
 	return out, err
+}
+
+// Generated generates a session as [fixtures.Generate] does and reads it
+// back: the transcript tests and benchmarks replay.
+func Generated(o fixtures.GenOptions) (*transcript.Transcript, error) {
+	var b bytes.Buffer
+	if err := fixtures.Generate(&b, o); err != nil {
+		return nil, err
+	}
+	ts, err := transcript.Parse(b.Bytes(), "gen.jsonl", transcript.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return ts[0], nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/internal/countcache"
 	"github.com/ctxbench/ctxbench/transcript"
 )
@@ -107,7 +108,7 @@ func BenchmarkCachedRecount(b *testing.B) {
 func BenchmarkFirstCounts(b *testing.B) {
 	o := fixtures.DefaultGenOptions
 	o.Calls = 5000
-	tr, err := fixtures.GenerateTranscript(o)
+	tr, err := conformance.Generated(o)
 	if err != nil {
 		b.Fatal(err)
 	}

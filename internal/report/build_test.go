@@ -41,7 +41,7 @@ func TestBuilderLetsGo(t *testing.T) {
 	for seed := range 3 {
 		o := fixtures.DefaultGenOptions
 		o.Calls, o.Seed = 40, uint64(seed+1)
-		tr, err := fixtures.GenerateTranscript(o)
+		tr, err := conformance.Generated(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestBuilderKeepsMessageCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := fixtures.GenerateTranscript(fixtures.GenOptions{Calls: 20, Seed: 3, ToolRatio: 0.7, NonASCII: 0.1})
+	tr, err := conformance.Generated(fixtures.GenOptions{Calls: 20, Seed: 3, ToolRatio: 0.7, NonASCII: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestBuilderRefusesAnotherEstimator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := fixtures.GenerateTranscript(fixtures.GenOptions{Calls: 5, Seed: 1})
+	tr, err := conformance.Generated(fixtures.GenOptions{Calls: 5, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/fixtures"
 	"github.com/ctxbench/ctxbench/internal/batch"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/internal/report"
 	"github.com/ctxbench/ctxbench/window"
 )
@@ -28,7 +29,7 @@ func TestBuilderSummary(t *testing.T) {
 	p := batch.New(batch.Spec{Policies: policies, Runs: b.AddRuns})
 	o := fixtures.DefaultGenOptions
 	o.Calls = 60
-	tr, err := fixtures.GenerateTranscript(o)
+	tr, err := conformance.Generated(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/cost"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/pricing"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -90,7 +91,7 @@ func TestDetailBoundsFiles(t *testing.T) {
 	for seed := range 6 {
 		o := fixtures.DefaultGenOptions
 		o.Calls, o.Seed = 12+4*seed, uint64(seed+1)
-		tr, err := fixtures.GenerateTranscript(o)
+		tr, err := conformance.Generated(o)
 		if err != nil {
 			t.Fatal(err)
 		}

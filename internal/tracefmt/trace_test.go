@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxbench/ctxbench/estimate"
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/replay"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -24,7 +25,7 @@ func generated(t testing.TB, calls int) *transcript.Transcript {
 	t.Helper()
 	o := fixtures.DefaultGenOptions
 	o.Calls = calls
-	tr, err := fixtures.GenerateTranscript(o)
+	tr, err := conformance.Generated(o)
 	if err != nil {
 		t.Fatal(err)
 	}

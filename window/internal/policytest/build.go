@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/internal/msgid"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
@@ -106,7 +107,7 @@ func Generated(t testing.TB, calls int, seed uint64) *transcript.Transcript {
 	t.Helper()
 	o := fixtures.DefaultGenOptions
 	o.Calls, o.Seed = calls, seed
-	tr, err := fixtures.GenerateTranscript(o)
+	tr, err := conformance.Generated(o)
 	if err != nil {
 		t.Fatal(err)
 	}

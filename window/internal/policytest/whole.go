@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctxbench/ctxbench/fixtures"
+	"github.com/ctxbench/ctxbench/internal/conformance"
 	"github.com/ctxbench/ctxbench/summarize"
 	"github.com/ctxbench/ctxbench/transcript"
 	"github.com/ctxbench/ctxbench/window/internal/policy"
@@ -130,7 +131,7 @@ func EditSessions(t testing.TB, calls, seeds int) []*transcript.Transcript {
 		for _, ratio := range []float64{1, 0.7} {
 			o := fixtures.DefaultGenOptions
 			o.Calls, o.Seed, o.ToolRatio = calls, seed+1, ratio
-			tr, err := fixtures.GenerateTranscript(o)
+			tr, err := conformance.Generated(o)
 			if err != nil {
 				t.Fatal(err)
 			}
