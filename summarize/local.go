@@ -131,16 +131,30 @@ func measure(req Request, cache *paragraphCache) (in int, sum []byte, maxTokens 
 }
 
 // systemCounts are the counts of the system prompts measured, by text: a
-// template's system prompt is the same at each of its calls.
-var systemCounts sync.Map // string → int
+// template's system prompt is the same at each of its calls. It keeps at
+// most maxSystemCounts of them (the built-in templates and a few of a
+// caller's own); past that a prompt is counted at each call.
+var (
+	systemCounts sync.Map // string → int
+	systemKept   atomic.Int32
+)
 
-// systemTokens returns the count of system, counted once.
+const maxSystemCounts = 64
+
+// systemTokens returns the count of system, counted once while
+// systemCounts has room.
 func systemTokens(system string) int {
 	if n, ok := systemCounts.Load(system); ok {
 		return n.(int)
 	}
 	n := counter().Count(system)
-	systemCounts.Store(system, n)
+	if systemKept.Add(1) <= maxSystemCounts {
+		if _, had := systemCounts.LoadOrStore(system, n); had {
+			systemKept.Add(-1)
+		}
+	} else {
+		systemKept.Add(-1)
+	}
 	return n
 }
 

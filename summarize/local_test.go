@@ -3,6 +3,7 @@ package summarize
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -249,5 +250,22 @@ func TestFirstWordsFields(t *testing.T) {
 				t.Fatalf("%d words:\ngot  %.200q\nwant %.200q", k, got, want)
 			}
 		}
+	}
+}
+
+// TestSystemCountsBounded: the counts of system prompts kept stay at
+// maxSystemCounts however many prompts a process measures, and a prompt
+// past the bound is still counted right.
+func TestSystemCountsBounded(t *testing.T) {
+	for i := range 3 * maxSystemCounts {
+		s := fmt.Sprintf("You summarize conversations, variant %d.", i)
+		if got, want := systemTokens(s), counter().Count(s); got != want {
+			t.Fatalf("prompt %d: %d tokens, want %d", i, got, want)
+		}
+	}
+	kept := 0
+	systemCounts.Range(func(any, any) bool { kept++; return true })
+	if kept > maxSystemCounts || int(systemKept.Load()) != kept {
+		t.Errorf("%d prompts kept (counter %d), at most %d", kept, systemKept.Load(), maxSystemCounts)
 	}
 }
