@@ -173,22 +173,10 @@ func hashString(h hash.Hash, s string) {
 
 var hashBufs = sync.Pool{New: func() any { return new([4096]byte) }}
 
-// fitTokens cuts text to at most n tokens, or pads it to about n with the
-// conversation's own words, in order, as an excerpt.
-func fitTokens(text string, msgs []transcript.Message, n int) string {
-	out, _ := fitCounted(text, func() string { return firstWords(msgs, n+1) }, n)
-	return out
-}
-
-// fitWords is fitTokens with the conversation's words, joined by spaces,
-// from words (called only when text is too short).
-func fitWords(text string, words func() string, n int) string {
-	out, _ := fitCounted(text, words, n)
-	return out
-}
-
-// fitCounted is fitWords, and the count of what it returns: each text is
-// counted once.
+// fitCounted cuts text to at most n tokens, or pads it to about n with
+// the conversation's words, joined by spaces, from words (called only
+// when text is too short), as an excerpt; and returns the count of what
+// it returns: each text is counted once.
 func fitCounted(text string, words func() string, n int) (string, int) {
 	c := counter().Count(text)
 	if c > n {

@@ -163,10 +163,11 @@ func TestTemplates(t *testing.T) {
 	}
 }
 
-// fitWhole is fitTokens as it was: the excerpt cut from every word of the
-// whole conversation.
+// fitWhole is the mock's fit as it was: the excerpt cut from every word
+// of the whole conversation.
 func fitWhole(text, conversation string, n int) string {
-	return fitWords(text, func() string { return strings.Join(strings.Fields(conversation), " ") }, n)
+	out, _ := fitCounted(text, func() string { return strings.Join(strings.Fields(conversation), " ") }, n)
+	return out
 }
 
 // TestFitTokensFirstWords: padding from the conversation's first words
@@ -183,8 +184,12 @@ func TestFitTokensFirstWords(t *testing.T) {
 			for _, n := range []int{5, 40, 200, 1024} {
 				for _, text := range []string{"", "[mock summary 1a2b] files: /repo/a.go", strings.Repeat("word ", 300)} {
 					want := fitWhole(text, conversation.Text(msgs[:k]), n)
-					if got := fitTokens(text, msgs[:k], n); got != want {
+					got, c := fitCounted(text, func() string { return firstWords(msgs[:k], n+1) }, n)
+					if got != want {
 						t.Fatalf("%s, %d messages, %d tokens, text %.20q:\ngot  %.200q\nwant %.200q", name, k, n, text, got, want)
+					}
+					if c != counter().Count(got) {
+						t.Fatalf("%s, %d messages, %d tokens: fit counted %d, its text counts %d", name, k, n, c, counter().Count(got))
 					}
 					cases++
 				}
@@ -221,8 +226,12 @@ func TestCutTokensSearch(t *testing.T) {
 		text := conversation.Text(corpusMessages(t, name))
 		text = text[:min(len(text), 4000)]
 		for n := -1; n < 400; n += 7 {
-			if got, want := cutTokens(text, n), cutSearch(text, n); got != want {
+			got, c := cutCounted(text, counter().Count(text), n)
+			if want := cutSearch(text, n); got != want {
 				t.Fatalf("%s, %d tokens:\ngot  %.200q\nwant %.200q", name, n, got, want)
+			}
+			if c != counter().Count(got) {
+				t.Fatalf("%s, %d tokens: cut counted %d, its text counts %d", name, n, c, counter().Count(got))
 			}
 		}
 	}
